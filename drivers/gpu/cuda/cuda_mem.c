@@ -1,0 +1,524 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/* The memory operations of the driver: GPU allocations, host registrations,
+ * CPU mappings and the write barrier. */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_atomic.h>
+#include <rte_common.h>
+
+#include "cuda_gdr.h"
+#include "cuda_gpu.h"
+#include "cuda_log.h"
+
+int
+gpu_cuda_ctx_enter(const struct gpu_cuda_ctx *c, const char *what)
+{
+	return GPU_CUDA_CALL(what, cuCtxPushCurrent, c->ctx);
+}
+
+int
+gpu_cuda_ctx_leave(const char *what)
+{
+	CUcontext popped;
+
+	return GPU_CUDA_CALL(what, cuCtxPopCurrent, &popped);
+}
+
+static struct gpu_cuda_ctx *
+ctx_of(struct rte_gpu *dev, const char *op)
+{
+	struct gpu_cuda_ctx *c = dev->process_private;
+
+	if (c == NULL)
+		CUDA_LOG(ERR, "%s on %s: device is not initialised in this process",
+			op, dev->mpshared->info.name);
+	return c;
+}
+
+/* Explains, for the log, why ptr is not what the caller thought it was. */
+static void
+log_unknown_pointer(struct gpu_cuda_ctx *c, const char *dev_name,
+		const char *op, const void *ptr)
+{
+	struct gpu_cuda_mem inside;
+
+	if (gpu_cuda_mem_table_find_containing(&c->mem, (uintptr_t)ptr, &inside) == 0)
+		CUDA_LOG(ERR, "%s(%p) on %s: pointer is inside the %s at %#" PRIxPTR " (%zu bytes), not its start",
+			op, ptr, dev_name,
+			inside.kind == GPU_CUDA_MEM_DEVICE ?
+				"GPU allocation" : "host registration",
+			inside.ptr, inside.size);
+	else
+		CUDA_LOG(ERR, "%s(%p) on %s: unknown pointer (never %s by this device, or already released)",
+			op, ptr, dev_name,
+			strcmp(op, "mem_free") == 0 ? "allocated" : "registered");
+}
+
+static int
+release_device_mem(struct gpu_cuda_ctx *c, struct gpu_cuda_mem *m,
+		const char *what)
+{
+	int ret = 0;
+	int r;
+
+	if (m->cpu_map != NULL) {
+		ret = gpu_cuda_gdr_unmap(m->cpu_map);
+		m->cpu_map = NULL;
+	}
+	r = gpu_cuda_ctx_enter(c, what);
+	if (r != 0)
+		return r;
+	r = GPU_CUDA_CALL(what, cuMemFree, (CUdeviceptr)m->base);
+	if (r != 0 && ret == 0)
+		ret = r;
+	r = gpu_cuda_ctx_leave(what);
+	return ret != 0 ? ret : r;
+}
+
+static int
+release_registration(struct gpu_cuda_ctx *c, struct gpu_cuda_mem *m,
+		const char *what)
+{
+	int ret, r;
+
+	ret = gpu_cuda_ctx_enter(c, what);
+	if (ret != 0)
+		return ret;
+	ret = GPU_CUDA_CALL(what, cuMemHostUnregister, (void *)m->ptr);
+	r = gpu_cuda_ctx_leave(what);
+	return ret != 0 ? ret : r;
+}
+
+static int
+cuda_mem_alloc(struct rte_gpu *dev, size_t size, unsigned int align, void **ptr)
+{
+	const char *name = dev->mpshared->info.name;
+	struct gpu_cuda_ctx *c = ctx_of(dev, "mem_alloc");
+	struct gpu_cuda_mem *m;
+	CUdeviceptr base;
+	size_t extra, base_size;
+	unsigned int one = 1;
+	int ret, r;
+
+	if (c == NULL)
+		return -ENODEV;
+	if (ptr == NULL || size == 0) {
+		CUDA_LOG(ERR, "mem_alloc on %s: %s", name,
+			ptr == NULL ? "NULL result pointer" : "size 0");
+		return -EINVAL;
+	}
+	if (align != 0 && !rte_is_power_of_2(align)) {
+		CUDA_LOG(ERR, "mem_alloc on %s: alignment %u is not a power of two",
+			name, align);
+		return -EINVAL;
+	}
+	/* Alignments cuMemAlloc does not guarantee are made by over-allocating
+	 * and rounding the pointer up. */
+	extra = align > GPU_CUDA_ALLOC_ALIGN ? align - 1 : 0;
+	if (size > SIZE_MAX - extra - GPU_CUDA_PAGE_SIZE) {
+		CUDA_LOG(ERR, "mem_alloc on %s: size %zu with alignment %u overflows",
+			name, size, align);
+		return -E2BIG;
+	}
+	base_size = size + extra;
+	/* Whole GPU pages for callers that ask for page alignment: they mean
+	 * to map the buffer for a NIC or the CPU, which pin whole pages. */
+	if (align >= GPU_CUDA_PAGE_SIZE)
+		base_size = RTE_ALIGN_CEIL(base_size, (size_t)GPU_CUDA_PAGE_SIZE);
+
+	m = calloc(1, sizeof(*m));
+	if (m == NULL) {
+		CUDA_LOG(ERR, "mem_alloc on %s: out of host memory for bookkeeping",
+			name);
+		return -ENOMEM;
+	}
+	ret = gpu_cuda_ctx_enter(c, "mem_alloc");
+	if (ret != 0)
+		goto free_entry;
+	ret = GPU_CUDA_CALL("mem_alloc", cuMemAlloc, &base, base_size);
+	if (ret != 0) {
+		CUDA_LOG(ERR, "mem_alloc on %s: %zu bytes (alignment %u) not allocated",
+			name, size, align);
+		goto leave;
+	}
+	/* Synchronous CUDA copies must not overtake writes made by peers
+	 * (NIC through GPUDirect RDMA, CPU through GDRCopy) into this range,
+	 * and GDRCopy refuses to pin memory without this attribute. */
+	ret = GPU_CUDA_CALL("mem_alloc", cuPointerSetAttribute, &one,
+			CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, base);
+	if (ret != 0)
+		goto free_mem;
+	ret = gpu_cuda_ctx_leave("mem_alloc");
+	if (ret != 0)
+		goto free_mem_no_ctx;
+
+	m->kind = GPU_CUDA_MEM_DEVICE;
+	m->base = (uintptr_t)base;
+	m->base_size = base_size;
+	m->size = size;
+	m->ptr = extra != 0 ? RTE_ALIGN_CEIL(m->base, (uintptr_t)align) : m->base;
+	ret = gpu_cuda_mem_table_insert(&c->mem, m);
+	if (ret != 0) {
+		CUDA_LOG(ERR, "mem_alloc on %s: CUDA returned %#" PRIxPTR " which is still live in the table",
+			name, m->ptr);
+		ret = -EIO;
+		r = release_device_mem(c, m, "mem_alloc");
+		RTE_SET_USED(r);
+		goto free_entry;
+	}
+	*ptr = (void *)m->ptr;
+	return 0;
+
+free_mem:
+	r = GPU_CUDA_CALL("mem_alloc", cuMemFree, base);
+	RTE_SET_USED(r);
+leave:
+	r = gpu_cuda_ctx_leave("mem_alloc");
+	RTE_SET_USED(r);
+	goto free_entry;
+free_mem_no_ctx:
+	/* The context is still current when popping it failed. */
+	r = GPU_CUDA_CALL("mem_alloc", cuMemFree, base);
+	RTE_SET_USED(r);
+free_entry:
+	free(m);
+	return ret;
+}
+
+static int
+cuda_mem_free(struct rte_gpu *dev, void *ptr)
+{
+	const char *name = dev->mpshared->info.name;
+	struct gpu_cuda_ctx *c = ctx_of(dev, "mem_free");
+	struct gpu_cuda_mem *m;
+	int other_kind;
+	int ret;
+
+	if (c == NULL)
+		return -ENODEV;
+	if (ptr == NULL) {
+		CUDA_LOG(ERR, "mem_free on %s: NULL pointer", name);
+		return -EINVAL;
+	}
+	m = gpu_cuda_mem_table_remove(&c->mem, (uintptr_t)ptr,
+			GPU_CUDA_MEM_DEVICE, &other_kind);
+	if (m == NULL) {
+		if (other_kind)
+			CUDA_LOG(ERR, "mem_free(%p) on %s: this is registered host memory, release it with rte_gpu_mem_unregister",
+				ptr, name);
+		else
+			log_unknown_pointer(c, name, "mem_free", ptr);
+		return -EINVAL;
+	}
+	if (m->cpu_map != NULL)
+		CUDA_LOG(WARNING, "mem_free(%p) on %s: still mapped for the CPU, unmapping",
+			ptr, name);
+	ret = release_device_mem(c, m, "mem_free");
+	free(m);
+	return ret;
+}
+
+static int
+cuda_mem_register(struct rte_gpu *dev, size_t size, void *ptr)
+{
+	const char *name = dev->mpshared->info.name;
+	struct gpu_cuda_ctx *c = ctx_of(dev, "mem_register");
+	struct gpu_cuda_mem *m;
+	CUdeviceptr dptr = 0;
+	int ret, r;
+
+	if (c == NULL)
+		return -ENODEV;
+	if (ptr == NULL || size == 0 || (uintptr_t)ptr > UINTPTR_MAX - size) {
+		CUDA_LOG(ERR, "mem_register(%p, %zu) on %s: %s", ptr, size, name,
+			ptr == NULL ? "NULL pointer" :
+			size == 0 ? "size 0" : "range wraps around the address space");
+		return -EINVAL;
+	}
+	if (!c->caps.host_ptr_is_dev_ptr) {
+		CUDA_LOG(ERR, "mem_register on %s: this GPU cannot use host pointers for registered memory (CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM=0), gpudev needs that",
+			name);
+		return -ENOTSUP;
+	}
+	m = calloc(1, sizeof(*m));
+	if (m == NULL)
+		return -ENOMEM;
+	m->kind = GPU_CUDA_MEM_REGISTERED;
+	m->ptr = (uintptr_t)ptr;
+	m->size = size;
+	/* Claim the pointer before pinning, so that two lcores registering the
+	 * same buffer cannot both pin it. */
+	if (gpu_cuda_mem_table_insert(&c->mem, m) != 0) {
+		CUDA_LOG(ERR, "mem_register(%p) on %s: already registered",
+			ptr, name);
+		free(m);
+		return -EEXIST;
+	}
+
+	ret = gpu_cuda_ctx_enter(c, "mem_register");
+	if (ret != 0)
+		goto unclaim;
+	ret = GPU_CUDA_CALL("mem_register", cuMemHostRegister, ptr, size,
+			CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP);
+	if (ret != 0) {
+		CUDA_LOG(ERR, "mem_register(%p, %zu) on %s: not registered%s",
+			ptr, size, name, ret == -EEXIST ?
+			" (overlaps memory registered before)" : "");
+		goto leave;
+	}
+	/* GPU kernels get the very pointers the CPU uses (gpudev has no
+	 * separate device address for registered memory): check it. */
+	ret = GPU_CUDA_CALL("mem_register", cuMemHostGetDevicePointer, &dptr,
+			ptr, 0);
+	if (ret == 0 && dptr != (CUdeviceptr)(uintptr_t)ptr) {
+		CUDA_LOG(ERR, "mem_register(%p) on %s: GPU address %#llx differs from the host address",
+			ptr, name, (unsigned long long)dptr);
+		ret = -ENOTSUP;
+	}
+	if (ret != 0)
+		goto unregister;
+	ret = gpu_cuda_ctx_leave("mem_register");
+	if (ret != 0)
+		goto unregister_no_ctx;
+	return 0;
+
+unregister:
+	r = GPU_CUDA_CALL("mem_register", cuMemHostUnregister, ptr);
+	RTE_SET_USED(r);
+leave:
+	r = gpu_cuda_ctx_leave("mem_register");
+	RTE_SET_USED(r);
+	goto unclaim;
+unregister_no_ctx:
+	r = GPU_CUDA_CALL("mem_register", cuMemHostUnregister, ptr);
+	RTE_SET_USED(r);
+unclaim:
+	m = gpu_cuda_mem_table_remove(&c->mem, (uintptr_t)ptr,
+			GPU_CUDA_MEM_REGISTERED, &r);
+	free(m);
+	return ret;
+}
+
+static int
+cuda_mem_unregister(struct rte_gpu *dev, void *ptr)
+{
+	const char *name = dev->mpshared->info.name;
+	struct gpu_cuda_ctx *c = ctx_of(dev, "mem_unregister");
+	struct gpu_cuda_mem *m;
+	int other_kind;
+	int ret;
+
+	if (c == NULL)
+		return -ENODEV;
+	if (ptr == NULL) {
+		CUDA_LOG(ERR, "mem_unregister on %s: NULL pointer", name);
+		return -EINVAL;
+	}
+	m = gpu_cuda_mem_table_remove(&c->mem, (uintptr_t)ptr,
+			GPU_CUDA_MEM_REGISTERED, &other_kind);
+	if (m == NULL) {
+		if (other_kind)
+			CUDA_LOG(ERR, "mem_unregister(%p) on %s: this is GPU memory from rte_gpu_mem_alloc, release it with rte_gpu_mem_free",
+				ptr, name);
+		else
+			log_unknown_pointer(c, name, "mem_unregister", ptr);
+		return -EINVAL;
+	}
+	ret = release_registration(c, m, "mem_unregister");
+	free(m);
+	return ret;
+}
+
+struct cpu_map_request {
+	size_t size;
+	void *out;
+	const char *name;
+};
+
+/* Runs under the table lock, so the allocation cannot be freed meanwhile. */
+static int
+cpu_map_locked(struct gpu_cuda_mem *m, void *arg)
+{
+	struct cpu_map_request *req = arg;
+
+	if (m->kind != GPU_CUDA_MEM_DEVICE) {
+		CUDA_LOG(ERR, "mem_cpu_map(%#" PRIxPTR ") on %s: registered host memory needs no CPU mapping",
+			m->ptr, req->name);
+		return -EINVAL;
+	}
+	if (req->size > m->size) {
+		CUDA_LOG(ERR, "mem_cpu_map(%#" PRIxPTR ", %zu) on %s: larger than the allocation (%zu bytes)",
+			m->ptr, req->size, req->name, m->size);
+		return -EINVAL;
+	}
+	if (m->cpu_map != NULL) {
+		CUDA_LOG(ERR, "mem_cpu_map(%#" PRIxPTR ") on %s: already mapped",
+			m->ptr, req->name);
+		return -EEXIST;
+	}
+	return gpu_cuda_gdr_map(m->ptr, req->size, m->base, m->base_size,
+			&req->out, &m->cpu_map);
+}
+
+static int
+cuda_mem_cpu_map(struct rte_gpu *dev, size_t size, void *ptr_in, void **ptr_out)
+{
+	const char *name = dev->mpshared->info.name;
+	struct gpu_cuda_ctx *c = ctx_of(dev, "mem_cpu_map");
+	struct cpu_map_request req = { .size = size, .name = name };
+	int ret;
+
+	if (c == NULL)
+		return -ENODEV;
+	if (ptr_in == NULL || ptr_out == NULL || size == 0) {
+		CUDA_LOG(ERR, "mem_cpu_map on %s: NULL pointer or size 0", name);
+		return -EINVAL;
+	}
+	if (!c->use_gdrcopy) {
+		CUDA_LOG(ERR, "mem_cpu_map on %s: disabled by devarg gdrcopy=0",
+			name);
+		return -ENOTSUP;
+	}
+	if (gpu_cuda_gdr_probe() != 0) {
+		CUDA_LOG(DEBUG, "mem_cpu_map on %s: GDRCopy not available", name);
+		return -ENOTSUP;
+	}
+	ret = gpu_cuda_mem_table_with(&c->mem, (uintptr_t)ptr_in,
+			cpu_map_locked, &req);
+	if (ret == -ENOENT) {
+		log_unknown_pointer(c, name, "mem_cpu_map", ptr_in);
+		return -EINVAL;
+	}
+	if (ret == 0)
+		*ptr_out = req.out;
+	return ret;
+}
+
+static int
+cpu_unmap_locked(struct gpu_cuda_mem *m, void *arg)
+{
+	void *handle = m->cpu_map;
+
+	RTE_SET_USED(arg);
+	if (m->kind != GPU_CUDA_MEM_DEVICE || handle == NULL)
+		return -ENOENT;
+	m->cpu_map = NULL;
+	return gpu_cuda_gdr_unmap(handle);
+}
+
+static int
+cuda_mem_cpu_unmap(struct rte_gpu *dev, void *ptr)
+{
+	struct gpu_cuda_ctx *c = ctx_of(dev, "mem_cpu_unmap");
+	int ret;
+
+	if (c == NULL)
+		return -ENODEV;
+	ret = gpu_cuda_mem_table_with(&c->mem, (uintptr_t)ptr,
+			cpu_unmap_locked, NULL);
+	if (ret == -ENOENT) {
+		/* gpudev itself calls this on host memory to find out whether
+		 * a comm list status array was CPU-mapped: no error log. */
+		CUDA_LOG(DEBUG, "mem_cpu_unmap(%p) on %s: not a CPU-mapped GPU allocation",
+			ptr, dev->mpshared->info.name);
+		return -EINVAL;
+	}
+	return ret;
+}
+
+static int
+cuda_wmb(struct rte_gpu *dev)
+{
+	struct gpu_cuda_ctx *c = dev->process_private;
+	int ret, r;
+
+	/* Orders the CPU's earlier stores (including write-combined GDRCopy
+	 * mappings) before whatever the caller writes next, typically the
+	 * flag or status that publishes the data to the GPU. */
+	rte_wmb();
+	if (c == NULL || !(c->caps.rdma_flush_options &
+			CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST))
+		return 0; /* nothing more the device offers */
+	/* Makes writes peers (a NIC through GPUDirect RDMA) made into this
+	 * GPU's memory visible to the context's kernels before the caller
+	 * tells them the data is there. */
+	ret = gpu_cuda_ctx_enter(c, "wmb");
+	if (ret != 0)
+		return ret;
+	ret = GPU_CUDA_CALL("wmb", cuFlushGPUDirectRDMAWrites,
+			CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
+			CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER);
+	r = gpu_cuda_ctx_leave("wmb");
+	return ret != 0 ? ret : r;
+}
+
+int
+gpu_cuda_dev_close(struct rte_gpu *dev)
+{
+	const char *name = dev->mpshared->info.name;
+	struct gpu_cuda_ctx *c = dev->process_private;
+	struct gpu_cuda_mem *m;
+	unsigned int leaked_alloc = 0, leaked_reg = 0;
+	int16_t child;
+	int ret = 0;
+	int r;
+
+	if (c == NULL)
+		return 0;
+	RTE_GPU_FOREACH_CHILD(child, dev->mpshared->info.dev_id) {
+		CUDA_LOG(ERR, "close %s: child device %d still open, close it first",
+			name, child);
+		return -EBUSY;
+	}
+	m = gpu_cuda_mem_table_drain(&c->mem);
+	while (m != NULL) {
+		struct gpu_cuda_mem *next = m->next;
+
+		if (m->kind == GPU_CUDA_MEM_DEVICE) {
+			leaked_alloc++;
+			CUDA_LOG(WARNING, "close %s: GPU allocation %#" PRIxPTR " (%zu bytes) was never freed, freeing it",
+				name, m->ptr, m->size);
+			r = release_device_mem(c, m, "dev_close");
+		} else {
+			leaked_reg++;
+			CUDA_LOG(WARNING, "close %s: host memory %#" PRIxPTR " (%zu bytes) was never unregistered, unregistering it",
+				name, m->ptr, m->size);
+			r = release_registration(c, m, "dev_close");
+		}
+		if (r != 0 && ret == 0)
+			ret = r;
+		free(m);
+		m = next;
+	}
+	if (leaked_alloc + leaked_reg != 0)
+		CUDA_LOG(WARNING, "close %s: released %u leaked GPU allocation(s) and %u leaked host registration(s)",
+			name, leaked_alloc, leaked_reg);
+	gpu_cuda_mem_table_fini(&c->mem);
+	if (c->primary) {
+		r = GPU_CUDA_CALL("dev_close", cuDevicePrimaryCtxRelease, c->cu_dev);
+		if (r != 0 && ret == 0)
+			ret = r;
+	}
+	CUDA_LOG(INFO, "closed %s", name);
+	free(c);
+	dev->process_private = NULL;
+	return ret;
+}
+
+void
+gpu_cuda_set_ops(struct rte_gpu *dev)
+{
+	dev->ops.dev_close = gpu_cuda_dev_close;
+	dev->ops.mem_alloc = cuda_mem_alloc;
+	dev->ops.mem_free = cuda_mem_free;
+	dev->ops.mem_register = cuda_mem_register;
+	dev->ops.mem_unregister = cuda_mem_unregister;
+	dev->ops.mem_cpu_map = cuda_mem_cpu_map;
+	dev->ops.mem_cpu_unmap = cuda_mem_cpu_unmap;
+	dev->ops.wmb = cuda_wmb;
+}

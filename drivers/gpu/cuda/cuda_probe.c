@@ -1,0 +1,455 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * Finding GPUs: on the PCI bus (every NVIDIA display/3D controller, whatever
+ * its device ID) or as a virtual device (--vdev gpu_cuda0,dev=<ordinal or PCI
+ * address>) where the PCI bus is not scanned. Also turns the child devices
+ * applications add with rte_gpu_add_child into devices of this driver.
+ */
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bus_pci_driver.h>
+#include <bus_vdev_driver.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_spinlock.h>
+
+#include "cuda_devargs.h"
+#include "cuda_gdr.h"
+#include "cuda_gpu.h"
+#include "cuda_log.h"
+
+RTE_LOG_REGISTER(gpu_cuda_logtype, pmd.gpu.cuda, NOTICE);
+
+#define NVIDIA_VENDOR_ID 0x10de
+/* PCI class codes (class, subclass, prog-if) of GPUs. */
+#define PCI_CLASS_DISPLAY_VGA 0x030000
+#define PCI_CLASS_DISPLAY_3D 0x030200
+
+static rte_spinlock_t probe_lock = RTE_SPINLOCK_INITIALIZER;
+static bool child_callback_registered;
+
+static int
+query_attr(CUdevice d, CUdevice_attribute attr, const char *attr_name,
+		int *value, bool required)
+{
+	CUresult res = gpu_cuda.cuDeviceGetAttribute(value, attr, d);
+
+	if (res == CUDA_SUCCESS)
+		return 0;
+	*value = 0;
+	if (required) {
+		gpu_cuda_log_error(attr_name, "cuDeviceGetAttribute", res);
+		return gpu_cuda_errno(res);
+	}
+	/* Older drivers do not know newer attributes: report the feature as
+	 * absent rather than failing the probe. */
+	CUDA_LOG(INFO, "attribute %s unavailable (error %d): assuming 0",
+		attr_name, (int)res);
+	return 0;
+}
+
+static int
+read_caps(CUdevice d, struct gpu_cuda_caps *caps, int *sm_count)
+{
+	int unified = 0;
+	int ret = 0;
+
+#define ATTR(a, v, req) \
+	if (ret == 0) \
+		ret = query_attr(d, CU_DEVICE_ATTRIBUTE_ ## a, #a, v, req)
+	ATTR(MULTIPROCESSOR_COUNT, sm_count, true);
+	ATTR(COMPUTE_CAPABILITY_MAJOR, &caps->cc_major, true);
+	ATTR(COMPUTE_CAPABILITY_MINOR, &caps->cc_minor, true);
+	ATTR(UNIFIED_ADDRESSING, &unified, true);
+	ATTR(CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM, &caps->host_ptr_is_dev_ptr, true);
+	ATTR(GPU_DIRECT_RDMA_SUPPORTED, &caps->rdma_supported, false);
+	ATTR(GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS, &caps->rdma_flush_options, false);
+	ATTR(GPU_DIRECT_RDMA_WRITES_ORDERING, &caps->rdma_writes_ordering, false);
+	ATTR(DMA_BUF_SUPPORTED, &caps->dmabuf_supported, false);
+#undef ATTR
+	if (ret == 0 && !unified) {
+		CUDA_LOG(ERR, "GPU has no unified addressing: not supported");
+		ret = -ENOTSUP;
+	}
+	return ret;
+}
+
+static const char *
+ordering_name(int ordering)
+{
+	if (ordering >= CU_GPU_DIRECT_RDMA_WRITES_ORDERING_ALL_DEVICES)
+		return "all devices";
+	if (ordering >= CU_GPU_DIRECT_RDMA_WRITES_ORDERING_OWNER)
+		return "owner";
+	return "none";
+}
+
+static int16_t
+numa_node_of(const char *bus_id)
+{
+	char path[128], lower[GPU_CUDA_BUS_ID_LEN];
+	unsigned int i;
+	FILE *f;
+	int node = -1;
+
+	for (i = 0; bus_id[i] != '\0' && i < sizeof(lower) - 1; i++)
+		lower[i] = (char)tolower((unsigned char)bus_id[i]);
+	lower[i] = '\0';
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/numa_node", lower);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return -1;
+	if (fscanf(f, "%d", &node) != 1)
+		node = -1;
+	fclose(f);
+	return (int16_t)node;
+}
+
+/* Is this CUDA device already a GPU of this driver (probed twice, through
+ * PCI and vdev)? */
+static const char *
+already_probed(CUdevice d)
+{
+	int16_t id;
+
+	RTE_GPU_FOREACH(id) {
+		struct rte_gpu_info info;
+		struct rte_gpu *g;
+
+		if (rte_gpu_info_get(id, &info) != 0 || info.parent != RTE_GPU_ID_NONE)
+			continue;
+		g = rte_gpu_get_by_name(info.name);
+		if (g != NULL && g->ops.dev_close == gpu_cuda_dev_close &&
+				g->process_private != NULL &&
+				((struct gpu_cuda_ctx *)g->process_private)->cu_dev == d)
+			return info.name;
+	}
+	return NULL;
+}
+
+static void child_added(int16_t dev_id, enum rte_gpu_event event, void *arg);
+
+static int
+gpu_create(struct rte_device *rte_dev, const char *name, CUdevice d,
+		const struct gpu_cuda_devargs *da, int16_t numa_node)
+{
+	struct gpu_cuda_ctx *c;
+	struct rte_gpu *dev;
+	const char *dup;
+	char model[128];
+	size_t total_mem;
+	int sm_count = 0;
+	int ret;
+
+	c = calloc(1, sizeof(*c));
+	if (c == NULL)
+		return -ENOMEM;
+	c->cu_dev = d;
+	c->use_gdrcopy = da->gdrcopy;
+	ret = gpu_cuda_mem_table_init(&c->mem);
+	if (ret != 0)
+		goto free_ctx;
+
+	ret = GPU_CUDA_CALL(name, cuDeviceGetPCIBusId, c->bus_id,
+			(int)sizeof(c->bus_id), d);
+	if (ret == 0)
+		ret = GPU_CUDA_CALL(name, cuDeviceGetName, model,
+				(int)sizeof(model), d);
+	if (ret == 0)
+		ret = GPU_CUDA_CALL(name, cuDeviceTotalMem, &total_mem, d);
+	if (ret == 0)
+		ret = read_caps(d, &c->caps, &sm_count);
+	if (ret != 0)
+		goto fini_table;
+	if (numa_node < 0)
+		numa_node = numa_node_of(c->bus_id);
+
+	ret = GPU_CUDA_CALL(name, cuDevicePrimaryCtxRetain, &c->ctx, d);
+	if (ret != 0)
+		goto fini_table;
+	c->primary = true;
+
+	rte_spinlock_lock(&probe_lock);
+	dup = already_probed(d);
+	if (dup != NULL) {
+		rte_spinlock_unlock(&probe_lock);
+		CUDA_LOG(ERR, "%s: GPU %s is already probed as %s", name,
+			c->bus_id, dup);
+		ret = -EEXIST;
+		goto release_ctx;
+	}
+	dev = rte_gpu_allocate(name);
+	if (dev == NULL) {
+		rte_spinlock_unlock(&probe_lock);
+		CUDA_LOG(ERR, "%s: gpudev refused a new device: %s", name,
+			rte_strerror(rte_errno));
+		ret = -rte_errno;
+		goto release_ctx;
+	}
+	dev->device = rte_dev;
+	dev->mpshared->info.context = (uint64_t)(uintptr_t)c->ctx;
+	dev->mpshared->info.processor_count = (uint32_t)sm_count;
+	dev->mpshared->info.total_memory = total_mem;
+	dev->mpshared->info.page_size = GPU_CUDA_PAGE_SIZE;
+	dev->mpshared->info.numa_node = numa_node;
+	dev->process_private = c;
+	gpu_cuda_set_ops(dev);
+	/* gpudev only has its device array once a device exists; the
+	 * callback that adopts child devices is registered after that. */
+	if (!child_callback_registered) {
+		if (rte_gpu_callback_register(RTE_GPU_ID_ANY, RTE_GPU_EVENT_NEW,
+				child_added, NULL) == 0)
+			child_callback_registered = true;
+		else
+			CUDA_LOG(WARNING, "cannot watch for child devices (%s): rte_gpu_add_child devices will have no operations",
+				rte_strerror(rte_errno));
+	}
+	rte_gpu_complete_new(dev);
+	rte_spinlock_unlock(&probe_lock);
+
+	CUDA_LOG(INFO, "%s: %s (PCI %s, sm_%d%d, %d SMs, %zu MiB, NUMA %d) as gpudev %d",
+		name, model, c->bus_id, c->caps.cc_major, c->caps.cc_minor,
+		sm_count, total_mem >> 20, numa_node, dev->mpshared->info.dev_id);
+	CUDA_LOG(INFO, "%s: GPUDirect RDMA %s, flush %s%s, write ordering %s (%d), dma-buf %s",
+		name, c->caps.rdma_supported ? "supported" : "NOT supported",
+		(c->caps.rdma_flush_options & CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST) ?
+			"host" : "",
+		(c->caps.rdma_flush_options & CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_MEMOPS) ?
+			"+memops" : (c->caps.rdma_flush_options == 0 ? "none" : ""),
+		ordering_name(c->caps.rdma_writes_ordering),
+		c->caps.rdma_writes_ordering,
+		c->caps.dmabuf_supported ? "supported" : "not supported");
+	if (c->use_gdrcopy)
+		gpu_cuda_gdr_probe(); /* logs whether cpu_map will work */
+	return 0;
+
+release_ctx:
+	if (GPU_CUDA_CALL(name, cuDevicePrimaryCtxRelease, d) != 0)
+		CUDA_LOG(ERR, "%s: primary context reference leaked", name);
+fini_table:
+	gpu_cuda_mem_table_fini(&c->mem);
+free_ctx:
+	free(c);
+	return ret;
+}
+
+/* Sets up a device added by rte_gpu_add_child on one of our GPUs: its
+ * context is the CUDA context the application passed. */
+static void
+child_added(int16_t dev_id, enum rte_gpu_event event, void *arg)
+{
+	struct gpu_cuda_ctx *parent_ctx, *c;
+	struct rte_gpu_info info;
+	struct rte_gpu *parent, *child;
+	CUdevice d;
+	int ret;
+
+	RTE_SET_USED(event);
+	RTE_SET_USED(arg);
+	if (rte_gpu_info_get(dev_id, &info) != 0 || info.parent == RTE_GPU_ID_NONE)
+		return;
+	child = rte_gpu_get_by_name(info.name);
+	if (child == NULL || child->process_private != NULL)
+		return;
+	{
+		struct rte_gpu_info pinfo;
+
+		if (rte_gpu_info_get(info.parent, &pinfo) != 0)
+			return;
+		parent = rte_gpu_get_by_name(pinfo.name);
+	}
+	if (parent == NULL || parent->ops.dev_close != gpu_cuda_dev_close ||
+			parent->process_private == NULL)
+		return; /* another driver's GPU */
+	parent_ctx = parent->process_private;
+
+	c = calloc(1, sizeof(*c));
+	if (c == NULL) {
+		CUDA_LOG(ERR, "child %s: out of memory", info.name);
+		return;
+	}
+	*c = *parent_ctx;
+	c->ctx = (CUcontext)(uintptr_t)info.context;
+	c->primary = false;
+	if (gpu_cuda_mem_table_init(&c->mem) != 0) {
+		free(c);
+		return;
+	}
+	/* The context must be a live context of the parent's GPU. */
+	ret = c->ctx == NULL ? -EINVAL : gpu_cuda_ctx_enter(c, info.name);
+	if (ret == 0) {
+		ret = GPU_CUDA_CALL(info.name, cuCtxGetDevice, &d);
+		if (gpu_cuda_ctx_leave(info.name) != 0 && ret == 0)
+			ret = -EIO;
+		if (ret == 0 && d != parent_ctx->cu_dev)
+			ret = -EXDEV;
+	}
+	if (ret != 0) {
+		CUDA_LOG(ERR, "child %s: context %#" PRIx64 " is not a usable CUDA context of %s (%s): the child has no operations",
+			info.name, info.context, parent->mpshared->info.name,
+			strerror(-ret));
+		gpu_cuda_mem_table_fini(&c->mem);
+		free(c);
+		return;
+	}
+	child->device = parent->device;
+	child->mpshared->info.processor_count = parent->mpshared->info.processor_count;
+	child->mpshared->info.total_memory = parent->mpshared->info.total_memory;
+	child->mpshared->info.page_size = parent->mpshared->info.page_size;
+	child->mpshared->info.numa_node = parent->mpshared->info.numa_node;
+	child->process_private = c;
+	gpu_cuda_set_ops(child);
+	CUDA_LOG(INFO, "child %s: context %#" PRIx64 " on %s", info.name,
+		info.context, parent->mpshared->info.name);
+}
+
+static int
+gpu_remove(const char *name)
+{
+	struct rte_gpu *dev = rte_gpu_get_by_name(name);
+
+	if (dev == NULL)
+		return -ENODEV;
+	return rte_gpu_close(dev->mpshared->info.dev_id);
+}
+
+static int
+check_process(const char *name)
+{
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
+		CUDA_LOG(ERR, "%s: secondary processes are not supported", name);
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+/* ---- PCI bus ------------------------------------------------------------ */
+
+static int
+pci_probe(struct rte_pci_driver *drv, struct rte_pci_device *pci_dev)
+{
+	const char *name = pci_dev->device.name;
+	struct gpu_cuda_devargs da;
+	CUdevice d;
+	int ret;
+
+	RTE_SET_USED(drv);
+	if (gpu_cuda_api_get() == NULL)
+		return 1; /* not for us without CUDA; the reason is logged */
+	ret = check_process(name);
+	if (ret != 0)
+		return ret;
+	ret = gpu_cuda_devargs_parse(name, pci_dev->device.devargs != NULL ?
+			pci_dev->device.devargs->args : NULL, false, &da);
+	if (ret != 0)
+		return ret;
+	ret = GPU_CUDA_CALL(name, cuDeviceGetByPCIBusId, &d, name);
+	if (ret != 0) {
+		CUDA_LOG(ERR, "%s: NVIDIA PCI device unknown to CUDA (hidden by CUDA_VISIBLE_DEVICES, or not a CUDA GPU)",
+			name);
+		return 1;
+	}
+	return gpu_create(&pci_dev->device, name, d, &da,
+			(int16_t)pci_dev->device.numa_node);
+}
+
+static int
+pci_remove(struct rte_pci_device *pci_dev)
+{
+	return gpu_remove(pci_dev->device.name);
+}
+
+static const struct rte_pci_id pci_ids[] = {
+	{
+		.class_id = PCI_CLASS_DISPLAY_3D,
+		.vendor_id = NVIDIA_VENDOR_ID,
+		.device_id = RTE_PCI_ANY_ID,
+		.subsystem_vendor_id = RTE_PCI_ANY_ID,
+		.subsystem_device_id = RTE_PCI_ANY_ID,
+	},
+	{
+		.class_id = PCI_CLASS_DISPLAY_VGA,
+		.vendor_id = NVIDIA_VENDOR_ID,
+		.device_id = RTE_PCI_ANY_ID,
+		.subsystem_vendor_id = RTE_PCI_ANY_ID,
+		.subsystem_device_id = RTE_PCI_ANY_ID,
+	},
+	{ .vendor_id = 0 },
+};
+
+/* No RTE_PCI_DRV_NEED_MAPPING: the nvidia kernel driver keeps the device;
+ * this driver talks to it through CUDA only. */
+static struct rte_pci_driver pci_driver = {
+	.id_table = pci_ids,
+	.probe = pci_probe,
+	.remove = pci_remove,
+};
+
+RTE_PMD_REGISTER_PCI(gpu_cuda, pci_driver);
+RTE_PMD_REGISTER_PCI_TABLE(gpu_cuda, pci_ids);
+RTE_PMD_REGISTER_KMOD_DEP(gpu_cuda, "* nvidia");
+
+/* ---- virtual device ----------------------------------------------------- */
+
+static int
+vdev_probe(struct rte_vdev_device *vdev)
+{
+	const char *name = rte_vdev_device_name(vdev);
+	struct gpu_cuda_devargs da;
+	CUdevice d;
+	int count = 0;
+	int ret;
+
+	if (gpu_cuda_api_get() == NULL) {
+		CUDA_LOG(ERR, "%s: CUDA is not usable (see above): no GPU", name);
+		return -ENODEV;
+	}
+	ret = check_process(name);
+	if (ret != 0)
+		return ret;
+	ret = gpu_cuda_devargs_parse(name, rte_vdev_device_args(vdev), true, &da);
+	if (ret != 0)
+		return ret;
+	if (da.ordinal >= 0) {
+		ret = GPU_CUDA_CALL(name, cuDeviceGetCount, &count);
+		if (ret != 0)
+			return ret;
+		if (da.ordinal >= count) {
+			CUDA_LOG(ERR, "%s: devarg %s=%d but CUDA sees %d GPU(s)",
+				name, GPU_CUDA_DEVARG_DEV, da.ordinal, count);
+			return -ENODEV;
+		}
+		ret = GPU_CUDA_CALL(name, cuDeviceGet, &d, da.ordinal);
+	} else {
+		ret = GPU_CUDA_CALL(name, cuDeviceGetByPCIBusId, &d, da.bus_id);
+		if (ret != 0)
+			CUDA_LOG(ERR, "%s: devarg %s=%s: no CUDA GPU at that PCI address",
+				name, GPU_CUDA_DEVARG_DEV, da.bus_id);
+	}
+	if (ret != 0)
+		return ret;
+	return gpu_create(&vdev->device, name, d, &da, -1);
+}
+
+static int
+vdev_remove(struct rte_vdev_device *vdev)
+{
+	return gpu_remove(rte_vdev_device_name(vdev));
+}
+
+static struct rte_vdev_driver vdev_driver = {
+	.probe = vdev_probe,
+	.remove = vdev_remove,
+};
+
+RTE_PMD_REGISTER_VDEV(gpu_cuda, vdev_driver);
+RTE_PMD_REGISTER_PARAM_STRING(gpu_cuda,
+	GPU_CUDA_DEVARG_DEV "=<CUDA ordinal|PCI address> "
+	GPU_CUDA_DEVARG_GDRCOPY "=<0|1>");
