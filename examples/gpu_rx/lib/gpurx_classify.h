@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Per-packet work of the capture pipeline: filter, parse, account the
+ * flow. One definition for the CPU reference and the GPU kernel so the
+ * two can be compared bit for bit.
+ */
+#ifndef GPURX_CLASSIFY_H
+#define GPURX_CLASSIFY_H
+
+#include "gpurx_portable.h"
+#include "pkt_parse.h"
+#include "bpf_vm.h"
+#include "flow_table.h"
+
+/*
+ * Whether a parsed packet is accounted as a flow: IP with a sound header
+ * chain. A transport header cut short by the snapshot length still
+ * counts when its ports were captured, as it would with a short snaplen.
+ */
+GPURX_FN int
+gpurx_pkt_has_flow(const struct gpurx_pkt_info *pi)
+{
+	if (pi->ip_version == 0)
+		return 0;
+	return pi->malformed == GPURX_MAL_NONE ||
+		(pi->malformed == GPURX_MAL_TRUNCATED_L4 &&
+		 (pi->flags & GPURX_PF_L4));
+}
+
+GPURX_FN void
+gpurx_flow_key_from_pkt(const struct gpurx_pkt_info *pi,
+		struct gpurx_flow_key *key)
+{
+	struct gpurx_flow_key zero = {0};
+
+	*key = zero;
+	for (int i = 0; i < 16; i++) {
+		key->src[i] = pi->src[i];
+		key->dst[i] = pi->dst[i];
+	}
+	if (pi->flags & GPURX_PF_L4_PORTS) {
+		key->sport = pi->sport;
+		key->dport = pi->dport;
+	}
+	key->vlan_id = pi->vlan_id;
+	key->proto = pi->l4_proto;
+	key->ip_version = pi->ip_version;
+}
+
+/*
+ * Returns the BPF verdict (0 = rejected, else bytes to keep). Accepted
+ * packets with a flow are accounted in ft (may be NULL). *malformed gets
+ * the parser's verdict for every packet, accepted or not.
+ */
+GPURX_FN uint32_t
+gpurx_classify_pkt(const uint8_t *pkt, uint32_t caplen, uint32_t wirelen,
+		uint64_t ts, const struct bpf_vm_insn *prog, uint32_t prog_len,
+		struct gpurx_flow_table *ft, uint8_t *malformed)
+{
+	struct gpurx_pkt_info pi;
+	struct gpurx_flow_key key;
+	uint32_t verdict;
+
+	verdict = bpf_vm_run(prog, prog_len, pkt, wirelen, caplen);
+	gpurx_pkt_parse(pkt, caplen, wirelen, &pi);
+	if (malformed != NULL)
+		*malformed = pi.malformed;
+	if (verdict != 0 && ft != NULL && gpurx_pkt_has_flow(&pi)) {
+		gpurx_flow_key_from_pkt(&pi, &key);
+		gpurx_flow_update(ft, &key, wirelen, ts);
+	}
+	return verdict;
+}
+
+#endif /* GPURX_CLASSIFY_H */

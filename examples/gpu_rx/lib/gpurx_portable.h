@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * One spelling for functions that must compile both as host C11 (gcc,
+ * clang) and as CUDA C++ device code, so the packet-processing core is
+ * written once and the CPU results can be checked against the GPU's.
+ */
+#ifndef GPURX_PORTABLE_H
+#define GPURX_PORTABLE_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#ifdef __CUDACC__
+#define GPURX_FN __host__ __device__ __forceinline__
+#define GPURX_RESTRICT __restrict__
+#else
+#define GPURX_FN static inline
+#define GPURX_RESTRICT restrict
+#endif
+
+#if defined(__CUDA_ARCH__)
+#define GPURX_ON_DEVICE 1
+#else
+#define GPURX_ON_DEVICE 0
+#endif
+
+#ifdef __cplusplus
+#define GPURX_STATIC_ASSERT(c, m) static_assert(c, m)
+#else
+#define GPURX_STATIC_ASSERT(c, m) _Static_assert(c, m)
+#endif
+
+/* Network byte order loads; packets are byte arrays with no alignment. */
+GPURX_FN uint16_t
+gpurx_be16(const uint8_t *p)
+{
+	return (uint16_t)((p[0] << 8) | p[1]);
+}
+
+GPURX_FN uint32_t
+gpurx_be32(const uint8_t *p)
+{
+	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) |
+		((uint32_t)p[2] << 8) | (uint32_t)p[3];
+}
+
+GPURX_FN uint32_t
+gpurx_min_u32(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
+}
+
+#endif /* GPURX_PORTABLE_H */

@@ -1,0 +1,555 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#include <string.h>
+
+#include "pkt_parse.h"
+#include "pktgen.h"
+
+static void
+put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static void
+put32(uint8_t *p, uint32_t v)
+{
+	put16(p, (uint16_t)(v >> 16));
+	put16(p + 2, (uint16_t)v);
+}
+
+/* A real header checksum keeps the frames valid for any other tool. */
+static uint16_t
+ip_csum(const uint8_t *p, uint32_t len)
+{
+	uint32_t sum = 0;
+
+	for (uint32_t i = 0; i + 1 < len; i += 2)
+		sum += (uint32_t)(p[i] << 8 | p[i + 1]);
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+static uint32_t
+ext_hdr_len(uint8_t type, uint8_t len_byte)
+{
+	if (type == GPURX_IPPROTO_FRAGMENT)
+		return 8;
+	if (type == GPURX_IPPROTO_AH)
+		return ((uint32_t)len_byte + 2) * 4;
+	return ((uint32_t)len_byte + 1) * 8;
+}
+
+static uint32_t
+l4_hdr_len(const struct pkt_spec *s)
+{
+	switch (s->proto) {
+	case GPURX_IPPROTO_TCP: return 20u + s->tcp_opt_len;
+	case GPURX_IPPROTO_UDP: return 8;
+	case GPURX_IPPROTO_SCTP: return 12;
+	case GPURX_IPPROTO_ICMP:
+	case GPURX_IPPROTO_ICMPV6: return 8;
+	default: return 0;
+	}
+}
+
+static void
+build_l4(const struct pkt_spec *s, uint8_t *p, uint32_t l4_total)
+{
+	switch (s->proto) {
+	case GPURX_IPPROTO_TCP:
+		put16(p, s->sport);
+		put16(p + 2, s->dport);
+		put32(p + 4, 0x10203040);
+		put32(p + 8, 0x01020304);
+		p[12] = (uint8_t)(((20 + s->tcp_opt_len) / 4) << 4);
+		p[13] = s->tcp_flags;
+		put16(p + 14, 65535);
+		/* Options as NOPs: valid and length-neutral. */
+		memset(p + 20, 1, s->tcp_opt_len);
+		break;
+	case GPURX_IPPROTO_UDP:
+		put16(p, s->sport);
+		put16(p + 2, s->dport);
+		put16(p + 4, (uint16_t)l4_total);
+		break;
+	case GPURX_IPPROTO_SCTP:
+		put16(p, s->sport);
+		put16(p + 2, s->dport);
+		put32(p + 4, 0xdeadbeef);
+		break;
+	case GPURX_IPPROTO_ICMP:
+	case GPURX_IPPROTO_ICMPV6:
+		p[0] = s->icmp_type;
+		p[1] = s->icmp_code;
+		put16(p + 4, 0x1234);
+		put16(p + 6, 1);
+		break;
+	default:
+		break;
+	}
+}
+
+uint32_t
+pktgen_build(const struct pkt_spec *s, uint8_t *buf, uint32_t bufsz,
+		struct pkt_layout *lay)
+{
+	struct pkt_layout dummy;
+	uint32_t off = 12, l4_hlen, l3_hlen, l4_total, total;
+	int later_frag;
+
+	if (lay == NULL)
+		lay = &dummy;
+	memset(lay, 0, sizeof(*lay));
+	if (bufsz < 60)
+		return 0;
+	memset(buf, 0, bufsz);
+	memcpy(buf, s->eth_dst, 6);
+	memcpy(buf + 6, s->eth_src, 6);
+	for (int i = 0; i < s->n_vlans && i < PKTGEN_MAX_VLANS; i++) {
+		put16(buf + off, s->tpid[i] ? s->tpid[i] : GPURX_ETHERTYPE_VLAN);
+		put16(buf + off + 2, s->vid[i] & 0x0fff);
+		off += 4;
+	}
+	if (s->ip_version == 0) {
+		put16(buf + off, s->ethertype);
+		off += 2;
+		lay->l3_off = off;
+		total = off + s->l2_body_len;
+		if (total > bufsz)
+			return 0;
+		memset(buf + off, s->payload_byte, s->l2_body_len);
+		goto done;
+	}
+	put16(buf + off, s->ip_version == 4 ? GPURX_ETHERTYPE_IPV4 :
+		GPURX_ETHERTYPE_IPV6);
+	off += 2;
+	lay->l3_off = off;
+
+	if (s->ip_version == 4) {
+		later_frag = s->frag_off != 0;
+		l3_hlen = 20u + s->ip_opt_len;
+	} else {
+		later_frag = 0;
+		l3_hlen = 40;
+		for (int i = 0; i < s->n_ext && i < PKTGEN_MAX_EXT; i++) {
+			lay->ext_off[i] = off + l3_hlen;
+			l3_hlen += ext_hdr_len(s->ext[i], s->ext_len[i]);
+			if (s->ext[i] == GPURX_IPPROTO_FRAGMENT && s->frag_off)
+				later_frag = 1;
+		}
+	}
+	l4_hlen = later_frag ? 0 : l4_hdr_len(s);
+	l4_total = l4_hlen + s->payload_len;
+	total = off + l3_hlen + l4_total;
+	if (total > bufsz || l3_hlen + l4_total > 65535)
+		return 0;
+
+	if (s->ip_version == 4) {
+		uint8_t *h = buf + off;
+
+		h[0] = (uint8_t)(0x40 | (l3_hlen / 4));
+		put16(h + 2, (uint16_t)(l3_hlen + l4_total));
+		put16(h + 4, 0x4242);
+		put16(h + 6, (uint16_t)((s->more_frags ? 0x2000 : 0) |
+			(s->frag_off & 0x1fff)));
+		h[8] = s->ttl ? s->ttl : 64;
+		h[9] = s->proto;
+		memcpy(h + 12, s->src, 4);
+		memcpy(h + 16, s->dst, 4);
+		memset(h + 20, 1, s->ip_opt_len);	/* NOP options */
+		if (s->ip_opt_len)
+			h[20 + s->ip_opt_len - 1] = 0;	/* end of list */
+		put16(h + 10, ip_csum(h, l3_hlen));
+	} else {
+		uint8_t *h = buf + off;
+		uint8_t *nh = h + 6;
+
+		h[0] = 0x60;
+		put16(h + 4, (uint16_t)(l3_hlen - 40 + l4_total));
+		h[7] = s->ttl ? s->ttl : 64;
+		memcpy(h + 8, s->src, 16);
+		memcpy(h + 24, s->dst, 16);
+		for (int i = 0; i < s->n_ext && i < PKTGEN_MAX_EXT; i++) {
+			uint8_t *e = buf + lay->ext_off[i];
+
+			*nh = s->ext[i];
+			nh = e;
+			if (s->ext[i] == GPURX_IPPROTO_FRAGMENT) {
+				put16(e + 2, (uint16_t)((s->frag_off << 3) |
+					(s->more_frags ? 1 : 0)));
+				put32(e + 4, 0xabcdef01);
+			} else {
+				e[1] = s->ext_len[i];
+				if (s->ext[i] == GPURX_IPPROTO_AH)
+					put32(e + 4, 0x100);	/* SPI */
+			}
+		}
+		*nh = s->proto;
+	}
+	off += l3_hlen;
+	if (l4_hlen != 0) {
+		lay->l4_off = off;
+		lay->l4_hlen = l4_hlen;
+		build_l4(s, buf + off, l4_total);
+	}
+	memset(buf + off + l4_hlen, s->payload_byte, s->payload_len);
+done:
+	/* Ethernet minimum frame (without FCS): the padding is not IP. */
+	if (total < 60)
+		total = 60;
+	lay->len = total;
+	return total;
+}
+
+/* splitmix64: tiny, seedable, good enough for test variety. */
+uint64_t
+pktgen_rand(struct pktgen *g)
+{
+	uint64_t z = (g->rng += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+void
+pktgen_init(struct pktgen *g, uint64_t seed)
+{
+	g->rng = seed;
+	g->ts = 1000000000ull;
+}
+
+static uint32_t
+rnd(struct pktgen *g, uint32_t n)
+{
+	return n ? (uint32_t)(pktgen_rand(g) % n) : 0;
+}
+
+static const uint8_t macs[4][6] = {
+	{0x00, 0x11, 0x22, 0x33, 0x44, 0x55},
+	{0x02, 0x00, 0x00, 0x00, 0x00, 0x01},
+	{0x3c, 0xfd, 0xfe, 0x00, 0xaa, 0xbb},
+	{0xff, 0xff, 0xff, 0xff, 0xff, 0xff},
+};
+
+/* Small pools so filters hit and flows repeat. */
+static void
+pick_v4(struct pktgen *g, uint8_t *a)
+{
+	static const uint8_t pre[6][3] = {
+		{10, 0, 0}, {10, 1, 2}, {192, 168, 1}, {172, 16, 5},
+		{8, 8, 8}, {1, 1, 1},
+	};
+	uint32_t i = rnd(g, 6);
+
+	memcpy(a, pre[i], 3);
+	a[3] = (uint8_t)(1 + rnd(g, 8));
+}
+
+static void
+pick_v6(struct pktgen *g, uint8_t *a)
+{
+	memset(a, 0, 16);
+	switch (rnd(g, 3)) {
+	case 0:
+		a[0] = 0x20; a[1] = 0x01; a[2] = 0x0d; a[3] = 0xb8;
+		break;
+	case 1:
+		a[0] = 0xfe; a[1] = 0x80;
+		break;
+	default:
+		a[0] = 0x26; a[1] = 0x00; a[2] = 0x14; a[3] = 0x06;
+		break;
+	}
+	a[15] = (uint8_t)(1 + rnd(g, 8));
+}
+
+static uint16_t
+pick_port(struct pktgen *g)
+{
+	static const uint16_t common[] = {443, 80, 53, 22, 123, 8080};
+
+	switch (rnd(g, 4)) {
+	case 0:
+	case 1:
+		return common[rnd(g, 6)];
+	case 2:
+		return (uint16_t)(1000 + rnd(g, 1001));
+	default:
+		return (uint16_t)(1024 + rnd(g, 64000));
+	}
+}
+
+enum mutation {
+	MUT_NONE,
+	MUT_TRUNC_L2,
+	MUT_TRUNC_VLAN,
+	MUT_TOO_MANY_VLANS,
+	MUT_TRUNC_L3,
+	MUT_BAD_VERSION,
+	MUT_BAD_IHL,
+	MUT_BAD_IP_LEN,
+	MUT_TRUNC_EXT,
+	MUT_BAD_EXT_LEN,
+	MUT_TOO_MANY_EXT,
+	MUT_TRUNC_L4,
+	MUT_BAD_L4_LEN,
+	MUT_BAD_TCP_OFF,
+	MUT_SNAP,
+	MUT_GARBAGE,
+	MUT_COUNT
+};
+
+static void
+random_spec(struct pktgen *g, struct pkt_spec *s, int mut)
+{
+	uint32_t r;
+
+	memset(s, 0, sizeof(*s));
+	memcpy(s->eth_dst, macs[rnd(g, 4)], 6);
+	memcpy(s->eth_src, macs[rnd(g, 3)], 6);
+	r = rnd(g, 100);
+	if (r < 15) {
+		s->n_vlans = 1;
+	} else if (r < 25) {
+		s->n_vlans = 2;
+		s->tpid[0] = GPURX_ETHERTYPE_QINQ;
+	} else if (r < 30) {
+		s->n_vlans = 2;
+		s->tpid[0] = GPURX_ETHERTYPE_QINQ_OLD;
+	}
+	if (mut == MUT_TRUNC_VLAN && s->n_vlans == 0)
+		s->n_vlans = 1;
+	if (mut == MUT_TOO_MANY_VLANS)
+		s->n_vlans = GPURX_MAX_VLANS + 1;
+	for (int i = 0; i < s->n_vlans; i++)
+		s->vid[i] = (uint16_t)(1 + rnd(g, 4) * 100 + i);
+
+	s->payload_len = rnd(g, 4) == 0 ? rnd(g, 1200) : rnd(g, 300);
+	s->payload_byte = (uint8_t)rnd(g, 256);
+	if (mut == MUT_NONE && rnd(g, 20) == 0) {
+		/* ARP, or an 802.3 frame whose type field is a length. */
+		s->ethertype = rnd(g, 2) ? 0x0806 : 0x0040;
+		s->l2_body_len = 28 + rnd(g, 40);
+		return;
+	}
+
+	s->ip_version = rnd(g, 10) < 6 ? 4 : 6;
+	if (mut == MUT_BAD_IHL)
+		s->ip_version = 4;
+	if (mut == MUT_TRUNC_EXT || mut == MUT_BAD_EXT_LEN ||
+			mut == MUT_TOO_MANY_EXT)
+		s->ip_version = 6;
+	if (s->ip_version == 4) {
+		pick_v4(g, s->src);
+		pick_v4(g, s->dst);
+		if (rnd(g, 7) == 0)
+			s->ip_opt_len = (uint8_t)(4 * (1 + rnd(g, 10)));
+	} else {
+		pick_v6(g, s->src);
+		pick_v6(g, s->dst);
+		if (rnd(g, 4) == 0 || mut == MUT_TRUNC_EXT ||
+				mut == MUT_BAD_EXT_LEN) {
+			static const uint8_t types[] = {
+				GPURX_IPPROTO_HOPOPTS, GPURX_IPPROTO_ROUTING,
+				GPURX_IPPROTO_DSTOPTS, GPURX_IPPROTO_AH,
+				GPURX_IPPROTO_FRAGMENT,
+			};
+
+			s->n_ext = 1 + (int)rnd(g, 4);
+			for (int i = 0; i < s->n_ext; i++) {
+				s->ext[i] = types[rnd(g, 5)];
+				s->ext_len[i] = s->ext[i] == GPURX_IPPROTO_AH ?
+					(uint8_t)(2 + 2 * rnd(g, 3)) :
+					(uint8_t)rnd(g, 3);
+			}
+			if (mut == MUT_BAD_EXT_LEN)
+				s->ext[0] = GPURX_IPPROTO_DSTOPTS;
+		}
+		if (mut == MUT_TOO_MANY_EXT) {
+			s->n_ext = GPURX_MAX_EXT_HDRS + 1;
+			for (int i = 0; i < s->n_ext; i++) {
+				s->ext[i] = GPURX_IPPROTO_DSTOPTS;
+				s->ext_len[i] = 0;
+			}
+		}
+	}
+	/* Fragments: a first one (has L4) or a later one (has not). */
+	if (rnd(g, 10) == 0 && mut != MUT_TOO_MANY_EXT) {
+		if (rnd(g, 2))
+			s->frag_off = (uint16_t)(1 + rnd(g, 200));
+		/* The last fragment has MF clear; the first never does. */
+		s->more_frags = s->frag_off == 0 ? 1 : (int)rnd(g, 2);
+		if (s->ip_version == 6 && s->n_ext < PKTGEN_MAX_EXT) {
+			s->ext[s->n_ext] = GPURX_IPPROTO_FRAGMENT;
+			s->ext_len[s->n_ext] = 0;
+			s->n_ext++;
+		}
+	}
+	/* A v6 chain may contain a fragment header without the branch above. */
+	for (int i = 0; i < s->n_ext; i++)
+		if (s->ext[i] == GPURX_IPPROTO_FRAGMENT && rnd(g, 3) == 0)
+			s->frag_off = (uint16_t)(1 + rnd(g, 50));
+
+	r = rnd(g, 100);
+	if (r < 40)
+		s->proto = GPURX_IPPROTO_TCP;
+	else if (r < 70)
+		s->proto = GPURX_IPPROTO_UDP;
+	else if (r < 82)
+		s->proto = s->ip_version == 4 ? GPURX_IPPROTO_ICMP :
+			GPURX_IPPROTO_ICMPV6;
+	else if (r < 90)
+		s->proto = GPURX_IPPROTO_SCTP;
+	else
+		s->proto = rnd(g, 2) ? 47 /* GRE */ : GPURX_IPPROTO_ESP;
+	if (mut == MUT_BAD_TCP_OFF || mut == MUT_TRUNC_L4 ||
+			mut == MUT_BAD_L4_LEN) {
+		s->proto = GPURX_IPPROTO_TCP;
+		s->frag_off = 0;
+	}
+	s->sport = pick_port(g);
+	s->dport = pick_port(g);
+	s->tcp_flags = (uint8_t)(rnd(g, 3) == 0 ? 0x02 : rnd(g, 64));
+	if (rnd(g, 3) == 0)
+		s->tcp_opt_len = (uint8_t)(4 * rnd(g, 11));
+	s->icmp_type = (uint8_t)(rnd(g, 2) ? 8 : 0);
+	s->ttl = (uint8_t)(1 + rnd(g, 255));
+}
+
+void
+pktgen_next(struct pktgen *g, struct pktgen_pkt *p)
+{
+	static const char *const names[MUT_COUNT] = {
+		"valid", "trunc-l2", "trunc-vlan", "too-many-vlans",
+		"trunc-l3", "bad-version", "bad-ihl", "bad-ip-len",
+		"trunc-ext", "bad-ext-len", "too-many-ext", "trunc-l4",
+		"bad-l4-len", "bad-tcp-off", "snapped", "garbage",
+	};
+	struct pkt_layout lay;
+	struct pkt_spec s;
+	uint32_t len, l3;
+	int mut = MUT_NONE;
+	uint8_t *h;
+
+	g->ts += 1 + rnd(g, 5000);
+	p->ts = g->ts;
+	if (rnd(g, 4) == 0)
+		mut = 1 + (int)rnd(g, MUT_COUNT - 1);
+	random_spec(g, &s, mut);
+	len = pktgen_build(&s, p->data, sizeof(p->data), &lay);
+	p->caplen = p->wirelen = len;
+	p->expect_malformed = GPURX_MAL_NONE;
+	p->what = names[mut];
+	l3 = lay.l3_off;
+	h = p->data + l3;
+
+	switch (mut) {
+	case MUT_TRUNC_L2:
+		p->caplen = rnd(g, GPURX_ETH_HLEN);
+		p->expect_malformed = GPURX_MAL_TRUNCATED_L2;
+		break;
+	case MUT_TRUNC_VLAN:
+		p->caplen = GPURX_ETH_HLEN + rnd(g, 4);
+		p->expect_malformed = GPURX_MAL_TRUNCATED_VLAN;
+		break;
+	case MUT_TOO_MANY_VLANS:
+		p->expect_malformed = GPURX_MAL_TOO_MANY_VLANS;
+		break;
+	case MUT_TRUNC_L3:
+		p->caplen = l3 + 1 + rnd(g, s.ip_version == 4 ?
+			19u + s.ip_opt_len : 39u);
+		p->expect_malformed = GPURX_MAL_TRUNCATED_L3;
+		break;
+	case MUT_BAD_VERSION:
+		h[0] = (uint8_t)((h[0] & 0x0f) | (s.ip_version == 4 ? 0x60 : 0x40));
+		if (rnd(g, 2))
+			h[0] = (uint8_t)((h[0] & 0x0f) | ((7 + rnd(g, 9)) << 4));
+		p->expect_malformed = GPURX_MAL_BAD_IP_VERSION;
+		break;
+	case MUT_BAD_IHL:
+		h[0] = (uint8_t)(0x40 | rnd(g, 5));
+		p->expect_malformed = GPURX_MAL_BAD_IHL;
+		break;
+	case MUT_BAD_IP_LEN: {
+		uint32_t over = len - l3 + 1 + rnd(g, 100);
+
+		if (s.ip_version == 4) {
+			uint32_t ihl = (h[0] & 0x0f) * 4u;
+
+			h[2] = (uint8_t)(over >> 8);
+			h[3] = (uint8_t)over;
+			if (rnd(g, 2)) {
+				h[2] = 0;
+				h[3] = (uint8_t)rnd(g, ihl);
+			}
+		} else {
+			over -= 40;
+			h[4] = (uint8_t)(over >> 8);
+			h[5] = (uint8_t)over;
+		}
+		p->expect_malformed = GPURX_MAL_BAD_IP_LEN;
+		break;
+	}
+	case MUT_TRUNC_EXT:
+		p->caplen = lay.ext_off[0] + rnd(g, 8);
+		p->expect_malformed = GPURX_MAL_TRUNCATED_EXT_HDR;
+		break;
+	case MUT_BAD_EXT_LEN:
+		p->data[lay.ext_off[0] + 1] = 255;
+		p->expect_malformed = GPURX_MAL_BAD_EXT_HDR_LEN;
+		break;
+	case MUT_TOO_MANY_EXT:
+		p->expect_malformed = GPURX_MAL_TOO_MANY_EXT_HDRS;
+		break;
+	case MUT_TRUNC_L4:
+		if (lay.l4_off == 0)
+			break;
+		p->caplen = lay.l4_off + rnd(g, 20);
+		p->expect_malformed = GPURX_MAL_TRUNCATED_L4;
+		break;
+	case MUT_BAD_L4_LEN: {
+		/* Never 0 past the headers: v6 length 0 means jumbogram. */
+		uint32_t short_len = lay.l4_off - l3 + 1 + rnd(g, 19);
+
+		if (lay.l4_off == 0)
+			break;
+		if (s.ip_version == 4) {
+			h[2] = (uint8_t)(short_len >> 8);
+			h[3] = (uint8_t)short_len;
+		} else {
+			short_len -= 40;
+			h[4] = (uint8_t)(short_len >> 8);
+			h[5] = (uint8_t)short_len;
+		}
+		p->expect_malformed = GPURX_MAL_BAD_L4_LEN;
+		break;
+	}
+	case MUT_BAD_TCP_OFF:
+		if (lay.l4_off == 0)
+			break;
+		p->data[lay.l4_off + 12] = (uint8_t)(rnd(g, 5) << 4);
+		p->expect_malformed = GPURX_MAL_BAD_TCP_OFFSET;
+		break;
+	case MUT_SNAP:
+		p->caplen = rnd(g, len + 1);
+		p->expect_malformed = -1;
+		break;
+	case MUT_GARBAGE:
+		p->caplen = p->wirelen = rnd(g, 200);
+		for (uint32_t i = 0; i < p->caplen; i++)
+			p->data[i] = (uint8_t)pktgen_rand(g);
+		/* Sometimes make it look like IP so deeper code runs. */
+		if (p->caplen > 14 && rnd(g, 2)) {
+			p->data[12] = rnd(g, 2) ? 0x08 : 0x86;
+			p->data[13] = p->data[12] == 0x08 ? 0x00 : 0xdd;
+		}
+		p->expect_malformed = -1;
+		break;
+	default:
+		break;
+	}
+}
