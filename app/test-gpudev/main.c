@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * dpdk-test-gpudev: functional test of every gpudev API through the CUDA
+ * gpudev driver. One line per case (PASS/FAIL/SKIP), then a summary.
+ * Exit: 0 all passed or skipped, 1 a case failed, 2 usage or setup error,
+ * 77 nothing to test (no GPU probed, no CUDA device).
+ */
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_gpudev.h>
+
+#include <cuda_runtime_api.h>
+
+#include "cuda_drv.h"
+#include "tg.h"
+
+#define EXIT_SKIP 77
+#define EXIT_USAGE 2
+
+struct tg_case {
+	const char *name;
+	tg_case_fn *fn;
+};
+
+/* Order matters: close ends the device, so it runs last. */
+static const struct tg_case tg_cases[] = {
+	{ "info", tg_case_info },
+	{ "mem_alloc_kernel", tg_case_mem_alloc_kernel },
+	{ "mem_register_kernel", tg_case_mem_register_kernel },
+	{ "cpu_map", tg_case_cpu_map },
+	{ "wmb", tg_case_wmb },
+	{ "comm_flag", tg_case_comm_flag },
+	{ "comm_list", tg_case_comm_list },
+	{ "errors", tg_case_errors },
+	{ "child", tg_case_child },
+	{ "stress", tg_case_stress },
+	{ "close", tg_case_close },
+};
+
+#define TG_NB_CASES RTE_DIM(tg_cases)
+
+struct tg_opts {
+	int gpu;			/* -1: first probed GPU */
+	bool selected[TG_NB_CASES];	/* all false: run every case */
+	bool any_selected;
+	unsigned int stress_threads;
+	unsigned int stress_ops;
+	uint64_t seed;
+	bool seed_given;
+};
+
+static void
+usage(const char *prog)
+{
+	size_t i;
+
+	fprintf(stderr, "Usage: %s [EAL options] -- [--gpu ID] [--case NAME[,NAME...]]\n"
+		"\t[--stress-threads N] [--stress-ops N] [--seed N]\nCases:",
+		prog);
+	for (i = 0; i < TG_NB_CASES; i++)
+		fprintf(stderr, " %s", tg_cases[i].name);
+	fprintf(stderr, "\n");
+}
+
+static int
+parse_uint(const char *s, unsigned long long max, unsigned long long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoull(s, &end, 0);
+	if (errno != 0 || end == s || *end != '\0' || *out > max || s[0] == '-')
+		return -1;
+	return 0;
+}
+
+static int
+select_cases(struct tg_opts *o, const char *list)
+{
+	char buf[256], *tok, *save = NULL;
+	size_t i;
+
+	if (strlen(list) >= sizeof(buf))
+		return -1;
+	strcpy(buf, list);
+	for (tok = strtok_r(buf, ",", &save); tok != NULL;
+			tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < TG_NB_CASES; i++)
+			if (strcmp(tok, tg_cases[i].name) == 0)
+				break;
+		if (i == TG_NB_CASES) {
+			fprintf(stderr, "unknown case '%s'\n", tok);
+			return -1;
+		}
+		o->selected[i] = true;
+		o->any_selected = true;
+	}
+	return 0;
+}
+
+static int
+parse_args(int argc, char **argv, struct tg_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "gpu", required_argument, NULL, 'g' },
+		{ "case", required_argument, NULL, 'c' },
+		{ "stress-threads", required_argument, NULL, 't' },
+		{ "stress-ops", required_argument, NULL, 'o' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned long long v;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'g':
+			if (parse_uint(optarg, INT16_MAX, &v) < 0)
+				return -1;
+			o->gpu = (int)v;
+			break;
+		case 'c':
+			if (select_cases(o, optarg) < 0)
+				return -1;
+			break;
+		case 't':
+			if (parse_uint(optarg, 1024, &v) < 0 || v == 0)
+				return -1;
+			o->stress_threads = (unsigned int)v;
+			break;
+		case 'o':
+			if (parse_uint(optarg, 100000000, &v) < 0 || v == 0)
+				return -1;
+			o->stress_ops = (unsigned int)v;
+			break;
+		case 's':
+			if (parse_uint(optarg, UINT64_MAX, &v) < 0)
+				return -1;
+			o->seed = v;
+			o->seed_given = true;
+			break;
+		default:
+			return -1;
+		}
+	}
+	if (optind != argc)
+		return -1;
+	return 0;
+}
+
+/* The CUDA runtime ordinal of the GPU behind a gpudev device. */
+static int
+find_cuda_device(const struct rte_gpu_info *info, int cuda_count, int *cuda_dev)
+{
+	/* PCI-probed devices are named by their PCI address. */
+	if (cudaDeviceGetByPCIBusId(cuda_dev, info->name) == cudaSuccess)
+		return 0;
+	(void)cudaGetLastError();
+	/* A vdev has another name; its context tells the device. */
+	if (info->context != 0 && gd_init() == 0 &&
+			gd_ctx_device(info->context, cuda_dev) == 0)
+		return 0;
+	if (cuda_count == 1) {
+		*cuda_dev = 0;
+		return 0;
+	}
+	return -1;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct tg_opts o = {
+		.gpu = -1,
+		.stress_threads = 8,
+		.stress_ops = 2000,
+	};
+	struct tg_env env;
+	unsigned int passed = 0, failed = 0, skipped = 0;
+	int ret, cuda_count = 0;
+	cudaError_t cerr;
+	size_t i;
+
+	ret = rte_eal_init(argc, argv);
+	if (ret < 0) {
+		fprintf(stderr, "EAL init failed: %s\n", rte_strerror(rte_errno));
+		return EXIT_USAGE;
+	}
+	argc -= ret;
+	argv += ret;
+	/* getopt must see the application's own arguments from the start */
+	optind = 1;
+	if (parse_args(argc, argv, &o) < 0) {
+		usage(argv[0]);
+		rte_eal_cleanup();
+		return EXIT_USAGE;
+	}
+
+	if (rte_gpu_count_avail() == 0) {
+		printf("SKIP: no GPU probed (load the driver with -d <plugin "
+			"librte_gpu_cuda.so>, let the PCI scan find an NVIDIA "
+			"GPU or add --vdev gpu_cuda0,dev=0)\n");
+		rte_eal_cleanup();
+		return EXIT_SKIP;
+	}
+	cerr = cudaGetDeviceCount(&cuda_count);
+	if (cerr != cudaSuccess || cuda_count == 0) {
+		printf("SKIP: CUDA runtime reports no device (%s)\n",
+			cerr != cudaSuccess ? cudaGetErrorString(cerr) : "count 0");
+		rte_eal_cleanup();
+		return EXIT_SKIP;
+	}
+
+	memset(&env, 0, sizeof(env));
+	env.dev_id = o.gpu >= 0 ? (int16_t)o.gpu :
+		rte_gpu_find_next(0, RTE_GPU_ID_NONE);
+	if (env.dev_id < 0 || !rte_gpu_is_valid(env.dev_id)) {
+		fprintf(stderr, "GPU %d is not a valid gpudev device\n", o.gpu);
+		rte_eal_cleanup();
+		return EXIT_USAGE;
+	}
+	ret = rte_gpu_info_get(env.dev_id, &env.info);
+	if (ret < 0) {
+		printf("FAIL setup: rte_gpu_info_get(%d): %s\n", env.dev_id,
+			tg_errno_str(rte_errno));
+		rte_eal_cleanup();
+		return 1;
+	}
+	if (env.info.name == NULL ||
+			find_cuda_device(&env.info, cuda_count, &env.cuda_dev) < 0) {
+		printf("FAIL setup: cannot tell which CUDA device is gpudev %d (%s)\n",
+			env.dev_id, env.info.name ? env.info.name : "no name");
+		rte_eal_cleanup();
+		return 1;
+	}
+	cerr = cudaSetDevice(env.cuda_dev);
+	if (cerr != cudaSuccess) {
+		printf("FAIL setup: cudaSetDevice(%d): %s\n", env.cuda_dev,
+			cudaGetErrorString(cerr));
+		rte_eal_cleanup();
+		return 1;
+	}
+	env.seed = o.seed_given ? o.seed : (uint64_t)time(NULL) ^
+		((uint64_t)rte_rdtsc() << 20);
+	env.stress_threads = o.stress_threads;
+	env.stress_ops = o.stress_ops;
+	printf("# gpudev %d '%s', CUDA device %d, seed %" PRIu64 "\n",
+		env.dev_id, env.info.name, env.cuda_dev, env.seed);
+	fflush(stdout);
+
+	for (i = 0; i < TG_NB_CASES; i++) {
+		struct tg_result res = { .status = TG_PASS };
+		enum tg_status st;
+
+		if (o.any_selected && !o.selected[i])
+			continue;
+		st = tg_cases[i].fn(&env, &res);
+		switch (st) {
+		case TG_PASS:
+			passed++;
+			if (res.msg[0] != '\0')
+				printf("PASS %s (%s)\n", tg_cases[i].name, res.msg);
+			else
+				printf("PASS %s\n", tg_cases[i].name);
+			break;
+		case TG_SKIP:
+			skipped++;
+			printf("SKIP %s: %s\n", tg_cases[i].name, res.msg);
+			break;
+		default:
+			failed++;
+			printf("FAIL %s: %s\n", tg_cases[i].name, res.msg);
+			break;
+		}
+		/* Case lines interleave with driver logs on stderr. */
+		fflush(stdout);
+	}
+	printf("%u passed, %u failed, %u skipped\n", passed, failed, skipped);
+	fflush(stdout);
+
+	rte_eal_cleanup();
+	return failed != 0 ? 1 : 0;
+}
