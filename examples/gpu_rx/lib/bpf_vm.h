@@ -261,6 +261,7 @@ enum bpf_vm_verr {
 	BPF_VM_ERR_TOO_LONG,
 	BPF_VM_ERR_BAD_OPCODE,
 	BPF_VM_ERR_BAD_JUMP,
+	BPF_VM_ERR_BACKWARD_JUMP,
 	BPF_VM_ERR_BAD_MEM,
 	BPF_VM_ERR_DIV_ZERO,
 	BPF_VM_ERR_BAD_SHIFT,
@@ -363,6 +364,13 @@ bpf_vm_validate(const struct bpf_vm_insn *prog, uint32_t len, uint32_t *bad_pc)
 			break;
 		case BPF_VM_JMP:
 			if ((code & 0xf0) == BPF_VM_JA) {
+				/*
+				 * bpf_filter() lets k wrap into a backward jump
+				 * (libpcap's "protochain" loops that way); a
+				 * kernel must always terminate, so refuse it.
+				 */
+				if (in->k > UINT32_MAX - i - 1)
+					return BPF_VM_ERR_BACKWARD_JUMP;
 				if (in->k >= left)
 					return BPF_VM_ERR_BAD_JUMP;
 			} else if (in->jt >= left || in->jf >= left) {
@@ -388,6 +396,8 @@ bpf_vm_verr_str(int err)
 	case BPF_VM_ERR_TOO_LONG: return "program too long";
 	case BPF_VM_ERR_BAD_OPCODE: return "unknown opcode";
 	case BPF_VM_ERR_BAD_JUMP: return "jump out of program";
+	case BPF_VM_ERR_BACKWARD_JUMP:
+		return "backward jump (loops such as protochain are not supported)";
 	case BPF_VM_ERR_BAD_MEM: return "scratch memory index out of range";
 	case BPF_VM_ERR_DIV_ZERO: return "division by constant zero";
 	case BPF_VM_ERR_BAD_SHIFT: return "constant shift of 32 or more";

@@ -326,7 +326,7 @@ random_spec(struct pktgen *g, struct pkt_spec *s, int mut)
 	if (mut == MUT_TOO_MANY_VLANS)
 		s->n_vlans = GPURX_MAX_VLANS + 1;
 	for (int i = 0; i < s->n_vlans; i++)
-		s->vid[i] = (uint16_t)(1 + rnd(g, 4) * 100 + i);
+		s->vid[i] = (uint16_t)(100 * (1 + rnd(g, 4)) + i);
 
 	s->payload_len = rnd(g, 4) == 0 ? rnd(g, 1200) : rnd(g, 300);
 	s->payload_byte = (uint8_t)rnd(g, 256);
