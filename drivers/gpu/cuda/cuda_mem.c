@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,39 +60,51 @@ log_unknown_pointer(struct gpu_cuda_ctx *c, const char *dev_name,
 			strcmp(op, "mem_free") == 0 ? "allocated" : "registered");
 }
 
+/*
+ * Releases the CUDA resource behind m (GPU memory, CPU mapping, or host
+ * registration). *held is set when nothing was released because the context
+ * could not be made current, so that the caller can keep the entry.
+ */
 static int
-release_device_mem(struct gpu_cuda_ctx *c, struct gpu_cuda_mem *m,
-		const char *what)
+release_mem(struct gpu_cuda_ctx *c, struct gpu_cuda_mem *m, const char *what,
+		bool *held)
 {
 	int ret = 0;
 	int r;
 
-	if (m->cpu_map != NULL) {
+	*held = false;
+	if (m->kind == GPU_CUDA_MEM_DEVICE && m->cpu_map != NULL) {
 		ret = gpu_cuda_gdr_unmap(m->cpu_map);
 		m->cpu_map = NULL;
 	}
 	r = gpu_cuda_ctx_enter(c, what);
-	if (r != 0)
+	if (r != 0) {
+		*held = true;
 		return r;
-	r = GPU_CUDA_CALL(what, cuMemFree, (CUdeviceptr)m->base);
+	}
+	if (m->kind == GPU_CUDA_MEM_DEVICE)
+		r = GPU_CUDA_CALL(what, cuMemFree, (CUdeviceptr)m->base);
+	else
+		r = GPU_CUDA_CALL(what, cuMemHostUnregister, (void *)m->ptr);
 	if (r != 0 && ret == 0)
 		ret = r;
 	r = gpu_cuda_ctx_leave(what);
 	return ret != 0 ? ret : r;
 }
 
+/* Removes m from the table and releases it; if the release could not even
+ * start, m goes back in the table (the caller may retry; dev_close reclaims
+ * it). */
 static int
-release_registration(struct gpu_cuda_ctx *c, struct gpu_cuda_mem *m,
-		const char *what)
+release_entry(struct gpu_cuda_ctx *c, struct gpu_cuda_mem *m, const char *what)
 {
-	int ret, r;
+	bool held;
+	int ret = release_mem(c, m, what, &held);
 
-	ret = gpu_cuda_ctx_enter(c, what);
-	if (ret != 0)
+	if (held && gpu_cuda_mem_table_insert(&c->mem, m) == 0)
 		return ret;
-	ret = GPU_CUDA_CALL(what, cuMemHostUnregister, (void *)m->ptr);
-	r = gpu_cuda_ctx_leave(what);
-	return ret != 0 ? ret : r;
+	free(m);
+	return ret;
 }
 
 static int
@@ -103,6 +116,7 @@ cuda_mem_alloc(struct rte_gpu *dev, size_t size, unsigned int align, void **ptr)
 	CUdeviceptr base;
 	size_t extra, base_size;
 	unsigned int one = 1;
+	bool held;
 	int ret, r;
 
 	if (c == NULL)
@@ -153,22 +167,29 @@ cuda_mem_alloc(struct rte_gpu *dev, size_t size, unsigned int align, void **ptr)
 			CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, base);
 	if (ret != 0)
 		goto free_mem;
-	ret = gpu_cuda_ctx_leave("mem_alloc");
-	if (ret != 0)
-		goto free_mem_no_ctx;
-
 	m->kind = GPU_CUDA_MEM_DEVICE;
 	m->base = (uintptr_t)base;
 	m->base_size = base_size;
 	m->size = size;
 	m->ptr = extra != 0 ? RTE_ALIGN_CEIL(m->base, (uintptr_t)align) : m->base;
-	ret = gpu_cuda_mem_table_insert(&c->mem, m);
+	ret = gpu_cuda_ctx_leave("mem_alloc");
+	if (ret == 0) {
+		ret = gpu_cuda_mem_table_insert(&c->mem, m);
+		if (ret != 0) {
+			CUDA_LOG(ERR, "mem_alloc on %s: CUDA returned %#" PRIxPTR " which is still live in the table",
+				name, m->ptr);
+			ret = -EIO;
+		}
+	}
 	if (ret != 0) {
-		CUDA_LOG(ERR, "mem_alloc on %s: CUDA returned %#" PRIxPTR " which is still live in the table",
-			name, m->ptr);
-		ret = -EIO;
-		r = release_device_mem(c, m, "mem_alloc");
-		RTE_SET_USED(r);
+		/* Undo with a fresh enter/leave: whether a failed pop left
+		 * the context current is not known. */
+		r = release_mem(c, m, "mem_alloc", &held);
+		if (held)
+			r = release_mem(c, m, "mem_alloc", &held);
+		if (held)
+			CUDA_LOG(ERR, "mem_alloc on %s: %zu bytes of GPU memory leaked",
+				name, base_size);
 		goto free_entry;
 	}
 	*ptr = (void *)m->ptr;
@@ -179,11 +200,6 @@ free_mem:
 	RTE_SET_USED(r);
 leave:
 	r = gpu_cuda_ctx_leave("mem_alloc");
-	RTE_SET_USED(r);
-	goto free_entry;
-free_mem_no_ctx:
-	/* The context is still current when popping it failed. */
-	r = GPU_CUDA_CALL("mem_alloc", cuMemFree, base);
 	RTE_SET_USED(r);
 free_entry:
 	free(m);
@@ -197,7 +213,6 @@ cuda_mem_free(struct rte_gpu *dev, void *ptr)
 	struct gpu_cuda_ctx *c = ctx_of(dev, "mem_free");
 	struct gpu_cuda_mem *m;
 	int other_kind;
-	int ret;
 
 	if (c == NULL)
 		return -ENODEV;
@@ -218,9 +233,7 @@ cuda_mem_free(struct rte_gpu *dev, void *ptr)
 	if (m->cpu_map != NULL)
 		CUDA_LOG(WARNING, "mem_free(%p) on %s: still mapped for the CPU, unmapping",
 			ptr, name);
-	ret = release_device_mem(c, m, "mem_free");
-	free(m);
-	return ret;
+	return release_entry(c, m, "mem_free");
 }
 
 static int
@@ -283,8 +296,17 @@ cuda_mem_register(struct rte_gpu *dev, size_t size, void *ptr)
 	if (ret != 0)
 		goto unregister;
 	ret = gpu_cuda_ctx_leave("mem_register");
-	if (ret != 0)
-		goto unregister_no_ctx;
+	if (ret != 0) {
+		bool held;
+
+		r = release_mem(c, m, "mem_register", &held);
+		if (held)
+			r = release_mem(c, m, "mem_register", &held);
+		if (held)
+			CUDA_LOG(ERR, "mem_register(%p) on %s: registration leaked",
+				ptr, name);
+		goto unclaim;
+	}
 	return 0;
 
 unregister:
@@ -292,10 +314,6 @@ unregister:
 	RTE_SET_USED(r);
 leave:
 	r = gpu_cuda_ctx_leave("mem_register");
-	RTE_SET_USED(r);
-	goto unclaim;
-unregister_no_ctx:
-	r = GPU_CUDA_CALL("mem_register", cuMemHostUnregister, ptr);
 	RTE_SET_USED(r);
 unclaim:
 	m = gpu_cuda_mem_table_remove(&c->mem, (uintptr_t)ptr,
@@ -311,7 +329,6 @@ cuda_mem_unregister(struct rte_gpu *dev, void *ptr)
 	struct gpu_cuda_ctx *c = ctx_of(dev, "mem_unregister");
 	struct gpu_cuda_mem *m;
 	int other_kind;
-	int ret;
 
 	if (c == NULL)
 		return -ENODEV;
@@ -329,9 +346,7 @@ cuda_mem_unregister(struct rte_gpu *dev, void *ptr)
 			log_unknown_pointer(c, name, "mem_unregister", ptr);
 		return -EINVAL;
 	}
-	ret = release_registration(c, m, "mem_unregister");
-	free(m);
-	return ret;
+	return release_entry(c, m, "mem_unregister");
 }
 
 struct cpu_map_request {
@@ -478,20 +493,25 @@ gpu_cuda_dev_close(struct rte_gpu *dev)
 	m = gpu_cuda_mem_table_drain(&c->mem);
 	while (m != NULL) {
 		struct gpu_cuda_mem *next = m->next;
+		bool held;
 
 		if (m->kind == GPU_CUDA_MEM_DEVICE) {
 			leaked_alloc++;
 			CUDA_LOG(WARNING, "close %s: GPU allocation %#" PRIxPTR " (%zu bytes) was never freed, freeing it",
 				name, m->ptr, m->size);
-			r = release_device_mem(c, m, "dev_close");
 		} else {
 			leaked_reg++;
 			CUDA_LOG(WARNING, "close %s: host memory %#" PRIxPTR " (%zu bytes) was never unregistered, unregistering it",
 				name, m->ptr, m->size);
-			r = release_registration(c, m, "dev_close");
 		}
+		r = release_mem(c, m, "dev_close", &held);
 		if (r != 0 && ret == 0)
-			ret = r;
+			ret = r; /* reported even if the retry below works */
+		if (held) /* one more try: the context is about to go */
+			release_mem(c, m, "dev_close", &held);
+		if (held)
+			CUDA_LOG(ERR, "close %s: %#" PRIxPTR " could not be released",
+				name, m->ptr);
 		free(m);
 		m = next;
 	}

@@ -4,7 +4,8 @@
  * Finding GPUs: on the PCI bus (every NVIDIA display/3D controller, whatever
  * its device ID) or as a virtual device (--vdev gpu_cuda0,dev=<ordinal or PCI
  * address>) where the PCI bus is not scanned. Also turns the child devices
- * applications add with rte_gpu_add_child into devices of this driver.
+ * applications add with rte_gpu_add_child into devices of this driver, when
+ * asked to (rte_pmd_gpu_cuda_child_attach).
  */
 
 #include <ctype.h>
@@ -24,6 +25,7 @@
 #include "cuda_gdr.h"
 #include "cuda_gpu.h"
 #include "cuda_log.h"
+#include "rte_pmd_gpu_cuda.h"
 
 RTE_LOG_REGISTER(gpu_cuda_logtype, pmd.gpu.cuda, NOTICE);
 
@@ -33,7 +35,6 @@ RTE_LOG_REGISTER(gpu_cuda_logtype, pmd.gpu.cuda, NOTICE);
 #define PCI_CLASS_DISPLAY_3D 0x030200
 
 static rte_spinlock_t probe_lock = RTE_SPINLOCK_INITIALIZER;
-static bool child_callback_registered;
 
 static int
 query_attr(CUdevice d, CUdevice_attribute attr, const char *attr_name,
@@ -134,8 +135,6 @@ already_probed(CUdevice d)
 	return NULL;
 }
 
-static void child_added(int16_t dev_id, enum rte_gpu_event event, void *arg);
-
 static int
 gpu_create(struct rte_device *rte_dev, const char *name, CUdevice d,
 		const struct gpu_cuda_devargs *da, int16_t numa_node)
@@ -201,16 +200,6 @@ gpu_create(struct rte_device *rte_dev, const char *name, CUdevice d,
 	dev->mpshared->info.numa_node = numa_node;
 	dev->process_private = c;
 	gpu_cuda_set_ops(dev);
-	/* gpudev only has its device array once a device exists; the
-	 * callback that adopts child devices is registered after that. */
-	if (!child_callback_registered) {
-		if (rte_gpu_callback_register(RTE_GPU_ID_ANY, RTE_GPU_EVENT_NEW,
-				child_added, NULL) == 0)
-			child_callback_registered = true;
-		else
-			CUDA_LOG(WARNING, "cannot watch for child devices (%s): rte_gpu_add_child devices will have no operations",
-				rte_strerror(rte_errno));
-	}
 	rte_gpu_complete_new(dev);
 	rte_spinlock_unlock(&probe_lock);
 
@@ -240,47 +229,47 @@ free_ctx:
 	return ret;
 }
 
-/* Sets up a device added by rte_gpu_add_child on one of our GPUs: its
- * context is the CUDA context the application passed. */
-static void
-child_added(int16_t dev_id, enum rte_gpu_event event, void *arg)
+int
+rte_pmd_gpu_cuda_child_attach(int16_t dev_id)
 {
 	struct gpu_cuda_ctx *parent_ctx, *c;
-	struct rte_gpu_info info;
+	struct rte_gpu_info info, pinfo;
 	struct rte_gpu *parent, *child;
 	CUdevice d;
 	int ret;
 
-	RTE_SET_USED(event);
-	RTE_SET_USED(arg);
-	if (rte_gpu_info_get(dev_id, &info) != 0 || info.parent == RTE_GPU_ID_NONE)
-		return;
-	child = rte_gpu_get_by_name(info.name);
-	if (child == NULL || child->process_private != NULL)
-		return;
-	{
-		struct rte_gpu_info pinfo;
-
-		if (rte_gpu_info_get(info.parent, &pinfo) != 0)
-			return;
-		parent = rte_gpu_get_by_name(pinfo.name);
+	if (rte_gpu_info_get(dev_id, &info) != 0) {
+		CUDA_LOG(ERR, "child attach: no GPU %d", dev_id);
+		return -ENODEV;
 	}
-	if (parent == NULL || parent->ops.dev_close != gpu_cuda_dev_close ||
-			parent->process_private == NULL)
-		return; /* another driver's GPU */
+	child = rte_gpu_get_by_name(info.name);
+	if (info.parent == RTE_GPU_ID_NONE || child == NULL ||
+			rte_gpu_info_get(info.parent, &pinfo) != 0 ||
+			(parent = rte_gpu_get_by_name(pinfo.name)) == NULL) {
+		CUDA_LOG(ERR, "child attach: GPU %d (%s) is not a child device",
+			dev_id, info.name);
+		return -EINVAL;
+	}
+	if (parent->ops.dev_close != gpu_cuda_dev_close ||
+			parent->process_private == NULL) {
+		CUDA_LOG(ERR, "child attach: parent of %s is not a GPU of this driver",
+			info.name);
+		return -EINVAL;
+	}
+	if (child->process_private != NULL)
+		return -EEXIST;
 	parent_ctx = parent->process_private;
 
 	c = calloc(1, sizeof(*c));
-	if (c == NULL) {
-		CUDA_LOG(ERR, "child %s: out of memory", info.name);
-		return;
-	}
+	if (c == NULL)
+		return -ENOMEM;
 	*c = *parent_ctx;
 	c->ctx = (CUcontext)(uintptr_t)info.context;
 	c->primary = false;
-	if (gpu_cuda_mem_table_init(&c->mem) != 0) {
+	ret = gpu_cuda_mem_table_init(&c->mem);
+	if (ret != 0) {
 		free(c);
-		return;
+		return ret;
 	}
 	/* The context must be a live context of the parent's GPU. */
 	ret = c->ctx == NULL ? -EINVAL : gpu_cuda_ctx_enter(c, info.name);
@@ -292,22 +281,22 @@ child_added(int16_t dev_id, enum rte_gpu_event event, void *arg)
 			ret = -EXDEV;
 	}
 	if (ret != 0) {
-		CUDA_LOG(ERR, "child %s: context %#" PRIx64 " is not a usable CUDA context of %s (%s): the child has no operations",
-			info.name, info.context, parent->mpshared->info.name,
-			strerror(-ret));
+		CUDA_LOG(ERR, "child %s: context %#" PRIx64 " is not a usable CUDA context of %s (%s)",
+			info.name, info.context, pinfo.name, strerror(-ret));
 		gpu_cuda_mem_table_fini(&c->mem);
 		free(c);
-		return;
+		return ret;
 	}
 	child->device = parent->device;
-	child->mpshared->info.processor_count = parent->mpshared->info.processor_count;
-	child->mpshared->info.total_memory = parent->mpshared->info.total_memory;
-	child->mpshared->info.page_size = parent->mpshared->info.page_size;
-	child->mpshared->info.numa_node = parent->mpshared->info.numa_node;
+	child->mpshared->info.processor_count = pinfo.processor_count;
+	child->mpshared->info.total_memory = pinfo.total_memory;
+	child->mpshared->info.page_size = pinfo.page_size;
+	child->mpshared->info.numa_node = pinfo.numa_node;
 	child->process_private = c;
 	gpu_cuda_set_ops(child);
 	CUDA_LOG(INFO, "child %s: context %#" PRIx64 " on %s", info.name,
-		info.context, parent->mpshared->info.name);
+		info.context, pinfo.name);
+	return 0;
 }
 
 static int

@@ -1,0 +1,738 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * A fake CUDA driver library: the entry points the gpu_cuda driver uses,
+ * with host memory standing in for GPU memory, strict checks of how they are
+ * called (a context must be current, pointers must be live), resource
+ * accounting and fault injection. See fake_cuda.h.
+ */
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake_cuda.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define MAX_GPUS 8
+#define MAX_CTX_STACK 16
+#define CTX_MAGIC 0x43545846u /* "FXTC" */
+
+struct fake_ctx {
+	uint32_t magic;
+	int ordinal;
+	bool primary;
+};
+
+struct fake_gpu {
+	char bus_id[32];
+	struct fake_ctx primary;
+	unsigned int primary_refs;
+};
+
+struct region {
+	struct region *next;
+	uintptr_t start;
+	size_t len;
+	void *mem;          /* what free() takes */
+	CUcontext ctx;
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct fake_gpu gpus[MAX_GPUS];
+static int nb_gpus;
+static int driver_version = 13000;
+static CUresult init_error;
+static char hidden_symbol[64];
+static size_t mem_limit = (size_t)1 << 30;
+static size_t mem_used;
+static bool initialised;
+static struct region *allocs, *registrations;
+static unsigned int abandoned, abi_errors;
+static bool devptr_differs;
+static uint64_t flush_calls;
+
+static uint64_t calls, fail_at;
+static CUresult fail_err;
+static const char *failed_name;
+static int failed_attr;
+
+static __thread CUcontext ctx_stack[MAX_CTX_STACK];
+static __thread unsigned int ctx_depth;
+
+/* ---- configuration ------------------------------------------------------ */
+
+__attribute__((constructor)) static void
+fake_configure(void)
+{
+	const char *s;
+
+	s = getenv("FAKE_CUDA_GPUS");
+	if (s == NULL)
+		s = "0000:01:00.0";
+	while (*s != '\0' && nb_gpus < MAX_GPUS) {
+		size_t n = strcspn(s, ",");
+
+		if (n > 0 && n < sizeof(gpus[0].bus_id)) {
+			memcpy(gpus[nb_gpus].bus_id, s, n);
+			gpus[nb_gpus].primary.magic = CTX_MAGIC;
+			gpus[nb_gpus].primary.ordinal = nb_gpus;
+			gpus[nb_gpus].primary.primary = true;
+			nb_gpus++;
+		}
+		s += n;
+		if (*s == ',')
+			s++;
+	}
+	if ((s = getenv("FAKE_CUDA_DRIVER_VERSION")) != NULL)
+		driver_version = atoi(s);
+	if ((s = getenv("FAKE_CUDA_INIT_ERROR")) != NULL)
+		init_error = (CUresult)atoi(s);
+	if ((s = getenv("FAKE_CUDA_HIDE_SYMBOL")) != NULL)
+		snprintf(hidden_symbol, sizeof(hidden_symbol), "%s", s);
+	if ((s = getenv("FAKE_CUDA_MEM_LIMIT")) != NULL)
+		mem_limit = strtoull(s, NULL, 0);
+}
+
+/* ---- fault injection ------------------------------------------------------ */
+
+/* Counts the call; true if this one must fail with *err. Called with the
+ * lock held. */
+static bool
+inject(const char *name, int attr, CUresult *err)
+{
+	calls++;
+	if (fail_at == 0 || calls != fail_at)
+		return false;
+	failed_name = name;
+	failed_attr = attr;
+	*err = fail_err;
+	return true;
+}
+
+#define ENTER_ATTR(attr) \
+	CUresult inj_; \
+	pthread_mutex_lock(&lock); \
+	if (inject(__func__ + 5, attr, &inj_)) { \
+		pthread_mutex_unlock(&lock); \
+		return inj_; \
+	}
+#define ENTER() ENTER_ATTR(-1)
+#define RETURN(v) do { \
+	CUresult r_ = (v); \
+	pthread_mutex_unlock(&lock); \
+	return r_; \
+} while (0)
+
+/* Release calls made to fail still drop the resource from the books: the
+ * caller cannot release it any more, and the tests check that nothing else
+ * leaks. */
+#define ENTER_RELEASE(drop) \
+	CUresult inj_; \
+	pthread_mutex_lock(&lock); \
+	if (inject(__func__ + 5, -1, &inj_)) { \
+		if (drop) \
+			abandoned++; \
+		pthread_mutex_unlock(&lock); \
+		return inj_; \
+	}
+
+/* ---- helpers (lock held) ------------------------------------------------- */
+
+static bool
+ctx_valid(CUcontext c)
+{
+	const struct fake_ctx *f = (const struct fake_ctx *)c;
+
+	return f != NULL && f->magic == CTX_MAGIC;
+}
+
+static CUcontext
+current(void)
+{
+	return ctx_depth > 0 ? ctx_stack[ctx_depth - 1] : NULL;
+}
+
+static struct region *
+find_region(struct region *list, uintptr_t p, size_t len)
+{
+	for (; list != NULL; list = list->next)
+		if (p >= list->start && len <= list->len &&
+				p - list->start <= list->len - len)
+			return list;
+	return NULL;
+}
+
+static struct region *
+unlink_region(struct region **list, uintptr_t start)
+{
+	for (; *list != NULL; list = &(*list)->next) {
+		struct region *r = *list;
+
+		if (r->start == start) {
+			*list = r->next;
+			return r;
+		}
+	}
+	return NULL;
+}
+
+static bool
+overlaps(struct region *list, uintptr_t p, size_t len)
+{
+	for (; list != NULL; list = list->next)
+		if (p < list->start + list->len && list->start < p + len)
+			return true;
+	return false;
+}
+
+#define NEED_INIT() do { if (!initialised) RETURN(CUDA_ERROR_NOT_INITIALIZED); } while (0)
+#define NEED_CTX() do { \
+	NEED_INIT(); \
+	if (!ctx_valid(current())) RETURN(CUDA_ERROR_INVALID_CONTEXT); \
+} while (0)
+#define NEED_DEV(d) do { \
+	NEED_INIT(); \
+	if ((d) < 0 || (d) >= nb_gpus) RETURN(CUDA_ERROR_INVALID_DEVICE); \
+} while (0)
+
+/* ---- the entry points ------------------------------------------------------ */
+
+static CUresult fake_cuGetErrorName(CUresult e, const char **s)
+{
+	static __thread char buf[48];
+
+	if (s == NULL)
+		return CUDA_ERROR_INVALID_VALUE;
+	snprintf(buf, sizeof(buf), "FAKE_CUDA_ERROR_%d", (int)e);
+	*s = buf;
+	return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuGetErrorString(CUresult e, const char **s)
+{
+	if (s == NULL)
+		return CUDA_ERROR_INVALID_VALUE;
+	*s = e == CUDA_SUCCESS ? "no error" : "injected or simulated failure";
+	return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuInit(unsigned int flags)
+{
+	ENTER();
+	if (flags != 0)
+		RETURN(CUDA_ERROR_INVALID_VALUE);
+	if (init_error != CUDA_SUCCESS)
+		RETURN(init_error);
+	if (nb_gpus == 0)
+		RETURN(CUDA_ERROR_NO_DEVICE);
+	initialised = true;
+	RETURN(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuDeviceGetCount(int *n)
+{
+	ENTER();
+	NEED_INIT();
+	*n = nb_gpus;
+	RETURN(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuDeviceGet(CUdevice *d, int ordinal)
+{
+	ENTER();
+	NEED_DEV(ordinal);
+	*d = ordinal;
+	RETURN(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuDeviceGetName(char *name, int len, CUdevice d)
+{
+	ENTER();
+	NEED_DEV(d);
+	if (name == NULL || len <= 0)
+		RETURN(CUDA_ERROR_INVALID_VALUE);
+	snprintf(name, (size_t)len, "Fake GPU %d", d);
+	RETURN(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuDeviceGetByPCIBusId(CUdevice *d, const char *bus_id)
+{
+	int i;
+
+	ENTER();
+	NEED_INIT();
+	for (i = 0; i < nb_gpus; i++) {
+		if (strcasecmp(gpus[i].bus_id, bus_id) == 0) {
+			*d = i;
+			RETURN(CUDA_SUCCESS);
+		}
+	}
+	RETURN(CUDA_ERROR_INVALID_DEVICE);
+}
+
+static CUresult fake_cuDeviceGetPCIBusId(char *bus_id, int len, CUdevice d)
+{
+	ENTER();
+	NEED_DEV(d);
+	if (bus_id == NULL || len < 13)
+		RETURN(CUDA_ERROR_INVALID_VALUE);
+	snprintf(bus_id, (size_t)len, "%s", gpus[d].bus_id);
+	RETURN(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuDeviceTotalMem(size_t *bytes, CUdevice d)
+{
+	ENTER();
+	NEED_DEV(d);
+	*bytes = mem_limit;
+	RETURN(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d)
+{
+	ENTER_ATTR((int)a);
+	NEED_DEV(d);
+	switch (a) {
+	case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *v = 132; break;
+	case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *v = 9; break;
+	case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *v = 0; break;
+	case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: *v = 1; break;
+	case CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM: *v = 1; break;
+	case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED: *v = 1; break;
+	case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS: *v = 1; break;
+	case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING: *v = 100; break;
+	case CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED: *v = 1; break;
+	default: RETURN(CUDA_ERROR_INVALID_VALUE);
+	}
+	RETURN(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d)
+{
+	ENTER();
+	NEED_DEV(d);
+	gpus[d].primary_refs++;
+	*c = (CUcontext)&gpus[d].primary;
+	RETURN(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuDevicePrimaryCtxRelease(CUdevice d)
+{
+	ENTER_RELEASE(d >= 0 && d < nb_gpus && gpus[d].primary_refs > 0 &&
+		(gpus[d].primary_refs--, true));
+	NEED_DEV(d);
+	if (gpus[d].primary_refs == 0)
+		RETURN(CUDA_ERROR_INVALID_CONTEXT);
+	gpus[d].primary_refs--;
+	RETURN(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuCtxPushCurrent(CUcontext c)
+{
+	ENTER();
+	NEED_INIT();
+	if (!ctx_valid(c))
+		RETURN(CUDA_ERROR_INVALID_CONTEXT);
+	if (ctx_depth == MAX_CTX_STACK)
+		RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+	ctx_stack[ctx_depth++] = c;
+	RETURN(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuCtxPopCurrent(CUcontext *c)
+{
+	/* A failed pop still pops, as other failed releases still release:
+	 * the caller cannot retry it. */
+	ENTER_RELEASE(ctx_depth > 0 && (ctx_depth--, true));
+	NEED_INIT();
+	if (ctx_depth == 0)
+		RETURN(CUDA_ERROR_INVALID_CONTEXT);
+	ctx_depth--;
+	if (c != NULL)
+		*c = ctx_stack[ctx_depth];
+	RETURN(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuCtxGetDevice(CUdevice *d)
+{
+	ENTER();
+	NEED_CTX();
+	*d = ((struct fake_ctx *)current())->ordinal;
+	RETURN(CUDA_SUCCESS);
+}
+
+/* CUDA 13's form. Called through the old one-argument type, ctx is junk. */
+static CUresult fake_cuCtxGetDevice_v13000(CUdevice *d, CUcontext ctx)
+{
+	ENTER();
+	NEED_INIT();
+	if (ctx == NULL)
+		ctx = current();
+	if (!ctx_valid(ctx)) {
+		abi_errors++;
+		RETURN(CUDA_ERROR_INVALID_CONTEXT);
+	}
+	*d = ((struct fake_ctx *)ctx)->ordinal;
+	RETURN(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuMemAlloc(CUdeviceptr *p, size_t size)
+{
+	struct region *r;
+	size_t len;
+
+	ENTER();
+	NEED_CTX();
+	if (p == NULL || size == 0)
+		RETURN(CUDA_ERROR_INVALID_VALUE);
+	if (size > mem_limit - mem_used)
+		RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+	r = calloc(1, sizeof(*r));
+	len = (size + 255) & ~(size_t)255;
+	if (r == NULL || (r->mem = aligned_alloc(256, len)) == NULL) {
+		free(r);
+		RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+	}
+	r->start = (uintptr_t)r->mem;
+	r->len = size;
+	r->ctx = current();
+	r->next = allocs;
+	allocs = r;
+	mem_used += size;
+	*p = (CUdeviceptr)r->start;
+	RETURN(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuMemFree(CUdeviceptr p)
+{
+	struct region *r;
+
+	ENTER_RELEASE((r = unlink_region(&allocs, (uintptr_t)p)) != NULL &&
+		(mem_used -= r->len, free(r->mem), free(r), true));
+	NEED_CTX();
+	r = unlink_region(&allocs, (uintptr_t)p);
+	if (r == NULL)
+		RETURN(CUDA_ERROR_INVALID_VALUE);
+	mem_used -= r->len;
+	free(r->mem);
+	free(r);
+	RETURN(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuMemHostRegister(void *p, size_t size, unsigned int flags)
+{
+	struct region *r;
+
+	ENTER();
+	NEED_CTX();
+	if (p == NULL || size == 0 ||
+			(flags & ~(unsigned int)(CU_MEMHOSTREGISTER_PORTABLE |
+				CU_MEMHOSTREGISTER_DEVICEMAP)) != 0)
+		RETURN(CUDA_ERROR_INVALID_VALUE);
+	if (overlaps(registrations, (uintptr_t)p, size))
+		RETURN(CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
+	r = calloc(1, sizeof(*r));
+	if (r == NULL)
+		RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+	r->start = (uintptr_t)p;
+	r->len = size;
+	r->ctx = current();
+	r->next = registrations;
+	registrations = r;
+	RETURN(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuMemHostUnregister(void *p)
+{
+	struct region *r;
+
+	ENTER_RELEASE((r = unlink_region(&registrations, (uintptr_t)p)) != NULL &&
+		(free(r), true));
+	NEED_CTX();
+	r = unlink_region(&registrations, (uintptr_t)p);
+	if (r == NULL)
+		RETURN(CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED);
+	free(r);
+	RETURN(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuMemHostGetDevicePointer(CUdeviceptr *d, void *p, unsigned int flags)
+{
+	ENTER();
+	NEED_CTX();
+	if (flags != 0 || find_region(registrations, (uintptr_t)p, 1) == NULL)
+		RETURN(CUDA_ERROR_INVALID_VALUE);
+	*d = (CUdeviceptr)(uintptr_t)p + (devptr_differs ? 4096 : 0);
+	RETURN(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuPointerSetAttribute(const void *v, CUpointer_attribute a, CUdeviceptr p)
+{
+	ENTER();
+	NEED_CTX();
+	if (a != CU_POINTER_ATTRIBUTE_SYNC_MEMOPS || *(const unsigned int *)v != 1 ||
+			find_region(allocs, (uintptr_t)p, 1) == NULL)
+		RETURN(CUDA_ERROR_INVALID_VALUE);
+	RETURN(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuPointerGetAttribute(void *v, CUpointer_attribute a, CUdeviceptr p)
+{
+	struct region *r;
+
+	ENTER();
+	NEED_CTX();
+	r = find_region(allocs, (uintptr_t)p, 1);
+	if (r == NULL)
+		RETURN(CUDA_ERROR_INVALID_VALUE);
+	switch (a) {
+	case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+		*(CUdeviceptr *)v = r->start;
+		break;
+	case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+		*(size_t *)v = r->len;
+		break;
+	default:
+		RETURN(CUDA_ERROR_INVALID_VALUE);
+	}
+	RETURN(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget t,
+		CUflushGPUDirectRDMAWritesScope s)
+{
+	ENTER();
+	NEED_CTX();
+	if (t != CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX ||
+			(s != CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER &&
+			 s != CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_ALL_DEVICES))
+		RETURN(CUDA_ERROR_INVALID_VALUE);
+	flush_calls++;
+	RETURN(CUDA_SUCCESS);
+}
+
+/* ---- symbol lookup ------------------------------------------------------- */
+
+struct symbol {
+	const char *name;
+	int since;       /* first CUDA version with this ABI */
+	void *fn;
+};
+
+/* Newest ABI first for symbols that have several. */
+static const struct symbol symbols[] = {
+#define S(n, v) { #n, v, (void *)fake_ ## n }
+	S(cuGetErrorName, 6000), S(cuGetErrorString, 6000), S(cuInit, 2000),
+	S(cuDeviceGet, 2000), S(cuDeviceGetCount, 2000),
+	S(cuDeviceGetName, 2000), S(cuDeviceGetByPCIBusId, 4010),
+	S(cuDeviceGetPCIBusId, 4010), S(cuDeviceTotalMem, 3020),
+	S(cuDeviceGetAttribute, 2000), S(cuDevicePrimaryCtxRetain, 7000),
+	S(cuDevicePrimaryCtxRelease, 11000), S(cuCtxPushCurrent, 4000),
+	S(cuCtxPopCurrent, 4000),
+	{ "cuCtxGetDevice", 13000, (void *)fake_cuCtxGetDevice_v13000 },
+	S(cuCtxGetDevice, 2000),
+	S(cuMemAlloc, 3020), S(cuMemFree, 3020), S(cuMemHostRegister, 6050),
+	S(cuMemHostUnregister, 4000), S(cuMemHostGetDevicePointer, 3020),
+	S(cuPointerSetAttribute, 6000), S(cuPointerGetAttribute, 4000),
+	S(cuFlushGPUDirectRDMAWrites, 11030),
+#undef S
+};
+
+static CUresult
+lookup(const char *name, void **pfn, int version)
+{
+	size_t i;
+
+	*pfn = NULL;
+	if (strcmp(name, hidden_symbol) == 0)
+		return CUDA_ERROR_NOT_FOUND;
+	for (i = 0; i < sizeof(symbols) / sizeof(symbols[0]); i++) {
+		if (strcmp(symbols[i].name, name) == 0 &&
+				symbols[i].since <= version &&
+				symbols[i].since <= driver_version) {
+			*pfn = symbols[i].fn;
+			return CUDA_SUCCESS;
+		}
+	}
+	return CUDA_ERROR_NOT_FOUND;
+}
+
+EXPORT CUresult
+cuGetProcAddress_v2(const char *name, void **pfn, int version, cuuint64_t flags,
+		CUdriverProcAddressQueryResult *status)
+{
+	CUresult res;
+
+	if (name == NULL || pfn == NULL || flags != CU_GET_PROC_ADDRESS_DEFAULT)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = lookup(name, pfn, version);
+	if (status != NULL)
+		*status = res == CUDA_SUCCESS ? CU_GET_PROC_ADDRESS_SUCCESS :
+			CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+	/* Like the real driver: a missing symbol is reported in status. */
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult
+cuDriverGetVersion(int *v)
+{
+	if (v == NULL)
+		return CUDA_ERROR_INVALID_VALUE;
+	*v = driver_version;
+	return CUDA_SUCCESS;
+}
+
+/* ---- control interface ------------------------------------------------------ */
+
+EXPORT void
+fake_cuda_reset_faults(void)
+{
+	pthread_mutex_lock(&lock);
+	calls = 0;
+	fail_at = 0;
+	failed_name = NULL;
+	failed_attr = -1;
+	pthread_mutex_unlock(&lock);
+}
+
+EXPORT void
+fake_cuda_fail_call(uint64_t n, CUresult err)
+{
+	pthread_mutex_lock(&lock);
+	calls = 0;
+	fail_at = n;
+	fail_err = err;
+	failed_name = NULL;
+	failed_attr = -1;
+	pthread_mutex_unlock(&lock);
+}
+
+#define GETTER(type, fn, expr) \
+	EXPORT type fn(void) \
+	{ \
+		type v_; \
+		pthread_mutex_lock(&lock); \
+		v_ = (expr); \
+		pthread_mutex_unlock(&lock); \
+		return v_; \
+	}
+
+static unsigned int
+count(const struct region *r)
+{
+	unsigned int n = 0;
+
+	for (; r != NULL; r = r->next)
+		n++;
+	return n;
+}
+
+static unsigned int
+primary_refs(void)
+{
+	unsigned int n = 0;
+	int i;
+
+	for (i = 0; i < nb_gpus; i++)
+		n += gpus[i].primary_refs;
+	return n;
+}
+
+GETTER(uint64_t, fake_cuda_calls, calls)
+GETTER(unsigned int, fake_cuda_live_allocs, count(allocs))
+GETTER(unsigned int, fake_cuda_live_registrations, count(registrations))
+GETTER(unsigned int, fake_cuda_live_primary_refs, primary_refs())
+GETTER(unsigned int, fake_cuda_abandoned, abandoned)
+GETTER(uint64_t, fake_cuda_flush_calls, flush_calls)
+GETTER(unsigned int, fake_cuda_abi_errors, abi_errors)
+
+EXPORT const char *
+fake_cuda_failed_call(int *attr)
+{
+	const char *n;
+
+	pthread_mutex_lock(&lock);
+	n = failed_name;
+	if (attr != NULL)
+		*attr = failed_attr;
+	pthread_mutex_unlock(&lock);
+	return n;
+}
+
+EXPORT unsigned int
+fake_cuda_ctx_depth(void)
+{
+	return ctx_depth;
+}
+
+EXPORT int
+fake_cuda_is_device_range(const void *p, size_t len)
+{
+	int ret;
+
+	pthread_mutex_lock(&lock);
+	ret = find_region(allocs, (uintptr_t)p, len) != NULL;
+	pthread_mutex_unlock(&lock);
+	return ret;
+}
+
+EXPORT CUcontext
+fake_cuda_alloc_ctx(const void *p)
+{
+	struct region *r;
+	CUcontext c;
+
+	pthread_mutex_lock(&lock);
+	r = find_region(allocs, (uintptr_t)p, 1);
+	c = r != NULL ? r->ctx : NULL;
+	pthread_mutex_unlock(&lock);
+	return c;
+}
+
+EXPORT int
+fake_cuda_is_registered(const void *p, size_t len)
+{
+	int ret;
+
+	pthread_mutex_lock(&lock);
+	ret = find_region(registrations, (uintptr_t)p, len) != NULL;
+	pthread_mutex_unlock(&lock);
+	return ret;
+}
+
+EXPORT CUcontext
+fake_cuda_ctx_create(int ordinal)
+{
+	struct fake_ctx *c;
+
+	if (ordinal < 0 || ordinal >= nb_gpus)
+		return NULL;
+	c = calloc(1, sizeof(*c));
+	if (c == NULL)
+		return NULL;
+	c->magic = CTX_MAGIC;
+	c->ordinal = ordinal;
+	return (CUcontext)c;
+}
+
+EXPORT void
+fake_cuda_ctx_destroy(CUcontext ctx)
+{
+	struct fake_ctx *c = (struct fake_ctx *)ctx;
+
+	if (c == NULL || c->primary)
+		return;
+	c->magic = 0;
+	free(c);
+}
+
+EXPORT void
+fake_cuda_set_devptr_differs(int on)
+{
+	pthread_mutex_lock(&lock);
+	devptr_differs = on != 0;
+	pthread_mutex_unlock(&lock);
+}

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef FAKE_CUDA_H
+#define FAKE_CUDA_H
+
+/*
+ * Control interface of the fake CUDA driver library (a test double of
+ * libcuda.so.1 for machines without a GPU). The driver under test loads it
+ * through GPU_CUDA_LIBCUDA; tests link it too and steer it from here.
+ *
+ * Environment read at load time:
+ *   FAKE_CUDA_GPUS            comma-separated PCI bus ids (default one GPU,
+ *                             0000:01:00.0); "" means no GPU
+ *   FAKE_CUDA_DRIVER_VERSION  what cuDriverGetVersion reports (13000)
+ *   FAKE_CUDA_INIT_ERROR      CUresult cuInit returns (0)
+ *   FAKE_CUDA_HIDE_SYMBOL     a symbol cuGetProcAddress does not find
+ *   FAKE_CUDA_MEM_LIMIT       bytes of "GPU memory" (1 GiB)
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Forgets call counting and injected faults (not the resources). */
+void fake_cuda_reset_faults(void);
+
+/* Makes the n-th counted call from now (1-based) return err. Every entry
+ * point counts except cuGetErrorName/String. 0 disarms. */
+void fake_cuda_fail_call(uint64_t n, CUresult err);
+
+/* Counted calls since the last reset. */
+uint64_t fake_cuda_calls(void);
+
+/* Name of the entry point whose failure was injected, NULL if none yet;
+ * for cuDeviceGetAttribute *attr gets the attribute asked for. */
+const char *fake_cuda_failed_call(int *attr);
+
+/* Live resources: device allocations, host registrations, references on
+ * primary contexts, created contexts. */
+unsigned int fake_cuda_live_allocs(void);
+unsigned int fake_cuda_live_registrations(void);
+unsigned int fake_cuda_live_primary_refs(void);
+
+/* Resources whose release was made to fail by injection (they are dropped
+ * from the live counts, as a real driver would lose track of them). */
+unsigned int fake_cuda_abandoned(void);
+
+/* Depth of the calling thread's context stack. */
+unsigned int fake_cuda_ctx_depth(void);
+
+/* 1 if [p, p + len) lies inside one live device allocation. */
+int fake_cuda_is_device_range(const void *p, size_t len);
+
+/* The context that was current when the allocation holding p was made. */
+CUcontext fake_cuda_alloc_ctx(const void *p);
+
+/* 1 if [p, p + len) is inside a live host registration. */
+int fake_cuda_is_registered(const void *p, size_t len);
+
+/* Contexts the tests hand to rte_gpu_add_child. */
+CUcontext fake_cuda_ctx_create(int ordinal);
+void fake_cuda_ctx_destroy(CUcontext ctx);
+
+/* cuMemHostGetDevicePointer returns an address other than the host one. */
+void fake_cuda_set_devptr_differs(int on);
+
+/* Calls of cuFlushGPUDirectRDMAWrites so far. */
+uint64_t fake_cuda_flush_calls(void);
+
+/* Calls made through an entry point of the wrong ABI version (e.g. the
+ * CUDA 13 two-argument cuCtxGetDevice called as the one-argument one). */
+unsigned int fake_cuda_abi_errors(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FAKE_CUDA_H */
