@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Collects the shared libraries the built programs need (DPDK and its
+# dependencies, minus the C runtime every Linux has) into .gpu-bundle/, so a
+# build made here runs on a GPU machine that has no DPDK installed (for
+# example one without package registries). DPDK's bus and net drivers go to
+# .gpu-bundle/pmds, to be loaded with EAL -d.
+#
+# Usage: scripts/make-gpu-bundle.sh [BUILD_DIR]
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$top/build}
+out=$top/.gpu-bundle
+libdir=$(pkg-config --variable=libdir libdpdk)
+pmd_src=$(ls -d "$libdir"/dpdk/pmds-* 2>/dev/null | head -n 1)
+[ -n "$pmd_src" ] || { echo "no DPDK plugin directory under $libdir/dpdk" >&2; exit 1; }
+pmds="librte_bus_pci librte_bus_vdev librte_mempool_ring librte_net_null librte_net_ring librte_net_pcap"
+
+rm -rf "$out"
+mkdir -p "$out/lib" "$out/pmds"
+
+# The C runtime and compiler runtime come from the target system.
+skip='^(linux-vdso|ld-linux|libc\.|libm\.|libdl\.|librt\.|libpthread\.|libgcc_s\.|libstdc\+\+\.|libcuda\.)'
+
+binaries=$(find "$build" -type f \( -name 'dpdk-*' -o -name '*.so' -o -name 'gpurx-*' -o -name 'bench-*' \) -perm -u+x 2>/dev/null)
+for p in $pmds; do
+	f=$(ls "$pmd_src/$p".so.* 2>/dev/null | head -n 1) || true
+	[ -n "$f" ] || { echo "missing DPDK plugin $p in $pmd_src" >&2; exit 1; }
+	# A link into lib/: the plugin and the same library needed by another
+	# one must be one file, or the loader would map it twice.
+	so=$(basename "$f" | sed -E 's/(\.so\.[0-9]+).*/\1/')
+	cp -L "$f" "$out/lib/$so"
+	# EAL loads from a directory only names ending in .so (or .so.<ABI>).
+	ln -s "../lib/$so" "$out/pmds/${so%.so.*}.so"
+	binaries="$binaries $f"
+done
+
+for b in $binaries; do
+	ldd "$b" 2>/dev/null | awk '/=> \// { print $1, $3 }'
+done | sort -u | while read -r name path; do
+	[[ $name =~ $skip ]] && continue
+	[ -f "$out/lib/$name" ] || cp -L "$path" "$out/lib/$name"
+done
+
+# EAL refuses plugins from group- or world-writable places.
+chmod -R go-w "$out"
+du -sh "$out" | awk '{ print "bundle: " $1 " in '"$out"'" }'
+ls "$out/lib" | tr '\n' ' '; echo

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Runs the GPU test suites on a machine with an NVIDIA GPU, from a build made
+# by meson (here or on another machine: DPDK's libraries may travel in
+# .gpu-bundle/, made by scripts/make-gpu-bundle.sh). Writes one log per
+# suite and a summary (results.md) into OUT_DIR.
+#
+# Usage: scripts/run-gpu-suite.sh [OUT_DIR] [BUILD_DIR]
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:-$top/build/gpu-results}
+build=${2:-$top/build}
+bundle=$top/.gpu-bundle
+plugin=$build/drivers/gpu/cuda/librte_gpu_cuda.so
+mkdir -p "$out"
+
+eal=(--no-huge -m 2048 --no-shconf --file-prefix gpu-suite
+	--log-level=pmd.gpu.cuda:info)
+if [ -d "$bundle/lib" ]; then
+	export LD_LIBRARY_PATH=$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+	eal+=(-d "$bundle/pmds")
+fi
+eal+=(-d "$plugin")
+
+summary=$out/results.md
+gpu=$(nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv,noheader 2>/dev/null | head -n 1)
+{
+	echo "# GPU suite results"
+	echo
+	echo "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "- GPU, driver, PCI: ${gpu:-none found by nvidia-smi}"
+	echo "- host: $(. /etc/os-release && echo "$PRETTY_NAME"), kernel $(uname -r)"
+	echo "- command: scripts/run-gpu-suite.sh"
+	echo
+} > "$summary"
+
+failed=0
+# run NAME COMMAND...: logs to NAME.log, keeps the case lines for the summary.
+run() {
+	local name=$1 rc
+	shift
+	echo "== $name: $*" | tee "$out/$name.log"
+	"$@" >> "$out/$name.log" 2>&1
+	rc=$?
+	{
+		echo "## $name (exit $rc)"
+		echo
+		echo '```'
+		grep -E '^(PASS|FAIL|SKIP)|passed, .* failed|^ERROR SUMMARY|^=========' "$out/$name.log" | head -n 200
+		echo '```'
+		echo
+	} >> "$summary"
+	echo "   exit $rc"
+	[ $rc -eq 0 ] || failed=1
+}
+
+# Functional test through PCI probing, then through a vdev.
+run test-gpudev-pci "$build/app/test-gpudev/dpdk-test-gpudev" "${eal[@]}" --
+run test-gpudev-vdev "$build/app/test-gpudev/dpdk-test-gpudev" "${eal[@]}" \
+	--no-pci --vdev gpu_cuda0,dev=0 -- --case info --case mem_alloc_kernel --case errors
+
+# The capture pipeline's per-packet core on the GPU against the CPU.
+for t in "$build"/examples/gpu_rx/*gpu-test* "$build"/examples/gpu_rx/tests/*gpu-test*; do
+	[ -x "$t" ] && run "$(basename "$t")" "$t"
+done
+
+# GPU memory errors, with NVIDIA's compute-sanitizer where it is installed.
+cs=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
+if [ -n "$cs" ]; then
+	run test-gpudev-memcheck "$cs" --tool memcheck --error-exitcode 3 \
+		"$build/app/test-gpudev/dpdk-test-gpudev" "${eal[@]}" -- \
+		--case mem_alloc_kernel --case mem_register_kernel --case comm_list
+fi
+
+echo "summary: $summary"
+cat "$summary"
+exit $failed
