@@ -31,7 +31,7 @@ GPURX_FN void
 gpurx_flow_key_from_pkt(const struct gpurx_pkt_info *pi,
 		struct gpurx_flow_key *key)
 {
-	struct gpurx_flow_key zero = {0};
+	struct gpurx_flow_key zero = GPURX_ZERO_INIT;
 
 	*key = zero;
 	for (int i = 0; i < 16; i++) {

@@ -26,8 +26,10 @@
 
 #ifdef __cplusplus
 #define GPURX_STATIC_ASSERT(c, m) static_assert(c, m)
+#define GPURX_ZERO_INIT {}	/* C++ warns about {0} on structs */
 #else
 #define GPURX_STATIC_ASSERT(c, m) _Static_assert(c, m)
+#define GPURX_ZERO_INIT {0}
 #endif
 
 /* Network byte order loads; packets are byte arrays with no alignment. */

@@ -355,7 +355,7 @@ GPURX_FN int
 gpurx_pkt_parse(const uint8_t *data, uint32_t caplen, uint32_t wirelen,
 		struct gpurx_pkt_info *pi)
 {
-	struct gpurx_pkt_info zero = {0};
+	struct gpurx_pkt_info zero = GPURX_ZERO_INIT;
 	uint32_t off = GPURX_ETH_HLEN;
 	uint16_t et;
 	int rc;
