@@ -361,7 +361,7 @@ gpurx_pkt_parse(const uint8_t *data, uint32_t caplen, uint32_t wirelen,
 	int rc;
 
 	*pi = zero;
-	/* bpf_filter() treats caplen > wirelen the same way: bytes are bytes. */
+	/* A capture cannot hold more than the wire did: trust the bytes. */
 	if (wirelen < caplen)
 		wirelen = caplen;
 	if (caplen < GPURX_ETH_HLEN) {
