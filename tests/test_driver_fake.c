@@ -8,6 +8,7 @@
  *   functional  every operation, its error cases, child contexts, threads
  *   faults      fail each CUDA call of a whole device lifetime in turn
  *   no-gpu      EAL starts and probes no GPU (CUDA missing or unusable)
+ *   gdrcopy     CPU mappings through the fake GDRCopy (GPU_CUDA_LIBGDRAPI)
  */
 
 #include <dlfcn.h>
@@ -29,6 +30,7 @@
 #include <gpudev_driver.h>
 
 #include "fake_cuda.h"
+#include "fake_gdrapi.h"
 #include "test_common.h"
 
 TEST_GLOBALS;
@@ -563,6 +565,118 @@ threads_stress(void)
 	CHECK_NO_LEAKS();
 }
 
+/* ---- CPU mappings (fake GDRCopy) ------------------------------------------ */
+
+static bool
+no_gdr_leaks(void)
+{
+	return fake_gdr_live_pins() == 0 && fake_gdr_live_maps() == 0;
+}
+
+static void
+cpu_map_unmap(void)
+{
+	struct rte_gpu *g;
+	char name[32];
+	uint8_t *p, *small, *cpu;
+	void *out = NULL;
+	int16_t id;
+
+	id = probe_gpu(gpu_args, name, sizeof(name), NULL);
+	CHECK(id >= 0, "probe");
+	if (id < 0)
+		return;
+	g = gpu_of(id);
+	p = rte_gpu_mem_alloc(id, 100000, 65536);
+	small = rte_gpu_mem_alloc(id, 1000, 0);
+	CHECK(p != NULL && small != NULL, "alloc");
+	if (p == NULL || small == NULL)
+		goto out;
+	cpu = rte_gpu_mem_cpu_map(id, 100000, p);
+	CHECK(cpu != NULL, "cpu_map: %s", rte_strerror(rte_errno));
+	CHECK(fake_gdr_live_pins() == 1 && fake_gdr_live_maps() == 1, "one mapping");
+	if (cpu != NULL) {
+		memset(cpu, 0x3c, 100000);
+		CHECK(p[99999] == 0x3c, "written through the mapping");
+	}
+	CHECK(g->ops.mem_cpu_map(g, 100000, p, &out) == -EEXIST, "mapped twice");
+	CHECK(g->ops.mem_cpu_map(g, 100001, p, &out) == -EINVAL, "larger than the allocation");
+	CHECK(g->ops.mem_cpu_map(g, 1000, small, &out) == -EINVAL,
+		"an allocation not made of whole GPU pages cannot be mapped");
+	CHECK(g->ops.mem_cpu_map(g, 10, p + 64, &out) == -EINVAL, "inside an allocation");
+	CHECK(rte_gpu_mem_cpu_unmap(id, p) == 0, "unmap");
+	CHECK(no_gdr_leaks(), "unpinned");
+	CHECK(g->ops.mem_cpu_unmap(g, p) == -EINVAL, "unmap twice");
+	/* Freeing a mapped allocation unmaps it first. */
+	CHECK(rte_gpu_mem_cpu_map(id, 4096, p) != NULL, "map again");
+	CHECK(rte_gpu_mem_free(id, p) == 0, "free while mapped");
+	CHECK(no_gdr_leaks(), "free unmapped it");
+	CHECK(rte_gpu_mem_free(id, small) == 0, "free");
+	/* Closing with a mapping left unmaps it. */
+	p = rte_gpu_mem_alloc(id, 65536, 65536);
+	CHECK(p != NULL && rte_gpu_mem_cpu_map(id, 65536, p) != NULL, "map");
+out:
+	CHECK(remove_gpu(name) == 0, "remove");
+	CHECK(no_gdr_leaks(), "close unmapped everything");
+	CHECK_NO_LEAKS();
+}
+
+static void
+cpu_map_disabled_by_devarg(void)
+{
+	char name[32];
+	uint8_t *p;
+	int16_t id;
+
+	id = probe_gpu("dev=0,gdrcopy=0", name, sizeof(name), NULL);
+	CHECK(id >= 0, "probe");
+	if (id < 0)
+		return;
+	p = rte_gpu_mem_alloc(id, 65536, 65536);
+	CHECK(p != NULL, "alloc");
+	CHECK(rte_gpu_mem_cpu_map(id, 65536, p) == NULL, "gdrcopy=0 must refuse");
+	{
+		struct rte_gpu *g = gpu_of(id);
+		void *out;
+
+		CHECK(g->ops.mem_cpu_map(g, 65536, p, &out) == -ENOTSUP, "ENOTSUP");
+	}
+	CHECK(rte_gpu_mem_free(id, p) == 0, "free");
+	CHECK(remove_gpu(name) == 0, "remove");
+	CHECK(no_gdr_leaks(), "nothing pinned");
+	CHECK_NO_LEAKS();
+}
+
+static void
+comm_list_status_in_gpu_memory(void)
+{
+	struct rte_gpu_comm_list *list;
+	enum rte_gpu_comm_list_status st;
+	char name[32];
+	int16_t id;
+
+	id = probe_gpu(gpu_args, name, sizeof(name), NULL);
+	CHECK(id >= 0, "probe");
+	if (id < 0)
+		return;
+	list = rte_gpu_comm_create_list(id, 4);
+	CHECK(list != NULL, "comm list");
+	if (list != NULL) {
+		CHECK(fake_cuda_is_device_range(list[0].status_d,
+			4 * sizeof(enum rte_gpu_comm_list_status)),
+			"status array is GPU memory mapped for the CPU");
+		CHECK(fake_gdr_live_maps() == 1, "one CPU mapping");
+		CHECK(rte_gpu_comm_set_status(&list[2], RTE_GPU_COMM_LIST_DONE) == 0 &&
+			rte_gpu_comm_get_status(&list[2], &st) == 0 &&
+			st == RTE_GPU_COMM_LIST_DONE, "status through the mapping");
+		CHECK(rte_gpu_comm_destroy_list(list, 4) == 0, "destroy");
+	}
+	CHECK(fake_cuda_live_allocs() == 0 && no_gdr_leaks(),
+		"destroy released the mapped status array");
+	CHECK(remove_gpu(name) == 0, "remove");
+	CHECK_NO_LEAKS();
+}
+
 /* ---- fault injection ------------------------------------------------------- */
 
 /* Failures the driver tolerates by design: attributes only used to report
@@ -723,7 +837,7 @@ main(int argc, char **argv)
 	int eal_argc = 0;
 
 	if (argc != 4) {
-		fprintf(stderr, "usage: %s functional|faults|no-gpu PLUGIN FAKE_LIBCUDA\n",
+		fprintf(stderr, "usage: %s functional|faults|no-gpu|gdrcopy PLUGIN FAKE_LIBCUDA\n",
 			argv[0]);
 		return 2;
 	}
@@ -774,6 +888,10 @@ main(int argc, char **argv)
 		RUN_CASE(child_contexts);
 		RUN_CASE(close_releases_leaks);
 		RUN_CASE(threads_stress);
+	} else if (strcmp(mode, "gdrcopy") == 0) {
+		RUN_CASE(cpu_map_unmap);
+		RUN_CASE(cpu_map_disabled_by_devarg);
+		RUN_CASE(comm_list_status_in_gpu_memory);
 	} else if (strcmp(mode, "faults") == 0) {
 		int ret = run_faults();
 

@@ -13,6 +13,8 @@
 #include "cuda_log.h"
 
 #define LIBGDRAPI "libgdrapi.so.2"
+/* Another library to load instead (the tests load a fake). */
+#define LIBGDRAPI_ENV "GPU_CUDA_LIBGDRAPI"
 
 /* Types and entry points of GDRCopy's public API (gdrapi.h), declared here
  * so that building needs no GDRCopy headers. */
@@ -42,7 +44,12 @@ struct gdr_mapping {
 static void
 gdr_load_once(void)
 {
-	void *lib = dlopen(LIBGDRAPI, RTLD_NOW | RTLD_LOCAL);
+	const char *path = getenv(LIBGDRAPI_ENV);
+	void *lib;
+
+	if (path == NULL || path[0] == '\0')
+		path = LIBGDRAPI;
+	lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 
 	if (lib == NULL) {
 		CUDA_LOG(INFO, "GDRCopy not available (%s): rte_gpu_mem_cpu_map is not supported",
@@ -57,7 +64,7 @@ gdr_load_once(void)
 	if (gdr.open == NULL || gdr.pin_buffer == NULL || gdr.unpin_buffer == NULL ||
 			gdr.map == NULL || gdr.unmap == NULL) {
 		CUDA_LOG(WARNING, "%s lacks part of the GDRCopy API: rte_gpu_mem_cpu_map is not supported",
-			LIBGDRAPI);
+			path);
 		dlclose(lib);
 		return;
 	}
