@@ -792,37 +792,40 @@ device_lifetime(uint64_t fail_at, char *why, size_t why_len, uint64_t *calls_mad
 	return sc.ok;
 }
 
+/* Every CUDA call of one device lifetime fails in turn; the lifetime is run
+ * for a GPU chosen by ordinal and by PCI address (different probe calls). */
 static int
 run_faults(void)
 {
+	static const char *const probes[] = { "dev=0", "dev=0000:01:00.0" };
 	uint64_t n, total, used;
+	unsigned int i;
 	char why[224];
 
-	/* Reference run: how many CUDA calls one lifetime makes. */
-	if (!device_lifetime(UINT64_MAX, why, sizeof(why), &total)) {
-		printf("FAIL reference_lifetime: %s\n0 passed, 1 failed\n", why);
-		return 1;
-	}
-	printf("one device lifetime makes %" PRIu64 " CUDA calls\n", total);
-	if (total < 20) {
-		printf("FAIL reference_lifetime: too few CUDA calls\n0 passed, 1 failed\n");
-		return 1;
-	}
-	test_passed++;
-	for (n = 1; n <= total; n++) {
-		bool ok = device_lifetime(n, why, sizeof(why), &used);
-
-		if (ok) {
-			test_passed++;
-			printf("PASS fail_call_%" PRIu64 " %s\n", n, why);
-		} else {
+	for (i = 0; i < RTE_DIM(probes); i++) {
+		gpu_args = probes[i];
+		/* Reference run: how many CUDA calls one lifetime makes. */
+		if (!device_lifetime(UINT64_MAX, why, sizeof(why), &total) || total < 20) {
+			printf("FAIL reference_lifetime(%s): %s (%" PRIu64 " calls)\n",
+				gpu_args, why, total);
 			test_failed++;
-			printf("FAIL fail_call_%" PRIu64 ": %s\n", n, why);
+			continue;
 		}
-		fflush(stdout);
+		printf("lifetime with %s makes %" PRIu64 " CUDA calls\n", gpu_args, total);
+		for (n = 1; n <= total; n++) {
+			bool ok = device_lifetime(n, why, sizeof(why), &used);
+
+			if (ok) {
+				test_passed++;
+				printf("PASS %s fail_call_%" PRIu64 " %s\n", gpu_args, n, why);
+			} else {
+				test_failed++;
+				printf("FAIL %s fail_call_%" PRIu64 ": %s\n", gpu_args, n, why);
+			}
+			fflush(stdout);
+		}
 	}
-	printf("%" PRIu64 " injected failures, %u resources abandoned by failed releases\n",
-		total, fake_cuda_abandoned());
+	printf("%u resources abandoned by failed releases\n", fake_cuda_abandoned());
 	printf("%u passed, %u failed\n", test_passed, test_failed);
 	return test_failed == 0 ? 0 : 1;
 }
