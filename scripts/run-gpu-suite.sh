@@ -67,7 +67,9 @@ for t in "$build"/examples/gpu_rx/*gpu-test* "$build"/examples/gpu_rx/tests/*gpu
 done
 
 # GPU memory errors, with NVIDIA's compute-sanitizer where it is installed.
-cs=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
+. "$top/scripts/cuda-env.sh"
+cs=$(command -v compute-sanitizer || { command -v nvcc >/dev/null &&
+	ls "$(dirname "$(command -v nvcc)")/compute-sanitizer" 2>/dev/null; })
 if [ -n "$cs" ]; then
 	run test-gpudev-memcheck "$cs" --tool memcheck --error-exitcode 3 \
 		"$build/app/test-gpudev/dpdk-test-gpudev" "${eal[@]}" -- \
