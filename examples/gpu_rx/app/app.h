@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * State shared by the main lcore, the RX lcores and the GPU path.
+ */
+#ifndef GPURX_APP_APP_H
+#define GPURX_APP_APP_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
+
+#include "capture.h"
+#include "filter_compile.h"
+#include "flow_table.h"
+#include "opts.h"
+#include "stats.h"
+#include "tsclock.h"
+
+struct gpurx_gpu;
+
+struct gpurx_app {
+	struct gpurx_opts opt;
+	uint16_t port;
+	uint16_t nq;
+	int socket;
+	char driver[64];
+	int sw_port;			/* software PMD: cannot DMA */
+	enum gpurx_mem_mode mem;	/* resolved; AUTO only with --cpu */
+	const char *mem_why;
+
+	struct rte_mempool *pool;
+	uint32_t pool_size;
+	uint16_t data_room;
+
+	struct gpurx_filter filter;
+	struct gpurx_flow_table *ft;	/* host table: live (CPU), copy (GPU) */
+	struct gpurx_capture *cap;
+	uint32_t max_caplen;		/* min(snaplen, format limit) */
+	struct gpurx_tsclock clk;
+
+	/* Port timestamps (--ts port). */
+	int ts_off;			/* dynfield offset, -1 when unused */
+	uint64_t ts_flag;
+	int ts_in_us;			/* net_pcap stores microseconds */
+
+	int16_t gpu_id;
+	struct gpurx_gpu *gpu;
+
+	uint64_t admitted;		/* packets taken against --count */
+	volatile int stop;		/* RX lcores: stop receiving, drain */
+	struct gpurx_qstats qs[GPURX_MAX_QUEUES];
+};
+
+extern struct gpurx_app gpurx_app;
+
+/* Timestamp of a received packet in ns since the epoch. */
+static inline uint64_t
+gpurx_pkt_ts(const struct gpurx_app *a, const struct rte_mbuf *m,
+		uint64_t rx_ns)
+{
+	if (a->ts_off >= 0 && (m->ol_flags & a->ts_flag)) {
+		uint64_t v = *RTE_MBUF_DYNFIELD(m, a->ts_off,
+			const rte_mbuf_timestamp_t *);
+
+		return a->ts_in_us ? v * 1000 : v;
+	}
+	return rx_ns;
+}
+
+/*
+ * Take up to n packets against --count. Returns how many of the burst
+ * to process; the rest are freed uncounted. Sets a->stop when the count
+ * is reached.
+ */
+static inline uint16_t
+gpurx_admit(struct gpurx_app *a, uint16_t n)
+{
+	uint64_t old;
+
+	if (a->opt.count == 0)
+		return n;
+	old = __atomic_fetch_add(&a->admitted, n, __ATOMIC_RELAXED);
+	if (old + n >= a->opt.count)
+		a->stop = 1;
+	if (old >= a->opt.count)
+		return 0;
+	return (uint16_t)RTE_MIN((uint64_t)n, a->opt.count - old);
+}
+
+/* Port and pool (port.c). */
+int gpurx_port_probe(struct gpurx_app *a);
+int gpurx_port_setup(struct gpurx_app *a);
+void gpurx_port_close(struct gpurx_app *a);
+
+/* CPU path (rx_cpu.c): lcore body for one queue. */
+int gpurx_rx_cpu_lcore(void *arg);
+
+#endif /* GPURX_APP_APP_H */

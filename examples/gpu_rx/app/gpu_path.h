@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * GPU modes: gpudev communication lists between the RX lcores and the
+ * persistent CUDA kernel (or a kernel per burst), and the mbuf pool in
+ * GPU memory for --mem gpu.
+ */
+#ifndef GPURX_APP_GPU_PATH_H
+#define GPURX_APP_GPU_PATH_H
+
+struct gpurx_app;
+
+/*
+ * Pick the gpudev device and its CUDA ordinal. Returns 0, or -1 after
+ * printing why (no GPU probed, CUDA runtime unusable).
+ */
+int gpurx_gpu_init(struct gpurx_app *a);
+
+/* --mem gpu: mbuf data buffers in GPU memory, DMA-mapped for the port. */
+int gpurx_gpu_create_pool(struct gpurx_app *a);
+
+/*
+ * After the port started: rings, buffers, registration of the pool
+ * (host-mapped), flow table, and the persistent kernel. 0 or -1.
+ */
+int gpurx_gpu_setup(struct gpurx_app *a);
+
+/* RX lcore body for one queue (arg: queue index). */
+int gpurx_rx_gpu_lcore(void *arg);
+
+/*
+ * After every RX lcore returned (their items drained): tell the kernel
+ * to quit, wait for it, copy the flow table into a->ft. 0 or -1.
+ */
+int gpurx_gpu_stop(struct gpurx_app *a);
+
+/* Free everything; after the port is closed. */
+void gpurx_gpu_teardown(struct gpurx_app *a);
+
+#endif /* GPURX_APP_GPU_PATH_H */

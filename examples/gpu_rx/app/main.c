@@ -1,0 +1,335 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dpdk-gpu-rx: capture packets from a DPDK port, filter them with a
+ * tcpdump expression and count flows, on the GPU (persistent kernel fed
+ * through gpudev communication lists) or on the CPU (--cpu).
+ */
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <pcap/dlt.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mempool.h>
+
+#include "app.h"
+#include "gpu_path.h"
+
+struct gpurx_app gpurx_app;
+
+static volatile sig_atomic_t quit_signal;
+
+static void
+on_signal(int sig)
+{
+	quit_signal = sig;
+}
+
+static int
+install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGINT, &sa, NULL) != 0 ||
+			sigaction(SIGTERM, &sa, NULL) != 0)
+		return -1;
+	return 0;
+}
+
+static void
+totals(struct gpurx_totals *t)
+{
+	struct gpurx_app *a = &gpurx_app;
+	struct rte_eth_stats es;
+
+	memset(t, 0, sizeof(*t));
+	gpurx_stats_sum(a->qs, a->nq, &t->q);
+	if (rte_eth_stats_get(a->port, &es) == 0) {
+		t->port_imissed = es.imissed;
+		t->port_ierrors = es.ierrors;
+		t->port_nombuf = es.rx_nombuf;
+	}
+}
+
+static const char *
+mode_name(const struct gpurx_app *a)
+{
+	static char buf[64];
+
+	if (a->opt.cpu)
+		return "cpu";
+	snprintf(buf, sizeof(buf), "gpu/%s%s", gpurx_mem_mode_str(a->mem),
+		a->opt.launch_per_burst ? "/launch-per-burst" : "");
+	return buf;
+}
+
+/* Resolve --mem and say why (the user asked to be told). */
+static int
+choose_mem_mode(struct gpurx_app *a)
+{
+	a->mem = a->opt.mem;
+	if (a->opt.cpu) {
+		a->mem_why = "--cpu: packets processed on the CPU";
+		return 0;
+	}
+	switch (a->mem) {
+	case GPURX_MEM_GPU:
+		if (a->sw_port) {
+			fprintf(stderr, "error: --mem gpu: port %u (%s) is a software "
+				"port and cannot DMA into GPU memory; use --mem "
+				"host-mapped (or staged)\n", a->port, a->driver);
+			return -1;
+		}
+		a->mem_why = "asked with --mem gpu";
+		break;
+	case GPURX_MEM_HOST_MAPPED:
+		a->mem_why = "asked with --mem host-mapped";
+		break;
+	case GPURX_MEM_STAGED:
+		a->mem_why = "asked with --mem staged";
+		break;
+	default:
+		if (a->sw_port) {
+			a->mem = GPURX_MEM_HOST_MAPPED;
+			a->mem_why = "default: the port is a software PMD, no GPUDirect RDMA";
+		} else {
+			a->mem = GPURX_MEM_GPU;
+			a->mem_why = "default: the port is a DMA-capable device (GPUDirect RDMA)";
+		}
+		break;
+	}
+	return 0;
+}
+
+static int
+launch_rx_lcores(struct gpurx_app *a)
+{
+	lcore_function_t *fn = a->opt.cpu ? gpurx_rx_cpu_lcore :
+		gpurx_rx_gpu_lcore;
+	unsigned int lcore = rte_get_next_lcore(-1, 1, 0);
+
+	for (uint16_t q = 0; q < a->nq; q++) {
+		int rc;
+
+		if (lcore >= RTE_MAX_LCORE)
+			return -1;
+		rc = rte_eal_remote_launch(fn, (void *)(uintptr_t)q, lcore);
+		if (rc != 0) {
+			fprintf(stderr, "error: launch on lcore %u: %s\n", lcore,
+				rte_strerror(-rc));
+			a->stop = 1;
+			return -1;
+		}
+		lcore = rte_get_next_lcore(lcore, 1, 0);
+	}
+	return 0;
+}
+
+/* Main lcore: stats every second, watch for the end conditions. */
+static const char *
+run_main_loop(struct gpurx_app *a)
+{
+	uint64_t hz = rte_get_tsc_hz(), start = rte_get_tsc_cycles();
+	uint64_t last_line = start, last_rx_change = start, last_rx = 0;
+	struct gpurx_totals prev, now;
+
+	memset(&prev, 0, sizeof(prev));
+	for (;;) {
+		uint64_t t = rte_get_tsc_cycles();
+		struct gpurx_qstats sum;
+
+		rte_delay_us_sleep(10 * 1000);
+		if (quit_signal != 0)
+			return quit_signal == SIGINT ? "SIGINT" : "SIGTERM";
+		if (a->stop)
+			return a->opt.count ? "--count reached" : "RX lcore stopped";
+		if (a->opt.duration_s > 0 &&
+				(double)(t - start) / hz >= a->opt.duration_s)
+			return "--duration reached";
+		gpurx_stats_sum(a->qs, a->nq, &sum);
+		if (sum.rx_pkts != last_rx) {
+			last_rx = sum.rx_pkts;
+			last_rx_change = t;
+		} else if (a->opt.idle_exit_ms != 0 && (t - last_rx_change) *
+				1000 / hz >= a->opt.idle_exit_ms) {
+			return "--idle-exit: no packets";
+		}
+		if (t - last_line >= hz) {
+			totals(&now);
+			now.elapsed_s = (double)(t - start) / hz;
+			if (!a->opt.quiet)
+				gpurx_stats_line(stderr, &now, &prev,
+					(double)(t - last_line) / hz, a->nq);
+			prev = now;
+			last_line = t;
+			if (a->cap != NULL)
+				gpurx_capture_flush(a->cap);
+		}
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	struct gpurx_app *a = &gpurx_app;
+	struct gpurx_summary_info si;
+	struct gpurx_totals tot;
+	char err[512];	/* libpcap messages are under 256 bytes */
+	uint64_t t_start;
+	int ret, status = 0;
+	unsigned int avail, l;
+
+	ret = rte_eal_init(argc, argv);
+	if (ret < 0) {
+		fprintf(stderr, "error: EAL init: %s\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	argc -= ret;
+	argv += ret;
+	argv[0] = (char *)"dpdk-gpu-rx";
+	a->ts_off = -1;
+	a->gpu_id = -1;
+	ret = gpurx_opts_parse(argc, argv, &a->opt);
+	if (ret != 0) {
+		rte_eal_cleanup();
+		return ret > 0 ? 0 : GPURX_EXIT_USAGE;
+	}
+	/* Bad filters fail before any port or GPU is touched. */
+	if (gpurx_filter_compile(a->opt.filter, DLT_EN10MB, (int)a->opt.snaplen,
+			&a->filter, err, sizeof(err)) != 0) {
+		fprintf(stderr, "error: invalid filter '%s': %s\n",
+			a->opt.filter ? a->opt.filter : "", err);
+		rte_eal_cleanup();
+		return GPURX_EXIT_USAGE;
+	}
+	if (gpurx_tsclock_init(&a->clk) != 0) {
+		fprintf(stderr, "error: cannot calibrate the TSC clock\n");
+		goto fail;
+	}
+	if (gpurx_port_probe(a) != 0 || choose_mem_mode(a) != 0)
+		goto fail;
+	if (rte_lcore_count() < (unsigned int)a->nq + 1) {
+		fprintf(stderr, "error: %u RX queue(s) need %u lcores (main + one "
+			"per queue); EAL has %u: pass -l 0-%u\n", a->nq, a->nq + 1,
+			rte_lcore_count(), a->nq);
+		goto fail;
+	}
+	if (!a->opt.cpu && gpurx_gpu_init(a) != 0)
+		goto fail;
+	printf("dpdk-gpu-rx: port %u (%s), %u queue(s), mode %s: %s\n",
+		a->port, a->driver, a->nq, mode_name(a), a->mem_why);
+
+	a->ft = rte_zmalloc("gpurx_flows",
+		gpurx_flow_table_bytes(a->opt.flow_capacity), 64);
+	if (a->ft == NULL || gpurx_flow_table_init(a->ft, a->opt.flow_capacity,
+			64) == NULL) {
+		fprintf(stderr, "error: no memory for %u flow slots\n",
+			a->opt.flow_capacity);
+		goto fail;
+	}
+	if (gpurx_port_setup(a) != 0)
+		goto fail;
+	printf("memory: mbuf pool %u x %u B (%s), flow table %zu B\n",
+		a->pool_size, a->data_room,
+		a->mem == GPURX_MEM_GPU ? "data in GPU memory" : "host",
+		gpurx_flow_table_bytes(a->opt.flow_capacity));
+	a->max_caplen = a->opt.snaplen;
+	if (a->opt.write_path != NULL) {
+		a->cap = gpurx_capture_open(a->opt.write_path, a->opt.format,
+			a->opt.snaplen, a->port, a->opt.filter, a->socket, err,
+			sizeof(err));
+		if (a->cap == NULL) {
+			fprintf(stderr, "error: capture: %s\n", err);
+			goto fail_port;
+		}
+		a->max_caplen = gpurx_capture_max_caplen(a->cap);
+	}
+	if (!a->opt.cpu && gpurx_gpu_setup(a) != 0)
+		goto fail_port;
+	ret = gpurx_telemetry_register(totals);
+	if (ret != 0)
+		fprintf(stderr, "warning: telemetry /gpu_rx/stats: %s\n",
+			rte_strerror(-ret));
+	if (install_signals() != 0) {
+		fprintf(stderr, "error: cannot install signal handlers\n");
+		goto fail_port;
+	}
+	fflush(stdout);
+
+	t_start = rte_get_tsc_cycles();
+	if (launch_rx_lcores(a) != 0)
+		a->stop = 1;
+	memset(&si, 0, sizeof(si));
+	si.exit_reason = a->stop ? "start-up failure" : run_main_loop(a);
+	/* RX lcores drain their in-flight items before returning. */
+	a->stop = 1;
+	RTE_LCORE_FOREACH_WORKER(l) {
+		if (rte_eal_wait_lcore(l) < 0)
+			status = 1;
+	}
+	if (!a->opt.cpu && gpurx_gpu_stop(a) != 0)
+		status = 1;
+	totals(&tot);
+	tot.elapsed_s = (double)(rte_get_tsc_cycles() - t_start) /
+		rte_get_tsc_hz();
+	gpurx_port_close(a);
+	if (a->cap != NULL && gpurx_capture_close(a->cap) != 0) {
+		fprintf(stderr, "error: capture file %s is incomplete\n",
+			a->opt.write_path);
+		status = 1;
+	}
+	a->cap = NULL;
+	avail = rte_mempool_avail_count(a->pool);
+
+	si.mode = mode_name(a);
+	si.filter = a->opt.filter;
+	si.capture_path = a->opt.write_path;
+	si.top_n = a->opt.top_n;
+	si.mbufs_total = a->pool->size;
+	si.mbufs_avail = avail;
+	si.exit_reason_signal = quit_signal;
+	gpurx_summary_print(stdout, &tot, a->ft, &si);
+	if (avail != a->pool->size) {
+		fprintf(stderr, "error: %u mbufs not returned to the pool\n",
+			a->pool->size - avail);
+		status = 1;
+	}
+	if (a->opt.json_path != NULL &&
+			gpurx_summary_json(a->opt.json_path, &tot, a->ft, &si) != 0) {
+		fprintf(stderr, "error: cannot write %s\n", a->opt.json_path);
+		status = 1;
+	}
+	if (!a->opt.cpu)
+		gpurx_gpu_teardown(a);
+	rte_mempool_free(a->pool);
+	rte_free(a->ft);
+	gpurx_filter_free(&a->filter);
+	rte_eal_cleanup();
+	return status;
+
+fail_port:
+	a->stop = 1;
+	rte_eal_mp_wait_lcore();
+	if (!a->opt.cpu)
+		gpurx_gpu_stop(a);
+	gpurx_port_close(a);
+	gpurx_capture_close(a->cap);
+	if (!a->opt.cpu)
+		gpurx_gpu_teardown(a);
+fail:
+	gpurx_filter_free(&a->filter);
+	rte_eal_cleanup();
+	return 1;
+}

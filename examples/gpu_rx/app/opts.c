@@ -1,0 +1,284 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opts.h"
+
+enum {
+	OPT_FILTER = 256, OPT_WRITE, OPT_FORMAT, OPT_SNAPLEN, OPT_COUNT,
+	OPT_DURATION, OPT_JSON, OPT_TOP, OPT_MEM, OPT_CPU, OPT_QUEUES,
+	OPT_BURST, OPT_RING_ITEMS, OPT_LAUNCH_PER_BURST, OPT_PORT,
+	OPT_IDLE_EXIT, OPT_RXD, OPT_MBUFS, OPT_FLOWS, OPT_TS, OPT_QUIET,
+	OPT_HELP,
+};
+
+static const struct option long_opts[] = {
+	{ "filter", required_argument, NULL, OPT_FILTER },
+	{ "write", required_argument, NULL, OPT_WRITE },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "snaplen", required_argument, NULL, OPT_SNAPLEN },
+	{ "count", required_argument, NULL, OPT_COUNT },
+	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "json", required_argument, NULL, OPT_JSON },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "mem", required_argument, NULL, OPT_MEM },
+	{ "cpu", no_argument, NULL, OPT_CPU },
+	{ "queues", required_argument, NULL, OPT_QUEUES },
+	{ "burst", required_argument, NULL, OPT_BURST },
+	{ "ring-items", required_argument, NULL, OPT_RING_ITEMS },
+	{ "launch-per-burst", no_argument, NULL, OPT_LAUNCH_PER_BURST },
+	{ "port", required_argument, NULL, OPT_PORT },
+	{ "idle-exit", required_argument, NULL, OPT_IDLE_EXIT },
+	{ "rxd", required_argument, NULL, OPT_RXD },
+	{ "mbufs", required_argument, NULL, OPT_MBUFS },
+	{ "flows", required_argument, NULL, OPT_FLOWS },
+	{ "ts", required_argument, NULL, OPT_TS },
+	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void
+usage(const char *prog)
+{
+	fprintf(stderr,
+		"Usage: %s [EAL options] -- [options]\n"
+		"  --filter EXPR        tcpdump filter (default: everything)\n"
+		"  --write FILE         capture matching packets to FILE\n"
+		"  --format pcapng|pcap capture file format (default pcapng)\n"
+		"  --snaplen N          bytes kept per packet (default %u)\n"
+		"  --count N            stop after N received packets\n"
+		"  --duration S         stop after S seconds\n"
+		"  --idle-exit MS       stop when nothing arrived for MS ms\n"
+		"                       (end of a net_pcap input file)\n"
+		"  --json FILE          write the summary as JSON\n"
+		"  --top N              flows listed in the summary (default 10)\n"
+		"  --mem gpu|host-mapped|staged  packet memory (default: gpu if\n"
+		"                       the port can DMA into GPU memory)\n"
+		"  --cpu                process on the CPU, no GPU needed\n"
+		"  --port N             ethdev port (default 0)\n"
+		"  --queues N           RX queues, one lcore each (default 1)\n"
+		"  --burst N            RX burst size (default 32, max %u)\n"
+		"  --ring-items N       GPU ring items per queue (default 64)\n"
+		"  --launch-per-burst   one kernel launch per burst instead of\n"
+		"                       the persistent kernel\n"
+		"  --rxd N              RX descriptors per queue (default 1024)\n"
+		"  --mbufs N            mbufs in the pool (default: sized)\n"
+		"  --flows N            flow table slots, power of two (65536)\n"
+		"  --ts rx|port|none    timestamp: TSC at RX (default), the port's\n"
+		"                       RX timestamp, or 0 (reproducible output)\n"
+		"  --quiet              no per-second stats line\n",
+		prog, GPURX_DEFAULT_SNAPLEN, GPURX_MAX_BURST);
+}
+
+/* Whole-string unsigned parse with a range: no silent truncation. */
+static int
+parse_u64(const char *name, const char *s, uint64_t min, uint64_t max,
+		uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno != 0 || end == s || *end != '\0' || s[0] == '-' ||
+			v < min || v > max) {
+		fprintf(stderr, "--%s: '%s' is not a number in [%llu, %llu]\n",
+			name, s, (unsigned long long)min,
+			(unsigned long long)max);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+const char *
+gpurx_mem_mode_str(enum gpurx_mem_mode m)
+{
+	switch (m) {
+	case GPURX_MEM_GPU: return "gpu";
+	case GPURX_MEM_HOST_MAPPED: return "host-mapped";
+	case GPURX_MEM_STAGED: return "staged";
+	default: return "auto";
+	}
+}
+
+int
+gpurx_opts_parse(int argc, char **argv, struct gpurx_opts *o)
+{
+	const char *prog = argc > 0 ? argv[0] : "dpdk-gpu-rx";
+	uint64_t v;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->snaplen = GPURX_DEFAULT_SNAPLEN;
+	o->top_n = 10;
+	o->queues = 1;
+	o->burst = 32;
+	o->ring_items = 64;
+	o->nb_rxd = 1024;
+	o->flow_capacity = 65536;
+
+	optind = 1;
+	opterr = 1;
+	while ((c = getopt_long(argc, argv, "", long_opts, NULL)) != -1) {
+		const char *name = c >= OPT_FILTER && c <= OPT_HELP ?
+			long_opts[c - OPT_FILTER].name : "?";
+
+		switch (c) {
+		case OPT_FILTER:
+			o->filter = optarg;
+			break;
+		case OPT_WRITE:
+			o->write_path = optarg;
+			break;
+		case OPT_FORMAT:
+			if (strcmp(optarg, "pcapng") == 0)
+				o->format = GPURX_FMT_PCAPNG;
+			else if (strcmp(optarg, "pcap") == 0)
+				o->format = GPURX_FMT_PCAP;
+			else {
+				fprintf(stderr, "--format: '%s' is not pcapng or pcap\n",
+					optarg);
+				return -1;
+			}
+			break;
+		case OPT_SNAPLEN:
+			if (parse_u64(name, optarg, 1, GPURX_DEFAULT_SNAPLEN, &v))
+				return -1;
+			o->snaplen = (uint32_t)v;
+			break;
+		case OPT_COUNT:
+			if (parse_u64(name, optarg, 1, UINT64_MAX, &v))
+				return -1;
+			o->count = v;
+			break;
+		case OPT_DURATION: {
+			char *end;
+
+			errno = 0;
+			o->duration_s = strtod(optarg, &end);
+			if (errno != 0 || end == optarg || *end != '\0' ||
+					!(o->duration_s > 0)) {
+				fprintf(stderr, "--duration: '%s' is not a positive number of seconds\n",
+					optarg);
+				return -1;
+			}
+			break;
+		}
+		case OPT_JSON:
+			o->json_path = optarg;
+			break;
+		case OPT_TOP:
+			if (parse_u64(name, optarg, 0, 1000, &v))
+				return -1;
+			o->top_n = (uint32_t)v;
+			break;
+		case OPT_MEM:
+			if (strcmp(optarg, "gpu") == 0)
+				o->mem = GPURX_MEM_GPU;
+			else if (strcmp(optarg, "host-mapped") == 0)
+				o->mem = GPURX_MEM_HOST_MAPPED;
+			else if (strcmp(optarg, "staged") == 0)
+				o->mem = GPURX_MEM_STAGED;
+			else {
+				fprintf(stderr, "--mem: '%s' is not gpu, host-mapped or staged\n",
+					optarg);
+				return -1;
+			}
+			break;
+		case OPT_CPU:
+			o->cpu = 1;
+			break;
+		case OPT_QUEUES:
+			if (parse_u64(name, optarg, 1, GPURX_MAX_QUEUES, &v))
+				return -1;
+			o->queues = (uint16_t)v;
+			break;
+		case OPT_BURST:
+			if (parse_u64(name, optarg, 1, GPURX_MAX_BURST, &v))
+				return -1;
+			o->burst = (uint16_t)v;
+			break;
+		case OPT_RING_ITEMS:
+			if (parse_u64(name, optarg, 2, 4096, &v))
+				return -1;
+			o->ring_items = (uint32_t)v;
+			break;
+		case OPT_LAUNCH_PER_BURST:
+			o->launch_per_burst = 1;
+			break;
+		case OPT_PORT:
+			if (parse_u64(name, optarg, 0, UINT16_MAX - 1, &v))
+				return -1;
+			o->port = (uint16_t)v;
+			break;
+		case OPT_IDLE_EXIT:
+			if (parse_u64(name, optarg, 1, 3600 * 1000, &v))
+				return -1;
+			o->idle_exit_ms = (uint32_t)v;
+			break;
+		case OPT_RXD:
+			if (parse_u64(name, optarg, 32, 32768, &v))
+				return -1;
+			o->nb_rxd = (uint32_t)v;
+			break;
+		case OPT_MBUFS:
+			if (parse_u64(name, optarg, 64, 1u << 26, &v))
+				return -1;
+			o->mbufs = (uint32_t)v;
+			break;
+		case OPT_FLOWS:
+			if (parse_u64(name, optarg, 1, 1u << 26, &v))
+				return -1;
+			if ((v & (v - 1)) != 0) {
+				fprintf(stderr, "--flows: %s is not a power of two\n",
+					optarg);
+				return -1;
+			}
+			o->flow_capacity = (uint32_t)v;
+			break;
+		case OPT_TS:
+			if (strcmp(optarg, "rx") == 0)
+				o->ts_source = GPURX_TS_RX;
+			else if (strcmp(optarg, "port") == 0)
+				o->ts_source = GPURX_TS_PORT;
+			else if (strcmp(optarg, "none") == 0)
+				o->ts_source = GPURX_TS_NONE;
+			else {
+				fprintf(stderr, "--ts: '%s' is not rx, port or none\n",
+					optarg);
+				return -1;
+			}
+			break;
+		case OPT_QUIET:
+			o->quiet = 1;
+			break;
+		case OPT_HELP:
+			usage(prog);
+			return 1;
+		default:
+			usage(prog);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "unexpected argument '%s'\n", argv[optind]);
+		usage(prog);
+		return -1;
+	}
+	if (o->cpu && o->mem != GPURX_MEM_AUTO) {
+		fprintf(stderr, "--cpu and --mem %s exclude each other\n",
+			gpurx_mem_mode_str(o->mem));
+		return -1;
+	}
+	if (o->cpu && o->launch_per_burst) {
+		fprintf(stderr, "--launch-per-burst needs the GPU (drop --cpu)\n");
+		return -1;
+	}
+	return 0;
+}

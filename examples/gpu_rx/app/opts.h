@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Command line of dpdk-gpu-rx (what follows the EAL options and "--").
+ */
+#ifndef GPURX_APP_OPTS_H
+#define GPURX_APP_OPTS_H
+
+#include <stdint.h>
+
+enum gpurx_mem_mode {
+	GPURX_MEM_AUTO = 0,	/* gpu where the port can DMA, else host-mapped */
+	GPURX_MEM_GPU,
+	GPURX_MEM_HOST_MAPPED,
+	GPURX_MEM_STAGED,
+};
+
+enum gpurx_format {
+	GPURX_FMT_PCAPNG = 0,
+	GPURX_FMT_PCAP,
+};
+
+enum gpurx_ts_source {
+	GPURX_TS_RX = 0,	/* TSC read by the RX lcore, as ns since epoch */
+	GPURX_TS_PORT,		/* the port's RX timestamp dynfield */
+	GPURX_TS_NONE,		/* all zero: reproducible files and flow tables */
+};
+
+#define GPURX_MAX_QUEUES 16
+#define GPURX_MAX_BURST 512
+#define GPURX_DEFAULT_SNAPLEN 262144
+#define GPURX_SCRATCH_BYTES 65536	/* longest packet linearized */
+
+struct gpurx_opts {
+	const char *filter;
+	const char *write_path;	/* NULL: count only */
+	const char *json_path;
+	enum gpurx_format format;
+	uint32_t snaplen;
+	uint64_t count;		/* 0: unlimited */
+	double duration_s;	/* 0: unlimited */
+	uint32_t idle_exit_ms;	/* 0: never */
+	uint32_t top_n;
+	enum gpurx_mem_mode mem;
+	int cpu;
+	uint16_t port;
+	uint16_t queues;
+	uint16_t burst;
+	uint32_t ring_items;
+	uint32_t nb_rxd;
+	uint32_t mbufs;		/* 0: sized from queues, rings, descriptors */
+	uint32_t flow_capacity;
+	int launch_per_burst;
+	enum gpurx_ts_source ts_source;
+	int quiet;		/* no per-second stats line */
+};
+
+/* Exit status for bad options and filters, as documented. */
+#define GPURX_EXIT_USAGE 2
+
+/*
+ * Parse argv (application part only). Returns 0, or -1 after printing
+ * the problem (caller exits GPURX_EXIT_USAGE); 1 when --help was shown.
+ */
+int gpurx_opts_parse(int argc, char **argv, struct gpurx_opts *o);
+
+const char *gpurx_mem_mode_str(enum gpurx_mem_mode m);
+
+#endif /* GPURX_APP_OPTS_H */

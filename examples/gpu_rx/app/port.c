@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_bus.h>
+#include <rte_dev.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+
+#include "app.h"
+#include "gpu_path.h"
+
+/* Virtual PMDs move packets with the CPU: no device can DMA for them. */
+static const char *const sw_drivers[] = {
+	"net_pcap", "net_null", "net_ring", "net_tap", "net_af_packet",
+	"net_af_xdp", "net_memif", "net_vhost", "net_virtio_user",
+	"net_bonding", "net_failsafe", "net_kni",
+};
+
+static int
+is_software_port(const struct rte_eth_dev_info *di)
+{
+	const char *bus;
+
+	for (size_t i = 0; i < RTE_DIM(sw_drivers); i++)
+		if (strcmp(di->driver_name, sw_drivers[i]) == 0)
+			return 1;
+	/* Only devices on a DMA-capable bus (PCI, auxiliary) can write GPU memory. */
+	bus = di->device != NULL ? rte_bus_name(rte_dev_bus(di->device)) : NULL;
+	return bus == NULL || strcmp(bus, "vdev") == 0;
+}
+
+int
+gpurx_port_probe(struct gpurx_app *a)
+{
+	struct rte_eth_dev_info di;
+	int rc;
+
+	a->port = a->opt.port;
+	if (!rte_eth_dev_is_valid_port(a->port)) {
+		fprintf(stderr, "error: port %u does not exist (%u ports probed; "
+			"add one with -a PCI_ADDR or --vdev)\n", a->port,
+			rte_eth_dev_count_avail());
+		return -1;
+	}
+	rc = rte_eth_dev_info_get(a->port, &di);
+	if (rc != 0) {
+		fprintf(stderr, "error: port %u: rte_eth_dev_info_get: %s\n",
+			a->port, rte_strerror(-rc));
+		return -1;
+	}
+	snprintf(a->driver, sizeof(a->driver), "%s", di.driver_name);
+	a->sw_port = is_software_port(&di);
+	a->nq = a->opt.queues;
+	if (a->nq > di.max_rx_queues) {
+		fprintf(stderr, "error: port %u (%s) has at most %u RX queues, %u asked\n",
+			a->port, a->driver, di.max_rx_queues, a->nq);
+		return -1;
+	}
+	a->socket = rte_eth_dev_socket_id(a->port);
+	if (a->socket < 0)
+		a->socket = (int)rte_socket_id();
+	return 0;
+}
+
+static int
+create_host_pool(struct gpurx_app *a)
+{
+	unsigned int cache = RTE_MIN(256u, a->pool_size / 4);
+
+	a->data_room = RTE_MBUF_DEFAULT_BUF_SIZE;
+	a->pool = rte_pktmbuf_pool_create("gpurx_mbufs", a->pool_size, cache,
+		0, a->data_room, a->socket);
+	if (a->pool == NULL) {
+		fprintf(stderr, "error: mbuf pool of %u: %s\n", a->pool_size,
+			rte_strerror(rte_errno));
+		return -1;
+	}
+	return 0;
+}
+
+static uint32_t
+pool_size(const struct gpurx_app *a)
+{
+	uint32_t per_q;
+
+	if (a->opt.mbufs != 0)
+		return a->opt.mbufs;
+	/* Descriptors, bursts held in ring items, jumbo chains (5 each). */
+	per_q = a->opt.nb_rxd + 4u * a->opt.burst;
+	if (!a->opt.cpu)
+		per_q += a->opt.ring_items * a->opt.burst;
+	return a->nq * per_q * 2 + 2048;
+}
+
+int
+gpurx_port_setup(struct gpurx_app *a)
+{
+	struct rte_eth_conf conf;
+	struct rte_eth_dev_info di;
+	struct rte_eth_rxconf rxq;
+	uint16_t nb_rxd = (uint16_t)a->opt.nb_rxd, nb_txd = 0;
+	int rc;
+
+	rc = rte_eth_dev_info_get(a->port, &di);
+	if (rc != 0)
+		goto fail_rc;
+	a->pool_size = pool_size(a);
+	if (a->mem == GPURX_MEM_GPU)
+		rc = gpurx_gpu_create_pool(a);
+	else
+		rc = create_host_pool(a);
+	if (rc != 0)
+		return -1;
+
+	memset(&conf, 0, sizeof(conf));
+	if (a->nq > 1) {
+		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		conf.rx_adv_conf.rss_conf.rss_hf = RTE_ETH_RSS_IP |
+			RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP;
+		conf.rx_adv_conf.rss_conf.rss_hf &= di.flow_type_rss_offloads;
+		if (conf.rx_adv_conf.rss_conf.rss_hf == 0)
+			fprintf(stderr, "warning: port %u (%s) offers no IP RSS: "
+				"queues other than 0 may stay idle\n",
+				a->port, a->driver);
+	}
+	/* Frames longer than one mbuf arrive chained rather than dropped. */
+	if (di.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER)
+		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
+	a->ts_off = -1;
+	if (a->opt.ts_source == GPURX_TS_PORT) {
+		if (!(di.rx_offload_capa & RTE_ETH_RX_OFFLOAD_TIMESTAMP)) {
+			fprintf(stderr, "error: port %u (%s) has no RX timestamps: "
+				"use --ts rx\n", a->port, a->driver);
+			return -1;
+		}
+		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_TIMESTAMP;
+	}
+	rc = rte_eth_dev_configure(a->port, a->nq, 0, &conf);
+	if (rc != 0)
+		goto fail_rc;
+	if (a->opt.ts_source == GPURX_TS_PORT) {
+		rc = rte_mbuf_dyn_rx_timestamp_register(&a->ts_off, &a->ts_flag);
+		if (rc != 0) {
+			rc = -rte_errno;
+			goto fail_rc;
+		}
+		/* net_pcap copies the file's struct timeval in microseconds. */
+		a->ts_in_us = strcmp(a->driver, "net_pcap") == 0;
+	}
+	rc = rte_eth_dev_adjust_nb_rx_tx_desc(a->port, &nb_rxd, &nb_txd);
+	if (rc != 0)
+		goto fail_rc;
+	rxq = di.default_rxconf;
+	rxq.offloads = conf.rxmode.offloads;
+	for (uint16_t q = 0; q < a->nq; q++) {
+		rc = rte_eth_rx_queue_setup(a->port, q, nb_rxd, a->socket, &rxq,
+			a->pool);
+		if (rc != 0)
+			goto fail_rc;
+	}
+	rc = rte_eth_promiscuous_enable(a->port);
+	if (rc != 0 && rc != -ENOTSUP)
+		fprintf(stderr, "warning: port %u: promiscuous mode: %s\n",
+			a->port, rte_strerror(-rc));
+	rc = rte_eth_dev_start(a->port);
+	if (rc != 0)
+		goto fail_rc;
+	return 0;
+fail_rc:
+	fprintf(stderr, "error: port %u (%s) setup: %s\n", a->port, a->driver,
+		rte_strerror(-rc));
+	return -1;
+}
+
+void
+gpurx_port_close(struct gpurx_app *a)
+{
+	int rc;
+
+	/* Stop and close give back every mbuf the RX descriptors hold. */
+	rc = rte_eth_dev_stop(a->port);
+	if (rc != 0)
+		fprintf(stderr, "warning: port %u stop: %s\n", a->port,
+			rte_strerror(-rc));
+	rc = rte_eth_dev_close(a->port);
+	if (rc != 0)
+		fprintf(stderr, "warning: port %u close: %s\n", a->port,
+			rte_strerror(-rc));
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * --cpu: each RX burst is parsed, filtered, flow-counted and captured on
+ * the RX lcore with the same per-packet code the GPU kernel runs.
+ */
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#include "app.h"
+#include "gpurx_classify.h"
+
+static void
+cpu_process(struct gpurx_app *a, struct gpurx_qstats *qs, uint16_t q,
+		struct rte_mbuf **pkts, uint16_t n, uint8_t *scratch)
+{
+	uint64_t rx_ns = a->opt.ts_source == GPURX_TS_NONE ? 0 :
+		gpurx_tsclock_ns(&a->clk, rte_get_tsc_cycles());
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		uint32_t wirelen = rte_pktmbuf_pkt_len(m);
+		uint32_t caplen = RTE_MIN(wirelen, (uint32_t)GPURX_SCRATCH_BYTES);
+		uint64_t ts = gpurx_pkt_ts(a, m, rx_ns);
+		const uint8_t *data;
+		uint32_t verdict;
+		uint8_t mal;
+
+		if (m->nb_segs > 1)
+			GPURX_STAT_ADD(qs, chained, 1);
+		if (caplen < wirelen)
+			GPURX_STAT_ADD(qs, truncated, 1);
+		/* Contiguous data is used in place; a chain is copied whole. */
+		data = rte_pktmbuf_read(m, 0, caplen, scratch);
+		if (data == NULL)
+			continue;	/* cannot happen: caplen <= pkt_len */
+		verdict = gpurx_classify_pkt(data, caplen, wirelen, ts,
+			a->filter.insns, a->filter.len, a->ft, &mal);
+		GPURX_STAT_ADD(qs, rx_pkts, 1);
+		GPURX_STAT_ADD(qs, rx_bytes, wirelen);
+		GPURX_STAT_ADD(qs, malformed[mal], 1);
+		if (verdict == 0)
+			continue;
+		GPURX_STAT_ADD(qs, matched, 1);
+		if (a->cap == NULL)
+			continue;
+		caplen = RTE_MIN(caplen, RTE_MIN(verdict, a->max_caplen));
+		if (gpurx_capture_write(a->cap, q, data, caplen, wirelen,
+				ts) != 0) {
+			GPURX_STAT_ADD(qs, drop_capture, 1);
+			continue;
+		}
+		GPURX_STAT_ADD(qs, captured, 1);
+		GPURX_STAT_ADD(qs, cap_bytes, caplen);
+	}
+}
+
+int
+gpurx_rx_cpu_lcore(void *arg)
+{
+	struct gpurx_app *a = &gpurx_app;
+	uint16_t q = (uint16_t)(uintptr_t)arg;
+	struct gpurx_qstats *qs = &a->qs[q];
+	struct rte_mbuf *pkts[GPURX_MAX_BURST];
+	uint8_t *scratch;
+
+	/* Per lcore, so linearizing needs no lock. */
+	scratch = rte_malloc_socket("gpurx_scratch", GPURX_SCRATCH_BYTES, 64,
+		(int)rte_socket_id());
+	if (scratch == NULL) {
+		fprintf(stderr, "error: queue %u: no memory for the scratch buffer\n",
+			q);
+		a->stop = 1;
+		return -1;
+	}
+	while (!a->stop) {
+		uint16_t n = rte_eth_rx_burst(a->port, q, pkts, a->opt.burst);
+		uint16_t take;
+
+		if (n == 0)
+			continue;
+		take = gpurx_admit(a, n);
+		GPURX_STAT_ADD(qs, bursts, 1);
+		cpu_process(a, qs, q, pkts, take, scratch);
+		rte_pktmbuf_free_bulk(pkts, n);
+	}
+	rte_free(scratch);
+	return 0;
+}

@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_telemetry.h>
+
+#include "stats.h"
+
+/* Every field of struct gpurx_qstats is a uint64_t: sum them as an array. */
+#define QSTATS_WORDS (offsetof(struct gpurx_qstats, malformed) / 8 + \
+	GPURX_MAL_COUNT)
+
+void
+gpurx_stats_sum(const struct gpurx_qstats *qs, unsigned int nq,
+		struct gpurx_qstats *sum)
+{
+	uint64_t *out = (uint64_t *)sum;
+
+	memset(sum, 0, sizeof(*sum));
+	for (unsigned int q = 0; q < nq; q++) {
+		const uint64_t *in = (const uint64_t *)&qs[q];
+
+		for (size_t i = 0; i < QSTATS_WORDS; i++)
+			out[i] += __atomic_load_n(&in[i], __ATOMIC_RELAXED);
+	}
+}
+
+static double
+rate(uint64_t now, uint64_t prev, double dt)
+{
+	return dt > 0 ? (double)(now - prev) / dt : 0.0;
+}
+
+void
+gpurx_stats_line(FILE *f, const struct gpurx_totals *now,
+		const struct gpurx_totals *prev, double dt, unsigned int nq)
+{
+	const struct gpurx_qstats *a = &now->q, *b = &prev->q;
+	double busy = dt > 0 && nq > 0 ?
+		(double)(a->gpu_busy_ns - b->gpu_busy_ns) / (dt * 1e9 * nq) : 0;
+
+	fprintf(f, "[%7.1fs] rx %.0f pps %.3f Mbps | matched %.0f pps | "
+		"captured %.0f pps | drop port %" PRIu64 " ring %" PRIu64
+		" capture %" PRIu64 " | gpu busy %.1f%%\n",
+		now->elapsed_s, rate(a->rx_pkts, b->rx_pkts, dt),
+		rate(a->rx_bytes, b->rx_bytes, dt) * 8 / 1e6,
+		rate(a->matched, b->matched, dt),
+		rate(a->captured, b->captured, dt),
+		now->port_imissed, a->drop_ring, a->drop_capture, busy * 100);
+}
+
+static void
+addr_str(const uint8_t a[16], int ipv, char *buf, size_t len)
+{
+	if (ipv == 4)
+		inet_ntop(AF_INET, a + 12, buf, len);
+	else
+		inet_ntop(AF_INET6, a, buf, len);
+}
+
+static const char *
+proto_str(uint8_t p, char *buf, size_t len)
+{
+	switch (p) {
+	case GPURX_IPPROTO_TCP: return "tcp";
+	case GPURX_IPPROTO_UDP: return "udp";
+	case GPURX_IPPROTO_SCTP: return "sctp";
+	case GPURX_IPPROTO_ICMP: return "icmp";
+	case GPURX_IPPROTO_ICMPV6: return "icmp6";
+	default:
+		snprintf(buf, len, "proto-%u", p);
+		return buf;
+	}
+}
+
+static uint32_t
+top_flows(const struct gpurx_flow_table *ft, uint32_t n,
+		const struct gpurx_flow_entry ***out)
+{
+	*out = NULL;
+	if (ft == NULL || n == 0)
+		return 0;
+	*out = calloc(n, sizeof(**out));
+	if (*out == NULL)
+		return 0;
+	return gpurx_flow_table_top_bytes(ft, *out, n);
+}
+
+void
+gpurx_summary_print(FILE *f, const struct gpurx_totals *t,
+		const struct gpurx_flow_table *ft,
+		const struct gpurx_summary_info *si)
+{
+	const struct gpurx_qstats *q = &t->q;
+	const struct gpurx_flow_entry **top;
+	uint32_t n;
+
+	fprintf(f, "\n=== dpdk-gpu-rx summary (%s) ===\n", si->mode);
+	fprintf(f, "filter:        %s\n", si->filter ? si->filter : "");
+	fprintf(f, "stopped by:    %s\n", si->exit_reason);
+	fprintf(f, "elapsed:       %.3f s\n", t->elapsed_s);
+	fprintf(f, "received:      %" PRIu64 " packets, %" PRIu64 " bytes\n",
+		q->rx_pkts, q->rx_bytes);
+	fprintf(f, "matched:       %" PRIu64 "\n", q->matched);
+	fprintf(f, "captured:      %" PRIu64 " packets, %" PRIu64 " bytes%s%s\n",
+		q->captured, q->cap_bytes, si->capture_path ? " -> " : "",
+		si->capture_path ? si->capture_path : "");
+	fprintf(f, "chained:       %" PRIu64 " (linearized)\n", q->chained);
+	fprintf(f, "dropped:       port imissed %" PRIu64 ", port ierrors %"
+		PRIu64 ", no mbuf %" PRIu64 ", ring full %" PRIu64
+		", capture full %" PRIu64 ", over 64 KiB cut %" PRIu64 "\n",
+		t->port_imissed, t->port_ierrors, t->port_nombuf,
+		q->drop_ring, q->drop_capture, q->truncated);
+	fprintf(f, "malformed:");
+	for (int k = 1; k < GPURX_MAL_COUNT; k++)
+		if (q->malformed[k] != 0)
+			fprintf(f, " %s=%" PRIu64, gpurx_malformed_str(k),
+				q->malformed[k]);
+	fprintf(f, "\n");
+	if (ft != NULL)
+		fprintf(f, "flows:         %" PRIu64 " (overflow %" PRIu64
+			" packets)\n", ft->n_flows, ft->overflow_pkts);
+	fprintf(f, "mbufs:         %u of %u back in the pool%s\n",
+		si->mbufs_avail, si->mbufs_total,
+		si->mbufs_avail == si->mbufs_total ? "" : "  ** LEAK **");
+	n = top_flows(ft, si->top_n, &top);
+	if (n > 0)
+		fprintf(f, "top %u flows by bytes:\n", n);
+	for (uint32_t i = 0; i < n; i++) {
+		const struct gpurx_flow_key *k = &top[i]->key;
+		char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN], pb[16];
+
+		addr_str(k->src, k->ip_version, s, sizeof(s));
+		addr_str(k->dst, k->ip_version, d, sizeof(d));
+		fprintf(f, "  %2u. %-5s %s:%u -> %s:%u vlan %u  %" PRIu64
+			" pkts %" PRIu64 " bytes\n", i + 1,
+			proto_str(k->proto, pb, sizeof(pb)), s, k->sport, d,
+			k->dport, k->vlan_id, top[i]->packets, top[i]->bytes);
+	}
+	free(top);
+}
+
+static void
+json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s != NULL && *s != '\0'; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+int
+gpurx_summary_json(const char *path, const struct gpurx_totals *t,
+		const struct gpurx_flow_table *ft,
+		const struct gpurx_summary_info *si)
+{
+	const struct gpurx_qstats *q = &t->q;
+	const struct gpurx_flow_entry **top;
+	FILE *f = fopen(path, "w");
+	uint32_t n;
+	int rc;
+
+	if (f == NULL)
+		return -1;
+	fprintf(f, "{\n  \"mode\": ");
+	json_str(f, si->mode);
+	fprintf(f, ",\n  \"filter\": ");
+	json_str(f, si->filter);
+	fprintf(f, ",\n  \"stopped_by\": ");
+	json_str(f, si->exit_reason);
+	fprintf(f, ",\n  \"elapsed_s\": %.6f,\n", t->elapsed_s);
+	fprintf(f, "  \"rx_packets\": %" PRIu64 ",\n  \"rx_bytes\": %" PRIu64
+		",\n  \"matched\": %" PRIu64 ",\n  \"captured\": %" PRIu64
+		",\n  \"captured_bytes\": %" PRIu64 ",\n  \"chained\": %" PRIu64
+		",\n", q->rx_pkts, q->rx_bytes, q->matched, q->captured,
+		q->cap_bytes, q->chained);
+	fprintf(f, "  \"dropped\": {\"port_imissed\": %" PRIu64
+		", \"port_ierrors\": %" PRIu64 ", \"no_mbuf\": %" PRIu64
+		", \"ring_full\": %" PRIu64 ", \"capture_full\": %" PRIu64
+		", \"cut_over_64k\": %" PRIu64 "},\n", t->port_imissed,
+		t->port_ierrors, t->port_nombuf, q->drop_ring, q->drop_capture,
+		q->truncated);
+	fprintf(f, "  \"malformed\": {");
+	for (int k = 1; k < GPURX_MAL_COUNT; k++)
+		fprintf(f, "%s\"%s\": %" PRIu64, k > 1 ? ", " : "",
+			gpurx_malformed_str(k), q->malformed[k]);
+	fprintf(f, "},\n  \"mbufs\": {\"total\": %u, \"returned\": %u},\n",
+		si->mbufs_total, si->mbufs_avail);
+	fprintf(f, "  \"flows\": %" PRIu64 ",\n  \"flow_overflow_packets\": %"
+		PRIu64 ",\n", ft ? ft->n_flows : 0, ft ? ft->overflow_pkts : 0);
+	fprintf(f, "  \"top_flows\": [");
+	n = top_flows(ft, si->top_n, &top);
+	for (uint32_t i = 0; i < n; i++) {
+		const struct gpurx_flow_key *k = &top[i]->key;
+		char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN], pb[16];
+
+		addr_str(k->src, k->ip_version, s, sizeof(s));
+		addr_str(k->dst, k->ip_version, d, sizeof(d));
+		fprintf(f, "%s\n    {\"proto\": \"%s\", \"src\": \"%s\", "
+			"\"sport\": %u, \"dst\": \"%s\", \"dport\": %u, "
+			"\"vlan\": %u, \"packets\": %" PRIu64 ", \"bytes\": %"
+			PRIu64 ", \"first_seen_ns\": %" PRIu64
+			", \"last_seen_ns\": %" PRIu64 "}", i ? "," : "",
+			proto_str(k->proto, pb, sizeof(pb)), s, k->sport, d,
+			k->dport, k->vlan_id, top[i]->packets, top[i]->bytes,
+			top[i]->first_seen, top[i]->last_seen);
+	}
+	free(top);
+	fprintf(f, "%s]\n}\n", n ? "\n  " : "");
+	rc = ferror(f) ? -1 : 0;
+	if (fclose(f) != 0)
+		rc = -1;
+	return rc;
+}
+
+static void (*tel_fill)(struct gpurx_totals *t);
+
+static int
+tel_stats(const char *cmd __rte_unused, const char *params __rte_unused,
+		struct rte_tel_data *d)
+{
+	struct gpurx_totals t;
+
+	if (tel_fill == NULL)
+		return -EINVAL;
+	tel_fill(&t);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "rx_packets", t.q.rx_pkts);
+	rte_tel_data_add_dict_u64(d, "rx_bytes", t.q.rx_bytes);
+	rte_tel_data_add_dict_u64(d, "matched", t.q.matched);
+	rte_tel_data_add_dict_u64(d, "captured", t.q.captured);
+	rte_tel_data_add_dict_u64(d, "captured_bytes", t.q.cap_bytes);
+	rte_tel_data_add_dict_u64(d, "chained", t.q.chained);
+	rte_tel_data_add_dict_u64(d, "drop_port_imissed", t.port_imissed);
+	rte_tel_data_add_dict_u64(d, "drop_ring_full", t.q.drop_ring);
+	rte_tel_data_add_dict_u64(d, "drop_capture_full", t.q.drop_capture);
+	rte_tel_data_add_dict_u64(d, "gpu_busy_ns", t.q.gpu_busy_ns);
+	for (int k = 1; k < GPURX_MAL_COUNT; k++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "malformed_%s",
+			gpurx_malformed_str(k));
+		rte_tel_data_add_dict_u64(d, name, t.q.malformed[k]);
+	}
+	return 0;
+}
+
+int
+gpurx_telemetry_register(void (*fill)(struct gpurx_totals *t))
+{
+	tel_fill = fill;
+	return rte_telemetry_register_cmd("/gpu_rx/stats", tel_stats,
+		"dpdk-gpu-rx counters. No parameters");
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Counters: one block per RX queue, each written by its own lcore only
+ * (relaxed atomic stores, so readers see whole values), summed by the
+ * main lcore for the stats line, the summary, JSON and telemetry.
+ */
+#ifndef GPURX_APP_STATS_H
+#define GPURX_APP_STATS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <rte_common.h>
+
+#include "pkt_parse.h"
+#include "flow_table.h"
+#include "opts.h"
+
+struct gpurx_qstats {
+	uint64_t rx_pkts;
+	uint64_t rx_bytes;
+	uint64_t matched;
+	uint64_t captured;
+	uint64_t cap_bytes;
+	uint64_t drop_ring;	/* every ring item busy */
+	uint64_t drop_capture;	/* capture ring full or file write failed */
+	uint64_t chained;	/* multi-segment packets linearized */
+	uint64_t truncated;	/* longer than the linearize scratch */
+	uint64_t bursts;
+	uint64_t gpu_busy_ns;	/* kernel time spent on items */
+	uint64_t malformed[GPURX_MAL_COUNT];
+} __rte_cache_aligned;
+
+/* Single writer per block: a plain add published with a relaxed store. */
+#define GPURX_STAT_ADD(qs, field, v) \
+	__atomic_store_n(&(qs)->field, (qs)->field + (v), __ATOMIC_RELAXED)
+#define GPURX_STAT_GET(qs, field) \
+	__atomic_load_n(&(qs)->field, __ATOMIC_RELAXED)
+
+struct gpurx_totals {
+	struct gpurx_qstats q;	/* summed over queues */
+	uint64_t port_imissed;
+	uint64_t port_ierrors;
+	uint64_t port_nombuf;
+	double elapsed_s;
+};
+
+void gpurx_stats_sum(const struct gpurx_qstats *qs, unsigned int nq,
+		struct gpurx_qstats *sum);
+
+/* "rx ... pps ..." line from two samples dt seconds apart. */
+void gpurx_stats_line(FILE *f, const struct gpurx_totals *now,
+		const struct gpurx_totals *prev, double dt, unsigned int nq);
+
+struct gpurx_summary_info {
+	const char *mode;		/* "cpu", "gpu/host-mapped", ... */
+	const char *filter;
+	const char *capture_path;
+	uint32_t top_n;
+	uint32_t mbufs_total;
+	uint32_t mbufs_avail;		/* after shutdown */
+	int exit_reason_signal;		/* 0, or the signal number */
+	const char *exit_reason;
+};
+
+void gpurx_summary_print(FILE *f, const struct gpurx_totals *t,
+		const struct gpurx_flow_table *ft,
+		const struct gpurx_summary_info *si);
+
+/* Returns 0, or -1 if the file could not be written. */
+int gpurx_summary_json(const char *path, const struct gpurx_totals *t,
+		const struct gpurx_flow_table *ft,
+		const struct gpurx_summary_info *si);
+
+/*
+ * Register /gpu_rx/stats. fill() is called from the telemetry thread and
+ * must only read counters. Returns 0 or a negative errno.
+ */
+int gpurx_telemetry_register(void (*fill)(struct gpurx_totals *t));
+
+#endif /* GPURX_APP_STATS_H */

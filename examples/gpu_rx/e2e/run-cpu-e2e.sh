@@ -1,0 +1,110 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# One end-to-end case of dpdk-gpu-rx --cpu over net_pcap (meson test).
+# Usage: run-cpu-e2e.sh CASE APP GENPCAP CHECK WORKDIR [FILTER]
+# CASE: filter | pcap-format | snaplen | bad-filter | sigint | count | no-gpu
+# Extra EAL options (e.g. -d plugin dirs) come from $GPU_RX_EAL_EXTRA.
+set -u
+
+case_name=$1 app=$2 gen=$3 check=$4 work=$5
+filter=${6:-}
+rm -rf "$work" && mkdir -p "$work" || exit 1
+in=$work/in.pcap
+"$gen" "$in" 1 3000 50 || { echo "FAIL: cannot generate $in"; exit 1; }
+
+# Debian's EAL loads its default plugin directory (RTE_EAL_PMD_PATH), so
+# net_pcap needs no -d here.
+eal() {
+	echo --no-huge -m 512 --no-pci --no-shconf \
+		--file-prefix "gpurx-e2e-$case_name-$$" -l 0-1 \
+		--log-level=lib.eal:warning ${GPU_RX_EAL_EXTRA:-}
+}
+
+run_app() {
+	# shellcheck disable=SC2046
+	"$app" $(eal) --vdev "net_pcap0,rx_pcap=$in" -- --cpu --quiet \
+		--idle-exit 500 "$@" > "$work/out.txt" 2>&1
+	rc=$?
+	cat "$work/out.txt"
+	return $rc
+}
+
+mbufs_all_back() {
+	grep -Eq 'mbufs: +([0-9]+) of \1 back in the pool' "$work/out.txt"
+}
+
+case $case_name in
+filter)
+	run_app --filter "$filter" --write "$work/out.pcapng" \
+		--json "$work/out.json" || { echo "FAIL: exit $rc"; exit 1; }
+	mbufs_all_back || { echo "FAIL: mbufs not all returned"; exit 1; }
+	exec "$check" "$in" "$work/out.pcapng" "$filter" 262144
+	;;
+pcap-format)
+	run_app --filter "tcp or udp" --format pcap --write "$work/out.pcap" ||
+		{ echo "FAIL: exit $rc"; exit 1; }
+	exec "$check" "$in" "$work/out.pcap" "tcp or udp" 262144
+	;;
+snaplen)
+	run_app --filter "ip or ip6" --snaplen 100 --write "$work/out.pcapng" ||
+		{ echo "FAIL: exit $rc"; exit 1; }
+	exec "$check" "$in" "$work/out.pcapng" "ip or ip6" 100
+	;;
+count)
+	run_app --count 100 --write "$work/out.pcapng" ||
+		{ echo "FAIL: exit $rc"; exit 1; }
+	"$gen" "$work/first100.pcap" 1 100 50 || exit 1
+	exec "$check" "$work/first100.pcap" "$work/out.pcapng" "" 262144
+	;;
+bad-filter)
+	run_app --filter "tcp port" --write "$work/out.pcapng"
+	[ "$rc" -eq 2 ] || { echo "FAIL: exit $rc, expected 2"; exit 1; }
+	grep -q "invalid filter" "$work/out.txt" ||
+		{ echo "FAIL: no libpcap message"; exit 1; }
+	[ ! -e "$work/out.pcapng" ] ||
+		{ echo "FAIL: capture created for a bad filter"; exit 1; }
+	echo "PASS: bad filter exits 2"
+	;;
+no-gpu)
+	if [ -e /dev/nvidia0 ]; then
+		echo "SKIP: a GPU is present"
+		exit 77
+	fi
+	# shellcheck disable=SC2046
+	"$app" $(eal) --vdev "net_pcap0,rx_pcap=$in" -- --quiet \
+		--idle-exit 500 > "$work/out.txt" 2>&1
+	rc=$?
+	cat "$work/out.txt"
+	[ "$rc" -ne 0 ] || { echo "FAIL: ran without a GPU"; exit 1; }
+	grep -qi "gpu" "$work/out.txt" || { echo "FAIL: no message"; exit 1; }
+	echo "PASS: no GPU refused with exit $rc"
+	;;
+sigint)
+	# infinite_rx replays from mbufs it holds and refuses chains: a
+	# small input without jumbo frames.
+	"$gen" "$in" 1 500 0 || exit 1
+	# shellcheck disable=SC2046
+	"$app" $(eal) --vdev "net_pcap0,rx_pcap=$in,infinite_rx=1" -- --cpu \
+		--quiet --filter sctp --snaplen 64 --write "$work/out.pcapng" \
+		> "$work/out.txt" 2>&1 &
+	pid=$!
+	sleep 2
+	kill -INT $pid
+	wait $pid
+	rc=$?
+	cat "$work/out.txt"
+	[ "$rc" -eq 0 ] || { echo "FAIL: exit $rc after SIGINT"; exit 1; }
+	grep -q "stopped by: *SIGINT" "$work/out.txt" ||
+		{ echo "FAIL: not stopped by SIGINT"; exit 1; }
+	mbufs_all_back || { echo "FAIL: mbufs not all returned"; exit 1; }
+	"$check" --valid "$work/out.pcapng"
+	rc=$?
+	rm -f "$work/out.pcapng"	# replayed traffic: large, no other use
+	exit $rc
+	;;
+*)
+	echo "unknown case $case_name"
+	exit 2
+	;;
+esac
