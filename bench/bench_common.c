@@ -1,0 +1,518 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+
+#include "bench_common.h"
+
+/* --- Statistics --------------------------------------------------------- */
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double
+bench_quantile_sorted(const double *sorted, size_t n, double q)
+{
+	double rank;
+	size_t idx;
+
+	if (n == 0)
+		return NAN;
+	if (q <= 0)
+		return sorted[0];
+	/* Nearest rank: ceil(q * n), 1-based. The small epsilon keeps
+	 * 0.99 * 100 from becoming 99.00000000000001 and rounding up. */
+	rank = ceil(q * (double)n - 1e-9);
+	if (rank < 1)
+		rank = 1;
+	idx = (size_t)rank - 1;
+	if (idx >= n)
+		idx = n - 1;
+	return sorted[idx];
+}
+
+int
+bench_stats_compute(double *v, size_t n, struct bench_stats *st)
+{
+	double sum = 0, sq = 0;
+	size_t i;
+
+	memset(st, 0, sizeof(*st));
+	if (n == 0) {
+		st->min = st->max = st->mean = st->stddev = NAN;
+		st->median = st->p90 = st->p99 = st->p999 = NAN;
+		return -1;
+	}
+	qsort(v, n, sizeof(*v), cmp_double);
+	for (i = 0; i < n; i++)
+		sum += v[i];
+	st->n = n;
+	st->mean = sum / (double)n;
+	for (i = 0; i < n; i++)
+		sq += (v[i] - st->mean) * (v[i] - st->mean);
+	st->stddev = n > 1 ? sqrt(sq / (double)(n - 1)) : 0;
+	st->min = v[0];
+	st->max = v[n - 1];
+	st->median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	st->p90 = bench_quantile_sorted(v, n, 0.90);
+	st->p99 = bench_quantile_sorted(v, n, 0.99);
+	st->p999 = bench_quantile_sorted(v, n, 0.999);
+	return 0;
+}
+
+static int
+expect(const char *what, double got, double want, int *fails)
+{
+	if (fabs(got - want) > 1e-9 * (fabs(want) + 1)) {
+		printf("self-test FAIL %s: got %.9g, want %.9g\n", what, got, want);
+		(*fails)++;
+		return 1;
+	}
+	return 0;
+}
+
+int
+bench_stats_self_test(void)
+{
+	struct bench_stats st;
+	double v[1000];
+	uint64_t rng = bench_seed(42);
+	int fails = 0;
+	size_t i;
+
+	/* 1..100 shuffled. */
+	for (i = 0; i < 100; i++)
+		v[i] = (double)(i + 1);
+	for (i = 99; i > 0; i--) {
+		size_t k = bench_rand(&rng) % (i + 1);
+		double t = v[i];
+
+		v[i] = v[k];
+		v[k] = t;
+	}
+	if (bench_stats_compute(v, 100, &st) != 0)
+		fails++;
+	expect("1..100 median", st.median, 50.5, &fails);
+	expect("1..100 mean", st.mean, 50.5, &fails);
+	expect("1..100 p90", st.p90, 90, &fails);
+	expect("1..100 p99", st.p99, 99, &fails);
+	expect("1..100 p99.9", st.p999, 100, &fails);
+	expect("1..100 min", st.min, 1, &fails);
+	expect("1..100 max", st.max, 100, &fails);
+	expect("1..100 stddev", st.stddev, sqrt(100.0 * 101 / 12), &fails);
+
+	/* Odd count, one outlier: the median ignores it, the mean does not. */
+	v[0] = 3;
+	v[1] = 1;
+	v[2] = 1000;
+	v[3] = 2;
+	v[4] = 4;
+	bench_stats_compute(v, 5, &st);
+	expect("5 samples median", st.median, 3, &fails);
+	expect("5 samples mean", st.mean, 202, &fails);
+	expect("5 samples p99", st.p99, 1000, &fails);
+
+	/* 1000 samples: 990 of 1.0 then 10 of 50.0: p99 is still 1.0 (990th
+	 * sample), p99.9 is 50. */
+	for (i = 0; i < 1000; i++)
+		v[i] = i % 100 < 99 ? 1.0 : 50.0;
+	bench_stats_compute(v, 1000, &st);
+	expect("1000 samples p99", st.p99, 1.0, &fails);
+	expect("1000 samples p99.9", st.p999, 50.0, &fails);
+	expect("1000 samples median", st.median, 1.0, &fails);
+
+	/* One sample. */
+	v[0] = 7.5;
+	bench_stats_compute(v, 1, &st);
+	expect("1 sample median", st.median, 7.5, &fails);
+	expect("1 sample p99", st.p99, 7.5, &fails);
+	expect("1 sample stddev", st.stddev, 0, &fails);
+
+	/* No sample. */
+	if (bench_stats_compute(v, 0, &st) != -1 || !isnan(st.median)) {
+		printf("self-test FAIL: empty sample set not refused\n");
+		fails++;
+	}
+
+	/* Random bytes are never all zero. */
+	{
+		unsigned char buf[64];
+		unsigned int nz = 0;
+
+		rng = bench_seed(0);
+		bench_fill_random(buf, sizeof(buf), &rng);
+		for (i = 0; i < sizeof(buf); i++)
+			nz += buf[i] != 0;
+		if (nz < 32) {
+			printf("self-test FAIL: random fill has %u non-zero bytes of 64\n",
+				nz);
+			fails++;
+		}
+	}
+
+	printf("stats self-test: %s (%d failure(s))\n", fails ? "FAIL" : "PASS",
+		fails);
+	return fails ? 1 : 0;
+}
+
+int
+bench_self_test_arg(int argc, char **argv)
+{
+	if (argc >= 2 && strcmp(argv[1], "--self-test") == 0)
+		return bench_stats_self_test() ? BENCH_EXIT_FAIL : BENCH_EXIT_OK;
+	return -1;
+}
+
+/* --- Time ------------------------------------------------------------------- */
+
+uint64_t
+bench_tsc_hz(void)
+{
+	return rte_get_tsc_hz();
+}
+
+double
+bench_cycles_to_ns(uint64_t cycles)
+{
+	return (double)cycles * 1e9 / (double)rte_get_tsc_hz();
+}
+
+uint64_t
+bench_ns_to_cycles(uint64_t ns)
+{
+	return (uint64_t)((double)ns * (double)rte_get_tsc_hz() / 1e9);
+}
+
+double
+bench_timer_overhead_ns(void)
+{
+	double v[1001];
+	struct bench_stats st;
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(v); i++) {
+		uint64_t t0 = rte_rdtsc_precise();
+		uint64_t t1 = rte_rdtsc_precise();
+
+		v[i] = bench_cycles_to_ns(t1 - t0);
+	}
+	bench_stats_compute(v, RTE_DIM(v), &st);
+	return st.median;
+}
+
+uint64_t
+bench_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+void
+bench_fill_random(void *buf, size_t len, uint64_t *rng)
+{
+	unsigned char *p = buf;
+	size_t i = 0;
+
+	for (; i + 8 <= len; i += 8) {
+		uint64_t r = bench_rand(rng);
+
+		memcpy(p + i, &r, 8);
+	}
+	if (i < len) {
+		uint64_t r = bench_rand(rng);
+
+		memcpy(p + i, &r, len - i);
+	}
+}
+
+/* --- JSON ----------------------------------------------------------------------- */
+
+int
+bench_json_open(struct bench_json *j, const char *dir, const char *name)
+{
+	int n;
+
+	memset(j, 0, sizeof(*j));
+	if (dir == NULL || dir[0] == '\0')
+		return 0;
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+		fprintf(stderr, "cannot create output directory %s: %s\n", dir,
+			strerror(errno));
+		return -1;
+	}
+	n = snprintf(j->path, sizeof(j->path), "%s/%s", dir, name);
+	if (n < 0 || (size_t)n >= sizeof(j->path)) {
+		fprintf(stderr, "output path too long: %s/%s\n", dir, name);
+		return -1;
+	}
+	j->f = fopen(j->path, "w");
+	if (j->f == NULL) {
+		fprintf(stderr, "cannot write %s: %s\n", j->path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void
+json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s != '\0'; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+/* Comma, newline and indentation before a member, then its key. */
+static void
+json_member(struct bench_json *j, const char *key)
+{
+	int i;
+
+	if (j->need_comma[j->depth])
+		fputc(',', j->f);
+	if (j->depth > 0)
+		fputc('\n', j->f);
+	for (i = 0; i < j->depth; i++)
+		fputs("  ", j->f);
+	j->need_comma[j->depth] = true;
+	if (key != NULL) {
+		json_string(j->f, key);
+		fputs(": ", j->f);
+	}
+}
+
+static void
+json_open_nest(struct bench_json *j, const char *key, char c)
+{
+	if (j->f == NULL)
+		return;
+	json_member(j, key);
+	fputc(c, j->f);
+	if (j->depth + 1 >= BENCH_JSON_MAX_DEPTH) {
+		j->error = true;
+		return;
+	}
+	j->depth++;
+	j->need_comma[j->depth] = false;
+}
+
+static void
+json_close_nest(struct bench_json *j, char c)
+{
+	int i;
+
+	if (j->f == NULL)
+		return;
+	if (j->depth == 0) {
+		j->error = true;
+		return;
+	}
+	j->depth--;
+	fputc('\n', j->f);
+	for (i = 0; i < j->depth; i++)
+		fputs("  ", j->f);
+	fputc(c, j->f);
+}
+
+void
+bench_json_obj_begin(struct bench_json *j, const char *key)
+{
+	json_open_nest(j, key, '{');
+}
+
+void
+bench_json_obj_end(struct bench_json *j)
+{
+	json_close_nest(j, '}');
+}
+
+void
+bench_json_arr_begin(struct bench_json *j, const char *key)
+{
+	json_open_nest(j, key, '[');
+}
+
+void
+bench_json_arr_end(struct bench_json *j)
+{
+	json_close_nest(j, ']');
+}
+
+void
+bench_json_str(struct bench_json *j, const char *key, const char *val)
+{
+	if (j->f == NULL)
+		return;
+	json_member(j, key);
+	if (val == NULL)
+		fputs("null", j->f);
+	else
+		json_string(j->f, val);
+}
+
+void
+bench_json_num(struct bench_json *j, const char *key, double val)
+{
+	if (j->f == NULL)
+		return;
+	json_member(j, key);
+	/* JSON has no NaN or infinity. */
+	if (isfinite(val))
+		fprintf(j->f, "%.6f", val);
+	else
+		fputs("null", j->f);
+}
+
+void
+bench_json_int(struct bench_json *j, const char *key, int64_t val)
+{
+	if (j->f == NULL)
+		return;
+	json_member(j, key);
+	fprintf(j->f, "%" PRId64, val);
+}
+
+void
+bench_json_bool(struct bench_json *j, const char *key, bool val)
+{
+	if (j->f == NULL)
+		return;
+	json_member(j, key);
+	fputs(val ? "true" : "false", j->f);
+}
+
+void
+bench_json_stats(struct bench_json *j, const char *key,
+		const struct bench_stats *st)
+{
+	bench_json_obj_begin(j, key);
+	bench_json_int(j, "n", (int64_t)st->n);
+	bench_json_num(j, "min_ns", st->min);
+	bench_json_num(j, "max_ns", st->max);
+	bench_json_num(j, "mean_ns", st->mean);
+	bench_json_num(j, "stddev_ns", st->stddev);
+	bench_json_num(j, "median_ns", st->median);
+	bench_json_num(j, "p90_ns", st->p90);
+	bench_json_num(j, "p99_ns", st->p99);
+	bench_json_num(j, "p999_ns", st->p999);
+	bench_json_obj_end(j);
+}
+
+/* First "model name" line of /proc/cpuinfo. */
+static void
+cpu_model(char *buf, size_t len)
+{
+	char line[512];
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	snprintf(buf, len, "unknown");
+	if (f == NULL)
+		return;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char *colon = strchr(line, ':');
+
+		if (strncmp(line, "model name", 10) == 0 && colon != NULL) {
+			colon++;
+			while (*colon == ' ' || *colon == '\t')
+				colon++;
+			colon[strcspn(colon, "\n")] = '\0';
+			snprintf(buf, len, "%s", colon);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+void
+bench_json_host(struct bench_json *j)
+{
+	char date[64], host[256], model[256], kernel[600];
+	struct utsname un;
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (gmtime_r(&now, &tm) == NULL ||
+			strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		snprintf(date, sizeof(date), "unknown");
+	if (gethostname(host, sizeof(host)) != 0)
+		snprintf(host, sizeof(host), "unknown");
+	host[sizeof(host) - 1] = '\0';
+	if (uname(&un) == 0)
+		snprintf(kernel, sizeof(kernel), "%s %s", un.sysname, un.release);
+	else
+		snprintf(kernel, sizeof(kernel), "unknown");
+	cpu_model(model, sizeof(model));
+
+	bench_json_obj_begin(j, "host");
+	bench_json_str(j, "date", date);
+	bench_json_str(j, "hostname", host);
+	bench_json_str(j, "kernel", kernel);
+	bench_json_str(j, "cpu", model);
+	bench_json_int(j, "online_cpus", sysconf(_SC_NPROCESSORS_ONLN));
+	bench_json_int(j, "tsc_hz", (int64_t)rte_get_tsc_hz());
+	bench_json_obj_end(j);
+}
+
+int
+bench_json_close(struct bench_json *j)
+{
+	int ret = 0;
+
+	if (j->f == NULL)
+		return 0;
+	if (j->depth != 0)
+		j->error = true;
+	fputc('\n', j->f);
+	if (ferror(j->f) || j->error)
+		ret = -1;
+	if (fclose(j->f) != 0)
+		ret = -1;
+	j->f = NULL;
+	if (ret != 0)
+		fprintf(stderr, "writing %s failed\n", j->path);
+	else
+		printf("# wrote %s\n", j->path);
+	return ret;
+}
+
+/* --- Misc ------------------------------------------------------------------------ */
+
+int
+bench_parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (s == NULL || s[0] == '\0' || s[0] == '-')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno != 0 || *end != '\0' || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}

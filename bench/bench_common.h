@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef BENCH_COMMON_H
+#define BENCH_COMMON_H
+
+/*
+ * Helpers shared by the benchmarks: order statistics of latency samples,
+ * a small JSON writer, time-stamp counter conversions and the machine
+ * description every result file starts with. Plain C, no CUDA.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Exit codes: 77 is "skipped" for meson and automake harnesses. */
+#define BENCH_EXIT_OK 0
+#define BENCH_EXIT_FAIL 1
+#define BENCH_EXIT_USAGE 2
+#define BENCH_EXIT_SKIP 77
+
+/*
+ * Order statistics of n samples. Quantiles use the nearest-rank
+ * definition: the q-quantile is the smallest sample such that at least
+ * q * n samples are <= it (p99 of 1..100 is 99). The median of an even
+ * count is the mean of the two middle samples.
+ */
+struct bench_stats {
+	size_t n;
+	double min;
+	double max;
+	double mean;
+	double stddev;
+	double median;
+	double p90;
+	double p99;
+	double p999;
+};
+
+/* Sorts v in place and fills st. Returns 0, or -1 when n is 0. */
+int bench_stats_compute(double *v, size_t n, struct bench_stats *st);
+
+/* Nearest-rank quantile of sorted samples (0 < q <= 1). */
+double bench_quantile_sorted(const double *sorted, size_t n, double q);
+
+/* Checks the statistics above on known data; prints and returns 0 or 1. */
+int bench_stats_self_test(void);
+
+/* Handles "--self-test" as the first argument: returns an exit code to
+ * return from main, or -1 when the argument is not there. */
+int bench_self_test_arg(int argc, char **argv);
+
+/* --- Time-stamp counter ------------------------------------------------- */
+
+/* Cycles of rte_rdtsc_precise() per second (EAL must be initialised). */
+uint64_t bench_tsc_hz(void);
+double bench_cycles_to_ns(uint64_t cycles);
+uint64_t bench_ns_to_cycles(uint64_t ns);
+/* Median cost of one rte_rdtsc_precise() pair, in ns. */
+double bench_timer_overhead_ns(void);
+
+/* Monotonic clock in ns, for deadlines where the TSC is not known yet. */
+uint64_t bench_now_ns(void);
+
+/* --- Deterministic random numbers (xorshift64*) --------------------------- */
+
+static inline uint64_t
+bench_rand(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*s = x;
+	return x * 0x2545F4914F6CDD1DULL;
+}
+
+/* A seed never 0 (xorshift would stay at 0). */
+static inline uint64_t
+bench_seed(uint64_t s)
+{
+	return s != 0 ? s : 0x9E3779B97F4A7C15ULL;
+}
+
+/* Fills buf with random bytes (so no benchmark ever reads all zeros). */
+void bench_fill_random(void *buf, size_t len, uint64_t *rng);
+
+/* --- JSON writer ------------------------------------------------------------ */
+
+#define BENCH_JSON_MAX_DEPTH 16
+
+struct bench_json {
+	FILE *f;
+	char path[4096];
+	int depth;
+	bool need_comma[BENCH_JSON_MAX_DEPTH];
+	bool error;
+};
+
+/* Creates dir (one level) if needed and opens dir/name for writing; dir
+ * NULL or "" means no output (every call below is then a no-op). */
+int bench_json_open(struct bench_json *j, const char *dir, const char *name);
+/* key is NULL inside arrays and for the top-level object. */
+void bench_json_obj_begin(struct bench_json *j, const char *key);
+void bench_json_obj_end(struct bench_json *j);
+void bench_json_arr_begin(struct bench_json *j, const char *key);
+void bench_json_arr_end(struct bench_json *j);
+void bench_json_str(struct bench_json *j, const char *key, const char *val);
+void bench_json_num(struct bench_json *j, const char *key, double val);
+void bench_json_int(struct bench_json *j, const char *key, int64_t val);
+void bench_json_bool(struct bench_json *j, const char *key, bool val);
+/* An object {n, min, max, mean, stddev, median, p90, p99, p999} in ns. */
+void bench_json_stats(struct bench_json *j, const char *key,
+		const struct bench_stats *st);
+/* "host": {...} with date, host name, kernel, CPU model, TSC rate. */
+void bench_json_host(struct bench_json *j);
+/* Closes the file; 0, or -1 (with a message) if anything failed. */
+int bench_json_close(struct bench_json *j);
+
+/* --- Misc -------------------------------------------------------------------- */
+
+/* Parses an unsigned integer (decimal or 0x); -1 on garbage or > max. */
+int bench_parse_u64(const char *s, uint64_t max, uint64_t *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BENCH_COMMON_H */

@@ -1,0 +1,940 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * bench-handoff: CPU -> GPU -> CPU handoff latency through a gpudev
+ * communication list, against its floor and against launching a kernel
+ * per burst, in one run on the first GPU.
+ *
+ *  handoff  the CPU fills an item with a burst of B mbufs
+ *           (rte_gpu_comm_populate_list_pkts: packet list, rte_gpu_wmb,
+ *           READY); a persistent kernel sees READY, sums every byte of
+ *           every packet, sets DONE; the CPU spins on DONE. Timed from
+ *           before populate to the CPU seeing DONE.
+ *  floor    a bare ping-pong of one flag: the CPU writes it, a kernel
+ *           sees it and writes it back, the CPU sees that. In registered
+ *           host memory (where gpudev puts the status without GDRCopy)
+ *           and, where the driver can CPU-map GPU memory (GDRCopy), in
+ *           GPU memory (where gpudev puts it then).
+ *  launch   populate, then one kernel launch doing the same per-packet
+ *           work + cudaStreamSynchronize per burst.
+ *  empty    an empty kernel launch + cudaStreamSynchronize.
+ *  wmb      rte_gpu_wmb() alone (populate calls it every burst).
+ *
+ * Bursts of 1, 32, 256 and 1024 packets, 64-byte packets and a random
+ * 64..1500-byte mix, rotating over a pool of mbufs larger than the GPU
+ * and CPU caches. Times from rte_rdtsc_precise(); warm-up rounds first,
+ * then >= 10000 measured rounds per case; median, p99, mean.
+ *
+ * Usage: bench-handoff [EAL options] -- [--reps N] [--warmup N]
+ *        [--bursts N[,N...]] [--sizes 64,mix] [--pool N] [--seed N]
+ *        [--timeout-ms N] [--out DIR]
+ *        bench-handoff --self-test
+ * Exit: 0 done, 1 failure (timeout, wrong checksum, failed call),
+ * 2 usage, 77 no GPU (skipped).
+ */
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_atomic.h>
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_gpudev.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "bench_common.h"
+#include "handoff_kernels.h"
+
+/* The kernels read the comm list through a mirror: it must match. */
+#define SAME_FIELD(a, b, f) \
+	_Static_assert(offsetof(struct a, f) == offsetof(struct b, f) && \
+		sizeof(((struct a *)0)->f) == sizeof(((struct b *)0)->f), \
+		#a "." #f " differs from the kernel's mirror")
+_Static_assert(sizeof(struct rte_gpu_comm_pkt) == sizeof(struct hk_comm_pkt),
+	"struct rte_gpu_comm_pkt size");
+SAME_FIELD(rte_gpu_comm_pkt, hk_comm_pkt, addr);
+SAME_FIELD(rte_gpu_comm_pkt, hk_comm_pkt, size);
+_Static_assert(sizeof(struct rte_gpu_comm_list) == sizeof(struct hk_comm_item),
+	"struct rte_gpu_comm_list size");
+SAME_FIELD(rte_gpu_comm_list, hk_comm_item, pkt_list);
+SAME_FIELD(rte_gpu_comm_list, hk_comm_item, num_pkts);
+SAME_FIELD(rte_gpu_comm_list, hk_comm_item, status_h);
+SAME_FIELD(rte_gpu_comm_list, hk_comm_item, status_d);
+_Static_assert(sizeof(enum rte_gpu_comm_list_status) == sizeof(int),
+	"status enum is not int-sized");
+_Static_assert(RTE_GPU_COMM_LIST_FREE == HK_FREE &&
+	RTE_GPU_COMM_LIST_READY == HK_READY &&
+	RTE_GPU_COMM_LIST_DONE == HK_DONE &&
+	RTE_GPU_COMM_LIST_ERROR == HK_ERROR, "status values");
+_Static_assert(RTE_GPU_COMM_LIST_PKTS_MAX == 1024,
+	"the persistent kernel assumes 1024-entry packet lists");
+
+#define N_ITEMS 4
+#define MAX_BURSTS 8
+#define MAX_MBUF_DATA 1500
+#define MAX_CHUNKS 256
+/* The kernels give up after this long without work. */
+#define KERNEL_TIMEOUT_NS (5ULL * 1000000000ULL)
+
+struct opts {
+	uint64_t reps;
+	uint64_t warmup;
+	uint64_t bursts[MAX_BURSTS];
+	unsigned int n_bursts;
+	bool size_64;
+	bool size_mix;
+	uint64_t pool;
+	uint64_t seed;
+	uint64_t timeout_ms;
+	const char *out;
+};
+
+struct pool_reg {
+	int16_t dev_id;
+	unsigned int n;
+	void *addr[MAX_CHUNKS];
+	int err;
+};
+
+struct env {
+	int16_t dev_id;
+	struct rte_gpu_info info;
+	struct hk_gpu_info gi;
+	struct rte_mempool *mp;
+	struct pool_reg reg;
+	struct rte_mbuf **mb;	/* every mbuf of the pool, held */
+	uint64_t *sum;		/* byte sum of mb[i]'s packet */
+	uint32_t n_mb;
+	uint32_t next_mb;	/* rotation over mb[] */
+	struct rte_gpu_comm_list *list;
+	bool status_in_gpu;	/* comm list status in CPU-mapped GPU memory */
+	uint64_t timeout_cycles;
+	double *samples;
+	struct bench_json j;
+	int status;
+};
+
+static void
+usage(const char *prog)
+{
+	fprintf(stderr, "Usage: %s [EAL options] -- [--reps N] [--warmup N] "
+		"[--bursts N[,N...]] [--sizes 64,mix] [--pool N] [--seed N] "
+		"[--timeout-ms N] [--out DIR]\n       %s --self-test\n",
+		prog, prog);
+}
+
+static int
+parse_bursts(const char *s, struct opts *o)
+{
+	char buf[256], *tok, *save = NULL;
+
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	o->n_bursts = 0;
+	for (tok = strtok_r(buf, ",", &save); tok != NULL;
+			tok = strtok_r(NULL, ",", &save)) {
+		if (o->n_bursts == MAX_BURSTS ||
+				bench_parse_u64(tok, RTE_GPU_COMM_LIST_PKTS_MAX,
+					&o->bursts[o->n_bursts]) < 0 ||
+				o->bursts[o->n_bursts] == 0)
+			return -1;
+		o->n_bursts++;
+	}
+	return o->n_bursts > 0 ? 0 : -1;
+}
+
+static int
+parse_sizes(const char *s, struct opts *o)
+{
+	char buf[64], *tok, *save = NULL;
+
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	o->size_64 = o->size_mix = false;
+	for (tok = strtok_r(buf, ",", &save); tok != NULL;
+			tok = strtok_r(NULL, ",", &save)) {
+		if (strcmp(tok, "64") == 0)
+			o->size_64 = true;
+		else if (strcmp(tok, "mix") == 0)
+			o->size_mix = true;
+		else
+			return -1;
+	}
+	return o->size_64 || o->size_mix ? 0 : -1;
+}
+
+static int
+parse_args(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+		{ "reps", required_argument, NULL, 'r' },
+		{ "warmup", required_argument, NULL, 'w' },
+		{ "bursts", required_argument, NULL, 'b' },
+		{ "sizes", required_argument, NULL, 'z' },
+		{ "pool", required_argument, NULL, 'p' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "timeout-ms", required_argument, NULL, 't' },
+		{ "out", required_argument, NULL, 'o' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			if (bench_parse_u64(optarg, 10000000, &o->reps) < 0 ||
+					o->reps == 0)
+				return -1;
+			break;
+		case 'w':
+			if (bench_parse_u64(optarg, 10000000, &o->warmup) < 0)
+				return -1;
+			break;
+		case 'b':
+			if (parse_bursts(optarg, o) < 0)
+				return -1;
+			break;
+		case 'z':
+			if (parse_sizes(optarg, o) < 0)
+				return -1;
+			break;
+		case 'p':
+			if (bench_parse_u64(optarg, 1 << 22, &o->pool) < 0 ||
+					o->pool < RTE_GPU_COMM_LIST_PKTS_MAX)
+				return -1;
+			break;
+		case 's':
+			if (bench_parse_u64(optarg, UINT64_MAX, &o->seed) < 0)
+				return -1;
+			break;
+		case 't':
+			if (bench_parse_u64(optarg, 600000, &o->timeout_ms) < 0 ||
+					o->timeout_ms == 0)
+				return -1;
+			break;
+		case 'o':
+			o->out = optarg;
+			break;
+		default:
+			return -1;
+		}
+	}
+	return optind == argc ? 0 : -1;
+}
+
+/* --- Packets ------------------------------------------------------------ */
+
+static void
+register_chunk(struct rte_mempool *mp __rte_unused, void *opaque,
+		struct rte_mempool_memhdr *memhdr, unsigned int idx __rte_unused)
+{
+	struct pool_reg *reg = opaque;
+
+	if (reg->err != 0)
+		return;
+	if (reg->n == MAX_CHUNKS) {
+		reg->err = E2BIG;
+		return;
+	}
+	if (rte_gpu_mem_register(reg->dev_id, memhdr->len, memhdr->addr) < 0) {
+		reg->err = rte_errno != 0 ? rte_errno : EPERM;
+		return;
+	}
+	reg->addr[reg->n++] = memhdr->addr;
+}
+
+static void
+unregister_chunks(struct env *e)
+{
+	while (e->reg.n > 0) {
+		void *addr = e->reg.addr[--e->reg.n];
+
+		if (rte_gpu_mem_unregister(e->reg.dev_id, addr) < 0) {
+			fprintf(stderr, "rte_gpu_mem_unregister(%p): %s\n", addr,
+				rte_strerror(rte_errno));
+			e->status = BENCH_EXIT_FAIL;
+		}
+	}
+}
+
+/* Pool of mbufs, all held by the benchmark, data random. */
+static int
+packets_create(struct env *e, const struct opts *o, uint64_t *rng)
+{
+	uint32_t i;
+
+	e->n_mb = (uint32_t)o->pool;
+	/* No per-lcore cache: every mbuf can be taken. */
+	e->mp = rte_pktmbuf_pool_create("bench_handoff", e->n_mb, 0, 0,
+			RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
+	if (e->mp == NULL) {
+		fprintf(stderr, "rte_pktmbuf_pool_create(%u mbufs): %s\n",
+			e->n_mb, rte_strerror(rte_errno));
+		return -1;
+	}
+	e->reg.dev_id = e->dev_id;
+	rte_mempool_mem_iter(e->mp, register_chunk, &e->reg);
+	if (e->reg.err != 0 || e->reg.n == 0) {
+		fprintf(stderr, "registering the mbuf pool with the GPU: %s\n",
+			e->reg.n == 0 && e->reg.err == 0 ? "no memory chunk" :
+			rte_strerror(e->reg.err));
+		return -1;
+	}
+	e->mb = calloc(e->n_mb, sizeof(*e->mb));
+	e->sum = calloc(e->n_mb, sizeof(*e->sum));
+	if (e->mb == NULL || e->sum == NULL)
+		return -1;
+	if (rte_pktmbuf_alloc_bulk(e->mp, e->mb, e->n_mb) != 0) {
+		fprintf(stderr, "rte_pktmbuf_alloc_bulk(%u) failed\n", e->n_mb);
+		free(e->mb);
+		e->mb = NULL;
+		return -1;
+	}
+	for (i = 0; i < e->n_mb; i++) {
+		if (rte_pktmbuf_tailroom(e->mb[i]) < MAX_MBUF_DATA) {
+			fprintf(stderr, "mbuf data room too small\n");
+			return -1;
+		}
+		bench_fill_random(rte_pktmbuf_mtod(e->mb[i], void *),
+			MAX_MBUF_DATA, rng);
+	}
+	return 0;
+}
+
+/* Sets every mbuf's length (fixed, or 0 for the random mix). */
+static uint64_t
+packets_set_len(struct env *e, unsigned int fixed, uint64_t *rng)
+{
+	uint64_t total = 0;
+	uint32_t i;
+
+	for (i = 0; i < e->n_mb; i++) {
+		struct rte_mbuf *m = e->mb[i];
+		uint16_t len = fixed ? fixed :
+			(uint16_t)(64 + bench_rand(rng) % (MAX_MBUF_DATA - 64 + 1));
+		const uint8_t *d;
+		uint64_t s = 0;
+		uint16_t k;
+
+		/* The data stays where it is: reset only moves offsets. */
+		rte_pktmbuf_reset(m);
+		if (rte_pktmbuf_append(m, len) == NULL)
+			return 0;
+		d = rte_pktmbuf_mtod(m, const uint8_t *);
+		for (k = 0; k < len; k++)
+			s += d[k];
+		e->sum[i] = s;
+		total += len;
+	}
+	e->next_mb = 0;
+	return total;
+}
+
+/* The next burst of n mbufs of the rotation, and their byte sum. */
+static struct rte_mbuf **
+packets_next(struct env *e, uint32_t n, uint64_t *sum)
+{
+	struct rte_mbuf **b;
+	uint64_t s = 0;
+	uint32_t i;
+
+	if (e->next_mb + n > e->n_mb)
+		e->next_mb = 0;
+	b = &e->mb[e->next_mb];
+	for (i = 0; i < n; i++)
+		s += e->sum[e->next_mb + i];
+	e->next_mb += n;
+	*sum = s;
+	return b;
+}
+
+/* --- Cases --------------------------------------------------------------- */
+
+/* Spins until the item is DONE; false on timeout or error status. */
+static bool
+wait_done(struct env *e, struct rte_gpu_comm_list *item, uint64_t deadline,
+		enum rte_gpu_comm_list_status *last)
+{
+	enum rte_gpu_comm_list_status st = RTE_GPU_COMM_LIST_READY;
+	unsigned int spins = 0;
+
+	for (;;) {
+		if (rte_gpu_comm_get_status(item, &st) < 0) {
+			fprintf(stderr, "rte_gpu_comm_get_status: %s\n",
+				rte_strerror(rte_errno));
+			e->status = BENCH_EXIT_FAIL;
+			*last = st;
+			return false;
+		}
+		if (st == RTE_GPU_COMM_LIST_DONE)
+			break;
+		if ((++spins & 1023) == 0 && rte_rdtsc() > deadline) {
+			*last = st;
+			return false;
+		}
+	}
+	*last = st;
+	/* The report is read after DONE: loads are not reordered with older
+	 * loads on x86; elsewhere this is the acquire that pairs with the
+	 * kernel's system-scope fence before DONE. */
+	rte_smp_rmb();
+	return true;
+}
+
+/* Item back to FREE after the GPU is done (or after an error). */
+static bool
+item_release(struct env *e, struct rte_gpu_comm_list *item)
+{
+	enum rte_gpu_comm_list_status st;
+
+	if (rte_gpu_comm_get_status(item, &st) == 0 &&
+			st == RTE_GPU_COMM_LIST_READY &&
+			rte_gpu_comm_set_status(item, RTE_GPU_COMM_LIST_ERROR) < 0)
+		return false;
+	if (rte_gpu_comm_cleanup_list(item) < 0) {
+		fprintf(stderr, "rte_gpu_comm_cleanup_list: %s\n",
+			rte_strerror(rte_errno));
+		e->status = BENCH_EXIT_FAIL;
+		return false;
+	}
+	return true;
+}
+
+/* Handoff through the persistent kernel; samples in e->samples. */
+static size_t
+run_handoff(struct env *e, const struct opts *o, uint32_t burst)
+{
+	const volatile struct hk_report *rep;
+	struct hk_persist *p = NULL;
+	uint64_t round, total = o->warmup + o->reps;
+	size_t n = 0;
+	uint32_t i;
+	int err;
+
+	err = hk_persist_start((struct hk_comm_item *)e->list, N_ITEMS,
+			hk_blocks_for(&e->gi, burst), KERNEL_TIMEOUT_NS, &p);
+	if (err != 0) {
+		fprintf(stderr, "launching the persistent kernel: %s\n",
+			hk_strerror(err));
+		e->status = BENCH_EXIT_FAIL;
+		return 0;
+	}
+	rep = hk_persist_reports(p);
+
+	for (round = 0; round < total; round++) {
+		struct rte_gpu_comm_list *item = &e->list[round % N_ITEMS];
+		enum rte_gpu_comm_list_status last;
+		uint64_t want, t0, t1;
+		struct rte_mbuf **b = packets_next(e, burst, &want);
+		const volatile struct hk_report *r = &rep[round % N_ITEMS];
+
+		t0 = rte_rdtsc_precise();
+		if (rte_gpu_comm_populate_list_pkts(item, b, burst) < 0) {
+			fprintf(stderr, "rte_gpu_comm_populate_list_pkts(%u): %s\n",
+				burst, rte_strerror(rte_errno));
+			e->status = BENCH_EXIT_FAIL;
+			break;
+		}
+		if (!wait_done(e, item, rte_rdtsc() + e->timeout_cycles,
+				&last)) {
+			fprintf(stderr, "handoff burst=%u round %" PRIu64
+				": item not DONE within %" PRIu64 " ms (status %d, "
+				"kernel state %u)\n", burst, round, o->timeout_ms,
+				(int)last, r->state);
+			e->status = BENCH_EXIT_FAIL;
+			break;
+		}
+		t1 = rte_rdtsc_precise();
+		if (r->state != HK_STATE_OK || r->round != round ||
+				r->num_pkts != burst || r->checksum != want) {
+			fprintf(stderr, "handoff burst=%u round %" PRIu64
+				": GPU report round %" PRIu64 ", %u packets, sum %"
+				PRIu64 "; expected round %" PRIu64 ", %u packets, sum %"
+				PRIu64 "\n", burst, round, r->round, r->num_pkts,
+				r->checksum, round, burst, want);
+			e->status = BENCH_EXIT_FAIL;
+			break;
+		}
+		if (!item_release(e, item))
+			break;
+		if (round >= o->warmup)
+			e->samples[n++] = bench_cycles_to_ns(t1 - t0);
+	}
+
+	/* Stop: the kernel ends when its next item says ERROR; on a failure
+	 * every item says so. */
+	if (e->status == BENCH_EXIT_OK) {
+		rte_gpu_comm_set_status(&e->list[round % N_ITEMS],
+			RTE_GPU_COMM_LIST_ERROR);
+	} else {
+		for (i = 0; i < N_ITEMS; i++)
+			rte_gpu_comm_set_status(&e->list[i],
+				RTE_GPU_COMM_LIST_ERROR);
+	}
+	err = hk_persist_finish(p);
+	if (err != 0) {
+		fprintf(stderr, "persistent kernel: %s\n", hk_strerror(err));
+		e->status = BENCH_EXIT_FAIL;
+	}
+	for (i = 0; i < N_ITEMS; i++) {
+		rte_gpu_comm_set_status(&e->list[i], RTE_GPU_COMM_LIST_ERROR);
+		if (!item_release(e, &e->list[i]))
+			e->status = BENCH_EXIT_FAIL;
+	}
+	return e->status == BENCH_EXIT_OK ? n : 0;
+}
+
+/* Launch per burst: populate (as the handoff does), launch, sync. */
+static size_t
+run_launch(struct env *e, const struct opts *o, struct hk_launcher *l,
+		uint32_t burst)
+{
+	struct rte_gpu_comm_list *item = &e->list[0];
+	uint32_t blocks = hk_blocks_for(&e->gi, burst);
+	uint64_t round, total = o->warmup + o->reps;
+	size_t n = 0;
+
+	for (round = 0; round < total; round++) {
+		uint64_t want, got = 0, t0, t1;
+		struct rte_mbuf **b = packets_next(e, burst, &want);
+		int err;
+
+		t0 = rte_rdtsc_precise();
+		if (rte_gpu_comm_populate_list_pkts(item, b, burst) < 0) {
+			fprintf(stderr, "rte_gpu_comm_populate_list_pkts(%u): %s\n",
+				burst, rte_strerror(rte_errno));
+			e->status = BENCH_EXIT_FAIL;
+			break;
+		}
+		err = hk_launch_burst(l, (const struct hk_comm_pkt *)item->pkt_list,
+				burst, blocks, &got);
+		t1 = rte_rdtsc_precise();
+		/* No persistent kernel here: READY is ours to clear. */
+		rte_gpu_comm_set_status(item, RTE_GPU_COMM_LIST_DONE);
+		if (err != 0) {
+			fprintf(stderr, "launch burst=%u: %s\n", burst,
+				hk_strerror(err));
+			e->status = BENCH_EXIT_FAIL;
+			item_release(e, item);
+			break;
+		}
+		if (got != want) {
+			fprintf(stderr, "launch burst=%u round %" PRIu64 ": sum %"
+				PRIu64 ", expected %" PRIu64 "\n", burst, round,
+				got, want);
+			e->status = BENCH_EXIT_FAIL;
+			item_release(e, item);
+			break;
+		}
+		if (!item_release(e, item))
+			break;
+		if (round >= o->warmup)
+			e->samples[n++] = bench_cycles_to_ns(t1 - t0);
+	}
+	return e->status == BENCH_EXIT_OK ? n : 0;
+}
+
+/* Populate alone (no GPU involved), for the breakdown. */
+static size_t
+run_populate(struct env *e, const struct opts *o, uint32_t burst)
+{
+	struct rte_gpu_comm_list *item = &e->list[0];
+	uint64_t round, total = o->warmup + o->reps;
+	size_t n = 0;
+
+	for (round = 0; round < total; round++) {
+		uint64_t want, t0, t1;
+		struct rte_mbuf **b = packets_next(e, burst, &want);
+
+		t0 = rte_rdtsc_precise();
+		if (rte_gpu_comm_populate_list_pkts(item, b, burst) < 0) {
+			fprintf(stderr, "rte_gpu_comm_populate_list_pkts(%u): %s\n",
+				burst, rte_strerror(rte_errno));
+			e->status = BENCH_EXIT_FAIL;
+			break;
+		}
+		t1 = rte_rdtsc_precise();
+		rte_gpu_comm_set_status(item, RTE_GPU_COMM_LIST_DONE);
+		if (!item_release(e, item))
+			break;
+		if (round >= o->warmup)
+			e->samples[n++] = bench_cycles_to_ns(t1 - t0);
+	}
+	return e->status == BENCH_EXIT_OK ? n : 0;
+}
+
+/*
+ * Ping-pong of one flag: host is the CPU's pointer, the kernel gets
+ * dev (the same for registered host memory). wc: the CPU's mapping is
+ * write-combined (GDRCopy), so each store is followed by a store fence
+ * to leave the write-combining buffer at once.
+ */
+static size_t
+run_pingpong(struct env *e, const struct opts *o, volatile uint32_t *host,
+		uint32_t *dev, bool wc)
+{
+	struct hk_pingpong *pp = NULL;
+	uint64_t k, total = o->warmup + o->reps;
+	size_t n = 0;
+	int err, timed_out = 0;
+
+	*host = 0;
+	rte_wmb(); /* the reset reaches memory before the kernel starts */
+	err = hk_pingpong_start(dev, KERNEL_TIMEOUT_NS, &pp);
+	if (err != 0) {
+		fprintf(stderr, "launching the ping-pong kernel: %s\n",
+			hk_strerror(err));
+		e->status = BENCH_EXIT_FAIL;
+		return 0;
+	}
+	for (k = 0; k < total; k++) {
+		uint32_t ask = (uint32_t)(2 * k + 1), v;
+		uint64_t t0, t1, deadline;
+		unsigned int spins = 0;
+
+		t0 = rte_rdtsc_precise();
+		deadline = t0 + e->timeout_cycles;
+		/* Relaxed store: the flag carries no other data. */
+		__atomic_store_n(host, ask, __ATOMIC_RELAXED);
+		if (wc)
+			rte_wmb(); /* drain the write-combining buffer now */
+		do {
+			v = __atomic_load_n(host, __ATOMIC_RELAXED);
+			if ((++spins & 1023) == 0 && rte_rdtsc() > deadline)
+				break;
+		} while (v != ask + 1);
+		t1 = rte_rdtsc_precise();
+		if (v != ask + 1) {
+			fprintf(stderr, "ping-pong round %" PRIu64 ": no answer within %"
+				PRIu64 " ms (flag %u)\n", k, o->timeout_ms, v);
+			e->status = BENCH_EXIT_FAIL;
+			break;
+		}
+		if (k >= o->warmup)
+			e->samples[n++] = bench_cycles_to_ns(t1 - t0);
+	}
+	__atomic_store_n(host, HK_PP_QUIT, __ATOMIC_RELAXED);
+	rte_wmb(); /* the quit reaches the kernel (WC buffer drained) */
+	err = hk_pingpong_finish(pp, &timed_out);
+	if (err != 0 || timed_out) {
+		fprintf(stderr, "ping-pong kernel: %s\n",
+			err != 0 ? hk_strerror(err) : "timed out waiting");
+		e->status = BENCH_EXIT_FAIL;
+	}
+	return e->status == BENCH_EXIT_OK ? n : 0;
+}
+
+/* --- Reporting ------------------------------------------------------------ */
+
+static void
+json_case(struct env *e, const char *kind, const char *size, uint32_t burst,
+		const struct bench_stats *st)
+{
+	bench_json_obj_begin(&e->j, NULL);
+	bench_json_str(&e->j, "kind", kind);
+	if (size != NULL)
+		bench_json_str(&e->j, "pkt_size", size);
+	if (burst != 0) {
+		bench_json_int(&e->j, "burst", burst);
+		bench_json_int(&e->j, "blocks", hk_blocks_for(&e->gi, burst));
+	}
+	bench_json_stats(&e->j, "latency", st);
+	bench_json_obj_end(&e->j);
+}
+
+static bool
+measure(struct env *e, size_t n, struct bench_stats *st)
+{
+	return n > 0 && bench_stats_compute(e->samples, n, st) == 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct opts o = {
+		.reps = 10000,
+		.warmup = 1000,
+		.bursts = { 1, 32, 256, 1024 },
+		.n_bursts = 4,
+		.size_64 = true,
+		.size_mix = true,
+		.pool = 32768,
+		.seed = 1,
+		.timeout_ms = 2000,
+	};
+	struct env e = { .status = BENCH_EXIT_OK };
+	struct bench_stats st_floor_host, st_floor_gpu, st_empty, st_wmb;
+	struct hk_launcher *launcher = NULL;
+	bool have_floor_gpu = false;
+	const struct bench_stats *floor;
+	uint32_t *flag_host = NULL;
+	void *flag_gpu = NULL, *flag_gpu_cpu = NULL;
+	uint64_t rng;
+	unsigned int s, b;
+	size_t n;
+	int ret, err;
+
+	ret = bench_self_test_arg(argc, argv);
+	if (ret >= 0)
+		return ret;
+	ret = rte_eal_init(argc, argv);
+	if (ret < 0) {
+		fprintf(stderr, "EAL init failed: %s\n", rte_strerror(rte_errno));
+		return BENCH_EXIT_USAGE;
+	}
+	argc -= ret;
+	argv += ret;
+	optind = 1;
+	if (parse_args(argc, argv, &o) < 0) {
+		usage(argv[0]);
+		rte_eal_cleanup();
+		return BENCH_EXIT_USAGE;
+	}
+	rng = bench_seed(o.seed);
+
+	if (rte_gpu_count_avail() == 0) {
+		printf("SKIP: no GPU probed (load the CUDA gpudev plugin with -d, "
+			"on a machine with an NVIDIA GPU)\n");
+		rte_eal_cleanup();
+		return BENCH_EXIT_SKIP;
+	}
+	e.dev_id = rte_gpu_find_next(0, RTE_GPU_ID_NONE);
+	if (e.dev_id < 0 || rte_gpu_info_get(e.dev_id, &e.info) < 0 ||
+			e.info.name == NULL) {
+		fprintf(stderr, "rte_gpu_info_get(%d): %s\n", e.dev_id,
+			rte_strerror(rte_errno));
+		rte_eal_cleanup();
+		return BENCH_EXIT_FAIL;
+	}
+	err = hk_device_init(e.info.name, &e.gi);
+	if (err != 0) {
+		bool skip = hk_error_is_no_gpu(err);
+
+		printf("%s: CUDA runtime cannot use gpudev %d (%s): %s\n",
+			skip ? "SKIP" : "FAIL", e.dev_id, e.info.name,
+			hk_strerror(err));
+		rte_eal_cleanup();
+		return skip ? BENCH_EXIT_SKIP : BENCH_EXIT_FAIL;
+	}
+	e.timeout_cycles = bench_ns_to_cycles(o.timeout_ms * 1000000ULL);
+	e.samples = calloc(o.warmup + o.reps, sizeof(double));
+	if (e.samples == NULL) {
+		rte_eal_cleanup();
+		return BENCH_EXIT_FAIL;
+	}
+	printf("# bench-handoff: gpudev %d (%s), CUDA device %d '%s' sm_%d%d, "
+		"%d SMs, driver %d, runtime %d, spin sync %s, lcore %u, "
+		"timer overhead %.0f ns\n", e.dev_id, e.info.name, e.gi.cuda_dev,
+		e.gi.name, e.gi.cc_major, e.gi.cc_minor, e.gi.sm_count,
+		e.gi.driver_version, e.gi.runtime_version,
+		e.gi.spin_sched ? "yes" : "no (default scheduling)",
+		rte_lcore_id(), bench_timer_overhead_ns());
+	fflush(stdout);
+
+	if (packets_create(&e, &o, &rng) != 0) {
+		e.status = BENCH_EXIT_FAIL;
+		goto out;
+	}
+	e.list = rte_gpu_comm_create_list(e.dev_id, N_ITEMS);
+	if (e.list == NULL) {
+		fprintf(stderr, "rte_gpu_comm_create_list: %s\n",
+			rte_strerror(rte_errno));
+		e.status = BENCH_EXIT_FAIL;
+		goto out;
+	}
+	e.status_in_gpu = (void *)e.list[0].status_h != (void *)e.list[0].status_d;
+	err = hk_launcher_create(&launcher);
+	if (err != 0) {
+		fprintf(stderr, "launcher: %s\n", hk_strerror(err));
+		e.status = BENCH_EXIT_FAIL;
+		goto out;
+	}
+
+	if (bench_json_open(&e.j, o.out, "handoff.json") != 0) {
+		e.status = BENCH_EXIT_FAIL;
+		goto out;
+	}
+	bench_json_obj_begin(&e.j, NULL);
+	bench_json_str(&e.j, "bench", "handoff");
+	bench_json_host(&e.j);
+	bench_json_obj_begin(&e.j, "gpu");
+	bench_json_str(&e.j, "name", e.gi.name);
+	bench_json_str(&e.j, "gpudev_name", e.info.name);
+	bench_json_int(&e.j, "cuda_device", e.gi.cuda_dev);
+	bench_json_int(&e.j, "sm_count", e.gi.sm_count);
+	bench_json_int(&e.j, "cc", e.gi.cc_major * 10 + e.gi.cc_minor);
+	bench_json_int(&e.j, "cuda_driver_version", e.gi.driver_version);
+	bench_json_int(&e.j, "cuda_runtime_version", e.gi.runtime_version);
+	bench_json_int(&e.j, "rdma_flush_options", e.gi.rdma_flush_options);
+	bench_json_obj_end(&e.j);
+	bench_json_obj_begin(&e.j, "config");
+	bench_json_int(&e.j, "reps", (int64_t)o.reps);
+	bench_json_int(&e.j, "warmup", (int64_t)o.warmup);
+	bench_json_int(&e.j, "pool_mbufs", e.n_mb);
+	bench_json_int(&e.j, "comm_items", N_ITEMS);
+	bench_json_int(&e.j, "threads_per_block", HK_THREADS);
+	bench_json_str(&e.j, "status_memory", e.status_in_gpu ?
+		"gpu (CPU-mapped with GDRCopy)" : "host (registered)");
+	bench_json_bool(&e.j, "spin_sync", e.gi.spin_sched != 0);
+	bench_json_int(&e.j, "lcore", rte_lcore_id());
+	bench_json_num(&e.j, "timer_overhead_ns", bench_timer_overhead_ns());
+	bench_json_obj_end(&e.j);
+	bench_json_arr_begin(&e.j, "results");
+
+	/* rte_gpu_wmb alone: populate pays it every burst. */
+	for (n = 0; n < o.warmup + o.reps; n++) {
+		uint64_t t0 = rte_rdtsc_precise(), t1;
+
+		if (rte_gpu_wmb(e.dev_id) < 0) {
+			fprintf(stderr, "rte_gpu_wmb: %s\n", rte_strerror(rte_errno));
+			e.status = BENCH_EXIT_FAIL;
+			goto end_json;
+		}
+		t1 = rte_rdtsc_precise();
+		if (n >= o.warmup)
+			e.samples[n - o.warmup] = bench_cycles_to_ns(t1 - t0);
+	}
+	measure(&e, o.reps, &st_wmb);
+	json_case(&e, "wmb", NULL, 0, &st_wmb);
+	printf("handoff wmb median=%.3fus p99=%.3fus mean=%.3fus "
+		"(cuFlushGPUDirectRDMAWrites %s)\n", st_wmb.median / 1e3,
+		st_wmb.p99 / 1e3, st_wmb.mean / 1e3,
+		e.gi.rdma_flush_options & 1 ? "called" : "not supported: CPU fence only");
+
+	/* Floor in registered host memory. */
+	flag_host = rte_zmalloc("bench_flag", RTE_CACHE_LINE_SIZE,
+			RTE_CACHE_LINE_SIZE);
+	if (flag_host == NULL ||
+			rte_gpu_mem_register(e.dev_id, RTE_CACHE_LINE_SIZE, flag_host) < 0) {
+		fprintf(stderr, "flag in host memory: %s\n", rte_strerror(rte_errno));
+		e.status = BENCH_EXIT_FAIL;
+		goto end_json;
+	}
+	if (!measure(&e, run_pingpong(&e, &o, flag_host, flag_host, false),
+			&st_floor_host))
+		goto end_json;
+	json_case(&e, "floor_host", NULL, 0, &st_floor_host);
+	printf("handoff floor memory=host median=%.2fus p99=%.2fus mean=%.2fus\n",
+		st_floor_host.median / 1e3, st_floor_host.p99 / 1e3,
+		st_floor_host.mean / 1e3);
+
+	/* Floor in GPU memory the CPU maps, where the driver can. */
+	flag_gpu = rte_gpu_mem_alloc(e.dev_id, 65536, 65536);
+	if (flag_gpu != NULL)
+		flag_gpu_cpu = rte_gpu_mem_cpu_map(e.dev_id, 65536, flag_gpu);
+	if (flag_gpu_cpu != NULL) {
+		if (!measure(&e, run_pingpong(&e, &o, flag_gpu_cpu, flag_gpu, true),
+				&st_floor_gpu))
+			goto end_json;
+		have_floor_gpu = true;
+		json_case(&e, "floor_gpu", NULL, 0, &st_floor_gpu);
+		printf("handoff floor memory=gpu(gdrcopy) median=%.2fus p99=%.2fus "
+			"mean=%.2fus\n", st_floor_gpu.median / 1e3,
+			st_floor_gpu.p99 / 1e3, st_floor_gpu.mean / 1e3);
+	} else {
+		printf("handoff floor memory=gpu(gdrcopy) unavailable (no CPU "
+			"mapping of GPU memory: GDRCopy missing or disabled)\n");
+	}
+	/* The floor of the comm list is the one of the memory its status is
+	 * in. */
+	floor = e.status_in_gpu && have_floor_gpu ? &st_floor_gpu : &st_floor_host;
+
+	for (n = 0; n < o.warmup + o.reps; n++) {
+		uint64_t t0 = rte_rdtsc_precise(), t1;
+
+		err = hk_launch_empty(launcher);
+		t1 = rte_rdtsc_precise();
+		if (err != 0) {
+			fprintf(stderr, "empty launch: %s\n", hk_strerror(err));
+			e.status = BENCH_EXIT_FAIL;
+			goto end_json;
+		}
+		if (n >= o.warmup)
+			e.samples[n - o.warmup] = bench_cycles_to_ns(t1 - t0);
+	}
+	measure(&e, o.reps, &st_empty);
+	json_case(&e, "launch_empty", NULL, 0, &st_empty);
+	printf("handoff launch_empty median=%.2fus p99=%.2fus mean=%.2fus\n",
+		st_empty.median / 1e3, st_empty.p99 / 1e3, st_empty.mean / 1e3);
+	fflush(stdout);
+
+	for (s = 0; s < 2; s++) {
+		const char *size = s == 0 ? "64" : "mix";
+		uint64_t bytes;
+
+		if ((s == 0 && !o.size_64) || (s == 1 && !o.size_mix))
+			continue;
+		bytes = packets_set_len(&e, s == 0 ? 64 : 0, &rng);
+		if (bytes == 0) {
+			fprintf(stderr, "cannot set packet lengths\n");
+			e.status = BENCH_EXIT_FAIL;
+			goto end_json;
+		}
+		for (b = 0; b < o.n_bursts; b++) {
+			uint32_t burst = (uint32_t)o.bursts[b];
+			struct bench_stats st_h, st_l, st_p;
+
+			if (!measure(&e, run_populate(&e, &o, burst), &st_p) ||
+					!measure(&e, run_handoff(&e, &o, burst), &st_h))
+				goto end_json;
+			json_case(&e, "populate", size, burst, &st_p);
+			json_case(&e, "handoff", size, burst, &st_h);
+			if (!measure(&e, run_launch(&e, &o, launcher, burst), &st_l))
+				goto end_json;
+			json_case(&e, "launch", size, burst, &st_l);
+			printf("handoff pkt=%s burst=%u median=%.2fus p99=%.2fus "
+				"mean=%.2fus floor_median=%.2fus floor_p99=%.2fus "
+				"launch_median=%.2fus launch_p99=%.2fus "
+				"populate_median=%.2fus vs_floor=%.2fx/%.2fx(p99) "
+				"launch_speedup=%.1fx\n", size, burst,
+				st_h.median / 1e3, st_h.p99 / 1e3, st_h.mean / 1e3,
+				floor->median / 1e3, floor->p99 / 1e3,
+				st_l.median / 1e3, st_l.p99 / 1e3, st_p.median / 1e3,
+				st_h.median / floor->median, st_h.p99 / floor->p99,
+				st_l.median / st_h.median);
+			fflush(stdout);
+		}
+	}
+
+end_json:
+	bench_json_arr_end(&e.j);
+	bench_json_str(&e.j, "status", e.status == BENCH_EXIT_OK ? "ok" : "failed");
+	bench_json_obj_end(&e.j);
+	if (bench_json_close(&e.j) != 0 && e.status == BENCH_EXIT_OK)
+		e.status = BENCH_EXIT_FAIL;
+out:
+	hk_launcher_destroy(launcher);
+	if (flag_gpu_cpu != NULL && rte_gpu_mem_cpu_unmap(e.dev_id, flag_gpu) < 0)
+		e.status = BENCH_EXIT_FAIL;
+	if (flag_gpu != NULL && rte_gpu_mem_free(e.dev_id, flag_gpu) < 0)
+		e.status = BENCH_EXIT_FAIL;
+	if (flag_host != NULL) {
+		/* Not registered if registration failed: ignore that error. */
+		rte_gpu_mem_unregister(e.dev_id, flag_host);
+		rte_free(flag_host);
+	}
+	if (e.list != NULL && rte_gpu_comm_destroy_list(e.list, N_ITEMS) < 0) {
+		fprintf(stderr, "rte_gpu_comm_destroy_list: %s\n",
+			rte_strerror(rte_errno));
+		e.status = BENCH_EXIT_FAIL;
+	}
+	if (e.mb != NULL)
+		rte_pktmbuf_free_bulk(e.mb, e.n_mb);
+	unregister_chunks(&e);
+	rte_mempool_free(e.mp);
+	free(e.mb);
+	free(e.sum);
+	free(e.samples);
+	rte_eal_cleanup();
+	return e.status;
+}
