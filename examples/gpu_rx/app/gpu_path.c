@@ -1,13 +1,714 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Placeholder until the GPU path lands. */
+/*
+ * GPU modes of dpdk-gpu-rx: the RX lcore side of the gpudev rings.
+ *
+ * Per RX queue, a rte_gpu_comm_list of --ring-items items used as a ring:
+ * the lcore fills item `head` and publishes it READY, the kernel (one
+ * block per queue) processes items in the same order and marks them
+ * DONE, the lcore collects item `tail` once DONE, writes the captured
+ * bytes, frees the mbufs and returns the item to FREE with
+ * rte_gpu_comm_cleanup_list() (which in DPDK 22.11 does not free mbufs).
+ *
+ * Per-packet side data (timestamp, wire length, capture offset) and the
+ * results (verdict, malformed kind, captured bytes) live in mapped pinned
+ * memory described by struct gpurx_gq. An item holds at most --burst
+ * packets and at most item_bytes of packet data, so every packet has
+ * reserved room in the capture arena: a burst that does not fit spills
+ * into the next item, and only a ring with no FREE item drops packets.
+ *
+ * Chained mbufs (rte_gpu_comm_populate_list_pkts refuses them) are
+ * linearized into the item's bounce buffer and the item is filled by
+ * hand with populate's ordering: entries and num_pkts first, then a CPU
+ * write barrier and rte_gpu_wmb(), then the READY store.
+ */
+
 #include <stdio.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_gpudev.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_memory.h>
 
 #include "app.h"
+#include "gpu_kernels.h"
 #include "gpu_path.h"
 
-int gpurx_gpu_init(struct gpurx_app *a) { (void)a; fprintf(stderr, "error: GPU modes not built yet; use --cpu\n"); return -1; }
-int gpurx_gpu_create_pool(struct gpurx_app *a) { (void)a; return -1; }
-int gpurx_gpu_setup(struct gpurx_app *a) { (void)a; return -1; }
-int gpurx_rx_gpu_lcore(void *arg) { (void)arg; return -1; }
-int gpurx_gpu_stop(struct gpurx_app *a) { (void)a; return 0; }
-void gpurx_gpu_teardown(struct gpurx_app *a) { (void)a; }
+/* The kernel walks the gpudev list through mirror types: same layout. */
+_Static_assert(sizeof(struct gpurx_comm_item) == sizeof(struct rte_gpu_comm_list),
+	"comm list size");
+_Static_assert(offsetof(struct gpurx_comm_item, pkt_list) ==
+	offsetof(struct rte_gpu_comm_list, pkt_list), "pkt_list");
+_Static_assert(offsetof(struct gpurx_comm_item, num_pkts) ==
+	offsetof(struct rte_gpu_comm_list, num_pkts), "num_pkts");
+_Static_assert(offsetof(struct gpurx_comm_item, status_d) ==
+	offsetof(struct rte_gpu_comm_list, status_d), "status_d");
+_Static_assert(sizeof(enum rte_gpu_comm_list_status) == sizeof(uint32_t),
+	"status word");
+_Static_assert(sizeof(struct gpurx_comm_pkt) == sizeof(struct rte_gpu_comm_pkt),
+	"comm pkt");
+_Static_assert(GPURX_ITEM_READY == RTE_GPU_COMM_LIST_READY &&
+	GPURX_ITEM_DONE == RTE_GPU_COMM_LIST_DONE, "status values");
+_Static_assert(GPURX_MAX_BURST <= RTE_GPU_COMM_LIST_PKTS_MAX, "burst");
+
+#define ITEM_BYTES_MIN (256u * 1024)
+#define GPU_PAGE 65536u
+#define DRAIN_TIMEOUT_S 5
+#define KERNEL_QUIT_TIMEOUT_MS 1000
+#define MAX_REGS 256
+
+struct gpu_item {
+	struct rte_mbuf **mbufs;	/* what this item holds, in order */
+	uint16_t n;
+};
+
+struct gpu_queue {
+	struct rte_gpu_comm_list *list;
+	struct gpu_item *items;
+	uint8_t *host_buf;	/* pinned: chained bounce, or staging */
+	uint8_t *dev_buf;	/* device: staged copies, gpu-mode chains */
+	void *stream;
+	uint32_t head, tail, inflight;
+};
+
+struct gpurx_gpu {
+	int cuda_dev;
+	struct gpurx_gq *gq;
+	struct gpu_queue q[GPURX_MAX_QUEUES];
+	struct rte_gpu_comm_flag quit;
+	int quit_ok;
+	void *kstream;
+	int kernel_running;
+	struct gpurx_kparams kp;
+	void *d_prog;
+	void *d_ft;
+	size_t pinned_bytes, dev_bytes;
+	void *regs[MAX_REGS];	/* mempool chunks registered (host-mapped) */
+	unsigned int n_regs;
+	int reg_failed;
+	/* --mem gpu */
+	void *ext;
+	size_t ext_len;
+	int ext_registered, ext_mapped;
+	struct rte_device *port_dev;
+};
+
+static int
+cuda_fail(const char *what, int err)
+{
+	fprintf(stderr, "error: %s: %s\n", what, gpurx_cuda_strerror(err));
+	return -1;
+}
+
+int
+gpurx_gpu_init(struct gpurx_app *a)
+{
+	struct rte_gpu_info info;
+	struct gpurx_gpu *g;
+	int16_t id;
+	int rc;
+
+	id = rte_gpu_find_next(0, RTE_GPU_ID_ANY);
+	if (rte_gpu_count_avail() == 0 || id < 0) {
+		fprintf(stderr, "error: no GPU probed by DPDK gpudev: load the CUDA "
+			"driver (-d librte_gpu_cuda.so) on a machine with an NVIDIA "
+			"GPU, or run with --cpu\n");
+		return -1;
+	}
+	rc = rte_gpu_info_get(id, &info);
+	if (rc != 0) {
+		fprintf(stderr, "error: rte_gpu_info_get(%d): %s\n", id,
+			rte_strerror(-rc));
+		return -1;
+	}
+	g = rte_zmalloc("gpurx_gpu", sizeof(*g), 0);
+	if (g == NULL)
+		return -1;
+	/* The runtime must drive the same device (and primary context). */
+	rc = gpurx_cuda_select(info.name, &g->cuda_dev);
+	if (rc != 0) {
+		fprintf(stderr, "error: GPU %d (%s): CUDA runtime: %s\n", id,
+			info.name, gpurx_cuda_strerror(rc));
+		rte_free(g);
+		return -1;
+	}
+	a->gpu_id = id;
+	a->gpu = g;
+	printf("gpu: gpudev %d = %s (CUDA device %d), %zu MiB\n", id, info.name,
+		g->cuda_dev, info.total_memory >> 20);
+	return 0;
+}
+
+int
+gpurx_gpu_create_pool(struct gpurx_app *a)
+{
+	struct gpurx_gpu *g = a->gpu;
+	struct rte_pktmbuf_extmem ext;
+	struct rte_eth_dev_info di;
+	int rc;
+
+	rc = rte_eth_dev_info_get(a->port, &di);
+	if (rc != 0)
+		return -1;
+	g->port_dev = di.device;
+	a->data_room = RTE_MBUF_DEFAULT_BUF_SIZE;
+	g->ext_len = RTE_ALIGN_CEIL((size_t)a->pool_size * a->data_room,
+		GPU_PAGE);
+	g->ext = rte_gpu_mem_alloc(a->gpu_id, g->ext_len, GPU_PAGE);
+	if (g->ext == NULL) {
+		fprintf(stderr, "error: --mem gpu: %zu bytes of GPU memory: %s\n",
+			g->ext_len, rte_strerror(rte_errno));
+		return -1;
+	}
+	g->dev_bytes += g->ext_len;
+	/* Known to EAL as external memory, then mapped for the port's DMA. */
+	if (rte_extmem_register(g->ext, g->ext_len, NULL, 0, GPU_PAGE) != 0) {
+		fprintf(stderr, "error: --mem gpu: rte_extmem_register: %s\n",
+			rte_strerror(rte_errno));
+		return -1;
+	}
+	g->ext_registered = 1;
+	if (rte_dev_dma_map(g->port_dev, g->ext, RTE_BAD_IOVA, g->ext_len) != 0) {
+		fprintf(stderr, "error: --mem gpu: port %u (%s) cannot DMA into GPU "
+			"memory (rte_dev_dma_map: %s); is nvidia-peermem loaded? "
+			"Use --mem host-mapped\n", a->port, a->driver,
+			rte_strerror(rte_errno));
+		return -1;
+	}
+	g->ext_mapped = 1;
+	ext.buf_ptr = g->ext;
+	ext.buf_iova = RTE_BAD_IOVA;
+	ext.buf_len = g->ext_len;
+	ext.elt_size = a->data_room;
+	a->pool = rte_pktmbuf_pool_create_extbuf("gpurx_mbufs_gpu", a->pool_size,
+		RTE_MIN(256u, a->pool_size / 4), 0, a->data_room, a->socket,
+		&ext, 1);
+	if (a->pool == NULL) {
+		fprintf(stderr, "error: --mem gpu: mbuf pool: %s\n",
+			rte_strerror(rte_errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void
+register_chunk(struct rte_mempool *mp __rte_unused, void *opaque,
+		struct rte_mempool_memhdr *hdr, unsigned int idx __rte_unused)
+{
+	struct gpurx_app *a = opaque;
+	struct gpurx_gpu *g = a->gpu;
+
+	if (g->n_regs == MAX_REGS) {
+		g->reg_failed = 1;
+		return;
+	}
+	if (rte_gpu_mem_register(a->gpu_id, hdr->len, hdr->addr) != 0) {
+		fprintf(stderr, "error: rte_gpu_mem_register(%p, %zu): %s\n",
+			hdr->addr, hdr->len, rte_strerror(rte_errno));
+		g->reg_failed = 1;
+		return;
+	}
+	g->regs[g->n_regs++] = hdr->addr;
+}
+
+static int
+pinned(struct gpurx_gpu *g, void **p, size_t n, const char *what)
+{
+	int rc = gpurx_cuda_host_alloc(p, n);
+
+	if (rc != 0)
+		return cuda_fail(what, rc);
+	g->pinned_bytes += n;
+	return 0;
+}
+
+static int
+setup_queue(struct gpurx_app *a, uint16_t q)
+{
+	struct gpurx_gpu *g = a->gpu;
+	struct gpu_queue *Q = &g->q[q];
+	struct gpurx_gq *gq = &g->gq[q];
+	uint32_t n = a->opt.ring_items, burst = a->opt.burst;
+	size_t slots = (size_t)n * burst, bytes;
+	int rc;
+
+	Q->list = rte_gpu_comm_create_list(a->gpu_id, n);
+	if (Q->list == NULL) {
+		fprintf(stderr, "error: queue %u: rte_gpu_comm_create_list(%u): %s\n",
+			q, n, rte_strerror(rte_errno));
+		return -1;
+	}
+	Q->items = rte_zmalloc("gpurx_items", n * sizeof(*Q->items), 0);
+	if (Q->items == NULL)
+		return -1;
+	for (uint32_t i = 0; i < n; i++) {
+		Q->items[i].mbufs = rte_zmalloc("gpurx_item_mbufs",
+			burst * sizeof(struct rte_mbuf *), 0);
+		if (Q->items[i].mbufs == NULL)
+			return -1;
+	}
+	gq->items = (struct gpurx_comm_item *)Q->list;
+	gq->n_items = n;
+	gq->burst = burst;
+	gq->item_bytes = RTE_ALIGN_CEIL(RTE_MAX(ITEM_BYTES_MIN,
+		burst * (uint32_t)(RTE_MBUF_DEFAULT_BUF_SIZE + 128)), 64);
+	gq->max_caplen = a->max_caplen;
+	bytes = (size_t)n * gq->item_bytes;
+	if (pinned(g, (void **)&gq->ts, slots * 8, "pinned ts") ||
+			pinned(g, (void **)&gq->wirelen, slots * 4, "pinned len") ||
+			pinned(g, (void **)&gq->cap_off, slots * 4, "pinned off") ||
+			pinned(g, (void **)&gq->verdict, slots * 4, "pinned verdict") ||
+			pinned(g, (void **)&gq->malformed, slots, "pinned malformed") ||
+			pinned(g, (void **)&gq->arena, bytes, "capture arena"))
+		return -1;
+	if (a->mem != GPURX_MEM_GPU &&
+			pinned(g, (void **)&Q->host_buf, bytes, "bounce buffer"))
+		return -1;
+	if (a->mem != GPURX_MEM_HOST_MAPPED) {
+		rc = gpurx_cuda_dev_alloc((void **)&Q->dev_buf, bytes);
+		if (rc != 0)
+			return cuda_fail("device item buffers", rc);
+		g->dev_bytes += bytes;
+	}
+	rc = gpurx_cuda_stream_create(&Q->stream);
+	if (rc != 0)
+		return cuda_fail("cudaStreamCreate", rc);
+	return 0;
+}
+
+int
+gpurx_gpu_setup(struct gpurx_app *a)
+{
+	struct gpurx_gpu *g = a->gpu;
+	size_t ft_bytes = gpurx_flow_table_bytes(a->opt.flow_capacity);
+	int rc;
+
+	rc = rte_gpu_comm_create_flag(a->gpu_id, &g->quit, RTE_GPU_COMM_FLAG_CPU);
+	if (rc != 0) {
+		fprintf(stderr, "error: rte_gpu_comm_create_flag: %s\n",
+			rte_strerror(-rc));
+		return -1;
+	}
+	g->quit_ok = 1;
+	if (rte_gpu_comm_set_flag(&g->quit, 0) != 0)
+		return -1;
+	if (pinned(g, (void **)&g->gq, a->nq * sizeof(*g->gq), "queue table"))
+		return -1;
+	for (uint16_t q = 0; q < a->nq; q++)
+		if (setup_queue(a, q) != 0)
+			return -1;
+	if (a->mem == GPURX_MEM_HOST_MAPPED) {
+		/* The kernel reads packets where the port wrote them. */
+		rte_mempool_mem_iter(a->pool, register_chunk, a);
+		if (g->reg_failed)
+			return -1;
+	}
+	rc = gpurx_cuda_dev_alloc(&g->d_prog,
+		RTE_MAX(1u, a->filter.len) * sizeof(*a->filter.insns));
+	if (rc == 0)
+		rc = gpurx_cuda_copy(g->d_prog, a->filter.insns,
+			a->filter.len * sizeof(*a->filter.insns));
+	if (rc == 0)
+		rc = gpurx_cuda_dev_alloc(&g->d_ft, ft_bytes);
+	if (rc == 0)
+		rc = gpurx_cuda_copy(g->d_ft, a->ft, ft_bytes);
+	if (rc != 0)
+		return cuda_fail("filter/flow table to the GPU", rc);
+	g->dev_bytes += ft_bytes;
+	g->kp.gq = g->gq;
+	g->kp.nq = a->nq;
+	g->kp.prog = g->d_prog;
+	g->kp.prog_len = a->filter.len;
+	g->kp.ft = g->d_ft;
+	g->kp.quit = g->quit.ptr;
+	printf("memory: %u ring items x %u packets per queue, %zu MiB pinned "
+		"host, %zu MiB GPU (%s)\n", a->opt.ring_items, a->opt.burst,
+		g->pinned_bytes >> 20, g->dev_bytes >> 20,
+		a->opt.launch_per_burst ? "kernel per burst" : "persistent kernel");
+	if (a->opt.launch_per_burst)
+		return 0;
+	rc = gpurx_cuda_stream_create(&g->kstream);
+	if (rc == 0)
+		rc = gpurx_cuda_launch_persistent(&g->kp, g->kstream);
+	if (rc != 0)
+		return cuda_fail("persistent kernel launch", rc);
+	g->kernel_running = 1;
+	return 0;
+}
+
+/* Copy a chain segment by segment to device memory (--mem gpu). */
+static int
+chain_to_device(const struct rte_mbuf *m, uint8_t *dst, uint32_t cap,
+		void *stream)
+{
+	uint32_t pos = 0;
+
+	for (; m != NULL && pos < cap; m = m->next) {
+		uint32_t len = RTE_MIN((uint32_t)m->data_len, cap - pos);
+		int rc = gpurx_cuda_copy_async(dst + pos,
+			rte_pktmbuf_mtod(m, const void *), len, stream);
+
+		if (rc != 0)
+			return cuda_fail("chained packet copy", rc);
+		pos += len;
+	}
+	return 0;
+}
+
+/*
+ * Fill ring item `head` from pkts[0..n) and publish it. Returns how many
+ * packets it took (the rest goes to the next item), or -1 on error.
+ */
+static int
+fill_item(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
+		uint64_t rx_ns)
+{
+	struct gpurx_gpu *g = a->gpu;
+	struct gpu_queue *Q = &g->q[q];
+	struct gpurx_gq *gq = &g->gq[q];
+	struct gpurx_qstats *qs = &a->qs[q];
+	uint32_t idx = Q->head, base = idx * gq->burst, off = 0, k;
+	struct rte_gpu_comm_list *ci = &Q->list[idx];
+	size_t ioff = (size_t)idx * gq->item_bytes;
+	uintptr_t addr[GPURX_MAX_BURST];
+	uint32_t size[GPURX_MAX_BURST];
+	int by_hand = a->mem == GPURX_MEM_STAGED, copies = 0, rc;
+
+	for (k = 0; k < n && k < gq->burst; k++) {
+		struct rte_mbuf *m = pkts[k];
+		uint32_t wire = rte_pktmbuf_pkt_len(m);
+		uint32_t cap = RTE_MIN(wire, (uint32_t)GPURX_SCRATCH_BYTES);
+		uint32_t need = RTE_ALIGN_CEIL(cap, 8);
+
+		if (need > gq->item_bytes - off)
+			break;
+		gq->ts[base + k] = gpurx_pkt_ts(a, m, rx_ns);
+		gq->wirelen[base + k] = wire;
+		gq->cap_off[base + k] = off;
+		if (m->nb_segs > 1)
+			GPURX_STAT_ADD(qs, chained, 1);
+		if (cap < wire)
+			GPURX_STAT_ADD(qs, truncated, 1);
+		size[k] = cap;
+		if (a->mem == GPURX_MEM_STAGED) {
+			uint8_t *dst = Q->host_buf + ioff + off;
+			const void *src = rte_pktmbuf_read(m, 0, cap, dst);
+
+			if (src != dst)
+				rte_memcpy(dst, src, cap);
+			addr[k] = (uintptr_t)(Q->dev_buf + ioff + off);
+		} else if (m->nb_segs == 1) {
+			addr[k] = rte_pktmbuf_mtod(m, uintptr_t);
+		} else if (a->mem == GPURX_MEM_HOST_MAPPED) {
+			uint8_t *dst = Q->host_buf + ioff + off;
+
+			/* Not contiguous, so this always copies into dst. */
+			if (rte_pktmbuf_read(m, 0, cap, dst) != dst)
+				return -1;
+			addr[k] = (uintptr_t)dst;
+			by_hand = 1;
+		} else {
+			if (chain_to_device(m, Q->dev_buf + ioff + off, cap,
+					Q->stream) != 0)
+				return -1;
+			addr[k] = (uintptr_t)(Q->dev_buf + ioff + off);
+			by_hand = 1;
+			copies = 1;
+		}
+		Q->items[idx].mbufs[k] = m;
+		off += need;
+	}
+	if (k == 0)
+		return -1;	/* cannot happen: item_bytes > 64 KiB */
+	Q->items[idx].n = (uint16_t)k;
+	if (a->mem == GPURX_MEM_STAGED) {
+		rc = gpurx_cuda_copy_async(Q->dev_buf + ioff,
+			Q->host_buf + ioff, off, Q->stream);
+		if (rc != 0)
+			return cuda_fail("staged copy", rc);
+		copies = 1;
+	}
+	if (copies) {
+		/* The kernel may see READY as soon as we store it. */
+		rc = gpurx_cuda_stream_sync(Q->stream);
+		if (rc != 0)
+			return cuda_fail("staged copy wait", rc);
+	}
+	if (!by_hand) {
+		/* Whole single-segment mbufs: gpudev fills and publishes. */
+		rc = rte_gpu_comm_populate_list_pkts(ci, pkts, k);
+		if (rc != 0) {
+			fprintf(stderr, "error: queue %u: populate: %s\n", q,
+				rte_strerror(-rc));
+			return -1;
+		}
+	} else {
+		for (uint32_t i = 0; i < k; i++) {
+			ci->pkt_list[i].addr = addr[i];
+			ci->pkt_list[i].size = size[i];
+			ci->mbufs[i] = pkts[i];
+		}
+		RTE_GPU_VOLATILE(ci->num_pkts) = k;
+		/*
+		 * Same order as rte_gpu_comm_populate_list_pkts(): entries,
+		 * count, bounce bytes and side data are globally visible
+		 * before READY (rte_wmb also drains memcpy's streaming
+		 * stores); rte_gpu_wmb() orders a NIC's writes into GPU
+		 * memory the same way.
+		 */
+		rte_wmb();
+		rc = rte_gpu_wmb(a->gpu_id);
+		if (rc != 0 && rc != -ENOTSUP)
+			return -1;
+		rc = rte_gpu_comm_set_status(ci, RTE_GPU_COMM_LIST_READY);
+		if (rc != 0)
+			return -1;
+	}
+	if (a->opt.launch_per_burst) {
+		rc = gpurx_cuda_launch_item(&g->kp, q, idx, Q->stream);
+		if (rc == 0)
+			rc = gpurx_cuda_stream_sync(Q->stream);
+		if (rc != 0)
+			return cuda_fail("per-burst kernel", rc);
+	}
+	Q->head = Q->head + 1 == gq->n_items ? 0 : Q->head + 1;
+	Q->inflight++;
+	return (int)k;
+}
+
+/* Collect item `tail` if DONE. Returns 1 collected, 0 not yet, -1 error. */
+static int
+collect_item(struct gpurx_app *a, uint16_t q)
+{
+	struct gpurx_gpu *g = a->gpu;
+	struct gpu_queue *Q = &g->q[q];
+	struct gpurx_gq *gq = &g->gq[q];
+	struct gpurx_qstats *qs = &a->qs[q];
+	uint32_t idx = Q->tail, base = idx * gq->burst;
+	struct rte_gpu_comm_list *ci = &Q->list[idx];
+	struct gpu_item *it = &Q->items[idx];
+	const uint8_t *arena = gq->arena + (size_t)idx * gq->item_bytes;
+	enum rte_gpu_comm_list_status st;
+	int rc;
+
+	if (Q->inflight == 0)
+		return 0;
+	rc = rte_gpu_comm_get_status(ci, &st);
+	if (rc != 0 || st == RTE_GPU_COMM_LIST_ERROR)
+		return -1;
+	if (st != RTE_GPU_COMM_LIST_DONE)
+		return 0;
+	/* Pairs with the kernel's release of DONE: results read after it. */
+	rte_rmb();
+	for (uint32_t i = 0; i < it->n; i++) {
+		uint32_t v = RTE_GPU_VOLATILE(gq->verdict[base + i]);
+		uint32_t wire = gq->wirelen[base + i];
+		uint32_t cap = (uint32_t)ci->pkt_list[i].size;
+
+		GPURX_STAT_ADD(qs, rx_pkts, 1);
+		GPURX_STAT_ADD(qs, rx_bytes, wire);
+		GPURX_STAT_ADD(qs, malformed[gq->malformed[base + i] %
+			GPURX_MAL_COUNT], 1);
+		if (v == 0)
+			continue;
+		GPURX_STAT_ADD(qs, matched, 1);
+		if (a->cap == NULL)
+			continue;
+		cap = RTE_MIN(cap, RTE_MIN(v, a->max_caplen));
+		if (gpurx_capture_write(a->cap, q, arena + gq->cap_off[base + i],
+				cap, wire, gq->ts[base + i]) != 0) {
+			GPURX_STAT_ADD(qs, drop_capture, 1);
+			continue;
+		}
+		GPURX_STAT_ADD(qs, captured, 1);
+		GPURX_STAT_ADD(qs, cap_bytes, cap);
+	}
+	__atomic_store_n(&qs->gpu_busy_ns, RTE_GPU_VOLATILE(gq->busy_ns),
+		__ATOMIC_RELAXED);
+	rte_pktmbuf_free_bulk(it->mbufs, it->n);
+	it->n = 0;
+	rc = rte_gpu_comm_cleanup_list(ci);
+	if (rc != 0) {
+		fprintf(stderr, "error: queue %u: rte_gpu_comm_cleanup_list: %s\n",
+			q, rte_strerror(-rc));
+		return -1;
+	}
+	Q->tail = Q->tail + 1 == gq->n_items ? 0 : Q->tail + 1;
+	Q->inflight--;
+	return 1;
+}
+
+/* Wait (bounded) for every published item of queue q to come back. */
+static int
+drain_queue(struct gpurx_app *a, uint16_t q)
+{
+	struct gpu_queue *Q = &a->gpu->q[q];
+	uint64_t deadline = rte_get_tsc_cycles() +
+		DRAIN_TIMEOUT_S * rte_get_tsc_hz();
+
+	while (Q->inflight > 0 && rte_get_tsc_cycles() < deadline)
+		if (collect_item(a, q) < 0)
+			break;
+	if (Q->inflight == 0)
+		return 0;
+	fprintf(stderr, "error: queue %u: %u ring items never came back from "
+		"the GPU; their mbufs are freed anyway\n", q, Q->inflight);
+	for (uint32_t i = 0; i < Q->inflight; i++) {
+		struct gpu_item *it = &Q->items[(Q->tail + i) % a->opt.ring_items];
+
+		rte_pktmbuf_free_bulk(it->mbufs, it->n);
+		it->n = 0;
+	}
+	Q->inflight = 0;
+	return -1;
+}
+
+int
+gpurx_rx_gpu_lcore(void *arg)
+{
+	struct gpurx_app *a = &gpurx_app;
+	uint16_t q = (uint16_t)(uintptr_t)arg;
+	struct gpu_queue *Q = &a->gpu->q[q];
+	struct gpurx_qstats *qs = &a->qs[q];
+	struct rte_mbuf *pkts[GPURX_MAX_BURST];
+	int status = 0;
+
+	while (!a->stop) {
+		uint64_t rx_ns;
+		uint16_t n, take, i = 0;
+		int rc;
+
+		while ((rc = collect_item(a, q)) == 1)
+			;
+		if (rc < 0) {
+			status = -1;
+			break;
+		}
+		n = rte_eth_rx_burst(a->port, q, pkts, a->opt.burst);
+		if (n == 0)
+			continue;
+		rx_ns = a->opt.ts_source == GPURX_TS_NONE ? 0 :
+			gpurx_tsclock_ns(&a->clk, rte_get_tsc_cycles());
+		take = gpurx_admit(a, n);
+		if (take < n)
+			rte_pktmbuf_free_bulk(pkts + take, n - take);
+		GPURX_STAT_ADD(qs, bursts, 1);
+		while (i < take) {
+			if (Q->inflight == a->opt.ring_items &&
+					collect_item(a, q) != 1) {
+				/* Never wait on the GPU with RX pending. */
+				GPURX_STAT_ADD(qs, drop_ring, take - i);
+				rte_pktmbuf_free_bulk(pkts + i, take - i);
+				break;
+			}
+			rc = fill_item(a, q, pkts + i, take - i, rx_ns);
+			if (rc < 0) {
+				rte_pktmbuf_free_bulk(pkts + i, take - i);
+				status = -1;
+				a->stop = 1;
+				break;
+			}
+			i += (uint16_t)rc;
+		}
+	}
+	if (drain_queue(a, q) != 0)
+		status = -1;
+	return status;
+}
+
+int
+gpurx_gpu_stop(struct gpurx_app *a)
+{
+	struct gpurx_gpu *g = a->gpu;
+	uint64_t t0 = rte_get_tsc_cycles(), hz = rte_get_tsc_hz();
+	int rc = 0, busy = 0;
+
+	if (g == NULL)
+		return 0;
+	if (g->kernel_running) {
+		/* Every item is back (lcores drained): the kernel idles. */
+		if (rte_gpu_comm_set_flag(&g->quit, 1) != 0)
+			return -1;
+		rte_wmb();
+		do {
+			busy = gpurx_cuda_stream_busy(g->kstream);
+			if (busy == -1)
+				rte_delay_us_sleep(100);
+		} while (busy == -1 && (rte_get_tsc_cycles() - t0) * 1000 / hz <
+				KERNEL_QUIT_TIMEOUT_MS);
+		if (busy != 0) {
+			fprintf(stderr, "error: persistent kernel %s\n", busy == -1 ?
+				"did not quit within 1 s" : gpurx_cuda_strerror(busy));
+			return -1;
+		}
+		g->kernel_running = 0;
+		printf("gpu: persistent kernel quit in %.3f ms\n",
+			(double)(rte_get_tsc_cycles() - t0) * 1000 / hz);
+	}
+	if (g->d_ft != NULL) {
+		rc = gpurx_cuda_copy(a->ft, g->d_ft,
+			gpurx_flow_table_bytes(a->opt.flow_capacity));
+		if (rc != 0)
+			return cuda_fail("flow table from the GPU", rc);
+	}
+	return 0;
+}
+
+void
+gpurx_gpu_teardown(struct gpurx_app *a)
+{
+	struct gpurx_gpu *g = a->gpu;
+
+	if (g == NULL || g->kernel_running)
+		return;	/* a kernel may still read it all: leave it */
+	for (uint16_t q = 0; q < a->nq && g->gq != NULL; q++) {
+		struct gpu_queue *Q = &g->q[q];
+		struct gpurx_gq *gq = &g->gq[q];
+
+		if (Q->list != NULL &&
+				rte_gpu_comm_destroy_list(Q->list, a->opt.ring_items) != 0)
+			fprintf(stderr, "warning: queue %u: comm list destroy failed\n", q);
+		for (uint32_t i = 0; Q->items != NULL && i < a->opt.ring_items; i++)
+			rte_free(Q->items[i].mbufs);
+		rte_free(Q->items);
+		gpurx_cuda_host_free(gq->ts);
+		gpurx_cuda_host_free(gq->wirelen);
+		gpurx_cuda_host_free(gq->cap_off);
+		gpurx_cuda_host_free(gq->verdict);
+		gpurx_cuda_host_free(gq->malformed);
+		gpurx_cuda_host_free(gq->arena);
+		gpurx_cuda_host_free(Q->host_buf);
+		gpurx_cuda_dev_free(Q->dev_buf);
+		gpurx_cuda_stream_destroy(Q->stream);
+	}
+	gpurx_cuda_host_free(g->gq);
+	gpurx_cuda_stream_destroy(g->kstream);
+	gpurx_cuda_dev_free(g->d_prog);
+	gpurx_cuda_dev_free(g->d_ft);
+	for (unsigned int i = 0; i < g->n_regs; i++)
+		if (rte_gpu_mem_unregister(a->gpu_id, g->regs[i]) != 0)
+			fprintf(stderr, "warning: rte_gpu_mem_unregister: %s\n",
+				rte_strerror(rte_errno));
+	if (g->quit_ok)
+		rte_gpu_comm_destroy_flag(&g->quit);
+	if (g->ext != NULL) {
+		/* The pool's buffers are this memory: pool first. */
+		rte_mempool_free(a->pool);
+		a->pool = NULL;
+		if (g->ext_mapped && rte_dev_dma_unmap(g->port_dev, g->ext,
+				RTE_BAD_IOVA, g->ext_len) != 0)
+			fprintf(stderr, "warning: rte_dev_dma_unmap: %s\n",
+				rte_strerror(rte_errno));
+		if (g->ext_registered &&
+				rte_extmem_unregister(g->ext, g->ext_len) != 0)
+			fprintf(stderr, "warning: rte_extmem_unregister: %s\n",
+				rte_strerror(rte_errno));
+		rte_gpu_mem_free(a->gpu_id, g->ext);
+	}
+	rte_free(g);
+	a->gpu = NULL;
+}

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Interface between the host C code and the CUDA side (gpu_kernels.cu),
+ * compiled by both gcc and nvcc, without DPDK headers (nvcc does not take
+ * DPDK's compiler flags). The gpudev communication list is seen through
+ * a mirror struct whose layout gpu_path.c checks against rte_gpudev.h.
+ */
+#ifndef GPURX_APP_GPU_KERNELS_H
+#define GPURX_APP_GPU_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct bpf_vm_insn;
+struct gpurx_flow_table;
+
+/* Values of enum rte_gpu_comm_list_status. */
+#define GPURX_ITEM_FREE 0u
+#define GPURX_ITEM_READY 1u
+#define GPURX_ITEM_DONE 2u
+
+/* Mirror of struct rte_gpu_comm_pkt. */
+struct gpurx_comm_pkt {
+	uintptr_t addr;
+	size_t size;		/* bytes readable at addr (caplen) */
+};
+
+/* Mirror of struct rte_gpu_comm_list (one item). */
+struct gpurx_comm_item {
+	uint16_t dev_id;
+	void **mbufs;
+	struct gpurx_comm_pkt *pkt_list;
+	uint32_t num_pkts;
+	uint32_t *status_h;
+	uint32_t *status_d;
+};
+
+/*
+ * One RX queue as the kernel sees it. Lives in mapped pinned host memory:
+ * the CPU writes the inputs before publishing an item, the kernel writes
+ * the outputs before marking it DONE. Per-packet arrays hold
+ * n_items * burst entries, item i at [i * burst].
+ */
+struct gpurx_gq {
+	struct gpurx_comm_item *items;	/* the gpudev list (registered) */
+	uint32_t n_items;
+	uint32_t burst;
+	uint32_t item_bytes;		/* arena bytes per item */
+	uint32_t max_caplen;		/* snaplen, capped by the format */
+	/* CPU -> GPU */
+	uint64_t *ts;			/* ns, taken at RX on the CPU */
+	uint32_t *wirelen;		/* may exceed pkt_list size (cut) */
+	uint32_t *cap_off;		/* where packet i's bytes go in arena */
+	/* GPU -> CPU */
+	uint32_t *verdict;		/* BPF result: 0 or bytes to keep */
+	uint8_t *malformed;
+	uint8_t *arena;			/* captured bytes, item_bytes per item */
+	uint64_t busy_ns;		/* kernel time spent on items */
+	uint64_t items_done;
+};
+
+struct gpurx_kparams {
+	struct gpurx_gq *gq;		/* [nq], mapped pinned memory */
+	uint32_t nq;
+	const struct bpf_vm_insn *prog;	/* device memory, validated */
+	uint32_t prog_len;
+	struct gpurx_flow_table *ft;	/* device memory */
+	const uint32_t *quit;		/* rte_gpu_comm_flag memory */
+};
+
+/* All return 0 or a cudaError_t value; gpurx_cuda_strerror() names it. */
+const char *gpurx_cuda_strerror(int err);
+int gpurx_cuda_select(const char *pci_bus_id, int *ordinal);
+int gpurx_cuda_host_alloc(void **p, size_t n);	/* pinned, mapped, zeroed */
+int gpurx_cuda_host_free(void *p);
+int gpurx_cuda_dev_alloc(void **p, size_t n);
+int gpurx_cuda_dev_free(void *p);
+int gpurx_cuda_copy(void *dst, const void *src, size_t n);
+int gpurx_cuda_stream_create(void **s);
+int gpurx_cuda_stream_destroy(void *s);
+int gpurx_cuda_copy_async(void *dst, const void *src, size_t n, void *s);
+int gpurx_cuda_stream_sync(void *s);
+/* 0: idle, -1: still running, else the error. */
+int gpurx_cuda_stream_busy(void *s);
+
+/* One block per queue, polling items until *quit. */
+int gpurx_cuda_launch_persistent(const struct gpurx_kparams *p, void *s);
+/* --launch-per-burst: process exactly item idx of queue q. */
+int gpurx_cuda_launch_item(const struct gpurx_kparams *p, uint32_t q,
+		uint32_t idx, void *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GPURX_APP_GPU_KERNELS_H */
