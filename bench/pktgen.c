@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "bench_common.h"
 #include "pktgen.h"
@@ -12,6 +13,7 @@
 #define TCP_HLEN 20
 #define UDP_HLEN 8
 #define ICMP_HLEN 8
+#define PKTGEN_HUGE_ALIGN ((size_t)2 << 20)
 
 static uint16_t
 pick_len(uint64_t *rng)
@@ -191,9 +193,14 @@ pktgen_generate(struct pktgen_set *set, uint32_t n, uint64_t seed)
 		set->total_bytes += set->len[i];
 	}
 	set->buf_size = off ? off : PKTGEN_ALIGN;
-	set->buf = aligned_alloc(PKTGEN_ALIGN, set->buf_size);
+	/* 2 MiB-aligned and, where the kernel allows, backed by transparent
+	 * huge pages: like a capture application's hugepage mempools, the
+	 * filters then pay cache misses, not TLB misses on 4 KiB pages. */
+	set->buf = aligned_alloc(PKTGEN_HUGE_ALIGN,
+		(set->buf_size + PKTGEN_HUGE_ALIGN - 1) & ~(size_t)(PKTGEN_HUGE_ALIGN - 1));
 	if (set->buf == NULL)
 		goto fail;
+	(void)madvise(set->buf, set->buf_size, MADV_HUGEPAGE); /* best effort */
 	for (i = 0; i < n; i++)
 		make_packet(set->buf + set->off[i], set->len[i], &rng);
 	set->n = n;

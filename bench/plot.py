@@ -1,0 +1,393 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Tables and plots from the JSON files bench/run-all.sh writes.
+
+Usage: bench/plot.py OUT_DIR
+
+Reads OUT_DIR/{machine,handoff,driver,bpf_cpu}.json (each optional) and
+writes OUT_DIR/report.md (markdown tables, always) and PNG plots
+(OUT_DIR/*.png, only where matplotlib is installed). Needs Python 3.6+ and
+nothing else for the tables.
+"""
+
+import json
+import math
+import os
+import sys
+
+
+def load(out, name):
+    path = os.path.join(out, name + ".json")
+    if not os.path.exists(path):
+        return None
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        print("plot.py: cannot read %s: %s" % (path, e), file=sys.stderr)
+        return None
+
+
+def us(ns):
+    if ns is None or (isinstance(ns, float) and math.isnan(ns)):
+        return "n/a"
+    return "%.2f" % (ns / 1e3)
+
+
+def ratio(a, b):
+    if a is None or b is None or b == 0:
+        return None
+    return a / b
+
+
+def fmt_ratio(r, suffix="x"):
+    return "n/a" if r is None else "%.2f%s" % (r, suffix)
+
+
+def table(header, rows):
+    lines = ["| " + " | ".join(header) + " |",
+             "|" + "|".join("---" for _ in header) + "|"]
+    for r in rows:
+        lines.append("| " + " | ".join(str(c) for c in r) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def lat(entry, key="median_ns"):
+    if entry is None:
+        return None
+    return entry.get("latency", {}).get(key)
+
+
+# --- handoff -------------------------------------------------------------
+
+def handoff_section(h):
+    res = h.get("results", [])
+    single = {r["kind"]: r for r in res if "burst" not in r}
+    cases = {}
+    for r in res:
+        if "burst" in r:
+            cases[(r["pkt_size"], r["burst"], r["kind"])] = r
+    cfg = h.get("config", {})
+    status_mem = cfg.get("status_memory", "?")
+    floor_kind = "floor_gpu" if status_mem.startswith("gpu") and \
+        "floor_gpu" in single else "floor_host"
+    floor = single.get(floor_kind)
+    md = ["## CPU→GPU→CPU handoff latency (bench-handoff)\n",
+          "GPU: %s; comm list status in %s memory; %d measured rounds per "
+          "case after %d warm-up rounds; times in µs from "
+          "rte_rdtsc_precise().\n" % (
+              h.get("gpu", {}).get("name", "?"), status_mem,
+              cfg.get("reps", 0), cfg.get("warmup", 0)),
+          ]
+    rows = []
+    for kind, what in (("floor_host", "ping-pong of one flag, registered host memory"),
+                       ("floor_gpu", "ping-pong of one flag, GPU memory mapped by GDRCopy"),
+                       ("launch_empty", "empty kernel launch + cudaStreamSynchronize"),
+                       ("wmb", "rte_gpu_wmb()")):
+        e = single.get(kind)
+        if e is None:
+            continue
+        rows.append([kind + (" (floor)" if kind == floor_kind else ""), what,
+                     us(lat(e)), us(lat(e, "p99_ns")), us(lat(e, "mean_ns"))])
+    md.append(table(["case", "what", "median", "p99", "mean"], rows))
+    md.append("")
+    rows = []
+    for (size, burst, kind), r in sorted(cases.items(),
+                                         key=lambda kv: (kv[0][0] != "64", kv[0][1])):
+        if kind != "handoff":
+            continue
+        launch = cases.get((size, burst, "launch"))
+        pop = cases.get((size, burst, "populate"))
+        rows.append([size, burst, us(lat(r)), us(lat(r, "p99_ns")),
+                     us(lat(r, "mean_ns")), us(lat(launch)),
+                     us(lat(launch, "p99_ns")), us(lat(pop)),
+                     fmt_ratio(ratio(lat(r), lat(floor))),
+                     fmt_ratio(ratio(lat(r, "p99_ns"), lat(floor, "p99_ns"))),
+                     fmt_ratio(ratio(lat(launch), lat(r)))])
+    md.append(table(["packet bytes", "burst", "handoff median", "p99", "mean",
+                     "launch median", "launch p99", "populate median",
+                     "median / floor median", "p99 / floor p99",
+                     "launch / handoff"], rows))
+    # Goals of issue 4 for 32-packet bursts (64-byte packets).
+    r = cases.get(("64", 32, "handoff"))
+    launch = cases.get(("64", 32, "launch"))
+    if r is not None and floor is not None:
+        g1 = ratio(lat(r), lat(floor))
+        g2 = ratio(lat(r, "p99_ns"), lat(floor, "p99_ns"))
+        g3 = ratio(lat(launch), lat(r))
+        md.append("\nGoals (32 × 64-byte packets): median ≤ 1.2× floor: %s (%s); "
+                  "p99 ≤ 2× floor p99: %s (%s); ≥ 3× faster than launch per "
+                  "burst: %s (%s).\n" % (
+                      fmt_ratio(g1), "met" if g1 is not None and g1 <= 1.2 else "missed",
+                      fmt_ratio(g2), "met" if g2 is not None and g2 <= 2 else "missed",
+                      fmt_ratio(g3), "met" if g3 is not None and g3 >= 3 else "missed"))
+    return "\n".join(md) + "\n", cases, single, floor_kind
+
+
+def handoff_plot(plt, out, cases, single, floor_kind):
+    sizes = sorted({k[0] for k in cases}, key=lambda s: s != "64")
+    if not sizes:
+        return None
+    fig, axes = plt.subplots(1, len(sizes), figsize=(6 * len(sizes), 4.5),
+                             squeeze=False)
+    for ax, size in zip(axes[0], sizes):
+        bursts = sorted({k[1] for k in cases if k[0] == size})
+        x = range(len(bursts))
+        w = 0.38
+        for off, kind, label in ((-w / 2, "handoff", "persistent kernel (comm list)"),
+                                 (w / 2, "launch", "launch + sync per burst")):
+            med = [lat(cases.get((size, b, kind))) or 0 for b in bursts]
+            p99 = [lat(cases.get((size, b, kind)), "p99_ns") or 0 for b in bursts]
+            ax.bar([i + off for i in x], [m / 1e3 for m in med], w, label=label + " median")
+            ax.scatter([i + off for i in x], [p / 1e3 for p in p99], marker="_",
+                       s=300, color="black", zorder=3,
+                       label="p99" if kind == "handoff" else None)
+        f = single.get(floor_kind)
+        if f is not None:
+            ax.axhline(lat(f) / 1e3, color="red", linestyle="--",
+                       label="floor (flag ping-pong) median")
+        ax.set_xticks(list(x))
+        ax.set_xticklabels([str(b) for b in bursts])
+        ax.set_xlabel("burst (packets)")
+        ax.set_ylabel("µs")
+        ax.set_yscale("log")
+        lo, hi = ax.get_ylim()
+        if f is not None:
+            lo = lat(f) / 1e3 / 2
+        ax.set_ylim(lo, hi * 6)  # room for the legend above the bars
+        ax.set_title("handoff latency, %s packets" % (
+            "64-byte" if size == "64" else "64..1500-byte random"))
+        ax.legend(fontsize=7, loc="upper left", framealpha=0.8)
+    fig.tight_layout()
+    path = os.path.join(out, "handoff.png")
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+# --- driver ----------------------------------------------------------------
+
+def driver_section(d):
+    ops = {}
+    for r in d.get("ops", []):
+        ops[(r["op"], r["variant"])] = r
+    md = ["## Driver cost (bench-driver)\n",
+          "Each call timed alone; `raw` = the CUDA calls the driver makes, "
+          "context already current; `raw_ctx` = the same inside "
+          "cuCtxPushCurrent/cuCtxPopCurrent, as the driver must do. "
+          "Times in µs; allocation size %s bytes.\n" % d.get("config", {}).get("size", "?")]
+    rows = []
+    for op in ("mem_alloc", "mem_free", "mem_register", "mem_unregister", "wmb"):
+        rte = ops.get((op, "rte"))
+        raw = ops.get((op, "raw"))
+        ctx = ops.get((op, "raw_ctx"))
+        if rte is None:
+            continue
+        over = ratio(lat(rte), lat(raw))
+        rows.append([op, us(lat(rte)), us(lat(raw)), us(lat(ctx)),
+                     "n/a" if over is None else "%+.1f%%" % (100 * (over - 1)),
+                     us(lat(rte, "p99_ns")), us(lat(raw, "p99_ns")),
+                     "n/a" if over is None else ("met" if over <= 1.1 else "missed")])
+    fence = ops.get(("wmb", "cpu_fence"))
+    md.append(table(["op", "rte median", "raw median", "raw_ctx median",
+                     "overhead vs raw", "rte p99", "raw p99", "goal ≤ +10%"], rows))
+    if fence is not None:
+        md.append("\nrte_wmb() (CPU store fence) alone: %s µs median.\n" % us(lat(fence)))
+    live = {}
+    counts = set()
+    for r in d.get("live", []):
+        live[(r["op"], r["variant"], r["live"])] = r
+        counts.add(r["live"])
+    counts = sorted(counts)
+    if counts:
+        md.append("\n### free / unregister with many live allocations\n")
+        md.append("Median (p99) µs of freeing a random one of N live 4 KiB "
+                  "allocations / page registrations.\n")
+        rows = []
+        for op in ("mem_free", "mem_unregister"):
+            for v in ("rte", "raw"):
+                cells = []
+                for n in counts:
+                    e = live.get((op, v, n))
+                    if e is None or not e.get("complete", True):
+                        cells.append("n/a")
+                    else:
+                        cells.append("%s (%s)" % (us(lat(e)), us(lat(e, "p99_ns"))))
+                first = live.get((op, v, counts[0]))
+                last = live.get((op, v, counts[-1]))
+                g = ratio(lat(last), lat(first))
+                rows.append([op, v] + cells + [fmt_ratio(g)] +
+                            [("met" if g is not None and g <= 1.2 else "missed")
+                             if v == "rte" else ""])
+        md.append(table(["op", "variant"] + ["N=%d" % n for n in counts] +
+                        ["growth %d→%d" % (counts[0], counts[-1]), "goal ≤ 1.2×"], rows))
+    return "\n".join(md) + "\n", ops, live, counts
+
+
+def driver_plots(plt, out, ops, live, counts):
+    paths = []
+    names = [op for op in ("mem_alloc", "mem_free", "mem_register",
+                           "mem_unregister", "wmb") if (op, "rte") in ops]
+    if names:
+        fig, ax = plt.subplots(figsize=(8, 4.5))
+        w = 0.27
+        for i, v in enumerate(("rte", "raw", "raw_ctx")):
+            xs = [k + (i - 1) * w for k in range(len(names))]
+            med = [(lat(ops.get((op, v))) or 0) / 1e3 for op in names]
+            p99 = [(lat(ops.get((op, v)), "p99_ns") or 0) / 1e3 for op in names]
+            ax.bar(xs, med, w, label=v + " median")
+            ax.scatter(xs, p99, marker="_", s=200, color="black", zorder=3,
+                       label="p99" if i == 0 else None)
+        ax.set_xticks(range(len(names)))
+        ax.set_xticklabels(names)
+        ax.set_ylabel("µs")
+        ax.set_yscale("log")
+        ax.set_title("gpudev driver calls vs raw CUDA")
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        p = os.path.join(out, "driver_ops.png")
+        fig.savefig(p, dpi=120)
+        plt.close(fig)
+        paths.append(p)
+    if counts:
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        for op in ("mem_free", "mem_unregister"):
+            for v, style in (("rte", "-o"), ("raw", "--s")):
+                ys = [lat(live.get((op, v, n))) for n in counts]
+                if all(y is None for y in ys):
+                    continue
+                ax.plot(counts, [(y or float("nan")) / 1e3 for y in ys], style,
+                        label="%s %s" % (op, v))
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("live allocations / registrations")
+        ax.set_ylabel("median µs")
+        ax.set_title("free / unregister vs live count")
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        p = os.path.join(out, "driver_live.png")
+        fig.savefig(p, dpi=120)
+        plt.close(fig)
+        paths.append(p)
+    return paths
+
+
+# --- bpf cpu ------------------------------------------------------------------
+
+ENGINES = (("pcap_bpf_filter", "libpcap bpf_filter"),
+           ("rte_bpf_interp", "rte_bpf interpreter"),
+           ("rte_bpf_jit", "rte_bpf JIT"))
+
+
+def bpf_section(b):
+    cfg = b.get("config", {})
+    md = ["## CPU filter baselines (bench-bpf-cpu)\n",
+          "One core (lcore %s), %s packets of %.0f bytes on average "
+          "(%.0f MB, more than the caches), median of %s passes; "
+          "packets/s in millions.\n" % (
+              cfg.get("lcore", "?"), cfg.get("packets", "?"),
+              cfg.get("bytes", 0) / max(cfg.get("packets", 1), 1),
+              cfg.get("buffer_bytes", 0) / 1e6, cfg.get("reps", "?"))]
+    rows = []
+    for r in b.get("results", []):
+        pps = r.get("pps", {})
+        cells = []
+        for k, _ in ENGINES:
+            v = pps.get(k, {}).get("median")
+            cells.append("n/a" if v is None else "%.1f" % (v / 1e6))
+        rows.append(["`%s`" % (r.get("expr") or "(empty)"), r.get("cbpf_insns"),
+                     r.get("ebpf_insns"),
+                     "%.1f%%" % (100.0 * r.get("accepted", 0) / max(cfg.get("packets", 1), 1))]
+                    + cells)
+    md.append(table(["filter", "cBPF insns", "eBPF insns", "accepted"] +
+                    [n + " Mpps" for _, n in ENGINES], rows))
+    return "\n".join(md) + "\n"
+
+
+def bpf_plot(plt, out, b):
+    res = b.get("results", [])
+    if not res:
+        return None
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    w = 0.27
+    for i, (k, name) in enumerate(ENGINES):
+        xs = [j + (i - 1) * w for j in range(len(res))]
+        ys = [(r.get("pps", {}).get(k, {}).get("median") or 0) / 1e6 for r in res]
+        ax.bar(xs, ys, w, label=name)
+    ax.set_xticks(range(len(res)))
+    ax.set_xticklabels(["%s\n(%s insns)" % (r["filter"], r.get("cbpf_insns"))
+                        for r in res])
+    ax.set_ylabel("Mpps, one core")
+    ax.set_title("CPU BPF filters")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    p = os.path.join(out, "bpf_cpu.png")
+    fig.savefig(p, dpi=120)
+    plt.close(fig)
+    return p
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    out = sys.argv[1]
+    if not os.path.isdir(out):
+        print("plot.py: no directory %s" % out, file=sys.stderr)
+        return 2
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        plt = None
+        print("plot.py: matplotlib not installed: tables only, no PNG "
+              "(rerun bench/plot.py %s where it is)" % out)
+
+    machine = load(out, "machine")
+    h = load(out, "handoff")
+    d = load(out, "driver")
+    b = load(out, "bpf_cpu")
+    md = ["# Benchmark results\n"]
+    if machine:
+        md.append("- date: %s\n- GPU: %s\n- CPU: %s (%s CPUs), benchmarks on lcore %s\n"
+                  "- OS: %s, kernel %s\n- git: %s%s\n" % (
+                      machine.get("date"), machine.get("gpu"), machine.get("cpu"),
+                      machine.get("cpus"), machine.get("lcore"), machine.get("os"),
+                      machine.get("kernel"), machine.get("git"),
+                      "\n- QUICK RUN (fewer repetitions): not for the report" if machine.get("quick") else ""))
+    plots = []
+    if h:
+        text, cases, single, floor_kind = handoff_section(h)
+        md.append(text)
+        if plt:
+            plots.append(handoff_plot(plt, out, cases, single, floor_kind))
+    else:
+        md.append("## Handoff latency\n\nNo handoff.json (skipped or failed: see handoff.log).\n")
+    if d:
+        text, ops, live, counts = driver_section(d)
+        md.append(text)
+        if plt:
+            plots.extend(driver_plots(plt, out, ops, live, counts))
+    else:
+        md.append("## Driver cost\n\nNo driver.json (skipped or failed: see driver.log).\n")
+    if b:
+        md.append(bpf_section(b))
+        if plt:
+            plots.append(bpf_plot(plt, out, b))
+    else:
+        md.append("## CPU filter baselines\n\nNo bpf_cpu.json.\n")
+    plots = [p for p in plots if p]
+    if plots:
+        md.append("## Plots\n")
+        for p in plots:
+            md.append("![%s](%s)\n" % (os.path.basename(p), os.path.basename(p)))
+    path = os.path.join(out, "report.md")
+    with open(path, "w") as f:
+        f.write("\n".join(md))
+    print("plot.py: wrote %s%s" % (path, "".join(", " + p for p in plots)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,203 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Runs every benchmark of bench/ on the first GPU and collects the results:
+# OUT_DIR/<bench>.json, OUT_DIR/<bench>.log, OUT_DIR/machine.json and
+# machine.txt, then bench/plot.py OUT_DIR (PNG plots where matplotlib is
+# installed, and the markdown tables in OUT_DIR/report.md in any case).
+#
+# Usage: bench/run-all.sh OUT_DIR [BUILD_DIR]
+#
+# BUILD_DIR defaults to build/ (or build-bench/ if build/ has no bench).
+# Environment:
+#   BENCH_EAL_EXTRA  extra EAL arguments, e.g.
+#                    "-d .gpu-bundle/pmds -d build/drivers/gpu/cuda/librte_gpu_cuda.so"
+#                    (when unset: .gpu-bundle/ is used if present, and the
+#                    CUDA plugin of BUILD_DIR is loaded)
+#   BENCH_GPU_PCI    PCI address of the GPU to use (default: nvidia-smi's
+#                    GPU 0; "any" to let EAL probe every GPU)
+#   BENCH_LCORE      the CPU the benchmarks run on (default: the second CPU
+#                    of the GPU's NUMA node)
+#   BENCH_QUICK=1    fewer repetitions (a smoke run, not for the report)
+#   LD_LIBRARY_PATH  passed through (DPDK libraries of a bundle)
+# Exit: 0 when every benchmark ran (or skipped: no GPU), 1 otherwise.
+set -uo pipefail
+
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then
+	echo "usage: $0 OUT_DIR [BUILD_DIR]" >&2
+	exit 2
+fi
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=$1
+build=${2:-}
+if [ -z "$build" ]; then
+	build=$top/build
+	[ -x "$build/bench/bench-handoff" ] || build=$top/build-bench
+fi
+build=$(cd "$build" 2>/dev/null && pwd) || { echo "no build directory $build" >&2; exit 2; }
+mkdir -p "$out" || exit 2
+out=$(cd "$out" && pwd)
+bench=$build/bench
+for b in bench-handoff bench-driver bench-bpf-cpu; do
+	[ -x "$bench/$b" ] || { echo "missing $bench/$b: build with meson/ninja first" >&2; exit 2; }
+done
+
+# --- EAL arguments ----------------------------------------------------------
+eal=(--no-huge -m 4096 --no-shconf --file-prefix bench)
+extra=()
+if [ -n "${BENCH_EAL_EXTRA:-}" ]; then
+	# Word splitting is intended: a list of arguments.
+	read -r -a extra <<< "$BENCH_EAL_EXTRA"
+else
+	# DPDK's libraries from a bundle (scripts/make-gpu-bundle.sh), only
+	# where the system has none: with both, EAL would load its own plugin
+	# directory and the bundle's drivers twice.
+	bundle=$top/.gpu-bundle
+	if [ -d "$bundle/lib" ] && ldd "$bench/bench-driver" 2>/dev/null | grep -q 'librte_eal.* not found'; then
+		export LD_LIBRARY_PATH=$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+		extra+=(-d "$bundle/pmds")
+	fi
+	plugin=$build/drivers/gpu/cuda/librte_gpu_cuda.so
+	[ -f "$plugin" ] && extra+=(-d "$plugin")
+fi
+
+# The first GPU: nvidia-smi's GPU 0, given to EAL in DPDK's PCI format.
+gpu_pci=${BENCH_GPU_PCI:-}
+if [ -z "$gpu_pci" ] && command -v nvidia-smi >/dev/null 2>&1; then
+	gpu_pci=$(nvidia-smi --query-gpu=pci.bus_id --format=csv,noheader -i 0 2>/dev/null |
+		head -n 1 | tr 'A-F' 'a-f' | sed -E 's/^0000([0-9a-f]{4}):/\1:/')
+fi
+gpu_args=()
+if [ -n "$gpu_pci" ] && [ "$gpu_pci" != any ]; then
+	gpu_args=(-a "$gpu_pci")
+fi
+
+# A CPU close to the GPU, not CPU 0 (interrupts, housekeeping).
+lcore=${BENCH_LCORE:-}
+if [ -z "$lcore" ] && [ -n "$gpu_pci" ] && [ "$gpu_pci" != any ] &&
+		[ -r "/sys/bus/pci/devices/$gpu_pci/local_cpulist" ]; then
+	first=$(cut -d, -f1 < "/sys/bus/pci/devices/$gpu_pci/local_cpulist")
+	lo=${first%-*}
+	hi=${first#*-}
+	if [ "$hi" != "$first" ] && [ "$hi" -gt "$lo" ]; then
+		lcore=$((lo + 1))
+	else
+		lcore=$lo
+	fi
+fi
+# Only a CPU this process may run on (containers, cgroups).
+if [ -n "$lcore" ] && command -v taskset >/dev/null 2>&1 &&
+		! taskset -c "$lcore" true 2>/dev/null; then
+	echo "CPU $lcore is not usable here: picking another" >&2
+	lcore=
+fi
+if [ -z "$lcore" ]; then
+	lcore=$(taskset -pc $$ 2>/dev/null | sed -E 's/.*: *//; s/[,-].*//')
+	[ -n "$lcore" ] || lcore=0
+fi
+eal+=(-l "$lcore")
+
+# --- Machine description -------------------------------------------------------
+json_str() {
+	local s=${1//\\/\\\\}
+	s=${s//\"/\\\"}
+	s=${s//$'\t'/ }
+	s=${s//$'\n'/ }
+	printf '"%s"' "$s"
+}
+smi=$(nvidia-smi --query-gpu=name,driver_version,pci.bus_id,memory.total,clocks.max.sm,pcie.link.gen.max,pcie.link.width.max --format=csv,noheader -i 0 2>/dev/null | head -n 1)
+cpu=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//')
+os=$( (. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME") || uname -s)
+rev=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)
+dirty=$(git -C "$top" status --porcelain 2>/dev/null | grep -qv '^??' && echo "+dirty" || true)
+date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+{
+	echo "{"
+	echo "  \"date\": $(json_str "$date"),"
+	echo "  \"host\": $(json_str "$(hostname)"),"
+	echo "  \"os\": $(json_str "$os"),"
+	echo "  \"kernel\": $(json_str "$(uname -r)"),"
+	echo "  \"cpu\": $(json_str "$cpu"),"
+	echo "  \"cpus\": $(nproc),"
+	echo "  \"lcore\": $lcore,"
+	echo "  \"gpu\": $(json_str "${smi:-unknown (no nvidia-smi)}"),"
+	echo "  \"gpu_pci\": $(json_str "${gpu_pci:-}"),"
+	echo "  \"git\": $(json_str "$rev$dirty"),"
+	echo "  \"quick\": $([ "${BENCH_QUICK:-0}" = 1 ] && echo true || echo false),"
+	echo "  \"eal\": $(json_str "${eal[*]} ${gpu_args[*]} ${extra[*]}")"
+	echo "}"
+} > "$out/machine.json"
+{
+	echo "date: $date"
+	echo "git: $rev$dirty"
+	echo "os: $os, kernel $(uname -r)"
+	echo "cpu: $cpu ($(nproc) CPUs), benchmarks on lcore $lcore"
+	echo "gpu: ${smi:-unknown}"
+	command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -q -i 0 2>/dev/null |
+		grep -E 'Product Name|Driver Version|CUDA Version|Persistence Mode|Link Width|PCIe Generation|Max|Current|Clocks Event Reasons' |
+		head -n 40
+	command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi topo -m 2>/dev/null | head -n 20
+	lsmod 2>/dev/null | grep -E '^(gdrdrv|nvidia_peermem|nvidia) ' || true
+} > "$out/machine.txt" 2>&1
+
+# --- Runs ------------------------------------------------------------------------
+quick=${BENCH_QUICK:-0}
+failed=0
+# run NAME TIMEOUT_S COMMAND...: log in NAME.log, the summary lines echoed.
+run() {
+	local name=$1 limit=$2 rc
+	shift 2
+	echo "== $name: $*"
+	echo "\$ $*" > "$out/$name.log"
+	timeout --kill-after=10 "$limit" "$@" >> "$out/$name.log" 2>&1
+	rc=$?
+	grep -E '^(handoff|driver|bpf-cpu|SKIP|FAIL)' "$out/$name.log" | sed 's/^/   /'
+	case $rc in
+	0) echo "   $name: done" ;;
+	77) echo "   $name: skipped (no GPU)" ;;
+	124|137) echo "   $name: TIMED OUT after ${limit}s (see $out/$name.log)"; failed=1 ;;
+	*) echo "   $name: FAILED, exit $rc (see $out/$name.log)"; tail -n 15 "$out/$name.log" | sed 's/^/   | /'; failed=1 ;;
+	esac
+	echo "$name $rc" >> "$out/exit-codes.txt"
+}
+: > "$out/exit-codes.txt"
+
+if [ "$quick" = 1 ]; then
+	handoff_args=(--reps 2000 --warmup 200)
+	driver_args=(--reps 200 --wmb-reps 2000 --live 1,1000,10000 --live-reps 200)
+	bpf_args=(--packets 262144 --reps 3)
+else
+	handoff_args=()
+	driver_args=()
+	bpf_args=()
+fi
+
+start=$(date +%s)
+run handoff 100 "$bench/bench-handoff" "${eal[@]}" "${gpu_args[@]}" "${extra[@]}" -- \
+	--out "$out" "${handoff_args[@]}"
+run driver 100 "$bench/bench-driver" "${eal[@]}" "${gpu_args[@]}" "${extra[@]}" -- \
+	--out "$out" "${driver_args[@]}"
+# CPU only: no PCI scan, so no GPU is opened.
+run bpf_cpu 60 "$bench/bench-bpf-cpu" "${eal[@]}" --no-pci "${extra[@]}" -- \
+	--out "$out" "${bpf_args[@]}"
+echo "benchmarks took $(( $(date +%s) - start )) s"
+
+# --- Plots and tables --------------------------------------------------------------
+# A Python with matplotlib if there is one (plots), else any (tables only).
+py=
+for p in python3 /usr/bin/python3 /usr/local/bin/python3; do
+	command -v "$p" >/dev/null 2>&1 || continue
+	[ -z "$py" ] && py=$p
+	if "$p" -c 'import matplotlib' >/dev/null 2>&1; then
+		py=$p
+		break
+	fi
+done
+if [ -n "$py" ]; then
+	"$py" "$top/bench/plot.py" "$out" ||
+		echo "plot.py failed (results are in $out; rerun bench/plot.py $out elsewhere)"
+else
+	echo "no python3: run bench/plot.py $out on another machine"
+fi
+echo "results: $out"
+exit $failed
