@@ -53,7 +53,7 @@ else
 	# where the system has none: with both, EAL would load its own plugin
 	# directory and the bundle's drivers twice.
 	bundle=$top/.gpu-bundle
-	if [ -d "$bundle/lib" ] && ldd "$bench/bench-driver" 2>/dev/null | grep -q 'librte_eal.* not found'; then
+	if [ -d "$bundle/lib" ] && env -u LD_LIBRARY_PATH ldd "$bench/bench-driver" 2>/dev/null | grep -q 'librte_eal.* not found'; then
 		export LD_LIBRARY_PATH=$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 		extra+=(-d "$bundle/pmds")
 	fi
