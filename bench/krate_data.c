@@ -1,0 +1,495 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_common.h"
+#include "krate_data.h"
+
+#define KR_PAGE 4096
+#define KR_ETH_HLEN 14
+#define KR_IP4_HLEN 20
+#define KR_IP6_HLEN 40
+/* Room every rewritten L4 header gets (a TCP header without options). */
+#define KR_L4_ROOM 20
+#define KR_FIXED_LEN 64
+/* Descriptor bytes a kernel reads per packet: offset, length, time. */
+#define KR_DESC_BYTES (sizeof(uint32_t) + sizeof(uint16_t) + sizeof(uint64_t))
+
+struct kr_tuple {
+	uint8_t src[16];	/* IPv4: first 4 bytes */
+	uint8_t dst[16];
+	uint16_t sport;
+	uint16_t dport;
+	uint8_t proto;		/* 6, 17 or 1 (ICMP; ICMPv6 over IPv6) */
+};
+
+static void
+put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static void
+put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static uint16_t
+get16(const uint8_t *p)
+{
+	return (uint16_t)((p[0] << 8) | p[1]);
+}
+
+/* Own pages, so that cudaHostRegister() of one array never overlaps the
+ * pages of another registration. Returns the size allocated in *bytes. */
+static void *
+page_alloc(size_t len, size_t *bytes)
+{
+	size_t sz = (len + KR_PAGE - 1) & ~(size_t)(KR_PAGE - 1);
+	void *p;
+
+	if (sz == 0)
+		sz = KR_PAGE;
+	p = aligned_alloc(KR_PAGE, sz);
+	if (p != NULL)
+		*bytes = sz;
+	return p;
+}
+
+/* --- Tuples drawn with pktgen's distributions ---------------------------- */
+
+static uint32_t
+pick_ip4(uint64_t *rng)
+{
+	uint64_t r = bench_rand(rng);
+
+	if (r % 100 < 50) {
+		if ((r >> 8) % 100 < 2)
+			return 0x0A010203; /* 10.1.2.3 */
+		return 0x0A000000 | (uint32_t)((r >> 16) & 0xFFFFFF);
+	}
+	return (uint32_t)(r >> 32);
+}
+
+static uint16_t
+pick_dport(uint64_t *rng)
+{
+	uint64_t r = bench_rand(rng);
+	unsigned int c = r % 100;
+
+	if (c < 30)
+		return 443;
+	if (c < 45)
+		return 80;
+	if (c < 55)
+		return 53;
+	return (uint16_t)(1 + (r >> 16) % 65535);
+}
+
+static void
+make_tuple(struct kr_tuple *t, bool v6, uint64_t *rng)
+{
+	unsigned int c = bench_rand(rng) % 100;
+
+	memset(t, 0, sizeof(*t));
+	t->proto = c < 70 ? 6 : c < 95 ? 17 : 1;
+	t->sport = (uint16_t)(1024 + bench_rand(rng) % 64512);
+	t->dport = pick_dport(rng);
+	if (v6) {
+		bench_fill_random(t->src, 16, rng);
+		bench_fill_random(t->dst, 16, rng);
+		put32(t->src, 0x20010DB8);
+		put32(t->dst, 0x20010DB8);
+	} else {
+		put32(t->src, pick_ip4(rng));
+		put32(t->dst, pick_ip4(rng));
+	}
+}
+
+/* --- Header writers ------------------------------------------------------ */
+
+/* The KR_L4_ROOM bytes at p are all written, whatever the protocol, so
+ * a packet's bytes depend only on (seed, flows), not on earlier
+ * rewrites. */
+static void
+put_l4(uint8_t *p, const struct kr_tuple *t, uint16_t l4_len, uint64_t *rng)
+{
+	bench_fill_random(p, KR_L4_ROOM, rng);
+	switch (t->proto) {
+	case 6:
+		put16(p, t->sport);
+		put16(p + 2, t->dport);
+		p[12] = 5 << 4;		/* data offset: 20 bytes */
+		p[13] = 0x18;		/* PSH|ACK */
+		put16(p + 14, 65535);
+		put16(p + 18, 0);
+		break;
+	case 17:
+		put16(p, t->sport);
+		put16(p + 2, t->dport);
+		put16(p + 4, l4_len);
+		break;
+	default:
+		p[0] = 8;		/* echo request */
+		p[1] = 0;
+		break;
+	}
+}
+
+static void
+write_v4(uint8_t *p, uint16_t len, const struct kr_tuple *t, bool frag,
+		uint64_t *rng)
+{
+	uint8_t *l3 = p + KR_ETH_HLEN;
+
+	put16(p + 12, 0x0800);
+	l3[0] = 0x45;
+	l3[1] = 0;
+	put16(l3 + 2, (uint16_t)(len - KR_ETH_HLEN));
+	put16(l3 + 4, (uint16_t)bench_rand(rng));
+	/* DF, or a non-first fragment (offset in 8-byte units). */
+	put16(l3 + 6, frag ? (uint16_t)(1 + bench_rand(rng) % 1000) : 0x4000);
+	l3[8] = 64;
+	l3[9] = frag ? 6 : t->proto;
+	put16(l3 + 10, (uint16_t)bench_rand(rng));
+	memcpy(l3 + 12, t->src, 4);
+	memcpy(l3 + 16, t->dst, 4);
+	if (frag)
+		bench_fill_random(l3 + KR_IP4_HLEN, KR_L4_ROOM, rng);
+	else
+		put_l4(l3 + KR_IP4_HLEN, t,
+			(uint16_t)(len - KR_ETH_HLEN - KR_IP4_HLEN), rng);
+}
+
+static void
+write_v6(uint8_t *p, uint16_t len, const struct kr_tuple *t, uint64_t *rng)
+{
+	uint8_t *l3 = p + KR_ETH_HLEN;
+	uint16_t l4_len = (uint16_t)(len - KR_ETH_HLEN - KR_IP6_HLEN);
+
+	put16(p + 12, 0x86DD);
+	put32(l3, 0x60000000 | (uint32_t)(bench_rand(rng) & 0xFFFFF));
+	put16(l3 + 4, l4_len);
+	l3[6] = t->proto == 1 ? 58 : t->proto;
+	l3[7] = 64;
+	memcpy(l3 + 8, t->src, 16);
+	memcpy(l3 + 24, t->dst, 16);
+	put_l4(l3 + KR_IP6_HLEN, t, l4_len, rng);
+}
+
+/* --- Data set -------------------------------------------------------------- */
+
+static uint8_t
+pclass_of(const uint8_t *p, uint16_t len)
+{
+	uint16_t et = get16(p + 12);
+
+	if (et == 0x0800 && len >= KR_ETH_HLEN + KR_IP4_HLEN + KR_L4_ROOM)
+		return (get16(p + KR_ETH_HLEN + 6) & 0x1FFF) != 0 ?
+			KR_PC_V4_FRAG : KR_PC_V4;
+	if (et == 0x86DD && len >= KR_ETH_HLEN + KR_IP6_HLEN + KR_L4_ROOM)
+		return KR_PC_V6;
+	return KR_PC_OTHER;
+}
+
+int
+kr_dataset_make(struct kr_dataset *d, uint32_t n, uint64_t seed, bool fixed64)
+{
+	struct pktgen_set *s = &d->set;
+	uint32_t i;
+
+	memset(d, 0, sizeof(*d));
+	if (n == 0)
+		return -1;
+	if (pktgen_generate(s, n, seed) != 0) {
+		fprintf(stderr, "out of memory for %u packets\n", n);
+		return -1;
+	}
+	d->n = n;
+	d->fixed64 = fixed64;
+	d->cls = malloc(n);
+	d->offs = page_alloc(sizeof(*d->offs) * n, &d->offs_bytes);
+	d->lens = page_alloc(sizeof(*d->lens) * n, &d->lens_bytes);
+	d->ts = page_alloc(sizeof(*d->ts) * n, &d->ts_bytes);
+	if (d->cls == NULL || d->offs == NULL || d->lens == NULL ||
+			d->ts == NULL) {
+		fprintf(stderr, "out of memory for %u packet descriptors\n", n);
+		kr_dataset_free(d);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		d->cls[i] = pclass_of(pktgen_pkt(s, i), s->len[i]);
+	if (fixed64) {
+		/* The first 64 bytes of each packet, back to back: packet i
+		 * starts at or after i * 64, so moving forward never
+		 * overwrites one not yet moved. */
+		for (i = 0; i < n; i++) {
+			memmove(s->buf + (size_t)i * KR_FIXED_LEN,
+				s->buf + s->off[i], KR_FIXED_LEN);
+			s->off[i] = (uint64_t)i * KR_FIXED_LEN;
+			s->len[i] = KR_FIXED_LEN;
+			if (d->cls[i] == KR_PC_V6)
+				d->cls[i] = KR_PC_V4;
+		}
+		s->buf_size = (size_t)n * KR_FIXED_LEN;
+		s->total_bytes = (uint64_t)n * KR_FIXED_LEN;
+	}
+	/* The kernels take 32-bit offsets, as a capture batch would. */
+	if (s->buf_size > UINT32_MAX) {
+		fprintf(stderr, "%u packets need %zu bytes: more than 32-bit "
+			"offsets reach (use fewer packets)\n", n, s->buf_size);
+		kr_dataset_free(d);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		d->offs[i] = (uint32_t)s->off[i];
+		d->lens[i] = s->len[i];
+		/* A packet every 6.72 ns: 64-byte frames at 100 Gb/s. */
+		d->ts[i] = 1000000000ULL + (uint64_t)i * 672 / 100;
+		d->wire_bytes += s->len[i];
+	}
+	return 0;
+}
+
+void
+kr_dataset_set_flows(struct kr_dataset *d, uint32_t flows, uint64_t seed)
+{
+	uint64_t rng = bench_seed(seed ^ 0x6b726174652d666cULL ^
+		((uint64_t)flows << 20));
+	uint32_t n6, n4, nfrag, i;
+	struct kr_tuple *t4, *t6;
+
+	if (flows == 0)
+		flows = 1;
+	/* IPv6 flows in pktgen's proportion of IPv6 to IP packets (9:97). */
+	n6 = d->fixed64 ? 0 : flows * 9ULL / 97 > 0 ? (uint32_t)(flows * 9ULL / 97) : 1;
+	n4 = flows > n6 ? flows - n6 : 1;
+	nfrag = n4 / 100 > 0 ? n4 / 100 : 1;
+	t4 = malloc(sizeof(*t4) * n4);
+	t6 = malloc(sizeof(*t6) * (n6 ? n6 : 1));
+	if (t4 == NULL || t6 == NULL) {
+		/* Sizes are bounded by the packet count: the packets were
+		 * allocated, so this is the least of the memory. */
+		fprintf(stderr, "out of memory for %u flow tuples\n", flows);
+		abort();
+	}
+	for (i = 0; i < n4; i++)
+		make_tuple(&t4[i], false, &rng);
+	for (i = 0; i < n6; i++)
+		make_tuple(&t6[i], true, &rng);
+	for (i = 0; i < d->n; i++) {
+		uint8_t *p = d->set.buf + d->offs[i];
+		uint16_t len = d->lens[i];
+
+		switch (d->cls[i]) {
+		case KR_PC_V4:
+			write_v4(p, len, &t4[bench_rand(&rng) % n4], false, &rng);
+			break;
+		case KR_PC_V4_FRAG:
+			write_v4(p, len, &t4[bench_rand(&rng) % nfrag], true, &rng);
+			break;
+		case KR_PC_V6:
+			write_v6(p, len, &t6[bench_rand(&rng) % n6], &rng);
+			break;
+		default:
+			break;
+		}
+	}
+	free(t4);
+	free(t6);
+	d->flows = flows;
+}
+
+void
+kr_dataset_free(struct kr_dataset *d)
+{
+	pktgen_free(&d->set);
+	free(d->cls);
+	free(d->offs);
+	free(d->lens);
+	free(d->ts);
+	memset(d, 0, sizeof(*d));
+}
+
+size_t
+kr_dataset_buf_bytes(const struct kr_dataset *d)
+{
+	/* pktgen rounds every packet up to PKTGEN_ALIGN (a multiple of 16)
+	 * and the 64-byte set is whole 64-byte frames: a 16-byte word read
+	 * that starts inside a packet ends inside buf_size. */
+	return d->set.buf_size;
+}
+
+void
+kr_dataset_read_bytes(const struct kr_dataset *d, uint32_t window,
+		struct kr_read_bytes *rb)
+{
+	double need = 0, sect = 0, win = 0;
+	uint32_t i;
+
+	for (i = 0; i < d->n; i++) {
+		const uint8_t *p = d->set.buf + d->offs[i];
+		uint32_t len = d->lens[i], h, w;
+		struct gpurx_pkt_info pi;
+
+		gpurx_pkt_parse(p, len, len, &pi);
+		h = pi.ip_version != 0 ? pi.payload_off : pi.l3_off;
+		if (h < KR_ETH_HLEN)
+			h = KR_ETH_HLEN;
+		if (h > len)
+			h = len;
+		w = len < window ? len : window;
+		need += h;
+		sect += (h + 31) & ~31u;
+		win += (w + 15) & ~15u;
+	}
+	rb->need = d->n ? need / d->n + KR_DESC_BYTES : 0;
+	rb->sectors = d->n ? sect / d->n + KR_DESC_BYTES : 0;
+	rb->window = d->n ? win / d->n + KR_DESC_BYTES : 0;
+}
+
+uint32_t
+kr_flow_capacity(uint32_t flows)
+{
+	uint64_t c = 1024;
+
+	/* Half full at most: linear probing stays short. The rewrite makes
+	 * up to 1% more flows (fragments): still well under. */
+	while (c < 2ULL * flows && c < (1ULL << 31))
+		c <<= 1;
+	return (uint32_t)c;
+}
+
+uint64_t
+kr_cpu_pass(const struct kr_dataset *d, const struct bpf_vm_insn *prog,
+		uint32_t prog_len, uint32_t window, struct gpurx_flow_table *ft,
+		uint32_t *verdicts)
+{
+	uint64_t accepted = 0;
+	uint32_t i;
+
+	for (i = 0; i < d->n; i++) {
+		uint32_t len = d->lens[i];
+		uint32_t cap = window != 0 && window < len ? window : len;
+
+		verdicts[i] = gpurx_classify_pkt(d->set.buf + d->offs[i], cap,
+			len, d->ts[i], prog, prog_len, ft, NULL);
+		accepted += verdicts[i] != 0;
+	}
+	return accepted;
+}
+
+/* --- Checks ------------------------------------------------------------------ */
+
+void
+kr_table_sum(const struct gpurx_flow_table *ft, struct kr_table_sum *s)
+{
+	const struct gpurx_flow_entry *e;
+	uint32_t pos = 0;
+
+	memset(s, 0, sizeof(*s));
+	while ((e = gpurx_flow_table_next(ft, &pos)) != NULL) {
+		s->entries++;
+		s->packets += e->packets;
+		s->bytes += e->bytes;
+		s->first_seen += e->first_seen;
+		s->last_seen += e->last_seen;
+		s->key_hash += gpurx_flow_hash(&e->key);
+	}
+	s->n_flows = ft->n_flows;
+	s->overflow_pkts = ft->overflow_pkts;
+	s->overflow_bytes = ft->overflow_bytes;
+}
+
+int
+kr_table_sum_cmp(const char *prefix, const struct kr_table_sum *want,
+		const struct kr_table_sum *got)
+{
+	static const char *const names[] = {
+		"entries", "packets", "bytes", "sum(first_seen)",
+		"sum(last_seen)", "sum(key hash)", "n_flows", "overflow_pkts",
+		"overflow_bytes",
+	};
+	const uint64_t *w = (const uint64_t *)want, *g = (const uint64_t *)got;
+	size_t i;
+	int ret = 0;
+
+	_Static_assert(sizeof(struct kr_table_sum) == sizeof(names) /
+		sizeof(names[0]) * sizeof(uint64_t), "kr_table_sum fields");
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (w[i] != g[i]) {
+			printf("FAIL %s: flow table %s: CPU %" PRIu64 ", GPU %"
+				PRIu64 "\n", prefix, names[i], w[i], g[i]);
+			ret = -1;
+		}
+	}
+	return ret;
+}
+
+int
+kr_table_cmp_full(const char *prefix, const struct gpurx_flow_table *want,
+		const struct gpurx_flow_table *got)
+{
+	const struct gpurx_flow_entry *e, *o;
+	uint64_t bad = 0;
+	uint32_t pos = 0;
+
+	if (want->n_flows != got->n_flows) {
+		printf("FAIL %s: %" PRIu64 " flows on the CPU, %" PRIu64
+			" on the GPU\n", prefix, want->n_flows, got->n_flows);
+		bad++;
+	}
+	while ((e = gpurx_flow_table_next(want, &pos)) != NULL) {
+		o = gpurx_flow_table_find(got, &e->key);
+		if (o != NULL && o->packets == e->packets &&
+				o->bytes == e->bytes &&
+				o->first_seen == e->first_seen &&
+				o->last_seen == e->last_seen)
+			continue;
+		if (++bad <= 5) {
+			if (o == NULL)
+				printf("FAIL %s: flow (hash %08x, %" PRIu64
+					" packets) missing on the GPU\n", prefix,
+					e->hash, e->packets);
+			else
+				printf("FAIL %s: flow %08x: CPU %" PRIu64 " pkts %"
+					PRIu64 " B first %" PRIu64 " last %" PRIu64
+					", GPU %" PRIu64 " pkts %" PRIu64 " B first %"
+					PRIu64 " last %" PRIu64 "\n", prefix,
+					e->hash, e->packets, e->bytes,
+					e->first_seen, e->last_seen, o->packets,
+					o->bytes, o->first_seen, o->last_seen);
+		}
+	}
+	if (bad > 5)
+		printf("FAIL %s: %" PRIu64 " flows differ in all\n", prefix, bad);
+	return bad ? -1 : 0;
+}
+
+int
+kr_verdicts_cmp(const char *prefix, const uint32_t *want, const uint32_t *got,
+		uint32_t n)
+{
+	uint64_t bad = 0;
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		if (want[i] == got[i])
+			continue;
+		if (++bad <= 5)
+			printf("FAIL %s: packet %u: CPU verdict %u, GPU %u\n",
+				prefix, i, want[i], got[i]);
+	}
+	if (bad > 5)
+		printf("FAIL %s: %" PRIu64 " of %u verdicts differ\n", prefix,
+			bad, n);
+	return bad ? -1 : 0;
+}

@@ -1,0 +1,392 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * Kernels of bench-kernel-rate: the per-packet step of the capture
+ * pipeline (gpurx_classify_pkt: cBPF filter, parse, flow-table update)
+ * over a resident batch, in two shapes, plus the memory-only kernels the
+ * rates are compared with.
+ */
+
+#include <stdio.h>
+#include <string.h>
+
+#include <cuda_runtime.h>
+
+#include "gpurx_classify.h"
+#include "krate_kernels.h"
+
+#define KR_WARP_SIZE 32
+#define KR_FULL_MASK 0xffffffffu
+#define KR_MAX_TPB 512
+#define KR_BW_TPB 256
+#define KR_BW_UNROLL 4
+
+/* Shared memory holds the program first, then the packet slots. */
+static __host__ __device__ __forceinline__ uint32_t
+kr_prog_smem_bytes(uint32_t prog_len)
+{
+	return prog_len <= KR_PROG_SMEM_MAX ?
+		(prog_len * (uint32_t)sizeof(struct bpf_vm_insn) + 15) & ~15u : 0;
+}
+
+/*
+ * A slot holds window bytes plus one word: an odd stride in words, so
+ * the 32 threads of a warp reading the same offset of their own packets
+ * hit 32 different banks.
+ */
+static __host__ __device__ __forceinline__ uint32_t
+kr_slot_words(uint32_t window)
+{
+	return window / 4 + 1;
+}
+
+/*
+ * The filter program is read by every thread at every step: a copy in
+ * shared memory is served without touching L1/L2. Returns where the
+ * block should read it from. Every thread of the block must call it.
+ */
+static __device__ __forceinline__ const struct bpf_vm_insn *
+kr_stage_prog(const struct bpf_vm_insn *prog, uint32_t prog_len,
+		uint32_t *smem)
+{
+	struct bpf_vm_insn *sp = (struct bpf_vm_insn *)smem;
+
+	if (prog_len > KR_PROG_SMEM_MAX)
+		return prog;
+	for (uint32_t k = threadIdx.x; k < prog_len; k += blockDim.x)
+		sp[k] = prog[k];
+	__syncthreads();
+	return sp;
+}
+
+/* One thread per packet; the packet is read where it lies. */
+__global__ void __launch_bounds__(KR_MAX_TPB)
+kr_thread_kernel(struct kr_batch b, const struct bpf_vm_insn *prog,
+		uint32_t prog_len, struct gpurx_flow_table *ft,
+		uint32_t *__restrict__ verdicts)
+{
+	extern __shared__ uint32_t kr_smem[];
+	const struct bpf_vm_insn *p = kr_stage_prog(prog, prog_len, kr_smem);
+	uint64_t stride = (uint64_t)blockDim.x * gridDim.x;
+
+	for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+			i < b.n; i += stride) {
+		uint32_t len = b.lens[i];
+
+		verdicts[i] = gpurx_classify_pkt(b.pkts + b.offs[i], len, len,
+			b.ts[i], p, prog_len, ft, NULL);
+	}
+}
+
+/*
+ * Loads the first min(len, window) bytes (rounded up to 16) of the 32
+ * packets of a warp, lane l's packet described by (off, win). Chunk f of
+ * the warp's 32 * chunks goes to lane f % 32: lanes next to each other
+ * read consecutive 16-byte words of one packet, a whole 128-byte line
+ * per 8 lanes, which is how a GPU reads memory (and PCIe) best. Calls
+ * visit(lane's packet slot index, chunk, value) for each word loaded.
+ */
+template <typename Visit>
+static __device__ __forceinline__ void
+kr_warp_load(const uint8_t *pkts, uint32_t off, uint32_t win, uint32_t window,
+		unsigned int lane, Visit visit)
+{
+	const uint32_t chunks = window / 16;
+
+	for (uint32_t r = 0; r < chunks; r++) {
+		uint32_t f = r * KR_WARP_SIZE + lane;
+		uint32_t p = f / chunks, c = f % chunks;
+		uint32_t poff = __shfl_sync(KR_FULL_MASK, off, p);
+		uint32_t pwin = __shfl_sync(KR_FULL_MASK, win, p);
+
+		if (c * 16 < pwin)
+			visit(p, c, __ldg((const uint4 *)(pkts + poff) + c));
+	}
+}
+
+/*
+ * A warp per 32 packets: stage their headers in shared memory, then a
+ * thread per packet classifies its copy. The filter and parser see
+ * caplen = min(len, window); the CPU check runs on whole packets, so a
+ * filter or header beyond the window shows up as a failed check.
+ */
+__global__ void __launch_bounds__(KR_MAX_TPB)
+kr_warp_kernel(struct kr_batch b, uint32_t window,
+		const struct bpf_vm_insn *prog, uint32_t prog_len,
+		struct gpurx_flow_table *ft, uint32_t *__restrict__ verdicts)
+{
+	extern __shared__ uint32_t kr_smem[];
+	const struct bpf_vm_insn *p = kr_stage_prog(prog, prog_len, kr_smem);
+	const unsigned int lane = threadIdx.x % KR_WARP_SIZE;
+	const unsigned int warp = threadIdx.x / KR_WARP_SIZE;
+	const uint32_t wpb = blockDim.x / KR_WARP_SIZE;
+	const uint32_t sw = kr_slot_words(window);
+	uint32_t *slots = kr_smem + kr_prog_smem_bytes(prog_len) / 4 +
+		(size_t)warp * KR_WARP_SIZE * sw;
+	uint64_t stride = (uint64_t)gridDim.x * wpb * KR_WARP_SIZE;
+
+	/* base is the same in every lane: the shuffles see the whole warp. */
+	for (uint64_t base = ((uint64_t)blockIdx.x * wpb + warp) * KR_WARP_SIZE;
+			base < b.n; base += stride) {
+		uint64_t i = base + lane;
+		bool valid = i < b.n;
+		uint32_t len = valid ? b.lens[i] : 0;
+		uint32_t off = valid ? b.offs[i] : 0;
+		uint32_t win = len < window ? len : window;
+
+		kr_warp_load(b.pkts, off, win, window, lane,
+			[&](uint32_t slot, uint32_t c, uint4 v) {
+				uint32_t *d = slots + slot * sw + c * 4;
+
+				d[0] = v.x;
+				d[1] = v.y;
+				d[2] = v.z;
+				d[3] = v.w;
+			});
+		__syncwarp();
+		if (valid)
+			verdicts[i] = gpurx_classify_pkt(
+				(const uint8_t *)(slots + lane * sw), win, len,
+				b.ts[i], p, prog_len, ft, NULL);
+		/* The slots are refilled on the next round. */
+		__syncwarp();
+	}
+}
+
+/* kr_warp_kernel's loads and stores without the work: its memory floor. */
+__global__ void __launch_bounds__(KR_MAX_TPB)
+kr_gather_kernel(struct kr_batch b, uint32_t window, uint32_t *out)
+{
+	const unsigned int lane = threadIdx.x % KR_WARP_SIZE;
+	const uint32_t wpb = blockDim.x / KR_WARP_SIZE;
+	uint64_t stride = (uint64_t)gridDim.x * wpb * KR_WARP_SIZE;
+
+	for (uint64_t base = ((uint64_t)blockIdx.x * wpb +
+			threadIdx.x / KR_WARP_SIZE) * KR_WARP_SIZE;
+			base < b.n; base += stride) {
+		uint64_t i = base + lane;
+		bool valid = i < b.n;
+		uint32_t len = valid ? b.lens[i] : 0;
+		uint32_t off = valid ? b.offs[i] : 0;
+		uint64_t ts = valid ? b.ts[i] : 0;
+		uint32_t win = len < window ? len : window;
+		uint32_t acc = (uint32_t)ts ^ (uint32_t)(ts >> 32);
+
+		kr_warp_load(b.pkts, off, win, window, lane,
+			[&](uint32_t, uint32_t, uint4 v) {
+				acc ^= v.x ^ v.y ^ v.z ^ v.w;
+			});
+		if (valid)
+			out[i] = acc;
+	}
+}
+
+/* Streams a buffer, KR_BW_UNROLL independent 16-byte loads in flight per
+ * thread; the xor keeps the loads from being optimised away. */
+__global__ void __launch_bounds__(KR_BW_TPB)
+kr_read_bw_kernel(const uint4 *__restrict__ v, size_t n,
+		unsigned long long *sink)
+{
+	size_t stride = (size_t)blockDim.x * gridDim.x;
+	size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+	uint32_t acc = 0;
+
+	for (; i + (KR_BW_UNROLL - 1) * stride < n; i += KR_BW_UNROLL * stride) {
+		uint4 w[KR_BW_UNROLL];
+
+#pragma unroll
+		for (int k = 0; k < KR_BW_UNROLL; k++)
+			w[k] = __ldcs(v + i + k * stride);
+#pragma unroll
+		for (int k = 0; k < KR_BW_UNROLL; k++)
+			acc ^= w[k].x ^ w[k].y ^ w[k].z ^ w[k].w;
+	}
+	for (; i < n; i += stride) {
+		uint4 w = __ldcs(v + i);
+
+		acc ^= w.x ^ w.y ^ w.z ^ w.w;
+	}
+	if (acc == 0x9e3779b9u)
+		atomicAdd(sink, 1ULL);
+}
+
+__global__ void
+kr_fill_kernel(uint64_t *p, size_t n, uint64_t seed)
+{
+	size_t stride = (size_t)blockDim.x * gridDim.x;
+
+	for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+			i += stride) {
+		/* splitmix64 of the index: random-looking, reproducible. */
+		uint64_t z = seed + (i + 1) * 0x9E3779B97F4A7C15ULL;
+
+		z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+		z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+		p[i] = z ^ (z >> 31);
+	}
+}
+
+/* --- Host side ------------------------------------------------------------ */
+
+static int kr_sm_count;
+
+extern "C" int
+kr_error_is_no_gpu(int err)
+{
+	return err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver ||
+		err == cudaErrorInitializationError ||
+		err == cudaErrorCompatNotSupportedOnDevice ||
+		err == cudaErrorSystemDriverMismatch;
+}
+
+extern "C" int
+kr_device_open(int dev, struct kr_gpu_info *gi)
+{
+	cudaDeviceProp prop;
+	cudaError_t err;
+	int count = 0;
+
+	memset(gi, 0, sizeof(*gi));
+	if ((err = cudaGetDeviceCount(&count)) != cudaSuccess)
+		return err;
+	if (count == 0)
+		return cudaErrorNoDevice;
+	if (dev < 0 || dev >= count)
+		return cudaErrorInvalidDevice;
+	if ((err = cudaSetDevice(dev)) != cudaSuccess ||
+			(err = cudaGetDeviceProperties(&prop, dev)) != cudaSuccess ||
+			(err = cudaDeviceGetAttribute(&gi->sm_count,
+				cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess ||
+			(err = cudaDeviceGetAttribute(&gi->l2_bytes,
+				cudaDevAttrL2CacheSize, dev)) != cudaSuccess ||
+			(err = cudaDeviceGetAttribute(&gi->can_map_host,
+				cudaDevAttrCanMapHostMemory, dev)) != cudaSuccess ||
+			(err = cudaDriverGetVersion(&gi->driver_version)) != cudaSuccess ||
+			(err = cudaRuntimeGetVersion(&gi->runtime_version)) != cudaSuccess)
+		return err;
+	gi->dev = dev;
+	snprintf(gi->name, sizeof(gi->name), "%s", prop.name);
+	gi->cc_major = prop.major;
+	gi->cc_minor = prop.minor;
+	gi->mem_bytes = prop.totalGlobalMem;
+	kr_sm_count = gi->sm_count;
+	/* Create the context now, not inside the first timed call. */
+	return cudaFree(0);
+}
+
+static size_t
+kr_smem_bytes(const struct kr_variant *v, uint32_t window, uint32_t prog_len)
+{
+	size_t s = kr_prog_smem_bytes(prog_len);
+
+	if (v->kind == KR_WARP)
+		s += (size_t)v->tpb * kr_slot_words(window) * 4;
+	return s;
+}
+
+static int
+kr_window_ok(uint32_t window)
+{
+	return window >= 16 && window <= KR_WINDOW_MAX && window % 16 == 0;
+}
+
+extern "C" int
+kr_classify_prepare(const struct kr_variant *v, uint32_t n, uint32_t window,
+		uint32_t prog_len, unsigned int *blocks)
+{
+	size_t smem = kr_smem_bytes(v, window, prog_len);
+	const void *fn = v->kind == KR_WARP ? (const void *)kr_warp_kernel :
+		(const void *)kr_thread_kernel;
+	uint64_t want = ((uint64_t)n + v->tpb - 1) / v->tpb;
+	cudaError_t err;
+	int per_sm = 0;
+
+	if (v->tpb == 0 || v->tpb % KR_WARP_SIZE != 0 || v->tpb > KR_MAX_TPB ||
+			(v->kind == KR_WARP && !kr_window_ok(window)))
+		return cudaErrorInvalidValue;
+	/* Above 48 KiB a kernel must ask for its shared memory. */
+	err = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+		(int)smem);
+	if (err != cudaSuccess)
+		return err;
+	err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn,
+		(int)v->tpb, smem);
+	if (err != cudaSuccess)
+		return err;
+	if (per_sm == 0)
+		return cudaErrorInvalidConfiguration;
+	/* Grid-stride: exactly what fits at once on every SM. */
+	if (v->grid_stride && want > (uint64_t)per_sm * kr_sm_count)
+		want = (uint64_t)per_sm * kr_sm_count;
+	if (want == 0)
+		want = 1;
+	if (want > 0x7fffffffULL)
+		return cudaErrorInvalidConfiguration;
+	*blocks = (unsigned int)want;
+	return cudaSuccess;
+}
+
+extern "C" int
+kr_classify_launch(const struct kr_variant *v, unsigned int blocks,
+		const struct kr_batch *b, uint32_t window,
+		const struct bpf_vm_insn *prog, uint32_t prog_len,
+		struct gpurx_flow_table *ft, uint32_t *verdicts,
+		cudaStream_t stream)
+{
+	size_t smem = kr_smem_bytes(v, window, prog_len);
+
+	if (b->n == 0)
+		return cudaSuccess;
+	if (v->kind == KR_WARP)
+		kr_warp_kernel<<<blocks, v->tpb, smem, stream>>>(*b, window,
+			prog, prog_len, ft, verdicts);
+	else
+		kr_thread_kernel<<<blocks, v->tpb, smem, stream>>>(*b, prog,
+			prog_len, ft, verdicts);
+	return cudaGetLastError();
+}
+
+extern "C" int
+kr_gather_launch(const struct kr_batch *b, uint32_t window, uint32_t *out,
+		cudaStream_t stream)
+{
+	const unsigned int tpb = 256;
+	uint64_t blocks = ((uint64_t)b->n + tpb - 1) / tpb;
+
+	if (!kr_window_ok(window))
+		return cudaErrorInvalidValue;
+	if (b->n == 0)
+		return cudaSuccess;
+	kr_gather_kernel<<<(unsigned int)blocks, tpb, 0, stream>>>(*b, window,
+		out);
+	return cudaGetLastError();
+}
+
+extern "C" int
+kr_read_bw_launch(const void *buf, size_t bytes, unsigned long long *sink,
+		cudaStream_t stream)
+{
+	int per_sm = 0;
+	cudaError_t err;
+
+	if (bytes % 16 != 0 || ((uintptr_t)buf & 15) != 0)
+		return cudaErrorInvalidValue;
+	err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm,
+		kr_read_bw_kernel, KR_BW_TPB, 0);
+	if (err != cudaSuccess)
+		return err;
+	/* Every SM full: enough loads in flight to cover PCIe latency. */
+	kr_read_bw_kernel<<<per_sm * kr_sm_count, KR_BW_TPB, 0, stream>>>(
+		(const uint4 *)buf, bytes / 16, sink);
+	return cudaGetLastError();
+}
+
+extern "C" int
+kr_fill_launch(void *buf, size_t bytes, uint64_t seed, cudaStream_t stream)
+{
+	if (bytes % 8 != 0 || ((uintptr_t)buf & 7) != 0)
+		return cudaErrorInvalidValue;
+	kr_fill_kernel<<<kr_sm_count * 8, 256, 0, stream>>>((uint64_t *)buf,
+		bytes / 8, seed);
+	return cudaGetLastError();
+}
