@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "bench_common.h"
 #include "krate_data.h"
@@ -15,6 +16,11 @@
 /* Room every rewritten L4 header gets (a TCP header without options). */
 #define KR_L4_ROOM 20
 #define KR_FIXED_LEN 64
+#define KR_HUGE ((size_t)2 << 20)
+/* The warp-staged kernels load 16-byte words from each packet start. */
+_Static_assert(PKTGEN_ALIGN % 16 == 0 && KR_FIXED_LEN % 16 == 0,
+	"packets must start 16-byte aligned");
+
 /* Descriptor bytes a kernel reads per packet: offset, length, time. */
 #define KR_DESC_BYTES (sizeof(uint32_t) + sizeof(uint16_t) + sizeof(uint64_t))
 
@@ -200,6 +206,55 @@ pclass_of(const uint8_t *p, uint16_t len)
 	return KR_PC_OTHER;
 }
 
+/*
+ * The 64-byte set: the first 64 bytes of pktgen's packets, generated in
+ * chunks so that only 64 bytes per packet are ever held (the whole mix
+ * would be ~9x larger). The seed of chunk k is derived from (seed, k).
+ */
+static int
+make_fixed64(struct kr_dataset *d, uint32_t n, uint64_t seed)
+{
+	const uint32_t chunk = 1u << 16;
+	struct pktgen_set *s = &d->set;
+	struct pktgen_set tmp;
+	size_t sz = (size_t)n * KR_FIXED_LEN;
+	uint32_t i, k;
+
+	memset(s, 0, sizeof(*s));
+	/* Whole 2 MiB pages, as pktgen allocates: may be registered with
+	 * the GPU rounded up to a page, and backed by huge pages. */
+	s->buf = aligned_alloc(KR_HUGE, (sz + KR_HUGE - 1) & ~(size_t)(KR_HUGE - 1));
+	s->off = malloc(sizeof(*s->off) * n);
+	s->len = malloc(sizeof(*s->len) * n);
+	if (s->buf == NULL || s->off == NULL || s->len == NULL)
+		return -1;
+	(void)madvise(s->buf, sz, MADV_HUGEPAGE); /* best effort */
+	s->n = n;
+	s->buf_size = sz;
+	s->total_bytes = sz;
+	for (i = 0; i < n; i += chunk) {
+		uint32_t m = n - i < chunk ? n - i : chunk;
+
+		if (pktgen_generate(&tmp, m, seed ^ ((uint64_t)(i / chunk) *
+				0x9E3779B97F4A7C15ULL)) != 0)
+			return -1;
+		for (k = 0; k < m; k++) {
+			uint8_t *dst = s->buf + (size_t)(i + k) * KR_FIXED_LEN;
+			uint8_t c;
+
+			/* pktgen's frames are at least 64 bytes. */
+			memcpy(dst, pktgen_pkt(&tmp, k), KR_FIXED_LEN);
+			s->off[i + k] = (uint64_t)(i + k) * KR_FIXED_LEN;
+			s->len[i + k] = KR_FIXED_LEN;
+			/* Too short for IPv6 + TCP: IPv4, as in pktgen. */
+			c = pclass_of(pktgen_pkt(&tmp, k), tmp.len[k]);
+			d->cls[i + k] = c == KR_PC_V6 ? KR_PC_V4 : c;
+		}
+		pktgen_free(&tmp);
+	}
+	return 0;
+}
+
 int
 kr_dataset_make(struct kr_dataset *d, uint32_t n, uint64_t seed, bool fixed64)
 {
@@ -209,10 +264,6 @@ kr_dataset_make(struct kr_dataset *d, uint32_t n, uint64_t seed, bool fixed64)
 	memset(d, 0, sizeof(*d));
 	if (n == 0)
 		return -1;
-	if (pktgen_generate(s, n, seed) != 0) {
-		fprintf(stderr, "out of memory for %u packets\n", n);
-		return -1;
-	}
 	d->n = n;
 	d->fixed64 = fixed64;
 	d->cls = malloc(n);
@@ -220,27 +271,16 @@ kr_dataset_make(struct kr_dataset *d, uint32_t n, uint64_t seed, bool fixed64)
 	d->lens = page_alloc(sizeof(*d->lens) * n, &d->lens_bytes);
 	d->ts = page_alloc(sizeof(*d->ts) * n, &d->ts_bytes);
 	if (d->cls == NULL || d->offs == NULL || d->lens == NULL ||
-			d->ts == NULL) {
-		fprintf(stderr, "out of memory for %u packet descriptors\n", n);
-		kr_dataset_free(d);
-		return -1;
-	}
-	for (i = 0; i < n; i++)
-		d->cls[i] = pclass_of(pktgen_pkt(s, i), s->len[i]);
+			d->ts == NULL)
+		goto nomem;
 	if (fixed64) {
-		/* The first 64 bytes of each packet, back to back: packet i
-		 * starts at or after i * 64, so moving forward never
-		 * overwrites one not yet moved. */
-		for (i = 0; i < n; i++) {
-			memmove(s->buf + (size_t)i * KR_FIXED_LEN,
-				s->buf + s->off[i], KR_FIXED_LEN);
-			s->off[i] = (uint64_t)i * KR_FIXED_LEN;
-			s->len[i] = KR_FIXED_LEN;
-			if (d->cls[i] == KR_PC_V6)
-				d->cls[i] = KR_PC_V4;
-		}
-		s->buf_size = (size_t)n * KR_FIXED_LEN;
-		s->total_bytes = (uint64_t)n * KR_FIXED_LEN;
+		if (make_fixed64(d, n, seed) != 0)
+			goto nomem;
+	} else {
+		if (pktgen_generate(s, n, seed) != 0)
+			goto nomem;
+		for (i = 0; i < n; i++)
+			d->cls[i] = pclass_of(pktgen_pkt(s, i), s->len[i]);
 	}
 	/* The kernels take 32-bit offsets, as a capture batch would. */
 	if (s->buf_size > UINT32_MAX) {
@@ -257,6 +297,10 @@ kr_dataset_make(struct kr_dataset *d, uint32_t n, uint64_t seed, bool fixed64)
 		d->wire_bytes += s->len[i];
 	}
 	return 0;
+nomem:
+	fprintf(stderr, "out of memory for %u packets\n", n);
+	kr_dataset_free(d);
+	return -1;
 }
 
 void
@@ -369,14 +413,16 @@ kr_flow_capacity(uint32_t flows)
 }
 
 uint64_t
-kr_cpu_pass(const struct kr_dataset *d, const struct bpf_vm_insn *prog,
-		uint32_t prog_len, uint32_t window, struct gpurx_flow_table *ft,
-		uint32_t *verdicts)
+kr_cpu_pass(const struct kr_dataset *d, uint32_t n,
+		const struct bpf_vm_insn *prog, uint32_t prog_len,
+		uint32_t window, struct gpurx_flow_table *ft, uint32_t *verdicts)
 {
 	uint64_t accepted = 0;
 	uint32_t i;
 
-	for (i = 0; i < d->n; i++) {
+	if (n > d->n)
+		n = d->n;
+	for (i = 0; i < n; i++) {
 		uint32_t len = d->lens[i];
 		uint32_t cap = window != 0 && window < len ? window : len;
 

@@ -19,9 +19,10 @@
  * bench-bpf-cpu. Non-first IPv4 fragments (1%, no ports) take their
  * addresses from the first 1% of the IPv4 flows, ARP stays as generated.
  *
- * The 64-byte data set takes the first 64 bytes of every generated packet
- * (then rewritten as 64-byte frames); its IPv6 packets become IPv4 ones,
- * as pktgen does for frames too short for IPv6 + TCP.
+ * The 64-byte data set takes the first 64 bytes of generated packets
+ * (pktgen run in chunks, seeds derived from the seed; then rewritten as
+ * 64-byte frames); its IPv6 packets become IPv4 ones, as pktgen does for
+ * frames too short for IPv6 + TCP.
  */
 
 #include <stdbool.h>
@@ -89,14 +90,14 @@ uint32_t kr_flow_capacity(uint32_t flows);
 
 /*
  * The CPU pass the GPU results are checked against: gpurx_classify_pkt()
- * over every packet in order, flows into ft (a fresh table), verdicts
- * into verdicts[n]. window > 0 gives the filter and parser only the first
+ * over the first n packets in order, flows into ft, verdicts into
+ * verdicts[n]. window > 0 gives the filter and parser only the first
  * window bytes of each packet (as the warp-staged kernels do). Returns
  * the number of accepted packets.
  */
-uint64_t kr_cpu_pass(const struct kr_dataset *d, const struct bpf_vm_insn *prog,
-		uint32_t prog_len, uint32_t window, struct gpurx_flow_table *ft,
-		uint32_t *verdicts);
+uint64_t kr_cpu_pass(const struct kr_dataset *d, uint32_t n,
+		const struct bpf_vm_insn *prog, uint32_t prog_len,
+		uint32_t window, struct gpurx_flow_table *ft, uint32_t *verdicts);
 
 /* Order-free summary of a table: equal for equal contents. */
 struct kr_table_sum {

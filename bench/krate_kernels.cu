@@ -240,7 +240,7 @@ kr_error_is_no_gpu(int err)
 }
 
 extern "C" int
-kr_device_open(int dev, struct kr_gpu_info *gi)
+kr_device_open(const char *pci, int dev, struct kr_gpu_info *gi)
 {
 	cudaDeviceProp prop;
 	cudaError_t err;
@@ -251,6 +251,8 @@ kr_device_open(int dev, struct kr_gpu_info *gi)
 		return err;
 	if (count == 0)
 		return cudaErrorNoDevice;
+	if (pci != NULL && (err = cudaDeviceGetByPCIBusId(&dev, pci)) != cudaSuccess)
+		return err;
 	if (dev < 0 || dev >= count)
 		return cudaErrorInvalidDevice;
 	if ((err = cudaSetDevice(dev)) != cudaSuccess ||

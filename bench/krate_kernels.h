@@ -68,8 +68,9 @@ struct kr_gpu_info {
 /* True for errors that mean "no usable GPU or driver here" (a skip). */
 int kr_error_is_no_gpu(int err);
 
-/* Selects CUDA device dev and fills gi. */
-int kr_device_open(int dev, struct kr_gpu_info *gi);
+/* Selects the CUDA device at PCI address pci (if not NULL), else CUDA
+ * device dev, and fills gi. */
+int kr_device_open(const char *pci, int dev, struct kr_gpu_info *gi);
 
 /*
  * Blocks for variant v over n packets (prepares the kernel for its
