@@ -100,6 +100,12 @@ hk_block_work(const volatile struct hk_comm_pkt *pkts, uint32_t n,
 struct hk_dev_state {
 	unsigned long long arrived;	/* blocks done, over all rounds */
 	unsigned long long sum[HK_MAX_ITEMS];
+	/* Block 0 alone polls the item status in host memory and passes
+	 * what it saw to the other blocks here, in GPU memory: every block
+	 * polling over PCIe floods the link with reads that delay the packet
+	 * reads (measured: handoff time grew with the number of blocks). */
+	unsigned long long go_round;	/* round + 1 once its status is known */
+	int go_status;
 };
 
 __global__ void __launch_bounds__(HK_THREADS)
@@ -134,8 +140,10 @@ hk_persist_kernel(const struct hk_comm_item *items, uint32_t n_items,
 		size_t z0 = 0;
 		uint32_t n;
 
-		if (threadIdx.x == 0) {
+		if (threadIdx.x == 0 && blockIdx.x == 0) {
 			hk_sys_int status(*s_status[it]);
+			cuda::atomic_ref<int, cuda::thread_scope_device> go_status(ds->go_status);
+			cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> go(ds->go_round);
 			uint64_t start = hk_ns();
 			int v;
 
@@ -155,6 +163,32 @@ hk_persist_kernel(const struct hk_comm_item *items, uint32_t n_items,
 			 * count and the packet data the CPU wrote before it
 			 * stored READY (after rte_gpu_wmb) are visible to this
 			 * block's loads after the barrier below. */
+			cuda::atomic_thread_fence(cuda::memory_order_acquire,
+				cuda::thread_scope_system);
+			go_status.store(v, cuda::memory_order_relaxed);
+			/* Release at device scope: the other blocks that acquire
+			 * go_round see go_status and, transitively, what this
+			 * block acquired from the CPU. */
+			go.store(round + 1, cuda::memory_order_release);
+			s_seen = v;
+		} else if (threadIdx.x == 0) {
+			cuda::atomic_ref<int, cuda::thread_scope_device> go_status(ds->go_status);
+			cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> go(ds->go_round);
+			uint64_t start = hk_ns();
+			int v = -1;
+
+			s_sum = 0;
+			/* Acquire at device scope pairs with block 0's release. */
+			while (go.load(cuda::memory_order_acquire) < round + 1) {
+				if (hk_ns() - start > timeout_ns + 1000000) {
+					v = -2;
+					break;
+				}
+			}
+			if (v != -2)
+				v = go_status.load(cuda::memory_order_relaxed);
+			/* System-scope acquire as well, for the packet data the
+			 * CPU wrote (belt and braces over cumulativity). */
 			cuda::atomic_thread_fence(cuda::memory_order_acquire,
 				cuda::thread_scope_system);
 			s_seen = v;

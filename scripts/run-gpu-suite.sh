@@ -63,7 +63,7 @@ run test-gpudev-vdev "$build/app/test-gpudev/dpdk-test-gpudev" "${eal[@]}" \
 
 # The capture pipeline's per-packet core on the GPU against the CPU.
 for t in "$build"/examples/gpu_rx/*gpu-test* "$build"/examples/gpu_rx/tests/*gpu-test*; do
-	[ -x "$t" ] && run "$(basename "$t")" "$t"
+	[ -f "$t" ] && [ -x "$t" ] && run "$(basename "$t")" "$t"
 done
 
 # GPU memory errors, with NVIDIA's compute-sanitizer where it is installed.

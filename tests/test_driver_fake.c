@@ -355,19 +355,34 @@ out:
 static void
 wmb_flushes(void)
 {
-	uint64_t before = fake_cuda_flush_calls();
 	char name[32];
+	uint64_t before;
 	int16_t id;
 
+	/* A GPU that does not order RDMA writes itself: every wmb flushes. */
+	fake_cuda_set_rdma_ordering(CU_GPU_DIRECT_RDMA_WRITES_ORDERING_NONE);
 	id = probe_gpu(gpu_args, name, sizeof(name), NULL);
 	CHECK(id >= 0, "probe");
 	if (id < 0)
 		return;
-	CHECK(rte_gpu_wmb(id) == 0, "wmb");
-	CHECK(rte_gpu_wmb(id) == 0, "wmb");
+	before = fake_cuda_flush_calls();
+	CHECK(rte_gpu_wmb(id) == 0 && rte_gpu_wmb(id) == 0, "wmb");
 	CHECK(fake_cuda_flush_calls() == before + 2,
-		"wmb must flush GPUDirect RDMA writes on a GPU that supports it");
+		"wmb must flush GPUDirect RDMA writes on a GPU that needs it");
 	CHECK(remove_gpu(name) == 0, "remove");
+
+	/* A GPU that orders them for its own kernels: no flush needed. */
+	fake_cuda_set_rdma_ordering(CU_GPU_DIRECT_RDMA_WRITES_ORDERING_OWNER);
+	id = probe_gpu(gpu_args, name, sizeof(name), NULL);
+	CHECK(id >= 0, "probe");
+	if (id >= 0) {
+		before = fake_cuda_flush_calls();
+		CHECK(rte_gpu_wmb(id) == 0, "wmb");
+		CHECK(fake_cuda_flush_calls() == before,
+			"wmb flushed although the GPU orders RDMA writes itself");
+		CHECK(remove_gpu(name) == 0, "remove");
+	}
+	fake_cuda_set_rdma_ordering(CU_GPU_DIRECT_RDMA_WRITES_ORDERING_NONE);
 	CHECK_NO_LEAKS();
 }
 

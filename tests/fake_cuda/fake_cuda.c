@@ -52,6 +52,7 @@ static bool initialised;
 static struct region *allocs, *registrations;
 static unsigned int abandoned, abi_errors;
 static bool devptr_differs;
+static int rdma_ordering; /* none: wmb must flush */
 static uint64_t flush_calls;
 
 static uint64_t calls, fail_at;
@@ -303,7 +304,7 @@ static CUresult fake_cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice
 	case CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM: *v = 1; break;
 	case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED: *v = 1; break;
 	case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS: *v = 1; break;
-	case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING: *v = 100; break;
+	case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING: *v = rdma_ordering; break;
 	case CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED: *v = 1; break;
 	default: RETURN(CUDA_ERROR_INVALID_VALUE);
 	}
@@ -727,6 +728,14 @@ fake_cuda_ctx_destroy(CUcontext ctx)
 		return;
 	c->magic = 0;
 	free(c);
+}
+
+EXPORT void
+fake_cuda_set_rdma_ordering(int ordering)
+{
+	pthread_mutex_lock(&lock);
+	rdma_ordering = ordering;
+	pthread_mutex_unlock(&lock);
 }
 
 EXPORT void

@@ -69,6 +69,10 @@ void fake_cuda_ctx_destroy(CUcontext ctx);
 /* cuMemHostGetDevicePointer returns an address other than the host one. */
 void fake_cuda_set_devptr_differs(int on);
 
+/* CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING reported from now on
+ * (default 0: none, so wmb must flush). */
+void fake_cuda_set_rdma_ordering(int ordering);
+
 /* Calls of cuFlushGPUDirectRDMAWrites so far. */
 uint64_t fake_cuda_flush_calls(void);
 

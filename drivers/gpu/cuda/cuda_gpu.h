@@ -39,6 +39,9 @@ struct gpu_cuda_ctx {
 	CUdevice cu_dev;
 	bool primary;         /* holds a primary context reference */
 	bool use_gdrcopy;     /* devarg gdrcopy (default on) */
+	/* wmb must flush GPUDirect RDMA writes: the GPU can, and does not
+	 * order them natively for its own kernels (decided at probe). */
+	bool flush_on_wmb;
 	char bus_id[GPU_CUDA_BUS_ID_LEN];
 	struct gpu_cuda_caps caps;
 	struct gpu_cuda_mem_table mem;

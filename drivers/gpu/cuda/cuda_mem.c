@@ -456,9 +456,8 @@ cuda_wmb(struct rte_gpu *dev)
 	 * mappings) before whatever the caller writes next, typically the
 	 * flag or status that publishes the data to the GPU. */
 	rte_wmb();
-	if (c == NULL || !(c->caps.rdma_flush_options &
-			CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST))
-		return 0; /* nothing more the device offers */
+	if (c == NULL || !c->flush_on_wmb)
+		return 0;
 	/* Makes writes peers (a NIC through GPUDirect RDMA) made into this
 	 * GPU's memory visible to the context's kernels before the caller
 	 * tells them the data is there. */

@@ -169,6 +169,16 @@ gpu_create(struct rte_device *rte_dev, const char *name, CUdevice d,
 		goto fini_table;
 	if (numa_node < 0)
 		numa_node = numa_node_of(c->bus_id);
+	/*
+	 * A GPU whose RDMA write ordering is at least "owner" makes NIC writes
+	 * into its memory visible to its own kernels in order, without a
+	 * flush (CUDA: writes "do not need to be flushed for consumers within
+	 * the scope indicated"). Only GPUs that do not, and can flush from the
+	 * host, pay for cuFlushGPUDirectRDMAWrites in every rte_gpu_wmb.
+	 */
+	c->flush_on_wmb = (c->caps.rdma_flush_options &
+			CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST) != 0 &&
+		c->caps.rdma_writes_ordering < CU_GPU_DIRECT_RDMA_WRITES_ORDERING_OWNER;
 
 	ret = GPU_CUDA_CALL(name, cuDevicePrimaryCtxRetain, &c->ctx, d);
 	if (ret != 0)
@@ -206,7 +216,7 @@ gpu_create(struct rte_device *rte_dev, const char *name, CUdevice d,
 	CUDA_LOG(INFO, "%s: %s (PCI %s, sm_%d%d, %d SMs, %zu MiB, NUMA %d) as gpudev %d",
 		name, model, c->bus_id, c->caps.cc_major, c->caps.cc_minor,
 		sm_count, total_mem >> 20, numa_node, dev->mpshared->info.dev_id);
-	CUDA_LOG(INFO, "%s: GPUDirect RDMA %s, flush %s%s, write ordering %s (%d), dma-buf %s",
+	CUDA_LOG(INFO, "%s: GPUDirect RDMA %s, flush %s%s, write ordering %s (%d), dma-buf %s; rte_gpu_wmb %s",
 		name, c->caps.rdma_supported ? "supported" : "NOT supported",
 		(c->caps.rdma_flush_options & CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST) ?
 			"host" : "",
@@ -214,7 +224,9 @@ gpu_create(struct rte_device *rte_dev, const char *name, CUdevice d,
 			"+memops" : (c->caps.rdma_flush_options == 0 ? "none" : ""),
 		ordering_name(c->caps.rdma_writes_ordering),
 		c->caps.rdma_writes_ordering,
-		c->caps.dmabuf_supported ? "supported" : "not supported");
+		c->caps.dmabuf_supported ? "supported" : "not supported",
+		c->flush_on_wmb ? "flushes RDMA writes" :
+			"is a CPU barrier (no flush needed or possible)");
 	if (c->use_gdrcopy)
 		gpu_cuda_gdr_probe(); /* logs whether cpu_map will work */
 	return 0;
