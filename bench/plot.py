@@ -4,8 +4,8 @@
 
 Usage: bench/plot.py OUT_DIR
 
-Reads OUT_DIR/{machine,handoff,driver,bpf_cpu}.json (each optional) and
-writes OUT_DIR/report.md (markdown tables, always) and PNG plots
+Reads OUT_DIR/{machine,handoff,driver,bpf_cpu,kernel_rate}.json (each
+optional) and writes OUT_DIR/report.md (markdown tables, always) and PNG plots
 (OUT_DIR/*.png, only where matplotlib is installed). Needs Python 3.6+ and
 nothing else for the tables.
 """
@@ -327,6 +327,182 @@ def bpf_plot(plt, out, b):
     return p
 
 
+# --- kernel rate ------------------------------------------------------------------
+
+KR_GOAL_PPS = 1.2e9      # 800GbE at 64 bytes
+KR_GOAL_PCIE = 0.70      # of the measured PCIe read bandwidth
+KR_GOAL_SPEEDUP = 50.0   # over one CPU core
+
+
+def gpps(v):
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "n/a"
+    return "%.3f" % (v / 1e9)
+
+
+def mpps(v):
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "n/a"
+    return "%.1f" % (v / 1e6)
+
+
+def flows_label(n):
+    if n and n % 1000000 == 0:
+        return "%dM" % (n // 1000000)
+    if n and n % 1000 == 0:
+        return "%dk" % (n // 1000)
+    return str(n)
+
+
+def kr_cpu_baselines(b):
+    """filter name -> (rte_bpf JIT pps, libpcap pps) from bpf_cpu.json."""
+    base = {}
+    for r in (b or {}).get("results", []):
+        pps = r.get("pps", {})
+        base[r.get("filter")] = (pps.get("rte_bpf_jit", {}).get("median"),
+                                 pps.get("pcap_bpf_filter", {}).get("median"))
+    return base
+
+
+def kr_key(r):
+    return (r.get("pkts") != "64B", r.get("flows", 0),
+            ["empty", "tcp443", "complex"].index(r["filter"])
+            if r.get("filter") in ("empty", "tcp443", "complex") else 9)
+
+
+def kernel_rate_section(k, b):
+    cfg = k.get("config", {})
+    bw = k.get("bandwidth", {})
+    gpu = k.get("gpu", {})
+    base = kr_cpu_baselines(b)
+    res = sorted([r for r in k.get("results", []) if r.get("mem") in ("gpu", "host")],
+                 key=kr_key)
+    md = ["## GPU kernel rate (bench-kernel-rate)\n",
+          "GPU: %s (%s SMs). Parse + cBPF filter + flow-table update "
+          "(`gpurx_classify_pkt`) per packet over %s resident packets; "
+          "median and p99 (slowest) of %s timed passes after %s warm-up "
+          "passes (CUDA events), on a flow table already holding every "
+          "flow; `first pass` = the checked pass on an empty table "
+          "(flow inserts). Every result is checked against a CPU pass "
+          "of the same code over the same packets (all verdicts and the "
+          "flow table). Shape: `thread-*` = one thread per packet, "
+          "`warp-*` = a warp stages the first %s bytes of its 32 packets "
+          "in shared memory with 16-byte loads; `-gs` = grid-stride over "
+          "as many blocks as fit at once; the fastest shape is shown.\n" % (
+              gpu.get("name", "?"), gpu.get("sm_count", "?"),
+              cfg.get("packets", "?"), cfg.get("reps", "?"),
+              cfg.get("warmup", "?"), cfg.get("window", "?")),
+          "Measured in the same run: device-memory read %.0f GB/s, PCIe "
+          "read from host-mapped memory %.1f GB/s (median). `floor` = "
+          "that bandwidth / bytes a kernel must read per packet (headers "
+          "to the end of L4 in 32-byte sectors + 14-byte descriptor); "
+          "`gather` = the warp-staged kernel's loads alone. CPU: one core "
+          "running the same per-packet code (`cpu1`), and the filter "
+          "alone in DPDK's rte_bpf JIT from bench-bpf-cpu (same "
+          "generator and seed; the flow tuples differ).\n" % (
+              (bw.get("device_read_Bps_median") or 0) / 1e9,
+              (bw.get("pcie_read_Bps_median") or 0) / 1e9)]
+    rows = []
+    for r in res:
+        jit = base.get(r.get("filter"), (None, None))[0]
+        best = r.get("rate_pps", {}).get("median")
+        rows.append([r.get("pkts"), flows_label(r.get("flows")),
+                     r.get("filter"), r.get("mem"), r.get("best") or "-",
+                     gpps(best), gpps(r.get("rate_pps", {}).get("p99")),
+                     gpps(r.get("first_pass_pps")),
+                     gpps(r.get("floor_pps")),
+                     gpps(r.get("gather_pps", {}).get("median")),
+                     "%.0f%%" % (100 * r["bw_fraction"]) if r.get("bw_fraction") is not None else "n/a",
+                     mpps(r.get("cpu_classify_pps")),
+                     fmt_ratio(ratio(best, r.get("cpu_classify_pps"))),
+                     mpps(jit), fmt_ratio(ratio(best, jit)),
+                     "yes" if r.get("verified") else "**NO**"])
+    md.append(table(["pkts", "flows", "filter", "memory", "shape", "Gpps median",
+                     "p99", "first pass", "floor", "gather", "of bandwidth",
+                     "cpu1 Mpps", "× cpu1", "rte_bpf JIT Mpps", "× JIT",
+                     "checked"], rows))
+    # Goals of issue 4.
+    g64 = [r for r in res if r.get("mem") == "gpu" and r.get("pkts") == "64B"
+           and r.get("rate_pps")]
+    host = [r for r in res if r.get("mem") == "host" and r.get("bw_fraction") is not None]
+    gpu_all = [r for r in res if r.get("mem") == "gpu" and r.get("rate_pps")]
+    if g64 or host or gpu_all:
+        md.append("\nGoals:\n")
+    if g64:
+        lo = min(g64, key=lambda r: r["rate_pps"]["median"])
+        md.append("- ≥ 1.2 Gpps from GPU memory (64-byte frames): slowest "
+                  "configuration %s Gpps (%s flows, %s): %s.\n" % (
+                      gpps(lo["rate_pps"]["median"]), flows_label(lo.get("flows")),
+                      lo.get("filter"),
+                      "met" if lo["rate_pps"]["median"] >= KR_GOAL_PPS else "missed"))
+    if host:
+        lo = min(host, key=lambda r: r["bw_fraction"])
+        md.append("- ≥ 70%% of the PCIe read bandwidth from host-mapped "
+                  "memory: lowest %.0f%% (%s, %s flows, %s): %s.\n" % (
+                      100 * lo["bw_fraction"], lo.get("pkts"),
+                      flows_label(lo.get("flows")), lo.get("filter"),
+                      "met" if lo["bw_fraction"] >= KR_GOAL_PCIE else "missed"))
+    if gpu_all:
+        sp = [(ratio(r["rate_pps"]["median"], r.get("cpu_classify_pps")), r)
+              for r in gpu_all]
+        sp = [x for x in sp if x[0] is not None]
+        if sp:
+            lo = min(sp, key=lambda x: x[0])
+            md.append("- ≥ 50× one CPU core (same work, GPU memory): lowest "
+                      "%.0f× (%s, %s flows, %s): %s.\n" % (
+                          lo[0], lo[1].get("pkts"), flows_label(lo[1].get("flows")),
+                          lo[1].get("filter"),
+                          "met" if lo[0] >= KR_GOAL_SPEEDUP else "missed"))
+    cut = [r for r in res if r.get("time_budget_cut")]
+    if cut:
+        md.append("\nThe time budget cut %d configuration(s) short: see "
+                  "kernel_rate.log.\n" % len(cut))
+    return "\n".join(md) + "\n"
+
+
+def kernel_rate_plot(plt, out, k, b):
+    res = sorted([r for r in k.get("results", []) if r.get("mem") in ("gpu", "host")],
+                 key=kr_key)
+    configs = []
+    for r in res:
+        c = (r.get("pkts"), r.get("flows"), r.get("filter"))
+        if c not in configs:
+            configs.append(c)
+    if not configs:
+        return None
+    by = {(r.get("pkts"), r.get("flows"), r.get("filter"), r.get("mem")): r for r in res}
+    base = kr_cpu_baselines(b)
+    series = [("GPU memory", lambda c: (by.get(c + ("gpu",)) or {}).get("rate_pps", {}).get("median")),
+              ("host-mapped memory", lambda c: (by.get(c + ("host",)) or {}).get("rate_pps", {}).get("median")),
+              ("CPU core, same work", lambda c: ((by.get(c + ("gpu",)) or by.get(c + ("host",)) or {})
+                                                 .get("cpu_classify_pps"))),
+              ("CPU core, rte_bpf JIT (filter only)", lambda c: base.get(c[2], (None, None))[0]),
+              ("CPU core, libpcap bpf_filter", lambda c: base.get(c[2], (None, None))[1])]
+    fig, ax = plt.subplots(figsize=(max(8, 1.1 * len(configs) + 2), 5.5))
+    w = 0.8 / len(series)
+    for i, (label, get) in enumerate(series):
+        xs = [j + (i - (len(series) - 1) / 2) * w for j in range(len(configs))]
+        ys = [(get(c) or 0) / 1e9 for c in configs]
+        if any(ys):
+            ax.bar(xs, ys, w, label=label)
+    ax.axhline(KR_GOAL_PPS / 1e9, color="red", linestyle="--",
+               label="goal: 1.2 Gpps (800GbE at 64 B)")
+    ax.set_xticks(range(len(configs)))
+    ax.set_xticklabels(["%s\n%s flows\n%s" % (p, flows_label(f), flt)
+                        for p, f, flt in configs], fontsize=8)
+    ax.set_ylabel("G packets/s (log)")
+    ax.set_yscale("log")
+    lo, hi = ax.get_ylim()
+    ax.set_ylim(lo, hi * 8)  # room for the legend
+    ax.set_title("GPU kernel rate (parse + BPF + flow table) vs one CPU core")
+    ax.legend(fontsize=7, loc="upper left", ncol=2, framealpha=0.8)
+    fig.tight_layout()
+    p = os.path.join(out, "kernel_rate.png")
+    fig.savefig(p, dpi=120)
+    plt.close(fig)
+    return p
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__, file=sys.stderr)
@@ -377,6 +553,13 @@ def main():
             plots.append(bpf_plot(plt, out, b))
     else:
         md.append("## CPU filter baselines\n\nNo bpf_cpu.json.\n")
+    k = load(out, "kernel_rate")
+    if k:
+        md.append(kernel_rate_section(k, b))
+        if plt:
+            plots.append(kernel_rate_plot(plt, out, k, b))
+    else:
+        md.append("## GPU kernel rate\n\nNo kernel_rate.json (skipped or failed: see kernel_rate.log).\n")
     plots = [p for p in plots if p]
     if plots:
         md.append("## Plots\n")

@@ -38,7 +38,7 @@ build=$(cd "$build" 2>/dev/null && pwd) || { echo "no build directory $build" >&
 mkdir -p "$out" || exit 2
 out=$(cd "$out" && pwd)
 bench=$build/bench
-for b in bench-handoff bench-driver bench-bpf-cpu; do
+for b in bench-handoff bench-driver bench-bpf-cpu bench-kernel-rate; do
 	[ -x "$bench/$b" ] || { echo "missing $bench/$b: build with meson/ninja first" >&2; exit 2; }
 done
 
@@ -151,7 +151,7 @@ run() {
 	echo "\$ $*" > "$out/$name.log"
 	timeout --kill-after=10 "$limit" "$@" >> "$out/$name.log" 2>&1
 	rc=$?
-	grep -E '^(handoff|driver|bpf-cpu|SKIP|FAIL)' "$out/$name.log" | sed 's/^/   /'
+	grep -E '^(handoff|driver|bpf-cpu|kernel-rate|SKIP|FAIL)' "$out/$name.log" | sed 's/^/   /'
 	case $rc in
 	0) echo "   $name: done" ;;
 	77) echo "   $name: skipped (no GPU)" ;;
@@ -166,10 +166,12 @@ if [ "$quick" = 1 ]; then
 	handoff_args=(--reps 2000 --warmup 200)
 	driver_args=(--reps 200 --wmb-reps 2000 --live 1,1000,10000 --live-reps 200)
 	bpf_args=(--packets 262144 --reps 3)
+	krate_args=(--packets 1048576 --budget-s 30)
 else
 	handoff_args=()
 	driver_args=()
 	bpf_args=()
+	krate_args=()
 fi
 
 start=$(date +%s)
@@ -180,6 +182,16 @@ run driver 100 "$bench/bench-driver" "${eal[@]}" "${gpu_args[@]}" "${extra[@]}" 
 # CPU only: no PCI scan, so no GPU is opened.
 run bpf_cpu 60 "$bench/bench-bpf-cpu" "${eal[@]}" --no-pci "${extra[@]}" -- \
 	--out "$out" "${bpf_args[@]}"
+# No EAL: CUDA alone, on the same GPU; the CPU reference pass on $lcore.
+# The bench starts no new configuration after --budget-s (60 s default).
+krate_gpu=()
+if [ -n "$gpu_pci" ] && [ "$gpu_pci" != any ]; then
+	krate_gpu=(--pci "$gpu_pci")
+fi
+krate_pin=()
+command -v taskset >/dev/null 2>&1 && krate_pin=(taskset -c "$lcore")
+run kernel_rate 100 "${krate_pin[@]}" "$bench/bench-kernel-rate" "${krate_gpu[@]}" \
+	--out "$out" "${krate_args[@]}"
 echo "benchmarks took $(( $(date +%s) - start )) s"
 
 # --- Plots and tables --------------------------------------------------------------
