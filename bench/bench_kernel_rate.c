@@ -142,7 +142,8 @@ struct ctx {
 	struct kr_gpu_info gi;
 	struct bw bw;
 	struct bench_json j;
-	struct gpurx_filter prog[N_FILTERS];
+	struct gpurx_filter prog[N_FILTERS];	/* host */
+	struct bpf_vm_insn *dprog[N_FILTERS];	/* device copies */
 	cudaStream_t stream;
 	cudaEvent_t ev0, ev1;
 	uint64_t deadline_ns;
@@ -556,7 +557,8 @@ struct vres {
 static int
 run_variant(struct ctx *c, struct gpu_set *g, const struct kr_batch *b,
 		const struct kr_variant *v, const struct gpurx_filter *f,
-		const struct cpu_ref *ref, bool full_check, const char *tag,
+		const struct bpf_vm_insn *dprog, const struct cpu_ref *ref,
+		bool full_check, const char *tag,
 		struct gpurx_flow_table *ft_host, uint32_t *verdicts_host,
 		struct vres *r)
 {
@@ -575,7 +577,7 @@ run_variant(struct ctx *c, struct gpu_set *g, const struct kr_batch *b,
 	CK(cudaMemsetAsync(g->verdicts, 0xff, sizeof(uint32_t) * b->n,
 		c->stream));
 	TIMED(c, r->first_ns, kr_classify_launch(v, r->blocks, b, window,
-		f->insns, f->len, g->ft, g->verdicts, c->stream));
+		dprog, f->len, g->ft, g->verdicts, c->stream));
 	r->run = true;
 
 	/* The check: every verdict, then the table. */
@@ -604,10 +606,10 @@ run_variant(struct ctx *c, struct gpu_set *g, const struct kr_batch *b,
 	}
 	for (k = 0; k < warm; k++)
 		TIMED(c, t, kr_classify_launch(v, r->blocks, b, window,
-			f->insns, f->len, g->ft, g->verdicts, c->stream));
+			dprog, f->len, g->ft, g->verdicts, c->stream));
 	for (k = 0; k < reps; k++) {
 		TIMED(c, t, kr_classify_launch(v, r->blocks, b, window,
-			f->insns, f->len, g->ft, g->verdicts, c->stream));
+			dprog, f->len, g->ft, g->verdicts, c->stream));
 		c->samples[k] = t;
 	}
 	r->reps = (unsigned int)reps;
@@ -698,8 +700,9 @@ run_config(struct ctx *c, struct gpu_set *g, const struct kr_dataset *d,
 			cut = true;
 			continue;
 		}
-		if (run_variant(c, g, b, &variants[v], f, ref, full_check && v == 0, tag,
-				ft_host, verdicts_host, &vr[v]) != 0)
+		if (run_variant(c, g, b, &variants[v], f, c->dprog[fi], ref,
+				full_check && v == 0, tag, ft_host,
+				verdicts_host, &vr[v]) != 0)
 			return -1;
 		if (!vr[v].verified) {
 			all_ok = false;
@@ -1082,6 +1085,20 @@ main(int argc, char **argv)
 		}
 	}
 
+	/* The kernels read the programs from device memory. */
+	for (fi = 0; !o->cpu_only && fi < N_FILTERS; fi++) {
+		size_t len = sizeof(struct bpf_vm_insn) * c.prog[fi].len;
+
+		if (cudaMalloc((void **)&c.dprog[fi], len) != cudaSuccess ||
+				cudaMemcpy(c.dprog[fi], c.prog[fi].insns, len,
+					cudaMemcpyHostToDevice) != cudaSuccess) {
+			printf("FAIL: cannot copy filter \"%s\" to the GPU\n",
+				filters[fi].expr);
+			c.status = BENCH_EXIT_FAIL;
+			goto out;
+		}
+	}
+
 	if (bench_json_open(&c.j, o->out, o->cpu_only ? "kernel_rate_cpu.json" :
 			"kernel_rate.json") != 0) {
 		c.status = BENCH_EXIT_FAIL;
@@ -1150,8 +1167,11 @@ close:
 	if (bench_json_close(&c.j) != 0)
 		c.status = BENCH_EXIT_FAIL;
 out:
-	for (fi = 0; fi < N_FILTERS; fi++)
+	for (fi = 0; fi < N_FILTERS; fi++) {
 		gpurx_filter_free(&c.prog[fi]);
+		if (c.dprog[fi] != NULL)
+			cudaFree(c.dprog[fi]);
+	}
 	if (c.ev0 != NULL)
 		cudaEventDestroy(c.ev0);
 	if (c.ev1 != NULL)
