@@ -9,32 +9,43 @@
  *             Mapped): the kernel reads packets and descriptors over PCIe,
  * for the three filters of bench-bpf-cpu (empty, `tcp port 443`, a
  * 38-instruction one), 1k and 1M flows (the flow table sized for them),
- * 64-byte frames and pktgen's 64..1500-byte mix. Several launch shapes
- * (enum kr_kind, see krate_kernels.h) are run; the fastest is reported.
+ * 64-byte frames and pktgen's 64..1500-byte mix (krate_data.h: how the
+ * flow mix is made; about 1% more flows than asked, from fragments).
+ * Launch shapes (krate_kernels.h): thread-256 (a thread per packet),
+ * thread-128-gs (the same, grid-stride over resident blocks), warp-128
+ * and warp-256-gs (a warp stages its 32 packets' first --window bytes in
+ * shared memory with 16-byte loads, then a thread per packet). All run;
+ * the fastest by median is reported. A shape 4x slower than the best is
+ * not run again for the rest of that packet size and memory; one whose
+ * passes would take over 2 s gets fewer (flagged "few reps").
  *
  * In the same run: device-memory read bandwidth (a kernel streaming a
- * GPU buffer), PCIe read bandwidth (the same kernel over a host-mapped
- * buffer) and, per data set, the memory-only version of the warp-staged
- * kernel: floor = bandwidth / bytes a kernel must read per packet.
+ * 1 GiB GPU buffer), PCIe read bandwidth (the same kernel over a 512 MiB
+ * host-mapped buffer) and, per data set, the memory-only version of the
+ * warp-staged kernel (gather). floor = bandwidth / bytes a kernel must
+ * read per packet (headers to the end of L4 in 32-byte sectors, plus the
+ * 14-byte descriptor).
  *
  * Every kernel shape is checked against a CPU pass of the same code over
  * the same packets (every verdict, and the flow table: flow count,
- * counters, keys); a difference fails the run. Each configuration: one
- * checked pass on a fresh table (timed: includes the flow inserts), then
- * warm-up passes, then >= 20 timed passes (CUDA events) on the table
- * that now holds every flow (steady state: counter updates). Median and
- * p99 (slowest) packets/s.
+ * counters, key hashes; key by key once per data set); a difference
+ * fails the run. Each configuration: one checked pass on a fresh table
+ * (timed: includes the flow inserts), then warm-up passes, then >= 20
+ * timed passes (CUDA events) on the table that now holds every flow
+ * (steady state: counter updates). Median and p99 (slowest) packets/s.
+ * The CPU baseline (cpu1): the same code on one core, timed over the
+ * same kind of table.
  *
  * Usage: bench-kernel-rate [--packets N] [--reps N] [--warmup N]
  *        [--seed N] [--flows N,N] [--sizes 64,mix] [--mem gpu,host]
  *        [--window N] [--budget-s N] [--device N | --pci BUS_ID]
  *        [--out DIR] [--cpu-only] [--tiny]
+ *        bench-kernel-rate --self-test
  *
  * --budget-s: no new configuration starts after that many seconds (the
  * 64-byte ones run first); --cpu-only: the CPU part alone (packets, flow
  * mix, reference passes, and whether the staging window changes any
- * result), for CI; --tiny: 8192 packets.
- *        bench-kernel-rate --self-test
+ * result), for CI; --tiny: 8192 packets, 100 and 4000 flows.
  * Exit: 0 done, 1 failure (check failed, CUDA error), 2 usage, 77 no GPU.
  */
 
