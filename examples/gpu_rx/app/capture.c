@@ -108,6 +108,58 @@ open_pcap(struct gpurx_capture *c, const char *path, uint32_t snaplen,
 	return 0;
 }
 
+/*
+ * DPDK 22.11 builds the interface blocks in uninitialized stack memory
+ * and leaves option padding as it found it: stack bytes leak into the
+ * file and two runs never produce the same bytes. Walk the blocks
+ * rte_pcapng_fdopen() wrote and zero each option's padding.
+ */
+static int
+pcapng_scrub_header(int fd)
+{
+	off_t end = lseek(fd, 0, SEEK_CUR);
+	uint8_t *buf;
+	uint32_t pos = 0;
+	int rc = -1;
+
+	if (end <= 0 || end > (1 << 20))
+		return -1;
+	buf = malloc((size_t)end);
+	if (buf == NULL || pread(fd, buf, (size_t)end, 0) != end)
+		goto out;
+	while (pos + 12 <= (uint32_t)end) {
+		uint32_t type, blen, opt, oend;
+
+		memcpy(&type, buf + pos, 4);
+		memcpy(&blen, buf + pos + 4, 4);
+		if (blen < 12 || blen > (uint32_t)end - pos)
+			goto out;
+		/* Options follow the fixed part: 24 bytes SHB, 16 IDB. */
+		opt = pos + (type == 0x0a0d0d0a ? 24 : type == 1 ? 16 : blen);
+		oend = pos + blen - 4;
+		while (opt + 4 <= oend) {
+			uint16_t code, olen;
+			uint32_t padded;
+
+			memcpy(&code, buf + opt, 2);
+			memcpy(&olen, buf + opt + 2, 2);
+			padded = RTE_ALIGN_CEIL((uint32_t)olen, 4);
+			if (opt + 4 + padded > oend)
+				break;
+			memset(buf + opt + 4 + olen, 0, padded - olen);
+			opt += 4 + padded;
+			if (code == 0)
+				break;
+		}
+		pos += blen;
+	}
+	if (pwrite(fd, buf, (size_t)end, 0) == end)
+		rc = 0;
+out:
+	free(buf);
+	return rc;
+}
+
 static int
 open_pcapng(struct gpurx_capture *c, const char *path, uint32_t snaplen,
 		const char *filter, int socket, char *err, size_t errlen)
@@ -138,7 +190,8 @@ open_pcapng(struct gpurx_capture *c, const char *path, uint32_t snaplen,
 			rte_strerror(rte_errno), "");
 		return -1;
 	}
-	c->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	/* Read access too: the header is scrubbed after it is written. */
+	c->fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	if (c->fd < 0) {
 		set_err(err, errlen, "cannot create %s: %s", path,
 			strerror(errno));
@@ -157,6 +210,11 @@ open_pcapng(struct gpurx_capture *c, const char *path, uint32_t snaplen,
 		return -1;
 	}
 	/* rte_pcapng_close() owns the descriptor from here on. */
+	if (pcapng_scrub_header(c->fd) != 0) {
+		set_err(err, errlen, "cannot rewrite the header of %s: %s",
+			path, strerror(errno));
+		return -1;
+	}
 	return 0;
 }
 
