@@ -46,8 +46,12 @@ app_run() { # NAME VDEV_ARGS -- APP_ARGS...
 	name=$1 vdev=$2
 	shift 2
 	run=$((run + 1))
+	# In the background (bg=1) the app replaces the subshell, so $! is
+	# the app itself and SIGINT reaches it.
+	pre=""
+	[ "${bg:-0}" = 1 ] && pre=exec
 	# shellcheck disable=SC2086
-	"$app" --no-huge -m 2048 --no-shconf --file-prefix "gpurx-gpu-$$-$run" \
+	$pre "$app" --no-huge -m 2048 --no-shconf --file-prefix "gpurx-gpu-$$-$run" \
 		-l 0-1 --log-level=lib.eal:warning $eal_extra \
 		--vdev "net_pcap0,$vdev" -- --quiet "$@" \
 		> "$out/$name.txt" 2>&1
@@ -118,7 +122,7 @@ failed=$((failed + $(grep -c '^FAIL' "$out/filters.log")))
 # SIGINT with the persistent kernel busy on replayed traffic.
 for mem in host-mapped staged; do
 	name=sigint-$mem
-	app_run "$name" "rx_pcap=$out/in-small.pcap,infinite_rx=1" \
+	bg=1 app_run "$name" "rx_pcap=$out/in-small.pcap,infinite_rx=1" \
 		--mem "$mem" --filter "sctp" --snaplen 64 \
 		--write "$out/$name.pcapng" &
 	pid=$!
