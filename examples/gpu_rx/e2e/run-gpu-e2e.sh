@@ -49,7 +49,7 @@ app_run() { # NAME VDEV_ARGS -- APP_ARGS...
 	# In the background (bg=1) the app replaces the subshell, so $! is
 	# the app itself and SIGINT reaches it.
 	pre=""
-	[ "${bg:-0}" = 1 ] && pre=exec
+	[ "${bg:-0}" = 1 ] && pre="exec"
 	# shellcheck disable=SC2086
 	$pre "$app" --no-huge -m 2048 --no-shconf --file-prefix "gpurx-gpu-$$-$run" \
 		-l 0-1 --log-level=lib.eal:warning $eal_extra \
