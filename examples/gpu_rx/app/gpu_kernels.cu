@@ -2,17 +2,19 @@
 /*
  * CUDA side of dpdk-gpu-rx.
  *
- * Persistent kernel: one block per RX queue. Thread 0 waits for the
- * queue's next ring item to turn READY (system-scope acquire load of the
+ * Persistent kernel: bpq blocks per RX queue; block j takes the queue's
+ * items j, j + bpq, j + 2 bpq, ... so that up to bpq items are processed
+ * at once (each costs PCIe round trips whatever its size). Thread 0 waits
+ * for the block's next ring item to turn READY (system-scope acquire load of the
  * gpudev status word, so the CPU's pkt_list/num_pkts/ts writes and the
  * packet bytes are visible once READY is seen), or for the quit flag.
  * The block then classifies the item's packets, one thread per packet,
  * with the same gpurx_classify_pkt() the CPU path runs, and copies each
  * accepted packet's bytes into the item's capture arena with the whole
  * block striding over the bytes. Every thread fences at system scope,
- * the block synchronizes, and thread 0 release-stores DONE. Items are
- * taken strictly in ring order, matching the CPU's fill and collect
- * order, so no item is skipped and the output order is the RX order.
+ * the block synchronizes, and thread 0 release-stores DONE. Each block
+ * takes its items in ring order and the CPU collects items in ring order,
+ * so no item is skipped and the output order is the RX order.
  */
 
 #include <cuda_runtime.h>
@@ -98,13 +100,14 @@ process_item(const struct gpurx_kparams *p, struct gpurx_gq *gq, uint32_t idx)
 }
 
 static __device__ void
-finish_item(struct gpurx_gq *gq, uint32_t idx, uint64_t t0)
+finish_item(struct gpurx_gq *gq, uint32_t idx, uint32_t slot, uint64_t t0)
 {
 	if (threadIdx.x == 0) {
 		volatile struct gpurx_gq *vq = gq;
 
-		vq->busy_ns = vq->busy_ns + (globaltimer_ns() - t0);
-		vq->items_done = vq->items_done + 1;
+		/* Only this block writes its slot: plain stores suffice. */
+		vq->busy_ns[slot] = vq->busy_ns[slot] + (globaltimer_ns() - t0);
+		vq->items_done[slot] = vq->items_done[slot] + 1;
 		/* Counters too must be visible before DONE. */
 		__threadfence_system();
 		st_release_sys(gq->items[idx].status_d, GPURX_ITEM_DONE);
@@ -116,12 +119,16 @@ __global__ void
 gpurx_persistent_kernel(struct gpurx_kparams p)
 {
 	__shared__ int s_go;
+	const uint32_t q = blockIdx.x / p.bpq;
+	const uint32_t j = blockIdx.x % p.bpq;
 	struct gpurx_gq *gq;
-	uint32_t idx = 0;
+	uint32_t idx = j;
 
-	if (blockIdx.x >= p.nq)
+	if (q >= p.nq)
 		return;
-	gq = &p.gq[blockIdx.x];
+	gq = &p.gq[q];
+	if (j >= gq->n_items)
+		return;
 	for (;;) {
 		uint64_t t0 = 0;
 
@@ -153,8 +160,10 @@ gpurx_persistent_kernel(struct gpurx_kparams p)
 		if (!s_go)
 			break;
 		process_item(&p, gq, idx);
-		finish_item(gq, idx, t0);
-		idx = idx + 1 == gq->n_items ? 0 : idx + 1;
+		finish_item(gq, idx, j, t0);
+		idx += p.bpq;
+		if (idx >= gq->n_items)
+			idx -= gq->n_items;
 	}
 }
 
@@ -166,7 +175,7 @@ gpurx_item_kernel(struct gpurx_kparams p, uint32_t q, uint32_t idx)
 
 	/* Launched after the item was filled: stream order is the acquire. */
 	process_item(&p, gq, idx);
-	finish_item(gq, idx, t0);
+	finish_item(gq, idx, 0, t0);
 }
 
 extern "C" const char *
@@ -273,7 +282,7 @@ gpurx_cuda_stream_busy(void *s)
 extern "C" int
 gpurx_cuda_launch_persistent(const struct gpurx_kparams *p, void *s)
 {
-	gpurx_persistent_kernel<<<p->nq, GPURX_KERNEL_THREADS, 0,
+	gpurx_persistent_kernel<<<p->nq * p->bpq, GPURX_KERNEL_THREADS, 0,
 		(cudaStream_t)s>>>(*p);
 	return (int)cudaGetLastError();
 }

@@ -45,6 +45,9 @@ struct gpurx_comm_item {
  * the outputs before marking it DONE. Per-packet arrays hold
  * n_items * burst entries, item i at [i * burst].
  */
+/* At most this many items of one queue are processed at once. */
+#define GPURX_BLOCKS_PER_QUEUE_MAX 16
+
 struct gpurx_gq {
 	struct gpurx_comm_item *items;	/* the gpudev list (registered) */
 	uint32_t n_items;
@@ -59,13 +62,21 @@ struct gpurx_gq {
 	uint32_t *verdict;		/* BPF result: 0 or bytes to keep */
 	uint8_t *malformed;
 	uint8_t *arena;			/* captured bytes, item_bytes per item */
-	uint64_t busy_ns;		/* kernel time spent on items */
-	uint64_t items_done;
+	/* Kernel time spent on items and items done, one slot per block of
+	 * the queue (each block writes only its own: no atomics on host
+	 * memory, which PCIe may not support). */
+	uint64_t busy_ns[GPURX_BLOCKS_PER_QUEUE_MAX];
+	uint64_t items_done[GPURX_BLOCKS_PER_QUEUE_MAX];
 };
 
 struct gpurx_kparams {
 	struct gpurx_gq *gq;		/* [nq], mapped pinned memory */
 	uint32_t nq;
+	/* Blocks per queue: block j of a queue takes items j, j + bpq, ...
+	 * Each item costs a few PCIe round trips whatever its size, so items
+	 * must be in flight side by side for throughput; the CPU still
+	 * collects them in ring order. */
+	uint32_t bpq;
 	const struct bpf_vm_insn *prog;	/* device memory, validated */
 	uint32_t prog_len;
 	struct gpurx_flow_table *ft;	/* device memory */

@@ -321,6 +321,7 @@ gpurx_gpu_setup(struct gpurx_app *a)
 	g->dev_bytes += ft_bytes;
 	g->kp.gq = g->gq;
 	g->kp.nq = a->nq;
+	g->kp.bpq = RTE_MIN(a->opt.ring_items, (uint32_t)GPURX_BLOCKS_PER_QUEUE_MAX);
 	g->kp.prog = g->d_prog;
 	g->kp.prog_len = a->filter.len;
 	g->kp.ft = g->d_ft;
@@ -527,8 +528,15 @@ collect_item(struct gpurx_app *a, uint16_t q)
 		GPURX_STAT_ADD(qs, captured, 1);
 		GPURX_STAT_ADD(qs, cap_bytes, cap);
 	}
-	__atomic_store_n(&qs->gpu_busy_ns, RTE_GPU_VOLATILE(gq->busy_ns),
-		__ATOMIC_RELAXED);
+	{
+		uint64_t busy = 0;
+
+		for (uint32_t b = 0; b < GPURX_BLOCKS_PER_QUEUE_MAX; b++)
+			busy += RTE_GPU_VOLATILE(gq->busy_ns[b]);
+		/* Busy share of the queue's bpq blocks together. */
+		__atomic_store_n(&qs->gpu_busy_ns, busy / g->kp.bpq,
+			__ATOMIC_RELAXED);
+	}
 	rte_pktmbuf_free_bulk(it->mbufs, it->n);
 	it->n = 0;
 	rc = rte_gpu_comm_cleanup_list(ci);
@@ -567,6 +575,30 @@ drain_queue(struct gpurx_app *a, uint16_t q)
 	return -1;
 }
 
+/*
+ * --backpressure: waits until the GPU hands an item back (1), the
+ * application stops (0) or the GPU has not answered for 5 s (-1).
+ */
+static int
+wait_item(struct gpurx_app *a, uint16_t q)
+{
+	const uint64_t limit = rte_get_tsc_cycles() + 5 * rte_get_tsc_hz();
+	int rc;
+
+	while (!a->stop) {
+		rc = collect_item(a, q);
+		if (rc != 0)
+			return rc;
+		if (rte_get_tsc_cycles() > limit) {
+			fprintf(stderr, "error: queue %u: GPU returned no ring item for 5 s\n",
+				q);
+			return -1;
+		}
+		rte_pause();
+	}
+	return 0;
+}
+
 int
 gpurx_rx_gpu_lcore(void *arg)
 {
@@ -600,6 +632,15 @@ gpurx_rx_gpu_lcore(void *arg)
 		while (i < take) {
 			if (Q->inflight == a->opt.ring_items &&
 					collect_item(a, q) != 1) {
+				if (a->opt.backpressure) {
+					rc = wait_item(a, q);
+					if (rc == 1)
+						continue;
+					if (rc < 0) {
+						status = -1;
+						a->stop = 1;
+					}
+				}
 				/* Never wait on the GPU with RX pending. */
 				GPURX_STAT_ADD(qs, drop_ring, take - i);
 				rte_pktmbuf_free_bulk(pkts + i, take - i);

@@ -13,7 +13,7 @@ enum {
 	OPT_DURATION, OPT_JSON, OPT_TOP, OPT_MEM, OPT_CPU, OPT_QUEUES,
 	OPT_BURST, OPT_RING_ITEMS, OPT_LAUNCH_PER_BURST, OPT_PORT,
 	OPT_IDLE_EXIT, OPT_RXD, OPT_MBUFS, OPT_FLOWS, OPT_TS, OPT_QUIET,
-	OPT_HELP,
+	OPT_BACKPRESSURE, OPT_HELP,
 };
 
 static const struct option long_opts[] = {
@@ -31,6 +31,7 @@ static const struct option long_opts[] = {
 	{ "burst", required_argument, NULL, OPT_BURST },
 	{ "ring-items", required_argument, NULL, OPT_RING_ITEMS },
 	{ "launch-per-burst", no_argument, NULL, OPT_LAUNCH_PER_BURST },
+	{ "backpressure", no_argument, NULL, OPT_BACKPRESSURE },
 	{ "port", required_argument, NULL, OPT_PORT },
 	{ "idle-exit", required_argument, NULL, OPT_IDLE_EXIT },
 	{ "rxd", required_argument, NULL, OPT_RXD },
@@ -66,6 +67,9 @@ usage(const char *prog)
 		"  --ring-items N       GPU ring items per queue (default 64)\n"
 		"  --launch-per-burst   one kernel launch per burst instead of\n"
 		"                       the persistent kernel\n"
+		"  --backpressure       GPU ring full: wait for the GPU instead of\n"
+		"                       dropping (file input; a live port then\n"
+		"                       drops in the NIC, counted as imissed)\n"
 		"  --rxd N              RX descriptors per queue (default 1024)\n"
 		"  --mbufs N            mbufs in the pool (default: sized)\n"
 		"  --flows N            flow table slots, power of two (65536)\n"
@@ -211,6 +215,9 @@ gpurx_opts_parse(int argc, char **argv, struct gpurx_opts *o)
 			break;
 		case OPT_LAUNCH_PER_BURST:
 			o->launch_per_burst = 1;
+			break;
+		case OPT_BACKPRESSURE:
+			o->backpressure = 1;
 			break;
 		case OPT_PORT:
 			if (parse_u64(name, optarg, 0, UINT16_MAX - 1, &v))

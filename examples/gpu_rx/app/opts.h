@@ -50,6 +50,7 @@ struct gpurx_opts {
 	uint32_t mbufs;		/* 0: sized from queues, rings, descriptors */
 	uint32_t flow_capacity;
 	int launch_per_burst;
+	int backpressure;	/* ring full: wait for the GPU, do not drop */
 	enum gpurx_ts_source ts_source;
 	int quiet;		/* no per-second stats line */
 };
