@@ -280,8 +280,25 @@ gpurx_cuda_stream_busy(void *s)
 }
 
 extern "C" int
-gpurx_cuda_launch_persistent(const struct gpurx_kparams *p, void *s)
+gpurx_cuda_launch_persistent(struct gpurx_kparams *p, void *s)
 {
+	int dev, sms, per_sm;
+	uint32_t resident;
+	cudaError_t e;
+
+	e = cudaGetDevice(&dev);
+	if (e == cudaSuccess)
+		e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+	if (e == cudaSuccess)
+		e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm,
+			gpurx_persistent_kernel, GPURX_KERNEL_THREADS, 0);
+	if (e != cudaSuccess)
+		return (int)e;
+	resident = (uint32_t)sms * (uint32_t)per_sm;
+	if (p->nq > resident)
+		return (int)cudaErrorInvalidConfiguration;
+	if (p->nq * p->bpq > resident)
+		p->bpq = resident / p->nq;
 	gpurx_persistent_kernel<<<p->nq * p->bpq, GPURX_KERNEL_THREADS, 0,
 		(cudaStream_t)s>>>(*p);
 	return (int)cudaGetLastError();

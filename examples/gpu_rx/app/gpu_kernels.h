@@ -46,7 +46,7 @@ struct gpurx_comm_item {
  * n_items * burst entries, item i at [i * burst].
  */
 /* At most this many items of one queue are processed at once. */
-#define GPURX_BLOCKS_PER_QUEUE_MAX 16
+#define GPURX_BLOCKS_PER_QUEUE_MAX 64
 
 struct gpurx_gq {
 	struct gpurx_comm_item *items;	/* the gpudev list (registered) */
@@ -99,7 +99,10 @@ int gpurx_cuda_stream_sync(void *s);
 int gpurx_cuda_stream_busy(void *s);
 
 /* One block per queue, polling items until *quit. */
-int gpurx_cuda_launch_persistent(const struct gpurx_kparams *p, void *s);
+/* Lowers p->bpq if the GPU cannot hold nq * bpq blocks at once (a
+ * persistent kernel whose blocks are not all resident would leave items
+ * unserved), then launches. */
+int gpurx_cuda_launch_persistent(struct gpurx_kparams *p, void *s);
 /* --launch-per-burst: process exactly item idx of queue q. */
 int gpurx_cuda_launch_item(const struct gpurx_kparams *p, uint32_t q,
 		uint32_t idx, void *s);
