@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # Collects the shared libraries the built programs need (DPDK and its
-# dependencies, minus the C runtime every Linux has) into .gpu-bundle/, so a
-# build made here runs on a GPU machine that has no DPDK installed (for
-# example one without package registries). DPDK's bus and net drivers go to
-# .gpu-bundle/pmds, to be loaded with EAL -d.
+# dependencies, minus the C runtime every Linux has) into .gpu-bundle/lib,
+# and the built programs into .gpu-bundle/build, so a build made here runs
+# on a GPU machine that has no DPDK installed (for example one without
+# package registries). DPDK's bus and net drivers go to .gpu-bundle/pmds, to
+# be loaded with EAL -d.
 #
 # Usage: scripts/make-gpu-bundle.sh [BUILD_DIR]
 set -euo pipefail
@@ -42,6 +43,15 @@ for b in $binaries; do
 done | sort -u | while read -r name path; do
 	[[ $name =~ $skip ]] && continue
 	[ -f "$out/lib/$name" ] || cp -L "$path" "$out/lib/$name"
+done
+
+# The build's programs and libraries (not its objects), same layout, so the
+# GPU machine can run them as .gpu-bundle/build/... with their relative
+# run paths intact.
+(cd "$build" && find . -path ./meson-private -prune -o -name '*.p' -prune -o \
+	-type f \( -perm -u+x -o -name '*.so' \) -print) | while read -r f; do
+	mkdir -p "$out/build/$(dirname "$f")"
+	cp -p "$build/$f" "$out/build/$f"
 done
 
 # EAL refuses plugins from group- or world-writable places.

@@ -76,6 +76,21 @@ if [ -n "$cs" ]; then
 		--case mem_alloc_kernel --case mem_register_kernel --case comm_list
 fi
 
+# The capture pipeline's GPU modes under memcheck too.
+rx=$build/examples/gpu_rx/app/dpdk-gpu-rx
+gen=$build/examples/gpu_rx/e2e/gpurx-e2e-genpcap
+if [ -n "$cs" ] && [ -x "$rx" ] && [ -x "$gen" ]; then
+	"$gen" "$out/memcheck-traffic.pcap" 7 3000 40 > /dev/null
+	for mode in host-mapped staged; do
+		run "gpu-rx-memcheck-$mode" "$cs" --tool memcheck --error-exitcode 3 \
+			"$rx" "${eal[@]}" -l 0-1 \
+			--vdev "net_pcap0,rx_pcap=$out/memcheck-traffic.pcap" -- \
+			--mem "$mode" --backpressure --filter 'tcp or udp' \
+			--write "$out/memcheck-$mode.pcapng" --idle-exit 2000 --quiet
+	done
+	rm -f "$out"/memcheck-*.pcap*
+fi
+
 echo "summary: $summary"
 cat "$summary"
 exit $failed
