@@ -48,7 +48,7 @@ run() {
 		echo "## $name (exit $rc)"
 		echo
 		echo '```'
-		grep -E '^(PASS|FAIL|SKIP)|passed, .* failed|^ERROR SUMMARY|^=========' "$out/$name.log" | head -n 200
+		grep -E '^(PASS|FAIL|SKIP)|passed|^ERROR SUMMARY|^=========|^mbufs:' "$out/$name.log" | head -n 200
 		echo '```'
 		echo
 	} >> "$summary"

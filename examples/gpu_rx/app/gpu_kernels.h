@@ -45,8 +45,13 @@ struct gpurx_comm_item {
  * the outputs before marking it DONE. Per-packet arrays hold
  * n_items * burst entries, item i at [i * burst].
  */
-/* At most this many items of one queue are processed at once. */
-#define GPURX_BLOCKS_PER_QUEUE_MAX 64
+/*
+ * At most this many items of one queue are processed at once. Measured on
+ * an H100 (doc/performance.md): 16 gives 11.6 Mpps per queue; 64 gives less
+ * (8.7) and stops scaling with queues, since every block polls its item's
+ * status over PCIe and the polls crowd out the packet reads.
+ */
+#define GPURX_BLOCKS_PER_QUEUE_MAX 16
 
 struct gpurx_gq {
 	struct gpurx_comm_item *items;	/* the gpudev list (registered) */
