@@ -2,10 +2,12 @@
 /*
  * CUDA side of dpdk-gpu-rx.
  *
- * Persistent kernel: bpq blocks per RX queue; block j takes the queue's
- * items j, j + bpq, j + 2 bpq, ... so that up to bpq items are processed
- * at once (each costs PCIe round trips whatever its size). Thread 0 waits
- * for the block's next ring item to turn READY (system-scope acquire load of the
+ * Persistent kernel: per RX queue one dispatcher and bpq worker blocks.
+ * The dispatcher alone polls the queue's ring over PCIe and publishes, in
+ * GPU memory, how many items are READY; worker j takes the queue's items
+ * j, j + bpq, j + 2 bpq, ... so that up to bpq items are processed at once
+ * (each costs PCIe round trips whatever its size). A worker's thread 0
+ * waits for its next item to be published as READY (system-scope acquire load of the
  * gpudev status word, so the CPU's pkt_list/num_pkts/ts writes and the
  * packet bytes are visible once READY is seen), or for the quit flag.
  * The block then classifies the item's packets, one thread per packet,
@@ -17,6 +19,7 @@
  * so no item is skipped and the output order is the RX order.
  */
 
+#include <cuda/atomic>
 #include <cuda_runtime.h>
 
 #include "gpurx_classify.h"
@@ -24,9 +27,10 @@
 #include "opts.h"
 
 #define GPURX_KERNEL_THREADS 128
-/* Poll back-off bounds: low latency when busy, little PCIe chatter idle. */
+/* Poll back-off bounds: low latency when busy, little PCIe chatter idle
+ * (one poller per queue: the dispatcher). */
 #define GPURX_POLL_NS_MIN 32
-#define GPURX_POLL_NS_MAX 4096
+#define GPURX_POLL_NS_MAX 512
 
 static __device__ __forceinline__ uint32_t
 ld_acquire_sys(const uint32_t *p)
@@ -115,45 +119,137 @@ finish_item(struct gpurx_gq *gq, uint32_t idx, uint32_t slot, uint64_t t0)
 	__syncthreads();
 }
 
+static __device__ __forceinline__ unsigned long long
+ld_acquire_gpu_u64(const unsigned long long *p)
+{
+	unsigned long long v;
+
+	/* Acquire at device scope: pairs with the dispatcher's release. */
+	asm volatile("ld.acquire.gpu.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+	return v;
+}
+
+static __device__ __forceinline__ void
+st_release_gpu_u64(unsigned long long *p, unsigned long long v)
+{
+	asm volatile("st.release.gpu.u64 [%0], %1;" :: "l"(p), "l"(v) : "memory");
+}
+
+static __device__ __forceinline__ uint32_t
+ld_relaxed_sys(const uint32_t *p)
+{
+	uint32_t v;
+
+	/* Relaxed: several can be in flight at once; ordering comes from the
+	 * fence taken once READY items are found. */
+	asm volatile("ld.relaxed.sys.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+	return v;
+}
+
+/* Items whose status the dispatcher reads per PCIe round trip. */
+#define GPURX_DISPATCH_WINDOW 8
+
+/*
+ * The queue's dispatcher (one thread): takes the ring's items in order and
+ * publishes, in GPU memory, how many are READY. It reads the status of up
+ * to GPURX_DISPATCH_WINDOW consecutive items at once (independent loads in
+ * flight together: one PCIe round trip for the lot), skipping items whose
+ * previous lap the worker has not finished yet (so an old READY is never
+ * taken for a new one). The only PCIe poller of the queue.
+ */
+static __device__ void
+dispatch_queue(const struct gpurx_kparams *p, uint32_t q)
+{
+	struct gpurx_gq *gq = &p->gq[q];
+	struct gpurx_qdev *qd = &p->qdev[q];
+	const unsigned long long *done = p->done_seq + (size_t)q * gq->n_items;
+	const uint32_t n = gq->n_items;
+	/* gpudev keeps a list's status words in one array, item i at
+	 * [i]: read the pointers once instead of once per item. */
+	const uint32_t *status = *(uint32_t *volatile *)&gq->items[0].status_d;
+	unsigned long long seq = 0;
+	uint32_t ns = GPURX_POLL_NS_MIN;
+
+	for (uint32_t i = 1; i < n; i++)
+		if (*(uint32_t *volatile *)&gq->items[i].status_d != status + i)
+			status = NULL;	/* not gpudev's layout: one at a time */
+	for (;;) {
+		uint32_t v[GPURX_DISPATCH_WINDOW];
+		uint32_t k, w = status != NULL ? GPURX_DISPATCH_WINDOW : 1;
+
+		for (k = 0; k < w; k++) {
+			unsigned long long s = seq + k;
+			uint32_t idx = (uint32_t)(s % n);
+
+			/* Previous lap of this slot not finished: stop here. */
+			if (s >= n && ld_acquire_gpu_u64(&done[idx]) < s - n + 1)
+				break;
+			v[k] = ld_relaxed_sys(status != NULL ? status + idx :
+				*(uint32_t *volatile *)&gq->items[idx].status_d);
+		}
+		w = k;
+		for (k = 0; k < w && v[k] == GPURX_ITEM_READY; k++)
+			;
+		if (k > 0) {
+			/* Acquire at system scope: what the CPU wrote before
+			 * each READY seen above, then handed on to the workers
+			 * by the release (cumulativity). */
+			cuda::atomic_thread_fence(cuda::memory_order_acquire,
+				cuda::thread_scope_system);
+			seq += k;
+			st_release_gpu_u64(&qd->ready_seq, seq);
+			ns = GPURX_POLL_NS_MIN;
+			continue;
+		}
+		/*
+		 * The CPU raises quit only after every item it published came
+		 * back DONE, so quitting here loses nothing.
+		 */
+		if (ld_acquire_sys(p->quit) != 0) {
+			*(volatile unsigned int *)&qd->quit = 1;
+			/* Release at device scope: workers that acquire
+			 * ready_seq see quit. */
+			st_release_gpu_u64(&qd->ready_seq, ~0ULL);
+			return;
+		}
+		__nanosleep(ns);
+		if (ns < GPURX_POLL_NS_MAX)
+			ns *= 2;
+	}
+}
+
 __global__ void
 gpurx_persistent_kernel(struct gpurx_kparams p)
 {
 	__shared__ int s_go;
-	const uint32_t q = blockIdx.x / p.bpq;
-	const uint32_t j = blockIdx.x % p.bpq;
+	const uint32_t q = blockIdx.x / (p.bpq + 1);
+	const uint32_t j = blockIdx.x % (p.bpq + 1);
 	struct gpurx_gq *gq;
-	uint32_t idx = j;
+	unsigned long long seq = j;
 
 	if (q >= p.nq)
 		return;
 	gq = &p.gq[q];
+	if (j == p.bpq) {
+		if (threadIdx.x == 0)
+			dispatch_queue(&p, q);
+		return;
+	}
 	if (j >= gq->n_items)
 		return;
 	for (;;) {
+		const uint32_t idx = (uint32_t)(seq % gq->n_items);
 		uint64_t t0 = 0;
 
 		if (threadIdx.x == 0) {
-			uint32_t ns = GPURX_POLL_NS_MIN;
-			const uint32_t *st = *(uint32_t *volatile *)&gq->items[idx].status_d;
+			struct gpurx_qdev *qd = &p.qdev[q];
 
-			for (;;) {
-				if (ld_acquire_sys(st) == GPURX_ITEM_READY) {
-					s_go = 1;
-					break;
-				}
-				/*
-				 * The CPU raises quit only after every item
-				 * it published came back DONE, so quitting
-				 * here loses nothing.
-				 */
-				if (ld_acquire_sys(p.quit) != 0) {
-					s_go = 0;
-					break;
-				}
-				__nanosleep(ns);
-				if (ns < GPURX_POLL_NS_MAX)
-					ns *= 2;
-			}
+			while (ld_acquire_gpu_u64(&qd->ready_seq) < seq + 1)
+				;
+			s_go = *(volatile unsigned int *)&qd->quit == 0;
+			/* The packet bytes and lists came from the CPU: order
+			 * this block's later loads at system scope as well. */
+			__threadfence_system();
 			t0 = globaltimer_ns();
 		}
 		__syncthreads();
@@ -161,9 +257,12 @@ gpurx_persistent_kernel(struct gpurx_kparams p)
 			break;
 		process_item(&p, gq, idx);
 		finish_item(gq, idx, j, t0);
-		idx += p.bpq;
-		if (idx >= gq->n_items)
-			idx -= gq->n_items;
+		if (threadIdx.x == 0)
+			/* After DONE: the dispatcher may now wait for this
+			 * slot's next READY. */
+			st_release_gpu_u64(&p.done_seq[(size_t)q * gq->n_items + idx],
+				seq + 1);
+		seq += p.bpq;
 	}
 }
 
@@ -295,11 +394,12 @@ gpurx_cuda_launch_persistent(struct gpurx_kparams *p, void *s)
 	if (e != cudaSuccess)
 		return (int)e;
 	resident = (uint32_t)sms * (uint32_t)per_sm;
-	if (p->nq > resident)
+	/* One dispatcher block and at least one worker per queue. */
+	if (2 * p->nq > resident)
 		return (int)cudaErrorInvalidConfiguration;
-	if (p->nq * p->bpq > resident)
-		p->bpq = resident / p->nq;
-	gpurx_persistent_kernel<<<p->nq * p->bpq, GPURX_KERNEL_THREADS, 0,
+	if (p->nq * (p->bpq + 1) > resident)
+		p->bpq = resident / p->nq - 1;
+	gpurx_persistent_kernel<<<p->nq * (p->bpq + 1), GPURX_KERNEL_THREADS, 0,
 		(cudaStream_t)s>>>(*p);
 	return (int)cudaGetLastError();
 }

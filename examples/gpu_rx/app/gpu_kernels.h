@@ -46,12 +46,22 @@ struct gpurx_comm_item {
  * n_items * burst entries, item i at [i * burst].
  */
 /*
- * At most this many items of one queue are processed at once. Measured on
- * an H100 (doc/performance.md): 16 gives 11.6 Mpps per queue; 64 gives less
- * (8.7) and stops scaling with queues, since every block polls its item's
- * status over PCIe and the polls crowd out the packet reads.
+ * At most this many items of one queue are processed at once (worker
+ * blocks per queue). Only one thread per queue polls item status over
+ * PCIe (the dispatcher, 8 items per round trip) and hands items to the
+ * workers through GPU memory. Measured on an H100 at 64 B, one queue: one
+ * block working item after item 1.4 Mpps; 16 blocks each polling its own
+ * item 11.6 Mpps; 64 such blocks 8.7 Mpps (the polls crowd out the packet
+ * reads); dispatcher + 64 workers 12.5 Mpps, and it scales with queues.
  */
-#define GPURX_BLOCKS_PER_QUEUE_MAX 16
+#define GPURX_BLOCKS_PER_QUEUE_MAX 64
+
+/* Per-queue dispatch state, in GPU memory (zeroed before the launch). */
+struct gpurx_qdev {
+	unsigned long long ready_seq;	/* items 0 .. ready_seq - 1 are READY */
+	unsigned int quit;		/* the dispatcher saw the quit flag */
+	unsigned int pad[13];		/* own 64-byte line per queue */
+};
 
 struct gpurx_gq {
 	struct gpurx_comm_item *items;	/* the gpudev list (registered) */
@@ -86,6 +96,11 @@ struct gpurx_kparams {
 	uint32_t prog_len;
 	struct gpurx_flow_table *ft;	/* device memory */
 	const uint32_t *quit;		/* rte_gpu_comm_flag memory */
+	/* Persistent kernel only, GPU memory, zeroed: [nq] dispatch state
+	 * and [nq * n_items] sequence number + 1 of the last item finished
+	 * in each ring slot. */
+	struct gpurx_qdev *qdev;
+	unsigned long long *done_seq;
 };
 
 /* All return 0 or a cudaError_t value; gpurx_cuda_strerror() names it. */

@@ -86,6 +86,8 @@ struct gpurx_gpu {
 	struct gpurx_kparams kp;
 	void *d_prog;
 	void *d_ft;
+	void *d_qdev;		/* struct gpurx_qdev [nq] */
+	void *d_done_seq;	/* unsigned long long [nq * ring_items] */
 	size_t pinned_bytes, dev_bytes;
 	void *regs[MAX_REGS];	/* mempool chunks registered (host-mapped) */
 	unsigned int n_regs;
@@ -319,6 +321,26 @@ gpurx_gpu_setup(struct gpurx_app *a)
 	if (rc != 0)
 		return cuda_fail("filter/flow table to the GPU", rc);
 	g->dev_bytes += ft_bytes;
+	if (!a->opt.launch_per_burst) {
+		size_t qdev_bytes = a->nq * sizeof(struct gpurx_qdev);
+		size_t seq_bytes = (size_t)a->nq * a->opt.ring_items *
+			sizeof(unsigned long long);
+		void *zero = calloc(1, RTE_MAX(qdev_bytes, seq_bytes));
+
+		rc = zero == NULL ? -1 : gpurx_cuda_dev_alloc(&g->d_qdev, qdev_bytes);
+		if (rc == 0)
+			rc = gpurx_cuda_copy(g->d_qdev, zero, qdev_bytes);
+		if (rc == 0)
+			rc = gpurx_cuda_dev_alloc(&g->d_done_seq, seq_bytes);
+		if (rc == 0)
+			rc = gpurx_cuda_copy(g->d_done_seq, zero, seq_bytes);
+		free(zero);
+		if (rc != 0)
+			return cuda_fail("dispatch state to the GPU", rc);
+		g->dev_bytes += qdev_bytes + seq_bytes;
+		g->kp.qdev = g->d_qdev;
+		g->kp.done_seq = g->d_done_seq;
+	}
 	g->kp.gq = g->gq;
 	g->kp.nq = a->nq;
 	g->kp.bpq = RTE_MIN(a->opt.ring_items, (uint32_t)GPURX_BLOCKS_PER_QUEUE_MAX);
@@ -730,6 +752,8 @@ gpurx_gpu_teardown(struct gpurx_app *a)
 	gpurx_cuda_stream_destroy(g->kstream);
 	gpurx_cuda_dev_free(g->d_prog);
 	gpurx_cuda_dev_free(g->d_ft);
+	gpurx_cuda_dev_free(g->d_qdev);
+	gpurx_cuda_dev_free(g->d_done_seq);
 	for (unsigned int i = 0; i < g->n_regs; i++)
 		if (rte_gpu_mem_unregister(a->gpu_id, g->regs[i]) != 0)
 			fprintf(stderr, "warning: rte_gpu_mem_unregister: %s\n",
