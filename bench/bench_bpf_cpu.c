@@ -87,8 +87,9 @@ usage(const char *prog)
 }
 
 static int
-parse_args(int argc, char **argv, struct opts *o)
+parse_args(int argc, char **argv, void *opts)
 {
+	struct opts *o = opts;
 	static const struct option longopts[] = {
 		{ "packets", required_argument, NULL, 'p' },
 		{ "reps", required_argument, NULL, 'r' },
@@ -253,22 +254,9 @@ main(int argc, char **argv)
 	int ret, status = BENCH_EXIT_OK;
 	size_t f;
 
-	ret = bench_self_test_arg(argc, argv);
+	ret = bench_start(argc, argv, parse_args, &o, usage);
 	if (ret >= 0)
 		return ret;
-	ret = rte_eal_init(argc, argv);
-	if (ret < 0) {
-		fprintf(stderr, "EAL init failed: %s\n", rte_strerror(rte_errno));
-		return BENCH_EXIT_USAGE;
-	}
-	argc -= ret;
-	argv += ret;
-	optind = 1;
-	if (parse_args(argc, argv, &o) < 0) {
-		usage(argv[0]);
-		rte_eal_cleanup();
-		return BENCH_EXIT_USAGE;
-	}
 
 	if (pktgen_generate(&set, (uint32_t)o.packets, o.seed) != 0) {
 		fprintf(stderr, "out of memory for %" PRIu64 " packets\n",

@@ -10,7 +10,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <getopt.h>
+
 #include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_gpudev.h>
 
 #include "bench_common.h"
 
@@ -515,4 +520,49 @@ bench_parse_u64(const char *s, uint64_t max, uint64_t *out)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+int
+bench_start(int argc, char **argv,
+		int (*parse)(int argc, char **argv, void *opts), void *opts,
+		void (*usage)(const char *prog))
+{
+	int ret = bench_self_test_arg(argc, argv);
+
+	if (ret >= 0)
+		return ret;
+	ret = rte_eal_init(argc, argv);
+	if (ret < 0) {
+		fprintf(stderr, "EAL init failed: %s\n", rte_strerror(rte_errno));
+		return BENCH_EXIT_USAGE;
+	}
+	argc -= ret;
+	argv += ret;
+	optind = 1;
+	if (parse(argc, argv, opts) < 0) {
+		usage(argv[0]);
+		rte_eal_cleanup();
+		return BENCH_EXIT_USAGE;
+	}
+	return -1;
+}
+
+int
+bench_first_gpu(int16_t *dev_id, struct rte_gpu_info *info)
+{
+	if (rte_gpu_count_avail() == 0) {
+		printf("SKIP: no GPU probed (load the CUDA gpudev plugin with -d, "
+			"on a machine with an NVIDIA GPU)\n");
+		rte_eal_cleanup();
+		return BENCH_EXIT_SKIP;
+	}
+	*dev_id = rte_gpu_find_next(0, RTE_GPU_ID_NONE);
+	if (*dev_id < 0 || rte_gpu_info_get(*dev_id, info) < 0 ||
+			info->name == NULL) {
+		fprintf(stderr, "rte_gpu_info_get(%d): %s\n", *dev_id,
+			rte_strerror(rte_errno));
+		rte_eal_cleanup();
+		return BENCH_EXIT_FAIL;
+	}
+	return -1;
 }

@@ -55,6 +55,22 @@ int bench_stats_self_test(void);
  * return from main, or -1 when the argument is not there. */
 int bench_self_test_arg(int argc, char **argv);
 
+struct rte_gpu_info;
+
+/*
+ * Start-up shared by the benchmarks: --self-test, EAL, then the benchmark's
+ * own options (after "--") through parse(argc, argv, opts), usage() on
+ * error. Returns -1 when the benchmark should go on (EAL is up), else the
+ * exit status to return.
+ */
+int bench_start(int argc, char **argv,
+		int (*parse)(int argc, char **argv, void *opts), void *opts,
+		void (*usage)(const char *prog));
+
+/* The first GPU gpudev probed. Returns -1 with *dev_id and *info set, else
+ * (EAL cleaned up) BENCH_EXIT_SKIP when there is none, BENCH_EXIT_FAIL. */
+int bench_first_gpu(int16_t *dev_id, struct rte_gpu_info *info);
+
 /* --- Time-stamp counter ------------------------------------------------- */
 
 /* Cycles of rte_rdtsc_precise() per second (EAL must be initialised). */

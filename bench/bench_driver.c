@@ -119,8 +119,9 @@ parse_live(const char *s, struct opts *o)
 }
 
 static int
-parse_args(int argc, char **argv, struct opts *o)
+parse_args(int argc, char **argv, void *opts)
 {
+	struct opts *o = opts;
 	static const struct option longopts[] = {
 		{ "reps", required_argument, NULL, 'r' },
 		{ "wmb-reps", required_argument, NULL, 'w' },
@@ -724,38 +725,14 @@ main(int argc, char **argv)
 	uint64_t rng;
 	int ret;
 
-	ret = bench_self_test_arg(argc, argv);
+	ret = bench_start(argc, argv, parse_args, &o, usage);
 	if (ret >= 0)
 		return ret;
-	ret = rte_eal_init(argc, argv);
-	if (ret < 0) {
-		fprintf(stderr, "EAL init failed: %s\n", rte_strerror(rte_errno));
-		return BENCH_EXIT_USAGE;
-	}
-	argc -= ret;
-	argv += ret;
-	optind = 1;
-	if (parse_args(argc, argv, &o) < 0) {
-		usage(argv[0]);
-		rte_eal_cleanup();
-		return BENCH_EXIT_USAGE;
-	}
 	rng = bench_seed(o.seed);
 
-	if (rte_gpu_count_avail() == 0) {
-		printf("SKIP: no GPU probed (load the CUDA gpudev plugin with -d, "
-			"on a machine with an NVIDIA GPU)\n");
-		rte_eal_cleanup();
-		return BENCH_EXIT_SKIP;
-	}
-	e.dev_id = rte_gpu_find_next(0, RTE_GPU_ID_NONE);
-	if (e.dev_id < 0 || rte_gpu_info_get(e.dev_id, &e.info) < 0 ||
-			e.info.name == NULL) {
-		fprintf(stderr, "rte_gpu_info_get(%d): %s\n", e.dev_id,
-			rte_strerror(rte_errno));
-		rte_eal_cleanup();
-		return BENCH_EXIT_FAIL;
-	}
+	ret = bench_first_gpu(&e.dev_id, &e.info);
+	if (ret >= 0)
+		return ret;
 	ret = setup_cuda(&e);
 	if (ret != BENCH_EXIT_OK) {
 		rte_eal_cleanup();

@@ -72,34 +72,6 @@ page_alloc(size_t len, size_t *bytes)
 
 /* --- Tuples drawn with pktgen's distributions ---------------------------- */
 
-static uint32_t
-pick_ip4(uint64_t *rng)
-{
-	uint64_t r = bench_rand(rng);
-
-	if (r % 100 < 50) {
-		if ((r >> 8) % 100 < 2)
-			return 0x0A010203; /* 10.1.2.3 */
-		return 0x0A000000 | (uint32_t)((r >> 16) & 0xFFFFFF);
-	}
-	return (uint32_t)(r >> 32);
-}
-
-static uint16_t
-pick_dport(uint64_t *rng)
-{
-	uint64_t r = bench_rand(rng);
-	unsigned int c = r % 100;
-
-	if (c < 30)
-		return 443;
-	if (c < 45)
-		return 80;
-	if (c < 55)
-		return 53;
-	return (uint16_t)(1 + (r >> 16) % 65535);
-}
-
 static void
 make_tuple(struct kr_tuple *t, bool v6, uint64_t *rng)
 {
@@ -108,15 +80,15 @@ make_tuple(struct kr_tuple *t, bool v6, uint64_t *rng)
 	memset(t, 0, sizeof(*t));
 	t->proto = c < 70 ? 6 : c < 95 ? 17 : 1;
 	t->sport = (uint16_t)(1024 + bench_rand(rng) % 64512);
-	t->dport = pick_dport(rng);
+	t->dport = pktgen_pick_dport(rng);
 	if (v6) {
 		bench_fill_random(t->src, 16, rng);
 		bench_fill_random(t->dst, 16, rng);
 		put32(t->src, 0x20010DB8);
 		put32(t->dst, 0x20010DB8);
 	} else {
-		put32(t->src, pick_ip4(rng));
-		put32(t->dst, pick_ip4(rng));
+		put32(t->src, pktgen_pick_ip4(rng));
+		put32(t->dst, pktgen_pick_ip4(rng));
 	}
 }
 

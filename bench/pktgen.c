@@ -53,8 +53,8 @@ put32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)v;
 }
 
-static uint32_t
-pick_ip4(uint64_t *rng)
+uint32_t
+pktgen_pick_ip4(uint64_t *rng)
 {
 	uint64_t r = bench_rand(rng);
 
@@ -66,8 +66,8 @@ pick_ip4(uint64_t *rng)
 	return (uint32_t)(r >> 32);
 }
 
-static uint16_t
-pick_dport(uint64_t *rng)
+uint16_t
+pktgen_pick_dport(uint64_t *rng)
 {
 	uint64_t r = bench_rand(rng);
 	unsigned int c = r % 100;
@@ -90,7 +90,7 @@ put_l4(uint8_t *p, uint8_t proto, uint16_t l4_len, uint64_t *rng)
 	switch (proto) {
 	case 6: /* TCP */
 		put16(p, sport);
-		put16(p + 2, pick_dport(rng));
+		put16(p + 2, pktgen_pick_dport(rng));
 		put32(p + 4, (uint32_t)bench_rand(rng));	/* seq */
 		put32(p + 8, (uint32_t)bench_rand(rng));	/* ack */
 		p[12] = 5 << 4;					/* data offset */
@@ -101,7 +101,7 @@ put_l4(uint8_t *p, uint8_t proto, uint16_t l4_len, uint64_t *rng)
 		return TCP_HLEN;
 	case 17: /* UDP */
 		put16(p, sport);
-		put16(p + 2, pick_dport(rng));
+		put16(p + 2, pktgen_pick_dport(rng));
 		put16(p + 4, l4_len);
 		put16(p + 6, (uint16_t)bench_rand(rng));
 		return UDP_HLEN;
@@ -146,8 +146,8 @@ make_packet(uint8_t *p, uint16_t len, uint64_t *rng)
 		l3[8] = 64;
 		l3[9] = frag ? 6 : proto;
 		put16(l3 + 10, (uint16_t)bench_rand(rng));		/* checksum */
-		put32(l3 + 12, pick_ip4(rng));
-		put32(l3 + 16, pick_ip4(rng));
+		put32(l3 + 12, pktgen_pick_ip4(rng));
+		put32(l3 + 16, pktgen_pick_ip4(rng));
 		if (!frag)
 			put_l4(l3 + IP4_HLEN, proto,
 				(uint16_t)(len - ETH_HLEN - IP4_HLEN), rng);

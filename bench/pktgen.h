@@ -41,6 +41,11 @@ struct pktgen_set {
 int pktgen_generate(struct pktgen_set *set, uint32_t n, uint64_t seed);
 void pktgen_free(struct pktgen_set *set);
 
+/* The generator's address and destination-port distributions, for
+ * benchmarks that build their own flow mixes on the same traffic. */
+uint32_t pktgen_pick_ip4(uint64_t *rng);
+uint16_t pktgen_pick_dport(uint64_t *rng);
+
 static inline const uint8_t *
 pktgen_pkt(const struct pktgen_set *set, uint32_t i)
 {
