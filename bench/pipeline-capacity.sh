@@ -2,15 +2,20 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # Pipeline capacity of dpdk-gpu-rx: packets/s received and fully processed
-# from a source that costs little per packet (net_null), per memory mode,
-# packet size and number of RX lcores; `--cpu` is the baseline. Each run
-# lasts BENCH_CAP_SECONDS (default 4) and writes its summary JSON; the
-# table goes to OUT_DIR/capacity.md and one line per run to stdout.
+# from sources that cost little per packet, per memory mode, packet size and
+# number of RX lcores; `--cpu` is the baseline. Sources: net_pcap with
+# infinite_rx=1 replaying a generated pcap of realistic traffic (every
+# protocol, 64..1500 B and jumbo frames: "mix"), and net_null (fixed sizes,
+# all-zero frames: the cheapest possible input). Each run lasts
+# BENCH_CAP_SECONDS (default 4) and writes its summary JSON; the table goes
+# to OUT_DIR/capacity.md (and capacity.png where matplotlib is installed),
+# one line per run to stdout.
 #
 # Usage: bench/pipeline-capacity.sh OUT_DIR [BUILD_DIR]
 # Env: BENCH_EAL_EXTRA (e.g. "-d .gpu-bundle/pmds -d build/.../librte_gpu_cuda.so"),
 #      BENCH_CAP_MODES (default "cpu host-mapped staged"),
-#      BENCH_CAP_SIZES (default "64 512 1500"), BENCH_CAP_LCORES ("1 2 4").
+#      BENCH_CAP_SIZES (default "mix 64 512 1500"; mix = the pcap source),
+#      BENCH_CAP_LCORES ("1 2 4").
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,6 +34,12 @@ else
 	mem=(--no-huge -m 2048 --no-shconf)
 fi
 
+# Realistic traffic for the pcap source (seed 3; no jumbo frames: net_pcap
+# replays in infinite_rx mode only what fits one mbuf).
+gen=$build/examples/gpu_rx/e2e/gpurx-e2e-genpcap
+traffic=$out/capacity-traffic.pcap
+"$gen" "$traffic" 3 4000 0 > /dev/null || { echo "cannot generate $traffic" >&2; exit 2; }
+
 table=$out/capacity.md
 {
 	echo "| mode | packet bytes | RX lcores | Mpps | Gbit/s | dropped (ring full) | mbufs returned |"
@@ -36,18 +47,30 @@ table=$out/capacity.md
 } > "$table"
 
 for mode in ${BENCH_CAP_MODES:-cpu host-mapped staged}; do
-	for size in ${BENCH_CAP_SIZES:-64 512 1500}; do
+	for size in ${BENCH_CAP_SIZES:-mix 64 512 1500}; do
 		for lc in ${BENCH_CAP_LCORES:-1 2 4}; do
-			# More lcores only for the smallest packets: that is
-			# where the per-packet cost limits.
-			[ "$size" != 64 ] && [ "$lc" != 1 ] && continue
+			# More lcores only for the smallest packets and the
+			# realistic mix: that is where the per-packet cost limits.
+			[ "$size" != 64 ] && [ "$size" != mix ] && [ "$lc" != 1 ] && continue
+			if [ "$size" = mix ]; then
+				# One replay file per queue: net_pcap has one
+				# rx_pcap per RX queue.
+				vdev=net_pcap0,infinite_rx=1
+				for ((i = 0; i < lc; i++)); do vdev+=",rx_pcap=$traffic"; done
+				# infinite_rx keeps the whole file in mbufs of the
+				# pool, per queue, besides what the pipeline holds.
+				pool=(--mbufs $((lc * 4096 + 16384)))
+			else
+				vdev=net_null0,size=$size,copy=0
+				pool=()
+			fi
 			name=cap-$mode-$size-$lc
 			json=$out/$name.json
 			if [ "$mode" = cpu ]; then margs=(--cpu); else margs=(--mem "$mode"); fi
 			timeout $((secs + 60)) "$app" "${mem[@]}" --file-prefix "$name" \
 				-l "0-$lc" "${extra[@]}" \
-				--vdev "net_null0,size=$size,copy=0" -- \
-				"${margs[@]}" --queues "$lc" --filter 'tcp port 443' \
+				--vdev "$vdev" -- \
+				"${margs[@]}" "${pool[@]}" --queues "$lc" --filter 'tcp port 443' \
 				--duration "$secs" --json "$json" --ts none \
 				> "$out/$name.log" 2>&1
 			rc=$?
@@ -71,4 +94,35 @@ PY
 		done
 	done
 done 2>&1
+rm -f "$traffic"
 cat "$table"
+
+# A plot of the table, where matplotlib is installed.
+python3 - "$out" <<'PY' 2>/dev/null || echo "(no plot: matplotlib missing)"
+import json, os, sys, glob
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+out = sys.argv[1]
+pts = {}
+for f in glob.glob(os.path.join(out, "cap-*.json")):
+    name = os.path.basename(f)[4:-5]
+    mode, size, lc = name.rsplit("-", 2)
+    j = json.load(open(f))
+    pts.setdefault((mode, size), []).append((int(lc), j["rx_packets"] / (j["elapsed_s"] or 1) / 1e6))
+fig, ax = plt.subplots(figsize=(7, 4.5))
+for (mode, size), v in sorted(pts.items()):
+    if len(v) < 2:
+        continue
+    v.sort()
+    ax.plot([x for x, _ in v], [y for _, y in v], marker="o", label=f"{mode}, {size}")
+ax.axhline(148.8, color="grey", linestyle="--", label="100GbE line rate, 64 B")
+ax.set_xlabel("RX lcores")
+ax.set_ylabel("Mpps received and processed")
+ax.set_yscale("log")
+ax.set_title("dpdk-gpu-rx pipeline capacity")
+ax.legend(fontsize=8)
+fig.tight_layout()
+fig.savefig(os.path.join(out, "capacity.png"), dpi=110)
+print("wrote", os.path.join(out, "capacity.png"))
+PY
