@@ -12,4 +12,18 @@ build=${1:-build}
 cd "$top"
 bash scripts/setup.sh "$build"
 . scripts/cuda-env.sh
+set +e
 meson test -C "$build" --print-errorlogs --num-processes 2
+rc=$?
+set -e
+# One closing line any CI reads: N passed, N failed, N skipped.
+python3 - "$build/meson-logs/testlog.json" <<'PY' || true
+import json, sys
+counts = {"OK": 0, "FAIL": 0, "SKIP": 0}
+for line in open(sys.argv[1]):
+    r = json.loads(line).get("result", "")
+    key = {"OK": "OK", "EXPECTEDFAIL": "OK", "SKIP": "SKIP"}.get(r, "FAIL")
+    counts[key] += 1
+print(f"{counts['OK']} passed, {counts['FAIL']} failed, {counts['SKIP']} skipped")
+PY
+exit $rc
