@@ -92,6 +92,20 @@ release_mem(struct gpu_cuda_ctx *c, struct gpu_cuda_mem *m, const char *what,
 	return ret != 0 ? ret : r;
 }
 
+/* release_mem, tried once more if the context could not be entered: a
+ * passing failure must not leak what is being undone or closed. Returns the
+ * first attempt's result; *held says whether the resource is still held. */
+static int
+release_mem_retry(struct gpu_cuda_ctx *c, struct gpu_cuda_mem *m,
+		const char *what, bool *held)
+{
+	int ret = release_mem(c, m, what, held);
+
+	if (*held)
+		release_mem(c, m, what, held);
+	return ret;
+}
+
 /* Removes m from the table and releases it; if the release could not even
  * start, m goes back in the table (the caller may retry; dev_close reclaims
  * it). */
@@ -184,9 +198,7 @@ cuda_mem_alloc(struct rte_gpu *dev, size_t size, unsigned int align, void **ptr)
 	if (ret != 0) {
 		/* Undo with a fresh enter/leave: whether a failed pop left
 		 * the context current is not known. */
-		r = release_mem(c, m, "mem_alloc", &held);
-		if (held)
-			r = release_mem(c, m, "mem_alloc", &held);
+		release_mem_retry(c, m, "mem_alloc", &held);
 		if (held)
 			CUDA_LOG(ERR, "mem_alloc on %s: %zu bytes of GPU memory leaked",
 				name, base_size);
@@ -299,9 +311,7 @@ cuda_mem_register(struct rte_gpu *dev, size_t size, void *ptr)
 	if (ret != 0) {
 		bool held;
 
-		r = release_mem(c, m, "mem_register", &held);
-		if (held)
-			r = release_mem(c, m, "mem_register", &held);
+		release_mem_retry(c, m, "mem_register", &held);
 		if (held)
 			CUDA_LOG(ERR, "mem_register(%p) on %s: registration leaked",
 				ptr, name);
@@ -503,11 +513,10 @@ gpu_cuda_dev_close(struct rte_gpu *dev)
 			CUDA_LOG(WARNING, "close %s: host memory %#" PRIxPTR " (%zu bytes) was never unregistered, unregistering it",
 				name, m->ptr, m->size);
 		}
-		r = release_mem(c, m, "dev_close", &held);
+		/* The first failure is reported even if the retry works. */
+		r = release_mem_retry(c, m, "dev_close", &held);
 		if (r != 0 && ret == 0)
-			ret = r; /* reported even if the retry below works */
-		if (held) /* one more try: the context is about to go */
-			release_mem(c, m, "dev_close", &held);
+			ret = r;
 		if (held)
 			CUDA_LOG(ERR, "close %s: %#" PRIxPTR " could not be released",
 				name, m->ptr);
