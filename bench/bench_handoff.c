@@ -94,6 +94,7 @@ struct opts {
 	uint64_t pool;
 	uint64_t seed;
 	uint64_t timeout_ms;
+	uint64_t idle_us;	/* diagnostic: CPU idles this long before polling DONE */
 	const char *out;
 };
 
@@ -127,7 +128,7 @@ usage(const char *prog)
 {
 	fprintf(stderr, "Usage: %s [EAL options] -- [--reps N] [--warmup N] "
 		"[--bursts N[,N...]] [--sizes 64,mix] [--pool N] [--seed N] "
-		"[--timeout-ms N] [--out DIR]\n       %s --self-test\n",
+		"[--timeout-ms N] [--cpu-idle-us N] [--out DIR]\n       %s --self-test\n",
 		prog, prog);
 }
 
@@ -185,6 +186,7 @@ parse_args(int argc, char **argv, void *opts)
 		{ "pool", required_argument, NULL, 'p' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "timeout-ms", required_argument, NULL, 't' },
+		{ "cpu-idle-us", required_argument, NULL, 'i' },
 		{ "out", required_argument, NULL, 'o' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -199,6 +201,10 @@ parse_args(int argc, char **argv, void *opts)
 			break;
 		case 'w':
 			if (bench_parse_u64(optarg, 10000000, &o->warmup) < 0)
+				return -1;
+			break;
+		case 'i':
+			if (bench_parse_u64(optarg, 1000000, &o->idle_us) < 0)
 				return -1;
 			break;
 		case 'b':
@@ -446,6 +452,10 @@ run_handoff(struct env *e, const struct opts *o, uint32_t burst)
 			e->status = BENCH_EXIT_FAIL;
 			break;
 		}
+		/* --cpu-idle-us: does the CPU's polling of DONE slow the GPU?
+		 * (diagnostic; the handoff then takes at least this long) */
+		if (o->idle_us != 0)
+			rte_delay_us_block((unsigned int)o->idle_us);
 		if (!wait_done(e, item, rte_rdtsc() + e->timeout_cycles,
 				&last)) {
 			fprintf(stderr, "handoff burst=%u round %" PRIu64
