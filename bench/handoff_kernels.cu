@@ -19,6 +19,9 @@
 
 #define HK_WARP 32
 
+static_assert(sizeof(struct hk_comm_pkt) == 16,
+	"hk_block_descs loads a descriptor as one 16-byte vector");
+
 typedef cuda::atomic_ref<int, cuda::thread_scope_system> hk_sys_int;
 typedef cuda::atomic_ref<unsigned int, cuda::thread_scope_system> hk_sys_u32;
 
@@ -74,23 +77,52 @@ hk_warp_sum(unsigned long long s)
 }
 
 /*
+ * Descriptors of the block's first packets (one per warp), loaded by the
+ * block's first threads in one coalesced instruction and shared. Uncached
+ * loads of one host cache line by different warps are served one after
+ * another, a PCIe round trip each (bench-sysmem-probe): with one warp per
+ * 16-byte descriptor, eight warps would wait on each line in turn.
+ * Call with every thread of the block; it synchronizes the block.
+ */
+static __device__ __forceinline__ void
+hk_block_descs(const volatile struct hk_comm_pkt *pkts, uint32_t n,
+		uintptr_t *s_addr, size_t *s_size)
+{
+	const unsigned int wpb = blockDim.x / HK_WARP;
+	const uint32_t p = blockIdx.x * wpb + threadIdx.x;
+
+	if (threadIdx.x < wpb && p < n) {
+		unsigned long long a, z;
+
+		/* addr and size in one 16-byte load: one request, not two
+		 * to the same line. */
+		asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];"
+			: "=l"(a), "=l"(z) : "l"(&pkts[p]) : "memory");
+		s_addr[threadIdx.x] = (uintptr_t)a;
+		s_size[threadIdx.x] = (size_t)z;
+	}
+	__syncthreads();
+}
+
+/*
  * This block's share of a burst: warp w of block b takes packets
- * b * warps_per_block + w, then every (grid warps)-th. first is the
- * descriptor of the warp's first packet, already loaded by the caller
- * (to overlap it with the num_pkts load). Returns the warp's sum in lane 0.
+ * b * warps_per_block + w, then every (grid warps)-th. The descriptor of
+ * the warp's first packet comes from hk_block_descs(). Returns the
+ * warp's sum in lane 0.
  */
 static __device__ __forceinline__ unsigned long long
 hk_block_work(const volatile struct hk_comm_pkt *pkts, uint32_t n,
-		uintptr_t first_addr, size_t first_size)
+		const uintptr_t *s_addr, const size_t *s_size)
 {
 	const unsigned int lane = threadIdx.x % HK_WARP;
+	const unsigned int w = threadIdx.x / HK_WARP;
 	const unsigned int wpb = blockDim.x / HK_WARP;
 	const uint32_t stride = gridDim.x * wpb;
-	uint32_t p = blockIdx.x * wpb + threadIdx.x / HK_WARP;
+	uint32_t p = blockIdx.x * wpb + w;
 	unsigned long long s = 0;
 
 	if (p < n)
-		s += hk_sum_bytes(first_addr, first_size, lane);
+		s += hk_sum_bytes(s_addr[w], s_size[w], lane);
 	for (p += stride; p < n; p += stride)
 		s += hk_sum_bytes(pkts[p].addr, pkts[p].size, lane);
 	return hk_warp_sum(s);
@@ -100,12 +132,18 @@ hk_block_work(const volatile struct hk_comm_pkt *pkts, uint32_t n,
 struct hk_dev_state {
 	unsigned long long arrived;	/* blocks done, over all rounds */
 	unsigned long long sum[HK_MAX_ITEMS];
-	/* Block 0 alone polls the item status in host memory and passes
-	 * what it saw to the other blocks here, in GPU memory: every block
-	 * polling over PCIe floods the link with reads that delay the packet
-	 * reads (measured: handoff time grew with the number of blocks). */
+	/*
+	 * Block 0 alone reads the item over PCIe (its status, then its packet
+	 * count) and passes both to the other blocks here, in GPU memory.
+	 * Two measured reasons (bench-sysmem-probe, doc/performance.md):
+	 * every block polling the status floods the link with reads that
+	 * delay the packet reads, and loads of one host word by many warps
+	 * are served one after another, a PCIe round trip (~1 us) each; a
+	 * count read by every warp made the handoff ~1 us per packet.
+	 */
 	unsigned long long go_round;	/* round + 1 once its status is known */
 	int go_status;
+	uint32_t go_n;			/* the item's num_pkts */
 };
 
 __global__ void __launch_bounds__(HK_THREADS)
@@ -117,9 +155,10 @@ hk_persist_kernel(const struct hk_comm_item *items, uint32_t n_items,
 	__shared__ struct hk_comm_pkt *s_pkts[HK_MAX_ITEMS];
 	__shared__ uint32_t *s_num[HK_MAX_ITEMS];
 	__shared__ int s_seen;
+	__shared__ uint32_t s_n;
 	__shared__ unsigned long long s_sum;
-	const uint32_t first_pkt = blockIdx.x * (blockDim.x / HK_WARP) +
-		threadIdx.x / HK_WARP;
+	__shared__ uintptr_t s_addr[HK_THREADS / HK_WARP];
+	__shared__ size_t s_size[HK_THREADS / HK_WARP];
 	unsigned long long round;
 
 	/* The list's pointers do not change while the kernel runs: read them
@@ -136,15 +175,15 @@ hk_persist_kernel(const struct hk_comm_item *items, uint32_t n_items,
 	for (round = 0;; round++) {
 		const uint32_t it = (uint32_t)(round % n_items);
 		const volatile struct hk_comm_pkt *pkts = s_pkts[it];
-		uintptr_t a0 = 0;
-		size_t z0 = 0;
+		cuda::atomic_ref<int, cuda::thread_scope_device> go_status(ds->go_status);
+		cuda::atomic_ref<uint32_t, cuda::thread_scope_device> go_n(ds->go_n);
+		cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> go(ds->go_round);
 		uint32_t n;
 
 		if (threadIdx.x == 0 && blockIdx.x == 0) {
 			hk_sys_int status(*s_status[it]);
-			cuda::atomic_ref<int, cuda::thread_scope_device> go_status(ds->go_status);
-			cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> go(ds->go_round);
 			uint64_t start = hk_ns();
+			uint32_t cnt = 0;
 			int v;
 
 			s_sum = 0;
@@ -162,18 +201,23 @@ hk_persist_kernel(const struct hk_comm_item *items, uint32_t n_items,
 			/* Acquire at system scope: the packet list, the packet
 			 * count and the packet data the CPU wrote before it
 			 * stored READY (after rte_gpu_wmb) are visible to this
-			 * block's loads after the barrier below. */
+			 * thread's later loads. */
 			cuda::atomic_thread_fence(cuda::memory_order_acquire,
 				cuda::thread_scope_system);
+			if (v == HK_READY)
+				cnt = *(const volatile uint32_t *)s_num[it];
 			go_status.store(v, cuda::memory_order_relaxed);
-			/* Release at device scope: the other blocks that acquire
-			 * go_round see go_status and, transitively, what this
-			 * block acquired from the CPU. */
+			go_n.store(cnt, cuda::memory_order_relaxed);
+			/* Release at device scope: the blocks that acquire
+			 * go_round see go_status and go_n and, by cumulativity,
+			 * everything this thread acquired from the CPU above —
+			 * their plain loads of the packets need no fence of
+			 * their own (a system-scope fence per block measured
+			 * +1-2 us per round). */
 			go.store(round + 1, cuda::memory_order_release);
 			s_seen = v;
+			s_n = cnt;
 		} else if (threadIdx.x == 0) {
-			cuda::atomic_ref<int, cuda::thread_scope_device> go_status(ds->go_status);
-			cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> go(ds->go_round);
 			uint64_t start = hk_ns();
 			int v = -1;
 
@@ -187,11 +231,8 @@ hk_persist_kernel(const struct hk_comm_item *items, uint32_t n_items,
 			}
 			if (v != -2)
 				v = go_status.load(cuda::memory_order_relaxed);
-			/* System-scope acquire as well, for the packet data the
-			 * CPU wrote (belt and braces over cumulativity). */
-			cuda::atomic_thread_fence(cuda::memory_order_acquire,
-				cuda::thread_scope_system);
 			s_seen = v;
+			s_n = go_n.load(cuda::memory_order_relaxed);
 		}
 		__syncthreads();
 		if (s_seen != HK_READY) {
@@ -202,17 +243,11 @@ hk_persist_kernel(const struct hk_comm_item *items, uint32_t n_items,
 			}
 			return;
 		}
-		/* Descriptor and count are loaded together (both volatile,
-		 * issued back to back): one PCIe round trip, not two. The
-		 * list has room for RTE_GPU_COMM_LIST_PKTS_MAX entries, so the
-		 * speculative descriptor load stays inside it. */
-		if (first_pkt < 1024) {
-			a0 = pkts[first_pkt].addr;
-			z0 = pkts[first_pkt].size;
-		}
-		n = *(const volatile uint32_t *)s_num[it];
+		n = s_n;
+		hk_block_descs(pkts, n, s_addr, s_size);
 		{
-			unsigned long long s = hk_block_work(pkts, n, a0, z0);
+			unsigned long long s = hk_block_work(pkts, n, s_addr,
+				s_size);
 
 			if (threadIdx.x % HK_WARP == 0 && s != 0)
 				atomicAdd(&s_sum, s);
@@ -222,8 +257,9 @@ hk_persist_kernel(const struct hk_comm_item *items, uint32_t n_items,
 			unsigned long long prev;
 
 			atomicAdd(&ds->sum[it], s_sum);
-			/* Release at device scope: this block's sum is visible
-			 * before its arrival is counted. */
+			/* Release at device scope: this block's sum (and, the
+			 * barrier above being cumulative, its warps' packet
+			 * reads) is ordered before its arrival is counted. */
 			__threadfence();
 			prev = atomicAdd(&ds->arrived, 1ULL);
 			if (prev == (round + 1) * gridDim.x - 1) {
@@ -237,14 +273,14 @@ hk_persist_kernel(const struct hk_comm_item *items, uint32_t n_items,
 				r->num_pkts = n;
 				r->round = round;
 				r->state = HK_STATE_OK;
-				/* Release at system scope: the report (and every
-				 * read of the packets) completes before the CPU
-				 * can see DONE and recycle the buffers. */
-				__threadfence_system();
-				status.store(HK_DONE, cuda::memory_order_relaxed);
+				/* Release at system scope: the report, and every
+				 * block's packet reads (cumulativity through the
+				 * arrival count), come before the CPU can see
+				 * DONE and recycle the buffers. */
+				status.store(HK_DONE, cuda::memory_order_release);
 			}
 		}
-		/* s_seen and s_sum are reused next round. */
+		/* s_seen, s_n and s_sum are reused next round. */
 		__syncthreads();
 	}
 }
@@ -288,21 +324,15 @@ hk_burst_kernel(const struct hk_comm_pkt *pkts, uint32_t n,
 		unsigned long long *partial)
 {
 	__shared__ unsigned long long s_sum;
-	const uint32_t first = blockIdx.x * (blockDim.x / HK_WARP) +
-		threadIdx.x / HK_WARP;
+	__shared__ uintptr_t s_addr[HK_THREADS / HK_WARP];
+	__shared__ size_t s_size[HK_THREADS / HK_WARP];
 	const volatile struct hk_comm_pkt *vp = pkts;
-	uintptr_t a0 = 0;
-	size_t z0 = 0;
 	unsigned long long s;
 
 	if (threadIdx.x == 0)
 		s_sum = 0;
-	__syncthreads();
-	if (first < n) {
-		a0 = vp[first].addr;
-		z0 = vp[first].size;
-	}
-	s = hk_block_work(vp, n, a0, z0);
+	hk_block_descs(vp, n, s_addr, s_size);
+	s = hk_block_work(vp, n, s_addr, s_size);
 	if (threadIdx.x % HK_WARP == 0 && s != 0)
 		atomicAdd(&s_sum, s);
 	__syncthreads();

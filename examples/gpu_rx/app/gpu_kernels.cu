@@ -58,38 +58,246 @@ globaltimer_ns(void)
 	return t;
 }
 
+/*
+ * What a block needs of its queue's struct gpurx_gq, copied into shared
+ * memory once per launch. The struct is in host memory, and loads of one
+ * host cache line by several warps are served one after another, a PCIe
+ * round trip each (bench-sysmem-probe, doc/performance.md): reading the
+ * fields there for every item cost more than the item's packets.
+ */
+struct gq_view {
+	struct gpurx_comm_item *items;
+	uint64_t *ts;
+	uint32_t *wirelen;
+	uint32_t *cap_off;
+	uint32_t *verdict;
+	uint8_t *malformed;
+	uint8_t *arena;
+	uint32_t burst;
+	uint32_t item_bytes;
+	uint32_t max_caplen;
+};
+
 static __device__ void
-process_item(const struct gpurx_kparams *p, struct gpurx_gq *gq, uint32_t idx)
+gq_view_load(struct gq_view *v, const struct gpurx_gq *gq)
+{
+	if (threadIdx.x == 0) {
+		v->items = gq->items;
+		v->ts = gq->ts;
+		v->wirelen = gq->wirelen;
+		v->cap_off = gq->cap_off;
+		v->verdict = gq->verdict;
+		v->malformed = gq->malformed;
+		v->arena = gq->arena;
+		v->burst = gq->burst;
+		v->item_bytes = gq->item_bytes;
+		v->max_caplen = gq->max_caplen;
+	}
+	__syncthreads();
+}
+
+/*
+ * Packet bytes are first copied into shared memory by the whole block:
+ * every 16-byte load of every packet is independent of the others, so a
+ * burst costs one or two PCIe round trips instead of the chain of
+ * dependent reads the parser and the filter would make per packet.
+ * Packets beyond the staging area are read where they are.
+ */
+#define GPURX_STAGE_BYTES (32u * 1024)
+/* 16-byte loads each thread keeps in flight while staging. */
+#define GPURX_STAGE_UNROLL 8
+
+/* The packet whose staged range holds byte offset off (start[0] = 0,
+ * start[k] = end of the k staged packets). */
+static __device__ __forceinline__ uint32_t
+stage_find(const uint32_t *start, uint32_t k, uint32_t off)
+{
+	uint32_t lo = 0, hi = k;
+
+	while (hi - lo > 1) {
+		uint32_t mid = (lo + hi) / 2;
+
+		if (start[mid] <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Offsets in the staging area of packets 0..n-1 (their 16-byte-aligned
+ * span), by warp 0 with a shuffle scan. Returns k: packets 0..k-1 fit
+ * and are staged.
+ */
+static __device__ uint32_t
+stage_layout(const uintptr_t *addr, const uint32_t *len, uint32_t n,
+		uint32_t *start)
+{
+	__shared__ uint32_t s_k;
+
+	if (threadIdx.x < 32) {
+		const unsigned int lane = threadIdx.x;
+		uint32_t carry = 0, w = 0;
+
+		if (lane == 0)
+			start[0] = 0;
+		for (uint32_t c = 0; c < n; c += 32) {
+			uint32_t i = c + lane, span = 0, incl;
+
+			if (i < n)
+				span = ((uint32_t)(addr[i] & 15) + len[i] + 15) & ~15u;
+			incl = span;
+			for (int o = 1; o < 32; o *= 2) {
+				uint32_t t = __shfl_up_sync(0xffffffffu, incl, o);
+
+				if (lane >= (unsigned int)o)
+					incl += t;
+			}
+			if (i < n)
+				start[i + 1] = carry + incl;
+			carry += __shfl_sync(0xffffffffu, incl, 31);
+			w = min(n, c + 32);	/* start[0..w] written */
+			if (carry > GPURX_STAGE_BYTES)
+				break;
+		}
+		__syncwarp();
+		/* Staged: the longest prefix of packets that ends inside the
+		 * area (start[] is non-decreasing). */
+		if (lane == 0) {
+			uint32_t lo = 0, hi = w;
+
+			while (lo < hi) {
+				uint32_t mid = (lo + hi + 1) / 2;
+
+				if (start[mid] <= GPURX_STAGE_BYTES)
+					lo = mid;
+				else
+					hi = mid - 1;
+			}
+			s_k = lo;
+		}
+	}
+	__syncthreads();
+	return s_k;
+}
+
+static __device__ void
+stage_copy(uint8_t *stage, const uintptr_t *addr, const uint32_t *start,
+		uint32_t k)
+{
+	const uint32_t chunks = start[k] / 16;
+
+	for (uint32_t c0 = threadIdx.x; c0 < chunks;
+			c0 += GPURX_STAGE_UNROLL * blockDim.x) {
+		uint4 v[GPURX_STAGE_UNROLL];
+
+		/* All loads first, then all stores: the loads are in flight
+		 * together. ld.global.cv: a reused buffer is fetched again,
+		 * never served stale from a cache. */
+#pragma unroll
+		for (int u = 0; u < GPURX_STAGE_UNROLL; u++) {
+			uint32_t c = c0 + u * blockDim.x;
+
+			if (c < chunks) {
+				uint32_t i = stage_find(start, k, c * 16);
+				/* The 16-byte chunks around the packet never
+				 * cross a page: reading them is safe. */
+				const uint4 *src = (const uint4 *)
+					((addr[i] & ~(uintptr_t)15) +
+					 (c * 16 - start[i]));
+
+				v[u] = __ldcv(src);
+			}
+		}
+#pragma unroll
+		for (int u = 0; u < GPURX_STAGE_UNROLL; u++) {
+			uint32_t c = c0 + u * blockDim.x;
+
+			if (c < chunks)
+				*(uint4 *)(stage + c * 16) = v[u];
+		}
+	}
+	__syncthreads();
+}
+
+/* Packets of an item each thread classifies (one per thread per lap). */
+#define GPURX_LAPS ((GPURX_MAX_BURST + GPURX_KERNEL_THREADS - 1) / \
+	GPURX_KERNEL_THREADS)
+
+static __device__ void
+process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
+		uint32_t idx)
 {
 	__shared__ uint32_t s_len[GPURX_MAX_BURST];
+	__shared__ uint32_t s_off[GPURX_MAX_BURST];
 	__shared__ uintptr_t s_addr[GPURX_MAX_BURST];
+	__shared__ uint32_t s_start[GPURX_MAX_BURST + 1];
+	__shared__ __align__(16) uint8_t s_stage[GPURX_STAGE_BYTES];
+	__shared__ uint32_t s_n;
 	struct gpurx_comm_item *it = &gq->items[idx];
-	const uint32_t base = idx * gq->burst;
-	uint32_t n = *(volatile uint32_t *)&it->num_pkts;
+	const uint32_t burst = gq->burst, base = idx * burst;
 	uint8_t *arena = gq->arena + (size_t)idx * gq->item_bytes;
+	uint32_t wire[GPURX_LAPS];
+	uint64_t ts[GPURX_LAPS];
+	uint32_t n, k;
 
-	if (n > gq->burst)
-		n = gq->burst;	/* never index past the per-item arrays */
-	for (uint32_t i = threadIdx.x; i < n; i += blockDim.x) {
-		volatile struct gpurx_comm_pkt *pk = &it->pkt_list[i];
-		uintptr_t addr = pk->addr;
-		uint32_t caplen = (uint32_t)pk->size;
-		uint32_t wirelen = gq->wirelen[base + i];
+	/*
+	 * Everything the CPU wrote for the item, loaded at once: one PCIe
+	 * round trip, not one per field. The whole burst's slots are read
+	 * before the count is known (slots past the count hold stale values
+	 * and are not used); the count is loaded once and shared, not once
+	 * per warp.
+	 */
+	if (threadIdx.x == 0)
+		s_n = *(volatile uint32_t *)&it->num_pkts;
+#pragma unroll
+	for (int m = 0; m < GPURX_LAPS; m++) {
+		uint32_t i = threadIdx.x + m * GPURX_KERNEL_THREADS;
+		unsigned long long a, z;
+
+		if (i >= burst)
+			break;
+		/* addr and size in one 16-byte load. */
+		asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];"
+			: "=l"(a), "=l"(z) : "l"(&it->pkt_list[i]) : "memory");
+		wire[m] = gq->wirelen[base + i];
+		ts[m] = gq->ts[base + i];
+		s_off[i] = gq->cap_off[base + i];
+		s_addr[i] = (uintptr_t)a;
+		s_len[i] = (uint32_t)z;
+	}
+	__syncthreads();
+	/* Never index past the per-item arrays. */
+	n = min(s_n, burst);
+	k = stage_layout(s_addr, s_len, n, s_start);
+	stage_copy(s_stage, s_addr, s_start, k);
+#pragma unroll
+	for (int m = 0; m < GPURX_LAPS; m++) {
+		uint32_t i = threadIdx.x + m * GPURX_KERNEL_THREADS;
+		const uint8_t *pkt;
+		uint32_t caplen, v;
 		uint8_t mal = 0;
-		uint32_t v;
 
-		v = gpurx_classify_pkt((const uint8_t *)addr, caplen, wirelen,
-			gq->ts[base + i], p->prog, p->prog_len, p->ft, &mal);
+		if (i >= n)
+			break;
+		pkt = i < k ? s_stage + s_start[i] + (s_addr[i] & 15) :
+			(const uint8_t *)s_addr[i];
+		caplen = s_len[i];
+		v = gpurx_classify_pkt(pkt, caplen, wire[m], ts[m], p->prog,
+			p->prog_len, p->ft, &mal);
 		gq->verdict[base + i] = v;
 		gq->malformed[base + i] = mal;
-		s_addr[i] = addr;
+		s_addr[i] = (uintptr_t)pkt;
 		s_len[i] = v == 0 ? 0 : min(min(v, caplen), gq->max_caplen);
 	}
 	__syncthreads();
-	/* Whole block per packet: consecutive threads read consecutive bytes. */
+	/* Whole block per packet: consecutive threads read consecutive bytes
+	 * (of shared memory, for staged packets) and the stores to the
+	 * arena in host memory coalesce. */
 	for (uint32_t i = 0; i < n; i++) {
 		const uint8_t *src = (const uint8_t *)s_addr[i];
-		uint32_t off = gq->cap_off[base + i];
+		uint32_t off = s_off[i];
 		uint32_t len = s_len[i];
 
 		if (len == 0 || off > gq->item_bytes ||
@@ -103,18 +311,28 @@ process_item(const struct gpurx_kparams *p, struct gpurx_gq *gq, uint32_t idx)
 	__syncthreads();
 }
 
+/* The block's own counters, kept in registers by thread 0 and stored to
+ * host memory (reading them back would cost a round trip per item). */
+struct block_counters {
+	uint64_t busy_ns;
+	uint64_t items_done;
+};
+
 static __device__ void
-finish_item(struct gpurx_gq *gq, uint32_t idx, uint32_t slot, uint64_t t0)
+finish_item(struct gpurx_gq *gq, const struct gq_view *v, uint32_t idx,
+		uint32_t slot, uint64_t t0, struct block_counters *bc)
 {
 	if (threadIdx.x == 0) {
 		volatile struct gpurx_gq *vq = gq;
 
+		bc->busy_ns += globaltimer_ns() - t0;
+		bc->items_done++;
 		/* Only this block writes its slot: plain stores suffice. */
-		vq->busy_ns[slot] = vq->busy_ns[slot] + (globaltimer_ns() - t0);
-		vq->items_done[slot] = vq->items_done[slot] + 1;
+		vq->busy_ns[slot] = bc->busy_ns;
+		vq->items_done[slot] = bc->items_done;
 		/* Counters too must be visible before DONE. */
 		__threadfence_system();
-		st_release_sys(gq->items[idx].status_d, GPURX_ITEM_DONE);
+		st_release_sys(v->items[idx].status_d, GPURX_ITEM_DONE);
 	}
 	__syncthreads();
 }
@@ -146,58 +364,70 @@ ld_relaxed_sys(const uint32_t *p)
 	return v;
 }
 
-/* Items whose status the dispatcher reads per PCIe round trip. */
-#define GPURX_DISPATCH_WINDOW 8
-
 /*
- * The queue's dispatcher (one thread): takes the ring's items in order and
- * publishes, in GPU memory, how many are READY. It reads the status of up
- * to GPURX_DISPATCH_WINDOW consecutive items at once (independent loads in
- * flight together: one PCIe round trip for the lot), skipping items whose
- * previous lap the worker has not finished yet (so an old READY is never
- * taken for a new one). The only PCIe poller of the queue.
+ * The queue's dispatcher (warp 0 of the queue's last block): takes the
+ * ring's items in order and publishes, in GPU memory, how many are READY.
+ * Each lane reads the status of one of the next 32 items, all in one
+ * coalesced request (the status words are contiguous in gpudev's list):
+ * one PCIe round trip per look at 32 items. One thread reading them
+ * word by word was served a round trip per word (loads of one host line
+ * are not overlapped) and capped a queue at ~0.6 M items/s. Items whose
+ * previous lap a worker has not finished are not looked at (an old READY
+ * is never taken for a new one). The only PCIe poller of the queue.
  */
 static __device__ void
 dispatch_queue(const struct gpurx_kparams *p, uint32_t q)
 {
 	struct gpurx_gq *gq = &p->gq[q];
 	struct gpurx_qdev *qd = &p->qdev[q];
-	const unsigned long long *done = p->done_seq + (size_t)q * gq->n_items;
-	const uint32_t n = gq->n_items;
-	/* gpudev keeps a list's status words in one array, item i at
-	 * [i]: read the pointers once instead of once per item. */
-	const uint32_t *status = *(uint32_t *volatile *)&gq->items[0].status_d;
+	const unsigned long long *done;
+	const unsigned int lane = threadIdx.x;
+	const uint32_t *status;
 	unsigned long long seq = 0;
 	uint32_t ns = GPURX_POLL_NS_MIN;
+	uint32_t n, contiguous = 1;
 
-	for (uint32_t i = 1; i < n; i++)
+	n = gq->n_items;
+	done = p->done_seq + (size_t)q * n;
+	/* gpudev keeps a list's status words in one array, item i at [i]:
+	 * read the pointers once instead of once per item. */
+	status = *(uint32_t *volatile *)&gq->items[0].status_d;
+	for (uint32_t i = lane; i < n; i += 32)
 		if (*(uint32_t *volatile *)&gq->items[i].status_d != status + i)
-			status = NULL;	/* not gpudev's layout: one at a time */
+			contiguous = 0;
+	contiguous = __all_sync(0xffffffffu, contiguous);
 	for (;;) {
-		uint32_t v[GPURX_DISPATCH_WINDOW];
-		uint32_t k, w = status != NULL ? GPURX_DISPATCH_WINDOW : 1;
+		const unsigned long long s = seq + lane;
+		const uint32_t idx = (uint32_t)(s % n);
+		/* Lanes past the ring's size would look at an item twice. */
+		bool ok = lane < n && (contiguous || lane == 0);
+		unsigned int ready, k;
 
-		for (k = 0; k < w; k++) {
-			unsigned long long s = seq + k;
-			uint32_t idx = (uint32_t)(s % n);
-
-			/* Previous lap of this slot not finished: stop here. */
-			if (s >= n && ld_acquire_gpu_u64(&done[idx]) < s - n + 1)
-				break;
-			v[k] = ld_relaxed_sys(status != NULL ? status + idx :
-				*(uint32_t *volatile *)&gq->items[idx].status_d);
-		}
-		w = k;
-		for (k = 0; k < w && v[k] == GPURX_ITEM_READY; k++)
-			;
+		/* Previous lap of this slot not finished: not yet. */
+		if (ok && s >= n && ld_acquire_gpu_u64(&done[idx]) < s - n + 1)
+			ok = false;
+		if (ok)
+			ok = ld_relaxed_sys(contiguous ? status + idx :
+				*(uint32_t *volatile *)&gq->items[idx].status_d) ==
+				GPURX_ITEM_READY;
+		ready = __ballot_sync(0xffffffffu, ok);
+		/* Items are taken in order: the READY run from seq on. */
+		k = __ffs(~ready) - 1;
+		if (ready == 0xffffffffu)
+			k = 32;
 		if (k > 0) {
-			/* Acquire at system scope: what the CPU wrote before
-			 * each READY seen above, then handed on to the workers
-			 * by the release (cumulativity). */
+			/* Acquire at system scope, by each lane after its own
+			 * READY load: what the CPU wrote before that READY.
+			 * __syncwarp orders the lanes' view before lane 0's
+			 * release, which hands it all on to the workers
+			 * (cumulativity). */
 			cuda::atomic_thread_fence(cuda::memory_order_acquire,
 				cuda::thread_scope_system);
+			__syncwarp();
+			if (lane == 0)
+				st_release_gpu_u64(&qd->ready_seq, seq + k);
+			__syncwarp();
 			seq += k;
-			st_release_gpu_u64(&qd->ready_seq, seq);
 			ns = GPURX_POLL_NS_MIN;
 			continue;
 		}
@@ -205,11 +435,14 @@ dispatch_queue(const struct gpurx_kparams *p, uint32_t q)
 		 * The CPU raises quit only after every item it published came
 		 * back DONE, so quitting here loses nothing.
 		 */
-		if (ld_acquire_sys(p->quit) != 0) {
-			*(volatile unsigned int *)&qd->quit = 1;
-			/* Release at device scope: workers that acquire
-			 * ready_seq see quit. */
-			st_release_gpu_u64(&qd->ready_seq, ~0ULL);
+		if (__shfl_sync(0xffffffffu,
+				lane == 0 ? ld_acquire_sys(p->quit) : 0, 0) != 0) {
+			if (lane == 0) {
+				*(volatile unsigned int *)&qd->quit = 1;
+				/* Release at device scope: workers that acquire
+				 * ready_seq see quit. */
+				st_release_gpu_u64(&qd->ready_seq, ~0ULL);
+			}
 			return;
 		}
 		__nanosleep(ns);
@@ -218,63 +451,98 @@ dispatch_queue(const struct gpurx_kparams *p, uint32_t q)
 	}
 }
 
-__global__ void
+/* The counters a block continues from (zero at start, or what an
+ * earlier launch left). */
+static __device__ void
+block_counters_load(struct block_counters *bc, const struct gpurx_gq *gq,
+		uint32_t slot)
+{
+	const volatile struct gpurx_gq *vq = gq;
+
+	bc->busy_ns = vq->busy_ns[slot];
+	bc->items_done = vq->items_done[slot];
+}
+
+__global__ void __launch_bounds__(GPURX_KERNEL_THREADS)
 gpurx_persistent_kernel(struct gpurx_kparams p)
 {
 	__shared__ int s_go;
+	__shared__ struct gq_view s_gq;
+	__shared__ uint32_t s_n_items;
 	const uint32_t q = blockIdx.x / (p.bpq + 1);
 	const uint32_t j = blockIdx.x % (p.bpq + 1);
+	struct block_counters bc = { 0, 0 };
 	struct gpurx_gq *gq;
 	unsigned long long seq = j;
+	uint32_t n_items;
 
 	if (q >= p.nq)
 		return;
 	gq = &p.gq[q];
 	if (j == p.bpq) {
-		if (threadIdx.x == 0)
+		if (threadIdx.x < 32)
 			dispatch_queue(&p, q);
 		return;
 	}
-	if (j >= gq->n_items)
+	if (threadIdx.x == 0) {
+		s_n_items = gq->n_items;
+		block_counters_load(&bc, gq, j);
+	}
+	gq_view_load(&s_gq, gq);	/* synchronizes the block */
+	n_items = s_n_items;
+	if (j >= n_items)
 		return;
 	for (;;) {
-		const uint32_t idx = (uint32_t)(seq % gq->n_items);
+		const uint32_t idx = (uint32_t)(seq % n_items);
 		uint64_t t0 = 0;
 
 		if (threadIdx.x == 0) {
 			struct gpurx_qdev *qd = &p.qdev[q];
 
+			/*
+			 * Acquire at device scope, pairing with the
+			 * dispatcher's release after its system-scope acquire
+			 * of READY: by cumulativity the CPU's packet lists and
+			 * bytes are visible to this block's loads, with no
+			 * fence of its own (a system-scope fence per item
+			 * measured +1-2 us, bench-sysmem-probe).
+			 */
 			while (ld_acquire_gpu_u64(&qd->ready_seq) < seq + 1)
 				;
 			s_go = *(volatile unsigned int *)&qd->quit == 0;
-			/* The packet bytes and lists came from the CPU: order
-			 * this block's later loads at system scope as well. */
-			__threadfence_system();
 			t0 = globaltimer_ns();
 		}
+		/* The barrier carries thread 0's acquire to the block. */
 		__syncthreads();
 		if (!s_go)
 			break;
-		process_item(&p, gq, idx);
-		finish_item(gq, idx, j, t0);
+		process_item(&p, &s_gq, idx);
+		finish_item(gq, &s_gq, idx, j, t0, &bc);
 		if (threadIdx.x == 0)
 			/* After DONE: the dispatcher may now wait for this
 			 * slot's next READY. */
-			st_release_gpu_u64(&p.done_seq[(size_t)q * gq->n_items + idx],
+			st_release_gpu_u64(&p.done_seq[(size_t)q * n_items + idx],
 				seq + 1);
 		seq += p.bpq;
 	}
 }
 
-__global__ void
+__global__ void __launch_bounds__(GPURX_KERNEL_THREADS)
 gpurx_item_kernel(struct gpurx_kparams p, uint32_t q, uint32_t idx)
 {
+	__shared__ struct gq_view s_gq;
 	struct gpurx_gq *gq = &p.gq[q];
-	uint64_t t0 = threadIdx.x == 0 ? globaltimer_ns() : 0;
+	struct block_counters bc = { 0, 0 };
+	uint64_t t0 = 0;
 
+	if (threadIdx.x == 0) {
+		t0 = globaltimer_ns();
+		block_counters_load(&bc, gq, 0);
+	}
 	/* Launched after the item was filled: stream order is the acquire. */
-	process_item(&p, gq, idx);
-	finish_item(gq, idx, 0, t0);
+	gq_view_load(&s_gq, gq);
+	process_item(&p, &s_gq, idx);
+	finish_item(gq, &s_gq, idx, 0, t0, &bc);
 }
 
 extern "C" const char *
