@@ -119,6 +119,9 @@ struct env {
 	bool status_in_gpu;	/* comm list status in CPU-mapped GPU memory */
 	uint64_t timeout_cycles;
 	double *samples;
+	/* Medians over the last handoff case's measured rounds, by the GPU's
+	 * clock: READY seen -> count and descriptors held -> DONE stored. */
+	double gpu_load_ns, gpu_work_ns;
 	struct bench_json j;
 	int status;
 };
@@ -417,33 +420,94 @@ item_release(struct env *e, struct rte_gpu_comm_list *item)
 	return true;
 }
 
-/* Handoff through the persistent kernel; samples in e->samples. */
+/* Every round's report against what the CPU expected; false on the first
+ * mismatch (printed). */
+static bool
+check_reports(const struct hk_report *rep, const uint64_t *want,
+		uint64_t rounds, uint32_t burst)
+{
+	uint64_t r;
+
+	for (r = 0; r < rounds; r++) {
+		if (rep[r].state == HK_STATE_OK && rep[r].round == r &&
+				rep[r].num_pkts == burst && rep[r].checksum == want[r])
+			continue;
+		fprintf(stderr, "handoff burst=%u round %" PRIu64
+			": GPU report state %u, round %" PRIu64 ", %u packets, sum %"
+			PRIu64 "; expected round %" PRIu64 ", %u packets, sum %"
+			PRIu64 "\n", burst, r, rep[r].state, rep[r].round,
+			rep[r].num_pkts, rep[r].checksum, r, burst, want[r]);
+		return false;
+	}
+	return true;
+}
+
+/* Median of each GPU phase over n reports (e->samples as scratch: the
+ * caller has not taken its samples from it yet, so keep them apart). */
+static void
+gpu_phases(struct env *e, const struct hk_report *rep, uint64_t n)
+{
+	double *v = malloc(sizeof(*v) * (n ? n : 1));
+	struct bench_stats st;
+	uint64_t i;
+
+	e->gpu_load_ns = e->gpu_work_ns = 0;
+	if (v == NULL || n == 0) {
+		free(v);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		v[i] = (double)(rep[i].t_loaded - rep[i].t_seen);
+	if (bench_stats_compute(v, n, &st) == 0)
+		e->gpu_load_ns = st.median;
+	for (i = 0; i < n; i++)
+		v[i] = (double)(rep[i].t_done - rep[i].t_loaded);
+	if (bench_stats_compute(v, n, &st) == 0)
+		e->gpu_work_ns = st.median;
+	free(v);
+}
+
+/*
+ * Handoff through the persistent kernel; samples in e->samples. The
+ * kernel's per-round reports (byte sums) stay in GPU memory during the
+ * run and are all checked after it.
+ */
 static size_t
 run_handoff(struct env *e, const struct opts *o, uint32_t burst)
 {
-	const volatile struct hk_report *rep;
 	struct hk_persist *p = NULL;
 	uint64_t round, total = o->warmup + o->reps;
+	struct hk_report *rep;
+	uint64_t *want;
 	size_t n = 0;
 	uint32_t i;
 	int err;
 
-	err = hk_persist_start((struct hk_comm_item *)e->list, N_ITEMS,
-			hk_blocks_for(&e->gi, burst), KERNEL_TIMEOUT_NS, &p);
-	if (err != 0) {
-		fprintf(stderr, "launching the persistent kernel: %s\n",
-			hk_strerror(err));
+	rep = calloc(total, sizeof(*rep));
+	want = calloc(total, sizeof(*want));
+	if (rep == NULL || want == NULL) {
+		fprintf(stderr, "out of memory for %" PRIu64 " rounds\n", total);
+		free(rep);
+		free(want);
 		e->status = BENCH_EXIT_FAIL;
 		return 0;
 	}
-	rep = hk_persist_reports(p);
+	err = hk_persist_start((struct hk_comm_item *)e->list, N_ITEMS,
+			hk_blocks_for(&e->gi, burst), KERNEL_TIMEOUT_NS, total, &p);
+	if (err != 0) {
+		fprintf(stderr, "launching the persistent kernel: %s\n",
+			hk_strerror(err));
+		free(rep);
+		free(want);
+		e->status = BENCH_EXIT_FAIL;
+		return 0;
+	}
 
 	for (round = 0; round < total; round++) {
 		struct rte_gpu_comm_list *item = &e->list[round % N_ITEMS];
 		enum rte_gpu_comm_list_status last;
-		uint64_t want, t0, t1;
-		struct rte_mbuf **b = packets_next(e, burst, &want);
-		const volatile struct hk_report *r = &rep[round % N_ITEMS];
+		struct rte_mbuf **b = packets_next(e, burst, &want[round]);
+		uint64_t t0, t1;
 
 		t0 = rte_rdtsc_precise();
 		if (rte_gpu_comm_populate_list_pkts(item, b, burst) < 0) {
@@ -459,23 +523,14 @@ run_handoff(struct env *e, const struct opts *o, uint32_t burst)
 		if (!wait_done(e, item, rte_rdtsc() + e->timeout_cycles,
 				&last)) {
 			fprintf(stderr, "handoff burst=%u round %" PRIu64
-				": item not DONE within %" PRIu64 " ms (status %d, "
-				"kernel state %u)\n", burst, round, o->timeout_ms,
-				(int)last, r->state);
+				": item not DONE within %" PRIu64 " ms (status %d%s)\n",
+				burst, round, o->timeout_ms, (int)last,
+				hk_persist_timed_out(p) ?
+				", the kernel gave up waiting for READY" : "");
 			e->status = BENCH_EXIT_FAIL;
 			break;
 		}
 		t1 = rte_rdtsc_precise();
-		if (r->state != HK_STATE_OK || r->round != round ||
-				r->num_pkts != burst || r->checksum != want) {
-			fprintf(stderr, "handoff burst=%u round %" PRIu64
-				": GPU report round %" PRIu64 ", %u packets, sum %"
-				PRIu64 "; expected round %" PRIu64 ", %u packets, sum %"
-				PRIu64 "\n", burst, round, r->round, r->num_pkts,
-				r->checksum, round, burst, want);
-			e->status = BENCH_EXIT_FAIL;
-			break;
-		}
 		if (!item_release(e, item))
 			break;
 		if (round >= o->warmup)
@@ -492,16 +547,23 @@ run_handoff(struct env *e, const struct opts *o, uint32_t burst)
 			rte_gpu_comm_set_status(&e->list[i],
 				RTE_GPU_COMM_LIST_ERROR);
 	}
-	err = hk_persist_finish(p);
+	err = hk_persist_finish(p, rep, round);
 	if (err != 0) {
 		fprintf(stderr, "persistent kernel: %s\n", hk_strerror(err));
 		e->status = BENCH_EXIT_FAIL;
+	} else if (e->status == BENCH_EXIT_OK &&
+			!check_reports(rep, want, round, burst)) {
+		e->status = BENCH_EXIT_FAIL;
+	} else if (e->status == BENCH_EXIT_OK) {
+		gpu_phases(e, rep + o->warmup, round - o->warmup);
 	}
 	for (i = 0; i < N_ITEMS; i++) {
 		rte_gpu_comm_set_status(&e->list[i], RTE_GPU_COMM_LIST_ERROR);
 		if (!item_release(e, &e->list[i]))
 			e->status = BENCH_EXIT_FAIL;
 	}
+	free(rep);
+	free(want);
 	return e->status == BENCH_EXIT_OK ? n : 0;
 }
 
@@ -796,7 +858,11 @@ main(int argc, char **argv)
 	printf("handoff wmb median=%.3fus p99=%.3fus mean=%.3fus "
 		"(cuFlushGPUDirectRDMAWrites %s)\n", st_wmb.median / 1e3,
 		st_wmb.p99 / 1e3, st_wmb.mean / 1e3,
-		e.gi.rdma_flush_options & 1 ? "called" : "not supported: CPU fence only");
+		/* The driver's rule (cuda_probe.c): flush only where the
+		 * host can and the GPU's own ordering does not cover it. */
+		!(e.gi.rdma_flush_options & 1) ? "not supported: CPU fence only" :
+		e.gi.rdma_writes_ordering < 100 ? "called by the driver" :
+		"not needed, RDMA writes ordered for the GPU's own kernels: CPU fence only");
 
 	/* Floor in registered host memory. */
 	flag_host = rte_zmalloc("bench_flag", RTE_CACHE_LINE_SIZE,
@@ -876,6 +942,13 @@ main(int argc, char **argv)
 				goto end_json;
 			json_case(&e, "populate", size, burst, &st_p);
 			json_case(&e, "handoff", size, burst, &st_h);
+			bench_json_obj_begin(&e.j, NULL);
+			bench_json_str(&e.j, "kind", "handoff_gpu_phases");
+			bench_json_str(&e.j, "pkt_size", size);
+			bench_json_int(&e.j, "burst", burst);
+			bench_json_num(&e.j, "ready_to_loaded_median_ns", e.gpu_load_ns);
+			bench_json_num(&e.j, "loaded_to_done_median_ns", e.gpu_work_ns);
+			bench_json_obj_end(&e.j);
 			if (!measure(&e, run_launch(&e, &o, launcher, burst), &st_l))
 				goto end_json;
 			json_case(&e, "launch", size, burst, &st_l);
@@ -883,12 +956,14 @@ main(int argc, char **argv)
 				"mean=%.2fus floor_median=%.2fus floor_p99=%.2fus "
 				"launch_median=%.2fus launch_p99=%.2fus "
 				"populate_median=%.2fus vs_floor=%.2fx/%.2fx(p99) "
-				"launch_speedup=%.1fx\n", size, burst,
+				"launch_speedup=%.1fx gpu_ready_to_loaded=%.2fus "
+				"gpu_loaded_to_done=%.2fus\n", size, burst,
 				st_h.median / 1e3, st_h.p99 / 1e3, st_h.mean / 1e3,
 				floor->median / 1e3, floor->p99 / 1e3,
 				st_l.median / 1e3, st_l.p99 / 1e3, st_p.median / 1e3,
 				st_h.median / floor->median, st_h.p99 / floor->p99,
-				st_l.median / st_h.median);
+				st_l.median / st_h.median, e.gpu_load_ns / 1e3,
+				e.gpu_work_ns / 1e3);
 			fflush(stdout);
 		}
 	}

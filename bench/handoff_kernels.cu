@@ -130,26 +130,37 @@ hk_block_work(const volatile struct hk_comm_pkt *pkts, uint32_t n,
 
 /* Per-launch state of the persistent kernel in GPU memory (zeroed). */
 struct hk_dev_state {
-	unsigned long long arrived;	/* blocks done, over all rounds */
+	/* Blocks done with the item's current round; reset by the last. */
+	unsigned int arrived[HK_MAX_ITEMS];
 	unsigned long long sum[HK_MAX_ITEMS];
 	/*
 	 * Block 0 alone reads the item over PCIe (its status, then its packet
 	 * count) and passes both to the other blocks here, in GPU memory.
 	 * Two measured reasons (bench-sysmem-probe, doc/performance.md):
 	 * every block polling the status floods the link with reads that
-	 * delay the packet reads, and loads of one host word by many warps
-	 * are served one after another, a PCIe round trip (~1 us) each; a
-	 * count read by every warp made the handoff ~1 us per packet.
+	 * delay the packet reads, and loads of one host cache line by many
+	 * warps are served one after another, a PCIe round trip (~1 us) each;
+	 * a count read by every warp made the handoff ~1 us per packet.
 	 */
 	unsigned long long go_round;	/* round + 1 once its status is known */
 	int go_status;
 	uint32_t go_n;			/* the item's num_pkts */
 };
 
+/*
+ * Round of the persistent kernel, on the critical path from READY to DONE:
+ *   block 0   poll status (relaxed) -> system-scope acquire -> count and its
+ *             own descriptors, one round trip -> go to the other blocks ->
+ *             its packets -> [DONE if it is the only block needed]
+ *   block b   go (GPU memory) -> its descriptors -> its packets -> arrive;
+ *             the last of the blocks needed sets DONE.
+ * Only ceil(n / warps per block) blocks take part: a burst that fits one
+ * block needs no hand-over through GPU memory at all.
+ */
 __global__ void __launch_bounds__(HK_THREADS)
 hk_persist_kernel(const struct hk_comm_item *items, uint32_t n_items,
 		struct hk_dev_state *ds, struct hk_report *reports,
-		uint64_t timeout_ns)
+		uint64_t n_rounds, unsigned int *timed_out, uint64_t timeout_ns)
 {
 	__shared__ int *s_status[HK_MAX_ITEMS];
 	__shared__ struct hk_comm_pkt *s_pkts[HK_MAX_ITEMS];
@@ -159,6 +170,7 @@ hk_persist_kernel(const struct hk_comm_item *items, uint32_t n_items,
 	__shared__ unsigned long long s_sum;
 	__shared__ uintptr_t s_addr[HK_THREADS / HK_WARP];
 	__shared__ size_t s_size[HK_THREADS / HK_WARP];
+	const unsigned int wpb = HK_THREADS / HK_WARP;
 	unsigned long long round;
 
 	/* The list's pointers do not change while the kernel runs: read them
@@ -178,50 +190,75 @@ hk_persist_kernel(const struct hk_comm_item *items, uint32_t n_items,
 		cuda::atomic_ref<int, cuda::thread_scope_device> go_status(ds->go_status);
 		cuda::atomic_ref<uint32_t, cuda::thread_scope_device> go_n(ds->go_n);
 		cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> go(ds->go_round);
-		uint32_t n;
+		uint32_t n, needed;
 
-		if (threadIdx.x == 0 && blockIdx.x == 0) {
-			hk_sys_int status(*s_status[it]);
-			uint64_t start = hk_ns();
-			uint32_t cnt = 0;
-			int v;
-
+		if (threadIdx.x == 0) {
 			s_sum = 0;
-			for (;;) {
-				/* Relaxed polling; ordering comes from the fence
-				 * below once READY is seen. */
-				v = status.load(cuda::memory_order_relaxed);
-				if (v == HK_READY || v == HK_ERROR)
-					break;
-				if (hk_ns() - start > timeout_ns) {
-					v = -1;
-					break;
+			s_seen = -2;
+		}
+		if (blockIdx.x == 0) {
+			if (threadIdx.x == 0) {
+				hk_sys_int status(*s_status[it]);
+				uint64_t start = hk_ns();
+				int v;
+
+				for (;;) {
+					/* Acquire at system scope: the packet
+					 * list, the count and the packet data
+					 * the CPU wrote before it stored READY
+					 * (after rte_gpu_wmb) are visible to the
+					 * block once past the barrier. An
+					 * acquire load, not a relaxed one and a
+					 * fence: the fence also waits for this
+					 * thread's earlier writes. */
+					v = status.load(cuda::memory_order_acquire);
+					if (v == HK_READY || v == HK_ERROR)
+						break;
+					if (hk_ns() - start > timeout_ns) {
+						v = -1;
+						break;
+					}
 				}
+				s_seen = v;
+				if (round < n_rounds)
+					reports[round].t_seen = hk_ns();
 			}
-			/* Acquire at system scope: the packet list, the packet
-			 * count and the packet data the CPU wrote before it
-			 * stored READY (after rte_gpu_wmb) are visible to this
-			 * thread's later loads. */
-			cuda::atomic_thread_fence(cuda::memory_order_acquire,
-				cuda::thread_scope_system);
-			if (v == HK_READY)
-				cnt = *(const volatile uint32_t *)s_num[it];
-			go_status.store(v, cuda::memory_order_relaxed);
-			go_n.store(cnt, cuda::memory_order_relaxed);
-			/* Release at device scope: the blocks that acquire
-			 * go_round see go_status and go_n and, by cumulativity,
-			 * everything this thread acquired from the CPU above —
-			 * their plain loads of the packets need no fence of
-			 * their own (a system-scope fence per block measured
-			 * +1-2 us per round). */
-			go.store(round + 1, cuda::memory_order_release);
-			s_seen = v;
-			s_n = cnt;
+			__syncthreads();
+			if (s_seen == HK_READY) {
+				/* Count and this block's descriptors in the same
+				 * round trip (descriptors past the count are
+				 * stale and not used; the list has room for
+				 * RTE_GPU_COMM_LIST_PKTS_MAX entries). The count
+				 * is loaded by warp 1, the descriptors by warp
+				 * 0: in one warp the second load would wait for
+				 * the first (READY to both held: 2.5 us from
+				 * one warp, 1.6 us from two). */
+				if (threadIdx.x == HK_WARP)
+					s_n = *(const volatile uint32_t *)s_num[it];
+				hk_block_descs(pkts, 1024, s_addr, s_size);
+			}
+			if (threadIdx.x == 0) {
+				uint32_t cnt = s_seen == HK_READY ? s_n : 0;
+
+				if (round < n_rounds)
+					reports[round].t_loaded = hk_ns();
+
+				go_status.store(s_seen, cuda::memory_order_relaxed);
+				go_n.store(cnt, cuda::memory_order_relaxed);
+				/*
+				 * Release at device scope: the blocks that
+				 * acquire go_round see go_status and go_n and,
+				 * by cumulativity, everything this block
+				 * acquired from the CPU: their loads of the
+				 * packets need no fence of their own (one per
+				 * block measured +1-2 us per round).
+				 */
+				go.store(round + 1, cuda::memory_order_release);
+			}
 		} else if (threadIdx.x == 0) {
 			uint64_t start = hk_ns();
 			int v = -1;
 
-			s_sum = 0;
 			/* Acquire at device scope pairs with block 0's release. */
 			while (go.load(cuda::memory_order_acquire) < round + 1) {
 				if (hk_ns() - start > timeout_ns + 1000000) {
@@ -237,14 +274,22 @@ hk_persist_kernel(const struct hk_comm_item *items, uint32_t n_items,
 		__syncthreads();
 		if (s_seen != HK_READY) {
 			if (threadIdx.x == 0 && s_seen == -1 && blockIdx.x == 0) {
-				reports[it].state = HK_STATE_TIMEOUT;
-				/* Release: the report reaches the CPU. */
+				*(volatile unsigned int *)timed_out = 1;
+				/* Release: the flag reaches the CPU. */
 				__threadfence_system();
 			}
 			return;
 		}
 		n = s_n;
-		hk_block_descs(pkts, n, s_addr, s_size);
+		needed = (n + wpb - 1) / wpb;
+		if (needed > gridDim.x)
+			needed = gridDim.x;
+		if (needed == 0)
+			needed = 1;	/* an empty burst: block 0 answers */
+		if (blockIdx.x >= needed)
+			continue;	/* not needed this round */
+		if (blockIdx.x != 0)
+			hk_block_descs(pkts, n, s_addr, s_size);
 		{
 			unsigned long long s = hk_block_work(pkts, n, s_addr,
 				s_size);
@@ -254,33 +299,50 @@ hk_persist_kernel(const struct hk_comm_item *items, uint32_t n_items,
 		}
 		__syncthreads();
 		if (threadIdx.x == 0) {
-			unsigned long long prev;
+			bool last = needed == 1;
+			unsigned long long total = s_sum;
 
-			atomicAdd(&ds->sum[it], s_sum);
-			/* Release at device scope: this block's sum (and, the
-			 * barrier above being cumulative, its warps' packet
-			 * reads) is ordered before its arrival is counted. */
-			__threadfence();
-			prev = atomicAdd(&ds->arrived, 1ULL);
-			if (prev == (round + 1) * gridDim.x - 1) {
-				volatile struct hk_report *r = &reports[it];
+			if (!last) {
+				atomicAdd(&ds->sum[it], s_sum);
+				/* Release at device scope: this block's sum (and,
+				 * the barrier above being cumulative, its warps'
+				 * packet reads) is ordered before its arrival. */
+				__threadfence();
+				last = atomicAdd(&ds->arrived[it], 1u) == needed - 1;
+				if (last) {
+					/* Acquire at device scope: every block's
+					 * sum, fenced before its arrival. Reset
+					 * for the item's next round, which cannot
+					 * start before the CPU sees DONE. */
+					__threadfence();
+					ds->arrived[it] = 0;
+					total = atomicExch(&ds->sum[it], 0ULL);
+				}
+			}
+			if (last) {
 				hk_sys_int status(*s_status[it]);
 
-				/* Acquire at device scope: every block's sum,
-				 * each fenced before its arrival, is visible. */
-				__threadfence();
-				r->checksum = atomicExch(&ds->sum[it], 0ULL);
-				r->num_pkts = n;
-				r->round = round;
-				r->state = HK_STATE_OK;
-				/* Release at system scope: the report, and every
-				 * block's packet reads (cumulativity through the
-				 * arrival count), come before the CPU can see
-				 * DONE and recycle the buffers. */
+				/* In GPU memory, checked by the CPU after the
+				 * run: writes to host memory here would sit in
+				 * front of DONE in the release below. */
+				if (round < n_rounds) {
+					struct hk_report *r = &reports[round];
+
+					r->checksum = total;
+					r->num_pkts = n;
+					r->round = round;
+					r->state = HK_STATE_OK;
+					r->t_done = hk_ns();
+				}
+				/* Release at system scope: every block's packet
+				 * reads (cumulativity through the arrival count)
+				 * come before the CPU can see DONE and recycle
+				 * the buffers. */
 				status.store(HK_DONE, cuda::memory_order_release);
 			}
 		}
-		/* s_seen, s_n and s_sum are reused next round. */
+		/* s_seen, s_n, s_sum and the descriptors are reused next
+		 * round. */
 		__syncthreads();
 	}
 }
@@ -407,6 +469,12 @@ hk_device_init(const char *pci, struct hk_gpu_info *gi)
 		(void)cudaGetLastError();
 		gi->rdma_flush_options = 0;
 	}
+	if (cudaDeviceGetAttribute(&gi->rdma_writes_ordering,
+			cudaDevAttrGPUDirectRDMAWritesOrdering,
+			gi->cuda_dev) != cudaSuccess) {
+		(void)cudaGetLastError();
+		gi->rdma_writes_ordering = 0;
+	}
 	err = cudaDriverGetVersion(&gi->driver_version);
 	if (err == cudaSuccess)
 		err = cudaRuntimeGetVersion(&gi->runtime_version);
@@ -439,40 +507,50 @@ hk_blocks_for(const struct hk_gpu_info *gi, uint32_t n)
 struct hk_persist {
 	cudaStream_t stream;
 	struct hk_dev_state *ds;
-	struct hk_report *reports;	/* mapped host memory */
+	struct hk_report *reports;	/* GPU memory, one per round */
+	uint64_t n_rounds;
+	unsigned int *timed_out;	/* mapped host memory */
 };
 
 extern "C" int
 hk_persist_start(struct hk_comm_item *items, uint32_t n_items,
-		uint32_t blocks, uint64_t timeout_ns, struct hk_persist **out)
+		uint32_t blocks, uint64_t timeout_ns, uint64_t n_rounds,
+		struct hk_persist **out)
 {
 	struct hk_persist *p;
 	cudaError_t err;
 
 	if (n_items == 0 || n_items > HK_MAX_ITEMS || blocks == 0 ||
-			blocks > HK_MAX_BLOCKS)
+			blocks > HK_MAX_BLOCKS || n_rounds == 0)
 		return cudaErrorInvalidValue;
 	p = (struct hk_persist *)calloc(1, sizeof(*p));
 	if (p == NULL)
 		return cudaErrorMemoryAllocation;
-	err = cudaHostAlloc((void **)&p->reports,
-			sizeof(*p->reports) * HK_MAX_ITEMS, cudaHostAllocMapped);
+	p->n_rounds = n_rounds;
+	err = cudaHostAlloc((void **)&p->timed_out, sizeof(*p->timed_out),
+			cudaHostAllocMapped);
 	if (err != cudaSuccess)
 		goto fail;
-	memset(p->reports, 0, sizeof(*p->reports) * HK_MAX_ITEMS);
+	*p->timed_out = 0;
 	err = cudaMalloc((void **)&p->ds, sizeof(*p->ds));
 	if (err != cudaSuccess)
 		goto fail_host;
+	err = cudaMalloc((void **)&p->reports, sizeof(*p->reports) * n_rounds);
+	if (err != cudaSuccess)
+		goto fail_dev;
 	/* Own non-blocking stream: nothing else waits on the spinning
 	 * kernel. */
 	err = cudaStreamCreateWithFlags(&p->stream, cudaStreamNonBlocking);
 	if (err != cudaSuccess)
-		goto fail_dev;
+		goto fail_reports;
 	err = cudaMemsetAsync(p->ds, 0, sizeof(*p->ds), p->stream);
+	if (err == cudaSuccess)
+		err = cudaMemsetAsync(p->reports, 0,
+			sizeof(*p->reports) * n_rounds, p->stream);
 	if (err != cudaSuccess)
 		goto fail_stream;
 	hk_persist_kernel<<<blocks, HK_THREADS, 0, p->stream>>>(items, n_items,
-			p->ds, p->reports, timeout_ns);
+			p->ds, p->reports, n_rounds, p->timed_out, timeout_ns);
 	err = cudaGetLastError();
 	if (err != cudaSuccess)
 		goto fail_stream;
@@ -481,34 +559,44 @@ hk_persist_start(struct hk_comm_item *items, uint32_t n_items,
 
 fail_stream:
 	cudaStreamDestroy(p->stream);
+fail_reports:
+	cudaFree(p->reports);
 fail_dev:
 	cudaFree(p->ds);
 fail_host:
-	cudaFreeHost(p->reports);
+	cudaFreeHost(p->timed_out);
 fail:
 	free(p);
 	return err;
 }
 
-extern "C" const volatile struct hk_report *
-hk_persist_reports(const struct hk_persist *p)
+extern "C" int
+hk_persist_timed_out(const struct hk_persist *p)
 {
-	return p->reports;
+	return *(const volatile unsigned int *)p->timed_out != 0;
 }
 
 extern "C" int
-hk_persist_finish(struct hk_persist *p)
+hk_persist_finish(struct hk_persist *p, struct hk_report *reports,
+		uint64_t n)
 {
 	cudaError_t err, e2;
 
 	err = cudaStreamSynchronize(p->stream);
+	if (err == cudaSuccess && reports != NULL)
+		err = cudaMemcpy(reports, p->reports, sizeof(*reports) *
+			(n < p->n_rounds ? n : p->n_rounds),
+			cudaMemcpyDeviceToHost);
 	e2 = cudaStreamDestroy(p->stream);
+	if (err == cudaSuccess)
+		err = e2;
+	e2 = cudaFree(p->reports);
 	if (err == cudaSuccess)
 		err = e2;
 	e2 = cudaFree(p->ds);
 	if (err == cudaSuccess)
 		err = e2;
-	e2 = cudaFreeHost(p->reports);
+	e2 = cudaFreeHost(p->timed_out);
 	if (err == cudaSuccess)
 		err = e2;
 	free(p);

@@ -41,8 +41,9 @@ struct hk_comm_item {
 
 /* Items of the comm list the persistent kernel cycles through. */
 #define HK_MAX_ITEMS 8
-/* Threads per block; one warp per packet. */
-#define HK_THREADS 256
+/* Threads per block; one warp per packet: a 32-packet burst fits one
+ * block, which then needs no hand-over to other blocks. */
+#define HK_THREADS 1024
 #define HK_MAX_BLOCKS 1024
 
 enum hk_state {
@@ -51,12 +52,19 @@ enum hk_state {
 	HK_STATE_TIMEOUT = 2,
 };
 
-/* Written by the persistent kernel before it sets an item DONE. */
+/* Written by the persistent kernel, in GPU memory, before it sets an item
+ * DONE; one per round. */
 struct hk_report {
 	uint64_t checksum;	/* sum of every packet byte */
 	uint64_t round;		/* which handoff this was (0, 1, ...) */
 	uint32_t num_pkts;
 	uint32_t state;		/* enum hk_state */
+	/* GPU clock (%globaltimer, ns) at: block 0 seeing READY, block 0
+	 * holding the count and its descriptors, the last block about to
+	 * store DONE. Where the round's time goes on the GPU. */
+	uint64_t t_seen;
+	uint64_t t_loaded;
+	uint64_t t_done;
 };
 
 struct hk_gpu_info {
@@ -68,6 +76,7 @@ struct hk_gpu_info {
 	int driver_version;
 	int runtime_version;
 	int rdma_flush_options;	/* cudaDevAttrGPUDirectRDMAFlushWritesOptions */
+	int rdma_writes_ordering;	/* cudaDevAttrGPUDirectRDMAWritesOrdering */
 	int spin_sched;		/* cudaDeviceScheduleSpin was accepted */
 	int max_blocks;		/* co-resident blocks of the persistent kernel */
 };
@@ -86,18 +95,22 @@ uint32_t hk_blocks_for(const struct hk_gpu_info *gi, uint32_t n);
 
 /*
  * Persistent handoff kernel: for round = 0, 1, ... it waits for item
- * round % n_items to be READY, sums every byte of its packets (all blocks
- * share the packets), stores the report, then sets the item DONE. It
- * ends when it finds an item in HK_ERROR state, or after timeout_ns
- * without any READY item.
+ * round % n_items to be READY, sums every byte of its packets (the blocks
+ * needed share the packets), stores the round's report in GPU memory,
+ * then sets the item DONE. It ends when it finds an item in HK_ERROR
+ * state, or after timeout_ns without any READY item.
  */
 struct hk_persist;
 
 int hk_persist_start(struct hk_comm_item *items, uint32_t n_items,
-		uint32_t blocks, uint64_t timeout_ns, struct hk_persist **p);
-const volatile struct hk_report *hk_persist_reports(const struct hk_persist *p);
-/* Waits for the kernel (tell it to stop first) and releases p. */
-int hk_persist_finish(struct hk_persist *p);
+		uint32_t blocks, uint64_t timeout_ns, uint64_t n_rounds,
+		struct hk_persist **p);
+/* True once the kernel gave up waiting for a READY item. */
+int hk_persist_timed_out(const struct hk_persist *p);
+/* Waits for the kernel (tell it to stop first), copies the reports of
+ * rounds 0 .. n - 1 into reports (if not NULL) and releases p. */
+int hk_persist_finish(struct hk_persist *p, struct hk_report *reports,
+		uint64_t n);
 
 /*
  * Ping-pong of one 32-bit flag in CPU-visible memory (registered host

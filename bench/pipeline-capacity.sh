@@ -15,7 +15,8 @@
 # Env: BENCH_EAL_EXTRA (e.g. "-d .gpu-bundle/pmds -d build/.../librte_gpu_cuda.so"),
 #      BENCH_CAP_MODES (default "cpu host-mapped staged"),
 #      BENCH_CAP_SIZES (default "mix 64 512 1500"; mix = the pcap source),
-#      BENCH_CAP_LCORES ("1 2 4").
+#      BENCH_CAP_LCORES ("1 2 4"),
+#      BENCH_CAP_APP_ARGS (more dpdk-gpu-rx options, e.g. "--burst 128").
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,6 +27,7 @@ secs=${BENCH_CAP_SECONDS:-4}
 mkdir -p "$out"
 [ -x "$app" ] || { echo "no $app: build first" >&2; exit 2; }
 read -r -a extra <<< "${BENCH_EAL_EXTRA:-}"
+read -r -a app_args <<< "${BENCH_CAP_APP_ARGS:-}"
 
 free_huge=$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo 2>/dev/null)
 if [ "${free_huge:-0}" -ge 1024 ] && grep -q hugetlbfs /proc/mounts; then
@@ -72,6 +74,7 @@ for mode in ${BENCH_CAP_MODES:-cpu host-mapped staged}; do
 				--vdev "$vdev" -- \
 				"${margs[@]}" "${pool[@]}" --queues "$lc" --filter 'tcp port 443' \
 				--duration "$secs" --json "$json" --ts none \
+				"${app_args[@]}" \
 				> "$out/$name.log" 2>&1
 			rc=$?
 			if [ $rc -ne 0 ] || [ ! -s "$json" ]; then

@@ -2,20 +2,25 @@
 
 /*
  * bench-sysmem-probe: what a persistent kernel pays for talking to the
- * CPU through host memory, taken apart. Written to find why the
+ * CPU through host memory, taken apart step by step. It found why the
  * persistent handoff of bench-handoff needed ~1 us per packet where a
- * launched kernel reading the same memory needed ~20 ns.
+ * launched kernel reading the same memory needed ~20 ns: uncached loads
+ * of one host cache line by several warps are served one after another,
+ * a PCIe round trip each (the "every warp loads one count word" and
+ * "descriptors: one load per block" rows).
  *
  *  fence    B blocks, one or all threads of each, each iteration one
  *           system-scope load of host memory then one fence of the kind
  *           named; ns per iteration. Shows whether a fence's cost grows
- *           with the number of blocks fencing at once (i.e. whether the
- *           GPU serializes them).
- *  round    a handoff round without DPDK: the CPU writes READY in host
- *           memory, block 0 polls it and passes it on in GPU memory, every
- *           warp reads one 64-byte packet from host memory, the last block
- *           to finish writes DONE; the CPU times READY -> DONE. Variants
- *           switch single steps off or on, one at a time.
+ *           with the number of blocks fencing at once.
+ *  round    a handoff round without DPDK: the CPU fills a descriptor list
+ *           and writes READY in host memory, block 0 polls it and passes
+ *           it on in GPU memory, every warp reads one 64-byte packet
+ *           through its descriptor, the last block to finish writes DONE;
+ *           the CPU times READY -> DONE and checks the sum. Variants
+ *           switch single steps on or off; packets in cudaHostAlloc
+ *           memory reused each round, or in registered memory rotating
+ *           over 140 MB (mbuf-sized slots, as bench-handoff's pool).
  *  launch   the same packet reads by a kernel launched per round + sync.
  *
  * CUDA runtime only (no DPDK): bench-sysmem-probe [--reps N].

@@ -249,8 +249,13 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 	 * and are not used); the count is loaded once and shared, not once
 	 * per warp.
 	 */
+	uint32_t cnt = 0;
+
+	/* Issued first and stored to shared memory last: a warp stalls at
+	 * the first use of a load's result, and its later loads would wait
+	 * behind this one instead of travelling with it. */
 	if (threadIdx.x == 0)
-		s_n = *(volatile uint32_t *)&it->num_pkts;
+		cnt = *(volatile uint32_t *)&it->num_pkts;
 #pragma unroll
 	for (int m = 0; m < GPURX_LAPS; m++) {
 		uint32_t i = threadIdx.x + m * GPURX_KERNEL_THREADS;
@@ -267,6 +272,8 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 		s_addr[i] = (uintptr_t)a;
 		s_len[i] = (uint32_t)z;
 	}
+	if (threadIdx.x == 0)
+		s_n = cnt;
 	__syncthreads();
 	/* Never index past the per-item arrays. */
 	n = min(s_n, burst);

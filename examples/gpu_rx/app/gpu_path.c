@@ -66,6 +66,9 @@ struct gpu_item {
 	uint16_t n;
 };
 
+/* One per RX lcore, on its own cache lines: head/tail/inflight change on
+ * every item, and sharing a line with a neighbour queue's would bounce it
+ * between lcores. */
 struct gpu_queue {
 	struct rte_gpu_comm_list *list;
 	struct gpu_item *items;
@@ -73,7 +76,8 @@ struct gpu_queue {
 	uint8_t *dev_buf;	/* device: staged copies, gpu-mode chains */
 	void *stream;
 	uint32_t head, tail, inflight;
-};
+	uint32_t collected;	/* items, for the busy-share refresh */
+} __rte_cache_aligned;
 
 struct gpurx_gpu {
 	int cuda_dev;
@@ -397,51 +401,55 @@ fill_item(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
 	uint32_t idx = Q->head, base = idx * gq->burst, off = 0, k;
 	struct rte_gpu_comm_list *ci = &Q->list[idx];
 	size_t ioff = (size_t)idx * gq->item_bytes;
-	uintptr_t addr[GPURX_MAX_BURST];
-	uint32_t size[GPURX_MAX_BURST];
-	int by_hand = a->mem == GPURX_MEM_STAGED, copies = 0, rc;
+	int copies = 0, rc;
 
+	/*
+	 * One pass per packet fills the kernel's inputs and the comm list
+	 * entry together (rte_gpu_comm_populate_list_pkts would walk the
+	 * mbufs a second time, and cannot point an entry at a bounce copy).
+	 */
 	for (k = 0; k < n && k < gq->burst; k++) {
 		struct rte_mbuf *m = pkts[k];
 		uint32_t wire = rte_pktmbuf_pkt_len(m);
 		uint32_t cap = RTE_MIN(wire, (uint32_t)GPURX_SCRATCH_BYTES);
 		uint32_t need = RTE_ALIGN_CEIL(cap, 8);
+		uintptr_t addr;
 
 		if (need > gq->item_bytes - off)
 			break;
 		gq->ts[base + k] = gpurx_pkt_ts(a, m, rx_ns);
 		gq->wirelen[base + k] = wire;
 		gq->cap_off[base + k] = off;
-		if (m->nb_segs > 1)
+		if (unlikely(m->nb_segs > 1))
 			GPURX_STAT_ADD(qs, chained, 1);
-		if (cap < wire)
+		if (unlikely(cap < wire))
 			GPURX_STAT_ADD(qs, truncated, 1);
-		size[k] = cap;
 		if (a->mem == GPURX_MEM_STAGED) {
 			uint8_t *dst = Q->host_buf + ioff + off;
 			const void *src = rte_pktmbuf_read(m, 0, cap, dst);
 
 			if (src != dst)
 				rte_memcpy(dst, src, cap);
-			addr[k] = (uintptr_t)(Q->dev_buf + ioff + off);
-		} else if (m->nb_segs == 1) {
-			addr[k] = rte_pktmbuf_mtod(m, uintptr_t);
+			addr = (uintptr_t)(Q->dev_buf + ioff + off);
+		} else if (likely(m->nb_segs == 1)) {
+			addr = rte_pktmbuf_mtod(m, uintptr_t);
 		} else if (a->mem == GPURX_MEM_HOST_MAPPED) {
 			uint8_t *dst = Q->host_buf + ioff + off;
 
 			/* Not contiguous, so this always copies into dst. */
 			if (rte_pktmbuf_read(m, 0, cap, dst) != dst)
 				return -1;
-			addr[k] = (uintptr_t)dst;
-			by_hand = 1;
+			addr = (uintptr_t)dst;
 		} else {
 			if (chain_to_device(m, Q->dev_buf + ioff + off, cap,
 					Q->stream) != 0)
 				return -1;
-			addr[k] = (uintptr_t)(Q->dev_buf + ioff + off);
-			by_hand = 1;
+			addr = (uintptr_t)(Q->dev_buf + ioff + off);
 			copies = 1;
 		}
+		ci->pkt_list[k].addr = addr;
+		ci->pkt_list[k].size = cap;
+		ci->mbufs[k] = m;
 		Q->items[idx].mbufs[k] = m;
 		off += need;
 	}
@@ -461,36 +469,20 @@ fill_item(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
 		if (rc != 0)
 			return cuda_fail("staged copy wait", rc);
 	}
-	if (!by_hand) {
-		/* Whole single-segment mbufs: gpudev fills and publishes. */
-		rc = rte_gpu_comm_populate_list_pkts(ci, pkts, k);
-		if (rc != 0) {
-			fprintf(stderr, "error: queue %u: populate: %s\n", q,
-				rte_strerror(-rc));
-			return -1;
-		}
-	} else {
-		for (uint32_t i = 0; i < k; i++) {
-			ci->pkt_list[i].addr = addr[i];
-			ci->pkt_list[i].size = size[i];
-			ci->mbufs[i] = pkts[i];
-		}
-		RTE_GPU_VOLATILE(ci->num_pkts) = k;
-		/*
-		 * Same order as rte_gpu_comm_populate_list_pkts(): entries,
-		 * count, bounce bytes and side data are globally visible
-		 * before READY (rte_wmb also drains memcpy's streaming
-		 * stores); rte_gpu_wmb() orders a NIC's writes into GPU
-		 * memory the same way.
-		 */
-		rte_wmb();
-		rc = rte_gpu_wmb(a->gpu_id);
-		if (rc != 0 && rc != -ENOTSUP)
-			return -1;
-		rc = rte_gpu_comm_set_status(ci, RTE_GPU_COMM_LIST_READY);
-		if (rc != 0)
-			return -1;
-	}
+	RTE_GPU_VOLATILE(ci->num_pkts) = k;
+	/*
+	 * Same order as rte_gpu_comm_populate_list_pkts(): entries, count,
+	 * bounce bytes and side data are globally visible before READY
+	 * (rte_wmb also drains memcpy's streaming stores); rte_gpu_wmb()
+	 * orders a NIC's writes into GPU memory the same way.
+	 */
+	rte_wmb();
+	rc = rte_gpu_wmb(a->gpu_id);
+	if (rc != 0 && rc != -ENOTSUP)
+		return -1;
+	rc = rte_gpu_comm_set_status(ci, RTE_GPU_COMM_LIST_READY);
+	if (rc != 0)
+		return -1;
 	if (a->opt.launch_per_burst) {
 		rc = gpurx_cuda_launch_item(&g->kp, q, idx, Q->stream);
 		if (rc == 0)
@@ -527,35 +519,54 @@ collect_item(struct gpurx_app *a, uint16_t q)
 		return 0;
 	/* Pairs with the kernel's release of DONE: results read after it. */
 	rte_rmb();
-	for (uint32_t i = 0; i < it->n; i++) {
-		uint32_t v = RTE_GPU_VOLATILE(gq->verdict[base + i]);
-		uint32_t wire = gq->wirelen[base + i];
-		uint32_t cap = (uint32_t)ci->pkt_list[i].size;
-
-		GPURX_STAT_ADD(qs, rx_pkts, 1);
-		GPURX_STAT_ADD(qs, rx_bytes, wire);
-		GPURX_STAT_ADD(qs, malformed[gq->malformed[base + i] %
-			GPURX_MAL_COUNT], 1);
-		if (v == 0)
-			continue;
-		GPURX_STAT_ADD(qs, matched, 1);
-		if (a->cap == NULL)
-			continue;
-		cap = RTE_MIN(cap, RTE_MIN(v, a->max_caplen));
-		if (gpurx_capture_write(a->cap, q, arena + gq->cap_off[base + i],
-				cap, wire, gq->ts[base + i]) != 0) {
-			GPURX_STAT_ADD(qs, drop_capture, 1);
-			continue;
-		}
-		GPURX_STAT_ADD(qs, captured, 1);
-		GPURX_STAT_ADD(qs, cap_bytes, cap);
-	}
 	{
+		/* Counted here, published once per item: the stats are
+		 * read by other threads, so each update is an atomic store
+		 * the compiler cannot merge. */
+		uint64_t bytes = 0, matched = 0, captured = 0, cap_bytes = 0;
+		uint64_t dropped = 0;
+		uint32_t mal[GPURX_MAL_COUNT] = { 0 };
+
+		for (uint32_t i = 0; i < it->n; i++) {
+			uint32_t v = RTE_GPU_VOLATILE(gq->verdict[base + i]);
+			uint32_t wire = gq->wirelen[base + i];
+			uint32_t cap;
+
+			bytes += wire;
+			mal[gq->malformed[base + i] % GPURX_MAL_COUNT]++;
+			if (v == 0)
+				continue;
+			matched++;
+			if (a->cap == NULL)
+				continue;
+			cap = (uint32_t)ci->pkt_list[i].size;
+			cap = RTE_MIN(cap, RTE_MIN(v, a->max_caplen));
+			if (gpurx_capture_write(a->cap, q,
+					arena + gq->cap_off[base + i], cap, wire,
+					gq->ts[base + i]) != 0) {
+				dropped++;
+				continue;
+			}
+			captured++;
+			cap_bytes += cap;
+		}
+		GPURX_STAT_ADD(qs, rx_pkts, it->n);
+		GPURX_STAT_ADD(qs, rx_bytes, bytes);
+		GPURX_STAT_ADD(qs, matched, matched);
+		GPURX_STAT_ADD(qs, captured, captured);
+		GPURX_STAT_ADD(qs, cap_bytes, cap_bytes);
+		GPURX_STAT_ADD(qs, drop_capture, dropped);
+		for (uint32_t m = 0; m < GPURX_MAL_COUNT; m++)
+			if (mal[m] != 0)
+				GPURX_STAT_ADD(qs, malformed[m], mal[m]);
+	}
+	/* Busy share of the queue's blocks (a sum over all of them): every
+	 * 64 items is often enough for a per-second report. */
+	if ((++Q->collected & 63) == 0 || a->stop) {
 		uint64_t busy = 0;
 
 		for (uint32_t b = 0; b < GPURX_BLOCKS_PER_QUEUE_MAX; b++)
 			busy += RTE_GPU_VOLATILE(gq->busy_ns[b]);
-		/* Busy share of the queue's bpq blocks together. */
 		__atomic_store_n(&qs->gpu_busy_ns, busy / g->kp.bpq,
 			__ATOMIC_RELAXED);
 	}
