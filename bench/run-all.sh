@@ -38,7 +38,7 @@ build=$(cd "$build" 2>/dev/null && pwd) || { echo "no build directory $build" >&
 mkdir -p "$out" || exit 2
 out=$(cd "$out" && pwd)
 bench=$build/bench
-for b in bench-handoff bench-driver bench-bpf-cpu bench-kernel-rate; do
+for b in bench-handoff bench-driver bench-bpf-cpu bench-kernel-rate bench-sysmem-probe; do
 	[ -x "$bench/$b" ] || { echo "missing $bench/$b: build with meson/ninja first" >&2; exit 2; }
 done
 
@@ -162,7 +162,7 @@ run() {
 	echo "\$ $*" > "$out/$name.log"
 	timeout --kill-after=10 "$limit" "$@" >> "$out/$name.log" 2>&1
 	rc=$?
-	grep -E '^(handoff|driver|bpf-cpu|kernel-rate|SKIP|FAIL)' "$out/$name.log" | sed 's/^/   /'
+	grep -E '^(handoff|driver|bpf-cpu|kernel-rate|sysmem-probe|SKIP|FAIL)' "$out/$name.log" | sed 's/^/   /'
 	case $rc in
 	0) echo "   $name: done" ;;
 	77) echo "   $name: skipped (no GPU)" ;;
@@ -203,6 +203,12 @@ krate_pin=()
 command -v taskset >/dev/null 2>&1 && krate_pin=(taskset -c "$lcore")
 run kernel_rate 100 "${krate_pin[@]}" "$bench/bench-kernel-rate" "${krate_gpu[@]}" \
 	--out "$out" "${krate_args[@]}"
+# Host-memory traffic of a persistent kernel taken apart (fences, one host
+# line read by many warps): the measurements behind the handoff design.
+probe_pin=()
+command -v taskset >/dev/null 2>&1 && probe_pin=(taskset -c "$lcore")
+run sysmem_probe 100 "${probe_pin[@]}" "$bench/bench-sysmem-probe" \
+	--reps "$([ "$quick" = 1 ] && echo 200 || echo 1000)"
 echo "benchmarks took $(( $(date +%s) - start )) s"
 
 # --- Plots and tables --------------------------------------------------------------

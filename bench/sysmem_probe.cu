@@ -460,7 +460,7 @@ probe_fences(uint32_t *host, uint32_t *sink)
 
 static int
 probe_rounds(struct sp_host *h, struct sp_pool *pl, uint32_t n_pkts,
-		unsigned int variant, int reps, const char *name)
+		unsigned int variant, int reps, const char *name, double *med)
 {
 	uint32_t blocks = (n_pkts + SP_THREADS / SP_WARP - 1) /
 		(SP_THREADS / SP_WARP);
@@ -511,9 +511,9 @@ probe_rounds(struct sp_host *h, struct sp_pool *pl, uint32_t n_pkts,
 	SP_CHECK(cudaStreamSynchronize(st));
 	SP_CHECK(cudaStreamDestroy(st));
 	SP_CHECK(cudaFree(d));
+	*med = median_us(t, reps);
 	printf("%-22s %-34s %5u %4u %9.2f %9.2f %s\n", pl->name, name, n_pkts,
-		blocks, median_us(t, reps), p99_us(t, reps),
-		bad ? "WRONG SUM" : "");
+		blocks, *med, p99_us(t, reps), bad ? "WRONG SUM" : "");
 	free(t);
 	return bad ? -EIO : 0;
 }
@@ -580,6 +580,7 @@ main(int argc, char **argv)
 		{ "registered rotating", 1, 1 },
 	};
 	int reps = 2000, rc = 0;
+	double shared_us = 0, block_desc_us = 0;
 	uint32_t *host, *sink;
 	struct sp_host *h;
 	int dev = 0;
@@ -627,15 +628,29 @@ main(int argc, char **argv)
 		pool_init(&pl, pools[pi].name, pools[pi].registered,
 			pools[pi].rotate);
 		for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
-			for (size_t vi = 0; vi < sizeof(variants) / sizeof(variants[0]); vi++)
+			for (size_t vi = 0; vi < sizeof(variants) / sizeof(variants[0]); vi++) {
+				double med = 0;
+
 				if (probe_rounds(h, &pl, sizes[si], variants[vi].v,
-						reps, variants[vi].name) != 0)
+						reps, variants[vi].name, &med) != 0)
 					rc = 1;
+				if (sizes[si] == 1024 && pools[pi].rotate &&
+						(variants[vi].v & SP_V_SHARED_COUNT))
+					shared_us = med;
+				if (sizes[si] == 1024 && pools[pi].rotate &&
+						variants[vi].v == (SP_V_LOAD_CV | SP_V_BLOCK_DESC))
+					block_desc_us = med;
+			}
 			if (probe_launch(&pl, sizes[si], reps) != 0)
 				rc = 1;
 		}
 		pool_fini(&pl);
 	}
+	printf("sysmem-probe: 1024 packets per round, registered rotating: %.1f us "
+		"when every warp loads one host word, %.1f us with descriptors "
+		"loaded once per block (%.0fx)%s\n", shared_us, block_desc_us,
+		block_desc_us > 0 ? shared_us / block_desc_us : 0.0,
+		rc ? "; WRONG RESULTS above" : "");
 	SP_CHECK(cudaFreeHost(h));
 	SP_CHECK(cudaFree(sink));
 	SP_CHECK(cudaFreeHost(host));
