@@ -55,6 +55,7 @@ struct gpurx_comm_item {
  * reads); dispatcher + 64 workers 12.5 Mpps, and it scales with queues.
  */
 #define GPURX_BLOCKS_PER_QUEUE_MAX 64
+#define GPURX_PHASES 4
 
 /* Per-queue dispatch state, in GPU memory (zeroed before the launch). */
 struct gpurx_qdev {
@@ -82,6 +83,12 @@ struct gpurx_gq {
 	 * memory, which PCIe may not support). */
 	uint64_t busy_ns[GPURX_BLOCKS_PER_QUEUE_MAX];
 	uint64_t items_done[GPURX_BLOCKS_PER_QUEUE_MAX];
+	/* Persistent kernel: time items waited from the dispatcher seeing
+	 * them READY to their worker starting, summed per block. */
+	uint64_t wait_ns[GPURX_BLOCKS_PER_QUEUE_MAX];
+	/* Processing time split (summed per block): loading the item's
+	 * inputs, staging packet bytes, classifying, writing the results. */
+	uint64_t phase_ns[GPURX_PHASES][GPURX_BLOCKS_PER_QUEUE_MAX];
 };
 
 struct gpurx_kparams {
@@ -101,6 +108,9 @@ struct gpurx_kparams {
 	 * in each ring slot. */
 	struct gpurx_qdev *qdev;
 	unsigned long long *done_seq;
+	/* [nq * n_items], GPU memory: %globaltimer when the dispatcher
+	 * handed the slot's current item to the workers. */
+	unsigned long long *pub_ns;
 };
 
 /* All return 0 or a cudaError_t value; gpurx_cuda_strerror() names it. */

@@ -3,11 +3,12 @@
  * GPU modes of dpdk-gpu-rx: the RX lcore side of the gpudev rings.
  *
  * Per RX queue, a rte_gpu_comm_list of --ring-items items used as a ring:
- * the lcore fills item `head` and publishes it READY, the kernel (one
- * block per queue) processes items in the same order and marks them
- * DONE, the lcore collects item `tail` once DONE, writes the captured
- * bytes, frees the mbufs and returns the item to FREE with
- * rte_gpu_comm_cleanup_list() (which in DPDK 22.11 does not free mbufs).
+ * the lcore fills item `head` and publishes it READY, the kernel (per
+ * queue one dispatcher and up to 64 worker blocks, see gpu_kernels.cu)
+ * processes items, several at once, and marks them DONE, the lcore
+ * collects item `tail` once DONE (so the output keeps the RX order),
+ * writes the captured bytes, frees the mbufs and returns the item to
+ * FREE.
  *
  * Per-packet side data (timestamp, wire length, capture offset) and the
  * results (verdict, malformed kind, captured bytes) live in mapped pinned
@@ -16,10 +17,11 @@
  * reserved room in the capture arena: a burst that does not fit spills
  * into the next item, and only a ring with no FREE item drops packets.
  *
- * Chained mbufs (rte_gpu_comm_populate_list_pkts refuses them) are
- * linearized into the item's bounce buffer and the item is filled by
- * hand with populate's ordering: entries and num_pkts first, then a CPU
- * write barrier and rte_gpu_wmb(), then the READY store.
+ * Items are filled by hand in one pass with the ordering of
+ * rte_gpu_comm_populate_list_pkts(): entries and num_pkts first, then a
+ * CPU write barrier and rte_gpu_wmb(), then the READY store. Chained
+ * mbufs (which populate refuses) are linearized into the item's bounce
+ * buffer on the way.
  */
 
 #include <stdio.h>
@@ -33,6 +35,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_memory.h>
+#include <rte_prefetch.h>
 
 #include "app.h"
 #include "gpu_kernels.h"
@@ -64,7 +67,12 @@ _Static_assert(GPURX_MAX_BURST <= RTE_GPU_COMM_LIST_PKTS_MAX, "burst");
 struct gpu_item {
 	struct rte_mbuf **mbufs;	/* what this item holds, in order */
 	uint16_t n;
+	uint64_t t_ready;		/* TSC when published READY */
 };
+
+/* Item latency (READY stored -> DONE seen by the lcore) histogram: 1 us
+ * buckets, the last one for everything longer. */
+#define LAT_BUCKETS 4096
 
 /* One per RX lcore, on its own cache lines: head/tail/inflight change on
  * every item, and sharing a line with a neighbour queue's would bounce it
@@ -77,6 +85,7 @@ struct gpu_queue {
 	void *stream;
 	uint32_t head, tail, inflight;
 	uint32_t collected;	/* items, for the busy-share refresh */
+	uint64_t *lat_hist;	/* [LAT_BUCKETS] */
 } __rte_cache_aligned;
 
 struct gpurx_gpu {
@@ -92,6 +101,7 @@ struct gpurx_gpu {
 	void *d_ft;
 	void *d_qdev;		/* struct gpurx_qdev [nq] */
 	void *d_done_seq;	/* unsigned long long [nq * ring_items] */
+	void *d_pub_ns;		/* unsigned long long [nq * ring_items] */
 	size_t pinned_bytes, dev_bytes;
 	void *regs[MAX_REGS];	/* mempool chunks registered (host-mapped) */
 	unsigned int n_regs;
@@ -249,7 +259,8 @@ setup_queue(struct gpurx_app *a, uint16_t q)
 		return -1;
 	}
 	Q->items = rte_zmalloc("gpurx_items", n * sizeof(*Q->items), 0);
-	if (Q->items == NULL)
+	Q->lat_hist = rte_zmalloc("gpurx_lat", LAT_BUCKETS * sizeof(uint64_t), 0);
+	if (Q->items == NULL || Q->lat_hist == NULL)
 		return -1;
 	for (uint32_t i = 0; i < n; i++) {
 		Q->items[i].mbufs = rte_zmalloc("gpurx_item_mbufs",
@@ -338,12 +349,17 @@ gpurx_gpu_setup(struct gpurx_app *a)
 			rc = gpurx_cuda_dev_alloc(&g->d_done_seq, seq_bytes);
 		if (rc == 0)
 			rc = gpurx_cuda_copy(g->d_done_seq, zero, seq_bytes);
+		if (rc == 0)
+			rc = gpurx_cuda_dev_alloc(&g->d_pub_ns, seq_bytes);
+		if (rc == 0)
+			rc = gpurx_cuda_copy(g->d_pub_ns, zero, seq_bytes);
 		free(zero);
 		if (rc != 0)
 			return cuda_fail("dispatch state to the GPU", rc);
-		g->dev_bytes += qdev_bytes + seq_bytes;
+		g->dev_bytes += qdev_bytes + 2 * seq_bytes;
 		g->kp.qdev = g->d_qdev;
 		g->kp.done_seq = g->d_done_seq;
+		g->kp.pub_ns = g->d_pub_ns;
 	}
 	g->kp.gq = g->gq;
 	g->kp.nq = a->nq;
@@ -483,6 +499,7 @@ fill_item(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
 	rc = rte_gpu_comm_set_status(ci, RTE_GPU_COMM_LIST_READY);
 	if (rc != 0)
 		return -1;
+	Q->items[idx].t_ready = rte_get_tsc_cycles();
 	if (a->opt.launch_per_burst) {
 		rc = gpurx_cuda_launch_item(&g->kp, q, idx, Q->stream);
 		if (rc == 0)
@@ -519,6 +536,18 @@ collect_item(struct gpurx_app *a, uint16_t q)
 		return 0;
 	/* Pairs with the kernel's release of DONE: results read after it. */
 	rte_rmb();
+	if (Q->lat_hist != NULL) {
+		uint64_t us = (rte_get_tsc_cycles() - it->t_ready) * 1000000 /
+			rte_get_tsc_hz();
+
+		Q->lat_hist[RTE_MIN(us, (uint64_t)LAT_BUCKETS - 1)]++;
+	}
+	/* The GPU's writes left the result lines out of the CPU caches: ask
+	 * for all of them at once rather than miss on each in turn. */
+	for (uint32_t i = 0; i < it->n; i += RTE_CACHE_LINE_SIZE / sizeof(uint32_t))
+		rte_prefetch0(&gq->verdict[base + i]);
+	for (uint32_t i = 0; i < it->n; i += RTE_CACHE_LINE_SIZE)
+		rte_prefetch0(&gq->malformed[base + i]);
 	{
 		/* Counted here, published once per item: the stats are
 		 * read by other threads, so each update is an atomic store
@@ -572,9 +601,16 @@ collect_item(struct gpurx_app *a, uint16_t q)
 	}
 	rte_pktmbuf_free_bulk(it->mbufs, it->n);
 	it->n = 0;
-	rc = rte_gpu_comm_cleanup_list(ci);
+	/*
+	 * Back to FREE. Not rte_gpu_comm_cleanup_list(): it also zeroes
+	 * every entry (three stores per packet and a full barrier), which
+	 * nothing needs: the next fill overwrites them and the kernel reads
+	 * only num_pkts of them.
+	 */
+	RTE_GPU_VOLATILE(ci->num_pkts) = 0;
+	rc = rte_gpu_comm_set_status(ci, RTE_GPU_COMM_LIST_FREE);
 	if (rc != 0) {
-		fprintf(stderr, "error: queue %u: rte_gpu_comm_cleanup_list: %s\n",
+		fprintf(stderr, "error: queue %u: rte_gpu_comm_set_status: %s\n",
 			q, rte_strerror(-rc));
 		return -1;
 	}
@@ -694,6 +730,58 @@ gpurx_rx_gpu_lcore(void *arg)
 	return status;
 }
 
+void
+gpurx_gpu_item_stats(const struct gpurx_app *a, struct gpurx_item_stats *st)
+{
+	const struct gpurx_gpu *g = a->gpu;
+	uint64_t busy = 0, wait = 0, done = 0, n = 0, seen = 0;
+	uint64_t phase[GPURX_PHASES] = { 0 };
+	uint32_t p50 = 0, p99 = 0, max = 0;
+
+	RTE_BUILD_BUG_ON(RTE_DIM(st->phase_us) != GPURX_PHASES);
+	memset(st, 0, sizeof(*st));
+	if (g == NULL || g->gq == NULL)
+		return;
+	for (uint16_t q = 0; q < a->nq; q++) {
+		const struct gpurx_gq *gq = &g->gq[q];
+
+		for (uint32_t b = 0; b < GPURX_BLOCKS_PER_QUEUE_MAX; b++) {
+			busy += RTE_GPU_VOLATILE(gq->busy_ns[b]);
+			wait += RTE_GPU_VOLATILE(gq->wait_ns[b]);
+			done += RTE_GPU_VOLATILE(gq->items_done[b]);
+			for (int ph = 0; ph < GPURX_PHASES; ph++)
+				phase[ph] += RTE_GPU_VOLATILE(gq->phase_ns[ph][b]);
+		}
+		for (uint32_t k = 0; g->q[q].lat_hist != NULL && k < LAT_BUCKETS; k++)
+			n += g->q[q].lat_hist[k];
+	}
+	/* Percentiles over every queue's items together. */
+	for (uint32_t k = 0; k < LAT_BUCKETS && n != 0; k++) {
+		uint64_t c = 0;
+
+		for (uint16_t q = 0; q < a->nq; q++)
+			c += g->q[q].lat_hist != NULL ? g->q[q].lat_hist[k] : 0;
+		if (c == 0)
+			continue;
+		if (seen < (n + 1) / 2 && seen + c >= (n + 1) / 2)
+			p50 = k;
+		if (seen < n - n / 100 && seen + c >= n - n / 100)
+			p99 = k;
+		seen += c;
+		max = k;
+	}
+	st->items = n;
+	st->lat_p50_us = p50;
+	st->lat_p99_us = p99;
+	st->lat_max_us = max;
+	if (done != 0) {
+		st->wait_us = a->opt.launch_per_burst ? 0 : wait / 1e3 / done;
+		st->busy_us = busy / 1e3 / done;
+		for (int ph = 0; ph < GPURX_PHASES; ph++)
+			st->phase_us[ph] = phase[ph] / 1e3 / done;
+	}
+}
+
 int
 gpurx_gpu_stop(struct gpurx_app *a)
 {
@@ -749,6 +837,7 @@ gpurx_gpu_teardown(struct gpurx_app *a)
 		for (uint32_t i = 0; Q->items != NULL && i < a->opt.ring_items; i++)
 			rte_free(Q->items[i].mbufs);
 		rte_free(Q->items);
+		rte_free(Q->lat_hist);
 		gpurx_cuda_host_free(gq->ts);
 		gpurx_cuda_host_free(gq->wirelen);
 		gpurx_cuda_host_free(gq->cap_off);
@@ -765,6 +854,7 @@ gpurx_gpu_teardown(struct gpurx_app *a)
 	gpurx_cuda_dev_free(g->d_ft);
 	gpurx_cuda_dev_free(g->d_qdev);
 	gpurx_cuda_dev_free(g->d_done_seq);
+	gpurx_cuda_dev_free(g->d_pub_ns);
 	for (unsigned int i = 0; i < g->n_regs; i++)
 		if (rte_gpu_mem_unregister(a->gpu_id, g->regs[i]) != 0)
 			fprintf(stderr, "warning: rte_gpu_mem_unregister: %s\n",

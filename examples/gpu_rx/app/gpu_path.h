@@ -33,6 +33,11 @@ int gpurx_rx_gpu_lcore(void *arg);
  */
 int gpurx_gpu_stop(struct gpurx_app *a);
 
+struct gpurx_item_stats;
+/* Ring item latency and GPU time per item, over the run so far. */
+void gpurx_gpu_item_stats(const struct gpurx_app *a,
+		struct gpurx_item_stats *st);
+
 /* Free everything; after the port is closed. */
 void gpurx_gpu_teardown(struct gpurx_app *a);
 

@@ -185,6 +185,7 @@ main(int argc, char **argv)
 {
 	struct gpurx_app *a = &gpurx_app;
 	struct gpurx_summary_info si;
+	struct gpurx_item_stats items;
 	struct gpurx_totals tot;
 	char err[512];	/* libpcap messages are under 256 bytes */
 	uint64_t t_start;
@@ -300,6 +301,11 @@ main(int argc, char **argv)
 	si.mbufs_total = a->pool->size;
 	si.mbufs_avail = avail;
 	si.exit_reason_signal = quit_signal;
+	si.items = NULL;
+	if (!a->opt.cpu) {
+		gpurx_gpu_item_stats(a, &items);
+		si.items = &items;
+	}
 	gpurx_summary_print(stdout, &tot, a->ft, &si);
 	if (avail != a->pool->size) {
 		fprintf(stderr, "error: %u mbufs not returned to the pool\n",

@@ -127,6 +127,16 @@ gpurx_summary_print(FILE *f, const struct gpurx_totals *t,
 	fprintf(f, "mbufs:         %u of %u back in the pool%s\n",
 		si->mbufs_avail, si->mbufs_total,
 		si->mbufs_avail == si->mbufs_total ? "" : "  ** LEAK **");
+	if (si->items != NULL && si->items->items != 0)
+		fprintf(f, "gpu items:     %" PRIu64 "; READY to DONE seen p50 %u us, "
+			"p99 %u us, max %u us; on the GPU per item: waiting %.1f us, "
+			"processing %.1f us (inputs %.1f, staging %.1f, classify "
+			"%.1f, results %.1f)\n", si->items->items,
+			si->items->lat_p50_us, si->items->lat_p99_us,
+			si->items->lat_max_us, si->items->wait_us,
+			si->items->busy_us, si->items->phase_us[0],
+			si->items->phase_us[1], si->items->phase_us[2],
+			si->items->phase_us[3]);
 	n = top_flows(ft, si->top_n, &top);
 	if (n > 0)
 		fprintf(f, "top %u flows by bytes:\n", n);
@@ -198,6 +208,17 @@ gpurx_summary_json(const char *path, const struct gpurx_totals *t,
 			gpurx_malformed_str(k), q->malformed[k]);
 	fprintf(f, "},\n  \"mbufs\": {\"total\": %u, \"returned\": %u},\n",
 		si->mbufs_total, si->mbufs_avail);
+	if (si->items != NULL)
+		fprintf(f, "  \"gpu_items\": {\"items\": %" PRIu64 ", "
+			"\"latency_p50_us\": %u, \"latency_p99_us\": %u, "
+			"\"latency_max_us\": %u, \"wait_us\": %.2f, "
+			"\"busy_us\": %.2f, \"inputs_us\": %.2f, \"staging_us\": %.2f, "
+			"\"classify_us\": %.2f, \"results_us\": %.2f},\n",
+			si->items->items, si->items->lat_p50_us,
+			si->items->lat_p99_us, si->items->lat_max_us,
+			si->items->wait_us, si->items->busy_us,
+			si->items->phase_us[0], si->items->phase_us[1],
+			si->items->phase_us[2], si->items->phase_us[3]);
 	fprintf(f, "  \"flows\": %" PRIu64 ",\n  \"flow_overflow_packets\": %"
 		PRIu64 ",\n", ft ? ft->n_flows : 0, ft ? ft->overflow_pkts : 0);
 	fprintf(f, "  \"top_flows\": [");

@@ -52,6 +52,19 @@ void gpurx_stats_sum(const struct gpurx_qstats *qs, unsigned int nq,
 void gpurx_stats_line(FILE *f, const struct gpurx_totals *now,
 		const struct gpurx_totals *prev, double dt, unsigned int nq);
 
+/* GPU ring items over the run (GPU modes). */
+struct gpurx_item_stats {
+	uint64_t items;
+	/* READY stored -> DONE seen by the RX lcore, 1 us resolution. */
+	uint32_t lat_p50_us, lat_p99_us, lat_max_us;
+	/* Means per item on the GPU: from the dispatcher seeing READY to a
+	 * worker starting (persistent kernel only), and processing. */
+	double wait_us, busy_us;
+	/* busy_us split: item inputs loaded, packet bytes staged, packets
+	 * classified, results written (and fenced). */
+	double phase_us[4];
+};
+
 struct gpurx_summary_info {
 	const char *mode;		/* "cpu", "gpu/host-mapped", ... */
 	const char *filter;
@@ -59,6 +72,7 @@ struct gpurx_summary_info {
 	uint32_t top_n;
 	uint32_t mbufs_total;
 	uint32_t mbufs_avail;		/* after shutdown */
+	const struct gpurx_item_stats *items;	/* NULL with --cpu */
 	int exit_reason_signal;		/* 0, or the signal number */
 	const char *exit_reason;
 };

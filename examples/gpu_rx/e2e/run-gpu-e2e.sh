@@ -58,9 +58,11 @@ app_run() { # NAME VDEV_ARGS -- APP_ARGS...
 }
 
 # JSON without what legitimately differs between modes (the pools are sized
-# per mode; that every mbuf came back is checked on its own).
+# per mode; that every mbuf came back is checked on its own; GPU ring item
+# timings exist only in GPU modes).
 json_core() {
-	grep -v -e '"mode"' -e '"elapsed_s"' -e '"stopped_by"' -e '"mbufs"' "$1"
+	grep -v -e '"mode"' -e '"elapsed_s"' -e '"stopped_by"' -e '"mbufs"' \
+		-e '"gpu_items"' "$1"
 }
 
 filters="

@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * bench-rx-source: what the software packet source of the capacity runs
+ * costs alone. One RX lcore per queue of the first ethdev port does
+ * nothing but rte_eth_rx_burst() and rte_pktmbuf_free_bulk() for the
+ * given time; the rate it reaches is the ceiling of any pipeline fed by
+ * that source on those lcores (bench/pipeline-capacity.sh), whatever the
+ * pipeline does with the packets.
+ *
+ * Usage: bench-rx-source [EAL options, one port, e.g. --vdev net_null0]
+ *        -- [--queues N] [--burst N] [--seconds N] [--mbufs N]
+ *        bench-rx-source --self-test
+ * Needs one lcore per queue besides the main lcore. Prints one line:
+ *   rx-source: port=NAME queues=N burst=N rate=X Mpps per_lcore=Y Mpps
+ * Exit: 0, 1 failure, 2 usage.
+ */
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+
+#include "bench_common.h"
+
+#define RXS_MAX_QUEUES 64
+#define RXS_MAX_BURST 512
+#define RXS_RING 1024
+
+struct rxs_opts {
+	uint64_t queues;
+	uint64_t burst;
+	uint64_t seconds;
+	uint64_t mbufs;
+};
+
+struct rxs_queue {
+	uint16_t port;
+	uint16_t queue;
+	uint16_t burst;
+	uint64_t packets;
+} __rte_cache_aligned;
+
+static volatile int rxs_stop;
+static struct rxs_queue rxs_q[RXS_MAX_QUEUES];
+
+static void
+usage(const char *prog)
+{
+	fprintf(stderr, "Usage: %s [EAL options] -- [--queues N] [--burst N] "
+		"[--seconds N] [--mbufs N]\n       %s --self-test\n", prog, prog);
+}
+
+static int
+parse(int argc, char **argv, void *arg)
+{
+	static const struct option longopts[] = {
+		{ "queues", required_argument, NULL, 'q' },
+		{ "burst", required_argument, NULL, 'b' },
+		{ "seconds", required_argument, NULL, 's' },
+		{ "mbufs", required_argument, NULL, 'm' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct rxs_opts *o = arg;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		const char *which;
+		uint64_t *dst, max;
+
+		switch (c) {
+		case 'q': which = "queues"; dst = &o->queues; max = RXS_MAX_QUEUES; break;
+		case 'b': which = "burst"; dst = &o->burst; max = RXS_MAX_BURST; break;
+		case 's': which = "seconds"; dst = &o->seconds; max = 3600; break;
+		case 'm': which = "mbufs"; dst = &o->mbufs; max = 1u << 24; break;
+		default: return -1;
+		}
+		if (bench_parse_u64(optarg, max, dst) != 0 || *dst == 0) {
+			fprintf(stderr, "bad value for --%s: %s (1..%" PRIu64 ")\n",
+				which, optarg, max);
+			return -1;
+		}
+	}
+	return optind == argc ? 0 : -1;
+}
+
+static int
+rx_loop(void *arg)
+{
+	struct rxs_queue *q = arg;
+	struct rte_mbuf *pkts[RXS_MAX_BURST];
+	uint64_t n = 0;
+
+	while (!rxs_stop) {
+		uint16_t got = rte_eth_rx_burst(q->port, q->queue, pkts, q->burst);
+
+		if (got == 0)
+			continue;
+		rte_pktmbuf_free_bulk(pkts, got);
+		n += got;
+	}
+	q->packets = n;
+	return 0;
+}
+
+static int
+port_start(uint16_t port, uint16_t nq, struct rte_mempool *mp)
+{
+	struct rte_eth_conf conf;
+	uint16_t q;
+	int rc;
+
+	memset(&conf, 0, sizeof(conf));
+	rc = rte_eth_dev_configure(port, nq, 0, &conf);
+	if (rc != 0) {
+		fprintf(stderr, "rte_eth_dev_configure(%u RX queues): %s\n", nq,
+			rte_strerror(-rc));
+		return -1;
+	}
+	for (q = 0; q < nq; q++) {
+		rc = rte_eth_rx_queue_setup(port, q, RXS_RING,
+			rte_eth_dev_socket_id(port), NULL, mp);
+		if (rc != 0) {
+			fprintf(stderr, "rte_eth_rx_queue_setup(%u): %s\n", q,
+				rte_strerror(-rc));
+			return -1;
+		}
+	}
+	rc = rte_eth_dev_start(port);
+	if (rc != 0) {
+		fprintf(stderr, "rte_eth_dev_start: %s\n", rte_strerror(-rc));
+		return -1;
+	}
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct rxs_opts o = { .queues = 1, .burst = 32, .seconds = 3, .mbufs = 0 };
+	char name[RTE_ETH_NAME_MAX_LEN] = "?";
+	struct rte_mempool *mp = NULL;
+	uint64_t total = 0, t0, t1;
+	unsigned int lcore, nq;
+	uint16_t port = 0;
+	int rc, status = BENCH_EXIT_FAIL;
+	double secs;
+
+	rc = bench_start(argc, argv, parse, &o, usage);
+	if (rc >= 0)
+		return rc;
+	nq = (unsigned int)o.queues;
+	if (rte_eth_dev_count_avail() == 0) {
+		fprintf(stderr, "no ethdev port: give one, e.g. --vdev net_null0\n");
+		goto out;
+	}
+	RTE_ETH_FOREACH_DEV(port)
+		break;
+	rte_eth_dev_get_name_by_port(port, name);
+	if (rte_lcore_count() < nq + 1) {
+		fprintf(stderr, "%u queues need %u lcores (-l 0-%u), have %u\n",
+			nq, nq + 1, nq, rte_lcore_count());
+		status = BENCH_EXIT_USAGE;
+		goto out;
+	}
+	/* Every RX ring full, every lcore's burst in hand, the caches. */
+	if (o.mbufs == 0)
+		o.mbufs = nq * (RXS_RING + o.burst + 512) + 1024;
+	mp = rte_pktmbuf_pool_create("rxs_pool", (unsigned int)o.mbufs, 256, 0,
+		RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
+	if (mp == NULL) {
+		fprintf(stderr, "rte_pktmbuf_pool_create(%" PRIu64 "): %s\n",
+			o.mbufs, rte_strerror(rte_errno));
+		goto out;
+	}
+	if (port_start(port, (uint16_t)nq, mp) != 0)
+		goto out;
+
+	t0 = rte_get_tsc_cycles();
+	nq = 0;
+	RTE_LCORE_FOREACH_WORKER(lcore) {
+		if (nq == o.queues)
+			break;
+		rxs_q[nq] = (struct rxs_queue){ .port = port, .queue = (uint16_t)nq,
+			.burst = (uint16_t)o.burst };
+		rc = rte_eal_remote_launch(rx_loop, &rxs_q[nq], lcore);
+		if (rc != 0) {
+			fprintf(stderr, "rte_eal_remote_launch(lcore %u): %s\n",
+				lcore, rte_strerror(-rc));
+			rxs_stop = 1;
+			break;
+		}
+		nq++;
+	}
+	if (!rxs_stop)
+		rte_delay_us_sleep((unsigned int)(o.seconds * 1000000));
+	rxs_stop = 1;
+	rte_eal_mp_wait_lcore();
+	t1 = rte_get_tsc_cycles();
+	if (nq != o.queues)
+		goto stop;
+	for (unsigned int q = 0; q < nq; q++)
+		total += rxs_q[q].packets;
+	secs = (double)(t1 - t0) / rte_get_tsc_hz();
+	printf("rx-source: port=%s queues=%u burst=%" PRIu64 " rate=%.2f Mpps "
+		"per_lcore=%.2f Mpps\n", name, nq, o.burst, total / secs / 1e6,
+		total / secs / 1e6 / nq);
+	status = BENCH_EXIT_OK;
+stop:
+	if (rte_eth_dev_stop(port) != 0)
+		status = BENCH_EXIT_FAIL;
+	rte_eth_dev_close(port);
+out:
+	rte_mempool_free(mp);
+	rte_eal_cleanup();
+	return status;
+}
