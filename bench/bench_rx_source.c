@@ -9,10 +9,12 @@
  * pipeline does with the packets.
  *
  * Usage: bench-rx-source [EAL options, one port, e.g. --vdev net_null0]
- *        -- [--queues N] [--burst N] [--seconds N] [--mbufs N]
+ *        -- [--queues N] [--burst N] [--seconds N] [--mbufs N] [--json FILE]
  *        bench-rx-source --self-test
  * Needs one lcore per queue besides the main lcore. Prints one line:
  *   rx-source: port=NAME queues=N burst=N rate=X Mpps per_lcore=Y Mpps
+ * and, with --json, writes rx_packets, rx_bytes and elapsed_s (the fields
+ * of dpdk-gpu-rx's summary that bench/pipeline-capacity.sh reads).
  * Exit: 0, 1 failure, 2 usage.
  */
 
@@ -41,6 +43,7 @@ struct rxs_opts {
 	uint64_t burst;
 	uint64_t seconds;
 	uint64_t mbufs;
+	const char *json;
 };
 
 struct rxs_queue {
@@ -48,6 +51,7 @@ struct rxs_queue {
 	uint16_t queue;
 	uint16_t burst;
 	uint64_t packets;
+	uint64_t bytes;
 } __rte_cache_aligned;
 
 static volatile int rxs_stop;
@@ -68,6 +72,7 @@ parse(int argc, char **argv, void *arg)
 		{ "burst", required_argument, NULL, 'b' },
 		{ "seconds", required_argument, NULL, 's' },
 		{ "mbufs", required_argument, NULL, 'm' },
+		{ "json", required_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rxs_opts *o = arg;
@@ -77,6 +82,10 @@ parse(int argc, char **argv, void *arg)
 		const char *which;
 		uint64_t *dst, max;
 
+		if (c == 'j') {
+			o->json = optarg;
+			continue;
+		}
 		switch (c) {
 		case 'q': which = "queues"; dst = &o->queues; max = RXS_MAX_QUEUES; break;
 		case 'b': which = "burst"; dst = &o->burst; max = RXS_MAX_BURST; break;
@@ -98,17 +107,21 @@ rx_loop(void *arg)
 {
 	struct rxs_queue *q = arg;
 	struct rte_mbuf *pkts[RXS_MAX_BURST];
-	uint64_t n = 0;
+	uint64_t n = 0, bytes = 0;
 
 	while (!rxs_stop) {
 		uint16_t got = rte_eth_rx_burst(q->port, q->queue, pkts, q->burst);
 
 		if (got == 0)
 			continue;
+		/* The length is all a pipeline reads of every mbuf at least. */
+		for (uint16_t i = 0; i < got; i++)
+			bytes += rte_pktmbuf_pkt_len(pkts[i]);
 		rte_pktmbuf_free_bulk(pkts, got);
 		n += got;
 	}
 	q->packets = n;
+	q->bytes = bytes;
 	return 0;
 }
 
@@ -149,7 +162,7 @@ main(int argc, char **argv)
 	struct rxs_opts o = { .queues = 1, .burst = 32, .seconds = 3, .mbufs = 0 };
 	char name[RTE_ETH_NAME_MAX_LEN] = "?";
 	struct rte_mempool *mp = NULL;
-	uint64_t total = 0, t0, t1;
+	uint64_t total = 0, bytes = 0, t0, t1;
 	unsigned int lcore, nq;
 	uint16_t port = 0;
 	int rc, status = BENCH_EXIT_FAIL;
@@ -208,13 +221,29 @@ main(int argc, char **argv)
 	t1 = rte_get_tsc_cycles();
 	if (nq != o.queues)
 		goto stop;
-	for (unsigned int q = 0; q < nq; q++)
+	for (unsigned int q = 0; q < nq; q++) {
 		total += rxs_q[q].packets;
+		bytes += rxs_q[q].bytes;
+	}
 	secs = (double)(t1 - t0) / rte_get_tsc_hz();
 	printf("rx-source: port=%s queues=%u burst=%" PRIu64 " rate=%.2f Mpps "
 		"per_lcore=%.2f Mpps\n", name, nq, o.burst, total / secs / 1e6,
 		total / secs / 1e6 / nq);
 	status = BENCH_EXIT_OK;
+	if (o.json != NULL) {
+		FILE *f = fopen(o.json, "w");
+
+		if (f == NULL || fprintf(f, "{\"mode\": \"source\", \"port\": \"%s\", "
+				"\"queues\": %u, \"burst\": %" PRIu64 ", \"rx_packets\": %"
+				PRIu64 ", \"rx_bytes\": %" PRIu64 ", \"elapsed_s\": %.6f}\n",
+				name, nq, o.burst, total, bytes, secs) < 0) {
+			fprintf(stderr, "cannot write %s: %s\n", o.json,
+				strerror(errno));
+			status = BENCH_EXIT_FAIL;
+		}
+		if (f != NULL && fclose(f) != 0)
+			status = BENCH_EXIT_FAIL;
+	}
 stop:
 	if (rte_eth_dev_stop(port) != 0)
 		status = BENCH_EXIT_FAIL;

@@ -9,11 +9,14 @@
 # all-zero frames: the cheapest possible input). Each run lasts
 # BENCH_CAP_SECONDS (default 4) and writes its summary JSON; the table goes
 # to OUT_DIR/capacity.md (and capacity.png where matplotlib is installed),
-# one line per run to stdout.
+# one line per run to stdout. Mode "source" is the source alone
+# (bench-rx-source: RX burst and free, nothing else): the ceiling of any
+# pipeline fed by it on those lcores.
 #
 # Usage: bench/pipeline-capacity.sh OUT_DIR [BUILD_DIR]
 # Env: BENCH_EAL_EXTRA (e.g. "-d .gpu-bundle/pmds -d build/.../librte_gpu_cuda.so"),
-#      BENCH_CAP_MODES (default "cpu host-mapped staged"),
+#      BENCH_CAP_MODES (default "source cpu host-mapped staged"),
+#      BENCH_CAP_BURST (RX burst = packets per GPU ring item, default 32),
 #      BENCH_CAP_SIZES (default "mix 64 512 1500"; mix = the pcap source),
 #      BENCH_CAP_LCORES ("1 2 4"),
 #      BENCH_CAP_APP_ARGS (more dpdk-gpu-rx options, e.g. "--burst 128").
@@ -23,9 +26,12 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:?usage: $0 OUT_DIR [BUILD_DIR]}
 build=${2:-$top/build}
 app=$build/examples/gpu_rx/app/dpdk-gpu-rx
+source_bench=$build/bench/bench-rx-source
 secs=${BENCH_CAP_SECONDS:-4}
+burst=${BENCH_CAP_BURST:-32}
 mkdir -p "$out"
-[ -x "$app" ] || { echo "no $app: build first" >&2; exit 2; }
+[ -x "$app" ] && [ -x "$source_bench" ] ||
+	{ echo "no $app or $source_bench: build first" >&2; exit 2; }
 read -r -a extra <<< "${BENCH_EAL_EXTRA:-}"
 read -r -a app_args <<< "${BENCH_CAP_APP_ARGS:-}"
 
@@ -48,7 +54,7 @@ table=$out/capacity.md
 	echo "| --- | --- | --- | --- | --- | --- | --- |"
 } > "$table"
 
-for mode in ${BENCH_CAP_MODES:-cpu host-mapped staged}; do
+for mode in ${BENCH_CAP_MODES:-source cpu host-mapped staged}; do
 	for size in ${BENCH_CAP_SIZES:-mix 64 512 1500}; do
 		for lc in ${BENCH_CAP_LCORES:-1 2 4}; do
 			# More lcores only for the smallest packets and the
@@ -68,15 +74,24 @@ for mode in ${BENCH_CAP_MODES:-cpu host-mapped staged}; do
 			fi
 			name=cap-$mode-$size-$lc
 			json=$out/$name.json
-			if [ "$mode" = cpu ]; then margs=(--cpu); else margs=(--mem "$mode"); fi
-			timeout $((secs + 60)) "$app" "${mem[@]}" --file-prefix "$name" \
-				-l "0-$lc" "${extra[@]}" \
-				--vdev "$vdev" -- \
-				"${margs[@]}" "${pool[@]}" --queues "$lc" --filter 'tcp port 443' \
-				--duration "$secs" --json "$json" --ts none \
-				"${app_args[@]}" \
-				> "$out/$name.log" 2>&1
-			rc=$?
+			if [ "$mode" = source ]; then
+				timeout $((secs + 60)) "$source_bench" "${mem[@]}" \
+					--file-prefix "$name" -l "0-$lc" "${extra[@]}" \
+					--vdev "$vdev" -- "${pool[@]}" --queues "$lc" \
+					--burst "$burst" --seconds "$secs" --json "$json" \
+					> "$out/$name.log" 2>&1
+				rc=$?
+			else
+				if [ "$mode" = cpu ]; then margs=(--cpu); else margs=(--mem "$mode"); fi
+				timeout $((secs + 60)) "$app" "${mem[@]}" --file-prefix "$name" \
+					-l "0-$lc" "${extra[@]}" \
+					--vdev "$vdev" -- \
+					"${margs[@]}" "${pool[@]}" --queues "$lc" --filter 'tcp port 443' \
+					--duration "$secs" --json "$json" --ts none --burst "$burst" \
+					"${app_args[@]}" \
+					> "$out/$name.log" 2>&1
+				rc=$?
+			fi
 			if [ $rc -ne 0 ] || [ ! -s "$json" ]; then
 				echo "capacity mode=$mode size=$size lcores=$lc FAILED (exit $rc, see $name.log)"
 				echo "| $mode | $size | $lc | failed (exit $rc) | | | |" >> "$table"
@@ -89,9 +104,10 @@ mode, size, lc = sys.argv[2:5]
 el = j["elapsed_s"] or 1
 mpps = j["rx_packets"] / el / 1e6
 gbps = j["rx_bytes"] * 8 / el / 1e9
-d = j["dropped"]
-m = j["mbufs"]
-print(f"| {mode} | {size} | {lc} | {mpps:.2f} | {gbps:.2f} | {d.get('ring_full', 0)} | {m['returned']}/{m['total']} |")
+d = j.get("dropped", {})
+m = j.get("mbufs")
+back = f"{m['returned']}/{m['total']}" if m else "n/a"
+print(f"| {mode} | {size} | {lc} | {mpps:.2f} | {gbps:.2f} | {d.get('ring_full', 0)} | {back} |")
 print(f"capacity mode={mode} size={size} lcores={lc} rate={mpps:.2f}Mpps {gbps:.2f}Gbps ring_full={d.get('ring_full', 0)}", file=sys.stderr)
 PY
 		done
