@@ -2,21 +2,27 @@
 /*
  * CUDA side of dpdk-gpu-rx.
  *
- * Persistent kernel: per RX queue one dispatcher and bpq worker blocks.
- * The dispatcher alone polls the queue's ring over PCIe and publishes, in
- * GPU memory, how many items are READY; worker j takes the queue's items
- * j, j + bpq, j + 2 bpq, ... so that up to bpq items are processed at once
- * (each costs PCIe round trips whatever its size). A worker's thread 0
- * waits for its next item to be published as READY (system-scope acquire load of the
- * gpudev status word, so the CPU's pkt_list/num_pkts/ts writes and the
- * packet bytes are visible once READY is seen), or for the quit flag.
- * The block then classifies the item's packets, one thread per packet,
- * with the same gpurx_classify_pkt() the CPU path runs, and copies each
- * accepted packet's bytes into the item's capture arena with the whole
- * block striding over the bytes. Every thread fences at system scope,
- * the block synchronizes, and thread 0 release-stores DONE. Each block
- * takes its items in ring order and the CPU collects items in ring order,
- * so no item is skipped and the output order is the RX order.
+ * Persistent kernel: per RX queue one dispatcher warp and bpq worker
+ * blocks. The dispatcher alone polls the queue's ring over PCIe and
+ * publishes, in GPU memory, how many items are READY; worker j takes the
+ * queue's items j, j + bpq, j + 2 bpq, ... so that up to bpq items are
+ * processed at once (each costs PCIe round trips whatever its size). A
+ * worker's thread 0 waits (device-scope acquire) for its next item to be
+ * published, which by cumulativity makes what the CPU wrote before READY
+ * visible, or for the quit flag. The block loads the item's count,
+ * descriptors and side data in one round trip, stages the packet bytes
+ * into shared memory, classifies the packets, one thread per packet, with
+ * the same gpurx_classify_pkt() the CPU path runs, and copies each
+ * accepted packet's bytes into the item's capture arena, a warp per
+ * packet. After a block barrier thread 0 fences at system scope and
+ * release-stores DONE. Each block takes its items in ring order and the
+ * CPU collects items in ring order, so no item is skipped and the output
+ * order is the RX order.
+ *
+ * Host memory is read one cache line per request: uncached loads of one
+ * host line by several warps are served one after another, a PCIe round
+ * trip each (bench-sysmem-probe), so nothing here has many warps load the
+ * same host line.
  */
 
 #include <cuda/atomic>

@@ -47,12 +47,14 @@ struct gpurx_comm_item {
  */
 /*
  * At most this many items of one queue are processed at once (worker
- * blocks per queue). Only one thread per queue polls item status over
- * PCIe (the dispatcher, 8 items per round trip) and hands items to the
- * workers through GPU memory. Measured on an H100 at 64 B, one queue: one
- * block working item after item 1.4 Mpps; 16 blocks each polling its own
- * item 11.6 Mpps; 64 such blocks 8.7 Mpps (the polls crowd out the packet
- * reads); dispatcher + 64 workers 12.5 Mpps, and it scales with queues.
+ * blocks per queue). Only one warp per queue polls item status over PCIe
+ * (the dispatcher, 32 items per request) and hands items to the workers
+ * through GPU memory. Measured on an H100 at 64 B, one queue, first
+ * design: one block working item after item 1.4 Mpps; 16 blocks each
+ * polling its own item 11.6 Mpps; 64 such blocks 8.7 Mpps (the polls crowd
+ * out the packet reads); dispatcher + 64 workers 12.5 Mpps. With the
+ * host-line fixes (see gpu_kernels.cu) the same layout runs 42 Mpps per
+ * queue, limited by the RX lcore.
  */
 #define GPURX_BLOCKS_PER_QUEUE_MAX 64
 #define GPURX_PHASES 4
