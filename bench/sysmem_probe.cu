@@ -188,6 +188,22 @@ sp_warp_pkt_sum(const uint64_t *desc, uint32_t p, unsigned int variant,
 	return s;
 }
 
+/* Packet p's sum (warp p of the grid) added to the block's *s_sum;
+ * synchronizes the block. */
+static __device__ __forceinline__ void
+sp_block_sum(const uint64_t *desc, uint32_t p, uint32_t n_pkts,
+		unsigned int variant, const uint64_t *s_desc,
+		unsigned long long *s_sum)
+{
+	if (p < n_pkts) {
+		unsigned long long s = sp_warp_pkt_sum(desc, p, variant, s_desc);
+
+		if (threadIdx.x % SP_WARP == 0)
+			atomicAdd(s_sum, s);
+	}
+	__syncthreads();
+}
+
 __global__ void __launch_bounds__(SP_THREADS)
 sp_round_kernel(struct sp_host *h, const uint64_t *desc, uint32_t n_pkts,
 		struct sp_dev *d, unsigned int variant)
@@ -248,14 +264,7 @@ sp_round_kernel(struct sp_host *h, const uint64_t *desc, uint32_t n_pkts,
 					*(const volatile uint64_t *)&desc[q];
 			__syncthreads();
 		}
-		if (p < n_pkts) {
-			unsigned long long s = sp_warp_pkt_sum(desc, p, variant,
-				s_desc);
-
-			if (threadIdx.x % SP_WARP == 0)
-				atomicAdd(&s_sum, s);
-		}
-		__syncthreads();
+		sp_block_sum(desc, p, n_pkts, variant, s_desc, &s_sum);
 		if (threadIdx.x == 0) {
 			atomicAdd(&d->sum, s_sum);
 			if (!(variant & SP_V_NO_ARRIVE_FENCE))
@@ -290,14 +299,7 @@ sp_launch_kernel(const uint64_t *desc, uint32_t n_pkts,
 	if (threadIdx.x == 0)
 		s_sum = 0;
 	__syncthreads();
-	if (p < n_pkts) {
-		unsigned long long s = sp_warp_pkt_sum(desc, p, SP_V_LOAD_CV,
-			NULL);
-
-		if (threadIdx.x % SP_WARP == 0)
-			atomicAdd(&s_sum, s);
-	}
-	__syncthreads();
+	sp_block_sum(desc, p, n_pkts, SP_V_LOAD_CV, NULL, &s_sum);
 	if (threadIdx.x == 0)
 		partial[blockIdx.x] = s_sum;
 }
