@@ -286,8 +286,13 @@ hk_persist_kernel(const struct hk_comm_item *items, uint32_t n_items,
 			needed = gridDim.x;
 		if (needed == 0)
 			needed = 1;	/* an empty burst: block 0 answers */
-		if (blockIdx.x >= needed)
-			continue;	/* not needed this round */
+		if (blockIdx.x >= needed) {
+			/* Not needed this round. The barrier keeps thread 0
+			 * from resetting s_seen for the next round while a
+			 * slower warp still reads this round's. */
+			__syncthreads();
+			continue;
+		}
 		if (blockIdx.x != 0)
 			hk_block_descs(pkts, n, s_addr, s_size);
 		{
