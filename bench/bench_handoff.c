@@ -442,8 +442,8 @@ check_reports(const struct hk_report *rep, const uint64_t *want,
 	return true;
 }
 
-/* Median of each GPU phase over n reports (e->samples as scratch: the
- * caller has not taken its samples from it yet, so keep them apart). */
+/* Median of each GPU phase over n reports, into e->gpu_load_ns and
+ * e->gpu_work_ns (own scratch: e->samples still holds the round times). */
 static void
 gpu_phases(struct env *e, const struct hk_report *rep, uint64_t n)
 {

@@ -149,7 +149,7 @@ struct hk_dev_state {
 
 /*
  * Round of the persistent kernel, on the critical path from READY to DONE:
- *   block 0   poll status (relaxed) -> system-scope acquire -> count and its
+ *   block 0   poll status (system-scope acquire loads) -> count and its
  *             own descriptors, one round trip -> go to the other blocks ->
  *             its packets -> [DONE if it is the only block needed]
  *   block b   go (GPU memory) -> its descriptors -> its packets -> arrive;
@@ -207,10 +207,9 @@ hk_persist_kernel(const struct hk_comm_item *items, uint32_t n_items,
 					 * list, the count and the packet data
 					 * the CPU wrote before it stored READY
 					 * (after rte_gpu_wmb) are visible to the
-					 * block once past the barrier. An
-					 * acquire load, not a relaxed one and a
-					 * fence: the fence also waits for this
-					 * thread's earlier writes. */
+					 * block once past the barrier. (A
+					 * relaxed poll and a fence after it
+					 * measured the same.) */
 					v = status.load(cuda::memory_order_acquire);
 					if (v == HK_READY || v == HK_ERROR)
 						break;
