@@ -19,7 +19,8 @@
 #      BENCH_CAP_BURST (RX burst = packets per GPU ring item, default 32),
 #      BENCH_CAP_SIZES (default "mix 64 512 1500"; mix = the pcap source),
 #      BENCH_CAP_LCORES ("1 2 4"),
-#      BENCH_CAP_APP_ARGS (more dpdk-gpu-rx options, e.g. "--burst 128").
+#      BENCH_CAP_APP_ARGS (more dpdk-gpu-rx options, e.g. "--ring-items 16").
+# Exit: 0, 1 when a run failed (its row says so), 2 usage or missing build.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -54,6 +55,7 @@ table=$out/capacity.md
 	echo "| --- | --- | --- | --- | --- | --- | --- |"
 } > "$table"
 
+failed=0
 for mode in ${BENCH_CAP_MODES:-source cpu host-mapped staged}; do
 	for size in ${BENCH_CAP_SIZES:-mix 64 512 1500}; do
 		for lc in ${BENCH_CAP_LCORES:-1 2 4}; do
@@ -94,6 +96,7 @@ for mode in ${BENCH_CAP_MODES:-source cpu host-mapped staged}; do
 			fi
 			if [ $rc -ne 0 ] || [ ! -s "$json" ]; then
 				echo "capacity mode=$mode size=$size lcores=$lc FAILED (exit $rc, see $name.log)"
+				failed=1
 				echo "| $mode | $size | $lc | failed (exit $rc) | | | |" >> "$table"
 				continue
 			fi
@@ -145,3 +148,4 @@ fig.tight_layout()
 fig.savefig(os.path.join(out, "capacity.png"), dpi=110)
 print("wrote", os.path.join(out, "capacity.png"))
 PY
+exit $failed
