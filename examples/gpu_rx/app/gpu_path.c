@@ -40,6 +40,7 @@
 #include "app.h"
 #include "gpu_kernels.h"
 #include "gpu_path.h"
+#include "lat_hist.h"
 
 /* The kernel walks the gpudev list through mirror types: same layout. */
 _Static_assert(sizeof(struct gpurx_comm_item) == sizeof(struct rte_gpu_comm_list),
@@ -536,12 +537,10 @@ collect_item(struct gpurx_app *a, uint16_t q)
 		return 0;
 	/* Pairs with the kernel's release of DONE: results read after it. */
 	rte_rmb();
-	if (Q->lat_hist != NULL) {
-		uint64_t us = (rte_get_tsc_cycles() - it->t_ready) * 1000000 /
-			rte_get_tsc_hz();
-
-		Q->lat_hist[RTE_MIN(us, (uint64_t)LAT_BUCKETS - 1)]++;
-	}
+	if (Q->lat_hist != NULL)
+		gpurx_lat_hist_add(Q->lat_hist, LAT_BUCKETS,
+			(rte_get_tsc_cycles() - it->t_ready) * 1000000 /
+			rte_get_tsc_hz());
 	/* The GPU's writes left the result lines out of the CPU caches: ask
 	 * for all of them at once rather than miss on each in turn. */
 	for (uint32_t i = 0; i < it->n; i += RTE_CACHE_LINE_SIZE / sizeof(uint32_t))
@@ -734,9 +733,10 @@ void
 gpurx_gpu_item_stats(const struct gpurx_app *a, struct gpurx_item_stats *st)
 {
 	const struct gpurx_gpu *g = a->gpu;
-	uint64_t busy = 0, wait = 0, done = 0, n = 0, seen = 0;
+	const uint64_t *hists[GPURX_MAX_QUEUES] = { NULL };
+	uint64_t busy = 0, wait = 0, done = 0;
 	uint64_t phase[GPURX_PHASES] = { 0 };
-	uint32_t p50 = 0, p99 = 0, max = 0;
+	struct gpurx_lat_summary lat;
 
 	RTE_BUILD_BUG_ON(RTE_DIM(st->phase_us) != GPURX_PHASES);
 	memset(st, 0, sizeof(*st));
@@ -752,28 +752,14 @@ gpurx_gpu_item_stats(const struct gpurx_app *a, struct gpurx_item_stats *st)
 			for (int ph = 0; ph < GPURX_PHASES; ph++)
 				phase[ph] += RTE_GPU_VOLATILE(gq->phase_ns[ph][b]);
 		}
-		for (uint32_t k = 0; g->q[q].lat_hist != NULL && k < LAT_BUCKETS; k++)
-			n += g->q[q].lat_hist[k];
+		hists[q] = g->q[q].lat_hist;
 	}
 	/* Percentiles over every queue's items together. */
-	for (uint32_t k = 0; k < LAT_BUCKETS && n != 0; k++) {
-		uint64_t c = 0;
-
-		for (uint16_t q = 0; q < a->nq; q++)
-			c += g->q[q].lat_hist != NULL ? g->q[q].lat_hist[k] : 0;
-		if (c == 0)
-			continue;
-		if (seen < (n + 1) / 2 && seen + c >= (n + 1) / 2)
-			p50 = k;
-		if (seen < n - n / 100 && seen + c >= n - n / 100)
-			p99 = k;
-		seen += c;
-		max = k;
-	}
-	st->items = n;
-	st->lat_p50_us = p50;
-	st->lat_p99_us = p99;
-	st->lat_max_us = max;
+	gpurx_lat_hist_summary(hists, a->nq, LAT_BUCKETS, &lat);
+	st->items = lat.n;
+	st->lat_p50_us = lat.p50;
+	st->lat_p99_us = lat.p99;
+	st->lat_max_us = lat.max;
 	if (done != 0) {
 		st->wait_us = a->opt.launch_per_burst ? 0 : wait / 1e3 / done;
 		st->busy_us = busy / 1e3 / done;
