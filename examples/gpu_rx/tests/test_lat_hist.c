@@ -12,6 +12,20 @@
 
 static uint64_t h1[B], h2[B], h3[B];
 
+/* The summary of hists must be n values, p50, p99, max (case: what). */
+static void
+expect(const uint64_t *const *hists, unsigned int nh, const char *what,
+		uint64_t n, uint32_t p50, uint32_t p99, uint32_t max)
+{
+	struct gpurx_lat_summary s;
+
+	gpurx_lat_hist_summary(hists, nh, B, &s);
+	CHECK(s.n == n && s.p50 == p50 && s.p99 == p99 && s.max == max,
+		"%s: n %llu p50 %u p99 %u max %u, expected %llu %u %u %u", what,
+		(unsigned long long)s.n, s.p50, s.p99, s.max,
+		(unsigned long long)n, p50, p99, max);
+}
+
 static void
 reset(void)
 {
@@ -24,67 +38,38 @@ int
 main(void)
 {
 	const uint64_t *all[3] = { h1, h2, h3 };
-	struct gpurx_lat_summary s;
+	const uint64_t *some[4] = { h3, NULL, h1, h2 };
 
-	/* Nothing counted: all zero. */
 	reset();
-	gpurx_lat_hist_summary(all, 3, B, &s);
-	CHECK_EQ(s.n, 0);
-	CHECK_EQ(s.p50, 0);
-	CHECK_EQ(s.p99, 0);
-	CHECK_EQ(s.max, 0);
+	expect(all, 3, "nothing counted", 0, 0, 0, 0);
 
-	/* 1..100 in one histogram: the 50th and 99th values. */
-	reset();
+	/* 1..100: the 50th and 99th values. */
 	for (uint64_t v = 1; v <= 100; v++)
 		gpurx_lat_hist_add(h1, B, v);
-	gpurx_lat_hist_summary(all, 3, B, &s);
-	CHECK_EQ(s.n, 100);
-	CHECK_EQ(s.p50, 50);
-	CHECK_EQ(s.p99, 99);
-	CHECK_EQ(s.max, 100);
+	expect(all, 3, "1..100 in one histogram", 100, 50, 99, 100);
 
-	/* The same values spread over three queues' histograms (and a
-	 * missing one) give the same summary. */
+	/* The same values spread over three queues (and a missing one). */
 	reset();
 	for (uint64_t v = 1; v <= 100; v++)
 		gpurx_lat_hist_add(v % 3 == 0 ? h1 : v % 3 == 1 ? h2 : h3, B, v);
-	{
-		const uint64_t *some[4] = { h3, NULL, h1, h2 };
+	expect(some, 4, "1..100 over three histograms", 100, 50, 99, 100);
 
-		gpurx_lat_hist_summary(some, 4, B, &s);
-	}
-	CHECK_EQ(s.n, 100);
-	CHECK_EQ(s.p50, 50);
-	CHECK_EQ(s.p99, 99);
-	CHECK_EQ(s.max, 100);
-
-	/* One value: every percentile is it. */
 	reset();
 	gpurx_lat_hist_add(h2, B, 7);
-	gpurx_lat_hist_summary(all, 3, B, &s);
-	CHECK_EQ(s.n, 1);
-	CHECK_EQ(s.p50, 7);
-	CHECK_EQ(s.p99, 7);
-	CHECK_EQ(s.max, 7);
+	expect(all, 3, "one value", 1, 7, 7, 7);
 
-	/* A tail: 990 fast items and 10 slow ones; p99 is the 990th value
-	 * (nearest rank), max the slowest; overflow lands in the last
-	 * bucket. */
+	/* A tail: 990 fast items, 9 slow ones and one past the last bucket:
+	 * p99 is the 990th value (nearest rank); the overflow is counted in
+	 * the last bucket. One more slow item moves the rank to 991. */
 	reset();
 	for (int i = 0; i < 990; i++)
 		gpurx_lat_hist_add(h1, B, 20);
 	for (int i = 0; i < 9; i++)
 		gpurx_lat_hist_add(h2, B, 300);
 	gpurx_lat_hist_add(h3, B, 1000000);
-	gpurx_lat_hist_summary(all, 3, B, &s);
-	CHECK_EQ(s.n, 1000);
-	CHECK_EQ(s.p50, 20);
-	CHECK_EQ(s.p99, 20);
-	CHECK_EQ(s.max, B - 1);
-	gpurx_lat_hist_add(h2, B, 300);	/* 1001 values: rank 991 */
-	gpurx_lat_hist_summary(all, 3, B, &s);
-	CHECK_EQ(s.p99, 300);
+	expect(all, 3, "tail of 10 in 1000", 1000, 20, 20, B - 1);
+	gpurx_lat_hist_add(h2, B, 300);
+	expect(all, 3, "tail of 11 in 1001", 1001, 20, 300, B - 1);
 
 	return test_finish("test_lat_hist");
 }
