@@ -61,7 +61,7 @@ static void
 usage(const char *prog)
 {
 	fprintf(stderr, "Usage: %s [EAL options] -- [--queues N] [--burst N] "
-		"[--seconds N] [--mbufs N]\n       %s --self-test\n", prog, prog);
+		"[--seconds N] [--mbufs N] [--json FILE]\n       %s --self-test\n", prog, prog);
 }
 
 static int
@@ -195,8 +195,11 @@ main(int argc, char **argv)
 			o.mbufs, rte_strerror(rte_errno));
 		goto out;
 	}
-	if (port_start(port, (uint16_t)nq, mp) != 0)
+	if (port_start(port, (uint16_t)nq, mp) != 0) {
+		/* Its queues may hold mbufs of mp: closed before mp goes. */
+		rte_eth_dev_close(port);
 		goto out;
+	}
 
 	t0 = rte_get_tsc_cycles();
 	nq = 0;
