@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 
 #include "bench_common.h"
+#include "gpurx_portable.h"
 #include "krate_data.h"
 
 #define KR_PAGE 4096
@@ -31,28 +32,6 @@ struct kr_tuple {
 	uint16_t dport;
 	uint8_t proto;		/* 6, 17 or 1 (ICMP; ICMPv6 over IPv6) */
 };
-
-static void
-put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void
-put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static uint16_t
-get16(const uint8_t *p)
-{
-	return (uint16_t)((p[0] << 8) | p[1]);
-}
 
 /* Own pages, so that cudaHostRegister() of one array never overlaps the
  * pages of another registration. Returns the size allocated in *bytes. */
@@ -84,11 +63,11 @@ make_tuple(struct kr_tuple *t, bool v6, uint64_t *rng)
 	if (v6) {
 		bench_fill_random(t->src, 16, rng);
 		bench_fill_random(t->dst, 16, rng);
-		put32(t->src, 0x20010DB8);
-		put32(t->dst, 0x20010DB8);
+		gpurx_put_be32(t->src, 0x20010DB8);
+		gpurx_put_be32(t->dst, 0x20010DB8);
 	} else {
-		put32(t->src, pktgen_pick_ip4(rng));
-		put32(t->dst, pktgen_pick_ip4(rng));
+		gpurx_put_be32(t->src, pktgen_pick_ip4(rng));
+		gpurx_put_be32(t->dst, pktgen_pick_ip4(rng));
 	}
 }
 
@@ -103,17 +82,17 @@ put_l4(uint8_t *p, const struct kr_tuple *t, uint16_t l4_len, uint64_t *rng)
 	bench_fill_random(p, KR_L4_ROOM, rng);
 	switch (t->proto) {
 	case 6:
-		put16(p, t->sport);
-		put16(p + 2, t->dport);
+		gpurx_put_be16(p, t->sport);
+		gpurx_put_be16(p + 2, t->dport);
 		p[12] = 5 << 4;		/* data offset: 20 bytes */
 		p[13] = 0x18;		/* PSH|ACK */
-		put16(p + 14, 65535);
-		put16(p + 18, 0);
+		gpurx_put_be16(p + 14, 65535);
+		gpurx_put_be16(p + 18, 0);
 		break;
 	case 17:
-		put16(p, t->sport);
-		put16(p + 2, t->dport);
-		put16(p + 4, l4_len);
+		gpurx_put_be16(p, t->sport);
+		gpurx_put_be16(p + 2, t->dport);
+		gpurx_put_be16(p + 4, l4_len);
 		break;
 	default:
 		p[0] = 8;		/* echo request */
@@ -128,16 +107,16 @@ write_v4(uint8_t *p, uint16_t len, const struct kr_tuple *t, bool frag,
 {
 	uint8_t *l3 = p + KR_ETH_HLEN;
 
-	put16(p + 12, 0x0800);
+	gpurx_put_be16(p + 12, 0x0800);
 	l3[0] = 0x45;
 	l3[1] = 0;
-	put16(l3 + 2, (uint16_t)(len - KR_ETH_HLEN));
-	put16(l3 + 4, (uint16_t)bench_rand(rng));
+	gpurx_put_be16(l3 + 2, (uint16_t)(len - KR_ETH_HLEN));
+	gpurx_put_be16(l3 + 4, (uint16_t)bench_rand(rng));
 	/* DF, or a non-first fragment (offset in 8-byte units). */
-	put16(l3 + 6, frag ? (uint16_t)(1 + bench_rand(rng) % 1000) : 0x4000);
+	gpurx_put_be16(l3 + 6, frag ? (uint16_t)(1 + bench_rand(rng) % 1000) : 0x4000);
 	l3[8] = 64;
 	l3[9] = frag ? 6 : t->proto;
-	put16(l3 + 10, (uint16_t)bench_rand(rng));
+	gpurx_put_be16(l3 + 10, (uint16_t)bench_rand(rng));
 	memcpy(l3 + 12, t->src, 4);
 	memcpy(l3 + 16, t->dst, 4);
 	if (frag)
@@ -153,9 +132,9 @@ write_v6(uint8_t *p, uint16_t len, const struct kr_tuple *t, uint64_t *rng)
 	uint8_t *l3 = p + KR_ETH_HLEN;
 	uint16_t l4_len = (uint16_t)(len - KR_ETH_HLEN - KR_IP6_HLEN);
 
-	put16(p + 12, 0x86DD);
-	put32(l3, 0x60000000 | (uint32_t)(bench_rand(rng) & 0xFFFFF));
-	put16(l3 + 4, l4_len);
+	gpurx_put_be16(p + 12, 0x86DD);
+	gpurx_put_be32(l3, 0x60000000 | (uint32_t)(bench_rand(rng) & 0xFFFFF));
+	gpurx_put_be16(l3 + 4, l4_len);
 	l3[6] = t->proto == 1 ? 58 : t->proto;
 	l3[7] = 64;
 	memcpy(l3 + 8, t->src, 16);
@@ -168,10 +147,10 @@ write_v6(uint8_t *p, uint16_t len, const struct kr_tuple *t, uint64_t *rng)
 static uint8_t
 pclass_of(const uint8_t *p, uint16_t len)
 {
-	uint16_t et = get16(p + 12);
+	uint16_t et = gpurx_be16(p + 12);
 
 	if (et == 0x0800 && len >= KR_ETH_HLEN + KR_IP4_HLEN + KR_L4_ROOM)
-		return (get16(p + KR_ETH_HLEN + 6) & 0x1FFF) != 0 ?
+		return (gpurx_be16(p + KR_ETH_HLEN + 6) & 0x1FFF) != 0 ?
 			KR_PC_V4_FRAG : KR_PC_V4;
 	if (et == 0x86DD && len >= KR_ETH_HLEN + KR_IP6_HLEN + KR_L4_ROOM)
 		return KR_PC_V6;

@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 
 #include "bench_common.h"
+#include "gpurx_portable.h"
 #include "pktgen.h"
 
 #define ETH_HLEN 14
@@ -35,22 +36,6 @@ pick_len(uint64_t *rng)
 		hi = PKTGEN_MAX_LEN;
 	}
 	return (uint16_t)(lo + bench_rand(rng) % (hi - lo + 1));
-}
-
-static void
-put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void
-put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
 }
 
 uint32_t
@@ -89,27 +74,27 @@ put_l4(uint8_t *p, uint8_t proto, uint16_t l4_len, uint64_t *rng)
 
 	switch (proto) {
 	case 6: /* TCP */
-		put16(p, sport);
-		put16(p + 2, pktgen_pick_dport(rng));
-		put32(p + 4, (uint32_t)bench_rand(rng));	/* seq */
-		put32(p + 8, (uint32_t)bench_rand(rng));	/* ack */
+		gpurx_put_be16(p, sport);
+		gpurx_put_be16(p + 2, pktgen_pick_dport(rng));
+		gpurx_put_be32(p + 4, (uint32_t)bench_rand(rng));	/* seq */
+		gpurx_put_be32(p + 8, (uint32_t)bench_rand(rng));	/* ack */
 		p[12] = 5 << 4;					/* data offset */
 		p[13] = 0x18;					/* PSH|ACK */
-		put16(p + 14, 65535);				/* window */
-		put16(p + 16, (uint16_t)bench_rand(rng));	/* checksum */
-		put16(p + 18, 0);
+		gpurx_put_be16(p + 14, 65535);				/* window */
+		gpurx_put_be16(p + 16, (uint16_t)bench_rand(rng));	/* checksum */
+		gpurx_put_be16(p + 18, 0);
 		return TCP_HLEN;
 	case 17: /* UDP */
-		put16(p, sport);
-		put16(p + 2, pktgen_pick_dport(rng));
-		put16(p + 4, l4_len);
-		put16(p + 6, (uint16_t)bench_rand(rng));
+		gpurx_put_be16(p, sport);
+		gpurx_put_be16(p + 2, pktgen_pick_dport(rng));
+		gpurx_put_be16(p + 4, l4_len);
+		gpurx_put_be16(p + 6, (uint16_t)bench_rand(rng));
 		return UDP_HLEN;
 	default: /* ICMP echo */
 		p[0] = 8;
 		p[1] = 0;
-		put16(p + 2, (uint16_t)bench_rand(rng));
-		put32(p + 4, (uint32_t)bench_rand(rng));
+		gpurx_put_be16(p + 2, (uint16_t)bench_rand(rng));
+		gpurx_put_be32(p + 4, (uint32_t)bench_rand(rng));
 		return ICMP_HLEN;
 	}
 }
@@ -135,42 +120,42 @@ make_packet(uint8_t *p, uint16_t len, uint64_t *rng)
 		uint8_t proto = pick_proto(rng);
 		bool frag = bench_rand(rng) % 100 == 0;
 
-		put16(p + 12, 0x0800);
+		gpurx_put_be16(p + 12, 0x0800);
 		l3[0] = 0x45;
 		l3[1] = 0;
-		put16(l3 + 2, (uint16_t)(len - ETH_HLEN));
-		put16(l3 + 4, (uint16_t)bench_rand(rng));		/* id */
+		gpurx_put_be16(l3 + 2, (uint16_t)(len - ETH_HLEN));
+		gpurx_put_be16(l3 + 4, (uint16_t)bench_rand(rng));		/* id */
 		/* DF, or a non-first fragment (offset in 8-byte units). */
-		put16(l3 + 6, frag ? (uint16_t)(1 + bench_rand(rng) % 1000) :
+		gpurx_put_be16(l3 + 6, frag ? (uint16_t)(1 + bench_rand(rng) % 1000) :
 			0x4000);
 		l3[8] = 64;
 		l3[9] = frag ? 6 : proto;
-		put16(l3 + 10, (uint16_t)bench_rand(rng));		/* checksum */
-		put32(l3 + 12, pktgen_pick_ip4(rng));
-		put32(l3 + 16, pktgen_pick_ip4(rng));
+		gpurx_put_be16(l3 + 10, (uint16_t)bench_rand(rng));		/* checksum */
+		gpurx_put_be32(l3 + 12, pktgen_pick_ip4(rng));
+		gpurx_put_be32(l3 + 16, pktgen_pick_ip4(rng));
 		if (!frag)
 			put_l4(l3 + IP4_HLEN, proto,
 				(uint16_t)(len - ETH_HLEN - IP4_HLEN), rng);
 	} else if (c < 97 && len >= ETH_HLEN + IP6_HLEN + TCP_HLEN) {
 		uint8_t proto = pick_proto(rng);
 
-		put16(p + 12, 0x86DD);
-		put32(l3, 0x60000000 | (uint32_t)(bench_rand(rng) & 0xFFFFF));
-		put16(l3 + 4, (uint16_t)(len - ETH_HLEN - IP6_HLEN));
+		gpurx_put_be16(p + 12, 0x86DD);
+		gpurx_put_be32(l3, 0x60000000 | (uint32_t)(bench_rand(rng) & 0xFFFFF));
+		gpurx_put_be16(l3 + 4, (uint16_t)(len - ETH_HLEN - IP6_HLEN));
 		l3[6] = proto == 1 ? 58 : proto;	/* ICMPv6 */
 		l3[7] = 64;
 		/* Addresses stay random (2001:db8::/32 prefix). */
-		put32(l3 + 8, 0x20010DB8);
-		put32(l3 + 24, 0x20010DB8);
+		gpurx_put_be32(l3 + 8, 0x20010DB8);
+		gpurx_put_be32(l3 + 24, 0x20010DB8);
 		put_l4(l3 + IP6_HLEN, proto,
 			(uint16_t)(len - ETH_HLEN - IP6_HLEN), rng);
 	} else {
-		put16(p + 12, 0x0806);	/* ARP request */
-		put16(l3, 1);
-		put16(l3 + 2, 0x0800);
+		gpurx_put_be16(p + 12, 0x0806);	/* ARP request */
+		gpurx_put_be16(l3, 1);
+		gpurx_put_be16(l3 + 2, 0x0800);
 		l3[4] = 6;
 		l3[5] = 4;
-		put16(l3 + 6, 1);
+		gpurx_put_be16(l3 + 6, 1);
 	}
 }
 

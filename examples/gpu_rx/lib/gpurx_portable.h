@@ -46,6 +46,24 @@ gpurx_be32(const uint8_t *p)
 		((uint32_t)p[2] << 8) | (uint32_t)p[3];
 }
 
+/* Network byte order stores, for the packet generators of the tests and
+ * benchmarks. */
+GPURX_FN void
+gpurx_put_be16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+GPURX_FN void
+gpurx_put_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
 GPURX_FN uint32_t
 gpurx_min_u32(uint32_t a, uint32_t b)
 {

@@ -5,20 +5,6 @@
 #include "pkt_parse.h"
 #include "pktgen.h"
 
-static void
-put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void
-put32(uint8_t *p, uint32_t v)
-{
-	put16(p, (uint16_t)(v >> 16));
-	put16(p + 2, (uint16_t)v);
-}
-
 /* A real header checksum keeps the frames valid for any other tool. */
 static uint16_t
 ip_csum(const uint8_t *p, uint32_t len)
@@ -60,32 +46,32 @@ build_l4(const struct pkt_spec *s, uint8_t *p, uint32_t l4_total)
 {
 	switch (s->proto) {
 	case GPURX_IPPROTO_TCP:
-		put16(p, s->sport);
-		put16(p + 2, s->dport);
-		put32(p + 4, 0x10203040);
-		put32(p + 8, 0x01020304);
+		gpurx_put_be16(p, s->sport);
+		gpurx_put_be16(p + 2, s->dport);
+		gpurx_put_be32(p + 4, 0x10203040);
+		gpurx_put_be32(p + 8, 0x01020304);
 		p[12] = (uint8_t)(((20 + s->tcp_opt_len) / 4) << 4);
 		p[13] = s->tcp_flags;
-		put16(p + 14, 65535);
+		gpurx_put_be16(p + 14, 65535);
 		/* Options as NOPs: valid and length-neutral. */
 		memset(p + 20, 1, s->tcp_opt_len);
 		break;
 	case GPURX_IPPROTO_UDP:
-		put16(p, s->sport);
-		put16(p + 2, s->dport);
-		put16(p + 4, (uint16_t)l4_total);
+		gpurx_put_be16(p, s->sport);
+		gpurx_put_be16(p + 2, s->dport);
+		gpurx_put_be16(p + 4, (uint16_t)l4_total);
 		break;
 	case GPURX_IPPROTO_SCTP:
-		put16(p, s->sport);
-		put16(p + 2, s->dport);
-		put32(p + 4, 0xdeadbeef);
+		gpurx_put_be16(p, s->sport);
+		gpurx_put_be16(p + 2, s->dport);
+		gpurx_put_be32(p + 4, 0xdeadbeef);
 		break;
 	case GPURX_IPPROTO_ICMP:
 	case GPURX_IPPROTO_ICMPV6:
 		p[0] = s->icmp_type;
 		p[1] = s->icmp_code;
-		put16(p + 4, 0x1234);
-		put16(p + 6, 1);
+		gpurx_put_be16(p + 4, 0x1234);
+		gpurx_put_be16(p + 6, 1);
 		break;
 	default:
 		break;
@@ -109,12 +95,12 @@ pktgen_build(const struct pkt_spec *s, uint8_t *buf, uint32_t bufsz,
 	memcpy(buf, s->eth_dst, 6);
 	memcpy(buf + 6, s->eth_src, 6);
 	for (int i = 0; i < s->n_vlans && i < PKTGEN_MAX_VLANS; i++) {
-		put16(buf + off, s->tpid[i] ? s->tpid[i] : GPURX_ETHERTYPE_VLAN);
-		put16(buf + off + 2, s->vid[i] & 0x0fff);
+		gpurx_put_be16(buf + off, s->tpid[i] ? s->tpid[i] : GPURX_ETHERTYPE_VLAN);
+		gpurx_put_be16(buf + off + 2, s->vid[i] & 0x0fff);
 		off += 4;
 	}
 	if (s->ip_version == 0) {
-		put16(buf + off, s->ethertype);
+		gpurx_put_be16(buf + off, s->ethertype);
 		off += 2;
 		lay->l3_off = off;
 		total = off + s->l2_body_len;
@@ -123,7 +109,7 @@ pktgen_build(const struct pkt_spec *s, uint8_t *buf, uint32_t bufsz,
 		memset(buf + off, s->payload_byte, s->l2_body_len);
 		goto done;
 	}
-	put16(buf + off, s->ip_version == 4 ? GPURX_ETHERTYPE_IPV4 :
+	gpurx_put_be16(buf + off, s->ip_version == 4 ? GPURX_ETHERTYPE_IPV4 :
 		GPURX_ETHERTYPE_IPV6);
 	off += 2;
 	lay->l3_off = off;
@@ -151,9 +137,9 @@ pktgen_build(const struct pkt_spec *s, uint8_t *buf, uint32_t bufsz,
 		uint8_t *h = buf + off;
 
 		h[0] = (uint8_t)(0x40 | (l3_hlen / 4));
-		put16(h + 2, (uint16_t)(l3_hlen + l4_total));
-		put16(h + 4, 0x4242);
-		put16(h + 6, (uint16_t)((s->more_frags ? 0x2000 : 0) |
+		gpurx_put_be16(h + 2, (uint16_t)(l3_hlen + l4_total));
+		gpurx_put_be16(h + 4, 0x4242);
+		gpurx_put_be16(h + 6, (uint16_t)((s->more_frags ? 0x2000 : 0) |
 			(s->frag_off & 0x1fff)));
 		h[8] = s->ttl ? s->ttl : 64;
 		h[9] = s->proto;
@@ -162,13 +148,13 @@ pktgen_build(const struct pkt_spec *s, uint8_t *buf, uint32_t bufsz,
 		memset(h + 20, 1, s->ip_opt_len);	/* NOP options */
 		if (s->ip_opt_len)
 			h[20 + s->ip_opt_len - 1] = 0;	/* end of list */
-		put16(h + 10, ip_csum(h, l3_hlen));
+		gpurx_put_be16(h + 10, ip_csum(h, l3_hlen));
 	} else {
 		uint8_t *h = buf + off;
 		uint8_t *nh = h + 6;
 
 		h[0] = 0x60;
-		put16(h + 4, (uint16_t)(l3_hlen - 40 + l4_total));
+		gpurx_put_be16(h + 4, (uint16_t)(l3_hlen - 40 + l4_total));
 		h[7] = s->ttl ? s->ttl : 64;
 		memcpy(h + 8, s->src, 16);
 		memcpy(h + 24, s->dst, 16);
@@ -178,13 +164,13 @@ pktgen_build(const struct pkt_spec *s, uint8_t *buf, uint32_t bufsz,
 			*nh = s->ext[i];
 			nh = e;
 			if (s->ext[i] == GPURX_IPPROTO_FRAGMENT) {
-				put16(e + 2, (uint16_t)((s->frag_off << 3) |
+				gpurx_put_be16(e + 2, (uint16_t)((s->frag_off << 3) |
 					(s->more_frags ? 1 : 0)));
-				put32(e + 4, 0xabcdef01);
+				gpurx_put_be32(e + 4, 0xabcdef01);
 			} else {
 				e[1] = s->ext_len[i];
 				if (s->ext[i] == GPURX_IPPROTO_AH)
-					put32(e + 4, 0x100);	/* SPI */
+					gpurx_put_be32(e + 4, 0x100);	/* SPI */
 			}
 		}
 		*nh = s->proto;
