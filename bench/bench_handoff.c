@@ -401,6 +401,19 @@ wait_done(struct env *e, struct rte_gpu_comm_list *item, uint64_t deadline,
 	return true;
 }
 
+/* Fills the item and publishes it READY; false (status set) on error. */
+static inline bool
+populate(struct env *e, struct rte_gpu_comm_list *item, struct rte_mbuf **b,
+		uint32_t burst)
+{
+	if (rte_gpu_comm_populate_list_pkts(item, b, burst) >= 0)
+		return true;
+	fprintf(stderr, "rte_gpu_comm_populate_list_pkts(%u): %s\n", burst,
+		rte_strerror(rte_errno));
+	e->status = BENCH_EXIT_FAIL;
+	return false;
+}
+
 /* Item back to FREE after the GPU is done (or after an error). */
 static bool
 item_release(struct env *e, struct rte_gpu_comm_list *item)
@@ -510,12 +523,8 @@ run_handoff(struct env *e, const struct opts *o, uint32_t burst)
 		uint64_t t0, t1;
 
 		t0 = rte_rdtsc_precise();
-		if (rte_gpu_comm_populate_list_pkts(item, b, burst) < 0) {
-			fprintf(stderr, "rte_gpu_comm_populate_list_pkts(%u): %s\n",
-				burst, rte_strerror(rte_errno));
-			e->status = BENCH_EXIT_FAIL;
+		if (!populate(e, item, b, burst))
 			break;
-		}
 		/* --cpu-idle-us: does the CPU's polling of DONE slow the GPU?
 		 * (diagnostic; the handoff then takes at least this long) */
 		if (o->idle_us != 0)
@@ -583,12 +592,8 @@ run_launch(struct env *e, const struct opts *o, struct hk_launcher *l,
 		int err;
 
 		t0 = rte_rdtsc_precise();
-		if (rte_gpu_comm_populate_list_pkts(item, b, burst) < 0) {
-			fprintf(stderr, "rte_gpu_comm_populate_list_pkts(%u): %s\n",
-				burst, rte_strerror(rte_errno));
-			e->status = BENCH_EXIT_FAIL;
+		if (!populate(e, item, b, burst))
 			break;
-		}
 		err = hk_launch_burst(l, (const struct hk_comm_pkt *)item->pkt_list,
 				burst, blocks, &got);
 		t1 = rte_rdtsc_precise();
@@ -630,12 +635,8 @@ run_populate(struct env *e, const struct opts *o, uint32_t burst)
 		struct rte_mbuf **b = packets_next(e, burst, &want);
 
 		t0 = rte_rdtsc_precise();
-		if (rte_gpu_comm_populate_list_pkts(item, b, burst) < 0) {
-			fprintf(stderr, "rte_gpu_comm_populate_list_pkts(%u): %s\n",
-				burst, rte_strerror(rte_errno));
-			e->status = BENCH_EXIT_FAIL;
+		if (!populate(e, item, b, burst))
 			break;
-		}
 		t1 = rte_rdtsc_precise();
 		rte_gpu_comm_set_status(item, RTE_GPU_COMM_LIST_DONE);
 		if (!item_release(e, item))
