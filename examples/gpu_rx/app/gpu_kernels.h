@@ -113,6 +113,11 @@ struct gpurx_kparams {
 	/* [nq * n_items], GPU memory: %globaltimer when the dispatcher
 	 * handed the slot's current item to the workers. */
 	unsigned long long *pub_ns;
+	/* [nq * n_items], GPU memory: each ring item's packet list (gpudev's
+	 * pkt_list pointer, fixed for the list's life). Read here, not from
+	 * the item in host memory, where every warp would load the same host
+	 * line, one round trip after another. */
+	struct gpurx_comm_pkt *const *pkt_lists;
 };
 
 /* All return 0 or a cudaError_t value; gpurx_cuda_strerror() names it. */

@@ -103,6 +103,7 @@ struct gpurx_gpu {
 	void *d_qdev;		/* struct gpurx_qdev [nq] */
 	void *d_done_seq;	/* unsigned long long [nq * ring_items] */
 	void *d_pub_ns;		/* unsigned long long [nq * ring_items] */
+	void *d_pkt_lists;	/* struct gpurx_comm_pkt *[nq * ring_items] */
 	size_t pinned_bytes, dev_bytes;
 	void *regs[MAX_REGS];	/* mempool chunks registered (host-mapped) */
 	unsigned int n_regs;
@@ -343,7 +344,11 @@ gpurx_gpu_setup(struct gpurx_app *a)
 			sizeof(unsigned long long);
 		void *zero = calloc(1, RTE_MAX(qdev_bytes, seq_bytes));
 
-		rc = zero == NULL ? -1 : gpurx_cuda_dev_alloc(&g->d_qdev, qdev_bytes);
+		if (zero == NULL) {
+			fprintf(stderr, "error: dispatch state: out of memory\n");
+			return -1;
+		}
+		rc = gpurx_cuda_dev_alloc(&g->d_qdev, qdev_bytes);
 		if (rc == 0)
 			rc = gpurx_cuda_copy(g->d_qdev, zero, qdev_bytes);
 		if (rc == 0)
@@ -361,6 +366,27 @@ gpurx_gpu_setup(struct gpurx_app *a)
 		g->kp.qdev = g->d_qdev;
 		g->kp.done_seq = g->d_done_seq;
 		g->kp.pub_ns = g->d_pub_ns;
+	}
+	{
+		/* Every item's packet list pointer, in GPU memory. */
+		size_t n = (size_t)a->nq * a->opt.ring_items;
+		struct gpurx_comm_pkt **lists = calloc(n, sizeof(*lists));
+
+		if (lists == NULL) {
+			fprintf(stderr, "error: packet list pointers: out of memory\n");
+			return -1;
+		}
+		for (size_t i = 0; i < n; i++)
+			lists[i] = (struct gpurx_comm_pkt *)
+				g->q[i / a->opt.ring_items].list[i % a->opt.ring_items].pkt_list;
+		rc = gpurx_cuda_dev_alloc(&g->d_pkt_lists, n * sizeof(*lists));
+		if (rc == 0)
+			rc = gpurx_cuda_copy(g->d_pkt_lists, lists, n * sizeof(*lists));
+		free(lists);
+		if (rc != 0)
+			return cuda_fail("packet list pointers to the GPU", rc);
+		g->dev_bytes += n * sizeof(*lists);
+		g->kp.pkt_lists = g->d_pkt_lists;
 	}
 	g->kp.gq = g->gq;
 	g->kp.nq = a->nq;
@@ -841,6 +867,7 @@ gpurx_gpu_teardown(struct gpurx_app *a)
 	gpurx_cuda_dev_free(g->d_qdev);
 	gpurx_cuda_dev_free(g->d_done_seq);
 	gpurx_cuda_dev_free(g->d_pub_ns);
+	gpurx_cuda_dev_free(g->d_pkt_lists);
 	for (unsigned int i = 0; i < g->n_regs; i++)
 		if (rte_gpu_mem_unregister(a->gpu_id, g->regs[i]) != 0)
 			fprintf(stderr, "warning: rte_gpu_mem_unregister: %s\n",
