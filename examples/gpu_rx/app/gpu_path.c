@@ -65,8 +65,8 @@ _Static_assert(GPURX_MAX_BURST <= RTE_GPU_COMM_LIST_PKTS_MAX, "burst");
 #define KERNEL_QUIT_TIMEOUT_MS 1000
 #define MAX_REGS 256
 
+/* The mbufs an item holds are in its comm list entry (mbufs[0..n)). */
 struct gpu_item {
-	struct rte_mbuf **mbufs;	/* what this item holds, in order */
 	uint16_t n;
 	uint64_t t_ready;		/* TSC when published READY */
 };
@@ -264,12 +264,6 @@ setup_queue(struct gpurx_app *a, uint16_t q)
 	Q->lat_hist = rte_zmalloc("gpurx_lat", LAT_BUCKETS * sizeof(uint64_t), 0);
 	if (Q->items == NULL || Q->lat_hist == NULL)
 		return -1;
-	for (uint32_t i = 0; i < n; i++) {
-		Q->items[i].mbufs = rte_zmalloc("gpurx_item_mbufs",
-			burst * sizeof(struct rte_mbuf *), 0);
-		if (Q->items[i].mbufs == NULL)
-			return -1;
-	}
 	gq->items = (struct gpurx_comm_item *)Q->list;
 	gq->n_items = n;
 	gq->burst = burst;
@@ -493,7 +487,6 @@ fill_item(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
 		ci->pkt_list[k].addr = addr;
 		ci->pkt_list[k].size = cap;
 		ci->mbufs[k] = m;
-		Q->items[idx].mbufs[k] = m;
 		off += need;
 	}
 	if (k == 0)
@@ -624,7 +617,7 @@ collect_item(struct gpurx_app *a, uint16_t q)
 		__atomic_store_n(&qs->gpu_busy_ns, busy / g->kp.bpq,
 			__ATOMIC_RELAXED);
 	}
-	rte_pktmbuf_free_bulk(it->mbufs, it->n);
+	rte_pktmbuf_free_bulk(ci->mbufs, it->n);
 	it->n = 0;
 	/*
 	 * Back to FREE. Not rte_gpu_comm_cleanup_list(): it also zeroes
@@ -660,9 +653,10 @@ drain_queue(struct gpurx_app *a, uint16_t q)
 	fprintf(stderr, "error: queue %u: %u ring items never came back from "
 		"the GPU; their mbufs are freed anyway\n", q, Q->inflight);
 	for (uint32_t i = 0; i < Q->inflight; i++) {
-		struct gpu_item *it = &Q->items[(Q->tail + i) % a->opt.ring_items];
+		uint32_t idx = (Q->tail + i) % a->opt.ring_items;
+		struct gpu_item *it = &Q->items[idx];
 
-		rte_pktmbuf_free_bulk(it->mbufs, it->n);
+		rte_pktmbuf_free_bulk(Q->list[idx].mbufs, it->n);
 		it->n = 0;
 	}
 	Q->inflight = 0;
@@ -846,8 +840,6 @@ gpurx_gpu_teardown(struct gpurx_app *a)
 		if (Q->list != NULL &&
 				rte_gpu_comm_destroy_list(Q->list, a->opt.ring_items) != 0)
 			fprintf(stderr, "warning: queue %u: comm list destroy failed\n", q);
-		for (uint32_t i = 0; Q->items != NULL && i < a->opt.ring_items; i++)
-			rte_free(Q->items[i].mbufs);
 		rte_free(Q->items);
 		rte_free(Q->lat_hist);
 		gpurx_cuda_host_free(gq->ts);
