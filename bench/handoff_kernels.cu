@@ -15,6 +15,7 @@
 #include <cuda/atomic>
 #include <cuda_runtime.h>
 
+#include "gpurx_portable.h"
 #include "handoff_kernels.h"
 
 #define HK_WARP 32
@@ -24,17 +25,6 @@ static_assert(sizeof(struct hk_comm_pkt) == 16,
 
 typedef cuda::atomic_ref<int, cuda::thread_scope_system> hk_sys_int;
 typedef cuda::atomic_ref<unsigned int, cuda::thread_scope_system> hk_sys_u32;
-
-/* Wall-clock nanoseconds on the GPU, for timeouts that do not depend on
- * the SM clock. */
-static __device__ __forceinline__ uint64_t
-hk_ns(void)
-{
-	uint64_t t;
-
-	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-	return t;
-}
 
 /*
  * Sum of the bytes of one packet, by the 32 lanes of a warp (the result
@@ -199,7 +189,7 @@ hk_persist_kernel(const struct hk_comm_item *items, uint32_t n_items,
 		if (blockIdx.x == 0) {
 			if (threadIdx.x == 0) {
 				hk_sys_int status(*s_status[it]);
-				uint64_t start = hk_ns();
+				uint64_t start = gpurx_gpu_ns();
 				int v;
 
 				for (;;) {
@@ -213,14 +203,14 @@ hk_persist_kernel(const struct hk_comm_item *items, uint32_t n_items,
 					v = status.load(cuda::memory_order_acquire);
 					if (v == HK_READY || v == HK_ERROR)
 						break;
-					if (hk_ns() - start > timeout_ns) {
+					if (gpurx_gpu_ns() - start > timeout_ns) {
 						v = -1;
 						break;
 					}
 				}
 				s_seen = v;
 				if (round < n_rounds)
-					reports[round].t_seen = hk_ns();
+					reports[round].t_seen = gpurx_gpu_ns();
 			}
 			__syncthreads();
 			if (s_seen == HK_READY) {
@@ -240,7 +230,7 @@ hk_persist_kernel(const struct hk_comm_item *items, uint32_t n_items,
 				uint32_t cnt = s_seen == HK_READY ? s_n : 0;
 
 				if (round < n_rounds)
-					reports[round].t_loaded = hk_ns();
+					reports[round].t_loaded = gpurx_gpu_ns();
 
 				go_status.store(s_seen, cuda::memory_order_relaxed);
 				go_n.store(cnt, cuda::memory_order_relaxed);
@@ -255,12 +245,12 @@ hk_persist_kernel(const struct hk_comm_item *items, uint32_t n_items,
 				go.store(round + 1, cuda::memory_order_release);
 			}
 		} else if (threadIdx.x == 0) {
-			uint64_t start = hk_ns();
+			uint64_t start = gpurx_gpu_ns();
 			int v = -1;
 
 			/* Acquire at device scope pairs with block 0's release. */
 			while (go.load(cuda::memory_order_acquire) < round + 1) {
-				if (hk_ns() - start > timeout_ns + 1000000) {
+				if (gpurx_gpu_ns() - start > timeout_ns + 1000000) {
 					v = -2;
 					break;
 				}
@@ -336,7 +326,7 @@ hk_persist_kernel(const struct hk_comm_item *items, uint32_t n_items,
 					r->num_pkts = n;
 					r->round = round;
 					r->state = HK_STATE_OK;
-					r->t_done = hk_ns();
+					r->t_done = gpurx_gpu_ns();
 				}
 				/* Release at system scope: every block's packet
 				 * reads (cumulativity through the arrival count)
@@ -361,7 +351,7 @@ hk_pingpong_kernel(unsigned int *flag, uint64_t timeout_ns,
 {
 	hk_sys_u32 f(*flag);
 	unsigned int want = 1;
-	uint64_t start = hk_ns();
+	uint64_t start = gpurx_gpu_ns();
 
 	for (;;) {
 		/* Relaxed both ways: the flag publishes nothing else, so a
@@ -373,10 +363,10 @@ hk_pingpong_kernel(unsigned int *flag, uint64_t timeout_ns,
 		if (v == want) {
 			f.store(want + 1, cuda::memory_order_relaxed);
 			want += 2;
-			start = hk_ns();
+			start = gpurx_gpu_ns();
 			continue;
 		}
-		if (hk_ns() - start > timeout_ns) {
+		if (gpurx_gpu_ns() - start > timeout_ns) {
 			*(volatile unsigned int *)&st->timed_out = 1;
 			/* Release: the CPU reads it after the kernel ends. */
 			__threadfence_system();

@@ -37,6 +37,8 @@
 #include <cuda/atomic>
 #include <cuda_runtime.h>
 
+#include "gpurx_portable.h"
+
 #define SP_THREADS 256
 #define SP_WARP 32
 #define SP_PKT 64
@@ -52,15 +54,6 @@
 			e_ == cudaErrorInsufficientDriver ? 77 : 1); \
 	} \
 } while (0)
-
-static __device__ __forceinline__ uint64_t
-sp_ns(void)
-{
-	uint64_t t;
-
-	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-	return t;
-}
 
 enum sp_fence {
 	SP_FENCE_NONE,
@@ -217,7 +210,7 @@ sp_round_kernel(struct sp_host *h, const uint64_t *desc, uint32_t n_pkts,
 
 	for (unsigned long long round = 0;; round++) {
 		if (threadIdx.x == 0) {
-			uint64_t start = sp_ns();
+			uint64_t start = gpurx_gpu_ns();
 			int ok = 1;
 
 			s_sum = 0;
@@ -228,7 +221,7 @@ sp_round_kernel(struct sp_host *h, const uint64_t *desc, uint32_t n_pkts,
 					v = sp_ld_relaxed_sys((const uint32_t *)&h->ready);
 					if (v == round + 1 || h->quit)
 						break;
-					if (sp_ns() - start > SP_TIMEOUT_NS)
+					if (gpurx_gpu_ns() - start > SP_TIMEOUT_NS)
 						break;
 				}
 				ok = v == round + 1;
@@ -242,7 +235,7 @@ sp_round_kernel(struct sp_host *h, const uint64_t *desc, uint32_t n_pkts,
 
 				while ((g = go.load(cuda::memory_order_acquire)) <
 						round + 1)
-					if (sp_ns() - start > SP_TIMEOUT_NS)
+					if (gpurx_gpu_ns() - start > SP_TIMEOUT_NS)
 						break;
 				ok = g == round + 1;
 				if (variant & SP_V_BLOCK_SYS_FENCE)

@@ -55,15 +55,6 @@ st_release_sys(uint32_t *p, uint32_t v)
 	asm volatile("st.release.sys.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
 }
 
-static __device__ __forceinline__ uint64_t
-globaltimer_ns(void)
-{
-	uint64_t t;
-
-	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-	return t;
-}
-
 /*
  * What a block needs of its queue's struct gpurx_gq, copied into shared
  * memory once per launch. The struct is in host memory, and loads of one
@@ -245,7 +236,7 @@ static __device__ __forceinline__ void
 phase_mark(struct block_counters *bc, int ph)
 {
 	if (threadIdx.x == 0) {
-		uint64_t t = globaltimer_ns();
+		uint64_t t = gpurx_gpu_ns();
 
 		if (ph >= 0)
 			bc->phase_ns[ph] += t - bc->t_mark;
@@ -394,7 +385,7 @@ finish_item(struct gpurx_gq *gq, const struct gq_view *v, uint32_t idx,
 	if (threadIdx.x == 0) {
 		volatile struct gpurx_gq *vq = gq;
 
-		bc->busy_ns += globaltimer_ns() - t0;
+		bc->busy_ns += gpurx_gpu_ns() - t0;
 		bc->items_done++;
 		/* Only this block writes its slot: plain stores suffice. */
 		vq->busy_ns[slot] = bc->busy_ns;
@@ -500,7 +491,7 @@ dispatch_queue(const struct gpurx_kparams *p, uint32_t q)
 			/* When each item was handed over (ordered before the
 			 * release below): the workers' wait statistics. */
 			if (lane < k)
-				pub[idx] = globaltimer_ns();
+				pub[idx] = gpurx_gpu_ns();
 			__syncwarp();
 			if (lane == 0)
 				st_release_gpu_u64(&qd->ready_seq, seq + k);
@@ -588,7 +579,7 @@ gpurx_persistent_kernel(struct gpurx_kparams p)
 			while (ld_acquire_gpu_u64(&qd->ready_seq) < seq + 1)
 				;
 			s_go = *(volatile unsigned int *)&qd->quit == 0;
-			t0 = globaltimer_ns();
+			t0 = gpurx_gpu_ns();
 			bc.t_mark = t0;
 			if (s_go)
 				bc.wait_ns += t0 - p.pub_ns[(size_t)q * n_items + idx];
@@ -618,7 +609,7 @@ gpurx_item_kernel(struct gpurx_kparams p, uint32_t q, uint32_t idx)
 	uint64_t t0 = 0;
 
 	if (threadIdx.x == 0) {
-		t0 = globaltimer_ns();
+		t0 = gpurx_gpu_ns();
 		block_counters_load(&bc, gq, 0);
 	}
 	/* Launched after the item was filled: stream order is the acquire. */

@@ -32,6 +32,22 @@
 #define GPURX_ZERO_INIT {0}
 #endif
 
+#ifdef __CUDACC__
+/*
+ * GPU wall clock in nanoseconds (%globaltimer): comparable across SMs and
+ * independent of the SM clock, so fit for timeouts and for phase times
+ * that are set against each other.
+ */
+static __device__ __forceinline__ uint64_t
+gpurx_gpu_ns(void)
+{
+	uint64_t t;
+
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	return t;
+}
+#endif
+
 /* Network byte order loads; packets are byte arrays with no alignment. */
 GPURX_FN uint16_t
 gpurx_be16(const uint8_t *p)
