@@ -13,18 +13,22 @@
  * flow mix is made; about 1% more flows than asked, from fragments).
  * Launch shapes (krate_kernels.h): thread-256 (a thread per packet),
  * thread-128-gs (the same, grid-stride over resident blocks), warp-128
- * and warp-256-gs (a warp stages its 32 packets' first --window bytes in
- * shared memory with 16-byte loads, then a thread per packet). All run;
+ * and warp-256-gs (a warp stages its 32 packets' first 64 bytes in
+ * shared memory with 16-byte loads, a thread per packet inspects them,
+ * and the packets that need more get up to --window bytes staged). All run;
  * the fastest by median is reported. A shape 4x slower than the best is
  * not run again for the rest of that packet size and memory; one whose
  * passes would take over 2 s gets fewer (flagged "few reps").
  *
  * In the same run: device-memory read bandwidth (a kernel streaming a
  * 1 GiB GPU buffer), PCIe read bandwidth (the same kernel over a 512 MiB
- * host-mapped buffer) and, per data set, the memory-only version of the
- * warp-staged kernel (gather). floor = bandwidth / bytes a kernel must
- * read per packet (headers to the end of L4 in 32-byte sectors, plus the
- * 14-byte descriptor).
+ * host-mapped buffer), the rate of scattered 32/64/128-byte reads from
+ * host-mapped memory (pcie_scatter) and, per data set, the memory-only
+ * version of the warp-staged kernel's first loads (gather). floor =
+ * bandwidth / bytes a kernel must read per packet (headers to the end of
+ * L4 in 32-byte sectors, plus the 14-byte descriptor); line_floor (host
+ * memory) = the 128-byte lines those headers touch at the scattered
+ * 64-byte read rate, plus the descriptors at streaming bandwidth.
  *
  * Every kernel shape is checked against a CPU pass of the same code over
  * the same packets (every verdict, and the flow table: flow count,
@@ -128,10 +132,19 @@ struct opts {
 	bool cpu_only;
 };
 
-/* Bandwidths measured at the start, bytes/s. */
+/* Scattered reads from host-mapped memory: bytes read, one read per
+ * SCATTER_STRIDE bytes. */
+static const uint32_t scatter_sizes[] = { 32, 64, 128 };
+#define N_SCATTER (sizeof(scatter_sizes) / sizeof(scatter_sizes[0]))
+#define SCATTER_STRIDE 256
+/* scatter_sizes[] index of 64-byte reads: a header's share of a line. */
+#define SCATTER_HDR 1
+
+/* Bandwidths measured at the start, bytes/s; scattered reads, reads/s. */
 struct bw {
 	double dev_median, dev_p99;
 	double host_median, host_p99;
+	double scatter_median[N_SCATTER];
 };
 
 /* Device copies of one data set and where each memory kind sees it. */
@@ -369,24 +382,33 @@ past_deadline(const struct ctx *c)
 
 /* --- Bandwidth --------------------------------------------------------------- */
 
-/* Reads buf (size bytes) BW_REPS times after warm-up: bytes/s. */
+/*
+ * Reads buf (size bytes) BW_REPS times after warm-up: all of it (rd 0,
+ * bytes/s) or rd bytes every SCATTER_STRIDE (reads/s).
+ */
 static int
-measure_bw(struct ctx *c, const void *buf, size_t size,
+measure_bw(struct ctx *c, const void *buf, size_t size, uint32_t rd,
 		unsigned long long *sink, double *median, double *p99)
 {
+	double units = rd == 0 ? (double)size : (double)(size / SCATTER_STRIDE);
 	struct bench_stats st;
 	double t;
 	int r;
 
+#define BW_LAUNCH() (rd == 0 ? \
+	kr_read_bw_launch(buf, size, sink, c->stream) : \
+	kr_read_scatter_launch(buf, size, SCATTER_STRIDE, rd, sink, c->stream))
 	for (r = 0; r < 2; r++)
-		TIMED(c, t, kr_read_bw_launch(buf, size, sink, c->stream));
+		TIMED(c, t, BW_LAUNCH());
 	for (r = 0; r < BW_REPS; r++) {
-		TIMED(c, t, kr_read_bw_launch(buf, size, sink, c->stream));
+		TIMED(c, t, BW_LAUNCH());
 		c->samples[r] = t;
 	}
+#undef BW_LAUNCH
 	bench_stats_compute(c->samples, BW_REPS, &st);
-	*median = (double)size / (st.median * 1e-9);
-	*p99 = (double)size / (st.p99 * 1e-9);
+	*median = units / (st.median * 1e-9);
+	if (p99 != NULL)
+		*p99 = units / (st.p99 * 1e-9);
 	return 0;
 fail:
 	return -1;
@@ -412,17 +434,27 @@ bandwidth(struct ctx *c, bool tiny)
 	bench_fill_random(hbuf, host_bytes, &rng);
 	CK(cudaHostGetDevicePointer(&hdev, hbuf, 0));
 	CK(cudaStreamSynchronize(c->stream));
-	if (measure_bw(c, dbuf, dev_bytes, sink, &c->bw.dev_median,
+	if (measure_bw(c, dbuf, dev_bytes, 0, sink, &c->bw.dev_median,
 			&c->bw.dev_p99) != 0 ||
-			measure_bw(c, hdev, host_bytes, sink, &c->bw.host_median,
+			measure_bw(c, hdev, host_bytes, 0, sink, &c->bw.host_median,
 				&c->bw.host_p99) != 0)
 		goto fail;
+	for (size_t s = 0; s < N_SCATTER; s++)
+		if (measure_bw(c, hdev, host_bytes, scatter_sizes[s], sink,
+				&c->bw.scatter_median[s], NULL) != 0)
+			goto fail;
 	printf("kernel-rate bandwidth device_read=%.0fGB/s (p99 %.0f) "
 		"pcie_read=%.1fGB/s (p99 %.1f) [%s device, %s host-mapped]\n",
 		c->bw.dev_median / 1e9, c->bw.dev_p99 / 1e9,
 		c->bw.host_median / 1e9, c->bw.host_p99 / 1e9,
 		count_str(dev_bytes >> 20, a, sizeof(a)),
 		count_str(host_bytes >> 20, b, sizeof(b)));
+	printf("kernel-rate pcie_scatter stride=%u", SCATTER_STRIDE);
+	for (size_t s = 0; s < N_SCATTER; s++)
+		printf(" %uB=%.0fM/s (%.1fGB/s)", scatter_sizes[s],
+			c->bw.scatter_median[s] / 1e6,
+			c->bw.scatter_median[s] * scatter_sizes[s] / 1e9);
+	printf("\n");
 	bench_json_obj_begin(&c->j, "bandwidth");
 	bench_json_int(&c->j, "device_buffer_bytes", (int64_t)dev_bytes);
 	bench_json_int(&c->j, "host_buffer_bytes", (int64_t)host_bytes);
@@ -431,6 +463,15 @@ bandwidth(struct ctx *c, bool tiny)
 	bench_json_num(&c->j, "device_read_Bps_p99", c->bw.dev_p99);
 	bench_json_num(&c->j, "pcie_read_Bps_median", c->bw.host_median);
 	bench_json_num(&c->j, "pcie_read_Bps_p99", c->bw.host_p99);
+	bench_json_int(&c->j, "pcie_scatter_stride", SCATTER_STRIDE);
+	bench_json_obj_begin(&c->j, "pcie_scatter_reads_per_s_median");
+	for (size_t s = 0; s < N_SCATTER; s++) {
+		char key[16];
+
+		snprintf(key, sizeof(key), "%u", scatter_sizes[s]);
+		bench_json_num(&c->j, key, c->bw.scatter_median[s]);
+	}
+	bench_json_obj_end(&c->j);
 	bench_json_obj_end(&c->j);
 	ret = 0;
 fail:
@@ -693,7 +734,11 @@ run_config(struct ctx *c, struct gpu_set *g, const struct kr_dataset *d,
 	struct bench_stats gst;
 	double bw = mem == MEM_GPU ? c->bw.dev_median : c->bw.host_median;
 	double floor_pps = bw / rb->sectors, gather_pps, best_pps = 0, frac;
-	char tag[160], s1[32], s2[32], s3[32], s4[32], s5[32];
+	/* Host memory: the packets' header lines at the measured rate of
+	 * scattered 64-byte reads, the descriptors at streaming bandwidth. */
+	double line_floor_pps = 1.0 / (rb->lines / c->bw.scatter_median[SCATTER_HDR] +
+		KR_DESC_BYTES / c->bw.host_median);
+	char tag[160], s1[32], s2[32], s3[32], s4[32], s5[32], s6[80];
 	size_t v, best = N_VARIANTS;
 	bool all_ok = true, cut = false;
 
@@ -753,7 +798,10 @@ run_config(struct ctx *c, struct gpu_set *g, const struct kr_dataset *d,
 	bench_json_num(&c->j, "need", rb->need);
 	bench_json_num(&c->j, "sectors", rb->sectors);
 	bench_json_num(&c->j, "window", rb->window);
+	bench_json_num(&c->j, "header_lines", rb->lines);
 	bench_json_obj_end(&c->j);
+	if (mem == MEM_HOST)
+		bench_json_num(&c->j, "line_floor_pps", line_floor_pps);
 	bench_json_num(&c->j, "bandwidth_Bps", bw);
 	bench_json_num(&c->j, "floor_pps", floor_pps);
 	json_rates(&c->j, "gather_pps", d->n, &gst);
@@ -813,13 +861,19 @@ run_config(struct ctx *c, struct gpu_set *g, const struct kr_dataset *d,
 		return 0;
 	}
 	frac = best_pps * rb->sectors / bw;
+	if (mem == MEM_HOST)
+		snprintf(s6, sizeof(s6), " lines=%.2f/pkt line_floor=%.1fMpps "
+			"(%.0f%%)", rb->lines, line_floor_pps / 1e6,
+			100 * best_pps / line_floor_pps);
+	else
+		s6[0] = '\0';
 	printf("kernel-rate %s rate=%s p99=%s best=%s%s floor=%s gather=%s "
-		"read=%.0fB/pkt bw_used=%.0f%% cpu1=%s x%.0f %s%s\n", tag,
+		"read=%.0fB/pkt bw_used=%.0f%%%s cpu1=%s x%.0f %s%s\n", tag,
 		pps_str(best_pps, s1, sizeof(s1)),
 		pps_str((double)d->n / (vr[best].st.p99 * 1e-9), s2, sizeof(s2)),
 		variants[best].name, vr[best].reps_cut ? "(few reps)" : "",
 		pps_str(floor_pps, s3, sizeof(s3)),
-		pps_str(gather_pps, s4, sizeof(s4)), rb->sectors, 100 * frac,
+		pps_str(gather_pps, s4, sizeof(s4)), rb->sectors, 100 * frac, s6,
 		pps_str(ref->pps_steady, s5, sizeof(s5)),
 		best_pps / ref->pps_steady, all_ok ? "verified" : "CHECK FAILED",
 		cut ? " (time budget: not every shape ran)" : "");
@@ -957,12 +1011,12 @@ run_dataset(struct ctx *c, bool fixed64)
 					c->status = BENCH_EXIT_FAIL;
 				printf("kernel-rate-cpu filter=%s %s cpu1=%s (first "
 					"pass %s) accept=%.1f%% flows_seen=%" PRIu64
-					" read=%.0fB/pkt window%u=%s\n",
+					" read=%.0fB/pkt lines=%.2f/pkt window%u=%s\n",
 					filters[fi].name, dtag,
 					pps_str(ref.pps_steady, s1, sizeof(s1)),
 					pps_str(ref.pps_first, s2, sizeof(s2)),
 					100.0 * (double)ref.accepted / d.n,
-					ref.sum.n_flows, rb.sectors,
+					ref.sum.n_flows, rb.sectors, rb.lines,
 					(unsigned int)c->o.window,
 					same ? "same" : "DIFFERENT");
 				bench_json_obj_begin(&c->j, NULL);
@@ -976,6 +1030,7 @@ run_dataset(struct ctx *c, bool fixed64)
 					(int64_t)ref.sum.n_flows);
 				bench_json_int(&c->j, "packets", d.n);
 				bench_json_int(&c->j, "accepted", (int64_t)ref.accepted);
+				bench_json_num(&c->j, "header_lines_per_pkt", rb.lines);
 				bench_json_num(&c->j, "cpu_classify_pps_first",
 					ref.pps_first);
 				bench_json_num(&c->j, "cpu_classify_pps", ref.pps_steady);

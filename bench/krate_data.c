@@ -22,8 +22,6 @@
 _Static_assert(PKTGEN_ALIGN % 16 == 0 && KR_FIXED_LEN % 16 == 0,
 	"packets must start 16-byte aligned");
 
-/* Descriptor bytes a kernel reads per packet: offset, length, time. */
-#define KR_DESC_BYTES (sizeof(uint32_t) + sizeof(uint16_t) + sizeof(uint64_t))
 
 struct kr_tuple {
 	uint8_t src[16];	/* IPv4: first 4 bytes */
@@ -327,7 +325,8 @@ void
 kr_dataset_read_bytes(const struct kr_dataset *d, uint32_t window,
 		struct kr_read_bytes *rb)
 {
-	double need = 0, sect = 0, win = 0;
+	double need = 0, sect = 0, win = 0, lines = 0;
+	uint64_t last_line = UINT64_MAX;
 	uint32_t i;
 
 	for (i = 0; i < d->n; i++) {
@@ -345,10 +344,22 @@ kr_dataset_read_bytes(const struct kr_dataset *d, uint32_t window,
 		need += h;
 		sect += (h + 31) & ~31u;
 		win += (w + 15) & ~15u;
+		{
+			/* Packets lie in offset order. */
+			uint64_t first = d->offs[i] / 128;
+			uint64_t end = (d->offs[i] + ((h + 31) & ~31u) - 1) / 128;
+
+			if (first == last_line)
+				first++;
+			if (end >= first)
+				lines += (double)(end - first + 1);
+			last_line = end;
+		}
 	}
 	rb->need = d->n ? need / d->n + KR_DESC_BYTES : 0;
 	rb->sectors = d->n ? sect / d->n + KR_DESC_BYTES : 0;
 	rb->window = d->n ? win / d->n + KR_DESC_BYTES : 0;
+	rb->lines = d->n ? lines / d->n : 0;
 }
 
 uint32_t

@@ -76,10 +76,17 @@ size_t kr_dataset_buf_bytes(const struct kr_dataset *d);
  * GPU's memory system moves; window = what the warp-staged kernels
  * actually load (min(len, window) rounded up to 16 bytes + descriptor).
  */
+/* Descriptor bytes a kernel reads per packet: offset, length, time. */
+#define KR_DESC_BYTES (sizeof(uint32_t) + sizeof(uint16_t) + sizeof(uint64_t))
+
 struct kr_read_bytes {
 	double need;
 	double sectors;
 	double window;
+	/* Distinct 128-byte lines the header sectors of a packet touch (a
+	 * line shared with the previous packet counted once), descriptors
+	 * not included: requests a header-only reader cannot avoid. */
+	double lines;
 };
 
 void kr_dataset_read_bytes(const struct kr_dataset *d, uint32_t window,

@@ -49,6 +49,9 @@ struct kr_variant {
 
 /* Largest staging window (bytes, multiple of 16). */
 #define KR_WINDOW_MAX 256
+/* What the warp-staged kernels fetch of every packet before looking at
+ * it: the headers of most packets fit. */
+#define KR_HEAD_BYTES 64
 /* Programs up to this many instructions are copied to shared memory. */
 #define KR_PROG_SMEM_MAX 256
 
@@ -87,9 +90,10 @@ int kr_classify_launch(const struct kr_variant *v, unsigned int blocks,
 		cudaStream_t stream);
 
 /*
- * The memory traffic of the KR_WARP kernels alone: the descriptors and
- * min(len, window) bytes of every packet loaded as the warp-staged
- * kernel loads them, a word written per packet; no classification.
+ * The memory traffic the KR_WARP kernels cannot avoid: the descriptors
+ * and the first min(len, window, KR_HEAD_BYTES) bytes of every packet
+ * loaded as the warp-staged kernel loads them, a word written per
+ * packet; no classification.
  */
 int kr_gather_launch(const struct kr_batch *b, uint32_t window,
 		uint32_t *out, cudaStream_t stream);
@@ -97,6 +101,14 @@ int kr_gather_launch(const struct kr_batch *b, uint32_t window,
 /* Streams `bytes` (multiple of 16) from buf: read bandwidth. */
 int kr_read_bw_launch(const void *buf, size_t bytes,
 		unsigned long long *sink, cudaStream_t stream);
+
+/*
+ * Reads the first rd bytes (16, 32, 64 or 128) of every stride-byte
+ * block of buf (bytes / stride reads): the request rate of scattered
+ * reads, the limit of header-only access to packets in host memory.
+ */
+int kr_read_scatter_launch(const void *buf, size_t bytes, uint32_t stride,
+		uint32_t rd, unsigned long long *sink, cudaStream_t stream);
 
 /* Fills device memory with pseudo-random words (never all zeros). */
 int kr_fill_launch(void *buf, size_t bytes, uint64_t seed,

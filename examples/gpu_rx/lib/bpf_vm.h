@@ -81,11 +81,14 @@ bpf_vm_load_fits(uint64_t off, uint32_t size, uint32_t buflen)
 /*
  * Run prog over one packet. buflen bounds the loads (captured bytes),
  * wirelen is what BPF_LEN sees. Returns 0 to reject, otherwise the number
- * of bytes to keep, exactly as bpf_filter() does.
+ * of bytes to keep, exactly as bpf_filter() does. *cut (when cut is not
+ * NULL) is set to 1 when a load past buflen rejected the packet: given
+ * more of its bytes the verdict could differ; otherwise it is left as is.
  */
 GPURX_FN uint32_t
-bpf_vm_run(const struct bpf_vm_insn *GPURX_RESTRICT prog, uint32_t prog_len,
-	   const uint8_t *GPURX_RESTRICT pkt, uint32_t wirelen, uint32_t buflen)
+bpf_vm_run_cut(const struct bpf_vm_insn *GPURX_RESTRICT prog,
+	       uint32_t prog_len, const uint8_t *GPURX_RESTRICT pkt,
+	       uint32_t wirelen, uint32_t buflen, int *cut)
 {
 	uint32_t mem[BPF_VM_MEMWORDS];
 	uint32_t a = 0, x = 0;
@@ -111,7 +114,7 @@ bpf_vm_run(const struct bpf_vm_insn *GPURX_RESTRICT prog, uint32_t prog_len,
 			if (in.code & BPF_VM_IND)
 				off += x;
 			if (!bpf_vm_load_fits(off, 4, buflen))
-				return 0;
+				goto short_packet;
 			a = gpurx_be32(pkt + off);
 			break;
 		case BPF_VM_LD | BPF_VM_H | BPF_VM_ABS:
@@ -120,7 +123,7 @@ bpf_vm_run(const struct bpf_vm_insn *GPURX_RESTRICT prog, uint32_t prog_len,
 			if (in.code & BPF_VM_IND)
 				off += x;
 			if (!bpf_vm_load_fits(off, 2, buflen))
-				return 0;
+				goto short_packet;
 			a = gpurx_be16(pkt + off);
 			break;
 		case BPF_VM_LD | BPF_VM_B | BPF_VM_ABS:
@@ -129,7 +132,7 @@ bpf_vm_run(const struct bpf_vm_insn *GPURX_RESTRICT prog, uint32_t prog_len,
 			if (in.code & BPF_VM_IND)
 				off += x;
 			if (!bpf_vm_load_fits(off, 1, buflen))
-				return 0;
+				goto short_packet;
 			a = pkt[off];
 			break;
 		case BPF_VM_LD | BPF_VM_W | BPF_VM_LEN:
@@ -153,7 +156,7 @@ bpf_vm_run(const struct bpf_vm_insn *GPURX_RESTRICT prog, uint32_t prog_len,
 		case BPF_VM_LDX | BPF_VM_B | BPF_VM_MSH:
 			/* IPv4 header length: (p[k] & 0xf) * 4. */
 			if (!bpf_vm_load_fits(in.k, 1, buflen))
-				return 0;
+				goto short_packet;
 			x = (uint32_t)(pkt[in.k] & 0x0f) << 2;
 			break;
 		case BPF_VM_ST:
@@ -253,6 +256,17 @@ bpf_vm_run(const struct bpf_vm_insn *GPURX_RESTRICT prog, uint32_t prog_len,
 		}
 	}
 	return 0;
+short_packet:
+	if (cut != NULL)
+		*cut = 1;
+	return 0;
+}
+
+GPURX_FN uint32_t
+bpf_vm_run(const struct bpf_vm_insn *GPURX_RESTRICT prog, uint32_t prog_len,
+	   const uint8_t *GPURX_RESTRICT pkt, uint32_t wirelen, uint32_t buflen)
+{
+	return bpf_vm_run_cut(prog, prog_len, pkt, wirelen, buflen, NULL);
 }
 
 enum bpf_vm_verr {

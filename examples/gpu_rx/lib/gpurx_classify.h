@@ -48,6 +48,43 @@ gpurx_flow_key_from_pkt(const struct gpurx_pkt_info *pi,
 }
 
 /*
+ * Filter and parse of a packet of caplen captured bytes from only the
+ * first `have` of them (have <= caplen), for a reader that fetches
+ * headers first: from memory behind PCIe every read is a request of its
+ * own, and most packets need no more than their first 64 bytes.
+ * Returns 1 when *verdict and *pi are exactly those of all caplen bytes
+ * (no filter load and no header reached past `have`), 0 when they may
+ * not be: then run it again with more bytes.
+ */
+GPURX_FN int
+gpurx_classify_inspect(const uint8_t *pkt, uint32_t have, uint32_t caplen,
+		uint32_t wirelen, const struct bpf_vm_insn *prog,
+		uint32_t prog_len, uint32_t *verdict, struct gpurx_pkt_info *pi)
+{
+	int cut = 0;
+
+	*verdict = bpf_vm_run_cut(prog, prog_len, pkt, wirelen, have, &cut);
+	gpurx_pkt_parse(pkt, have, wirelen, pi);
+	/* Every read of both is bounded by `have`: a run that neither cut a
+	 * load nor found a header short read only what it would have read
+	 * from caplen bytes. */
+	return have >= caplen || (!cut && pi->malformed == GPURX_MAL_NONE);
+}
+
+/* Accounts an accepted packet with a flow in ft (may be NULL). */
+GPURX_FN void
+gpurx_classify_account(const struct gpurx_pkt_info *pi, uint32_t verdict,
+		uint32_t wirelen, uint64_t ts, struct gpurx_flow_table *ft)
+{
+	struct gpurx_flow_key key;
+
+	if (verdict != 0 && ft != NULL && gpurx_pkt_has_flow(pi)) {
+		gpurx_flow_key_from_pkt(pi, &key);
+		gpurx_flow_update(ft, &key, wirelen, ts);
+	}
+}
+
+/*
  * Returns the BPF verdict (0 = rejected, else bytes to keep). Accepted
  * packets with a flow are accounted in ft (may be NULL). *malformed gets
  * the parser's verdict for every packet, accepted or not.
@@ -58,17 +95,13 @@ gpurx_classify_pkt(const uint8_t *pkt, uint32_t caplen, uint32_t wirelen,
 		struct gpurx_flow_table *ft, uint8_t *malformed)
 {
 	struct gpurx_pkt_info pi;
-	struct gpurx_flow_key key;
 	uint32_t verdict;
 
-	verdict = bpf_vm_run(prog, prog_len, pkt, wirelen, caplen);
-	gpurx_pkt_parse(pkt, caplen, wirelen, &pi);
+	(void)gpurx_classify_inspect(pkt, caplen, caplen, wirelen, prog,
+		prog_len, &verdict, &pi);
 	if (malformed != NULL)
 		*malformed = pi.malformed;
-	if (verdict != 0 && ft != NULL && gpurx_pkt_has_flow(&pi)) {
-		gpurx_flow_key_from_pkt(&pi, &key);
-		gpurx_flow_update(ft, &key, wirelen, ts);
-	}
+	gpurx_classify_account(&pi, verdict, wirelen, ts, ft);
 	return verdict;
 }
 

@@ -90,6 +90,25 @@ struct gpurx_pkt_info {
 	uint8_t dst[16];
 };
 
+/* Field by field: the struct has padding. */
+GPURX_FN int
+gpurx_pkt_info_same(const struct gpurx_pkt_info *a,
+		const struct gpurx_pkt_info *b)
+{
+	return a->l3_off == b->l3_off && a->l4_off == b->l4_off &&
+		a->payload_off == b->payload_off && a->ip_end == b->ip_end &&
+		a->ethertype == b->ethertype && a->vlan_id == b->vlan_id &&
+		a->inner_vlan_id == b->inner_vlan_id && a->flags == b->flags &&
+		a->sport == b->sport && a->dport == b->dport &&
+		a->frag_offset == b->frag_offset &&
+		a->vlan_count == b->vlan_count &&
+		a->ip_version == b->ip_version && a->l4_proto == b->l4_proto &&
+		a->ext_hdr_count == b->ext_hdr_count && a->ttl == b->ttl &&
+		a->tcp_flags == b->tcp_flags && a->icmp_type == b->icmp_type &&
+		a->icmp_code == b->icmp_code && a->malformed == b->malformed &&
+		memcmp(a->src, b->src, 16) == 0 && memcmp(a->dst, b->dst, 16) == 0;
+}
+
 /* off + len <= end, written so it cannot wrap. */
 GPURX_FN int
 gpurx_fits(uint32_t off, uint32_t len, uint32_t end)

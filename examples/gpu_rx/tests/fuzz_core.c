@@ -180,11 +180,22 @@ fuzz_program(const uint8_t *data, size_t size, int fix)
 		FAIL();
 	{
 		uint32_t got = bpf_vm_run(prog, n, pkt, caplen + 17, caplen);
+		struct gpurx_pkt_info full, part;
+		uint32_t v_full, v_part;
 
 		if (!reads_mem(prog, n) &&
 				got != bpf_filter((const struct bpf_insn *)prog,
 					pkt, caplen + 17, caplen))
 			FAIL();
+		/* From a prefix: final means the same as from all of it. */
+		gpurx_classify_inspect(pkt, caplen, caplen, caplen + 17, prog,
+			n, &v_full, &full);
+		for (uint32_t have = 0; have < caplen; have += 1 + have / 2)
+			if (gpurx_classify_inspect(pkt, have, caplen,
+					caplen + 17, prog, n, &v_part, &part) &&
+					(v_part != v_full ||
+					 !gpurx_pkt_info_same(&part, &full)))
+				FAIL();
 	}
 }
 

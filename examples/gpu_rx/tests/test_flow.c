@@ -2,8 +2,9 @@
 /*
  * Flow table: exact counters for many flows, overflow accounting when
  * full or when the probe bound is hit, exact totals under concurrent
- * insertion from pthreads, top-N order, and the classify step against
- * a naive recount of the same generated traffic.
+ * insertion from pthreads, top-N order, the classify step against a
+ * naive recount of the same generated traffic, and classification from
+ * a packet's first bytes against the whole packet.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -300,6 +301,72 @@ test_classify(void)
 	free(ft);
 }
 
+/*
+ * Inspection from the first bytes of a packet: whenever it says its
+ * result is final, verdict and parse equal those of the whole capture;
+ * it says so for most packets at 64 bytes (the point of it), and never
+ * for a filter that reads past what it was given.
+ */
+static void
+test_classify_inspect(void)
+{
+	static const char *const filters[] = {
+		"ip or ip6", "tcp port 443", "udp and ip[8] > 3",
+		"vlan and tcp", "ether[200:2] != 0x1234",
+	};
+	static const uint32_t haves[] = { 0, 14, 34, 54, 64, 96 };
+	struct pkt_batch b;
+	char err[256];
+
+	CHECK_EQ(pkt_batch_make(&b, 5000, 7), 0);
+	for (size_t f = 0; f < sizeof(filters) / sizeof(filters[0]); f++) {
+		struct gpurx_filter flt;
+		uint32_t final64 = 0, long_pkts = 0;
+
+		CHECK_EQ(gpurx_filter_compile(filters[f], DLT_EN10MB, 65535,
+			&flt, err, sizeof(err)), 0);
+		for (uint32_t i = 0; i < b.n; i++) {
+			const uint8_t *pkt = b.bytes + b.offs[i];
+			uint32_t cap = b.caplens[i], wire = b.wirelens[i];
+			struct gpurx_pkt_info full, part;
+			uint32_t v_full, v_part;
+
+			CHECK_EQ(gpurx_classify_inspect(pkt, cap, cap, wire,
+				flt.insns, flt.len, &v_full, &full), 1);
+			CHECK_EQ(v_full, bpf_vm_run(flt.insns, flt.len, pkt,
+				wire, cap));
+			for (size_t h = 0; h < sizeof(haves) / sizeof(haves[0]); h++) {
+				uint32_t have = haves[h] < cap ? haves[h] : cap;
+				int fin = gpurx_classify_inspect(pkt, have, cap,
+					wire, flt.insns, flt.len, &v_part, &part);
+
+				if (fin)
+					CHECK(v_part == v_full &&
+						gpurx_pkt_info_same(&part, &full),
+						"filter '%s', packet %u, %u of %u "
+						"bytes: final but different",
+						filters[f], i, have, cap);
+				if (haves[h] == 64)
+					final64 += fin;
+				if (haves[h] == 64 && f == 4 && cap >= 202) {
+					long_pkts++;
+					CHECK(!fin, "packet %u: a load at 200 "
+						"from 64 bytes called final", i);
+				}
+			}
+		}
+		if (f < 4)
+			CHECK(final64 > b.n / 2, "filter '%s': only %u of %u "
+				"packets final from 64 bytes", filters[f],
+				final64, b.n);
+		else
+			CHECK(long_pkts > 100, "only %u packets of >= 202 bytes",
+				long_pkts);
+		gpurx_filter_free(&flt);
+	}
+	pkt_batch_free(&b);
+}
+
 int
 main(void)
 {
@@ -308,5 +375,6 @@ main(void)
 	test_concurrent(2048);
 	test_concurrent(256);
 	test_classify();
+	test_classify_inspect();
 	return test_finish("test_flow");
 }
