@@ -119,8 +119,14 @@ json_str() {
 smi=$(nvidia-smi --query-gpu=name,driver_version,pci.bus_id,memory.total,clocks.max.sm,pcie.link.gen.max,pcie.link.width.max --format=csv,noheader -i 0 2>/dev/null | head -n 1)
 cpu=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//')
 os=$( (. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME") || uname -s)
-rev=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)
-dirty=$(git -C "$top" status --porcelain 2>/dev/null | grep -qv '^??' && echo "+dirty" || true)
+# A bundled build names the revision it was built from.
+bundle_rev=$(cat "$(dirname "$build")/REVISION" 2>/dev/null || true)
+if [ -n "$bundle_rev" ]; then
+	rev=$bundle_rev dirty=
+else
+	rev=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)
+	dirty=$(git -C "$top" status --porcelain 2>/dev/null | grep -qv '^??' && echo "+dirty" || true)
+fi
 date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 {
 	echo "{"

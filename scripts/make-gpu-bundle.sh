@@ -54,6 +54,13 @@ done
 	cp -p "$build/$f" "$out/build/$f"
 done
 
+# The source revision the programs were built from: a copy of the tree on
+# the GPU machine may not carry the repository's history (bench/run-all.sh
+# records this instead).
+rev=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)
+git -C "$top" diff --quiet HEAD -- 2>/dev/null || rev="$rev+dirty"
+echo "$rev" > "$out/REVISION"
+
 # EAL refuses plugins from group- or world-writable places.
 chmod -R go-w "$out"
 du -sh "$out" | awk '{ print "bundle: " $1 " in '"$out"'" }'
