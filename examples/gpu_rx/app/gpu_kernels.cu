@@ -10,9 +10,10 @@
  * worker's thread 0 waits (device-scope acquire) for its next item to be
  * published, which by cumulativity makes what the CPU wrote before READY
  * visible, or for the quit flag. The block loads the item's count,
- * descriptors and side data in one round trip, stages the packet bytes
- * into shared memory, classifies the packets, one thread per packet, with
- * the same gpurx_classify_pkt() the CPU path runs, and copies each
+ * descriptors and side data in one round trip, stages the packets' first
+ * bytes into shared memory, classifies the packets, one thread per
+ * packet, with the code gpurx_classify_pkt() runs on the CPU (from the
+ * staged bytes where they suffice, gpurx_classify_inspect), and copies each
  * accepted packet's bytes into the item's capture arena, a warp per
  * packet. After a block barrier thread 0 fences at system scope and
  * release-stores DONE. Each block takes its items in ring order and the
@@ -100,9 +101,14 @@ gq_view_load(struct gq_view *v, const struct gpurx_gq *gq)
  * every 16-byte load of every packet is independent of the others, so a
  * burst costs one or two PCIe round trips instead of the chain of
  * dependent reads the parser and the filter would make per packet.
- * Packets beyond the staging area are read where they are.
+ * Only a packet's first GPURX_STAGE_HEAD bytes are staged: the filter
+ * and parser of almost every packet need no more (one that needs more is
+ * inspected again where it lies), and whole large packets would fill the
+ * area after a few of them. Packets beyond the staging area are
+ * read where they are.
  */
 #define GPURX_STAGE_BYTES (32u * 1024)
+#define GPURX_STAGE_HEAD 128u
 /* 16-byte loads each thread keeps in flight while staging. */
 #define GPURX_STAGE_UNROLL 8
 
@@ -124,10 +130,17 @@ stage_find(const uint32_t *start, uint32_t k, uint32_t off)
 	return lo;
 }
 
+/* Bytes of a packet of len bytes that are staged. */
+static __device__ __forceinline__ uint32_t
+stage_bytes(uint32_t len)
+{
+	return min(len, GPURX_STAGE_HEAD);
+}
+
 /*
- * Offsets in the staging area of packets 0..n-1 (their 16-byte-aligned
- * span), by warp 0 with a shuffle scan. Returns k: packets 0..k-1 fit
- * and are staged.
+ * Offsets in the staging area of packets 0..n-1 (the 16-byte-aligned
+ * span of their staged bytes), by warp 0 with a shuffle scan. Returns k:
+ * packets 0..k-1 fit and are staged.
  */
 static __device__ uint32_t
 stage_layout(const uintptr_t *addr, const uint32_t *len, uint32_t n,
@@ -145,7 +158,8 @@ stage_layout(const uintptr_t *addr, const uint32_t *len, uint32_t n,
 			uint32_t i = c + lane, span = 0, incl;
 
 			if (i < n)
-				span = ((uint32_t)(addr[i] & 15) + len[i] + 15) & ~15u;
+				span = ((uint32_t)(addr[i] & 15) +
+					stage_bytes(len[i]) + 15) & ~15u;
 			incl = span;
 			for (int o = 1; o < 32; o *= 2) {
 				uint32_t t = __shfl_up_sync(0xffffffffu, incl, o);
@@ -218,6 +232,58 @@ stage_copy(uint8_t *stage, const uintptr_t *addr, const uint32_t *start,
 		}
 	}
 	__syncthreads();
+}
+
+/* Where staged packet i's bytes are (i < k of stage_layout). */
+static __device__ __forceinline__ const uint8_t *
+stage_at(const uint8_t *stage, const uint32_t *start, const uintptr_t *addr,
+		uint32_t i)
+{
+	return stage + start[i] + (addr[i] & 15);
+}
+
+/* 16-byte words of a packet each lane of warp_copy keeps in flight. */
+#define GPURX_COPY_UNROLL 4
+
+/*
+ * Copies len bytes by the 32 lanes of a warp. From host memory every
+ * dependent load is a PCIe round trip: a byte per lane and a store
+ * after each load took ~1 us per 32 bytes (a 1500-byte packet 47 us).
+ * With both ends 16-byte aligned (mbuf data and arena slots are), each
+ * lane loads GPURX_COPY_UNROLL 16-byte words before storing any: 2 KiB
+ * per round trip. from_global: src is in global memory (host-mapped or
+ * GPU), read with ld.global.cv as stage_copy does; else shared memory.
+ */
+static __device__ void
+warp_copy(uint8_t *dst, const uint8_t *src, uint32_t len, bool from_global,
+		unsigned int lane)
+{
+	uint32_t b = 0;
+
+	if ((((uintptr_t)dst | (uintptr_t)src) & 15) == 0) {
+		const uint32_t words = len / 16;
+		const uint4 *s = (const uint4 *)src;
+		uint4 *d = (uint4 *)dst;
+
+		for (uint32_t w0 = lane; w0 < words;
+				w0 += 32 * GPURX_COPY_UNROLL) {
+			uint4 v[GPURX_COPY_UNROLL];
+
+#pragma unroll
+			for (int u = 0; u < GPURX_COPY_UNROLL; u++)
+				if (w0 + u * 32 < words)
+					v[u] = from_global ?
+						__ldcv(s + w0 + u * 32) :
+						s[w0 + u * 32];
+#pragma unroll
+			for (int u = 0; u < GPURX_COPY_UNROLL; u++)
+				if (w0 + u * 32 < words)
+					d[w0 + u * 32] = v[u];
+		}
+		b = words * 16;
+	}
+	for (b += lane; b < len; b += 32)
+		dst[b] = src[b];
 }
 
 /* The block's own counters, kept in registers by thread 0 and stored to
@@ -317,20 +383,22 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 #pragma unroll
 	for (int m = 0; m < GPURX_PKTS_PER_THREAD; m++) {
 		uint32_t i = threadIdx.x + m * GPURX_KERNEL_THREADS;
-		const uint8_t *pkt;
+		const uint8_t *where;
+		struct gpurx_pkt_info pi;
 		uint32_t caplen, v;
-		uint8_t mal = 0;
 
 		if (i >= n)
 			break;
-		pkt = i < k ? s_stage + s_start[i] + (s_addr[i] & 15) :
-			(const uint8_t *)s_addr[i];
+		where = (const uint8_t *)s_addr[i];
 		caplen = s_len[i];
-		v = gpurx_classify_pkt(pkt, caplen, wire[m], ts[m], p->prog,
-			p->prog_len, p->ft, &mal);
+		if (i >= k || !gpurx_classify_inspect(stage_at(s_stage, s_start,
+				s_addr, i), stage_bytes(caplen), caplen, wire[m],
+				p->prog, p->prog_len, &v, &pi))
+			gpurx_classify_inspect(where, caplen, caplen, wire[m],
+				p->prog, p->prog_len, &v, &pi);
+		gpurx_classify_account(&pi, v, wire[m], ts[m], p->ft);
 		gq->verdict[base + i] = v;
-		gq->malformed[base + i] = mal;
-		s_addr[i] = (uintptr_t)pkt;
+		gq->malformed[base + i] = pi.malformed;
 		s_len[i] = v == 0 ? 0 : min(min(v, caplen), gq->max_caplen);
 	}
 	__syncthreads();
@@ -339,9 +407,8 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 	 * Accepted packets to the arena, a warp per packet: each warp looks
 	 * at 32 packets at once and copies only those accepted (a loop over
 	 * every packet by the whole block measured ~60 ns per packet even
-	 * when all were rejected). Consecutive lanes read consecutive bytes
-	 * (of shared memory, for staged packets), so the stores to host
-	 * memory coalesce.
+	 * when all were rejected), from the staging area when the bytes to
+	 * keep were all staged, else from where the packet lies.
 	 */
 	{
 		const unsigned int lane = threadIdx.x % 32;
@@ -356,14 +423,15 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 			unsigned int m = __ballot_sync(0xffffffffu, take);
 
 			while (m != 0) {
-				const uint32_t k = c + __ffs(m) - 1;
-				const uint8_t *src = (const uint8_t *)s_addr[k];
-				uint8_t *dst = arena + s_off[k];
-				const uint32_t len = s_len[k];
+				const uint32_t j = c + __ffs(m) - 1;
+				const uint32_t len = s_len[j];
+				const bool staged = j < k && len <= GPURX_STAGE_HEAD;
 
 				m &= m - 1;
-				for (uint32_t b = lane; b < len; b += 32)
-					dst[b] = src[b];
+				warp_copy(arena + s_off[j], staged ?
+					stage_at(s_stage, s_start, s_addr, j) :
+					(const uint8_t *)s_addr[j], len, !staged,
+					lane);
 			}
 		}
 	}

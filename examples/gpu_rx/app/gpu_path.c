@@ -449,7 +449,8 @@ fill_item(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
 		struct rte_mbuf *m = pkts[k];
 		uint32_t wire = rte_pktmbuf_pkt_len(m);
 		uint32_t cap = RTE_MIN(wire, (uint32_t)GPURX_SCRATCH_BYTES);
-		uint32_t need = RTE_ALIGN_CEIL(cap, 8);
+		/* 16: the kernel copies captures in 16-byte words. */
+		uint32_t need = RTE_ALIGN_CEIL(cap, 16);
 		uintptr_t addr;
 
 		if (need > gq->item_bytes - off)
