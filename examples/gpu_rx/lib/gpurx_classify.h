@@ -66,9 +66,12 @@ gpurx_classify_inspect(const uint8_t *pkt, uint32_t have, uint32_t caplen,
 	*verdict = bpf_vm_run_cut(prog, prog_len, pkt, wirelen, have, &cut);
 	gpurx_pkt_parse(pkt, have, wirelen, pi);
 	/* Every read of both is bounded by `have`: a run that neither cut a
-	 * load nor found a header short read only what it would have read
-	 * from caplen bytes. */
-	return have >= caplen || (!cut && pi->malformed == GPURX_MAL_NONE);
+	 * load nor stopped the parser short read only what it would have
+	 * read from caplen bytes (malformed packets included: their other
+	 * verdicts come from bytes read). The parser takes a wire length
+	 * below the capture as the capture's: then the two runs differ. */
+	return have >= caplen || (!cut && !gpurx_mal_is_truncated(pi->malformed) &&
+		wirelen >= caplen);
 }
 
 /* Accounts an accepted packet with a flow in ft (may be NULL). */

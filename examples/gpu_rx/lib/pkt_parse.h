@@ -90,6 +90,20 @@ struct gpurx_pkt_info {
 	uint8_t dst[16];
 };
 
+/*
+ * Whether the parser stopped at the end of the captured bytes: the only
+ * verdicts that more bytes could change (a read past caplen is never
+ * made; every other verdict comes from bytes read and the wire length).
+ */
+GPURX_FN int
+gpurx_mal_is_truncated(uint8_t m)
+{
+	return m == GPURX_MAL_TRUNCATED_L2 || m == GPURX_MAL_TRUNCATED_VLAN ||
+		m == GPURX_MAL_TRUNCATED_L3 ||
+		m == GPURX_MAL_TRUNCATED_EXT_HDR ||
+		m == GPURX_MAL_TRUNCATED_L4;
+}
+
 /* Field by field: the struct has padding. */
 GPURX_FN int
 gpurx_pkt_info_same(const struct gpurx_pkt_info *a,

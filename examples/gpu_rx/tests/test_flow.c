@@ -321,7 +321,7 @@ test_classify_inspect(void)
 	CHECK_EQ(pkt_batch_make(&b, 5000, 7), 0);
 	for (size_t f = 0; f < sizeof(filters) / sizeof(filters[0]); f++) {
 		struct gpurx_filter flt;
-		uint32_t final64 = 0, long_pkts = 0;
+		uint32_t final64 = 0, long_pkts = 0, bad_final = 0;
 
 		CHECK_EQ(gpurx_filter_compile(filters[f], DLT_EN10MB, 65535,
 			&flt, err, sizeof(err)), 0);
@@ -348,6 +348,11 @@ test_classify_inspect(void)
 						filters[f], i, have, cap);
 				if (haves[h] == 64)
 					final64 += fin;
+				/* Malformed, but not for want of bytes. */
+				if (haves[h] == 64 && fin && have < cap &&
+						full.malformed != GPURX_MAL_NONE &&
+						!gpurx_mal_is_truncated(full.malformed))
+					bad_final++;
 				if (haves[h] == 64 && f == 4 && cap >= 202) {
 					long_pkts++;
 					CHECK(!fin, "packet %u: a load at 200 "
@@ -355,10 +360,13 @@ test_classify_inspect(void)
 				}
 			}
 		}
-		if (f < 4)
+		if (f < 4) {
 			CHECK(final64 > b.n / 2, "filter '%s': only %u of %u "
 				"packets final from 64 bytes", filters[f],
 				final64, b.n);
+			CHECK(bad_final > 0, "filter '%s': no malformed packet "
+				"final from 64 bytes", filters[f]);
+		}
 		else
 			CHECK(long_pkts > 100, "only %u packets of >= 202 bytes",
 				long_pkts);
