@@ -103,9 +103,9 @@ gq_view_load(struct gq_view *v, const struct gpurx_gq *gq)
  * dependent reads the parser and the filter would make per packet.
  * Only a packet's first GPURX_STAGE_HEAD bytes are staged: the filter
  * and parser of almost every packet need no more (one that needs more is
- * inspected again where it lies), and whole large packets would fill the
- * area after a few of them. Packets beyond the staging area are
- * read where they are.
+ * inspected again by its thread, inspect_deep), and whole large packets
+ * would fill the area after a few of them. Packets beyond the staging
+ * area are inspected by inspect_deep too.
  */
 #define GPURX_STAGE_BYTES (32u * 1024)
 #define GPURX_STAGE_HEAD 128u
@@ -232,6 +232,38 @@ stage_copy(uint8_t *stage, const uintptr_t *addr, const uint32_t *start,
 		}
 	}
 	__syncthreads();
+}
+
+/*
+ * What one thread fetches at once of a packet whose staged bytes did not
+ * decide it (long IPv6 extension header chains, deep filter loads) or
+ * that was not staged: read where it lies, the parser's dependent loads
+ * cost a round trip each (a chain of eight extension headers ~20 us,
+ * which the whole item then waits for).
+ */
+#define GPURX_DEEP_BYTES 512u
+
+static __device__ void
+inspect_deep(const struct gpurx_kparams *p, const uint8_t *where,
+		uint32_t caplen, uint32_t wirelen, uint32_t *verdict,
+		struct gpurx_pkt_info *pi)
+{
+	uint4 buf[GPURX_DEEP_BYTES / 16];
+	const uint32_t mis = (uint32_t)((uintptr_t)where & 15);
+	/* Whole 16-byte words around the packet: they never cross a page. */
+	const uint4 *src = (const uint4 *)(where - mis);
+	const uint32_t have = min(caplen, GPURX_DEEP_BYTES - mis);
+	const uint32_t words = (mis + have + 15) / 16;
+
+	/* Independent loads, all in flight together: one round trip. */
+#pragma unroll
+	for (uint32_t w = 0; w < GPURX_DEEP_BYTES / 16; w++)
+		if (w < words)
+			buf[w] = __ldcv(src + w);
+	if (!gpurx_classify_inspect((const uint8_t *)buf + mis, have, caplen,
+			wirelen, p->prog, p->prog_len, verdict, pi))
+		gpurx_classify_inspect(where, caplen, caplen, wirelen, p->prog,
+			p->prog_len, verdict, pi);
 }
 
 /* Where staged packet i's bytes are (i < k of stage_layout). */
@@ -394,8 +426,7 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 		if (i >= k || !gpurx_classify_inspect(stage_at(s_stage, s_start,
 				s_addr, i), stage_bytes(caplen), caplen, wire[m],
 				p->prog, p->prog_len, &v, &pi))
-			gpurx_classify_inspect(where, caplen, caplen, wire[m],
-				p->prog, p->prog_len, &v, &pi);
+			inspect_deep(p, where, caplen, wire[m], &v, &pi);
 		gpurx_classify_account(&pi, v, wire[m], ts[m], p->ft);
 		gq->verdict[base + i] = v;
 		gq->malformed[base + i] = pi.malformed;
