@@ -435,21 +435,34 @@ kr_gather_launch(const struct kr_batch *b, uint32_t window, uint32_t *out,
 	return cudaGetLastError();
 }
 
-extern "C" int
-kr_read_bw_launch(const void *buf, size_t bytes, unsigned long long *sink,
-		cudaStream_t stream)
+/* Every SM full: enough loads in flight to cover PCIe latency. */
+static cudaError_t
+kr_full_grid(const void *fn, unsigned int *blocks)
 {
 	int per_sm = 0;
 	cudaError_t err;
 
-	if (bytes % 16 != 0 || ((uintptr_t)buf & 15) != 0)
-		return cudaErrorInvalidValue;
-	err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm,
-		kr_read_bw_kernel, KR_BW_TPB, 0);
+	err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn,
+		KR_BW_TPB, 0);
 	if (err != cudaSuccess)
 		return err;
-	/* Every SM full: enough loads in flight to cover PCIe latency. */
-	kr_read_bw_kernel<<<per_sm * kr_sm_count, KR_BW_TPB, 0, stream>>>(
+	*blocks = (unsigned int)(per_sm * kr_sm_count);
+	return cudaSuccess;
+}
+
+extern "C" int
+kr_read_bw_launch(const void *buf, size_t bytes, unsigned long long *sink,
+		cudaStream_t stream)
+{
+	unsigned int blocks;
+	cudaError_t err;
+
+	if (bytes % 16 != 0 || ((uintptr_t)buf & 15) != 0)
+		return cudaErrorInvalidValue;
+	if ((err = kr_full_grid((const void *)kr_read_bw_kernel, &blocks)) !=
+			cudaSuccess)
+		return err;
+	kr_read_bw_kernel<<<blocks, KR_BW_TPB, 0, stream>>>(
 		(const uint4 *)buf, bytes / 16, sink);
 	return cudaGetLastError();
 }
@@ -458,18 +471,17 @@ extern "C" int
 kr_read_scatter_launch(const void *buf, size_t bytes, uint32_t stride,
 		uint32_t rd, unsigned long long *sink, cudaStream_t stream)
 {
-	int per_sm = 0;
+	unsigned int blocks;
 	cudaError_t err;
 
 	if (rd < 16 || rd > 128 || rd % 16 != 0 || (rd & (rd - 1)) != 0 ||
 			stride < rd || stride % 16 != 0 ||
 			((uintptr_t)buf & 15) != 0 || bytes < stride)
 		return cudaErrorInvalidValue;
-	err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm,
-		kr_read_scatter_kernel, KR_BW_TPB, 0);
-	if (err != cudaSuccess)
+	if ((err = kr_full_grid((const void *)kr_read_scatter_kernel,
+			&blocks)) != cudaSuccess)
 		return err;
-	kr_read_scatter_kernel<<<per_sm * kr_sm_count, KR_BW_TPB, 0, stream>>>(
+	kr_read_scatter_kernel<<<blocks, KR_BW_TPB, 0, stream>>>(
 		(const uint8_t *)buf, bytes / stride, stride, rd, sink);
 	return cudaGetLastError();
 }
