@@ -237,9 +237,9 @@ stage_copy(uint8_t *stage, const uintptr_t *addr, const uint32_t *start,
 /*
  * What one thread fetches at once of a packet whose staged bytes did not
  * decide it (long IPv6 extension header chains, deep filter loads) or
- * that was not staged: read where it lies, the parser's dependent loads
- * cost a round trip each (a chain of eight extension headers ~20 us,
- * which the whole item then waits for).
+ * that was not staged: read where it lies, each of the parser's and the
+ * filter's dependent loads would cost a PCIe round trip, and the whole
+ * item waits for its slowest packet.
  */
 #define GPURX_DEEP_BYTES 512u
 
