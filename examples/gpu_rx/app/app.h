@@ -30,8 +30,15 @@ struct gpurx_app {
 	enum gpurx_mem_mode mem;	/* resolved; AUTO only with --cpu */
 	const char *mem_why;
 
-	struct rte_mempool *pool;
-	uint32_t pool_size;
+	/*
+	 * One pool, or with --pool-per-queue (host memory) one per RX queue:
+	 * then each lcore allocates (in RX) and frees (after the GPU) only
+	 * its own queue's mbufs, and no ring is shared between lcores when
+	 * more mbufs are in flight than a mempool cache holds.
+	 */
+	struct rte_mempool *pools[GPURX_MAX_QUEUES];
+	uint16_t n_pools;
+	uint32_t pool_size;		/* mbufs per pool */
 	uint16_t data_room;
 
 	struct gpurx_filter filter;
@@ -54,6 +61,12 @@ struct gpurx_app {
 };
 
 extern struct gpurx_app gpurx_app;
+
+static inline struct rte_mempool *
+gpurx_queue_pool(const struct gpurx_app *a, uint16_t q)
+{
+	return a->pools[a->n_pools == 1 ? 0 : q];
+}
 
 /* Timestamp of a received packet in ns since the epoch. */
 static inline uint64_t

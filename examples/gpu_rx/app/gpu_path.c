@@ -202,14 +202,15 @@ gpurx_gpu_create_pool(struct gpurx_app *a)
 	ext.buf_iova = RTE_BAD_IOVA;
 	ext.buf_len = g->ext_len;
 	ext.elt_size = a->data_room;
-	a->pool = rte_pktmbuf_pool_create_extbuf("gpurx_mbufs_gpu", a->pool_size,
-		RTE_MIN(256u, a->pool_size / 4), 0, a->data_room, a->socket,
-		&ext, 1);
-	if (a->pool == NULL) {
+	a->pools[0] = rte_pktmbuf_pool_create_extbuf("gpurx_mbufs_gpu",
+		a->pool_size, RTE_MIN(256u, a->pool_size / 4), 0, a->data_room,
+		a->socket, &ext, 1);
+	if (a->pools[0] == NULL) {
 		fprintf(stderr, "error: --mem gpu: mbuf pool: %s\n",
 			rte_strerror(rte_errno));
 		return -1;
 	}
+	a->n_pools = 1;
 	return 0;
 }
 
@@ -316,7 +317,8 @@ gpurx_gpu_setup(struct gpurx_app *a)
 			return -1;
 	if (a->mem == GPURX_MEM_HOST_MAPPED) {
 		/* The kernel reads packets where the port wrote them. */
-		rte_mempool_mem_iter(a->pool, register_chunk, a);
+		for (uint16_t i = 0; i < a->n_pools; i++)
+			rte_mempool_mem_iter(a->pools[i], register_chunk, a);
 		if (g->reg_failed)
 			return -1;
 	}
@@ -869,8 +871,9 @@ gpurx_gpu_teardown(struct gpurx_app *a)
 		rte_gpu_comm_destroy_flag(&g->quit);
 	if (g->ext != NULL) {
 		/* The pool's buffers are this memory: pool first. */
-		rte_mempool_free(a->pool);
-		a->pool = NULL;
+		rte_mempool_free(a->pools[0]);
+		a->pools[0] = NULL;
+		a->n_pools = 0;
 		if (g->ext_mapped && rte_dev_dma_unmap(g->port_dev, g->ext,
 				RTE_BAD_IOVA, g->ext_len) != 0)
 			fprintf(stderr, "warning: rte_dev_dma_unmap: %s\n",

@@ -190,7 +190,7 @@ main(int argc, char **argv)
 	char err[512];	/* libpcap messages are under 256 bytes */
 	uint64_t t_start;
 	int ret, status = 0;
-	unsigned int avail, l;
+	unsigned int avail, total, l;
 
 	ret = rte_eal_init(argc, argv);
 	if (ret < 0) {
@@ -242,8 +242,8 @@ main(int argc, char **argv)
 	}
 	if (gpurx_port_setup(a) != 0)
 		goto fail;
-	printf("memory: mbuf pool %u x %u B (%s), flow table %zu B\n",
-		a->pool_size, a->data_room,
+	printf("memory: %u mbuf pool(s) of %u x %u B (%s), flow table %zu B\n",
+		a->n_pools, a->pool_size, a->data_room,
 		a->mem == GPURX_MEM_GPU ? "data in GPU memory" : "host",
 		gpurx_flow_table_bytes(a->opt.flow_capacity));
 	a->max_caplen = a->opt.snaplen;
@@ -292,13 +292,18 @@ main(int argc, char **argv)
 		status = 1;
 	}
 	a->cap = NULL;
-	avail = rte_mempool_avail_count(a->pool);
+	avail = 0;
+	total = 0;
+	for (uint16_t i = 0; i < a->n_pools; i++) {
+		avail += rte_mempool_avail_count(a->pools[i]);
+		total += a->pools[i]->size;
+	}
 
 	si.mode = mode_name(a);
 	si.filter = a->opt.filter;
 	si.capture_path = a->opt.write_path;
 	si.top_n = a->opt.top_n;
-	si.mbufs_total = a->pool->size;
+	si.mbufs_total = total;
 	si.mbufs_avail = avail;
 	si.exit_reason_signal = quit_signal;
 	si.items = NULL;
@@ -307,9 +312,9 @@ main(int argc, char **argv)
 		si.items = &items;
 	}
 	gpurx_summary_print(stdout, &tot, a->ft, &si);
-	if (avail != a->pool->size) {
-		fprintf(stderr, "error: %u mbufs not returned to the pool\n",
-			a->pool->size - avail);
+	if (avail != total) {
+		fprintf(stderr, "error: %u mbufs not returned to their pools\n",
+			total - avail);
 		status = 1;
 	}
 	if (a->opt.json_path != NULL &&
@@ -319,7 +324,8 @@ main(int argc, char **argv)
 	}
 	if (!a->opt.cpu)
 		gpurx_gpu_teardown(a);
-	rte_mempool_free(a->pool);
+	for (uint16_t i = 0; i < a->n_pools; i++)
+		rte_mempool_free(a->pools[i]);
 	rte_free(a->ft);
 	gpurx_filter_free(&a->filter);
 	rte_eal_cleanup();

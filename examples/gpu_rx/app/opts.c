@@ -13,7 +13,7 @@ enum {
 	OPT_DURATION, OPT_JSON, OPT_TOP, OPT_MEM, OPT_CPU, OPT_QUEUES,
 	OPT_BURST, OPT_RING_ITEMS, OPT_LAUNCH_PER_BURST, OPT_PORT,
 	OPT_IDLE_EXIT, OPT_RXD, OPT_MBUFS, OPT_FLOWS, OPT_TS, OPT_QUIET,
-	OPT_BACKPRESSURE, OPT_HELP,
+	OPT_BACKPRESSURE, OPT_POOL_PER_QUEUE, OPT_HELP,
 };
 
 static const struct option long_opts[] = {
@@ -36,6 +36,7 @@ static const struct option long_opts[] = {
 	{ "idle-exit", required_argument, NULL, OPT_IDLE_EXIT },
 	{ "rxd", required_argument, NULL, OPT_RXD },
 	{ "mbufs", required_argument, NULL, OPT_MBUFS },
+	{ "pool-per-queue", no_argument, NULL, OPT_POOL_PER_QUEUE },
 	{ "flows", required_argument, NULL, OPT_FLOWS },
 	{ "ts", required_argument, NULL, OPT_TS },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
@@ -71,7 +72,9 @@ usage(const char *prog)
 		"                       dropping (file input; a live port then\n"
 		"                       drops in the NIC, counted as imissed)\n"
 		"  --rxd N              RX descriptors per queue (default 1024)\n"
-		"  --mbufs N            mbufs in the pool (default: sized)\n"
+		"  --mbufs N            mbufs in the pool, or in each with\n"
+		"                       --pool-per-queue (default: sized)\n"
+		"  --pool-per-queue     an mbuf pool per RX queue (host memory)\n"
 		"  --flows N            flow table slots, power of two (65536)\n"
 		"  --ts rx|port|none    timestamp: TSC at RX (default), the port's\n"
 		"                       RX timestamp, or 0 (reproducible output)\n"
@@ -215,6 +218,9 @@ gpurx_opts_parse(int argc, char **argv, struct gpurx_opts *o)
 			break;
 		case OPT_LAUNCH_PER_BURST:
 			o->launch_per_burst = 1;
+			break;
+		case OPT_POOL_PER_QUEUE:
+			o->pool_per_queue = 1;
 			break;
 		case OPT_BACKPRESSURE:
 			o->backpressure = 1;

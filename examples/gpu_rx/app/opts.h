@@ -47,7 +47,9 @@ struct gpurx_opts {
 	uint16_t burst;
 	uint32_t ring_items;
 	uint32_t nb_rxd;
-	uint32_t mbufs;		/* 0: sized from queues, rings, descriptors */
+	uint32_t mbufs;		/* per pool; 0: sized from queues, rings,
+				 * descriptors */
+	int pool_per_queue;	/* host memory: an mbuf pool per RX queue */
 	uint32_t flow_capacity;
 	int launch_per_burst;
 	int backpressure;	/* ring full: wait for the GPU, do not drop */

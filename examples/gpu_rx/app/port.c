@@ -67,18 +67,30 @@ gpurx_port_probe(struct gpurx_app *a)
 }
 
 static int
-create_host_pool(struct gpurx_app *a)
+create_host_pools(struct gpurx_app *a, uint16_t n)
 {
 	unsigned int cache = RTE_MIN(256u, a->pool_size / 4);
+	char name[RTE_MEMPOOL_NAMESIZE];
 
 	a->data_room = RTE_MBUF_DEFAULT_BUF_SIZE;
-	a->pool = rte_pktmbuf_pool_create("gpurx_mbufs", a->pool_size, cache,
-		0, a->data_room, a->socket);
-	if (a->pool == NULL) {
-		fprintf(stderr, "error: mbuf pool of %u: %s\n", a->pool_size,
-			rte_strerror(rte_errno));
-		return -1;
+	for (uint16_t q = 0; q < n; q++) {
+		if (n == 1)
+			snprintf(name, sizeof(name), "gpurx_mbufs");
+		else
+			snprintf(name, sizeof(name), "gpurx_mbufs_q%u", q);
+		a->pools[q] = rte_pktmbuf_pool_create(name, a->pool_size,
+			cache, 0, a->data_room, a->socket);
+		if (a->pools[q] == NULL) {
+			fprintf(stderr, "error: mbuf pool %s of %u: %s\n",
+				name, a->pool_size, rte_strerror(rte_errno));
+			while (q-- > 0) {
+				rte_mempool_free(a->pools[q]);
+				a->pools[q] = NULL;
+			}
+			return -1;
+		}
 	}
+	a->n_pools = n;
 	return 0;
 }
 
@@ -93,7 +105,7 @@ pool_size(const struct gpurx_app *a)
 	per_q = a->opt.nb_rxd + 4u * a->opt.burst;
 	if (!a->opt.cpu)
 		per_q += a->opt.ring_items * a->opt.burst;
-	return a->nq * per_q * 2 + 2048;
+	return (a->opt.pool_per_queue ? 1u : a->nq) * per_q * 2 + 2048;
 }
 
 int
@@ -108,11 +120,16 @@ gpurx_port_setup(struct gpurx_app *a)
 	rc = rte_eth_dev_info_get(a->port, &di);
 	if (rc != 0)
 		goto fail_rc;
+	if (a->mem == GPURX_MEM_GPU && a->opt.pool_per_queue) {
+		fprintf(stderr, "error: --pool-per-queue: --mem gpu has one pool "
+			"of GPU memory\n");
+		return -1;
+	}
 	a->pool_size = pool_size(a);
 	if (a->mem == GPURX_MEM_GPU)
 		rc = gpurx_gpu_create_pool(a);
 	else
-		rc = create_host_pool(a);
+		rc = create_host_pools(a, a->opt.pool_per_queue ? a->nq : 1);
 	if (rc != 0)
 		return -1;
 
@@ -158,7 +175,7 @@ gpurx_port_setup(struct gpurx_app *a)
 	rxq.offloads = conf.rxmode.offloads;
 	for (uint16_t q = 0; q < a->nq; q++) {
 		rc = rte_eth_rx_queue_setup(a->port, q, nb_rxd, a->socket, &rxq,
-			a->pool);
+			gpurx_queue_pool(a, q));
 		if (rc != 0)
 			goto fail_rc;
 	}

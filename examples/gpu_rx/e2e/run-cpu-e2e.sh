@@ -4,6 +4,7 @@
 # One end-to-end case of dpdk-gpu-rx --cpu over net_pcap (meson test).
 # Usage: run-cpu-e2e.sh CASE APP GENPCAP CHECK WORKDIR [FILTER]
 # CASE: filter | pcap-format | snaplen | bad-filter | sigint | count | no-gpu
+#       | pool-per-queue
 # Extra EAL options (e.g. -d plugin dirs) come from $GPU_RX_EAL_EXTRA.
 set -u
 
@@ -65,6 +66,27 @@ bad-filter)
 	[ ! -e "$work/out.pcapng" ] ||
 		{ echo "FAIL: capture created for a bad filter"; exit 1; }
 	echo "PASS: bad filter exits 2"
+	;;
+pool-per-queue)
+	# Two queues (the same file on each), a pool each: twice what one
+	# queue receives, and every mbuf back in its own pool. Three lcores
+	# on whatever CPUs there are.
+	run_app || { echo "FAIL: one queue: exit $rc"; exit 1; }
+	one=$(sed -n 's/^received: *\([0-9]*\) packets.*/\1/p' "$work/out.txt")
+	# shellcheck disable=SC2046
+	"$app" $(eal | sed 's/-l 0-1/--lcores 0@0,1@0,2@0/') \
+		--vdev "net_pcap0,rx_pcap=$in,rx_pcap=$in" -- --cpu --quiet \
+		--idle-exit 500 --queues 2 --pool-per-queue > "$work/out.txt" 2>&1
+	rc=$?
+	cat "$work/out.txt"
+	[ "$rc" -eq 0 ] || { echo "FAIL: exit $rc"; exit 1; }
+	grep -q "memory: 2 mbuf pool(s)" "$work/out.txt" ||
+		{ echo "FAIL: not a pool per queue"; exit 1; }
+	two=$(sed -n 's/^received: *\([0-9]*\) packets.*/\1/p' "$work/out.txt")
+	[ -n "$one" ] && [ "$one" -gt 0 ] && [ "$two" = $((2 * one)) ] ||
+		{ echo "FAIL: $two packets on two queues, $one on one"; exit 1; }
+	mbufs_all_back || { echo "FAIL: mbufs not all returned"; exit 1; }
+	echo "PASS: a pool per queue, $two packets, every mbuf back"
 	;;
 no-gpu)
 	if [ -e /dev/nvidia0 ]; then
