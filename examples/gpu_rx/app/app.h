@@ -68,6 +68,49 @@ gpurx_queue_pool(const struct gpurx_app *a, uint16_t q)
 	return a->pools[a->n_pools == 1 ? 0 : q];
 }
 
+/*
+ * Whether m can go back to `pool` without rte_pktmbuf_free()'s per-mbuf
+ * work: direct, not shared, one segment (so m->next is NULL, as
+ * rte_mbuf_check() requires) and from that pool. Reads only the first
+ * cache line of the mbuf, which RX has just written.
+ */
+static inline int
+gpurx_mbuf_plain(const struct rte_mbuf *m, const struct rte_mempool *pool)
+{
+	return m->pool == pool && m->nb_segs == 1 && RTE_MBUF_DIRECT(m) &&
+		rte_mbuf_refcnt_read(m) == 1;
+}
+
+/* The pool of pkts[0..n) (n > 0) if they are all plain mbufs of it,
+ * else NULL. */
+static inline struct rte_mempool *
+gpurx_mbufs_plain_pool(struct rte_mbuf *const *pkts, unsigned int n)
+{
+	struct rte_mempool *pool = pkts[0]->pool;
+
+	for (unsigned int i = 0; i < n; i++)
+		if (!gpurx_mbuf_plain(pkts[i], pool))
+			return NULL;
+	return pool;
+}
+
+/*
+ * Frees pkts[0..n). plain_pool: the pool all of them are plain mbufs of
+ * (gpurx_mbuf_plain), then they go back to it as they are, like a PMD's
+ * RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE; else NULL. rte_pktmbuf_free_bulk()
+ * reads two cache lines of each mbuf again: a fifth of a GPU-mode RX
+ * lcore's time at 64 B (perf, doc/performance.md).
+ */
+static inline void
+gpurx_mbufs_free(struct rte_mbuf **pkts, unsigned int n,
+		struct rte_mempool *plain_pool)
+{
+	if (plain_pool != NULL)
+		rte_mempool_put_bulk(plain_pool, (void *const *)pkts, n);
+	else
+		rte_pktmbuf_free_bulk(pkts, n);
+}
+
 /* Timestamp of a received packet in ns since the epoch. */
 static inline uint64_t
 gpurx_pkt_ts(const struct gpurx_app *a, const struct rte_mbuf *m,

@@ -33,6 +33,10 @@
 #include "gpu_kernels.h"
 #include "opts.h"
 
+static_assert(GPURX_SUM_MATCH_WORDS * 32 == GPURX_MAX_BURST,
+	"a match bit per packet of an item");
+static_assert(GPURX_MAL_COUNT <= GPURX_SUM_MAL, "a count per malformed kind");
+
 #define GPURX_KERNEL_THREADS 128
 /* Poll back-off bounds: low latency when busy, little PCIe chatter idle
  * (one poller per queue: the dispatcher). */
@@ -69,7 +73,7 @@ struct gq_view {
 	uint32_t *wirelen;
 	uint32_t *cap_off;
 	uint32_t *verdict;
-	uint8_t *malformed;
+	struct gpurx_item_sum *sum;
 	uint8_t *arena;
 	uint32_t n_items;
 	uint32_t burst;
@@ -86,7 +90,7 @@ gq_view_load(struct gq_view *v, const struct gpurx_gq *gq)
 		v->wirelen = gq->wirelen;
 		v->cap_off = gq->cap_off;
 		v->verdict = gq->verdict;
-		v->malformed = gq->malformed;
+		v->sum = gq->sum;
 		v->arena = gq->arena;
 		v->n_items = gq->n_items;
 		v->burst = gq->burst;
@@ -366,6 +370,7 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 	__shared__ uint32_t s_start[GPURX_MAX_BURST + 1];
 	__shared__ __align__(16) uint8_t s_stage[GPURX_STAGE_BYTES];
 	__shared__ uint32_t s_n;
+	__shared__ struct gpurx_item_sum s_sum;
 	struct gpurx_comm_item *it = &gq->items[idx];
 	const uint32_t burst = gq->burst, base = idx * burst;
 	uint8_t *arena = gq->arena + (size_t)idx * gq->item_bytes;
@@ -403,6 +408,8 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 		s_addr[i] = (uintptr_t)a;
 		s_len[i] = (uint32_t)z;
 	}
+	for (uint32_t w = threadIdx.x; w < GPURX_SUM_WORDS; w += blockDim.x)
+		((uint32_t *)&s_sum)[w] = 0;
 	if (threadIdx.x == 0)
 		s_n = cnt;
 	__syncthreads();
@@ -428,12 +435,20 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 				p->prog, p->prog_len, &v, &pi))
 			inspect_deep(p, where, caplen, wire[m], &v, &pi);
 		gpurx_classify_account(&pi, v, wire[m], ts[m], p->ft);
-		gq->verdict[base + i] = v;
-		gq->malformed[base + i] = pi.malformed;
+		if (v != 0) {
+			/* The CPU reads verdicts of matched packets only. */
+			gq->verdict[base + i] = v;
+			atomicOr(&s_sum.match[i / 32], 1u << (i % 32));
+		}
+		if (pi.malformed != GPURX_MAL_NONE)
+			atomicAdd(&s_sum.mal[pi.malformed % GPURX_SUM_MAL], 1u);
 		s_len[i] = v == 0 ? 0 : min(min(v, caplen), gq->max_caplen);
 	}
 	__syncthreads();
 	phase_mark(bc, 2);
+	/* Before the barrier that precedes DONE, like every result. */
+	for (uint32_t w = threadIdx.x; w < GPURX_SUM_WORDS; w += blockDim.x)
+		((uint32_t *)&gq->sum[idx])[w] = ((const uint32_t *)&s_sum)[w];
 	/*
 	 * Accepted packets to the arena, a warp per packet: each warp looks
 	 * at 32 packets at once and copies only those accepted (a loop over

@@ -59,6 +59,21 @@ struct gpurx_comm_item {
 #define GPURX_BLOCKS_PER_QUEUE_MAX 64
 #define GPURX_PHASES 4
 
+/*
+ * What the RX lcore needs of an item's results, written by the kernel
+ * before DONE: the RX lcore reads two cache lines per item instead of a
+ * verdict and a malformed kind per packet (those reads, each a cache miss
+ * after the GPU's writes, were a fifth of the lcore's time at 64 B).
+ * Written as 32-bit words (GPURX_SUM_WORDS).
+ */
+#define GPURX_SUM_MATCH_WORDS 16	/* GPURX_MAX_BURST / 32 (opts.h) */
+#define GPURX_SUM_MAL 16		/* >= GPURX_MAL_COUNT (pkt_parse.h) */
+struct gpurx_item_sum {
+	uint32_t match[GPURX_SUM_MATCH_WORDS];	/* bit i: packet i matched */
+	uint32_t mal[GPURX_SUM_MAL];	/* packets per malformed kind; [0] 0 */
+};
+#define GPURX_SUM_WORDS (sizeof(struct gpurx_item_sum) / sizeof(uint32_t))
+
 /* Per-queue dispatch state, in GPU memory (zeroed before the launch). */
 struct gpurx_qdev {
 	unsigned long long ready_seq;	/* items 0 .. ready_seq - 1 are READY */
@@ -77,8 +92,9 @@ struct gpurx_gq {
 	uint32_t *wirelen;		/* may exceed pkt_list size (cut) */
 	uint32_t *cap_off;		/* where packet i's bytes go in arena */
 	/* GPU -> CPU */
-	uint32_t *verdict;		/* BPF result: 0 or bytes to keep */
-	uint8_t *malformed;
+	uint32_t *verdict;		/* BPF result, bytes to keep: written
+					 * only for matched packets */
+	struct gpurx_item_sum *sum;	/* [n_items] */
 	uint8_t *arena;			/* captured bytes, item_bytes per item */
 	/* Kernel time spent on items and items done, one slot per block of
 	 * the queue (each block writes only its own: no atomics on host

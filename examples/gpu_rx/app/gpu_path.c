@@ -11,8 +11,9 @@
  * FREE.
  *
  * Per-packet side data (timestamp, wire length, capture offset) and the
- * results (verdict, malformed kind, captured bytes) live in mapped pinned
- * memory described by struct gpurx_gq. An item holds at most --burst
+ * results (an item summary of matches and malformed kinds, the verdicts
+ * of matched packets, captured bytes) live in mapped pinned memory
+ * described by struct gpurx_gq. An item holds at most --burst
  * packets and at most item_bytes of packet data, so every packet has
  * reserved room in the capture arena: a burst that does not fit spills
  * into the next item, and only a ring with no FREE item drops packets.
@@ -58,6 +59,8 @@ _Static_assert(sizeof(struct gpurx_comm_pkt) == sizeof(struct rte_gpu_comm_pkt),
 _Static_assert(GPURX_ITEM_READY == RTE_GPU_COMM_LIST_READY &&
 	GPURX_ITEM_DONE == RTE_GPU_COMM_LIST_DONE, "status values");
 _Static_assert(GPURX_MAX_BURST <= RTE_GPU_COMM_LIST_PKTS_MAX, "burst");
+_Static_assert(GPURX_SUM_MATCH_WORDS * 32 == GPURX_MAX_BURST, "match bits");
+_Static_assert(GPURX_MAL_COUNT <= GPURX_SUM_MAL, "malformed kinds");
 
 #define ITEM_BYTES_MIN (256u * 1024)
 #define GPU_PAGE 65536u
@@ -69,6 +72,8 @@ _Static_assert(GPURX_MAX_BURST <= RTE_GPU_COMM_LIST_PKTS_MAX, "burst");
 struct gpu_item {
 	uint16_t n;
 	uint64_t t_ready;		/* TSC when published READY */
+	uint64_t bytes;			/* wire bytes of its packets */
+	struct rte_mempool *plain_pool;	/* see gpurx_mbufs_free() */
 };
 
 /* Item latency (READY stored -> DONE seen by the lcore) histogram: 1 us
@@ -276,7 +281,8 @@ setup_queue(struct gpurx_app *a, uint16_t q)
 			pinned(g, (void **)&gq->wirelen, slots * 4, "pinned len") ||
 			pinned(g, (void **)&gq->cap_off, slots * 4, "pinned off") ||
 			pinned(g, (void **)&gq->verdict, slots * 4, "pinned verdict") ||
-			pinned(g, (void **)&gq->malformed, slots, "pinned malformed") ||
+			pinned(g, (void **)&gq->sum, n * sizeof(*gq->sum),
+				"pinned item summaries") ||
 			pinned(g, (void **)&gq->arena, bytes, "capture arena"))
 		return -1;
 	if (a->mem != GPURX_MEM_GPU &&
@@ -440,7 +446,9 @@ fill_item(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
 	uint32_t idx = Q->head, base = idx * gq->burst, off = 0, k;
 	struct rte_gpu_comm_list *ci = &Q->list[idx];
 	size_t ioff = (size_t)idx * gq->item_bytes;
-	int copies = 0, rc;
+	struct rte_mempool *pool = pkts[0]->pool;
+	uint64_t bytes = 0;
+	int copies = 0, plain = 1, rc;
 
 	/*
 	 * One pass per packet fills the kernel's inputs and the comm list
@@ -460,6 +468,8 @@ fill_item(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
 		gq->ts[base + k] = gpurx_pkt_ts(a, m, rx_ns);
 		gq->wirelen[base + k] = wire;
 		gq->cap_off[base + k] = off;
+		bytes += wire;
+		plain &= gpurx_mbuf_plain(m, pool);
 		if (unlikely(m->nb_segs > 1))
 			GPURX_STAT_ADD(qs, chained, 1);
 		if (unlikely(cap < wire))
@@ -495,6 +505,8 @@ fill_item(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
 	if (k == 0)
 		return -1;	/* cannot happen: item_bytes > 64 KiB */
 	Q->items[idx].n = (uint16_t)k;
+	Q->items[idx].bytes = bytes;
+	Q->items[idx].plain_pool = plain ? pool : NULL;
 	if (a->mem == GPURX_MEM_STAGED) {
 		rc = gpurx_cuda_copy_async(Q->dev_buf + ioff,
 			Q->host_buf + ioff, off, Q->stream);
@@ -563,52 +575,52 @@ collect_item(struct gpurx_app *a, uint16_t q)
 		gpurx_lat_hist_add(Q->lat_hist, LAT_BUCKETS,
 			(rte_get_tsc_cycles() - it->t_ready) * 1000000 /
 			rte_get_tsc_hz());
-	/* The GPU's writes left the result lines out of the CPU caches: ask
-	 * for all of them at once rather than miss on each in turn. */
-	for (uint32_t i = 0; i < it->n; i += RTE_CACHE_LINE_SIZE / sizeof(uint32_t))
-		rte_prefetch0(&gq->verdict[base + i]);
-	for (uint32_t i = 0; i < it->n; i += RTE_CACHE_LINE_SIZE)
-		rte_prefetch0(&gq->malformed[base + i]);
 	{
 		/* Counted here, published once per item: the stats are
 		 * read by other threads, so each update is an atomic store
 		 * the compiler cannot merge. */
-		uint64_t bytes = 0, matched = 0, captured = 0, cap_bytes = 0;
-		uint64_t dropped = 0;
-		uint32_t mal[GPURX_MAL_COUNT] = { 0 };
+		const struct gpurx_item_sum *sum = &gq->sum[idx];
+		uint64_t matched = 0, captured = 0, cap_bytes = 0, dropped = 0;
 
-		for (uint32_t i = 0; i < it->n; i++) {
-			uint32_t v = RTE_GPU_VOLATILE(gq->verdict[base + i]);
-			uint32_t wire = gq->wirelen[base + i];
-			uint32_t cap;
+		/* The GPU's writes left these lines out of the CPU caches:
+		 * ask for both at once rather than miss on each in turn. */
+		rte_prefetch0(sum->match);
+		rte_prefetch0(sum->mal);
+		for (uint32_t w = 0; w * 32 < it->n; w++) {
+			uint32_t bits = RTE_GPU_VOLATILE(sum->match[w]);
 
-			bytes += wire;
-			mal[gq->malformed[base + i] % GPURX_MAL_COUNT]++;
-			if (v == 0)
-				continue;
-			matched++;
-			if (a->cap == NULL)
-				continue;
-			cap = (uint32_t)ci->pkt_list[i].size;
-			cap = RTE_MIN(cap, RTE_MIN(v, a->max_caplen));
-			if (gpurx_capture_write(a->cap, q,
-					arena + gq->cap_off[base + i], cap, wire,
-					gq->ts[base + i]) != 0) {
-				dropped++;
-				continue;
+			if (it->n - w * 32 < 32)
+				bits &= (1u << (it->n - w * 32)) - 1;
+			matched += (uint32_t)__builtin_popcount(bits);
+			for (; a->cap != NULL && bits != 0; bits &= bits - 1) {
+				uint32_t i = w * 32 + (uint32_t)__builtin_ctz(bits);
+				uint32_t v = RTE_GPU_VOLATILE(gq->verdict[base + i]);
+				uint32_t cap = (uint32_t)ci->pkt_list[i].size;
+
+				cap = RTE_MIN(cap, RTE_MIN(v, a->max_caplen));
+				if (gpurx_capture_write(a->cap, q,
+						arena + gq->cap_off[base + i], cap,
+						gq->wirelen[base + i],
+						gq->ts[base + i]) != 0) {
+					dropped++;
+					continue;
+				}
+				captured++;
+				cap_bytes += cap;
 			}
-			captured++;
-			cap_bytes += cap;
 		}
 		GPURX_STAT_ADD(qs, rx_pkts, it->n);
-		GPURX_STAT_ADD(qs, rx_bytes, bytes);
+		GPURX_STAT_ADD(qs, rx_bytes, it->bytes);
 		GPURX_STAT_ADD(qs, matched, matched);
 		GPURX_STAT_ADD(qs, captured, captured);
 		GPURX_STAT_ADD(qs, cap_bytes, cap_bytes);
 		GPURX_STAT_ADD(qs, drop_capture, dropped);
-		for (uint32_t m = 0; m < GPURX_MAL_COUNT; m++)
-			if (mal[m] != 0)
-				GPURX_STAT_ADD(qs, malformed[m], mal[m]);
+		for (uint32_t m = GPURX_MAL_NONE + 1; m < GPURX_MAL_COUNT; m++) {
+			uint32_t c = RTE_GPU_VOLATILE(sum->mal[m]);
+
+			if (c != 0)
+				GPURX_STAT_ADD(qs, malformed[m], c);
+		}
 	}
 	/* Busy share of the queue's blocks (a sum over all of them): every
 	 * 64 items is often enough for a per-second report. */
@@ -620,7 +632,7 @@ collect_item(struct gpurx_app *a, uint16_t q)
 		__atomic_store_n(&qs->gpu_busy_ns, busy / g->kp.bpq,
 			__ATOMIC_RELAXED);
 	}
-	rte_pktmbuf_free_bulk(ci->mbufs, it->n);
+	gpurx_mbufs_free(ci->mbufs, it->n, it->plain_pool);
 	it->n = 0;
 	/*
 	 * Back to FREE. Not rte_gpu_comm_cleanup_list(): it also zeroes
@@ -849,7 +861,7 @@ gpurx_gpu_teardown(struct gpurx_app *a)
 		gpurx_cuda_host_free(gq->wirelen);
 		gpurx_cuda_host_free(gq->cap_off);
 		gpurx_cuda_host_free(gq->verdict);
-		gpurx_cuda_host_free(gq->malformed);
+		gpurx_cuda_host_free(gq->sum);
 		gpurx_cuda_host_free(gq->arena);
 		gpurx_cuda_host_free(Q->host_buf);
 		gpurx_cuda_dev_free(Q->dev_buf);

@@ -85,7 +85,7 @@ gpurx_rx_cpu_lcore(void *arg)
 		take = gpurx_admit(a, n);
 		GPURX_STAT_ADD(qs, bursts, 1);
 		cpu_process(a, qs, q, pkts, take, scratch);
-		rte_pktmbuf_free_bulk(pkts, n);
+		gpurx_mbufs_free(pkts, n, gpurx_mbufs_plain_pool(pkts, n));
 	}
 	rte_free(scratch);
 	return 0;
