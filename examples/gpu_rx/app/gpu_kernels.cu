@@ -13,9 +13,11 @@
  * descriptors and side data in one round trip, stages the packets' first
  * bytes into shared memory, classifies the packets, one thread per
  * packet, with the code gpurx_classify_pkt() runs on the CPU (from the
- * staged bytes where they suffice, gpurx_classify_inspect), and copies each
- * accepted packet's bytes into the item's capture arena, a warp per
- * packet. After a block barrier thread 0 fences at system scope and
+ * staged bytes where they suffice, gpurx_classify_inspect), and, when a
+ * capture file is written, copies each accepted packet's bytes into the
+ * item's capture arena, a warp per packet. The RX lcore reads a summary
+ * per item (match bits, malformed counts) and the verdicts of matched
+ * packets only. After a block barrier thread 0 fences at system scope and
  * release-stores DONE. Each block takes its items in ring order and the
  * CPU collects items in ring order, so no item is skipped and the output
  * order is the RX order.
@@ -456,7 +458,7 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 	 * when all were rejected), from the staging area when the bytes to
 	 * keep were all staged, else from where the packet lies.
 	 */
-	{
+	if (p->capture) {
 		const unsigned int lane = threadIdx.x % 32;
 		const unsigned int warp = threadIdx.x / 32;
 		const unsigned int nwarps = blockDim.x / 32;

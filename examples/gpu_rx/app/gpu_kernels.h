@@ -121,6 +121,10 @@ struct gpurx_kparams {
 	uint32_t prog_len;
 	struct gpurx_flow_table *ft;	/* device memory */
 	const uint32_t *quit;		/* rte_gpu_comm_flag memory */
+	/* A capture file is written: copy accepted packets to the arena
+	 * (else the copy, a PCIe round trip or two per accepted packet,
+	 * would only add to every item's latency). */
+	uint32_t capture;
 	/* Persistent kernel only, GPU memory, zeroed: [nq] dispatch state
 	 * and [nq * n_items] sequence number + 1 of the last item finished
 	 * in each ring slot. */

@@ -397,6 +397,7 @@ gpurx_gpu_setup(struct gpurx_app *a)
 	g->kp.prog_len = a->filter.len;
 	g->kp.ft = g->d_ft;
 	g->kp.quit = g->quit.ptr;
+	g->kp.capture = a->cap != NULL;
 	printf("memory: %u ring items x %u packets per queue, %zu MiB pinned "
 		"host, %zu MiB GPU (%s)\n", a->opt.ring_items, a->opt.burst,
 		g->pinned_bytes >> 20, g->dev_bytes >> 20,
@@ -447,7 +448,20 @@ fill_item(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
 	struct rte_gpu_comm_list *ci = &Q->list[idx];
 	size_t ioff = (size_t)idx * gq->item_bytes;
 	struct rte_mempool *pool = pkts[0]->pool;
+	/* Loop invariants in locals: the loop's stores into the item's
+	 * arrays could alias these fields, and the compiler would load
+	 * them again for every packet. */
+	const enum gpurx_mem_mode mem = a->mem;
+	const uint32_t item_bytes = gq->item_bytes;
+	const uint32_t max = RTE_MIN((uint32_t)n, gq->burst);
+	const int pmd_ts = a->ts_off >= 0;
+	uint64_t *ts = gq->ts + base;
+	uint32_t *wirelen = gq->wirelen + base;
+	uint32_t *cap_off = gq->cap_off + base;
+	struct rte_gpu_comm_pkt *entry = ci->pkt_list;
+	struct rte_mbuf **held = ci->mbufs;
 	uint64_t bytes = 0;
+	uint32_t chained = 0, truncated = 0;
 	int copies = 0, plain = 1, rc;
 
 	/*
@@ -455,7 +469,7 @@ fill_item(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
 	 * entry together (rte_gpu_comm_populate_list_pkts would walk the
 	 * mbufs a second time, and cannot point an entry at a bounce copy).
 	 */
-	for (k = 0; k < n && k < gq->burst; k++) {
+	for (k = 0; k < max; k++) {
 		struct rte_mbuf *m = pkts[k];
 		uint32_t wire = rte_pktmbuf_pkt_len(m);
 		uint32_t cap = RTE_MIN(wire, (uint32_t)GPURX_SCRATCH_BYTES);
@@ -463,18 +477,16 @@ fill_item(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
 		uint32_t need = RTE_ALIGN_CEIL(cap, 16);
 		uintptr_t addr;
 
-		if (need > gq->item_bytes - off)
+		if (need > item_bytes - off)
 			break;
-		gq->ts[base + k] = gpurx_pkt_ts(a, m, rx_ns);
-		gq->wirelen[base + k] = wire;
-		gq->cap_off[base + k] = off;
+		ts[k] = pmd_ts ? gpurx_pkt_ts(a, m, rx_ns) : rx_ns;
+		wirelen[k] = wire;
+		cap_off[k] = off;
 		bytes += wire;
 		plain &= gpurx_mbuf_plain(m, pool);
-		if (unlikely(m->nb_segs > 1))
-			GPURX_STAT_ADD(qs, chained, 1);
-		if (unlikely(cap < wire))
-			GPURX_STAT_ADD(qs, truncated, 1);
-		if (a->mem == GPURX_MEM_STAGED) {
+		chained += m->nb_segs > 1;
+		truncated += cap < wire;
+		if (mem == GPURX_MEM_STAGED) {
 			uint8_t *dst = Q->host_buf + ioff + off;
 			const void *src = rte_pktmbuf_read(m, 0, cap, dst);
 
@@ -483,7 +495,7 @@ fill_item(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
 			addr = (uintptr_t)(Q->dev_buf + ioff + off);
 		} else if (likely(m->nb_segs == 1)) {
 			addr = rte_pktmbuf_mtod(m, uintptr_t);
-		} else if (a->mem == GPURX_MEM_HOST_MAPPED) {
+		} else if (mem == GPURX_MEM_HOST_MAPPED) {
 			uint8_t *dst = Q->host_buf + ioff + off;
 
 			/* Not contiguous, so this always copies into dst. */
@@ -497,17 +509,21 @@ fill_item(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
 			addr = (uintptr_t)(Q->dev_buf + ioff + off);
 			copies = 1;
 		}
-		ci->pkt_list[k].addr = addr;
-		ci->pkt_list[k].size = cap;
-		ci->mbufs[k] = m;
+		entry[k].addr = addr;
+		entry[k].size = cap;
+		held[k] = m;
 		off += need;
 	}
+	if (unlikely(chained != 0))
+		GPURX_STAT_ADD(qs, chained, chained);
+	if (unlikely(truncated != 0))
+		GPURX_STAT_ADD(qs, truncated, truncated);
 	if (k == 0)
 		return -1;	/* cannot happen: item_bytes > 64 KiB */
 	Q->items[idx].n = (uint16_t)k;
 	Q->items[idx].bytes = bytes;
 	Q->items[idx].plain_pool = plain ? pool : NULL;
-	if (a->mem == GPURX_MEM_STAGED) {
+	if (mem == GPURX_MEM_STAGED) {
 		rc = gpurx_cuda_copy_async(Q->dev_buf + ioff,
 			Q->host_buf + ioff, off, Q->stream);
 		if (rc != 0)
