@@ -32,6 +32,7 @@ packages=(
 	"xz-utils:command xz"
 	"clang:command clang"
 	"python3:command python3"
+	"linux-perf:command perf"
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Where an RX lcore of dpdk-gpu-rx spends its time: perf samples (cpu-clock,
+# which works where no hardware counters are exposed, as in a VM) of the
+# pipeline fed by net_null with 64-byte packets, the case the RX lcores'
+# CPU time bounds. One run per lcore count; for each, the program's log
+# and flat profiles of the RX lcores (threads rte-worker-*), by library
+# and by symbol, go to OUT_DIR/profile-<mode>-<lcores>.{log,txt}.
+#
+# Usage: bench/profile-rx-lcore.sh OUT_DIR [BUILD_DIR]
+# Env: BENCH_EAL_EXTRA (as for pipeline-capacity.sh), PERF (the perf
+#      program, default "perf"), BENCH_PROF_LCORES (default "1 8"),
+#      BENCH_PROF_MODE (host-mapped, the default, staged or cpu),
+#      BENCH_PROF_SECONDS (run length, default 3),
+#      BENCH_PROF_ARGS (more dpdk-gpu-rx options; default "--burst 128").
+# Exit: 0, 1 a run failed or gave no samples, 2 usage or missing build,
+# 77 no perf, or perf cannot sample here (perf_event_paranoid, seccomp).
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:?usage: $0 OUT_DIR [BUILD_DIR]}
+build=${2:-$top/build}
+app=$build/examples/gpu_rx/app/dpdk-gpu-rx
+perf=${PERF:-perf}
+[ -x "$app" ] || { echo "no $app: build first" >&2; exit 2; }
+"$perf" --version > /dev/null 2>&1 || { echo "skipped: no perf ($perf)" >&2; exit 77; }
+probe=$(mktemp "${TMPDIR:-/tmp}/profile-rx.XXXXXX")
+if ! "$perf" record -q -e cpu-clock -o "$probe" -- true > /dev/null 2>&1; then
+	rm -f "$probe"
+	echo "skipped: $perf cannot sample here (see /proc/sys/kernel/perf_event_paranoid)" >&2
+	exit 77
+fi
+rm -f "$probe"
+read -r -a extra <<< "${BENCH_EAL_EXTRA:-}"
+read -r -a app_args <<< "${BENCH_PROF_ARGS:---burst 128}"
+mode=${BENCH_PROF_MODE:-host-mapped}
+case $mode in
+cpu) margs=(--cpu) ;;
+host-mapped|staged) margs=(--mem "$mode") ;;
+*) echo "BENCH_PROF_MODE: host-mapped, staged or cpu, not $mode" >&2; exit 2 ;;
+esac
+mkdir -p "$out"
+
+free_huge=$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo 2>/dev/null)
+if [ "${free_huge:-0}" -ge 1024 ] && grep -q hugetlbfs /proc/mounts; then
+	mem=(-m 2048)
+else
+	mem=(--no-huge -m 2048 --no-shconf)
+fi
+
+failed=0
+for lc in ${BENCH_PROF_LCORES:-1 8}; do
+	name=profile-$mode-$lc
+	data=$(mktemp "${TMPDIR:-/tmp}/profile-rx.XXXXXX")
+	"$perf" record -q -e cpu-clock -F 2999 -o "$data" -- \
+		"$app" "${mem[@]}" --file-prefix "$name" -l "0-$lc" \
+		"${extra[@]}" --vdev net_null0,size=64,copy=0 -- \
+		"${margs[@]}" --queues "$lc" --filter 'tcp port 443' \
+		--duration "${BENCH_PROF_SECONDS:-3}" --ts none "${app_args[@]}" \
+		> "$out/$name.log" 2>&1
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		echo "profile mode=$mode lcores=$lc FAILED (exit $rc, see $name.log)"
+		failed=1
+		rm -f "$data"
+		continue
+	fi
+	# Shares of the RX lcores' samples only: start-up and the main
+	# lcore's sleeping are not the pipeline's cost. perf's own --sort dso
+	# misattributed a library here (perf 6.1), so the per-library lines
+	# are sums over the symbol lines.
+	workers=$(seq -s, -f 'rte-worker-%g' 1 "$lc")
+	"$perf" report -i "$data" --stdio --comms "$workers" \
+		--percentage relative --sort dso,sym 2> /dev/null |
+		awk '/^ *[0-9.]+%/ {
+			p = $1; sub("%", "", p); lib[$2] += p
+			if (p >= 0.5) sym[++n] = $0
+		}
+		END {
+			print "## by library (sum over its symbols)"
+			for (l in lib)
+				if (lib[l] >= 0.5)
+					printf "%8.2f%%  %s\n", lib[l], l | "sort -rn"
+			close("sort -rn")
+			print "## by symbol (>= 0.5 %)"
+			for (i = 1; i <= n; i++)
+				print sym[i]
+		}' > "$out/$name.txt"
+	rm -f "$data"
+	if ! grep -q '\[\.\]' "$out/$name.txt"; then
+		echo "profile mode=$mode lcores=$lc: no samples of the RX lcores"
+		failed=1
+		continue
+	fi
+	rate=$(grep -o 'rx [0-9]* pps' "$out/$name.log" | tail -n 1)
+	echo "profile mode=$mode lcores=$lc ($rate in the last second):"
+	sed -n '2,7p' "$out/$name.txt"
+done
+exit $failed
