@@ -63,7 +63,7 @@ struct gpurx_comm_item {
  * What the RX lcore needs of an item's results, written by the kernel
  * before DONE: the RX lcore reads two cache lines per item instead of a
  * verdict and a malformed kind per packet (those reads, each a cache miss
- * after the GPU's writes, were a fifth of the lcore's time at 64 B).
+ * after the GPU's writes, were a sixth of the lcore's time at 64 B).
  * Written as 32-bit words (GPURX_SUM_WORDS).
  */
 #define GPURX_SUM_MATCH_WORDS 16	/* GPURX_MAX_BURST / 32 (opts.h) */
