@@ -78,7 +78,10 @@ sctp
 not ip
 len > 2048
 "
-modes="host-mapped staged host-mapped,launch-per-burst staged,launch-per-burst"
+# burst-N: N-packet ring items, so that every warp of a worker block
+# classifies (128) and packets outgrow the 32 KiB staging area (512).
+modes="host-mapped staged host-mapped,launch-per-burst staged,launch-per-burst
+host-mapped,burst-128 host-mapped,burst-512"
 
 n=0
 echo "$filters" | while IFS= read -r f; do
@@ -94,8 +97,11 @@ echo "$filters" | while IFS= read -r f; do
 	fi
 	for m in $modes; do
 		mem=${m%%,*}
-		extra=""
-		[ "$m" != "$mem" ] && extra="--launch-per-burst"
+		case $m in
+		*,launch-per-burst) extra="--launch-per-burst" ;;
+		*,burst-*) extra="--burst ${m##*,burst-}" ;;
+		*) extra="" ;;
+		esac
 		name=f$n-$(echo "$m" | tr , -)
 		# shellcheck disable=SC2086
 		# --backpressure: file input is not line rate, nothing may drop.
