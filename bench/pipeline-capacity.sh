@@ -8,7 +8,8 @@
 # protocol, 64..1500 B and jumbo frames: "mix"), and net_null (fixed sizes,
 # all-zero frames: the cheapest possible input). Each run lasts
 # BENCH_CAP_SECONDS (default 4) and writes its summary JSON; the table goes
-# to OUT_DIR/capacity.md (and capacity.png where matplotlib is installed),
+# to OUT_DIR/capacity.md (and capacity.png where matplotlib is installed;
+# the machine, revision and settings to OUT_DIR/machine.txt),
 # one line per run to stdout. Mode "source" is the source alone
 # (bench-rx-source: RX burst and free, nothing else): the ceiling of any
 # pipeline fed by it on those lcores.
@@ -36,12 +37,20 @@ mkdir -p "$out"
 read -r -a extra <<< "${BENCH_EAL_EXTRA:-}"
 read -r -a app_args <<< "${BENCH_CAP_APP_ARGS:-}"
 
-free_huge=$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo 2>/dev/null)
-if [ "${free_huge:-0}" -ge 1024 ] && grep -q hugetlbfs /proc/mounts; then
-	mem=(-m 2048)
-else
-	mem=(--no-huge -m 2048 --no-shconf)
-fi
+# shellcheck source=bench/bench-lib.sh
+. "$top/bench/bench-lib.sh"
+bench_eal_mem 2048 2048
+mem=("${bench_mem[@]}")
+
+# What the table was measured on, from what.
+{
+	echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "revision: $(bench_revision "$build" "$top")"
+	echo "cpu: $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//') ($(nproc) CPUs)"
+	lscpu 2>/dev/null | grep -E '^(L2|L3) cache' | sed 's/  */ /g'
+	echo "gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader -i 0 2>/dev/null || echo none)"
+	echo "settings: ${secs} s per point, --burst $burst, EAL ${mem[*]} ${extra[*]}, app ${app_args[*]}"
+} > "$out/machine.txt"
 
 # Realistic traffic for the pcap source (seed 3; no jumbo frames: net_pcap
 # replays in infinite_rx mode only what fits one mbuf).

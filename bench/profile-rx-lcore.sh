@@ -42,12 +42,10 @@ host-mapped|staged) margs=(--mem "$mode") ;;
 esac
 mkdir -p "$out"
 
-free_huge=$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo 2>/dev/null)
-if [ "${free_huge:-0}" -ge 1024 ] && grep -q hugetlbfs /proc/mounts; then
-	mem=(-m 2048)
-else
-	mem=(--no-huge -m 2048 --no-shconf)
-fi
+# shellcheck source=bench/bench-lib.sh
+. "$top/bench/bench-lib.sh"
+bench_eal_mem 2048 2048
+mem=("${bench_mem[@]}")
 
 failed=0
 for lc in ${BENCH_PROF_LCORES:-1 8}; do

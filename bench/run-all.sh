@@ -43,16 +43,13 @@ for b in bench-handoff bench-driver bench-bpf-cpu bench-kernel-rate bench-sysmem
 done
 
 # --- EAL arguments ----------------------------------------------------------
-# Hugepages where the machine has them free: the GPU reads mbufs in host
-# memory through its own page tables, and 4 KiB pages (--no-huge) cost it a
-# translation per packet buffer. BENCH_NO_HUGE=1 forces 4 KiB pages.
-free_huge=$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo 2>/dev/null)
-if [ "${BENCH_NO_HUGE:-0}" != 1 ] && [ "${free_huge:-0}" -ge 1024 ] &&
-		grep -q hugetlbfs /proc/mounts; then
-	eal=(-m 2048 --file-prefix bench)
-	echo "EAL memory: hugepages ($free_huge free)"
+# shellcheck source=bench/bench-lib.sh
+. "$top/bench/bench-lib.sh"
+bench_eal_mem 2048 4096
+eal=("${bench_mem[@]}" --file-prefix bench)
+if [ "$bench_huge" = 1 ]; then
+	echo "EAL memory: hugepages"
 else
-	eal=(--no-huge -m 4096 --no-shconf --file-prefix bench)
 	echo "EAL memory: 4 KiB pages (--no-huge)"
 fi
 extra=()
@@ -119,14 +116,7 @@ json_str() {
 smi=$(nvidia-smi --query-gpu=name,driver_version,pci.bus_id,memory.total,clocks.max.sm,pcie.link.gen.max,pcie.link.width.max --format=csv,noheader -i 0 2>/dev/null | head -n 1)
 cpu=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//')
 os=$( (. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME") || uname -s)
-# A bundled build names the revision it was built from.
-bundle_rev=$(cat "$(dirname "$build")/REVISION" 2>/dev/null || true)
-if [ -n "$bundle_rev" ]; then
-	rev=$bundle_rev dirty=
-else
-	rev=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)
-	dirty=$(git -C "$top" status --porcelain 2>/dev/null | grep -qv '^??' && echo "+dirty" || true)
-fi
+rev=$(bench_revision "$build" "$top")
 date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 {
 	echo "{"
@@ -139,14 +129,14 @@ date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 	echo "  \"lcore\": $lcore,"
 	echo "  \"gpu\": $(json_str "${smi:-unknown (no nvidia-smi)}"),"
 	echo "  \"gpu_pci\": $(json_str "${gpu_pci:-}"),"
-	echo "  \"git\": $(json_str "$rev$dirty"),"
+	echo "  \"git\": $(json_str "$rev"),"
 	echo "  \"quick\": $([ "${BENCH_QUICK:-0}" = 1 ] && echo true || echo false),"
 	echo "  \"eal\": $(json_str "${eal[*]} ${gpu_args[*]} ${extra[*]}")"
 	echo "}"
 } > "$out/machine.json"
 {
 	echo "date: $date"
-	echo "git: $rev$dirty"
+	echo "git: $rev"
 	echo "os: $os, kernel $(uname -r)"
 	echo "cpu: $cpu ($(nproc) CPUs), benchmarks on lcore $lcore"
 	echo "gpu: ${smi:-unknown}"

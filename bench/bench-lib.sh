@@ -1,0 +1,39 @@
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Shell helpers of the bench scripts (sourced, not run).
+
+# EAL memory options into the array bench_mem: HUGE_MB of hugepages where
+# at least 1024 are free and hugetlbfs is mounted (the GPU reads mbufs in
+# host memory through its own page tables, and 4 KiB pages cost it a
+# translation per packet buffer), else NOHUGE_MB of 4 KiB pages.
+# BENCH_NO_HUGE=1 forces 4 KiB pages. Sets bench_huge to 1 or 0.
+bench_eal_mem() {
+	local huge_mb=$1 nohuge_mb=$2 free_huge
+
+	free_huge=$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo 2>/dev/null)
+	if [ "${BENCH_NO_HUGE:-0}" != 1 ] && [ "${free_huge:-0}" -ge 1024 ] &&
+			grep -q hugetlbfs /proc/mounts; then
+		bench_mem=(-m "$huge_mb")
+		bench_huge=1
+	else
+		bench_mem=(--no-huge -m "$nohuge_mb" --no-shconf)
+		bench_huge=0
+	fi
+}
+
+# The source revision BUILD_DIR's programs were built from: a bundle's
+# REVISION file (scripts/make-gpu-bundle.sh; a copy of the tree on the GPU
+# machine may have no history, or a stale one), else git, "+dirty" when
+# tracked files differ from it.
+bench_revision() {
+	local build=$1 top=$2 rev
+
+	rev=$(cat "$(dirname "$build")/REVISION" 2>/dev/null || true)
+	if [ -z "$rev" ]; then
+		rev=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)
+		if git -C "$top" status --porcelain 2>/dev/null | grep -qv '^??'; then
+			rev="$rev+dirty"
+		fi
+	fi
+	echo "$rev"
+}
