@@ -74,6 +74,24 @@ struct gpurx_item_sum {
 };
 #define GPURX_SUM_WORDS (sizeof(struct gpurx_item_sum) / sizeof(uint32_t))
 
+/*
+ * Match bits of packets 32 w .. 32 w + 31 of an item of n packets, read
+ * once from the summary the GPU wrote; bits of packets past n are never
+ * reported, whatever the word holds.
+ */
+static inline uint32_t
+gpurx_sum_match_word(const struct gpurx_item_sum *s, uint32_t w, uint32_t n)
+{
+	uint32_t bits;
+
+	if (w >= GPURX_SUM_MATCH_WORDS || n <= w * 32)
+		return 0;
+	bits = *(const volatile uint32_t *)&s->match[w];
+	if (n - w * 32 < 32)
+		bits &= (1u << (n - w * 32)) - 1;
+	return bits;
+}
+
 /* Per-queue dispatch state, in GPU memory (zeroed before the launch). */
 struct gpurx_qdev {
 	unsigned long long ready_seq;	/* items 0 .. ready_seq - 1 are READY */

@@ -603,10 +603,8 @@ collect_item(struct gpurx_app *a, uint16_t q)
 		rte_prefetch0(sum->match);
 		rte_prefetch0(sum->mal);
 		for (uint32_t w = 0; w * 32 < it->n; w++) {
-			uint32_t bits = RTE_GPU_VOLATILE(sum->match[w]);
+			uint32_t bits = gpurx_sum_match_word(sum, w, it->n);
 
-			if (it->n - w * 32 < 32)
-				bits &= (1u << (it->n - w * 32)) - 1;
 			matched += (uint32_t)__builtin_popcount(bits);
 			for (; a->cap != NULL && bits != 0; bits &= bits - 1) {
 				uint32_t i = w * 32 + (uint32_t)__builtin_ctz(bits);
