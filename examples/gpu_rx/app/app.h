@@ -148,6 +148,9 @@ gpurx_admit(struct gpurx_app *a, uint16_t n)
 /* Port and pool (port.c). */
 int gpurx_port_probe(struct gpurx_app *a);
 int gpurx_port_setup(struct gpurx_app *a);
+/* Per-lcore mempool cache size for a pool of a->pool_size mbufs, or -1
+ * (said why) when --mbuf-cache is too large for it. */
+int gpurx_mbuf_cache(const struct gpurx_app *a);
 void gpurx_port_close(struct gpurx_app *a);
 
 /* CPU path (rx_cpu.c): lcore body for one queue. */

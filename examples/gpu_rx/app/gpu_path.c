@@ -172,8 +172,11 @@ gpurx_gpu_create_pool(struct gpurx_app *a)
 	struct gpurx_gpu *g = a->gpu;
 	struct rte_pktmbuf_extmem ext;
 	struct rte_eth_dev_info di;
+	int cache = gpurx_mbuf_cache(a);
 	int rc;
 
+	if (cache < 0)
+		return -1;
 	rc = rte_eth_dev_info_get(a->port, &di);
 	if (rc != 0)
 		return -1;
@@ -208,7 +211,7 @@ gpurx_gpu_create_pool(struct gpurx_app *a)
 	ext.buf_len = g->ext_len;
 	ext.elt_size = a->data_room;
 	a->pools[0] = rte_pktmbuf_pool_create_extbuf("gpurx_mbufs_gpu",
-		a->pool_size, RTE_MIN(256u, a->pool_size / 4), 0, a->data_room,
+		a->pool_size, (unsigned int)cache, 0, a->data_room,
 		a->socket, &ext, 1);
 	if (a->pools[0] == NULL) {
 		fprintf(stderr, "error: --mem gpu: mbuf pool: %s\n",

@@ -13,7 +13,7 @@ enum {
 	OPT_DURATION, OPT_JSON, OPT_TOP, OPT_MEM, OPT_CPU, OPT_QUEUES,
 	OPT_BURST, OPT_RING_ITEMS, OPT_LAUNCH_PER_BURST, OPT_PORT,
 	OPT_IDLE_EXIT, OPT_RXD, OPT_MBUFS, OPT_FLOWS, OPT_TS, OPT_QUIET,
-	OPT_BACKPRESSURE, OPT_POOL_PER_QUEUE, OPT_HELP,
+	OPT_BACKPRESSURE, OPT_POOL_PER_QUEUE, OPT_MBUF_CACHE, OPT_HELP,
 };
 
 static const struct option long_opts[] = {
@@ -37,12 +37,24 @@ static const struct option long_opts[] = {
 	{ "rxd", required_argument, NULL, OPT_RXD },
 	{ "mbufs", required_argument, NULL, OPT_MBUFS },
 	{ "pool-per-queue", no_argument, NULL, OPT_POOL_PER_QUEUE },
+	{ "mbuf-cache", required_argument, NULL, OPT_MBUF_CACHE },
 	{ "flows", required_argument, NULL, OPT_FLOWS },
 	{ "ts", required_argument, NULL, OPT_TS },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* The long name of option value c, for error messages (found by value:
+ * the table's order need not follow the enum's). */
+static const char *
+opt_name(int c)
+{
+	for (const struct option *o = long_opts; o->name != NULL; o++)
+		if (o->val == c)
+			return o->name;
+	return "?";
+}
 
 static void
 usage(const char *prog)
@@ -75,11 +87,14 @@ usage(const char *prog)
 		"  --mbufs N            mbufs in the pool, or in each with\n"
 		"                       --pool-per-queue (default: sized)\n"
 		"  --pool-per-queue     an mbuf pool per RX queue (host memory)\n"
+		"  --mbuf-cache N       per-lcore mempool cache, mbufs (0..%u;\n"
+		"                       default min(256, pool size / 4))\n"
 		"  --flows N            flow table slots, power of two (65536)\n"
 		"  --ts rx|port|none    timestamp: TSC at RX (default), the port's\n"
 		"                       RX timestamp, or 0 (reproducible output)\n"
 		"  --quiet              no per-second stats line\n",
-		prog, GPURX_DEFAULT_SNAPLEN, GPURX_MAX_BURST);
+		prog, GPURX_DEFAULT_SNAPLEN, GPURX_MAX_BURST,
+		RTE_MEMPOOL_CACHE_MAX_SIZE);
 }
 
 /* Whole-string unsigned parse with a range: no silent truncation. */
@@ -128,13 +143,13 @@ gpurx_opts_parse(int argc, char **argv, struct gpurx_opts *o)
 	o->burst = 32;
 	o->ring_items = 64;
 	o->nb_rxd = 1024;
+	o->mbuf_cache = -1;
 	o->flow_capacity = 65536;
 
 	optind = 1;
 	opterr = 1;
 	while ((c = getopt_long(argc, argv, "", long_opts, NULL)) != -1) {
-		const char *name = c >= OPT_FILTER && c <= OPT_HELP ?
-			long_opts[c - OPT_FILTER].name : "?";
+		const char *name = opt_name(c);
 
 		switch (c) {
 		case OPT_FILTER:
@@ -239,6 +254,11 @@ gpurx_opts_parse(int argc, char **argv, struct gpurx_opts *o)
 			if (parse_u64(name, optarg, 32, 32768, &v))
 				return -1;
 			o->nb_rxd = (uint32_t)v;
+			break;
+		case OPT_MBUF_CACHE:
+			if (parse_u64(name, optarg, 0, RTE_MEMPOOL_CACHE_MAX_SIZE, &v))
+				return -1;
+			o->mbuf_cache = (int)v;
 			break;
 		case OPT_MBUFS:
 			if (parse_u64(name, optarg, 64, 1u << 26, &v))

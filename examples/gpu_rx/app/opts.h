@@ -50,6 +50,8 @@ struct gpurx_opts {
 	uint32_t mbufs;		/* per pool; 0: sized from queues, rings,
 				 * descriptors */
 	int pool_per_queue;	/* host memory: an mbuf pool per RX queue */
+	int mbuf_cache;		/* per-lcore mempool cache; -1: the default,
+				 * min(256, pool / 4) */
 	uint32_t flow_capacity;
 	int launch_per_burst;
 	int backpressure;	/* ring full: wait for the GPU, do not drop */

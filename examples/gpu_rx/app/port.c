@@ -66,11 +66,28 @@ gpurx_port_probe(struct gpurx_app *a)
 	return 0;
 }
 
+int
+gpurx_mbuf_cache(const struct gpurx_app *a)
+{
+	if (a->opt.mbuf_cache < 0)
+		return (int)RTE_MIN(256u, a->pool_size / 4);
+	/* rte_mempool_create's own limit, said here with the numbers. */
+	if ((uint64_t)a->opt.mbuf_cache * 3 / 2 > a->pool_size) {
+		fprintf(stderr, "error: --mbuf-cache %d: at most 2/3 of the "
+			"pool's %u mbufs\n", a->opt.mbuf_cache, a->pool_size);
+		return -1;
+	}
+	return a->opt.mbuf_cache;
+}
+
 static int
 create_host_pools(struct gpurx_app *a, uint16_t n)
 {
-	unsigned int cache = RTE_MIN(256u, a->pool_size / 4);
+	int cache = gpurx_mbuf_cache(a);
 	char name[RTE_MEMPOOL_NAMESIZE];
+
+	if (cache < 0)
+		return -1;
 
 	a->data_room = RTE_MBUF_DEFAULT_BUF_SIZE;
 	for (uint16_t q = 0; q < n; q++) {
@@ -79,7 +96,7 @@ create_host_pools(struct gpurx_app *a, uint16_t n)
 		else
 			snprintf(name, sizeof(name), "gpurx_mbufs_q%u", q);
 		a->pools[q] = rte_pktmbuf_pool_create(name, a->pool_size,
-			cache, 0, a->data_room, a->socket);
+			(unsigned int)cache, 0, a->data_room, a->socket);
 		if (a->pools[q] == NULL) {
 			fprintf(stderr, "error: mbuf pool %s of %u: %s\n",
 				name, a->pool_size, rte_strerror(rte_errno));

@@ -4,7 +4,7 @@
 # One end-to-end case of dpdk-gpu-rx --cpu over net_pcap (meson test).
 # Usage: run-cpu-e2e.sh CASE APP GENPCAP CHECK WORKDIR [FILTER]
 # CASE: filter | pcap-format | snaplen | bad-filter | sigint | count | no-gpu
-#       | pool-per-queue
+#       | pool-per-queue | options
 # Extra EAL options (e.g. -d plugin dirs) come from $GPU_RX_EAL_EXTRA.
 set -u
 
@@ -66,6 +66,29 @@ bad-filter)
 	[ ! -e "$work/out.pcapng" ] ||
 		{ echo "FAIL: capture created for a bad filter"; exit 1; }
 	echo "PASS: bad filter exits 2"
+	;;
+options)
+	# Every numeric option out of its range: exit 2, and the message
+	# names that option.
+	for o in "snaplen 0" "count 0" "top 1001" "queues 0" "burst 513" \
+			"ring-items 1" "port 65535" "idle-exit 0" "rxd 31" \
+			"mbuf-cache 513" "mbufs 63" "flows 3"; do
+		# shellcheck disable=SC2086
+		set -- $o
+		run_app "--$1" "$2" > /dev/null
+		[ "$rc" -eq 2 ] || { echo "FAIL: --$1 $2: exit $rc, expected 2"; exit 1; }
+		grep -q -- "^--$1: " "$work/out.txt" ||
+			{ echo "FAIL: --$1 $2: the message does not name --$1"; exit 1; }
+	done
+	# A per-lcore cache the pool cannot hold: refused, with the numbers.
+	run_app --mbufs 100 --mbuf-cache 512 > /dev/null
+	[ "$rc" -ne 0 ] || { echo "FAIL: --mbuf-cache 512 of 100 mbufs accepted"; exit 1; }
+	grep -q "at most 2/3 of the pool's 100 mbufs" "$work/out.txt" ||
+		{ echo "FAIL: no reason for the refused cache"; exit 1; }
+	# The largest cache: runs, every mbuf back in the pool.
+	run_app --mbuf-cache 512 > /dev/null || { echo "FAIL: --mbuf-cache 512: exit $rc"; exit 1; }
+	mbufs_all_back || { echo "FAIL: mbufs not all returned"; exit 1; }
+	echo "PASS: options out of range refused by name; --mbuf-cache"
 	;;
 pool-per-queue)
 	# Two queues (the same file on each), a pool each: twice what one
