@@ -242,10 +242,11 @@ main(int argc, char **argv)
 	}
 	if (gpurx_port_setup(a) != 0)
 		goto fail;
-	printf("memory: %u mbuf pool(s) of %u x %u B (%s), flow table %zu B\n",
+	printf("memory: %u mbuf pool(s) of %u x %u B (%s, per-lcore cache "
+		"%d), flow table %zu B\n",
 		a->n_pools, a->pool_size, a->data_room,
 		a->mem == GPURX_MEM_GPU ? "data in GPU memory" : "host",
-		gpurx_flow_table_bytes(a->opt.flow_capacity));
+		gpurx_mbuf_cache(a), gpurx_flow_table_bytes(a->opt.flow_capacity));
 	a->max_caplen = a->opt.snaplen;
 	if (a->opt.write_path != NULL) {
 		a->cap = gpurx_capture_open(a->opt.write_path, a->opt.format,
