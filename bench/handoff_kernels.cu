@@ -84,10 +84,7 @@ hk_block_descs(const volatile struct hk_comm_pkt *pkts, uint32_t n,
 	if (threadIdx.x < wpb && p < n) {
 		unsigned long long a, z;
 
-		/* addr and size in one 16-byte load: one request, not two
-		 * to the same line. */
-		asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];"
-			: "=l"(a), "=l"(z) : "l"(&pkts[p]) : "memory");
+		gpurx_ld_comm_pkt(&pkts[p], &a, &z);
 		s_addr[threadIdx.x] = (uintptr_t)a;
 		s_size[threadIdx.x] = (size_t)z;
 	}

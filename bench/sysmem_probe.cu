@@ -90,15 +90,6 @@ sp_do_fence(int kind)
 	}
 }
 
-static __device__ __forceinline__ uint32_t
-sp_ld_relaxed_sys(const uint32_t *p)
-{
-	uint32_t v;
-
-	asm volatile("ld.relaxed.sys.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-	return v;
-}
-
 /* Each iteration: one host-memory load (its own 128-byte line per block),
  * then the fence. The sum keeps the loads from being optimized out. */
 __global__ void
@@ -110,7 +101,7 @@ sp_fence_kernel(const uint32_t *host, int kind, int all_threads, int iters,
 	if (!all_threads && threadIdx.x != 0)
 		return;
 	for (int i = 0; i < iters; i++) {
-		s += sp_ld_relaxed_sys(host + blockIdx.x * 32);
+		s += gpurx_ld_relaxed_sys_u32(host + blockIdx.x * 32);
 		sp_do_fence(kind);
 	}
 	if (s == 0xdeadbeefu)
@@ -218,7 +209,7 @@ sp_round_kernel(struct sp_host *h, const uint64_t *desc, uint32_t n_pkts,
 				uint32_t v;
 
 				for (;;) {
-					v = sp_ld_relaxed_sys((const uint32_t *)&h->ready);
+					v = gpurx_ld_relaxed_sys_u32((const uint32_t *)&h->ready);
 					if (v == round + 1 || h->quit)
 						break;
 					if (gpurx_gpu_ns() - start > SP_TIMEOUT_NS)

@@ -401,9 +401,7 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 
 		if (i >= burst)
 			break;
-		/* addr and size in one 16-byte load. */
-		asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];"
-			: "=l"(a), "=l"(z) : "l"(&pkts[i]) : "memory");
+		gpurx_ld_comm_pkt(&pkts[i], &a, &z);
 		wire[m] = gq->wirelen[base + i];
 		ts[m] = gq->ts[base + i];
 		s_off[i] = gq->cap_off[base + i];
@@ -532,17 +530,6 @@ st_release_gpu_u64(unsigned long long *p, unsigned long long v)
 	asm volatile("st.release.gpu.u64 [%0], %1;" :: "l"(p), "l"(v) : "memory");
 }
 
-static __device__ __forceinline__ uint32_t
-ld_relaxed_sys(const uint32_t *p)
-{
-	uint32_t v;
-
-	/* Relaxed: several can be in flight at once; ordering comes from the
-	 * fence taken once READY items are found. */
-	asm volatile("ld.relaxed.sys.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-	return v;
-}
-
 /*
  * The queue's dispatcher (warp 0 of the queue's last block): takes the
  * ring's items in order and publishes, in GPU memory, how many are READY.
@@ -587,8 +574,10 @@ dispatch_queue(const struct gpurx_kparams *p, uint32_t q)
 		/* Previous lap of this slot not finished: not yet. */
 		if (ok && s >= n && ld_acquire_gpu_u64(&done[idx]) < s - n + 1)
 			ok = false;
+		/* Relaxed: the lanes' loads travel together; the fence below,
+		 * once READY items are found, orders what follows. */
 		if (ok)
-			ok = ld_relaxed_sys(contiguous ? status + idx :
+			ok = gpurx_ld_relaxed_sys_u32(contiguous ? status + idx :
 				*(uint32_t *volatile *)&gq->items[idx].status_d) ==
 				GPURX_ITEM_READY;
 		ready = __ballot_sync(0xffffffffu, ok);

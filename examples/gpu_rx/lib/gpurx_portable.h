@@ -46,6 +46,33 @@ gpurx_gpu_ns(void)
 	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
 	return t;
 }
+
+/*
+ * A 32-bit load relaxed at system scope (a word the CPU writes): several
+ * can be in flight at once; the caller orders what follows with a fence
+ * or an acquire once the value says so.
+ */
+static __device__ __forceinline__ uint32_t
+gpurx_ld_relaxed_sys_u32(const uint32_t *p)
+{
+	uint32_t v;
+
+	asm volatile("ld.relaxed.sys.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+	return v;
+}
+
+/*
+ * A gpudev packet descriptor (the 16 bytes of struct rte_gpu_comm_pkt:
+ * addr, then size) in one volatile load: one request to its host line,
+ * not two.
+ */
+static __device__ __forceinline__ void
+gpurx_ld_comm_pkt(const volatile void *desc, unsigned long long *addr,
+		unsigned long long *size)
+{
+	asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];"
+		: "=l"(*addr), "=l"(*size) : "l"(desc) : "memory");
+}
 #endif
 
 /* Network byte order loads; packets are byte arrays with no alignment. */
