@@ -253,6 +253,20 @@ pinned(struct gpurx_gpu *g, void **p, size_t n, const char *what)
 	return 0;
 }
 
+/* *d: n bytes of device memory holding a copy of src, counted in
+ * dev_bytes (freed by gpurx_gpu_teardown whatever happens here). */
+static int
+dev_upload(struct gpurx_gpu *g, void **d, const void *src, size_t n)
+{
+	int rc = gpurx_cuda_dev_alloc(d, n);
+
+	if (rc == 0)
+		rc = gpurx_cuda_copy(*d, src, n);
+	if (rc == 0)
+		g->dev_bytes += n;
+	return rc;
+}
+
 static int
 setup_queue(struct gpurx_app *a, uint16_t q)
 {
@@ -337,12 +351,9 @@ gpurx_gpu_setup(struct gpurx_app *a)
 		rc = gpurx_cuda_copy(g->d_prog, a->filter.insns,
 			a->filter.len * sizeof(*a->filter.insns));
 	if (rc == 0)
-		rc = gpurx_cuda_dev_alloc(&g->d_ft, ft_bytes);
-	if (rc == 0)
-		rc = gpurx_cuda_copy(g->d_ft, a->ft, ft_bytes);
+		rc = dev_upload(g, &g->d_ft, a->ft, ft_bytes);
 	if (rc != 0)
 		return cuda_fail("filter/flow table to the GPU", rc);
-	g->dev_bytes += ft_bytes;
 	if (!a->opt.launch_per_burst) {
 		size_t qdev_bytes = a->nq * sizeof(struct gpurx_qdev);
 		size_t seq_bytes = (size_t)a->nq * a->opt.ring_items *
@@ -353,21 +364,14 @@ gpurx_gpu_setup(struct gpurx_app *a)
 			fprintf(stderr, "error: dispatch state: out of memory\n");
 			return -1;
 		}
-		rc = gpurx_cuda_dev_alloc(&g->d_qdev, qdev_bytes);
+		rc = dev_upload(g, &g->d_qdev, zero, qdev_bytes);
 		if (rc == 0)
-			rc = gpurx_cuda_copy(g->d_qdev, zero, qdev_bytes);
+			rc = dev_upload(g, &g->d_done_seq, zero, seq_bytes);
 		if (rc == 0)
-			rc = gpurx_cuda_dev_alloc(&g->d_done_seq, seq_bytes);
-		if (rc == 0)
-			rc = gpurx_cuda_copy(g->d_done_seq, zero, seq_bytes);
-		if (rc == 0)
-			rc = gpurx_cuda_dev_alloc(&g->d_pub_ns, seq_bytes);
-		if (rc == 0)
-			rc = gpurx_cuda_copy(g->d_pub_ns, zero, seq_bytes);
+			rc = dev_upload(g, &g->d_pub_ns, zero, seq_bytes);
 		free(zero);
 		if (rc != 0)
 			return cuda_fail("dispatch state to the GPU", rc);
-		g->dev_bytes += qdev_bytes + 2 * seq_bytes;
 		g->kp.qdev = g->d_qdev;
 		g->kp.done_seq = g->d_done_seq;
 		g->kp.pub_ns = g->d_pub_ns;
@@ -384,13 +388,10 @@ gpurx_gpu_setup(struct gpurx_app *a)
 		for (size_t i = 0; i < n; i++)
 			lists[i] = (struct gpurx_comm_pkt *)
 				g->q[i / a->opt.ring_items].list[i % a->opt.ring_items].pkt_list;
-		rc = gpurx_cuda_dev_alloc(&g->d_pkt_lists, n * sizeof(*lists));
-		if (rc == 0)
-			rc = gpurx_cuda_copy(g->d_pkt_lists, lists, n * sizeof(*lists));
+		rc = dev_upload(g, &g->d_pkt_lists, lists, n * sizeof(*lists));
 		free(lists);
 		if (rc != 0)
 			return cuda_fail("packet list pointers to the GPU", rc);
-		g->dev_bytes += n * sizeof(*lists);
 		g->kp.pkt_lists = g->d_pkt_lists;
 	}
 	g->kp.gq = g->gq;
