@@ -7,6 +7,8 @@
  * mbufs that can still be allocated is exactly what came back.
  */
 
+#include <unistd.h>
+
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
@@ -164,10 +166,15 @@ test_extbuf(struct rte_mempool *a)
 int
 main(int argc, char **argv)
 {
+	char prefix[32];
+	/* Its own file prefix: the plain and the sanitized build may run at
+	 * the same time. */
 	char *eal[] = { argv[0], "--no-huge", "-m", "256", "--no-pci",
 		"--no-shconf", "--no-telemetry", "-l", "0",
-		"--log-level", "lib.eal:error", NULL };
+		"--log-level", "lib.eal:error", "--file-prefix", prefix, NULL };
 	struct rte_mempool *a, *b, *clones;
+
+	snprintf(prefix, sizeof(prefix), "test-mbuf-free-%d", (int)getpid());
 
 	(void)argc;
 	if (rte_eal_init(RTE_DIM(eal) - 1, eal) < 0) {
