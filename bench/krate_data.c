@@ -22,7 +22,6 @@
 _Static_assert(PKTGEN_ALIGN % 16 == 0 && KR_FIXED_LEN % 16 == 0,
 	"packets must start 16-byte aligned");
 
-
 struct kr_tuple {
 	uint8_t src[16];	/* IPv4: first 4 bytes */
 	uint8_t dst[16];
