@@ -88,13 +88,13 @@ usage(const char *prog)
 		"                       --pool-per-queue (default: sized)\n"
 		"  --pool-per-queue     an mbuf pool per RX queue (host memory)\n"
 		"  --mbuf-cache N       per-lcore mempool cache, mbufs (0..%u;\n"
-		"                       default min(256, pool size / 4))\n"
+		"                       default min(%u, pool size / 4))\n"
 		"  --flows N            flow table slots, power of two (65536)\n"
 		"  --ts rx|port|none    timestamp: TSC at RX (default), the port's\n"
 		"                       RX timestamp, or 0 (reproducible output)\n"
 		"  --quiet              no per-second stats line\n",
 		prog, GPURX_DEFAULT_SNAPLEN, GPURX_MAX_BURST,
-		RTE_MEMPOOL_CACHE_MAX_SIZE);
+		RTE_MEMPOOL_CACHE_MAX_SIZE, RTE_MEMPOOL_CACHE_MAX_SIZE);
 }
 
 /* Whole-string unsigned parse with a range: no silent truncation. */

@@ -88,6 +88,15 @@ options)
 	# The largest cache: runs, every mbuf back in the pool.
 	run_app --mbuf-cache 512 > /dev/null || { echo "FAIL: --mbuf-cache 512: exit $rc"; exit 1; }
 	mbufs_all_back || { echo "FAIL: mbufs not all returned"; exit 1; }
+	# It is the default where the pool holds four times it, else a
+	# quarter of the pool.
+	run_app > /dev/null || { echo "FAIL: default cache: exit $rc"; exit 1; }
+	grep -q "per-lcore cache 512)" "$work/out.txt" ||
+		{ echo "FAIL: the default cache is not 512"; grep '^memory' "$work/out.txt"; exit 1; }
+	run_app --mbufs 1000 > /dev/null || { echo "FAIL: --mbufs 1000: exit $rc"; exit 1; }
+	grep -q "per-lcore cache 250)" "$work/out.txt" ||
+		{ echo "FAIL: the default cache of 1000 mbufs is not 250"; grep '^memory' "$work/out.txt"; exit 1; }
+	mbufs_all_back || { echo "FAIL: mbufs not all returned"; exit 1; }
 	echo "PASS: options out of range refused by name; --mbuf-cache"
 	;;
 pool-per-queue)
