@@ -25,9 +25,15 @@
  * and CPU caches. Times from rte_rdtsc_precise(); warm-up rounds first,
  * then >= 10000 measured rounds per case; median, p99, mean.
  *
+ * --pkt-mem gpu puts the packets' data in GPU memory (an extbuf mbuf pool
+ * over rte_gpu_mem_alloc, filled once through cudaMemcpy), where a NIC
+ * writes it with GPUDirect RDMA: the kernel's packet reads become device
+ * memory reads, the descriptors stay in host memory. Results go to
+ * handoff_gpu_pkts.json instead of handoff.json.
+ *
  * Usage: bench-handoff [EAL options] -- [--reps N] [--warmup N]
  *        [--bursts N[,N...]] [--sizes 64,mix] [--pool N] [--seed N]
- *        [--timeout-ms N] [--out DIR]
+ *        [--pkt-mem host|gpu] [--timeout-ms N] [--out DIR]
  *        bench-handoff --self-test
  * Exit: 0 done, 1 failure (timeout, wrong checksum, failed call),
  * 2 usage, 77 no GPU (skipped).
@@ -95,6 +101,7 @@ struct opts {
 	uint64_t seed;
 	uint64_t timeout_ms;
 	uint64_t idle_us;	/* diagnostic: CPU idles this long before polling DONE */
+	bool pkt_gpu;		/* packet data in GPU memory (--pkt-mem gpu) */
 	const char *out;
 };
 
@@ -112,6 +119,11 @@ struct env {
 	struct rte_mempool *mp;
 	struct pool_reg reg;
 	struct rte_mbuf **mb;	/* every mbuf of the pool, held */
+	/* --pkt-mem gpu: the pool's data buffers in GPU memory, and a host
+	 * copy of their bytes the CPU reads (it cannot read GPU memory). */
+	uint8_t *gpu_data;
+	size_t gpu_data_len;
+	uint8_t *gpu_data_copy;
 	uint64_t *sum;		/* byte sum of mb[i]'s packet */
 	uint32_t n_mb;
 	uint32_t next_mb;	/* rotation over mb[] */
@@ -131,7 +143,8 @@ usage(const char *prog)
 {
 	fprintf(stderr, "Usage: %s [EAL options] -- [--reps N] [--warmup N] "
 		"[--bursts N[,N...]] [--sizes 64,mix] [--pool N] [--seed N] "
-		"[--timeout-ms N] [--cpu-idle-us N] [--out DIR]\n       %s --self-test\n",
+		"[--pkt-mem host|gpu] [--timeout-ms N] [--cpu-idle-us N] "
+		"[--out DIR]\n       %s --self-test\n",
 		prog, prog);
 }
 
@@ -190,6 +203,7 @@ parse_args(int argc, char **argv, void *opts)
 		{ "seed", required_argument, NULL, 's' },
 		{ "timeout-ms", required_argument, NULL, 't' },
 		{ "cpu-idle-us", required_argument, NULL, 'i' },
+		{ "pkt-mem", required_argument, NULL, 'm' },
 		{ "out", required_argument, NULL, 'o' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -235,6 +249,14 @@ parse_args(int argc, char **argv, void *opts)
 		case 'o':
 			o->out = optarg;
 			break;
+		case 'm':
+			if (strcmp(optarg, "gpu") == 0)
+				o->pkt_gpu = true;
+			else if (strcmp(optarg, "host") == 0)
+				o->pkt_gpu = false;
+			else
+				return -1;
+			break;
 		default:
 			return -1;
 		}
@@ -277,6 +299,62 @@ unregister_chunks(struct env *e)
 	}
 }
 
+/* The bytes of mbuf m's data as the CPU can read them. */
+static const uint8_t *
+packet_bytes(const struct env *e, const struct rte_mbuf *m)
+{
+	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+
+	return e->gpu_data == NULL ? d : e->gpu_data_copy + (d - e->gpu_data);
+}
+
+/*
+ * --pkt-mem gpu: an mbuf pool whose data buffers are GPU memory, as a
+ * NIC writing through GPUDirect RDMA uses (headers stay in host memory:
+ * the kernel reads only the comm list and the packet bytes).
+ */
+static int
+packets_pool_gpu(struct env *e, uint64_t *rng)
+{
+	struct rte_pktmbuf_extmem ext;
+	int err;
+
+	e->gpu_data_len = RTE_ALIGN_CEIL((size_t)e->n_mb *
+		RTE_MBUF_DEFAULT_BUF_SIZE, 65536);
+	e->gpu_data = rte_gpu_mem_alloc(e->dev_id, e->gpu_data_len, 65536);
+	if (e->gpu_data == NULL) {
+		fprintf(stderr, "rte_gpu_mem_alloc(%zu) for packet data: %s\n",
+			e->gpu_data_len, rte_strerror(rte_errno));
+		return -1;
+	}
+	e->gpu_data_copy = malloc(e->gpu_data_len);
+	if (e->gpu_data_copy == NULL) {
+		fprintf(stderr, "host copy of the packet data (%zu B): %s\n",
+			e->gpu_data_len, strerror(errno));
+		return -1;
+	}
+	/* Random bytes everywhere, so every mbuf's data is random wherever
+	 * the pool put its buffer; one copy to the GPU. */
+	bench_fill_random(e->gpu_data_copy, e->gpu_data_len, rng);
+	err = hk_copy_to_device(e->gpu_data, e->gpu_data_copy, e->gpu_data_len);
+	if (err != 0) {
+		fprintf(stderr, "packet data to GPU memory: %s\n", hk_strerror(err));
+		return -1;
+	}
+	ext.buf_ptr = e->gpu_data;
+	ext.buf_iova = RTE_BAD_IOVA;
+	ext.buf_len = e->gpu_data_len;
+	ext.elt_size = RTE_MBUF_DEFAULT_BUF_SIZE;
+	e->mp = rte_pktmbuf_pool_create_extbuf("bench_handoff", e->n_mb, 0, 0,
+		RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id(), &ext, 1);
+	if (e->mp == NULL) {
+		fprintf(stderr, "rte_pktmbuf_pool_create_extbuf(%u mbufs): %s\n",
+			e->n_mb, rte_strerror(rte_errno));
+		return -1;
+	}
+	return 0;
+}
+
 /* Pool of mbufs, all held by the benchmark, data random. */
 static int
 packets_create(struct env *e, const struct opts *o, uint64_t *rng)
@@ -284,21 +362,26 @@ packets_create(struct env *e, const struct opts *o, uint64_t *rng)
 	uint32_t i;
 
 	e->n_mb = (uint32_t)o->pool;
-	/* No per-lcore cache: every mbuf can be taken. */
-	e->mp = rte_pktmbuf_pool_create("bench_handoff", e->n_mb, 0, 0,
-			RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
-	if (e->mp == NULL) {
-		fprintf(stderr, "rte_pktmbuf_pool_create(%u mbufs): %s\n",
-			e->n_mb, rte_strerror(rte_errno));
-		return -1;
-	}
-	e->reg.dev_id = e->dev_id;
-	rte_mempool_mem_iter(e->mp, register_chunk, &e->reg);
-	if (e->reg.err != 0 || e->reg.n == 0) {
-		fprintf(stderr, "registering the mbuf pool with the GPU: %s\n",
-			e->reg.n == 0 && e->reg.err == 0 ? "no memory chunk" :
-			rte_strerror(e->reg.err));
-		return -1;
+	if (o->pkt_gpu) {
+		if (packets_pool_gpu(e, rng) != 0)
+			return -1;
+	} else {
+		/* No per-lcore cache: every mbuf can be taken. */
+		e->mp = rte_pktmbuf_pool_create("bench_handoff", e->n_mb, 0, 0,
+				RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
+		if (e->mp == NULL) {
+			fprintf(stderr, "rte_pktmbuf_pool_create(%u mbufs): %s\n",
+				e->n_mb, rte_strerror(rte_errno));
+			return -1;
+		}
+		e->reg.dev_id = e->dev_id;
+		rte_mempool_mem_iter(e->mp, register_chunk, &e->reg);
+		if (e->reg.err != 0 || e->reg.n == 0) {
+			fprintf(stderr, "registering the mbuf pool with the GPU: %s\n",
+				e->reg.n == 0 && e->reg.err == 0 ? "no memory chunk" :
+				rte_strerror(e->reg.err));
+			return -1;
+		}
 	}
 	e->mb = calloc(e->n_mb, sizeof(*e->mb));
 	e->sum = calloc(e->n_mb, sizeof(*e->sum));
@@ -315,8 +398,9 @@ packets_create(struct env *e, const struct opts *o, uint64_t *rng)
 			fprintf(stderr, "mbuf data room too small\n");
 			return -1;
 		}
-		bench_fill_random(rte_pktmbuf_mtod(e->mb[i], void *),
-			MAX_MBUF_DATA, rng);
+		if (e->gpu_data == NULL)
+			bench_fill_random(rte_pktmbuf_mtod(e->mb[i], void *),
+				MAX_MBUF_DATA, rng);
 	}
 	return 0;
 }
@@ -340,7 +424,7 @@ packets_set_len(struct env *e, unsigned int fixed, uint64_t *rng)
 		rte_pktmbuf_reset(m);
 		if (rte_pktmbuf_append(m, len) == NULL)
 			return 0;
-		d = rte_pktmbuf_mtod(m, const uint8_t *);
+		d = packet_bytes(e, m);
 		for (k = 0; k < len; k++)
 			s += d[k];
 		e->sum[i] = s;
@@ -810,7 +894,9 @@ main(int argc, char **argv)
 		goto out;
 	}
 
-	if (bench_json_open(&e.j, o.out, "handoff.json") != 0) {
+	/* Both packet memories in one results directory. */
+	if (bench_json_open(&e.j, o.out, o.pkt_gpu ? "handoff_gpu_pkts.json" :
+			"handoff.json") != 0) {
 		e.status = BENCH_EXIT_FAIL;
 		goto out;
 	}
@@ -835,6 +921,8 @@ main(int argc, char **argv)
 	bench_json_int(&e.j, "threads_per_block", HK_THREADS);
 	bench_json_str(&e.j, "status_memory", e.status_in_gpu ?
 		"gpu (CPU-mapped with GDRCopy)" : "host (registered)");
+	bench_json_str(&e.j, "packet_memory", o.pkt_gpu ?
+		"gpu (extbuf pool over rte_gpu_mem_alloc)" : "host (registered)");
 	bench_json_bool(&e.j, "spin_sync", e.gi.spin_sched != 0);
 	bench_json_int(&e.j, "lcore", rte_lcore_id());
 	bench_json_num(&e.j, "timer_overhead_ns", bench_timer_overhead_ns());
@@ -953,12 +1041,13 @@ main(int argc, char **argv)
 			if (!measure(&e, run_launch(&e, &o, launcher, burst), &st_l))
 				goto end_json;
 			json_case(&e, "launch", size, burst, &st_l);
-			printf("handoff pkt=%s burst=%u median=%.2fus p99=%.2fus "
+			printf("handoff pkt=%s%s burst=%u median=%.2fus p99=%.2fus "
 				"mean=%.2fus floor_median=%.2fus floor_p99=%.2fus "
 				"launch_median=%.2fus launch_p99=%.2fus "
 				"populate_median=%.2fus vs_floor=%.2fx/%.2fx(p99) "
 				"launch_speedup=%.1fx gpu_ready_to_loaded=%.2fus "
-				"gpu_loaded_to_done=%.2fus\n", size, burst,
+				"gpu_loaded_to_done=%.2fus\n", size,
+				o.pkt_gpu ? " mem=gpu" : "", burst,
 				st_h.median / 1e3, st_h.p99 / 1e3, st_h.mean / 1e3,
 				floor->median / 1e3, floor->p99 / 1e3,
 				st_l.median / 1e3, st_l.p99 / 1e3, st_p.median / 1e3,
@@ -995,6 +1084,10 @@ out:
 		rte_pktmbuf_free_bulk(e.mb, e.n_mb);
 	unregister_chunks(&e);
 	rte_mempool_free(e.mp);
+	/* After the pool: its mbufs pointed into it. */
+	if (e.gpu_data != NULL && rte_gpu_mem_free(e.dev_id, e.gpu_data) < 0)
+		e.status = BENCH_EXIT_FAIL;
+	free(e.gpu_data_copy);
 	free(e.mb);
 	free(e.sum);
 	free(e.samples);

@@ -418,6 +418,12 @@ hk_error_is_no_gpu(int err)
 }
 
 extern "C" int
+hk_copy_to_device(void *dst, const void *src, size_t n)
+{
+	return (int)cudaMemcpy(dst, src, n, cudaMemcpyHostToDevice);
+}
+
+extern "C" int
 hk_device_init(const char *pci, struct hk_gpu_info *gi)
 {
 	cudaDeviceProp prop;

@@ -93,6 +93,10 @@ int hk_device_init(const char *pci, struct hk_gpu_info *gi);
  * can be co-resident). */
 uint32_t hk_blocks_for(const struct hk_gpu_info *gi, uint32_t n);
 
+/* Copies n bytes from host memory to GPU memory (synchronous): packet
+ * data the CPU cannot write directly without GDRCopy. */
+int hk_copy_to_device(void *dst, const void *src, size_t n);
+
 /*
  * Persistent handoff kernel: for round = 0, 1, ... it waits for item
  * round % n_items to be READY, sums every byte of its packets (the blocks

@@ -4,7 +4,7 @@
 
 Usage: bench/plot.py OUT_DIR
 
-Reads OUT_DIR/{machine,handoff,driver,bpf_cpu,kernel_rate}.json (each
+Reads OUT_DIR/{machine,handoff,handoff_gpu_pkts,driver,bpf_cpu,kernel_rate}.json (each
 optional) and writes OUT_DIR/report.md (markdown tables, always) and PNG plots
 (OUT_DIR/*.png, only where matplotlib is installed). Needs Python 3.6+ and
 nothing else for the tables.
@@ -60,7 +60,7 @@ def lat(entry, key="median_ns"):
 
 # --- handoff -------------------------------------------------------------
 
-def handoff_section(h):
+def handoff_section(h, title):
     res = h.get("results", [])
     single = {r["kind"]: r for r in res if "burst" not in r}
     cases = {}
@@ -72,11 +72,12 @@ def handoff_section(h):
     floor_kind = "floor_gpu" if status_mem.startswith("gpu") and \
         "floor_gpu" in single else "floor_host"
     floor = single.get(floor_kind)
-    md = ["## CPU→GPU→CPU handoff latency (bench-handoff)\n",
-          "GPU: %s; comm list status in %s memory; %d measured rounds per "
-          "case after %d warm-up rounds; times in µs from "
-          "rte_rdtsc_precise().\n" % (
+    md = ["## %s\n" % title,
+          "GPU: %s; comm list status: %s memory; packet data: %s; "
+          "%d measured rounds per case after %d warm-up rounds; "
+          "times in µs from rte_rdtsc_precise().\n" % (
               h.get("gpu", {}).get("name", "?"), status_mem,
+              cfg.get("packet_memory", "host (registered)"),
               cfg.get("reps", 0), cfg.get("warmup", 0)),
           ]
     rows = []
@@ -124,7 +125,7 @@ def handoff_section(h):
     return "\n".join(md) + "\n", cases, single, floor_kind
 
 
-def handoff_plot(plt, out, cases, single, floor_kind):
+def handoff_plot(plt, out, name, cases, single, floor_kind):
     sizes = sorted({k[0] for k in cases}, key=lambda s: s != "64")
     if not sizes:
         return None
@@ -155,11 +156,12 @@ def handoff_plot(plt, out, cases, single, floor_kind):
         if f is not None:
             lo = lat(f) / 1e3 / 2
         ax.set_ylim(lo, hi * 6)  # room for the legend above the bars
-        ax.set_title("handoff latency, %s packets" % (
-            "64-byte" if size == "64" else "64..1500-byte random"))
+        ax.set_title("handoff latency, %s packets%s" % (
+            "64-byte" if size == "64" else "64..1500-byte random",
+            ", data in GPU memory" if name != "handoff" else ""))
         ax.legend(fontsize=7, loc="upper left", framealpha=0.8)
     fig.tight_layout()
-    path = os.path.join(out, "handoff.png")
+    path = os.path.join(out, name + ".png")
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return path
@@ -521,7 +523,6 @@ def main():
               "(rerun bench/plot.py %s where it is)" % out)
 
     machine = load(out, "machine")
-    h = load(out, "handoff")
     d = load(out, "driver")
     b = load(out, "bpf_cpu")
     md = ["# Benchmark results\n"]
@@ -533,13 +534,18 @@ def main():
                       machine.get("kernel"), machine.get("git"),
                       "\n- QUICK RUN (fewer repetitions): not for the report" if machine.get("quick") else ""))
     plots = []
-    if h:
-        text, cases, single, floor_kind = handoff_section(h)
-        md.append(text)
-        if plt:
-            plots.append(handoff_plot(plt, out, cases, single, floor_kind))
-    else:
-        md.append("## Handoff latency\n\nNo handoff.json (skipped or failed: see handoff.log).\n")
+    for name, title in (("handoff", "CPU→GPU→CPU handoff latency (bench-handoff)"),
+                        ("handoff_gpu_pkts", "Handoff latency, packet data in GPU "
+                         "memory (bench-handoff --pkt-mem gpu)")):
+        h = load(out, name)
+        if h:
+            text, cases, single, floor_kind = handoff_section(h, title)
+            md.append(text)
+            if plt:
+                plots.append(handoff_plot(plt, out, name, cases, single, floor_kind))
+        else:
+            md.append("## %s\n\nNo %s.json (skipped or failed: see %s.log).\n" % (
+                title, name, name))
     if d:
         text, ops, live, counts = driver_section(d)
         md.append(text)

@@ -184,6 +184,9 @@ fi
 start=$(date +%s)
 run handoff 100 "$bench/bench-handoff" "${eal[@]}" "${gpu_args[@]}" "${extra[@]}" -- \
 	--out "$out" "${handoff_args[@]}"
+# The same with packet data in GPU memory, where GPUDirect RDMA puts it.
+run handoff_gpu_pkts 100 "$bench/bench-handoff" "${eal[@]}" "${gpu_args[@]}" "${extra[@]}" -- \
+	--out "$out" --pkt-mem gpu "${handoff_args[@]}"
 run driver 100 "$bench/bench-driver" "${eal[@]}" "${gpu_args[@]}" "${extra[@]}" -- \
 	--out "$out" "${driver_args[@]}"
 # CPU only: no PCI scan, so no GPU is opened.
