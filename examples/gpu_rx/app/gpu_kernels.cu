@@ -109,9 +109,9 @@ gq_view_load(struct gq_view *v, const struct gpurx_gq *gq)
  * dependent reads the parser and the filter would make per packet.
  * Only a packet's first GPURX_STAGE_HEAD bytes are staged: the filter
  * and parser of almost every packet need no more (one that needs more is
- * inspected again by its thread, inspect_deep), and whole large packets
- * would fill the area after a few of them. Packets beyond the staging
- * area are inspected by inspect_deep too.
+ * inspected again, inspect_deep_warp), and whole large packets would
+ * fill the area after a few of them. Packets beyond the staging area are
+ * inspected by inspect_deep_warp too.
  */
 #define GPURX_STAGE_BYTES (32u * 1024)
 #define GPURX_STAGE_HEAD 128u
@@ -241,35 +241,61 @@ stage_copy(uint8_t *stage, const uintptr_t *addr, const uint32_t *start,
 }
 
 /*
- * What one thread fetches at once of a packet whose staged bytes did not
- * decide it (long IPv6 extension header chains, deep filter loads) or
- * that was not staged: read where it lies, each of the parser's and the
+ * Packets whose staged bytes did not decide them (long IPv6 extension
+ * header chains, deep filter loads) or that were not staged are read
+ * where they lie, GPURX_DEEP_BYTES at once: each of the parser's and the
  * filter's dependent loads would cost a PCIe round trip, and the whole
- * item waits for its slowest packet.
+ * item waits for its slowest packet. The packet's warp fetches them
+ * together, a 16-byte word per lane in one coalesced request, into the
+ * warp's buffer in shared memory, where the packet's own lane inspects
+ * them. The packet's lane loading its 32 words alone was served a round
+ * trip per word (ld.global.cv loads of one host line are served one
+ * after another: bench-sysmem-probe), and the words the filter never
+ * read were still in flight after the classify barrier, in front of the
+ * block's next memory access: with 2 % of the realistic mix needing it,
+ * 8.8 us of classify and 7.6 us of results per 128-packet item
+ * (doc/performance.md, section 2).
  */
 #define GPURX_DEEP_BYTES 512u
+static_assert(GPURX_DEEP_BYTES == 32 * 16, "a 16-byte word per lane");
 
+/*
+ * Call with all 32 lanes of the warp; deep: this lane's packet needs it
+ * (then where, caplen and wirelen describe it, and *verdict and *pi get
+ * its results).
+ */
 static __device__ void
-inspect_deep(const struct gpurx_kparams *p, const uint8_t *where,
-		uint32_t caplen, uint32_t wirelen, uint32_t *verdict,
-		struct gpurx_pkt_info *pi)
+inspect_deep_warp(const struct gpurx_kparams *p, uint8_t *wbuf, bool deep,
+		const uint8_t *where, uint32_t caplen, uint32_t wirelen,
+		uint32_t *verdict, struct gpurx_pkt_info *pi)
 {
-	uint4 buf[GPURX_DEEP_BYTES / 16];
-	const uint32_t mis = (uint32_t)((uintptr_t)where & 15);
-	/* Whole 16-byte words around the packet: they never cross a page. */
-	const uint4 *src = (const uint4 *)(where - mis);
-	const uint32_t have = min(caplen, GPURX_DEEP_BYTES - mis);
-	const uint32_t words = (mis + have + 15) / 16;
+	const unsigned int lane = threadIdx.x % 32;
+	unsigned int todo = __ballot_sync(0xffffffffu, deep);
 
-	/* Independent loads, all in flight together: one round trip. */
-#pragma unroll
-	for (uint32_t w = 0; w < GPURX_DEEP_BYTES / 16; w++)
-		if (w < words)
-			buf[w] = __ldcv(src + w);
-	if (!gpurx_classify_inspect((const uint8_t *)buf + mis, have, caplen,
-			wirelen, p->prog, p->prog_len, verdict, pi))
-		gpurx_classify_inspect(where, caplen, caplen, wirelen, p->prog,
-			p->prog_len, verdict, pi);
+	while (todo != 0) {
+		const int owner = __ffs(todo) - 1;
+		const unsigned long long a = __shfl_sync(0xffffffffu,
+			(unsigned long long)(uintptr_t)where, owner);
+		const uint32_t len = __shfl_sync(0xffffffffu, caplen, owner);
+		const uint32_t mis = (uint32_t)(a & 15);
+		const uint32_t have = min(len, GPURX_DEEP_BYTES - mis);
+		const uint32_t words = (mis + have + 15) / 16;
+
+		todo &= todo - 1;
+		/* Whole 16-byte words around the packet: they never cross a
+		 * page. ld.global.cv: a reused buffer is fetched again. */
+		if (lane < words)
+			((uint4 *)wbuf)[lane] =
+				__ldcv((const uint4 *)(uintptr_t)(a - mis) + lane);
+		__syncwarp();
+		if (lane == (unsigned int)owner &&
+				!gpurx_classify_inspect(wbuf + mis, have, caplen,
+					wirelen, p->prog, p->prog_len, verdict, pi))
+			gpurx_classify_inspect(where, caplen, caplen, wirelen,
+				p->prog, p->prog_len, verdict, pi);
+		/* The buffer is the next packet's. */
+		__syncwarp();
+	}
 }
 
 /* Where staged packet i's bytes are (i < k of stage_layout). */
@@ -371,6 +397,7 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 	__shared__ uintptr_t s_addr[GPURX_MAX_BURST];
 	__shared__ uint32_t s_start[GPURX_MAX_BURST + 1];
 	__shared__ __align__(16) uint8_t s_stage[GPURX_STAGE_BYTES];
+	__shared__ __align__(16) uint8_t s_deep[GPURX_KERNEL_THREADS / 32][GPURX_DEEP_BYTES];
 	__shared__ uint32_t s_n;
 	__shared__ struct gpurx_item_sum s_sum;
 	struct gpurx_comm_item *it = &gq->items[idx];
@@ -421,20 +448,29 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 	phase_mark(bc, 1);
 #pragma unroll
 	for (int m = 0; m < GPURX_PKTS_PER_THREAD; m++) {
-		uint32_t i = threadIdx.x + m * GPURX_KERNEL_THREADS;
-		const uint8_t *where;
+		const uint32_t i = threadIdx.x + m * GPURX_KERNEL_THREADS;
+		const bool mine = i < n;
+		const uint8_t *where = NULL;
 		struct gpurx_pkt_info pi;
-		uint32_t caplen, v;
+		uint32_t caplen = 0, wl = 0, v = 0;
+		bool deep = false;
 
-		if (i >= n)
+		/* Whole warps leave together: inspect_deep_warp is warp-wide. */
+		if (i - threadIdx.x % 32 >= n)
 			break;
-		where = (const uint8_t *)s_addr[i];
-		caplen = s_len[i];
-		if (i >= k || !gpurx_classify_inspect(stage_at(s_stage, s_start,
-				s_addr, i), stage_bytes(caplen), caplen, wire[m],
-				p->prog, p->prog_len, &v, &pi))
-			inspect_deep(p, where, caplen, wire[m], &v, &pi);
-		gpurx_classify_account(&pi, v, wire[m], ts[m], p->ft);
+		if (mine) {
+			where = (const uint8_t *)s_addr[i];
+			caplen = s_len[i];
+			wl = wire[m];
+			deep = i >= k || !gpurx_classify_inspect(stage_at(s_stage,
+				s_start, s_addr, i), stage_bytes(caplen), caplen,
+				wl, p->prog, p->prog_len, &v, &pi);
+		}
+		inspect_deep_warp(p, s_deep[threadIdx.x / 32], deep, where,
+			caplen, wl, &v, &pi);
+		if (!mine)
+			continue;
+		gpurx_classify_account(&pi, v, wl, ts[m], p->ft);
 		if (v != 0) {
 			/* The CPU reads verdicts of matched packets only. */
 			gq->verdict[base + i] = v;
