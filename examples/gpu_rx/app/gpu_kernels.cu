@@ -254,7 +254,7 @@ stage_copy(uint8_t *stage, const uintptr_t *addr, const uint32_t *start,
  * read were still in flight after the classify barrier, in front of the
  * block's next memory access: with 2 % of the realistic mix needing it,
  * 8.8 us of classify and 7.6 us of results per 128-packet item
- * (doc/performance.md, section 2).
+ * (doc/perf/ab/results-step-experiments.md).
  */
 #define GPURX_DEEP_BYTES 512u
 static_assert(GPURX_DEEP_BYTES == 32 * 16, "a 16-byte word per lane");

@@ -74,8 +74,8 @@ gpurx_mbuf_cache(const struct gpurx_app *a)
 	 * RX took it, thousands of mbufs later, and a smaller cache sends
 	 * most of them through the pool's shared ring, from which they come
 	 * back cold on another lcore (64 B, 128-packet items, side by side:
-	 * +39 % on one lcore, +14 % on 4, +8 % on 8 against a 256 cache;
-	 * doc/performance.md section 2).
+	 * +39 % on one lcore, +14 % on 4, +8 % on 8 against a 256 cache:
+	 * doc/perf/ab/mbuf-cache-512.md).
 	 */
 	if (a->opt.mbuf_cache < 0)
 		return (int)RTE_MIN((unsigned int)RTE_MEMPOOL_CACHE_MAX_SIZE,
