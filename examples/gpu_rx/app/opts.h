@@ -51,7 +51,7 @@ struct gpurx_opts {
 				 * descriptors */
 	int pool_per_queue;	/* host memory: an mbuf pool per RX queue */
 	int mbuf_cache;		/* per-lcore mempool cache; -1: the default,
-				 * min(256, pool / 4) */
+				 * min(RTE_MEMPOOL_CACHE_MAX_SIZE, pool / 4) */
 	uint32_t flow_capacity;
 	int launch_per_burst;
 	int backpressure;	/* ring full: wait for the GPU, do not drop */
