@@ -8,7 +8,8 @@
 # protocol, 64..1500 B and jumbo frames: "mix"), and net_null (fixed sizes,
 # all-zero frames: the cheapest possible input). Each run lasts
 # BENCH_CAP_SECONDS (default 4) and writes its summary JSON; the table goes
-# to OUT_DIR/capacity.md (and capacity.png where matplotlib is installed;
+# to OUT_DIR/capacity.md, followed by the host and GPU memory each
+# dpdk-gpu-rx run holds (and capacity.png where matplotlib is installed;
 # the machine, revision and settings to OUT_DIR/machine.txt),
 # one line per run to stdout. Mode "source" is the source alone
 # (bench-rx-source: RX burst and free, nothing else): the ceiling of any
@@ -63,6 +64,12 @@ table=$out/capacity.md
 	echo "| mode | packet bytes | RX lcores | Mpps | Gbit/s | dropped (ring full) | mbufs returned |"
 	echo "| --- | --- | --- | --- | --- | --- | --- |"
 } > "$table"
+# What each dpdk-gpu-rx configuration holds, from its "memory:" lines.
+mem_table=$out/memory.md
+{
+	echo "| mode | packet bytes | RX lcores | held (as dpdk-gpu-rx prints it at start) |"
+	echo "| --- | --- | --- | --- |"
+} > "$mem_table"
 
 failed=0
 for mode in ${BENCH_CAP_MODES:-source cpu host-mapped staged}; do
@@ -122,10 +129,25 @@ back = f"{m['returned']}/{m['total']}" if m else "n/a"
 print(f"| {mode} | {size} | {lc} | {mpps:.2f} | {gbps:.2f} | {d.get('ring_full', 0)} | {back} |")
 print(f"capacity mode={mode} size={size} lcores={lc} rate={mpps:.2f}Mpps {gbps:.2f}Gbps ring_full={d.get('ring_full', 0)}", file=sys.stderr)
 PY
+			if [ "$mode" != source ]; then
+				held=$(sed -n 's/^memory: //p' "$out/$name.log" | paste -sd ';' | sed 's/;/; /g')
+				if [ -z "$held" ]; then
+					echo "capacity mode=$mode size=$size lcores=$lc: no memory line in $name.log"
+					failed=1
+				fi
+				echo "| $mode | $size | $lc | ${held:-missing} |" >> "$mem_table"
+			fi
 		done
 	done
 done 2>&1
 rm -f "$traffic"
+{
+	echo
+	echo "Memory held:"
+	echo
+	cat "$mem_table"
+} >> "$table"
+rm -f "$mem_table"
 cat "$table"
 
 # A plot of the table, where matplotlib is installed.

@@ -4,10 +4,12 @@
 
 Usage: bench/plot.py OUT_DIR
 
-Reads OUT_DIR/{machine,handoff,handoff_gpu_pkts,driver,bpf_cpu,kernel_rate}.json (each
-optional) and writes OUT_DIR/report.md (markdown tables, always) and PNG plots
-(OUT_DIR/*.png, only where matplotlib is installed). Needs Python 3.6+ and
-nothing else for the tables.
+Reads OUT_DIR/{machine,handoff,handoff_gpu_pkts,driver,bpf_cpu,kernel_rate}.json
+and the capacity sweep in OUT_DIR/capacity-burst128/ (cap-*.json, and the
+programs' logs for the memory they hold; each optional) and writes
+OUT_DIR/report.md (markdown tables, always) and PNG plots (OUT_DIR/*.png,
+only where matplotlib is installed). Needs Python 3.6+ and nothing else for
+the tables.
 """
 
 import json
@@ -505,6 +507,124 @@ def kernel_rate_plot(plt, out, k, b):
     return p
 
 
+# --- pipeline capacity (bench/pipeline-capacity.sh) ----------------------
+
+CAP_DIR = "capacity-burst128"
+CAP_MODES = ("source", "cpu", "host-mapped", "staged")
+CAP_MODE_NAMES = {"source": "source alone", "cpu": "`--cpu` (baseline)",
+                  "host-mapped": "`host-mapped`", "staged": "`staged`"}
+
+
+def size_key(size):
+    return (0, 0) if size == "mix" else (1, int(size))
+
+
+def cap_label(mode, size, lcores):
+    return "%s %s × %d" % (mode, size if size == "mix" else size + " B", lcores)
+
+
+def load_capacity(out):
+    """{(mode, size, lcores): {json, memory lines}} of one sweep."""
+    d = os.path.join(out, CAP_DIR)
+    runs = {}
+    if not os.path.isdir(d):
+        return runs
+    for f in sorted(os.listdir(d)):
+        if not (f.startswith("cap-") and f.endswith(".json")):
+            continue
+        try:
+            mode, size, lc = f[4:-5].rsplit("-", 2)
+            lc = int(lc)
+        except ValueError:
+            continue
+        j = load(d, f[:-5])
+        if not j or not j.get("elapsed_s"):
+            continue
+        held = []
+        try:
+            with open(os.path.join(d, f[:-5] + ".log")) as log:
+                held = [l[len("memory: "):].strip() for l in log
+                        if l.startswith("memory: ")]
+        except OSError:
+            pass
+        runs[(mode, size, lc)] = {"j": j, "held": held,
+                                  "mpps": j["rx_packets"] / j["elapsed_s"] / 1e6,
+                                  "gbps": j["rx_bytes"] * 8 / j["elapsed_s"] / 1e9}
+    return runs
+
+
+def capacity_section(runs):
+    md = ["## Pipeline capacity (dpdk-gpu-rx, bench/pipeline-capacity.sh)\n"]
+    cols = sorted({(size, lc) for _, size, lc in runs},
+                  key=lambda c: (size_key(c[0]), c[1]))
+    modes = [m for m in CAP_MODES if any(k[0] == m for k in runs)]
+    modes += sorted({k[0] for k in runs} - set(modes))
+    rows = []
+    for m in modes:
+        row = [CAP_MODE_NAMES.get(m, m)]
+        for size, lc in cols:
+            r = runs.get((m, size, lc))
+            row.append("%.1f" % r["mpps"] if r else "")
+        rows.append(row)
+    md.append("Mpps received and fully processed, one RX lcore per queue; "
+              "columns: packet bytes (mix = net_pcap replaying realistic "
+              "traffic, else net_null) × RX lcores.\n")
+    md.append(table(["mode"] + ["%s B × %d" % (s, l) if s != "mix" else "mix × %d" % l
+                                for s, l in cols], rows))
+    lossy = ["%s: %d" % (cap_label(m, s, l), r["j"].get("dropped", {}).get("ring_full", 0))
+             for (m, s, l), r in sorted(runs.items())
+             if r["j"].get("dropped", {}).get("ring_full", 0)]
+    unreturned = [cap_label(m, s, l) for (m, s, l), r in sorted(runs.items())
+                  if r["j"].get("mbufs") and
+                  r["j"]["mbufs"]["returned"] != r["j"]["mbufs"]["total"]]
+    md.append("Ring-full drops: %s. Mbufs not back in their pool at the end: %s.\n" % (
+        "; ".join(lossy) if lossy else "none",
+        ", ".join(unreturned) if unreturned else "none"))
+
+    goals = []
+    best4 = max(((r["mpps"], l) for (m, s, l), r in runs.items()
+                 if m == "host-mapped" and s == "64" and l <= 4), default=None)
+    if best4:
+        goals.append("148.8 Mpps at 64 B with ≤ 4 RX lcores, host-mapped: "
+                     "%.1f Mpps on %d: %s" % (best4[0], best4[1],
+                                              "met" if best4[0] >= 148.8 else "missed"))
+    one1500 = runs.get(("host-mapped", "1500", 1))
+    if one1500:
+        goals.append("8.2 Mpps at 1500 B on one lcore, host-mapped: %.1f Mpps "
+                     "(%.0f Gbit/s): %s" % (one1500["mpps"], one1500["gbps"],
+                                            "met" if one1500["mpps"] >= 8.2 else "missed"))
+    for m in ("host-mapped", "source", "cpu"):
+        lcs = sorted(l for (mm, s, l) in runs if mm == m and s == "64")
+        if len(lcs) >= 2 and lcs[0] == 1:
+            a, b = runs[(m, "64", 1)]["mpps"], runs[(m, "64", lcs[-1])]["mpps"]
+            goals.append("scaling 1 → %d lcores at 64 B, %s: %.1f× (linear: %d×)" % (
+                lcs[-1], CAP_MODE_NAMES.get(m, m), b / a, lcs[-1]))
+    if goals:
+        md.append("Goals: " + "; ".join(goals) + ".\n")
+
+    gpu = [((m, s, l), r["j"]["gpu_items"]) for (m, s, l), r in
+           sorted(runs.items(), key=lambda kv: (kv[0][0], size_key(kv[0][1]), kv[0][2]))
+           if r["j"].get("gpu_items", {}).get("items")]
+    if gpu:
+        md.append("Per ring item, from the kernel's clock (`gpu_items`): latency "
+                  "READY → DONE seen by the RX lcore, and where the GPU's time "
+                  "goes (µs).\n")
+        md.append(table(["run", "items", "p50", "p99", "waiting", "busy", "inputs",
+                         "staging", "classify", "results"],
+                        [[cap_label(*k), g["items"], g["latency_p50_us"],
+                          g["latency_p99_us"], g["wait_us"], g["busy_us"],
+                          g["inputs_us"], g["staging_us"], g["classify_us"],
+                          g["results_us"]] for k, g in gpu]))
+    held = [(cap_label(*k), "; ".join(r["held"]))
+            for k, r in sorted(runs.items(), key=lambda kv: (kv[0][0], size_key(kv[0][1]), kv[0][2]))
+            if k[0] != "source"]
+    if held:
+        md.append("Memory held, as `dpdk-gpu-rx` prints it at start:\n")
+        md.append(table(["run", "held"], [[n, h or "no memory line in the log"]
+                                          for n, h in held]))
+    return "\n".join(md)
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__, file=sys.stderr)
@@ -566,6 +686,12 @@ def main():
             plots.append(kernel_rate_plot(plt, out, k, b))
     else:
         md.append("## GPU kernel rate\n\nNo kernel_rate.json (skipped or failed: see kernel_rate.log).\n")
+    runs = load_capacity(out)
+    if runs:
+        md.append(capacity_section(runs))
+    else:
+        md.append("## Pipeline capacity (dpdk-gpu-rx, bench/pipeline-capacity.sh)\n\n"
+                  "No %s/cap-*.json (not run: BENCH_CAPACITY=0, or see capacity.log).\n" % CAP_DIR)
     plots = [p for p in plots if p]
     if plots:
         md.append("## Plots\n")

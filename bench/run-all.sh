@@ -3,12 +3,17 @@
 #
 # Runs every benchmark of bench/ on the first GPU and collects the results:
 # OUT_DIR/<bench>.json, OUT_DIR/<bench>.log, OUT_DIR/machine.json and
-# machine.txt, then bench/plot.py OUT_DIR (PNG plots where matplotlib is
-# installed, and the markdown tables in OUT_DIR/report.md in any case).
+# machine.txt, the pipeline capacity sweep (item 2, and the memory each
+# configuration holds, item 5) in OUT_DIR/capacity-burst128/, then
+# bench/plot.py OUT_DIR (PNG plots where matplotlib is installed, and the
+# markdown tables in OUT_DIR/report.md in any case).
 #
 # Usage: bench/run-all.sh OUT_DIR [BUILD_DIR]
 #
-# BUILD_DIR defaults to build/ (or build-bench/ if build/ has no bench).
+# BUILD_DIR defaults to build/. It is built first: brought up to date with
+# ninja where it is a meson build directory, set up and built by
+# scripts/setup.sh where it does not exist yet; a directory of binaries
+# only (a bundle's build/) is used as it is.
 # Environment:
 #   BENCH_EAL_EXTRA  extra EAL arguments, e.g.
 #                    "-d .gpu-bundle/pmds -d build/drivers/gpu/cuda/librte_gpu_cuda.so"
@@ -19,6 +24,11 @@
 #   BENCH_LCORE      the CPU the benchmarks run on (default: the second CPU
 #                    of the GPU's NUMA node)
 #   BENCH_QUICK=1    fewer repetitions (a smoke run, not for the report)
+#   BENCH_BUILD=0    use BUILD_DIR as it is, build nothing
+#   BENCH_CAPACITY=0 leave out the capacity sweep (about 4 minutes)
+#   BENCH_CAP_*      passed to bench/pipeline-capacity.sh (defaults here:
+#                    128-packet items, 1/2/4/8 RX lcores as the CPUs allow,
+#                    3 s per point; without a GPU its CPU-only modes)
 #   LD_LIBRARY_PATH  passed through (DPDK libraries of a bundle)
 # Exit: 0 when every benchmark ran (or skipped: no GPU), 1 otherwise.
 set -uo pipefail
@@ -29,10 +39,22 @@ if [ $# -lt 1 ] || [ $# -gt 2 ]; then
 fi
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=$1
-build=${2:-}
-if [ -z "$build" ]; then
-	build=$top/build
-	[ -x "$build/bench/bench-handoff" ] || build=$top/build-bench
+build=${2:-$top/build}
+case $build in /*) ;; *) build=$PWD/$build ;; esac
+
+# --- Build what the benchmarks need -------------------------------------------
+if [ "${BENCH_BUILD:-1}" = 1 ]; then
+	if [ -f "$build/build.ninja" ]; then
+		echo "== build: ninja -C $build"
+		ninja -C "$build" > "${TMPDIR:-/tmp}/run-all-build.$$.log" 2>&1 ||
+			{ tail -n 30 "${TMPDIR:-/tmp}/run-all-build.$$.log" >&2
+			  echo "the build in $build failed" >&2; exit 2; }
+		rm -f "${TMPDIR:-/tmp}/run-all-build.$$.log"
+	elif [ ! -e "$build" ]; then
+		echo "== build: scripts/setup.sh $build"
+		bash "$top/scripts/setup.sh" "$build" ||
+			{ echo "could not set up and build $build" >&2; exit 2; }
+	fi
 fi
 build=$(cd "$build" 2>/dev/null && pwd) || { echo "no build directory $build" >&2; exit 2; }
 mkdir -p "$out" || exit 2
@@ -158,7 +180,7 @@ run() {
 	echo "\$ $*" > "$out/$name.log"
 	timeout --kill-after=10 "$limit" "$@" >> "$out/$name.log" 2>&1
 	rc=$?
-	grep -E '^(handoff|driver|bpf-cpu|kernel-rate|sysmem-probe|SKIP|FAIL)' "$out/$name.log" | sed 's/^/   /'
+	grep -E '^(handoff|driver|bpf-cpu|kernel-rate|sysmem-probe|capacity|SKIP|FAIL)' "$out/$name.log" | sed 's/^/   /'
 	case $rc in
 	0) echo "   $name: done" ;;
 	77) echo "   $name: skipped (no GPU)" ;;
@@ -208,6 +230,31 @@ probe_pin=()
 command -v taskset >/dev/null 2>&1 && probe_pin=(taskset -c "$lcore")
 run sysmem_probe 100 "${probe_pin[@]}" "$bench/bench-sysmem-probe" \
 	--reps "$([ "$quick" = 1 ] && echo 200 || echo 1000)"
+
+# Item 2 (and 5): the pipeline's capacity, from the same build in the same
+# machine start. 128-packet ring items, as published; one RX lcore per
+# queue plus EAL's main lcore, so as many lcore counts of 1/2/4/8 as the
+# CPUs allow. Without a GPU only the source alone and --cpu can run.
+if [ "${BENCH_CAPACITY:-1}" = 1 ]; then
+	cap_modes=${BENCH_CAP_MODES:-source cpu host-mapped staged}
+	if [ -z "${BENCH_CAP_MODES:-}" ] && [ -z "$gpu_pci" ]; then
+		cap_modes="source cpu"
+		echo "== capacity: no GPU found by nvidia-smi: modes $cap_modes only"
+	fi
+	cap_lcores=
+	for lc in ${BENCH_CAP_LCORES:-$([ "$quick" = 1 ] && echo 1 || echo 1 2 4 8)}; do
+		[ $((lc + 1)) -le "$(nproc)" ] && cap_lcores+="$lc "
+	done
+	[ -n "$cap_lcores" ] || cap_lcores=1
+	cap_sizes=${BENCH_CAP_SIZES:-$([ "$quick" = 1 ] && echo mix 64 || echo mix 64 512 1500)}
+	cap_secs=${BENCH_CAP_SECONDS:-$([ "$quick" = 1 ] && echo 1 || echo 3)}
+	# The capacity programs take every lcore from 0: EAL arguments of
+	# this script's own (-l, the GPU's -a) are not passed on.
+	run capacity 900 env BENCH_EAL_EXTRA="${extra[*]}" BENCH_CAP_MODES="$cap_modes" \
+		BENCH_CAP_SIZES="$cap_sizes" BENCH_CAP_LCORES="$cap_lcores" \
+		BENCH_CAP_SECONDS="$cap_secs" BENCH_CAP_BURST="${BENCH_CAP_BURST:-128}" \
+		bash "$top/bench/pipeline-capacity.sh" "$out/capacity-burst128" "$build"
+fi
 echo "benchmarks took $(( $(date +%s) - start )) s"
 
 # --- Plots and tables --------------------------------------------------------------
