@@ -46,10 +46,14 @@ case $build in /*) ;; *) build=$PWD/$build ;; esac
 if [ "${BENCH_BUILD:-1}" = 1 ]; then
 	if [ -f "$build/build.ninja" ]; then
 		echo "== build: ninja -C $build"
-		ninja -C "$build" > "${TMPDIR:-/tmp}/run-all-build.$$.log" 2>&1 ||
-			{ tail -n 30 "${TMPDIR:-/tmp}/run-all-build.$$.log" >&2
-			  echo "the build in $build failed" >&2; exit 2; }
-		rm -f "${TMPDIR:-/tmp}/run-all-build.$$.log"
+		blog=$(mktemp) || exit 2
+		if ! ninja -C "$build" > "$blog" 2>&1; then
+			tail -n 30 "$blog" >&2
+			rm -f "$blog"
+			echo "the build in $build failed" >&2
+			exit 2
+		fi
+		rm -f "$blog"
 	elif [ ! -e "$build" ]; then
 		echo "== build: scripts/setup.sh $build"
 		bash "$top/scripts/setup.sh" "$build" ||
