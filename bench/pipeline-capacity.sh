@@ -151,32 +151,5 @@ rm -f "$mem_table"
 cat "$table"
 
 # A plot of the table, where matplotlib is installed.
-python3 - "$out" <<'PY' 2>/dev/null || echo "(no plot: matplotlib missing)"
-import json, os, sys, glob
-import matplotlib
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
-out = sys.argv[1]
-pts = {}
-for f in glob.glob(os.path.join(out, "cap-*.json")):
-    name = os.path.basename(f)[4:-5]
-    mode, size, lc = name.rsplit("-", 2)
-    j = json.load(open(f))
-    pts.setdefault((mode, size), []).append((int(lc), j["rx_packets"] / (j["elapsed_s"] or 1) / 1e6))
-fig, ax = plt.subplots(figsize=(7, 4.5))
-for (mode, size), v in sorted(pts.items()):
-    if len(v) < 2:
-        continue
-    v.sort()
-    ax.plot([x for x, _ in v], [y for _, y in v], marker="o", label=f"{mode}, {size}")
-ax.axhline(148.8, color="grey", linestyle="--", label="100GbE line rate, 64 B")
-ax.set_xlabel("RX lcores")
-ax.set_ylabel("Mpps received and processed")
-ax.set_yscale("log")
-ax.set_title("dpdk-gpu-rx pipeline capacity")
-ax.legend(fontsize=8)
-fig.tight_layout()
-fig.savefig(os.path.join(out, "capacity.png"), dpi=110)
-print("wrote", os.path.join(out, "capacity.png"))
-PY
+python3 "$top/bench/plot.py" --capacity "$out"
 exit $failed

@@ -3,6 +3,7 @@
 """Tables and plots from the JSON files bench/run-all.sh writes.
 
 Usage: bench/plot.py OUT_DIR
+       bench/plot.py --capacity SWEEP_DIR   (SWEEP_DIR/capacity.png only)
 
 Reads OUT_DIR/{machine,handoff,handoff_gpu_pkts,driver,bpf_cpu,kernel_rate}.json
 and the capacity sweep in OUT_DIR/capacity-burst128/ (cap-*.json, and the
@@ -523,9 +524,8 @@ def cap_label(mode, size, lcores):
     return "%s %s × %d" % (mode, size if size == "mix" else size + " B", lcores)
 
 
-def load_capacity(out):
-    """{(mode, size, lcores): {json, memory lines}} of one sweep."""
-    d = os.path.join(out, CAP_DIR)
+def load_capacity(d):
+    """{(mode, size, lcores): {json, memory lines}} of the sweep in d."""
     runs = {}
     if not os.path.isdir(d):
         return runs
@@ -551,6 +551,30 @@ def load_capacity(out):
                                   "mpps": j["rx_packets"] / j["elapsed_s"] / 1e6,
                                   "gbps": j["rx_bytes"] * 8 / j["elapsed_s"] / 1e9}
     return runs
+
+
+def capacity_plot(plt, d, runs):
+    """d/capacity.png: Mpps against RX lcores, a line per mode and size."""
+    pts = {}
+    for (mode, size, lc), r in runs.items():
+        pts.setdefault((mode, size), []).append((lc, r["mpps"]))
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for (mode, size), v in sorted(pts.items()):
+        if len(v) < 2:
+            continue
+        v.sort()
+        ax.plot([x for x, _ in v], [y for _, y in v], marker="o", label=f"{mode}, {size}")
+    ax.axhline(148.8, color="grey", linestyle="--", label="100GbE line rate, 64 B")
+    ax.set_xlabel("RX lcores")
+    ax.set_ylabel("Mpps received and processed")
+    ax.set_yscale("log")
+    ax.set_title("dpdk-gpu-rx pipeline capacity")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    p = os.path.join(d, "capacity.png")
+    fig.savefig(p, dpi=110)
+    plt.close(fig)
+    return p
 
 
 def capacity_section(runs):
@@ -626,10 +650,11 @@ def capacity_section(runs):
 
 
 def main():
-    if len(sys.argv) != 2:
+    capacity_only = len(sys.argv) == 3 and sys.argv[1] == "--capacity"
+    if len(sys.argv) != 2 and not capacity_only:
         print(__doc__, file=sys.stderr)
         return 2
-    out = sys.argv[1]
+    out = sys.argv[-1]
     if not os.path.isdir(out):
         print("plot.py: no directory %s" % out, file=sys.stderr)
         return 2
@@ -639,8 +664,15 @@ def main():
         import matplotlib.pyplot as plt
     except ImportError:
         plt = None
-        print("plot.py: matplotlib not installed: tables only, no PNG "
-              "(rerun bench/plot.py %s where it is)" % out)
+        print("plot.py: matplotlib not installed: %s "
+              "(rerun bench/plot.py %s where it is)" % (
+                  "no plot" if capacity_only else "tables only, no PNG",
+                  " ".join(sys.argv[1:])))
+    if capacity_only:
+        runs = load_capacity(out)
+        if plt and runs:
+            print("plot.py: wrote %s" % capacity_plot(plt, out, runs))
+        return 0
 
     machine = load(out, "machine")
     d = load(out, "driver")
@@ -686,7 +718,7 @@ def main():
             plots.append(kernel_rate_plot(plt, out, k, b))
     else:
         md.append("## GPU kernel rate\n\nNo kernel_rate.json (skipped or failed: see kernel_rate.log).\n")
-    runs = load_capacity(out)
+    runs = load_capacity(os.path.join(out, CAP_DIR))
     if runs:
         md.append(capacity_section(runs))
     else:
