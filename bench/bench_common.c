@@ -18,6 +18,7 @@
 #include <rte_gpudev.h>
 
 #include "bench_common.h"
+#include "gpupkt_eal.h"
 
 /* --- Statistics --------------------------------------------------------- */
 
@@ -531,7 +532,7 @@ bench_start(int argc, char **argv,
 
 	if (ret >= 0)
 		return ret;
-	ret = rte_eal_init(argc, argv);
+	ret = gpupkt_eal_init(argc, argv);
 	if (ret < 0) {
 		fprintf(stderr, "EAL init failed: %s\n", rte_strerror(rte_errno));
 		return BENCH_EXIT_USAGE;

@@ -15,10 +15,9 @@
 # scripts/setup.sh where it does not exist yet; a directory of binaries
 # only (a bundle's build/) is used as it is.
 # Environment:
-#   BENCH_EAL_EXTRA  extra EAL arguments, e.g.
-#                    "-d .gpu-bundle/pmds -d build/drivers/gpu/cuda/librte_gpu_cuda.so"
-#                    (when unset: .gpu-bundle/ is used if present, and the
-#                    CUDA plugin of BUILD_DIR is loaded)
+#   BENCH_EAL_EXTRA  extra EAL arguments, e.g. "-d .gpu-bundle/pmds"
+#                    (when unset: .gpu-bundle/ is used if present; the
+#                    programs are linked with BUILD_DIR's CUDA driver)
 #   BENCH_GPU_PCI    PCI address of the GPU to use (default: nvidia-smi's
 #                    GPU 0; "any" to let EAL probe every GPU)
 #   BENCH_LCORE      the CPU the benchmarks run on (default: the second CPU
@@ -91,8 +90,6 @@ else
 		export LD_LIBRARY_PATH=$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 		extra+=(-d "$bundle/pmds")
 	fi
-	plugin=$build/drivers/gpu/cuda/librte_gpu_cuda.so
-	[ -f "$plugin" ] && extra+=(-d "$plugin")
 fi
 
 # The first GPU: nvidia-smi's GPU 0, given to EAL in DPDK's PCI format.

@@ -13,7 +13,6 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$top/build/gpu-results}
 build=${2:-$top/build}
 bundle=$top/.gpu-bundle
-plugin=$build/drivers/gpu/cuda/librte_gpu_cuda.so
 mkdir -p "$out"
 
 eal=(--no-huge -m 2048 --no-shconf --file-prefix gpu-suite
@@ -22,7 +21,7 @@ if [ -d "$bundle/lib" ]; then
 	export LD_LIBRARY_PATH=$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 	eal+=(-d "$bundle/pmds")
 fi
-eal+=(-d "$plugin")
+# The programs are linked with the build's librte_gpu_cuda.so: no -d for it.
 
 summary=$out/results.md
 gpu=$(nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv,noheader 2>/dev/null | head -n 1)

@@ -41,7 +41,6 @@ fi
 
 "$build/examples/gpu_rx/app/dpdk-gpu-rx" --no-huge -m 1024 --no-shconf \
 	--file-prefix gpu-rx-main -l 0-1 \
-	-d "$build/drivers/gpu/cuda/librte_gpu_cuda.so" \
 	--vdev "net_pcap0,rx_pcap=$sample" -- \
 	"${mode[@]}" --filter "$filter" --write "$work/capture.pcapng" \
 	--idle-exit 500 --json "$work/summary.json" --quiet

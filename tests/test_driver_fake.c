@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
- * The gpu_cuda driver, loaded as a plugin by EAL, driven through the gpudev
- * API against the fake CUDA library (tests/fake_cuda). No GPU needed.
+ * The gpu_cuda driver, linked in as the project's programs link it, driven
+ * through the gpudev API against the fake CUDA library (tests/fake_cuda).
+ * No GPU needed.
  *
- * Usage: test-driver-fake MODE PLUGIN FAKE_LIBCUDA
+ * Usage: test-driver-fake MODE FAKE_LIBCUDA
  *   functional  every operation, its error cases, child contexts, threads
  *   faults      fail each CUDA call of a whole device lifetime in turn
  *   no-gpu      EAL starts and probes no GPU (CUDA missing or unusable)
  *   gdrcopy     CPU mappings through the fake GDRCopy (GPU_CUDA_LIBGDRAPI)
  */
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -31,13 +31,14 @@
 
 #include "fake_cuda.h"
 #include "fake_gdrapi.h"
+#include "rte_pmd_gpu_cuda.h"
 #include "test_common.h"
 
 TEST_GLOBALS;
 
 static const char *gpu_args = "dev=0";
 static unsigned int vdev_seq;
-static int (*child_attach)(int16_t child);
+static int (*const child_attach)(int16_t child) = rte_pmd_gpu_cuda_child_attach;
 
 /*
  * gpudev 22.11 turns every driver error into -EPERM (rte_errno EPERM). The
@@ -850,18 +851,17 @@ run_faults(void)
 int
 main(int argc, char **argv)
 {
-	const char *mode, *plugin, *fake;
+	const char *mode, *fake;
 	char *eal_argv[16];
 	int eal_argc = 0;
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: %s functional|faults|no-gpu|gdrcopy PLUGIN FAKE_LIBCUDA\n",
+	if (argc != 3) {
+		fprintf(stderr, "usage: %s functional|faults|no-gpu|gdrcopy FAKE_LIBCUDA\n",
 			argv[0]);
 		return 2;
 	}
 	mode = argv[1];
-	plugin = argv[2];
-	fake = argv[3];
+	fake = argv[2];
 	if (strcmp(mode, "no-gpu") != 0 || getenv("GPU_CUDA_LIBCUDA") == NULL)
 		setenv("GPU_CUDA_LIBCUDA", fake, 1);
 
@@ -873,8 +873,6 @@ main(int argc, char **argv)
 	eal_argv[eal_argc++] = (char *)"--no-shconf";
 	eal_argv[eal_argc++] = (char *)"--no-telemetry";
 	eal_argv[eal_argc++] = (char *)"--log-level=pmd.gpu.cuda:info";
-	eal_argv[eal_argc++] = (char *)"-d";
-	eal_argv[eal_argc++] = (char *)plugin;
 	if (strcmp(mode, "no-gpu") == 0) {
 		/* ask for a GPU: EAL must still start, with none probed */
 		eal_argv[eal_argc++] = (char *)"--vdev";
@@ -885,12 +883,6 @@ main(int argc, char **argv)
 		return 1;
 	}
 
-	child_attach = (int (*)(int16_t))dlsym(dlopen(plugin, RTLD_NOW | RTLD_NOLOAD),
-		"rte_pmd_gpu_cuda_child_attach");
-	if (child_attach == NULL) {
-		printf("FAIL plugin: rte_pmd_gpu_cuda_child_attach not exported\n0 passed, 1 failed\n");
-		return 1;
-	}
 	if (strcmp(mode, "no-gpu") == 0) {
 		CHECK(rte_gpu_count_avail() == 0, "%u GPUs probed", rte_gpu_count_avail());
 		printf("%s eal_starts_without_gpu\n", test_case_failed ? "FAIL" : "PASS");

@@ -15,10 +15,10 @@
 
 #include <cuda_runtime_api.h>
 
-#include "child_attach.h"
 #include "cuda_drv.h"
 #include "gpu_kernels.h"
 #include "pattern.h"
+#include "rte_pmd_gpu_cuda.h"
 #include "tg.h"
 
 #define CHILD_SIZE (1 << 20)
@@ -131,13 +131,8 @@ use_child(const struct tg_env *env, struct tg_result *res, uint64_t ctx)
 	if (res->status == TG_FAIL)
 		goto close;
 
-	ret = tg_child_attach(child);
-	if (ret == -ENOENT) {
-		tg_skip(res, "child memory needs the driver's "
-			"rte_pmd_gpu_cuda_child_attach, not exported by any "
-			"loaded plugin");
-		goto close;
-	}
+	/* The driver is linked in: its own API, called directly. */
+	ret = rte_pmd_gpu_cuda_child_attach(child);
 	if (ret != 0) {
 		tg_fail(res, "rte_pmd_gpu_cuda_child_attach(%d): %s", child,
 			tg_errno_str(ret));

@@ -311,6 +311,12 @@ rte_pmd_gpu_cuda_child_attach(int16_t dev_id)
 	return 0;
 }
 
+const char *
+rte_pmd_gpu_cuda_version(void)
+{
+	return "librte_gpu_cuda " GPU_CUDA_VERSION " (DPDK " GPU_CUDA_DPDK_VERSION ")";
+}
+
 static int
 gpu_remove(const char *name)
 {

@@ -31,6 +31,14 @@ extern "C" {
 __attribute__((visibility("default")))
 int rte_pmd_gpu_cuda_child_attach(int16_t child_dev_id);
 
+/**
+ * The driver's name and version and the DPDK version it was built for,
+ * e.g. "librte_gpu_cuda 0.1.0 (DPDK 22.11.11)": for start-up lines, and
+ * for programs that link the driver instead of loading it with EAL -d.
+ */
+__attribute__((visibility("default")))
+const char *rte_pmd_gpu_cuda_version(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -23,6 +23,7 @@
 
 #include "app.h"
 #include "gpu_path.h"
+#include "gpupkt_eal.h"
 
 struct gpurx_app gpurx_app;
 
@@ -192,7 +193,7 @@ main(int argc, char **argv)
 	int ret, status = 0;
 	unsigned int avail, total, l;
 
-	ret = rte_eal_init(argc, argv);
+	ret = gpupkt_eal_init(argc, argv);
 	if (ret < 0) {
 		fprintf(stderr, "error: EAL init: %s\n", rte_strerror(rte_errno));
 		return 1;

@@ -7,9 +7,8 @@
 # SIGINT in the middle of traffic with the persistent kernel.
 #
 # Usage: run-gpu-e2e.sh BUILD_DIR OUT_DIR
-# Env:   GPU_RX_EAL_EXTRA  extra EAL options, e.g.
-#        "-d /path/pmds-23.0 -d /path/librte_gpu_cuda.so"
-#        (default: -d BUILD_DIR/drivers/gpu/cuda/librte_gpu_cuda.so)
+# Env:   GPU_RX_EAL_EXTRA  extra EAL options, e.g. "-d /path/pmds-23.0"
+#        (dpdk-gpu-rx is linked with the build's librte_gpu_cuda.so)
 # Exit:  0 all passed, 1 a failure, 77 no GPU here.
 set -u
 
@@ -17,11 +16,7 @@ build=$1 out=$2
 app=$build/examples/gpu_rx/app/dpdk-gpu-rx
 gen=$build/examples/gpu_rx/e2e/gpurx-e2e-genpcap
 check=$build/examples/gpu_rx/e2e/gpurx-e2e-check
-plugin=$build/drivers/gpu/cuda/librte_gpu_cuda.so
 eal_extra=${GPU_RX_EAL_EXTRA:-}
-if [ -z "$eal_extra" ] && [ -e "$plugin" ]; then
-	eal_extra="-d $plugin"
-fi
 
 if [ ! -e /dev/nvidia0 ] && ! nvidia-smi -L > /dev/null 2>&1; then
 	echo "SKIP: no NVIDIA GPU on this machine"

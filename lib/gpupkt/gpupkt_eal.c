@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+
+#include "rte_pmd_gpu_cuda.h"
+#include "gpupkt_eal.h"
+
+const char *
+gpupkt_gpu_driver(void)
+{
+	/*
+	 * Also what keeps librte_gpu_cuda.so among the program's needed
+	 * libraries: DPDK's pkg-config flags link with --as-needed, which
+	 * drops a library no object refers to.
+	 */
+	return rte_pmd_gpu_cuda_version();
+}
+
+int
+gpupkt_plugin_path_refused(const char *path, char *why, size_t len)
+{
+	char *real = realpath(path, NULL);
+	char *p, *top = NULL;
+	struct stat st;
+	mode_t top_mode = 0;
+
+	if (real == NULL) {
+		/* EAL then tries the bare name in the loader's directories. */
+		if (errno == ENOENT && strchr(path, '/') == NULL)
+			return 0;
+		snprintf(why, len, "%s", strerror(errno));
+		return -1;
+	}
+	/*
+	 * EAL checks the real path's directories from / down and stops at
+	 * the first one others may write: name that one, as EAL does.
+	 */
+	for (p = real + strlen(real); ; ) {
+		char saved = *p;
+
+		*p = '\0';
+		if (stat(p == real ? "/" : real, &st) == 0 &&
+				(st.st_mode & S_IWOTH)) {
+			free(top);
+			top = strdup(p == real ? "/" : real);
+			top_mode = st.st_mode;
+		}
+		*p = saved;
+		if (p == real)
+			break;
+		while (--p > real && *p != '/')
+			;
+	}
+	if (top == NULL) {
+		free(real);
+		return 0;
+	}
+	snprintf(why, len, "%s is writable by every user (mode %04o), and EAL "
+		"loads plugins only from paths no other user can write, so it "
+		"refuses %s", top, (unsigned int)(top_mode & 07777), real);
+	free(top);
+	free(real);
+	return 1;
+}
+
+static void
+explain_refused_plugins(int argc, char **argv)
+{
+	char why[PATH_MAX * 2 + 200];
+
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		const char *path = NULL;
+		int refused;
+
+		if (strcmp(argv[i], "-d") == 0 && i + 1 < argc)
+			path = argv[++i];
+		else if (strncmp(argv[i], "-d", 2) == 0 && argv[i][2] != '\0')
+			path = argv[i] + 2;
+		if (path == NULL)
+			continue;
+		refused = gpupkt_plugin_path_refused(path, why, sizeof(why));
+		if (refused == 0)
+			continue;
+		fprintf(stderr, "error: EAL option -d %s: %s.\n", path, why);
+		if (refused < 0)
+			continue;
+		if (strstr(path, "librte_gpu_cuda") != NULL)
+			fprintf(stderr, "  This program is linked with "
+				"librte_gpu_cuda.so and loads it without -d: "
+				"leave that -d out.\n");
+		else
+			fprintf(stderr, "  Keep plugins in a directory only "
+				"you can write (not below /tmp), or install "
+				"them into DPDK's plugin directory.\n");
+	}
+}
+
+int
+gpupkt_eal_init(int argc, char **argv)
+{
+	char **saved = malloc(sizeof(*saved) * (size_t)(argc + 1));
+	int ret, err;
+
+	/* EAL's getopt reorders argv: keep the order the user wrote. */
+	if (saved != NULL)
+		memcpy(saved, argv, sizeof(*saved) * (size_t)(argc + 1));
+	ret = rte_eal_init(argc, argv);
+	if (ret < 0) {
+		err = rte_errno;
+		if (saved != NULL)
+			explain_refused_plugins(argc, saved);
+		rte_errno = err;
+	}
+	free(saved);
+	return ret;
+}
