@@ -33,6 +33,7 @@ packages=(
 	"clang:command clang"
 	"python3:command python3"
 	"linux-perf:command perf"
+	"tcpdump:command tcpdump"
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -44,7 +44,6 @@ struct gpurx_app {
 	struct gpurx_filter filter;
 	struct gpurx_flow_table *ft;	/* host table: live (CPU), copy (GPU) */
 	struct gpurx_capture *cap;
-	uint32_t max_caplen;		/* min(snaplen, format limit) */
 	struct gpurx_tsclock clk;
 
 	/* Port timestamps (--ts port). */
@@ -109,6 +108,32 @@ gpurx_mbufs_free(struct rte_mbuf **pkts, unsigned int n,
 		rte_mempool_put_bulk(plain_pool, (void *const *)pkts, n);
 	else
 		rte_pktmbuf_free_bulk(pkts, n);
+}
+
+/*
+ * Bytes of packet m to linearize and classify: its length, at most
+ * GPURX_SCRATCH_BYTES, and never more than its segments hold. A chain
+ * can hold less than pkt_len: DPDK 22.11's net_pcap keeps the frame
+ * length in 16 bits while chaining, so a frame longer than 65535 bytes
+ * plus its first segment arrives with only (length mod 65536) bytes, and
+ * rte_pktmbuf_read() would walk off the chain. *short_chain is set then.
+ */
+static inline uint32_t
+gpurx_pkt_linear_len(const struct rte_mbuf *m, int *short_chain)
+{
+	uint32_t want = RTE_MIN(rte_pktmbuf_pkt_len(m),
+		(uint32_t)GPURX_SCRATCH_BYTES);
+	uint32_t held = 0;
+
+	*short_chain = 0;
+	if (likely(m->nb_segs == 1 && m->data_len >= want))
+		return want;
+	for (const struct rte_mbuf *s = m; s != NULL && held < want; s = s->next)
+		held += s->data_len;
+	if (held >= want)
+		return want;
+	*short_chain = 1;
+	return held;
 }
 
 /* Timestamp of a received packet in ns since the epoch. */

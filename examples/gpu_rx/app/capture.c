@@ -11,27 +11,47 @@
 
 #include <rte_common.h>
 #include <rte_errno.h>
-#include <rte_mbuf.h>
+#include <rte_ethdev.h>
 #include <rte_pcapng.h>
 #include <rte_version.h>
 
 #include "capture.h"
 
-#define PCAPNG_BATCH 32
-/* Batch plus one source mbuf per copy, rounded to 2^n - 1 for the pool. */
-#define PCAPNG_POOL_SIZE 63
-/* Trailing EPB options (flags, queue, maybe RSS hash) and block length. */
-#define PCAPNG_EPB_TRAILER 64
-
-/* Enhanced Packet Block fields rte_pcapng_copy() fills and we correct. */
+/*
+ * pcapng: rte_pcapng writes the section and interface blocks; the packet
+ * blocks are written here. DPDK 22.11's rte_pcapng_copy() builds each
+ * Enhanced Packet Block in one mbuf whose data room is 16 bits, so it
+ * cannot hold a packet over about 64 KiB, and tcpdump's default snaplen
+ * (262144) keeps whole 64 KiB+ loopback and GRO frames.
+ */
 #define EPB_TYPE 6u
-#define EPB_OFF_TYPE 0
-#define EPB_OFF_TS_HI 12
-#define EPB_OFF_TS_LO 16
-#define EPB_OFF_ORIG_LEN 24
+#define EPB_OPT_FLAGS 2u
+#define EPB_OPT_QUEUE 6u
+#define EPB_FLAG_INBOUND 1u
+
+struct epb_hdr {
+	uint32_t type;
+	uint32_t len;		/* whole block, trailer included */
+	uint32_t iface;		/* index of the port's interface block */
+	uint32_t ts_hi;
+	uint32_t ts_lo;		/* ns: rte_pcapng's if_tsresol is 9 */
+	uint32_t caplen;
+	uint32_t wirelen;
+};
+
+/* Options after the padded data, then the block length again. */
+struct epb_trailer {
+	uint16_t flags_code, flags_len;
+	uint32_t flags;
+	uint16_t queue_code, queue_len;
+	uint32_t queue;
+	uint16_t end_code, end_len;
+	uint32_t len;
+};
 
 #define PCAP_MAGIC_NS 0xa1b23c4du
 #define PCAP_LINKTYPE_ETHERNET 1u
+#define FILE_BUF_BYTES (1u << 20)
 
 struct pcap_file_hdr {
 	uint32_t magic;
@@ -53,16 +73,9 @@ struct pcap_rec_hdr {
 struct gpurx_capture {
 	pthread_mutex_t lock;
 	enum gpurx_format fmt;
-	uint16_t port;
-	uint32_t max_caplen;
+	uint32_t snaplen;
+	uint32_t iface;		/* pcapng interface of the port */
 	int failed;		/* a write error happened: report at close */
-	/* pcapng */
-	int fd;
-	rte_pcapng_t *png;
-	struct rte_mempool *pool;
-	struct rte_mbuf *batch[PCAPNG_BATCH];
-	unsigned int n_batch;
-	/* pcap */
 	FILE *fp;
 	char *fbuf;
 };
@@ -74,18 +87,29 @@ set_err(char *err, size_t len, const char *fmt, const char *a, const char *b)
 		snprintf(err, len, fmt, a, b);
 }
 
+/* Large stdio buffer: one write(2) per MiB, not per packet. */
+static void
+big_buffer(struct gpurx_capture *c)
+{
+	c->fbuf = malloc(FILE_BUF_BYTES);
+	if (c->fbuf != NULL &&
+			setvbuf(c->fp, c->fbuf, _IOFBF, FILE_BUF_BYTES) != 0) {
+		free(c->fbuf);
+		c->fbuf = NULL;
+	}
+}
+
 static int
-open_pcap(struct gpurx_capture *c, const char *path, uint32_t snaplen,
-		char *err, size_t errlen)
+open_pcap(struct gpurx_capture *c, const char *path, char *err,
+		size_t errlen)
 {
 	struct pcap_file_hdr h = {
 		.magic = PCAP_MAGIC_NS,
 		.version_major = 2,
 		.version_minor = 4,
-		.snaplen = snaplen,
+		.snaplen = c->snaplen,
 		.linktype = PCAP_LINKTYPE_ETHERNET,
 	};
-	const size_t bufsz = 1 << 20;
 
 	c->fp = fopen(path, "wb");
 	if (c->fp == NULL) {
@@ -93,18 +117,12 @@ open_pcap(struct gpurx_capture *c, const char *path, uint32_t snaplen,
 			strerror(errno));
 		return -1;
 	}
-	/* Large stdio buffer: one write(2) per MiB, not per packet. */
-	c->fbuf = malloc(bufsz);
-	if (c->fbuf != NULL && setvbuf(c->fp, c->fbuf, _IOFBF, bufsz) != 0) {
-		free(c->fbuf);
-		c->fbuf = NULL;
-	}
+	big_buffer(c);
 	if (fwrite(&h, sizeof(h), 1, c->fp) != 1) {
 		set_err(err, errlen, "cannot write %s: %s", path,
 			strerror(errno));
 		return -1;
 	}
-	c->max_caplen = snaplen;
 	return 0;
 }
 
@@ -160,41 +178,42 @@ out:
 	return rc;
 }
 
-static int
-open_pcapng(struct gpurx_capture *c, const char *path, uint32_t snaplen,
-		const char *filter, int socket, char *err, size_t errlen)
+/* Interface index rte_pcapng_fdopen() gave the port: ports in order. */
+static uint32_t
+pcapng_iface_of(uint16_t port)
 {
-	char osname[256], appname[64], pool_name[RTE_MEMPOOL_NAMESIZE];
-	struct utsname u;
-	uint32_t room;
+	uint32_t index = 0;
+	uint16_t p;
 
-	/*
-	 * Every copy must be one segment: rte_pcapng_copy() pads only the
-	 * first segment, so a chained copy would corrupt the block. The data
-	 * room is 16 bits, which bounds the longest packet in pcapng.
-	 */
-	room = RTE_PKTMBUF_HEADROOM + RTE_ALIGN_CEIL(snaplen, 4) +
-		PCAPNG_EPB_TRAILER;
-	if (room > UINT16_MAX) {
-		room = UINT16_MAX;
-		c->max_caplen = RTE_ALIGN_FLOOR(UINT16_MAX -
-			RTE_PKTMBUF_HEADROOM - PCAPNG_EPB_TRAILER, 4);
-	} else {
-		c->max_caplen = snaplen;
+	RTE_ETH_FOREACH_DEV(p) {
+		if (p == port)
+			break;
+		index++;
 	}
-	snprintf(pool_name, sizeof(pool_name), "gpurx_png_%u", c->port);
-	c->pool = rte_pktmbuf_pool_create(pool_name, PCAPNG_POOL_SIZE, 0, 0,
-		(uint16_t)room, socket);
-	if (c->pool == NULL) {
-		set_err(err, errlen, "pcapng copy pool: %s%s",
-			rte_strerror(rte_errno), "");
-		return -1;
-	}
+	return index;
+}
+
+static int
+open_pcapng(struct gpurx_capture *c, const char *path, uint16_t port,
+		const char *filter, char *err, size_t errlen)
+{
+	char osname[256], appname[64];
+	struct utsname u;
+	rte_pcapng_t *png;
+	int fd, hdr_fd;
+
 	/* Read access too: the header is scrubbed after it is written. */
-	c->fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	if (c->fd < 0) {
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0) {
 		set_err(err, errlen, "cannot create %s: %s", path,
 			strerror(errno));
+		return -1;
+	}
+	/* rte_pcapng_close() closes the descriptor it was given. */
+	hdr_fd = dup(fd);
+	if (hdr_fd < 0) {
+		set_err(err, errlen, "dup(%s): %s", path, strerror(errno));
+		close(fd);
 		return -1;
 	}
 	if (uname(&u) == 0)
@@ -202,41 +221,47 @@ open_pcapng(struct gpurx_capture *c, const char *path, uint32_t snaplen,
 	else
 		snprintf(osname, sizeof(osname), "unknown");
 	snprintf(appname, sizeof(appname), "dpdk-gpu-rx (%s)", rte_version());
-	c->png = rte_pcapng_fdopen(c->fd, osname, NULL, appname,
+	png = rte_pcapng_fdopen(hdr_fd, osname, NULL, appname,
 		filter != NULL && filter[0] != '\0' ? filter : NULL);
-	if (c->png == NULL) {
+	if (png == NULL) {
 		set_err(err, errlen, "rte_pcapng_fdopen(%s): %s", path,
 			rte_strerror(rte_errno));
+		close(hdr_fd);
+		close(fd);
 		return -1;
 	}
-	/* rte_pcapng_close() owns the descriptor from here on. */
-	if (pcapng_scrub_header(c->fd) != 0) {
+	rte_pcapng_close(png);
+	if (pcapng_scrub_header(fd) != 0) {
 		set_err(err, errlen, "cannot rewrite the header of %s: %s",
 			path, strerror(errno));
+		close(fd);
 		return -1;
 	}
+	/* Both descriptors shared one offset: fd is at the header's end. */
+	c->fp = fdopen(fd, "w");
+	if (c->fp == NULL) {
+		set_err(err, errlen, "fdopen(%s): %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	big_buffer(c);
+	c->iface = pcapng_iface_of(port);
 	return 0;
 }
 
 static void
 free_capture(struct gpurx_capture *c)
 {
-	if (c->png != NULL)
-		rte_pcapng_close(c->png);
-	else if (c->fd >= 0)
-		close(c->fd);
 	if (c->fp != NULL)
 		fclose(c->fp);
 	free(c->fbuf);
-	rte_mempool_free(c->pool);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
 }
 
 struct gpurx_capture *
 gpurx_capture_open(const char *path, enum gpurx_format fmt, uint32_t snaplen,
-		uint16_t port, const char *filter, int socket, char *err,
-		size_t errlen)
+		uint16_t port, const char *filter, char *err, size_t errlen)
 {
 	struct gpurx_capture *c = calloc(1, sizeof(*c));
 	int rc;
@@ -245,57 +270,22 @@ gpurx_capture_open(const char *path, enum gpurx_format fmt, uint32_t snaplen,
 		set_err(err, errlen, "%s%s", "out of memory", "");
 		return NULL;
 	}
-	c->fd = -1;
 	c->fmt = fmt;
-	c->port = port;
+	c->snaplen = snaplen;
 	if (pthread_mutex_init(&c->lock, NULL) != 0) {
 		free(c);
 		set_err(err, errlen, "%s%s", "pthread_mutex_init failed", "");
 		return NULL;
 	}
 	if (fmt == GPURX_FMT_PCAP)
-		rc = open_pcap(c, path, snaplen, err, errlen);
+		rc = open_pcap(c, path, err, errlen);
 	else
-		rc = open_pcapng(c, path, snaplen, filter, socket, err, errlen);
+		rc = open_pcapng(c, path, port, filter, err, errlen);
 	if (rc != 0) {
 		free_capture(c);
 		return NULL;
 	}
 	return c;
-}
-
-uint32_t
-gpurx_capture_max_caplen(const struct gpurx_capture *c)
-{
-	return c->max_caplen;
-}
-
-/* Caller holds the lock. */
-static int
-pcapng_flush_locked(struct gpurx_capture *c)
-{
-	ssize_t n;
-	int rc = 0;
-
-	if (c->n_batch == 0)
-		return 0;
-	n = rte_pcapng_write_packets(c->png, c->batch, (uint16_t)c->n_batch);
-	if (n < 0) {
-		c->failed = 1;
-		rc = -1;
-	}
-	rte_pktmbuf_free_bulk(c->batch, c->n_batch);
-	c->n_batch = 0;
-	return rc;
-}
-
-static int
-pcapng_put_u32(struct rte_mbuf *m, uint32_t off, uint32_t v)
-{
-	uint8_t *p = rte_pktmbuf_mtod_offset(m, uint8_t *, off);
-
-	memcpy(p, &v, sizeof(v));
-	return 0;
 }
 
 /* Caller holds the lock. */
@@ -304,42 +294,36 @@ pcapng_write_locked(struct gpurx_capture *c, uint16_t queue,
 		const uint8_t *data, uint32_t caplen, uint32_t wirelen,
 		uint64_t ts_ns)
 {
-	struct rte_mbuf *src, *mc;
-	uint32_t type;
-	char *dst;
+	static const uint8_t zeros[3];
+	uint32_t pad = RTE_ALIGN_CEIL(caplen, 4) - caplen;
+	uint32_t len = (uint32_t)(sizeof(struct epb_hdr) + caplen + pad +
+		sizeof(struct epb_trailer));
+	struct epb_hdr h = {
+		.type = EPB_TYPE,
+		.len = len,
+		.iface = c->iface,
+		.ts_hi = (uint32_t)(ts_ns >> 32),
+		.ts_lo = (uint32_t)ts_ns,
+		.caplen = caplen,
+		.wirelen = wirelen,
+	};
+	struct epb_trailer t = {
+		.flags_code = EPB_OPT_FLAGS,
+		.flags_len = 4,
+		.flags = EPB_FLAG_INBOUND,
+		.queue_code = EPB_OPT_QUEUE,
+		.queue_len = 4,
+		.queue = queue,
+		.len = len,
+	};
 
-	if (c->n_batch == PCAPNG_BATCH && pcapng_flush_locked(c) != 0)
-		return -1;
-	src = rte_pktmbuf_alloc(c->pool);
-	if (src == NULL)
-		return -1;
-	dst = rte_pktmbuf_append(src, (uint16_t)caplen);
-	if (dst == NULL) {
-		rte_pktmbuf_free(src);
+	if (fwrite(&h, sizeof(h), 1, c->fp) != 1 ||
+			fwrite(data, 1, caplen, c->fp) != caplen ||
+			fwrite(zeros, 1, pad, c->fp) != pad ||
+			fwrite(&t, sizeof(t), 1, c->fp) != 1) {
+		c->failed = 1;
 		return -1;
 	}
-	memcpy(dst, data, caplen);
-	mc = rte_pcapng_copy(c->port, queue, src, c->pool, caplen, 0,
-		RTE_PCAPNG_DIRECTION_IN);
-	rte_pktmbuf_free(src);
-	if (mc == NULL)
-		return -1;
-	/*
-	 * rte_pcapng_copy() stamps the block from a TSC value with its own
-	 * calibration and takes the original length from the copy; the RX
-	 * timestamp and wire length we carry are the truth, so overwrite
-	 * those EPB fields (layout fixed by the pcapng specification).
-	 */
-	memcpy(&type, rte_pktmbuf_mtod_offset(mc, void *, EPB_OFF_TYPE),
-		sizeof(type));
-	if (type != EPB_TYPE || rte_pktmbuf_data_len(mc) < 28) {
-		rte_pktmbuf_free(mc);
-		return -1;
-	}
-	pcapng_put_u32(mc, EPB_OFF_TS_HI, (uint32_t)(ts_ns >> 32));
-	pcapng_put_u32(mc, EPB_OFF_TS_LO, (uint32_t)ts_ns);
-	pcapng_put_u32(mc, EPB_OFF_ORIG_LEN, wirelen);
-	c->batch[c->n_batch++] = mc;
 	return 0;
 }
 
@@ -369,8 +353,8 @@ gpurx_capture_write(struct gpurx_capture *c, uint16_t queue,
 {
 	int rc;
 
-	if (caplen > c->max_caplen)
-		caplen = c->max_caplen;
+	if (caplen > c->snaplen)
+		caplen = c->snaplen;
 	if (wirelen < caplen)
 		wirelen = caplen;
 	pthread_mutex_lock(&c->lock);
@@ -388,10 +372,7 @@ gpurx_capture_flush(struct gpurx_capture *c)
 	int rc;
 
 	pthread_mutex_lock(&c->lock);
-	if (c->fmt == GPURX_FMT_PCAP)
-		rc = fflush(c->fp) == 0 ? 0 : -1;
-	else
-		rc = pcapng_flush_locked(c);
+	rc = fflush(c->fp) == 0 ? 0 : -1;
 	if (rc != 0)
 		c->failed = 1;
 	pthread_mutex_unlock(&c->lock);
@@ -406,11 +387,9 @@ gpurx_capture_close(struct gpurx_capture *c)
 	if (c == NULL)
 		return 0;
 	rc = gpurx_capture_flush(c);
-	if (c->fmt == GPURX_FMT_PCAP) {
-		if (fclose(c->fp) != 0)
-			rc = -1;
-		c->fp = NULL;
-	}
+	if (fclose(c->fp) != 0)
+		rc = -1;
+	c->fp = NULL;
 	if (c->failed)
 		rc = -1;
 	free_capture(c);

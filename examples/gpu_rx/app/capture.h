@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Capture file writer shared by every RX lcore: pcapng through DPDK's
- * rte_pcapng, or classic pcap (nanosecond magic) written directly.
+ * Capture file writer shared by every RX lcore: pcapng (section and
+ * interface blocks by DPDK's rte_pcapng, packet blocks written here, up
+ * to 262144 bytes each) or classic pcap (nanosecond magic).
  * Callers hand over contiguous bytes, so the CPU path (mbuf data or a
  * linearized copy) and the GPU path (the kernel's capture ring) share it.
  */
@@ -22,11 +23,12 @@ struct gpurx_capture;
  */
 struct gpurx_capture *gpurx_capture_open(const char *path,
 		enum gpurx_format fmt, uint32_t snaplen, uint16_t port,
-		const char *filter, int socket, char *err, size_t errlen);
+		const char *filter, char *err, size_t errlen);
 
 /*
- * Append one packet (thread-safe). caplen bytes at data, wirelen the
- * packet's length on the wire, ts in ns since the epoch.
+ * Append one packet (thread-safe). caplen bytes at data (cut to the
+ * snaplen), wirelen the packet's length on the wire, ts in ns since the
+ * epoch.
  * Returns 0, or -1 when the packet could not be written (counted by the
  * caller as a capture drop; the file stays valid).
  */
@@ -36,9 +38,6 @@ int gpurx_capture_write(struct gpurx_capture *c, uint16_t queue,
 
 /* Push buffered packets to the file (thread-safe). Returns 0 or -1. */
 int gpurx_capture_flush(struct gpurx_capture *c);
-
-/* Longest caplen the format can hold; longer packets are cut to it. */
-uint32_t gpurx_capture_max_caplen(const struct gpurx_capture *c);
 
 /* Flush and close. Returns 0, or -1 if anything failed to reach disk. */
 int gpurx_capture_close(struct gpurx_capture *c);

@@ -104,7 +104,7 @@ struct gpurx_gq {
 	uint32_t n_items;
 	uint32_t burst;
 	uint32_t item_bytes;		/* arena bytes per item */
-	uint32_t max_caplen;		/* snaplen, capped by the format */
+	uint32_t max_caplen;		/* --snaplen */
 	/* CPU -> GPU */
 	uint64_t *ts;			/* ns, taken at RX on the CPU */
 	uint32_t *wirelen;		/* may exceed pkt_list size (cut) */

@@ -63,6 +63,8 @@ _Static_assert(GPURX_SUM_MATCH_WORDS * 32 == GPURX_MAX_BURST, "match bits");
 _Static_assert(GPURX_MAL_COUNT <= GPURX_SUM_MAL, "malformed kinds");
 
 #define ITEM_BYTES_MIN (256u * 1024)
+_Static_assert(ITEM_BYTES_MIN >= GPURX_SCRATCH_BYTES,
+	"an empty ring item holds the longest packet");
 #define GPU_PAGE 65536u
 #define DRAIN_TIMEOUT_S 5
 #define KERNEL_QUIT_TIMEOUT_MS 1000
@@ -292,7 +294,7 @@ setup_queue(struct gpurx_app *a, uint16_t q)
 	gq->burst = burst;
 	gq->item_bytes = RTE_ALIGN_CEIL(RTE_MAX(ITEM_BYTES_MIN,
 		burst * (uint32_t)(RTE_MBUF_DEFAULT_BUF_SIZE + 128)), 64);
-	gq->max_caplen = a->max_caplen;
+	gq->max_caplen = a->opt.snaplen;
 	bytes = (size_t)n * gq->item_bytes;
 	if (pinned(g, (void **)&gq->ts, slots * 8, "pinned ts") ||
 			pinned(g, (void **)&gq->wirelen, slots * 4, "pinned len") ||
@@ -465,7 +467,7 @@ fill_item(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
 	struct rte_gpu_comm_pkt *entry = ci->pkt_list;
 	struct rte_mbuf **held = ci->mbufs;
 	uint64_t bytes = 0;
-	uint32_t chained = 0, truncated = 0;
+	uint32_t chained = 0, truncated = 0, short_chains = 0;
 	int copies = 0, plain = 1, rc;
 
 	/*
@@ -476,7 +478,8 @@ fill_item(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
 	for (k = 0; k < max; k++) {
 		struct rte_mbuf *m = pkts[k];
 		uint32_t wire = rte_pktmbuf_pkt_len(m);
-		uint32_t cap = RTE_MIN(wire, (uint32_t)GPURX_SCRATCH_BYTES);
+		int short_chain;
+		uint32_t cap = gpurx_pkt_linear_len(m, &short_chain);
 		/* 16: the kernel copies captures in 16-byte words. */
 		uint32_t need = RTE_ALIGN_CEIL(cap, 16);
 		uintptr_t addr;
@@ -489,7 +492,8 @@ fill_item(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
 		bytes += wire;
 		plain &= gpurx_mbuf_plain(m, pool);
 		chained += m->nb_segs > 1;
-		truncated += cap < wire;
+		short_chains += short_chain;
+		truncated += !short_chain && cap < wire;
 		if (mem == GPURX_MEM_STAGED) {
 			uint8_t *dst = Q->host_buf + ioff + off;
 			const void *src = rte_pktmbuf_read(m, 0, cap, dst);
@@ -522,8 +526,10 @@ fill_item(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
 		GPURX_STAT_ADD(qs, chained, chained);
 	if (unlikely(truncated != 0))
 		GPURX_STAT_ADD(qs, truncated, truncated);
+	if (unlikely(short_chains != 0))
+		GPURX_STAT_ADD(qs, short_chain, short_chains);
 	if (k == 0)
-		return -1;	/* cannot happen: item_bytes > 64 KiB */
+		return -1;	/* cannot happen: see ITEM_BYTES_MIN */
 	Q->items[idx].n = (uint16_t)k;
 	Q->items[idx].bytes = bytes;
 	Q->items[idx].plain_pool = plain ? pool : NULL;
@@ -615,7 +621,7 @@ collect_item(struct gpurx_app *a, uint16_t q)
 				uint32_t v = RTE_GPU_VOLATILE(gq->verdict[base + i]);
 				uint32_t cap = (uint32_t)ci->pkt_list[i].size;
 
-				cap = RTE_MIN(cap, RTE_MIN(v, a->max_caplen));
+				cap = RTE_MIN(cap, RTE_MIN(v, a->opt.snaplen));
 				if (gpurx_capture_write(a->cap, q,
 						arena + gq->cap_off[base + i], cap,
 						gq->wirelen[base + i],

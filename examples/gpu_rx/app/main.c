@@ -248,16 +248,14 @@ main(int argc, char **argv)
 		a->n_pools, a->pool_size, a->data_room,
 		a->mem == GPURX_MEM_GPU ? "data in GPU memory" : "host",
 		gpurx_mbuf_cache(a), gpurx_flow_table_bytes(a->opt.flow_capacity));
-	a->max_caplen = a->opt.snaplen;
 	if (a->opt.write_path != NULL) {
 		a->cap = gpurx_capture_open(a->opt.write_path, a->opt.format,
-			a->opt.snaplen, a->port, a->opt.filter, a->socket, err,
+			a->opt.snaplen, a->port, a->opt.filter, err,
 			sizeof(err));
 		if (a->cap == NULL) {
 			fprintf(stderr, "error: capture: %s\n", err);
 			goto fail_port;
 		}
-		a->max_caplen = gpurx_capture_max_caplen(a->cap);
 	}
 	if (!a->opt.cpu && gpurx_gpu_setup(a) != 0)
 		goto fail_port;

@@ -27,8 +27,11 @@ enum gpurx_ts_source {
 
 #define GPURX_MAX_QUEUES 16
 #define GPURX_MAX_BURST 512
+/* tcpdump's default snaplen, and the most libpcap reads back for Ethernet. */
 #define GPURX_DEFAULT_SNAPLEN 262144
-#define GPURX_SCRATCH_BYTES 65536	/* longest packet linearized */
+/* Longest packet linearized, filtered and captured whole; longer ones are
+ * cut to it (counted). Loopback (MTU 65536) and GRO frames fit. */
+#define GPURX_SCRATCH_BYTES GPURX_DEFAULT_SNAPLEN
 
 struct gpurx_opts {
 	const char *filter;

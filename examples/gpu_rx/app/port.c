@@ -134,6 +134,41 @@ pool_size(const struct gpurx_app *a)
 	return (a->opt.pool_per_queue ? 1u : a->nq) * per_q * 2 + 2048;
 }
 
+/*
+ * --ts port, once the port has started. A port that offers the timestamp
+ * offload registers the rx-timestamp field when it is enabled; others
+ * stamp without offering it, registering the field themselves when they
+ * are probed or started: DPDK 22.11's net_pcap stamps every packet it
+ * reads from a file with the file's time, in microseconds.
+ */
+static int
+port_timestamps(struct gpurx_app *a)
+{
+	int bit;
+
+	if (a->ts_off < 0) {
+		a->ts_off = rte_mbuf_dynfield_lookup(
+			RTE_MBUF_DYNFIELD_TIMESTAMP_NAME, NULL);
+		bit = rte_mbuf_dynflag_lookup(
+			RTE_MBUF_DYNFLAG_RX_TIMESTAMP_NAME, NULL);
+		if (a->ts_off < 0 || bit < 0) {
+			a->ts_off = -1;
+			fprintf(stderr, "error: port %u (%s) has no RX timestamps "
+				"(no timestamp offload, and the port registered no "
+				"rx-timestamp field): use --ts rx\n", a->port,
+				a->driver);
+			return -1;
+		}
+		a->ts_flag = RTE_BIT64(bit);
+	}
+	/* net_pcap copies the file's struct timeval in microseconds. */
+	a->ts_in_us = strcmp(a->driver, "net_pcap") == 0;
+	printf("timestamps: port %u's RX timestamps (%s)\n", a->port,
+		a->ts_in_us ? "microseconds, the pcap file's own" :
+		"nanoseconds, the port's clock");
+	return 0;
+}
+
 int
 gpurx_port_setup(struct gpurx_app *a)
 {
@@ -174,25 +209,18 @@ gpurx_port_setup(struct gpurx_app *a)
 	if (di.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER)
 		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
 	a->ts_off = -1;
-	if (a->opt.ts_source == GPURX_TS_PORT) {
-		if (!(di.rx_offload_capa & RTE_ETH_RX_OFFLOAD_TIMESTAMP)) {
-			fprintf(stderr, "error: port %u (%s) has no RX timestamps: "
-				"use --ts rx\n", a->port, a->driver);
-			return -1;
-		}
+	if (a->opt.ts_source == GPURX_TS_PORT &&
+			(di.rx_offload_capa & RTE_ETH_RX_OFFLOAD_TIMESTAMP))
 		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_TIMESTAMP;
-	}
 	rc = rte_eth_dev_configure(a->port, a->nq, 0, &conf);
 	if (rc != 0)
 		goto fail_rc;
-	if (a->opt.ts_source == GPURX_TS_PORT) {
+	if (conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_TIMESTAMP) {
 		rc = rte_mbuf_dyn_rx_timestamp_register(&a->ts_off, &a->ts_flag);
 		if (rc != 0) {
 			rc = -rte_errno;
 			goto fail_rc;
 		}
-		/* net_pcap copies the file's struct timeval in microseconds. */
-		a->ts_in_us = strcmp(a->driver, "net_pcap") == 0;
 	}
 	rc = rte_eth_dev_adjust_nb_rx_tx_desc(a->port, &nb_rxd, &nb_txd);
 	if (rc != 0)
@@ -212,6 +240,13 @@ gpurx_port_setup(struct gpurx_app *a)
 	rc = rte_eth_dev_start(a->port);
 	if (rc != 0)
 		goto fail_rc;
+	if (a->opt.ts_source == GPURX_TS_PORT && port_timestamps(a) != 0) {
+		rc = rte_eth_dev_stop(a->port);
+		if (rc != 0)
+			fprintf(stderr, "warning: port %u stop: %s\n", a->port,
+				rte_strerror(-rc));
+		return -1;
+	}
 	return 0;
 fail_rc:
 	fprintf(stderr, "error: port %u (%s) setup: %s\n", a->port, a->driver,

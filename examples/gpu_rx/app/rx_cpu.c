@@ -23,7 +23,8 @@ cpu_process(struct gpurx_app *a, struct gpurx_qstats *qs, uint16_t q,
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		uint32_t wirelen = rte_pktmbuf_pkt_len(m);
-		uint32_t caplen = RTE_MIN(wirelen, (uint32_t)GPURX_SCRATCH_BYTES);
+		int short_chain;
+		uint32_t caplen = gpurx_pkt_linear_len(m, &short_chain);
 		uint64_t ts = gpurx_pkt_ts(a, m, rx_ns);
 		const uint8_t *data;
 		uint32_t verdict;
@@ -31,7 +32,9 @@ cpu_process(struct gpurx_app *a, struct gpurx_qstats *qs, uint16_t q,
 
 		if (m->nb_segs > 1)
 			GPURX_STAT_ADD(qs, chained, 1);
-		if (caplen < wirelen)
+		if (unlikely(short_chain))
+			GPURX_STAT_ADD(qs, short_chain, 1);
+		else if (caplen < wirelen)
 			GPURX_STAT_ADD(qs, truncated, 1);
 		/* Contiguous data is used in place; a chain is copied whole. */
 		data = rte_pktmbuf_read(m, 0, caplen, scratch);
@@ -47,7 +50,7 @@ cpu_process(struct gpurx_app *a, struct gpurx_qstats *qs, uint16_t q,
 		GPURX_STAT_ADD(qs, matched, 1);
 		if (a->cap == NULL)
 			continue;
-		caplen = RTE_MIN(caplen, RTE_MIN(verdict, a->max_caplen));
+		caplen = RTE_MIN(caplen, RTE_MIN(verdict, a->opt.snaplen));
 		if (gpurx_capture_write(a->cap, q, data, caplen, wirelen,
 				ts) != 0) {
 			GPURX_STAT_ADD(qs, drop_capture, 1);

@@ -26,6 +26,7 @@ struct gpurx_qstats {
 	uint64_t drop_capture;	/* capture ring full or file write failed */
 	uint64_t chained;	/* multi-segment packets linearized */
 	uint64_t truncated;	/* longer than the linearize scratch */
+	uint64_t short_chain;	/* segments hold less than pkt_len */
 	uint64_t bursts;
 	uint64_t gpu_busy_ns;	/* kernel time spent on items */
 	uint64_t malformed[GPURX_MAL_COUNT];

@@ -3,10 +3,16 @@
  * Write a deterministic test pcap for the end-to-end runs: the core's
  * packet generator (every protocol the parser knows, truncated and
  * malformed frames) plus jumbo frames longer than one 2 KiB mbuf, so
- * net_pcap hands dpdk-gpu-rx chained mbufs.
+ * net_pcap hands dpdk-gpu-rx chained mbufs, and optionally giant frames
+ * over 64 KiB as a capture on Linux's loopback (MTU 65536) or a GRO'd
+ * tap has them: 65549 bytes (an IPv4 or IPv6 packet of 65535 bytes) and
+ * up to GIANT_MAX (default and at most 262144, tcpdump's default
+ * snaplen), bytes past the IP packet.
  *
  * Usage: gpurx-e2e-genpcap OUT.pcap SEED COUNT JUMBO_EVERY
- * (JUMBO_EVERY 0: no jumbo frames; else one every JUMBO_EVERY packets)
+ *            [GIANT_EVERY [GIANT_MAX]]
+ * (JUMBO_EVERY 0: no jumbo frames; else one every JUMBO_EVERY packets;
+ * GIANT_EVERY likewise, 0 by default)
  *
  * Every record has caplen == len: what net_pcap delivers is all the port
  * knows, so the wire length seen by BPF "len" must be the same bytes.
@@ -22,7 +28,72 @@
 #include "pkt_parse.h"
 
 #define JUMBO_MAX 16384
+#define GIANT_MAX 262144	/* the most libpcap reads back for Ethernet */
+#define IP_MAX 65535
 #define TS_BASE_SEC 1700000000u
+
+/* A TCP or UDP flow of either IP version, as both frame kinds use. */
+static void
+big_spec(struct pktgen *g, struct pkt_spec *s)
+{
+	memset(s, 0, sizeof(*s));
+	memcpy(s->eth_dst, "\x02\x00\x00\x00\x00\x01", 6);
+	memcpy(s->eth_src, "\x02\x00\x00\x00\x00\x02", 6);
+	if (pktgen_rand(g) % 3 == 0) {
+		s->n_vlans = 1;
+		s->vid[0] = 100;
+	}
+	s->ip_version = pktgen_rand(g) % 2 ? 4 : 6;
+	if (s->ip_version == 4) {
+		memcpy(s->src, "\x0a\x00\x00\x01", 4);
+		memcpy(s->dst, "\x0a\x00\x01\x02", 4);
+	} else {
+		memcpy(s->src, "\x20\x01\x0d\xb8\0\0\0\0\0\0\0\0\0\0\0\x01", 16);
+		memcpy(s->dst, "\x20\x01\x0d\xb8\0\0\0\0\0\0\0\0\0\0\0\x02", 16);
+	}
+	s->ttl = 64;
+	s->proto = pktgen_rand(g) % 2 ? GPURX_IPPROTO_TCP : GPURX_IPPROTO_UDP;
+	s->sport = 9000;
+	s->dport = (uint16_t)(443 + pktgen_rand(g) % 2);
+	s->tcp_flags = 0x18;
+	s->payload_byte = (uint8_t)pktgen_rand(g);
+}
+
+/*
+ * Over 64 KiB, cycling through three lengths: 14 + 65535 (loopback's
+ * largest; with a VLAN tag 4 more), a random length up to max, and max.
+ * The IP packet is the largest its 16-bit length allows; the rest of the
+ * frame follows it, as in a frame GRO merged past that length. Where max
+ * is below the first length, every frame is the first.
+ */
+static uint32_t
+build_giant(struct pktgen *g, uint8_t *buf, unsigned long nth, uint32_t max)
+{
+	struct pkt_layout lay;
+	struct pkt_spec s;
+	uint32_t len, want;
+
+	big_spec(g, &s);
+	s.payload_len = IP_MAX - (s.ip_version == 4 ? 20 : 40) -
+		(s.proto == GPURX_IPPROTO_TCP ? 20 : 8);
+	/* pktgen bounds the IPv6 header and payload together by IP_MAX. */
+	len = pktgen_build(&s, buf, GIANT_MAX, &lay);
+	if (len == 0 || max <= len + 1)
+		return len;
+	switch (nth % 3) {
+	case 0:
+		return len;
+	case 1:
+		want = len + 1 + (uint32_t)(pktgen_rand(g) % (max - len - 1));
+		break;
+	default:
+		want = max;
+		break;
+	}
+	for (uint32_t i = len; i < want; i++)
+		buf[i] = (uint8_t)(i * 7 + s.payload_byte);
+	return want;
+}
 
 static uint32_t
 build_jumbo(struct pktgen *g, uint8_t *buf)
@@ -30,51 +101,41 @@ build_jumbo(struct pktgen *g, uint8_t *buf)
 	struct pkt_layout lay;
 	struct pkt_spec s;
 
-	memset(&s, 0, sizeof(s));
-	memcpy(s.eth_dst, "\x02\x00\x00\x00\x00\x01", 6);
-	memcpy(s.eth_src, "\x02\x00\x00\x00\x00\x02", 6);
-	if (pktgen_rand(g) % 3 == 0) {
-		s.n_vlans = 1;
-		s.vid[0] = 100;
-	}
-	s.ip_version = pktgen_rand(g) % 2 ? 4 : 6;
-	if (s.ip_version == 4) {
-		memcpy(s.src, "\x0a\x00\x00\x01", 4);
-		memcpy(s.dst, "\x0a\x00\x01\x02", 4);
-	} else {
-		memcpy(s.src, "\x20\x01\x0d\xb8\0\0\0\0\0\0\0\0\0\0\0\x01", 16);
-		memcpy(s.dst, "\x20\x01\x0d\xb8\0\0\0\0\0\0\0\0\0\0\0\x02", 16);
-	}
-	s.ttl = 64;
-	s.proto = pktgen_rand(g) % 2 ? GPURX_IPPROTO_TCP : GPURX_IPPROTO_UDP;
-	s.sport = 9000;
-	s.dport = (uint16_t)(443 + pktgen_rand(g) % 2);
-	s.tcp_flags = 0x18;
+	big_spec(g, &s);
 	/* 2.1 KiB to 9 KiB: two to five 2 KiB segments. */
 	s.payload_len = 2100 + (uint32_t)(pktgen_rand(g) % 7000);
-	s.payload_byte = (uint8_t)pktgen_rand(g);
 	return pktgen_build(&s, buf, JUMBO_MAX, &lay);
 }
 
 int
 main(int argc, char **argv)
 {
-	static uint8_t jumbo[JUMBO_MAX];
+	static uint8_t big[GIANT_MAX];
 	struct pktgen_pkt p;
 	struct pktgen g;
 	pcap_dumper_t *d;
 	pcap_t *dead;
-	unsigned long n, every;
+	unsigned long n, every, giant_every = 0, giants = 0;
+	unsigned long giant_max = GIANT_MAX;
 
-	if (argc != 5) {
-		fprintf(stderr, "usage: %s OUT.pcap SEED COUNT JUMBO_EVERY\n",
-			argv[0]);
+	if (argc < 5 || argc > 7) {
+		fprintf(stderr, "usage: %s OUT.pcap SEED COUNT JUMBO_EVERY "
+			"[GIANT_EVERY [GIANT_MAX]]\n", argv[0]);
+		return 2;
+	}
+	if (argc >= 6)
+		giant_every = strtoul(argv[5], NULL, 0);
+	if (argc == 7)
+		giant_max = strtoul(argv[6], NULL, 0);
+	if (giant_max > GIANT_MAX) {
+		fprintf(stderr, "GIANT_MAX %lu: at most %u (libpcap reads no "
+			"longer Ethernet frame)\n", giant_max, GIANT_MAX);
 		return 2;
 	}
 	pktgen_init(&g, strtoull(argv[2], NULL, 0));
 	n = strtoul(argv[3], NULL, 0);
 	every = strtoul(argv[4], NULL, 0);
-	dead = pcap_open_dead(DLT_EN10MB, 65535);
+	dead = pcap_open_dead(DLT_EN10MB, GIANT_MAX);
 	if (dead == NULL)
 		return 1;
 	d = pcap_dump_open(dead, argv[1]);
@@ -88,9 +149,13 @@ main(int argc, char **argv)
 		uint32_t len;
 
 		pktgen_next(&g, &p);
-		if (every != 0 && i % every == every - 1) {
-			len = build_jumbo(&g, jumbo);
-			data = jumbo;
+		if (giant_every != 0 && i % giant_every == giant_every - 1) {
+			len = build_giant(&g, big, giants++,
+				(uint32_t)giant_max);
+			data = big;
+		} else if (every != 0 && i % every == every - 1) {
+			len = build_jumbo(&g, big);
+			data = big;
 		} else {
 			len = p.caplen;
 			data = p.data;
