@@ -60,10 +60,8 @@ traffic=$out/capacity-traffic.pcap
 "$gen" "$traffic" 3 4000 0 > /dev/null || { echo "cannot generate $traffic" >&2; exit 2; }
 
 table=$out/capacity.md
-{
-	echo "| mode | packet bytes | RX lcores | Mpps | Gbit/s | dropped (ring full) | mbufs returned |"
-	echo "| --- | --- | --- | --- | --- | --- | --- |"
-} > "$table"
+# Bit rates only where bytes moved: bench/plot.py says which (bytes_moved).
+python3 "$top/bench/plot.py" --capacity-header > "$table"
 # What each dpdk-gpu-rx configuration holds, from its "memory:" lines.
 mem_table=$out/memory.md
 {
@@ -116,19 +114,8 @@ for mode in ${BENCH_CAP_MODES:-source cpu host-mapped staged}; do
 				echo "| $mode | $size | $lc | failed (exit $rc) | | | |" >> "$table"
 				continue
 			fi
-			python3 - "$json" "$mode" "$size" "$lc" >> "$table" <<'PY'
-import json, sys
-j = json.load(open(sys.argv[1]))
-mode, size, lc = sys.argv[2:5]
-el = j["elapsed_s"] or 1
-mpps = j["rx_packets"] / el / 1e6
-gbps = j["rx_bytes"] * 8 / el / 1e9
-d = j.get("dropped", {})
-m = j.get("mbufs")
-back = f"{m['returned']}/{m['total']}" if m else "n/a"
-print(f"| {mode} | {size} | {lc} | {mpps:.2f} | {gbps:.2f} | {d.get('ring_full', 0)} | {back} |")
-print(f"capacity mode={mode} size={size} lcores={lc} rate={mpps:.2f}Mpps {gbps:.2f}Gbps ring_full={d.get('ring_full', 0)}", file=sys.stderr)
-PY
+			python3 "$top/bench/plot.py" --capacity-row "$json" "$mode" \
+				"$size" "$lc" >> "$table"
 			if [ "$mode" != source ]; then
 				held=$(sed -n 's/^memory: //p' "$out/$name.log" | paste -sd ';' | sed 's/;/; /g')
 				if [ -z "$held" ]; then
