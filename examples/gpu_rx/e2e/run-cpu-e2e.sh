@@ -4,7 +4,7 @@
 # One end-to-end case of dpdk-gpu-rx --cpu over net_pcap (meson test).
 # Usage: run-cpu-e2e.sh CASE APP GENPCAP CHECK WORKDIR [FILTER]
 # CASE: filter | pcap-format | snaplen | bad-filter | sigint | count | no-gpu
-#       | pool-per-queue | options
+#       | pool-per-queue | options | mangle
 # Extra EAL options (e.g. -d plugin dirs) come from $GPU_RX_EAL_EXTRA.
 set -u
 
@@ -72,7 +72,7 @@ options)
 	# names that option.
 	for o in "snaplen 0" "count 0" "top 1001" "queues 0" "burst 513" \
 			"ring-items 1" "port 65535" "idle-exit 0" "rxd 31" \
-			"mbuf-cache 513" "mbufs 63" "flows 3"; do
+			"mbuf-cache 513" "mbufs 63" "flows 3" "stall-ms 3600001"; do
 		# shellcheck disable=SC2086
 		set -- $o
 		run_app "--$1" "$2" > /dev/null
@@ -119,6 +119,18 @@ pool-per-queue)
 		{ echo "FAIL: $two packets on two queues, $one on one"; exit 1; }
 	mbufs_all_back || { echo "FAIL: mbufs not all returned"; exit 1; }
 	echo "PASS: a pool per queue, $two packets, every mbuf back"
+	;;
+mangle)
+	# The test switch the GPU tests deliver foreign and odd mbufs with
+	# (external buffers, indirect mbufs, empty trailing segments): the
+	# same capture as libpcap's, every mbuf and external buffer back.
+	export GPURX_TEST_MANGLE=3
+	run_app --filter "$filter" --write "$work/out.pcapng" ||
+		{ echo "FAIL: exit $rc"; exit 1; }
+	grep -q "GPURX_TEST_MANGLE" "$work/out.txt" ||
+		{ echo "FAIL: the switch is not on"; exit 1; }
+	mbufs_all_back || { echo "FAIL: mbufs not all returned"; exit 1; }
+	exec "$check" "$in" "$work/out.pcapng" "$filter" 262144
 	;;
 no-gpu)
 	if [ -e /dev/nvidia0 ]; then
