@@ -75,7 +75,8 @@ if [ -n "$cs" ]; then
 		--case mem_alloc_kernel --case mem_register_kernel --case comm_list
 fi
 
-# The capture pipeline's GPU modes under memcheck too.
+# The capture pipeline's GPU modes under memcheck too (no stall watch:
+# memcheck slows the kernel by orders of magnitude).
 rx=$build/examples/gpu_rx/app/dpdk-gpu-rx
 gen=$build/examples/gpu_rx/e2e/gpurx-e2e-genpcap
 if [ -n "$cs" ] && [ -x "$rx" ] && [ -x "$gen" ]; then
@@ -85,7 +86,8 @@ if [ -n "$cs" ] && [ -x "$rx" ] && [ -x "$gen" ]; then
 			"$rx" "${eal[@]}" -l 0-1 \
 			--vdev "net_pcap0,rx_pcap=$out/memcheck-traffic.pcap" -- \
 			--mem "$mode" --backpressure --filter 'tcp or udp' \
-			--write "$out/memcheck-$mode.pcapng" --idle-exit 2000 --quiet
+			--write "$out/memcheck-$mode.pcapng" --idle-exit 2000 --quiet \
+			--stall-ms 0
 	done
 	rm -f "$out"/memcheck-*.pcap*
 fi

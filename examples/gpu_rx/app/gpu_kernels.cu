@@ -729,6 +729,10 @@ gpurx_persistent_kernel(struct gpurx_kparams p)
 		__syncthreads();
 		if (!s_go)
 			break;
+		/* Test only: die holding a taken item, as a fault would. */
+		if (p.fault_at != 0 && q == 0 && j == 0 && seq >= p.fault_at &&
+				threadIdx.x == 0)
+			*(volatile uint32_t *)(uintptr_t)8 = 1;
 		process_item(&p, &s_gq, idx,
 			p.pkt_lists[(size_t)q * n_items + idx], &bc);
 		finish_item(gq, &s_gq, idx, j, t0, &bc);
@@ -863,10 +867,26 @@ gpurx_cuda_stream_busy(void *s)
 }
 
 extern "C" int
+gpurx_cuda_props(int *exec_timeout, int *coop)
+{
+	cudaError_t e;
+	int dev;
+
+	e = cudaGetDevice(&dev);
+	if (e == cudaSuccess)
+		e = cudaDeviceGetAttribute(exec_timeout,
+			cudaDevAttrKernelExecTimeout, dev);
+	if (e == cudaSuccess)
+		e = cudaDeviceGetAttribute(coop, cudaDevAttrCooperativeLaunch, dev);
+	return (int)e;
+}
+
+extern "C" int
 gpurx_cuda_launch_persistent(struct gpurx_kparams *p, void *s)
 {
 	int dev, sms, per_sm;
 	uint32_t resident;
+	void *args[] = { p };
 	cudaError_t e;
 
 	e = cudaGetDevice(&dev);
@@ -880,12 +900,13 @@ gpurx_cuda_launch_persistent(struct gpurx_kparams *p, void *s)
 	resident = (uint32_t)sms * (uint32_t)per_sm;
 	/* One dispatcher block and at least one worker per queue. */
 	if (2 * p->nq > resident)
-		return (int)cudaErrorInvalidConfiguration;
+		return (int)cudaErrorCooperativeLaunchTooLarge;
 	if (p->nq * (p->bpq + 1) > resident)
 		p->bpq = resident / p->nq - 1;
-	gpurx_persistent_kernel<<<p->nq * (p->bpq + 1), GPURX_KERNEL_THREADS, 0,
-		(cudaStream_t)s>>>(*p);
-	return (int)cudaGetLastError();
+	/* args[0] points at *p, copied as the kernel's parameter here. */
+	return (int)cudaLaunchCooperativeKernel((const void *)gpurx_persistent_kernel,
+		dim3(p->nq * (p->bpq + 1)), dim3(GPURX_KERNEL_THREADS), args, 0,
+		(cudaStream_t)s);
 }
 
 extern "C" int

@@ -156,6 +156,10 @@ struct gpurx_kparams {
 	 * the item in host memory, where every warp would load the same host
 	 * line, one round trip after another. */
 	struct gpurx_comm_pkt *const *pkt_lists;
+	/* Test only (GPURX_TEST_KERNEL_FAULT): 0, or queue 0's first worker
+	 * faults (an illegal address) on taking its item of this sequence
+	 * number, which is then never DONE. */
+	unsigned long long fault_at;
 };
 
 /* All return 0 or a cudaError_t value; gpurx_cuda_strerror() names it. */
@@ -173,10 +177,17 @@ int gpurx_cuda_stream_sync(void *s);
 /* 0: idle, -1: still running, else the error. */
 int gpurx_cuda_stream_busy(void *s);
 
-/* One block per queue, polling items until *quit. */
-/* Lowers p->bpq if the GPU cannot hold nq * bpq blocks at once (a
- * persistent kernel whose blocks are not all resident would leave items
- * unserved), then launches. */
+/* What the persistent kernel needs of the current device: *exec_timeout
+ * (kernels killed after a while), *coop (cooperative launch). */
+int gpurx_cuda_props(int *exec_timeout, int *coop);
+/*
+ * Per queue a dispatcher and bpq worker blocks, polling items until
+ * *quit. Lowers p->bpq if the GPU cannot hold nq * (bpq + 1) blocks at
+ * once, then launches cooperatively: the blocks are all resident
+ * together or the launch fails (cudaErrorCooperativeLaunchTooLarge,
+ * e.g. other contexts or MPS clients hold the SMs), never a block left
+ * unscheduled with its queue unserved.
+ */
 int gpurx_cuda_launch_persistent(struct gpurx_kparams *p, void *s);
 /* --launch-per-burst: process exactly item idx of queue q. */
 int gpurx_cuda_launch_item(const struct gpurx_kparams *p, uint32_t q,

@@ -20,12 +20,20 @@
  *
  * Items are filled by hand in one pass with the ordering of
  * rte_gpu_comm_populate_list_pkts(): entries and num_pkts first, then a
- * CPU write barrier and rte_gpu_wmb(), then the READY store. Chained
- * mbufs (which populate refuses) are linearized into the item's bounce
- * buffer on the way.
+ * CPU write barrier and, packets in GPU memory, rte_gpu_wmb(), then the
+ * READY store. Chained mbufs (which populate refuses), and mbufs whose
+ * bytes the GPU cannot read where they are (foreign: external buffers or
+ * indirect mbufs outside registered memory), are copied into the item's
+ * bounce buffer on the way.
+ *
+ * The main lcore watches the kernel and each queue's progress
+ * (gpurx_gpu_watch, liveness.h): a dead kernel or a stalled queue stops
+ * the run at once rather than turning every later burst into "ring full".
  */
 
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_cycles.h>
@@ -39,9 +47,12 @@
 #include <rte_prefetch.h>
 
 #include "app.h"
+#include "gpu_guard.h"
 #include "gpu_kernels.h"
 #include "gpu_path.h"
 #include "lat_hist.h"
+#include "liveness.h"
+#include "test_hooks.h"
 
 /* The kernel walks the gpudev list through mirror types: same layout. */
 _Static_assert(sizeof(struct gpurx_comm_item) == sizeof(struct rte_gpu_comm_list),
@@ -94,6 +105,7 @@ struct gpu_queue {
 	uint32_t head, tail, inflight;
 	uint32_t collected;	/* items, for the busy-share refresh */
 	uint64_t *lat_hist;	/* [LAT_BUCKETS] */
+	struct gpurx_qlive live;	/* progress, for the main lcore's watch */
 } __rte_cache_aligned;
 
 struct gpurx_gpu {
@@ -115,6 +127,14 @@ struct gpurx_gpu {
 	void *regs[MAX_REGS];	/* mempool chunks registered (host-mapped) */
 	unsigned int n_regs;
 	int reg_failed;
+	/* What the kernel may read in place; other mbufs are copied. */
+	struct gpurx_readable rd;
+	/* Main lcore's watch of the kernel and the queues; dead: the kernel
+	 * ended with an error (RX lcores stop waiting for items); failed:
+	 * the watch stopped the run. */
+	struct gpurx_watch watch;
+	volatile int dead;
+	int watch_failed;
 	/* --mem gpu */
 	void *ext;
 	size_t ext_len;
@@ -175,10 +195,18 @@ gpurx_gpu_create_pool(struct gpurx_app *a)
 	struct rte_pktmbuf_extmem ext;
 	struct rte_eth_dev_info di;
 	int cache = gpurx_mbuf_cache(a);
+	const char *why;
 	int rc;
 
 	if (cache < 0)
 		return -1;
+	/* Whether the NIC's writes into GPU memory can be ordered before the
+	 * kernel reads them; asked before any memory is taken. */
+	why = gpurx_wmb_refusal(a->mem, rte_gpu_wmb(a->gpu_id));
+	if (why != NULL) {
+		fprintf(stderr, "error: --mem gpu on GPU %d: %s\n", a->gpu_id, why);
+		return -1;
+	}
 	rc = rte_eth_dev_info_get(a->port, &di);
 	if (rc != 0)
 		return -1;
@@ -221,6 +249,9 @@ gpurx_gpu_create_pool(struct gpurx_app *a)
 		return -1;
 	}
 	a->n_pools = 1;
+	/* Cannot fail: the table is empty. */
+	gpurx_readable_add_pool(&g->rd, a->pools[0]);
+	gpurx_readable_add_span(&g->rd, g->ext, g->ext_len);
 	return 0;
 }
 
@@ -232,6 +263,8 @@ register_chunk(struct rte_mempool *mp __rte_unused, void *opaque,
 	struct gpurx_gpu *g = a->gpu;
 
 	if (g->n_regs == MAX_REGS) {
+		fprintf(stderr, "error: more than %u mempool chunks to register\n",
+			MAX_REGS);
 		g->reg_failed = 1;
 		return;
 	}
@@ -242,6 +275,8 @@ register_chunk(struct rte_mempool *mp __rte_unused, void *opaque,
 		return;
 	}
 	g->regs[g->n_regs++] = hdr->addr;
+	/* As many spans as registrations: cannot overflow. */
+	gpurx_readable_add_span(&g->rd, hdr->addr, hdr->len);
 }
 
 static int
@@ -269,6 +304,45 @@ dev_upload(struct gpurx_gpu *g, void **d, const void *src, size_t n)
 	return rc;
 }
 
+/* The persistent kernel, where the GPU can run it safely. */
+static int
+launch_persistent(struct gpurx_app *a)
+{
+	struct gpurx_gpu *g = a->gpu;
+	struct gpurx_gpu_props props;
+	const char *why, *fault = getenv("GPURX_TEST_KERNEL_FAULT");
+	uint32_t bpq = g->kp.bpq;
+	int rc;
+
+	rc = gpurx_cuda_props(&props.exec_timeout, &props.coop_launch);
+	if (rc != 0)
+		return cuda_fail("device attributes", rc);
+	why = gpurx_persistent_refusal(&props);
+	if (why != NULL) {
+		fprintf(stderr, "error: persistent kernel on GPU %d: %s\n",
+			a->gpu_id, why);
+		return -1;
+	}
+	if (fault != NULL) {
+		g->kp.fault_at = strtoull(fault, NULL, 0);
+		printf("test: the kernel faults on purpose at queue 0's item "
+			"%llu (GPURX_TEST_KERNEL_FAULT)\n", g->kp.fault_at);
+	}
+	rc = gpurx_cuda_stream_create(&g->kstream);
+	if (rc != 0)
+		return cuda_fail("kernel stream", rc);
+	rc = gpurx_cuda_launch_persistent(&g->kp, g->kstream);
+	if (rc != 0) {
+		fprintf(stderr, "error: persistent kernel launch, %u queue(s) x "
+			"(1 dispatcher + %u workers) blocks, all resident together: "
+			"%s; fewer --queues or --ring-items, or --launch-per-burst\n",
+			a->nq, bpq, gpurx_cuda_strerror(rc));
+		return -1;
+	}
+	g->kernel_running = 1;
+	return 0;
+}
+
 static int
 setup_queue(struct gpurx_app *a, uint16_t q)
 {
@@ -283,6 +357,18 @@ setup_queue(struct gpurx_app *a, uint16_t q)
 	if (Q->list == NULL) {
 		fprintf(stderr, "error: queue %u: rte_gpu_comm_create_list(%u): %s\n",
 			q, n, rte_strerror(rte_errno));
+		return -1;
+	}
+	/* Test only: memory as a previous run could have left it. */
+	if (getenv("GPURX_TEST_DIRTY_RING") != NULL)
+		for (uint32_t i = 0; i < n; i++)
+			if (rte_gpu_comm_set_status(&Q->list[i],
+					RTE_GPU_COMM_LIST_READY) != 0)
+				return -1;
+	rc = gpurx_ring_init(Q->list, n);
+	if (rc != 0) {
+		fprintf(stderr, "error: queue %u: comm list statuses not reset to "
+			"FREE: %s\n", q, rte_strerror(-rc));
 		return -1;
 	}
 	Q->items = rte_zmalloc("gpurx_items", n * sizeof(*Q->items), 0);
@@ -342,8 +428,11 @@ gpurx_gpu_setup(struct gpurx_app *a)
 			return -1;
 	if (a->mem == GPURX_MEM_HOST_MAPPED) {
 		/* The kernel reads packets where the port wrote them. */
-		for (uint16_t i = 0; i < a->n_pools; i++)
+		for (uint16_t i = 0; i < a->n_pools; i++) {
 			rte_mempool_mem_iter(a->pools[i], register_chunk, a);
+			/* Cannot fail: n_pools <= GPURX_MAX_QUEUES. */
+			gpurx_readable_add_pool(&g->rd, a->pools[i]);
+		}
 		if (g->reg_failed)
 			return -1;
 	}
@@ -408,15 +497,11 @@ gpurx_gpu_setup(struct gpurx_app *a)
 		"host, %zu MiB GPU (%s)\n", a->opt.ring_items, a->opt.burst,
 		g->pinned_bytes >> 20, g->dev_bytes >> 20,
 		a->opt.launch_per_burst ? "kernel per burst" : "persistent kernel");
+	gpurx_watch_init(&g->watch, a->nq, rte_get_tsc_hz(), a->opt.stall_ms,
+		rte_get_tsc_cycles());
 	if (a->opt.launch_per_burst)
 		return 0;
-	rc = gpurx_cuda_stream_create(&g->kstream);
-	if (rc == 0)
-		rc = gpurx_cuda_launch_persistent(&g->kp, g->kstream);
-	if (rc != 0)
-		return cuda_fail("persistent kernel launch", rc);
-	g->kernel_running = 1;
-	return 0;
+	return launch_persistent(a);
 }
 
 /* Copy a chain segment by segment to device memory (--mem gpu). */
@@ -436,6 +521,16 @@ chain_to_device(const struct rte_mbuf *m, uint8_t *dst, uint32_t cap,
 		pos += len;
 	}
 	return 0;
+}
+
+/* An mbuf with fewer bytes in its segments than its pkt_len says. */
+static int
+pkt_short(uint16_t q, const struct rte_mbuf *m, uint32_t cap)
+{
+	fprintf(stderr, "error: queue %u: mbuf of pkt_len %u, %u segment(s), "
+		"holds fewer than %u bytes\n", q, rte_pktmbuf_pkt_len(m),
+		m->nb_segs, cap);
+	return -1;
 }
 
 /*
@@ -466,8 +561,9 @@ fill_item(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
 	uint32_t *cap_off = gq->cap_off + base;
 	struct rte_gpu_comm_pkt *entry = ci->pkt_list;
 	struct rte_mbuf **held = ci->mbufs;
+	const struct gpurx_readable *rd = &g->rd;
 	uint64_t bytes = 0;
-	uint32_t chained = 0, truncated = 0, short_chains = 0;
+	uint32_t chained = 0, truncated = 0, short_chains = 0, foreign = 0;
 	int copies = 0, plain = 1, rc;
 
 	/*
@@ -495,22 +591,24 @@ fill_item(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
 		short_chains += short_chain;
 		truncated += !short_chain && cap < wire;
 		if (mem == GPURX_MEM_STAGED) {
-			uint8_t *dst = Q->host_buf + ioff + off;
-			const void *src = rte_pktmbuf_read(m, 0, cap, dst);
-
-			if (src != dst)
-				rte_memcpy(dst, src, cap);
+			if (gpurx_pkt_copy(m, cap, Q->host_buf + ioff + off) != 0)
+				return pkt_short(q, m, cap);
 			addr = (uintptr_t)(Q->dev_buf + ioff + off);
-		} else if (likely(m->nb_segs == 1)) {
+		} else if (likely(m->nb_segs == 1) &&
+				likely(gpurx_mbuf_gpu_readable(rd, m, cap))) {
 			addr = rte_pktmbuf_mtod(m, uintptr_t);
 		} else if (mem == GPURX_MEM_HOST_MAPPED) {
-			uint8_t *dst = Q->host_buf + ioff + off;
-
-			/* Not contiguous, so this always copies into dst. */
-			if (rte_pktmbuf_read(m, 0, cap, dst) != dst)
-				return -1;
-			addr = (uintptr_t)dst;
+			/* A chain, or bytes outside registered memory (an
+			 * external buffer or indirect mbuf of the PMD's, a
+			 * pool we did not register): the bounce buffer. */
+			foreign += m->nb_segs == 1;
+			if (gpurx_pkt_copy(m, cap, Q->host_buf + ioff + off) != 0)
+				return pkt_short(q, m, cap);
+			addr = (uintptr_t)(Q->host_buf + ioff + off);
 		} else {
+			/* A chain, or bytes outside the GPU pool: copied into
+			 * device memory by the stream. */
+			foreign += m->nb_segs == 1;
 			if (chain_to_device(m, Q->dev_buf + ioff + off, cap,
 					Q->stream) != 0)
 				return -1;
@@ -528,6 +626,8 @@ fill_item(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
 		GPURX_STAT_ADD(qs, truncated, truncated);
 	if (unlikely(short_chains != 0))
 		GPURX_STAT_ADD(qs, short_chain, short_chains);
+	if (unlikely(foreign != 0))
+		GPURX_STAT_ADD(qs, foreign, foreign);
 	if (k == 0)
 		return -1;	/* cannot happen: see ITEM_BYTES_MIN */
 	Q->items[idx].n = (uint16_t)k;
@@ -550,17 +650,26 @@ fill_item(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
 	/*
 	 * Same order as rte_gpu_comm_populate_list_pkts(): entries, count,
 	 * bounce bytes and side data are globally visible before READY
-	 * (rte_wmb also drains memcpy's streaming stores); rte_gpu_wmb()
-	 * orders a NIC's writes into GPU memory the same way.
+	 * (rte_wmb also drains memcpy's streaming stores); with packets in
+	 * GPU memory, rte_gpu_wmb() orders the NIC's writes there the same
+	 * way (the other modes have none: gpurx_mem_needs_gpu_wmb; a GPU
+	 * that cannot was refused at start-up).
 	 */
 	rte_wmb();
-	rc = rte_gpu_wmb(a->gpu_id);
-	if (rc != 0 && rc != -ENOTSUP)
-		return -1;
+	if (gpurx_mem_needs_gpu_wmb(mem)) {
+		rc = rte_gpu_wmb(a->gpu_id);
+		if (rc != 0) {
+			fprintf(stderr, "error: queue %u: rte_gpu_wmb: %s\n", q,
+				rte_strerror(-rc));
+			return -1;
+		}
+	}
 	rc = rte_gpu_comm_set_status(ci, RTE_GPU_COMM_LIST_READY);
 	if (rc != 0)
 		return -1;
 	Q->items[idx].t_ready = rte_get_tsc_cycles();
+	GPURX_STAT_ADD(&Q->live, published, 1);
+	GPURX_STAT_ADD(&Q->live, inflight_pkts, k);
 	if (a->opt.launch_per_burst) {
 		rc = gpurx_cuda_launch_item(&g->kp, q, idx, Q->stream);
 		if (rc == 0)
@@ -657,6 +766,8 @@ collect_item(struct gpurx_app *a, uint16_t q)
 			__ATOMIC_RELAXED);
 	}
 	gpurx_mbufs_free(ci->mbufs, it->n, it->plain_pool);
+	GPURX_STAT_ADD(&Q->live, collected, 1);
+	GPURX_STAT_ADD(&Q->live, inflight_pkts, -(uint64_t)it->n);
 	it->n = 0;
 	/*
 	 * Back to FREE. Not rte_gpu_comm_cleanup_list(): it also zeroes
@@ -676,29 +787,46 @@ collect_item(struct gpurx_app *a, uint16_t q)
 	return 1;
 }
 
-/* Wait (bounded) for every published item of queue q to come back. */
+/*
+ * Wait (bounded) for every published item of queue q to come back; not
+ * at all once the kernel is dead, past the items it finished. What never
+ * comes back is freed and counted lost.
+ */
 static int
 drain_queue(struct gpurx_app *a, uint16_t q)
 {
-	struct gpu_queue *Q = &a->gpu->q[q];
+	struct gpurx_gpu *g = a->gpu;
+	struct gpu_queue *Q = &g->q[q];
 	uint64_t deadline = rte_get_tsc_cycles() +
 		DRAIN_TIMEOUT_S * rte_get_tsc_hz();
+	uint64_t lost = 0;
+	uint32_t items;
+	int rc;
 
-	while (Q->inflight > 0 && rte_get_tsc_cycles() < deadline)
-		if (collect_item(a, q) < 0)
+	while (Q->inflight > 0) {
+		rc = collect_item(a, q);
+		if (rc < 0 || (rc == 0 && (g->dead ||
+				rte_get_tsc_cycles() >= deadline)))
 			break;
+	}
 	if (Q->inflight == 0)
 		return 0;
-	fprintf(stderr, "error: queue %u: %u ring items never came back from "
-		"the GPU; their mbufs are freed anyway\n", q, Q->inflight);
+	items = Q->inflight;
 	for (uint32_t i = 0; i < Q->inflight; i++) {
 		uint32_t idx = (Q->tail + i) % a->opt.ring_items;
 		struct gpu_item *it = &Q->items[idx];
 
 		rte_pktmbuf_free_bulk(Q->list[idx].mbufs, it->n);
+		lost += it->n;
 		it->n = 0;
 	}
 	Q->inflight = 0;
+	GPURX_STAT_ADD(&a->qs[q], gpu_lost, lost);
+	__atomic_store_n(&Q->live.inflight_pkts, 0, __ATOMIC_RELAXED);
+	fprintf(stderr, "error: queue %u: %u ring items, %" PRIu64 " packets, "
+		"never came back from the GPU (%s): mbufs freed, packets counted "
+		"lost\n", q, items, lost, g->dead ? "the kernel is dead" :
+		"not DONE within " RTE_STR(DRAIN_TIMEOUT_S) " s");
 	return -1;
 }
 
@@ -750,6 +878,8 @@ gpurx_rx_gpu_lcore(void *arg)
 		n = rte_eth_rx_burst(a->port, q, pkts, a->opt.burst);
 		if (n == 0)
 			continue;
+		if (unlikely(gpurx_test_mangle_every != 0))
+			gpurx_test_mangle(q, pkts, n);
 		rx_ns = a->opt.ts_source == GPURX_TS_NONE ? 0 :
 			gpurx_tsclock_ns(&a->clk, rte_get_tsc_cycles());
 		take = gpurx_admit(a, n);
@@ -759,6 +889,9 @@ gpurx_rx_gpu_lcore(void *arg)
 		while (i < take) {
 			if (Q->inflight == a->opt.ring_items &&
 					collect_item(a, q) != 1) {
+				/* The main lcore looks at the GPU at once. */
+				__atomic_store_n(&Q->live.ring_full, 1,
+					__ATOMIC_RELAXED);
 				if (a->opt.backpressure) {
 					rc = wait_item(a, q);
 					if (rc == 1)
@@ -827,6 +960,91 @@ gpurx_gpu_item_stats(const struct gpurx_app *a, struct gpurx_item_stats *st)
 	}
 }
 
+/* What each queue had in flight when the GPU side failed. */
+static void
+report_in_flight(const struct gpurx_app *a, const struct gpurx_qlive *live)
+{
+	for (uint16_t q = 0; q < a->nq; q++)
+		if (live[q].published != live[q].collected)
+			fprintf(stderr, "error:   queue %u: %" PRIu64 " ring items, %"
+				PRIu64 " packets in flight\n", q,
+				live[q].published - live[q].collected,
+				live[q].inflight_pkts);
+}
+
+const char *
+gpurx_gpu_watch(struct gpurx_app *a, int force)
+{
+	struct gpurx_gpu *g = a->gpu;
+	struct gpurx_qlive live[GPURX_MAX_QUEUES];
+	uint64_t now = rte_get_tsc_cycles(), age = 0, hz = rte_get_tsc_hz();
+	enum gpurx_kstate ks = GPURX_KSTATE_NONE;
+	int ring_full = 0, err = 0;
+	uint16_t q = 0;
+
+	if (g == NULL || g->gq == NULL || g->watch_failed)
+		return NULL;
+	for (uint16_t i = 0; i < a->nq; i++)
+		ring_full |= (int)__atomic_exchange_n(&g->q[i].live.ring_full, 0,
+			__ATOMIC_RELAXED);
+	if (!force && !gpurx_watch_due(&g->watch, now, ring_full))
+		return NULL;
+	if (g->kernel_running) {
+		err = gpurx_cuda_stream_busy(g->kstream);
+		ks = err == -1 ? GPURX_KSTATE_RUNNING : err == 0 ?
+			GPURX_KSTATE_ENDED : GPURX_KSTATE_FAILED;
+	}
+	/* Each counter whole (relaxed loads of single-writer stores). */
+	for (uint16_t i = 0; i < a->nq; i++) {
+		const struct gpurx_qlive *l = &g->q[i].live;
+
+		live[i].published = __atomic_load_n(&l->published, __ATOMIC_RELAXED);
+		live[i].collected = __atomic_load_n(&l->collected, __ATOMIC_RELAXED);
+		live[i].inflight_pkts = __atomic_load_n(&l->inflight_pkts,
+			__ATOMIC_RELAXED);
+	}
+	switch (gpurx_watch_decide(&g->watch, now, ks, live, &q, &age)) {
+	case GPURX_WATCH_OK:
+		return NULL;
+	case GPURX_WATCH_KERNEL_FAILED:
+	case GPURX_WATCH_KERNEL_ENDED:
+		/* The RX lcores stop waiting for items it will never finish. */
+		g->dead = 1;
+		g->watch_failed = 1;
+		fprintf(stderr, "error: persistent kernel %s%s, found %" PRIu64
+			" ms after items last came back; stopping. Lost with it:\n",
+			ks == GPURX_KSTATE_FAILED ? "failed: " :
+			"ended without being told to quit",
+			ks == GPURX_KSTATE_FAILED ? gpurx_cuda_strerror(err) : "",
+			(now - g->watch.progress) * 1000 / hz);
+		report_in_flight(a, live);
+		return ks == GPURX_KSTATE_FAILED ? "GPU kernel failed" :
+			"GPU kernel ended";
+	case GPURX_WATCH_STALLED:
+		g->watch_failed = 1;
+		fprintf(stderr, "error: queue %u stalled: READY ring items not "
+			"taken back by the GPU for %" PRIu64 " ms (--stall-ms %u), the "
+			"kernel %s; stopping. In flight:\n", q, age * 1000 / hz,
+			a->opt.stall_ms, ks == GPURX_KSTATE_RUNNING ? "still running" :
+			"launched per burst");
+		report_in_flight(a, live);
+		return "GPU queue stalled";
+	}
+	return NULL;
+}
+
+int
+gpurx_gpu_kernel_held(const struct gpurx_app *a)
+{
+	if (a->gpu == NULL || !a->gpu->kernel_running)
+		return 0;
+	fprintf(stderr, "error: the persistent kernel is still running: exiting "
+		"without freeing what it polls (comm lists, registrations, pools) "
+		"and without rte_eal_cleanup(), which would free them under it; "
+		"the CUDA context ends with the process\n");
+	return 1;
+}
+
 int
 gpurx_gpu_stop(struct gpurx_app *a)
 {
@@ -836,6 +1054,12 @@ gpurx_gpu_stop(struct gpurx_app *a)
 
 	if (g == NULL)
 		return 0;
+	if (g->kernel_running && g->dead) {
+		/* Found ended by the watch: it reads nothing any more, and
+		 * after a fault the context takes no more calls. */
+		g->kernel_running = 0;
+		return -1;
+	}
 	if (g->kernel_running) {
 		/* Every item is back (lcores drained): the kernel idles. */
 		if (rte_gpu_comm_set_flag(&g->quit, 1) != 0)
@@ -850,6 +1074,9 @@ gpurx_gpu_stop(struct gpurx_app *a)
 		if (busy != 0) {
 			fprintf(stderr, "error: persistent kernel %s\n", busy == -1 ?
 				"did not quit within 1 s" : gpurx_cuda_strerror(busy));
+			/* Ended with an error: it no longer runs. */
+			if (busy != -1)
+				g->kernel_running = 0;
 			return -1;
 		}
 		g->kernel_running = 0;
@@ -862,7 +1089,7 @@ gpurx_gpu_stop(struct gpurx_app *a)
 		if (rc != 0)
 			return cuda_fail("flow table from the GPU", rc);
 	}
-	return 0;
+	return g->watch_failed ? -1 : 0;
 }
 
 void

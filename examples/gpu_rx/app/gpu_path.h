@@ -33,6 +33,22 @@ int gpurx_rx_gpu_lcore(void *arg);
  */
 int gpurx_gpu_stop(struct gpurx_app *a);
 
+/*
+ * Main lcore, every loop: at most every GPURX_WATCH_PERIOD_MS (at once
+ * when a queue found its ring full, or with force) looks at the kernel's
+ * stream and each queue's progress. NULL while all is well; else the
+ * exit reason, after printing the CUDA error or the stalled queue and
+ * what each queue had in flight; gpurx_gpu_stop() then fails.
+ */
+const char *gpurx_gpu_watch(struct gpurx_app *a, int force);
+
+/*
+ * After gpurx_gpu_stop(): 1 (said why) when the persistent kernel did
+ * not quit and may still poll rings and read packets: the caller must
+ * then free none of it and skip rte_eal_cleanup(). Else 0.
+ */
+int gpurx_gpu_kernel_held(const struct gpurx_app *a);
+
 struct gpurx_item_stats;
 /* Ring item latency and GPU time per item, over the run so far. */
 void gpurx_gpu_item_stats(const struct gpurx_app *a,

@@ -24,6 +24,7 @@
 #include "app.h"
 #include "gpu_path.h"
 #include "gpupkt_eal.h"
+#include "test_hooks.h"
 
 struct gpurx_app gpurx_app;
 
@@ -150,10 +151,16 @@ run_main_loop(struct gpurx_app *a)
 	for (;;) {
 		uint64_t t = rte_get_tsc_cycles();
 		struct gpurx_qstats sum;
+		const char *gpu_fault;
 
 		rte_delay_us_sleep(10 * 1000);
 		if (quit_signal != 0)
 			return quit_signal == SIGINT ? "SIGINT" : "SIGTERM";
+		/* Before the other reasons: a dead kernel also stops RX
+		 * lcores (looked at once then) and inbound packets. */
+		gpu_fault = a->opt.cpu ? NULL : gpurx_gpu_watch(a, a->stop);
+		if (gpu_fault != NULL)
+			return gpu_fault;
 		if (a->stop)
 			return a->opt.count ? "--count reached" : "RX lcore stopped";
 		if (a->opt.duration_s > 0 &&
@@ -165,7 +172,9 @@ run_main_loop(struct gpurx_app *a)
 			last_rx_change = t;
 		} else if (a->opt.idle_exit_ms != 0 && (t - last_rx_change) *
 				1000 / hz >= a->opt.idle_exit_ms) {
-			return "--idle-exit: no packets";
+			gpu_fault = a->opt.cpu ? NULL : gpurx_gpu_watch(a, 1);
+			return gpu_fault != NULL ? gpu_fault :
+				"--idle-exit: no packets";
 		}
 		if (t - last_line >= hz) {
 			totals(&now);
@@ -243,6 +252,8 @@ main(int argc, char **argv)
 	}
 	if (gpurx_port_setup(a) != 0)
 		goto fail;
+	if (gpurx_test_hooks_init(a) != 0)
+		goto fail_port;
 	printf("memory: %u mbuf pool(s) of %u x %u B (%s, per-lcore cache "
 		"%d), flow table %zu B\n",
 		a->n_pools, a->pool_size, a->data_room,
@@ -322,8 +333,12 @@ main(int argc, char **argv)
 		fprintf(stderr, "error: cannot write %s\n", a->opt.json_path);
 		status = 1;
 	}
+	if (!a->opt.cpu && gpurx_gpu_kernel_held(a))
+		return 1;
 	if (!a->opt.cpu)
 		gpurx_gpu_teardown(a);
+	if (gpurx_test_hooks_fini() != 0)
+		status = 1;
 	for (uint16_t i = 0; i < a->n_pools; i++)
 		rte_mempool_free(a->pools[i]);
 	rte_free(a->ft);
@@ -338,6 +353,8 @@ fail_port:
 		gpurx_gpu_stop(a);
 	gpurx_port_close(a);
 	gpurx_capture_close(a->cap);
+	if (!a->opt.cpu && gpurx_gpu_kernel_held(a))
+		return 1;
 	if (!a->opt.cpu)
 		gpurx_gpu_teardown(a);
 fail:

@@ -13,7 +13,8 @@ enum {
 	OPT_DURATION, OPT_JSON, OPT_TOP, OPT_MEM, OPT_CPU, OPT_QUEUES,
 	OPT_BURST, OPT_RING_ITEMS, OPT_LAUNCH_PER_BURST, OPT_PORT,
 	OPT_IDLE_EXIT, OPT_RXD, OPT_MBUFS, OPT_FLOWS, OPT_TS, OPT_QUIET,
-	OPT_BACKPRESSURE, OPT_POOL_PER_QUEUE, OPT_MBUF_CACHE, OPT_HELP,
+	OPT_BACKPRESSURE, OPT_POOL_PER_QUEUE, OPT_MBUF_CACHE, OPT_STALL_MS,
+	OPT_HELP,
 };
 
 static const struct option long_opts[] = {
@@ -32,6 +33,7 @@ static const struct option long_opts[] = {
 	{ "ring-items", required_argument, NULL, OPT_RING_ITEMS },
 	{ "launch-per-burst", no_argument, NULL, OPT_LAUNCH_PER_BURST },
 	{ "backpressure", no_argument, NULL, OPT_BACKPRESSURE },
+	{ "stall-ms", required_argument, NULL, OPT_STALL_MS },
 	{ "port", required_argument, NULL, OPT_PORT },
 	{ "idle-exit", required_argument, NULL, OPT_IDLE_EXIT },
 	{ "rxd", required_argument, NULL, OPT_RXD },
@@ -83,6 +85,9 @@ usage(const char *prog)
 		"  --backpressure       GPU ring full: wait for the GPU instead of\n"
 		"                       dropping (file input; a live port then\n"
 		"                       drops in the NIC, counted as imissed)\n"
+		"  --stall-ms MS        a queue whose ring items stay READY\n"
+		"                       this long is stalled: stop (default\n"
+		"                       2000, 0: never)\n"
 		"  --rxd N              RX descriptors per queue (default 1024)\n"
 		"  --mbufs N            mbufs in the pool, or in each with\n"
 		"                       --pool-per-queue (default: sized)\n"
@@ -145,6 +150,7 @@ gpurx_opts_parse(int argc, char **argv, struct gpurx_opts *o)
 	o->nb_rxd = 1024;
 	o->mbuf_cache = -1;
 	o->flow_capacity = 65536;
+	o->stall_ms = 2000;
 
 	optind = 1;
 	opterr = 1;
@@ -239,6 +245,11 @@ gpurx_opts_parse(int argc, char **argv, struct gpurx_opts *o)
 			break;
 		case OPT_BACKPRESSURE:
 			o->backpressure = 1;
+			break;
+		case OPT_STALL_MS:
+			if (parse_u64(name, optarg, 0, 3600 * 1000, &v))
+				return -1;
+			o->stall_ms = (uint32_t)v;
 			break;
 		case OPT_PORT:
 			if (parse_u64(name, optarg, 0, UINT16_MAX - 1, &v))

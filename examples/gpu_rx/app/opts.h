@@ -58,6 +58,8 @@ struct gpurx_opts {
 	uint32_t flow_capacity;
 	int launch_per_burst;
 	int backpressure;	/* ring full: wait for the GPU, do not drop */
+	uint32_t stall_ms;	/* a queue's items not back for this long:
+				 * stalled, the run stops; 0: never */
 	enum gpurx_ts_source ts_source;
 	int quiet;		/* no per-second stats line */
 };

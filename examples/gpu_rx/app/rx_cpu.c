@@ -12,6 +12,7 @@
 
 #include "app.h"
 #include "gpurx_classify.h"
+#include "test_hooks.h"
 
 static void
 cpu_process(struct gpurx_app *a, struct gpurx_qstats *qs, uint16_t q,
@@ -85,6 +86,8 @@ gpurx_rx_cpu_lcore(void *arg)
 
 		if (n == 0)
 			continue;
+		if (unlikely(gpurx_test_mangle_every != 0))
+			gpurx_test_mangle(q, pkts, n);
 		take = gpurx_admit(a, n);
 		GPURX_STAT_ADD(qs, bursts, 1);
 		cpu_process(a, qs, q, pkts, take, scratch);

@@ -112,11 +112,14 @@ gpurx_summary_print(FILE *f, const struct gpurx_totals *t,
 	fprintf(f, "chained:       %" PRIu64 " (linearized), %" PRIu64
 		" holding less than their length (cut to what they hold)\n",
 		q->chained, q->short_chain);
+	fprintf(f, "foreign:       %" PRIu64 " (outside GPU-readable memory, "
+		"copied)\n", q->foreign);
 	fprintf(f, "dropped:       port imissed %" PRIu64 ", port ierrors %"
 		PRIu64 ", no mbuf %" PRIu64 ", ring full %" PRIu64
-		", capture full %" PRIu64 ", over 256 KiB cut %" PRIu64 "\n",
+		", capture full %" PRIu64 ", over 256 KiB cut %" PRIu64
+		", lost on the GPU %" PRIu64 "\n",
 		t->port_imissed, t->port_ierrors, t->port_nombuf,
-		q->drop_ring, q->drop_capture, q->truncated);
+		q->drop_ring, q->drop_capture, q->truncated, q->gpu_lost);
 	fprintf(f, "malformed:");
 	for (int k = 1; k < GPURX_MAL_COUNT; k++)
 		if (q->malformed[k] != 0)
@@ -196,15 +199,15 @@ gpurx_summary_json(const char *path, const struct gpurx_totals *t,
 	fprintf(f, "  \"rx_packets\": %" PRIu64 ",\n  \"rx_bytes\": %" PRIu64
 		",\n  \"matched\": %" PRIu64 ",\n  \"captured\": %" PRIu64
 		",\n  \"captured_bytes\": %" PRIu64 ",\n  \"chained\": %" PRIu64
-		",\n  \"short_chains\": %" PRIu64 ",\n", q->rx_pkts, q->rx_bytes,
-		q->matched, q->captured, q->cap_bytes, q->chained,
-		q->short_chain);
+		",\n  \"short_chains\": %" PRIu64 ",\n  \"foreign\": %" PRIu64
+		",\n", q->rx_pkts, q->rx_bytes, q->matched, q->captured,
+		q->cap_bytes, q->chained, q->short_chain, q->foreign);
 	fprintf(f, "  \"dropped\": {\"port_imissed\": %" PRIu64
 		", \"port_ierrors\": %" PRIu64 ", \"no_mbuf\": %" PRIu64
 		", \"ring_full\": %" PRIu64 ", \"capture_full\": %" PRIu64
-		", \"cut_over_256k\": %" PRIu64 "},\n", t->port_imissed,
-		t->port_ierrors, t->port_nombuf, q->drop_ring, q->drop_capture,
-		q->truncated);
+		", \"cut_over_256k\": %" PRIu64 ", \"gpu_lost\": %" PRIu64 "},\n",
+		t->port_imissed, t->port_ierrors, t->port_nombuf, q->drop_ring,
+		q->drop_capture, q->truncated, q->gpu_lost);
 	fprintf(f, "  \"malformed\": {");
 	for (int k = 1; k < GPURX_MAL_COUNT; k++)
 		fprintf(f, "%s\"%s\": %" PRIu64, k > 1 ? ", " : "",
@@ -268,6 +271,8 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused,
 	rte_tel_data_add_dict_u64(d, "captured_bytes", t.q.cap_bytes);
 	rte_tel_data_add_dict_u64(d, "chained", t.q.chained);
 	rte_tel_data_add_dict_u64(d, "short_chains", t.q.short_chain);
+	rte_tel_data_add_dict_u64(d, "foreign", t.q.foreign);
+	rte_tel_data_add_dict_u64(d, "gpu_lost", t.q.gpu_lost);
 	rte_tel_data_add_dict_u64(d, "drop_port_imissed", t.port_imissed);
 	rte_tel_data_add_dict_u64(d, "drop_ring_full", t.q.drop_ring);
 	rte_tel_data_add_dict_u64(d, "drop_capture_full", t.q.drop_capture);

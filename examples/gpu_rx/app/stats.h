@@ -27,6 +27,9 @@ struct gpurx_qstats {
 	uint64_t chained;	/* multi-segment packets linearized */
 	uint64_t truncated;	/* longer than the linearize scratch */
 	uint64_t short_chain;	/* segments hold less than pkt_len */
+	uint64_t foreign;	/* one segment the GPU cannot read in place:
+				 * copied (host-mapped, gpu modes) */
+	uint64_t gpu_lost;	/* in ring items the GPU never finished */
 	uint64_t bursts;
 	uint64_t gpu_busy_ns;	/* kernel time spent on items */
 	uint64_t malformed[GPURX_MAL_COUNT];

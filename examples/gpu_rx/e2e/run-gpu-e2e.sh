@@ -4,7 +4,10 @@
 # GPU end-to-end runs of dpdk-gpu-rx over net_pcap: every GPU mode must
 # write a capture byte-identical to --cpu on the same input (and equal to
 # libpcap's own filtering), with the same counters and flow table; plus
-# SIGINT in the middle of traffic with the persistent kernel.
+# SIGINT in the middle of traffic with the persistent kernel; and the
+# edges of issue 15: a kernel made to fault mid-run, foreign and odd
+# mbufs, a ring left READY by a previous user, several queues beside a
+# second process on the same GPU.
 #
 # Usage: run-gpu-e2e.sh BUILD_DIR OUT_DIR
 # Env:   GPU_RX_EAL_EXTRA  extra EAL options, e.g. "-d /path/pmds-23.0"
@@ -43,6 +46,8 @@ giants="200 65553"
 # The GPU is a PCI device: no --no-pci here (NICs bound to kernel
 # drivers are not taken by DPDK).
 run=0
+# Env: bg=1 in the background; lcores (default 0-1); app_env: VAR=value
+# words for the app's environment (test switches).
 app_run() { # NAME VDEV_ARGS -- APP_ARGS...
 	name=$1 vdev=$2
 	shift 2
@@ -52,10 +57,31 @@ app_run() { # NAME VDEV_ARGS -- APP_ARGS...
 	pre=""
 	[ "${bg:-0}" = 1 ] && pre="exec"
 	# shellcheck disable=SC2086
-	$pre "$app" --no-huge -m 2048 --no-shconf --file-prefix "gpurx-gpu-$$-$run" \
-		-l 0-1 --log-level=lib.eal:warning $eal_extra \
+	$pre env ${app_env:-} "$app" --no-huge -m 2048 --no-shconf \
+		--file-prefix "gpurx-gpu-$$-$run" \
+		-l "${lcores:-0-1}" --log-level=lib.eal:warning $eal_extra \
 		--vdev "net_pcap0,$vdev" -- --quiet "$@" \
 		> "$out/$name.txt" 2>&1
+}
+
+# differs REF NAME JSON_FILTER: says how run NAME differs from run REF
+# (the capture, where REF wrote one; then the JSON through the filter);
+# false, saying nothing, when they agree.
+differs() {
+	if [ -e "$out/$1.pcapng" ] && ! cmp -s "$out/$1.pcapng" "$out/$2.pcapng"; then
+		echo "capture differs from --cpu"
+	elif ! "$3" "$out/$1.json" > "$out/$1.core" ||
+			! "$3" "$out/$2.json" > "$out/$2.core" ||
+			! cmp -s "$out/$1.core" "$out/$2.core"; then
+		echo "counters or flows differ from --cpu"
+	else
+		return 1
+	fi
+}
+
+# Every mbuf back in its pool at the end of run NAME.
+mbufs_back() {
+	grep -Eq 'mbufs: +([0-9]+) of \1 back' "$out/$1.txt"
 }
 
 # JSON without what legitimately differs between modes (the pools are sized
@@ -112,12 +138,8 @@ echo "$filters" | while IFS= read -r f; do
 			echo "FAIL: [$f] $m: exit $? (see $out/$name.txt)"
 			continue
 		fi
-		if ! cmp -s "$out/$ref.pcapng" "$out/$name.pcapng"; then
-			echo "FAIL: [$f] $m: capture differs from --cpu"
-		elif ! json_core "$out/$ref.json" > "$out/$ref.core" ||
-				! json_core "$out/$name.json" > "$out/$name.core" ||
-				! cmp -s "$out/$ref.core" "$out/$name.core"; then
-			echo "FAIL: [$f] $m: counters or flows differ from --cpu"
+		if why=$(differs "$ref" "$name" json_core); then
+			echo "FAIL: [$f] $m: $why"
 		elif ! "$check" "$in" "$out/$name.pcapng" "$f" 262144 \
 				> "$out/$name.check" 2>&1; then
 			echo "FAIL: [$f] $m: $(cat "$out/$name.check")"
@@ -143,7 +165,7 @@ for mem in host-mapped staged; do
 	rc=$?
 	if [ "$rc" -ne 0 ]; then
 		fail "$name: exit $rc (see $out/$name.txt)"
-	elif ! grep -Eq 'mbufs: +([0-9]+) of \1 back' "$out/$name.txt"; then
+	elif ! mbufs_back "$name"; then
 		fail "$name: mbufs not all returned"
 	elif ! grep -q 'persistent kernel quit in' "$out/$name.txt"; then
 		fail "$name: kernel quit not reported"
@@ -153,6 +175,137 @@ for mem in host-mapped staged; do
 		pass "$name: $(grep 'kernel quit' "$out/$name.txt")"
 	fi
 	rm -f "$out/$name.pcapng"
+done
+
+# A kernel that faults mid-run (GPURX_TEST_KERNEL_FAULT: queue 0's first
+# worker writes to an illegal address on taking its 200th item): the
+# watch finds it within a second, the run stops at once with the CUDA
+# error and what each queue lost, exit non-zero, every mbuf back. The old
+# code ran on to --duration, dropping everything as "ring full".
+for mem in host-mapped staged; do
+	name=kernel-fault-$mem
+	app_env=GPURX_TEST_KERNEL_FAULT=200 app_run "$name" \
+		"rx_pcap=$out/in-small.pcap,infinite_rx=1" --mem "$mem" \
+		--filter tcp --write "$out/$name.pcapng" --duration 30
+	rc=$?
+	found=$(sed -n 's/.*persistent kernel failed: .*, found \([0-9]*\) ms after.*/\1/p' \
+		"$out/$name.txt")
+	elapsed=$(sed -n 's/^elapsed: *\([0-9]*\)\..*/\1/p' "$out/$name.txt")
+	if [ "$rc" -eq 0 ]; then
+		fail "$name: exit 0 after a kernel fault"
+	elif ! grep -q "persistent kernel failed: an illegal memory access" \
+			"$out/$name.txt"; then
+		fail "$name: the CUDA error is not reported (see $out/$name.txt)"
+	elif [ -z "$found" ] || [ "$found" -ge 1000 ]; then
+		fail "$name: fault found after ${found:-?} ms, not within 1 s"
+	elif [ -z "$elapsed" ] || [ "$elapsed" -ge 10 ]; then
+		fail "$name: ran ${elapsed:-?} s: did not stop at once"
+	elif ! grep -q "stopped by: *GPU kernel failed" "$out/$name.txt"; then
+		fail "$name: wrong exit reason: $(grep 'stopped by' "$out/$name.txt")"
+	elif ! grep -q "queue 0: [0-9]* ring items, [0-9]* packets in flight" \
+			"$out/$name.txt" ||
+			! grep -Eq "lost on the GPU [1-9]" "$out/$name.txt"; then
+		fail "$name: what was lost is not reported"
+	elif ! mbufs_back "$name"; then
+		fail "$name: mbufs not all returned"
+	elif ! "$check" --valid "$out/$name.pcapng" > /dev/null 2>&1; then
+		fail "$name: capture not readable to the end"
+	else
+		pass "$name: found in $found ms, stopped after ${elapsed}s, exit $rc"
+	fi
+	rm -f "$out/$name.pcapng"
+done
+
+# Foreign and odd mbufs (GPURX_TEST_MANGLE=3: every third mbuf gets an
+# external buffer in unregistered memory as mlx5's MPRQ does, becomes
+# indirect over an unregistered pool, or ends in an empty segment):
+# captured byte-identical to --cpu with the same mbufs, the foreign ones
+# copied and counted.
+json_core_mangled() {
+	json_core "$1" | grep -v '"foreign"'
+}
+for f in "" "tcp or udp"; do
+	ref=mangle-cpu-$(echo "${f:-all}" | tr -c 'a-z\n' -)
+	app_env=GPURX_TEST_MANGLE=3 app_run "$ref" "rx_pcap=$in" --cpu --ts none \
+		--filter "$f" --write "$out/$ref.pcapng" --json "$out/$ref.json" \
+		--idle-exit 1000 || { fail "[$f] mangled --cpu: exit $?"; continue; }
+	for m in host-mapped staged host-mapped,launch-per-burst; do
+		mem=${m%%,*}
+		extra=""
+		[ "$m" = "${m%,launch-per-burst}" ] || extra=--launch-per-burst
+		name=$(echo "$ref" | sed 's/-cpu-/-/')-$(echo "$m" | tr , -)
+		# shellcheck disable=SC2086
+		if ! app_env=GPURX_TEST_MANGLE=3 app_run "$name" "rx_pcap=$in" \
+				--mem "$mem" $extra --backpressure --ts none --filter "$f" \
+				--write "$out/$name.pcapng" --json "$out/$name.json" \
+				--idle-exit 1000; then
+			fail "[$f] $m mangled: exit $? (see $out/$name.txt)"
+		elif why=$(differs "$ref" "$name" json_core_mangled); then
+			fail "[$f] $m mangled: $why"
+		elif [ "$mem" = host-mapped ] &&
+				! grep -Eq '"foreign": [1-9]' "$out/$name.json"; then
+			fail "[$f] $m mangled: no foreign mbuf counted"
+		elif ! mbufs_back "$name"; then
+			fail "[$f] $m mangled: mbufs not all returned"
+		else
+			pass "[$f] $m: foreign and odd mbufs identical to --cpu ($(sed -n 's/^foreign: *\([0-9]*\).*/\1/p' "$out/$name.txt") foreign)"
+		fi
+	done
+done
+
+# Every status READY before the kernel starts, as reused GPU memory may
+# hold (GPURX_TEST_DIRTY_RING): reset to FREE, so the capture is whole.
+name=dirty-ring
+if ! app_env=GPURX_TEST_DIRTY_RING=1 app_run "$name" "rx_pcap=$in" \
+		--mem host-mapped --backpressure --ts none --write "$out/$name.pcapng" \
+		--json "$out/$name.json" --idle-exit 1000; then
+	fail "$name: exit $? (see $out/$name.txt)"
+elif ! cmp -s "$out/f1-cpu.pcapng" "$out/$name.pcapng"; then
+	fail "$name: capture differs from --cpu"
+else
+	pass "$name: items left READY reset before the kernel started"
+fi
+
+# Several queues (4, the same file on each) while a second process runs
+# its own persistent kernel (2 queues) on the same GPU: both launch with
+# every block resident (or say why not) and count what --cpu counts (the
+# packet counters: queues interleave in the capture and the flow slots).
+json_counts() {
+	grep -e '"rx_packets"' -e '"rx_bytes"' -e '"matched"' -e '"captured' \
+		-e '"dropped"' -e '"malformed"' "$1"
+}
+q4="rx_pcap=$in,rx_pcap=$in,rx_pcap=$in,rx_pcap=$in"
+q2="rx_pcap=$in,rx_pcap=$in"
+lcores=0-4 app_run coresident-cpu4 "$q4" --cpu --queues 4 --ts none \
+	--json "$out/coresident-cpu4.json" --idle-exit 1000
+lcores=5-7 app_run coresident-cpu2 "$q2" --cpu --queues 2 --ts none \
+	--json "$out/coresident-cpu2.json" --idle-exit 1000
+for mem in host-mapped staged; do
+	bg=1 lcores=5-7 app_run "coresident-$mem-b" "$q2" --mem "$mem" \
+		--queues 2 --backpressure --ts none \
+		--json "$out/coresident-$mem-b.json" --idle-exit 5000 &
+	pid=$!
+	sleep 1
+	lcores=0-4 app_run "coresident-$mem-a" "$q4" --mem "$mem" --queues 4 \
+		--backpressure --ts none --json "$out/coresident-$mem-a.json" \
+		--idle-exit 1000
+	rca=$?
+	wait $pid
+	rcb=$?
+	ok=1
+	for x in a:4:$rca b:2:$rcb; do
+		side=${x%%:*} nq=${x#*:} rc=${x##*:}
+		nq=${nq%%:*}
+		t=coresident-$mem-$side
+		if [ "$rc" -ne 0 ]; then
+			ok=0
+			fail "coresident $mem ($side, $nq queues): exit $rc: $(grep -m1 error "$out/$t.txt")"
+		elif why=$(differs "coresident-cpu$nq" "$t" json_counts); then
+			ok=0
+			fail "coresident $mem ($side, $nq queues): $why"
+		fi
+	done
+	[ "$ok" = 1 ] && pass "coresident $mem: 4 queues beside a 2-queue process"
 done
 
 # A software port is refused in gpu mode, naming the port.

@@ -17,6 +17,7 @@
 
 #include "app.h"
 #include "test_common.h"
+#include "test_eal.h"
 
 #define POOL_N 256
 #define BURST 32
@@ -24,13 +25,7 @@
 static struct rte_mempool *
 pool_create(const char *name)
 {
-	struct rte_mempool *mp = rte_pktmbuf_pool_create(name, POOL_N, 0, 0,
-		RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
-
-	if (mp == NULL)
-		fprintf(stderr, "rte_pktmbuf_pool_create(%s): %s\n", name,
-			rte_strerror(rte_errno));
-	return mp;
+	return test_pool_create(name, POOL_N);
 }
 
 /* Every mbuf of mp is back, once: all POOL_N can be taken, then none. */
@@ -166,21 +161,11 @@ test_extbuf(struct rte_mempool *a)
 int
 main(int argc, char **argv)
 {
-	char prefix[32];
-	/* Its own file prefix: the plain and the sanitized build may run at
-	 * the same time. */
-	char *eal[] = { argv[0], "--no-huge", "-m", "256", "--no-pci",
-		"--no-shconf", "--no-telemetry", "-l", "0",
-		"--log-level", "lib.eal:error", "--file-prefix", prefix, NULL };
 	struct rte_mempool *a, *b, *clones;
 
-	snprintf(prefix, sizeof(prefix), "test-mbuf-free-%d", (int)getpid());
-
 	(void)argc;
-	if (rte_eal_init(RTE_DIM(eal) - 1, eal) < 0) {
-		fprintf(stderr, "rte_eal_init: %s\n", rte_strerror(rte_errno));
+	if (test_eal_init(argv[0], "test-mbuf-free") != 0)
 		return 1;
-	}
 	a = pool_create("test_a");
 	b = pool_create("test_b");
 	clones = pool_create("test_clones");

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The GPU path's edge cases, apart from the CUDA calls so that the CPU
+ * tests can drive them: which mbufs the GPU can read where they are,
+ * copying an odd chain, a comm list's statuses set before the kernel
+ * starts, and the checks that refuse a mode the GPU cannot run safely.
+ */
+#ifndef GPURX_APP_GPU_GUARD_H
+#define GPURX_APP_GPU_GUARD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#include "opts.h"
+
+struct rte_gpu_comm_list;
+
+/* Memory the GPU reads in place: whole pools and address ranges. */
+#define GPURX_READABLE_SPANS 256
+struct gpurx_readable {
+	const struct rte_mempool *pool[GPURX_MAX_QUEUES];
+	unsigned int n_pools;
+	struct {
+		uintptr_t lo, hi;	/* [lo, hi) */
+	} span[GPURX_READABLE_SPANS];
+	unsigned int n_spans;
+};
+
+/* 0, or -ENOSPC when every slot is taken. */
+int gpurx_readable_add_pool(struct gpurx_readable *r,
+		const struct rte_mempool *mp);
+int gpurx_readable_add_span(struct gpurx_readable *r, const void *addr,
+		size_t len);
+
+/*
+ * Whether the GPU can read len bytes at rte_pktmbuf_mtod(m) (one
+ * segment). A direct mbuf of a known pool, or one carrying that pool's
+ * own pinned external buffer, has its data in the pool's memory: no
+ * address check. Any other (indirect, external buffer attached by the
+ * PMD, unknown pool) is readable only inside a known range; else it is
+ * foreign and must be copied where the GPU can read it.
+ */
+static inline int
+gpurx_mbuf_gpu_readable(const struct gpurx_readable *r,
+		const struct rte_mbuf *m, uint32_t len)
+{
+	uintptr_t p;
+
+	if (!(m->ol_flags & RTE_MBUF_F_INDIRECT) &&
+			(!(m->ol_flags & RTE_MBUF_F_EXTERNAL) ||
+			RTE_MBUF_HAS_PINNED_EXTBUF(m)))
+		for (unsigned int i = 0; i < r->n_pools; i++)
+			if (m->pool == r->pool[i])
+				return 1;
+	p = rte_pktmbuf_mtod(m, uintptr_t);
+	for (unsigned int i = 0; i < r->n_spans; i++)
+		if (p >= r->span[i].lo && p < r->span[i].hi &&
+				len <= r->span[i].hi - p)
+			return 1;
+	return 0;
+}
+
+/*
+ * The first cap bytes of m (cap <= pkt_len) into dst, whatever the chain
+ * looks like: rte_pktmbuf_read() returns a pointer into the first
+ * segment, not dst, whenever that segment holds them all (empty trailing
+ * segments, a pkt_len below the segments' sum). 0, or -EINVAL when m has
+ * fewer than cap bytes.
+ */
+int gpurx_pkt_copy(const struct rte_mbuf *m, uint32_t cap, uint8_t *dst);
+
+/*
+ * Every item of a fresh comm list FREE with no packets, made visible,
+ * then read back. rte_gpu_comm_create_list() (DPDK 22.11) leaves item 0
+ * as it found it when the status array is in GPU memory, and GPU memory
+ * is not cleared: a leftover READY would put the dispatcher a lap ahead.
+ * 0, a negative errno from gpudev, or -EIO when a status reads back
+ * other than FREE.
+ */
+int gpurx_ring_init(struct rte_gpu_comm_list *list, uint32_t n);
+
+/*
+ * Whether rte_gpu_wmb() is needed before READY in this mode: only when
+ * the NIC writes packets into GPU memory (--mem gpu). host-mapped: the
+ * NIC wrote host memory, and the CPU saw the descriptor's completion
+ * after those writes; its rte_wmb() before READY orders them for the
+ * kernel's system-scope acquire. staged: the CPU copies the bytes and
+ * waits for the copy before READY.
+ */
+static inline int
+gpurx_mem_needs_gpu_wmb(enum gpurx_mem_mode mem)
+{
+	return mem == GPURX_MEM_GPU;
+}
+
+/*
+ * What rte_gpu_wmb() answered at start-up (rc), for mode mem. NULL when
+ * the mode may run, else why not.
+ */
+const char *gpurx_wmb_refusal(enum gpurx_mem_mode mem, int rc);
+
+/* The GPU's properties the persistent kernel depends on. */
+struct gpurx_gpu_props {
+	int exec_timeout;	/* kernels killed after a few seconds */
+	int coop_launch;	/* blocks launched co-resident or not at all */
+};
+
+/* NULL when the persistent kernel may run on this GPU, else why not. */
+const char *gpurx_persistent_refusal(const struct gpurx_gpu_props *p);
+
+#endif /* GPURX_APP_GPU_GUARD_H */
