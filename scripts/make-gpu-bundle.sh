@@ -42,6 +42,9 @@ for b in $binaries; do
 	ldd "$b" 2>/dev/null | awk '/=> \// { print $1, $3 }'
 done | sort -u | while read -r name path; do
 	[[ $name =~ $skip ]] && continue
+	# The build's own libraries (the CUDA driver the programs link) come
+	# with build/ below, found through the programs' run paths.
+	[[ $(readlink -f "$path") == "$(readlink -f "$build")"/* ]] && continue
 	[ -f "$out/lib/$name" ] || cp -L "$path" "$out/lib/$name"
 done
 
