@@ -200,63 +200,24 @@ lo-capture)
 	# Real traffic on Linux's loopback (MTU 65536: 65549-byte frames),
 	# captured by tcpdump, replayed: every filter's capture must be
 	# tcpdump's own filtering of the file, byte for byte.
-	command -v tcpdump > /dev/null ||
-		{ echo "SKIP: no tcpdump"; exit 77; }
 	lo=$work/lo.pcap
-	port=$((20000 + $$ % 20000))
-	tcpdump -i lo -s 262144 -U -w "$lo" "tcp port $port" \
-		> "$work/tcpdump.txt" 2>&1 &
-	tpid=$!
-	for _ in 1 2 3 4 5 6 7 8 9 10; do
-		grep -q "listening on" "$work/tcpdump.txt" && break
-		sleep 0.2
-	done
-	if ! kill -0 $tpid 2> /dev/null; then
-		cat "$work/tcpdump.txt"
-		echo "SKIP: tcpdump cannot capture on lo here"
-		exit 77
-	fi
-	python3 - "$port" <<'PY'
-import socket, sys, threading
-port = int(sys.argv[1])
-srv = socket.socket()
-srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-srv.bind(("127.0.0.1", port))
-srv.listen(1)
-def sink():
-    c, _ = srv.accept()
-    while c.recv(1 << 20):
-        pass
-    c.close()
-t = threading.Thread(target=sink)
-t.start()
-cli = socket.create_connection(("127.0.0.1", port))
-block = bytes(range(256)) * 1024
-for _ in range(32):
-    cli.sendall(block)
-cli.close()
-t.join()
-srv.close()
-PY
-	sleep 0.5
-	kill -INT $tpid
-	wait $tpid
+	"$(dirname "$0")/capture-lo.sh" "$lo"
+	rc=$?
+	[ $rc -eq 0 ] || exit $rc
 	in=$lo
-	big=$(tcpdump -nn -r "$lo" 'greater 65001' 2> /dev/null | wc -l)
-	echo "lo capture: $(tcpdump -nn -r "$lo" 2> /dev/null | wc -l) frames, $big over 65000 B"
-	[ "$big" -gt 0 ] || { echo "SKIP: no frame over 64 KiB on lo (no GSO?)"; exit 77; }
 	for f in "" "tcp" "greater 65001" "tcp[tcpflags] & tcp-push != 0" \
 			"len < 1000"; do
 		for fmt in pcapng pcap; do
-			run_app --filter "$f" --format $fmt --write "$work/out.$fmt" \
-				> /dev/null || { echo "FAIL: '$f' $fmt: exit $rc"; exit 1; }
+			run_app --filter "$f" --format $fmt --ts port \
+				--write "$work/out.$fmt" > /dev/null ||
+				{ echo "FAIL: '$f' $fmt: exit $rc"; exit 1; }
 			grep -Eq "over 256 KiB cut 0(,|$)" "$work/out.txt" ||
 				{ echo "FAIL: '$f' $fmt: frames cut"; exit 1; }
-			"$check" "$lo" "$work/out.$fmt" "$f" 262144 ||
+			"$check" "$lo" "$work/out.$fmt" "$f" 262144 --ts ||
 				{ echo "FAIL: '$f' $fmt: capture differs"; exit 1; }
 		done
 	done
-	echo "PASS: lo traffic with frames over 64 KiB, 5 filters, pcapng and pcap"
+	echo "PASS: lo traffic with frames over 64 KiB, 5 filters, pcapng and pcap, timestamps kept"
 	;;
 sigint)
 	# infinite_rx replays from mbufs it holds and refuses chains: a

@@ -12,6 +12,8 @@
 # Usage: run-gpu-e2e.sh BUILD_DIR OUT_DIR
 # Env:   GPU_RX_EAL_EXTRA  extra EAL options, e.g. "-d /path/pmds-23.0"
 #        (dpdk-gpu-rx is linked with the build's librte_gpu_cuda.so)
+#        GPU_RX_E2E_PCAP  real traffic to replay through every GPU mode too
+#        (capture-lo.sh makes some)
 # Exit:  0 all passed, 1 a failure, 77 no GPU here.
 set -u
 
@@ -151,6 +153,34 @@ done > "$out/filters.log"
 cat "$out/filters.log"
 passed=$((passed + $(grep -c '^PASS' "$out/filters.log")))
 failed=$((failed + $(grep -c '^FAIL' "$out/filters.log")))
+
+# Real traffic captured elsewhere (capture-lo.sh: loopback, 65549-byte
+# frames; the GPU machine may have no tcpdump), when GPU_RX_E2E_PCAP names
+# it: each GPU mode's capture, pcapng and pcap, with the file's own
+# timestamps (--ts port), equals libpcap's filtering of the file.
+real=${GPU_RX_E2E_PCAP:-}
+if [ -n "$real" ]; then
+	for f in "" "tcp" "greater 65001" "len < 1000"; do
+		for mem in host-mapped staged; do
+			for fmt in pcapng pcap; do
+				name=real-$mem-$fmt-$(printf %s "$f" | tr -c 'a-z0-9' _)
+				if ! app_run "$name" "rx_pcap=$real" --mem "$mem" \
+						--backpressure --ts port --filter "$f" \
+						--format $fmt --write "$out/$name.$fmt" \
+						--idle-exit 1000; then
+					fail "real [$f] $mem $fmt: exit $? (see $out/$name.txt)"
+				elif ! grep -Eq "over 256 KiB cut 0(,|$)" "$out/$name.txt"; then
+					fail "real [$f] $mem $fmt: frames cut"
+				elif ! "$check" "$real" "$out/$name.$fmt" "$f" 262144 --ts \
+						> "$out/$name.check" 2>&1; then
+					fail "real [$f] $mem $fmt: $(cat "$out/$name.check")"
+				else
+					pass "real [$f] $mem $fmt: $(cat "$out/$name.check"), timestamps kept"
+				fi
+			done
+		done
+	done
+fi
 
 # SIGINT with the persistent kernel busy on replayed traffic.
 for mem in host-mapped staged; do
