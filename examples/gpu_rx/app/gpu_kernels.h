@@ -162,24 +162,6 @@ struct gpurx_kparams {
 	unsigned long long fault_at;
 };
 
-/* All return 0 or a cudaError_t value; gpurx_cuda_strerror() names it. */
-const char *gpurx_cuda_strerror(int err);
-int gpurx_cuda_select(const char *pci_bus_id, int *ordinal);
-int gpurx_cuda_host_alloc(void **p, size_t n);	/* pinned, mapped, zeroed */
-int gpurx_cuda_host_free(void *p);
-int gpurx_cuda_dev_alloc(void **p, size_t n);
-int gpurx_cuda_dev_free(void *p);
-int gpurx_cuda_copy(void *dst, const void *src, size_t n);
-int gpurx_cuda_stream_create(void **s);
-int gpurx_cuda_stream_destroy(void *s);
-int gpurx_cuda_copy_async(void *dst, const void *src, size_t n, void *s);
-int gpurx_cuda_stream_sync(void *s);
-/* 0: idle, -1: still running, else the error. */
-int gpurx_cuda_stream_busy(void *s);
-
-/* What the persistent kernel needs of the current device: *exec_timeout
- * (kernels killed after a while), *coop (cooperative launch). */
-int gpurx_cuda_props(int *exec_timeout, int *coop);
 /*
  * Per queue a dispatcher and bpq worker blocks, polling items until
  * *quit. Lowers p->bpq if the GPU cannot hold nq * (bpq + 1) blocks at

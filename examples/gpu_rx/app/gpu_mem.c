@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The GPU of dpdk-gpu-rx and every buffer the app takes for it, in one
+ * place and through gpudev, the API this project serves: host buffers the
+ * kernel reads and writes (side data, results, capture arena, bounce and
+ * staging areas) are pages registered with rte_gpu_mem_register, device
+ * buffers come from rte_gpu_mem_alloc, the --mem gpu mbuf pool too, and
+ * the host pools' chunks are registered for host-mapped mode. So the
+ * driver's memory table and leak report at close see all of it. The CUDA
+ * runtime only copies into GPU memory here; it launches the kernels and
+ * owns the streams elsewhere.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_malloc.h>
+#include <rte_memory.h>
+
+#include "gpu_path.h"
+#include "gpu_priv.h"
+#include "gpupkt_eal.h"
+
+int
+gpurx_gpu_cuda_fail(const char *what, int err)
+{
+	fprintf(stderr, "error: %s: %s\n", what, gpurx_cuda_strerror(err));
+	return -1;
+}
+
+int
+gpurx_gpu_init(struct gpurx_app *a)
+{
+	struct rte_gpu_info info;
+	struct gpurx_gpu *g;
+	int16_t id;
+	int rc;
+
+	id = rte_gpu_find_next(0, RTE_GPU_ID_ANY);
+	if (rte_gpu_count_avail() == 0 || id < 0) {
+		fprintf(stderr, "error: no GPU probed by DPDK gpudev (%s): it "
+			"needs an NVIDIA GPU and its driver (libcuda.so.1); or run "
+			"with --cpu\n", gpupkt_gpu_driver());
+		return -1;
+	}
+	rc = rte_gpu_info_get(id, &info);
+	if (rc != 0) {
+		fprintf(stderr, "error: rte_gpu_info_get(%d): %s\n", id,
+			rte_strerror(-rc));
+		return -1;
+	}
+	g = rte_zmalloc("gpurx_gpu", sizeof(*g), 0);
+	if (g == NULL)
+		return -1;
+	/* The runtime must drive the same device (and primary context). */
+	rc = gpurx_cuda_select(info.name, &g->cuda_dev);
+	if (rc != 0) {
+		fprintf(stderr, "error: GPU %d (%s): CUDA runtime: %s\n", id,
+			info.name, gpurx_cuda_strerror(rc));
+		rte_free(g);
+		return -1;
+	}
+	a->gpu_id = id;
+	a->gpu = g;
+	printf("gpu: gpudev %d = %s (CUDA device %d), %zu MiB\n", id, info.name,
+		g->cuda_dev, info.total_memory >> 20);
+	return 0;
+}
+
+/* Keeps buf in the registry; on failure the caller releases it. */
+static int
+track(struct gpurx_gpu *g, void *ptr, size_t len, enum gpurx_buf_kind kind)
+{
+	if (g->n_bufs == g->bufs_cap) {
+		unsigned int cap = g->bufs_cap ? g->bufs_cap * 2 : 64;
+		struct gpurx_gpu_buf *b = realloc(g->bufs, cap * sizeof(*b));
+
+		if (b == NULL) {
+			fprintf(stderr, "error: buffer registry: out of memory\n");
+			return -1;
+		}
+		g->bufs = b;
+		g->bufs_cap = cap;
+	}
+	g->bufs[g->n_bufs++] = (struct gpurx_gpu_buf){ ptr, len, kind };
+	return 0;
+}
+
+int
+gpurx_gpu_mem_pinned(struct gpurx_app *a, void *p, size_t n, const char *what)
+{
+	struct gpurx_gpu *g = a->gpu;
+	size_t len = RTE_ALIGN_CEIL(RTE_MAX(n, (size_t)1),
+		(size_t)sysconf(_SC_PAGESIZE));
+	/* Whole pages of their own: a registration pins whole pages, and
+	 * gpudev refuses to register a range twice. Anonymous pages come
+	 * zeroed. */
+	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	*(void **)p = NULL;
+	if (m == MAP_FAILED) {
+		fprintf(stderr, "error: %s: %zu bytes: %s\n", what, len,
+			strerror(errno));
+		return -1;
+	}
+	if (rte_gpu_mem_register(a->gpu_id, len, m) != 0) {
+		fprintf(stderr, "error: %s: rte_gpu_mem_register(%zu bytes): %s\n",
+			what, len, rte_strerror(rte_errno));
+		munmap(m, len);
+		return -1;
+	}
+	if (track(g, m, len, GPURX_BUF_PINNED) != 0) {
+		if (rte_gpu_mem_unregister(a->gpu_id, m) == 0)
+			munmap(m, len);
+		return -1;
+	}
+	g->pinned_bytes += len;
+	*(void **)p = m;
+	return 0;
+}
+
+int
+gpurx_gpu_mem_device(struct gpurx_app *a, void *d, size_t n, const char *what)
+{
+	struct gpurx_gpu *g = a->gpu;
+	void *m = rte_gpu_mem_alloc(a->gpu_id, RTE_MAX(n, (size_t)1), 0);
+
+	*(void **)d = NULL;
+	if (m == NULL) {
+		fprintf(stderr, "error: %s: %zu bytes of GPU memory: %s\n", what,
+			n, rte_strerror(rte_errno));
+		return -1;
+	}
+	if (track(g, m, n, GPURX_BUF_DEVICE) != 0) {
+		rte_gpu_mem_free(a->gpu_id, m);
+		return -1;
+	}
+	g->dev_bytes += n;
+	*(void **)d = m;
+	return 0;
+}
+
+int
+gpurx_gpu_mem_upload(struct gpurx_app *a, void *d, const void *src, size_t n,
+		const char *what)
+{
+	int rc;
+
+	if (gpurx_gpu_mem_device(a, d, n, what) != 0)
+		return -1;
+	rc = n == 0 ? 0 : gpurx_cuda_copy(*(void **)d, src, n);
+	return rc == 0 ? 0 : gpurx_gpu_cuda_fail(what, rc);
+}
+
+int
+gpurx_gpu_create_pool(struct gpurx_app *a)
+{
+	struct gpurx_gpu *g = a->gpu;
+	struct rte_pktmbuf_extmem ext;
+	struct rte_eth_dev_info di;
+	int cache = gpurx_mbuf_cache(a);
+	const char *why;
+	int rc;
+
+	if (cache < 0)
+		return -1;
+	/* Whether the NIC's writes into GPU memory can be ordered before the
+	 * kernel reads them; asked before any memory is taken. */
+	why = gpurx_wmb_refusal(a->mem, rte_gpu_wmb(a->gpu_id));
+	if (why != NULL) {
+		fprintf(stderr, "error: --mem gpu on GPU %d: %s\n", a->gpu_id, why);
+		return -1;
+	}
+	rc = rte_eth_dev_info_get(a->port, &di);
+	if (rc != 0)
+		return -1;
+	g->port_dev = di.device;
+	a->data_room = RTE_MBUF_DEFAULT_BUF_SIZE;
+	g->ext_len = RTE_ALIGN_CEIL((size_t)a->pool_size * a->data_room,
+		GPU_PAGE);
+	g->ext = rte_gpu_mem_alloc(a->gpu_id, g->ext_len, GPU_PAGE);
+	if (g->ext == NULL) {
+		fprintf(stderr, "error: --mem gpu: %zu bytes of GPU memory: %s\n",
+			g->ext_len, rte_strerror(rte_errno));
+		return -1;
+	}
+	g->dev_bytes += g->ext_len;
+	/* Known to EAL as external memory, then mapped for the port's DMA. */
+	if (rte_extmem_register(g->ext, g->ext_len, NULL, 0, GPU_PAGE) != 0) {
+		fprintf(stderr, "error: --mem gpu: rte_extmem_register: %s\n",
+			rte_strerror(rte_errno));
+		return -1;
+	}
+	g->ext_registered = 1;
+	if (rte_dev_dma_map(g->port_dev, g->ext, RTE_BAD_IOVA, g->ext_len) != 0) {
+		fprintf(stderr, "error: --mem gpu: port %u (%s) cannot DMA into GPU "
+			"memory (rte_dev_dma_map: %s); is nvidia-peermem loaded? "
+			"Use --mem host-mapped\n", a->port, a->driver,
+			rte_strerror(rte_errno));
+		return -1;
+	}
+	g->ext_mapped = 1;
+	ext.buf_ptr = g->ext;
+	ext.buf_iova = RTE_BAD_IOVA;
+	ext.buf_len = g->ext_len;
+	ext.elt_size = a->data_room;
+	a->pools[0] = rte_pktmbuf_pool_create_extbuf("gpurx_mbufs_gpu",
+		a->pool_size, (unsigned int)cache, 0, a->data_room,
+		a->socket, &ext, 1);
+	if (a->pools[0] == NULL) {
+		fprintf(stderr, "error: --mem gpu: mbuf pool: %s\n",
+			rte_strerror(rte_errno));
+		return -1;
+	}
+	a->n_pools = 1;
+	/* Cannot fail: the table is empty. */
+	gpurx_readable_add_pool(&g->rd, a->pools[0]);
+	gpurx_readable_add_span(&g->rd, g->ext, g->ext_len);
+	return 0;
+}
+
+static void
+register_chunk(struct rte_mempool *mp __rte_unused, void *opaque,
+		struct rte_mempool_memhdr *hdr, unsigned int idx __rte_unused)
+{
+	struct gpurx_app *a = opaque;
+	struct gpurx_gpu *g = a->gpu;
+
+	if (g->chunks_failed)
+		return;
+	if (rte_gpu_mem_register(a->gpu_id, hdr->len, hdr->addr) != 0) {
+		fprintf(stderr, "error: rte_gpu_mem_register(%p, %zu): %s\n",
+			hdr->addr, hdr->len, rte_strerror(rte_errno));
+		g->chunks_failed = 1;
+		return;
+	}
+	if (track(g, hdr->addr, hdr->len, GPURX_BUF_CHUNK) != 0) {
+		rte_gpu_mem_unregister(a->gpu_id, hdr->addr);
+		g->chunks_failed = 1;
+		return;
+	}
+	if (gpurx_readable_add_span(&g->rd, hdr->addr, hdr->len) != 0) {
+		fprintf(stderr, "error: more than %u mempool chunks to register\n",
+			GPURX_READABLE_SPANS);
+		g->chunks_failed = 1;
+	}
+}
+
+int
+gpurx_gpu_mem_register_pools(struct gpurx_app *a)
+{
+	struct gpurx_gpu *g = a->gpu;
+
+	for (uint16_t i = 0; i < a->n_pools && !g->chunks_failed; i++) {
+		rte_mempool_mem_iter(a->pools[i], register_chunk, a);
+		/* Cannot fail: n_pools <= GPURX_MAX_QUEUES. */
+		gpurx_readable_add_pool(&g->rd, a->pools[i]);
+	}
+	return g->chunks_failed ? -1 : 0;
+}
+
+void
+gpurx_gpu_mem_release(struct gpurx_app *a)
+{
+	struct gpurx_gpu *g = a->gpu;
+
+	while (g->n_bufs > 0) {
+		struct gpurx_gpu_buf *b = &g->bufs[--g->n_bufs];
+
+		if (b->kind == GPURX_BUF_DEVICE) {
+			if (rte_gpu_mem_free(a->gpu_id, b->ptr) != 0)
+				fprintf(stderr, "warning: rte_gpu_mem_free: %s\n",
+					rte_strerror(rte_errno));
+			continue;
+		}
+		if (rte_gpu_mem_unregister(a->gpu_id, b->ptr) != 0) {
+			/* Still mapped for the GPU: the pages must stay. */
+			fprintf(stderr, "warning: rte_gpu_mem_unregister: %s\n",
+				rte_strerror(rte_errno));
+			continue;
+		}
+		if (b->kind == GPURX_BUF_PINNED)
+			munmap(b->ptr, b->len);
+	}
+	free(g->bufs);
+	g->bufs = NULL;
+	g->bufs_cap = 0;
+	if (g->ext != NULL) {
+		/* The pool's buffers are this memory: pool first. */
+		rte_mempool_free(a->pools[0]);
+		a->pools[0] = NULL;
+		a->n_pools = 0;
+		if (g->ext_mapped && rte_dev_dma_unmap(g->port_dev, g->ext,
+				RTE_BAD_IOVA, g->ext_len) != 0)
+			fprintf(stderr, "warning: rte_dev_dma_unmap: %s\n",
+				rte_strerror(rte_errno));
+		if (g->ext_registered &&
+				rte_extmem_unregister(g->ext, g->ext_len) != 0)
+			fprintf(stderr, "warning: rte_extmem_unregister: %s\n",
+				rte_strerror(rte_errno));
+		rte_gpu_mem_free(a->gpu_id, g->ext);
+		g->ext = NULL;
+	}
+}

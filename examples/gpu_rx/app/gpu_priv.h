@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * GPU modes of dpdk-gpu-rx, shared by their files: gpu_mem.c (the GPU
+ * and every buffer the app takes for it, through gpudev), gpu_setup.c
+ * (rings, kernel start and stop, teardown), gpu_path.c (the RX lcores'
+ * hot loop) and gpu_watch.c (the main lcore's watch, item statistics).
+ */
+#ifndef GPURX_APP_GPU_PRIV_H
+#define GPURX_APP_GPU_PRIV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+#include <rte_gpudev.h>
+#include <rte_mbuf.h>
+
+#include "app.h"
+#include "gpu_guard.h"
+#include "gpu_kernels.h"
+#include "gpu_runtime.h"
+#include "liveness.h"
+
+#define ITEM_BYTES_MIN (256u * 1024)
+_Static_assert(ITEM_BYTES_MIN >= GPURX_SCRATCH_BYTES,
+	"an empty ring item holds the longest packet");
+#define GPU_PAGE 65536u
+#define DRAIN_TIMEOUT_S 5
+#define KERNEL_QUIT_TIMEOUT_MS 1000
+
+/* What a buffer in the registry is, so it is released the right way. */
+enum gpurx_buf_kind {
+	GPURX_BUF_PINNED,	/* host pages registered for the GPU */
+	GPURX_BUF_DEVICE,	/* GPU memory */
+	GPURX_BUF_CHUNK,	/* a mempool chunk registered (host-mapped) */
+};
+
+struct gpurx_gpu_buf {
+	void *ptr;
+	size_t len;
+	enum gpurx_buf_kind kind;
+};
+
+/* The mbufs an item holds are in its comm list entry (mbufs[0..n)). */
+struct gpu_item {
+	uint16_t n;
+	uint64_t t_ready;		/* TSC when published READY */
+	uint64_t bytes;			/* wire bytes of its packets */
+	struct rte_mempool *plain_pool;	/* see gpurx_mbufs_free() */
+};
+
+/* Item latency (READY stored -> DONE seen by the lcore) histogram: 1 us
+ * buckets, the last one for everything longer. */
+#define LAT_BUCKETS 4096
+
+/* One per RX lcore, on its own cache lines: head/tail/inflight change on
+ * every item, and sharing a line with a neighbour queue's would bounce it
+ * between lcores. */
+struct gpu_queue {
+	struct rte_gpu_comm_list *list;
+	struct gpu_item *items;
+	uint8_t *host_buf;	/* pinned: chained bounce, or staging */
+	uint8_t *dev_buf;	/* device: staged copies, gpu-mode chains */
+	void *stream;
+	uint32_t head, tail, inflight;
+	uint32_t collected;	/* items, for the busy-share refresh */
+	uint64_t *lat_hist;	/* [LAT_BUCKETS] */
+	struct gpurx_qlive live;	/* progress, for the main lcore's watch */
+} __rte_cache_aligned;
+
+struct gpurx_gpu {
+	int cuda_dev;
+	struct gpurx_gq *gq;
+	struct gpu_queue q[GPURX_MAX_QUEUES];
+	struct rte_gpu_comm_flag quit;
+	int quit_ok;
+	void *kstream;
+	int kernel_running;
+	struct gpurx_kparams kp;
+	void *d_prog;
+	void *d_ft;
+	void *d_qdev;		/* struct gpurx_qdev [nq] */
+	void *d_done_seq;	/* unsigned long long [nq * ring_items] */
+	void *d_pub_ns;		/* unsigned long long [nq * ring_items] */
+	void *d_pkt_lists;	/* struct gpurx_comm_pkt *[nq * ring_items] */
+	/* Every buffer taken for the GPU (gpu_mem.c), released in reverse. */
+	struct gpurx_gpu_buf *bufs;
+	unsigned int n_bufs, bufs_cap;
+	size_t pinned_bytes, dev_bytes;
+	int chunks_failed;
+	/* What the kernel may read in place; other mbufs are copied. */
+	struct gpurx_readable rd;
+	/* Main lcore's watch of the kernel and the queues; dead: the kernel
+	 * ended with an error (RX lcores stop waiting for items); failed:
+	 * the watch stopped the run. */
+	struct gpurx_watch watch;
+	volatile int dead;
+	int watch_failed;
+	/* --mem gpu */
+	void *ext;
+	size_t ext_len;
+	int ext_registered, ext_mapped;
+	struct rte_device *port_dev;
+};
+
+/* Prints what failed with the CUDA runtime's name of err; returns -1. */
+int gpurx_gpu_cuda_fail(const char *what, int err);
+
+/*
+ * The app's buffers for the GPU, all through gpudev (gpu_mem.c); each
+ * kept in the registry and released by gpurx_gpu_mem_release(), whatever
+ * happened after. 0, or -1 after printing what could not be had.
+ * *p: n bytes of zeroed host memory the GPU reads and writes at the same
+ * address (rte_gpu_mem_register), counted as pinned.
+ */
+int gpurx_gpu_mem_pinned(struct gpurx_app *a, void *p, size_t n,
+		const char *what);
+/* *d: n bytes of GPU memory (rte_gpu_mem_alloc), counted as GPU memory. */
+int gpurx_gpu_mem_device(struct gpurx_app *a, void *d, size_t n,
+		const char *what);
+/* *d: GPU memory holding a copy of src[0..n). */
+int gpurx_gpu_mem_upload(struct gpurx_app *a, void *d, const void *src,
+		size_t n, const char *what);
+/* host-mapped: every chunk of the mbuf pools registered, so the kernel
+ * reads packets where the port wrote them. */
+int gpurx_gpu_mem_register_pools(struct gpurx_app *a);
+/* Everything above, in reverse, and the --mem gpu pool with its memory. */
+void gpurx_gpu_mem_release(struct gpurx_app *a);
+
+#endif /* GPURX_APP_GPU_PRIV_H */

@@ -1,0 +1,283 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * GPU modes of dpdk-gpu-rx: the rings and the kernel. Per RX queue a
+ * rte_gpu_comm_list of --ring-items items used as a ring, its side data
+ * and results (struct gpurx_gq) and buffers, the flow table and filter in
+ * GPU memory, then the persistent kernel (or none: --launch-per-burst);
+ * at the end the kernel told to quit, the flow table copied back, and
+ * everything released (buffers through gpu_mem.c).
+ */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#include "gpu_path.h"
+#include "gpu_priv.h"
+#include "lat_hist.h"
+
+/* The persistent kernel, where the GPU can run it safely. */
+static int
+launch_persistent(struct gpurx_app *a)
+{
+	struct gpurx_gpu *g = a->gpu;
+	struct gpurx_gpu_props props;
+	const char *why, *fault = getenv("GPURX_TEST_KERNEL_FAULT");
+	uint32_t bpq = g->kp.bpq;
+	int rc;
+
+	rc = gpurx_cuda_props(&props.exec_timeout, &props.coop_launch);
+	if (rc != 0)
+		return gpurx_gpu_cuda_fail("device attributes", rc);
+	why = gpurx_persistent_refusal(&props);
+	if (why != NULL) {
+		fprintf(stderr, "error: persistent kernel on GPU %d: %s\n",
+			a->gpu_id, why);
+		return -1;
+	}
+	if (fault != NULL) {
+		g->kp.fault_at = strtoull(fault, NULL, 0);
+		printf("test: the kernel faults on purpose at queue 0's item "
+			"%llu (GPURX_TEST_KERNEL_FAULT)\n", g->kp.fault_at);
+	}
+	rc = gpurx_cuda_stream_create(&g->kstream);
+	if (rc != 0)
+		return gpurx_gpu_cuda_fail("kernel stream", rc);
+	rc = gpurx_cuda_launch_persistent(&g->kp, g->kstream);
+	if (rc != 0) {
+		fprintf(stderr, "error: persistent kernel launch, %u queue(s) x "
+			"(1 dispatcher + %u workers) blocks, all resident together: "
+			"%s; fewer --queues or --ring-items, or --launch-per-burst\n",
+			a->nq, bpq, gpurx_cuda_strerror(rc));
+		return -1;
+	}
+	g->kernel_running = 1;
+	return 0;
+}
+
+static int
+setup_queue(struct gpurx_app *a, uint16_t q)
+{
+	struct gpurx_gpu *g = a->gpu;
+	struct gpu_queue *Q = &g->q[q];
+	struct gpurx_gq *gq = &g->gq[q];
+	uint32_t n = a->opt.ring_items, burst = a->opt.burst;
+	size_t slots = (size_t)n * burst, bytes;
+	int rc;
+
+	Q->list = rte_gpu_comm_create_list(a->gpu_id, n);
+	if (Q->list == NULL) {
+		fprintf(stderr, "error: queue %u: rte_gpu_comm_create_list(%u): %s\n",
+			q, n, rte_strerror(rte_errno));
+		return -1;
+	}
+	/* Test only: memory as a previous run could have left it. */
+	if (getenv("GPURX_TEST_DIRTY_RING") != NULL)
+		for (uint32_t i = 0; i < n; i++)
+			if (rte_gpu_comm_set_status(&Q->list[i],
+					RTE_GPU_COMM_LIST_READY) != 0)
+				return -1;
+	rc = gpurx_ring_init(Q->list, n);
+	if (rc != 0) {
+		fprintf(stderr, "error: queue %u: comm list statuses not reset to "
+			"FREE: %s\n", q, rte_strerror(-rc));
+		return -1;
+	}
+	Q->items = rte_zmalloc("gpurx_items", n * sizeof(*Q->items), 0);
+	Q->lat_hist = rte_zmalloc("gpurx_lat", LAT_BUCKETS * sizeof(uint64_t), 0);
+	if (Q->items == NULL || Q->lat_hist == NULL)
+		return -1;
+	gq->items = (struct gpurx_comm_item *)Q->list;
+	gq->n_items = n;
+	gq->burst = burst;
+	gq->item_bytes = RTE_ALIGN_CEIL(RTE_MAX(ITEM_BYTES_MIN,
+		burst * (uint32_t)(RTE_MBUF_DEFAULT_BUF_SIZE + 128)), 64);
+	gq->max_caplen = a->opt.snaplen;
+	bytes = (size_t)n * gq->item_bytes;
+	if (gpurx_gpu_mem_pinned(a, &gq->ts, slots * 8, "pinned ts") ||
+			gpurx_gpu_mem_pinned(a, &gq->wirelen, slots * 4, "pinned len") ||
+			gpurx_gpu_mem_pinned(a, &gq->cap_off, slots * 4, "pinned off") ||
+			gpurx_gpu_mem_pinned(a, &gq->verdict, slots * 4,
+				"pinned verdict") ||
+			gpurx_gpu_mem_pinned(a, &gq->sum, n * sizeof(*gq->sum),
+				"pinned item summaries") ||
+			gpurx_gpu_mem_pinned(a, &gq->arena, bytes, "capture arena"))
+		return -1;
+	if (a->mem != GPURX_MEM_GPU && gpurx_gpu_mem_pinned(a, &Q->host_buf,
+			bytes, "bounce buffer"))
+		return -1;
+	if (a->mem != GPURX_MEM_HOST_MAPPED && gpurx_gpu_mem_device(a,
+			&Q->dev_buf, bytes, "device item buffers"))
+		return -1;
+	rc = gpurx_cuda_stream_create(&Q->stream);
+	if (rc != 0)
+		return gpurx_gpu_cuda_fail("cudaStreamCreate", rc);
+	return 0;
+}
+
+int
+gpurx_gpu_setup(struct gpurx_app *a)
+{
+	struct gpurx_gpu *g = a->gpu;
+	size_t ft_bytes = gpurx_flow_table_bytes(a->opt.flow_capacity);
+	int rc;
+
+	rc = rte_gpu_comm_create_flag(a->gpu_id, &g->quit, RTE_GPU_COMM_FLAG_CPU);
+	if (rc != 0) {
+		fprintf(stderr, "error: rte_gpu_comm_create_flag: %s\n",
+			rte_strerror(-rc));
+		return -1;
+	}
+	g->quit_ok = 1;
+	if (rte_gpu_comm_set_flag(&g->quit, 0) != 0)
+		return -1;
+	if (gpurx_gpu_mem_pinned(a, &g->gq, a->nq * sizeof(*g->gq),
+			"queue table"))
+		return -1;
+	for (uint16_t q = 0; q < a->nq; q++)
+		if (setup_queue(a, q) != 0)
+			return -1;
+	if (a->mem == GPURX_MEM_HOST_MAPPED &&
+			gpurx_gpu_mem_register_pools(a) != 0)
+		return -1;
+	if (gpurx_gpu_mem_upload(a, &g->d_prog, a->filter.insns,
+			a->filter.len * sizeof(*a->filter.insns), "filter program") ||
+			gpurx_gpu_mem_upload(a, &g->d_ft, a->ft, ft_bytes,
+				"flow table"))
+		return -1;
+	if (!a->opt.launch_per_burst) {
+		size_t qdev_bytes = a->nq * sizeof(struct gpurx_qdev);
+		size_t seq_bytes = (size_t)a->nq * a->opt.ring_items *
+			sizeof(unsigned long long);
+		void *zero = calloc(1, RTE_MAX(qdev_bytes, seq_bytes));
+
+		if (zero == NULL) {
+			fprintf(stderr, "error: dispatch state: out of memory\n");
+			return -1;
+		}
+		rc = gpurx_gpu_mem_upload(a, &g->d_qdev, zero, qdev_bytes,
+			"dispatch state") ||
+			gpurx_gpu_mem_upload(a, &g->d_done_seq, zero, seq_bytes,
+				"dispatch state") ||
+			gpurx_gpu_mem_upload(a, &g->d_pub_ns, zero, seq_bytes,
+				"dispatch state");
+		free(zero);
+		if (rc != 0)
+			return -1;
+		g->kp.qdev = g->d_qdev;
+		g->kp.done_seq = g->d_done_seq;
+		g->kp.pub_ns = g->d_pub_ns;
+	}
+	{
+		/* Every item's packet list pointer, in GPU memory. */
+		size_t n = (size_t)a->nq * a->opt.ring_items;
+		struct gpurx_comm_pkt **lists = calloc(n, sizeof(*lists));
+
+		if (lists == NULL) {
+			fprintf(stderr, "error: packet list pointers: out of memory\n");
+			return -1;
+		}
+		for (size_t i = 0; i < n; i++)
+			lists[i] = (struct gpurx_comm_pkt *)
+				g->q[i / a->opt.ring_items].list[i % a->opt.ring_items].pkt_list;
+		rc = gpurx_gpu_mem_upload(a, &g->d_pkt_lists, lists,
+			n * sizeof(*lists), "packet list pointers");
+		free(lists);
+		if (rc != 0)
+			return -1;
+		g->kp.pkt_lists = g->d_pkt_lists;
+	}
+	g->kp.gq = g->gq;
+	g->kp.nq = a->nq;
+	g->kp.bpq = RTE_MIN(a->opt.ring_items, (uint32_t)GPURX_BLOCKS_PER_QUEUE_MAX);
+	g->kp.prog = g->d_prog;
+	g->kp.prog_len = a->filter.len;
+	g->kp.ft = g->d_ft;
+	g->kp.quit = g->quit.ptr;
+	g->kp.capture = a->cap != NULL;
+	printf("memory: %u ring items x %u packets per queue, %zu MiB pinned "
+		"host, %zu MiB GPU (%s)\n", a->opt.ring_items, a->opt.burst,
+		g->pinned_bytes >> 20, g->dev_bytes >> 20,
+		a->opt.launch_per_burst ? "kernel per burst" : "persistent kernel");
+	gpurx_watch_init(&g->watch, a->nq, rte_get_tsc_hz(), a->opt.stall_ms,
+		rte_get_tsc_cycles());
+	if (a->opt.launch_per_burst)
+		return 0;
+	return launch_persistent(a);
+}
+
+int
+gpurx_gpu_stop(struct gpurx_app *a)
+{
+	struct gpurx_gpu *g = a->gpu;
+	uint64_t t0 = rte_get_tsc_cycles(), hz = rte_get_tsc_hz();
+	int rc = 0, busy = 0;
+
+	if (g == NULL)
+		return 0;
+	if (g->kernel_running && g->dead) {
+		/* Found ended by the watch: it reads nothing any more, and
+		 * after a fault the context takes no more calls. */
+		g->kernel_running = 0;
+		return -1;
+	}
+	if (g->kernel_running) {
+		/* Every item is back (lcores drained): the kernel idles. */
+		if (rte_gpu_comm_set_flag(&g->quit, 1) != 0)
+			return -1;
+		rte_wmb();
+		do {
+			busy = gpurx_cuda_stream_busy(g->kstream);
+			if (busy == -1)
+				rte_delay_us_sleep(100);
+		} while (busy == -1 && (rte_get_tsc_cycles() - t0) * 1000 / hz <
+				KERNEL_QUIT_TIMEOUT_MS);
+		if (busy != 0) {
+			fprintf(stderr, "error: persistent kernel %s\n", busy == -1 ?
+				"did not quit within 1 s" : gpurx_cuda_strerror(busy));
+			/* Ended with an error: it no longer runs. */
+			if (busy != -1)
+				g->kernel_running = 0;
+			return -1;
+		}
+		g->kernel_running = 0;
+		printf("gpu: persistent kernel quit in %.3f ms\n",
+			(double)(rte_get_tsc_cycles() - t0) * 1000 / hz);
+	}
+	if (g->d_ft != NULL) {
+		rc = gpurx_cuda_copy(a->ft, g->d_ft,
+			gpurx_flow_table_bytes(a->opt.flow_capacity));
+		if (rc != 0)
+			return gpurx_gpu_cuda_fail("flow table from the GPU", rc);
+	}
+	return g->watch_failed ? -1 : 0;
+}
+
+void
+gpurx_gpu_teardown(struct gpurx_app *a)
+{
+	struct gpurx_gpu *g = a->gpu;
+
+	if (g == NULL || g->kernel_running)
+		return;	/* a kernel may still read it all: leave it */
+	for (uint16_t q = 0; q < a->nq; q++) {
+		struct gpu_queue *Q = &g->q[q];
+
+		if (Q->list != NULL &&
+				rte_gpu_comm_destroy_list(Q->list, a->opt.ring_items) != 0)
+			fprintf(stderr, "warning: queue %u: comm list destroy failed\n", q);
+		rte_free(Q->items);
+		rte_free(Q->lat_hist);
+		gpurx_cuda_stream_destroy(Q->stream);
+	}
+	gpurx_cuda_stream_destroy(g->kstream);
+	if (g->quit_ok)
+		rte_gpu_comm_destroy_flag(&g->quit);
+	gpurx_gpu_mem_release(a);
+	rte_free(g);
+	a->gpu = NULL;
+}
