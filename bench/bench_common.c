@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <link.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -566,4 +568,58 @@ bench_first_gpu(int16_t *dev_id, struct rte_gpu_info *info)
 		return BENCH_EXIT_FAIL;
 	}
 	return -1;
+}
+
+struct pmd_search {
+	const char *name;
+	void *fn;
+};
+
+static int
+pmd_search_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct pmd_search *s = arg;
+	void *h;
+
+	(void)size;
+	if (info->dlpi_name == NULL ||
+			strstr(info->dlpi_name, "librte_gpu_cuda") == NULL)
+		return 0;
+	/* NOLOAD: the copy EAL loaded, never a second one. The reference
+	 * is kept: the plugin stays loaded until exit anyway. */
+	h = dlopen(info->dlpi_name, RTLD_NOW | RTLD_NOLOAD);
+	if (h == NULL)
+		return 0;
+	s->fn = dlsym(h, s->name);
+	return s->fn != NULL;
+}
+
+void *
+bench_pmd_symbol(const char *name)
+{
+	struct pmd_search s = { name, dlsym(RTLD_DEFAULT, name) };
+
+	if (s.fn == NULL)
+		dl_iterate_phdr(pmd_search_object, &s);
+	return s.fn;
+}
+
+int
+bench_parse_u64_list(const char *s, uint64_t max, uint64_t *out,
+		unsigned int max_n, unsigned int *n)
+{
+	char buf[256], *tok, *save = NULL;
+
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	*n = 0;
+	for (tok = strtok_r(buf, ",", &save); tok != NULL;
+			tok = strtok_r(NULL, ",", &save)) {
+		if (*n == max_n || bench_parse_u64(tok, max, &out[*n]) < 0 ||
+				out[*n] == 0)
+			return -1;
+		(*n)++;
+	}
+	return *n > 0 ? 0 : -1;
 }

@@ -99,26 +99,6 @@ usage(const char *prog)
 }
 
 static int
-parse_live(const char *s, struct opts *o)
-{
-	char buf[256], *tok, *save = NULL;
-
-	if (strlen(s) >= sizeof(buf))
-		return -1;
-	strcpy(buf, s);
-	o->n_live = 0;
-	for (tok = strtok_r(buf, ",", &save); tok != NULL;
-			tok = strtok_r(NULL, ",", &save)) {
-		if (o->n_live == MAX_LIVE_SIZES ||
-				bench_parse_u64(tok, 10000000, &o->live[o->n_live]) < 0 ||
-				o->live[o->n_live] == 0)
-			return -1;
-		o->n_live++;
-	}
-	return o->n_live > 0 ? 0 : -1;
-}
-
-static int
 parse_args(int argc, char **argv, void *opts)
 {
 	struct opts *o = opts;
@@ -152,7 +132,8 @@ parse_args(int argc, char **argv, void *opts)
 				return -1;
 			break;
 		case 'l':
-			if (parse_live(optarg, o) < 0)
+			if (bench_parse_u64_list(optarg, 10000000, o->live,
+					MAX_LIVE_SIZES, &o->n_live) < 0)
 				return -1;
 			break;
 		case 'L':

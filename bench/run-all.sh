@@ -181,7 +181,7 @@ run() {
 	echo "\$ $*" > "$out/$name.log"
 	timeout --kill-after=10 "$limit" "$@" >> "$out/$name.log" 2>&1
 	rc=$?
-	grep -E '^(handoff|driver|bpf-cpu|kernel-rate|sysmem-probe|capacity|SKIP|FAIL)' "$out/$name.log" | sed 's/^/   /'
+	grep -E '^(handoff|driver|reg-cache|PASS dmabuf|bpf-cpu|kernel-rate|sysmem-probe|capacity|SKIP|FAIL)' "$out/$name.log" | sed 's/^/   /'
 	case $rc in
 	0) echo "   $name: done" ;;
 	77) echo "   $name: skipped (no GPU)" ;;
@@ -212,6 +212,16 @@ run handoff_gpu_pkts 100 "$bench/bench-handoff" "${eal[@]}" "${gpu_args[@]}" "${
 	--out "$out" --pkt-mem gpu "${handoff_args[@]}"
 run driver 100 "$bench/bench-driver" "${eal[@]}" "${gpu_args[@]}" "${extra[@]}" -- \
 	--out "$out" "${driver_args[@]}"
+# The registration cache (issue 16): the GPU probed with reg_cache=1 as a
+# vdev (no PCI scan: the same GPU cannot be probed twice); with it the
+# dma-buf export check.
+if [ -z "${BENCH_EAL_EXTRA:-}" ]; then
+	rc_dev=0
+	[ -n "$gpu_pci" ] && [ "$gpu_pci" != any ] && rc_dev=$gpu_pci
+	run reg_cache 100 "$bench/bench-reg-cache" "${eal[@]}" --no-pci \
+		--vdev "gpu_cuda0,dev=$rc_dev,reg_cache=1" "${extra[@]}" -- \
+		--out "$out" $([ "$quick" = 1 ] && echo --reps 50)
+fi
 # CPU only: no PCI scan, so no GPU is opened.
 run bpf_cpu 60 "$bench/bench-bpf-cpu" "${eal[@]}" --no-pci "${extra[@]}" -- \
 	--out "$out" "${bpf_args[@]}"

@@ -47,7 +47,7 @@ run() {
 		echo "## $name (exit $rc)"
 		echo
 		echo '```'
-		grep -E '^(PASS|FAIL|SKIP)|passed|^ERROR SUMMARY|^=========|^mbufs:' "$out/$name.log" | head -n 200
+		grep -E '^(PASS|FAIL|SKIP)|passed|^ERROR SUMMARY|^=========|^mbufs:|^reg-cache' "$out/$name.log" | head -n 200
 		echo '```'
 		echo
 	} >> "$summary"
@@ -59,6 +59,13 @@ run() {
 run test-gpudev-pci "$build/app/test-gpudev/dpdk-test-gpudev" "${eal[@]}" --
 run test-gpudev-vdev "$build/app/test-gpudev/dpdk-test-gpudev" "${eal[@]}" \
 	--no-pci --vdev gpu_cuda0,dev=0 -- --case info --case mem_alloc_kernel --case errors
+
+# The driver's registration cache and dma-buf export (issue 16): a dma-buf
+# fd of real GPU memory checked (lseek/fstat size), then register/unregister
+# of 2 MiB and 64 MiB with and without the cache. The GPU as a vdev with
+# reg_cache=1 (no PCI scan: the same GPU cannot be probed twice).
+run bench-reg-cache "$build/bench/bench-reg-cache" "${eal[@]}" --no-pci \
+	--vdev gpu_cuda0,dev=0,reg_cache=1 -- --reps 200 --out "$out"
 
 # The capture pipeline's per-packet core on the GPU against the CPU.
 for t in "$build"/examples/gpu_rx/*gpu-test* "$build"/examples/gpu_rx/tests/*gpu-test*; do

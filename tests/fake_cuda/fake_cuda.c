@@ -7,8 +7,14 @@
  * accounting and fault injection. See fake_cuda.h.
  */
 
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* memfd_create */
+#endif
 #include <pthread.h>
 #include <stdbool.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +25,9 @@
 #define MAX_GPUS 8
 #define MAX_CTX_STACK 16
 #define CTX_MAGIC 0x43545846u /* "FXTC" */
+#define STREAM_MAGIC 0x4d525453u /* "STRM" */
+#define MAX_DMABUFS 256
+#define HOST_PAGE 4096
 
 struct fake_ctx {
 	uint32_t magic;
@@ -40,6 +49,21 @@ struct region {
 	CUcontext ctx;
 };
 
+struct fake_stream {
+	uint32_t magic;
+	CUcontext ctx;
+	struct fake_stream *next;
+};
+
+/* dma-buf fds handed out: a memfd each, known by its inode so that a
+ * closed fd whose number was reused is not mistaken for it. */
+struct fake_dmabuf {
+	int fd;
+	ino_t ino;
+	uintptr_t start;
+	size_t len;
+};
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct fake_gpu gpus[MAX_GPUS];
 static int nb_gpus;
@@ -53,7 +77,14 @@ static struct region *allocs, *registrations;
 static unsigned int abandoned, abi_errors;
 static bool devptr_differs;
 static int rdma_ordering; /* none: wmb must flush */
+static int rdma_flush_options = CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST;
 static uint64_t flush_calls;
+static size_t alloc_offset;
+static int dmabuf_supported = 1;
+static struct fake_stream *streams;
+static struct fake_dmabuf dmabufs[MAX_DMABUFS];
+static unsigned int nb_dmabufs;
+static uint64_t p2p_token_queries, legacy_stream_memsets;
 
 static uint64_t calls, fail_at;
 static CUresult fail_err;
@@ -303,9 +334,9 @@ static CUresult fake_cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice
 	case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: *v = 1; break;
 	case CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM: *v = 1; break;
 	case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED: *v = 1; break;
-	case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS: *v = 1; break;
+	case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS: *v = rdma_flush_options; break;
 	case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING: *v = rdma_ordering; break;
-	case CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED: *v = 1; break;
+	case CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED: *v = dmabuf_supported; break;
 	default: RETURN(CUDA_ERROR_INVALID_VALUE);
 	}
 	RETURN(CUDA_SUCCESS);
@@ -393,11 +424,21 @@ static CUresult fake_cuMemAlloc(CUdeviceptr *p, size_t size)
 		RETURN(CUDA_ERROR_OUT_OF_MEMORY);
 	r = calloc(1, sizeof(*r));
 	len = (size + 255) & ~(size_t)255;
-	if (r == NULL || (r->mem = aligned_alloc(256, len)) == NULL) {
+	if (alloc_offset != 0) {
+		/* At a chosen distance past a 64 KiB boundary, as a real
+		 * allocator may place small allocations. */
+		len = (len + alloc_offset + 65535) & ~(size_t)65535;
+		if (r != NULL)
+			r->mem = aligned_alloc(65536, len);
+	} else if (r != NULL) {
+		r->mem = aligned_alloc(256, len);
+	}
+	if (r == NULL || r->mem == NULL) {
 		free(r);
 		RETURN(CUDA_ERROR_OUT_OF_MEMORY);
 	}
-	r->start = (uintptr_t)r->mem;
+	memset(r->mem, FAKE_CUDA_STALE_BYTE, len);
+	r->start = (uintptr_t)r->mem + alloc_offset;
 	r->len = size;
 	r->ctx = current();
 	r->next = allocs;
@@ -489,6 +530,8 @@ static CUresult fake_cuPointerGetAttribute(void *v, CUpointer_attribute a, CUdev
 	r = find_region(allocs, (uintptr_t)p, 1);
 	if (r == NULL)
 		RETURN(CUDA_ERROR_INVALID_VALUE);
+	if (a == CU_POINTER_ATTRIBUTE_P2P_TOKENS)
+		p2p_token_queries++;
 	switch (a) {
 	case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
 		*(CUdeviceptr *)v = r->start;
@@ -512,6 +555,140 @@ static CUresult fake_cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget
 			 s != CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_ALL_DEVICES))
 		RETURN(CUDA_ERROR_INVALID_VALUE);
 	flush_calls++;
+	RETURN(CUDA_SUCCESS);
+}
+
+static bool
+stream_valid(CUstream s)
+{
+	struct fake_stream *f;
+
+	for (f = streams; f != NULL; f = f->next)
+		if ((CUstream)f == s && f->magic == STREAM_MAGIC)
+			return true;
+	return false;
+}
+
+static struct fake_stream *
+unlink_stream(CUstream s)
+{
+	struct fake_stream **l;
+
+	for (l = &streams; *l != NULL; l = &(*l)->next) {
+		if ((CUstream)*l == s) {
+			struct fake_stream *f = *l;
+
+			*l = f->next;
+			return f;
+		}
+	}
+	return NULL;
+}
+
+static CUresult fake_cuStreamCreate(CUstream *s, unsigned int flags)
+{
+	struct fake_stream *f;
+
+	ENTER();
+	NEED_CTX();
+	if (s == NULL || (flags != CU_STREAM_DEFAULT && flags != CU_STREAM_NON_BLOCKING))
+		RETURN(CUDA_ERROR_INVALID_VALUE);
+	f = calloc(1, sizeof(*f));
+	if (f == NULL)
+		RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+	f->magic = STREAM_MAGIC;
+	f->ctx = current();
+	f->next = streams;
+	streams = f;
+	*s = (CUstream)f;
+	RETURN(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuStreamDestroy(CUstream s)
+{
+	struct fake_stream *f;
+
+	ENTER_RELEASE((f = unlink_stream(s)) != NULL && (free(f), true));
+	NEED_CTX();
+	f = unlink_stream(s);
+	if (f == NULL)
+		RETURN(CUDA_ERROR_INVALID_HANDLE);
+	f->magic = 0;
+	free(f);
+	RETURN(CUDA_SUCCESS);
+}
+
+/* A stream of the driver must belong to the current context; NULL is the
+ * legacy stream, which a persistent kernel may occupy forever: counted. */
+#define NEED_STREAM(s) do { \
+	if ((s) == NULL) \
+		legacy_stream_memsets++; \
+	else if (!stream_valid(s) || ((struct fake_stream *)(s))->ctx != current()) \
+		RETURN(CUDA_ERROR_INVALID_HANDLE); \
+} while (0)
+
+static CUresult fake_cuStreamSynchronize(CUstream s)
+{
+	ENTER();
+	NEED_CTX();
+	NEED_STREAM(s);
+	RETURN(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuMemsetD8Async(CUdeviceptr p, unsigned char v, size_t n, CUstream s)
+{
+	ENTER();
+	NEED_CTX();
+	NEED_STREAM(s);
+	if (n == 0 || find_region(allocs, (uintptr_t)p, n) == NULL)
+		RETURN(CUDA_ERROR_INVALID_VALUE);
+	memset((void *)(uintptr_t)p, v, n);
+	RETURN(CUDA_SUCCESS);
+}
+
+/* Forgets dma-bufs whose fd was closed (lock held). */
+static void
+prune_dmabufs(void)
+{
+	unsigned int i = 0;
+	struct stat st;
+
+	while (i < nb_dmabufs) {
+		if (fstat(dmabufs[i].fd, &st) == 0 && st.st_ino == dmabufs[i].ino) {
+			i++;
+			continue;
+		}
+		dmabufs[i] = dmabufs[--nb_dmabufs];
+	}
+}
+
+static CUresult fake_cuMemGetHandleForAddressRange(void *handle, CUdeviceptr p,
+		size_t size, CUmemRangeHandleType type, unsigned long long flags)
+{
+	struct stat st;
+	int fd;
+
+	ENTER();
+	NEED_CTX();
+	if (handle == NULL || type != CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD ||
+			flags != 0 || size == 0 || p % HOST_PAGE != 0 ||
+			size % HOST_PAGE != 0 ||
+			find_region(allocs, (uintptr_t)p, size) == NULL)
+		RETURN(CUDA_ERROR_INVALID_VALUE);
+	prune_dmabufs();
+	if (nb_dmabufs == MAX_DMABUFS)
+		RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+	fd = memfd_create("fake-dmabuf", MFD_CLOEXEC);
+	if (fd < 0)
+		RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+	if (ftruncate(fd, (off_t)size) != 0 || fstat(fd, &st) != 0) {
+		close(fd);
+		RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+	}
+	dmabufs[nb_dmabufs++] = (struct fake_dmabuf){
+		.fd = fd, .ino = st.st_ino, .start = (uintptr_t)p, .len = size,
+	};
+	*(int *)handle = fd;
 	RETURN(CUDA_SUCCESS);
 }
 
@@ -539,6 +716,9 @@ static const struct symbol symbols[] = {
 	S(cuMemHostUnregister, 4000), S(cuMemHostGetDevicePointer, 3020),
 	S(cuPointerSetAttribute, 6000), S(cuPointerGetAttribute, 4000),
 	S(cuFlushGPUDirectRDMAWrites, 11030),
+	S(cuStreamCreate, 2000), S(cuStreamDestroy, 4000),
+	S(cuStreamSynchronize, 2000), S(cuMemsetD8Async, 3020),
+	S(cuMemGetHandleForAddressRange, 11070),
 #undef S
 };
 
@@ -642,7 +822,29 @@ primary_refs(void)
 	return n;
 }
 
+static unsigned int
+count_streams(void)
+{
+	const struct fake_stream *f;
+	unsigned int n = 0;
+
+	for (f = streams; f != NULL; f = f->next)
+		n++;
+	return n;
+}
+
+static unsigned int
+live_dmabufs(void)
+{
+	prune_dmabufs();
+	return nb_dmabufs;
+}
+
 GETTER(uint64_t, fake_cuda_calls, calls)
+GETTER(unsigned int, fake_cuda_live_streams, count_streams())
+GETTER(unsigned int, fake_cuda_live_dmabufs, live_dmabufs())
+GETTER(uint64_t, fake_cuda_p2p_token_queries, p2p_token_queries)
+GETTER(uint64_t, fake_cuda_legacy_stream_uses, legacy_stream_memsets)
 GETTER(unsigned int, fake_cuda_live_allocs, count(allocs))
 GETTER(unsigned int, fake_cuda_live_registrations, count(registrations))
 GETTER(unsigned int, fake_cuda_live_primary_refs, primary_refs())
@@ -743,5 +945,49 @@ fake_cuda_set_devptr_differs(int on)
 {
 	pthread_mutex_lock(&lock);
 	devptr_differs = on != 0;
+	pthread_mutex_unlock(&lock);
+}
+
+EXPORT void
+fake_cuda_set_rdma_flush_options(int options)
+{
+	pthread_mutex_lock(&lock);
+	rdma_flush_options = options;
+	pthread_mutex_unlock(&lock);
+}
+
+EXPORT void
+fake_cuda_set_alloc_offset(size_t offset)
+{
+	pthread_mutex_lock(&lock);
+	alloc_offset = offset;
+	pthread_mutex_unlock(&lock);
+}
+
+EXPORT int
+fake_cuda_dmabuf_range(int fd, uintptr_t *start, size_t *len)
+{
+	unsigned int i;
+	int ret = -1;
+
+	pthread_mutex_lock(&lock);
+	prune_dmabufs();
+	for (i = 0; i < nb_dmabufs; i++) {
+		if (dmabufs[i].fd == fd) {
+			*start = dmabufs[i].start;
+			*len = dmabufs[i].len;
+			ret = 0;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&lock);
+	return ret;
+}
+
+EXPORT void
+fake_cuda_set_dmabuf_supported(int on)
+{
+	pthread_mutex_lock(&lock);
+	dmabuf_supported = on;
 	pthread_mutex_unlock(&lock);
 }

@@ -80,6 +80,38 @@ uint64_t fake_cuda_flush_calls(void);
  * CUDA 13 two-argument cuCtxGetDevice called as the one-argument one). */
 unsigned int fake_cuda_abi_errors(void);
 
+/* GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS reported from now on (default
+ * CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST). */
+void fake_cuda_set_rdma_flush_options(int options);
+
+/* New allocations start offset bytes past a 64 KiB boundary (0, the
+ * default: wherever aligned_alloc(256) puts them). */
+void fake_cuda_set_alloc_offset(size_t offset);
+
+/* Fresh allocations are filled with this byte (as a GPU hands back what
+ * the memory's last user left). */
+#define FAKE_CUDA_STALE_BYTE 0xa5
+
+/* CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED reported from now on (default 1). */
+void fake_cuda_set_dmabuf_supported(int on);
+
+/* Live streams (cuStreamCreate'd, not destroyed). */
+unsigned int fake_cuda_live_streams(void);
+
+/* dma-buf fds from cuMemGetHandleForAddressRange still open (each is a
+ * memfd of the range's size). */
+unsigned int fake_cuda_live_dmabufs(void);
+
+/* The range an open dma-buf fd exports; 0, or -1 if fd is not one. */
+int fake_cuda_dmabuf_range(int fd, uintptr_t *start, size_t *len);
+
+/* cuPointerGetAttribute(CU_POINTER_ATTRIBUTE_P2P_TOKENS) calls so far. */
+uint64_t fake_cuda_p2p_token_queries(void);
+
+/* Stream-ordered calls made on the legacy (NULL) stream, which a
+ * persistent kernel may hold forever. */
+uint64_t fake_cuda_legacy_stream_uses(void);
+
 #ifdef __cplusplus
 }
 #endif

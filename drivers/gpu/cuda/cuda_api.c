@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 
@@ -24,14 +25,19 @@ struct symbol_request {
 	const char *name;
 	int version;
 	size_t offset;
+	bool optional;
 };
 
 #define GPU_CUDA_REQUEST(sym, ver) \
-	{ #sym, ver, offsetof(struct gpu_cuda_api, sym) },
+	{ #sym, ver, offsetof(struct gpu_cuda_api, sym), false },
+#define GPU_CUDA_REQUEST_OPTIONAL(sym, ver) \
+	{ #sym, ver, offsetof(struct gpu_cuda_api, sym), true },
 static const struct symbol_request symbol_requests[] = {
 	GPU_CUDA_SYMBOLS(GPU_CUDA_REQUEST)
+	GPU_CUDA_OPTIONAL_SYMBOLS(GPU_CUDA_REQUEST_OPTIONAL)
 };
 #undef GPU_CUDA_REQUEST
+#undef GPU_CUDA_REQUEST_OPTIONAL
 
 /* cuGetProcAddress itself, in its 12.0 form or, on older drivers, 11.3. */
 static PFN_cuGetProcAddress_v12000 get_proc_v2;
@@ -97,6 +103,13 @@ load_symbols(const char *path)
 		void **slot = (void **)((char *)&gpu_cuda + req->offset);
 
 		res = resolve(req->name, req->version, slot);
+		if (res != CUDA_SUCCESS && req->optional) {
+			*slot = NULL;
+			CUDA_LOG(INFO, "%s (CUDA %d.%d) has no %s at ABI version %d: the features needing it are not supported",
+				path, version / 1000, version % 1000 / 10,
+				req->name, req->version);
+			continue;
+		}
 		if (res != CUDA_SUCCESS) {
 			CUDA_LOG(ERR, "%s (CUDA %d.%d) has no %s at ABI version %d (error %d): no GPU will be probed",
 				path, version / 1000, version % 1000 / 10,

@@ -45,12 +45,25 @@
 	X(cuMemHostGetDevicePointer, 3020) \
 	X(cuPointerSetAttribute, 6000) \
 	X(cuPointerGetAttribute, 4000) \
-	X(cuFlushGPUDirectRDMAWrites, 11030)
+	X(cuFlushGPUDirectRDMAWrites, 11030) \
+	X(cuStreamCreate, 2000) \
+	X(cuStreamDestroy, 4000) \
+	X(cuStreamSynchronize, 2000) \
+	X(cuMemsetD8Async, 3020)
+
+/*
+ * Entry points of features a driver may lack (dma-buf export needs 11.7):
+ * probe goes on without them and the feature reports -ENOTSUP. The field
+ * stays NULL when the driver does not have the symbol.
+ */
+#define GPU_CUDA_OPTIONAL_SYMBOLS(X) \
+	X(cuMemGetHandleForAddressRange, 11070)
 
 #define GPU_CUDA_FIELD(sym, ver) PFN_ ## sym ## _v ## ver sym;
 struct gpu_cuda_api {
 	int driver_version;
 	GPU_CUDA_SYMBOLS(GPU_CUDA_FIELD)
+	GPU_CUDA_OPTIONAL_SYMBOLS(GPU_CUDA_FIELD)
 };
 #undef GPU_CUDA_FIELD
 

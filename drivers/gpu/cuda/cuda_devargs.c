@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +10,7 @@
 
 #include "cuda_devargs.h"
 #include "cuda_log.h"
+#include "cuda_reg_cache.h"
 
 static int
 parse_dev(const char *dev_name, const char *value, struct gpu_cuda_devargs *out)
@@ -57,6 +59,35 @@ parse_bool(const char *dev_name, const char *key, const char *value, bool *out)
 	return -EINVAL;
 }
 
+/* Bytes, with an optional K, M or G suffix (powers of 1024). */
+static int
+parse_size(const char *dev_name, const char *key, const char *value,
+		size_t *out)
+{
+	unsigned long long v;
+	unsigned int shift = 0;
+	char *end;
+
+	errno = 0;
+	v = strtoull(value, &end, 0);
+	if (end != value && *end != '\0' && end[1] == '\0') {
+		switch (*end) {
+		case 'k': case 'K': shift = 10; end++; break;
+		case 'm': case 'M': shift = 20; end++; break;
+		case 'g': case 'G': shift = 30; end++; break;
+		default: break;
+		}
+	}
+	if (errno != 0 || end == value || *end != '\0' || value[0] == '-' ||
+			v == 0 || v > (SIZE_MAX >> shift)) {
+		CUDA_LOG(ERR, "%s: devarg %s=%s is not a size in bytes above 0 (suffix K, M or G allowed)",
+			dev_name, key, value);
+		return -EINVAL;
+	}
+	*out = (size_t)v << shift;
+	return 0;
+}
+
 int
 gpu_cuda_devargs_parse(const char *dev_name, const char *args, bool allow_dev,
 		struct gpu_cuda_devargs *out)
@@ -68,6 +99,7 @@ gpu_cuda_devargs_parse(const char *dev_name, const char *args, bool allow_dev,
 	memset(out, 0, sizeof(*out));
 	out->ordinal = 0;
 	out->gdrcopy = true;
+	out->reg_cache_max = GPU_CUDA_REG_CACHE_DEFAULT_MAX;
 	if (args == NULL || args[0] == '\0')
 		return 0;
 
@@ -89,11 +121,16 @@ gpu_cuda_devargs_parse(const char *dev_name, const char *args, bool allow_dev,
 			ret = parse_dev(dev_name, value, out);
 		} else if (strcmp(key, GPU_CUDA_DEVARG_GDRCOPY) == 0) {
 			ret = parse_bool(dev_name, key, value, &out->gdrcopy);
+		} else if (strcmp(key, GPU_CUDA_DEVARG_REG_CACHE) == 0) {
+			ret = parse_bool(dev_name, key, value, &out->reg_cache);
+		} else if (strcmp(key, GPU_CUDA_DEVARG_REG_CACHE_MAX) == 0) {
+			ret = parse_size(dev_name, key, value, &out->reg_cache_max);
 		} else {
 			CUDA_LOG(ERR, "%s: unknown devarg \"%s\" (valid: %s%s)",
 				dev_name, key,
 				allow_dev ? GPU_CUDA_DEVARG_DEV ", " : "",
-				GPU_CUDA_DEVARG_GDRCOPY);
+				GPU_CUDA_DEVARG_GDRCOPY ", " GPU_CUDA_DEVARG_REG_CACHE
+				", " GPU_CUDA_DEVARG_REG_CACHE_MAX);
 			ret = -EINVAL;
 		}
 	}

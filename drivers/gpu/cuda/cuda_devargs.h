@@ -9,6 +9,8 @@
 
 #define GPU_CUDA_DEVARG_DEV "dev"
 #define GPU_CUDA_DEVARG_GDRCOPY "gdrcopy"
+#define GPU_CUDA_DEVARG_REG_CACHE "reg_cache"
+#define GPU_CUDA_DEVARG_REG_CACHE_MAX "reg_cache_max"
 
 struct gpu_cuda_devargs {
 	/* Which GPU (vdev only): a CUDA ordinal or a PCI address. */
@@ -16,6 +18,8 @@ struct gpu_cuda_devargs {
 	int ordinal;                        /* -1 when given as PCI address */
 	char bus_id[GPU_CUDA_BUS_ID_LEN];
 	bool gdrcopy;                       /* allow mem_cpu_map via GDRCopy */
+	bool reg_cache;                     /* keep host registrations */
+	size_t reg_cache_max;               /* bytes kept at most */
 };
 
 /*

@@ -4,6 +4,10 @@
 #define GPU_CUDA_GPU_H
 
 #include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_dev.h>
+#include <rte_spinlock.h>
 
 #include <gpudev_driver.h>
 
@@ -33,19 +37,70 @@ struct gpu_cuda_caps {
 	int host_ptr_is_dev_ptr;   /* CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM */
 };
 
+struct gpu_cuda_reg_cache;
+struct gpu_cuda_dmabuf;
+
 /* process_private of every rte_gpu of this driver: one CUDA context. */
 struct gpu_cuda_ctx {
 	CUcontext ctx;
 	CUdevice cu_dev;
 	bool primary;         /* holds a primary context reference */
 	bool use_gdrcopy;     /* devarg gdrcopy (default on) */
+	bool reg_cache_on;    /* devarg reg_cache (default off) */
+	size_t reg_cache_max; /* devarg reg_cache_max: bytes parked at most */
 	/* wmb must flush GPUDirect RDMA writes: the GPU can, and does not
 	 * order them natively for its own kernels (decided at probe). */
 	bool flush_on_wmb;
 	char bus_id[GPU_CUDA_BUS_ID_LEN];
+	char name[RTE_DEV_NAME_MAX_LEN]; /* the gpudev name, for logs */
 	struct gpu_cuda_caps caps;
 	struct gpu_cuda_mem_table mem;
+	/* Non-blocking stream of the context for the driver's own work
+	 * (clearing new allocations): it must not wait for, nor be waited
+	 * for by, the application's kernels on the legacy stream. */
+	CUstream stream;
+	struct gpu_cuda_reg_cache *reg_cache; /* NULL: not caching */
+	/* dma-buf fds exported from this context's allocations. */
+	rte_spinlock_t dmabuf_lock;
+	struct gpu_cuda_dmabuf *dmabufs;
+	/* Calls in flight and the closing flag (see gpu_cuda_ctx_get). */
+	uint32_t active;
+	uint32_t closing;
+	struct gpu_cuda_ctx *retired_next; /* see gpu_cuda_dev_close */
 };
+
+/*
+ * Sets up what every context of this driver has beside its CUDA context
+ * (memory table, stream, registration cache); c->ctx, c->cu_dev, c->name
+ * and the devarg fields must be set. Returns 0 or a negative errno, having
+ * undone its part.
+ */
+int gpu_cuda_ctx_setup(struct gpu_cuda_ctx *c);
+
+/* Undoes gpu_cuda_ctx_setup (dev_close, failed probe). Returns 0 or the
+ * first error. */
+int gpu_cuda_ctx_teardown(struct gpu_cuda_ctx *c);
+
+/*
+ * Enters a call on dev's context: returns it, or NULL (logged) when the
+ * device has no context in this process or is closing. Every non-NULL
+ * result must be given back with gpu_cuda_ctx_put once the call is done:
+ * dev_close waits for calls in flight and releases nothing they hold.
+ */
+struct gpu_cuda_ctx *gpu_cuda_ctx_get(struct rte_gpu *dev, const char *op);
+void gpu_cuda_ctx_put(struct gpu_cuda_ctx *c);
+
+/* dev_close: refuses calls from now on and waits for those in flight.
+ * False (logged) when another close is under way. */
+bool gpu_cuda_ctx_begin_close(struct gpu_cuda_ctx *c);
+
+/* dev_close, last: detaches c from dev; c is kept for late callers. */
+void gpu_cuda_ctx_retire(struct rte_gpu *dev, struct gpu_cuda_ctx *c);
+
+/* Same for a public function of rte_pmd_gpu_cuda.h: the device of dev_id,
+ * if it is one of this driver's. *err gets the negative errno on NULL. */
+struct gpu_cuda_ctx *gpu_cuda_ctx_get_by_id(int16_t dev_id, const char *op,
+		int *err);
 
 /* Fills the operations every device of this driver has. */
 void gpu_cuda_set_ops(struct rte_gpu *dev);
@@ -53,6 +108,12 @@ void gpu_cuda_set_ops(struct rte_gpu *dev);
 /* dev_close: releases what the context still holds (logging each leak),
  * then the context itself. */
 int gpu_cuda_dev_close(struct rte_gpu *dev);
+
+/* Undoes a host registration that no table entry holds (one the
+ * registration cache kept), retrying once if the context could not be
+ * entered. Returns 0 or the first error (logged). */
+int gpu_cuda_host_unregister(struct gpu_cuda_ctx *c, uintptr_t base,
+		const char *what);
 
 /* Makes the context current on the calling thread / restores the previous
  * one. Both log and return a negative errno on failure. */

@@ -12,9 +12,12 @@
 #include <rte_atomic.h>
 #include <rte_common.h>
 
+#include "cuda_dmabuf.h"
 #include "cuda_gdr.h"
 #include "cuda_gpu.h"
 #include "cuda_log.h"
+#include "cuda_reg_cache.h"
+#include "rte_pmd_gpu_cuda.h"
 
 int
 gpu_cuda_ctx_enter(const struct gpu_cuda_ctx *c, const char *what)
@@ -28,17 +31,6 @@ gpu_cuda_ctx_leave(const char *what)
 	CUcontext popped;
 
 	return GPU_CUDA_CALL(what, cuCtxPopCurrent, &popped);
-}
-
-static struct gpu_cuda_ctx *
-ctx_of(struct rte_gpu *dev, const char *op)
-{
-	struct gpu_cuda_ctx *c = dev->process_private;
-
-	if (c == NULL)
-		CUDA_LOG(ERR, "%s on %s: device is not initialised in this process",
-			op, dev->mpshared->info.name);
-	return c;
 }
 
 /* Explains, for the log, why ptr is not what the caller thought it was. */
@@ -73,9 +65,14 @@ release_mem(struct gpu_cuda_ctx *c, struct gpu_cuda_mem *m, const char *what,
 	int r;
 
 	*held = false;
-	if (m->kind == GPU_CUDA_MEM_DEVICE && m->cpu_map != NULL) {
-		ret = gpu_cuda_gdr_unmap(m->cpu_map);
-		m->cpu_map = NULL;
+	if (m->kind == GPU_CUDA_MEM_DEVICE) {
+		/* Importers keep their own reference; the fds go with the
+		 * allocation so that none names freed memory. */
+		gpu_cuda_dmabuf_release_alloc(c, m->id);
+		if (m->cpu_map != NULL) {
+			ret = gpu_cuda_gdr_unmap(m->cpu_map);
+			m->cpu_map = NULL;
+		}
 	}
 	r = gpu_cuda_ctx_enter(c, what);
 	if (r != 0) {
@@ -85,7 +82,7 @@ release_mem(struct gpu_cuda_ctx *c, struct gpu_cuda_mem *m, const char *what,
 	if (m->kind == GPU_CUDA_MEM_DEVICE)
 		r = GPU_CUDA_CALL(what, cuMemFree, (CUdeviceptr)m->base);
 	else
-		r = GPU_CUDA_CALL(what, cuMemHostUnregister, (void *)m->ptr);
+		r = GPU_CUDA_CALL(what, cuMemHostUnregister, (void *)m->base);
 	if (r != 0 && ret == 0)
 		ret = r;
 	r = gpu_cuda_ctx_leave(what);
@@ -121,11 +118,14 @@ release_entry(struct gpu_cuda_ctx *c, struct gpu_cuda_mem *m, const char *what)
 	return ret;
 }
 
+/* Identifies allocations for the dma-buf records beyond their address,
+ * which a later allocation may reuse. */
+static uint64_t next_mem_id;
+
 static int
-cuda_mem_alloc(struct rte_gpu *dev, size_t size, unsigned int align, void **ptr)
+mem_alloc(struct gpu_cuda_ctx *c, size_t size, unsigned int align, void **ptr)
 {
-	const char *name = dev->mpshared->info.name;
-	struct gpu_cuda_ctx *c = ctx_of(dev, "mem_alloc");
+	const char *name = c->name;
 	struct gpu_cuda_mem *m;
 	CUdeviceptr base;
 	size_t extra, base_size;
@@ -133,8 +133,6 @@ cuda_mem_alloc(struct rte_gpu *dev, size_t size, unsigned int align, void **ptr)
 	bool held;
 	int ret, r;
 
-	if (c == NULL)
-		return -ENODEV;
 	if (ptr == NULL || size == 0) {
 		CUDA_LOG(ERR, "mem_alloc on %s: %s", name,
 			ptr == NULL ? "NULL result pointer" : "size 0");
@@ -153,11 +151,16 @@ cuda_mem_alloc(struct rte_gpu *dev, size_t size, unsigned int align, void **ptr)
 			name, size, align);
 		return -E2BIG;
 	}
-	base_size = size + extra;
 	/* Whole GPU pages for callers that ask for page alignment: they mean
-	 * to map the buffer for a NIC or the CPU, which pin whole pages. */
+	 * to map the buffer for a NIC or the CPU, which pin whole pages. The
+	 * pointer is then page aligned, so the pages it spans end at most
+	 * size rounded up to a page after it, wherever cuMemAlloc put the
+	 * base: rounding size + extra instead falls a page short when the
+	 * base is not page aligned. */
 	if (align >= GPU_CUDA_PAGE_SIZE)
-		base_size = RTE_ALIGN_CEIL(base_size, (size_t)GPU_CUDA_PAGE_SIZE);
+		base_size = RTE_ALIGN_CEIL(size, (size_t)GPU_CUDA_PAGE_SIZE) + extra;
+	else
+		base_size = size + extra;
 
 	m = calloc(1, sizeof(*m));
 	if (m == NULL) {
@@ -181,7 +184,20 @@ cuda_mem_alloc(struct rte_gpu *dev, size_t size, unsigned int align, void **ptr)
 			CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, base);
 	if (ret != 0)
 		goto free_mem;
+	/* The memory is returned cleared: cuMemAlloc hands back whatever
+	 * the last user of that memory left, and structures placed in it
+	 * (gpudev's comm-list status array) must not start with stale
+	 * values. On the driver's own non-blocking stream, so that a
+	 * persistent kernel on the legacy stream neither delays nor is
+	 * overtaken by it, and complete before the CPU can write. */
+	ret = GPU_CUDA_CALL("mem_alloc", cuMemsetD8Async, base, 0, base_size,
+			c->stream);
+	if (ret == 0)
+		ret = GPU_CUDA_CALL("mem_alloc", cuStreamSynchronize, c->stream);
+	if (ret != 0)
+		goto free_mem;
 	m->kind = GPU_CUDA_MEM_DEVICE;
+	m->id = __atomic_add_fetch(&next_mem_id, 1, __ATOMIC_RELAXED);
 	m->base = (uintptr_t)base;
 	m->base_size = base_size;
 	m->size = size;
@@ -219,15 +235,12 @@ free_entry:
 }
 
 static int
-cuda_mem_free(struct rte_gpu *dev, void *ptr)
+mem_free(struct gpu_cuda_ctx *c, void *ptr)
 {
-	const char *name = dev->mpshared->info.name;
-	struct gpu_cuda_ctx *c = ctx_of(dev, "mem_free");
+	const char *name = c->name;
 	struct gpu_cuda_mem *m;
 	int other_kind;
 
-	if (c == NULL)
-		return -ENODEV;
 	if (ptr == NULL) {
 		CUDA_LOG(ERR, "mem_free on %s: NULL pointer", name);
 		return -EINVAL;
@@ -248,17 +261,64 @@ cuda_mem_free(struct rte_gpu *dev, void *ptr)
 	return release_entry(c, m, "mem_free");
 }
 
-static int
-cuda_mem_register(struct rte_gpu *dev, size_t size, void *ptr)
+int
+gpu_cuda_host_unregister(struct gpu_cuda_ctx *c, uintptr_t base,
+		const char *what)
 {
-	const char *name = dev->mpshared->info.name;
-	struct gpu_cuda_ctx *c = ctx_of(dev, "mem_register");
+	struct gpu_cuda_mem tmp = {
+		.kind = GPU_CUDA_MEM_REGISTERED, .ptr = base, .base = base,
+	};
+	bool held;
+	int ret = release_mem_retry(c, &tmp, what, &held);
+
+	if (held)
+		CUDA_LOG(ERR, "%s on %s: registration of %#" PRIxPTR " leaked",
+			what, c->name, base);
+	return ret;
+}
+
+/* Gives back what gpu_cuda_reg_cache_acquire handed out when the
+ * registration goes no further. */
+static void
+cache_giveback(struct gpu_cuda_ctx *c, struct gpu_cuda_mem *m, bool hit)
+{
+	if (m->cache_ent == NULL)
+		return;
+	if (!hit)
+		gpu_cuda_reg_cache_abort(c, m->cache_ent);
+	else if (!gpu_cuda_reg_cache_release(c, m->cache_ent))
+		gpu_cuda_host_unregister(c, m->base, "mem_register");
+	m->cache_ent = NULL;
+}
+
+/* cuMemHostRegister; a registration the cache keeps that overlaps the
+ * range (CUDA refuses overlaps) is undone and the call tried again. */
+static int
+host_register(void *ptr, size_t size)
+{
+	const unsigned int flags = CU_MEMHOSTREGISTER_PORTABLE |
+		CU_MEMHOSTREGISTER_DEVICEMAP;
+	CUresult res = gpu_cuda.cuMemHostRegister(ptr, size, flags);
+
+	if (res == CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED &&
+			gpu_cuda_reg_cache_evict_overlapping((uintptr_t)ptr, size) != 0)
+		res = gpu_cuda.cuMemHostRegister(ptr, size, flags);
+	if (res != CUDA_SUCCESS) {
+		gpu_cuda_log_error("mem_register", "cuMemHostRegister", res);
+		return gpu_cuda_errno(res);
+	}
+	return 0;
+}
+
+static int
+mem_register(struct gpu_cuda_ctx *c, size_t size, void *ptr)
+{
+	const char *name = c->name;
 	struct gpu_cuda_mem *m;
 	CUdeviceptr dptr = 0;
+	bool hit = false;
 	int ret, r;
 
-	if (c == NULL)
-		return -ENODEV;
 	if (ptr == NULL || size == 0 || (uintptr_t)ptr > UINTPTR_MAX - size) {
 		CUDA_LOG(ERR, "mem_register(%p, %zu) on %s: %s", ptr, size, name,
 			ptr == NULL ? "NULL pointer" :
@@ -276,20 +336,28 @@ cuda_mem_register(struct rte_gpu *dev, size_t size, void *ptr)
 	m->kind = GPU_CUDA_MEM_REGISTERED;
 	m->ptr = (uintptr_t)ptr;
 	m->size = size;
+	m->base = (uintptr_t)ptr;
+	m->base_size = size;
+	/* A registration the cache kept, or the cache's record of the one
+	 * made below; complete before the entry is visible to other lcores. */
+	m->cache_ent = gpu_cuda_reg_cache_acquire(c, m->ptr, size, &hit,
+			&m->base, &m->base_size);
 	/* Claim the pointer before pinning, so that two lcores registering the
 	 * same buffer cannot both pin it. */
 	if (gpu_cuda_mem_table_insert(&c->mem, m) != 0) {
 		CUDA_LOG(ERR, "mem_register(%p) on %s: already registered",
 			ptr, name);
+		cache_giveback(c, m, hit);
 		free(m);
 		return -EEXIST;
 	}
+	if (hit)
+		return 0;
 
 	ret = gpu_cuda_ctx_enter(c, "mem_register");
 	if (ret != 0)
 		goto unclaim;
-	ret = GPU_CUDA_CALL("mem_register", cuMemHostRegister, ptr, size,
-			CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP);
+	ret = host_register(ptr, size);
 	if (ret != 0) {
 		CUDA_LOG(ERR, "mem_register(%p, %zu) on %s: not registered%s",
 			ptr, size, name, ret == -EEXIST ?
@@ -328,20 +396,19 @@ leave:
 unclaim:
 	m = gpu_cuda_mem_table_remove(&c->mem, (uintptr_t)ptr,
 			GPU_CUDA_MEM_REGISTERED, &r);
+	if (m != NULL)
+		cache_giveback(c, m, false);
 	free(m);
 	return ret;
 }
 
 static int
-cuda_mem_unregister(struct rte_gpu *dev, void *ptr)
+mem_unregister(struct gpu_cuda_ctx *c, void *ptr)
 {
-	const char *name = dev->mpshared->info.name;
-	struct gpu_cuda_ctx *c = ctx_of(dev, "mem_unregister");
+	const char *name = c->name;
 	struct gpu_cuda_mem *m;
 	int other_kind;
 
-	if (c == NULL)
-		return -ENODEV;
 	if (ptr == NULL) {
 		CUDA_LOG(ERR, "mem_unregister on %s: NULL pointer", name);
 		return -EINVAL;
@@ -355,6 +422,15 @@ cuda_mem_unregister(struct rte_gpu *dev, void *ptr)
 		else
 			log_unknown_pointer(c, name, "mem_unregister", ptr);
 		return -EINVAL;
+	}
+	if (m->cache_ent != NULL) {
+		bool parked = gpu_cuda_reg_cache_release(c, m->cache_ent);
+
+		m->cache_ent = NULL;
+		if (parked) {
+			free(m);
+			return 0;
+		}
 	}
 	return release_entry(c, m, "mem_unregister");
 }
@@ -391,15 +467,12 @@ cpu_map_locked(struct gpu_cuda_mem *m, void *arg)
 }
 
 static int
-cuda_mem_cpu_map(struct rte_gpu *dev, size_t size, void *ptr_in, void **ptr_out)
+mem_cpu_map(struct gpu_cuda_ctx *c, size_t size, void *ptr_in, void **ptr_out)
 {
-	const char *name = dev->mpshared->info.name;
-	struct gpu_cuda_ctx *c = ctx_of(dev, "mem_cpu_map");
+	const char *name = c->name;
 	struct cpu_map_request req = { .size = size, .name = name };
 	int ret;
 
-	if (c == NULL)
-		return -ENODEV;
 	if (ptr_in == NULL || ptr_out == NULL || size == 0) {
 		CUDA_LOG(ERR, "mem_cpu_map on %s: NULL pointer or size 0", name);
 		return -EINVAL;
@@ -437,20 +510,17 @@ cpu_unmap_locked(struct gpu_cuda_mem *m, void *arg)
 }
 
 static int
-cuda_mem_cpu_unmap(struct rte_gpu *dev, void *ptr)
+mem_cpu_unmap(struct gpu_cuda_ctx *c, void *ptr)
 {
-	struct gpu_cuda_ctx *c = ctx_of(dev, "mem_cpu_unmap");
 	int ret;
 
-	if (c == NULL)
-		return -ENODEV;
 	ret = gpu_cuda_mem_table_with(&c->mem, (uintptr_t)ptr,
 			cpu_unmap_locked, NULL);
 	if (ret == -ENOENT) {
 		/* gpudev itself calls this on host memory to find out whether
 		 * a comm list status array was CPU-mapped: no error log. */
 		CUDA_LOG(DEBUG, "mem_cpu_unmap(%p) on %s: not a CPU-mapped GPU allocation",
-			ptr, dev->mpshared->info.name);
+			ptr, c->name);
 		return -EINVAL;
 	}
 	return ret;
@@ -459,26 +529,43 @@ cuda_mem_cpu_unmap(struct rte_gpu *dev, void *ptr)
 static int
 cuda_wmb(struct rte_gpu *dev)
 {
-	struct gpu_cuda_ctx *c = dev->process_private;
+	struct gpu_cuda_ctx *c = __atomic_load_n(
+			(struct gpu_cuda_ctx **)&dev->process_private,
+			__ATOMIC_ACQUIRE);
 	int ret, r;
 
 	/* Orders the CPU's earlier stores (including write-combined GDRCopy
 	 * mappings) before whatever the caller writes next, typically the
 	 * flag or status that publishes the data to the GPU. */
 	rte_wmb();
-	if (c == NULL || !c->flush_on_wmb)
-		return 0;
+	if (c == NULL)
+		return -ENODEV;
+	if (!c->flush_on_wmb) {
+		/* Ordered by the GPU itself for its own kernels: the CPU
+		 * barrier is all there is to do. Neither ordered nor
+		 * flushable: writes a NIC made into GPU memory may not be
+		 * visible yet, and saying 0 would be a lie (the probe log
+		 * says so once; this is the per-burst path). */
+		return c->caps.rdma_writes_ordering >=
+			CU_GPU_DIRECT_RDMA_WRITES_ORDERING_OWNER ? 0 : -ENOTSUP;
+	}
 	/* Makes writes peers (a NIC through GPUDirect RDMA) made into this
 	 * GPU's memory visible to the context's kernels before the caller
 	 * tells them the data is there. */
+	c = gpu_cuda_ctx_get(dev, "wmb");
+	if (c == NULL)
+		return -ENODEV;
 	ret = gpu_cuda_ctx_enter(c, "wmb");
-	if (ret != 0)
-		return ret;
-	ret = GPU_CUDA_CALL("wmb", cuFlushGPUDirectRDMAWrites,
-			CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
-			CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER);
-	r = gpu_cuda_ctx_leave("wmb");
-	return ret != 0 ? ret : r;
+	if (ret == 0) {
+		ret = GPU_CUDA_CALL("wmb", cuFlushGPUDirectRDMAWrites,
+				CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
+				CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER);
+		r = gpu_cuda_ctx_leave("wmb");
+		if (ret == 0)
+			ret = r;
+	}
+	gpu_cuda_ctx_put(c);
+	return ret;
 }
 
 int
@@ -487,7 +574,7 @@ gpu_cuda_dev_close(struct rte_gpu *dev)
 	const char *name = dev->mpshared->info.name;
 	struct gpu_cuda_ctx *c = dev->process_private;
 	struct gpu_cuda_mem *m;
-	unsigned int leaked_alloc = 0, leaked_reg = 0;
+	unsigned int leaked_alloc = 0, leaked_reg = 0, fds;
 	int16_t child;
 	int ret = 0;
 	int r;
@@ -499,6 +586,13 @@ gpu_cuda_dev_close(struct rte_gpu *dev)
 			name, child);
 		return -EBUSY;
 	}
+	/* From here on calls are refused, and those in flight are over: no
+	 * one uses the table, and no entry is added after the drain. */
+	if (!gpu_cuda_ctx_begin_close(c))
+		return -EBUSY;
+	/* Parked registrations first, while EAL's callback can still remove
+	 * them concurrently: then no event can be missed. */
+	gpu_cuda_reg_cache_flush(c);
 	m = gpu_cuda_mem_table_drain(&c->mem);
 	while (m != NULL) {
 		struct gpu_cuda_mem *next = m->next;
@@ -513,6 +607,8 @@ gpu_cuda_dev_close(struct rte_gpu *dev)
 			CUDA_LOG(WARNING, "close %s: host memory %#" PRIxPTR " (%zu bytes) was never unregistered, unregistering it",
 				name, m->ptr, m->size);
 		}
+		/* The cache's record goes with the cache, below. */
+		m->cache_ent = NULL;
 		/* The first failure is reported even if the retry works. */
 		r = release_mem_retry(c, m, "dev_close", &held);
 		if (r != 0 && ret == 0)
@@ -526,17 +622,51 @@ gpu_cuda_dev_close(struct rte_gpu *dev)
 	if (leaked_alloc + leaked_reg != 0)
 		CUDA_LOG(WARNING, "close %s: released %u leaked GPU allocation(s) and %u leaked host registration(s)",
 			name, leaked_alloc, leaked_reg);
-	gpu_cuda_mem_table_fini(&c->mem);
+	/* Freeing the allocations closed their fds; none should be left. */
+	fds = gpu_cuda_dmabuf_release_all(c);
+	if (fds != 0)
+		CUDA_LOG(ERR, "close %s: %u dma-buf fd(s) outlived their allocation, closed",
+			name, fds);
+	r = gpu_cuda_ctx_teardown(c);
+	if (r != 0 && ret == 0)
+		ret = r;
 	if (c->primary) {
 		r = GPU_CUDA_CALL("dev_close", cuDevicePrimaryCtxRelease, c->cu_dev);
 		if (r != 0 && ret == 0)
 			ret = r;
 	}
 	CUDA_LOG(INFO, "closed %s", name);
-	free(c);
-	dev->process_private = NULL;
+	gpu_cuda_ctx_retire(dev, c);
 	return ret;
 }
+
+/* The operations: each passes the context's gate (see gpu_cuda_ctx_get). */
+
+#define GPU_CUDA_GATED_OP(op, proto, ...) \
+static int \
+cuda_ ## op proto \
+{ \
+	struct gpu_cuda_ctx *c = gpu_cuda_ctx_get(dev, #op); \
+	int ret; \
+ \
+	if (c == NULL) \
+		return -ENODEV; \
+	ret = op(c, __VA_ARGS__); \
+	gpu_cuda_ctx_put(c); \
+	return ret; \
+}
+
+GPU_CUDA_GATED_OP(mem_alloc,
+		(struct rte_gpu *dev, size_t size, unsigned int align, void **ptr),
+		size, align, ptr)
+GPU_CUDA_GATED_OP(mem_free, (struct rte_gpu *dev, void *ptr), ptr)
+GPU_CUDA_GATED_OP(mem_register, (struct rte_gpu *dev, size_t size, void *ptr),
+		size, ptr)
+GPU_CUDA_GATED_OP(mem_unregister, (struct rte_gpu *dev, void *ptr), ptr)
+GPU_CUDA_GATED_OP(mem_cpu_map,
+		(struct rte_gpu *dev, size_t size, void *ptr_in, void **ptr_out),
+		size, ptr_in, ptr_out)
+GPU_CUDA_GATED_OP(mem_cpu_unmap, (struct rte_gpu *dev, void *ptr), ptr)
 
 void
 gpu_cuda_set_ops(struct rte_gpu *dev)
@@ -549,4 +679,46 @@ gpu_cuda_set_ops(struct rte_gpu *dev)
 	dev->ops.mem_cpu_map = cuda_mem_cpu_map;
 	dev->ops.mem_cpu_unmap = cuda_mem_cpu_unmap;
 	dev->ops.wmb = cuda_wmb;
+}
+
+int
+rte_pmd_gpu_cuda_reg_cache_stats_get(int16_t dev_id,
+		struct rte_pmd_gpu_cuda_reg_cache_stats *stats)
+{
+	struct gpu_cuda_ctx *c;
+	int ret;
+
+	if (stats == NULL) {
+		CUDA_LOG(ERR, "reg_cache_stats_get(%d): NULL stats", dev_id);
+		return -EINVAL;
+	}
+	c = gpu_cuda_ctx_get_by_id(dev_id, "reg_cache_stats_get", &ret);
+	if (c == NULL)
+		return ret;
+	ret = gpu_cuda_reg_cache_stats(c, stats);
+	if (ret != 0)
+		CUDA_LOG(ERR, "reg_cache_stats_get on %s: no registration cache (probe with devarg reg_cache=1)",
+			c->name);
+	gpu_cuda_ctx_put(c);
+	return ret;
+}
+
+int
+rte_pmd_gpu_cuda_reg_cache_flush(int16_t dev_id)
+{
+	struct gpu_cuda_ctx *c;
+	int ret;
+
+	c = gpu_cuda_ctx_get_by_id(dev_id, "reg_cache_flush", &ret);
+	if (c == NULL)
+		return ret;
+	if (c->reg_cache == NULL) {
+		CUDA_LOG(ERR, "reg_cache_flush on %s: no registration cache (probe with devarg reg_cache=1)",
+			c->name);
+		ret = -ENOTSUP;
+	} else {
+		ret = (int)gpu_cuda_reg_cache_flush(c);
+	}
+	gpu_cuda_ctx_put(c);
+	return ret;
 }

@@ -140,27 +140,53 @@ gpu_cuda_mem_table_with(struct gpu_cuda_mem_table *t, uintptr_t ptr,
 	return ret;
 }
 
+/* Called with the lock held. */
+static struct gpu_cuda_mem *
+containing_locked(struct gpu_cuda_mem_table *t, uintptr_t addr)
+{
+	struct gpu_cuda_mem *m;
+	size_t i;
+
+	for (m = t->buckets[bucket_of(addr, t->nb_buckets)]; m != NULL; m = m->next)
+		if (m->ptr == addr)
+			return m;
+	for (i = 0; i < t->nb_buckets; i++)
+		for (m = t->buckets[i]; m != NULL; m = m->next)
+			if (addr >= m->ptr && addr - m->ptr < m->size)
+				return m;
+	return NULL;
+}
+
+int
+gpu_cuda_mem_table_with_containing(struct gpu_cuda_mem_table *t,
+		uintptr_t addr, int (*fn)(struct gpu_cuda_mem *m, void *arg),
+		void *arg)
+{
+	struct gpu_cuda_mem *m;
+	int ret = -ENOENT;
+
+	rte_spinlock_lock(&t->lock);
+	m = containing_locked(t, addr);
+	if (m != NULL)
+		ret = fn(m, arg);
+	rte_spinlock_unlock(&t->lock);
+	return ret;
+}
+
 int
 gpu_cuda_mem_table_find_containing(struct gpu_cuda_mem_table *t,
 		uintptr_t addr, struct gpu_cuda_mem *out)
 {
 	struct gpu_cuda_mem *m;
-	size_t i;
-	int ret = -ENOENT;
 
 	rte_spinlock_lock(&t->lock);
-	for (i = 0; i < t->nb_buckets && ret != 0; i++) {
-		for (m = t->buckets[i]; m != NULL; m = m->next) {
-			if (addr >= m->ptr && addr - m->ptr < m->size) {
-				*out = *m;
-				out->next = NULL;
-				ret = 0;
-				break;
-			}
-		}
+	m = containing_locked(t, addr);
+	if (m != NULL) {
+		*out = *m;
+		out->next = NULL;
 	}
 	rte_spinlock_unlock(&t->lock);
-	return ret;
+	return m != NULL ? 0 : -ENOENT;
 }
 
 struct gpu_cuda_mem *

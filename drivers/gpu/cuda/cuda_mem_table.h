@@ -24,14 +24,23 @@ enum gpu_cuda_mem_kind {
 	GPU_CUDA_MEM_REGISTERED, /* host memory cuMemHostRegister'd */
 };
 
+struct gpu_cuda_reg_cache_entry;
+
 struct gpu_cuda_mem {
 	struct gpu_cuda_mem *next;   /* bucket chain */
 	uintptr_t ptr;               /* what the application holds */
 	size_t size;                 /* what the application asked for */
 	enum gpu_cuda_mem_kind kind;
-	uintptr_t base;              /* start of the CUDA allocation */
-	size_t base_size;            /* its size (alignment slack included) */
+	/* Start and size of the CUDA allocation (alignment slack included)
+	 * or of the CUDA host registration (which, reused from the
+	 * registration cache, may be wider than [ptr, ptr + size)). */
+	uintptr_t base;
+	size_t base_size;
+	uint64_t id;                 /* unique in the process, never reused */
 	void *cpu_map;               /* GDRCopy state, NULL if not mapped */
+	/* The registration cache's record of this registration, NULL when
+	 * it is not cached. */
+	struct gpu_cuda_reg_cache_entry *cache_ent;
 };
 
 struct gpu_cuda_mem_table {
@@ -67,6 +76,13 @@ struct gpu_cuda_mem *gpu_cuda_mem_table_remove(struct gpu_cuda_mem_table *t,
  */
 int gpu_cuda_mem_table_with(struct gpu_cuda_mem_table *t, uintptr_t ptr,
 		int (*fn)(struct gpu_cuda_mem *m, void *arg), void *arg);
+
+/* As gpu_cuda_mem_table_with, for the entry whose range [ptr, ptr + size)
+ * contains addr (O(1) when addr is an entry's start, else O(number of
+ * entries)). */
+int gpu_cuda_mem_table_with_containing(struct gpu_cuda_mem_table *t,
+		uintptr_t addr, int (*fn)(struct gpu_cuda_mem *m, void *arg),
+		void *arg);
 
 /* Finds an entry whose range [ptr, ptr + size) contains addr, for error
  * messages only: O(number of entries). Copies it to *out; returns 0 or

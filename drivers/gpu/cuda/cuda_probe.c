@@ -152,9 +152,9 @@ gpu_create(struct rte_device *rte_dev, const char *name, CUdevice d,
 		return -ENOMEM;
 	c->cu_dev = d;
 	c->use_gdrcopy = da->gdrcopy;
-	ret = gpu_cuda_mem_table_init(&c->mem);
-	if (ret != 0)
-		goto free_ctx;
+	c->reg_cache_on = da->reg_cache;
+	c->reg_cache_max = da->reg_cache_max;
+	snprintf(c->name, sizeof(c->name), "%s", name);
 
 	ret = GPU_CUDA_CALL(name, cuDeviceGetPCIBusId, c->bus_id,
 			(int)sizeof(c->bus_id), d);
@@ -166,7 +166,7 @@ gpu_create(struct rte_device *rte_dev, const char *name, CUdevice d,
 	if (ret == 0)
 		ret = read_caps(d, &c->caps, &sm_count);
 	if (ret != 0)
-		goto fini_table;
+		goto free_ctx;
 	if (numa_node < 0)
 		numa_node = numa_node_of(c->bus_id);
 	/*
@@ -182,8 +182,11 @@ gpu_create(struct rte_device *rte_dev, const char *name, CUdevice d,
 
 	ret = GPU_CUDA_CALL(name, cuDevicePrimaryCtxRetain, &c->ctx, d);
 	if (ret != 0)
-		goto fini_table;
+		goto free_ctx;
 	c->primary = true;
+	ret = gpu_cuda_ctx_setup(c);
+	if (ret != 0)
+		goto release_ctx;
 
 	rte_spinlock_lock(&probe_lock);
 	dup = already_probed(d);
@@ -192,7 +195,7 @@ gpu_create(struct rte_device *rte_dev, const char *name, CUdevice d,
 		CUDA_LOG(ERR, "%s: GPU %s is already probed as %s", name,
 			c->bus_id, dup);
 		ret = -EEXIST;
-		goto release_ctx;
+		goto teardown;
 	}
 	dev = rte_gpu_allocate(name);
 	if (dev == NULL) {
@@ -200,7 +203,7 @@ gpu_create(struct rte_device *rte_dev, const char *name, CUdevice d,
 		CUDA_LOG(ERR, "%s: gpudev refused a new device: %s", name,
 			rte_strerror(rte_errno));
 		ret = -rte_errno;
-		goto release_ctx;
+		goto teardown;
 	}
 	dev->device = rte_dev;
 	dev->mpshared->info.context = (uint64_t)(uintptr_t)c->ctx;
@@ -226,16 +229,19 @@ gpu_create(struct rte_device *rte_dev, const char *name, CUdevice d,
 		c->caps.rdma_writes_ordering,
 		c->caps.dmabuf_supported ? "supported" : "not supported",
 		c->flush_on_wmb ? "flushes RDMA writes" :
-			"is a CPU barrier (no flush needed or possible)");
+		c->caps.rdma_writes_ordering >= CU_GPU_DIRECT_RDMA_WRITES_ORDERING_OWNER ?
+			"is a CPU barrier (the GPU orders RDMA writes for its kernels)" :
+			"returns -ENOTSUP (RDMA writes neither ordered nor flushable)");
 	if (c->use_gdrcopy)
 		gpu_cuda_gdr_probe(); /* logs whether cpu_map will work */
 	return 0;
 
+teardown:
+	if (gpu_cuda_ctx_teardown(c) != 0)
+		CUDA_LOG(ERR, "%s: context teardown failed", name);
 release_ctx:
 	if (GPU_CUDA_CALL(name, cuDevicePrimaryCtxRelease, d) != 0)
 		CUDA_LOG(ERR, "%s: primary context reference leaked", name);
-fini_table:
-	gpu_cuda_mem_table_fini(&c->mem);
 free_ctx:
 	free(c);
 	return ret;
@@ -275,14 +281,17 @@ rte_pmd_gpu_cuda_child_attach(int16_t dev_id)
 	c = calloc(1, sizeof(*c));
 	if (c == NULL)
 		return -ENOMEM;
-	*c = *parent_ctx;
+	/* The parent's GPU, capabilities and devargs; the rest its own. */
+	c->cu_dev = parent_ctx->cu_dev;
+	c->use_gdrcopy = parent_ctx->use_gdrcopy;
+	c->reg_cache_on = parent_ctx->reg_cache_on;
+	c->reg_cache_max = parent_ctx->reg_cache_max;
+	c->flush_on_wmb = parent_ctx->flush_on_wmb;
+	c->caps = parent_ctx->caps;
+	memcpy(c->bus_id, parent_ctx->bus_id, sizeof(c->bus_id));
+	snprintf(c->name, sizeof(c->name), "%s", info.name);
 	c->ctx = (CUcontext)(uintptr_t)info.context;
 	c->primary = false;
-	ret = gpu_cuda_mem_table_init(&c->mem);
-	if (ret != 0) {
-		free(c);
-		return ret;
-	}
 	/* The context must be a live context of the parent's GPU. */
 	ret = c->ctx == NULL ? -EINVAL : gpu_cuda_ctx_enter(c, info.name);
 	if (ret == 0) {
@@ -295,7 +304,11 @@ rte_pmd_gpu_cuda_child_attach(int16_t dev_id)
 	if (ret != 0) {
 		CUDA_LOG(ERR, "child %s: context %#" PRIx64 " is not a usable CUDA context of %s (%s)",
 			info.name, info.context, pinfo.name, strerror(-ret));
-		gpu_cuda_mem_table_fini(&c->mem);
+		free(c);
+		return ret;
+	}
+	ret = gpu_cuda_ctx_setup(c);
+	if (ret != 0) {
 		free(c);
 		return ret;
 	}
@@ -459,4 +472,6 @@ static struct rte_vdev_driver vdev_driver = {
 RTE_PMD_REGISTER_VDEV(gpu_cuda, vdev_driver);
 RTE_PMD_REGISTER_PARAM_STRING(gpu_cuda,
 	GPU_CUDA_DEVARG_DEV "=<CUDA ordinal|PCI address> "
-	GPU_CUDA_DEVARG_GDRCOPY "=<0|1>");
+	GPU_CUDA_DEVARG_GDRCOPY "=<0|1> "
+	GPU_CUDA_DEVARG_REG_CACHE "=<0|1> "
+	GPU_CUDA_DEVARG_REG_CACHE_MAX "=<bytes[K|M|G]>");
