@@ -215,13 +215,11 @@ run driver 100 "$bench/bench-driver" "${eal[@]}" "${gpu_args[@]}" "${extra[@]}" 
 # The registration cache (issue 16): the GPU probed with reg_cache=1 as a
 # vdev (no PCI scan: the same GPU cannot be probed twice); with it the
 # dma-buf export check.
-if [ -z "${BENCH_EAL_EXTRA:-}" ]; then
-	rc_dev=0
-	[ -n "$gpu_pci" ] && [ "$gpu_pci" != any ] && rc_dev=$gpu_pci
-	run reg_cache 100 "$bench/bench-reg-cache" "${eal[@]}" --no-pci \
-		--vdev "gpu_cuda0,dev=$rc_dev,reg_cache=1" "${extra[@]}" -- \
-		--out "$out" $([ "$quick" = 1 ] && echo --reps 50)
-fi
+rc_dev=0
+[ -n "$gpu_pci" ] && [ "$gpu_pci" != any ] && rc_dev=$gpu_pci
+run reg_cache 100 "$bench/bench-reg-cache" "${eal[@]}" --no-pci \
+	--vdev "gpu_cuda0,dev=$rc_dev,reg_cache=1" "${extra[@]}" -- \
+	--out "$out" $([ "$quick" = 1 ] && echo --reps 50)
 # CPU only: no PCI scan, so no GPU is opened.
 run bpf_cpu 60 "$bench/bench-bpf-cpu" "${eal[@]}" --no-pci "${extra[@]}" -- \
 	--out "$out" "${bpf_args[@]}"
