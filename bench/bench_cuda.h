@@ -32,7 +32,11 @@
 	X(cuPointerSetAttribute, 6000) \
 	X(cuMemHostRegister, 6050) \
 	X(cuMemHostUnregister, 4000) \
-	X(cuFlushGPUDirectRDMAWrites, 11030)
+	X(cuFlushGPUDirectRDMAWrites, 11030) \
+	X(cuStreamCreate, 2000) \
+	X(cuStreamDestroy, 4000) \
+	X(cuStreamSynchronize, 2000) \
+	X(cuMemsetD8Async, 3020)
 
 #define BENCH_CUDA_FIELD(sym, ver) PFN_ ## sym ## _v ## ver sym;
 struct bench_cuda {

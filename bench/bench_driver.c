@@ -4,7 +4,8 @@
  * bench-driver: what the CUDA gpudev driver adds to the CUDA calls it
  * makes. In one run, on the first GPU:
  *  - rte_gpu_mem_alloc / rte_gpu_mem_free against cuMemAlloc +
- *    cuPointerSetAttribute(SYNC_MEMOPS) / cuMemFree (what the driver
+ *    cuPointerSetAttribute(SYNC_MEMOPS) + the clear (cuMemsetD8Async on a
+ *    stream, then cuStreamSynchronize) / cuMemFree (what the driver
  *    calls), with the context already current ("raw") and with the
  *    cuCtxPushCurrent/cuCtxPopCurrent pair the driver wraps them in
  *    ("raw_ctx");
@@ -62,6 +63,7 @@ struct env {
 	CUdevice cu_dev;
 	CUcontext ctx;
 	bool retained;		/* ctx is a primary context we retained */
+	CUstream stream;	/* the raw variants clear on it, as the driver */
 	bool flush_host;	/* cuFlushGPUDirectRDMAWrites has an effect */
 	struct bench_json j;
 	bool quiet;		/* warm-up: no summary lines */
@@ -172,11 +174,23 @@ enum variant {
 
 static const char *const variant_names[V_MAX] = { "rte", "raw", "raw_ctx" };
 
+/* The raw calls of one allocation as the driver makes them, clear included. */
+static bool
+raw_alloc(struct env *e, size_t size, CUdeviceptr *d)
+{
+	unsigned int one = 1;
+
+	return CU_OK(e, bcu.cuMemAlloc(d, size)) &&
+		CU_OK(e, bcu.cuPointerSetAttribute(&one,
+			CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, *d)) &&
+		CU_OK(e, bcu.cuMemsetD8Async(*d, 0, size, e->stream)) &&
+		CU_OK(e, bcu.cuStreamSynchronize(e->stream));
+}
+
 /* Allocates like the driver does; the time of the allocation in *ns. */
 static bool
 do_alloc(struct env *e, enum variant v, size_t size, void **ptr, double *ns)
 {
-	unsigned int one = 1;
 	CUdeviceptr d = 0;
 	uint64_t t0, t1;
 	bool ok;
@@ -195,9 +209,7 @@ do_alloc(struct env *e, enum variant v, size_t size, void **ptr, double *ns)
 		break;
 	case V_RAW_CTX:
 		ok = CU_OK(e, bcu.cuCtxPushCurrent(e->ctx));
-		ok = ok && CU_OK(e, bcu.cuMemAlloc(&d, size));
-		ok = ok && CU_OK(e, bcu.cuPointerSetAttribute(&one,
-				CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, d));
+		ok = ok && raw_alloc(e, size, &d);
 		{
 			CUcontext popped;
 
@@ -209,9 +221,7 @@ do_alloc(struct env *e, enum variant v, size_t size, void **ptr, double *ns)
 		*ptr = (void *)(uintptr_t)d;
 		break;
 	default:
-		ok = CU_OK(e, bcu.cuMemAlloc(&d, size));
-		ok = ok && CU_OK(e, bcu.cuPointerSetAttribute(&one,
-				CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, d));
+		ok = raw_alloc(e, size, &d);
 		t1 = rte_rdtsc_precise();
 		if (!ok)
 			return false;
@@ -681,6 +691,9 @@ setup_cuda(struct env *e)
 	/* Current on this thread for the "raw" variants. */
 	if (!CU_OK(e, bcu.cuCtxPushCurrent(e->ctx)))
 		return BENCH_EXIT_FAIL;
+	/* Non-blocking, as the driver's own. */
+	if (!CU_OK(e, bcu.cuStreamCreate(&e->stream, CU_STREAM_NON_BLOCKING)))
+		return BENCH_EXIT_FAIL;
 	if (bcu.cuDeviceGetAttribute(&opts,
 			CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS,
 			e->cu_dev) != CUDA_SUCCESS)
@@ -783,6 +796,8 @@ main(int argc, char **argv)
 	if (bench_json_close(&e.j) != 0 && e.status == BENCH_EXIT_OK)
 		e.status = BENCH_EXIT_FAIL;
 
+	if (e.stream != NULL)
+		CU_OK(&e, bcu.cuStreamDestroy(e.stream));
 	{
 		CUcontext popped;
 
