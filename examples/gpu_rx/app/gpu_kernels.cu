@@ -645,8 +645,8 @@ dispatch_queue(const struct gpurx_kparams *p, uint32_t q)
 		 * The CPU raises quit only after every item it published came
 		 * back DONE, so quitting here loses nothing.
 		 */
-		if (__shfl_sync(0xffffffffu,
-				lane == 0 ? ld_acquire_sys(p->quit) : 0, 0) != 0) {
+		if (__shfl_sync(0xffffffffu, lane == 0 && !p->hold ?
+				ld_acquire_sys(p->quit) : 0, 0) != 0) {
 			if (lane == 0) {
 				*(volatile unsigned int *)&qd->quit = 1;
 				/* Release at device scope: workers that acquire

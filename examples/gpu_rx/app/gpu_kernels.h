@@ -160,6 +160,9 @@ struct gpurx_kparams {
 	 * faults (an illegal address) on taking its item of this sequence
 	 * number, which is then never DONE. */
 	unsigned long long fault_at;
+	/* Test only (GPURX_TEST_KERNEL_HOLD): the dispatchers never see the
+	 * quit flag, so the kernel runs on until the process ends. */
+	unsigned int hold;
 };
 
 /*

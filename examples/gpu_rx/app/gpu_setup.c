@@ -44,6 +44,11 @@ launch_persistent(struct gpurx_app *a)
 		printf("test: the kernel faults on purpose at queue 0's item "
 			"%llu (GPURX_TEST_KERNEL_FAULT)\n", g->kp.fault_at);
 	}
+	if (getenv("GPURX_TEST_KERNEL_HOLD") != NULL) {
+		g->kp.hold = 1;
+		printf("test: the kernel ignores the quit flag "
+			"(GPURX_TEST_KERNEL_HOLD)\n");
+	}
 	rc = gpurx_cuda_stream_create(&g->kstream);
 	if (rc != 0)
 		return gpurx_gpu_cuda_fail("kernel stream", rc);

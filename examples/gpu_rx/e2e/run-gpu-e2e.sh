@@ -5,9 +5,9 @@
 # write a capture byte-identical to --cpu on the same input (and equal to
 # libpcap's own filtering), with the same counters and flow table; plus
 # SIGINT in the middle of traffic with the persistent kernel; and the
-# edges of issue 15: a kernel made to fault mid-run, foreign and odd
-# mbufs, a ring left READY by a previous user, several queues beside a
-# second process on the same GPU.
+# edges of issue 15: a kernel made to fault mid-run or never to quit,
+# foreign and odd mbufs, a ring left READY by a previous user, several
+# queues beside a second process on the same GPU.
 #
 # Usage: run-gpu-e2e.sh BUILD_DIR OUT_DIR
 # Env:   GPU_RX_EAL_EXTRA  extra EAL options, e.g. "-d /path/pmds-23.0"
@@ -244,6 +244,27 @@ for mem in host-mapped staged; do
 		pass "$name: found in $found ms, stopped after ${elapsed}s, exit $rc"
 	fi
 	rm -f "$out/$name.pcapng"
+done
+
+# A kernel that does not quit (GPURX_TEST_KERNEL_HOLD: it ignores the quit
+# flag): the program says so and exits 1 without freeing what the kernel
+# still polls and without rte_eal_cleanup(), which would free it under the
+# kernel; it must not crash doing so.
+for mem in host-mapped staged; do
+	name=kernel-held-$mem
+	app_env=GPURX_TEST_KERNEL_HOLD=1 app_run "$name" \
+		"rx_pcap=$out/in-small.pcap,infinite_rx=1" --mem "$mem" \
+		--filter tcp --duration 2
+	rc=$?
+	if [ "$rc" -ne 1 ]; then
+		fail "$name: exit $rc, expected 1 (see $out/$name.txt)"
+	elif ! grep -q "persistent kernel did not quit within 1 s" "$out/$name.txt"; then
+		fail "$name: the kernel's refusal to quit is not reported"
+	elif ! grep -q "exiting without freeing what it polls" "$out/$name.txt"; then
+		fail "$name: the skipped teardown is not explained"
+	else
+		pass "$name: exit 1, kernel left running, teardown and EAL cleanup skipped"
+	fi
 done
 
 # Foreign and odd mbufs (GPURX_TEST_MANGLE=3: every third mbuf gets an
