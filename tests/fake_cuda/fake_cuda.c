@@ -16,6 +16,7 @@
 #include "fake_cuda.h"
 
 #define EXPORT __attribute__((visibility("default")))
+#define RTE_MIN_(a, b) ((a) < (b) ? (a) : (b))
 #define MAX_GPUS 8
 #define MAX_CTX_STACK 16
 #define CTX_MAGIC 0x43545846u /* "FXTC" */
@@ -496,6 +497,12 @@ static CUresult fake_cuPointerGetAttribute(void *v, CUpointer_attribute a, CUdev
 	case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
 		*(size_t *)v = r->len;
 		break;
+	case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+		*(unsigned int *)v = CU_MEMORYTYPE_DEVICE;
+		break;
+	case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+		*(int *)v = ((struct fake_ctx *)r->ctx)->ordinal;
+		break;
 	default:
 		RETURN(CUDA_ERROR_INVALID_VALUE);
 	}
@@ -512,6 +519,357 @@ static CUresult fake_cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget
 			 s != CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_ALL_DEVICES))
 		RETURN(CUDA_ERROR_INVALID_VALUE);
 	flush_calls++;
+	RETURN(CUDA_SUCCESS);
+}
+
+/* ---- streams, events and asynchronous copies -------------------------------
+ *
+ * A stream is a FIFO of copies and event records. By default an operation
+ * runs as soon as it is enqueued; in manual mode (fake_cuda_set_async_manual)
+ * it waits until the test completes it, so a test can see what a driver does
+ * with a buffer whose copy has not landed yet. Synchronize calls complete
+ * what they wait for, as the real ones block until it is done. Copies must
+ * go between a device allocation and registered (pinned) host memory: an
+ * asynchronous copy from pageable memory is not asynchronous on a real GPU.
+ */
+
+#define MAX_STREAMS 64
+#define STREAM_MAGIC 0x4d525453u /* "STRM" */
+#define EVENT_MAGIC 0x544e5645u  /* "EVNT" */
+
+struct fake_op {
+	void *dst;
+	const void *src;
+	size_t len;
+};
+
+struct fake_stream {
+	uint32_t magic;
+	CUcontext ctx;
+	struct fake_op *ops;   /* ops[seq - base] for seq in [base, tail) */
+	size_t cap;
+	uint64_t base, done, tail;
+};
+
+struct fake_event {
+	uint32_t magic;
+	int stream;            /* -1: never recorded */
+	uint64_t seq;          /* complete once the stream's done reaches it */
+};
+
+static struct fake_stream streams[MAX_STREAMS];
+static bool async_manual;
+static unsigned int live_events;
+static uint64_t async_copies, batch_calls;
+
+static struct fake_stream *
+stream_get(CUstream h)
+{
+	struct fake_stream *s = (struct fake_stream *)h;
+
+	if (s < streams || s >= streams + MAX_STREAMS || s->magic != STREAM_MAGIC)
+		return NULL;
+	return s;
+}
+
+/* Runs the stream's operations up to (not including) sequence number end. */
+static void
+stream_run(struct fake_stream *s, uint64_t end)
+{
+	while (s->done < end && s->done < s->tail) {
+		struct fake_op *op = &s->ops[s->done - s->base];
+
+		if (op->len > 0)
+			memcpy(op->dst, op->src, op->len);
+		s->done++;
+	}
+	if (s->done == s->tail) {
+		s->base = s->tail;
+	}
+}
+
+static CUresult
+stream_push(struct fake_stream *s, void *dst, const void *src, size_t len)
+{
+	if (s->tail - s->base == s->cap) {
+		size_t cap = s->cap == 0 ? 256 : s->cap * 2;
+		struct fake_op *ops;
+
+		/* Compact the done prefix away before growing. */
+		if (s->done > s->base) {
+			memmove(s->ops, s->ops + (s->done - s->base),
+				(s->tail - s->done) * sizeof(*ops));
+			s->base = s->done;
+		}
+		if (s->tail - s->base < s->cap)
+			goto room;
+		ops = realloc(s->ops, cap * sizeof(*ops));
+		if (ops == NULL)
+			return CUDA_ERROR_OUT_OF_MEMORY;
+		s->ops = ops;
+		s->cap = cap;
+	}
+room:
+	s->ops[s->tail - s->base] = (struct fake_op){ dst, src, len };
+	s->tail++;
+	if (!async_manual)
+		stream_run(s, s->tail);
+	return CUDA_SUCCESS;
+}
+
+/* A copy between device memory and pinned host memory, either way. */
+static bool
+copy_valid(const void *dst, const void *src, size_t len)
+{
+	uintptr_t d = (uintptr_t)dst, s = (uintptr_t)src;
+
+	if (len == 0)
+		return true;
+	return (find_region(allocs, d, len) != NULL &&
+			find_region(registrations, s, len) != NULL) ||
+		(find_region(registrations, d, len) != NULL &&
+			find_region(allocs, s, len) != NULL);
+}
+
+static CUresult fake_cuStreamCreate(CUstream *h, unsigned int flags)
+{
+	int i;
+
+	ENTER();
+	NEED_CTX();
+	if (h == NULL || (flags & ~(unsigned int)CU_STREAM_NON_BLOCKING) != 0)
+		RETURN(CUDA_ERROR_INVALID_VALUE);
+	for (i = 0; i < MAX_STREAMS; i++) {
+		if (streams[i].magic != STREAM_MAGIC) {
+			memset(&streams[i], 0, sizeof(streams[i]));
+			streams[i].magic = STREAM_MAGIC;
+			streams[i].ctx = current();
+			*h = (CUstream)&streams[i];
+			RETURN(CUDA_SUCCESS);
+		}
+	}
+	RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+}
+
+static void
+stream_drop(struct fake_stream *s)
+{
+	/* Like the real driver, destroying a stream lets its work finish. */
+	stream_run(s, s->tail);
+	free(s->ops);
+	s->ops = NULL;
+	s->magic = 0;
+}
+
+static CUresult fake_cuStreamDestroy(CUstream h)
+{
+	struct fake_stream *s;
+
+	ENTER_RELEASE((s = stream_get(h)) != NULL && (stream_drop(s), true));
+	NEED_CTX();
+	s = stream_get(h);
+	if (s == NULL)
+		RETURN(CUDA_ERROR_INVALID_HANDLE);
+	stream_drop(s);
+	RETURN(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuStreamSynchronize(CUstream h)
+{
+	struct fake_stream *s;
+
+	ENTER();
+	NEED_CTX();
+	s = stream_get(h);
+	if (s == NULL)
+		RETURN(CUDA_ERROR_INVALID_HANDLE);
+	stream_run(s, s->tail);
+	RETURN(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuEventCreate(CUevent *h, unsigned int flags)
+{
+	struct fake_event *e;
+
+	ENTER();
+	NEED_CTX();
+	if (h == NULL || (flags & ~(unsigned int)(CU_EVENT_BLOCKING_SYNC |
+			CU_EVENT_DISABLE_TIMING)) != 0)
+		RETURN(CUDA_ERROR_INVALID_VALUE);
+	e = calloc(1, sizeof(*e));
+	if (e == NULL)
+		RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+	e->magic = EVENT_MAGIC;
+	e->stream = -1;
+	live_events++;
+	*h = (CUevent)e;
+	RETURN(CUDA_SUCCESS);
+}
+
+static struct fake_event *
+event_get(CUevent h)
+{
+	struct fake_event *e = (struct fake_event *)h;
+
+	return e != NULL && e->magic == EVENT_MAGIC ? e : NULL;
+}
+
+static bool
+event_drop(struct fake_event *e)
+{
+	e->magic = 0;
+	free(e);
+	live_events--;
+	return true;
+}
+
+static bool
+event_done(const struct fake_event *e)
+{
+	const struct fake_stream *s;
+
+	if (e->stream < 0)
+		return true;
+	s = &streams[e->stream];
+	return s->magic != STREAM_MAGIC || s->done >= e->seq;
+}
+
+enum event_op { EV_DESTROY, EV_QUERY, EV_SYNC };
+
+/* The calls on one event (lock held, context checked). */
+static CUresult
+event_call(CUevent h, enum event_op op)
+{
+	struct fake_event *e = event_get(h);
+
+	if (e == NULL)
+		return CUDA_ERROR_INVALID_HANDLE;
+	switch (op) {
+	case EV_DESTROY:
+		event_drop(e);
+		return CUDA_SUCCESS;
+	case EV_QUERY:
+		return event_done(e) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+	default:
+		if (!event_done(e))
+			stream_run(&streams[e->stream], e->seq);
+		return CUDA_SUCCESS;
+	}
+}
+
+static CUresult fake_cuEventDestroy(CUevent h)
+{
+	struct fake_event *e;
+
+	ENTER_RELEASE((e = event_get(h)) != NULL && event_drop(e));
+	NEED_CTX();
+	RETURN(event_call(h, EV_DESTROY));
+}
+
+static CUresult fake_cuEventQuery(CUevent h)
+{
+	ENTER();
+	NEED_CTX();
+	RETURN(event_call(h, EV_QUERY));
+}
+
+static CUresult fake_cuEventSynchronize(CUevent h)
+{
+	ENTER();
+	NEED_CTX();
+	RETURN(event_call(h, EV_SYNC));
+}
+
+static CUresult fake_cuEventRecord(CUevent h, CUstream sh)
+{
+	struct fake_event *e;
+	struct fake_stream *s;
+
+	ENTER();
+	NEED_CTX();
+	e = event_get(h);
+	s = stream_get(sh);
+	if (e == NULL || s == NULL)
+		RETURN(CUDA_ERROR_INVALID_HANDLE);
+	e->stream = (int)(s - streams);
+	e->seq = s->tail;
+	RETURN(CUDA_SUCCESS);
+}
+
+/* One asynchronous copy (lock held, context checked). */
+static CUresult
+copy_async(CUstream h, void *dst, const void *src, size_t len)
+{
+	struct fake_stream *s = stream_get(h);
+
+	if (s == NULL)
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (!copy_valid(dst, src, len))
+		return CUDA_ERROR_INVALID_VALUE;
+	async_copies++;
+	return stream_push(s, dst, src, len);
+}
+
+static CUresult fake_cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src,
+		size_t len, CUstream h)
+{
+	ENTER();
+	NEED_CTX();
+	if (find_region(allocs, (uintptr_t)dst, len) == NULL)
+		RETURN(CUDA_ERROR_INVALID_VALUE);
+	RETURN(copy_async(h, (void *)(uintptr_t)dst, src, len));
+}
+
+static CUresult fake_cuMemcpyDtoHAsync(void *dst, CUdeviceptr src,
+		size_t len, CUstream h)
+{
+	ENTER();
+	NEED_CTX();
+	if (find_region(allocs, (uintptr_t)src, len) == NULL)
+		RETURN(CUDA_ERROR_INVALID_VALUE);
+	RETURN(copy_async(h, dst, (const void *)(uintptr_t)src, len));
+}
+
+/* CUDA 12.8's form, with failIdx. */
+static CUresult fake_cuMemcpyBatchAsync(CUdeviceptr *dsts, CUdeviceptr *srcs,
+		size_t *sizes, size_t count, CUmemcpyAttributes *attrs,
+		size_t *attr_idxs, size_t nb_attrs, size_t *fail_idx, CUstream h)
+{
+	struct fake_stream *s;
+	CUresult res;
+	size_t i;
+
+	ENTER();
+	NEED_CTX();
+	if (fail_idx != NULL)
+		*fail_idx = SIZE_MAX;
+	s = stream_get(h);
+	/* The legacy default stream is not allowed for batches. */
+	if (s == NULL)
+		RETURN(CUDA_ERROR_INVALID_HANDLE);
+	if (count == 0 || dsts == NULL || srcs == NULL || sizes == NULL ||
+			attrs == NULL || attr_idxs == NULL || nb_attrs == 0 ||
+			nb_attrs > count || attr_idxs[0] != 0)
+		RETURN(CUDA_ERROR_INVALID_VALUE);
+	for (i = 0; i < nb_attrs; i++)
+		if (attrs[i].srcAccessOrder == CU_MEMCPY_SRC_ACCESS_ORDER_INVALID)
+			RETURN(CUDA_ERROR_INVALID_VALUE);
+	for (i = 0; i < count; i++) {
+		if (!copy_valid((void *)(uintptr_t)dsts[i],
+				(const void *)(uintptr_t)srcs[i], sizes[i])) {
+			if (fail_idx != NULL)
+				*fail_idx = i;
+			RETURN(CUDA_ERROR_INVALID_VALUE);
+		}
+	}
+	for (i = 0; i < count; i++) {
+		res = stream_push(s, (void *)(uintptr_t)dsts[i],
+			(const void *)(uintptr_t)srcs[i], sizes[i]);
+		if (res != CUDA_SUCCESS)
+			RETURN(res);
+	}
+	batch_calls++;
+	async_copies += count;
 	RETURN(CUDA_SUCCESS);
 }
 
@@ -539,6 +897,11 @@ static const struct symbol symbols[] = {
 	S(cuMemHostUnregister, 4000), S(cuMemHostGetDevicePointer, 3020),
 	S(cuPointerSetAttribute, 6000), S(cuPointerGetAttribute, 4000),
 	S(cuFlushGPUDirectRDMAWrites, 11030),
+	S(cuStreamCreate, 2000), S(cuStreamDestroy, 4000),
+	S(cuStreamSynchronize, 2000), S(cuEventCreate, 2000),
+	S(cuEventDestroy, 4000), S(cuEventRecord, 2000), S(cuEventQuery, 2000),
+	S(cuEventSynchronize, 2000), S(cuMemcpyHtoDAsync, 3020),
+	S(cuMemcpyDtoHAsync, 3020), S(cuMemcpyBatchAsync, 12080),
 #undef S
 };
 
@@ -737,6 +1100,71 @@ fake_cuda_set_rdma_ordering(int ordering)
 	rdma_ordering = ordering;
 	pthread_mutex_unlock(&lock);
 }
+
+EXPORT void
+fake_cuda_set_async_manual(int on)
+{
+	int i;
+
+	pthread_mutex_lock(&lock);
+	async_manual = on != 0;
+	if (!async_manual)
+		for (i = 0; i < MAX_STREAMS; i++)
+			if (streams[i].magic == STREAM_MAGIC)
+				stream_run(&streams[i], streams[i].tail);
+	pthread_mutex_unlock(&lock);
+}
+
+EXPORT uint64_t
+fake_cuda_async_complete(uint64_t n)
+{
+	uint64_t ran = 0;
+	int i;
+
+	pthread_mutex_lock(&lock);
+	for (i = 0; i < MAX_STREAMS && ran < n; i++) {
+		struct fake_stream *s = &streams[i];
+		uint64_t k;
+
+		if (s->magic != STREAM_MAGIC)
+			continue;
+		k = RTE_MIN_(s->tail - s->done, n - ran);
+		stream_run(s, s->done + k);
+		ran += k;
+	}
+	pthread_mutex_unlock(&lock);
+	return ran;
+}
+
+EXPORT uint64_t
+fake_cuda_async_pending(void)
+{
+	uint64_t n = 0;
+	int i;
+
+	pthread_mutex_lock(&lock);
+	for (i = 0; i < MAX_STREAMS; i++)
+		if (streams[i].magic == STREAM_MAGIC)
+			n += streams[i].tail - streams[i].done;
+	pthread_mutex_unlock(&lock);
+	return n;
+}
+
+static unsigned int
+live_streams(void)
+{
+	unsigned int n = 0;
+	int i;
+
+	for (i = 0; i < MAX_STREAMS; i++)
+		n += streams[i].magic == STREAM_MAGIC;
+	return n;
+}
+
+GETTER(unsigned int, fake_cuda_live_streams, live_streams())
+GETTER(unsigned int, fake_cuda_live_events, live_events)
+GETTER(uint64_t, fake_cuda_async_copies, async_copies)
+GETTER(uint64_t, fake_cuda_batch_calls, batch_calls)
 
 EXPORT void
 fake_cuda_set_devptr_differs(int on)

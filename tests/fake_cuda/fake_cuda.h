@@ -14,6 +14,7 @@
  *   FAKE_CUDA_DRIVER_VERSION  what cuDriverGetVersion reports (13000)
  *   FAKE_CUDA_INIT_ERROR      CUresult cuInit returns (0)
  *   FAKE_CUDA_HIDE_SYMBOL     a symbol cuGetProcAddress does not find
+ *                             (cuMemcpyBatchAsync: a driver before 12.8)
  *   FAKE_CUDA_MEM_LIMIT       bytes of "GPU memory" (1 GiB)
  */
 
@@ -79,6 +80,27 @@ uint64_t fake_cuda_flush_calls(void);
 /* Calls made through an entry point of the wrong ABI version (e.g. the
  * CUDA 13 two-argument cuCtxGetDevice called as the one-argument one). */
 unsigned int fake_cuda_abi_errors(void);
+
+/* Streams and events (see fake_cuda.c). In manual mode an asynchronous
+ * copy or event record waits in its stream until completed from here (or
+ * by a synchronize call); off (the default) runs it at once, and turning
+ * it off runs everything pending. */
+void fake_cuda_set_async_manual(int on);
+
+/* Runs up to n pending operations, oldest first, stream by stream; returns
+ * how many ran. */
+uint64_t fake_cuda_async_complete(uint64_t n);
+
+/* Operations enqueued and not yet run. */
+uint64_t fake_cuda_async_pending(void);
+
+unsigned int fake_cuda_live_streams(void);
+unsigned int fake_cuda_live_events(void);
+
+/* Asynchronous copies enqueued (batched ones each count) and
+ * cuMemcpyBatchAsync calls that succeeded, since load. */
+uint64_t fake_cuda_async_copies(void);
+uint64_t fake_cuda_batch_calls(void);
 
 #ifdef __cplusplus
 }

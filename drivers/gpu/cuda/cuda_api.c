@@ -31,6 +31,9 @@ struct symbol_request {
 static const struct symbol_request symbol_requests[] = {
 	GPU_CUDA_SYMBOLS(GPU_CUDA_REQUEST)
 };
+static const struct symbol_request optional_requests[] = {
+	GPU_CUDA_OPTIONAL_SYMBOLS(GPU_CUDA_REQUEST)
+};
 #undef GPU_CUDA_REQUEST
 
 /* cuGetProcAddress itself, in its 12.0 form or, on older drivers, 11.3. */
@@ -102,6 +105,18 @@ load_symbols(const char *path)
 				path, version / 1000, version % 1000 / 10,
 				req->name, req->version, (int)res);
 			return -ENOTSUP;
+		}
+	}
+	for (i = 0; i < RTE_DIM(optional_requests); i++) {
+		const struct symbol_request *req = &optional_requests[i];
+		void **slot = (void **)((char *)&gpu_cuda + req->offset);
+
+		/* resolve() may have written junk on failure. */
+		if (resolve(req->name, req->version, slot) != CUDA_SUCCESS) {
+			*slot = NULL;
+			CUDA_LOG(INFO, "%s (CUDA %d.%d) has no %s at ABI version %d: what needs it is not supported",
+				path, version / 1000, version % 1000 / 10,
+				req->name, req->version);
 		}
 	}
 	return 0;

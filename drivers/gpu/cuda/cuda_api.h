@@ -45,16 +45,39 @@
 	X(cuMemHostGetDevicePointer, 3020) \
 	X(cuPointerSetAttribute, 6000) \
 	X(cuPointerGetAttribute, 4000) \
-	X(cuFlushGPUDirectRDMAWrites, 11030)
+	X(cuFlushGPUDirectRDMAWrites, 11030) \
+	/* net_gpudma's copy engine (drivers/net/gpudma) */ \
+	X(cuStreamCreate, 2000) \
+	X(cuStreamDestroy, 4000) \
+	X(cuStreamSynchronize, 2000) \
+	X(cuEventCreate, 2000) \
+	X(cuEventDestroy, 4000) \
+	X(cuEventRecord, 2000) \
+	X(cuEventQuery, 2000) \
+	X(cuEventSynchronize, 2000) \
+	X(cuMemcpyHtoDAsync, 3020) \
+	X(cuMemcpyDtoHAsync, 3020)
+
+/* Entry points a driver may lack: left NULL when it does, and the feature
+ * using one reports -ENOTSUP. X(symbol, ABI version) */
+#define GPU_CUDA_OPTIONAL_SYMBOLS(X) \
+	/* CUDA 12.8; requested in its 12.8 form (with failIdx) */ \
+	X(cuMemcpyBatchAsync, 12080)
 
 #define GPU_CUDA_FIELD(sym, ver) PFN_ ## sym ## _v ## ver sym;
 struct gpu_cuda_api {
 	int driver_version;
 	GPU_CUDA_SYMBOLS(GPU_CUDA_FIELD)
+	GPU_CUDA_OPTIONAL_SYMBOLS(GPU_CUDA_FIELD)
 };
 #undef GPU_CUDA_FIELD
 
 /*
+ * The loader is a static library every plugin that needs CUDA links (the
+ * gpudev driver, net_gpudma): each plugin gets its own copy of the table,
+ * filled from the same libcuda, and the loader logs through the
+ * gpu_cuda_logtype the linking plugin defines (cuda_log.h).
+ *
  * Loads and initialises the CUDA driver once per process (thread-safe).
  * Returns the entry points, or NULL when CUDA cannot be used; the reason is
  * logged once. The environment variable GPU_CUDA_LIBCUDA names another
