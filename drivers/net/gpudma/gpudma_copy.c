@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_malloc.h>
+
+#include "cuda_api.h"
+#include "gpudma.h"
+
+/* What the loader (cuda_api.c) logs to in this plugin. */
+RTE_LOG_REGISTER(gpu_cuda_logtype, pmd.net.gpudma.cuda, NOTICE);
+
+int
+gpudma_cuda_present(void)
+{
+	static int said;
+
+	if (gpu_cuda_api_get() != NULL)
+		return 1;
+	if (!said) {
+		said = 1;
+		GPUDMA_LOG(INFO, "no usable CUDA driver: DMA mappings are host memory, filled by memcpy");
+	}
+	return 0;
+}
+
+int
+gpudma_cuda_open(struct gpudma_cuda *c, int ordinal)
+{
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	c->ordinal = ordinal;
+	ret = GPU_CUDA_CALL("net_gpudma: GPU", cuDeviceGet, &c->dev, ordinal);
+	if (ret != 0)
+		return ret;
+	ret = GPU_CUDA_CALL("net_gpudma: GPU context", cuDevicePrimaryCtxRetain,
+		&c->ctx, c->dev);
+	if (ret != 0)
+		return ret;
+	c->batch = gpu_cuda.cuMemcpyBatchAsync != NULL;
+	c->ok = true;
+	GPUDMA_LOG(INFO, "copy engine of GPU %d, %s", ordinal,
+		c->batch ? "batched copies (cuMemcpyBatchAsync)" :
+		"one asynchronous copy per segment (no cuMemcpyBatchAsync before CUDA 12.8)");
+	return 0;
+}
+
+void
+gpudma_cuda_close(struct gpudma_cuda *c)
+{
+	if (!c->ok)
+		return;
+	(void)GPU_CUDA_CALL("net_gpudma: closing", cuDevicePrimaryCtxRelease,
+		c->dev);
+	c->ok = false;
+}
+
+int
+gpudma_cuda_enter(struct gpudma_cuda *c, const char *what)
+{
+	return GPU_CUDA_CALL(what, cuCtxPushCurrent, c->ctx);
+}
+
+int
+gpudma_cuda_enter_teardown(struct gpudma_cuda *c, const char *what)
+{
+	/* Once more before giving up: what the queue holds from CUDA (and
+	 * the buffers of a fill that cannot be waited for) would leak. */
+	if (gpudma_cuda_enter(c, what) == 0)
+		return 0;
+	return gpudma_cuda_enter(c, what);
+}
+
+void
+gpudma_cuda_leave(struct gpudma_cuda *c, const char *what)
+{
+	CUcontext popped;
+
+	RTE_SET_USED(c);
+	(void)GPU_CUDA_CALL(what, cuCtxPopCurrent, &popped);
+}
+
+int
+gpudma_cuda_is_gpu_mem(struct gpudma_cuda *c, uintptr_t addr, bool *gpu)
+{
+	unsigned int type = 0;
+	CUresult res;
+	int ret;
+
+	*gpu = false;
+	ret = gpudma_cuda_enter(c, "net_gpudma: memory type");
+	if (ret != 0)
+		return ret;
+	res = gpu_cuda.cuPointerGetAttribute(&type,
+		CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)addr);
+	/* CUDA does not know memory it did not allocate or register:
+	 * INVALID_VALUE then means plain host memory. */
+	if (res == CUDA_SUCCESS)
+		*gpu = type == CU_MEMORYTYPE_DEVICE;
+	else if (res != CUDA_ERROR_INVALID_VALUE) {
+		gpu_cuda_log_error("net_gpudma: memory type",
+			"cuPointerGetAttribute", res);
+		ret = gpu_cuda_errno(res);
+	}
+	gpudma_cuda_leave(c, "net_gpudma: memory type");
+	return ret;
+}
+
+int
+gpudma_cuda_pin(struct gpudma_cuda *c, void *p, size_t len)
+{
+	int ret = gpudma_cuda_enter(c, "net_gpudma: pinning");
+
+	if (ret != 0)
+		return ret;
+	ret = GPU_CUDA_CALL("net_gpudma: pinning the copy engine's host memory",
+		cuMemHostRegister, p, len, CU_MEMHOSTREGISTER_PORTABLE);
+	gpudma_cuda_leave(c, "net_gpudma: pinning");
+	return ret;
+}
+
+int
+gpudma_cuda_unpin(struct gpudma_cuda *c, void *p)
+{
+	int ret = gpudma_cuda_enter_teardown(c, "net_gpudma: unpinning");
+
+	if (ret != 0)
+		return ret;
+	ret = GPU_CUDA_CALL("net_gpudma: unpinning", cuMemHostUnregister, p);
+	gpudma_cuda_leave(c, "net_gpudma: unpinning");
+	return ret;
+}
+
+int
+gpudma_copier_init(struct gpudma_copier *cp, struct gpudma_cuda *c,
+		uint32_t cap, int socket)
+{
+	int ret;
+
+	memset(cp, 0, sizeof(*cp));
+	cp->cuda = c;
+	cp->cap = cap;
+	cp->dsts = rte_malloc_socket("gpudma_copy", cap * sizeof(*cp->dsts),
+		0, socket);
+	cp->srcs = rte_malloc_socket("gpudma_copy", cap * sizeof(*cp->srcs),
+		0, socket);
+	cp->sizes = rte_malloc_socket("gpudma_copy", cap * sizeof(*cp->sizes),
+		0, socket);
+	if (cp->dsts == NULL || cp->srcs == NULL || cp->sizes == NULL) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	/* Non-blocking: the queue's copies need not wait for work others
+	 * put on the legacy default stream. */
+	ret = GPU_CUDA_CALL("net_gpudma: queue stream", cuStreamCreate,
+		&cp->stream, CU_STREAM_NON_BLOCKING);
+	if (ret != 0)
+		goto fail;
+	return 0;
+fail:
+	rte_free(cp->dsts);
+	rte_free(cp->srcs);
+	rte_free(cp->sizes);
+	memset(cp, 0, sizeof(*cp));
+	return ret;
+}
+
+void
+gpudma_copier_fini(struct gpudma_copier *cp)
+{
+	if (cp->stream != NULL)
+		(void)GPU_CUDA_CALL("net_gpudma: queue stream", cuStreamDestroy,
+			cp->stream);
+	rte_free(cp->dsts);
+	rte_free(cp->srcs);
+	rte_free(cp->sizes);
+	memset(cp, 0, sizeof(*cp));
+}
+
+int
+gpudma_event_init(struct gpudma_event *e)
+{
+	/* No timing: cheaper to record and query. */
+	return GPU_CUDA_CALL("net_gpudma: completion event", cuEventCreate,
+		&e->ev, CU_EVENT_DISABLE_TIMING);
+}
+
+void
+gpudma_event_fini(struct gpudma_event *e)
+{
+	if (e->ev != NULL)
+		(void)GPU_CUDA_CALL("net_gpudma: completion event",
+			cuEventDestroy, e->ev);
+	e->ev = NULL;
+}
+
+static int
+enqueue_batch(struct gpudma_copier *cp)
+{
+	/* The sources are the port's frame store or mbufs nobody writes
+	 * while the burst is in flight: stream order is all that is
+	 * needed. */
+	CUmemcpyAttributes attr = {
+		.srcAccessOrder = CU_MEMCPY_SRC_ACCESS_ORDER_STREAM,
+	};
+	size_t attr_idx = 0, fail_idx = SIZE_MAX;
+	CUresult res;
+
+	res = gpu_cuda.cuMemcpyBatchAsync(cp->dsts, cp->srcs, cp->sizes, cp->n,
+		&attr, &attr_idx, 1, &fail_idx, cp->stream);
+	if (res != CUDA_SUCCESS) {
+		gpu_cuda_log_error("net_gpudma: a burst's copies",
+			"cuMemcpyBatchAsync", res);
+		if (fail_idx != SIZE_MAX)
+			GPUDMA_LOG(ERR, "copy %zu of %u failed (%zu bytes)",
+				fail_idx, cp->n, cp->sizes[fail_idx]);
+		return gpu_cuda_errno(res);
+	}
+	return 0;
+}
+
+static int
+enqueue_each(struct gpudma_copier *cp, bool to_device)
+{
+	uint32_t i;
+	int ret = 0;
+
+	for (i = 0; i < cp->n && ret == 0; i++) {
+		if (to_device)
+			ret = GPU_CUDA_CALL("net_gpudma: a burst's copies",
+				cuMemcpyHtoDAsync, cp->dsts[i],
+				(const void *)(uintptr_t)cp->srcs[i],
+				cp->sizes[i], cp->stream);
+		else
+			ret = GPU_CUDA_CALL("net_gpudma: a burst's copies",
+				cuMemcpyDtoHAsync,
+				(void *)(uintptr_t)cp->dsts[i], cp->srcs[i],
+				cp->sizes[i], cp->stream);
+	}
+	return ret;
+}
+
+int
+gpudma_copier_submit(struct gpudma_copier *cp, bool to_device,
+		struct gpudma_event *ev)
+{
+	int ret;
+
+	if (cp->cuda->batch)
+		ret = enqueue_batch(cp);
+	else
+		ret = enqueue_each(cp, to_device);
+	if (ret == 0)
+		ret = GPU_CUDA_CALL("net_gpudma: a burst's completion",
+			cuEventRecord, ev->ev, cp->stream);
+	cp->n = 0;
+	cp->bytes = 0;
+	if (ret == 0)
+		return 0;
+	/* Part of the burst may be running: wait for it before its buffers
+	 * go back to a pool. */
+	if (GPU_CUDA_CALL("net_gpudma: waiting for a failed burst",
+			cuStreamSynchronize, cp->stream) != 0)
+		return -EFAULT;
+	return ret;
+}
+
+int
+gpudma_event_query(struct gpudma_event *e)
+{
+	CUresult res = gpu_cuda.cuEventQuery(e->ev);
+
+	if (res == CUDA_SUCCESS)
+		return 1;
+	if (res == CUDA_ERROR_NOT_READY)
+		return 0;
+	gpu_cuda_log_error("net_gpudma: a burst's completion", "cuEventQuery",
+		res);
+	return gpu_cuda_errno(res);
+}
+
+int
+gpudma_event_wait(struct gpudma_copier *cp, struct gpudma_event *e)
+{
+	int ret = GPU_CUDA_CALL("net_gpudma: waiting for a burst",
+		cuEventSynchronize, e->ev);
+
+	if (ret == 0)
+		return 0;
+	if (GPU_CUDA_CALL("net_gpudma: waiting for the queue's copies",
+			cuStreamSynchronize, cp->stream) != 0)
+		return -EFAULT;
+	return ret;
+}
