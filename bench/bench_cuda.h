@@ -32,7 +32,9 @@
 	X(cuPointerSetAttribute, 6000) \
 	X(cuMemHostRegister, 6050) \
 	X(cuMemHostUnregister, 4000) \
-	X(cuFlushGPUDirectRDMAWrites, 11030)
+	X(cuFlushGPUDirectRDMAWrites, 11030) \
+	X(cuMemcpyHtoD, 3020) \
+	X(cuMemcpyDtoH, 3020)
 
 #define BENCH_CUDA_FIELD(sym, ver) PFN_ ## sym ## _v ## ver sym;
 struct bench_cuda {

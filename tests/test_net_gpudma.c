@@ -31,12 +31,13 @@
 #include <rte_memory.h>
 
 #include "fake_cuda.h"
+#include "gpudma_frames.h"
 #include "rte_pmd_net_gpudma.h"
 #include "test_common.h"
 
 TEST_GLOBALS;
 
-#define MAX_FRAME 262144u
+#define MAX_FRAME GPUDMA_FRAMES_MAX
 #define SEG_ROOM 2048u       /* data room past the headroom, every pool */
 #define GPU_MEM_LEN (32u << 20)
 #define PAGE 4096u
@@ -53,46 +54,10 @@ static const uint32_t frame_lens[] = {
 };
 #define NB_FRAMES RTE_DIM(frame_lens)
 
-static uint8_t
-frame_byte(uint32_t frame, uint32_t off)
-{
-	return (uint8_t)(frame * 151u + off * 7u + (off >> 8));
-}
-
 static void
 path_in(char *buf, size_t len, const char *name)
 {
 	snprintf(buf, len, "%s/%s", workdir, name);
-}
-
-static int
-write_pcap(const char *path, const uint32_t *lens, unsigned int n)
-{
-	static uint8_t data[MAX_FRAME];
-	struct pcap_pkthdr h = { 0 };
-	pcap_dumper_t *d;
-	pcap_t *p;
-	unsigned int i;
-	uint32_t j;
-
-	p = pcap_open_dead(DLT_EN10MB, MAX_FRAME);
-	if (p == NULL)
-		return -1;
-	d = pcap_dump_open(p, path);
-	if (d == NULL) {
-		pcap_close(p);
-		return -1;
-	}
-	for (i = 0; i < n; i++) {
-		for (j = 0; j < lens[i]; j++)
-			data[j] = frame_byte(i, j);
-		h.caplen = h.len = lens[i];
-		h.ts.tv_sec = i;
-		pcap_dump((u_char *)d, &h, data);
-	}
-	pcap_dump_close(d);
-	pcap_close(p);
-	return 0;
 }
 
 /* Frame k of a pcap file compared with expected lens/bytes; returns the
@@ -121,7 +86,7 @@ check_pcap(const char *path, const uint32_t *lens, unsigned int n)
 			break;
 		}
 		for (j = 0; j < h->caplen; j++) {
-			if (b[j] != frame_byte(k, j)) {
+			if (b[j] != gpudma_frame_byte(k, j)) {
 				printf("  %s: frame %u differs at byte %u\n",
 					path, k, j);
 				ret = -1;
@@ -151,7 +116,7 @@ check_chain(const struct rte_mbuf *m, uint32_t k, uint32_t len)
 		const uint8_t *d = rte_pktmbuf_mtod(s, const uint8_t *);
 
 		for (j = 0; j < s->data_len; j++) {
-			if (d[j] != frame_byte(k, off + j)) {
+			if (d[j] != gpudma_frame_byte(k, off + j)) {
 				printf("  frame %u: byte %u differs (a buffer handed out before its copy completed?)\n",
 					k, off + j);
 				return -1;
@@ -402,6 +367,7 @@ bad_devargs(void)
 		{ "queues=0", "devarg queues" },
 		{ "queues=17", "devarg queues" },
 		{ "gpu=x", "devarg gpu" },
+		{ "batch=2", "devarg batch" },
 		{ "loop=1,loop=2", "devarg loop" },
 		{ "rx_pcap=", "devarg rx_pcap" },
 		{ "rx_pcap=/nonexistent/in.pcap", "rx_pcap /nonexistent/in.pcap" },
@@ -726,7 +692,7 @@ segs_of(unsigned int k)
 }
 
 static void
-gpu_rx_completion_order(void)
+gpu_rx_completion_order_on(bool no_batch)
 {
 	struct rte_mempool *mp = gpu_pool("gpu_order", 2048);
 	uint64_t batches0 = fake_cuda_batch_calls();
@@ -740,7 +706,9 @@ gpu_rx_completion_order(void)
 	int rest;
 
 	cuda_baseline();
-	snprintf(args, sizeof(args), "rx_pcap=%s,loop=3", in_pcap);
+	/* batch=0 as the fake hiding cuMemcpyBatchAsync would. */
+	snprintf(args, sizeof(args), "rx_pcap=%s,loop=3%s", in_pcap,
+		no_batch ? ",batch=0" : "");
 	if (mp == NULL || port_create("net_gpudma_ord", args, &port) != 0) {
 		CHECK(0, "set-up");
 		rte_mempool_free(mp);
@@ -794,7 +762,7 @@ gpu_rx_completion_order(void)
 		"rx_copy_ops %" PRIu64 " rx_copy_bytes %" PRIu64 " rx_copy_batches %" PRIu64,
 		xstat(port, "rx_copy_ops"), xstat(port, "rx_copy_bytes"),
 		xstat(port, "rx_copy_batches"));
-	if (getenv("FAKE_CUDA_HIDE_SYMBOL") == NULL)
+	if (!no_batch && getenv("FAKE_CUDA_HIDE_SYMBOL") == NULL)
 		CHECK(fake_cuda_batch_calls() > batches0,
 			"no cuMemcpyBatchAsync though the driver has it");
 	else
@@ -809,6 +777,18 @@ gpu_rx_completion_order(void)
 	CHECK(rte_mempool_avail_count(mp) == 2048, "%u of 2048 mbufs back",
 		rte_mempool_avail_count(mp));
 	rte_mempool_free(mp);
+}
+
+static void
+gpu_rx_completion_order(void)
+{
+	gpu_rx_completion_order_on(false);
+}
+
+static void
+gpu_rx_completion_order_batch0(void)
+{
+	gpu_rx_completion_order_on(true);
 }
 
 static void
@@ -973,7 +953,7 @@ main(int argc, char **argv)
 		printf("FAIL cannot create %s: %s\n", workdir, strerror(errno));
 		return 1;
 	}
-	if (write_pcap(in_pcap, frame_lens, NB_FRAMES) != 0) {
+	if (gpudma_frames_write(in_pcap, frame_lens, NB_FRAMES, NB_FRAMES) != 0) {
 		printf("FAIL cannot write %s\n", in_pcap);
 		return 1;
 	}
@@ -999,6 +979,7 @@ main(int argc, char **argv)
 	} else if (strcmp(mode, "gpu") == 0) {
 		RUN_CASE(gpu_pool_refused_until_mapped);
 		RUN_CASE(gpu_rx_completion_order);
+		RUN_CASE(gpu_rx_completion_order_batch0);
 		RUN_CASE(gpu_tx_pcap_identical);
 	} else if (strcmp(mode, "faults") == 0) {
 		ret = run_faults();

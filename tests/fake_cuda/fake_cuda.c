@@ -830,6 +830,40 @@ static CUresult fake_cuMemcpyDtoHAsync(void *dst, CUdeviceptr src,
 	RETURN(copy_async(h, dst, (const void *)(uintptr_t)src, len));
 }
 
+/* Synchronous copies (the benchmarks' reference and read-back): any host
+ * memory, after the work of every stream, as the legacy stream waits. */
+static void
+run_all_streams(void)
+{
+	int i;
+
+	for (i = 0; i < MAX_STREAMS; i++)
+		if (streams[i].magic == STREAM_MAGIC)
+			stream_run(&streams[i], streams[i].tail);
+}
+
+static CUresult fake_cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t len)
+{
+	ENTER();
+	NEED_CTX();
+	if (find_region(allocs, (uintptr_t)dst, len) == NULL || src == NULL)
+		RETURN(CUDA_ERROR_INVALID_VALUE);
+	run_all_streams();
+	memcpy((void *)(uintptr_t)dst, src, len);
+	RETURN(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t len)
+{
+	ENTER();
+	NEED_CTX();
+	if (find_region(allocs, (uintptr_t)src, len) == NULL || dst == NULL)
+		RETURN(CUDA_ERROR_INVALID_VALUE);
+	run_all_streams();
+	memcpy(dst, (const void *)(uintptr_t)src, len);
+	RETURN(CUDA_SUCCESS);
+}
+
 /* CUDA 12.8's form, with failIdx. */
 static CUresult fake_cuMemcpyBatchAsync(CUdeviceptr *dsts, CUdeviceptr *srcs,
 		size_t *sizes, size_t count, CUmemcpyAttributes *attrs,
@@ -902,6 +936,7 @@ static const struct symbol symbols[] = {
 	S(cuEventDestroy, 4000), S(cuEventRecord, 2000), S(cuEventQuery, 2000),
 	S(cuEventSynchronize, 2000), S(cuMemcpyHtoDAsync, 3020),
 	S(cuMemcpyDtoHAsync, 3020), S(cuMemcpyBatchAsync, 12080),
+	S(cuMemcpyHtoD, 3020), S(cuMemcpyDtoH, 3020),
 #undef S
 };
 
@@ -1104,14 +1139,10 @@ fake_cuda_set_rdma_ordering(int ordering)
 EXPORT void
 fake_cuda_set_async_manual(int on)
 {
-	int i;
-
 	pthread_mutex_lock(&lock);
 	async_manual = on != 0;
 	if (!async_manual)
-		for (i = 0; i < MAX_STREAMS; i++)
-			if (streams[i].magic == STREAM_MAGIC)
-				stream_run(&streams[i], streams[i].tail);
+		run_all_streams();
 	pthread_mutex_unlock(&lock);
 }
 

@@ -27,7 +27,7 @@ gpudma_cuda_present(void)
 }
 
 int
-gpudma_cuda_open(struct gpudma_cuda *c, int ordinal)
+gpudma_cuda_open(struct gpudma_cuda *c, int ordinal, bool batch)
 {
 	int ret;
 
@@ -40,10 +40,11 @@ gpudma_cuda_open(struct gpudma_cuda *c, int ordinal)
 		&c->ctx, c->dev);
 	if (ret != 0)
 		return ret;
-	c->batch = gpu_cuda.cuMemcpyBatchAsync != NULL;
+	c->batch = batch && gpu_cuda.cuMemcpyBatchAsync != NULL;
 	c->ok = true;
 	GPUDMA_LOG(INFO, "copy engine of GPU %d, %s", ordinal,
 		c->batch ? "batched copies (cuMemcpyBatchAsync)" :
+		!batch ? "one asynchronous copy per segment (batch=0)" :
 		"one asynchronous copy per segment (no cuMemcpyBatchAsync before CUDA 12.8)");
 	return 0;
 }

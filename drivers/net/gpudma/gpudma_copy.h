@@ -41,8 +41,9 @@ struct gpudma_copier {
 
 /* 1 if a CUDA driver could be loaded (logged once if not). */
 int gpudma_cuda_present(void);
-/* Retains GPU ordinal's primary context. */
-int gpudma_cuda_open(struct gpudma_cuda *c, int ordinal);
+/* Retains GPU ordinal's primary context; batch: use cuMemcpyBatchAsync
+ * where the driver has it. */
+int gpudma_cuda_open(struct gpudma_cuda *c, int ordinal, bool batch);
 void gpudma_cuda_close(struct gpudma_cuda *c);
 /* Make the GPU's context current on this thread / undo it. */
 int gpudma_cuda_enter(struct gpudma_cuda *c, const char *what);

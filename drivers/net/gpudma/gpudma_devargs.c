@@ -16,9 +16,11 @@
 #define KEY_LOOP "loop"
 #define KEY_QUEUES "queues"
 #define KEY_GPU "gpu"
+#define KEY_BATCH "batch"
 
 static const char *const valid_keys[] = {
-	KEY_RX_PCAP, KEY_TX_PCAP, KEY_LOOP, KEY_QUEUES, KEY_GPU, NULL
+	KEY_RX_PCAP, KEY_TX_PCAP, KEY_LOOP, KEY_QUEUES, KEY_GPU, KEY_BATCH,
+	NULL
 };
 
 static int
@@ -85,6 +87,17 @@ parse_gpu(const char *key, const char *value, void *opaque)
 	return ret;
 }
 
+static int
+parse_bool(const char *key, const char *value, void *opaque)
+{
+	uint64_t v;
+	int ret = parse_uint(key, value, 0, 1, &v);
+
+	if (ret == 0)
+		*(bool *)opaque = v != 0;
+	return ret;
+}
+
 int
 gpudma_args_parse(const char *params, struct gpudma_args *a)
 {
@@ -98,6 +111,7 @@ gpudma_args_parse(const char *params, struct gpudma_args *a)
 		{ KEY_LOOP, parse_loop, offsetof(struct gpudma_args, loop) },
 		{ KEY_QUEUES, parse_queues, offsetof(struct gpudma_args, queues) },
 		{ KEY_GPU, parse_gpu, offsetof(struct gpudma_args, gpu) },
+		{ KEY_BATCH, parse_bool, offsetof(struct gpudma_args, batch) },
 	};
 	struct rte_kvargs *kv;
 	unsigned int i, j;
@@ -106,6 +120,7 @@ gpudma_args_parse(const char *params, struct gpudma_args *a)
 	memset(a, 0, sizeof(*a));
 	a->loop = 1;
 	a->queues = 1;
+	a->batch = true;
 	if (params == NULL || params[0] == '\0')
 		return 0;
 	/* Parsed without the key list so that an unknown key can be named:
@@ -123,7 +138,7 @@ gpudma_args_parse(const char *params, struct gpudma_args *a)
 			if (strcmp(key, valid_keys[j]) == 0)
 				break;
 		if (valid_keys[j] == NULL) {
-			GPUDMA_LOG(ERR, "devarg %s: unknown key (known: rx_pcap, tx_pcap, loop, queues, gpu)",
+			GPUDMA_LOG(ERR, "devarg %s: unknown key (known: rx_pcap, tx_pcap, loop, queues, gpu, batch)",
 				key);
 			ret = -EINVAL;
 		} else if (rte_kvargs_count(kv, key) > 1) {

@@ -4,6 +4,7 @@
 #define GPUDMA_DEVARGS_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 struct gpudma_args {
@@ -12,6 +13,7 @@ struct gpudma_args {
 	uint64_t loop;           /* times rx_pcap is replayed, 0 forever */
 	uint16_t queues;         /* RX and TX queues offered */
 	int gpu;                 /* CUDA ordinal whose copy engine fills */
+	bool batch;              /* cuMemcpyBatchAsync where the driver has it */
 };
 
 /* Parses "key=value,..." into *a; an unknown key or a bad value is

@@ -505,7 +505,7 @@ gpudma_dma_map(struct rte_vdev_device *vdev, void *addr, uint64_t iova,
 	 * memory. With one, a GPU that cannot be opened fails the mapping:
 	 * memcpy into what may be GPU memory would fault. */
 	if (!p->cuda.ok && gpudma_cuda_present()) {
-		ret = gpudma_cuda_open(&p->cuda, p->args.gpu);
+		ret = gpudma_cuda_open(&p->cuda, p->args.gpu, p->args.batch);
 		if (ret != 0)
 			goto out;
 	}
@@ -589,4 +589,4 @@ static struct rte_vdev_driver gpudma_driver = {
 
 RTE_PMD_REGISTER_VDEV(net_gpudma, gpudma_driver);
 RTE_PMD_REGISTER_PARAM_STRING(net_gpudma,
-	"rx_pcap=<file> tx_pcap=<file> loop=<n, 0 forever> queues=<1-16> gpu=<CUDA ordinal>");
+	"rx_pcap=<file> tx_pcap=<file> loop=<n, 0 forever> queues=<1-16> gpu=<CUDA ordinal> batch=<0|1>");
