@@ -799,6 +799,136 @@ gpu_tx_pcap_identical(void)
 	check_cuda_released("after close");
 }
 
+/* ---- RX buffer split -------------------------------------------------------------- */
+
+#define SPLIT_HEAD 64u
+
+/* rc: the first SPLIT_HEAD bytes into head, the rest into body. */
+static void
+split_conf(struct rte_eth_rxconf *rc, union rte_eth_rxseg segs[2],
+		struct rte_mempool *head, struct rte_mempool *body)
+{
+	memset(segs, 0, 2 * sizeof(segs[0]));
+	segs[0].split.mp = head;
+	segs[0].split.length = SPLIT_HEAD;
+	segs[1].split.mp = body;
+	memset(rc, 0, sizeof(*rc));
+	rc->rx_seg = segs;
+	rc->rx_nseg = 2;
+	rc->offloads = RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT;
+}
+
+/* Chain m as split puts it: the first SPLIT_HEAD bytes in a head buffer
+ * after the headroom, the rest in body buffers from their start. */
+static int
+check_split(const struct rte_mbuf *m, const struct rte_mempool *head,
+		const struct rte_mempool *body)
+{
+	const struct rte_mbuf *s;
+
+	if (m->pool != head || m->data_off != RTE_PKTMBUF_HEADROOM ||
+			m->data_len != RTE_MIN(m->pkt_len, SPLIT_HEAD) ||
+			(m->pkt_len <= SPLIT_HEAD) != (m->next == NULL))
+		return -1;
+	for (s = m->next; s != NULL; s = s->next)
+		if (s->pool != body || s->data_off != 0)
+			return -1;
+	return 0;
+}
+
+/* Headers into a host pool, the rest into host or GPU memory; the chains
+ * received, checked, then sent to tx_pcap (segments of both kinds). */
+static void
+split_case(bool gpu)
+{
+	static struct rte_mbuf *held[NB_FRAMES];
+	struct rte_mempool *head = host_pool("split_head", 1024);
+	struct rte_mempool *body = gpu ? gpu_pool("split_body", 1024) :
+		host_pool("split_body", 1024);
+	union rte_eth_rxseg segs[2];
+	struct rte_eth_rxconf rc;
+	struct rte_eth_stats st;
+	char args[1200], out[512];
+	unsigned int i, bad = 0;
+	uint16_t port;
+	int got;
+
+	cuda_baseline();
+	path_in(out, sizeof(out), gpu ? "tx-split-gpu.pcap" : "tx-split-host.pcap");
+	snprintf(args, sizeof(args), "rx_pcap=%s,tx_pcap=%s", in_pcap, out);
+	if (head == NULL || body == NULL ||
+			port_create("net_gpudma_split", args, &port) != 0) {
+		CHECK(0, "set-up");
+		rte_mempool_free(head);
+		rte_mempool_free(body);
+		return;
+	}
+	split_conf(&rc, segs, head, body);
+	CHECK(port_setup(port, 1, NULL) == 0, "setup");
+	if (gpu) {
+		log_begin();
+		CHECK(rte_eth_rx_queue_setup(port, 0, 256, SOCKET_ID_ANY, &rc,
+			NULL) != 0 && log_has("mempool split_body"),
+			"a split onto unmapped GPU memory accepted, or the pool not named");
+		CHECK(rte_dev_dma_map(port_dev(port), gpu_mem, RTE_BAD_IOVA,
+			GPU_MEM_LEN) == 0, "dma map: %s", rte_strerror(rte_errno));
+	}
+	CHECK(rte_eth_rx_queue_setup(port, 0, 256, SOCKET_ID_ANY, &rc, NULL) == 0,
+		"split setup: %s", rte_strerror(rte_errno));
+	CHECK(rte_eth_dev_start(port) == 0, "start");
+	if (gpu) {
+		/* Copies held back: the burst holds frames with a body in GPU
+		 * memory, so nothing of it comes, not even the frames whole
+		 * in their head (in order). */
+		fake_cuda_set_async_manual(1);
+		got = rx_all(port, 0, 0, 1, held, NB_FRAMES);
+		CHECK(got == 0, "%d frames handed out with copies pending", got);
+		if (got > 0)
+			rte_pktmbuf_free_bulk(held, (unsigned int)got);
+		fake_cuda_set_async_manual(0);
+	}
+	got = rx_all(port, 0, 0, 1, held, NB_FRAMES);
+	CHECK(got == (int)NB_FRAMES, "received %d of %u", got,
+		(unsigned int)NB_FRAMES);
+	for (i = 0; got == (int)NB_FRAMES && i < NB_FRAMES; i++)
+		if (check_split(held[i], head, body) != 0)
+			bad++;
+	CHECK(bad == 0, "%u chains not split as configured", bad);
+	if (got == (int)NB_FRAMES)
+		CHECK(rte_eth_tx_burst(port, 0, held, NB_FRAMES) == NB_FRAMES,
+			"tx");
+	CHECK(rte_eth_stats_get(port, &st) == 0 && st.oerrors == 0 &&
+		st.ierrors == 0, "ierrors %" PRIu64 " oerrors %" PRIu64,
+		st.ierrors, st.oerrors);
+	(void)rte_eth_dev_stop(port);
+	if (gpu)
+		CHECK(rte_dev_dma_unmap(port_dev(port), gpu_mem, RTE_BAD_IOVA,
+			GPU_MEM_LEN) == 0, "unmap: %s", rte_strerror(rte_errno));
+	port_destroy("net_gpudma_split", port);
+	CHECK(check_pcap(out, frame_lens, NB_FRAMES) == (int)NB_FRAMES,
+		"tx_pcap of split chains");
+	CHECK(rte_mempool_avail_count(head) == 1024 &&
+		rte_mempool_avail_count(body) == 1024,
+		"%u + %u of 1024 + 1024 mbufs back",
+		rte_mempool_avail_count(head), rte_mempool_avail_count(body));
+	if (gpu)
+		check_cuda_released("after close");
+	rte_mempool_free(head);
+	rte_mempool_free(body);
+}
+
+static void
+host_split(void)
+{
+	split_case(false);
+}
+
+static void
+gpu_split_header_host_payload_gpu(void)
+{
+	split_case(true);
+}
+
 /* ---- fault injection ------------------------------------------------------------ */
 
 /* Calls whose failure the port can only log: releases, leaving the
@@ -825,8 +955,10 @@ release_call(const char *name)
  * if an error was visible (a call failed, or error counters moved).
  */
 static int
-gpu_scenario(struct rte_mempool *mp, const char *out)
+gpu_scenario(struct rte_mempool *mp, struct rte_mempool *head, const char *out)
 {
+	union rte_eth_rxseg segs[2];
+	struct rte_eth_rxconf rc;
 	static struct rte_mbuf *held[NB_FRAMES];
 	struct rte_eth_stats st = { 0 };
 	struct rte_device *dev;
@@ -844,8 +976,10 @@ gpu_scenario(struct rte_mempool *mp, const char *out)
 		mapped = true;
 	else
 		failed = 1;
-	if (!failed && rte_eth_rx_queue_setup(port, 0, 64, SOCKET_ID_ANY, NULL,
-			mp) != 0)
+	/* head: headers split into it, the rest into mp. */
+	split_conf(&rc, segs, head, mp);
+	if (!failed && rte_eth_rx_queue_setup(port, 0, 64, SOCKET_ID_ANY,
+			head != NULL ? &rc : NULL, head != NULL ? NULL : mp) != 0)
 		failed = 1;
 	if (!failed && rte_eth_dev_start(port) != 0)
 		failed = 1;
@@ -871,23 +1005,18 @@ gpu_scenario(struct rte_mempool *mp, const char *out)
 }
 
 static int
-run_faults(void)
+run_faults_on(struct rte_mempool *mp, struct rte_mempool *head)
 {
-	struct rte_mempool *mp = gpu_pool("gpu_faults", 1024);
 	char out[512], names[1024] = "";
 	uint64_t n;
 	unsigned int hit = 0;
 
 	path_in(out, sizeof(out), "tx-faults.pcap");
-	if (mp == NULL) {
-		printf("FAIL faults: pool\n");
-		return 1;
-	}
 	cuda_baseline();
 	/* No fault: the scenario runs clean and the capture is exact. */
 	test_case_failed = 0;
 	fake_cuda_reset_faults();
-	CHECK(gpu_scenario(mp, out) == 0, "clean run failed");
+	CHECK(gpu_scenario(mp, head, out) == 0, "clean run failed");
 	CHECK(check_pcap(out, frame_lens, NB_FRAMES) == (int)NB_FRAMES,
 		"clean run's tx_pcap");
 	for (n = 1; n < 10000; n++) {
@@ -896,7 +1025,7 @@ run_faults(void)
 
 		fake_cuda_fail_call(n, CUDA_ERROR_UNKNOWN);
 		log_begin();
-		visible = gpu_scenario(mp, out);
+		visible = gpu_scenario(mp, head, out);
 		name = fake_cuda_failed_call(NULL);
 		fake_cuda_reset_faults();
 		if (name == NULL)
@@ -914,17 +1043,34 @@ run_faults(void)
 		CHECK(visible || release_call(name),
 			"call %" PRIu64 " (%s) failed unseen", n, name);
 		check_cuda_released(name);
-		CHECK(rte_mempool_avail_count(mp) == 1024,
+		CHECK(rte_mempool_avail_count(mp) == 1024 && (head == NULL ||
+			rte_mempool_avail_count(head) == 1024),
 			"call %" PRIu64 " (%s): %u of 1024 mbufs back", n, name,
 			rte_mempool_avail_count(mp));
 		if (test_case_failed)
 			break;
 	}
 	CHECK(hit > 20, "only %u CUDA calls", hit);
-	printf("%s faults: %u CUDA calls made to fail one at a time, of:%s\n",
-		test_case_failed ? "FAIL" : "PASS", hit, names);
-	rte_mempool_free(mp);
+	printf("%s faults%s: %u CUDA calls made to fail one at a time, of:%s\n",
+		test_case_failed ? "FAIL" : "PASS",
+		head != NULL ? " (buffer split)" : "", hit, names);
 	return test_case_failed;
+}
+
+static int
+run_faults(void)
+{
+	struct rte_mempool *mp = gpu_pool("gpu_faults", 1024);
+	struct rte_mempool *head = host_pool("head_faults", 1024);
+	int ret = 1;
+
+	if (mp != NULL && head != NULL)
+		ret = run_faults_on(mp, NULL) | run_faults_on(mp, head);
+	else
+		printf("FAIL faults: pools\n");
+	rte_mempool_free(mp);
+	rte_mempool_free(head);
+	return ret;
 }
 
 /* ---- main ------------------------------------------------------------------- */
@@ -973,6 +1119,7 @@ main(int argc, char **argv)
 		RUN_CASE(host_imissed_when_pool_empty);
 		RUN_CASE(host_tx_pcap_identical);
 		RUN_CASE(host_tx_bad_chain_counted);
+		RUN_CASE(host_split);
 	} else if (gpu_mem_init() != 0) {
 		printf("FAIL GPU memory from the fake CUDA\n");
 		ret = 1;
@@ -981,6 +1128,7 @@ main(int argc, char **argv)
 		RUN_CASE(gpu_rx_completion_order);
 		RUN_CASE(gpu_rx_completion_order_batch0);
 		RUN_CASE(gpu_tx_pcap_identical);
+		RUN_CASE(gpu_split_header_host_payload_gpu);
 	} else if (strcmp(mode, "faults") == 0) {
 		ret = run_faults();
 	} else {

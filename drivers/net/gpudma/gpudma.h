@@ -55,12 +55,26 @@ struct gpudma_queue_stats {
 	uint64_t copy_bytes;
 };
 
+/*
+ * Where a received frame's bytes go: buffer i of a chain comes from
+ * seg[i] (the last one repeating), as RX buffer split configures it; one
+ * segment without split.
+ */
+struct gpudma_rx_seg {
+	struct rte_mempool *mp;
+	uint16_t off;           /* where the data starts in the buffer */
+	uint32_t len;           /* bytes one buffer of this segment takes */
+	bool gpu;               /* the pool's buffers are GPU memory */
+};
+
+#define GPUDMA_MAX_RX_SEGS 4
+
 struct gpudma_rxq {
 	struct gpudma_port *port;
 	uint16_t qid;
-	struct rte_mempool *mp;
-	bool gpu;               /* mbuf data in GPU memory: copy engine */
-	uint32_t seg_room;      /* data bytes per mbuf segment */
+	struct gpudma_rx_seg seg[GPUDMA_MAX_RX_SEGS];
+	uint16_t nb_seg;
+	bool gpu;               /* a segment in GPU memory: copy engine */
 	/*
 	 * Descriptor ring: heads of posted chains in the order their frames
 	 * arrived. [tail, head) are posted; batches[] say up to where each
@@ -106,8 +120,9 @@ struct gpudma_port {
 uint16_t gpudma_rx_burst(void *q, struct rte_mbuf **pkts, uint16_t n);
 uint16_t gpudma_tx_burst(void *q, struct rte_mbuf **pkts, uint16_t n);
 
+/* q->seg, q->nb_seg and q->gpu are set (and checked) by the caller. */
 int gpudma_rxq_init(struct gpudma_port *port, struct gpudma_rxq *q,
-	uint16_t qid, uint16_t nb_desc, struct rte_mempool *mp);
+	uint16_t qid, uint16_t nb_desc, int socket);
 /* Waits for fills in flight and gives every posted buffer back. */
 void gpudma_rxq_drain(struct gpudma_rxq *q);
 void gpudma_rxq_fini(struct gpudma_rxq *q);

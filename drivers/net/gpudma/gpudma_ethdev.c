@@ -33,13 +33,7 @@ port_of(struct rte_eth_dev *dev)
 static int
 gpudma_configure(struct rte_eth_dev *dev)
 {
-	const struct rte_eth_rxmode *rx = &dev->data->dev_conf.rxmode;
-
-	if (rx->offloads & RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT) {
-		GPUDMA_LOG(ERR, "port %u: RX buffer split is not implemented yet",
-			dev->data->port_id);
-		return -ENOTSUP;
-	}
+	RTE_SET_USED(dev);
 	return 0;
 }
 
@@ -54,8 +48,13 @@ gpudma_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	info->min_rx_bufsize = RTE_PKTMBUF_HEADROOM + 64;
 	info->max_rx_queues = p->args.queues;
 	info->max_tx_queues = p->args.queues;
-	/* Frames longer than a buffer always come chained. */
-	info->rx_offload_capa = RTE_ETH_RX_OFFLOAD_SCATTER;
+	/* Frames longer than a buffer always come chained. Buffer split:
+	 * up to GPUDMA_MAX_RX_SEGS segments of any pools, by length. */
+	info->rx_offload_capa = RTE_ETH_RX_OFFLOAD_SCATTER |
+		RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT;
+	info->rx_queue_offload_capa = info->rx_offload_capa;
+	info->rx_seg_capa.max_nseg = GPUDMA_MAX_RX_SEGS;
+	info->rx_seg_capa.multi_pools = 1;
 	info->tx_offload_capa = RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 	info->rx_desc_lim.nb_max = 32768;
 	info->rx_desc_lim.nb_min = 32;
@@ -128,6 +127,85 @@ check_mbuf(struct rte_mempool *mp, void *opaque, void *obj, unsigned int idx)
 		c->mixed = true;
 }
 
+/* The port's IOMMU: every buffer of the pool must be memory it may
+ * write. Sets *gpu when the pool is GPU memory. */
+static int
+check_pool(struct gpudma_port *p, uint16_t qid, struct rte_mempool *mp,
+		bool *gpu)
+{
+	struct pool_check chk = { .port = p };
+
+	rte_mempool_obj_iter(mp, check_mbuf, &chk);
+	if (chk.bad != 0) {
+		GPUDMA_LOG(ERR, "port %u rx queue %u: mempool %s has buffers (%#" PRIxPTR ") in %s: register it with rte_extmem_register and map it with rte_dev_dma_map first",
+			p->port_id, qid, mp->name, chk.bad,
+			gpudma_mem_name(GPUDMA_MEM_NONE));
+		return -EFAULT;
+	}
+	if (chk.mixed) {
+		GPUDMA_LOG(ERR, "port %u rx queue %u: mempool %s mixes GPU and host buffers",
+			p->port_id, qid, mp->name);
+		return -EINVAL;
+	}
+	*gpu = chk.kind == GPUDMA_MEM_GPU;
+	GPUDMA_LOG(INFO, "port %u rx queue %u: pool %s in %s", p->port_id, qid,
+		mp->name, gpudma_mem_name(chk.kind));
+	return 0;
+}
+
+/*
+ * The queue's segments: one pool, or RX buffer split's list. As in
+ * ethdev's rules, the first buffer's data starts after the headroom and
+ * the others' at the start of the buffer; a length of 0 is the rest of
+ * the buffer, and the last segment repeats for what the others leave.
+ */
+static int
+rx_segs(struct gpudma_port *p, uint16_t qid, struct rte_mempool *mp,
+		const struct rte_eth_rxconf *conf, struct gpudma_rxq *q)
+{
+	uint16_t i, n = mp != NULL ? 1 : (conf != NULL ? conf->rx_nseg : 0);
+	int ret;
+
+	if (n == 0 || n > GPUDMA_MAX_RX_SEGS) {
+		GPUDMA_LOG(ERR, "port %u rx queue %u: a mempool, or 1 to %u buffer-split segments, is needed",
+			p->port_id, qid, GPUDMA_MAX_RX_SEGS);
+		return -EINVAL;
+	}
+	for (i = 0; i < n; i++) {
+		const struct rte_eth_rxseg_split *sp =
+			mp != NULL ? NULL : &conf->rx_seg[i].split;
+		struct rte_mempool *pool = mp != NULL ? mp : sp->mp;
+		uint32_t room = rte_pktmbuf_data_room_size(pool);
+		uint32_t off = i == 0 ? RTE_PKTMBUF_HEADROOM : 0;
+		uint32_t len = sp != NULL ? sp->length : 0;
+
+		if (sp != NULL && (sp->offset != 0 || sp->proto_hdr != 0)) {
+			GPUDMA_LOG(ERR, "port %u rx queue %u: split segment %u: offsets and protocol splits are not supported",
+				p->port_id, qid, i);
+			return -ENOTSUP;
+		}
+		if (room <= off || len > room - off) {
+			GPUDMA_LOG(ERR, "port %u rx queue %u: segment %u: %u bytes do not fit pool %s's buffers",
+				p->port_id, qid, i, len, pool->name);
+			return -EINVAL;
+		}
+		q->seg[i] = (struct gpudma_rx_seg){ .mp = pool,
+			.off = (uint16_t)off, .len = len != 0 ? len : room - off };
+		ret = check_pool(p, qid, pool, &q->seg[i].gpu);
+		if (ret != 0)
+			return ret;
+		q->gpu |= q->seg[i].gpu;
+	}
+	q->nb_seg = n;
+	/* At least 64 bytes a buffer bounds a frame's chain. */
+	if (q->seg[n - 1].len < 64) {
+		GPUDMA_LOG(ERR, "port %u rx queue %u: the last segment takes %u bytes a buffer, fewer than 64",
+			p->port_id, qid, q->seg[n - 1].len);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static void
 rxq_release(struct rte_eth_dev *dev, uint16_t qid)
 {
@@ -148,43 +226,24 @@ gpudma_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 		struct rte_mempool *mp)
 {
 	struct gpudma_port *p = port_of(dev);
-	struct pool_check chk = { .port = p };
 	struct gpudma_rxq *q;
 	int ret;
 
-	RTE_SET_USED(conf);
-	if (mp == NULL) {
-		GPUDMA_LOG(ERR, "port %u rx queue %u: a mempool is needed (buffer split is not implemented)",
-			p->port_id, qid);
-		return -EINVAL;
-	}
-	/* The port's IOMMU: every buffer must be memory it may write. */
-	rte_mempool_obj_iter(mp, check_mbuf, &chk);
-	if (chk.bad != 0) {
-		GPUDMA_LOG(ERR, "port %u rx queue %u: mempool %s has buffers (%#" PRIxPTR ") in %s: register it with rte_extmem_register and map it with rte_dev_dma_map first",
-			p->port_id, qid, mp->name, chk.bad,
-			gpudma_mem_name(GPUDMA_MEM_NONE));
-		return -EFAULT;
-	}
-	if (chk.mixed) {
-		GPUDMA_LOG(ERR, "port %u rx queue %u: mempool %s mixes GPU and host buffers",
-			p->port_id, qid, mp->name);
-		return -EINVAL;
-	}
 	rxq_release(dev, qid);
 	q = rte_zmalloc_socket("gpudma_rxq", sizeof(*q), RTE_CACHE_LINE_SIZE,
 		socket);
 	if (q == NULL)
 		return -ENOMEM;
-	q->gpu = chk.kind == GPUDMA_MEM_GPU;
-	ret = gpudma_rxq_init(p, q, qid, nb_desc, mp);
+	ret = rx_segs(p, qid, mp, conf, q);
+	if (ret == 0)
+		ret = gpudma_rxq_init(p, q, qid, nb_desc, (int)socket);
 	if (ret != 0) {
 		rte_free(q);
 		return ret;
 	}
-	GPUDMA_LOG(INFO, "port %u rx queue %u: %u descriptors, pool %s in %s",
-		p->port_id, qid, q->ring_size, mp->name,
-		gpudma_mem_name(chk.kind));
+	GPUDMA_LOG(INFO, "port %u rx queue %u: %u descriptors, %u segment(s)%s",
+		p->port_id, qid, q->ring_size, q->nb_seg,
+		q->gpu ? ", filled by the copy engine" : "");
 	p->rxq[qid] = q;
 	dev->data->rx_queues[qid] = q;
 	return 0;

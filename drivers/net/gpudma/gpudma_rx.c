@@ -17,36 +17,35 @@
 
 #include "gpudma.h"
 
-/* Segments a frame of len bytes takes. */
+/* Buffers a frame of len bytes takes. */
 static inline uint32_t
 frame_segs(const struct gpudma_rxq *q, uint32_t len)
 {
-	return len == 0 ? 1 : (len + q->seg_room - 1) / q->seg_room;
+	const struct gpudma_rx_seg *last = &q->seg[q->nb_seg - 1];
+	uint32_t n = 0;
+
+	/* The segments before the last take a buffer each, while the frame
+	 * goes on past them. */
+	while (n + 1u < q->nb_seg && len > q->seg[n].len)
+		len -= q->seg[n++].len;
+	if (n + 1u < q->nb_seg)
+		return n + 1;
+	return n + (len == 0 ? 1 : (len + last->len - 1) / last->len);
 }
 
 int
 gpudma_rxq_init(struct gpudma_port *port, struct gpudma_rxq *q, uint16_t qid,
-		uint16_t nb_desc, struct rte_mempool *mp)
+		uint16_t nb_desc, int socket)
 {
-	uint32_t room = rte_pktmbuf_data_room_size(mp);
 	uint32_t i, cap;
 	int ret;
 
-	/* At least 64 bytes a segment bounds a frame's chain (post_frame). */
-	if (room < RTE_PKTMBUF_HEADROOM + 64) {
-		GPUDMA_LOG(ERR, "rx queue %u: pool %s has under 64 bytes of data room past the headroom",
-			qid, mp->name);
-		return -EINVAL;
-	}
 	q->port = port;
 	q->qid = qid;
-	q->mp = mp;
-	q->seg_room = room - RTE_PKTMBUF_HEADROOM;
 	rte_spinlock_init(&q->lock);
 	q->ring_size = rte_align32pow2(nb_desc);
 	q->ring = rte_zmalloc_socket("gpudma_rx_ring",
-		q->ring_size * sizeof(*q->ring), RTE_CACHE_LINE_SIZE,
-		mp->socket_id);
+		q->ring_size * sizeof(*q->ring), RTE_CACHE_LINE_SIZE, socket);
 	if (q->ring == NULL)
 		return -ENOMEM;
 	gpudma_cursor_init(&q->cursor, &port->src, qid, port->args.queues);
@@ -59,7 +58,7 @@ gpudma_rxq_init(struct gpudma_port *port, struct gpudma_rxq *q, uint16_t qid,
 	ret = gpudma_cuda_enter(&port->cuda, "net_gpudma: rx queue setup");
 	if (ret != 0)
 		goto fail_ring;
-	ret = gpudma_copier_init(&q->copier, &port->cuda, cap, mp->socket_id);
+	ret = gpudma_copier_init(&q->copier, &port->cuda, cap, socket);
 	if (ret != 0)
 		goto fail_ctx;
 	for (i = 0; i < GPUDMA_MAX_BATCHES; i++) {
@@ -114,7 +113,7 @@ gpudma_rxq_drain(struct gpudma_rxq *q)
 				/* The copy engine may still be writing them:
 				 * they stay out of the pool. */
 				GPUDMA_LOG(ERR, "rx queue %u: %u buffers of an unfinished fill kept out of pool %s",
-					q->qid, b->end - q->tail, q->mp->name);
+					q->qid, b->end - q->tail, q->seg[0].mp->name);
 				q->tail = b->end;
 			}
 		}
@@ -174,19 +173,32 @@ gpudma_rxq_uses(struct gpudma_rxq *q, uintptr_t addr, size_t len)
 static struct rte_mbuf *
 post_frame(struct gpudma_rxq *q, const struct gpudma_frame *f)
 {
-	struct rte_mbuf *segs[GPUDMA_MAX_FRAME / 64 + 1];
+	/* The last segment takes at least 64 bytes a buffer (queue setup). */
+	struct rte_mbuf *segs[GPUDMA_MAX_FRAME / 64 + GPUDMA_MAX_RX_SEGS];
 	const uint8_t *src = q->port->src.data + f->off;
-	uint32_t nseg = frame_segs(q, f->len), i, left = f->len;
+	uint32_t nseg = frame_segs(q, f->len), i, got = 0, left = f->len;
 
-	if (rte_pktmbuf_alloc_bulk(q->mp, segs, nseg) != 0)
-		return NULL;
+	/* A buffer from each head segment's pool, the rest from the last. */
+	for (i = 0; i < q->nb_seg && got < nseg; i++) {
+		uint32_t cnt = i + 1u < q->nb_seg ? 1 : nseg - got;
+
+		if (rte_pktmbuf_alloc_bulk(q->seg[i].mp, segs + got, cnt) != 0) {
+			if (got > 0)
+				rte_pktmbuf_free_bulk(segs, got);
+			return NULL;
+		}
+		got += cnt;
+	}
 	for (i = 0; i < nseg; i++) {
+		const struct gpudma_rx_seg *sg =
+			&q->seg[RTE_MIN(i, q->nb_seg - 1u)];
 		struct rte_mbuf *m = segs[i];
-		uint32_t len = RTE_MIN(left, q->seg_room);
+		uint32_t len = RTE_MIN(left, sg->len);
 
+		m->data_off = sg->off;
 		m->data_len = (uint16_t)len;
 		m->next = i + 1 < nseg ? segs[i + 1] : NULL;
-		if (q->gpu)
+		if (sg->gpu)
 			gpudma_copier_add(&q->copier,
 				rte_pktmbuf_mtod(m, uintptr_t), (uintptr_t)src,
 				len);
@@ -241,17 +253,19 @@ submit(struct gpudma_rxq *q, uint16_t want)
 		return;
 	b = &q->batches[q->b_tail % GPUDMA_MAX_BATCHES];
 	b->end = q->head;
-	b->done = !q->gpu;
+	/* Filled already unless the copy engine has work: memcpy only, or
+	 * split frames that all fit their host-memory head. */
+	b->done = q->copier.n == 0;
 	b->failed = false;
 	q->st.copy_batches++;
 	q->st.copy_bytes += bytes;
-	if (q->gpu) {
+	if (!b->done) {
 		ret = gpudma_copier_submit(&q->copier, true, &b->ev);
 		if (ret == -EFAULT) {
 			/* Unknown state of the copy engine: the buffers stay
 			 * out of the pool rather than be reused mid-write. */
 			GPUDMA_LOG(ERR, "rx queue %u: %u buffers of a failed fill kept out of pool %s",
-				q->qid, q->head - start, q->mp->name);
+				q->qid, q->head - start, q->seg[0].mp->name);
 			q->head = start;
 			return;
 		}
@@ -279,7 +293,7 @@ harvest(struct gpudma_rxq *q, struct rte_mbuf **pkts, uint16_t n)
 					gpudma_event_wait(&q->copier, &b->ev) ==
 					-EFAULT) {
 				GPUDMA_LOG(ERR, "rx queue %u: %u buffers of an unfinished fill kept out of pool %s",
-					q->qid, b->end - q->tail, q->mp->name);
+					q->qid, b->end - q->tail, q->seg[0].mp->name);
 				q->tail = b->end;
 			}
 			b->done = ret > 0;
