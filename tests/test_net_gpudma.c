@@ -676,8 +676,19 @@ gpu_pool_refused_until_mapped(void)
 	CHECK(log_has("DMA-mapped GPU memory"), "queue not in GPU mode");
 	CHECK(rte_dev_dma_unmap(dev, gpu_mem, RTE_BAD_IOVA, PAGE) != 0 &&
 		rte_errno == ENOENT, "unmap of what was not mapped accepted");
+	/* Started, the queue may post there at any poll. */
+	CHECK(rte_eth_dev_start(port) == 0, "start");
+	log_begin();
+	CHECK(rte_dev_dma_unmap(dev, gpu_mem, RTE_BAD_IOVA, GPU_MEM_LEN) != 0 &&
+		rte_errno == EBUSY && log_has("pool gpu_pool_unmapped"),
+		"unmap under a started queue's pool: %s", rte_strerror(rte_errno));
+	CHECK(rte_eth_dev_stop(port) == 0, "stop");
 	CHECK(rte_dev_dma_unmap(dev, gpu_mem, RTE_BAD_IOVA, GPU_MEM_LEN) == 0,
-		"unmap with nothing posted: %s", rte_strerror(rte_errno));
+		"unmap of a stopped port: %s", rte_strerror(rte_errno));
+	/* Unmapped since setup: the port does not start on it. */
+	log_begin();
+	CHECK(rte_eth_dev_start(port) != 0 && log_has("mempool gpu_pool_unmapped"),
+		"started on a pool no longer mapped");
 	port_destroy("net_gpudma_map", port);
 	check_cuda_released("after close");
 	rte_mempool_free(mp);

@@ -65,6 +65,7 @@ struct gpudma_rx_seg {
 	uint16_t off;           /* where the data starts in the buffer */
 	uint32_t len;           /* bytes one buffer of this segment takes */
 	bool gpu;               /* the pool's buffers are GPU memory */
+	uintptr_t lo, hi;       /* span of the pool's buffers */
 };
 
 #define GPUDMA_MAX_RX_SEGS 4
@@ -112,6 +113,7 @@ struct gpudma_port {
 	struct gpudma_cuda cuda;  /* the GPU whose copy engine fills mbufs,
 				   * opened at the first DMA mapping */
 	bool src_pinned;          /* the frame store, for the copy engine */
+	bool started;
 	struct gpudma_pcap_out *out;
 	struct gpudma_rxq *rxq[GPUDMA_MAX_QUEUES];
 	struct gpudma_txq *txq[GPUDMA_MAX_QUEUES];

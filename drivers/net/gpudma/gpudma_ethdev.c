@@ -64,10 +64,90 @@ gpudma_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	return 0;
 }
 
+struct pool_check {
+	struct gpudma_port *port;
+	enum gpudma_mem kind;    /* of the first buffer */
+	bool mixed;
+	uintptr_t bad;           /* first buffer the port cannot reach */
+	uintptr_t lo, hi;        /* span of the buffers */
+};
+
+static void
+check_mbuf(struct rte_mempool *mp, void *opaque, void *obj, unsigned int idx)
+{
+	struct pool_check *c = opaque;
+	struct rte_mbuf *m = obj;
+	enum gpudma_mem k;
+
+	RTE_SET_USED(mp);
+	k = gpudma_mem_kind(&c->port->maps, (uintptr_t)m->buf_addr, m->buf_len);
+	if (k == GPUDMA_MEM_NONE && c->bad == 0)
+		c->bad = (uintptr_t)m->buf_addr;
+	if (idx == 0 || (uintptr_t)m->buf_addr < c->lo)
+		c->lo = (uintptr_t)m->buf_addr;
+	if ((uintptr_t)m->buf_addr + m->buf_len > c->hi)
+		c->hi = (uintptr_t)m->buf_addr + m->buf_len;
+	if (idx == 0)
+		c->kind = k;
+	else if ((k == GPUDMA_MEM_GPU) != (c->kind == GPUDMA_MEM_GPU))
+		c->mixed = true;
+}
+
+/* The port's IOMMU: every buffer of the segment's pool must be memory it
+ * may write. Sets sg->gpu when the pool is GPU memory, and its span. */
+static int
+check_pool(struct gpudma_port *p, uint16_t qid, struct gpudma_rx_seg *sg)
+{
+	struct rte_mempool *mp = sg->mp;
+	struct pool_check chk = { .port = p };
+
+	rte_mempool_obj_iter(mp, check_mbuf, &chk);
+	if (chk.bad != 0) {
+		GPUDMA_LOG(ERR, "port %u rx queue %u: mempool %s has buffers (%#" PRIxPTR ") in %s: register it with rte_extmem_register and map it with rte_dev_dma_map first",
+			p->port_id, qid, mp->name, chk.bad,
+			gpudma_mem_name(GPUDMA_MEM_NONE));
+		return -EFAULT;
+	}
+	if (chk.mixed) {
+		GPUDMA_LOG(ERR, "port %u rx queue %u: mempool %s mixes GPU and host buffers",
+			p->port_id, qid, mp->name);
+		return -EINVAL;
+	}
+	sg->gpu = chk.kind == GPUDMA_MEM_GPU;
+	/* EAL memory is never unmapped: no span to guard. */
+	sg->lo = chk.kind == GPUDMA_MEM_EAL ? 0 : chk.lo;
+	sg->hi = chk.kind == GPUDMA_MEM_EAL ? 0 : chk.hi;
+	GPUDMA_LOG(INFO, "port %u rx queue %u: pool %s in %s", p->port_id, qid,
+		mp->name, gpudma_mem_name(chk.kind));
+	return 0;
+}
+
 static int
 gpudma_start(struct rte_eth_dev *dev)
 {
-	uint16_t i;
+	struct gpudma_port *p = port_of(dev);
+	uint16_t i, j;
+	int ret;
+
+	/* Mappings may have gone since queue setup. */
+	for (i = 0; i < dev->data->nb_rx_queues; i++) {
+		struct gpudma_rxq *q = p->rxq[i];
+		bool gpu;
+
+		for (j = 0; q != NULL && j < q->nb_seg; j++) {
+			gpu = q->seg[j].gpu;
+			ret = check_pool(p, i, &q->seg[j]);
+			if (ret == 0 && q->seg[j].gpu != gpu) {
+				GPUDMA_LOG(ERR, "port %u rx queue %u: pool %s changed memory kind since setup",
+					p->port_id, i, q->seg[j].mp->name);
+				q->seg[j].gpu = gpu;
+				ret = -EINVAL;
+			}
+			if (ret != 0)
+				return ret;
+		}
+	}
+	p->started = true;
 
 	dev->data->dev_link.link_status = RTE_ETH_LINK_UP;
 	for (i = 0; i < dev->data->nb_rx_queues; i++)
@@ -84,6 +164,7 @@ gpudma_stop(struct rte_eth_dev *dev)
 	uint16_t i;
 
 	dev->data->dev_link.link_status = RTE_ETH_LINK_DOWN;
+	p->started = false;
 	/* A stopped port holds no buffer: posted descriptors go back. */
 	for (i = 0; i < dev->data->nb_rx_queues; i++) {
 		if (p->rxq[i] != NULL)
@@ -100,56 +181,6 @@ gpudma_link_update(struct rte_eth_dev *dev, int wait)
 {
 	RTE_SET_USED(dev);
 	RTE_SET_USED(wait);
-	return 0;
-}
-
-struct pool_check {
-	struct gpudma_port *port;
-	enum gpudma_mem kind;    /* of the first buffer */
-	bool mixed;
-	uintptr_t bad;           /* first buffer the port cannot reach */
-};
-
-static void
-check_mbuf(struct rte_mempool *mp, void *opaque, void *obj, unsigned int idx)
-{
-	struct pool_check *c = opaque;
-	struct rte_mbuf *m = obj;
-	enum gpudma_mem k;
-
-	RTE_SET_USED(mp);
-	k = gpudma_mem_kind(&c->port->maps, (uintptr_t)m->buf_addr, m->buf_len);
-	if (k == GPUDMA_MEM_NONE && c->bad == 0)
-		c->bad = (uintptr_t)m->buf_addr;
-	if (idx == 0)
-		c->kind = k;
-	else if ((k == GPUDMA_MEM_GPU) != (c->kind == GPUDMA_MEM_GPU))
-		c->mixed = true;
-}
-
-/* The port's IOMMU: every buffer of the pool must be memory it may
- * write. Sets *gpu when the pool is GPU memory. */
-static int
-check_pool(struct gpudma_port *p, uint16_t qid, struct rte_mempool *mp,
-		bool *gpu)
-{
-	struct pool_check chk = { .port = p };
-
-	rte_mempool_obj_iter(mp, check_mbuf, &chk);
-	if (chk.bad != 0) {
-		GPUDMA_LOG(ERR, "port %u rx queue %u: mempool %s has buffers (%#" PRIxPTR ") in %s: register it with rte_extmem_register and map it with rte_dev_dma_map first",
-			p->port_id, qid, mp->name, chk.bad,
-			gpudma_mem_name(GPUDMA_MEM_NONE));
-		return -EFAULT;
-	}
-	if (chk.mixed) {
-		GPUDMA_LOG(ERR, "port %u rx queue %u: mempool %s mixes GPU and host buffers",
-			p->port_id, qid, mp->name);
-		return -EINVAL;
-	}
-	*gpu = chk.kind == GPUDMA_MEM_GPU;
-	GPUDMA_LOG(INFO, "port %u rx queue %u: pool %s in %s", p->port_id, qid,
-		mp->name, gpudma_mem_name(chk.kind));
 	return 0;
 }
 
@@ -191,7 +222,7 @@ rx_segs(struct gpudma_port *p, uint16_t qid, struct rte_mempool *mp,
 		}
 		q->seg[i] = (struct gpudma_rx_seg){ .mp = pool,
 			.off = (uint16_t)off, .len = len != 0 ? len : room - off };
-		ret = check_pool(p, qid, pool, &q->seg[i].gpu);
+		ret = check_pool(p, qid, &q->seg[i]);
 		if (ret != 0)
 			return ret;
 		q->gpu |= q->seg[i].gpu;
@@ -611,12 +642,25 @@ gpudma_dma_unmap(struct rte_vdev_device *vdev, void *addr, uint64_t iova,
 		goto out;
 	}
 	for (i = 0; i < GPUDMA_MAX_QUEUES; i++) {
-		if (p->rxq[i] != NULL &&
-				gpudma_rxq_uses(p->rxq[i], (uintptr_t)addr, len)) {
+		const struct gpudma_rxq *q = p->rxq[i];
+		unsigned int j;
+
+		if (q != NULL && gpudma_rxq_uses(p->rxq[i], (uintptr_t)addr, len)) {
 			GPUDMA_LOG(ERR, "port %u: cannot unmap [%p, +%zu): rx queue %u has descriptors posted in it (stop the port first)",
 				p->port_id, addr, len, i);
 			ret = -EBUSY;
 			goto out;
+		}
+		/* A started queue posts from its pools at any poll. */
+		for (j = 0; q != NULL && p->started && j < q->nb_seg; j++) {
+			if (q->seg[j].lo < (uintptr_t)addr + len &&
+					(uintptr_t)addr < q->seg[j].hi) {
+				GPUDMA_LOG(ERR, "port %u: cannot unmap [%p, +%zu): started rx queue %u takes buffers from pool %s there (stop the port first)",
+					p->port_id, addr, len, i,
+					q->seg[j].mp->name);
+				ret = -EBUSY;
+				goto out;
+			}
 		}
 	}
 	ret = gpudma_map_remove(&p->maps, (uintptr_t)addr, len);

@@ -62,10 +62,12 @@ txq_gpu_ready(struct gpudma_txq *q)
 
 	if (q->copier.stream != NULL)
 		return 0;
-	ret = gpudma_cuda_pin(c, q->staging, q->staging_len);
-	if (ret != 0)
-		return ret;
-	q->pinned = true;
+	if (!q->pinned) {
+		ret = gpudma_cuda_pin(c, q->staging, q->staging_len);
+		if (ret != 0)
+			return ret;
+		q->pinned = true;
+	}
 	ret = gpudma_copier_init(&q->copier, c, TX_MAX_COPIES,
 		SOCKET_ID_ANY);
 	if (ret != 0)
