@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include <rte_common.h>
@@ -99,12 +100,24 @@ gpudma_cuda_is_gpu_mem(struct gpudma_cuda *c, uintptr_t addr, bool *gpu)
 		CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)addr);
 	/* CUDA does not know memory it did not allocate or register:
 	 * INVALID_VALUE then means plain host memory. */
-	if (res == CUDA_SUCCESS)
+	if (res == CUDA_SUCCESS) {
 		*gpu = type == CU_MEMORYTYPE_DEVICE;
-	else if (res != CUDA_ERROR_INVALID_VALUE) {
+	} else if (res != CUDA_ERROR_INVALID_VALUE) {
 		gpu_cuda_log_error("net_gpudma: memory type",
 			"cuPointerGetAttribute", res);
 		ret = gpu_cuda_errno(res);
+	}
+	if (*gpu) {
+		int ordinal = -1;
+
+		/* Another GPU's memory works (peer copies) but costs a hop:
+		 * say so, it is likely a wrong gpu= devarg. */
+		ret = GPU_CUDA_CALL("net_gpudma: which GPU holds the memory",
+			cuPointerGetAttribute, &ordinal,
+			CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, (CUdeviceptr)addr);
+		if (ret == 0 && ordinal != c->ordinal)
+			GPUDMA_LOG(WARNING, "memory at %#" PRIxPTR " is GPU %d's, the copy engine GPU %d's (gpu=%d)",
+				addr, ordinal, c->ordinal, c->ordinal);
 	}
 	gpudma_cuda_leave(c, "net_gpudma: memory type");
 	return ret;
