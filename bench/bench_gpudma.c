@@ -14,8 +14,9 @@
  *     memory, each chain copied back and compared with the pcap's bytes.
  *
  * Usage: bench-gpudma [EAL options] -- [--queues N] [--seconds S]
- *        [--burst N] [--dir DIR] [--no-batch]
- * (--no-batch: the port's batch=0, one cuMemcpyHtoDAsync per segment)
+ *        [--burst N] [--dir DIR] [--no-batch] [--scatter]
+ * (--no-batch: the port's batch=0, one cuMemcpyHtoDAsync per segment;
+ * --scatter: scatter=1, RX by one kernel launch a burst)
  * Needs an lcore per queue besides the main one (-l 0-N).
  * Exit: 0 done, 1 a check or call failed, 2 usage, 77 no GPU.
  */
@@ -58,6 +59,7 @@ struct opts {
 	unsigned int burst;
 	const char *dir;
 	bool no_batch;
+	bool scatter;
 };
 
 struct env {
@@ -82,7 +84,7 @@ static struct worker workers[MAX_QUEUES];
 static void
 usage(const char *prog)
 {
-	fprintf(stderr, "usage: %s [EAL options] -- [--queues N] [--seconds S] [--burst N] [--dir DIR] [--no-batch]\n",
+	fprintf(stderr, "usage: %s [EAL options] -- [--queues N] [--seconds S] [--burst N] [--dir DIR] [--no-batch] [--scatter]\n",
 		prog);
 }
 
@@ -95,6 +97,7 @@ parse(int argc, char **argv, void *arg)
 		{ "burst", required_argument, NULL, 'b' },
 		{ "dir", required_argument, NULL, 'd' },
 		{ "no-batch", no_argument, NULL, 'n' },
+		{ "scatter", no_argument, NULL, 'k' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct opts *o = arg;
@@ -127,6 +130,9 @@ parse(int argc, char **argv, void *arg)
 			break;
 		case 'n':
 			o->no_batch = true;
+			break;
+		case 'k':
+			o->scatter = true;
 			break;
 		default:
 			return -1;
@@ -254,8 +260,8 @@ port_up(struct env *e, struct port_run *r, const char *pcap, uint64_t loop,
 
 	memset(r, 0, sizeof(*r));
 	snprintf(r->name, sizeof(r->name), "net_gpudma_%s", tag);
-	snprintf(args, sizeof(args), "rx_pcap=%s,loop=%" PRIu64 ",queues=%u,gpu=%d,batch=%d",
-		pcap, loop, nq, (int)e->cu_dev, !e->o.no_batch);
+	snprintf(args, sizeof(args), "rx_pcap=%s,loop=%" PRIu64 ",queues=%u,gpu=%d,batch=%d,scatter=%d",
+		pcap, loop, nq, (int)e->cu_dev, !e->o.no_batch, e->o.scatter);
 	if (rte_vdev_init(r->name, args) != 0 ||
 			rte_eth_dev_get_port_by_name(r->name, &r->port) != 0 ||
 			rte_pmd_gpudma_is_port(r->port) != 1 ||
@@ -446,6 +452,7 @@ main(int argc, char **argv)
 	}
 	printf("GPU %s (CUDA device %d), %u queue(s), burst %u, %u s a run, %s\n",
 		e.info.name, (int)e.cu_dev, e.o.queues, e.o.burst, e.o.seconds,
+		e.o.scatter ? "RX by the scatter kernel (scatter=1)" :
 		e.o.no_batch ? "a copy per segment (batch=0)" :
 		"batched copies where the driver has them");
 

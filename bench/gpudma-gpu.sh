@@ -4,7 +4,8 @@
 # net_gpudma on a real GPU (H100): the port filling mbufs in GPU memory
 # with the copy engine, read back by a small consumer, and its own rate
 # against the PCIe host-to-device bandwidth measured in the same run, with
-# 1, 2 and 4 queues. Also runs the port's CI tests (fake CUDA) first.
+# 1, 2 and 4 queues, by batched copies and by the scatter kernel (and once
+# a copy a segment). Also runs the port's CI tests (fake CUDA) first.
 #
 # Usage: bench/gpudma-gpu.sh [OUT_DIR [BUILD_DIR]]
 #   OUT_DIR    logs and summary.txt (default: gpudma-results-<date>)
@@ -65,12 +66,16 @@ if command -v meson > /dev/null 2>&1 && [ "${GPUDMA_BUILD:-1}" != 0 ]; then
 	grep -E "^(Ok|Fail):" "$out/ci-tests.log" | tee -a "$out/summary.txt"
 fi
 
-# "Q" or "Q:no-batch" (one cuMemcpyHtoDAsync a segment, for comparison).
-for run in ${GPUDMA_QUEUES:-1 2 4} 1:no-batch; do
+# "Q" (batched copies), "Q:no-batch" (one cuMemcpyHtoDAsync a segment)
+# or "Q:scatter" (one kernel launch a burst).
+runs=()
+for q in ${GPUDMA_QUEUES:-1 2 4}; do runs+=("$q" "$q:scatter"); done
+runs+=(1:no-batch)
+for run in "${runs[@]}"; do
 	q=${run%%:*}
 	flag=()
-	[ "$run" = "$q" ] || flag=(--no-batch)
-	name=gpudma-q$q${flag:+-no-batch}
+	[ "$run" = "$q" ] || flag=("--${run#*:}")
+	name=gpudma-q$q${flag:+${flag[0]#-}}
 	if [ "$q" -ge "${#cpu_list[@]}" ]; then
 		echo "== $q queues: not enough CPUs on the GPU's node, skipped"
 		continue

@@ -236,10 +236,18 @@ gpu_pool(const char *name, unsigned int n)
 		SOCKET_ID_ANY, &ext, 1);
 }
 
+/* GPUDMA_TEST_SCATTER=1: every port fills GPU memory with the scatter
+ * kernel instead of copies. */
+static bool scatter;
+
 static int
 port_create(const char *name, const char *args, uint16_t *port)
 {
-	if (rte_vdev_init(name, args) != 0)
+	char all[1400];
+
+	snprintf(all, sizeof(all), "%s%s%s", args,
+		scatter && args[0] != '\0' ? "," : "", scatter ? "scatter=1" : "");
+	if (rte_vdev_init(name, all) != 0)
 		return -1;
 	if (rte_eth_dev_get_port_by_name(name, port) != 0 ||
 			rte_pmd_gpudma_is_port(*port) != 1) {
@@ -368,6 +376,7 @@ bad_devargs(void)
 		{ "queues=17", "devarg queues" },
 		{ "gpu=x", "devarg gpu" },
 		{ "batch=2", "devarg batch" },
+		{ "scatter=yes", "devarg scatter" },
 		{ "loop=1,loop=2", "devarg loop" },
 		{ "rx_pcap=", "devarg rx_pcap" },
 		{ "rx_pcap=/nonexistent/in.pcap", "rx_pcap /nonexistent/in.pcap" },
@@ -609,7 +618,7 @@ host_tx_bad_chain_counted(void)
 
 /* ---- cases: GPU memory -------------------------------------------------------- */
 
-static unsigned int streams0, events0, regs0, allocs0, refs0;
+static unsigned int streams0, events0, regs0, allocs0, refs0, modules0;
 
 static void
 cuda_baseline(void)
@@ -619,6 +628,7 @@ cuda_baseline(void)
 	regs0 = fake_cuda_live_registrations();
 	allocs0 = fake_cuda_live_allocs();
 	refs0 = fake_cuda_live_primary_refs();
+	modules0 = fake_cuda_live_modules();
 }
 
 /* Everything the port took from CUDA given back (what the fake dropped on
@@ -631,12 +641,15 @@ check_cuda_released(const char *what)
 		fake_cuda_live_registrations() == regs0 &&
 		fake_cuda_live_allocs() == allocs0 &&
 		fake_cuda_live_primary_refs() == refs0 &&
+		fake_cuda_live_modules() == modules0 &&
+		fake_cuda_kernel_errors() == 0 &&
 		fake_cuda_ctx_depth() == 0,
-		"%s: streams %u/%u events %u/%u registrations %u/%u allocations %u/%u context refs %u/%u depth %u",
+		"%s: streams %u/%u events %u/%u registrations %u/%u allocations %u/%u context refs %u/%u modules %u/%u, %" PRIu64 " bad scatter descriptors, depth %u",
 		what, fake_cuda_live_streams(), streams0, fake_cuda_live_events(),
 		events0, fake_cuda_live_registrations(), regs0,
 		fake_cuda_live_allocs(), allocs0, fake_cuda_live_primary_refs(),
-		refs0, fake_cuda_ctx_depth());
+		refs0, fake_cuda_live_modules(), modules0,
+		fake_cuda_kernel_errors(), fake_cuda_ctx_depth());
 }
 
 static void
@@ -707,6 +720,7 @@ gpu_rx_completion_order_on(bool no_batch)
 {
 	struct rte_mempool *mp = gpu_pool("gpu_order", 2048);
 	uint64_t batches0 = fake_cuda_batch_calls();
+	uint64_t launches0 = fake_cuda_kernel_launches();
 	struct rte_mbuf *pkts[32];
 	struct rte_eth_stats st;
 	struct rte_device *dev;
@@ -739,8 +753,10 @@ gpu_rx_completion_order_on(bool no_batch)
 		n = rte_eth_rx_burst(port, 0, pkts, 4);
 		CHECK(n == 0, "burst %u: %u buffers handed out before any copy ran", i, n);
 	}
-	first_batch = segs_of(0) + segs_of(1) + segs_of(2) + segs_of(3);
-	CHECK(fake_cuda_async_pending() > first_batch, "%" PRIu64 " copies pending",
+	/* Operations of the first burst: a copy a segment, or one launch. */
+	first_batch = scatter ? 1 :
+		segs_of(0) + segs_of(1) + segs_of(2) + segs_of(3);
+	CHECK(fake_cuda_async_pending() > first_batch, "%" PRIu64 " operations pending",
 		fake_cuda_async_pending());
 	/* The first burst but its last copy: still nothing. */
 	CHECK(fake_cuda_async_complete(first_batch - 1) == first_batch - 1, "ran");
@@ -773,7 +789,11 @@ gpu_rx_completion_order_on(bool no_batch)
 		"rx_copy_ops %" PRIu64 " rx_copy_bytes %" PRIu64 " rx_copy_batches %" PRIu64,
 		xstat(port, "rx_copy_ops"), xstat(port, "rx_copy_bytes"),
 		xstat(port, "rx_copy_batches"));
-	if (!no_batch && getenv("FAKE_CUDA_HIDE_SYMBOL") == NULL)
+	if (scatter)
+		CHECK(fake_cuda_kernel_launches() > launches0 &&
+			fake_cuda_batch_calls() == batches0,
+			"scatter=1 and no kernel launched, or batched copies");
+	else if (!no_batch && getenv("FAKE_CUDA_HIDE_SYMBOL") == NULL)
 		CHECK(fake_cuda_batch_calls() > batches0,
 			"no cuMemcpyBatchAsync though the driver has it");
 	else
@@ -950,7 +970,7 @@ release_call(const char *name)
 	static const char *const names[] = {
 		"cuCtxPopCurrent", "cuStreamDestroy", "cuEventDestroy",
 		"cuMemHostUnregister", "cuDevicePrimaryCtxRelease",
-		"cuCtxPushCurrent",
+		"cuCtxPushCurrent", "cuModuleUnload",
 	};
 	unsigned int i;
 
@@ -1103,6 +1123,8 @@ main(int argc, char **argv)
 		return 2;
 	}
 	mode = argv[1];
+	scatter = getenv("GPUDMA_TEST_SCATTER") != NULL &&
+		strcmp(getenv("GPUDMA_TEST_SCATTER"), "1") == 0;
 	setenv("GPU_CUDA_LIBCUDA", argv[2], 1);
 	workdir = argv[3];
 	path_in(in_pcap, sizeof(in_pcap), "in.pcap");

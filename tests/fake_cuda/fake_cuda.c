@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "fake_cuda.h"
+#include "gpudma_scatter.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define RTE_MIN_(a, b) ((a) < (b) ? (a) : (b))
@@ -537,10 +538,13 @@ static CUresult fake_cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget
 #define STREAM_MAGIC 0x4d525453u /* "STRM" */
 #define EVENT_MAGIC 0x544e5645u  /* "EVNT" */
 
+/* A copy, or (descs != NULL) a launch of the scatter kernel. */
 struct fake_op {
 	void *dst;
 	const void *src;
 	size_t len;
+	const struct gpudma_scatter_desc *descs;
+	unsigned int n;
 };
 
 struct fake_stream {
@@ -559,8 +563,36 @@ struct fake_event {
 
 static struct fake_stream streams[MAX_STREAMS];
 static bool async_manual;
-static unsigned int live_events;
-static uint64_t async_copies, batch_calls;
+static unsigned int live_events, live_modules;
+static uint64_t async_copies, batch_calls, kernel_launches, kernel_errors;
+
+static bool copy_valid(const void *dst, const void *src, size_t len);
+
+/* What the scatter kernel does, when its stream reaches it: it reads the
+ * descriptors then, as the GPU would. */
+static void
+run_scatter(const struct fake_op *op)
+{
+	unsigned int i;
+
+	if (find_region(registrations, (uintptr_t)op->descs,
+			(size_t)op->n * sizeof(*op->descs)) == NULL) {
+		kernel_errors++;
+		return;
+	}
+	for (i = 0; i < op->n; i++) {
+		const struct gpudma_scatter_desc *d = &op->descs[i];
+
+		/* Host to device only: the kernel reads mapped host memory. */
+		if (find_region(allocs, d->dst, d->len) == NULL ||
+				find_region(registrations, d->src, d->len) == NULL) {
+			kernel_errors++;
+			continue;
+		}
+		memcpy((void *)(uintptr_t)d->dst,
+			(const void *)(uintptr_t)d->src, d->len);
+	}
+}
 
 static struct fake_stream *
 stream_get(CUstream h)
@@ -579,7 +611,9 @@ stream_run(struct fake_stream *s, uint64_t end)
 	while (s->done < end && s->done < s->tail) {
 		struct fake_op *op = &s->ops[s->done - s->base];
 
-		if (op->len > 0)
+		if (op->descs != NULL)
+			run_scatter(op);
+		else if (op->len > 0)
 			memcpy(op->dst, op->src, op->len);
 		s->done++;
 	}
@@ -589,7 +623,7 @@ stream_run(struct fake_stream *s, uint64_t end)
 }
 
 static CUresult
-stream_push(struct fake_stream *s, void *dst, const void *src, size_t len)
+stream_push(struct fake_stream *s, const struct fake_op *op)
 {
 	if (s->tail - s->base == s->cap) {
 		size_t cap = s->cap == 0 ? 256 : s->cap * 2;
@@ -610,7 +644,7 @@ stream_push(struct fake_stream *s, void *dst, const void *src, size_t len)
 		s->cap = cap;
 	}
 room:
-	s->ops[s->tail - s->base] = (struct fake_op){ dst, src, len };
+	s->ops[s->tail - s->base] = *op;
 	s->tail++;
 	if (!async_manual)
 		stream_run(s, s->tail);
@@ -807,7 +841,8 @@ copy_async(CUstream h, void *dst, const void *src, size_t len)
 	if (!copy_valid(dst, src, len))
 		return CUDA_ERROR_INVALID_VALUE;
 	async_copies++;
-	return stream_push(s, dst, src, len);
+	return stream_push(s, &(struct fake_op){ .dst = dst, .src = src,
+		.len = len });
 }
 
 static CUresult fake_cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src,
@@ -828,6 +863,88 @@ static CUresult fake_cuMemcpyDtoHAsync(void *dst, CUdeviceptr src,
 	if (find_region(allocs, (uintptr_t)src, len) == NULL)
 		RETURN(CUDA_ERROR_INVALID_VALUE);
 	RETURN(copy_async(h, dst, (const void *)(uintptr_t)src, len));
+}
+
+/* Modules: any image loads; the one function there is the scatter
+ * kernel, which the fake runs in C. */
+#define MODULE_MAGIC 0x444f4d46u /* "FMOD" */
+static const char scatter_fn = 1;
+
+static CUresult fake_cuModuleLoadData(CUmodule *m, const void *image)
+{
+	uint32_t *mod;
+
+	ENTER();
+	NEED_CTX();
+	if (m == NULL || image == NULL)
+		RETURN(CUDA_ERROR_INVALID_VALUE);
+	mod = malloc(sizeof(*mod));
+	if (mod == NULL)
+		RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+	*mod = MODULE_MAGIC;
+	live_modules++;
+	*m = (CUmodule)mod;
+	RETURN(CUDA_SUCCESS);
+}
+
+static bool
+module_drop(CUmodule m)
+{
+	uint32_t *mod = (uint32_t *)m;
+
+	if (mod == NULL || *mod != MODULE_MAGIC)
+		return false;
+	*mod = 0;
+	free(mod);
+	live_modules--;
+	return true;
+}
+
+static CUresult fake_cuModuleUnload(CUmodule m)
+{
+	ENTER_RELEASE(module_drop(m));
+	NEED_CTX();
+	RETURN(module_drop(m) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE);
+}
+
+static CUresult fake_cuModuleGetFunction(CUfunction *f, CUmodule m,
+		const char *name)
+{
+	ENTER();
+	NEED_CTX();
+	if (f == NULL || m == NULL || *(uint32_t *)m != MODULE_MAGIC ||
+			name == NULL)
+		RETURN(CUDA_ERROR_INVALID_VALUE);
+	if (strcmp(name, GPUDMA_SCATTER_KERNEL) != 0)
+		RETURN(CUDA_ERROR_NOT_FOUND);
+	*f = (CUfunction)(uintptr_t)&scatter_fn;
+	RETURN(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuLaunchKernel(CUfunction f, unsigned int gx,
+		unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by,
+		unsigned int bz, unsigned int shmem, CUstream h, void **params,
+		void **extra)
+{
+	struct fake_stream *s;
+	struct fake_op op = { 0 };
+
+	ENTER();
+	NEED_CTX();
+	s = stream_get(h);
+	if (s == NULL)
+		RETURN(CUDA_ERROR_INVALID_HANDLE);
+	if (f != (CUfunction)(uintptr_t)&scatter_fn || params == NULL ||
+			extra != NULL || gx == 0 || gy != 1 || gz != 1 ||
+			bx == 0 || bx > 1024 || by != 1 || bz != 1 || shmem != 0)
+		RETURN(CUDA_ERROR_INVALID_VALUE);
+	op.descs = *(const struct gpudma_scatter_desc **)params[0];
+	op.n = *(const unsigned int *)params[1];
+	/* Whole warps: the kernel gives each a descriptor. */
+	if (op.descs == NULL || op.n == 0 || bx % 32 != 0)
+		RETURN(CUDA_ERROR_INVALID_VALUE);
+	kernel_launches++;
+	RETURN(stream_push(s, &op));
 }
 
 /* Synchronous copies (the benchmarks' reference and read-back): any host
@@ -897,8 +1014,9 @@ static CUresult fake_cuMemcpyBatchAsync(CUdeviceptr *dsts, CUdeviceptr *srcs,
 		}
 	}
 	for (i = 0; i < count; i++) {
-		res = stream_push(s, (void *)(uintptr_t)dsts[i],
-			(const void *)(uintptr_t)srcs[i], sizes[i]);
+		res = stream_push(s, &(struct fake_op){
+			.dst = (void *)(uintptr_t)dsts[i],
+			.src = (const void *)(uintptr_t)srcs[i], .len = sizes[i] });
 		if (res != CUDA_SUCCESS)
 			RETURN(res);
 	}
@@ -937,6 +1055,8 @@ static const struct symbol symbols[] = {
 	S(cuEventSynchronize, 2000), S(cuMemcpyHtoDAsync, 3020),
 	S(cuMemcpyDtoHAsync, 3020), S(cuMemcpyBatchAsync, 12080),
 	S(cuMemcpyHtoD, 3020), S(cuMemcpyDtoH, 3020),
+	S(cuModuleLoadData, 2000), S(cuModuleUnload, 2000),
+	S(cuModuleGetFunction, 2000), S(cuLaunchKernel, 4000),
 #undef S
 };
 
@@ -1196,6 +1316,9 @@ GETTER(unsigned int, fake_cuda_live_streams, live_streams())
 GETTER(unsigned int, fake_cuda_live_events, live_events)
 GETTER(uint64_t, fake_cuda_async_copies, async_copies)
 GETTER(uint64_t, fake_cuda_batch_calls, batch_calls)
+GETTER(unsigned int, fake_cuda_live_modules, live_modules)
+GETTER(uint64_t, fake_cuda_kernel_launches, kernel_launches)
+GETTER(uint64_t, fake_cuda_kernel_errors, kernel_errors)
 
 EXPORT void
 fake_cuda_set_devptr_differs(int on)

@@ -102,6 +102,13 @@ unsigned int fake_cuda_live_events(void);
 uint64_t fake_cuda_async_copies(void);
 uint64_t fake_cuda_batch_calls(void);
 
+/* Modules loaded; launches of net_gpudma's scatter kernel (the only
+ * kernel the fake knows, run in C when its stream reaches it) and the
+ * descriptors it found bad (not device <- registered host memory). */
+unsigned int fake_cuda_live_modules(void);
+uint64_t fake_cuda_kernel_launches(void);
+uint64_t fake_cuda_kernel_errors(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -56,7 +56,11 @@
 	X(cuEventQuery, 2000) \
 	X(cuEventSynchronize, 2000) \
 	X(cuMemcpyHtoDAsync, 3020) \
-	X(cuMemcpyDtoHAsync, 3020)
+	X(cuMemcpyDtoHAsync, 3020) \
+	X(cuModuleLoadData, 2000) \
+	X(cuModuleUnload, 2000) \
+	X(cuModuleGetFunction, 2000) \
+	X(cuLaunchKernel, 4000)
 
 /* Entry points a driver may lack: left NULL when it does, and the feature
  * using one reports -ENOTSUP. X(symbol, ABI version) */

@@ -31,7 +31,7 @@ extern int gpudma_logtype;
 #define GPUDMA_MAX_QUEUES 16
 /* Batches a queue keeps in flight: deep enough that the copy engine works
  * on one while rx_burst hands out another. */
-#define GPUDMA_MAX_BATCHES 8
+#define GPUDMA_MAX_BATCHES GPUDMA_COPY_MAX_SLOTS
 /* Frames one tx_burst call takes; the caller retries the rest. */
 #define GPUDMA_TX_MAX_BURST 512u
 

@@ -17,10 +17,11 @@
 #define KEY_QUEUES "queues"
 #define KEY_GPU "gpu"
 #define KEY_BATCH "batch"
+#define KEY_SCATTER "scatter"
 
 static const char *const valid_keys[] = {
 	KEY_RX_PCAP, KEY_TX_PCAP, KEY_LOOP, KEY_QUEUES, KEY_GPU, KEY_BATCH,
-	NULL
+	KEY_SCATTER, NULL
 };
 
 static int
@@ -112,6 +113,7 @@ gpudma_args_parse(const char *params, struct gpudma_args *a)
 		{ KEY_QUEUES, parse_queues, offsetof(struct gpudma_args, queues) },
 		{ KEY_GPU, parse_gpu, offsetof(struct gpudma_args, gpu) },
 		{ KEY_BATCH, parse_bool, offsetof(struct gpudma_args, batch) },
+		{ KEY_SCATTER, parse_bool, offsetof(struct gpudma_args, scatter) },
 	};
 	struct rte_kvargs *kv;
 	unsigned int i, j;
@@ -138,7 +140,7 @@ gpudma_args_parse(const char *params, struct gpudma_args *a)
 			if (strcmp(key, valid_keys[j]) == 0)
 				break;
 		if (valid_keys[j] == NULL) {
-			GPUDMA_LOG(ERR, "devarg %s: unknown key (known: rx_pcap, tx_pcap, loop, queues, gpu, batch)",
+			GPUDMA_LOG(ERR, "devarg %s: unknown key (known: rx_pcap, tx_pcap, loop, queues, gpu, batch, scatter)",
 				key);
 			ret = -EINVAL;
 		} else if (rte_kvargs_count(kv, key) > 1) {

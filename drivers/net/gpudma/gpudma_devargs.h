@@ -14,6 +14,7 @@ struct gpudma_args {
 	uint16_t queues;         /* RX and TX queues offered */
 	int gpu;                 /* CUDA ordinal whose copy engine fills */
 	bool batch;              /* cuMemcpyBatchAsync where the driver has it */
+	bool scatter;            /* RX fills by the scatter kernel */
 };
 
 /* Parses "key=value,..." into *a; an unknown key or a bad value is

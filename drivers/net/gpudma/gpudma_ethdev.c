@@ -595,7 +595,8 @@ gpudma_dma_map(struct rte_vdev_device *vdev, void *addr, uint64_t iova,
 	 * memory. With one, a GPU that cannot be opened fails the mapping:
 	 * memcpy into what may be GPU memory would fault. */
 	if (!p->cuda.ok && gpudma_cuda_present()) {
-		ret = gpudma_cuda_open(&p->cuda, p->args.gpu, p->args.batch);
+		ret = gpudma_cuda_open(&p->cuda, p->args.gpu, p->args.batch,
+			p->args.scatter);
 		if (ret != 0)
 			goto out;
 	}
@@ -605,7 +606,8 @@ gpudma_dma_map(struct rte_vdev_device *vdev, void *addr, uint64_t iova,
 			goto out;
 	}
 	if (gpu && !p->src_pinned && p->src.data != NULL) {
-		ret = gpudma_cuda_pin(&p->cuda, p->src.data, p->src.data_len);
+		ret = gpudma_cuda_pin_store(&p->cuda, p->src.data,
+			p->src.data_len);
 		if (ret != 0)
 			goto out;
 		p->src_pinned = true;
@@ -692,4 +694,4 @@ static struct rte_vdev_driver gpudma_driver = {
 
 RTE_PMD_REGISTER_VDEV(net_gpudma, gpudma_driver);
 RTE_PMD_REGISTER_PARAM_STRING(net_gpudma,
-	"rx_pcap=<file> tx_pcap=<file> loop=<n, 0 forever> queues=<1-16> gpu=<CUDA ordinal> batch=<0|1>");
+	"rx_pcap=<file> tx_pcap=<file> loop=<n, 0 forever> queues=<1-16> gpu=<CUDA ordinal> batch=<0|1> scatter=<0|1>");

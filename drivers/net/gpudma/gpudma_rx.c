@@ -58,7 +58,8 @@ gpudma_rxq_init(struct gpudma_port *port, struct gpudma_rxq *q, uint16_t qid,
 	ret = gpudma_cuda_enter(&port->cuda, "net_gpudma: rx queue setup");
 	if (ret != 0)
 		goto fail_ring;
-	ret = gpudma_copier_init(&q->copier, &port->cuda, cap, socket);
+	ret = gpudma_copier_init(&q->copier, &port->cuda, cap, socket,
+		GPUDMA_MAX_BATCHES);
 	if (ret != 0)
 		goto fail_ctx;
 	for (i = 0; i < GPUDMA_MAX_BATCHES; i++) {
@@ -260,7 +261,8 @@ submit(struct gpudma_rxq *q, uint16_t want)
 	q->st.copy_batches++;
 	q->st.copy_bytes += bytes;
 	if (!b->done) {
-		ret = gpudma_copier_submit(&q->copier, true, &b->ev);
+		ret = gpudma_copier_submit(&q->copier, true, &b->ev,
+			q->b_tail % GPUDMA_MAX_BATCHES);
 		if (ret == -EFAULT) {
 			/* Unknown state of the copy engine: the buffers stay
 			 * out of the pool rather than be reused mid-write. */

@@ -68,8 +68,9 @@ txq_gpu_ready(struct gpudma_txq *q)
 			return ret;
 		q->pinned = true;
 	}
+	/* Copies only: the scatter kernel reads host memory, TX writes it. */
 	ret = gpudma_copier_init(&q->copier, c, TX_MAX_COPIES,
-		SOCKET_ID_ANY);
+		SOCKET_ID_ANY, 0);
 	if (ret != 0)
 		return ret;
 	ret = gpudma_event_init(&q->event);
@@ -90,7 +91,7 @@ flush(struct gpudma_txq *q, struct rte_mbuf **pkts, const uint32_t *off,
 		q->st.copy_batches++;
 		q->st.copy_ops += q->copier.n;
 		q->st.copy_bytes += q->copier.bytes;
-		ret = gpudma_copier_submit(&q->copier, false, &q->event);
+		ret = gpudma_copier_submit(&q->copier, false, &q->event, 0);
 		if (ret == 0)
 			ret = gpudma_event_wait(&q->copier, &q->event);
 	}
