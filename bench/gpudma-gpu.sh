@@ -36,6 +36,19 @@ if ! command -v nvidia-smi > /dev/null 2>&1 || [ ! -e /dev/nvidia0 ]; then
 	exit 77
 fi
 
+# EAL memory as bench/run-all.sh takes it (hugepages where there are),
+# DPDK's libraries from a bundle where the system has none.
+# shellcheck source=bench/bench-lib.sh
+. "$top/bench/bench-lib.sh"
+bench_eal_mem 2048 4096
+eal=("${bench_mem[@]}" --file-prefix "gpudma-$$" --log-level lib.eal:warning)
+bundle=$top/.gpu-bundle
+if [ -d "$bundle/lib" ] && env -u LD_LIBRARY_PATH ldd "$build/bench/bench-gpudma" 2>/dev/null |
+		grep -q 'librte_eal.* not found'; then
+	export LD_LIBRARY_PATH=$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+	eal+=(-d "$bundle/pmds")
+fi
+
 gpu_pci=${BENCH_GPU_PCI:-$(nvidia-smi --query-gpu=pci.bus_id \
 	--format=csv,noheader -i 0 | head -n 1 | tr 'A-F' 'a-f' |
 	sed -E 's/^0000([0-9a-f]{4}):/\1:/')}
@@ -54,7 +67,8 @@ mapfile -t cpu_list < <(expand "$cpus")
 status=0
 {
 	echo "date: $(date -u +%FT%TZ)"
-	echo "commit: $(git -C "$top" rev-parse --short HEAD 2>/dev/null)"
+	echo "revision: $(bench_revision "$build" "$top")"
+	echo "EAL memory: ${bench_mem[*]}"
 	nvidia-smi --query-gpu=name,driver_version,pci.bus_id,pcie.link.gen.current,pcie.link.width.current \
 		--format=csv,noheader -i 0
 } > "$out/summary.txt"
@@ -76,14 +90,14 @@ for run in "${runs[@]}"; do
 	flag=()
 	[ "$run" = "$q" ] || flag=("--${run#*:}")
 	name=gpudma-q$q${flag:+${flag[0]#-}}
-	if [ "$q" -ge "${#cpu_list[@]}" ]; then
+	# The GPU node's CPUs 1..q+1: the main lcore and one a queue.
+	if [ $((q + 2)) -gt "${#cpu_list[@]}" ]; then
 		echo "== $q queues: not enough CPUs on the GPU's node, skipped"
 		continue
 	fi
 	lcores=$(IFS=,; echo "${cpu_list[*]:1:$((q + 1))}")
 	echo "== bench-gpudma, $q queue(s) ${flag[*]}, lcores $lcores"
-	"$build/bench/bench-gpudma" -a "$gpu_pci" -l "$lcores" \
-		--file-prefix "gpudma-$$" --log-level lib.eal:warning -- \
+	"$build/bench/bench-gpudma" "${eal[@]}" -a "$gpu_pci" -l "$lcores" -- \
 		--queues "$q" --seconds "${GPUDMA_SECONDS:-5}" \
 		--burst "${GPUDMA_BURST:-256}" --dir "$out" "${flag[@]}" \
 		> "$out/$name.log" 2>&1
