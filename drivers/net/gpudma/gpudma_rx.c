@@ -287,6 +287,11 @@ harvest(struct gpudma_rxq *q, struct rte_mbuf **pkts, uint16_t n)
 			&q->batches[q->b_head % GPUDMA_MAX_BATCHES];
 
 		if (!b->done && !b->failed) {
+			/* The event completes after every copy (or the
+			 * kernel) enqueued before it, and GPU work the
+			 * consumer launches later sees their writes: that is
+			 * the whole ordering a GPU-memory buffer needs, since
+			 * the CPU never reads it. */
 			int ret = gpudma_event_query(&b->ev);
 
 			if (ret == 0)
