@@ -36,7 +36,9 @@
 	X(cuStreamCreate, 2000) \
 	X(cuStreamDestroy, 4000) \
 	X(cuStreamSynchronize, 2000) \
-	X(cuMemsetD8Async, 3020)
+	X(cuMemsetD8Async, 3020) \
+	X(cuMemcpyHtoD, 3020) \
+	X(cuMemcpyDtoH, 3020)
 
 #define BENCH_CUDA_FIELD(sym, ver) PFN_ ## sym ## _v ## ver sym;
 struct bench_cuda {

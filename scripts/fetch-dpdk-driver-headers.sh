@@ -18,6 +18,8 @@ headers=(
 	lib/eal/include/bus_driver.h
 	drivers/bus/pci/bus_pci_driver.h
 	drivers/bus/vdev/bus_vdev_driver.h
+	lib/ethdev/ethdev_driver.h
+	lib/ethdev/ethdev_vdev.h
 )
 
 die() { echo "fetch-dpdk-driver-headers: $*" >&2; exit 1; }
@@ -27,7 +29,13 @@ pkgver=$(dpkg-query -W -f '${Version}' libdpdk-dev 2>/dev/null) ||
 upstream=$(pkg-config --modversion libdpdk) ||
 	die "pkg-config cannot find libdpdk"
 
-if [ -f "$dest/VERSION" ] && [ "$(cat "$dest/VERSION")" = "$upstream" ]; then
+# A tree fetched before a header joined the list above is fetched again.
+have_all() {
+	[ -f "$dest/VERSION" ] && [ "$(cat "$dest/VERSION")" = "$upstream" ] ||
+		return 1
+	for h in "${headers[@]}"; do [ -f "$dest/${h##*/}" ] || return 1; done
+}
+if have_all; then
 	echo "DPDK $upstream driver-SDK headers already in $dest"
 	exit 0
 fi

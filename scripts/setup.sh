@@ -59,7 +59,8 @@ if ! command -v nvcc >/dev/null 2>&1; then
 fi
 
 # DPDK's driver-SDK headers, from the distribution's source package.
-if [ ! -f .deps/dpdk-sdk/VERSION ] ||
+# The ethdev headers joined the list later: a tree without them is refreshed.
+if [ ! -f .deps/dpdk-sdk/VERSION ] || [ ! -f .deps/dpdk-sdk/ethdev_vdev.h ] ||
 		[ "$(cat .deps/dpdk-sdk/VERSION)" != "$(pkg-config --modversion libdpdk)" ]; then
 	"${sudo_cmd[@]}" bash scripts/fetch-dpdk-driver-headers.sh "$top/.deps/dpdk-sdk"
 fi

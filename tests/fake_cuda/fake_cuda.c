@@ -20,12 +20,13 @@
 #include <string.h>
 
 #include "fake_cuda.h"
+#include "gpudma_scatter.h"
 
 #define EXPORT __attribute__((visibility("default")))
+#define RTE_MIN_(a, b) ((a) < (b) ? (a) : (b))
 #define MAX_GPUS 8
 #define MAX_CTX_STACK 16
 #define CTX_MAGIC 0x43545846u /* "FXTC" */
-#define STREAM_MAGIC 0x4d525453u /* "STRM" */
 #define MAX_DMABUFS 256
 #define HOST_PAGE 4096
 
@@ -47,12 +48,6 @@ struct region {
 	size_t len;
 	void *mem;          /* what free() takes */
 	CUcontext ctx;
-};
-
-struct fake_stream {
-	uint32_t magic;
-	CUcontext ctx;
-	struct fake_stream *next;
 };
 
 /* dma-buf fds handed out: a memfd each, known by its inode so that a
@@ -81,7 +76,6 @@ static int rdma_flush_options = CU_FLUSH_GPU_DIRECT_RDMA_WRITES_OPTION_HOST;
 static uint64_t flush_calls;
 static size_t alloc_offset;
 static int dmabuf_supported = 1;
-static struct fake_stream *streams;
 static struct fake_dmabuf dmabufs[MAX_DMABUFS];
 static unsigned int nb_dmabufs;
 static uint64_t p2p_token_queries, legacy_stream_memsets;
@@ -539,6 +533,12 @@ static CUresult fake_cuPointerGetAttribute(void *v, CUpointer_attribute a, CUdev
 	case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
 		*(size_t *)v = r->len;
 		break;
+	case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+		*(unsigned int *)v = CU_MEMORYTYPE_DEVICE;
+		break;
+	case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+		*(int *)v = ((struct fake_ctx *)r->ctx)->ordinal;
+		break;
 	default:
 		RETURN(CUDA_ERROR_INVALID_VALUE);
 	}
@@ -558,83 +558,517 @@ static CUresult fake_cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget
 	RETURN(CUDA_SUCCESS);
 }
 
-static bool
-stream_valid(CUstream s)
-{
-	struct fake_stream *f;
+/* ---- streams, events and asynchronous copies -------------------------------
+ *
+ * A stream is a FIFO of copies and event records. By default an operation
+ * runs as soon as it is enqueued; in manual mode (fake_cuda_set_async_manual)
+ * it waits until the test completes it, so a test can see what a driver does
+ * with a buffer whose copy has not landed yet. Synchronize calls complete
+ * what they wait for, as the real ones block until it is done. Copies must
+ * go between a device allocation and registered (pinned) host memory: an
+ * asynchronous copy from pageable memory is not asynchronous on a real GPU.
+ */
 
-	for (f = streams; f != NULL; f = f->next)
-		if ((CUstream)f == s && f->magic == STREAM_MAGIC)
-			return true;
-	return false;
+#define MAX_STREAMS 64
+#define STREAM_MAGIC 0x4d525453u /* "STRM" */
+#define EVENT_MAGIC 0x544e5645u  /* "EVNT" */
+
+/* A copy, or (descs != NULL) a launch of the scatter kernel. */
+struct fake_op {
+	void *dst;
+	const void *src;
+	size_t len;
+	const struct gpudma_scatter_desc *descs;
+	unsigned int n;
+};
+
+struct fake_stream {
+	uint32_t magic;
+	CUcontext ctx;
+	struct fake_op *ops;   /* ops[seq - base] for seq in [base, tail) */
+	size_t cap;
+	uint64_t base, done, tail;
+};
+
+struct fake_event {
+	uint32_t magic;
+	int stream;            /* -1: never recorded */
+	uint64_t seq;          /* complete once the stream's done reaches it */
+};
+
+static struct fake_stream streams[MAX_STREAMS];
+static bool async_manual;
+static unsigned int live_events, live_modules;
+static uint64_t async_copies, batch_calls, kernel_launches, kernel_errors;
+
+static bool copy_valid(const void *dst, const void *src, size_t len);
+
+/* What the scatter kernel does, when its stream reaches it: it reads the
+ * descriptors then, as the GPU would. */
+static void
+run_scatter(const struct fake_op *op)
+{
+	unsigned int i;
+
+	if (find_region(registrations, (uintptr_t)op->descs,
+			(size_t)op->n * sizeof(*op->descs)) == NULL) {
+		kernel_errors++;
+		return;
+	}
+	for (i = 0; i < op->n; i++) {
+		const struct gpudma_scatter_desc *d = &op->descs[i];
+
+		/* Host to device only: the kernel reads mapped host memory. */
+		if (find_region(allocs, d->dst, d->len) == NULL ||
+				find_region(registrations, d->src, d->len) == NULL) {
+			kernel_errors++;
+			continue;
+		}
+		memcpy((void *)(uintptr_t)d->dst,
+			(const void *)(uintptr_t)d->src, d->len);
+	}
 }
 
 static struct fake_stream *
-unlink_stream(CUstream s)
+stream_get(CUstream h)
 {
-	struct fake_stream **l;
+	struct fake_stream *s = (struct fake_stream *)h;
 
-	for (l = &streams; *l != NULL; l = &(*l)->next) {
-		if ((CUstream)*l == s) {
-			struct fake_stream *f = *l;
-
-			*l = f->next;
-			return f;
-		}
-	}
-	return NULL;
+	if (s < streams || s >= streams + MAX_STREAMS || s->magic != STREAM_MAGIC)
+		return NULL;
+	return s;
 }
 
-static CUresult fake_cuStreamCreate(CUstream *s, unsigned int flags)
+/* Runs the stream's operations up to (not including) sequence number end. */
+static void
+stream_run(struct fake_stream *s, uint64_t end)
 {
-	struct fake_stream *f;
+	while (s->done < end && s->done < s->tail) {
+		struct fake_op *op = &s->ops[s->done - s->base];
+
+		if (op->descs != NULL)
+			run_scatter(op);
+		else if (op->len > 0)
+			memcpy(op->dst, op->src, op->len);
+		s->done++;
+	}
+	if (s->done == s->tail) {
+		s->base = s->tail;
+	}
+}
+
+static CUresult
+stream_push(struct fake_stream *s, const struct fake_op *op)
+{
+	if (s->tail - s->base == s->cap) {
+		size_t cap = s->cap == 0 ? 256 : s->cap * 2;
+		struct fake_op *ops;
+
+		/* Compact the done prefix away before growing. */
+		if (s->done > s->base) {
+			memmove(s->ops, s->ops + (s->done - s->base),
+				(s->tail - s->done) * sizeof(*ops));
+			s->base = s->done;
+		}
+		if (s->tail - s->base < s->cap)
+			goto room;
+		ops = realloc(s->ops, cap * sizeof(*ops));
+		if (ops == NULL)
+			return CUDA_ERROR_OUT_OF_MEMORY;
+		s->ops = ops;
+		s->cap = cap;
+	}
+room:
+	s->ops[s->tail - s->base] = *op;
+	s->tail++;
+	if (!async_manual)
+		stream_run(s, s->tail);
+	return CUDA_SUCCESS;
+}
+
+/* A copy between device memory and pinned host memory, either way. */
+static bool
+copy_valid(const void *dst, const void *src, size_t len)
+{
+	uintptr_t d = (uintptr_t)dst, s = (uintptr_t)src;
+
+	if (len == 0)
+		return true;
+	return (find_region(allocs, d, len) != NULL &&
+			find_region(registrations, s, len) != NULL) ||
+		(find_region(registrations, d, len) != NULL &&
+			find_region(allocs, s, len) != NULL);
+}
+
+static CUresult fake_cuStreamCreate(CUstream *h, unsigned int flags)
+{
+	int i;
 
 	ENTER();
 	NEED_CTX();
-	if (s == NULL || (flags != CU_STREAM_DEFAULT && flags != CU_STREAM_NON_BLOCKING))
+	if (h == NULL || (flags & ~(unsigned int)CU_STREAM_NON_BLOCKING) != 0)
 		RETURN(CUDA_ERROR_INVALID_VALUE);
-	f = calloc(1, sizeof(*f));
-	if (f == NULL)
-		RETURN(CUDA_ERROR_OUT_OF_MEMORY);
-	f->magic = STREAM_MAGIC;
-	f->ctx = current();
-	f->next = streams;
-	streams = f;
-	*s = (CUstream)f;
-	RETURN(CUDA_SUCCESS);
+	for (i = 0; i < MAX_STREAMS; i++) {
+		if (streams[i].magic != STREAM_MAGIC) {
+			memset(&streams[i], 0, sizeof(streams[i]));
+			streams[i].magic = STREAM_MAGIC;
+			streams[i].ctx = current();
+			*h = (CUstream)&streams[i];
+			RETURN(CUDA_SUCCESS);
+		}
+	}
+	RETURN(CUDA_ERROR_OUT_OF_MEMORY);
 }
 
-static CUresult fake_cuStreamDestroy(CUstream s)
+static void
+stream_drop(struct fake_stream *s)
 {
-	struct fake_stream *f;
+	/* Like the real driver, destroying a stream lets its work finish. */
+	stream_run(s, s->tail);
+	free(s->ops);
+	s->ops = NULL;
+	s->magic = 0;
+}
 
-	ENTER_RELEASE((f = unlink_stream(s)) != NULL && (free(f), true));
+static CUresult fake_cuStreamDestroy(CUstream h)
+{
+	struct fake_stream *s;
+
+	ENTER_RELEASE((s = stream_get(h)) != NULL && (stream_drop(s), true));
 	NEED_CTX();
-	f = unlink_stream(s);
-	if (f == NULL)
+	s = stream_get(h);
+	if (s == NULL)
 		RETURN(CUDA_ERROR_INVALID_HANDLE);
-	f->magic = 0;
-	free(f);
+	stream_drop(s);
 	RETURN(CUDA_SUCCESS);
 }
+
+static CUresult fake_cuStreamSynchronize(CUstream h)
+{
+	struct fake_stream *s;
+
+	ENTER();
+	NEED_CTX();
+	s = stream_get(h);
+	if (s == NULL)
+		RETURN(CUDA_ERROR_INVALID_HANDLE);
+	stream_run(s, s->tail);
+	RETURN(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuEventCreate(CUevent *h, unsigned int flags)
+{
+	struct fake_event *e;
+
+	ENTER();
+	NEED_CTX();
+	if (h == NULL || (flags & ~(unsigned int)(CU_EVENT_BLOCKING_SYNC |
+			CU_EVENT_DISABLE_TIMING)) != 0)
+		RETURN(CUDA_ERROR_INVALID_VALUE);
+	e = calloc(1, sizeof(*e));
+	if (e == NULL)
+		RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+	e->magic = EVENT_MAGIC;
+	e->stream = -1;
+	live_events++;
+	*h = (CUevent)e;
+	RETURN(CUDA_SUCCESS);
+}
+
+static struct fake_event *
+event_get(CUevent h)
+{
+	struct fake_event *e = (struct fake_event *)h;
+
+	return e != NULL && e->magic == EVENT_MAGIC ? e : NULL;
+}
+
+static bool
+event_drop(struct fake_event *e)
+{
+	e->magic = 0;
+	free(e);
+	live_events--;
+	return true;
+}
+
+static bool
+event_done(const struct fake_event *e)
+{
+	const struct fake_stream *s;
+
+	if (e->stream < 0)
+		return true;
+	s = &streams[e->stream];
+	return s->magic != STREAM_MAGIC || s->done >= e->seq;
+}
+
+enum event_op { EV_DESTROY, EV_QUERY, EV_SYNC };
+
+/* The calls on one event (lock held, context checked). */
+static CUresult
+event_call(CUevent h, enum event_op op)
+{
+	struct fake_event *e = event_get(h);
+
+	if (e == NULL)
+		return CUDA_ERROR_INVALID_HANDLE;
+	switch (op) {
+	case EV_DESTROY:
+		event_drop(e);
+		return CUDA_SUCCESS;
+	case EV_QUERY:
+		return event_done(e) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+	default:
+		if (!event_done(e))
+			stream_run(&streams[e->stream], e->seq);
+		return CUDA_SUCCESS;
+	}
+}
+
+static CUresult fake_cuEventDestroy(CUevent h)
+{
+	struct fake_event *e;
+
+	ENTER_RELEASE((e = event_get(h)) != NULL && event_drop(e));
+	NEED_CTX();
+	RETURN(event_call(h, EV_DESTROY));
+}
+
+static CUresult fake_cuEventQuery(CUevent h)
+{
+	ENTER();
+	NEED_CTX();
+	RETURN(event_call(h, EV_QUERY));
+}
+
+static CUresult fake_cuEventSynchronize(CUevent h)
+{
+	ENTER();
+	NEED_CTX();
+	RETURN(event_call(h, EV_SYNC));
+}
+
+static CUresult fake_cuEventRecord(CUevent h, CUstream sh)
+{
+	struct fake_event *e;
+	struct fake_stream *s;
+
+	ENTER();
+	NEED_CTX();
+	e = event_get(h);
+	s = stream_get(sh);
+	if (e == NULL || s == NULL)
+		RETURN(CUDA_ERROR_INVALID_HANDLE);
+	e->stream = (int)(s - streams);
+	e->seq = s->tail;
+	RETURN(CUDA_SUCCESS);
+}
+
+/* One asynchronous copy (lock held, context checked). */
+static CUresult
+copy_async(CUstream h, void *dst, const void *src, size_t len)
+{
+	struct fake_stream *s = stream_get(h);
+
+	if (s == NULL)
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (!copy_valid(dst, src, len))
+		return CUDA_ERROR_INVALID_VALUE;
+	async_copies++;
+	return stream_push(s, &(struct fake_op){ .dst = dst, .src = src,
+		.len = len });
+}
+
+static CUresult fake_cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src,
+		size_t len, CUstream h)
+{
+	ENTER();
+	NEED_CTX();
+	if (find_region(allocs, (uintptr_t)dst, len) == NULL)
+		RETURN(CUDA_ERROR_INVALID_VALUE);
+	RETURN(copy_async(h, (void *)(uintptr_t)dst, src, len));
+}
+
+static CUresult fake_cuMemcpyDtoHAsync(void *dst, CUdeviceptr src,
+		size_t len, CUstream h)
+{
+	ENTER();
+	NEED_CTX();
+	if (find_region(allocs, (uintptr_t)src, len) == NULL)
+		RETURN(CUDA_ERROR_INVALID_VALUE);
+	RETURN(copy_async(h, dst, (const void *)(uintptr_t)src, len));
+}
+
+/* Modules: any image loads; the one function there is the scatter
+ * kernel, which the fake runs in C. */
+#define MODULE_MAGIC 0x444f4d46u /* "FMOD" */
+static const char scatter_fn = 1;
+
+static CUresult fake_cuModuleLoadData(CUmodule *m, const void *image)
+{
+	uint32_t *mod;
+
+	ENTER();
+	NEED_CTX();
+	if (m == NULL || image == NULL)
+		RETURN(CUDA_ERROR_INVALID_VALUE);
+	mod = malloc(sizeof(*mod));
+	if (mod == NULL)
+		RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+	*mod = MODULE_MAGIC;
+	live_modules++;
+	*m = (CUmodule)mod;
+	RETURN(CUDA_SUCCESS);
+}
+
+static bool
+module_drop(CUmodule m)
+{
+	uint32_t *mod = (uint32_t *)m;
+
+	if (mod == NULL || *mod != MODULE_MAGIC)
+		return false;
+	*mod = 0;
+	free(mod);
+	live_modules--;
+	return true;
+}
+
+static CUresult fake_cuModuleUnload(CUmodule m)
+{
+	ENTER_RELEASE(module_drop(m));
+	NEED_CTX();
+	RETURN(module_drop(m) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE);
+}
+
+static CUresult fake_cuModuleGetFunction(CUfunction *f, CUmodule m,
+		const char *name)
+{
+	ENTER();
+	NEED_CTX();
+	if (f == NULL || m == NULL || *(uint32_t *)m != MODULE_MAGIC ||
+			name == NULL)
+		RETURN(CUDA_ERROR_INVALID_VALUE);
+	if (strcmp(name, GPUDMA_SCATTER_KERNEL) != 0)
+		RETURN(CUDA_ERROR_NOT_FOUND);
+	*f = (CUfunction)(uintptr_t)&scatter_fn;
+	RETURN(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuLaunchKernel(CUfunction f, unsigned int gx,
+		unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by,
+		unsigned int bz, unsigned int shmem, CUstream h, void **params,
+		void **extra)
+{
+	struct fake_stream *s;
+	struct fake_op op = { 0 };
+
+	ENTER();
+	NEED_CTX();
+	s = stream_get(h);
+	if (s == NULL)
+		RETURN(CUDA_ERROR_INVALID_HANDLE);
+	if (f != (CUfunction)(uintptr_t)&scatter_fn || params == NULL ||
+			extra != NULL || gx == 0 || gy != 1 || gz != 1 ||
+			bx == 0 || bx > 1024 || by != 1 || bz != 1 || shmem != 0)
+		RETURN(CUDA_ERROR_INVALID_VALUE);
+	op.descs = *(const struct gpudma_scatter_desc **)params[0];
+	op.n = *(const unsigned int *)params[1];
+	/* Whole warps: the kernel gives each a descriptor. */
+	if (op.descs == NULL || op.n == 0 || bx % 32 != 0)
+		RETURN(CUDA_ERROR_INVALID_VALUE);
+	kernel_launches++;
+	RETURN(stream_push(s, &op));
+}
+
+/* Synchronous copies (the benchmarks' reference and read-back): any host
+ * memory, after the work of every stream, as the legacy stream waits. */
+static void
+run_all_streams(void)
+{
+	int i;
+
+	for (i = 0; i < MAX_STREAMS; i++)
+		if (streams[i].magic == STREAM_MAGIC)
+			stream_run(&streams[i], streams[i].tail);
+}
+
+static CUresult fake_cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t len)
+{
+	ENTER();
+	NEED_CTX();
+	if (find_region(allocs, (uintptr_t)dst, len) == NULL || src == NULL)
+		RETURN(CUDA_ERROR_INVALID_VALUE);
+	run_all_streams();
+	memcpy((void *)(uintptr_t)dst, src, len);
+	RETURN(CUDA_SUCCESS);
+}
+
+static CUresult fake_cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t len)
+{
+	ENTER();
+	NEED_CTX();
+	if (find_region(allocs, (uintptr_t)src, len) == NULL || dst == NULL)
+		RETURN(CUDA_ERROR_INVALID_VALUE);
+	run_all_streams();
+	memcpy(dst, (const void *)(uintptr_t)src, len);
+	RETURN(CUDA_SUCCESS);
+}
+
+/* CUDA 12.8's form, with failIdx. */
+static CUresult fake_cuMemcpyBatchAsync(CUdeviceptr *dsts, CUdeviceptr *srcs,
+		size_t *sizes, size_t count, CUmemcpyAttributes *attrs,
+		size_t *attr_idxs, size_t nb_attrs, size_t *fail_idx, CUstream h)
+{
+	struct fake_stream *s;
+	CUresult res;
+	size_t i;
+
+	ENTER();
+	NEED_CTX();
+	if (fail_idx != NULL)
+		*fail_idx = SIZE_MAX;
+	s = stream_get(h);
+	/* The legacy default stream is not allowed for batches. */
+	if (s == NULL)
+		RETURN(CUDA_ERROR_INVALID_HANDLE);
+	if (count == 0 || dsts == NULL || srcs == NULL || sizes == NULL ||
+			attrs == NULL || attr_idxs == NULL || nb_attrs == 0 ||
+			nb_attrs > count || attr_idxs[0] != 0)
+		RETURN(CUDA_ERROR_INVALID_VALUE);
+	for (i = 0; i < nb_attrs; i++)
+		if (attrs[i].srcAccessOrder == CU_MEMCPY_SRC_ACCESS_ORDER_INVALID)
+			RETURN(CUDA_ERROR_INVALID_VALUE);
+	for (i = 0; i < count; i++) {
+		if (!copy_valid((void *)(uintptr_t)dsts[i],
+				(const void *)(uintptr_t)srcs[i], sizes[i])) {
+			if (fail_idx != NULL)
+				*fail_idx = i;
+			RETURN(CUDA_ERROR_INVALID_VALUE);
+		}
+	}
+	for (i = 0; i < count; i++) {
+		res = stream_push(s, &(struct fake_op){
+			.dst = (void *)(uintptr_t)dsts[i],
+			.src = (const void *)(uintptr_t)srcs[i], .len = sizes[i] });
+		if (res != CUDA_SUCCESS)
+			RETURN(res);
+	}
+	batch_calls++;
+	async_copies += count;
 
 /* A stream of the driver must belong to the current context; NULL is the
  * legacy stream, which a persistent kernel may occupy forever: counted. */
 #define NEED_STREAM(s) do { \
 	if ((s) == NULL) \
 		legacy_stream_memsets++; \
-	else if (!stream_valid(s) || ((struct fake_stream *)(s))->ctx != current()) \
+	else if (stream_get(s) == NULL || \
+			((struct fake_stream *)(s))->ctx != current()) \
 		RETURN(CUDA_ERROR_INVALID_HANDLE); \
 } while (0)
 
-static CUresult fake_cuStreamSynchronize(CUstream s)
-{
-	ENTER();
-	NEED_CTX();
-	NEED_STREAM(s);
-	RETURN(CUDA_SUCCESS);
-}
-
+/* Runs at once, after what the stream holds: the driver waits for it. */
 static CUresult fake_cuMemsetD8Async(CUdeviceptr p, unsigned char v, size_t n, CUstream s)
 {
 	ENTER();
@@ -642,6 +1076,8 @@ static CUresult fake_cuMemsetD8Async(CUdeviceptr p, unsigned char v, size_t n, C
 	NEED_STREAM(s);
 	if (n == 0 || find_region(allocs, (uintptr_t)p, n) == NULL)
 		RETURN(CUDA_ERROR_INVALID_VALUE);
+	if (s != NULL)
+		stream_run(stream_get(s), stream_get(s)->tail);
 	memset((void *)(uintptr_t)p, v, n);
 	RETURN(CUDA_SUCCESS);
 }
@@ -718,7 +1154,13 @@ static const struct symbol symbols[] = {
 	S(cuFlushGPUDirectRDMAWrites, 11030),
 	S(cuStreamCreate, 2000), S(cuStreamDestroy, 4000),
 	S(cuStreamSynchronize, 2000), S(cuMemsetD8Async, 3020),
-	S(cuMemGetHandleForAddressRange, 11070),
+	S(cuMemGetHandleForAddressRange, 11070), S(cuEventCreate, 2000),
+	S(cuEventDestroy, 4000), S(cuEventRecord, 2000), S(cuEventQuery, 2000),
+	S(cuEventSynchronize, 2000), S(cuMemcpyHtoDAsync, 3020),
+	S(cuMemcpyDtoHAsync, 3020), S(cuMemcpyBatchAsync, 12080),
+	S(cuMemcpyHtoD, 3020), S(cuMemcpyDtoH, 3020),
+	S(cuModuleLoadData, 2000), S(cuModuleUnload, 2000),
+	S(cuModuleGetFunction, 2000), S(cuLaunchKernel, 4000),
 #undef S
 };
 
@@ -823,17 +1265,6 @@ primary_refs(void)
 }
 
 static unsigned int
-count_streams(void)
-{
-	const struct fake_stream *f;
-	unsigned int n = 0;
-
-	for (f = streams; f != NULL; f = f->next)
-		n++;
-	return n;
-}
-
-static unsigned int
 live_dmabufs(void)
 {
 	prune_dmabufs();
@@ -841,7 +1272,6 @@ live_dmabufs(void)
 }
 
 GETTER(uint64_t, fake_cuda_calls, calls)
-GETTER(unsigned int, fake_cuda_live_streams, count_streams())
 GETTER(unsigned int, fake_cuda_live_dmabufs, live_dmabufs())
 GETTER(uint64_t, fake_cuda_p2p_token_queries, p2p_token_queries)
 GETTER(uint64_t, fake_cuda_legacy_stream_uses, legacy_stream_memsets)
@@ -939,6 +1369,70 @@ fake_cuda_set_rdma_ordering(int ordering)
 	rdma_ordering = ordering;
 	pthread_mutex_unlock(&lock);
 }
+
+EXPORT void
+fake_cuda_set_async_manual(int on)
+{
+	pthread_mutex_lock(&lock);
+	async_manual = on != 0;
+	if (!async_manual)
+		run_all_streams();
+	pthread_mutex_unlock(&lock);
+}
+
+EXPORT uint64_t
+fake_cuda_async_complete(uint64_t n)
+{
+	uint64_t ran = 0;
+	int i;
+
+	pthread_mutex_lock(&lock);
+	for (i = 0; i < MAX_STREAMS && ran < n; i++) {
+		struct fake_stream *s = &streams[i];
+		uint64_t k;
+
+		if (s->magic != STREAM_MAGIC)
+			continue;
+		k = RTE_MIN_(s->tail - s->done, n - ran);
+		stream_run(s, s->done + k);
+		ran += k;
+	}
+	pthread_mutex_unlock(&lock);
+	return ran;
+}
+
+EXPORT uint64_t
+fake_cuda_async_pending(void)
+{
+	uint64_t n = 0;
+	int i;
+
+	pthread_mutex_lock(&lock);
+	for (i = 0; i < MAX_STREAMS; i++)
+		if (streams[i].magic == STREAM_MAGIC)
+			n += streams[i].tail - streams[i].done;
+	pthread_mutex_unlock(&lock);
+	return n;
+}
+
+static unsigned int
+live_streams(void)
+{
+	unsigned int n = 0;
+	int i;
+
+	for (i = 0; i < MAX_STREAMS; i++)
+		n += streams[i].magic == STREAM_MAGIC;
+	return n;
+}
+
+GETTER(unsigned int, fake_cuda_live_streams, live_streams())
+GETTER(unsigned int, fake_cuda_live_events, live_events)
+GETTER(uint64_t, fake_cuda_async_copies, async_copies)
+GETTER(uint64_t, fake_cuda_batch_calls, batch_calls)
+GETTER(unsigned int, fake_cuda_live_modules, live_modules)
+GETTER(uint64_t, fake_cuda_kernel_launches, kernel_launches)
+GETTER(uint64_t, fake_cuda_kernel_errors, kernel_errors)
 
 EXPORT void
 fake_cuda_set_devptr_differs(int on)

@@ -14,6 +14,7 @@
  *   FAKE_CUDA_DRIVER_VERSION  what cuDriverGetVersion reports (13000)
  *   FAKE_CUDA_INIT_ERROR      CUresult cuInit returns (0)
  *   FAKE_CUDA_HIDE_SYMBOL     a symbol cuGetProcAddress does not find
+ *                             (cuMemcpyBatchAsync: a driver before 12.8)
  *   FAKE_CUDA_MEM_LIMIT       bytes of "GPU memory" (1 GiB)
  */
 
@@ -95,9 +96,6 @@ void fake_cuda_set_alloc_offset(size_t offset);
 /* CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED reported from now on (default 1). */
 void fake_cuda_set_dmabuf_supported(int on);
 
-/* Live streams (cuStreamCreate'd, not destroyed). */
-unsigned int fake_cuda_live_streams(void);
-
 /* dma-buf fds from cuMemGetHandleForAddressRange still open (each is a
  * memfd of the range's size). */
 unsigned int fake_cuda_live_dmabufs(void);
@@ -111,6 +109,34 @@ uint64_t fake_cuda_p2p_token_queries(void);
 /* Stream-ordered calls made on the legacy (NULL) stream, which a
  * persistent kernel may hold forever. */
 uint64_t fake_cuda_legacy_stream_uses(void);
+
+/* Streams and events (see fake_cuda.c). In manual mode an asynchronous
+ * copy or event record waits in its stream until completed from here (or
+ * by a synchronize call); off (the default) runs it at once, and turning
+ * it off runs everything pending. */
+void fake_cuda_set_async_manual(int on);
+
+/* Runs up to n pending operations, oldest first, stream by stream; returns
+ * how many ran. */
+uint64_t fake_cuda_async_complete(uint64_t n);
+
+/* Operations enqueued and not yet run. */
+uint64_t fake_cuda_async_pending(void);
+
+unsigned int fake_cuda_live_streams(void);
+unsigned int fake_cuda_live_events(void);
+
+/* Asynchronous copies enqueued (batched ones each count) and
+ * cuMemcpyBatchAsync calls that succeeded, since load. */
+uint64_t fake_cuda_async_copies(void);
+uint64_t fake_cuda_batch_calls(void);
+
+/* Modules loaded; launches of net_gpudma's scatter kernel (the only
+ * kernel the fake knows, run in C when its stream reaches it) and the
+ * descriptors it found bad (not device <- registered host memory). */
+unsigned int fake_cuda_live_modules(void);
+uint64_t fake_cuda_kernel_launches(void);
+uint64_t fake_cuda_kernel_errors(void);
 
 #ifdef __cplusplus
 }

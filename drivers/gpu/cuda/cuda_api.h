@@ -49,15 +49,30 @@
 	X(cuStreamCreate, 2000) \
 	X(cuStreamDestroy, 4000) \
 	X(cuStreamSynchronize, 2000) \
-	X(cuMemsetD8Async, 3020)
+	X(cuMemsetD8Async, 3020) \
+	/* net_gpudma's copy engine (drivers/net/gpudma) */ \
+	X(cuEventCreate, 2000) \
+	X(cuEventDestroy, 4000) \
+	X(cuEventRecord, 2000) \
+	X(cuEventQuery, 2000) \
+	X(cuEventSynchronize, 2000) \
+	X(cuMemcpyHtoDAsync, 3020) \
+	X(cuMemcpyDtoHAsync, 3020) \
+	X(cuModuleLoadData, 2000) \
+	X(cuModuleUnload, 2000) \
+	X(cuModuleGetFunction, 2000) \
+	X(cuLaunchKernel, 4000)
 
 /*
- * Entry points of features a driver may lack (dma-buf export needs 11.7):
- * probe goes on without them and the feature reports -ENOTSUP. The field
- * stays NULL when the driver does not have the symbol.
+ * Entry points of features a driver may lack: probe goes on without them
+ * and the feature reports -ENOTSUP. The field stays NULL when the driver
+ * does not have the symbol. X(symbol, ABI version)
  */
 #define GPU_CUDA_OPTIONAL_SYMBOLS(X) \
-	X(cuMemGetHandleForAddressRange, 11070)
+	/* dma-buf export, CUDA 11.7 */ \
+	X(cuMemGetHandleForAddressRange, 11070) \
+	/* CUDA 12.8; requested in its 12.8 form (with failIdx) */ \
+	X(cuMemcpyBatchAsync, 12080)
 
 #define GPU_CUDA_FIELD(sym, ver) PFN_ ## sym ## _v ## ver sym;
 struct gpu_cuda_api {
@@ -68,6 +83,11 @@ struct gpu_cuda_api {
 #undef GPU_CUDA_FIELD
 
 /*
+ * The loader is a static library every plugin that needs CUDA links (the
+ * gpudev driver, net_gpudma): each plugin gets its own copy of the table,
+ * filled from the same libcuda, and the loader logs through the
+ * gpu_cuda_logtype the linking plugin defines (cuda_log.h).
+ *
  * Loads and initialises the CUDA driver once per process (thread-safe).
  * Returns the entry points, or NULL when CUDA cannot be used; the reason is
  * logged once. The environment variable GPU_CUDA_LIBCUDA names another

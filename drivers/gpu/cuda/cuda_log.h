@@ -5,6 +5,7 @@
 
 #include <rte_log.h>
 
+/* Defined by each plugin that links the CUDA loader (cuda_api.h). */
 extern int gpu_cuda_logtype;
 
 #define CUDA_LOG(level, fmt, ...) \

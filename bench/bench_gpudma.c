@@ -1,0 +1,484 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * bench-gpudma: net_gpudma's own rate into GPU memory, on the first GPU,
+ * and a check that what it delivers there is the wire's bytes.
+ *
+ *  1. PCIe host-to-device bandwidth: cuMemcpyHtoD of a pinned buffer, the
+ *     bound of any copy-engine or NIC write into GPU memory here;
+ *  2. packets/s per queue with 64-byte frames and GB/s with 1500-byte
+ *     frames, mbuf data in GPU memory (rte_gpu_mem_alloc, registered with
+ *     rte_extmem_register, DMA-mapped to the port), each queue's lcore
+ *     receiving and freeing; the same in host memory for reference;
+ *  3. the consumer: frames of 60 to 262144 bytes received once into GPU
+ *     memory, each chain copied back and compared with the pcap's bytes.
+ *
+ * Usage: bench-gpudma [EAL options] -- [--queues N] [--seconds S]
+ *        [--burst N] [--dir DIR] [--no-batch] [--scatter]
+ * (--no-batch: the port's batch=0, one cuMemcpyHtoDAsync per segment;
+ * --scatter: scatter=1, RX by one kernel launch a burst)
+ * Needs an lcore per queue besides the main one (-l 0-N).
+ * Exit: 0 done, 1 a check or call failed, 2 usage, 77 no GPU.
+ */
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pcap/pcap.h>
+
+#include <rte_bus_vdev.h>
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_gpudev.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+
+#include "bench_common.h"
+#include "bench_cuda.h"
+#include "gpudma_frames.h"
+#include "rte_pmd_net_gpudma.h"
+
+#define GPU_PAGE (64u << 10)
+#define ELT (2048u + RTE_PKTMBUF_HEADROOM)
+#define MBUFS_PER_QUEUE 16384u
+#define NB_DESC 4096u
+#define MAX_QUEUES 16
+#define H2D_BYTES (256u << 20)
+#define MAX_FRAME GPUDMA_FRAMES_MAX
+
+struct opts {
+	unsigned int queues;
+	unsigned int seconds;
+	unsigned int burst;
+	const char *dir;
+	bool no_batch;
+	bool scatter;
+};
+
+struct env {
+	struct opts o;
+	int16_t dev_id;
+	struct rte_gpu_info info;
+	CUdevice cu_dev;
+	CUcontext ctx;
+	void *gpu_mem;           /* a pool's worth per queue */
+	size_t gpu_len;
+};
+
+struct worker {
+	uint16_t port, queue;
+	uint64_t stop_tsc;
+	uint64_t pkts, bytes;
+	unsigned int burst;
+} __rte_cache_aligned;
+
+static struct worker workers[MAX_QUEUES];
+
+static void
+usage(const char *prog)
+{
+	fprintf(stderr, "usage: %s [EAL options] -- [--queues N] [--seconds S] [--burst N] [--dir DIR] [--no-batch] [--scatter]\n",
+		prog);
+}
+
+static int
+parse(int argc, char **argv, void *arg)
+{
+	static const struct option lo[] = {
+		{ "queues", required_argument, NULL, 'q' },
+		{ "seconds", required_argument, NULL, 's' },
+		{ "burst", required_argument, NULL, 'b' },
+		{ "dir", required_argument, NULL, 'd' },
+		{ "no-batch", no_argument, NULL, 'n' },
+		{ "scatter", no_argument, NULL, 'k' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct opts *o = arg;
+	uint64_t v;
+	int c;
+
+	o->queues = 1;
+	o->seconds = 5;
+	o->burst = 256;
+	o->dir = "/tmp";
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (c) {
+		case 'q':
+			if (bench_parse_u64(optarg, MAX_QUEUES, &v) != 0 || v == 0)
+				return -1;
+			o->queues = (unsigned int)v;
+			break;
+		case 's':
+			if (bench_parse_u64(optarg, 3600, &v) != 0 || v == 0)
+				return -1;
+			o->seconds = (unsigned int)v;
+			break;
+		case 'b':
+			if (bench_parse_u64(optarg, 4096, &v) != 0 || v == 0)
+				return -1;
+			o->burst = (unsigned int)v;
+			break;
+		case 'd':
+			o->dir = optarg;
+			break;
+		case 'n':
+			o->no_batch = true;
+			break;
+		case 'k':
+			o->scatter = true;
+			break;
+		default:
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* cuMemcpyHtoD of a pinned buffer: GB/s, or < 0 on failure. */
+static double
+h2d_bandwidth(struct env *e)
+{
+	double best = -1;
+	CUdeviceptr dst = 0;
+	void *src = NULL;
+	CUcontext c;
+	int i;
+
+	if (bcu.cuCtxPushCurrent(e->ctx) != CUDA_SUCCESS)
+		return -1;
+	src = aligned_alloc(4096, H2D_BYTES);
+	if (src == NULL)
+		goto out;
+	memset(src, 1, H2D_BYTES);
+	if (bcu.cuMemHostRegister(src, H2D_BYTES, CU_MEMHOSTREGISTER_PORTABLE) !=
+			CUDA_SUCCESS)
+		goto out_free;
+	if (bcu.cuMemAlloc(&dst, H2D_BYTES) != CUDA_SUCCESS)
+		goto out_unreg;
+	for (i = 0; i < 11; i++) {
+		uint64_t t0 = bench_now_ns(), t1;
+
+		if (bcu.cuMemcpyHtoD(dst, src, H2D_BYTES) != CUDA_SUCCESS) {
+			best = -1;
+			break;
+		}
+		t1 = bench_now_ns();
+		/* The first warms the path; then the best of ten. */
+		if (i > 0 && (double)H2D_BYTES / (double)(t1 - t0) > best)
+			best = (double)H2D_BYTES / (double)(t1 - t0);
+	}
+	bcu.cuMemFree(dst);
+out_unreg:
+	bcu.cuMemHostUnregister(src);
+out_free:
+	free(src);
+out:
+	bcu.cuCtxPopCurrent(&c);
+	return best;
+}
+
+static int
+rx_worker(void *arg)
+{
+	struct worker *w = arg;
+	struct rte_mbuf *pkts[4096];
+	uint64_t pkts_n = 0, bytes = 0;
+	uint16_t i, n;
+
+	while (rte_rdtsc() < w->stop_tsc) {
+		n = rte_eth_rx_burst(w->port, w->queue, pkts, (uint16_t)w->burst);
+		for (i = 0; i < n; i++)
+			bytes += pkts[i]->pkt_len;
+		pkts_n += n;
+		rte_pktmbuf_free_bulk(pkts, n);
+	}
+	w->pkts = pkts_n;
+	w->bytes = bytes;
+	return 0;
+}
+
+/* A pool of queue q's share of the GPU memory, or of EAL memory. */
+static struct rte_mempool *
+make_pool(struct env *e, unsigned int q, bool gpu, const char *tag)
+{
+	char name[RTE_MEMPOOL_NAMESIZE];
+	struct rte_pktmbuf_extmem ext = {
+		.buf_ptr = (char *)e->gpu_mem + (size_t)q * MBUFS_PER_QUEUE * ELT,
+		.buf_iova = RTE_BAD_IOVA,
+		.buf_len = (size_t)MBUFS_PER_QUEUE * ELT,
+		.elt_size = ELT,
+	};
+
+	snprintf(name, sizeof(name), "gd_%s_%u", tag, q);
+	if (!gpu)
+		return rte_pktmbuf_pool_create(name, MBUFS_PER_QUEUE - 1, 256, 0,
+			ELT, (int)rte_socket_id());
+	return rte_pktmbuf_pool_create_extbuf(name, MBUFS_PER_QUEUE - 1, 256, 0,
+		ELT, (int)rte_socket_id(), &ext, 1);
+}
+
+struct port_run {
+	uint16_t port;
+	char name[32];
+	struct rte_device *dev;
+	struct rte_mempool *mp[MAX_QUEUES];
+	bool mapped;
+};
+
+static void
+port_down(struct env *e, struct port_run *r)
+{
+	unsigned int q;
+
+	(void)rte_eth_dev_stop(r->port);
+	if (r->mapped && rte_dev_dma_unmap(r->dev, e->gpu_mem, RTE_BAD_IOVA,
+			e->gpu_len) != 0)
+		fprintf(stderr, "dma unmap: %s\n", rte_strerror(rte_errno));
+	(void)rte_eth_dev_close(r->port);
+	(void)rte_vdev_uninit(r->name);
+	for (q = 0; q < RTE_DIM(r->mp); q++)
+		rte_mempool_free(r->mp[q]);
+	memset(r, 0, sizeof(*r));
+}
+
+/* A net_gpudma port on pcap with nq queues, pools in GPU or host memory. */
+static int
+port_up(struct env *e, struct port_run *r, const char *pcap, uint64_t loop,
+		unsigned int nq, bool gpu, const char *tag)
+{
+	struct rte_eth_conf conf = { 0 };
+	struct rte_eth_dev_info info;
+	char args[1024];
+	unsigned int q;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(r->name, sizeof(r->name), "net_gpudma_%s", tag);
+	snprintf(args, sizeof(args), "rx_pcap=%s,loop=%" PRIu64 ",queues=%u,gpu=%d,batch=%d,scatter=%d",
+		pcap, loop, nq, (int)e->cu_dev, !e->o.no_batch, e->o.scatter);
+	if (rte_vdev_init(r->name, args) != 0 ||
+			rte_eth_dev_get_port_by_name(r->name, &r->port) != 0 ||
+			rte_pmd_gpudma_is_port(r->port) != 1 ||
+			rte_eth_dev_info_get(r->port, &info) != 0) {
+		fprintf(stderr, "%s: cannot create the port\n", r->name);
+		return -1;
+	}
+	r->dev = info.device;
+	if (rte_eth_dev_configure(r->port, nq, 1, &conf) != 0 ||
+			rte_eth_tx_queue_setup(r->port, 0, 512, SOCKET_ID_ANY, NULL) != 0)
+		goto fail;
+	if (gpu) {
+		if (rte_dev_dma_map(r->dev, e->gpu_mem, RTE_BAD_IOVA,
+				e->gpu_len) != 0) {
+			fprintf(stderr, "dma map: %s\n", rte_strerror(rte_errno));
+			goto fail;
+		}
+		r->mapped = true;
+	}
+	for (q = 0; q < nq; q++) {
+		r->mp[q] = make_pool(e, q, gpu, tag);
+		if (r->mp[q] == NULL || rte_eth_rx_queue_setup(r->port, q, NB_DESC,
+				SOCKET_ID_ANY, NULL, r->mp[q]) != 0) {
+			fprintf(stderr, "queue %u: %s\n", q, rte_strerror(rte_errno));
+			goto fail;
+		}
+	}
+	if (rte_eth_dev_start(r->port) != 0)
+		goto fail;
+	return 0;
+fail:
+	port_down(e, r);
+	return -1;
+}
+
+static uint64_t
+xstat(uint16_t port, const char *name)
+{
+	uint64_t id, v = 0;
+
+	if (rte_eth_xstats_get_id_by_name(port, name, &id) != 0 ||
+			rte_eth_xstats_get_by_id(port, &id, &v, 1) != 1)
+		return 0;
+	return v;
+}
+
+/* Receives for the run's seconds on every queue; prints a line a queue
+ * and the total. */
+static int
+rate_run(struct env *e, uint32_t frame, bool gpu, double h2d)
+{
+	char pcap[512], tag[32];
+	struct port_run r;
+	unsigned int q, lcore;
+	uint64_t pkts = 0, bytes = 0, hz = rte_get_tsc_hz(), t0, t1;
+	double secs;
+
+	snprintf(pcap, sizeof(pcap), "%s/bench-gpudma-%u.pcap", e->o.dir, frame);
+	snprintf(tag, sizeof(tag), "%s%u", gpu ? "g" : "h", frame);
+	if (gpudma_frames_write(pcap, &frame, 1, 4096) != 0 ||
+			port_up(e, &r, pcap, 0, e->o.queues, gpu, tag) != 0)
+		return -1;
+	t0 = rte_rdtsc();
+	q = 0;
+	RTE_LCORE_FOREACH_WORKER(lcore) {
+		if (q == e->o.queues)
+			break;
+		workers[q] = (struct worker){ .port = r.port, .queue = (uint16_t)q,
+			.stop_tsc = t0 + e->o.seconds * hz, .burst = e->o.burst };
+		rte_eal_remote_launch(rx_worker, &workers[q], lcore);
+		q++;
+	}
+	rte_eal_mp_wait_lcore();
+	t1 = rte_rdtsc();
+	secs = (double)(t1 - t0) / (double)hz;
+	for (q = 0; q < e->o.queues; q++) {
+		printf("gpudma %-4s %5u B queue %u: %8.2f Mpps %7.2f GB/s\n",
+			gpu ? "gpu" : "host", frame, q,
+			(double)workers[q].pkts / secs / 1e6,
+			(double)workers[q].bytes / secs / 1e9);
+		pkts += workers[q].pkts;
+		bytes += workers[q].bytes;
+	}
+	printf("gpudma %-4s %5u B total:   %8.2f Mpps %7.2f GB/s", gpu ? "gpu" : "host",
+		frame, (double)pkts / secs / 1e6, (double)bytes / secs / 1e9);
+	if (gpu && h2d > 0)
+		printf(" = %.0f%% of cuMemcpyHtoD's %.2f GB/s", 100.0 *
+			((double)bytes / secs / 1e9) / h2d, h2d);
+	printf("  (%" PRIu64 " copy batches, %.1f copies each)\n",
+		xstat(r.port, "rx_copy_batches"),
+		(double)xstat(r.port, "rx_copy_ops") /
+		(double)RTE_MAX(xstat(r.port, "rx_copy_batches"), (uint64_t)1));
+	port_down(e, &r);
+	return 0;
+}
+
+/* The consumer: every frame, read back from GPU memory, is the wire's. */
+static int
+verify(struct env *e)
+{
+	static const uint32_t lens[] = { 60, 64, 1500, 2048, 2049, 9000,
+		65535, 65549, 100000, 262144, 1514, 262143 };
+	static uint8_t host[MAX_FRAME];
+	struct rte_mbuf *pkts[64];
+	char pcap[512];
+	struct port_run r;
+	unsigned int got = 0, bad = 0, idle = 0, i, n_frames = 240;
+	CUcontext c;
+
+	snprintf(pcap, sizeof(pcap), "%s/bench-gpudma-mixed.pcap", e->o.dir);
+	if (gpudma_frames_write(pcap, lens, RTE_DIM(lens), n_frames) != 0 ||
+			port_up(e, &r, pcap, 1, 1, true, "verify") != 0)
+		return -1;
+	if (bcu.cuCtxPushCurrent(e->ctx) != CUDA_SUCCESS) {
+		port_down(e, &r);
+		return -1;
+	}
+	while (idle < 1000 && got < n_frames) {
+		uint16_t n = rte_eth_rx_burst(r.port, 0, pkts, 64);
+
+		idle = n == 0 ? idle + 1 : 0;
+		if (n == 0)
+			rte_delay_us(100);
+		for (i = 0; i < n; i++, got++) {
+			const struct rte_mbuf *s;
+			uint32_t off = 0, j;
+
+			if (pkts[i]->pkt_len != lens[got % RTE_DIM(lens)])
+				bad++;
+			for (s = pkts[i]; s != NULL && off < MAX_FRAME; s = s->next) {
+				if (off + s->data_len > MAX_FRAME ||
+						bcu.cuMemcpyDtoH(host + off,
+						rte_pktmbuf_mtod(s, CUdeviceptr),
+						s->data_len) != CUDA_SUCCESS) {
+					bad++;
+					break;
+				}
+				off += s->data_len;
+			}
+			for (j = 0; j < off; j++)
+				if (host[j] != gpudma_frame_byte(got, j)) {
+					bad++;
+					break;
+				}
+		}
+		rte_pktmbuf_free_bulk(pkts, n);
+	}
+	bcu.cuCtxPopCurrent(&c);
+	port_down(e, &r);
+	printf("%s gpudma consumer: %u of %u frames (60 to 262144 B) read back from GPU memory, %u wrong\n",
+		got == n_frames && bad == 0 ? "PASS" : "FAIL", got, n_frames, bad);
+	return got == n_frames && bad == 0 ? 0 : -1;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct env e = { 0 };
+	char why[256];
+	double h2d;
+	int ret, failed = 0;
+
+	ret = bench_start(argc, argv, parse, &e.o, usage);
+	if (ret >= 0)
+		return ret;
+	if (rte_lcore_count() < e.o.queues + 1) {
+		fprintf(stderr, "%u queues need %u lcores (-l 0-%u)\n", e.o.queues,
+			e.o.queues + 1, e.o.queues);
+		rte_eal_cleanup();
+		return BENCH_EXIT_USAGE;
+	}
+	ret = bench_first_gpu(&e.dev_id, &e.info);
+	if (ret >= 0)
+		return ret;
+	if (bench_cuda_load(why, sizeof(why)) != 0 || bcu.cuInit(0) != CUDA_SUCCESS) {
+		printf("SKIP: %s\n", why);
+		rte_eal_cleanup();
+		return BENCH_EXIT_SKIP;
+	}
+	if (bcu.cuDeviceGetByPCIBusId(&e.cu_dev, e.info.name) != CUDA_SUCCESS &&
+			bcu.cuDeviceGet(&e.cu_dev, 0) != CUDA_SUCCESS) {
+		rte_eal_cleanup();
+		return BENCH_EXIT_FAIL;
+	}
+	if (bcu.cuDevicePrimaryCtxRetain(&e.ctx, e.cu_dev) != CUDA_SUCCESS) {
+		rte_eal_cleanup();
+		return BENCH_EXIT_FAIL;
+	}
+	printf("GPU %s (CUDA device %d), %u queue(s), burst %u, %u s a run, %s\n",
+		e.info.name, (int)e.cu_dev, e.o.queues, e.o.burst, e.o.seconds,
+		e.o.scatter ? "RX by the scatter kernel (scatter=1)" :
+		e.o.no_batch ? "a copy per segment (batch=0)" :
+		"batched copies where the driver has them");
+
+	e.gpu_len = RTE_ALIGN_CEIL((size_t)e.o.queues * MBUFS_PER_QUEUE * ELT,
+		GPU_PAGE);
+	e.gpu_mem = rte_gpu_mem_alloc(e.dev_id, e.gpu_len, GPU_PAGE);
+	if (e.gpu_mem == NULL ||
+			rte_extmem_register(e.gpu_mem, e.gpu_len, NULL, 0, GPU_PAGE) != 0) {
+		fprintf(stderr, "GPU memory: %s\n", rte_strerror(rte_errno));
+		failed = 1;
+		goto out;
+	}
+
+	h2d = h2d_bandwidth(&e);
+	printf("cuMemcpyHtoD, pinned, %u MiB: %.2f GB/s\n", H2D_BYTES >> 20, h2d);
+	failed |= verify(&e) != 0;
+	failed |= rate_run(&e, 64, true, h2d) != 0;
+	failed |= rate_run(&e, 1500, true, h2d) != 0;
+	failed |= rate_run(&e, 64, false, h2d) != 0;
+	failed |= rate_run(&e, 1500, false, h2d) != 0;
+	if (rte_extmem_unregister(e.gpu_mem, e.gpu_len) != 0)
+		failed = 1;
+out:
+	if (e.gpu_mem != NULL)
+		rte_gpu_mem_free(e.dev_id, e.gpu_mem);
+	bcu.cuDevicePrimaryCtxRelease(e.cu_dev);
+	rte_eal_cleanup();
+	return failed ? BENCH_EXIT_FAIL : 0;
+}

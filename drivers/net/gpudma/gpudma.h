@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef GPUDMA_H
+#define GPUDMA_H
+
+/*
+ * net_gpudma: a software Ethernet port that behaves like a NIC owning DMA
+ * descriptors. Receive buffers are posted from the queue's mempool and
+ * filled asynchronously (by the GPU's copy engine when the mbuf data lives
+ * in GPU memory, by memcpy otherwise); rx_burst hands back only buffers
+ * whose fill has completed, in order. See doc/net_gpudma.md.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_log.h>
+#include <rte_spinlock.h>
+
+#include "gpudma_copy.h"
+#include "gpudma_devargs.h"
+#include "gpudma_dma_map.h"
+#include "gpudma_source.h"
+
+extern int gpudma_logtype;
+
+#define GPUDMA_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, gpudma_logtype, \
+		"net_gpudma: " fmt "\n", ## __VA_ARGS__)
+
+#define GPUDMA_MAX_QUEUES 16
+/* Batches a queue keeps in flight: deep enough that the copy engine works
+ * on one while rx_burst hands out another. */
+#define GPUDMA_MAX_BATCHES GPUDMA_COPY_MAX_SLOTS
+/* Frames one tx_burst call takes; the caller retries the rest. */
+#define GPUDMA_TX_MAX_BURST 512u
+
+struct gpudma_port;
+
+/* One burst's worth of posted descriptors, filled by one batch of copies. */
+struct gpudma_batch {
+	uint32_t end;           /* ring index one past its last descriptor */
+	bool done;              /* fill completed (event seen, or memcpy) */
+	bool failed;            /* fill failed: its buffers are dropped */
+	struct gpudma_event ev; /* completion of the copy engine's fill */
+};
+
+struct gpudma_queue_stats {
+	uint64_t packets;
+	uint64_t bytes;
+	uint64_t missed;        /* RX: no buffer in the pool for a frame */
+	uint64_t errors;
+	uint64_t copy_batches;  /* bursts moved by the copy engine */
+	uint64_t copy_ops;      /* segments those bursts copied */
+	uint64_t copy_bytes;
+};
+
+/*
+ * Where a received frame's bytes go: buffer i of a chain comes from
+ * seg[i] (the last one repeating), as RX buffer split configures it; one
+ * segment without split.
+ */
+struct gpudma_rx_seg {
+	struct rte_mempool *mp;
+	uint16_t off;           /* where the data starts in the buffer */
+	uint32_t len;           /* bytes one buffer of this segment takes */
+	bool gpu;               /* the pool's buffers are GPU memory */
+	uintptr_t lo, hi;       /* span of the pool's buffers */
+};
+
+#define GPUDMA_MAX_RX_SEGS 4
+
+struct gpudma_rxq {
+	struct gpudma_port *port;
+	uint16_t qid;
+	struct gpudma_rx_seg seg[GPUDMA_MAX_RX_SEGS];
+	uint16_t nb_seg;
+	bool gpu;               /* a segment in GPU memory: copy engine */
+	/*
+	 * Descriptor ring: heads of posted chains in the order their frames
+	 * arrived. [tail, head) are posted; batches[] say up to where each
+	 * fill has completed. Only rx_burst and the unmap check touch it,
+	 * both under lock.
+	 */
+	rte_spinlock_t lock;
+	struct rte_mbuf **ring;
+	uint32_t ring_size;     /* power of two */
+	uint32_t head, tail;
+	struct gpudma_batch batches[GPUDMA_MAX_BATCHES];
+	uint32_t b_head, b_tail;
+	struct gpudma_copier copier;
+	struct gpudma_cursor cursor;
+	struct gpudma_queue_stats st;
+};
+
+struct gpudma_txq {
+	struct gpudma_port *port;
+	uint16_t qid;
+	struct gpudma_copier copier;  /* set up at the first GPU segment */
+	struct gpudma_event event;
+	uint8_t *staging;       /* frames gathered for tx_pcap */
+	size_t staging_len;
+	bool pinned;            /* staging page-locked for the copy engine */
+	uint32_t off[GPUDMA_TX_MAX_BURST]; /* frames' places in staging */
+	struct gpudma_queue_stats st;
+};
+
+struct gpudma_port {
+	struct gpudma_args args;
+	uint16_t port_id;
+	struct gpudma_source src;
+	struct gpudma_map_table maps;
+	struct gpudma_cuda cuda;  /* the GPU whose copy engine fills mbufs,
+				   * opened at the first DMA mapping */
+	bool src_pinned;          /* the frame store, for the copy engine */
+	bool started;
+	struct gpudma_pcap_out *out;
+	struct gpudma_rxq *rxq[GPUDMA_MAX_QUEUES];
+	struct gpudma_txq *txq[GPUDMA_MAX_QUEUES];
+};
+
+uint16_t gpudma_rx_burst(void *q, struct rte_mbuf **pkts, uint16_t n);
+uint16_t gpudma_tx_burst(void *q, struct rte_mbuf **pkts, uint16_t n);
+
+/* q->seg, q->nb_seg and q->gpu are set (and checked) by the caller. */
+int gpudma_rxq_init(struct gpudma_port *port, struct gpudma_rxq *q,
+	uint16_t qid, uint16_t nb_desc, int socket);
+/* Waits for fills in flight and gives every posted buffer back. */
+void gpudma_rxq_drain(struct gpudma_rxq *q);
+void gpudma_rxq_fini(struct gpudma_rxq *q);
+/* 1 if a posted descriptor's buffer lies in [addr, addr + len). */
+int gpudma_rxq_uses(struct gpudma_rxq *q, uintptr_t addr, size_t len);
+
+int gpudma_txq_init(struct gpudma_port *port, struct gpudma_txq *q,
+	uint16_t qid);
+void gpudma_txq_fini(struct gpudma_txq *q);
+
+#endif /* GPUDMA_H */

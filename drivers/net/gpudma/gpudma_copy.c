@@ -1,0 +1,467 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_malloc.h>
+
+#include <rte_atomic.h>
+
+#include "cuda_api.h"
+#include "gpudma.h"
+#include "gpudma_scatter.h"
+
+/* The scatter kernel's image (gpudma_scatter.cu, embedded at build). */
+extern const unsigned char gpudma_scatter_image[];
+extern const size_t gpudma_scatter_image_len;
+
+/* What the loader (cuda_api.c) logs to in this plugin. */
+RTE_LOG_REGISTER(gpu_cuda_logtype, pmd.net.gpudma.cuda, NOTICE);
+
+int
+gpudma_cuda_present(void)
+{
+	static int said;
+
+	if (gpu_cuda_api_get() != NULL)
+		return 1;
+	if (!said) {
+		said = 1;
+		GPUDMA_LOG(INFO, "no usable CUDA driver: DMA mappings are host memory, filled by memcpy");
+	}
+	return 0;
+}
+
+static int
+load_scatter(struct gpudma_cuda *c)
+{
+	int ret = gpudma_cuda_enter(c, "net_gpudma: scatter kernel");
+
+	if (ret != 0)
+		return ret;
+	ret = GPU_CUDA_CALL("net_gpudma: loading the scatter kernel",
+		cuModuleLoadData, &c->mod, gpudma_scatter_image);
+	if (ret == 0) {
+		ret = GPU_CUDA_CALL("net_gpudma: the scatter kernel",
+			cuModuleGetFunction, &c->scatter, c->mod,
+			GPUDMA_SCATTER_KERNEL);
+		if (ret != 0) {
+			(void)GPU_CUDA_CALL("net_gpudma: scatter kernel",
+				cuModuleUnload, c->mod);
+			c->mod = NULL;
+		}
+	}
+	gpudma_cuda_leave(c, "net_gpudma: scatter kernel");
+	return ret;
+}
+
+int
+gpudma_cuda_open(struct gpudma_cuda *c, int ordinal, bool batch,
+		bool scatter)
+{
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	c->ordinal = ordinal;
+	ret = GPU_CUDA_CALL("net_gpudma: GPU", cuDeviceGet, &c->dev, ordinal);
+	if (ret != 0)
+		return ret;
+	ret = GPU_CUDA_CALL("net_gpudma: GPU context", cuDevicePrimaryCtxRetain,
+		&c->ctx, c->dev);
+	if (ret != 0)
+		return ret;
+	if (scatter) {
+		ret = load_scatter(c);
+		if (ret != 0) {
+			(void)GPU_CUDA_CALL("net_gpudma: GPU context",
+				cuDevicePrimaryCtxRelease, c->dev);
+			return ret;
+		}
+	}
+	c->batch = batch && gpu_cuda.cuMemcpyBatchAsync != NULL;
+	c->ok = true;
+	GPUDMA_LOG(INFO, "copy engine of GPU %d, %s", ordinal,
+		scatter ? "RX by the scatter kernel (scatter=1), TX by copies" :
+		c->batch ? "batched copies (cuMemcpyBatchAsync)" :
+		!batch ? "one asynchronous copy per segment (batch=0)" :
+		"one asynchronous copy per segment (no cuMemcpyBatchAsync before CUDA 12.8)");
+	return 0;
+}
+
+void
+gpudma_cuda_close(struct gpudma_cuda *c)
+{
+	if (!c->ok)
+		return;
+	if (c->mod != NULL && gpudma_cuda_enter_teardown(c,
+			"net_gpudma: closing") == 0) {
+		(void)GPU_CUDA_CALL("net_gpudma: closing", cuModuleUnload,
+			c->mod);
+		gpudma_cuda_leave(c, "net_gpudma: closing");
+	}
+	c->mod = NULL;
+	(void)GPU_CUDA_CALL("net_gpudma: closing", cuDevicePrimaryCtxRelease,
+		c->dev);
+	c->ok = false;
+}
+
+int
+gpudma_cuda_enter(struct gpudma_cuda *c, const char *what)
+{
+	return GPU_CUDA_CALL(what, cuCtxPushCurrent, c->ctx);
+}
+
+int
+gpudma_cuda_enter_teardown(struct gpudma_cuda *c, const char *what)
+{
+	/* Once more before giving up: what the queue holds from CUDA (and
+	 * the buffers of a fill that cannot be waited for) would leak. */
+	if (gpudma_cuda_enter(c, what) == 0)
+		return 0;
+	return gpudma_cuda_enter(c, what);
+}
+
+void
+gpudma_cuda_leave(struct gpudma_cuda *c, const char *what)
+{
+	CUcontext popped;
+
+	RTE_SET_USED(c);
+	(void)GPU_CUDA_CALL(what, cuCtxPopCurrent, &popped);
+}
+
+int
+gpudma_cuda_is_gpu_mem(struct gpudma_cuda *c, uintptr_t addr, bool *gpu)
+{
+	unsigned int type = 0;
+	CUresult res;
+	int ret;
+
+	*gpu = false;
+	ret = gpudma_cuda_enter(c, "net_gpudma: memory type");
+	if (ret != 0)
+		return ret;
+	res = gpu_cuda.cuPointerGetAttribute(&type,
+		CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)addr);
+	/* CUDA does not know memory it did not allocate or register:
+	 * INVALID_VALUE then means plain host memory. */
+	if (res == CUDA_SUCCESS) {
+		*gpu = type == CU_MEMORYTYPE_DEVICE;
+	} else if (res != CUDA_ERROR_INVALID_VALUE) {
+		gpu_cuda_log_error("net_gpudma: memory type",
+			"cuPointerGetAttribute", res);
+		ret = gpu_cuda_errno(res);
+	}
+	if (*gpu) {
+		int ordinal = -1;
+
+		/* Another GPU's memory works (peer copies) but costs a hop:
+		 * say so, it is likely a wrong gpu= devarg. */
+		ret = GPU_CUDA_CALL("net_gpudma: which GPU holds the memory",
+			cuPointerGetAttribute, &ordinal,
+			CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, (CUdeviceptr)addr);
+		if (ret == 0 && ordinal != c->ordinal)
+			GPUDMA_LOG(WARNING, "memory at %#" PRIxPTR " is GPU %d's, the copy engine GPU %d's (gpu=%d)",
+				addr, ordinal, c->ordinal, c->ordinal);
+	}
+	gpudma_cuda_leave(c, "net_gpudma: memory type");
+	return ret;
+}
+
+/* Page-locks len bytes at p, mapped for the GPU when devmap; *dev gets
+ * the GPU's address of p then. Context current. */
+static int
+pin(void *p, size_t len, bool devmap, CUdeviceptr *dev)
+{
+	int ret = GPU_CUDA_CALL("net_gpudma: pinning the copy engine's host memory",
+		cuMemHostRegister, p, len, CU_MEMHOSTREGISTER_PORTABLE |
+		(devmap ? CU_MEMHOSTREGISTER_DEVICEMAP : 0));
+
+	if (ret != 0 || !devmap)
+		return ret;
+	ret = GPU_CUDA_CALL("net_gpudma: mapping pinned memory for the GPU",
+		cuMemHostGetDevicePointer, dev, p, 0);
+	if (ret != 0)
+		(void)GPU_CUDA_CALL("net_gpudma: unpinning", cuMemHostUnregister,
+			p);
+	return ret;
+}
+
+int
+gpudma_cuda_pin(struct gpudma_cuda *c, void *p, size_t len)
+{
+	int ret = gpudma_cuda_enter(c, "net_gpudma: pinning");
+
+	if (ret != 0)
+		return ret;
+	ret = pin(p, len, false, NULL);
+	gpudma_cuda_leave(c, "net_gpudma: pinning");
+	return ret;
+}
+
+int
+gpudma_cuda_pin_store(struct gpudma_cuda *c, void *p, size_t len)
+{
+	int ret = gpudma_cuda_enter(c, "net_gpudma: pinning");
+
+	if (ret != 0)
+		return ret;
+	ret = pin(p, len, c->scatter != NULL, &c->store_dev);
+	if (ret == 0)
+		c->store_host = (uintptr_t)p;
+	gpudma_cuda_leave(c, "net_gpudma: pinning");
+	return ret;
+}
+
+int
+gpudma_cuda_unpin(struct gpudma_cuda *c, void *p)
+{
+	int ret = gpudma_cuda_enter_teardown(c, "net_gpudma: unpinning");
+
+	if (ret != 0)
+		return ret;
+	ret = GPU_CUDA_CALL("net_gpudma: unpinning", cuMemHostUnregister, p);
+	gpudma_cuda_leave(c, "net_gpudma: unpinning");
+	return ret;
+}
+
+static void
+free_slots(struct gpudma_copier *cp)
+{
+	uint32_t i;
+
+	for (i = 0; i < cp->nb_slots; i++) {
+		if (cp->descs_dev[i] != 0)
+			(void)GPU_CUDA_CALL("net_gpudma: scatter descriptors",
+				cuMemHostUnregister, cp->descs[i]);
+		free(cp->descs[i]);
+	}
+	cp->nb_slots = 0;
+}
+
+/* A pinned, GPU-mapped descriptor array a slot. */
+static int
+alloc_slots(struct gpudma_copier *cp, uint32_t nb_slots)
+{
+	size_t len = RTE_ALIGN_CEIL(cp->cap * sizeof(struct gpudma_scatter_desc),
+		4096);
+	int ret;
+
+	for (cp->nb_slots = 0; cp->nb_slots < nb_slots; cp->nb_slots++) {
+		uint32_t i = cp->nb_slots;
+
+		cp->descs[i] = aligned_alloc(4096, len);
+		if (cp->descs[i] == NULL)
+			return -ENOMEM;
+		ret = pin(cp->descs[i], len, true, &cp->descs_dev[i]);
+		if (ret != 0) {
+			cp->descs_dev[i] = 0;
+			cp->nb_slots++;  /* freed with the others */
+			return ret;
+		}
+	}
+	return 0;
+}
+
+int
+gpudma_copier_init(struct gpudma_copier *cp, struct gpudma_cuda *c,
+		uint32_t cap, int socket, uint32_t nb_slots)
+{
+	int ret;
+
+	memset(cp, 0, sizeof(*cp));
+	cp->cuda = c;
+	cp->cap = cap;
+	if (c->scatter != NULL && nb_slots > 0) {
+		ret = alloc_slots(cp, RTE_MIN(nb_slots,
+			(uint32_t)GPUDMA_COPY_MAX_SLOTS));
+		if (ret != 0)
+			goto fail;
+	}
+	cp->dsts = rte_malloc_socket("gpudma_copy", cap * sizeof(*cp->dsts),
+		0, socket);
+	cp->srcs = rte_malloc_socket("gpudma_copy", cap * sizeof(*cp->srcs),
+		0, socket);
+	cp->sizes = rte_malloc_socket("gpudma_copy", cap * sizeof(*cp->sizes),
+		0, socket);
+	if (cp->dsts == NULL || cp->srcs == NULL || cp->sizes == NULL) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	/* Non-blocking: the queue's copies need not wait for work others
+	 * put on the legacy default stream. */
+	ret = GPU_CUDA_CALL("net_gpudma: queue stream", cuStreamCreate,
+		&cp->stream, CU_STREAM_NON_BLOCKING);
+	if (ret != 0)
+		goto fail;
+	return 0;
+fail:
+	free_slots(cp);
+	rte_free(cp->dsts);
+	rte_free(cp->srcs);
+	rte_free(cp->sizes);
+	memset(cp, 0, sizeof(*cp));
+	return ret;
+}
+
+void
+gpudma_copier_fini(struct gpudma_copier *cp)
+{
+	if (cp->stream != NULL)
+		(void)GPU_CUDA_CALL("net_gpudma: queue stream", cuStreamDestroy,
+			cp->stream);
+	free_slots(cp);
+	rte_free(cp->dsts);
+	rte_free(cp->srcs);
+	rte_free(cp->sizes);
+	memset(cp, 0, sizeof(*cp));
+}
+
+int
+gpudma_event_init(struct gpudma_event *e)
+{
+	/* No timing: cheaper to record and query. */
+	return GPU_CUDA_CALL("net_gpudma: completion event", cuEventCreate,
+		&e->ev, CU_EVENT_DISABLE_TIMING);
+}
+
+void
+gpudma_event_fini(struct gpudma_event *e)
+{
+	if (e->ev != NULL)
+		(void)GPU_CUDA_CALL("net_gpudma: completion event",
+			cuEventDestroy, e->ev);
+	e->ev = NULL;
+}
+
+static int
+enqueue_batch(struct gpudma_copier *cp)
+{
+	/* The sources are the port's frame store or mbufs nobody writes
+	 * while the burst is in flight: stream order is all that is
+	 * needed. */
+	CUmemcpyAttributes attr = {
+		.srcAccessOrder = CU_MEMCPY_SRC_ACCESS_ORDER_STREAM,
+	};
+	size_t attr_idx = 0, fail_idx = SIZE_MAX;
+	CUresult res;
+
+	res = gpu_cuda.cuMemcpyBatchAsync(cp->dsts, cp->srcs, cp->sizes, cp->n,
+		&attr, &attr_idx, 1, &fail_idx, cp->stream);
+	if (res != CUDA_SUCCESS) {
+		gpu_cuda_log_error("net_gpudma: a burst's copies",
+			"cuMemcpyBatchAsync", res);
+		if (fail_idx != SIZE_MAX)
+			GPUDMA_LOG(ERR, "copy %zu of %u failed (%zu bytes)",
+				fail_idx, cp->n, cp->sizes[fail_idx]);
+		return gpu_cuda_errno(res);
+	}
+	return 0;
+}
+
+static int
+enqueue_each(struct gpudma_copier *cp, bool to_device)
+{
+	uint32_t i;
+	int ret = 0;
+
+	for (i = 0; i < cp->n && ret == 0; i++) {
+		if (to_device)
+			ret = GPU_CUDA_CALL("net_gpudma: a burst's copies",
+				cuMemcpyHtoDAsync, cp->dsts[i],
+				(const void *)(uintptr_t)cp->srcs[i],
+				cp->sizes[i], cp->stream);
+		else
+			ret = GPU_CUDA_CALL("net_gpudma: a burst's copies",
+				cuMemcpyDtoHAsync,
+				(void *)(uintptr_t)cp->dsts[i], cp->srcs[i],
+				cp->sizes[i], cp->stream);
+	}
+	return ret;
+}
+
+/* The burst as one launch of the scatter kernel, its descriptors in
+ * slot's array (which nothing touches again before the burst completed). */
+static int
+enqueue_kernel(struct gpudma_copier *cp, uint32_t slot)
+{
+	struct gpudma_scatter_desc *d = cp->descs[slot];
+	const struct gpudma_cuda *c = cp->cuda;
+	unsigned int n = cp->n, blocks;
+	CUdeviceptr descs = cp->descs_dev[slot];
+	void *params[] = { &descs, &n };
+	uint32_t i;
+
+	/* The sources are the frame store's: the GPU reads them through
+	 * its mapping. */
+	for (i = 0; i < n; i++)
+		d[i] = (struct gpudma_scatter_desc){ .dst = cp->dsts[i],
+			.src = c->store_dev + (cp->srcs[i] - c->store_host),
+			.len = (uint32_t)cp->sizes[i] };
+	/* The descriptors reach memory before the launch's doorbell (the
+	 * kernel reads them over PCIe when it runs). */
+	rte_wmb();
+	blocks = (n + GPUDMA_SCATTER_THREADS / 32 - 1) /
+		(GPUDMA_SCATTER_THREADS / 32);
+	return GPU_CUDA_CALL("net_gpudma: a burst's scatter", cuLaunchKernel,
+		c->scatter, blocks, 1, 1, GPUDMA_SCATTER_THREADS, 1, 1, 0,
+		cp->stream, params, NULL);
+}
+
+int
+gpudma_copier_submit(struct gpudma_copier *cp, bool to_device,
+		struct gpudma_event *ev, uint32_t slot)
+{
+	int ret;
+
+	if (to_device && slot < cp->nb_slots)
+		ret = enqueue_kernel(cp, slot);
+	else if (cp->cuda->batch)
+		ret = enqueue_batch(cp);
+	else
+		ret = enqueue_each(cp, to_device);
+	if (ret == 0)
+		ret = GPU_CUDA_CALL("net_gpudma: a burst's completion",
+			cuEventRecord, ev->ev, cp->stream);
+	cp->n = 0;
+	cp->bytes = 0;
+	if (ret == 0)
+		return 0;
+	/* Part of the burst may be running: wait for it before its buffers
+	 * go back to a pool. */
+	if (GPU_CUDA_CALL("net_gpudma: waiting for a failed burst",
+			cuStreamSynchronize, cp->stream) != 0)
+		return -EFAULT;
+	return ret;
+}
+
+int
+gpudma_event_query(struct gpudma_event *e)
+{
+	CUresult res = gpu_cuda.cuEventQuery(e->ev);
+
+	if (res == CUDA_SUCCESS)
+		return 1;
+	if (res == CUDA_ERROR_NOT_READY)
+		return 0;
+	gpu_cuda_log_error("net_gpudma: a burst's completion", "cuEventQuery",
+		res);
+	return gpu_cuda_errno(res);
+}
+
+int
+gpudma_event_wait(struct gpudma_copier *cp, struct gpudma_event *e)
+{
+	int ret = GPU_CUDA_CALL("net_gpudma: waiting for a burst",
+		cuEventSynchronize, e->ev);
+
+	if (ret == 0)
+		return 0;
+	if (GPU_CUDA_CALL("net_gpudma: waiting for the queue's copies",
+			cuStreamSynchronize, cp->stream) != 0)
+		return -EFAULT;
+	return ret;
+}

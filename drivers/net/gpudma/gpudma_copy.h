@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef GPUDMA_COPY_H
+#define GPUDMA_COPY_H
+
+/*
+ * The copy engine: the GPU's DMA engine standing in for a NIC's, through
+ * the CUDA driver API the gpudev driver loads (cuda_api.h). One stream per
+ * queue; the copies of one burst go as one cuMemcpyBatchAsync where the
+ * driver has it (CUDA 12.8+), else as asynchronous copies on the stream,
+ * and one event marks the burst's completion.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda.h>
+
+#define GPUDMA_COPY_MAX_SLOTS 8
+
+struct gpudma_cuda {
+	bool ok;                 /* CUDA loaded and the GPU's context held */
+	bool batch;              /* cuMemcpyBatchAsync available */
+	int ordinal;
+	CUdevice dev;
+	CUcontext ctx;
+	CUmodule mod;            /* the scatter kernel's, scatter=1 */
+	CUfunction scatter;
+	/* The pinned frame store as the GPU addresses it (scatter). */
+	uintptr_t store_host;
+	CUdeviceptr store_dev;
+};
+
+struct gpudma_event {
+	CUevent ev;
+};
+
+struct gpudma_scatter_desc;
+
+struct gpudma_copier {
+	struct gpudma_cuda *cuda;
+	CUstream stream;
+	/* Scatter kernel: a pinned descriptor array a batch slot, kept until
+	 * that slot's burst completed. */
+	uint32_t nb_slots;
+	struct gpudma_scatter_desc *descs[GPUDMA_COPY_MAX_SLOTS];
+	CUdeviceptr descs_dev[GPUDMA_COPY_MAX_SLOTS];
+	/* The burst being built: copy i moves sizes[i] bytes srcs -> dsts. */
+	CUdeviceptr *dsts, *srcs;
+	size_t *sizes;
+	uint32_t n, cap;
+	uint64_t bytes;          /* of the burst being built */
+};
+
+/* 1 if a CUDA driver could be loaded (logged once if not). */
+int gpudma_cuda_present(void);
+/* Retains GPU ordinal's primary context; batch: use cuMemcpyBatchAsync
+ * where the driver has it; scatter: load the scatter kernel. */
+int gpudma_cuda_open(struct gpudma_cuda *c, int ordinal, bool batch,
+	bool scatter);
+void gpudma_cuda_close(struct gpudma_cuda *c);
+/* Make the GPU's context current on this thread / undo it. */
+int gpudma_cuda_enter(struct gpudma_cuda *c, const char *what);
+void gpudma_cuda_leave(struct gpudma_cuda *c, const char *what);
+/* gpudma_cuda_enter for release paths: tried twice. */
+int gpudma_cuda_enter_teardown(struct gpudma_cuda *c, const char *what);
+/* *gpu = whether addr is GPU memory (host memory: false). */
+int gpudma_cuda_is_gpu_mem(struct gpudma_cuda *c, uintptr_t addr, bool *gpu);
+/* Page-locks host memory the copy engine reads or writes. */
+int gpudma_cuda_pin(struct gpudma_cuda *c, void *p, size_t len);
+int gpudma_cuda_unpin(struct gpudma_cuda *c, void *p);
+/* Pins the frame store, mapped for the GPU (the scatter kernel reads it). */
+int gpudma_cuda_pin_store(struct gpudma_cuda *c, void *p, size_t len);
+
+/* The calls below want the context current (gpudma_cuda_enter). */
+/* nb_slots: batch slots of a queue filled by the scatter kernel (0: copies
+ * only, or when the port has no kernel). */
+int gpudma_copier_init(struct gpudma_copier *cp, struct gpudma_cuda *c,
+	uint32_t cap, int socket, uint32_t nb_slots);
+void gpudma_copier_fini(struct gpudma_copier *cp);
+int gpudma_event_init(struct gpudma_event *e);
+void gpudma_event_fini(struct gpudma_event *e);
+
+static inline void
+gpudma_copier_add(struct gpudma_copier *cp, uintptr_t dst, uintptr_t src,
+		size_t len)
+{
+	cp->dsts[cp->n] = (CUdeviceptr)dst;
+	cp->srcs[cp->n] = (CUdeviceptr)src;
+	cp->sizes[cp->n] = len;
+	cp->n++;
+	cp->bytes += len;
+}
+
+/*
+ * Enqueues the burst's copies (to_device: host to GPU, else GPU to host;
+ * with the scatter kernel, descriptor slot slot's launch) and records ev
+ * after them; the burst is emptied either way. On failure
+ * nothing of the burst is still running when it returns (what was
+ * enqueued has been waited for), or -EFAULT if even that wait failed: the
+ * buffers may still be written and must not be reused.
+ */
+int gpudma_copier_submit(struct gpudma_copier *cp, bool to_device,
+	struct gpudma_event *ev, uint32_t slot);
+/* 1: the copies before ev have completed; 0: not yet; <0: failed. */
+int gpudma_event_query(struct gpudma_event *e);
+/* Waits for ev; on failure for the whole stream; -EFAULT if both fail. */
+int gpudma_event_wait(struct gpudma_copier *cp, struct gpudma_event *e);
+
+#endif /* GPUDMA_COPY_H */

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_kvargs.h>
+
+#include "gpudma.h"
+
+#define KEY_RX_PCAP "rx_pcap"
+#define KEY_TX_PCAP "tx_pcap"
+#define KEY_LOOP "loop"
+#define KEY_QUEUES "queues"
+#define KEY_GPU "gpu"
+#define KEY_BATCH "batch"
+#define KEY_SCATTER "scatter"
+
+static const char *const valid_keys[] = {
+	KEY_RX_PCAP, KEY_TX_PCAP, KEY_LOOP, KEY_QUEUES, KEY_GPU, KEY_BATCH,
+	KEY_SCATTER, NULL
+};
+
+static int
+parse_path(const char *key, const char *value, void *opaque)
+{
+	char *dst = opaque;
+
+	if (value == NULL || value[0] == '\0' || strlen(value) >= PATH_MAX) {
+		GPUDMA_LOG(ERR, "devarg %s: a file path is needed (got \"%s\")",
+			key, value != NULL ? value : "");
+		return -EINVAL;
+	}
+	strcpy(dst, value);
+	return 0;
+}
+
+/* An unsigned decimal in [min, max]. */
+static int
+parse_uint(const char *key, const char *value, uint64_t min, uint64_t max,
+		uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (value == NULL || value[0] < '0' || value[0] > '9')
+		goto bad;
+	errno = 0;
+	v = strtoull(value, &end, 10);
+	if (errno != 0 || *end != '\0' || v < min || v > max)
+		goto bad;
+	*out = v;
+	return 0;
+bad:
+	GPUDMA_LOG(ERR, "devarg %s: \"%s\" is not a number from %" PRIu64 " to %" PRIu64,
+		key, value != NULL ? value : "", min, max);
+	return -EINVAL;
+}
+
+static int
+parse_loop(const char *key, const char *value, void *opaque)
+{
+	return parse_uint(key, value, 0, UINT64_MAX, opaque);
+}
+
+static int
+parse_queues(const char *key, const char *value, void *opaque)
+{
+	uint64_t v;
+	int ret = parse_uint(key, value, 1, GPUDMA_MAX_QUEUES, &v);
+
+	if (ret == 0)
+		*(uint16_t *)opaque = (uint16_t)v;
+	return ret;
+}
+
+static int
+parse_gpu(const char *key, const char *value, void *opaque)
+{
+	uint64_t v;
+	int ret = parse_uint(key, value, 0, 1023, &v);
+
+	if (ret == 0)
+		*(int *)opaque = (int)v;
+	return ret;
+}
+
+static int
+parse_bool(const char *key, const char *value, void *opaque)
+{
+	uint64_t v;
+	int ret = parse_uint(key, value, 0, 1, &v);
+
+	if (ret == 0)
+		*(bool *)opaque = v != 0;
+	return ret;
+}
+
+int
+gpudma_args_parse(const char *params, struct gpudma_args *a)
+{
+	static const struct {
+		const char *key;
+		arg_handler_t fn;
+		size_t off;
+	} handlers[] = {
+		{ KEY_RX_PCAP, parse_path, offsetof(struct gpudma_args, rx_pcap) },
+		{ KEY_TX_PCAP, parse_path, offsetof(struct gpudma_args, tx_pcap) },
+		{ KEY_LOOP, parse_loop, offsetof(struct gpudma_args, loop) },
+		{ KEY_QUEUES, parse_queues, offsetof(struct gpudma_args, queues) },
+		{ KEY_GPU, parse_gpu, offsetof(struct gpudma_args, gpu) },
+		{ KEY_BATCH, parse_bool, offsetof(struct gpudma_args, batch) },
+		{ KEY_SCATTER, parse_bool, offsetof(struct gpudma_args, scatter) },
+	};
+	struct rte_kvargs *kv;
+	unsigned int i, j;
+	int ret = 0;
+
+	memset(a, 0, sizeof(*a));
+	a->loop = 1;
+	a->queues = 1;
+	a->batch = true;
+	if (params == NULL || params[0] == '\0')
+		return 0;
+	/* Parsed without the key list so that an unknown key can be named:
+	 * rte_kvargs_parse() with one only says the whole string is bad. */
+	kv = rte_kvargs_parse(params, NULL);
+	if (kv == NULL) {
+		GPUDMA_LOG(ERR, "devargs \"%s\": not key=value[,key=value...]",
+			params);
+		return -EINVAL;
+	}
+	for (i = 0; i < kv->count && ret == 0; i++) {
+		const char *key = kv->pairs[i].key;
+
+		for (j = 0; valid_keys[j] != NULL; j++)
+			if (strcmp(key, valid_keys[j]) == 0)
+				break;
+		if (valid_keys[j] == NULL) {
+			GPUDMA_LOG(ERR, "devarg %s: unknown key (known: rx_pcap, tx_pcap, loop, queues, gpu, batch, scatter)",
+				key);
+			ret = -EINVAL;
+		} else if (rte_kvargs_count(kv, key) > 1) {
+			GPUDMA_LOG(ERR, "devarg %s: given more than once", key);
+			ret = -EINVAL;
+		}
+	}
+	for (i = 0; i < RTE_DIM(handlers) && ret == 0; i++) {
+		if (rte_kvargs_count(kv, handlers[i].key) == 0)
+			continue;
+		if (rte_kvargs_process(kv, handlers[i].key, handlers[i].fn,
+				(char *)a + handlers[i].off) != 0)
+			ret = -EINVAL;
+	}
+	rte_kvargs_free(kv);
+	return ret;
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef GPUDMA_DEVARGS_H
+#define GPUDMA_DEVARGS_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct gpudma_args {
+	char rx_pcap[PATH_MAX];  /* "" : no frames received */
+	char tx_pcap[PATH_MAX];  /* "" : frames sent are counted and dropped */
+	uint64_t loop;           /* times rx_pcap is replayed, 0 forever */
+	uint16_t queues;         /* RX and TX queues offered */
+	int gpu;                 /* CUDA ordinal whose copy engine fills */
+	bool batch;              /* cuMemcpyBatchAsync where the driver has it */
+	bool scatter;            /* RX fills by the scatter kernel */
+};
+
+/* Parses "key=value,..." into *a; an unknown key or a bad value is
+ * rejected with a log line naming the key. Returns 0 or -EINVAL. */
+int gpudma_args_parse(const char *params, struct gpudma_args *a);
+
+#endif /* GPUDMA_DEVARGS_H */

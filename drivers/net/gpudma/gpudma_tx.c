@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * Transmit: each frame is read from its mbufs (memcpy from host memory, the
+ * copy engine from GPU memory, into a pinned staging area) and written to
+ * tx_pcap; without tx_pcap frames are counted and dropped unread.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_mbuf.h>
+
+#include "gpudma.h"
+
+/* Frames gathered per round trip of the copy engine. */
+#define TX_STAGING (4u * GPUDMA_MAX_FRAME)
+#define TX_MAX_COPIES 4096u
+
+
+int
+gpudma_txq_init(struct gpudma_port *port, struct gpudma_txq *q, uint16_t qid)
+{
+	q->port = port;
+	q->qid = qid;
+	if (port->out == NULL)
+		return 0;
+	q->staging = aligned_alloc(4096, TX_STAGING);
+	if (q->staging == NULL)
+		return -ENOMEM;
+	q->staging_len = TX_STAGING;
+	return 0;
+}
+
+void
+gpudma_txq_fini(struct gpudma_txq *q)
+{
+	struct gpudma_cuda *c = &q->port->cuda;
+
+	if (q->event.ev != NULL || q->copier.stream != NULL) {
+		if (gpudma_cuda_enter_teardown(c,
+				"net_gpudma: tx queue release") == 0) {
+			gpudma_event_fini(&q->event);
+			gpudma_copier_fini(&q->copier);
+			gpudma_cuda_leave(c, "net_gpudma: tx queue release");
+		}
+	}
+	if (q->pinned)
+		(void)gpudma_cuda_unpin(c, q->staging);
+	free(q->staging);
+	q->staging = NULL;
+}
+
+/* The copy engine of a queue that meets GPU memory for the first time. */
+static int
+txq_gpu_ready(struct gpudma_txq *q)
+{
+	struct gpudma_cuda *c = &q->port->cuda;
+	int ret;
+
+	if (q->copier.stream != NULL)
+		return 0;
+	if (!q->pinned) {
+		ret = gpudma_cuda_pin(c, q->staging, q->staging_len);
+		if (ret != 0)
+			return ret;
+		q->pinned = true;
+	}
+	/* Copies only: the scatter kernel reads host memory, TX writes it. */
+	ret = gpudma_copier_init(&q->copier, c, TX_MAX_COPIES,
+		SOCKET_ID_ANY, 0);
+	if (ret != 0)
+		return ret;
+	ret = gpudma_event_init(&q->event);
+	if (ret != 0)
+		gpudma_copier_fini(&q->copier);
+	return ret;
+}
+
+/* Writes out (or, failed, drops) the gathered frames pkts[0..n). */
+static void
+flush(struct gpudma_txq *q, struct rte_mbuf **pkts, const uint32_t *off,
+		uint16_t n, bool gpu)
+{
+	int ret = 0;
+	uint16_t i;
+
+	if (gpu && q->copier.n > 0) {
+		q->st.copy_batches++;
+		q->st.copy_ops += q->copier.n;
+		q->st.copy_bytes += q->copier.bytes;
+		ret = gpudma_copier_submit(&q->copier, false, &q->event, 0);
+		/* Once the event is waited for, the device-to-host copies'
+		 * bytes are in the staging area for this CPU to read. */
+		if (ret == 0)
+			ret = gpudma_event_wait(&q->copier, &q->event);
+	}
+	for (i = 0; i < n; i++) {
+		if (ret == 0) {
+			gpudma_pcap_out_write(q->port->out, q->staging + off[i],
+				pkts[i]->pkt_len);
+			q->st.packets++;
+			q->st.bytes += pkts[i]->pkt_len;
+		} else {
+			q->st.errors++;
+		}
+		/* -EFAULT: the copy engine may still be reading it; a buffer
+		 * reused meanwhile would be sent half new, so it stays out. */
+		if (ret != -EFAULT)
+			rte_pktmbuf_free(pkts[i]);
+	}
+}
+
+/*
+ * Gathers frame m into the staging area at off: host segments by memcpy,
+ * GPU segments as copies for the next flush. Returns the bytes gathered
+ * or a negative errno (the frame cannot be sent, nothing of it queued).
+ */
+static int
+gather(struct gpudma_txq *q, const struct rte_mbuf *m, uint32_t off,
+		bool *ctx, bool *gpu)
+{
+	uint32_t n0 = q->copier.n, total = 0;
+	uint64_t b0 = q->copier.bytes;
+	const struct rte_mbuf *s;
+	int ret;
+
+	for (s = m; s != NULL; s = s->next) {
+		uintptr_t data = rte_pktmbuf_mtod(s, uintptr_t);
+		enum gpudma_mem k;
+
+		if (total + s->data_len > m->pkt_len) {
+			ret = -EINVAL;
+			goto undo;
+		}
+		k = gpudma_mem_kind(&q->port->maps, data, s->data_len);
+		if (k == GPUDMA_MEM_NONE) {
+			ret = -EFAULT;
+			goto undo;
+		}
+		if (k == GPUDMA_MEM_GPU) {
+			if (!*ctx) {
+				ret = gpudma_cuda_enter(&q->port->cuda,
+					"net_gpudma: tx_burst");
+				if (ret != 0)
+					goto undo;
+				*ctx = true;
+			}
+			ret = txq_gpu_ready(q);
+			if (ret != 0)
+				goto undo;
+			if (q->copier.n == q->copier.cap) {
+				ret = -E2BIG;
+				goto undo;
+			}
+			gpudma_copier_add(&q->copier,
+				(uintptr_t)q->staging + off + total, data,
+				s->data_len);
+			*gpu = true;
+		} else {
+			memcpy(q->staging + off + total, (const void *)data,
+				s->data_len);
+		}
+		total += s->data_len;
+	}
+	if (total != m->pkt_len) {
+		ret = -EINVAL;
+		goto undo;
+	}
+	return (int)total;
+undo:
+	q->copier.n = n0;
+	q->copier.bytes = b0;
+	return ret;
+}
+
+uint16_t
+gpudma_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct gpudma_txq *q = queue;
+	uint32_t *off = q->off;
+	uint16_t i, start = 0;
+	bool ctx = false, gpu = false;
+	uint32_t used = 0;
+	int len;
+
+	if (q->port->out == NULL) {
+		for (i = 0; i < n; i++) {
+			q->st.packets++;
+			q->st.bytes += pkts[i]->pkt_len;
+			rte_pktmbuf_free(pkts[i]);
+		}
+		return n;
+	}
+	n = RTE_MIN(n, (uint16_t)GPUDMA_TX_MAX_BURST);
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+
+		if (used + m->pkt_len > q->staging_len ||
+				(q->copier.cap > 0 &&
+				 q->copier.n + m->nb_segs > q->copier.cap)) {
+			flush(q, pkts + start, off, i - start, gpu);
+			start = i;
+			used = 0;
+			gpu = false;
+		}
+		len = m->pkt_len <= q->staging_len ?
+			gather(q, m, used, &ctx, &gpu) : -E2BIG;
+		if (len < 0) {
+			/* Dropped as a NIC drops a frame it cannot read;
+			 * what was gathered before it goes first. */
+			flush(q, pkts + start, off, i - start, gpu);
+			q->st.errors++;
+			rte_pktmbuf_free(m);
+			start = i + 1;
+			used = 0;
+			gpu = false;
+			continue;
+		}
+		off[i - start] = used;
+		used += RTE_ALIGN_CEIL((uint32_t)len, 64);
+	}
+	flush(q, pkts + start, off, i - start, gpu);
+	if (ctx)
+		gpudma_cuda_leave(&q->port->cuda, "net_gpudma: tx_burst");
+	return n;
+}

@@ -1,0 +1,1187 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * Host tests of net_gpudma against the fake CUDA library: devargs, the
+ * descriptor ring (completion order, chains up to 262144 bytes, missed
+ * frames), DMA mappings (pool refusal, EBUSY unmap), TX to pcap, stats,
+ * and fault injection of every CUDA call the port makes.
+ *
+ * Usage: test-net-gpudma host|gpu|faults FAKE_LIBCUDA WORKDIR
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <pcap/pcap.h>
+
+#include <rte_bus_vdev.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_memory.h>
+
+#include "fake_cuda.h"
+#include "gpudma_frames.h"
+#include "rte_pmd_net_gpudma.h"
+#include "test_common.h"
+
+TEST_GLOBALS;
+
+#define MAX_FRAME GPUDMA_FRAMES_MAX
+#define SEG_ROOM 2048u       /* data room past the headroom, every pool */
+#define GPU_MEM_LEN (32u << 20)
+#define PAGE 4096u
+
+static const char *workdir;
+
+/* ---- frames and pcap files ------------------------------------------------ */
+
+/* Frame lengths of the test capture: around a segment's edges, jumbo,
+ * around 64 KiB (where DPDK 22.11's net_pcap truncates) and 262144. */
+static const uint32_t frame_lens[] = {
+	60, 64, 128, 1500, 2047, 2048, 2049, 4096, 9000, 65535, 65536,
+	65549, 100000, 262144, 1514, 60, 262143, 300, 4097, 1,
+};
+#define NB_FRAMES RTE_DIM(frame_lens)
+
+static void
+path_in(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/%s", workdir, name);
+}
+
+/* Frame k of a pcap file compared with expected lens/bytes; returns the
+ * number of frames read, or -1 on a mismatch (printed). */
+static int
+check_pcap(const char *path, const uint32_t *lens, unsigned int n)
+{
+	char err[PCAP_ERRBUF_SIZE];
+	struct pcap_pkthdr *h;
+	const u_char *b;
+	unsigned int k = 0;
+	pcap_t *p;
+	uint32_t j;
+	int rc, ret = 0;
+
+	p = pcap_open_offline(path, err);
+	if (p == NULL) {
+		printf("  %s: %s\n", path, err);
+		return -1;
+	}
+	while ((rc = pcap_next_ex(p, &h, &b)) == 1) {
+		if (k >= n || h->caplen != lens[k % n] || h->len != lens[k % n]) {
+			printf("  %s: frame %u is %u bytes, expected %u\n", path,
+				k, h->caplen, k < n ? lens[k] : 0);
+			ret = -1;
+			break;
+		}
+		for (j = 0; j < h->caplen; j++) {
+			if (b[j] != gpudma_frame_byte(k, j)) {
+				printf("  %s: frame %u differs at byte %u\n",
+					path, k, j);
+				ret = -1;
+				break;
+			}
+		}
+		if (ret != 0)
+			break;
+		k++;
+	}
+	pcap_close(p);
+	return ret == 0 ? (int)k : -1;
+}
+
+/* 0 if chain m holds frame k whole: lengths consistent, bytes equal. */
+static int
+check_chain(const struct rte_mbuf *m, uint32_t k, uint32_t len)
+{
+	const struct rte_mbuf *s;
+	uint32_t off = 0, sum = 0, segs = 0, j;
+
+	if (m->pkt_len != len) {
+		printf("  frame %u: pkt_len %u, expected %u\n", k, m->pkt_len, len);
+		return -1;
+	}
+	for (s = m; s != NULL; s = s->next) {
+		const uint8_t *d = rte_pktmbuf_mtod(s, const uint8_t *);
+
+		for (j = 0; j < s->data_len; j++) {
+			if (d[j] != gpudma_frame_byte(k, off + j)) {
+				printf("  frame %u: byte %u differs (a buffer handed out before its copy completed?)\n",
+					k, off + j);
+				return -1;
+			}
+		}
+		off += s->data_len;
+		sum += s->data_len;
+		segs++;
+	}
+	if (sum != m->pkt_len || segs != m->nb_segs) {
+		printf("  frame %u: data_len sum %u, pkt_len %u, %u segments, nb_segs %u\n",
+			k, sum, m->pkt_len, segs, m->nb_segs);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- log capture ------------------------------------------------------------ */
+
+static FILE *log_file;
+static long log_mark;
+
+static void
+log_begin(void)
+{
+	fflush(log_file);
+	log_mark = ftell(log_file);
+}
+
+/* 1 if the log since log_begin() holds s. */
+static int
+log_has(const char *s)
+{
+	static char buf[1 << 16];
+	size_t n;
+
+	fflush(log_file);
+	if (fseek(log_file, log_mark, SEEK_SET) != 0)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, log_file);
+	buf[n] = '\0';
+	fseek(log_file, 0, SEEK_END);
+	return strstr(buf, s) != NULL;
+}
+
+/* ---- the test's own GPU memory, from the fake --------------------------------- */
+
+extern CUresult cuGetProcAddress_v2(const char *name, void **pfn, int version,
+	cuuint64_t flags, CUdriverProcAddressQueryResult *status);
+
+static struct {
+	PFN_cuInit_v2000 init;
+	PFN_cuDevicePrimaryCtxRetain_v7000 retain;
+	PFN_cuCtxPushCurrent_v4000 push;
+	PFN_cuCtxPopCurrent_v4000 pop;
+	PFN_cuMemAlloc_v3020 alloc;
+	CUcontext ctx;
+} cu;
+
+static void *gpu_mem;        /* GPU_MEM_LEN bytes, page aligned */
+
+static int
+gpu_mem_init(void)
+{
+	CUdriverProcAddressQueryResult st;
+	CUdeviceptr p;
+	CUcontext c;
+
+#define RESOLVE(field, sym, ver) \
+	if (cuGetProcAddress_v2(#sym, (void **)&cu.field, ver, \
+			CU_GET_PROC_ADDRESS_DEFAULT, &st) != CUDA_SUCCESS || \
+			cu.field == NULL) \
+		return -1
+	RESOLVE(init, cuInit, 2000);
+	RESOLVE(retain, cuDevicePrimaryCtxRetain, 7000);
+	RESOLVE(push, cuCtxPushCurrent, 4000);
+	RESOLVE(pop, cuCtxPopCurrent, 4000);
+	RESOLVE(alloc, cuMemAlloc, 3020);
+#undef RESOLVE
+	if (cu.init(0) != CUDA_SUCCESS || cu.retain(&cu.ctx, 0) != CUDA_SUCCESS ||
+			cu.push(cu.ctx) != CUDA_SUCCESS)
+		return -1;
+	if (cu.alloc(&p, GPU_MEM_LEN + PAGE) != CUDA_SUCCESS) {
+		cu.pop(&c);
+		return -1;
+	}
+	cu.pop(&c);
+	gpu_mem = (void *)RTE_ALIGN_CEIL((uintptr_t)p, PAGE);
+	/* The GPU memory is registered with EAL once: pools come and go. */
+	if (rte_extmem_register(gpu_mem, GPU_MEM_LEN, NULL, 0, PAGE) != 0)
+		return -1;
+	return 0;
+}
+
+/* ---- ports and pools ------------------------------------------------------- */
+
+static struct rte_mempool *
+host_pool(const char *name, unsigned int n)
+{
+	return rte_pktmbuf_pool_create(name, n, 0, 0,
+		SEG_ROOM + RTE_PKTMBUF_HEADROOM, SOCKET_ID_ANY);
+}
+
+static struct rte_mempool *
+gpu_pool(const char *name, unsigned int n)
+{
+	struct rte_pktmbuf_extmem ext = {
+		.buf_ptr = gpu_mem,
+		.buf_iova = RTE_BAD_IOVA,
+		.buf_len = GPU_MEM_LEN,
+		.elt_size = SEG_ROOM + RTE_PKTMBUF_HEADROOM,
+	};
+
+	/* Poison: a buffer handed out before its copy landed shows it. */
+	memset(gpu_mem, 0xee, GPU_MEM_LEN);
+	return rte_pktmbuf_pool_create_extbuf(name, n, 0, 0, ext.elt_size,
+		SOCKET_ID_ANY, &ext, 1);
+}
+
+/* GPUDMA_TEST_SCATTER=1: every port fills GPU memory with the scatter
+ * kernel instead of copies. */
+static bool scatter;
+
+static int
+port_create(const char *name, const char *args, uint16_t *port)
+{
+	char all[1400];
+
+	snprintf(all, sizeof(all), "%s%s%s", args,
+		scatter && args[0] != '\0' ? "," : "", scatter ? "scatter=1" : "");
+	if (rte_vdev_init(name, all) != 0)
+		return -1;
+	if (rte_eth_dev_get_port_by_name(name, port) != 0 ||
+			rte_pmd_gpudma_is_port(*port) != 1) {
+		rte_vdev_uninit(name);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+port_destroy(const char *name, uint16_t port)
+{
+	(void)rte_eth_dev_stop(port);
+	(void)rte_eth_dev_close(port);
+	(void)rte_vdev_uninit(name);
+}
+
+/* Configures nq queues on pool mp (NULL: set RX up later). */
+static int
+port_setup(uint16_t port, uint16_t nq, struct rte_mempool *mp)
+{
+	struct rte_eth_conf conf = { 0 };
+	uint16_t q;
+	int ret;
+
+	ret = rte_eth_dev_configure(port, nq, nq, &conf);
+	for (q = 0; q < nq && ret == 0 && mp != NULL; q++)
+		ret = rte_eth_rx_queue_setup(port, q, 256, SOCKET_ID_ANY, NULL, mp);
+	for (q = 0; q < nq && ret == 0; q++)
+		ret = rte_eth_tx_queue_setup(port, q, 256, SOCKET_ID_ANY, NULL);
+	return ret;
+}
+
+static struct rte_device *
+port_dev(uint16_t port)
+{
+	struct rte_eth_dev_info info;
+
+	if (rte_eth_dev_info_get(port, &info) != 0)
+		return NULL;
+	return info.device;
+}
+
+static uint64_t
+xstat(uint16_t port, const char *name)
+{
+	uint64_t id, v = UINT64_MAX;
+
+	if (rte_eth_xstats_get_id_by_name(port, name, &id) != 0 ||
+			rte_eth_xstats_get_by_id(port, &id, &v, 1) != 1)
+		return UINT64_MAX;
+	return v;
+}
+
+/* Receives from queue q until it has given nothing for a while; each
+ * frame is checked against frame_lens (frame k of the queue is global
+ * frame first + k * stride) and kept in out[] if out is not NULL, else
+ * freed. Returns the number received or -1 on a bad frame. */
+static int
+rx_all(uint16_t port, uint16_t q, unsigned int first, unsigned int stride,
+		struct rte_mbuf **out, unsigned int max)
+{
+	struct rte_mbuf *pkts[32];
+	unsigned int got = 0, idle = 0, i;
+
+	while (idle < 16) {
+		uint16_t n = rte_eth_rx_burst(port, q, pkts, RTE_DIM(pkts));
+
+		idle = n == 0 ? idle + 1 : 0;
+		for (i = 0; i < n; i++, got++) {
+			unsigned int k = (first + got * stride) % NB_FRAMES;
+
+			/* stride 0: frames may be missing, order unknown */
+			if (stride > 0 &&
+					check_chain(pkts[i], k, frame_lens[k]) != 0) {
+				rte_pktmbuf_free_bulk(pkts + i, n - i);
+				return -1;
+			}
+			if (out != NULL && got < max)
+				out[got] = pkts[i];
+			else
+				rte_pktmbuf_free(pkts[i]);
+		}
+	}
+	return (int)got;
+}
+
+static uint64_t
+total_bytes(void)
+{
+	uint64_t b = 0;
+	unsigned int i;
+
+	for (i = 0; i < NB_FRAMES; i++)
+		b += frame_lens[i];
+	return b;
+}
+
+static uint32_t
+total_segs(void)
+{
+	uint32_t s = 0;
+	unsigned int i;
+
+	for (i = 0; i < NB_FRAMES; i++)
+		s += (frame_lens[i] + SEG_ROOM - 1) / SEG_ROOM;
+	return s;
+}
+
+static char in_pcap[512];
+
+/* ---- cases: devargs -------------------------------------------------------- */
+
+static void
+bad_devargs(void)
+{
+	static const struct {
+		const char *args;
+		const char *named;
+	} bad[] = {
+		{ "foo=1", "devarg foo" },
+		{ "rx_pcap=x.pcap,colour=blue", "devarg colour" },
+		{ "loop=abc", "devarg loop" },
+		{ "loop=-1", "devarg loop" },
+		{ "queues=0", "devarg queues" },
+		{ "queues=17", "devarg queues" },
+		{ "gpu=x", "devarg gpu" },
+		{ "batch=2", "devarg batch" },
+		{ "scatter=yes", "devarg scatter" },
+		{ "loop=1,loop=2", "devarg loop" },
+		{ "rx_pcap=", "devarg rx_pcap" },
+		{ "rx_pcap=/nonexistent/in.pcap", "rx_pcap /nonexistent/in.pcap" },
+	};
+	unsigned int i;
+	char args[600];
+	uint16_t port;
+
+	for (i = 0; i < RTE_DIM(bad); i++) {
+		log_begin();
+		CHECK(rte_vdev_init("net_gpudma_bad", bad[i].args) != 0,
+			"\"%s\" accepted", bad[i].args);
+		CHECK(log_has(bad[i].named), "\"%s\": no log line naming %s",
+			bad[i].args, bad[i].named);
+		(void)rte_vdev_uninit("net_gpudma_bad");
+	}
+	snprintf(args, sizeof(args), "rx_pcap=%s,loop=0,queues=16,gpu=0", in_pcap);
+	CHECK(port_create("net_gpudma_good", args, &port) == 0, "%s refused", args);
+	port_destroy("net_gpudma_good", port);
+}
+
+/* ---- cases: host memory ------------------------------------------------------- */
+
+static void
+host_rx_chains(void)
+{
+	struct rte_mempool *mp = host_pool("host_chains", 4095);
+	struct rte_eth_stats st;
+	char args[600];
+	uint16_t port;
+	int got;
+
+	CHECK(mp != NULL, "pool: %s", rte_strerror(rte_errno));
+	snprintf(args, sizeof(args), "rx_pcap=%s,loop=2", in_pcap);
+	if (mp == NULL || port_create("net_gpudma_h", args, &port) != 0) {
+		CHECK(0, "port not created");
+		rte_mempool_free(mp);
+		return;
+	}
+	CHECK(port_setup(port, 1, mp) == 0, "setup");
+	CHECK(rte_eth_dev_start(port) == 0, "start");
+	got = rx_all(port, 0, 0, 1, NULL, 0);
+	CHECK(got == 2 * (int)NB_FRAMES, "received %d of %u", got,
+		2 * (unsigned int)NB_FRAMES);
+	CHECK(rte_eth_stats_get(port, &st) == 0, "stats");
+	CHECK(st.ipackets == 2 * NB_FRAMES && st.ibytes == 2 * total_bytes() &&
+		st.imissed == 0 && st.ierrors == 0,
+		"ipackets %" PRIu64 " ibytes %" PRIu64 " imissed %" PRIu64 " ierrors %" PRIu64,
+		st.ipackets, st.ibytes, st.imissed, st.ierrors);
+	CHECK(xstat(port, "rx_copy_bytes") == 2 * total_bytes(),
+		"rx_copy_bytes %" PRIu64, xstat(port, "rx_copy_bytes"));
+	CHECK(xstat(port, "rx_copy_ops") == 2 * total_segs(),
+		"rx_copy_ops %" PRIu64 " for %u segments",
+		xstat(port, "rx_copy_ops"), 2 * total_segs());
+	port_destroy("net_gpudma_h", port);
+	CHECK(rte_mempool_avail_count(mp) == 4095, "%u of 4095 mbufs back",
+		rte_mempool_avail_count(mp));
+	rte_mempool_free(mp);
+}
+
+static void
+host_multi_queue_and_loop_forever(void)
+{
+	struct rte_mempool *mp = host_pool("host_mq", 8191);
+	struct rte_mbuf *pkts[32];
+	struct rte_eth_stats st;
+	char args[600];
+	uint16_t port, q;
+	unsigned int forever = 0;
+	int got[3];
+
+	snprintf(args, sizeof(args), "rx_pcap=%s,queues=3", in_pcap);
+	if (mp == NULL || port_create("net_gpudma_mq", args, &port) != 0) {
+		CHECK(0, "port not created");
+		rte_mempool_free(mp);
+		return;
+	}
+	CHECK(port_setup(port, 3, mp) == 0, "setup");
+	CHECK(rte_eth_dev_start(port) == 0, "start");
+	for (q = 0; q < 3; q++) {
+		got[q] = rx_all(port, q, q, 3, NULL, 0);
+		CHECK(got[q] == (int)(NB_FRAMES - q + 2) / 3,
+			"queue %u received %d", q, got[q]);
+	}
+	CHECK(rte_eth_stats_get(port, &st) == 0, "stats");
+	CHECK(st.ipackets == NB_FRAMES && st.q_ipackets[1] == (uint64_t)got[1],
+		"ipackets %" PRIu64 ", queue 1 %" PRIu64, st.ipackets,
+		st.q_ipackets[1]);
+	port_destroy("net_gpudma_mq", port);
+
+	/* loop=0 replays until stopped. */
+	snprintf(args, sizeof(args), "rx_pcap=%s,loop=0", in_pcap);
+	if (port_create("net_gpudma_mq", args, &port) != 0) {
+		CHECK(0, "loop=0 port not created");
+		rte_mempool_free(mp);
+		return;
+	}
+	CHECK(port_setup(port, 1, mp) == 0, "setup");
+	CHECK(rte_eth_dev_start(port) == 0, "start");
+	while (forever < 10 * NB_FRAMES) {
+		uint16_t n = rte_eth_rx_burst(port, 0, pkts, RTE_DIM(pkts));
+
+		if (n == 0)
+			break;
+		forever += n;
+		rte_pktmbuf_free_bulk(pkts, n);
+	}
+	CHECK(forever >= 10 * NB_FRAMES, "loop=0 stopped after %u frames",
+		forever);
+	port_destroy("net_gpudma_mq", port);
+	CHECK(rte_mempool_avail_count(mp) == 8191, "%u of 8191 mbufs back",
+		rte_mempool_avail_count(mp));
+	rte_mempool_free(mp);
+}
+
+static void
+host_imissed_when_pool_empty(void)
+{
+	static struct rte_mbuf *held[NB_FRAMES];
+	struct rte_mempool *mp = host_pool("host_small", 64);
+	struct rte_eth_stats st;
+	char args[600];
+	uint16_t port;
+	int got;
+
+	snprintf(args, sizeof(args), "rx_pcap=%s", in_pcap);
+	if (mp == NULL || port_create("net_gpudma_m", args, &port) != 0) {
+		CHECK(0, "port not created");
+		rte_mempool_free(mp);
+		return;
+	}
+	CHECK(port_setup(port, 1, mp) == 0, "setup");
+	CHECK(rte_eth_dev_start(port) == 0, "start");
+	/* All kept: the 64 buffers run out, as a ring nobody refills. */
+	got = rx_all(port, 0, 0, 0, held, NB_FRAMES);
+	CHECK(rte_eth_stats_get(port, &st) == 0, "stats");
+	CHECK(got > 0 && st.imissed > 0 && st.ipackets + st.imissed == NB_FRAMES,
+		"received %d, ipackets %" PRIu64 " imissed %" PRIu64, got,
+		st.ipackets, st.imissed);
+	if (got > 0)
+		rte_pktmbuf_free_bulk(held, RTE_MIN((unsigned int)got, NB_FRAMES));
+	port_destroy("net_gpudma_m", port);
+	CHECK(rte_mempool_avail_count(mp) == 64, "%u of 64 mbufs back",
+		rte_mempool_avail_count(mp));
+	rte_mempool_free(mp);
+}
+
+/* RX then TX of every frame: tx_pcap holds rx_pcap's bytes. */
+static void
+loop_rx_to_tx(const char *what, bool gpu)
+{
+	static struct rte_mbuf *held[NB_FRAMES];
+	char args[1200], out[512];
+	struct rte_mempool *mp;
+	struct rte_eth_stats st;
+	uint16_t port, sent;
+	int got, n;
+
+	path_in(out, sizeof(out), gpu ? "tx-gpu.pcap" : "tx-host.pcap");
+	snprintf(args, sizeof(args), "rx_pcap=%s,tx_pcap=%s", in_pcap, out);
+	mp = gpu ? gpu_pool("tx_pool", 2048) : host_pool("tx_pool", 2048);
+	if (mp == NULL || port_create("net_gpudma_tx", args, &port) != 0) {
+		CHECK(0, "%s: port not created", what);
+		rte_mempool_free(mp);
+		return;
+	}
+	CHECK(port_setup(port, 1, NULL) == 0, "setup");
+	if (gpu)
+		CHECK(rte_dev_dma_map(port_dev(port), gpu_mem,
+			RTE_BAD_IOVA, GPU_MEM_LEN) == 0, "dma map: %s",
+			rte_strerror(rte_errno));
+	CHECK(rte_eth_rx_queue_setup(port, 0, 256, SOCKET_ID_ANY, NULL, mp) == 0,
+		"rx setup");
+	CHECK(rte_eth_dev_start(port) == 0, "start");
+	got = rx_all(port, 0, 0, 1, held, NB_FRAMES);
+	CHECK(got == (int)NB_FRAMES, "%s: received %d", what, got);
+	sent = got > 0 ? rte_eth_tx_burst(port, 0, held, (uint16_t)got) : 0;
+	CHECK(sent == got, "%s: sent %u of %d", what, sent, got);
+	CHECK(rte_eth_stats_get(port, &st) == 0, "stats");
+	CHECK(st.opackets == NB_FRAMES && st.obytes == total_bytes() &&
+		st.oerrors == 0, "%s: opackets %" PRIu64 " obytes %" PRIu64 " oerrors %" PRIu64,
+		what, st.opackets, st.obytes, st.oerrors);
+	if (gpu)
+		CHECK(xstat(port, "tx_copy_ops") == total_segs() &&
+			xstat(port, "tx_copy_bytes") == total_bytes(),
+			"%s: tx_copy_ops %" PRIu64 " tx_copy_bytes %" PRIu64, what,
+			xstat(port, "tx_copy_ops"), xstat(port, "tx_copy_bytes"));
+	(void)rte_eth_dev_stop(port);
+	if (gpu)
+		CHECK(rte_dev_dma_unmap(port_dev(port), gpu_mem,
+			RTE_BAD_IOVA, GPU_MEM_LEN) == 0, "unmap: %s",
+			rte_strerror(rte_errno));
+	port_destroy("net_gpudma_tx", port);
+	n = check_pcap(out, frame_lens, NB_FRAMES);
+	CHECK(n == (int)NB_FRAMES, "%s: tx_pcap has %d good frames", what, n);
+	CHECK(rte_mempool_avail_count(mp) == 2048, "%s: %u of 2048 mbufs back",
+		what, rte_mempool_avail_count(mp));
+	rte_mempool_free(mp);
+}
+
+static void
+host_tx_pcap_identical(void)
+{
+	loop_rx_to_tx("host memory", false);
+}
+
+/* A chain whose pkt_len disagrees with its segments is dropped, counted. */
+static void
+host_tx_bad_chain_counted(void)
+{
+	struct rte_mempool *mp = host_pool("tx_bad", 64);
+	struct rte_eth_stats st;
+	struct rte_mbuf *m[2];
+	char args[600], out[512];
+	uint16_t port;
+
+	path_in(out, sizeof(out), "tx-bad.pcap");
+	snprintf(args, sizeof(args), "tx_pcap=%s", out);
+	if (mp == NULL || port_create("net_gpudma_txb", args, &port) != 0 ||
+			rte_pktmbuf_alloc_bulk(mp, m, 2) != 0) {
+		CHECK(0, "set-up");
+		rte_mempool_free(mp);
+		return;
+	}
+	CHECK(port_setup(port, 1, NULL) == 0 && rte_eth_dev_start(port) == 0,
+		"setup");
+	memset(rte_pktmbuf_append(m[0], 100), 1, 100);
+	m[0]->pkt_len = 200;                  /* says more than it holds */
+	memset(rte_pktmbuf_append(m[1], 60), 2, 60);
+	CHECK(rte_eth_tx_burst(port, 0, m, 2) == 2, "tx");
+	CHECK(rte_eth_stats_get(port, &st) == 0 && st.oerrors == 1 &&
+		st.opackets == 1 && st.obytes == 60,
+		"oerrors %" PRIu64 " opackets %" PRIu64, st.oerrors, st.opackets);
+	port_destroy("net_gpudma_txb", port);
+	CHECK(rte_mempool_avail_count(mp) == 64, "%u of 64 mbufs back",
+		rte_mempool_avail_count(mp));
+	rte_mempool_free(mp);
+}
+
+/* ---- cases: GPU memory -------------------------------------------------------- */
+
+static unsigned int streams0, events0, regs0, allocs0, refs0, modules0;
+
+static void
+cuda_baseline(void)
+{
+	streams0 = fake_cuda_live_streams();
+	events0 = fake_cuda_live_events();
+	regs0 = fake_cuda_live_registrations();
+	allocs0 = fake_cuda_live_allocs();
+	refs0 = fake_cuda_live_primary_refs();
+	modules0 = fake_cuda_live_modules();
+}
+
+/* Everything the port took from CUDA given back (what the fake dropped on
+ * a release made to fail counts as given back). */
+static void
+check_cuda_released(const char *what)
+{
+	CHECK(fake_cuda_live_streams() == streams0 &&
+		fake_cuda_live_events() == events0 &&
+		fake_cuda_live_registrations() == regs0 &&
+		fake_cuda_live_allocs() == allocs0 &&
+		fake_cuda_live_primary_refs() == refs0 &&
+		fake_cuda_live_modules() == modules0 &&
+		fake_cuda_kernel_errors() == 0 &&
+		fake_cuda_ctx_depth() == 0,
+		"%s: streams %u/%u events %u/%u registrations %u/%u allocations %u/%u context refs %u/%u modules %u/%u, %" PRIu64 " bad scatter descriptors, depth %u",
+		what, fake_cuda_live_streams(), streams0, fake_cuda_live_events(),
+		events0, fake_cuda_live_registrations(), regs0,
+		fake_cuda_live_allocs(), allocs0, fake_cuda_live_primary_refs(),
+		refs0, fake_cuda_live_modules(), modules0,
+		fake_cuda_kernel_errors(), fake_cuda_ctx_depth());
+}
+
+static void
+gpu_pool_refused_until_mapped(void)
+{
+	struct rte_mempool *mp = gpu_pool("gpu_pool_unmapped", 1024);
+	struct rte_mempool *hp = host_pool("host_pool_ok", 512);
+	struct rte_device *dev;
+	char args[600];
+	uint16_t port;
+
+	cuda_baseline();
+	snprintf(args, sizeof(args), "rx_pcap=%s", in_pcap);
+	if (mp == NULL || hp == NULL ||
+			port_create("net_gpudma_map", args, &port) != 0) {
+		CHECK(0, "set-up");
+		rte_mempool_free(mp);
+		rte_mempool_free(hp);
+		return;
+	}
+	dev = port_dev(port);
+	CHECK(port_setup(port, 1, NULL) == 0, "setup");
+	log_begin();
+	CHECK(rte_eth_rx_queue_setup(port, 0, 256, SOCKET_ID_ANY, NULL, mp) != 0,
+		"a pool in unmapped external memory accepted");
+	CHECK(log_has("mempool gpu_pool_unmapped"), "refusal does not name the pool");
+	/* EAL memory needs no mapping. */
+	CHECK(rte_eth_rx_queue_setup(port, 0, 256, SOCKET_ID_ANY, NULL, hp) == 0,
+		"EAL-memory pool refused");
+	CHECK(rte_dev_dma_map(dev, gpu_mem, RTE_BAD_IOVA, GPU_MEM_LEN) == 0,
+		"dma map: %s", rte_strerror(rte_errno));
+	CHECK(rte_dev_dma_map(dev, (char *)gpu_mem + PAGE, RTE_BAD_IOVA, PAGE) != 0 &&
+		rte_errno == EEXIST, "an overlapping mapping accepted");
+	log_begin();
+	CHECK(rte_eth_rx_queue_setup(port, 0, 256, SOCKET_ID_ANY, NULL, mp) == 0,
+		"mapped GPU pool refused");
+	CHECK(log_has("DMA-mapped GPU memory"), "queue not in GPU mode");
+	CHECK(rte_dev_dma_unmap(dev, gpu_mem, RTE_BAD_IOVA, PAGE) != 0 &&
+		rte_errno == ENOENT, "unmap of what was not mapped accepted");
+	/* Started, the queue may post there at any poll. */
+	CHECK(rte_eth_dev_start(port) == 0, "start");
+	log_begin();
+	CHECK(rte_dev_dma_unmap(dev, gpu_mem, RTE_BAD_IOVA, GPU_MEM_LEN) != 0 &&
+		rte_errno == EBUSY && log_has("pool gpu_pool_unmapped"),
+		"unmap under a started queue's pool: %s", rte_strerror(rte_errno));
+	CHECK(rte_eth_dev_stop(port) == 0, "stop");
+	CHECK(rte_dev_dma_unmap(dev, gpu_mem, RTE_BAD_IOVA, GPU_MEM_LEN) == 0,
+		"unmap of a stopped port: %s", rte_strerror(rte_errno));
+	/* Unmapped since setup: the port does not start on it. */
+	log_begin();
+	CHECK(rte_eth_dev_start(port) != 0 && log_has("mempool gpu_pool_unmapped"),
+		"started on a pool no longer mapped");
+	port_destroy("net_gpudma_map", port);
+	check_cuda_released("after close");
+	rte_mempool_free(mp);
+	rte_mempool_free(hp);
+}
+
+/* Segments frame k takes. */
+static uint32_t
+segs_of(unsigned int k)
+{
+	return (frame_lens[k] + SEG_ROOM - 1) / SEG_ROOM;
+}
+
+static void
+gpu_rx_completion_order_on(bool no_batch)
+{
+	struct rte_mempool *mp = gpu_pool("gpu_order", 2048);
+	uint64_t batches0 = fake_cuda_batch_calls();
+	uint64_t launches0 = fake_cuda_kernel_launches();
+	struct rte_mbuf *pkts[32];
+	struct rte_eth_stats st;
+	struct rte_device *dev;
+	uint32_t first_batch;
+	unsigned int i, got = 0;
+	char args[600];
+	uint16_t port, n;
+	int rest;
+
+	cuda_baseline();
+	/* batch=0 as the fake hiding cuMemcpyBatchAsync would. */
+	snprintf(args, sizeof(args), "rx_pcap=%s,loop=3%s", in_pcap,
+		no_batch ? ",batch=0" : "");
+	if (mp == NULL || port_create("net_gpudma_ord", args, &port) != 0) {
+		CHECK(0, "set-up");
+		rte_mempool_free(mp);
+		return;
+	}
+	dev = port_dev(port);
+	CHECK(port_setup(port, 1, NULL) == 0, "setup");
+	CHECK(rte_dev_dma_map(dev, gpu_mem, RTE_BAD_IOVA, GPU_MEM_LEN) == 0,
+		"dma map: %s", rte_strerror(rte_errno));
+	CHECK(rte_eth_rx_queue_setup(port, 0, 256, SOCKET_ID_ANY, NULL, mp) == 0,
+		"rx setup");
+	CHECK(rte_eth_dev_start(port) == 0, "start");
+
+	fake_cuda_set_async_manual(1);
+	/* Three bursts of 4 posted, none filled yet: nothing comes back. */
+	for (i = 0; i < 3; i++) {
+		n = rte_eth_rx_burst(port, 0, pkts, 4);
+		CHECK(n == 0, "burst %u: %u buffers handed out before any copy ran", i, n);
+	}
+	/* Operations of the first burst: a copy a segment, or one launch. */
+	first_batch = scatter ? 1 :
+		segs_of(0) + segs_of(1) + segs_of(2) + segs_of(3);
+	CHECK(fake_cuda_async_pending() > first_batch, "%" PRIu64 " operations pending",
+		fake_cuda_async_pending());
+	/* The first burst but its last copy: still nothing. */
+	CHECK(fake_cuda_async_complete(first_batch - 1) == first_batch - 1, "ran");
+	n = rte_eth_rx_burst(port, 0, pkts, 32);
+	CHECK(n == 0, "%u buffers handed out with a copy of their burst pending", n);
+	/* Unmapping memory posted descriptors use fails. */
+	CHECK(rte_dev_dma_unmap(dev, gpu_mem, RTE_BAD_IOVA, GPU_MEM_LEN) != 0 &&
+		rte_errno == EBUSY, "unmap with descriptors in flight: %s",
+		rte_strerror(rte_errno));
+	/* Its last copy: exactly the first burst, in order. */
+	CHECK(fake_cuda_async_complete(1) == 1, "ran");
+	n = rte_eth_rx_burst(port, 0, pkts, 32);
+	CHECK(n == 4, "%u buffers after the first burst's copies completed", n);
+	for (i = 0; i < n; i++, got++)
+		CHECK(check_chain(pkts[i], got % NB_FRAMES,
+			frame_lens[got % NB_FRAMES]) == 0, "frame %u", got);
+	rte_pktmbuf_free_bulk(pkts, n);
+	/* The rest, copies running as they are enqueued. */
+	fake_cuda_set_async_manual(0);
+	rest = rx_all(port, 0, got, 1, NULL, 0);
+	CHECK(rest >= 0 && got + (unsigned int)rest == 3 * NB_FRAMES,
+		"received %u + %d of %u", got, rest, 3 * (unsigned int)NB_FRAMES);
+	CHECK(rte_eth_stats_get(port, &st) == 0, "stats");
+	CHECK(st.ipackets == 3 * NB_FRAMES && st.ibytes == 3 * total_bytes() &&
+		st.ierrors == 0, "ipackets %" PRIu64 " ibytes %" PRIu64 " ierrors %" PRIu64,
+		st.ipackets, st.ibytes, st.ierrors);
+	CHECK(xstat(port, "rx_copy_ops") == 3 * total_segs() &&
+		xstat(port, "rx_copy_bytes") == 3 * total_bytes() &&
+		xstat(port, "rx_copy_batches") > 0,
+		"rx_copy_ops %" PRIu64 " rx_copy_bytes %" PRIu64 " rx_copy_batches %" PRIu64,
+		xstat(port, "rx_copy_ops"), xstat(port, "rx_copy_bytes"),
+		xstat(port, "rx_copy_batches"));
+	if (scatter)
+		CHECK(fake_cuda_kernel_launches() > launches0 &&
+			fake_cuda_batch_calls() == batches0,
+			"scatter=1 and no kernel launched, or batched copies");
+	else if (!no_batch && getenv("FAKE_CUDA_HIDE_SYMBOL") == NULL)
+		CHECK(fake_cuda_batch_calls() > batches0,
+			"no cuMemcpyBatchAsync though the driver has it");
+	else
+		CHECK(fake_cuda_batch_calls() == batches0,
+			"cuMemcpyBatchAsync called though hidden");
+	/* Stopped, the port holds nothing: the mapping can go. */
+	CHECK(rte_eth_dev_stop(port) == 0, "stop");
+	CHECK(rte_dev_dma_unmap(dev, gpu_mem, RTE_BAD_IOVA, GPU_MEM_LEN) == 0,
+		"unmap after stop: %s", rte_strerror(rte_errno));
+	port_destroy("net_gpudma_ord", port);
+	check_cuda_released("after close");
+	CHECK(rte_mempool_avail_count(mp) == 2048, "%u of 2048 mbufs back",
+		rte_mempool_avail_count(mp));
+	rte_mempool_free(mp);
+}
+
+static void
+gpu_rx_completion_order(void)
+{
+	gpu_rx_completion_order_on(false);
+}
+
+static void
+gpu_rx_completion_order_batch0(void)
+{
+	gpu_rx_completion_order_on(true);
+}
+
+static void
+gpu_tx_pcap_identical(void)
+{
+	cuda_baseline();
+	loop_rx_to_tx("GPU memory", true);
+	check_cuda_released("after close");
+}
+
+/* ---- RX buffer split -------------------------------------------------------------- */
+
+#define SPLIT_HEAD 64u
+
+/* rc: the first SPLIT_HEAD bytes into head, the rest into body. */
+static void
+split_conf(struct rte_eth_rxconf *rc, union rte_eth_rxseg segs[2],
+		struct rte_mempool *head, struct rte_mempool *body)
+{
+	memset(segs, 0, 2 * sizeof(segs[0]));
+	segs[0].split.mp = head;
+	segs[0].split.length = SPLIT_HEAD;
+	segs[1].split.mp = body;
+	memset(rc, 0, sizeof(*rc));
+	rc->rx_seg = segs;
+	rc->rx_nseg = 2;
+	rc->offloads = RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT;
+}
+
+/* Chain m as split puts it: the first SPLIT_HEAD bytes in a head buffer
+ * after the headroom, the rest in body buffers from their start. */
+static int
+check_split(const struct rte_mbuf *m, const struct rte_mempool *head,
+		const struct rte_mempool *body)
+{
+	const struct rte_mbuf *s;
+
+	if (m->pool != head || m->data_off != RTE_PKTMBUF_HEADROOM ||
+			m->data_len != RTE_MIN(m->pkt_len, SPLIT_HEAD) ||
+			(m->pkt_len <= SPLIT_HEAD) != (m->next == NULL))
+		return -1;
+	for (s = m->next; s != NULL; s = s->next)
+		if (s->pool != body || s->data_off != 0)
+			return -1;
+	return 0;
+}
+
+/* Headers into a host pool, the rest into host or GPU memory; the chains
+ * received, checked, then sent to tx_pcap (segments of both kinds). */
+static void
+split_case(bool gpu)
+{
+	static struct rte_mbuf *held[NB_FRAMES];
+	struct rte_mempool *head = host_pool("split_head", 1024);
+	struct rte_mempool *body = gpu ? gpu_pool("split_body", 1024) :
+		host_pool("split_body", 1024);
+	union rte_eth_rxseg segs[2];
+	struct rte_eth_rxconf rc;
+	struct rte_eth_stats st;
+	char args[1200], out[512];
+	unsigned int i, bad = 0;
+	uint16_t port;
+	int got;
+
+	cuda_baseline();
+	path_in(out, sizeof(out), gpu ? "tx-split-gpu.pcap" : "tx-split-host.pcap");
+	snprintf(args, sizeof(args), "rx_pcap=%s,tx_pcap=%s", in_pcap, out);
+	if (head == NULL || body == NULL ||
+			port_create("net_gpudma_split", args, &port) != 0) {
+		CHECK(0, "set-up");
+		rte_mempool_free(head);
+		rte_mempool_free(body);
+		return;
+	}
+	split_conf(&rc, segs, head, body);
+	CHECK(port_setup(port, 1, NULL) == 0, "setup");
+	if (gpu) {
+		log_begin();
+		CHECK(rte_eth_rx_queue_setup(port, 0, 256, SOCKET_ID_ANY, &rc,
+			NULL) != 0 && log_has("mempool split_body"),
+			"a split onto unmapped GPU memory accepted, or the pool not named");
+		CHECK(rte_dev_dma_map(port_dev(port), gpu_mem, RTE_BAD_IOVA,
+			GPU_MEM_LEN) == 0, "dma map: %s", rte_strerror(rte_errno));
+	}
+	CHECK(rte_eth_rx_queue_setup(port, 0, 256, SOCKET_ID_ANY, &rc, NULL) == 0,
+		"split setup: %s", rte_strerror(rte_errno));
+	CHECK(rte_eth_dev_start(port) == 0, "start");
+	if (gpu) {
+		/* Copies held back: the burst holds frames with a body in GPU
+		 * memory, so nothing of it comes, not even the frames whole
+		 * in their head (in order). */
+		fake_cuda_set_async_manual(1);
+		got = rx_all(port, 0, 0, 1, held, NB_FRAMES);
+		CHECK(got == 0, "%d frames handed out with copies pending", got);
+		if (got > 0)
+			rte_pktmbuf_free_bulk(held, (unsigned int)got);
+		fake_cuda_set_async_manual(0);
+	}
+	got = rx_all(port, 0, 0, 1, held, NB_FRAMES);
+	CHECK(got == (int)NB_FRAMES, "received %d of %u", got,
+		(unsigned int)NB_FRAMES);
+	for (i = 0; got == (int)NB_FRAMES && i < NB_FRAMES; i++)
+		if (check_split(held[i], head, body) != 0)
+			bad++;
+	CHECK(bad == 0, "%u chains not split as configured", bad);
+	if (got == (int)NB_FRAMES)
+		CHECK(rte_eth_tx_burst(port, 0, held, NB_FRAMES) == NB_FRAMES,
+			"tx");
+	CHECK(rte_eth_stats_get(port, &st) == 0 && st.oerrors == 0 &&
+		st.ierrors == 0, "ierrors %" PRIu64 " oerrors %" PRIu64,
+		st.ierrors, st.oerrors);
+	(void)rte_eth_dev_stop(port);
+	if (gpu)
+		CHECK(rte_dev_dma_unmap(port_dev(port), gpu_mem, RTE_BAD_IOVA,
+			GPU_MEM_LEN) == 0, "unmap: %s", rte_strerror(rte_errno));
+	port_destroy("net_gpudma_split", port);
+	CHECK(check_pcap(out, frame_lens, NB_FRAMES) == (int)NB_FRAMES,
+		"tx_pcap of split chains");
+	CHECK(rte_mempool_avail_count(head) == 1024 &&
+		rte_mempool_avail_count(body) == 1024,
+		"%u + %u of 1024 + 1024 mbufs back",
+		rte_mempool_avail_count(head), rte_mempool_avail_count(body));
+	if (gpu)
+		check_cuda_released("after close");
+	rte_mempool_free(head);
+	rte_mempool_free(body);
+}
+
+static void
+host_split(void)
+{
+	split_case(false);
+}
+
+static void
+gpu_split_header_host_payload_gpu(void)
+{
+	split_case(true);
+}
+
+/* ---- fault injection ------------------------------------------------------------ */
+
+/* Calls whose failure the port can only log: releases, leaving the
+ * context, and entering it in a release (tried twice, then logged). */
+static bool
+release_call(const char *name)
+{
+	static const char *const names[] = {
+		"cuCtxPopCurrent", "cuStreamDestroy", "cuEventDestroy",
+		"cuMemHostUnregister", "cuDevicePrimaryCtxRelease",
+		"cuCtxPushCurrent", "cuModuleUnload",
+	};
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(names); i++)
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * The GPU-memory life of a port, each step's failure noted: map, queues,
+ * receive everything, send it to tx_pcap, stop, unmap, close. Returns 1
+ * if an error was visible (a call failed, or error counters moved).
+ */
+static int
+gpu_scenario(struct rte_mempool *mp, struct rte_mempool *head, const char *out)
+{
+	union rte_eth_rxseg segs[2];
+	struct rte_eth_rxconf rc;
+	static struct rte_mbuf *held[NB_FRAMES];
+	struct rte_eth_stats st = { 0 };
+	struct rte_device *dev;
+	bool mapped = false;
+	int failed = 0, got = 0;
+	char args[1200];
+	uint16_t port;
+
+	snprintf(args, sizeof(args), "rx_pcap=%s,tx_pcap=%s", in_pcap, out);
+	if (port_create("net_gpudma_f", args, &port) != 0)
+		return 1;
+	dev = port_dev(port);
+	failed |= port_setup(port, 1, NULL) != 0;
+	if (rte_dev_dma_map(dev, gpu_mem, RTE_BAD_IOVA, GPU_MEM_LEN) == 0)
+		mapped = true;
+	else
+		failed = 1;
+	/* head: headers split into it, the rest into mp. */
+	split_conf(&rc, segs, head, mp);
+	if (!failed && rte_eth_rx_queue_setup(port, 0, 64, SOCKET_ID_ANY,
+			head != NULL ? &rc : NULL, head != NULL ? NULL : mp) != 0)
+		failed = 1;
+	if (!failed && rte_eth_dev_start(port) != 0)
+		failed = 1;
+	if (!failed) {
+		/* Frames lost to a failed fill are counted: which ones
+		 * arrive is not known, stride 0. */
+		got = rx_all(port, 0, 0, 0, held, NB_FRAMES);
+		if (got > 0 && rte_eth_tx_burst(port, 0, held,
+				(uint16_t)got) != got)
+			failed = 1;
+		(void)rte_eth_stats_get(port, &st);
+		failed |= st.ierrors + st.oerrors + st.imissed > 0;
+		failed |= st.ipackets != NB_FRAMES;
+	}
+	(void)rte_eth_dev_stop(port);
+	if (mapped && rte_dev_dma_unmap(dev, gpu_mem, RTE_BAD_IOVA,
+			GPU_MEM_LEN) != 0) {
+		CHECK(0, "unmap after stop: %s", rte_strerror(rte_errno));
+		failed = 1;
+	}
+	port_destroy("net_gpudma_f", port);
+	return failed;
+}
+
+static int
+run_faults_on(struct rte_mempool *mp, struct rte_mempool *head)
+{
+	char out[512], names[1024] = "";
+	uint64_t n;
+	unsigned int hit = 0;
+
+	path_in(out, sizeof(out), "tx-faults.pcap");
+	cuda_baseline();
+	/* No fault: the scenario runs clean and the capture is exact. */
+	test_case_failed = 0;
+	fake_cuda_reset_faults();
+	CHECK(gpu_scenario(mp, head, out) == 0, "clean run failed");
+	CHECK(check_pcap(out, frame_lens, NB_FRAMES) == (int)NB_FRAMES,
+		"clean run's tx_pcap");
+	for (n = 1; n < 10000; n++) {
+		const char *name;
+		int visible;
+
+		fake_cuda_fail_call(n, CUDA_ERROR_UNKNOWN);
+		log_begin();
+		visible = gpu_scenario(mp, head, out);
+		name = fake_cuda_failed_call(NULL);
+		fake_cuda_reset_faults();
+		if (name == NULL)
+			break;           /* the scenario has fewer calls */
+		hit++;
+		if (strstr(names, name) == NULL &&
+				strlen(names) + strlen(name) + 2 < sizeof(names)) {
+			strcat(names, " ");
+			strcat(names, name);
+		}
+		/* Every failure is logged; those the caller can act on are
+		 * returned or counted. */
+		CHECK(log_has(name), "call %" PRIu64 " (%s): no log line",
+			n, name);
+		CHECK(visible || release_call(name),
+			"call %" PRIu64 " (%s) failed unseen", n, name);
+		check_cuda_released(name);
+		CHECK(rte_mempool_avail_count(mp) == 1024 && (head == NULL ||
+			rte_mempool_avail_count(head) == 1024),
+			"call %" PRIu64 " (%s): %u of 1024 mbufs back", n, name,
+			rte_mempool_avail_count(mp));
+		if (test_case_failed)
+			break;
+	}
+	CHECK(hit > 20, "only %u CUDA calls", hit);
+	printf("%s faults%s: %u CUDA calls made to fail one at a time, of:%s\n",
+		test_case_failed ? "FAIL" : "PASS",
+		head != NULL ? " (buffer split)" : "", hit, names);
+	return test_case_failed;
+}
+
+static int
+run_faults(void)
+{
+	struct rte_mempool *mp = gpu_pool("gpu_faults", 1024);
+	struct rte_mempool *head = host_pool("head_faults", 1024);
+	int ret = 1;
+
+	if (mp != NULL && head != NULL)
+		ret = run_faults_on(mp, NULL) | run_faults_on(mp, head);
+	else
+		printf("FAIL faults: pools\n");
+	rte_mempool_free(mp);
+	rte_mempool_free(head);
+	return ret;
+}
+
+/* ---- main ------------------------------------------------------------------- */
+
+int
+main(int argc, char **argv)
+{
+	char *eal_argv[] = {
+		argv[0], (char *)"--no-huge", (char *)"-m", (char *)"512",
+		(char *)"--no-pci", (char *)"--no-shconf", (char *)"--no-telemetry",
+		(char *)"--log-level=pmd.net.gpudma:info", NULL,
+	};
+	const char *mode;
+	int ret = 0;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: %s host|gpu|faults FAKE_LIBCUDA WORKDIR\n",
+			argv[0]);
+		return 2;
+	}
+	mode = argv[1];
+	scatter = getenv("GPUDMA_TEST_SCATTER") != NULL &&
+		strcmp(getenv("GPUDMA_TEST_SCATTER"), "1") == 0;
+	setenv("GPU_CUDA_LIBCUDA", argv[2], 1);
+	workdir = argv[3];
+	path_in(in_pcap, sizeof(in_pcap), "in.pcap");
+	if (mkdir(workdir, 0755) != 0 && errno != EEXIST) {
+		printf("FAIL cannot create %s: %s\n", workdir, strerror(errno));
+		return 1;
+	}
+	if (gpudma_frames_write(in_pcap, frame_lens, NB_FRAMES, NB_FRAMES) != 0) {
+		printf("FAIL cannot write %s\n", in_pcap);
+		return 1;
+	}
+	if (rte_eal_init(RTE_DIM(eal_argv) - 1, eal_argv) < 0) {
+		printf("FAIL eal_init: %s\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	log_file = tmpfile();
+	if (log_file == NULL || rte_openlog_stream(log_file) != 0) {
+		printf("FAIL log capture\n");
+		return 1;
+	}
+	if (strcmp(mode, "host") == 0) {
+		RUN_CASE(bad_devargs);
+		RUN_CASE(host_rx_chains);
+		RUN_CASE(host_multi_queue_and_loop_forever);
+		RUN_CASE(host_imissed_when_pool_empty);
+		RUN_CASE(host_tx_pcap_identical);
+		RUN_CASE(host_tx_bad_chain_counted);
+		RUN_CASE(host_split);
+	} else if (gpu_mem_init() != 0) {
+		printf("FAIL GPU memory from the fake CUDA\n");
+		ret = 1;
+	} else if (strcmp(mode, "gpu") == 0) {
+		RUN_CASE(gpu_pool_refused_until_mapped);
+		RUN_CASE(gpu_rx_completion_order);
+		RUN_CASE(gpu_rx_completion_order_batch0);
+		RUN_CASE(gpu_tx_pcap_identical);
+		RUN_CASE(gpu_split_header_host_payload_gpu);
+	} else if (strcmp(mode, "faults") == 0) {
+		ret = run_faults();
+	} else {
+		fprintf(stderr, "unknown mode %s\n", mode);
+		ret = 2;
+	}
+	/* The log is in a temporary file: show it where a case failed. */
+	if (test_failed > 0 || ret != 0) {
+		char buf[4096];
+		size_t k;
+
+		fflush(log_file);
+		rewind(log_file);
+		printf("---- log ----\n");
+		while ((k = fread(buf, 1, sizeof(buf), log_file)) > 0)
+			fwrite(buf, 1, k, stdout);
+	}
+	rte_openlog_stream(NULL);
+	rte_eal_cleanup();
+	if (ret != 0 || strcmp(mode, "faults") == 0)
+		return ret;
+	TEST_SUMMARY_AND_EXIT();
+}
