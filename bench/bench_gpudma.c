@@ -260,8 +260,9 @@ port_up(struct env *e, struct port_run *r, const char *pcap, uint64_t loop,
 
 	memset(r, 0, sizeof(*r));
 	snprintf(r->name, sizeof(r->name), "net_gpudma_%s", tag);
-	snprintf(args, sizeof(args), "rx_pcap=%s,loop=%" PRIu64 ",queues=%u,gpu=%d,batch=%d,scatter=%d",
-		pcap, loop, nq, (int)e->cu_dev, !e->o.no_batch, e->o.scatter);
+	snprintf(args, sizeof(args), "rx_pcap=%s,loop=%" PRIu64 ",queues=%u,gpu=%d,batch=%s,scatter=%d",
+		pcap, loop, nq, (int)e->cu_dev, e->o.no_batch ? "0" : "auto",
+		e->o.scatter);
 	if (rte_vdev_init(r->name, args) != 0 ||
 			rte_eth_dev_get_port_by_name(r->name, &r->port) != 0 ||
 			rte_pmd_gpudma_is_port(r->port) != 1 ||

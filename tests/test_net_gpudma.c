@@ -376,6 +376,7 @@ bad_devargs(void)
 		{ "queues=17", "devarg queues" },
 		{ "gpu=x", "devarg gpu" },
 		{ "batch=2", "devarg batch" },
+		{ "batch=yes", "devarg batch" },
 		{ "scatter=yes", "devarg scatter" },
 		{ "loop=1,loop=2", "devarg loop" },
 		{ "rx_pcap=", "devarg rx_pcap" },
@@ -822,6 +823,44 @@ gpu_rx_completion_order_batch0(void)
 	gpu_rx_completion_order_on(true);
 }
 
+/* batch=1 asks for cuMemcpyBatchAsync: where the driver lacks it the
+ * mapping (which opens CUDA) fails with ENOTSUP, saying why; auto and 0
+ * work either way. */
+static void
+gpu_batch_required(void)
+{
+	bool hidden = getenv("FAKE_CUDA_HIDE_SYMBOL") != NULL &&
+		strcmp(getenv("FAKE_CUDA_HIDE_SYMBOL"), "cuMemcpyBatchAsync") == 0;
+	static const char *const modes[] = { "batch=1", "batch=auto", "batch=0" };
+	unsigned int i;
+	uint16_t port;
+	int ret;
+
+	cuda_baseline();
+	for (i = 0; i < RTE_DIM(modes); i++) {
+		if (port_create("net_gpudma_b", modes[i], &port) != 0) {
+			CHECK(0, "%s: port not created", modes[i]);
+			continue;
+		}
+		log_begin();
+		ret = rte_dev_dma_map(port_dev(port), gpu_mem, RTE_BAD_IOVA,
+			GPU_MEM_LEN);
+		if (hidden && i == 0)
+			CHECK(ret != 0 && rte_errno == ENOTSUP &&
+				log_has("no cuMemcpyBatchAsync"),
+				"batch=1 without cuMemcpyBatchAsync: %d (%s)", ret,
+				rte_strerror(rte_errno));
+		else
+			CHECK(ret == 0, "%s: dma map: %s", modes[i],
+				rte_strerror(rte_errno));
+		if (ret == 0)
+			CHECK(rte_dev_dma_unmap(port_dev(port), gpu_mem,
+				RTE_BAD_IOVA, GPU_MEM_LEN) == 0, "unmap");
+		port_destroy("net_gpudma_b", port);
+	}
+	check_cuda_released("after close");
+}
+
 static void
 gpu_tx_pcap_identical(void)
 {
@@ -1162,6 +1201,7 @@ main(int argc, char **argv)
 		RUN_CASE(gpu_rx_completion_order_batch0);
 		RUN_CASE(gpu_tx_pcap_identical);
 		RUN_CASE(gpu_split_header_host_payload_gpu);
+		RUN_CASE(gpu_batch_required);
 	} else if (strcmp(mode, "faults") == 0) {
 		ret = run_faults();
 	} else {

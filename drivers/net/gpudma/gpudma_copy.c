@@ -59,13 +59,19 @@ load_scatter(struct gpudma_cuda *c)
 }
 
 int
-gpudma_cuda_open(struct gpudma_cuda *c, int ordinal, bool batch,
+gpudma_cuda_open(struct gpudma_cuda *c, int ordinal, int batch,
 		bool scatter)
 {
 	int ret;
 
 	memset(c, 0, sizeof(*c));
 	c->ordinal = ordinal;
+	if (batch == GPUDMA_BATCH_ON && gpu_cuda.cuMemcpyBatchAsync == NULL) {
+		GPUDMA_LOG(ERR, "batch=1: this CUDA driver (%d.%d) has no cuMemcpyBatchAsync (CUDA 12.8 and later); batch=auto falls back to a copy a segment",
+			gpu_cuda.driver_version / 1000,
+			gpu_cuda.driver_version % 1000 / 10);
+		return -ENOTSUP;
+	}
 	ret = GPU_CUDA_CALL("net_gpudma: GPU", cuDeviceGet, &c->dev, ordinal);
 	if (ret != 0)
 		return ret;
@@ -81,12 +87,14 @@ gpudma_cuda_open(struct gpudma_cuda *c, int ordinal, bool batch,
 			return ret;
 		}
 	}
-	c->batch = batch && gpu_cuda.cuMemcpyBatchAsync != NULL;
+	c->batch = batch != GPUDMA_BATCH_OFF &&
+		gpu_cuda.cuMemcpyBatchAsync != NULL;
 	c->ok = true;
 	GPUDMA_LOG(INFO, "copy engine of GPU %d, %s", ordinal,
 		scatter ? "RX by the scatter kernel (scatter=1), TX by copies" :
 		c->batch ? "batched copies (cuMemcpyBatchAsync)" :
-		!batch ? "one asynchronous copy per segment (batch=0)" :
+		batch == GPUDMA_BATCH_OFF ?
+		"one asynchronous copy per segment (batch=0)" :
 		"one asynchronous copy per segment (no cuMemcpyBatchAsync before CUDA 12.8)");
 	return 0;
 }

@@ -55,9 +55,10 @@ struct gpudma_copier {
 
 /* 1 if a CUDA driver could be loaded (logged once if not). */
 int gpudma_cuda_present(void);
-/* Retains GPU ordinal's primary context; batch: use cuMemcpyBatchAsync
- * where the driver has it; scatter: load the scatter kernel. */
-int gpudma_cuda_open(struct gpudma_cuda *c, int ordinal, bool batch,
+/* Retains GPU ordinal's primary context; batch: whether to use
+ * cuMemcpyBatchAsync (GPUDMA_BATCH_*; ON without it in the driver:
+ * -ENOTSUP); scatter: load the scatter kernel. */
+int gpudma_cuda_open(struct gpudma_cuda *c, int ordinal, int batch,
 	bool scatter);
 void gpudma_cuda_close(struct gpudma_cuda *c);
 /* Make the GPU's context current on this thread / undo it. */

@@ -99,6 +99,24 @@ parse_bool(const char *key, const char *value, void *opaque)
 	return ret;
 }
 
+/* 0, 1 or auto. */
+static int
+parse_batch(const char *key, const char *value, void *opaque)
+{
+	uint64_t v;
+
+	if (value != NULL && strcmp(value, "auto") == 0) {
+		*(int *)opaque = GPUDMA_BATCH_AUTO;
+		return 0;
+	}
+	if (parse_uint(key, value, 0, 1, &v) != 0) {
+		GPUDMA_LOG(ERR, "devarg %s: 0, 1 or auto", key);
+		return -EINVAL;
+	}
+	*(int *)opaque = v != 0 ? GPUDMA_BATCH_ON : GPUDMA_BATCH_OFF;
+	return 0;
+}
+
 int
 gpudma_args_parse(const char *params, struct gpudma_args *a)
 {
@@ -112,7 +130,7 @@ gpudma_args_parse(const char *params, struct gpudma_args *a)
 		{ KEY_LOOP, parse_loop, offsetof(struct gpudma_args, loop) },
 		{ KEY_QUEUES, parse_queues, offsetof(struct gpudma_args, queues) },
 		{ KEY_GPU, parse_gpu, offsetof(struct gpudma_args, gpu) },
-		{ KEY_BATCH, parse_bool, offsetof(struct gpudma_args, batch) },
+		{ KEY_BATCH, parse_batch, offsetof(struct gpudma_args, batch) },
 		{ KEY_SCATTER, parse_bool, offsetof(struct gpudma_args, scatter) },
 	};
 	struct rte_kvargs *kv;
@@ -122,7 +140,7 @@ gpudma_args_parse(const char *params, struct gpudma_args *a)
 	memset(a, 0, sizeof(*a));
 	a->loop = 1;
 	a->queues = 1;
-	a->batch = true;
+	a->batch = GPUDMA_BATCH_AUTO;
 	if (params == NULL || params[0] == '\0')
 		return 0;
 	/* Parsed without the key list so that an unknown key can be named:

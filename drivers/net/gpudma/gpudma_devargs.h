@@ -7,13 +7,18 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* batch=: off, where the driver has it (default), or required. */
+#define GPUDMA_BATCH_OFF 0
+#define GPUDMA_BATCH_ON 1
+#define GPUDMA_BATCH_AUTO 2
+
 struct gpudma_args {
 	char rx_pcap[PATH_MAX];  /* "" : no frames received */
 	char tx_pcap[PATH_MAX];  /* "" : frames sent are counted and dropped */
 	uint64_t loop;           /* times rx_pcap is replayed, 0 forever */
 	uint16_t queues;         /* RX and TX queues offered */
 	int gpu;                 /* CUDA ordinal whose copy engine fills */
-	bool batch;              /* cuMemcpyBatchAsync where the driver has it */
+	int batch;               /* cuMemcpyBatchAsync: GPUDMA_BATCH_* */
 	bool scatter;            /* RX fills by the scatter kernel */
 };
 

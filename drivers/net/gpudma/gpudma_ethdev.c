@@ -694,4 +694,4 @@ static struct rte_vdev_driver gpudma_driver = {
 
 RTE_PMD_REGISTER_VDEV(net_gpudma, gpudma_driver);
 RTE_PMD_REGISTER_PARAM_STRING(net_gpudma,
-	"rx_pcap=<file> tx_pcap=<file> loop=<n, 0 forever> queues=<1-16> gpu=<CUDA ordinal> batch=<0|1> scatter=<0|1>");
+	"rx_pcap=<file> tx_pcap=<file> loop=<n, 0 forever> queues=<1-16> gpu=<CUDA ordinal> batch=<0|1|auto> scatter=<0|1>");
