@@ -5,10 +5,17 @@
 # needs. Fetch the distribution's source package of exactly the installed
 # libdpdk-dev version and extract only those headers into .deps/dpdk-sdk.
 #
-# Usage: scripts/fetch-dpdk-driver-headers.sh [DEST]
+# Usage: scripts/fetch-dpdk-driver-headers.sh [--check] [DEST]
+# (--check: exit 0 when DEST already has them all, 1 when not; fetches
+# nothing and needs no root)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+check=0
+if [ "${1:-}" = --check ]; then
+	check=1
+	shift
+fi
 dest=${1:-$top/.deps/dpdk-sdk}
 
 # The headers meson.build needs, as paths inside the DPDK source tree.
@@ -36,9 +43,10 @@ have_all() {
 	for h in "${headers[@]}"; do [ -f "$dest/${h##*/}" ] || return 1; done
 }
 if have_all; then
-	echo "DPDK $upstream driver-SDK headers already in $dest"
+	[ $check = 1 ] || echo "DPDK $upstream driver-SDK headers already in $dest"
 	exit 0
 fi
+[ $check = 0 ] || exit 1
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

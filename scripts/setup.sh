@@ -58,10 +58,10 @@ if ! command -v nvcc >/dev/null 2>&1; then
 	exit 1
 fi
 
-# DPDK's driver-SDK headers, from the distribution's source package.
-# The ethdev headers joined the list later: a tree without them is refreshed.
-if [ ! -f .deps/dpdk-sdk/VERSION ] || [ ! -f .deps/dpdk-sdk/ethdev_vdev.h ] ||
-		[ "$(cat .deps/dpdk-sdk/VERSION)" != "$(pkg-config --modversion libdpdk)" ]; then
+# DPDK's driver-SDK headers, from the distribution's source package; again
+# when the installed DPDK changed or the build came to need more of them
+# (the script's own list says which).
+if ! bash scripts/fetch-dpdk-driver-headers.sh --check "$top/.deps/dpdk-sdk"; then
 	"${sudo_cmd[@]}" bash scripts/fetch-dpdk-driver-headers.sh "$top/.deps/dpdk-sdk"
 fi
 

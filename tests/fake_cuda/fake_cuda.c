@@ -1057,6 +1057,8 @@ static CUresult fake_cuMemcpyBatchAsync(CUdeviceptr *dsts, CUdeviceptr *srcs,
 	}
 	batch_calls++;
 	async_copies += count;
+	RETURN(CUDA_SUCCESS);
+}
 
 /* A stream of the driver must belong to the current context; NULL is the
  * legacy stream, which a persistent kernel may occupy forever: counted. */
