@@ -88,10 +88,13 @@ rx=$build/examples/gpu_rx/app/dpdk-gpu-rx
 gen=$build/examples/gpu_rx/e2e/gpurx-e2e-genpcap
 if [ -n "$cs" ] && [ -x "$rx" ] && [ -x "$gen" ]; then
 	"$gen" "$out/memcheck-traffic.pcap" 7 3000 40 > /dev/null
-	for mode in host-mapped staged; do
+	# gpu: packets in GPU memory, put there by net_gpudma.
+	for mode in host-mapped staged gpu; do
+		vdev=net_pcap0,rx_pcap=$out/memcheck-traffic.pcap
+		[ "$mode" = gpu ] &&
+			vdev=net_gpudma0,rx_pcap=$out/memcheck-traffic.pcap,scatter=1
 		run "gpu-rx-memcheck-$mode" "$cs" --tool memcheck --error-exitcode 3 \
-			"$rx" "${eal[@]}" -l 0-1 \
-			--vdev "net_pcap0,rx_pcap=$out/memcheck-traffic.pcap" -- \
+			"$rx" "${eal[@]}" -l 0-1 --vdev "$vdev" -- \
 			--mem "$mode" --backpressure --filter 'tcp or udp' \
 			--write "$out/memcheck-$mode.pcapng" --idle-exit 2000 --quiet \
 			--stall-ms 0

@@ -12,8 +12,10 @@
 
 #include "app.h"
 #include "gpu_path.h"
+#include "gpupkt_port.h"
 
-/* Virtual PMDs move packets with the CPU: no device can DMA for them. */
+/* Virtual PMDs move packets with the CPU: no device can DMA for them
+ * (net_gpudma, a vdev too, is the exception: gpupkt_port_is_gpudma). */
 static const char *const sw_drivers[] = {
 	"net_pcap", "net_null", "net_ring", "net_tap", "net_af_packet",
 	"net_af_xdp", "net_memif", "net_vhost", "net_virtio_user",
@@ -21,10 +23,14 @@ static const char *const sw_drivers[] = {
 };
 
 static int
-is_software_port(const struct rte_eth_dev_info *di)
+is_software_port(uint16_t port, const struct rte_eth_dev_info *di)
 {
 	const char *bus;
 
+	/* Its RX writes GPU memory with the GPU's own engines, mapped with
+	 * rte_dev_dma_map() as a NIC's: what --mem gpu needs. */
+	if (gpupkt_port_is_gpudma(port))
+		return 0;
 	for (size_t i = 0; i < RTE_DIM(sw_drivers); i++)
 		if (strcmp(di->driver_name, sw_drivers[i]) == 0)
 			return 1;
@@ -53,7 +59,7 @@ gpurx_port_probe(struct gpurx_app *a)
 		return -1;
 	}
 	snprintf(a->driver, sizeof(a->driver), "%s", di.driver_name);
-	a->sw_port = is_software_port(&di);
+	a->sw_port = is_software_port(a->port, &di);
 	a->nq = a->opt.queues;
 	if (a->nq > di.max_rx_queues) {
 		fprintf(stderr, "error: port %u (%s) has at most %u RX queues, %u asked\n",

@@ -7,7 +7,6 @@
 #       | pool-per-queue | options | ts-port | short-chain | lo-capture
 #       | mangle | gpudma
 # Extra EAL options (e.g. -d plugin dirs) come from $GPU_RX_EAL_EXTRA.
-# gpudma: $GPURX_NET_GPUDMA names librte_net_gpudma.so.
 set -u
 
 case_name=$1 app=$2 gen=$3 check=$4 work=$5
@@ -144,14 +143,10 @@ mangle)
 gpudma)
 	# The same capture through net_gpudma in host memory (its descriptor
 	# ring, chains up to 262144 bytes whole) instead of net_pcap.
-	# dpdk-gpu-rx does not link the port (yet): preloaded, its
-	# constructor registers the driver, which -d would not do below a
-	# world-writable directory.
-	[ -f "${GPURX_NET_GPUDMA:-}" ] ||
-		{ echo "FAIL: \$GPURX_NET_GPUDMA is not the port's library"; exit 1; }
+	# dpdk-gpu-rx links the port: no -d.
 	"$gen" "$in" 1 3000 50 200 || exit 1
 	# shellcheck disable=SC2046
-	LD_PRELOAD=$GPURX_NET_GPUDMA "$app" $(eal) \
+	"$app" $(eal) \
 		--vdev "net_gpudma0,rx_pcap=$in" -- --cpu --idle-exit 500 \
 		--filter "$filter" --write "$work/out.pcapng" > "$work/out.txt" 2>&1
 	rc=$?

@@ -62,7 +62,7 @@ app_run() { # NAME VDEV_ARGS -- APP_ARGS...
 	$pre env ${app_env:-} "$app" --no-huge -m 2048 --no-shconf \
 		--file-prefix "gpurx-gpu-$$-$run" \
 		-l "${lcores:-0-1}" --log-level=lib.eal:warning $eal_extra \
-		--vdev "net_pcap0,$vdev" -- --quiet "$@" \
+		--vdev "${port:-net_pcap0},$vdev" -- --quiet "$@" \
 		> "$out/$name.txt" 2>&1
 }
 
@@ -109,8 +109,10 @@ len > 2048
 "
 # burst-N: N-packet ring items, so that every warp of a worker block
 # classifies (128) and packets outgrow the 32 KiB staging area (512).
+# gpu: packets in GPU memory, put there by net_gpudma (the GPU's engines
+# in place of a NIC's DMA; scatter=1, its fastest fill) from the same file.
 modes="host-mapped staged host-mapped,launch-per-burst staged,launch-per-burst
-host-mapped,burst-128 host-mapped,burst-512"
+host-mapped,burst-128 host-mapped,burst-512 gpu gpu,launch-per-burst"
 
 n=0
 echo "$filters" | while IFS= read -r f; do
@@ -132,9 +134,11 @@ echo "$filters" | while IFS= read -r f; do
 		*) extra="" ;;
 		esac
 		name=f$n-$(echo "$m" | tr , -)
+		port=net_pcap0 pargs=""
+		[ "$mem" = gpu ] && port=net_gpudma0 pargs=",scatter=1"
 		# shellcheck disable=SC2086
 		# --backpressure: file input is not line rate, nothing may drop.
-		if ! app_run "$name" "rx_pcap=$in" --mem "$mem" $extra --backpressure \
+		if ! app_run "$name" "rx_pcap=$in$pargs" --mem "$mem" $extra --backpressure \
 				--ts none --filter "$f" --write "$out/$name.pcapng" \
 				--json "$out/$name.json" --idle-exit 1000; then
 			echo "FAIL: [$f] $m: exit $? (see $out/$name.txt)"

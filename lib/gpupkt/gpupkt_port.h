@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef GPUPKT_PORT_H
+#define GPUPKT_PORT_H
+
+#include <stdint.h>
+
+/*
+ * Whether port_id is a net_gpudma port (drivers/net/gpudma): a vdev, yet
+ * one whose receive path writes the mbufs' memory the way a NIC's DMA
+ * does, GPU memory included, honouring rte_dev_dma_map(). Programs that
+ * call this link librte_net_gpudma.so and so need no EAL -d for it.
+ */
+int gpupkt_port_is_gpudma(uint16_t port_id);
+
+#endif /* GPUPKT_PORT_H */
