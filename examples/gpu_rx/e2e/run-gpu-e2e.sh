@@ -119,13 +119,17 @@ echo "$filters" | while IFS= read -r f; do
 	[ -n "$f" ] || continue
 	[ "$f" = "|" ] && f=""
 	n=$((n + 1))
-	ref=f$n-cpu
-	if ! app_run "$ref" "rx_pcap=$in" --cpu --ts none --filter "$f" \
-			--write "$out/$ref.pcapng" --json "$out/$ref.json" \
-			--idle-exit 1000; then
-		echo "FAIL: [$f] --cpu exit $?"
-		continue
-	fi
+	# The reference: --cpu through each port the modes use (a capture
+	# file names its port in its interface block).
+	for port in net_pcap0 net_gpudma0; do
+		ref=f$n-cpu-$port
+		if ! app_run "$ref" "rx_pcap=$in" --cpu --ts none --filter "$f" \
+				--write "$out/$ref.pcapng" --json "$out/$ref.json" \
+				--idle-exit 1000; then
+			echo "FAIL: [$f] --cpu through $port: exit $?"
+			continue 2
+		fi
+	done
 	for m in $modes; do
 		mem=${m%%,*}
 		case $m in
@@ -136,6 +140,7 @@ echo "$filters" | while IFS= read -r f; do
 		name=f$n-$(echo "$m" | tr , -)
 		port=net_pcap0 pargs=""
 		[ "$mem" = gpu ] && port=net_gpudma0 pargs=",scatter=1"
+		ref=f$n-cpu-$port
 		# shellcheck disable=SC2086
 		# --backpressure: file input is not line rate, nothing may drop.
 		if ! app_run "$name" "rx_pcap=$in$pargs" --mem "$mem" $extra --backpressure \
