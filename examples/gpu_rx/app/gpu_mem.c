@@ -159,6 +159,35 @@ gpurx_gpu_mem_upload(struct gpurx_app *a, void *d, const void *src, size_t n,
 	return rc == 0 ? 0 : gpurx_gpu_cuda_fail(what, rc);
 }
 
+/* The --mem gpu pool and its memory, whatever of them exists. */
+static void
+release_ext_pool(struct gpurx_app *a)
+{
+	struct gpurx_gpu *g = a->gpu;
+
+	if (g->ext == NULL)
+		return;
+	/* The pool's buffers are this memory: pool first. */
+	rte_mempool_free(a->pools[0]);
+	a->pools[0] = NULL;
+	a->n_pools = 0;
+	if (g->ext_mapped && rte_dev_dma_unmap(g->port_dev, g->ext,
+			RTE_BAD_IOVA, g->ext_len) != 0)
+		fprintf(stderr, "warning: rte_dev_dma_unmap: %s\n",
+			rte_strerror(rte_errno));
+	if (g->ext_registered && rte_extmem_unregister(g->ext, g->ext_len) != 0)
+		fprintf(stderr, "warning: rte_extmem_unregister: %s\n",
+			rte_strerror(rte_errno));
+	if (rte_gpu_mem_free(a->gpu_id, g->ext) != 0)
+		fprintf(stderr, "warning: rte_gpu_mem_free: %s\n",
+			rte_strerror(rte_errno));
+	g->dev_bytes -= g->ext_len;
+	g->ext = NULL;
+	g->ext_len = 0;
+	g->ext_registered = 0;
+	g->ext_mapped = 0;
+}
+
 int
 gpurx_gpu_create_pool(struct gpurx_app *a)
 {
@@ -199,11 +228,29 @@ gpurx_gpu_create_pool(struct gpurx_app *a)
 		return -1;
 	}
 	g->ext_registered = 1;
-	if (rte_dev_dma_map(g->port_dev, g->ext, RTE_BAD_IOVA, g->ext_len) != 0) {
+	/* Test only: a port that refuses, as one without peer memory does. */
+	if (getenv("GPURX_TEST_DMA_MAP_REFUSED") != NULL) {
+		rc = -1;
+		rte_errno = ENOTSUP;
+	} else {
+		rc = rte_dev_dma_map(g->port_dev, g->ext, RTE_BAD_IOVA,
+			g->ext_len);
+	}
+	if (rc != 0) {
+		int err = rte_errno;
+
+		release_ext_pool(a);
+		if (a->opt.mem == GPURX_MEM_AUTO) {
+			printf("memory: port %u (%s) refused to map GPU memory for "
+				"DMA (rte_dev_dma_map: %s): packets in host memory "
+				"mapped into the GPU instead\n", a->port, a->driver,
+				rte_strerror(err));
+			return 1;
+		}
 		fprintf(stderr, "error: --mem gpu: port %u (%s) cannot DMA into GPU "
 			"memory (rte_dev_dma_map: %s); is nvidia-peermem loaded? "
 			"Use --mem host-mapped\n", a->port, a->driver,
-			rte_strerror(rte_errno));
+			rte_strerror(err));
 		return -1;
 	}
 	g->ext_mapped = 1;
@@ -292,20 +339,5 @@ gpurx_gpu_mem_release(struct gpurx_app *a)
 	free(g->bufs);
 	g->bufs = NULL;
 	g->bufs_cap = 0;
-	if (g->ext != NULL) {
-		/* The pool's buffers are this memory: pool first. */
-		rte_mempool_free(a->pools[0]);
-		a->pools[0] = NULL;
-		a->n_pools = 0;
-		if (g->ext_mapped && rte_dev_dma_unmap(g->port_dev, g->ext,
-				RTE_BAD_IOVA, g->ext_len) != 0)
-			fprintf(stderr, "warning: rte_dev_dma_unmap: %s\n",
-				rte_strerror(rte_errno));
-		if (g->ext_registered &&
-				rte_extmem_unregister(g->ext, g->ext_len) != 0)
-			fprintf(stderr, "warning: rte_extmem_unregister: %s\n",
-				rte_strerror(rte_errno));
-		rte_gpu_mem_free(a->gpu_id, g->ext);
-		g->ext = NULL;
-	}
+	release_ext_pool(a);
 }

@@ -15,7 +15,11 @@ struct gpurx_app;
  */
 int gpurx_gpu_init(struct gpurx_app *a);
 
-/* --mem gpu: mbuf data buffers in GPU memory, DMA-mapped for the port. */
+/*
+ * --mem gpu: mbuf data buffers in GPU memory, DMA-mapped for the port.
+ * 0; 1 when the port refused the mapping and --mem is auto (said why,
+ * nothing kept: the caller goes on in host memory); -1 after saying why.
+ */
 int gpurx_gpu_create_pool(struct gpurx_app *a);
 
 /*

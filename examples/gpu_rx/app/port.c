@@ -193,10 +193,17 @@ gpurx_port_setup(struct gpurx_app *a)
 		return -1;
 	}
 	a->pool_size = pool_size(a);
-	if (a->mem == GPURX_MEM_GPU)
-		rc = gpurx_gpu_create_pool(a);
-	else
+	rc = a->mem == GPURX_MEM_GPU ? gpurx_gpu_create_pool(a) : 1;
+	if (rc > 0) {
+		/* Host pools: asked, or --mem auto and the port refused to
+		 * map GPU memory (said there). */
+		if (a->mem == GPURX_MEM_GPU) {
+			a->mem = GPURX_MEM_HOST_MAPPED;
+			a->mem_why = "default: the port refused to map GPU memory "
+				"for DMA";
+		}
 		rc = create_host_pools(a, a->opt.pool_per_queue ? a->nq : 1);
+	}
 	if (rc != 0)
 		return -1;
 

@@ -191,10 +191,13 @@ if [ -n "$real" ]; then
 	done
 fi
 
-# SIGINT with the persistent kernel busy on replayed traffic.
-for mem in host-mapped staged; do
+# SIGINT with the persistent kernel busy on replayed traffic (gpu: packets
+# in GPU memory, net_gpudma replaying the file without end).
+for mem in host-mapped staged gpu; do
 	name=sigint-$mem
-	bg=1 app_run "$name" "rx_pcap=$out/in-small.pcap,infinite_rx=1" \
+	port=net_pcap0 pargs="infinite_rx=1"
+	[ "$mem" = gpu ] && port=net_gpudma0 pargs="loop=0,scatter=1"
+	bg=1 app_run "$name" "rx_pcap=$out/in-small.pcap,$pargs" \
 		--mem "$mem" --filter "sctp" --snaplen 64 \
 		--write "$out/$name.pcapng" &
 	pid=$!
@@ -215,6 +218,7 @@ for mem in host-mapped staged; do
 	fi
 	rm -f "$out/$name.pcapng"
 done
+port=net_pcap0
 
 # A kernel that faults mid-run (GPURX_TEST_KERNEL_FAULT: queue 0's first
 # worker writes to an illegal address on taking its 200th item): the
@@ -377,6 +381,48 @@ if [ "$rc" -ne 0 ] && grep -q "port 0 (net_pcap).*host-mapped" \
 else
 	fail "--mem gpu on net_pcap: exit $rc"
 fi
+
+# net_gpudma can DMA: the default is gpu. Where the port refuses the
+# mapping (GPURX_TEST_DMA_MAP_REFUSED, as a NIC without peer memory does),
+# the default falls back to host-mapped saying why, with the same capture;
+# an explicit --mem gpu is an error saying what to do.
+port=net_gpudma0
+app_run mem-auto-gpudma "rx_pcap=$in,scatter=1" --backpressure --ts none \
+	--write "$out/mem-auto-gpudma.pcapng" --json "$out/mem-auto-gpudma.json" \
+	--idle-exit 1000
+rc=$?
+if [ "$rc" -ne 0 ] || ! grep -q "mode gpu/gpu: default: the port is a DMA-capable" \
+		"$out/mem-auto-gpudma.txt"; then
+	fail "--mem auto on net_gpudma: exit $rc, or not gpu mode"
+elif why=$(differs f1-cpu-net_gpudma0 mem-auto-gpudma json_core); then
+	fail "--mem auto on net_gpudma: $why"
+else
+	pass "--mem auto on net_gpudma: gpu mode, identical to --cpu"
+fi
+app_env=GPURX_TEST_DMA_MAP_REFUSED=1 app_run mem-auto-refused \
+	"rx_pcap=$in,scatter=1" --backpressure --ts none \
+	--write "$out/mem-auto-refused.pcapng" --json "$out/mem-auto-refused.json" \
+	--idle-exit 1000
+rc=$?
+if [ "$rc" -ne 0 ] || ! grep -q "refused to map GPU memory for DMA.*host memory mapped into the GPU instead" \
+		"$out/mem-auto-refused.txt" ||
+		! grep -q '"mode": "gpu/host-mapped"' "$out/mem-auto-refused.json"; then
+	fail "--mem auto, mapping refused: exit $rc, no fallback line or not host-mapped"
+elif why=$(differs f1-cpu-net_gpudma0 mem-auto-refused json_core); then
+	fail "--mem auto, mapping refused: $why"
+else
+	pass "--mem auto, mapping refused: host-mapped, said why, identical to --cpu"
+fi
+app_env=GPURX_TEST_DMA_MAP_REFUSED=1 app_run mem-gpu-refused-map \
+	"rx_pcap=$in,scatter=1" --mem gpu --idle-exit 500
+rc=$?
+if [ "$rc" -ne 0 ] && grep -q "cannot DMA into GPU memory.*Use --mem host-mapped" \
+		"$out/mem-gpu-refused-map.txt"; then
+	pass "--mem gpu, mapping refused: exit $rc, said what to do"
+else
+	fail "--mem gpu, mapping refused: exit $rc (see $out/mem-gpu-refused-map.txt)"
+fi
+port=net_pcap0
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
