@@ -324,7 +324,7 @@ if ! app_env=GPURX_TEST_DIRTY_RING=1 app_run "$name" "rx_pcap=$in" \
 		--mem host-mapped --backpressure --ts none --write "$out/$name.pcapng" \
 		--json "$out/$name.json" --idle-exit 1000; then
 	fail "$name: exit $? (see $out/$name.txt)"
-elif ! cmp -s "$out/f1-cpu.pcapng" "$out/$name.pcapng"; then
+elif ! cmp -s "$out/f1-cpu-net_pcap0.pcapng" "$out/$name.pcapng"; then
 	fail "$name: capture differs from --cpu"
 else
 	pass "$name: items left READY reset before the kernel started"
