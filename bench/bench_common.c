@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <link.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -568,40 +566,6 @@ bench_first_gpu(int16_t *dev_id, struct rte_gpu_info *info)
 		return BENCH_EXIT_FAIL;
 	}
 	return -1;
-}
-
-struct pmd_search {
-	const char *name;
-	void *fn;
-};
-
-static int
-pmd_search_object(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	struct pmd_search *s = arg;
-	void *h;
-
-	(void)size;
-	if (info->dlpi_name == NULL ||
-			strstr(info->dlpi_name, "librte_gpu_cuda") == NULL)
-		return 0;
-	/* NOLOAD: the copy EAL loaded, never a second one. The reference
-	 * is kept: the plugin stays loaded until exit anyway. */
-	h = dlopen(info->dlpi_name, RTLD_NOW | RTLD_NOLOAD);
-	if (h == NULL)
-		return 0;
-	s->fn = dlsym(h, s->name);
-	return s->fn != NULL;
-}
-
-void *
-bench_pmd_symbol(const char *name)
-{
-	struct pmd_search s = { name, dlsym(RTLD_DEFAULT, name) };
-
-	if (s.fn == NULL)
-		dl_iterate_phdr(pmd_search_object, &s);
-	return s.fn;
 }
 
 int

@@ -141,13 +141,6 @@ int bench_json_close(struct bench_json *j);
 
 /* --- Misc -------------------------------------------------------------------- */
 
-/*
- * A function the CUDA gpudev plugin exports (rte_pmd_gpu_cuda_*), whether
- * the program links the plugin or EAL loaded it with -d: NULL when no
- * loaded object named librte_gpu_cuda* has it.
- */
-void *bench_pmd_symbol(const char *name);
-
 /* Parses an unsigned integer (decimal or 0x); -1 on garbage or > max. */
 int bench_parse_u64(const char *s, uint64_t max, uint64_t *out);
 

@@ -48,14 +48,6 @@ struct opts {
 	const char *out;
 };
 
-/* The plugin's functions (see rte_pmd_gpu_cuda.h). */
-static struct {
-	int (*stats)(int16_t, struct rte_pmd_gpu_cuda_reg_cache_stats *);
-	int (*flush)(int16_t);
-	int (*dmabuf_export)(int16_t, const void *, size_t, int *, uint64_t *);
-	int (*dmabuf_close)(int16_t, int);
-} pmd;
-
 static void
 usage(const char *prog)
 {
@@ -134,7 +126,7 @@ check_dmabuf(int16_t dev_id, size_t page)
 			rte_strerror(rte_errno));
 		return BENCH_EXIT_FAIL;
 	}
-	ret = pmd.dmabuf_export(dev_id, p, size, &fd, &off);
+	ret = rte_pmd_gpu_cuda_dmabuf_export(dev_id, p, size, &fd, &off);
 	if (ret == -ENOTSUP) {
 		printf("SKIP dmabuf: not supported by this GPU or CUDA driver (see the driver's log)\n");
 		rte_gpu_mem_free(dev_id, p);
@@ -148,19 +140,19 @@ check_dmabuf(int16_t dev_id, size_t page)
 	}
 	ok = fd_size_is(fd, size);
 	/* 100 bytes one page and a bit in: its page alone, at that offset. */
-	ret = pmd.dmabuf_export(dev_id, p + page + 1000, 100, &fd2, &off2);
+	ret = rte_pmd_gpu_cuda_dmabuf_export(dev_id, p + page + 1000, 100, &fd2, &off2);
 	if (ret != 0 || off2 != 1000 || !fd_size_is(fd2, page)) {
 		printf("FAIL dmabuf: inner range: %d, offset %" PRIu64 "\n", ret, off2);
 		ok = false;
 	}
-	if (ret == 0 && pmd.dmabuf_close(dev_id, fd2) != 0) {
+	if (ret == 0 && rte_pmd_gpu_cuda_dmabuf_close(dev_id, fd2) != 0) {
 		printf("FAIL dmabuf: close of fd %d\n", fd2);
 		ok = false;
 	}
 	if (rte_gpu_mem_free(dev_id, p) != 0) {
 		printf("FAIL dmabuf: rte_gpu_mem_free: %s\n", rte_strerror(rte_errno));
 		ok = false;
-	} else if (pmd.dmabuf_close(dev_id, fd) != -EINVAL) {
+	} else if (rte_pmd_gpu_cuda_dmabuf_close(dev_id, fd) != -EINVAL) {
 		printf("FAIL dmabuf: fd %d not closed with its allocation\n", fd);
 		ok = false;
 	}
@@ -199,7 +191,8 @@ bench_size(int16_t dev_id, const struct opts *o, size_t size,
 		if (r[v] == NULL || u[v] == NULL)
 			goto out;
 	}
-	if (pmd.flush(dev_id) < 0 || pmd.stats(dev_id, &before) != 0)
+	if (rte_pmd_gpu_cuda_reg_cache_flush(dev_id) < 0 ||
+			rte_pmd_gpu_cuda_reg_cache_stats_get(dev_id, &before) != 0)
 		goto out;
 	/* Alternating, so that drift affects both alike. Each round starts
 	 * with the registration parked, by an unmeasured cycle (a miss). */
@@ -208,7 +201,7 @@ bench_size(int16_t dev_id, const struct opts *o, size_t size,
 				rte_gpu_mem_unregister(dev_id, buf) != 0)
 			goto fail_call;
 		for (v = 0; v < V_MAX; v++) {
-			if (v == V_UNCACHED && pmd.flush(dev_id) < 0)
+			if (v == V_UNCACHED && rte_pmd_gpu_cuda_reg_cache_flush(dev_id) < 0)
 				goto fail_call;
 			t0 = rte_rdtsc_precise();
 			if (rte_gpu_mem_register(dev_id, size, buf) != 0)
@@ -217,13 +210,14 @@ bench_size(int16_t dev_id, const struct opts *o, size_t size,
 			r[v][i] = bench_cycles_to_ns(t1 - t0);
 			t0 = rte_rdtsc_precise();
 			if (rte_gpu_mem_unregister(dev_id, buf) != 0 ||
-					(v == V_UNCACHED && pmd.flush(dev_id) != 1))
+					(v == V_UNCACHED && rte_pmd_gpu_cuda_reg_cache_flush(dev_id) != 1))
 				goto fail_call;
 			t1 = rte_rdtsc_precise();
 			u[v][i] = bench_cycles_to_ns(t1 - t0);
 		}
 	}
-	if (pmd.stats(dev_id, &after) != 0 || pmd.flush(dev_id) < 0)
+	if (rte_pmd_gpu_cuda_reg_cache_stats_get(dev_id, &after) != 0 ||
+			rte_pmd_gpu_cuda_reg_cache_flush(dev_id) < 0)
 		goto out;
 	for (v = 0; v < V_MAX; v++) {
 		bench_stats_compute(r[v], o->reps, &st_r[v]);
@@ -258,7 +252,7 @@ bench_size(int16_t dev_id, const struct opts *o, size_t size,
 fail_call:
 	fprintf(stderr, "size %zu: a register/unregister/flush failed: %s\n", size,
 		rte_strerror(rte_errno));
-	pmd.flush(dev_id);
+	rte_pmd_gpu_cuda_reg_cache_flush(dev_id);
 out:
 	for (v = 0; v < V_MAX; v++) {
 		free(r[v]);
@@ -290,17 +284,7 @@ main(int argc, char **argv)
 	ret = bench_first_gpu(&dev_id, &info);
 	if (ret >= 0)
 		return ret;
-	*(void **)&pmd.stats = bench_pmd_symbol("rte_pmd_gpu_cuda_reg_cache_stats_get");
-	*(void **)&pmd.flush = bench_pmd_symbol("rte_pmd_gpu_cuda_reg_cache_flush");
-	*(void **)&pmd.dmabuf_export = bench_pmd_symbol("rte_pmd_gpu_cuda_dmabuf_export");
-	*(void **)&pmd.dmabuf_close = bench_pmd_symbol("rte_pmd_gpu_cuda_dmabuf_close");
-	if (pmd.stats == NULL || pmd.flush == NULL || pmd.dmabuf_export == NULL ||
-			pmd.dmabuf_close == NULL) {
-		printf("FAIL: the CUDA gpudev plugin with rte_pmd_gpu_cuda_reg_cache_* and _dmabuf_* is not loaded\n");
-		rte_eal_cleanup();
-		return BENCH_EXIT_FAIL;
-	}
-	if (pmd.stats(dev_id, &st) != 0) {
+	if (rte_pmd_gpu_cuda_reg_cache_stats_get(dev_id, &st) != 0) {
 		printf("FAIL: GPU %d (%s) was probed without the registration cache: "
 			"pass devarg reg_cache=1 (-a <PCI>,reg_cache=1 or --vdev gpu_cuda0,dev=0,reg_cache=1)\n",
 			dev_id, info.name);
