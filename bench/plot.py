@@ -546,9 +546,11 @@ def kernel_rate_plot(plt, out, k, b):
 # --- pipeline capacity (bench/pipeline-capacity.sh) ----------------------
 
 CAP_DIR = "capacity-burst128"
-CAP_MODES = ("source", "cpu", "host-mapped", "staged")
+CAP_MODES = ("source", "cpu", "host-mapped", "staged", "gpu", "gpu-split")
 CAP_MODE_NAMES = {"source": "source alone", "cpu": "`--cpu` (baseline)",
-                  "host-mapped": "`host-mapped`", "staged": "`staged`"}
+                  "host-mapped": "`host-mapped`", "staged": "`staged`",
+                  "gpu": "`gpu` (net_gpudma)",
+                  "gpu-split": "`gpu` + header/data split (net_gpudma)"}
 
 
 def size_key(size):
@@ -565,9 +567,13 @@ def bytes_moved(mode, size):
     net_null (the fixed sizes) hands out mbufs without writing a byte, and
     the pipeline reads only what it inspects: such a run has a packet rate
     and no bit rate. net_pcap (mix) copies every frame from its replay
-    buffer into the mbuf; staged copies the packets to the GPU by DMA.
+    buffer into the mbuf; staged copies the packets to the GPU by DMA; the
+    GPU-memory modes' source, net_gpudma, writes every frame (every size)
+    into the mbufs in GPU memory (and the headers into host memory, split).
     """
     moved = []
+    if mode.startswith("gpu"):
+        return "net_gpudma's DMA into GPU memory"
     if size == "mix":
         moved.append("net_pcap's copy")
     if mode == "staged":
@@ -670,7 +676,9 @@ def capacity_section(runs):
         rows.append(row)
     md.append("Mpps received and fully processed, one RX lcore per queue; "
               "columns: packet bytes (mix = net_pcap replaying realistic "
-              "traffic, else net_null) × RX lcores. These are packet rates "
+              "traffic, else net_null; the GPU-memory modes' source is "
+              "net_gpudma replaying the same mix or frames of that size) × "
+              "RX lcores. These are packet rates "
               "of the pipeline's work: net_null writes no packet bytes and "
               "the pipeline reads only what it inspects, so no bit rate is "
               "given for them; bytes cross a copy only in the mix (net_pcap "

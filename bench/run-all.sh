@@ -181,7 +181,7 @@ run() {
 	echo "\$ $*" > "$out/$name.log"
 	timeout --kill-after=10 "$limit" "$@" >> "$out/$name.log" 2>&1
 	rc=$?
-	grep -E '^(handoff|driver|reg-cache|PASS dmabuf|bpf-cpu|kernel-rate|sysmem-probe|capacity|SKIP|FAIL)' "$out/$name.log" | sed 's/^/   /'
+	grep -E '^(handoff|driver|reg-cache|PASS dmabuf|bpf-cpu|kernel-rate|sysmem-probe|capacity|gpudma|cuMemcpyHtoD|SKIP|FAIL)' "$out/$name.log" | sed 's/^/   /'
 	case $rc in
 	0) echo "   $name: done" ;;
 	77) echo "   $name: skipped (no GPU)" ;;
@@ -240,12 +240,26 @@ command -v taskset >/dev/null 2>&1 && probe_pin=(taskset -c "$lcore")
 run sysmem_probe 100 "${probe_pin[@]}" "$bench/bench-sysmem-probe" \
 	--reps "$([ "$quick" = 1 ] && echo 200 || echo 1000)"
 
+# net_gpudma alone, the source of the capacity sweep's GPU-memory modes:
+# Mpps at 64 B and GB/s at 1500 B into GPU memory by its scatter kernel,
+# against the pinned host-to-device bandwidth of the same run, on as many
+# queues as the sweep has RX lcores (which side limits those rows).
+if [ -x "$bench/bench-gpudma" ] && [ -n "$gpu_pci" ]; then
+	for q in $([ "$quick" = 1 ] && echo 1 || echo 1 2 4 8); do
+		[ $((q + 1)) -le "$(nproc)" ] || continue
+		run "gpudma_q$q" 120 "$bench/bench-gpudma" "${bench_mem[@]}" \
+			--file-prefix bench-gpudma "${gpu_args[@]}" "${extra[@]}" \
+			-l "0-$q" -- --queues "$q" --scatter \
+			--seconds "$([ "$quick" = 1 ] && echo 1 || echo 3)" --dir "$out"
+	done
+fi
+
 # Item 2 (and 5): the pipeline's capacity, from the same build in the same
 # machine start. 128-packet ring items, as published; one RX lcore per
 # queue plus EAL's main lcore, so as many lcore counts of 1/2/4/8 as the
 # CPUs allow. Without a GPU only the source alone and --cpu can run.
 if [ "${BENCH_CAPACITY:-1}" = 1 ]; then
-	cap_modes=${BENCH_CAP_MODES:-source cpu host-mapped staged}
+	cap_modes=${BENCH_CAP_MODES:-source cpu host-mapped staged gpu gpu-split}
 	if [ -z "${BENCH_CAP_MODES:-}" ] && [ -z "$gpu_pci" ]; then
 		cap_modes="source cpu"
 		echo "== capacity: no GPU found by nvidia-smi: modes $cap_modes only"

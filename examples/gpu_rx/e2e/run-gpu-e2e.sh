@@ -14,6 +14,7 @@
 #        (dpdk-gpu-rx is linked with the build's librte_gpu_cuda.so)
 #        GPU_RX_E2E_PCAP  real traffic to replay through every GPU mode too
 #        (capture-lo.sh makes some)
+#        GPU_RX_E2E_MODES the filter set's modes (default: all of them)
 # Exit:  0 all passed, 1 a failure, 77 no GPU here.
 set -u
 
@@ -111,8 +112,8 @@ len > 2048
 # classifies (128) and packets outgrow the 32 KiB staging area (512).
 # gpu: packets in GPU memory, put there by net_gpudma (the GPU's engines
 # in place of a NIC's DMA; scatter=1, its fastest fill) from the same file.
-modes="host-mapped staged host-mapped,launch-per-burst staged,launch-per-burst
-host-mapped,burst-128 host-mapped,burst-512 gpu gpu,launch-per-burst"
+modes=${GPU_RX_E2E_MODES:-"host-mapped staged host-mapped,launch-per-burst staged,launch-per-burst
+host-mapped,burst-128 host-mapped,burst-512 gpu gpu,launch-per-burst"}
 
 n=0
 echo "$filters" | while IFS= read -r f; do
