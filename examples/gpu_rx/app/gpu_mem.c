@@ -25,6 +25,7 @@
 
 #include "gpu_path.h"
 #include "gpu_priv.h"
+#include "test_hooks.h"
 #include "gpupkt_eal.h"
 
 int
@@ -229,7 +230,7 @@ gpurx_gpu_create_pool(struct gpurx_app *a)
 	}
 	g->ext_registered = 1;
 	/* Test only: a port that refuses, as one without peer memory does. */
-	if (getenv("GPURX_TEST_DMA_MAP_REFUSED") != NULL) {
+	if (gpurx_test.dma_map_refused) {
 		rc = -1;
 		rte_errno = ENOTSUP;
 	} else {

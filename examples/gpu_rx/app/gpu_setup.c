@@ -19,6 +19,7 @@
 #include "gpu_path.h"
 #include "gpu_priv.h"
 #include "lat_hist.h"
+#include "test_hooks.h"
 
 /* The persistent kernel, where the GPU can run it safely. */
 static int
@@ -26,7 +27,7 @@ launch_persistent(struct gpurx_app *a)
 {
 	struct gpurx_gpu *g = a->gpu;
 	struct gpurx_gpu_props props;
-	const char *why, *fault = getenv("GPURX_TEST_KERNEL_FAULT");
+	const char *why;
 	uint32_t bpq = g->kp.bpq;
 	int rc;
 
@@ -39,16 +40,8 @@ launch_persistent(struct gpurx_app *a)
 			a->gpu_id, why);
 		return -1;
 	}
-	if (fault != NULL) {
-		g->kp.fault_at = strtoull(fault, NULL, 0);
-		printf("test: the kernel faults on purpose at queue 0's item "
-			"%llu (GPURX_TEST_KERNEL_FAULT)\n", g->kp.fault_at);
-	}
-	if (getenv("GPURX_TEST_KERNEL_HOLD") != NULL) {
-		g->kp.hold = 1;
-		printf("test: the kernel ignores the quit flag "
-			"(GPURX_TEST_KERNEL_HOLD)\n");
-	}
+	g->kp.fault_at = gpurx_test.kernel_fault_at;
+	g->kp.hold = gpurx_test.kernel_hold != 0;
 	rc = gpurx_cuda_stream_create(&g->kstream);
 	if (rc != 0)
 		return gpurx_gpu_cuda_fail("kernel stream", rc);
@@ -81,7 +74,7 @@ setup_queue(struct gpurx_app *a, uint16_t q)
 		return -1;
 	}
 	/* Test only: memory as a previous run could have left it. */
-	if (getenv("GPURX_TEST_DIRTY_RING") != NULL)
+	if (gpurx_test.dirty_ring)
 		for (uint32_t i = 0; i < n; i++)
 			if (rte_gpu_comm_set_status(&Q->list[i],
 					RTE_GPU_COMM_LIST_READY) != 0)

@@ -217,6 +217,7 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return ret > 0 ? 0 : GPURX_EXIT_USAGE;
 	}
+	gpurx_test_switches_read();
 	/* Bad filters fail before any port or GPU is touched. */
 	if (gpurx_filter_compile(a->opt.filter, DLT_EN10MB, (int)a->opt.snaplen,
 			&a->filter, err, sizeof(err)) != 0) {
