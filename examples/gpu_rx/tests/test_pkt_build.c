@@ -17,27 +17,10 @@
 #include "pkt_fe.h"
 #include "pkt_parse.h"
 #include "pkt_stamp.h"
+#include "pb_specs.h"
 #include "test_common.h"
 
 #define BUFSZ 4096
-
-static uint64_t rng_state = 12345;
-
-static uint64_t
-rnd64(void)
-{
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-static uint32_t
-rnd(uint32_t n)
-{
-	return n ? (uint32_t)(rnd64() % n) : 0;
-}
 
 /*
  * The one's complement sum done differently from pkt_build.h: the
@@ -241,46 +224,6 @@ check_bpf(const struct gpurx_pkt_spec *s, const char *expr, const char *what)
 }
 
 static void
-v4addr(uint8_t *a, uint32_t ip)
-{
-	gpurx_put_be32(a, ip);
-}
-
-static void
-base_spec(struct gpurx_pkt_spec *s, int ipv, int vlans, uint8_t proto)
-{
-	memset(s, 0, sizeof(*s));
-	memcpy(s->eth_dst, "\x02\x00\x00\x00\x00\x01", 6);
-	memcpy(s->eth_src, "\x02\x00\x00\x00\x00\x02", 6);
-	s->n_vlans = vlans;
-	if (vlans == 2)
-		s->tpid[0] = GPURX_ETHERTYPE_QINQ;
-	for (int i = 0; i < vlans; i++) {
-		s->vid[i] = (uint16_t)(100 + 10 * i);
-		s->pcp[i] = (uint8_t)(3 + i);
-	}
-	s->ip_version = ipv;
-	if (ipv == 4) {
-		v4addr(s->src, 0x0a000001);
-		v4addr(s->dst, 0xc0a80102);
-	} else {
-		memcpy(s->src, "\x20\x01\x0d\xb8\0\0\0\0\0\0\0\0\0\0\0\x01", 16);
-		memcpy(s->dst, "\x20\x01\x0d\xb8\0\0\0\0\0\0\0\0\0\0\0\x02", 16);
-	}
-	s->ttl = 33;
-	s->tos = 0xb8;
-	s->ip_id = 0x1234;
-	s->proto = proto;
-	s->sport = 40000;
-	s->dport = 443;
-	s->tcp_flags = 0x18;
-	s->tcp_seq = 0x01020304;
-	s->tcp_ack = 0xa0b0c0d0;
-	s->icmp_type = 8;
-	s->payload_byte = 0x5a;
-}
-
-static void
 test_every_kind(void)
 {
 	static const uint32_t pays[] = {0, 1, 7, 24, 100, 1457};
@@ -302,7 +245,7 @@ test_every_kind(void)
 		const char *vp = vl == 0 ? "" : vl == 1 ? "vlan and " :
 			"vlan and vlan and ";
 
-		base_spec(&s, ipv, vl, proto);
+		pb_base_spec(&s, ipv, vl, proto);
 		s.payload_len = pays[k];
 		s.payload_pattern = (uint8_t)(k & 1);
 		if (opt && ipv == 4)
@@ -339,14 +282,14 @@ test_every_kind(void)
 	CHECK_EQ(built, 2 * 3 * 5 * 2 * 6);
 
 	/* Non-IP: ARP. */
-	base_spec(&s, 0, 1, 0);
+	pb_base_spec(&s, 0, 1, 0);
 	s.ethertype = 0x0806;
 	s.l2_body_len = 28;
 	check_round_trip(&s, "arp");
 	check_bpf(&s, "vlan and arp", "arp");
 
 	/* Fragments: a first one (L4, no L4 checksum) and a later one. */
-	base_spec(&s, 4, 0, GPURX_IPPROTO_UDP);
+	pb_base_spec(&s, 4, 0, GPURX_IPPROTO_UDP);
 	s.payload_len = 64;
 	s.more_frags = 1;
 	check_round_trip(&s, "v4 first fragment");
@@ -354,7 +297,7 @@ test_every_kind(void)
 	s.frag_off = 100;
 	check_round_trip(&s, "v4 later fragment");
 	check_bpf(&s, "ip[6:2] & 0x1fff = 100", "v4 later frag");
-	base_spec(&s, 6, 0, GPURX_IPPROTO_TCP);
+	pb_base_spec(&s, 6, 0, GPURX_IPPROTO_TCP);
 	s.n_ext = 1;
 	s.ext[0] = GPURX_IPPROTO_FRAGMENT;
 	s.frag_off = 7;
@@ -367,7 +310,7 @@ test_every_kind(void)
 		static uint8_t buf[BUFSZ];
 		struct gpurx_pkt_layout lay;
 
-		base_spec(&s, 4, 0, GPURX_IPPROTO_UDP);
+		pb_base_spec(&s, 4, 0, GPURX_IPPROTO_UDP);
 		s.payload_len = BUFSZ;
 		CHECK_EQ(gpurx_pkt_build(&s, buf, sizeof(buf), &lay), 0);
 		s.payload_len = 20;
@@ -395,90 +338,6 @@ test_every_kind(void)
 	}
 }
 
-/* A random valid spec: every kind the builder makes. */
-static void
-random_spec(struct gpurx_pkt_spec *s)
-{
-	/* A fragment header only last: after it, a non-first fragment
-	 * carries data, not headers the parser could follow. */
-	static const uint8_t exts[] = {GPURX_IPPROTO_HOPOPTS,
-		GPURX_IPPROTO_ROUTING, GPURX_IPPROTO_DSTOPTS, GPURX_IPPROTO_AH};
-	uint32_t r;
-
-	memset(s, 0, sizeof(*s));
-	for (int k = 0; k < 6; k++) {
-		s->eth_dst[k] = (uint8_t)rnd(256);
-		s->eth_src[k] = (uint8_t)rnd(256);
-	}
-	s->n_vlans = (int)rnd(GPURX_MAX_VLANS + 1);
-	for (int k = 0; k < s->n_vlans; k++) {
-		static const uint16_t tp[] = {0, GPURX_ETHERTYPE_QINQ,
-			GPURX_ETHERTYPE_QINQ_OLD};
-
-		s->tpid[k] = tp[rnd(3)];
-		s->vid[k] = (uint16_t)rnd(4096);
-		s->pcp[k] = (uint8_t)rnd(8);
-	}
-	s->payload_len = rnd(4) == 0 ? rnd(1400) : rnd(100);
-	s->payload_byte = (uint8_t)rnd(256);
-	s->payload_pattern = (uint8_t)rnd(2);
-	if (rnd(20) == 0) {
-		s->ethertype = (uint16_t)(0x0600 + rnd(0x1000));
-		if (s->ethertype == GPURX_ETHERTYPE_IPV4 ||
-				s->ethertype == GPURX_ETHERTYPE_VLAN)
-			s->ethertype = 0x0806;
-		s->l2_body_len = rnd(100);
-		return;
-	}
-	s->ip_version = rnd(2) ? 4 : 6;
-	for (int k = 0; k < 16; k++) {
-		s->src[k] = (uint8_t)rnd(256);
-		s->dst[k] = (uint8_t)rnd(256);
-	}
-	s->ttl = (uint8_t)rnd(256);
-	s->tos = (uint8_t)rnd(256);
-	s->ip_id = (uint16_t)rnd(65536);
-	s->dont_frag = (int)rnd(2);
-	if (s->ip_version == 4 && rnd(4) == 0)
-		s->ip_opt_len = (uint8_t)(4 * rnd(11));
-	if (s->ip_version == 6 && rnd(3) == 0) {
-		s->n_ext = 1 + (int)rnd(4);
-		for (int k = 0; k < s->n_ext; k++) {
-			s->ext[k] = exts[rnd(4)];
-			s->ext_len[k] = s->ext[k] == GPURX_IPPROTO_AH ?
-				(uint8_t)(1 + 2 * rnd(3)) : (uint8_t)rnd(3);
-		}
-	}
-	if (rnd(10) == 0) {
-		s->more_frags = (int)rnd(2);
-		s->frag_off = (uint16_t)(rnd(2) ? 0 : 1 + rnd(1000));
-		if (s->ip_version == 6 && s->n_ext < GPURX_MAX_EXT_HDRS) {
-			s->ext[s->n_ext] = GPURX_IPPROTO_FRAGMENT;
-			s->n_ext++;
-		}
-	}
-	r = rnd(100);
-	if (r < 35)
-		s->proto = GPURX_IPPROTO_TCP;
-	else if (r < 70)
-		s->proto = GPURX_IPPROTO_UDP;
-	else if (r < 85)
-		s->proto = s->ip_version == 4 ? GPURX_IPPROTO_ICMP :
-			GPURX_IPPROTO_ICMPV6;
-	else if (r < 92)
-		s->proto = GPURX_IPPROTO_SCTP;
-	else
-		s->proto = 47;
-	s->sport = (uint16_t)rnd(65536);
-	s->dport = (uint16_t)rnd(65536);
-	s->tcp_flags = (uint8_t)rnd(256);
-	s->tcp_opt_len = (uint8_t)(4 * rnd(11));
-	s->tcp_seq = (uint32_t)rnd64();
-	s->tcp_ack = (uint32_t)rnd64();
-	s->icmp_type = (uint8_t)rnd(256);
-	s->icmp_code = (uint8_t)rnd(256);
-}
-
 static void
 test_fuzz_round_trip(void)
 {
@@ -487,7 +346,7 @@ test_fuzz_round_trip(void)
 	int bad = 0;
 
 	for (int n = 0; n < 20000 && bad < 5; n++) {
-		random_spec(&s);
+		pb_random_spec(&s);
 		snprintf(what, sizeof(what), "random #%d", n);
 		bad += check_round_trip(&s, what) != 0;
 	}
@@ -507,22 +366,22 @@ test_incremental(void)
 	for (int n = 0; n < 20000; n++) {
 		uint32_t m[2], m2[2], off, len, lo;
 
-		random_spec(&s);
+		pb_random_spec(&s);
 		if (gpurx_pkt_build(&s, buf, sizeof(buf), &lay) == 0 ||
 				(lay.ip4_csum_off == 0 && lay.l4_csum_off == 0))
 			continue;
 		CHECK_EQ(gpurx_fe_init(&p, &lay, 1, 0, 1), 0);
 		/* A few bytes anywhere in IP but the fields the engine keeps. */
 		lo = lay.l3_off;
-		len = 1 + rnd(8);
+		len = 1 + pb_rnd(8);
 		if (lay.ip_end - lo < len)
 			continue;
-		off = lo + rnd(lay.ip_end - lo - len + 1);
+		off = lo + pb_rnd(lay.ip_end - lo - len + 1);
 		if (gpurx_fe_protected(&p, off, len))
 			continue;
 		gpurx_fe_sums(&p, buf, off, len, m);
 		for (uint32_t k = 0; k < len; k++)
-			buf[off + k] = rnd(4) ? (uint8_t)rnd(256) : 0;
+			buf[off + k] = pb_rnd(4) ? (uint8_t)pb_rnd(256) : 0;
 		gpurx_fe_sums(&p, buf, off, len, m2);
 		gpurx_fe_fix(&p, buf, m, m2);
 		memcpy(ref, buf, lay.len);
@@ -563,7 +422,7 @@ test_fe_sequences(void)
 	struct gpurx_fe_prog p, q;
 	int a, b, c, d, e, f, g, tu;
 
-	base_spec(&s, 4, 0, GPURX_IPPROTO_UDP);
+	pb_base_spec(&s, 4, 0, GPURX_IPPROTO_UDP);
 	s.payload_len = 40;
 	make_tmpl(&s, t, &lay);
 	CHECK_EQ(gpurx_fe_init(&p, &lay, 7, 3, 4), 0);
@@ -675,7 +534,7 @@ test_fe_fields(void)
 	int src, port, vid, ttl, tu, tos;
 
 	/* IPv4 UDP in two VLANs: addresses, ports, VLAN id, TTL, stamp. */
-	base_spec(&s, 4, 2, GPURX_IPPROTO_UDP);
+	pb_base_spec(&s, 4, 2, GPURX_IPPROTO_UDP);
 	s.payload_len = 64;
 	make_tmpl(&s, t, &lay);
 	CHECK_EQ(gpurx_fe_init(&p, &lay, 99, 5, 8), 0);
@@ -744,7 +603,7 @@ test_fe_fields(void)
 	}
 
 	/* IPv6 with extension headers, TCP: named offsets follow them. */
-	base_spec(&s, 6, 1, GPURX_IPPROTO_TCP);
+	pb_base_spec(&s, 6, 1, GPURX_IPPROTO_TCP);
 	s.n_ext = 2;
 	s.ext[0] = GPURX_IPPROTO_HOPOPTS;
 	s.ext[1] = GPURX_IPPROTO_ROUTING;
@@ -788,7 +647,7 @@ test_fe_fields(void)
 	}
 
 	/* ICMP echo: the stamp follows identifier and sequence. */
-	base_spec(&s, 4, 0, GPURX_IPPROTO_ICMP);
+	pb_base_spec(&s, 4, 0, GPURX_IPPROTO_ICMP);
 	s.payload_len = 32;
 	make_tmpl(&s, t, &lay);
 	CHECK_EQ(gpurx_fe_init(&p, &lay, 1, 2, 1), 0);
@@ -803,7 +662,7 @@ test_fe_fields(void)
 	CHECK_EQ(st.seq, 77);
 
 	/* A payload too short for a stamp. */
-	base_spec(&s, 4, 0, GPURX_IPPROTO_UDP);
+	pb_base_spec(&s, 4, 0, GPURX_IPPROTO_UDP);
 	s.payload_len = 23;
 	make_tmpl(&s, t, &lay);
 	CHECK_EQ(gpurx_fe_init(&p, &lay, 1, 2, 1), 0);
@@ -825,17 +684,17 @@ test_fe_random_programs(void)
 	int progs = 0;
 
 	for (int n = 0; n < 2000; n++) {
-		random_spec(&s);
+		pb_random_spec(&s);
 		if (gpurx_pkt_build(&s, t, sizeof(t), &lay) == 0)
 			continue;
-		CHECK_EQ(gpurx_fe_init(&p, &lay, rnd64(), rnd(4), 1 + rnd(8)), 0);
-		if (rnd(2))
+		CHECK_EQ(gpurx_fe_init(&p, &lay, pb_rnd64(), pb_rnd(4), 1 + pb_rnd(8)), 0);
+		if (pb_rnd(2))
 			gpurx_fe_set_stamp(&p);
 		for (int v = 0; v < 6; v++) {
 			static const uint8_t sizes[] = {1, 2, 4, 8};
-			uint8_t sz = sizes[rnd(4)];
+			uint8_t sz = sizes[pb_rnd(4)];
 			uint64_t lim = sz == 8 ? ~0ull : (1ull << (8 * sz)) - 1;
-			uint64_t lo = rnd64() & lim, hi = rnd64() & lim;
+			uint64_t lo = pb_rnd64() & lim, hi = pb_rnd64() & lim;
 
 			if (lo > hi) {
 				uint64_t x = lo;
@@ -843,28 +702,28 @@ test_fe_random_programs(void)
 				lo = hi;
 				hi = x;
 			}
-			gpurx_fe_add_var(&p, sz, (uint8_t)rnd(3), lo, hi, lo,
-				rnd64() & lim, (int)rnd(2));
+			gpurx_fe_add_var(&p, sz, (uint8_t)pb_rnd(3), lo, hi, lo,
+				pb_rnd64() & lim, (int)pb_rnd(2));
 		}
-		gpurx_fe_add_tuple(&p, (uint32_t)rnd64(), 0xffffffffu, 1, 9, 0, 0);
+		gpurx_fe_add_tuple(&p, (uint32_t)pb_rnd64(), 0xffffffffu, 1, 9, 0, 0);
 		for (int w = 0; w < 10; w++) {
-			int var = (int)rnd(7);
-			uint8_t part = var == 6 ? (uint8_t)(1 + rnd(2)) : 0;
+			int var = (int)pb_rnd(7);
+			uint8_t part = var == 6 ? (uint8_t)(1 + pb_rnd(2)) : 0;
 
-			if (rnd(2))
-				gpurx_fe_write_field(&p, names[rnd(16)], var, part,
-					rnd64());
+			if (pb_rnd(2))
+				gpurx_fe_write_field(&p, names[pb_rnd(16)], var, part,
+					pb_rnd64());
 			else
-				gpurx_fe_write_off(&p, rnd(lay.len), var, part,
-					rnd64());
+				gpurx_fe_write_off(&p, pb_rnd(lay.len), var, part,
+					pb_rnd64());
 		}
 		if (p.n_writes == 0)
 			continue;
 		progs++;
 		for (uint64_t i = 0; i < 20; i++) {
-			uint64_t idx = rnd64() >> rnd(64);
+			uint64_t idx = pb_rnd64() >> pb_rnd(64);
 
-			gpurx_fe_make(&p, t, pkt, idx, rnd64());
+			gpurx_fe_make(&p, t, pkt, idx, pb_rnd64());
 			memcpy(ref, pkt, lay.len);
 			gpurx_pkt_csum_fill(ref, &lay);
 			CHECK(memcmp(ref, pkt, lay.len) == 0,
