@@ -561,9 +561,13 @@ kernel_setup(void)
 	CHECK(rte_gpu_comm_get_flag_value(&k.quit, &v) == 0 && v == 0, "quit 0");
 	CHECK(gpucomm_kernel_quit(&k) == 0 &&
 		rte_gpu_comm_get_flag_value(&k.quit, &v) == 0 && v == 1, "quit 1");
+	CHECK(gpucomm_kernel_rearm(&k) == 0 &&
+		rte_gpu_comm_get_flag_value(&k.quit, &v) == 0 && v == 0,
+		"quit 0 again");
 	gpucomm_kernel_teardown(&k);
 	CHECK(k.state == NULL && !k.quit_ok, "teardown");
-	CHECK(gpucomm_kernel_quit(&k) == -EINVAL, "quit after teardown");
+	CHECK(gpucomm_kernel_quit(&k) == -EINVAL &&
+		gpucomm_kernel_rearm(&k) == -EINVAL, "quit after teardown");
 
 	{
 		struct rte_gpu_comm_list *one_missing[2] = { lists[0], NULL };

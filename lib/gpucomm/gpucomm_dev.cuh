@@ -47,6 +47,14 @@ gpucomm_ld_relaxed_sys_u32(const uint32_t *p)
 	return v;
 }
 
+/* A word the CPU reads, stored with no ordering of what came before: a
+ * flag that carries no other data. */
+static __device__ __forceinline__ void
+gpucomm_st_relaxed_sys_u32(uint32_t *p, uint32_t v)
+{
+	asm volatile("st.relaxed.sys.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
+}
+
 /* Acquire at system scope: what the CPU wrote before it released this
  * word is visible to this thread's later loads. */
 static __device__ __forceinline__ uint32_t

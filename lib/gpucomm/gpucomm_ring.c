@@ -180,6 +180,14 @@ gpucomm_kernel_quit(struct gpucomm_kernel *k)
 	return rc;
 }
 
+int
+gpucomm_kernel_rearm(struct gpucomm_kernel *k)
+{
+	if (k == NULL || !k->quit_ok)
+		return -EINVAL;
+	return rte_gpu_comm_set_flag(&k->quit, 0);
+}
+
 void
 gpucomm_kernel_teardown(struct gpucomm_kernel *k)
 {

@@ -296,6 +296,13 @@ int gpucomm_kernel_setup(struct gpucomm_kernel *k, int16_t dev_id,
  * gpudev's error. */
 int gpucomm_kernel_quit(struct gpucomm_kernel *k);
 
+/*
+ * After the kernel quit and ended: the quit flag down again, so that the
+ * kernel can be launched anew on the same setup (which sets its dispatch
+ * state afresh: initialise the rings again too). 0 or gpudev's error.
+ */
+int gpucomm_kernel_rearm(struct gpucomm_kernel *k);
+
 /* Frees what setup took. Only once no kernel runs on it. */
 void gpucomm_kernel_teardown(struct gpucomm_kernel *k);
 
