@@ -94,16 +94,8 @@ struct hk_sum_body {
 	uint64_t n_reports;
 	uint32_t burst;
 
-	struct worker {
-		const struct hk_sum_body &b;
-
-		__device__
-		worker(const struct hk_sum_body &body, uint32_t ring, uint32_t slot)
-			: b(body)
-		{
-			(void)ring;
-			(void)slot;
-		}
+	struct worker : gpucomm_worker_base<hk_sum_body> {
+		using gpucomm_worker_base<hk_sum_body>::gpucomm_worker_base;
 
 		__device__ void
 		item(const struct gpucomm_item_ctx &c)
@@ -185,12 +177,6 @@ struct hk_sum_body {
 			}
 			/* s_n and the descriptors are reused by the next item:
 			 * the skeleton's barrier after this call keeps them. */
-		}
-
-		__device__ void
-		item_done(const struct gpucomm_item_ctx &c)
-		{
-			(void)c;
 		}
 	};
 };

@@ -428,6 +428,21 @@ expected_sum(uint64_t seq)
 	return s;
 }
 
+/* The fake kernel's work on item i, READY seen: result, then DONE. */
+static void
+fake_item(uint32_t i)
+{
+	uint32_t n = conc.list[i].num_pkts;
+
+	if (n == 0 || n > 32)
+		conc.bad++;
+	else
+		conc.result[i] = entries_sum(&conc.list[i], n);
+	/* Release: the result before DONE. */
+	__atomic_store_n((uint32_t *)conc.list[i].status_h,
+		RTE_GPU_COMM_LIST_DONE, __ATOMIC_RELEASE);
+}
+
 static void *
 fake_kernel(void *arg)
 {
@@ -436,38 +451,22 @@ fake_kernel(void *arg)
 	(void)arg;
 	while (!conc.stop) {
 		uint32_t a = (uint32_t)(seq % CONC_N), b = (uint32_t)((seq + 1) % CONC_N);
-		uint32_t *sa = (uint32_t *)conc.list[a].status_h;
-		uint32_t *sb = (uint32_t *)conc.list[b].status_h;
 
 		/* Acquire: what the lcore wrote before READY. */
-		if (__atomic_load_n(sa, __ATOMIC_ACQUIRE) != RTE_GPU_COMM_LIST_READY) {
+		if (__atomic_load_n((uint32_t *)conc.list[a].status_h,
+				__ATOMIC_ACQUIRE) != RTE_GPU_COMM_LIST_READY) {
 			/* EAL pinned this thread with the lcore to one CPU. */
 			sched_yield();
 			continue;
 		}
-		if (__atomic_load_n(sb, __ATOMIC_ACQUIRE) == RTE_GPU_COMM_LIST_READY) {
+		seq++;
+		if (__atomic_load_n((uint32_t *)conc.list[b].status_h,
+				__ATOMIC_ACQUIRE) == RTE_GPU_COMM_LIST_READY) {
 			/* Both: the newer finishes first. */
-			uint32_t nb = conc.list[b].num_pkts;
-
-			if (nb == 0 || nb > 32)
-				conc.bad++;
-			else
-				conc.result[b] = entries_sum(&conc.list[b], nb);
-			__atomic_store_n(sb, RTE_GPU_COMM_LIST_DONE, __ATOMIC_RELEASE);
-		} else {
-			b = a;
+			fake_item(b);
+			seq++;
 		}
-		{
-			uint32_t na = conc.list[a].num_pkts;
-
-			if (na == 0 || na > 32)
-				conc.bad++;
-			else
-				conc.result[a] = entries_sum(&conc.list[a], na);
-			/* Release: the result before DONE. */
-			__atomic_store_n(sa, RTE_GPU_COMM_LIST_DONE, __ATOMIC_RELEASE);
-		}
-		seq += b == a ? 1 : 2;
+		fake_item(a);
 	}
 	return NULL;
 }

@@ -60,16 +60,8 @@ struct gk_sum_body {
 	struct gk_item_report *reports;	/* mapped host memory */
 	uint32_t n_reports;
 
-	struct worker {
-		const struct gk_sum_body &b;
-
-		__device__
-		worker(const struct gk_sum_body &body, uint32_t ring, uint32_t slot)
-			: b(body)
-		{
-			(void)ring;
-			(void)slot;
-		}
+	struct worker : gpucomm_worker_base<gk_sum_body> {
+		using gpucomm_worker_base<gk_sum_body>::gpucomm_worker_base;
 
 		__device__ void
 		item(const struct gpucomm_item_ctx &c)
@@ -121,12 +113,6 @@ struct gk_sum_body {
 			}
 			/* The skeleton's barrier and release of DONE publish
 			 * the report. */
-		}
-
-		__device__ void
-		item_done(const struct gpucomm_item_ctx &c)
-		{
-			(void)c;
 		}
 	};
 };

@@ -74,6 +74,34 @@ struct gpucomm_item_ctx {
 	uint32_t slot;			/* worker block of the ring */
 };
 
+/*
+ * A body's worker with no per-block state and nothing to do after DONE:
+ * derive from it and write item() alone,
+ *   struct worker : gpucomm_worker_base<my_body> {
+ *       using gpucomm_worker_base<my_body>::gpucomm_worker_base;
+ *       __device__ void item(const struct gpucomm_item_ctx &c);
+ *   };
+ * (b: the body's parameters).
+ */
+template <class Body>
+struct gpucomm_worker_base {
+	const Body &b;
+
+	__device__
+	gpucomm_worker_base(const Body &body, uint32_t ring, uint32_t slot)
+		: b(body)
+	{
+		(void)ring;
+		(void)slot;
+	}
+
+	__device__ void
+	item_done(const struct gpucomm_item_ctx &c)
+	{
+		(void)c;
+	}
+};
+
 /* The ring's dispatcher: warp 0 of the ring's last block. */
 static __device__ void
 gpucomm_dispatch(const struct gpucomm_kparams &kp, uint32_t ring)
