@@ -51,9 +51,9 @@ gk_flag_kernel(uint32_t *flag, uint32_t want, uint32_t reply,
 }
 
 /*
- * The ring kernels' per-item body: the item's count, its descriptors into
- * shared memory (one per thread, in one round trip), then every byte of
- * every packet checksummed by the block, and the report.
+ * The ring kernels' per-item body: the item's count and descriptors
+ * (gpucomm_load_item), then every byte of every packet checksummed by the
+ * block, and the report.
  */
 struct gk_sum_body {
 	static constexpr unsigned int threads = GK_RING_THREADS;
@@ -69,25 +69,16 @@ struct gk_sum_body {
 			__shared__ uintptr_t s_addr[GPUCOMM_PKTS_MAX];
 			__shared__ uint32_t s_size[GPUCOMM_PKTS_MAX];
 			__shared__ unsigned long long s_sum, s_bytes;
-			__shared__ uint32_t s_n;
 			unsigned long long local = 0, bytes = 0;
-			uint32_t n;
+			const uint32_t n = gpucomm_load_item(c, GK_RING_THREADS - 32,
+				s_addr, s_size);
 
 			if (threadIdx.x == 0) {
-				s_n = gpucomm_ld_num_pkts(c.item);
 				s_sum = 0;
 				s_bytes = 0;
 			}
-			__syncthreads();
-			n = s_n < GPUCOMM_PKTS_MAX ? s_n : GPUCOMM_PKTS_MAX;
-			for (uint32_t p = threadIdx.x; p < n; p += blockDim.x) {
-				unsigned long long a, z;
-
-				gpucomm_ld_pkt(&c.pkts[p], &a, &z);
-				s_addr[p] = (uintptr_t)a;
-				s_size[p] = (uint32_t)z;
-				bytes += z;
-			}
+			for (uint32_t p = threadIdx.x; p < n; p += blockDim.x)
+				bytes += s_size[p];
 			__syncthreads();
 			for (uint32_t p = 0; p < n; p++) {
 				/* Volatile: buffers are reused with new bytes. */
@@ -108,7 +99,7 @@ struct gk_sum_body {
 				r->checksum = s_sum;
 				r->bytes = s_bytes;
 				r->seq = c.seq;
-				r->num_pkts = s_n;
+				r->num_pkts = n;
 				r->state = GK_ITEM_DONE;
 			}
 			/* The skeleton's barrier and release of DONE publish

@@ -102,6 +102,51 @@ struct gpucomm_worker_base {
 	}
 };
 
+/*
+ * The item's packet count and descriptors into addr[] and size[] (shared
+ * memory, GPUCOMM_PKTS_MAX entries), by every thread of the block; returns
+ * the count (at most GPUCOMM_PKTS_MAX). The count and the first `pre`
+ * descriptors are loaded in one round trip: descriptor i by thread
+ * i (and i + blockDim.x, ...), the count by lane 0 of the block's last
+ * warp, which has no descriptor to load while pre <= blockDim.x - 32 (in
+ * one warp the second host load waits for the first: 2.5 us instead of
+ * 1.6 us for both in bench-handoff). Descriptors past the count are stale
+ * and unused (the list has room for GPUCOMM_PKTS_MAX); those from pre to
+ * the count, if any, take a second round trip. Synchronizes the block.
+ */
+static __device__ uint32_t
+gpucomm_load_item(const struct gpucomm_item_ctx &c, uint32_t pre,
+		uintptr_t *addr, uint32_t *size)
+{
+	__shared__ uint32_t s_n;
+	uint32_t n;
+
+	if (pre > GPUCOMM_PKTS_MAX)
+		pre = GPUCOMM_PKTS_MAX;
+	if (threadIdx.x == blockDim.x - 32)
+		s_n = gpucomm_ld_num_pkts(c.item);
+	for (uint32_t i = threadIdx.x; i < pre; i += blockDim.x) {
+		unsigned long long a, z;
+
+		gpucomm_ld_pkt(&c.pkts[i], &a, &z);
+		addr[i] = (uintptr_t)a;
+		size[i] = (uint32_t)z;
+	}
+	__syncthreads();
+	n = s_n < GPUCOMM_PKTS_MAX ? s_n : GPUCOMM_PKTS_MAX;
+	if (n > pre) {
+		for (uint32_t i = pre + threadIdx.x; i < n; i += blockDim.x) {
+			unsigned long long a, z;
+
+			gpucomm_ld_pkt(&c.pkts[i], &a, &z);
+			addr[i] = (uintptr_t)a;
+			size[i] = (uint32_t)z;
+		}
+		__syncthreads();
+	}
+	return n;
+}
+
 /* The ring's dispatcher: warp 0 of the ring's last block. */
 static __device__ void
 gpucomm_dispatch(const struct gpucomm_kparams &kp, uint32_t ring)
