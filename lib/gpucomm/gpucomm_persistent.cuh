@@ -307,6 +307,8 @@ template <class Body>
 __global__ void __launch_bounds__(Body::threads)
 gpucomm_persistent_kernel(const struct gpucomm_kparams kp, const Body body)
 {
+	static_assert(Body::threads >= 32 && Body::threads % 32 == 0,
+		"whole warps: the dispatcher is one");
 	const uint32_t ring = blockIdx.x / (kp.bpq + 1);
 	const uint32_t slot = blockIdx.x % (kp.bpq + 1);
 
