@@ -282,7 +282,7 @@ collect_item(struct gpurx_app *a, uint16_t q)
 		 * read by other threads, so each update is an atomic store
 		 * the compiler cannot merge. */
 		const struct gpurx_item_sum *sum = &gq->sum[idx];
-		uint64_t matched = 0, captured = 0, cap_bytes = 0, dropped = 0;
+		uint64_t matched = 0;
 
 		/* The GPU's writes left these lines out of the CPU caches:
 		 * ask for both at once rather than miss on each in turn. */
@@ -297,24 +297,16 @@ collect_item(struct gpurx_app *a, uint16_t q)
 				uint32_t v = RTE_GPU_VOLATILE(gq->verdict[base + i]);
 				uint32_t cap = (uint32_t)ci->pkt_list[i].size;
 
+				/* Counted by the writer (captured or dropped). */
 				cap = RTE_MIN(cap, RTE_MIN(v, a->opt.snaplen));
-				if (gpurx_capture_write(a->cap, q,
-						arena + gq->cap_off[base + i], cap,
-						gq->wirelen[base + i],
-						gq->ts[base + i]) != 0) {
-					dropped++;
-					continue;
-				}
-				captured++;
-				cap_bytes += cap;
+				gpurx_capture_write(a->cap, q,
+					arena + gq->cap_off[base + i], cap,
+					gq->wirelen[base + i], gq->ts[base + i]);
 			}
 		}
 		GPURX_STAT_ADD(qs, rx_pkts, it->n);
 		GPURX_STAT_ADD(qs, rx_bytes, it->bytes);
 		GPURX_STAT_ADD(qs, matched, matched);
-		GPURX_STAT_ADD(qs, captured, captured);
-		GPURX_STAT_ADD(qs, cap_bytes, cap_bytes);
-		GPURX_STAT_ADD(qs, drop_capture, dropped);
 		for (uint32_t m = GPURX_MAL_NONE + 1; m < GPURX_MAL_COUNT; m++) {
 			uint32_t c = RTE_GPU_VOLATILE(sum->mal[m]);
 
@@ -442,6 +434,8 @@ gpurx_rx_gpu_lcore(void *arg)
 			status = -1;
 			break;
 		}
+		if (a->cap != NULL)
+			gpurx_capture_poll(a->cap, q);
 		n = rte_eth_rx_burst(a->port, q, pkts, a->opt.burst);
 		if (n == 0)
 			continue;

@@ -47,6 +47,11 @@ install_signals(void)
 	if (sigaction(SIGINT, &sa, NULL) != 0 ||
 			sigaction(SIGTERM, &sa, NULL) != 0)
 		return -1;
+	/* A capture growing past RLIMIT_FSIZE: its write fails with EFBIG,
+	 * counted as capture drops, rather than the signal killing the run. */
+	sa.sa_handler = SIG_IGN;
+	if (sigaction(SIGXFSZ, &sa, NULL) != 0)
+		return -1;
 	return 0;
 }
 
@@ -262,8 +267,8 @@ main(int argc, char **argv)
 		gpurx_mbuf_cache(a), gpurx_flow_table_bytes(a->opt.flow_capacity));
 	if (a->opt.write_path != NULL) {
 		a->cap = gpurx_capture_open(a->opt.write_path, a->opt.format,
-			a->opt.snaplen, a->port, a->opt.filter, err,
-			sizeof(err));
+			a->opt.snaplen, a->port, a->nq, a->qs, a->opt.filter,
+			err, sizeof(err));
 		if (a->cap == NULL) {
 			fprintf(stderr, "error: capture: %s\n", err);
 			goto fail_port;
@@ -294,16 +299,18 @@ main(int argc, char **argv)
 	}
 	if (!a->opt.cpu && gpurx_gpu_stop(a) != 0)
 		status = 1;
-	totals(&tot);
-	tot.elapsed_s = (double)(rte_get_tsc_cycles() - t_start) /
-		rte_get_tsc_hz();
-	gpurx_port_close(a);
+	/* Before the totals: the last buffered packets are counted as the
+	 * file has them. */
 	if (a->cap != NULL && gpurx_capture_close(a->cap) != 0) {
 		fprintf(stderr, "error: capture file %s is incomplete\n",
 			a->opt.write_path);
 		status = 1;
 	}
 	a->cap = NULL;
+	totals(&tot);
+	tot.elapsed_s = (double)(rte_get_tsc_cycles() - t_start) /
+		rte_get_tsc_hz();
+	gpurx_port_close(a);
 	avail = 0;
 	total = 0;
 	for (uint16_t i = 0; i < a->n_pools; i++) {

@@ -51,14 +51,10 @@ cpu_process(struct gpurx_app *a, struct gpurx_qstats *qs, uint16_t q,
 		GPURX_STAT_ADD(qs, matched, 1);
 		if (a->cap == NULL)
 			continue;
-		caplen = RTE_MIN(caplen, RTE_MIN(verdict, a->opt.snaplen));
-		if (gpurx_capture_write(a->cap, q, data, caplen, wirelen,
-				ts) != 0) {
-			GPURX_STAT_ADD(qs, drop_capture, 1);
-			continue;
-		}
-		GPURX_STAT_ADD(qs, captured, 1);
-		GPURX_STAT_ADD(qs, cap_bytes, caplen);
+		/* The writer counts captures and capture drops itself. */
+		gpurx_capture_write(a->cap, q, data,
+			RTE_MIN(caplen, RTE_MIN(verdict, a->opt.snaplen)),
+			wirelen, ts);
 	}
 }
 
@@ -84,6 +80,8 @@ gpurx_rx_cpu_lcore(void *arg)
 		uint16_t n = rte_eth_rx_burst(a->port, q, pkts, a->opt.burst);
 		uint16_t take;
 
+		if (a->cap != NULL)
+			gpurx_capture_poll(a->cap, q);
 		if (n == 0)
 			continue;
 		if (unlikely(gpurx_test_mangle_every != 0))
