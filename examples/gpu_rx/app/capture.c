@@ -74,8 +74,11 @@ _Static_assert(sizeof(struct epb_hdr) + GPURX_DEFAULT_SNAPLEN +
 	sizeof(struct epb_trailer) <= GPURX_CAPTURE_CHUNK_BYTES,
 	"a chunk holds the largest packet block");
 
-/* The test build swaps in a pwrite() that fails on demand. */
-#ifndef GPURX_CAPTURE_PWRITE
+/* The test build (tests/test_capture.c) swaps in a pwrite() that fails
+ * or stalls on demand. */
+#ifdef GPURX_CAPTURE_PWRITE
+ssize_t GPURX_CAPTURE_PWRITE(int fd, const void *buf, size_t n, off_t off);
+#else
 #define GPURX_CAPTURE_PWRITE pwrite
 #endif
 
