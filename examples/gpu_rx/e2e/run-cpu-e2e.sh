@@ -5,7 +5,7 @@
 # Usage: run-cpu-e2e.sh CASE APP GENPCAP CHECK WORKDIR [FILTER]
 # CASE: filter | pcap-format | snaplen | bad-filter | sigint | count | no-gpu
 #       | pool-per-queue | options | ts-port | short-chain | lo-capture
-#       | mangle | gpudma
+#       | mangle | gpudma | queues | capture-full
 # Extra EAL options (e.g. -d plugin dirs) come from $GPU_RX_EAL_EXTRA.
 set -u
 
@@ -127,6 +127,72 @@ pool-per-queue)
 		{ echo "FAIL: $two packets on two queues, $one on one"; exit 1; }
 	mbufs_all_back || { echo "FAIL: mbufs not all returned"; exit 1; }
 	echo "PASS: a pool per queue, $two packets, every mbuf back"
+	;;
+queues)
+	# Two queues (the same file on each) writing one capture: each
+	# queue's packets in it, in the order of the file, are libpcap's
+	# matches of the input, whole; the queues' chunks interleave. Three
+	# lcores on whatever CPUs there are.
+	f="tcp or udp"
+	# shellcheck disable=SC2046
+	"$app" $(eal | sed 's/-l 0-1/--lcores 0@0,1@0,2@0/') \
+		--vdev "net_pcap0,rx_pcap=$in,rx_pcap=$in" -- --cpu --quiet \
+		--idle-exit 500 --queues 2 --filter "$f" \
+		--write "$work/out.pcapng" > "$work/out.txt" 2>&1
+	rc=$?
+	cat "$work/out.txt"
+	[ "$rc" -eq 0 ] || { echo "FAIL: exit $rc"; exit 1; }
+	mbufs_all_back || { echo "FAIL: mbufs not all returned"; exit 1; }
+	exec "$check" "$in" "$work/out.pcapng" "$f" 262144 --queues 2
+	;;
+capture-full)
+	# The capture may not grow past a limit set once the run is under way
+	# (RLIMIT_FSIZE by prlimit: EAL itself needs large files at start), as
+	# on a file system that fills up: the run says why and exits 1, and
+	# leaves a valid capture, cut back to whole blocks, holding exactly
+	# what it counts as captured; every other match is a capture drop.
+	command -v prlimit > /dev/null || { echo "SKIP: no prlimit"; exit 77; }
+	"$gen" "$in" 1 500 0 || exit 1
+	# shellcheck disable=SC2046
+	"$app" $(eal) --vdev "net_pcap0,rx_pcap=$in,infinite_rx=1" -- --cpu \
+		--quiet --filter sctp --snaplen 64 --write "$work/out.pcapng" \
+		> "$work/out.txt" 2>&1 &
+	pid=$!
+	for _ in $(seq 100); do
+		grep -q "^dpdk-gpu-rx: port" "$work/out.txt" && break
+		sleep 0.1
+	done
+	sleep 0.5
+	limit=$(($(wc -c < "$work/out.pcapng") + 1048576))
+	prlimit --pid $pid --fsize=$limit:
+	sleep 1
+	kill -INT $pid
+	wait $pid
+	rc=$?
+	cat "$work/out.txt"
+	[ "$rc" -eq 1 ] || { echo "FAIL: exit $rc, expected 1"; exit 1; }
+	grep -q "cannot write .*: File too large; capture stopped" \
+		"$work/out.txt" || { echo "FAIL: the write error is not said"; exit 1; }
+	grep -q "capture file .* is incomplete" "$work/out.txt" ||
+		{ echo "FAIL: not said incomplete"; exit 1; }
+	mbufs_all_back || { echo "FAIL: mbufs not all returned"; exit 1; }
+	# Cut back to where the failed write began (which may lie past the
+	# limit: the file grew while prlimit started).
+	size=$(wc -c < "$work/out.pcapng")
+	grep -q "cannot write [0-9]* bytes at offset $size: " "$work/out.txt" ||
+		{ echo "FAIL: $size bytes, not cut back to the failed write"; exit 1; }
+	n=$("$check" --valid "$work/out.pcapng" |
+		sed -n 's/.* is valid, \([0-9]*\) packets$/\1/p')
+	rm -f "$work/out.pcapng"
+	[ -n "$n" ] || { echo "FAIL: capture not valid"; exit 1; }
+	matched=$(sed -n 's/^matched: *\([0-9]*\)$/\1/p' "$work/out.txt")
+	captured=$(sed -n 's/^captured: *\([0-9]*\) packets.*/\1/p' "$work/out.txt")
+	drops=$(sed -n 's/.*, capture full \([0-9]*\),.*/\1/p' "$work/out.txt")
+	[ "$n" = "$captured" ] ||
+		{ echo "FAIL: $n packets in the file, $captured counted captured"; exit 1; }
+	[ "${drops:-0}" -gt 0 ] && [ $((captured + drops)) -eq "$matched" ] ||
+		{ echo "FAIL: $captured captured + ${drops:-?} dropped of $matched"; exit 1; }
+	echo "PASS: size limit: $n packets kept in $size bytes, $drops capture drops counted"
 	;;
 mangle)
 	# The test switch the GPU tests deliver foreign and odd mbufs with

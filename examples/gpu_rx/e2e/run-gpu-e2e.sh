@@ -340,7 +340,8 @@ fi
 # Several queues (4, the same file on each) while a second process runs
 # its own persistent kernel (2 queues) on the same GPU: both launch with
 # every block resident (or say why not) and count what --cpu counts (the
-# packet counters: queues interleave in the capture and the flow slots).
+# packet counters: queues interleave in the capture and the flow slots);
+# the 4-queue capture holds each queue's packets whole and in order.
 json_counts() {
 	grep -e '"rx_packets"' -e '"rx_bytes"' -e '"matched"' -e '"captured' \
 		-e '"dropped"' -e '"malformed"' "$1"
@@ -348,6 +349,7 @@ json_counts() {
 q4="rx_pcap=$in,rx_pcap=$in,rx_pcap=$in,rx_pcap=$in"
 q2="rx_pcap=$in,rx_pcap=$in"
 lcores=0-4 app_run coresident-cpu4 "$q4" --cpu --queues 4 --ts none \
+	--write "$out/coresident-cpu4-cap.pcapng" \
 	--json "$out/coresident-cpu4.json" --idle-exit 1000
 lcores=5-7 app_run coresident-cpu2 "$q2" --cpu --queues 2 --ts none \
 	--json "$out/coresident-cpu2.json" --idle-exit 1000
@@ -359,7 +361,7 @@ for mem in host-mapped staged; do
 	sleep 1
 	lcores=0-4 app_run "coresident-$mem-a" "$q4" --mem "$mem" --queues 4 \
 		--backpressure --ts none --json "$out/coresident-$mem-a.json" \
-		--idle-exit 1000
+		--write "$out/coresident-$mem-a-cap.pcapng" --idle-exit 1000
 	rca=$?
 	wait $pid
 	rcb=$?
@@ -376,8 +378,18 @@ for mem in host-mapped staged; do
 			fail "coresident $mem ($side, $nq queues): $why"
 		fi
 	done
+	for t in cpu4 "$mem-a"; do
+		[ "$ok" = 1 ] || break
+		if ! "$check" "$in" "$out/coresident-$t-cap.pcapng" "" 262144 \
+				--queues 4 > "$out/coresident-$t-cap.txt" 2>&1; then
+			ok=0
+			fail "coresident $mem: the 4-queue capture of $t: $(tail -n 1 "$out/coresident-$t-cap.txt")"
+		fi
+	done
+	rm -f "$out/coresident-$mem-a-cap.pcapng"
 	[ "$ok" = 1 ] && pass "coresident $mem: 4 queues beside a 2-queue process"
 done
+rm -f "$out/coresident-cpu4-cap.pcapng"
 
 # A software port is refused in gpu mode, naming the port.
 app_run mem-gpu-refused "rx_pcap=$in" --mem gpu --idle-exit 500
