@@ -24,9 +24,10 @@
 #      BENCH_CAPT_TRAFFIC (default "mix mix1500"),
 #      BENCH_CAPT_LCORES (default "1 2 4"),
 #      BENCH_CAPT_SECONDS (default 3),
-#      BENCH_CAPT_DIR (where capture files go, default /dev/shm: a tmpfs,
-#        so the page cache's copy is what a capture costs; it needs room for
-#        one run's file, up to tens of GB at several GB/s),
+#      BENCH_CAPT_DIR (where capture files go; default /dev/shm, a tmpfs,
+#        so that the page cache's copy is what a capture costs, where it
+#        has 4 GiB free, else TMPDIR; it needs room for one run's file, up
+#        to tens of GB at several GB/s: a full one fails the run),
 #      BENCH_CAPT_FORMAT (pcapng, the default, or pcap),
 #      BENCH_CAPT_VERIFY (1, the default: read every capture back; 0: not),
 #      BENCH_CAPT_APP_ARGS (more dpdk-gpu-rx options, e.g. "--burst 128").
@@ -42,7 +43,16 @@ gen=$build/examples/gpu_rx/e2e/gpurx-e2e-genpcap
 check=$build/examples/gpu_rx/e2e/gpurx-e2e-check
 secs=${BENCH_CAPT_SECONDS:-3}
 fmt=${BENCH_CAPT_FORMAT:-pcapng}
-dir=${BENCH_CAPT_DIR:-/dev/shm}
+# /dev/shm where it is a tmpfs with room (4 GiB: a container's is often
+# 64 MiB), else TMPDIR.
+dir=${BENCH_CAPT_DIR:-}
+if [ -z "$dir" ]; then
+	dir=${TMPDIR:-/tmp}
+	if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] &&
+			[ "$(df -k --output=avail /dev/shm 2>/dev/null | tail -n 1)" -ge 4194304 ]; then
+		dir=/dev/shm
+	fi
+fi
 verify=${BENCH_CAPT_VERIFY:-1}
 for p in "$app" "$gen" "$check"; do
 	[ -x "$p" ] || { echo "no $p: build first" >&2; exit 2; }
@@ -62,11 +72,8 @@ bench_eal_mem 2048 2048
 mem=("${bench_mem[@]}")
 
 {
-	echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-	echo "revision: $(bench_revision "$build" "$top")"
-	echo "cpu: $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//') ($(nproc) CPUs)"
+	bench_machine_lines "$build" "$top"
 	echo "kernel: $(uname -r)"
-	echo "gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader -i 0 2>/dev/null || echo none)"
 	echo "capture files: $dir ($fstype, $(df -h --output=avail "$dir" 2>/dev/null | tail -n 1 | tr -d ' ') free), format $fmt"
 	echo "settings: ${secs} s per run, EAL ${mem[*]} ${extra[*]}, app ${app_args[*]}"
 } > "$out/machine.txt"

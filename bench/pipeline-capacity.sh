@@ -49,11 +49,7 @@ mem=("${bench_mem[@]}")
 
 # What the table was measured on, from what.
 {
-	echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-	echo "revision: $(bench_revision "$build" "$top")"
-	echo "cpu: $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//') ($(nproc) CPUs)"
-	lscpu 2>/dev/null | grep -E '^(L2|L3) cache' | sed 's/  */ /g'
-	echo "gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader -i 0 2>/dev/null || echo none)"
+	bench_machine_lines "$build" "$top"
 	echo "settings: ${secs} s per point, --burst $burst, EAL ${mem[*]} ${extra[*]}, app ${app_args[*]}"
 } > "$out/machine.txt"
 

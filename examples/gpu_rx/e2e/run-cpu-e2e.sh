@@ -158,10 +158,14 @@ capture-full)
 		--quiet --filter sctp --snaplen 64 --write "$work/out.pcapng" \
 		> "$work/out.txt" 2>&1 &
 	pid=$!
-	for _ in $(seq 100); do
+	# Its first lines are out once it has opened the capture and ignores
+	# SIGXFSZ.
+	for _ in $(seq 300); do
 		grep -q "^dpdk-gpu-rx: port" "$work/out.txt" && break
 		sleep 0.1
 	done
+	[ -e "$work/out.pcapng" ] ||
+		{ kill $pid; cat "$work/out.txt"; echo "FAIL: not started"; exit 1; }
 	sleep 0.5
 	limit=$(($(wc -c < "$work/out.pcapng") + 1048576))
 	prlimit --pid $pid --fsize=$limit:
