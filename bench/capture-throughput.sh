@@ -59,7 +59,10 @@ for p in "$app" "$gen" "$check"; do
 done
 case $fmt in pcapng|pcap) ;; *) echo "BENCH_CAPT_FORMAT: pcapng or pcap, not $fmt" >&2; exit 2 ;; esac
 mkdir -p "$out" || exit 2
-[ -d "$dir" ] && [ -w "$dir" ] || { echo "BENCH_CAPT_DIR $dir: not a writable directory" >&2; exit 2; }
+if [ ! -d "$dir" ] || [ ! -w "$dir" ]; then
+	echo "BENCH_CAPT_DIR $dir: not a writable directory" >&2
+	exit 2
+fi
 fstype=$(stat -f -c %T "$dir" 2>/dev/null || echo unknown)
 [ "$fstype" = tmpfs ] ||
 	echo "warning: $dir is $fstype, not tmpfs: the figures include the storage" >&2

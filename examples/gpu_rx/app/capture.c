@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -342,6 +343,7 @@ gpurx_capture_open(const char *path, enum gpurx_format fmt, uint32_t snaplen,
 	size_t size = RTE_ALIGN_CEIL(sizeof(struct gpurx_capture) +
 		(size_t)nq * sizeof(struct cap_queue), RTE_CACHE_LINE_SIZE);
 	struct gpurx_capture *c;
+	struct stat st;
 	int rc;
 
 	if (nq == 0 || nq > GPURX_MAX_QUEUES || qs == NULL ||
@@ -372,6 +374,15 @@ gpurx_capture_open(const char *path, enum gpurx_format fmt, uint32_t snaplen,
 	}
 	if (rc != 0) {
 		set_err(err, errlen, "%s%s", "out of memory", "");
+		free_capture(c);
+		return NULL;
+	}
+	/* Not opened: opening a FIFO for writing waits for a reader. */
+	if (stat(path, &st) == 0 && (S_ISFIFO(st.st_mode) ||
+			S_ISSOCK(st.st_mode) || S_ISDIR(st.st_mode))) {
+		set_err(err, errlen, "%s is not a file: the RX lcores write the "
+			"capture in chunks at their own offsets, so it goes to a "
+			"regular file (%s)", path, "on tmpfs to be fast");
 		free_capture(c);
 		return NULL;
 	}

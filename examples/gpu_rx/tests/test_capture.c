@@ -587,7 +587,7 @@ static void
 test_refusals(void)
 {
 	struct gpurx_qstats qs[1];
-	char err[256] = "";
+	char err[256] = "", path[256];
 
 	CHECK(gpurx_capture_open("/nonexistent-dir/x.pcapng",
 		GPURX_FMT_PCAPNG, 65535, 0, 1, qs, NULL, err,
@@ -597,6 +597,16 @@ test_refusals(void)
 		NULL, err, sizeof(err)) == NULL && err[0] != '\0',
 		"no queues accepted");
 	CHECK(access("/tmp/never", F_OK) != 0, "file created for bad parameters");
+	/* A FIFO: refused at once, not opened (that would wait for a
+	 * reader). */
+	tmp_path(path, sizeof(path), "fifo");
+	unlink(path);
+	CHECK(mkfifo(path, 0600) == 0, "mkfifo: %s", strerror(errno));
+	err[0] = '\0';
+	CHECK(gpurx_capture_open(path, GPURX_FMT_PCAP, 65535, 0, 1, qs, NULL,
+		err, sizeof(err)) == NULL && strstr(err, "not a file") != NULL,
+		"FIFO: '%s'", err);
+	unlink(path);
 }
 
 int
