@@ -25,7 +25,9 @@
  * READY store. Chained mbufs (which populate refuses), and mbufs whose
  * bytes the GPU cannot read where they are (foreign: external buffers or
  * indirect mbufs outside registered memory), are copied into the item's
- * bounce buffer on the way.
+ * bounce buffer on the way. With --split the entry points at the header
+ * buffer (host memory) and the item's split side data at the rest (GPU
+ * memory): the kernel reads both where the port wrote them.
  *
  * The main lcore watches the kernel and each queue's progress
  * (gpurx_gpu_watch, liveness.h): a dead kernel or a stalled queue stops
@@ -103,10 +105,12 @@ pkt_short(uint16_t q, const struct rte_mbuf *m, uint32_t cap)
 /*
  * Fill ring item `head` from pkts[0..n) and publish it. Returns how many
  * packets it took (the rest goes to the next item), or -1 on error.
+ * split: a->split != 0, a constant in each of fill_item()'s two copies,
+ * so that without split the loop is what it was before split existed.
  */
-static int
-fill_item(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
-		uint64_t rx_ns)
+static __rte_always_inline int
+fill_item_with(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts,
+		uint16_t n, uint64_t rx_ns, const int split)
 {
 	struct gpurx_gpu *g = a->gpu;
 	struct gpu_queue *Q = &g->q[q];
@@ -126,6 +130,7 @@ fill_item(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
 	uint64_t *ts = gq->ts + base;
 	uint32_t *wirelen = gq->wirelen + base;
 	uint32_t *cap_off = gq->cap_off + base;
+	struct gpurx_split_pkt *side = split ? gq->split + base : NULL;
 	struct rte_gpu_comm_pkt *entry = ci->pkt_list;
 	struct rte_mbuf **held = ci->mbufs;
 	const struct gpurx_readable *rd = &g->rd;
@@ -161,6 +166,31 @@ fill_item(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
 			if (gpurx_pkt_copy(m, cap, Q->host_buf + ioff + off) != 0)
 				return pkt_short(q, m, cap);
 			addr = (uintptr_t)(Q->dev_buf + ioff + off);
+		} else if (split && likely(gpurx_mbuf_gpu_readable(rd, m,
+				RTE_MIN((uint32_t)m->data_len, cap)))) {
+			/* The header buffer where the port wrote it; the rest
+			 * where it lies when one buffer the GPU reads holds
+			 * it, else (a jumbo frame's payload in several
+			 * buffers) gathered in the item's device buffer, GPU
+			 * memory to GPU memory. */
+			const uint32_t len0 = RTE_MIN((uint32_t)m->data_len, cap);
+			uintptr_t tail = 0;
+
+			addr = rte_pktmbuf_mtod(m, uintptr_t);
+			if (cap > len0 && m->nb_segs == 2 &&
+					gpurx_mbuf_gpu_readable(rd, m->next,
+						cap - len0)) {
+				tail = rte_pktmbuf_mtod(m->next, uintptr_t);
+			} else if (cap > len0) {
+				if (chain_to_device(m->next, Q->dev_buf + ioff +
+						off, cap - len0, Q->stream) != 0)
+					return -1;
+				tail = (uintptr_t)(Q->dev_buf + ioff + off);
+				copies = 1;
+			}
+			side[k].tail = tail;
+			side[k].len0 = len0;
+			side[k].host = !gpurx_gpu_mem_holds(g, addr);
 		} else if (likely(m->nb_segs == 1) &&
 				likely(gpurx_mbuf_gpu_readable(rd, m, cap))) {
 			addr = rte_pktmbuf_mtod(m, uintptr_t);
@@ -181,6 +211,11 @@ fill_item(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
 				return -1;
 			addr = (uintptr_t)(Q->dev_buf + ioff + off);
 			copies = 1;
+			if (split) {
+				side[k].tail = 0;
+				side[k].len0 = cap;
+				side[k].host = 0;
+			}
 		}
 		entry[k].addr = addr;
 		entry[k].size = cap;
@@ -249,6 +284,15 @@ fill_item(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
 	return (int)k;
 }
 
+static int
+fill_item(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
+		uint64_t rx_ns)
+{
+	if (a->split != 0)
+		return fill_item_with(a, q, pkts, n, rx_ns, 1);
+	return fill_item_with(a, q, pkts, n, rx_ns, 0);
+}
+
 /* Collect item `tail` if DONE. Returns 1 collected, 0 not yet, -1 error. */
 static int
 collect_item(struct gpurx_app *a, uint16_t q)
@@ -261,6 +305,7 @@ collect_item(struct gpurx_app *a, uint16_t q)
 	struct rte_gpu_comm_list *ci = &Q->list[idx];
 	struct gpu_item *it = &Q->items[idx];
 	const uint8_t *arena = gq->arena + (size_t)idx * gq->item_bytes;
+	const struct gpurx_split_pkt *side = gq->split;
 	enum rte_gpu_comm_list_status st;
 	int rc;
 
@@ -296,10 +341,16 @@ collect_item(struct gpurx_app *a, uint16_t q)
 				uint32_t i = w * 32 + (uint32_t)__builtin_ctz(bits);
 				uint32_t v = RTE_GPU_VOLATILE(gq->verdict[base + i]);
 				uint32_t cap = (uint32_t)ci->pkt_list[i].size;
+				const uint8_t *src = arena + gq->cap_off[base + i];
 
 				cap = RTE_MIN(cap, RTE_MIN(v, a->opt.snaplen));
-				if (gpurx_capture_write(a->cap, q,
-						arena + gq->cap_off[base + i], cap,
+				/* --split: a capture within the header buffer
+				 * is written from it (the kernel copied none). */
+				if (unlikely(side != NULL) && side[base + i].host &&
+						cap <= side[base + i].len0)
+					src = (const uint8_t *)(uintptr_t)
+						ci->pkt_list[i].addr;
+				if (gpurx_capture_write(a->cap, q, src, cap,
 						gq->wirelen[base + i],
 						gq->ts[base + i]) != 0) {
 					dropped++;
