@@ -166,31 +166,28 @@ fill_item_with(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts,
 			if (gpurx_pkt_copy(m, cap, Q->host_buf + ioff + off) != 0)
 				return pkt_short(q, m, cap);
 			addr = (uintptr_t)(Q->dev_buf + ioff + off);
-		} else if (split && likely(gpurx_mbuf_gpu_readable(rd, m,
-				RTE_MIN((uint32_t)m->data_len, cap)))) {
+		} else if (split) {
 			/* The header buffer where the port wrote it; the rest
-			 * where it lies when one buffer the GPU reads holds
-			 * it, else (a jumbo frame's payload in several
-			 * buffers) gathered in the item's device buffer, GPU
-			 * memory to GPU memory. */
-			const uint32_t len0 = RTE_MIN((uint32_t)m->data_len, cap);
-			uintptr_t tail = 0;
+			 * in GPU memory where it lies, or gathered there
+			 * (GPU memory to GPU memory). */
+			enum gpurx_split_how how = gpurx_split_place(rd, m, cap,
+				(uintptr_t)g->ext, g->ext_len, &side[k]);
+			uint8_t *dst = Q->dev_buf + ioff + off;
 
 			addr = rte_pktmbuf_mtod(m, uintptr_t);
-			if (cap > len0 && m->nb_segs == 2 &&
-					gpurx_mbuf_gpu_readable(rd, m->next,
-						cap - len0)) {
-				tail = rte_pktmbuf_mtod(m->next, uintptr_t);
-			} else if (cap > len0) {
-				if (chain_to_device(m->next, Q->dev_buf + ioff +
-						off, cap - len0, Q->stream) != 0)
+			if (unlikely(how == GPURX_SPLIT_GATHER)) {
+				if (chain_to_device(m->next, dst,
+						cap - side[k].len0, Q->stream) != 0)
 					return -1;
-				tail = (uintptr_t)(Q->dev_buf + ioff + off);
+				side[k].tail = (uintptr_t)dst;
+				copies = 1;
+			} else if (unlikely(how == GPURX_SPLIT_COPY)) {
+				foreign += m->nb_segs == 1;
+				if (chain_to_device(m, dst, cap, Q->stream) != 0)
+					return -1;
+				addr = (uintptr_t)dst;
 				copies = 1;
 			}
-			side[k].tail = tail;
-			side[k].len0 = len0;
-			side[k].host = !gpurx_gpu_mem_holds(g, addr);
 		} else if (likely(m->nb_segs == 1) &&
 				likely(gpurx_mbuf_gpu_readable(rd, m, cap))) {
 			addr = rte_pktmbuf_mtod(m, uintptr_t);
@@ -211,11 +208,6 @@ fill_item_with(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts,
 				return -1;
 			addr = (uintptr_t)(Q->dev_buf + ioff + off);
 			copies = 1;
-			if (split) {
-				side[k].tail = 0;
-				side[k].len0 = cap;
-				side[k].host = 0;
-			}
 		}
 		entry[k].addr = addr;
 		entry[k].size = cap;

@@ -9,6 +9,9 @@
  *   - odd chains: the copy is right whatever rte_pktmbuf_read() returns
  *     (empty trailing segments, pkt_len below the segments' sum, bytes
  *     split across segments), and refuses an mbuf shorter than asked;
+ *   - --split: where the kernel finds a packet (header buffer in place,
+ *     the rest in place, gathered, or the whole packet copied), what the
+ *     CPU may write a capture from;
  *   - ring initialisation on a plain host status array that a previous
  *     user left READY: every item FREE with no packets;
  *   - the refusals: --mem gpu where rte_gpu_wmb() is not supported, the
@@ -17,6 +20,7 @@
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <unistd.h>
 
 #include <rte_eal.h>
@@ -26,6 +30,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "app.h"
 #include "gpu_guard.h"
 #include "test_common.h"
 #include "test_eal.h"
@@ -189,6 +194,137 @@ test_odd_chains(struct rte_mempool *mp)
 		rte_mempool_avail_count(mp));
 }
 
+/* A chain of segments of the given lengths, hdr's buffer then body's;
+ * byte i of the packet is seed + i. */
+static struct rte_mbuf *
+split_chain(struct rte_mempool *hdr, struct rte_mempool *body,
+		const uint16_t *lens, unsigned int nseg, uint8_t seed)
+{
+	struct rte_mbuf *m = NULL;
+	uint32_t at = 0;
+
+	for (unsigned int i = 0; i < nseg; i++) {
+		struct rte_mbuf *s = pkt(i == 0 ? hdr : body, lens[i],
+			(uint8_t)(seed + at));
+
+		if (s == NULL)
+			break;
+		if (m == NULL)
+			m = s;
+		else
+			CHECK(rte_pktmbuf_chain(m, s) == 0, "chain");
+		at += lens[i];
+	}
+	return m;
+}
+
+static void
+test_split_place(struct rte_mempool *hdr, struct rte_mempool *body,
+		struct rte_mempool *other)
+{
+	static struct gpurx_readable rd;
+	static const uint16_t one[] = { 100 }, two[] = { 128, 1400 },
+		three[] = { 128, 2048, 900 }, empty_tail[] = { 90, 0 };
+	struct gpurx_split_pkt sp;
+	struct rte_mbuf *m, *f;
+	int short_chain;
+	uint32_t cap;
+	uintptr_t body_lo = 0;
+	size_t body_len = 0;
+
+	/* The header and payload pools as --split registers them; the
+	 * payload pool's memory stands for GPU memory. */
+	memset(&rd, 0, sizeof(rd));
+	CHECK(gpurx_readable_add_pool(&rd, hdr) == 0 &&
+		gpurx_readable_add_pool(&rd, body) == 0, "pools");
+	{
+		struct rte_mbuf *probe = rte_pktmbuf_alloc(body);
+
+		/* One chunk without hugepages: the pool's first and only
+		 * span. */
+		CHECK(probe != NULL && body->nb_mem_chunks == 1, "body chunks");
+		if (probe != NULL) {
+			struct rte_mempool_memhdr *mh = STAILQ_FIRST(&body->mem_list);
+
+			body_lo = (uintptr_t)mh->addr;
+			body_len = mh->len;
+			rte_pktmbuf_free(probe);
+		}
+	}
+
+	/* Within the header buffer: in place, nothing past it, the CPU
+	 * writes its capture from host memory. */
+	m = split_chain(hdr, body, one, 1, 1);
+	cap = gpurx_pkt_linear_len(m, &short_chain);
+	CHECK(gpurx_split_place(&rd, m, cap, body_lo, body_len, &sp) ==
+		GPURX_SPLIT_IN_PLACE && sp.tail == 0 && sp.len0 == 100 &&
+		sp.host == 1, "one segment: tail %#" PRIx64 " len0 %u host %u",
+		sp.tail, sp.len0, sp.host);
+	rte_pktmbuf_free(m);
+
+	/* Header and payload buffers: both in place. */
+	m = split_chain(hdr, body, two, 2, 2);
+	cap = gpurx_pkt_linear_len(m, &short_chain);
+	CHECK(cap == 1528, "cap %u", cap);
+	CHECK(gpurx_split_place(&rd, m, cap, body_lo, body_len, &sp) ==
+		GPURX_SPLIT_IN_PLACE && sp.len0 == 128 && sp.host == 1 &&
+		sp.tail == rte_pktmbuf_mtod(m->next, uintptr_t),
+		"two segments: tail %#" PRIx64 " len0 %u", sp.tail, sp.len0);
+	/* A short chain: what it holds, still in place. */
+	m->pkt_len = 4000;
+	cap = gpurx_pkt_linear_len(m, &short_chain);
+	CHECK(short_chain && cap == 1528 && gpurx_split_place(&rd, m, cap,
+		body_lo, body_len, &sp) == GPURX_SPLIT_IN_PLACE &&
+		sp.len0 == 128, "short chain");
+	m->pkt_len = 1528;
+	rte_pktmbuf_free(m);
+
+	/* A jumbo frame's payload in two buffers: gathered. */
+	m = split_chain(hdr, body, three, 3, 3);
+	cap = gpurx_pkt_linear_len(m, &short_chain);
+	CHECK(gpurx_split_place(&rd, m, cap, body_lo, body_len, &sp) ==
+		GPURX_SPLIT_GATHER && sp.len0 == 128 && sp.host == 1,
+		"jumbo: len0 %u", sp.len0);
+	rte_pktmbuf_free(m);
+
+	/* A payload buffer the GPU cannot read: gathered too. */
+	m = split_chain(hdr, other, two, 2, 4);
+	cap = gpurx_pkt_linear_len(m, &short_chain);
+	CHECK(gpurx_split_place(&rd, m, cap, body_lo, body_len, &sp) ==
+		GPURX_SPLIT_GATHER, "foreign payload buffer");
+	rte_pktmbuf_free(m);
+
+	/* The first segment holds every byte (an empty one trails). */
+	m = split_chain(hdr, body, empty_tail, 2, 5);
+	cap = gpurx_pkt_linear_len(m, &short_chain);
+	CHECK(cap == 90 && gpurx_split_place(&rd, m, cap, body_lo, body_len,
+		&sp) == GPURX_SPLIT_IN_PLACE && sp.tail == 0 && sp.len0 == 90,
+		"empty tail: cap %u len0 %u", cap, sp.len0);
+	rte_pktmbuf_free(m);
+
+	/* A header buffer the GPU cannot read: the whole packet copied,
+	 * its capture from the kernel's copy. */
+	m = split_chain(other, body, two, 2, 6);
+	cap = gpurx_pkt_linear_len(m, &short_chain);
+	CHECK(gpurx_split_place(&rd, m, cap, body_lo, body_len, &sp) ==
+		GPURX_SPLIT_COPY && sp.tail == 0 && sp.len0 == cap &&
+		sp.host == 0, "foreign header: len0 %u host %u", sp.len0,
+		sp.host);
+	rte_pktmbuf_free(m);
+
+	/* A first buffer in GPU memory (a port that did not split): read in
+	 * place, but no capture from it by the CPU. */
+	f = split_chain(body, body, one, 1, 7);
+	cap = gpurx_pkt_linear_len(f, &short_chain);
+	CHECK(gpurx_split_place(&rd, f, cap, body_lo, body_len, &sp) ==
+		GPURX_SPLIT_IN_PLACE && sp.host == 0 && sp.len0 == 100,
+		"header in GPU memory: host %u", sp.host);
+	rte_pktmbuf_free(f);
+	CHECK(rte_mempool_avail_count(hdr) == POOL_N &&
+		rte_mempool_avail_count(body) == POOL_N &&
+		rte_mempool_avail_count(other) == POOL_N, "split: mbufs back");
+}
+
 static void
 test_ring_init(void)
 {
@@ -248,21 +384,24 @@ test_refusals(void)
 int
 main(int argc, char **argv)
 {
-	struct rte_mempool *reg, *other;
+	struct rte_mempool *reg, *other, *body;
 
 	(void)argc;
 	if (test_eal_init(argv[0], "test-gpu-guard") != 0)
 		return 1;
 	reg = pool_create("test_reg");
 	other = pool_create("test_other");
-	if (reg == NULL || other == NULL)
+	body = pool_create("test_body");
+	if (reg == NULL || other == NULL || body == NULL)
 		return 1;
 	test_foreign(reg, other);
 	test_odd_chains(reg);
+	test_split_place(reg, body, other);
 	test_ring_init();
 	test_refusals();
 	rte_mempool_free(reg);
 	rte_mempool_free(other);
+	rte_mempool_free(body);
 	rte_eal_cleanup();
 	return test_finish("test_gpu_guard");
 }
