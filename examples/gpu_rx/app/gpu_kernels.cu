@@ -49,6 +49,11 @@
 static_assert(GPURX_SUM_MATCH_WORDS * 32 == GPURX_MAX_BURST,
 	"a match bit per packet of an item");
 static_assert(GPURX_MAL_COUNT <= GPURX_SUM_MAL, "a count per malformed kind");
+static_assert(sizeof(struct gpurx_split_pkt) == 16 &&
+	offsetof(struct gpurx_split_pkt, tail) == 0 &&
+	offsetof(struct gpurx_split_pkt, len0) == 8 &&
+	offsetof(struct gpurx_split_pkt, host) == 12,
+	"split side data read as one uint4");
 
 #define GPURX_KERNEL_THREADS 128
 /* Poll back-off bounds: low latency when busy, little PCIe chatter idle
