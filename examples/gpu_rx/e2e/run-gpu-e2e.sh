@@ -83,6 +83,20 @@ differs() {
 	fi
 }
 
+# refused NAME PATTERN WHAT VDEV_ARGS -- APP_ARGS...: run NAME must fail
+# with a line matching PATTERN (what is wrong and what to do).
+refused() {
+	r_name=$1 r_pattern=$2 r_what=$3
+	shift 3
+	app_run "$r_name" "$@"
+	rc=$?
+	if [ "$rc" -ne 0 ] && grep -q "$r_pattern" "$out/$r_name.txt"; then
+		pass "$r_what: exit $rc, said why"
+	else
+		fail "$r_what: exit $rc (see $out/$r_name.txt)"
+	fi
+}
+
 # Every mbuf back in its pool at the end of run NAME.
 mbufs_back() {
 	grep -Eq 'mbufs: +([0-9]+) of \1 back' "$out/$1.txt"
@@ -419,14 +433,8 @@ for mem in host-mapped staged; do
 done
 
 # A software port is refused in gpu mode, naming the port.
-app_run mem-gpu-refused "rx_pcap=$in" --mem gpu --idle-exit 500
-rc=$?
-if [ "$rc" -ne 0 ] && grep -q "port 0 (net_pcap).*host-mapped" \
-		"$out/mem-gpu-refused.txt"; then
-	pass "--mem gpu refused for net_pcap"
-else
-	fail "--mem gpu on net_pcap: exit $rc"
-fi
+refused mem-gpu-refused "port 0 (net_pcap).*host-mapped" \
+	"--mem gpu refused for net_pcap" "rx_pcap=$in" --mem gpu --idle-exit 500
 
 # net_gpudma can DMA and split: the default is gpu, split at 128 bytes.
 # Where the port refuses the mapping (GPURX_TEST_DMA_MAP_REFUSED, as a
@@ -466,34 +474,17 @@ elif why=$(differs f1-cpu-net_gpudma0 mem-auto-refused json_core); then
 else
 	pass "--mem auto, mapping refused: host-mapped, said why, identical to --cpu"
 fi
-app_env=GPURX_TEST_DMA_MAP_REFUSED=1 app_run mem-gpu-refused-map \
-	"rx_pcap=$in" --mem gpu --idle-exit 500
-rc=$?
-if [ "$rc" -ne 0 ] && grep -q "cannot DMA into GPU memory.*Use --mem host-mapped" \
-		"$out/mem-gpu-refused-map.txt"; then
-	pass "--mem gpu, mapping refused: exit $rc, said what to do"
-else
-	fail "--mem gpu, mapping refused: exit $rc (see $out/mem-gpu-refused-map.txt)"
-fi
-app_env=GPURX_TEST_DMA_MAP_REFUSED=1 app_run split-refused-map \
-	"rx_pcap=$in" --split 128 --idle-exit 500
-rc=$?
-if [ "$rc" -ne 0 ] && grep -q "error: --split 128 puts the payload into GPU memory: it needs --mem gpu.*--split off" \
-		"$out/split-refused-map.txt"; then
-	pass "--split 128, mapping refused (host-mapped): exit $rc, said what to do"
-else
-	fail "--split 128, mapping refused: exit $rc (see $out/split-refused-map.txt)"
-fi
+app_env=GPURX_TEST_DMA_MAP_REFUSED=1 refused mem-gpu-refused-map \
+	"cannot DMA into GPU memory.*Use --mem host-mapped" \
+	"--mem gpu, mapping refused" "rx_pcap=$in" --mem gpu --idle-exit 500
+app_env=GPURX_TEST_DMA_MAP_REFUSED=1 refused split-refused-map \
+	"error: --split 128 puts the payload into GPU memory: it needs --mem gpu.*--split off" \
+	"--split 128, mapping refused (host-mapped)" "rx_pcap=$in" \
+	--split 128 --idle-exit 500
 port=net_pcap0
-app_run split-refused-pcap "rx_pcap=$in" --mem host-mapped --split 128 \
-	--idle-exit 500
-rc=$?
-if [ "$rc" -ne 0 ] && grep -q "error: --split 128 puts the payload into GPU memory" \
-		"$out/split-refused-pcap.txt"; then
-	pass "--split 128 with --mem host-mapped: exit $rc, said what to do"
-else
-	fail "--split 128 with --mem host-mapped: exit $rc (see $out/split-refused-pcap.txt)"
-fi
+refused split-refused-pcap "error: --split 128 puts the payload into GPU memory" \
+	"--split 128 with --mem host-mapped" "rx_pcap=$in" --mem host-mapped \
+	--split 128 --idle-exit 500
 
 # compute-sanitizer memcheck of packets in GPU memory, whole and split,
 # persistent and per burst (no stall watch: memcheck slows the kernel by

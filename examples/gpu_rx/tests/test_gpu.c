@@ -96,21 +96,13 @@ static void
 compare_tables(const char *what, const struct gpurx_flow_table *cpu,
 		const struct gpurx_flow_table *gpu)
 {
-	const struct gpurx_flow_entry *e, *g;
-	uint32_t pos = 0, bad = 0;
+	uint32_t bad;
 
 	CHECK(cpu->n_flows == gpu->n_flows, "%s: %llu flows on CPU, %llu on GPU",
 		what, (unsigned long long)cpu->n_flows,
 		(unsigned long long)gpu->n_flows);
 	CHECK_EQ(cpu->overflow_pkts, gpu->overflow_pkts);
-	while ((e = gpurx_flow_table_next(cpu, &pos)) != NULL) {
-		g = gpurx_flow_table_find(gpu, &e->key);
-		if (g == NULL || g->packets != e->packets ||
-				g->bytes != e->bytes ||
-				g->first_seen != e->first_seen ||
-				g->last_seen != e->last_seen)
-			bad++;
-	}
+	bad = flow_tables_diff(cpu, gpu);
 	CHECK(bad == 0, "%s: %u flows differ", what, bad);
 }
 

@@ -218,6 +218,9 @@ split_chain(struct rte_mempool *hdr, struct rte_mempool *body,
 	return m;
 }
 
+/* Where the payload of a split packet is expected. */
+enum tail_want { TAIL_NONE, TAIL_SEG1, TAIL_ANY };
+
 static void
 test_split_place(struct rte_mempool *hdr, struct rte_mempool *body,
 		struct rte_mempool *other)
@@ -225,101 +228,80 @@ test_split_place(struct rte_mempool *hdr, struct rte_mempool *body,
 	static struct gpurx_readable rd;
 	static const uint16_t one[] = { 100 }, two[] = { 128, 1400 },
 		three[] = { 128, 2048, 900 }, empty_tail[] = { 90, 0 };
-	struct gpurx_split_pkt sp;
-	struct rte_mbuf *m, *f;
-	int short_chain;
-	uint32_t cap;
-	uintptr_t body_lo = 0;
-	size_t body_len = 0;
+	/* hdr/body pools: 0 header pool, 1 payload pool ("GPU memory"),
+	 * 2 a pool the GPU cannot read. pkt_len: 0, or what the chain says
+	 * it holds (more: a short chain). */
+	const struct {
+		const char *what;
+		int p0, p1;
+		const uint16_t *lens;
+		unsigned int nseg;
+		uint32_t pkt_len;
+		enum gpurx_split_how how;
+		uint32_t len0;		/* UINT32_MAX: cap */
+		uint32_t host;
+		enum tail_want tail;
+	} cases[] = {
+		/* Within the header buffer: the CPU writes its capture. */
+		{ "one segment", 0, 1, one, 1, 0, GPURX_SPLIT_IN_PLACE, 100, 1,
+			TAIL_NONE },
+		{ "header and payload buffers", 0, 1, two, 2, 0,
+			GPURX_SPLIT_IN_PLACE, 128, 1, TAIL_SEG1 },
+		{ "short chain: what it holds", 0, 1, two, 2, 4000,
+			GPURX_SPLIT_IN_PLACE, 128, 1, TAIL_SEG1 },
+		{ "jumbo payload in two buffers", 0, 1, three, 3, 0,
+			GPURX_SPLIT_GATHER, 128, 1, TAIL_ANY },
+		{ "payload buffer the GPU cannot read", 0, 2, two, 2, 0,
+			GPURX_SPLIT_GATHER, 128, 1, TAIL_ANY },
+		{ "first segment holds it all", 0, 1, empty_tail, 2, 0,
+			GPURX_SPLIT_IN_PLACE, 90, 1, TAIL_NONE },
+		/* The whole packet copied, its capture the kernel's. */
+		{ "header buffer the GPU cannot read", 2, 1, two, 2, 0,
+			GPURX_SPLIT_COPY, UINT32_MAX, 0, TAIL_NONE },
+		/* A port that did not split: read in place, not by the CPU. */
+		{ "first buffer in GPU memory", 1, 1, one, 1, 0,
+			GPURX_SPLIT_IN_PLACE, 100, 0, TAIL_NONE },
+	};
+	struct rte_mempool *pools[] = { hdr, body, other };
+	struct rte_mempool_memhdr *mh;
+	uintptr_t body_lo;
+	size_t body_len;
 
 	/* The header and payload pools as --split registers them; the
-	 * payload pool's memory stands for GPU memory. */
+	 * payload pool's one chunk (no hugepages) stands for GPU memory. */
 	memset(&rd, 0, sizeof(rd));
 	CHECK(gpurx_readable_add_pool(&rd, hdr) == 0 &&
 		gpurx_readable_add_pool(&rd, body) == 0, "pools");
-	{
-		struct rte_mbuf *probe = rte_pktmbuf_alloc(body);
+	CHECK(body->nb_mem_chunks == 1, "payload pool in %u chunks",
+		body->nb_mem_chunks);
+	mh = STAILQ_FIRST(&body->mem_list);
+	body_lo = (uintptr_t)mh->addr;
+	body_len = mh->len;
+	for (size_t c = 0; c < RTE_DIM(cases); c++) {
+		struct rte_mbuf *m = split_chain(pools[cases[c].p0],
+			pools[cases[c].p1], cases[c].lens, cases[c].nseg,
+			(uint8_t)c);
+		struct gpurx_split_pkt sp;
+		enum gpurx_split_how how;
+		int short_chain;
+		uint32_t cap;
 
-		/* One chunk without hugepages: the pool's first and only
-		 * span. */
-		CHECK(probe != NULL && body->nb_mem_chunks == 1, "body chunks");
-		if (probe != NULL) {
-			struct rte_mempool_memhdr *mh = STAILQ_FIRST(&body->mem_list);
-
-			body_lo = (uintptr_t)mh->addr;
-			body_len = mh->len;
-			rte_pktmbuf_free(probe);
-		}
+		if (m == NULL)
+			continue;
+		if (cases[c].pkt_len != 0)
+			m->pkt_len = cases[c].pkt_len;
+		cap = gpurx_pkt_linear_len(m, &short_chain);
+		how = gpurx_split_place(&rd, m, cap, body_lo, body_len, &sp);
+		CHECK(how == cases[c].how && sp.len0 == (cases[c].len0 ==
+			UINT32_MAX ? cap : cases[c].len0) &&
+			sp.host == cases[c].host &&
+			(cases[c].tail == TAIL_ANY ||
+			 sp.tail == (cases[c].tail == TAIL_SEG1 ?
+				rte_pktmbuf_mtod(m->next, uintptr_t) : 0)),
+			"%s: how %d, len0 %u of %u, host %u, tail %#" PRIx64,
+			cases[c].what, (int)how, sp.len0, cap, sp.host, sp.tail);
+		rte_pktmbuf_free(m);
 	}
-
-	/* Within the header buffer: in place, nothing past it, the CPU
-	 * writes its capture from host memory. */
-	m = split_chain(hdr, body, one, 1, 1);
-	cap = gpurx_pkt_linear_len(m, &short_chain);
-	CHECK(gpurx_split_place(&rd, m, cap, body_lo, body_len, &sp) ==
-		GPURX_SPLIT_IN_PLACE && sp.tail == 0 && sp.len0 == 100 &&
-		sp.host == 1, "one segment: tail %#" PRIx64 " len0 %u host %u",
-		sp.tail, sp.len0, sp.host);
-	rte_pktmbuf_free(m);
-
-	/* Header and payload buffers: both in place. */
-	m = split_chain(hdr, body, two, 2, 2);
-	cap = gpurx_pkt_linear_len(m, &short_chain);
-	CHECK(cap == 1528, "cap %u", cap);
-	CHECK(gpurx_split_place(&rd, m, cap, body_lo, body_len, &sp) ==
-		GPURX_SPLIT_IN_PLACE && sp.len0 == 128 && sp.host == 1 &&
-		sp.tail == rte_pktmbuf_mtod(m->next, uintptr_t),
-		"two segments: tail %#" PRIx64 " len0 %u", sp.tail, sp.len0);
-	/* A short chain: what it holds, still in place. */
-	m->pkt_len = 4000;
-	cap = gpurx_pkt_linear_len(m, &short_chain);
-	CHECK(short_chain && cap == 1528 && gpurx_split_place(&rd, m, cap,
-		body_lo, body_len, &sp) == GPURX_SPLIT_IN_PLACE &&
-		sp.len0 == 128, "short chain");
-	m->pkt_len = 1528;
-	rte_pktmbuf_free(m);
-
-	/* A jumbo frame's payload in two buffers: gathered. */
-	m = split_chain(hdr, body, three, 3, 3);
-	cap = gpurx_pkt_linear_len(m, &short_chain);
-	CHECK(gpurx_split_place(&rd, m, cap, body_lo, body_len, &sp) ==
-		GPURX_SPLIT_GATHER && sp.len0 == 128 && sp.host == 1,
-		"jumbo: len0 %u", sp.len0);
-	rte_pktmbuf_free(m);
-
-	/* A payload buffer the GPU cannot read: gathered too. */
-	m = split_chain(hdr, other, two, 2, 4);
-	cap = gpurx_pkt_linear_len(m, &short_chain);
-	CHECK(gpurx_split_place(&rd, m, cap, body_lo, body_len, &sp) ==
-		GPURX_SPLIT_GATHER, "foreign payload buffer");
-	rte_pktmbuf_free(m);
-
-	/* The first segment holds every byte (an empty one trails). */
-	m = split_chain(hdr, body, empty_tail, 2, 5);
-	cap = gpurx_pkt_linear_len(m, &short_chain);
-	CHECK(cap == 90 && gpurx_split_place(&rd, m, cap, body_lo, body_len,
-		&sp) == GPURX_SPLIT_IN_PLACE && sp.tail == 0 && sp.len0 == 90,
-		"empty tail: cap %u len0 %u", cap, sp.len0);
-	rte_pktmbuf_free(m);
-
-	/* A header buffer the GPU cannot read: the whole packet copied,
-	 * its capture from the kernel's copy. */
-	m = split_chain(other, body, two, 2, 6);
-	cap = gpurx_pkt_linear_len(m, &short_chain);
-	CHECK(gpurx_split_place(&rd, m, cap, body_lo, body_len, &sp) ==
-		GPURX_SPLIT_COPY && sp.tail == 0 && sp.len0 == cap &&
-		sp.host == 0, "foreign header: len0 %u host %u", sp.len0,
-		sp.host);
-	rte_pktmbuf_free(m);
-
-	/* A first buffer in GPU memory (a port that did not split): read in
-	 * place, but no capture from it by the CPU. */
-	f = split_chain(body, body, one, 1, 7);
-	cap = gpurx_pkt_linear_len(f, &short_chain);
-	CHECK(gpurx_split_place(&rd, f, cap, body_lo, body_len, &sp) ==
-		GPURX_SPLIT_IN_PLACE && sp.host == 0 && sp.len0 == 100,
-		"header in GPU memory: host %u", sp.host);
-	rte_pktmbuf_free(f);
 	CHECK(rte_mempool_avail_count(hdr) == POOL_N &&
 		rte_mempool_avail_count(body) == POOL_N &&
 		rte_mempool_avail_count(other) == POOL_N, "split: mbufs back");
