@@ -362,6 +362,13 @@ gpurx_port_setup(struct gpurx_app *a)
 	rxq.offloads = conf.rxmode.offloads;
 	for (uint16_t q = 0; q < a->nq; q++) {
 		rc = rx_queue_setup(a, q, nb_rxd, &rxq);
+		/* ethdev checks the header pool's room; the port its own
+		 * rules for a split (its log says which). */
+		if (rc != 0 && a->split != 0)
+			fprintf(stderr, "error: port %u (%s) refused RX queue %u "
+				"split at %u bytes: %s; another --split N, or "
+				"--split off\n", a->port, a->driver, q, a->split,
+				rte_strerror(-rc));
 		if (rc != 0)
 			goto fail_rc;
 	}
