@@ -320,6 +320,7 @@ collect_item(struct gpurx_app *a, uint16_t q)
 		 * the compiler cannot merge. */
 		const struct gpurx_item_sum *sum = &gq->sum[idx];
 		uint64_t matched = 0, captured = 0, cap_bytes = 0, dropped = 0;
+		uint64_t from_hdr = 0;
 
 		/* The GPU's writes left these lines out of the CPU caches:
 		 * ask for both at once rather than miss on each in turn. */
@@ -334,14 +335,17 @@ collect_item(struct gpurx_app *a, uint16_t q)
 				uint32_t v = RTE_GPU_VOLATILE(gq->verdict[base + i]);
 				uint32_t cap = (uint32_t)ci->pkt_list[i].size;
 				const uint8_t *src = arena + gq->cap_off[base + i];
+				int hdr = 0;
 
 				cap = RTE_MIN(cap, RTE_MIN(v, a->opt.snaplen));
 				/* --split: a capture within the header buffer
 				 * is written from it (the kernel copied none). */
 				if (unlikely(side != NULL) && side[base + i].host &&
-						cap <= side[base + i].len0)
+						cap <= side[base + i].len0) {
 					src = (const uint8_t *)(uintptr_t)
 						ci->pkt_list[i].addr;
+					hdr = 1;
+				}
 				if (gpurx_capture_write(a->cap, q, src, cap,
 						gq->wirelen[base + i],
 						gq->ts[base + i]) != 0) {
@@ -350,6 +354,7 @@ collect_item(struct gpurx_app *a, uint16_t q)
 				}
 				captured++;
 				cap_bytes += cap;
+				from_hdr += hdr;
 			}
 		}
 		GPURX_STAT_ADD(qs, rx_pkts, it->n);
@@ -357,6 +362,8 @@ collect_item(struct gpurx_app *a, uint16_t q)
 		GPURX_STAT_ADD(qs, matched, matched);
 		GPURX_STAT_ADD(qs, captured, captured);
 		GPURX_STAT_ADD(qs, cap_bytes, cap_bytes);
+		if (from_hdr != 0)
+			GPURX_STAT_ADD(qs, cap_from_hdr, from_hdr);
 		GPURX_STAT_ADD(qs, drop_capture, dropped);
 		for (uint32_t m = GPURX_MAL_NONE + 1; m < GPURX_MAL_COUNT; m++) {
 			uint32_t c = RTE_GPU_VOLATILE(sum->mal[m]);

@@ -244,6 +244,22 @@ if [ -n "$real" ]; then
 	done
 fi
 
+# split_captures_ok NAME all|some: of run NAME's captures, all (every one
+# within its header buffer: --snaplen 64) or some but not all (full
+# snaplen: the small packets') were written by the CPU from host memory,
+# no copy-out by the GPU.
+split_captures_ok() {
+	sc_cap=$(sed -n 's/^captured: *\([0-9]*\) packets.*/\1/p' "$out/$1.txt")
+	sc_hdr=$(sed -n 's/^ *\([0-9]*\) of them written from header buffers.*/\1/p' \
+		"$out/$1.txt")
+	[ -n "$sc_cap" ] && [ "$sc_cap" -gt 0 ] && [ -n "$sc_hdr" ] || return 1
+	if [ "$2" = all ]; then
+		[ "$sc_hdr" -eq "$sc_cap" ]
+	else
+		[ "$sc_hdr" -gt 0 ] && [ "$sc_hdr" -lt "$sc_cap" ]
+	fi
+}
+
 # SIGINT with the persistent kernel busy on replayed traffic (gpu: packets
 # in GPU memory, net_gpudma replaying the file without end; gpu+split:
 # every mbuf of both pools back, and a capture both of the CPU's writing
@@ -252,7 +268,8 @@ for mem in host-mapped staged gpu gpu+split gpu+split-p; do
 	name=sigint-$mem
 	port=net_pcap0 pargs="infinite_rx=1" snap="--snaplen 64" flt=sctp
 	case $mem in gpu*) port=net_gpudma0 pargs="loop=0" ;; esac
-	[ "$mem" = gpu+split-p ] && snap="" flt="tcp or udp"
+	[ "${mem%-p}" = gpu+split ] && flt="tcp or udp"
+	[ "$mem" = gpu+split-p ] && snap=""
 	# shellcheck disable=SC2046,SC2086
 	bg=1 app_run "$name" "rx_pcap=$out/in-small.pcap,$pargs" \
 		$(mem_args "${mem%-p}") --filter "$flt" $snap \
@@ -269,6 +286,9 @@ for mem in host-mapped staged gpu gpu+split gpu+split-p; do
 	elif [ "${mem%-p}" = gpu+split ] && ! grep -q "header pool of as many" \
 			"$out/$name.txt"; then
 		fail "$name: no header pool (not split)"
+	elif [ "${mem%-p}" = gpu+split ] && ! split_captures_ok "$name" \
+			"$([ "$mem" = gpu+split ] && echo all || echo some)"; then
+		fail "$name: captures within the header buffer not all written from host memory"
 	elif ! grep -q 'persistent kernel quit in' "$out/$name.txt"; then
 		fail "$name: kernel quit not reported"
 	elif ! "$check" --valid "$out/$name.pcapng" > /dev/null 2>&1; then
