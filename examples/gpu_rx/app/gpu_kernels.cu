@@ -31,7 +31,8 @@
  * buffer in host memory (the comm list entry's addr), the rest in GPU
  * memory (the item's split side data). Every kernel exists twice,
  * template argument SPLIT: without split the side data is never read and
- * the code is what it was before split existed. With it, the header
+ * no split code runs (the same PTX instruction count as before the split
+ * instantiation was added). With it, the header
  * buffer is staged as a whole packet is (it is the first bytes), a packet
  * needing more is read through the two-run view (pkt_view.h) from the
  * staged header and the payload in GPU memory, and the capture area gets
