@@ -105,6 +105,9 @@ setup_queue(struct gpurx_app *a, uint16_t q)
 				"pinned item summaries") ||
 			gpurx_gpu_mem_pinned(a, &gq->arena, bytes, "capture arena"))
 		return -1;
+	if (a->split != 0 && gpurx_gpu_mem_pinned(a, &gq->split,
+			slots * sizeof(*gq->split), "pinned split side data"))
+		return -1;
 	if (a->mem != GPURX_MEM_GPU && gpurx_gpu_mem_pinned(a, &Q->host_buf,
 			bytes, "bounce buffer"))
 		return -1;
@@ -141,6 +144,10 @@ gpurx_gpu_setup(struct gpurx_app *a)
 			return -1;
 	if (a->mem == GPURX_MEM_HOST_MAPPED &&
 			gpurx_gpu_mem_register_pools(a) != 0)
+		return -1;
+	/* --split: the kernel reads the headers where the port wrote them. */
+	if (a->hdr_pool != NULL &&
+			gpurx_gpu_mem_register_pool(a, a->hdr_pool) != 0)
 		return -1;
 	if (gpurx_gpu_mem_upload(a, &g->d_prog, a->filter.insns,
 			a->filter.len * sizeof(*a->filter.insns), "filter program") ||
@@ -197,6 +204,7 @@ gpurx_gpu_setup(struct gpurx_app *a)
 	g->kp.ft = g->d_ft;
 	g->kp.quit = g->quit.ptr;
 	g->kp.capture = a->cap != NULL;
+	g->kp.split = a->split != 0;
 	printf("memory: %u ring items x %u packets per queue, %zu MiB pinned "
 		"host, %zu MiB GPU (%s)\n", a->opt.ring_items, a->opt.burst,
 		g->pinned_bytes >> 20, g->dev_bytes >> 20,

@@ -261,10 +261,12 @@ main(int argc, char **argv)
 	if (gpurx_test_hooks_init(a) != 0)
 		goto fail_port;
 	printf("memory: %u mbuf pool(s) of %u x %u B (%s, per-lcore cache "
-		"%d), flow table %zu B\n",
+		"%d)%s, flow table %zu B\n",
 		a->n_pools, a->pool_size, a->data_room,
 		a->mem == GPURX_MEM_GPU ? "data in GPU memory" : "host",
-		gpurx_mbuf_cache(a), gpurx_flow_table_bytes(a->opt.flow_capacity));
+		gpurx_mbuf_cache(a), a->hdr_pool != NULL ?
+		" and a header pool of as many (host)" : "",
+		gpurx_flow_table_bytes(a->opt.flow_capacity));
 	if (a->opt.write_path != NULL) {
 		a->cap = gpurx_capture_open(a->opt.write_path, a->opt.format,
 			a->opt.snaplen, a->port, a->nq, a->qs, a->opt.filter,
@@ -313,9 +315,20 @@ main(int argc, char **argv)
 	gpurx_port_close(a);
 	avail = 0;
 	total = 0;
-	for (uint16_t i = 0; i < a->n_pools; i++) {
-		avail += rte_mempool_avail_count(a->pools[i]);
-		total += a->pools[i]->size;
+	/* Every pool, the header pool of --split too: each mbuf of a split
+	 * chain goes back to its own. */
+	for (uint16_t i = 0; i <= a->n_pools; i++) {
+		struct rte_mempool *mp = i < a->n_pools ? a->pools[i] :
+			a->hdr_pool;
+		unsigned int in = mp != NULL ? rte_mempool_avail_count(mp) : 0;
+
+		if (mp == NULL)
+			continue;
+		if (in != mp->size)
+			fprintf(stderr, "error: pool %s: %u of %u mbufs not "
+				"returned\n", mp->name, mp->size - in, mp->size);
+		avail += in;
+		total += mp->size;
 	}
 
 	si.mode = mode_name(a);
@@ -349,6 +362,8 @@ main(int argc, char **argv)
 		status = 1;
 	for (uint16_t i = 0; i < a->n_pools; i++)
 		rte_mempool_free(a->pools[i]);
+	/* After the GPU teardown, which unregistered its chunks. */
+	rte_mempool_free(a->hdr_pool);
 	rte_free(a->ft);
 	gpurx_filter_free(&a->filter);
 	rte_eal_cleanup();

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * --cpu: each RX burst is parsed, filtered, flow-counted and captured on
- * the RX lcore with the same per-packet code the GPU kernel runs.
+ * the RX lcore with the same per-packet code the GPU kernel runs. A packet
+ * in two buffers (RX buffer split) is classified where they lie, through
+ * the two-run view the kernel uses; longer chains are linearized.
  */
 
 #include <rte_cycles.h>
@@ -11,6 +13,7 @@
 #include <rte_mbuf.h>
 
 #include "app.h"
+#include "gpu_guard.h"
 #include "gpurx_classify.h"
 #include "test_hooks.h"
 
@@ -27,8 +30,9 @@ cpu_process(struct gpurx_app *a, struct gpurx_qstats *qs, uint16_t q,
 		int short_chain;
 		uint32_t caplen = gpurx_pkt_linear_len(m, &short_chain);
 		uint64_t ts = gpurx_pkt_ts(a, m, rx_ns);
+		struct gpurx_pkt_view view;
 		const uint8_t *data;
-		uint32_t verdict;
+		uint32_t verdict, n0 = caplen;
 		uint8_t mal;
 
 		if (m->nb_segs > 1)
@@ -37,11 +41,22 @@ cpu_process(struct gpurx_app *a, struct gpurx_qstats *qs, uint16_t q,
 			GPURX_STAT_ADD(qs, short_chain, 1);
 		else if (caplen < wirelen)
 			GPURX_STAT_ADD(qs, truncated, 1);
-		/* Contiguous data is used in place; a chain is copied whole. */
-		data = rte_pktmbuf_read(m, 0, caplen, scratch);
-		if (data == NULL)
-			continue;	/* cannot happen: caplen <= pkt_len */
-		verdict = gpurx_classify_pkt(data, caplen, wirelen, ts,
+		if (m->nb_segs == 2 && m->data_len < caplen) {
+			/* Two segments hold the caplen bytes (caplen is at
+			 * most what the chain holds): read in place. */
+			n0 = m->data_len;
+			data = rte_pktmbuf_mtod(m, const uint8_t *);
+			view = gpurx_view_split(data, n0,
+				rte_pktmbuf_mtod(m->next, const uint8_t *));
+		} else {
+			/* Contiguous data is used in place; a longer chain
+			 * is copied whole. */
+			data = rte_pktmbuf_read(m, 0, caplen, scratch);
+			if (data == NULL)
+				continue;	/* cannot happen: caplen <= pkt_len */
+			view = gpurx_view_linear(data);
+		}
+		verdict = gpurx_classify_pkt_view(view, caplen, wirelen, ts,
 			a->filter.insns, a->filter.len, a->ft, &mal);
 		GPURX_STAT_ADD(qs, rx_pkts, 1);
 		GPURX_STAT_ADD(qs, rx_bytes, wirelen);
@@ -51,10 +66,19 @@ cpu_process(struct gpurx_app *a, struct gpurx_qstats *qs, uint16_t q,
 		GPURX_STAT_ADD(qs, matched, 1);
 		if (a->cap == NULL)
 			continue;
+		caplen = RTE_MIN(caplen, RTE_MIN(verdict, a->opt.snaplen));
+		/* The capture wants one run: past the first segment of a
+		 * split packet, its bytes are gathered (cannot fail: the
+		 * segments hold caplen bytes). */
+		if (caplen > n0) {
+			if (gpurx_pkt_copy(m, caplen, scratch) != 0) {
+				GPURX_STAT_ADD(qs, drop_capture, 1);
+				continue;
+			}
+			data = scratch;
+		}
 		/* The writer counts captures and capture drops itself. */
-		gpurx_capture_write(a->cap, q, data,
-			RTE_MIN(caplen, RTE_MIN(verdict, a->opt.snaplen)),
-			wirelen, ts);
+		gpurx_capture_write(a->cap, q, data, caplen, wirelen, ts);
 	}
 }
 
