@@ -136,9 +136,9 @@ check_round_trip(const struct gpurx_pkt_spec *s, const char *what)
 	CHECK_EQ(pi.l4_proto, s->proto);
 	CHECK_EQ(pi.ttl, s->ttl ? s->ttl : 64);
 	if (s->ip_version == 4) {
-		gpurx_addr_from_v4(want, s->src);
+		gpurx_addr_from_v4(want, gpurx_view_linear(s->src), 0);
 		CHECK(memcmp(pi.src, want, 16) == 0, "%s: src", what);
-		gpurx_addr_from_v4(want, s->dst);
+		gpurx_addr_from_v4(want, gpurx_view_linear(s->dst), 0);
 		CHECK(memcmp(pi.dst, want, 16) == 0, "%s: dst", what);
 		CHECK_EQ(buf[lay.l3_off + 1], s->tos);
 		CHECK_EQ(gpurx_be16(buf + lay.l3_off + 4), s->ip_id);
