@@ -57,7 +57,7 @@ compare_stream(const char *name, const struct gpurx_fe_prog *p,
 static int
 add_vars(struct gpurx_fe_prog *p)
 {
-	int v[5];
+	int v[6];
 
 	v[0] = gpurx_fe_add_var(p, 4, GPURX_FE_INC, 0x0a000001, 0x0a00ffff,
 		0x0a000010, 3, 0);
@@ -66,7 +66,9 @@ add_vars(struct gpurx_fe_prog *p)
 	v[3] = gpurx_fe_add_var(p, 8, GPURX_FE_INC, 5, (1ull << 62) + 5, 5,
 		(1ull << 61) + 3, 0);
 	v[4] = gpurx_fe_add_tuple(p, 0xc0000201, 0xc00002ff, 1000, 1063, 5000, 0);
-	for (int k = 0; k < 5; k++)
+	/* One byte: the TTL takes no wider value. */
+	v[5] = gpurx_fe_add_var(p, 1, GPURX_FE_DEC, 1, 255, 64, 1, 0);
+	for (int k = 0; k < 6; k++)
 		if (v[k] != k)
 			return -EINVAL;
 	return 0;
@@ -96,8 +98,11 @@ stream_case(const char *name, int ipv, int vlans, uint8_t proto,
 		rc = gpurx_fe_write_field(&p, fields[k], vars[k], parts[k], k);
 		CHECK(rc >= 0, "%s: %s: %d", name, fields[k], rc);
 	}
-	CHECK_EQ(gpurx_fe_write_off(&p, lay.payload_off + 40, 3, 0, 0),
-		(int)p.n_writes);
+	/* The write's index is the count before it. */
+	int want = (int)p.n_writes;
+
+	rc = gpurx_fe_write_off(&p, lay.payload_off + 40, 3, 0, 0);
+	CHECK_EQ(rc, want);
 	CHECK_EQ(gpurx_fe_set_stamp(&p), 0);
 	compare_stream(name, &p, tmpl, 0);
 	/* Far into the stream: no state carried from packet to packet. */
@@ -147,7 +152,8 @@ main(void)
 {
 	static const char *const f4[] = {"ipv4.src", "udp.sport", "vlan.id",
 		"ip.ttl", "eth.dst", "ipv4.dst", "udp.dport"};
-	static const int v4v[] = {0, 1, 2, 1, 3, 4, 4};
+	/* eth.dst: the 4-byte variable in the address's last 4 bytes. */
+	static const int v4v[] = {0, 1, 2, 5, 0, 4, 4};
 	static const uint8_t p4[] = {0, 0, 0, 0, 0, GPURX_FE_PART_IP,
 		GPURX_FE_PART_PORT};
 	static const char *const f6[] = {"ipv6.src", "tcp.sport", "vlan.inner.id",
