@@ -127,9 +127,8 @@ gpurx_gpu_setup(struct gpurx_app *a)
 {
 	struct gpurx_gpu *g = a->gpu;
 	size_t ft_bytes = gpurx_flow_table_bytes(a->opt.flow_capacity);
-	int rc;
-
 	struct rte_gpu_comm_list *lists[GPURX_MAX_QUEUES];
+	int rc;
 
 	RTE_BUILD_BUG_ON(GPURX_MAX_QUEUES > GPUCOMM_MAX_RINGS);
 	if (gpurx_gpu_mem_pinned(a, &g->gq, a->nq * sizeof(*g->gq),
