@@ -286,10 +286,11 @@ static_assert(GPURX_DEEP_BYTES == 32 * 16, "a 16-byte word per lane");
  * A split packet (tail set) is inspected whole through the two-run view:
  * its header from the staging area (or, not staged, fetched as above),
  * past it the payload read in GPU memory where it lies, no PCIe round
- * trip. Plain loads see the payload: the worker's device-scope acquire of
- * the READY count orders them after the CPU's READY store, which followed
- * the port's completion of its writes (the copy engine's event, or
- * rte_gpu_wmb for a NIC).
+ * trip. Plain loads see the payload: the item's hand-over (the
+ * dispatcher's system-scope fence after READY, the worker's device-scope
+ * acquire of the hand-over; launched per item, the launch) orders them
+ * after the CPU's READY store, which followed the port's completion of its
+ * writes (the copy engine's event, or rte_gpu_wmb for a NIC).
  */
 template <bool SPLIT>
 static __device__ void
