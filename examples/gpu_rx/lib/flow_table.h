@@ -252,7 +252,7 @@ gpurx_flow_due(const struct gpurx_flow_table *ft, uint64_t first,
 		deadline = first + ft->active_ns;
 		why = GPURX_FLOW_END_ACTIVE;
 	}
-	return now >= deadline ? why : GPURX_FLOW_END_NONE;
+	return now >= deadline ? why : (uint32_t)GPURX_FLOW_END_NONE;
 }
 
 /* The same for a live entry, its fields read as they are. */
@@ -611,12 +611,12 @@ gpurx_flow_final_reason(const struct gpurx_flow_table *ft,
 {
 	uint32_t why = ft->ring != NULL ?
 		gpurx_flow_due(ft, e->first_seen, e->last_seen, e->tcp_flags,
-			now) : GPURX_FLOW_END_NONE;
+			now) : (uint32_t)GPURX_FLOW_END_NONE;
 
 	if (why != GPURX_FLOW_END_NONE)
 		return why;
 	return e->tcp_flags & (GPURX_TCP_FIN | GPURX_TCP_RST) ?
-		GPURX_FLOW_END_EOF : GPURX_FLOW_END_FORCED;
+		(uint32_t)GPURX_FLOW_END_EOF : (uint32_t)GPURX_FLOW_END_FORCED;
 }
 
 /* Lookup for checking; NULL if absent. */

@@ -95,4 +95,28 @@ flow_stress_key_id(const struct gpurx_flow_key *k)
 		((uint32_t)k->src[14] << 8) | k->src[15];
 }
 
+/*
+ * Host check of an ended record of the stream: a key of it below `keys`,
+ * its count and bytes of that key alone, its flags among the key's, a
+ * reason a running table gives. Returns the key id, or -1.
+ */
+static inline int64_t
+flow_stress_rec_check(const struct gpurx_flow_rec *r, uint32_t keys)
+{
+	uint32_t id = flow_stress_key_id(&r->key);
+	struct gpurx_flow_key k;
+
+	flow_stress_key(id, &k);
+	if (id >= keys || memcmp(&k, &r->key, sizeof(k)) != 0 ||
+			r->packets == 0 ||
+			r->bytes != r->packets * flow_stress_bytes(id) ||
+			r->first_ns > r->last_ns ||
+			(r->tcp_flags & ~flow_stress_allowed_flags(id)) != 0 ||
+			r->reason == GPURX_FLOW_END_NONE ||
+			r->reason == GPURX_FLOW_END_FORCED ||
+			r->reason >= GPURX_FLOW_END_KINDS)
+		return -1;
+	return id;
+}
+
 #endif /* GPURX_FLOW_STRESS_H */

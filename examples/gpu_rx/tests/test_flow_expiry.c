@@ -522,18 +522,9 @@ stress_scanner(void *arg)
 static void
 stress_take(struct stress *s, const struct gpurx_flow_rec *r)
 {
-	uint32_t id = flow_stress_key_id(&r->key);
-	struct gpurx_flow_key k;
+	int64_t id = flow_stress_rec_check(r, s->keys);
 
-	flow_stress_key(id, &k);
-	if (id >= s->keys || memcmp(&k, &r->key, sizeof(k)) != 0 ||
-			r->packets == 0 ||
-			r->bytes != r->packets * flow_stress_bytes(id) ||
-			r->first_ns > r->last_ns ||
-			(r->tcp_flags & ~flow_stress_allowed_flags(id)) != 0 ||
-			r->reason == GPURX_FLOW_END_NONE ||
-			r->reason == GPURX_FLOW_END_FORCED ||
-			r->reason >= GPURX_FLOW_END_KINDS) {
+	if (id < 0) {
 		s->bad_records++;
 		return;
 	}
