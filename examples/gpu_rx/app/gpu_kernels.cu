@@ -389,7 +389,7 @@ phase_mark(struct block_counters *bc, int ph)
  */
 static __device__ void
 process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
-		uint32_t idx, const struct gpurx_comm_pkt *pkts,
+		uint32_t q, uint32_t idx, const struct gpurx_comm_pkt *pkts,
 		struct block_counters *bc)
 {
 	__shared__ uint32_t s_len[GPURX_MAX_BURST];
@@ -470,7 +470,7 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 			caplen, wl, &v, &pi);
 		if (!mine)
 			continue;
-		gpurx_classify_account(&pi, v, wl, ts[m], p->ft);
+		gpurx_classify_account_q(&pi, v, wl, ts[m], (uint16_t)q, p->ft);
 		if (v != 0) {
 			/* The CPU reads verdicts of matched packets only. */
 			gq->verdict[base + i] = v;
@@ -733,7 +733,7 @@ gpurx_persistent_kernel(struct gpurx_kparams p)
 		if (p.fault_at != 0 && q == 0 && j == 0 && seq >= p.fault_at &&
 				threadIdx.x == 0)
 			*(volatile uint32_t *)(uintptr_t)8 = 1;
-		process_item(&p, &s_gq, idx,
+		process_item(&p, &s_gq, q, idx,
 			p.pkt_lists[(size_t)q * n_items + idx], &bc);
 		finish_item(gq, &s_gq, idx, j, t0, &bc);
 		if (threadIdx.x == 0)
@@ -760,8 +760,8 @@ gpurx_item_kernel(struct gpurx_kparams p, uint32_t q, uint32_t idx)
 	/* Launched after the item was filled: stream order is the acquire. */
 	gq_view_load(&s_gq, gq);
 	phase_mark(&bc, -1);
-	process_item(&p, &s_gq, idx, p.pkt_lists[(size_t)q * s_gq.n_items + idx],
-		&bc);
+	process_item(&p, &s_gq, q, idx,
+		p.pkt_lists[(size_t)q * s_gq.n_items + idx], &bc);
 	finish_item(gq, &s_gq, idx, 0, t0, &bc);
 }
 

@@ -47,6 +47,7 @@
 #include <rte_memory.h>
 #include <rte_prefetch.h>
 
+#include "flow_export.h"
 #include "gpu_path.h"
 #include "gpu_priv.h"
 #include "lat_hist.h"
@@ -273,6 +274,9 @@ collect_item(struct gpurx_app *a, uint16_t q)
 		return 0;
 	/* Pairs with the kernel's release of DONE: results read after it. */
 	rte_rmb();
+	/* Items are collected in RX order: every packet up to this one's
+	 * last is in the flow table. */
+	gpurx_flow_note(q, gq->ts[base + it->n - 1]);
 	if (Q->lat_hist != NULL)
 		gpurx_lat_hist_add(Q->lat_hist, LAT_BUCKETS,
 			(rte_get_tsc_cycles() - it->t_ready) * 1000000 /

@@ -11,6 +11,7 @@
 #include <rte_mbuf.h>
 
 #include "app.h"
+#include "flow_export.h"
 #include "gpurx_classify.h"
 #include "test_hooks.h"
 
@@ -20,13 +21,13 @@ cpu_process(struct gpurx_app *a, struct gpurx_qstats *qs, uint16_t q,
 {
 	uint64_t rx_ns = a->opt.ts_source == GPURX_TS_NONE ? 0 :
 		gpurx_tsclock_ns(&a->clk, rte_get_tsc_cycles());
+	uint64_t ts = rx_ns;
 
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		uint32_t wirelen = rte_pktmbuf_pkt_len(m);
 		int short_chain;
 		uint32_t caplen = gpurx_pkt_linear_len(m, &short_chain);
-		uint64_t ts = gpurx_pkt_ts(a, m, rx_ns);
 		const uint8_t *data;
 		uint32_t verdict;
 		uint8_t mal;
@@ -37,11 +38,12 @@ cpu_process(struct gpurx_app *a, struct gpurx_qstats *qs, uint16_t q,
 			GPURX_STAT_ADD(qs, short_chain, 1);
 		else if (caplen < wirelen)
 			GPURX_STAT_ADD(qs, truncated, 1);
+		ts = gpurx_pkt_ts(a, m, rx_ns);
 		/* Contiguous data is used in place; a chain is copied whole. */
 		data = rte_pktmbuf_read(m, 0, caplen, scratch);
 		if (data == NULL)
 			continue;	/* cannot happen: caplen <= pkt_len */
-		verdict = gpurx_classify_pkt(data, caplen, wirelen, ts,
+		verdict = gpurx_classify_pkt_q(data, caplen, wirelen, ts, q,
 			a->filter.insns, a->filter.len, a->ft, &mal);
 		GPURX_STAT_ADD(qs, rx_pkts, 1);
 		GPURX_STAT_ADD(qs, rx_bytes, wirelen);
@@ -60,6 +62,8 @@ cpu_process(struct gpurx_app *a, struct gpurx_qstats *qs, uint16_t q,
 		GPURX_STAT_ADD(qs, captured, 1);
 		GPURX_STAT_ADD(qs, cap_bytes, caplen);
 	}
+	/* The burst's flows are in the table: their time may end others. */
+	gpurx_flow_note(q, ts);
 }
 
 int

@@ -74,6 +74,14 @@ gpurx_classify_inspect(const uint8_t *pkt, uint32_t have, uint32_t caplen,
 		wirelen >= caplen);
 }
 
+/* The TCP flags a packet adds to its flow's union: none unless TCP. */
+GPURX_FN uint8_t
+gpurx_pkt_flow_tcp_flags(const struct gpurx_pkt_info *pi)
+{
+	return pi->l4_proto == GPURX_IPPROTO_TCP && (pi->flags & GPURX_PF_L4) ?
+		pi->tcp_flags : 0;
+}
+
 /*
  * Accounts an accepted packet with a flow in ft (may be NULL), received
  * on RX queue `queue`: its TCP flags go into the flow's union.
@@ -88,8 +96,7 @@ gpurx_classify_account_q(const struct gpurx_pkt_info *pi, uint32_t verdict,
 	if (verdict != 0 && ft != NULL && gpurx_pkt_has_flow(pi)) {
 		gpurx_flow_key_from_pkt(pi, &key);
 		gpurx_flow_update_pkt(ft, &key, wirelen, ts,
-			pi->l4_proto == GPURX_IPPROTO_TCP &&
-			(pi->flags & GPURX_PF_L4) ? pi->tcp_flags : 0, queue);
+			gpurx_pkt_flow_tcp_flags(pi), queue);
 	}
 }
 
