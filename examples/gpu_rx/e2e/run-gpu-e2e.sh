@@ -7,7 +7,8 @@
 # SIGINT in the middle of traffic with the persistent kernel; and the
 # edges of issue 15: a kernel made to fault mid-run or never to quit,
 # foreign and odd mbufs, a ring left READY by a previous user, several
-# queues beside a second process on the same GPU.
+# queues beside a second process on the same GPU; and the flow export
+# (issue 14) in every memory mode.
 #
 # Usage: run-gpu-e2e.sh BUILD_DIR OUT_DIR
 # Env:   GPU_RX_EAL_EXTRA  extra EAL options, e.g. "-d /path/pmds-23.0"
@@ -429,6 +430,39 @@ else
 	fail "--mem gpu, mapping refused: exit $rc (see $out/mem-gpu-refused-map.txt)"
 fi
 port=net_pcap0
+
+# Flow export in every GPU memory mode: nfcapd collects exactly the
+# records gpurx-flowref computes for the same flows, as in CI with --cpu
+# (run-ipfix-e2e.sh; packets in GPU memory come through net_gpudma, which
+# keeps no file timestamps: every packet at time 0 there). A 4-record
+# export ring the GPU writes: full, counted, no packet lost from the
+# records.
+ipfix_sh=$(dirname "$0")/run-ipfix-e2e.sh
+ipfix_bin=$build/examples/gpu_rx/e2e
+for m in host-mapped staged gpu host-mapped,launch-per-burst \
+		ring-full:host-mapped; do
+	case $m in
+	ring-full:*) icase=ring-full mem=${m#ring-full:} ;;
+	*) icase=nfcapd mem=${m%%,*} ;;
+	esac
+	extra=""
+	[ "$m" = host-mapped,launch-per-burst ] && extra=--launch-per-burst
+	iport=net_pcap0
+	[ "$mem" = gpu ] && iport=net_gpudma0
+	name=ipfix-$(echo "$m" | tr ,: --)
+	# shellcheck disable=SC2086
+	GPU_RX_IPFIX_EAL="--no-huge -m 2048" PORT=$iport sh "$ipfix_sh" \
+		"$icase" "$app" "$ipfix_bin" "$out/$name" --mem "$mem" $extra \
+		--backpressure > "$out/$name.log" 2>&1
+	rc=$?
+	if [ "$rc" -eq 0 ]; then
+		pass "$name: $(grep '^PASS' "$out/$name.log" | tail -1 | cut -c7-)"
+	elif [ "$rc" -eq 77 ]; then
+		echo "SKIP: $name: $(grep '^SKIP' "$out/$name.log")"
+	else
+		fail "$name: $(grep -m3 'FAIL' "$out/$name.log" | tr '\n' ' ')(see $out/$name.log)"
+	fi
+done
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

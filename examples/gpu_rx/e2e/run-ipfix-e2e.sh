@@ -13,7 +13,10 @@
 # CASE: nfcapd | tcp | unreachable | ring-full | bad-args
 # BUILD_E2E_DIR holds gpurx-e2e-genflows, gpurx-flowref, gpurx-ipfix-read.
 # APP_MODE_ARGS: how to process (default --cpu); the GPU e2e script passes
-# --mem MODE ..., and then also PORT=net_gpudma0 in the environment.
+# --mem MODE ..., with in the environment GPU_RX_IPFIX_EAL (EAL memory and
+# device options, default "--no-huge -m 512 --no-pci") and, for --mem gpu,
+# PORT=net_gpudma0 (which keeps no file timestamps: --ts none then, and the
+# reference has every packet at time 0).
 # Exit: 0 pass, 1 fail, 77 skipped (no nfcapd/nfdump: apt-get install nfdump).
 set -u
 
@@ -33,7 +36,7 @@ ts="--ts port"
 cport=$((20000 + $$ % 20000))
 
 eal() {
-	echo --no-huge -m 512 --no-pci --no-shconf \
+	echo ${GPU_RX_IPFIX_EAL:---no-huge -m 512 --no-pci} --no-shconf \
 		--file-prefix "gpurx-ipfix-$case_name-$$" -l 0-1 \
 		--log-level=lib.eal:warning ${GPU_RX_EAL_EXTRA:-}
 }
