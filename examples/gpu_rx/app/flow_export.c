@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include <rte_cycles.h>
+#include <rte_lcore.h>
 #include <rte_malloc.h>
 
 #include "app.h"
@@ -159,18 +160,7 @@ flow_now(const struct gpurx_app *a)
 static uint32_t
 drain(struct gpurx_flow_export *fx, uint32_t max)
 {
-	const struct gpurx_flow_rec *r;
-	uint32_t n = 0;
-
-	while (n < max && (r = gpurx_flow_ring_peek(fx->ring, fx->tail)) != NULL) {
-		if (r->reason != GPURX_FLOW_END_NONE)
-			gpurx_ipfix_add(fx->ipfix, r);
-		fx->tail++;
-		n++;
-	}
-	if (n != 0)
-		gpurx_flow_ring_consumed(fx->ring, fx->tail);
-	return n;
+	return gpurx_ipfix_drain(fx->ipfix, fx->ring, &fx->tail, max);
 }
 
 static void
@@ -264,9 +254,12 @@ gpurx_flow_export_start(struct gpurx_app *a)
 	/* Connect a TCP collector before traffic, so the first records do
 	 * not wait a retry; not there yet is not an error. */
 	gpurx_ipfix_connect(fx->ipfix);
-	rc = pthread_create(&fx->thread, NULL, exporter_main, fx);
+	/* A control thread: on the CPUs no lcore runs on, where there are
+	 * any, so that the RX lcores keep theirs. */
+	rc = rte_ctrl_thread_create(&fx->thread, "gpurx-export", NULL,
+		exporter_main, fx);
 	if (rc != 0) {
-		fprintf(stderr, "error: flow export thread: %s\n", strerror(rc));
+		fprintf(stderr, "error: flow export thread: %s\n", strerror(-rc));
 		return -1;
 	}
 	fx->thread_on = 1;

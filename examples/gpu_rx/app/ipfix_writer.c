@@ -496,6 +496,25 @@ gpurx_ipfix_add(struct gpurx_ipfix *x, const struct gpurx_flow_rec *r)
 	x->counts.by_reason[r->reason < GPURX_FLOW_END_KINDS ? r->reason : 0]++;
 }
 
+uint32_t
+gpurx_ipfix_drain(struct gpurx_ipfix *x, struct gpurx_flow_ring *ring,
+		uint64_t *tail, uint32_t max)
+{
+	const struct gpurx_flow_rec *r;
+	uint32_t n = 0;
+
+	while (n < max && (r = gpurx_flow_ring_peek(ring, *tail)) != NULL) {
+		/* An empty position: a reservation that ended nothing. */
+		if (r->reason != GPURX_FLOW_END_NONE)
+			gpurx_ipfix_add(x, r);
+		(*tail)++;
+		n++;
+	}
+	if (n != 0)
+		gpurx_flow_ring_consumed(ring, *tail);
+	return n;
+}
+
 void
 gpurx_ipfix_connect(struct gpurx_ipfix *x)
 {

@@ -36,6 +36,14 @@ void gpurx_ipfix_connect(struct gpurx_ipfix *x);
 void gpurx_ipfix_add(struct gpurx_ipfix *x, const struct gpurx_flow_rec *r);
 
 /*
+ * The consumer of an export ring (flow_ring.h): up to max records from
+ * position *tail on, those written so far, into x; *tail moves past them
+ * and the ring is told. Returns how many positions were taken.
+ */
+uint32_t gpurx_ipfix_drain(struct gpurx_ipfix *x, struct gpurx_flow_ring *ring,
+		uint64_t *tail, uint32_t max);
+
+/*
  * Every GPURX_IPFIX_TICK_MS or so: the message built so far goes out (a
  * record waits no longer), a lost TCP connection is made again, UDP
  * collectors get the templates again every GPURX_IPFIX_TEMPLATE_S.

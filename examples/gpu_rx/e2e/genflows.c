@@ -16,6 +16,9 @@
  * of other packets between them, whatever the item size up to 64.
  *
  * Usage: gpurx-e2e-genflows OUT.pcap SEED
+ *        gpurx-e2e-genflows --many N OUT.pcap
+ * (--many: N flows of a 64-byte packet each, flow_stress_key()'s first N,
+ * for a replay that keeps N flows live: bench/flow-export.sh)
  */
 
 #include <stdio.h>
@@ -24,6 +27,7 @@
 
 #include <pcap/pcap.h>
 
+#include "flow_stress.h"
 #include "pkt_parse.h"
 #include "pktgen.h"
 
@@ -129,6 +133,58 @@ by_time(const void *a, const void *b)
 	return x->us < y->us ? -1 : x->us > y->us;
 }
 
+static int
+write_many(const char *path, uint64_t n)
+{
+	static uint8_t buf[PKTGEN_MAX_LEN];
+	pcap_t *dead = pcap_open_dead(DLT_EN10MB, 65535);
+	pcap_dumper_t *d = dead != NULL ? pcap_dump_open(dead, path) : NULL;
+
+	if (d == NULL) {
+		fprintf(stderr, "%s: %s\n", path, dead != NULL ?
+			pcap_geterr(dead) : "pcap_open_dead failed");
+		if (dead != NULL)
+			pcap_close(dead);
+		return 1;
+	}
+	for (uint64_t id = 0; id < n; id++) {
+		struct gpurx_flow_key k;
+		struct pkt_layout lay;
+		struct pkt_spec s;
+		struct pcap_pkthdr h;
+
+		flow_stress_key((uint32_t)id, &k);
+		memset(&s, 0, sizeof(s));
+		memcpy(s.eth_dst, "\x02\x00\x00\x00\x00\x01", 6);
+		memcpy(s.eth_src, "\x02\x00\x00\x00\x00\x02", 6);
+		s.ip_version = k.ip_version;
+		/* pktgen wants IPv4 addresses in the first 4 bytes. */
+		memcpy(s.src, k.ip_version == 4 ? k.src + 12 : k.src,
+			k.ip_version == 4 ? 4 : 16);
+		memcpy(s.dst, k.ip_version == 4 ? k.dst + 12 : k.dst,
+			k.ip_version == 4 ? 4 : 16);
+		s.ttl = 64;
+		s.proto = k.proto;
+		s.sport = k.sport;
+		s.dport = k.dport;
+		s.tcp_flags = k.proto == GPURX_IPPROTO_TCP ? 0x10 : 0;
+		if (k.vlan_id != 0) {
+			s.n_vlans = 1;
+			s.vid[0] = k.vlan_id;
+		}
+		memset(&h, 0, sizeof(h));
+		h.caplen = h.len = pktgen_build(&s, buf, sizeof(buf), &lay);
+		h.ts.tv_sec = (time_t)(TS_BASE_SEC + id / 1000000);
+		h.ts.tv_usec = (suseconds_t)(id % 1000000);
+		if (h.len == 0)
+			return 1;
+		pcap_dump((u_char *)d, &h, buf);
+	}
+	pcap_dump_close(d);
+	pcap_close(dead);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -138,8 +194,11 @@ main(int argc, char **argv)
 	pcap_t *dead;
 	uint32_t f = 1;
 
+	if (argc == 4 && strcmp(argv[1], "--many") == 0)
+		return write_many(argv[3], strtoull(argv[2], NULL, 0));
 	if (argc != 3) {
-		fprintf(stderr, "usage: %s OUT.pcap SEED\n", argv[0]);
+		fprintf(stderr, "usage: %s OUT.pcap SEED | --many N OUT.pcap\n",
+			argv[0]);
 		return 2;
 	}
 	rng = strtoull(argv[2], NULL, 0) * 2654435761u + 1;

@@ -90,3 +90,40 @@ gpurx_flow_cuda_stream(void **s)
 	return (int)cudaStreamCreateWithPriority((cudaStream_t *)s,
 		cudaStreamNonBlocking, least);
 }
+
+extern "C" int
+gpurx_flow_cuda_host_alloc(void **p, size_t n)
+{
+	void *dev;
+	cudaError_t e = cudaHostAlloc(p, n, cudaHostAllocMapped |
+		cudaHostAllocPortable);
+
+	if (e != cudaSuccess)
+		return (int)e;
+	/* The table keeps the ring's host address: the GPU must reach it
+	 * there (unified addressing). */
+	e = cudaHostGetDevicePointer(&dev, *p, 0);
+	if (e == cudaSuccess && dev != *p)
+		e = cudaErrorNotSupported;
+	if (e != cudaSuccess)
+		cudaFreeHost(*p);
+	return (int)e;
+}
+
+extern "C" int
+gpurx_flow_cuda_host_free(void *p)
+{
+	return (int)cudaFreeHost(p);
+}
+
+extern "C" int
+gpurx_flow_cuda_dev_alloc(void **p, size_t n)
+{
+	return (int)cudaMalloc(p, n);
+}
+
+extern "C" int
+gpurx_flow_cuda_dev_free(void *p)
+{
+	return (int)cudaFree(p);
+}

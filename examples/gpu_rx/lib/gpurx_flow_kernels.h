@@ -7,6 +7,7 @@
 #ifndef GPURX_FLOW_KERNELS_H
 #define GPURX_FLOW_KERNELS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -30,6 +31,16 @@ int gpurx_flow_cuda_use_device(int ordinal);
 /* A non-blocking stream of the lowest priority: scans yield to the packet
  * kernels. 0 or a cudaError_t value. */
 int gpurx_flow_cuda_stream(void **s);
+
+/*
+ * For the tests and benchmarks (dpdk-gpu-rx takes its memory through
+ * gpudev): n bytes of host memory the GPU writes at the same address
+ * (mapped, pinned: an export ring), and of GPU memory.
+ */
+int gpurx_flow_cuda_host_alloc(void **p, size_t n);
+int gpurx_flow_cuda_host_free(void *p);
+int gpurx_flow_cuda_dev_alloc(void **p, size_t n);
+int gpurx_flow_cuda_dev_free(void *p);
 
 #ifdef __cplusplus
 }

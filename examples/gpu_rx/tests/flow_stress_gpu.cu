@@ -29,43 +29,6 @@ fsg_update_kernel(struct gpurx_flow_table *ft, uint64_t first, uint32_t n,
 }
 
 extern "C" int
-fsg_host_alloc(void **p, size_t n)
-{
-	void *dev;
-	cudaError_t e = cudaHostAlloc(p, n, cudaHostAllocMapped |
-		cudaHostAllocPortable);
-
-	if (e != cudaSuccess)
-		return (int)e;
-	/* The table holds the ring's host address: the GPU must reach it
-	 * there (unified addressing). */
-	e = cudaHostGetDevicePointer(&dev, *p, 0);
-	if (e == cudaSuccess && dev != *p)
-		e = cudaErrorNotSupported;
-	if (e != cudaSuccess)
-		cudaFreeHost(*p);
-	return (int)e;
-}
-
-extern "C" int
-fsg_host_free(void *p)
-{
-	return (int)cudaFreeHost(p);
-}
-
-extern "C" int
-fsg_dev_alloc(void **p, size_t n)
-{
-	return (int)cudaMalloc(p, n);
-}
-
-extern "C" int
-fsg_dev_free(void *p)
-{
-	return (int)cudaFree(p);
-}
-
-extern "C" int
 fsg_updates(struct gpurx_flow_table *d_ft, uint64_t first, uint32_t n,
 		uint32_t churn, uint32_t window, uint8_t *d_overflowed,
 		void *stream)

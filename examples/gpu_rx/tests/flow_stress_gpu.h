@@ -12,13 +12,8 @@ extern "C" {
 
 struct gpurx_flow_table;
 
-/* All return 0 or a cudaError_t value (gpurx_cuda_strerror() names it;
- * streams and copies: gpu_runtime.h). */
-/* Host memory the GPU reaches at the same address (mapped, pinned). */
-int fsg_host_alloc(void **p, size_t n);
-int fsg_host_free(void *p);
-int fsg_dev_alloc(void **p, size_t n);
-int fsg_dev_free(void *p);
+/* 0 or a cudaError_t value (gpurx_cuda_strerror() names it; memory:
+ * gpurx_flow_kernels.h, streams and copies: gpu_runtime.h). */
 /* Packets first .. first + n - 1 of the stress stream (flow_stress.h),
  * timestamp = packet index, on RX queue 0; overflowed[i - first] = 1 for
  * those that went to the overflow counters. */

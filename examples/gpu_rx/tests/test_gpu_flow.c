@@ -52,22 +52,22 @@ gtbl_new(struct gtbl *t, uint32_t capacity, uint32_t probe, uint64_t ring,
 	t->bytes = gpurx_flow_table_bytes(capacity);
 	t->ft = gpurx_flow_table_init(aligned_alloc(64, t->bytes), capacity,
 		probe);
-	CUDA_OK(fsg_host_alloc(&r, gpurx_flow_ring_bytes(ring)));
+	CUDA_OK(gpurx_flow_cuda_host_alloc(&r, gpurx_flow_ring_bytes(ring)));
 	t->ring = gpurx_flow_ring_init(r, ring);
 	if (t->ft == NULL || t->ring == NULL) {
 		fprintf(stderr, "out of memory\n");
 		exit(1);
 	}
 	gpurx_flow_table_set_expiry(t->ft, t->ring, idle, active, linger);
-	CUDA_OK(fsg_dev_alloc((void **)&t->d_ft, t->bytes));
+	CUDA_OK(gpurx_flow_cuda_dev_alloc((void **)&t->d_ft, t->bytes));
 	t->tail = 0;
 }
 
 static void
 gtbl_free(struct gtbl *t)
 {
-	CUDA_OK(fsg_dev_free(t->d_ft));
-	CUDA_OK(fsg_host_free(t->ring));
+	CUDA_OK(gpurx_flow_cuda_dev_free(t->d_ft));
+	CUDA_OK(gpurx_flow_cuda_host_free(t->ring));
 	free(t->ft);
 }
 
@@ -212,7 +212,7 @@ test_under_load(void)
 	 * behind it: pressure; a ring of 4 K records: at times full. */
 	gtbl_new(&t, 1 << 16, 64, 1 << 12, 150000, 400000, 3000);
 	CUDA_OK(gpurx_cuda_copy(t.d_ft, t.ft, t.bytes));
-	CUDA_OK(fsg_dev_alloc((void **)&d_over, LD_PKTS));
+	CUDA_OK(gpurx_flow_cuda_dev_alloc((void **)&d_over, LD_PKTS));
 	CUDA_OK(gpurx_cuda_stream_create(&upd_stream));
 	CUDA_OK(gpurx_flow_cuda_stream(&scan_stream));
 	c.t = &t;
@@ -292,7 +292,7 @@ test_under_load(void)
 		"a path was not exercised");
 	CUDA_OK(gpurx_cuda_stream_destroy(upd_stream));
 	CUDA_OK(gpurx_cuda_stream_destroy(scan_stream));
-	CUDA_OK(fsg_dev_free(d_over));
+	CUDA_OK(gpurx_flow_cuda_dev_free(d_over));
 	gtbl_free(&t);
 	free(c.exported);
 	free(c.exported_bytes);
