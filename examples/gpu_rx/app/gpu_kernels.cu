@@ -676,7 +676,15 @@ block_counters_load(struct block_counters *bc, const struct gpurx_gq *gq,
 		bc->phase_ns[ph] = vq->phase_ns[ph][slot];
 }
 
-__global__ void __launch_bounds__(GPURX_KERNEL_THREADS)
+/*
+ * At least three blocks a SM, as the kernel had before the flow table
+ * learnt to end flows (168 registers): left to itself ptxas gives the
+ * flow code 246 and the SM room for two blocks, so fewer workers a queue
+ * with many queues. Held to 168 it spills about as much as before
+ * (ptxas -v, sm_90: 430/708 bytes of spill stores/loads, against
+ * 356/364).
+ */
+__global__ void __launch_bounds__(GPURX_KERNEL_THREADS, 3)
 gpurx_persistent_kernel(struct gpurx_kparams p)
 {
 	__shared__ int s_go;
