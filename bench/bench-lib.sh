@@ -37,3 +37,15 @@ bench_revision() {
 	fi
 	echo "$rev"
 }
+
+# The lines a sweep's machine.txt starts with: when, from which revision of
+# BUILD_DIR's programs, on which CPU (and caches) and GPU.
+bench_machine_lines() {
+	local build=$1 top=$2
+
+	echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "revision: $(bench_revision "$build" "$top")"
+	echo "cpu: $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//') ($(nproc) CPUs)"
+	lscpu 2>/dev/null | grep -E '^(L2|L3) cache' | sed 's/  */ /g'
+	echo "gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader -i 0 2>/dev/null || echo none)"
+}

@@ -5,20 +5,24 @@
  * communication list, against its floor and against launching a kernel
  * per burst, in one run on the first GPU.
  *
- *  handoff  the CPU fills an item with a burst of B mbufs
- *           (rte_gpu_comm_populate_list_pkts: packet list, rte_gpu_wmb,
- *           READY); a persistent kernel sees READY, sums every byte of
- *           every packet, sets DONE; the CPU spins on DONE. Timed from
- *           before populate to the CPU seeing DONE.
+ *  handoff  the CPU fills an item with a burst of B mbufs and publishes it
+ *           through the ring library's lcore side (lib/gpucomm: packet
+ *           entries and count, rte_wmb, with packets in GPU memory
+ *           rte_gpu_wmb, READY); the library's persistent kernel (a
+ *           dispatcher warp polling the statuses, worker blocks) hands it
+ *           to a worker, whose body sums every byte of every packet, and
+ *           releases DONE; the CPU spins until it collects it. Timed from
+ *           before the fill to the CPU seeing DONE: the ring that ships.
  *  floor    a bare ping-pong of one flag: the CPU writes it, a kernel
  *           sees it and writes it back, the CPU sees that. In registered
  *           host memory (where gpudev puts the status without GDRCopy)
  *           and, where the driver can CPU-map GPU memory (GDRCopy), in
  *           GPU memory (where gpudev puts it then).
- *  launch   populate, then one kernel launch doing the same per-packet
- *           work + cudaStreamSynchronize per burst.
+ *  launch   fill and publish, then the library's item kernel with the
+ *           same body launched + cudaStreamSynchronize per burst.
  *  empty    an empty kernel launch + cudaStreamSynchronize.
- *  wmb      rte_gpu_wmb() alone (populate calls it every burst).
+ *  wmb      rte_gpu_wmb() alone (publish calls it every burst with
+ *           packets in GPU memory).
  *
  * Bursts of 1, 32, 256 and 1024 packets, 64-byte packets and a random
  * 64..1500-byte mix, rotating over a pool of mbufs larger than the GPU
@@ -57,38 +61,17 @@
 #include <rte_mempool.h>
 
 #include "bench_common.h"
+#include "gpucomm_ring.h"
 #include "handoff_kernels.h"
-
-/* The kernels read the comm list through a mirror: it must match. */
-#define SAME_FIELD(a, b, f) \
-	_Static_assert(offsetof(struct a, f) == offsetof(struct b, f) && \
-		sizeof(((struct a *)0)->f) == sizeof(((struct b *)0)->f), \
-		#a "." #f " differs from the kernel's mirror")
-_Static_assert(sizeof(struct rte_gpu_comm_pkt) == sizeof(struct hk_comm_pkt),
-	"struct rte_gpu_comm_pkt size");
-SAME_FIELD(rte_gpu_comm_pkt, hk_comm_pkt, addr);
-SAME_FIELD(rte_gpu_comm_pkt, hk_comm_pkt, size);
-_Static_assert(sizeof(struct rte_gpu_comm_list) == sizeof(struct hk_comm_item),
-	"struct rte_gpu_comm_list size");
-SAME_FIELD(rte_gpu_comm_list, hk_comm_item, pkt_list);
-SAME_FIELD(rte_gpu_comm_list, hk_comm_item, num_pkts);
-SAME_FIELD(rte_gpu_comm_list, hk_comm_item, status_h);
-SAME_FIELD(rte_gpu_comm_list, hk_comm_item, status_d);
-_Static_assert(sizeof(enum rte_gpu_comm_list_status) == sizeof(int),
-	"status enum is not int-sized");
-_Static_assert(RTE_GPU_COMM_LIST_FREE == HK_FREE &&
-	RTE_GPU_COMM_LIST_READY == HK_READY &&
-	RTE_GPU_COMM_LIST_DONE == HK_DONE &&
-	RTE_GPU_COMM_LIST_ERROR == HK_ERROR, "status values");
-_Static_assert(RTE_GPU_COMM_LIST_PKTS_MAX == 1024,
-	"the persistent kernel assumes 1024-entry packet lists");
 
 #define N_ITEMS 4
 #define MAX_BURSTS 8
 #define MAX_MBUF_DATA 1500
 #define MAX_CHUNKS 256
-/* The kernels give up after this long without work. */
+/* The ping-pong kernel gives up after this long without work. */
 #define KERNEL_TIMEOUT_NS (5ULL * 1000000000ULL)
+/* The ring's kernel ends this soon after its quit flag. */
+#define KERNEL_QUIT_MS 1000
 
 struct opts {
 	uint64_t reps;
@@ -128,6 +111,10 @@ struct env {
 	uint32_t n_mb;
 	uint32_t next_mb;	/* rotation over mb[] */
 	struct rte_gpu_comm_list *list;
+	struct gpucomm_ring ring;	/* over list */
+	struct gpucomm_kernel k;	/* quit flag, dispatch state */
+	bool k_ok;
+	bool kernel_alive;	/* a ring kernel did not quit: free nothing */
 	bool status_in_gpu;	/* comm list status in CPU-mapped GPU memory */
 	uint64_t timeout_cycles;
 	double *samples;
@@ -454,67 +441,79 @@ packets_next(struct env *e, uint32_t n, uint64_t *sum)
 
 /* --- Cases --------------------------------------------------------------- */
 
-/* Spins until the item is DONE; false on timeout or error status. */
+/* The ring over the list, afresh (all items FREE), for one case. */
 static bool
-wait_done(struct env *e, struct rte_gpu_comm_list *item, uint64_t deadline,
-		enum rte_gpu_comm_list_status *last)
+ring_reset(struct env *e, const struct opts *o)
 {
-	enum rte_gpu_comm_list_status st = RTE_GPU_COMM_LIST_READY;
-	unsigned int spins = 0;
+	int rc = gpucomm_ring_init(&e->ring, e->dev_id, e->list, N_ITEMS,
+		o->pkt_gpu ? GPUCOMM_RING_GPU_WMB : 0);
 
-	for (;;) {
-		if (rte_gpu_comm_get_status(item, &st) < 0) {
-			fprintf(stderr, "rte_gpu_comm_get_status: %s\n",
-				rte_strerror(rte_errno));
-			e->status = BENCH_EXIT_FAIL;
-			*last = st;
-			return false;
-		}
-		if (st == RTE_GPU_COMM_LIST_DONE)
-			break;
-		if ((++spins & 1023) == 0 && rte_rdtsc() > deadline) {
-			*last = st;
-			return false;
-		}
-	}
-	*last = st;
-	/* The report is read after DONE: loads are not reordered with older
-	 * loads on x86; elsewhere this is the acquire that pairs with the
-	 * kernel's system-scope fence before DONE. */
-	rte_smp_rmb();
-	return true;
-}
-
-/* Fills the item and publishes it READY; false (status set) on error. */
-static inline bool
-populate(struct env *e, struct rte_gpu_comm_list *item, struct rte_mbuf **b,
-		uint32_t burst)
-{
-	if (rte_gpu_comm_populate_list_pkts(item, b, burst) >= 0)
+	if (rc == 0)
 		return true;
-	fprintf(stderr, "rte_gpu_comm_populate_list_pkts(%u): %s\n", burst,
-		rte_strerror(rte_errno));
+	fprintf(stderr, "ring init: %s\n", rte_strerror(-rc));
 	e->status = BENCH_EXIT_FAIL;
 	return false;
 }
 
-/* Item back to FREE after the GPU is done (or after an error). */
-static bool
-item_release(struct env *e, struct rte_gpu_comm_list *item)
+/* Fills the head item with the burst and publishes it READY; false
+ * (status set) on error. */
+static inline bool
+publish(struct env *e, struct rte_mbuf **b, uint32_t burst)
 {
-	enum rte_gpu_comm_list_status st;
+	int rc = gpucomm_ring_fill_mbufs(&e->ring, b, burst);
 
-	if (rte_gpu_comm_get_status(item, &st) == 0 &&
-			st == RTE_GPU_COMM_LIST_READY &&
-			rte_gpu_comm_set_status(item, RTE_GPU_COMM_LIST_ERROR) < 0)
-		return false;
-	if (rte_gpu_comm_cleanup_list(item) < 0) {
-		fprintf(stderr, "rte_gpu_comm_cleanup_list: %s\n",
-			rte_strerror(rte_errno));
+	if (rc == 0)
+		rc = gpucomm_ring_publish(&e->ring, burst);
+	if (rc == 0)
+		return true;
+	fprintf(stderr, "ring publish(%u): %s\n", burst, rte_strerror(-rc));
+	e->status = BENCH_EXIT_FAIL;
+	return false;
+}
+
+/* Spins until the oldest item is DONE and collected; false on timeout
+ * or error (status set for an error, not for a timeout). */
+static bool
+wait_done(struct env *e, uint64_t deadline)
+{
+	struct rte_gpu_comm_list *it;
+	unsigned int spins = 0;
+	int rc;
+
+	while ((rc = gpucomm_ring_collect(&e->ring, &it)) == 0)
+		if ((++spins & 1023) == 0 && rte_rdtsc() > deadline)
+			return false;
+	if (rc == 1)
+		return true;
+	fprintf(stderr, "ring collect: %s\n", rte_strerror(-rc));
+	e->status = BENCH_EXIT_FAIL;
+	return false;
+}
+
+/* The collected item back to FREE. */
+static bool
+item_release(struct env *e)
+{
+	int rc = gpucomm_ring_release(&e->ring);
+
+	if (rc == 0)
+		return true;
+	fprintf(stderr, "ring release: %s\n", rte_strerror(-rc));
+	e->status = BENCH_EXIT_FAIL;
+	return false;
+}
+
+/* Without a kernel (populate alone, or after a failure): the oldest item
+ * marked DONE by hand, collected and released. */
+static bool
+item_return(struct env *e)
+{
+	if (rte_gpu_comm_set_status(gpucomm_ring_inflight_item(&e->ring, 0),
+			RTE_GPU_COMM_LIST_DONE) != 0) {
 		e->status = BENCH_EXIT_FAIL;
 		return false;
 	}
-	return true;
+	return wait_done(e, rte_rdtsc() + e->timeout_cycles) && item_release(e);
 }
 
 /* Every round's report against what the CPU expected; false on the first
@@ -565,19 +564,18 @@ gpu_phases(struct env *e, const struct hk_report *rep, uint64_t n)
 }
 
 /*
- * Handoff through the persistent kernel; samples in e->samples. The
- * kernel's per-round reports (byte sums) stay in GPU memory during the
- * run and are all checked after it.
+ * Handoff through the ring library's persistent kernel; samples in
+ * e->samples. The kernel's per-round reports (byte sums) stay in GPU
+ * memory during the run and are all checked after it.
  */
 static size_t
 run_handoff(struct env *e, const struct opts *o, uint32_t burst)
 {
-	struct hk_persist *p = NULL;
+	struct hk_ring *p = NULL;
 	uint64_t round, total = o->warmup + o->reps;
 	struct hk_report *rep;
 	uint64_t *want;
 	size_t n = 0;
-	uint32_t i;
 	int err;
 
 	rep = calloc(total, sizeof(*rep));
@@ -589,10 +587,16 @@ run_handoff(struct env *e, const struct opts *o, uint32_t burst)
 		e->status = BENCH_EXIT_FAIL;
 		return 0;
 	}
-	err = hk_persist_start((struct hk_comm_item *)e->list, N_ITEMS,
-			hk_blocks_for(&e->gi, burst), KERNEL_TIMEOUT_NS, total, &p);
+	if (!ring_reset(e, o) || gpucomm_kernel_rearm(&e->k) != 0) {
+		free(rep);
+		free(want);
+		e->status = BENCH_EXIT_FAIL;
+		return 0;
+	}
+	e->k.kp.bpq = GPUCOMM_WORKERS_MAX;
+	err = hk_ring_start(&e->k.kp, burst, total, &p);
 	if (err != 0) {
-		fprintf(stderr, "launching the persistent kernel: %s\n",
+		fprintf(stderr, "launching the ring's persistent kernel: %s\n",
 			hk_strerror(err));
 		free(rep);
 		free(want);
@@ -601,48 +605,40 @@ run_handoff(struct env *e, const struct opts *o, uint32_t burst)
 	}
 
 	for (round = 0; round < total; round++) {
-		struct rte_gpu_comm_list *item = &e->list[round % N_ITEMS];
-		enum rte_gpu_comm_list_status last;
 		struct rte_mbuf **b = packets_next(e, burst, &want[round]);
 		uint64_t t0, t1;
 
 		t0 = rte_rdtsc_precise();
-		if (!populate(e, item, b, burst))
+		if (!publish(e, b, burst))
 			break;
 		/* --cpu-idle-us: does the CPU's polling of DONE slow the GPU?
 		 * (diagnostic; the handoff then takes at least this long) */
 		if (o->idle_us != 0)
 			rte_delay_us_block((unsigned int)o->idle_us);
-		if (!wait_done(e, item, rte_rdtsc() + e->timeout_cycles,
-				&last)) {
+		if (!wait_done(e, rte_rdtsc() + e->timeout_cycles)) {
 			fprintf(stderr, "handoff burst=%u round %" PRIu64
-				": item not DONE within %" PRIu64 " ms (status %d%s)\n",
-				burst, round, o->timeout_ms, (int)last,
-				hk_persist_timed_out(p) ?
-				", the kernel gave up waiting for READY" : "");
+				": item not DONE within %" PRIu64 " ms\n",
+				burst, round, o->timeout_ms);
 			e->status = BENCH_EXIT_FAIL;
 			break;
 		}
 		t1 = rte_rdtsc_precise();
-		if (!item_release(e, item))
+		if (!item_release(e))
 			break;
 		if (round >= o->warmup)
 			e->samples[n++] = bench_cycles_to_ns(t1 - t0);
 	}
 
-	/* Stop: the kernel ends when its next item says ERROR; on a failure
-	 * every item says so. */
-	if (e->status == BENCH_EXIT_OK) {
-		rte_gpu_comm_set_status(&e->list[round % N_ITEMS],
-			RTE_GPU_COMM_LIST_ERROR);
-	} else {
-		for (i = 0; i < N_ITEMS; i++)
-			rte_gpu_comm_set_status(&e->list[i],
-				RTE_GPU_COMM_LIST_ERROR);
-	}
-	err = hk_persist_finish(p, rep, round);
+	/* The kernel quits on its flag once nothing READY is left for it:
+	 * every round came back, or, after a failure, not (then it may
+	 * never end). */
+	if (gpucomm_kernel_quit(&e->k) != 0)
+		e->status = BENCH_EXIT_FAIL;
+	err = hk_ring_finish(p, rep, round, KERNEL_QUIT_MS);
 	if (err != 0) {
-		fprintf(stderr, "persistent kernel: %s\n", hk_strerror(err));
+		fprintf(stderr, "ring's persistent kernel: %s\n",
+			err == hk_error_not_ready() ? "did not quit" : hk_strerror(err));
+		e->kernel_alive = err == hk_error_not_ready();
 		e->status = BENCH_EXIT_FAIL;
 	} else if (e->status == BENCH_EXIT_OK &&
 			!check_reports(rep, want, round, burst)) {
@@ -650,44 +646,53 @@ run_handoff(struct env *e, const struct opts *o, uint32_t burst)
 	} else if (e->status == BENCH_EXIT_OK) {
 		gpu_phases(e, rep + o->warmup, round - o->warmup);
 	}
-	for (i = 0; i < N_ITEMS; i++) {
-		rte_gpu_comm_set_status(&e->list[i], RTE_GPU_COMM_LIST_ERROR);
-		if (!item_release(e, &e->list[i]))
-			e->status = BENCH_EXIT_FAIL;
-	}
 	free(rep);
 	free(want);
 	return e->status == BENCH_EXIT_OK ? n : 0;
 }
 
-/* Launch per burst: populate (as the handoff does), launch, sync. */
+/* Launch per burst: publish (as the handoff does), launch the item
+ * kernel, sync. */
 static size_t
 run_launch(struct env *e, const struct opts *o, struct hk_launcher *l,
 		uint32_t burst)
 {
-	struct rte_gpu_comm_list *item = &e->list[0];
-	uint32_t blocks = hk_blocks_for(&e->gi, burst);
 	uint64_t round, total = o->warmup + o->reps;
 	size_t n = 0;
+	int err;
 
+	if (!ring_reset(e, o))
+		return 0;
+	err = hk_launcher_prepare(l, &e->k.kp);
+	if (err != 0) {
+		fprintf(stderr, "launch: dispatch state: %s\n", hk_strerror(err));
+		e->status = BENCH_EXIT_FAIL;
+		return 0;
+	}
 	for (round = 0; round < total; round++) {
 		uint64_t want, got = 0, t0, t1;
 		struct rte_mbuf **b = packets_next(e, burst, &want);
-		int err;
+		uint32_t idx = e->ring.head;
 
 		t0 = rte_rdtsc_precise();
-		if (!populate(e, item, b, burst))
+		if (!publish(e, b, burst))
 			break;
-		err = hk_launch_burst(l, (const struct hk_comm_pkt *)item->pkt_list,
-				burst, blocks, &got);
+		err = hk_launch_item(l, &e->k.kp, idx, e->ring.published - 1,
+			burst, &got);
 		t1 = rte_rdtsc_precise();
-		/* No persistent kernel here: READY is ours to clear. */
-		rte_gpu_comm_set_status(item, RTE_GPU_COMM_LIST_DONE);
 		if (err != 0) {
 			fprintf(stderr, "launch burst=%u: %s\n", burst,
 				hk_strerror(err));
 			e->status = BENCH_EXIT_FAIL;
-			item_release(e, item);
+			item_return(e);
+			break;
+		}
+		/* The kernel stored DONE before it ended. */
+		if (!wait_done(e, rte_rdtsc() + e->timeout_cycles) ||
+				!item_release(e)) {
+			fprintf(stderr, "launch burst=%u round %" PRIu64
+				": item not DONE after its kernel\n", burst, round);
+			e->status = BENCH_EXIT_FAIL;
 			break;
 		}
 		if (got != want) {
@@ -695,35 +700,32 @@ run_launch(struct env *e, const struct opts *o, struct hk_launcher *l,
 				PRIu64 ", expected %" PRIu64 "\n", burst, round,
 				got, want);
 			e->status = BENCH_EXIT_FAIL;
-			item_release(e, item);
 			break;
 		}
-		if (!item_release(e, item))
-			break;
 		if (round >= o->warmup)
 			e->samples[n++] = bench_cycles_to_ns(t1 - t0);
 	}
 	return e->status == BENCH_EXIT_OK ? n : 0;
 }
 
-/* Populate alone (no GPU involved), for the breakdown. */
+/* Fill and publish alone (no GPU involved), for the breakdown. */
 static size_t
 run_populate(struct env *e, const struct opts *o, uint32_t burst)
 {
-	struct rte_gpu_comm_list *item = &e->list[0];
 	uint64_t round, total = o->warmup + o->reps;
 	size_t n = 0;
 
+	if (!ring_reset(e, o))
+		return 0;
 	for (round = 0; round < total; round++) {
 		uint64_t want, t0, t1;
 		struct rte_mbuf **b = packets_next(e, burst, &want);
 
 		t0 = rte_rdtsc_precise();
-		if (!populate(e, item, b, burst))
+		if (!publish(e, b, burst))
 			break;
 		t1 = rte_rdtsc_precise();
-		rte_gpu_comm_set_status(item, RTE_GPU_COMM_LIST_DONE);
-		if (!item_release(e, item))
+		if (!item_return(e))
 			break;
 		if (round >= o->warmup)
 			e->samples[n++] = bench_cycles_to_ns(t1 - t0);
@@ -804,7 +806,8 @@ json_case(struct env *e, const char *kind, const char *size, uint32_t burst,
 		bench_json_str(&e->j, "pkt_size", size);
 	if (burst != 0) {
 		bench_json_int(&e->j, "burst", burst);
-		bench_json_int(&e->j, "blocks", hk_blocks_for(&e->gi, burst));
+		/* One worker block takes an item, whatever its size. */
+		bench_json_int(&e->j, "blocks", 1);
 	}
 	bench_json_stats(&e->j, "latency", st);
 	bench_json_obj_end(&e->j);
@@ -887,6 +890,14 @@ main(int argc, char **argv)
 		goto out;
 	}
 	e.status_in_gpu = (void *)e.list[0].status_h != (void *)e.list[0].status_d;
+	err = gpucomm_kernel_setup(&e.k, e.dev_id, &e.list, 1, N_ITEMS,
+		GPUCOMM_WORKERS_MAX);
+	if (err != 0) {
+		fprintf(stderr, "ring kernel setup: %s\n", rte_strerror(-err));
+		e.status = BENCH_EXIT_FAIL;
+		goto out;
+	}
+	e.k_ok = true;
 	err = hk_launcher_create(&launcher);
 	if (err != 0) {
 		fprintf(stderr, "launcher: %s\n", hk_strerror(err));
@@ -919,6 +930,8 @@ main(int argc, char **argv)
 	bench_json_int(&e.j, "pool_mbufs", e.n_mb);
 	bench_json_int(&e.j, "comm_items", N_ITEMS);
 	bench_json_int(&e.j, "threads_per_block", HK_THREADS);
+	bench_json_str(&e.j, "ring", "lib/gpucomm: dispatcher warp + worker "
+		"blocks, one item per worker");
 	bench_json_str(&e.j, "status_memory", e.status_in_gpu ?
 		"gpu (CPU-mapped with GDRCopy)" : "host (registered)");
 	bench_json_str(&e.j, "packet_memory", o.pkt_gpu ?
@@ -929,7 +942,8 @@ main(int argc, char **argv)
 	bench_json_obj_end(&e.j);
 	bench_json_arr_begin(&e.j, "results");
 
-	/* rte_gpu_wmb alone: populate pays it every burst. */
+	/* rte_gpu_wmb alone: publish pays it every burst with packets in GPU
+	 * memory. */
 	for (n = 0; n < o.warmup + o.reps; n++) {
 		uint64_t t0 = rte_rdtsc_precise(), t1;
 
@@ -1065,6 +1079,15 @@ end_json:
 	if (bench_json_close(&e.j) != 0 && e.status == BENCH_EXIT_OK)
 		e.status = BENCH_EXIT_FAIL;
 out:
+	if (e.kernel_alive) {
+		/* A ring kernel still reads the list and the packets: free
+		 * none of it, and leave EAL as it is. */
+		fprintf(stderr, "the ring's persistent kernel did not quit: "
+			"exiting without freeing what it may read\n");
+		return BENCH_EXIT_FAIL;
+	}
+	if (e.k_ok)
+		gpucomm_kernel_teardown(&e.k);
 	hk_launcher_destroy(launcher);
 	if (flag_gpu_cpu != NULL && rte_gpu_mem_cpu_unmap(e.dev_id, flag_gpu) < 0)
 		e.status = BENCH_EXIT_FAIL;

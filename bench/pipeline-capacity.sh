@@ -13,11 +13,15 @@
 # the machine, revision and settings to OUT_DIR/machine.txt),
 # one line per run to stdout. Mode "source" is the source alone
 # (bench-rx-source: RX burst and free, nothing else): the ceiling of any
-# pipeline fed by it on those lcores.
+# pipeline fed by it on those lcores. Modes "gpu" and "gpu-split" (packets
+# in GPU memory; split: headers in host memory) take their packets from
+# net_gpudma replaying the same mix, or generated frames of the size, into
+# GPU memory (that port's own rate: bench-gpudma, run by bench/run-all.sh).
 #
 # Usage: bench/pipeline-capacity.sh OUT_DIR [BUILD_DIR]
 # Env: BENCH_EAL_EXTRA (e.g. "-d .gpu-bundle/pmds -d build/.../librte_gpu_cuda.so"),
-#      BENCH_CAP_MODES (default "source cpu host-mapped staged"),
+#      BENCH_CAP_MODES (default "source cpu host-mapped staged"; also
+#      gpu, gpu-split),
 #      BENCH_CAP_BURST (RX burst = packets per GPU ring item, default 32),
 #      BENCH_CAP_SIZES (default "mix 64 512 1500"; mix = the pcap source),
 #      BENCH_CAP_LCORES ("1 2 4"),
@@ -45,11 +49,7 @@ mem=("${bench_mem[@]}")
 
 # What the table was measured on, from what.
 {
-	echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-	echo "revision: $(bench_revision "$build" "$top")"
-	echo "cpu: $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//') ($(nproc) CPUs)"
-	lscpu 2>/dev/null | grep -E '^(L2|L3) cache' | sed 's/  */ /g'
-	echo "gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader -i 0 2>/dev/null || echo none)"
+	bench_machine_lines "$build" "$top"
 	echo "settings: ${secs} s per point, --burst $burst, EAL ${mem[*]} ${extra[*]}, app ${app_args[*]}"
 } > "$out/machine.txt"
 
@@ -76,7 +76,18 @@ for mode in ${BENCH_CAP_MODES:-source cpu host-mapped staged}; do
 			# More lcores only for the smallest packets and the
 			# realistic mix: that is where the per-packet cost limits.
 			[ "$size" != 64 ] && [ "$size" != mix ] && [ "$lc" != 1 ] && continue
-			if [ "$size" = mix ]; then
+			if [[ $mode == gpu* ]]; then
+				file=$traffic
+				if [ "$size" != mix ]; then
+					file=$out/capacity-$size.pcap
+					[ -s "$file" ] || "$gen" --size "$size" "$file" 3 4096 \
+						> /dev/null || { echo "cannot generate $file" >&2; exit 2; }
+				fi
+				# Replayed forever, RX by the scatter kernel, frames
+				# dealt round-robin to the queues.
+				vdev=net_gpudma0,rx_pcap=$file,loop=0,queues=$lc,scatter=1
+				pool=()
+			elif [ "$size" = mix ]; then
 				# One replay file per queue: net_pcap has one
 				# rx_pcap per RX queue.
 				vdev=net_pcap0,infinite_rx=1
@@ -98,7 +109,12 @@ for mode in ${BENCH_CAP_MODES:-source cpu host-mapped staged}; do
 					> "$out/$name.log" 2>&1
 				rc=$?
 			else
-				if [ "$mode" = cpu ]; then margs=(--cpu); else margs=(--mem "$mode"); fi
+				case $mode in
+				cpu) margs=(--cpu) ;;
+				gpu) margs=(--mem gpu --split off) ;;
+				gpu-split) margs=(--mem gpu --split 128) ;;
+				*) margs=(--mem "$mode") ;;
+				esac
 				timeout $((secs + 60)) "$app" "${mem[@]}" --file-prefix "$name" \
 					-l "0-$lc" "${extra[@]}" \
 					--vdev "$vdev" -- \
@@ -127,7 +143,7 @@ for mode in ${BENCH_CAP_MODES:-source cpu host-mapped staged}; do
 		done
 	done
 done 2>&1
-rm -f "$traffic"
+rm -f "$traffic" "$out"/capacity-[0-9]*.pcap
 {
 	echo
 	echo "Memory held:"

@@ -8,10 +8,14 @@ Usage: bench/plot.py OUT_DIR
        bench/plot.py --capacity-row JSON MODE SIZE LCORES
                      (capacity.md's header and one row of it, for
                      pipeline-capacity.sh)
+       bench/plot.py --capture-line JSON | --capture-table SWEEP_DIR
+                     (a run's line and capture.md, for
+                     capture-throughput.sh)
 
 Reads OUT_DIR/{machine,handoff,handoff_gpu_pkts,driver,bpf_cpu,kernel_rate}.json
 and the capacity sweep in OUT_DIR/capacity-burst128/ (cap-*.json, and the
-programs' logs for the memory they hold; each optional) and writes
+programs' logs for the memory they hold) and the capture sweep in
+OUT_DIR/capture/ (capt-*.json; each optional) and writes
 OUT_DIR/report.md (markdown tables, always) and PNG plots (OUT_DIR/*.png,
 only where matplotlib is installed). Needs Python 3.6+ and nothing else for
 the tables.
@@ -546,9 +550,11 @@ def kernel_rate_plot(plt, out, k, b):
 # --- pipeline capacity (bench/pipeline-capacity.sh) ----------------------
 
 CAP_DIR = "capacity-burst128"
-CAP_MODES = ("source", "cpu", "host-mapped", "staged")
+CAP_MODES = ("source", "cpu", "host-mapped", "staged", "gpu", "gpu-split")
 CAP_MODE_NAMES = {"source": "source alone", "cpu": "`--cpu` (baseline)",
-                  "host-mapped": "`host-mapped`", "staged": "`staged`"}
+                  "host-mapped": "`host-mapped`", "staged": "`staged`",
+                  "gpu": "`gpu` (net_gpudma)",
+                  "gpu-split": "`gpu` + header/data split (net_gpudma)"}
 
 
 def size_key(size):
@@ -565,9 +571,13 @@ def bytes_moved(mode, size):
     net_null (the fixed sizes) hands out mbufs without writing a byte, and
     the pipeline reads only what it inspects: such a run has a packet rate
     and no bit rate. net_pcap (mix) copies every frame from its replay
-    buffer into the mbuf; staged copies the packets to the GPU by DMA.
+    buffer into the mbuf; staged copies the packets to the GPU by DMA; the
+    GPU-memory modes' source, net_gpudma, writes every frame (every size)
+    into the mbufs in GPU memory (and the headers into host memory, split).
     """
     moved = []
+    if mode.startswith("gpu"):
+        return "net_gpudma's DMA into GPU memory"
     if size == "mix":
         moved.append("net_pcap's copy")
     if mode == "staged":
@@ -670,7 +680,9 @@ def capacity_section(runs):
         rows.append(row)
     md.append("Mpps received and fully processed, one RX lcore per queue; "
               "columns: packet bytes (mix = net_pcap replaying realistic "
-              "traffic, else net_null) × RX lcores. These are packet rates "
+              "traffic, else net_null; the GPU-memory modes' source is "
+              "net_gpudma replaying the same mix or frames of that size) × "
+              "RX lcores. These are packet rates "
               "of the pipeline's work: net_null writes no packet bytes and "
               "the pipeline reads only what it inspects, so no bit rate is "
               "given for them; bytes cross a copy only in the mix (net_pcap "
@@ -738,12 +750,150 @@ def capacity_section(runs):
     return "\n".join(md)
 
 
+# --- capture throughput (bench/capture-throughput.sh) ---------------------
+
+CAPT_DIR = "capture"
+CAPT_RUNS = ("off", "tcp", "all")
+
+
+def capture_point(d, name):
+    """Rates of one capture-throughput run, or None where it has no JSON."""
+    j = load(d, name)
+    if not j or not j.get("elapsed_s"):
+        return None
+    el = j["elapsed_s"]
+    try:
+        # The capture file's size, written by the script beside the JSON.
+        with open(os.path.join(d, name + ".file")) as fh:
+            f = json.load(fh)
+    except (OSError, ValueError):
+        f = None
+    rx = j.get("rx_packets", 0)
+    return {"mpps": rx / el / 1e6,
+            "share": j.get("captured", 0) / rx if rx else 0.0,
+            "share_pct": 100.0 * j.get("captured", 0) / rx if rx else 0.0,
+            "gbps": j.get("captured_bytes", 0) / el / 1e9,
+            "file_gbps": f["file_bytes"] / el / 1e9 if f else None,
+            "drops": j.get("dropped", {}).get("capture_full", 0)}
+
+
+def load_capture(d):
+    """{(mode, traffic, lcores): {run: point or "failed: why"}} of a sweep."""
+    pts = {}
+    if not os.path.isdir(d):
+        return pts
+    for f in sorted(os.listdir(d)):
+        if not f.startswith("capt-"):
+            continue
+        if f.endswith(".json"):
+            name = f[:-5]
+        elif f.endswith(".failed"):
+            name = f[:-7]
+        else:
+            continue
+        try:
+            mode, traffic, lc, run = name[5:].rsplit("-", 3)
+            lc = int(lc)
+        except ValueError:
+            continue
+        if f.endswith(".failed"):
+            with open(os.path.join(d, f)) as fh:
+                pt = "failed: " + fh.read().strip()
+        else:
+            pt = capture_point(d, name)
+            if pt is None or os.path.exists(os.path.join(d, name + ".failed")):
+                continue
+        pts.setdefault((mode, traffic, lc), {})[run] = pt
+    return pts
+
+
+def capture_line(path):
+    d, f = os.path.split(path)
+    name = f[:-5] if f.endswith(".json") else f
+    mode, traffic, lc, run = name[5:].rsplit("-", 3)
+    p = capture_point(d or ".", name)
+    line = "capture mode=%s traffic=%s lcores=%s run=%s rate=%.2fMpps" % (
+        mode, traffic, lc, run, p["mpps"])
+    if run != "off":
+        line += " captured=%.1f%% %.2fGB/s" % (p["share"] * 100, p["gbps"])
+        if p["file_gbps"] is not None:
+            line += " file=%.2fGB/s" % p["file_gbps"]
+        line += " drops=%d" % p["drops"]
+    return line
+
+
+def capture_section(pts, heading="## Capture throughput (dpdk-gpu-rx, bench/capture-throughput.sh)\n"):
+    def cell(r, key, fmt):
+        if r is None:
+            return ""
+        if isinstance(r, str):
+            return r
+        v = r.get(key)
+        return "" if v is None else fmt % v
+
+    md = [heading]
+    md.append("net_pcap replaying generated traffic (infinite_rx), one replay "
+              "per RX queue and lcore; mix: realistic sizes, mix1500: the same "
+              "frames padded to 1500 B. Per point three runs: `--filter tcp` "
+              "without a capture file, the same writing one (the captured share "
+              "of the packets), and every packet written. GB/s: bytes written "
+              "to the capture file (blocks and headers included) per second, on "
+              "tmpfs. Every capture file was read back whole by libpcap with "
+              "as many packets as the run captured.\n")
+    rows = []
+    for (mode, traffic, lc) in sorted(pts, key=lambda k: (k[0], k[1], k[2])):
+        r = pts[(mode, traffic, lc)]
+        drops = sum(x["drops"] for x in r.values() if isinstance(x, dict))
+        rows.append([mode, traffic, lc,
+                     cell(r.get("off"), "mpps", "%.2f"),
+                     cell(r.get("tcp"), "mpps", "%.2f"),
+                     cell(r.get("tcp"), "share_pct", "%.1f %%"),
+                     cell(r.get("tcp"), "file_gbps", "%.2f"),
+                     cell(r.get("all"), "mpps", "%.2f"),
+                     cell(r.get("all"), "file_gbps", "%.2f"),
+                     drops])
+    md.append(table(["mode", "traffic", "RX lcores", "Mpps, no file",
+                     "Mpps, tcp written", "captured", "GB/s, tcp",
+                     "Mpps, all written", "GB/s, all", "capture drops"], rows))
+    goals = []
+    for mode in sorted({k[0] for k in pts}):
+        best = max(((r["all"]["file_gbps"], lc) for (m, t, lc), r in pts.items()
+                    if m == mode and lc <= 4 and isinstance(r.get("all"), dict)
+                    and r["all"]["file_gbps"] is not None), default=None)
+        if best:
+            goals.append("≥ 5 GB/s captured to tmpfs with ≤ 4 RX lcores, %s: "
+                         "%.2f GB/s on %d: %s" % (mode, best[0], best[1],
+                                                  "met" if best[0] >= 5 else "missed"))
+        for t in sorted({k[1] for k in pts if k[0] == mode}):
+            lcs = sorted(lc for (m, tt, lc), r in pts.items() if m == mode and tt == t
+                         and isinstance(r.get("all"), dict))
+            if len(lcs) >= 2 and lcs[0] == 1:
+                a = pts[(mode, t, 1)]["all"]["file_gbps"]
+                b = pts[(mode, t, lcs[-1])]["all"]["file_gbps"]
+                if a and b:
+                    goals.append("capture scaling 1 → %d lcores, %s %s: %.2f× (linear: %d×)" % (
+                        lcs[-1], mode, t, b / a, lcs[-1]))
+    if goals:
+        md.append("Goals: " + "; ".join(goals) + ".\n")
+    return "\n".join(md)
+
+
 def main():
     if len(sys.argv) == 6 and sys.argv[1] == "--capacity-row":
         with open(sys.argv[2]) as f:
             row, line = capacity_row(json.load(f), *sys.argv[3:6])
         print(row)
         print(line, file=sys.stderr)
+        return 0
+    if len(sys.argv) == 3 and sys.argv[1] == "--capture-line":
+        print(capture_line(sys.argv[2]))
+        return 0
+    if len(sys.argv) == 3 and sys.argv[1] == "--capture-table":
+        pts = load_capture(sys.argv[2])
+        if not pts:
+            print("plot.py: no capt-*.json in %s" % sys.argv[2], file=sys.stderr)
+            return 1
+        print(capture_section(pts, "# Capture throughput\n"))
         return 0
     if len(sys.argv) == 2 and sys.argv[1] == "--capacity-header":
         print(CAP_TABLE_HEADER)
@@ -828,6 +978,9 @@ def main():
     else:
         md.append("## Pipeline capacity (dpdk-gpu-rx, bench/pipeline-capacity.sh)\n\n"
                   "No %s/cap-*.json (not run: BENCH_CAPACITY=0, or see capacity.log).\n" % CAP_DIR)
+    capt = load_capture(os.path.join(out, CAPT_DIR))
+    if capt:
+        md.append(capture_section(capt))
     plots = [p for p in plots if p]
     if plots:
         md.append("## Plots\n")

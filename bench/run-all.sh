@@ -4,7 +4,8 @@
 # Runs every benchmark of bench/ on the first GPU and collects the results:
 # OUT_DIR/<bench>.json, OUT_DIR/<bench>.log, OUT_DIR/machine.json and
 # machine.txt, the pipeline capacity sweep (item 2, and the memory each
-# configuration holds, item 5) in OUT_DIR/capacity-burst128/, then
+# configuration holds, item 5) in OUT_DIR/capacity-burst128/, the capture
+# throughput sweep in OUT_DIR/capture/, then
 # bench/plot.py OUT_DIR (PNG plots where matplotlib is installed, and the
 # markdown tables in OUT_DIR/report.md in any case).
 #
@@ -28,6 +29,11 @@
 #   BENCH_CAP_*      passed to bench/pipeline-capacity.sh (defaults here:
 #                    128-packet items, 1/2/4/8 RX lcores as the CPUs allow,
 #                    3 s per point; without a GPU its CPU-only modes)
+#   BENCH_CAPTURE=0  leave out the capture throughput sweep (about 5 minutes;
+#                    its files go to /dev/shm, BENCH_CAPT_DIR, tens of GB)
+#   BENCH_CAPT_*     passed to bench/capture-throughput.sh (defaults here:
+#                    host-mapped and --cpu, 1/2/4 RX lcores as the CPUs
+#                    allow; --cpu alone without a GPU)
 #   LD_LIBRARY_PATH  passed through (DPDK libraries of a bundle)
 # Exit: 0 when every benchmark ran (or skipped: no GPU), 1 otherwise.
 set -uo pipefail
@@ -181,7 +187,7 @@ run() {
 	echo "\$ $*" > "$out/$name.log"
 	timeout --kill-after=10 "$limit" "$@" >> "$out/$name.log" 2>&1
 	rc=$?
-	grep -E '^(handoff|driver|reg-cache|PASS dmabuf|bpf-cpu|kernel-rate|sysmem-probe|capacity|SKIP|FAIL)' "$out/$name.log" | sed 's/^/   /'
+	grep -E '^(handoff|driver|reg-cache|PASS dmabuf|bpf-cpu|kernel-rate|sysmem-probe|capacity|capture|gpudma|cuMemcpyHtoD|SKIP|FAIL)' "$out/$name.log" | sed 's/^/   /'
 	case $rc in
 	0) echo "   $name: done" ;;
 	77) echo "   $name: skipped (no GPU)" ;;
@@ -240,12 +246,26 @@ command -v taskset >/dev/null 2>&1 && probe_pin=(taskset -c "$lcore")
 run sysmem_probe 100 "${probe_pin[@]}" "$bench/bench-sysmem-probe" \
 	--reps "$([ "$quick" = 1 ] && echo 200 || echo 1000)"
 
+# net_gpudma alone, the source of the capacity sweep's GPU-memory modes:
+# Mpps at 64 B and GB/s at 1500 B into GPU memory by its scatter kernel,
+# against the pinned host-to-device bandwidth of the same run, on as many
+# queues as the sweep has RX lcores (which side limits those rows).
+if [ -x "$bench/bench-gpudma" ] && [ -n "$gpu_pci" ]; then
+	for q in $([ "$quick" = 1 ] && echo 1 || echo 1 2 4 8); do
+		[ $((q + 1)) -le "$(nproc)" ] || continue
+		run "gpudma_q$q" 120 "$bench/bench-gpudma" "${bench_mem[@]}" \
+			--file-prefix bench-gpudma "${gpu_args[@]}" "${extra[@]}" \
+			-l "0-$q" -- --queues "$q" --scatter \
+			--seconds "$([ "$quick" = 1 ] && echo 1 || echo 3)" --dir "$out"
+	done
+fi
+
 # Item 2 (and 5): the pipeline's capacity, from the same build in the same
 # machine start. 128-packet ring items, as published; one RX lcore per
 # queue plus EAL's main lcore, so as many lcore counts of 1/2/4/8 as the
 # CPUs allow. Without a GPU only the source alone and --cpu can run.
 if [ "${BENCH_CAPACITY:-1}" = 1 ]; then
-	cap_modes=${BENCH_CAP_MODES:-source cpu host-mapped staged}
+	cap_modes=${BENCH_CAP_MODES:-source cpu host-mapped staged gpu gpu-split}
 	if [ -z "${BENCH_CAP_MODES:-}" ] && [ -z "$gpu_pci" ]; then
 		cap_modes="source cpu"
 		echo "== capacity: no GPU found by nvidia-smi: modes $cap_modes only"
@@ -263,6 +283,22 @@ if [ "${BENCH_CAPACITY:-1}" = 1 ]; then
 		BENCH_CAP_SIZES="$cap_sizes" BENCH_CAP_LCORES="$cap_lcores" \
 		BENCH_CAP_SECONDS="$cap_secs" BENCH_CAP_BURST="${BENCH_CAP_BURST:-128}" \
 		bash "$top/bench/pipeline-capacity.sh" "$out/capacity-burst128" "$build"
+fi
+# Capture throughput (issue 12): captured bytes/s into a file on tmpfs on
+# 1/2/4 RX lcores (as the CPUs allow), each beside the same run without a
+# capture; host-mapped and --cpu, --cpu alone without a GPU.
+if [ "${BENCH_CAPTURE:-1}" = 1 ]; then
+	capt_modes=${BENCH_CAPT_MODES:-host-mapped cpu}
+	[ -z "${BENCH_CAPT_MODES:-}" ] && [ -z "$gpu_pci" ] && capt_modes=cpu
+	capt_lcores=
+	for lc in ${BENCH_CAPT_LCORES:-$([ "$quick" = 1 ] && echo 1 || echo 1 2 4)}; do
+		[ $((lc + 1)) -le "$(nproc)" ] && capt_lcores+="$lc "
+	done
+	run capture 900 env BENCH_EAL_EXTRA="${extra[*]}" BENCH_CAPT_MODES="$capt_modes" \
+		BENCH_CAPT_LCORES="${capt_lcores:-1}" \
+		BENCH_CAPT_TRAFFIC="${BENCH_CAPT_TRAFFIC:-$([ "$quick" = 1 ] && echo mix1500 || echo mix mix1500)}" \
+		BENCH_CAPT_SECONDS="${BENCH_CAPT_SECONDS:-$([ "$quick" = 1 ] && echo 1 || echo 3)}" \
+		bash "$top/bench/capture-throughput.sh" "$out/capture" "$build"
 fi
 echo "benchmarks took $(( $(date +%s) - start )) s"
 

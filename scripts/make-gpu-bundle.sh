@@ -55,6 +55,13 @@ done
 	-type f \( -perm -u+x -o -name '*.so' \) -print) | while read -r f; do
 	mkdir -p "$out/build/$(dirname "$f")"
 	cp -p "$build/$f" "$out/build/$f"
+	# Without DWARF (symbols stay, for perf): half the size, and the
+	# bundle travels to the GPU machine by a size-limited copy. Scripts
+	# among the executables are left as they are.
+	if head -c 4 "$out/build/$f" | grep -q 'ELF'; then
+		strip --strip-debug "$out/build/$f" ||
+			{ echo "strip failed on $f" >&2; exit 1; }
+	fi
 done
 
 # The source revision the programs were built from: a copy of the tree on

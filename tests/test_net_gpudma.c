@@ -236,9 +236,11 @@ gpu_pool(const char *name, unsigned int n)
 		SOCKET_ID_ANY, &ext, 1);
 }
 
-/* GPUDMA_TEST_SCATTER=1: every port fills GPU memory with the scatter
- * kernel instead of copies. */
+/* How ports fill GPU memory: GPUDMA_TEST_SCATTER=0 copy-engine copies
+ * (scatter=0), =1 the scatter kernel asked for (scatter=1), unset the
+ * port's default (the scatter kernel). */
 static bool scatter;
+static const char *scatter_arg = "";
 
 static int
 port_create(const char *name, const char *args, uint16_t *port)
@@ -246,7 +248,8 @@ port_create(const char *name, const char *args, uint16_t *port)
 	char all[1400];
 
 	snprintf(all, sizeof(all), "%s%s%s", args,
-		scatter && args[0] != '\0' ? "," : "", scatter ? "scatter=1" : "");
+		scatter_arg[0] != '\0' && args[0] != '\0' ? "," : "",
+		scatter_arg);
 	if (rte_vdev_init(name, all) != 0)
 		return -1;
 	if (rte_eth_dev_get_port_by_name(name, port) != 0 ||
@@ -861,6 +864,109 @@ gpu_batch_required(void)
 	check_cuda_released("after close");
 }
 
+/*
+ * The scatter kernel is the default fill of GPU memory, and only GPU
+ * memory loads it: a port receiving into mapped host memory (as CI
+ * without a GPU, or a host pool of an application that also maps GPU
+ * memory later) never loads its module; the first GPU-memory mapping
+ * does, and RX into GPU memory then launches it.
+ */
+static void
+gpu_scatter_default_loaded_for_gpu_memory(void)
+{
+	const size_t host_len = 8u << 20;
+	void *host = aligned_alloc(PAGE, host_len);
+	struct rte_pktmbuf_extmem ext = {
+		.buf_ptr = host, .buf_iova = RTE_BAD_IOVA, .buf_len = host_len,
+		.elt_size = SEG_ROOM + RTE_PKTMBUF_HEADROOM,
+	};
+	struct rte_mempool *hp = NULL, *gp = NULL;
+	uint64_t launches0 = fake_cuda_kernel_launches();
+	uint64_t batches0 = fake_cuda_batch_calls();
+	struct rte_device *dev = NULL;
+	bool registered = false;
+	char args[600];
+	uint16_t port;
+	int got;
+
+	cuda_baseline();
+	snprintf(args, sizeof(args), "rx_pcap=%s", in_pcap);
+	if (host == NULL || rte_extmem_register(host, host_len, NULL, 0,
+			PAGE) != 0) {
+		CHECK(0, "host memory: %s", rte_strerror(rte_errno));
+		free(host);
+		return;
+	}
+	registered = true;
+	/* No scatter= devarg: the default. */
+	if (rte_vdev_init("net_gpudma_lazy", args) != 0 ||
+			rte_eth_dev_get_port_by_name("net_gpudma_lazy", &port) != 0) {
+		CHECK(0, "port not created");
+		goto out;
+	}
+	dev = port_dev(port);
+	hp = rte_pktmbuf_pool_create_extbuf("lazy_host", 1024, 0, 0,
+		ext.elt_size, SOCKET_ID_ANY, &ext, 1);
+	CHECK(hp != NULL, "host pool: %s", rte_strerror(rte_errno));
+	CHECK(port_setup(port, 1, NULL) == 0, "setup");
+	CHECK(rte_dev_dma_map(dev, host, RTE_BAD_IOVA, host_len) == 0,
+		"host map: %s", rte_strerror(rte_errno));
+	CHECK(fake_cuda_live_modules() == modules0,
+		"mapping host memory loaded the scatter kernel's module");
+	if (hp == NULL)
+		goto out_port;
+	CHECK(rte_eth_rx_queue_setup(port, 0, 256, SOCKET_ID_ANY, NULL, hp) == 0,
+		"rx setup, host pool");
+	CHECK(rte_eth_dev_start(port) == 0, "start");
+	got = rx_all(port, 0, 0, 1, NULL, 0);
+	CHECK(got == (int)NB_FRAMES, "received %d into host memory", got);
+	CHECK(fake_cuda_live_modules() == modules0 &&
+		fake_cuda_kernel_launches() == launches0,
+		"RX into host memory loaded or launched the scatter kernel");
+	CHECK(rte_eth_dev_stop(port) == 0, "stop");
+
+	/* GPU memory: the kernel loads with the mapping and fills it. */
+	gp = gpu_pool("lazy_gpu", 1024);
+	log_begin();
+	CHECK(rte_dev_dma_map(dev, gpu_mem, RTE_BAD_IOVA, GPU_MEM_LEN) == 0,
+		"gpu map: %s", rte_strerror(rte_errno));
+	CHECK(fake_cuda_live_modules() == modules0 + 1 &&
+		log_has("by the scatter kernel"),
+		"the first GPU-memory mapping did not load the scatter kernel");
+	CHECK(gp != NULL && rte_eth_rx_queue_setup(port, 0, 256,
+		SOCKET_ID_ANY, NULL, gp) == 0, "rx setup, GPU pool");
+	CHECK(rte_eth_dev_start(port) == 0, "start");
+	got = rx_all(port, 0, 0, 1, NULL, 0);
+	CHECK(got == (int)NB_FRAMES, "received %d into GPU memory", got);
+	CHECK(fake_cuda_kernel_launches() > launches0 &&
+		fake_cuda_batch_calls() == batches0,
+		"RX into GPU memory by default: %" PRIu64 " launches, %" PRIu64
+		" batches", fake_cuda_kernel_launches() - launches0,
+		fake_cuda_batch_calls() - batches0);
+	CHECK(rte_eth_dev_stop(port) == 0, "stop");
+	CHECK(rte_dev_dma_unmap(dev, gpu_mem, RTE_BAD_IOVA, GPU_MEM_LEN) == 0,
+		"gpu unmap: %s", rte_strerror(rte_errno));
+out_port:
+	CHECK(rte_dev_dma_unmap(dev, host, RTE_BAD_IOVA, host_len) == 0,
+		"host unmap: %s", rte_strerror(rte_errno));
+	port_destroy("net_gpudma_lazy", port);
+	check_cuda_released("after close");
+out:
+	if (hp != NULL) {
+		CHECK(rte_mempool_avail_count(hp) == 1024, "host pool: %u back",
+			rte_mempool_avail_count(hp));
+		rte_mempool_free(hp);
+	}
+	if (gp != NULL) {
+		CHECK(rte_mempool_avail_count(gp) == 1024, "GPU pool: %u back",
+			rte_mempool_avail_count(gp));
+		rte_mempool_free(gp);
+	}
+	if (registered)
+		rte_extmem_unregister(host, host_len);
+	free(host);
+}
+
 static void
 gpu_tx_pcap_identical(void)
 {
@@ -1162,8 +1268,13 @@ main(int argc, char **argv)
 		return 2;
 	}
 	mode = argv[1];
-	scatter = getenv("GPUDMA_TEST_SCATTER") != NULL &&
-		strcmp(getenv("GPUDMA_TEST_SCATTER"), "1") == 0;
+	if (getenv("GPUDMA_TEST_SCATTER") != NULL &&
+			strcmp(getenv("GPUDMA_TEST_SCATTER"), "0") == 0)
+		scatter_arg = "scatter=0";
+	else if (getenv("GPUDMA_TEST_SCATTER") != NULL &&
+			strcmp(getenv("GPUDMA_TEST_SCATTER"), "1") == 0)
+		scatter_arg = "scatter=1";
+	scatter = strcmp(scatter_arg, "scatter=0") != 0;
 	setenv("GPU_CUDA_LIBCUDA", argv[2], 1);
 	workdir = argv[3];
 	path_in(in_pcap, sizeof(in_pcap), "in.pcap");
@@ -1202,6 +1313,7 @@ main(int argc, char **argv)
 		RUN_CASE(gpu_tx_pcap_identical);
 		RUN_CASE(gpu_split_header_host_payload_gpu);
 		RUN_CASE(gpu_batch_required);
+		RUN_CASE(gpu_scatter_default_loaded_for_gpu_memory);
 	} else if (strcmp(mode, "faults") == 0) {
 		ret = run_faults();
 	} else {

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
- * Kernels that talk to the CPU while they run: they poll CPU memory the
- * gpudev library registered, so every load of it is volatile (the CPU
- * changes it under the kernel) and every answer is fenced system-wide
- * before the store that publishes it.
+ * Kernels that talk to the CPU while they run, through the ring library's
+ * system-scope operations (lib/gpucomm): a flag probe, and the library's
+ * persistent kernel with a checksumming body over gpudev comm lists.
  */
 
 #include <stdlib.h>
@@ -13,121 +12,106 @@
 #include <cuda_runtime.h>
 
 #include "gpu_kernels.h"
+#include "gpucomm_persistent.cuh"
 
-#define GK_LIST_THREADS 256
+#define GK_RING_THREADS 256
 
 struct gk_flag_probe {
 	cudaStream_t stream;
 	struct gk_flag_result *state; /* mapped host memory */
 };
 
-struct gk_list_walker {
-	cudaStream_t stream;
-	struct gk_item_report *reports; /* mapped host memory */
-};
-
 __global__ void
 gk_flag_kernel(uint32_t *flag, uint32_t want, uint32_t reply,
 		uint64_t timeout_cycles, struct gk_flag_result *st)
 {
-	volatile uint32_t *vflag = flag;
 	volatile struct gk_flag_result *vst = st;
 	long long start = clock64();
 	uint32_t v;
 
-	vst->started = 1;
-	__threadfence_system();
+	gpucomm_st_release_sys_u32(&st->started, 1);
 	for (;;) {
-		v = *vflag;
+		/* Acquire: the record below follows the CPU's value. */
+		v = gpucomm_ld_acquire_sys_u32(flag);
 		if (v == want)
 			break;
 		if ((uint64_t)(clock64() - start) > timeout_cycles) {
 			vst->seen = v;
 			vst->timed_out = 1;
-			__threadfence_system();
-			vst->done = 1;
+			/* Release: the record before done. */
+			gpucomm_st_release_sys_u32(&st->done, 1);
 			return;
 		}
 	}
 	vst->seen = v;
-	/* The CPU must see the record before the reply that ends its wait. */
-	__threadfence_system();
-	*vflag = reply;
-	__threadfence_system();
-	vst->done = 1;
+	/* Release: the CPU sees the record before the reply that ends its
+	 * wait. */
+	gpucomm_st_release_sys_u32(flag, reply);
+	gpucomm_st_release_sys_u32(&st->done, 1);
 }
 
-__global__ void
-gk_list_kernel(struct gk_comm_item *items, uint32_t n_items,
-		uint64_t timeout_cycles, struct gk_item_report *reports)
-{
-	__shared__ int ready;
-	__shared__ unsigned long long sum;
-	long long start = clock64();
-	uint32_t it;
+/*
+ * The ring kernels' per-item body: the item's count and descriptors
+ * (gpucomm_load_item), then every byte of every packet checksummed by the
+ * block, and the report.
+ */
+struct gk_sum_body {
+	static constexpr unsigned int threads = GK_RING_THREADS;
+	struct gk_item_report *reports;	/* mapped host memory */
+	uint32_t n_reports;
 
-	for (it = 0; it < n_items; it++) {
-		volatile struct gk_comm_item *item = &items[it];
-		volatile struct gk_item_report *rep = &reports[it];
-		volatile struct gk_comm_pkt *pkts;
-		unsigned long long local = 0;
-		uint64_t bytes = 0;
-		uint32_t p, npkts;
+	struct worker : gpucomm_worker_base<gk_sum_body> {
+		using gpucomm_worker_base<gk_sum_body>::gpucomm_worker_base;
 
-		if (threadIdx.x == 0) {
-			volatile int *status = item->status_d;
+		__device__ void
+		item(const struct gpucomm_item_ctx &c)
+		{
+			__shared__ uintptr_t s_addr[GPUCOMM_PKTS_MAX];
+			__shared__ uint32_t s_size[GPUCOMM_PKTS_MAX];
+			__shared__ unsigned long long s_sum, s_bytes;
+			unsigned long long local = 0, bytes = 0;
+			const uint32_t n = gpucomm_load_item(c, GK_RING_THREADS - 32,
+				s_addr, s_size);
 
-			ready = 0;
-			sum = 0;
-			for (;;) {
-				if (*status == GK_COMM_READY) {
-					ready = 1;
-					break;
-				}
-				if ((uint64_t)(clock64() - start) > timeout_cycles)
-					break;
-			}
-			/* Order the packet reads after the READY load. */
-			__threadfence_system();
-		}
-		__syncthreads();
-		if (!ready) {
 			if (threadIdx.x == 0) {
-				rep->state = GK_ITEM_TIMEOUT;
-				__threadfence_system();
+				s_sum = 0;
+				s_bytes = 0;
 			}
-			return;
-		}
+			for (uint32_t p = threadIdx.x; p < n; p += blockDim.x)
+				bytes += s_size[p];
+			__syncthreads();
+			for (uint32_t p = 0; p < n; p++) {
+				/* Volatile: buffers are reused with new bytes. */
+				const volatile uint8_t *d =
+					(const volatile uint8_t *)s_addr[p];
 
-		npkts = item->num_pkts;
-		pkts = item->pkt_list;
-		for (p = 0; p < npkts; p++) {
-			const volatile uint8_t *data =
-				(const volatile uint8_t *)pkts[p].addr;
-			size_t size = pkts[p].size;
-			size_t j;
+				for (uint32_t j = threadIdx.x; j < s_size[p];
+						j += blockDim.x)
+					local += gk_checksum_term(p, j, d[j]);
+			}
+			atomicAdd(&s_sum, local);
+			atomicAdd(&s_bytes, bytes);
+			__syncthreads();
+			if (threadIdx.x == 0) {
+				volatile struct gk_item_report *r =
+					&b.reports[c.seq % b.n_reports];
 
-			for (j = threadIdx.x; j < size; j += blockDim.x)
-				local += gk_checksum_term(p, j, data[j]);
-			bytes += size;
+				r->checksum = s_sum;
+				r->bytes = s_bytes;
+				r->seq = c.seq;
+				r->num_pkts = n;
+				r->state = GK_ITEM_DONE;
+			}
+			/* The skeleton's barrier and release of DONE publish
+			 * the report. */
 		}
-		atomicAdd(&sum, local);
-		__syncthreads();
+	};
+};
 
-		if (threadIdx.x == 0) {
-			rep->checksum = sum;
-			rep->bytes = bytes;
-			rep->num_pkts = npkts;
-			rep->state = GK_ITEM_DONE;
-			/* Report first, then DONE: the CPU reads it on DONE. */
-			__threadfence_system();
-			*(volatile int *)item->status_d = GK_COMM_DONE;
-			__threadfence_system();
-		}
-		/* Keep `sum` and `ready` stable until everyone has used them. */
-		__syncthreads();
-	}
-}
+struct gk_ring {
+	cudaStream_t stream;
+	struct gk_sum_body body;	/* reports: mapped host memory */
+};
 
 extern "C" int
 gk_flag_probe_start(uint32_t *flag, uint32_t want, uint32_t reply,
@@ -195,58 +179,68 @@ gk_flag_probe_finish(struct gk_flag_probe *probe, struct gk_flag_result *res)
 }
 
 extern "C" int
-gk_list_walker_start(struct gk_comm_item *items, uint32_t n_items,
-		uint64_t timeout_cycles, struct gk_list_walker **walker)
+gk_ring_create(uint32_t n_reports, struct gk_ring **ring)
 {
-	struct gk_list_walker *w;
-	size_t size = sizeof(*w->reports) * n_items;
+	size_t size = sizeof(struct gk_item_report) * n_reports;
+	struct gk_ring *g;
 	cudaError_t err;
 
-	w = (struct gk_list_walker *)calloc(1, sizeof(*w));
-	if (w == NULL)
+	if (n_reports == 0)
+		return cudaErrorInvalidValue;
+	g = (struct gk_ring *)calloc(1, sizeof(*g));
+	if (g == NULL)
 		return cudaErrorMemoryAllocation;
-	err = cudaHostAlloc((void **)&w->reports, size, cudaHostAllocMapped);
-	if (err != cudaSuccess)
-		goto fail;
-	memset(w->reports, 0, size);
-	err = cudaStreamCreateWithFlags(&w->stream, cudaStreamNonBlocking);
-	if (err != cudaSuccess)
-		goto fail_host;
-	gk_list_kernel<<<1, GK_LIST_THREADS, 0, w->stream>>>(items, n_items,
-			timeout_cycles, w->reports);
-	err = cudaGetLastError();
-	if (err != cudaSuccess)
-		goto fail_stream;
-	*walker = w;
+	err = cudaHostAlloc((void **)&g->body.reports, size, cudaHostAllocMapped);
+	if (err != cudaSuccess) {
+		free(g);
+		return err;
+	}
+	memset(g->body.reports, 0, size);
+	g->body.n_reports = n_reports;
+	/* Non-blocking: nothing else waits on the persistent kernel. */
+	err = cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking);
+	if (err != cudaSuccess) {
+		cudaFreeHost(g->body.reports);
+		free(g);
+		return err;
+	}
+	*ring = g;
 	return cudaSuccess;
-
-fail_stream:
-	cudaStreamDestroy(w->stream);
-fail_host:
-	cudaFreeHost(w->reports);
-fail:
-	free(w);
-	return err;
 }
 
 extern "C" const volatile struct gk_item_report *
-gk_list_walker_reports(const struct gk_list_walker *walker)
+gk_ring_reports(const struct gk_ring *ring)
 {
-	return walker->reports;
+	return ring->body.reports;
 }
 
 extern "C" int
-gk_list_walker_finish(struct gk_list_walker *walker)
+gk_ring_start(struct gk_ring *ring, struct gpucomm_kparams *kp)
 {
-	cudaError_t err, err2;
+	return gpucomm_launch_persistent(kp, ring->body, ring->stream);
+}
 
-	err = cudaStreamSynchronize(walker->stream);
-	err2 = cudaStreamDestroy(walker->stream);
-	if (err == cudaSuccess)
-		err = err2;
-	err2 = cudaFreeHost(walker->reports);
-	if (err == cudaSuccess)
-		err = err2;
-	free(walker);
-	return err;
+extern "C" int
+gk_ring_wait(struct gk_ring *ring, uint32_t timeout_ms)
+{
+	return gpucomm_cuda_wait(ring->stream, timeout_ms);
+}
+
+extern "C" int
+gk_ring_launch_item(struct gk_ring *ring, const struct gpucomm_kparams *kp,
+		uint32_t idx, uint64_t seq)
+{
+	int err = gpucomm_launch_item(kp, ring->body, 0, idx, seq, ring->stream);
+
+	return err != 0 ? err : (int)cudaStreamSynchronize(ring->stream);
+}
+
+extern "C" void
+gk_ring_destroy(struct gk_ring *ring)
+{
+	if (ring == NULL)
+		return;
+	cudaStreamDestroy(ring->stream);
+	cudaFreeHost(ring->body.reports);
+	free(ring);
 }

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gpucomm_kernel.h"
 #include "pattern.h"
 
 #ifdef __cplusplus
@@ -53,38 +54,16 @@ void gk_flag_probe_peek(const struct gk_flag_probe *probe,
 int gk_flag_probe_finish(struct gk_flag_probe *probe,
 		struct gk_flag_result *res);
 
-/*
- * Mirror of struct rte_gpu_comm_list / rte_gpu_comm_pkt for the kernel,
- * which is not built against DPDK headers; the C side checks the layout
- * with static assertions (comm_layout.c).
- */
-struct gk_comm_pkt {
-	uintptr_t addr;
-	size_t size;
-};
-
-struct gk_comm_item {
-	uint16_t dev_id;
-	void **mbufs;
-	struct gk_comm_pkt *pkt_list;
-	uint32_t num_pkts;
-	int *status_h;
-	int *status_d;
-};
-
-#define GK_COMM_FREE 0
-#define GK_COMM_READY 1
-#define GK_COMM_DONE 2
-
 enum gk_item_state {
 	GK_ITEM_PENDING = 0,
 	GK_ITEM_DONE = 1,
-	GK_ITEM_TIMEOUT = 2,
 };
 
+/* What the ring kernel found in one item, written before its DONE. */
 struct gk_item_report {
 	uint64_t checksum;
 	uint64_t bytes;
+	uint64_t seq;		/* the ring's item number it was handed */
 	uint32_t num_pkts;
 	uint32_t state; /* enum gk_item_state */
 };
@@ -98,17 +77,29 @@ gk_checksum_term(uint32_t pkt_idx, uint64_t byte_idx, uint8_t byte)
 }
 
 /*
- * Persistent list walker: for each of n_items in order, waits for READY,
- * checksums the packets, stores the report then sets DONE.
+ * The ring library's kernels (lib/gpucomm) with a per-item body that
+ * checksums every packet of the item into reports[seq % n_reports]
+ * (mapped host memory, written before DONE). kp is set up by
+ * gpucomm_kernel_setup().
  */
-struct gk_list_walker;
+struct gk_ring;
 
-int gk_list_walker_start(struct gk_comm_item *items, uint32_t n_items,
-		uint64_t timeout_cycles, struct gk_list_walker **walker);
+int gk_ring_create(uint32_t n_reports, struct gk_ring **ring);
 /* Reports live in mapped host memory the kernel updates as it goes. */
-const volatile struct gk_item_report *
-gk_list_walker_reports(const struct gk_list_walker *walker);
-int gk_list_walker_finish(struct gk_list_walker *walker);
+const volatile struct gk_item_report *gk_ring_reports(const struct gk_ring *ring);
+/* The persistent kernel, until the quit flag of kp is raised (kp->bpq
+ * lowered to what fits). */
+int gk_ring_start(struct gk_ring *ring, struct gpucomm_kparams *kp);
+/* After the quit flag: waits up to timeout_ms for the kernel to end;
+ * cudaErrorNotReady when it still runs (then the lists it reads must not
+ * be freed). */
+int gk_ring_wait(struct gk_ring *ring, uint32_t timeout_ms);
+/* The same body in a kernel for item idx (sequence number seq) of ring
+ * 0, launched on the ring's stream (no persistent kernel on it) and
+ * waited for. */
+int gk_ring_launch_item(struct gk_ring *ring, const struct gpucomm_kparams *kp,
+		uint32_t idx, uint64_t seq);
+void gk_ring_destroy(struct gk_ring *ring);
 
 #ifdef __cplusplus
 }

@@ -35,11 +35,14 @@ gpudma_cuda_present(void)
 	return 0;
 }
 
-static int
-load_scatter(struct gpudma_cuda *c)
+int
+gpudma_cuda_load_scatter(struct gpudma_cuda *c)
 {
-	int ret = gpudma_cuda_enter(c, "net_gpudma: scatter kernel");
+	int ret;
 
+	if (c->scatter != NULL)
+		return 0;
+	ret = gpudma_cuda_enter(c, "net_gpudma: scatter kernel");
 	if (ret != 0)
 		return ret;
 	ret = GPU_CUDA_CALL("net_gpudma: loading the scatter kernel",
@@ -52,15 +55,21 @@ load_scatter(struct gpudma_cuda *c)
 			(void)GPU_CUDA_CALL("net_gpudma: scatter kernel",
 				cuModuleUnload, c->mod);
 			c->mod = NULL;
+			c->scatter = NULL;
 		}
 	}
 	gpudma_cuda_leave(c, "net_gpudma: scatter kernel");
+	if (ret != 0)
+		GPUDMA_LOG(ERR, "GPU %d: the scatter kernel does not load (scatter=0 fills GPU memory with copy-engine copies instead)",
+			c->ordinal);
+	else
+		GPUDMA_LOG(INFO, "GPU %d: RX into GPU memory by the scatter kernel (scatter=1)",
+			c->ordinal);
 	return ret;
 }
 
 int
-gpudma_cuda_open(struct gpudma_cuda *c, int ordinal, int batch,
-		bool scatter)
+gpudma_cuda_open(struct gpudma_cuda *c, int ordinal, int batch)
 {
 	int ret;
 
@@ -79,19 +88,10 @@ gpudma_cuda_open(struct gpudma_cuda *c, int ordinal, int batch,
 		&c->ctx, c->dev);
 	if (ret != 0)
 		return ret;
-	if (scatter) {
-		ret = load_scatter(c);
-		if (ret != 0) {
-			(void)GPU_CUDA_CALL("net_gpudma: GPU context",
-				cuDevicePrimaryCtxRelease, c->dev);
-			return ret;
-		}
-	}
 	c->batch = batch != GPUDMA_BATCH_OFF &&
 		gpu_cuda.cuMemcpyBatchAsync != NULL;
 	c->ok = true;
 	GPUDMA_LOG(INFO, "copy engine of GPU %d, %s", ordinal,
-		scatter ? "RX by the scatter kernel (scatter=1), TX by copies" :
 		c->batch ? "batched copies (cuMemcpyBatchAsync)" :
 		batch == GPUDMA_BATCH_OFF ?
 		"one asynchronous copy per segment (batch=0)" :

@@ -25,7 +25,8 @@ struct gpudma_cuda {
 	int ordinal;
 	CUdevice dev;
 	CUcontext ctx;
-	CUmodule mod;            /* the scatter kernel's, scatter=1 */
+	CUmodule mod;            /* the scatter kernel's: loaded at the first
+				  * GPU-memory mapping (scatter=1) */
 	CUfunction scatter;
 	/* The pinned frame store as the GPU addresses it (scatter). */
 	uintptr_t store_host;
@@ -57,9 +58,11 @@ struct gpudma_copier {
 int gpudma_cuda_present(void);
 /* Retains GPU ordinal's primary context; batch: whether to use
  * cuMemcpyBatchAsync (GPUDMA_BATCH_*; ON without it in the driver:
- * -ENOTSUP); scatter: load the scatter kernel. */
-int gpudma_cuda_open(struct gpudma_cuda *c, int ordinal, int batch,
-	bool scatter);
+ * -ENOTSUP). */
+int gpudma_cuda_open(struct gpudma_cuda *c, int ordinal, int batch);
+/* Loads the scatter kernel (once; 0 when it is already). Host memory
+ * alone never needs it: called when GPU memory is mapped. */
+int gpudma_cuda_load_scatter(struct gpudma_cuda *c);
 void gpudma_cuda_close(struct gpudma_cuda *c);
 /* Make the GPU's context current on this thread / undo it. */
 int gpudma_cuda_enter(struct gpudma_cuda *c, const char *what);

@@ -19,7 +19,8 @@ struct gpudma_args {
 	uint16_t queues;         /* RX and TX queues offered */
 	int gpu;                 /* CUDA ordinal whose copy engine fills */
 	int batch;               /* cuMemcpyBatchAsync: GPUDMA_BATCH_* */
-	bool scatter;            /* RX fills by the scatter kernel */
+	bool scatter;            /* RX into GPU memory by the scatter kernel
+				  * (default), else by copy-engine copies */
 };
 
 /* Parses "key=value,..." into *a; an unknown key or a bad value is

@@ -576,8 +576,9 @@ port_of_vdev(struct rte_vdev_device *vdev)
 
 /*
  * rte_dev_dma_map: the memory becomes reachable by the port. GPU memory
- * brings the copy engine up (CUDA loaded, the frame store pinned): a port
- * that never sees GPU memory never touches CUDA.
+ * brings the copy engine up (the scatter kernel loaded unless scatter=0,
+ * the frame store pinned): a port that never sees GPU memory never loads
+ * the kernel, and without a CUDA driver never touches CUDA.
  */
 static int
 gpudma_dma_map(struct rte_vdev_device *vdev, void *addr, uint64_t iova,
@@ -595,13 +596,19 @@ gpudma_dma_map(struct rte_vdev_device *vdev, void *addr, uint64_t iova,
 	 * memory. With one, a GPU that cannot be opened fails the mapping:
 	 * memcpy into what may be GPU memory would fault. */
 	if (!p->cuda.ok && gpudma_cuda_present()) {
-		ret = gpudma_cuda_open(&p->cuda, p->args.gpu, p->args.batch,
-			p->args.scatter);
+		ret = gpudma_cuda_open(&p->cuda, p->args.gpu, p->args.batch);
 		if (ret != 0)
 			goto out;
 	}
 	if (p->cuda.ok) {
 		ret = gpudma_cuda_is_gpu_mem(&p->cuda, (uintptr_t)addr, &gpu);
+		if (ret != 0)
+			goto out;
+	}
+	/* Before the frame store is pinned: the kernel reads it through a
+	 * GPU mapping the pinning then makes. */
+	if (gpu && p->args.scatter) {
+		ret = gpudma_cuda_load_scatter(&p->cuda);
 		if (ret != 0)
 			goto out;
 	}
@@ -694,4 +701,4 @@ static struct rte_vdev_driver gpudma_driver = {
 
 RTE_PMD_REGISTER_VDEV(net_gpudma, gpudma_driver);
 RTE_PMD_REGISTER_PARAM_STRING(net_gpudma,
-	"rx_pcap=<file> tx_pcap=<file> loop=<n, 0 forever> queues=<1-16> gpu=<CUDA ordinal> batch=<0|1|auto> scatter=<0|1>");
+	"rx_pcap=<file> tx_pcap=<file> loop=<n, 0 forever> queues=<1-16> gpu=<CUDA ordinal> batch=<0|1|auto> scatter=<0|1, default 1>");

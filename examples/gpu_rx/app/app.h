@@ -41,6 +41,13 @@ struct gpurx_app {
 	uint16_t n_pools;
 	uint32_t pool_size;		/* mbufs per pool */
 	uint16_t data_room;
+	/*
+	 * --split: the first `split` bytes of every packet go into a buffer
+	 * of hdr_pool (host memory), the rest into the pool(s) above (GPU
+	 * memory, or host with --cpu). split 0: no buffer split, no hdr_pool.
+	 */
+	uint32_t split;
+	struct rte_mempool *hdr_pool;
 
 	struct gpurx_filter filter;
 	struct gpurx_flow_table *ft;	/* host table: live (CPU), copy (GPU) */

@@ -2,10 +2,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -51,7 +52,6 @@ struct epb_trailer {
 
 #define PCAP_MAGIC_NS 0xa1b23c4du
 #define PCAP_LINKTYPE_ETHERNET 1u
-#define FILE_BUF_BYTES (1u << 20)
 
 struct pcap_file_hdr {
 	uint32_t magic;
@@ -70,14 +70,78 @@ struct pcap_rec_hdr {
 	uint32_t orig_len;
 };
 
+/* The largest block fits a chunk whatever the snaplen. */
+_Static_assert(sizeof(struct epb_hdr) + GPURX_DEFAULT_SNAPLEN +
+	sizeof(struct epb_trailer) <= GPURX_CAPTURE_CHUNK_BYTES,
+	"a chunk holds the largest packet block");
+
+/* The test build (tests/test_capture.c) swaps in a pwrite() that fails
+ * or stalls on demand. */
+#ifdef GPURX_CAPTURE_PWRITE
+ssize_t GPURX_CAPTURE_PWRITE(int fd, const void *buf, size_t n, off_t off);
+#else
+#define GPURX_CAPTURE_PWRITE pwrite
+#endif
+
+#define OFF_NONE UINT64_MAX
+/* Chunks a queue wrote that cannot be counted yet (see settle()). */
+#define PENDING_MAX 64
+
+/*
+ * Why a failed write cuts the file back rather than patching the hole:
+ * a chunk that failed (ENOSPC, EFBIG, EIO; a short write is retried
+ * first) leaves its reserved range empty, partly written or beyond the
+ * end, while chunks of other queues reserved after it may already be in
+ * the file. Filling the range with a block readers skip would need space
+ * the file system may not have, and pcap has no such block at all. So the
+ * first failure stops the capture (later packets are counted as capture
+ * drops, nothing waits), and close() truncates the file at the lowest
+ * failed chunk's offset: shrinking needs no space, and what stays is the
+ * header and whole blocks only. Packets of chunks past that offset,
+ * written or not, are counted as drops; to count exactly, a queue counts
+ * a written chunk as captured only once no chunk before it is still being
+ * written (settle()), so every counter is final when published.
+ */
+struct chunk_rec {
+	uint64_t off;
+	uint64_t bytes;		/* packet bytes (caplen) */
+	uint32_t pkts;
+};
+
+struct cap_queue {
+	/* Owner only. */
+	uint8_t *buf;
+	uint32_t len;
+	uint32_t pkts;		/* in buf */
+	uint64_t bytes;		/* packet bytes in buf */
+	uint32_t seen_gen;
+	uint32_t pending_head, n_pending;
+	struct gpurx_qstats *qs;
+	struct chunk_rec pending[PENDING_MAX];
+	/*
+	 * Read by the other queues: a lower bound of the offset of the chunk
+	 * this queue is writing, OFF_NONE when it writes none. Its own line,
+	 * stored around each chunk's write only.
+	 */
+	uint64_t busy_off __rte_cache_aligned;
+} __rte_cache_aligned;
+
 struct gpurx_capture {
-	pthread_mutex_t lock;
+	int fd;
 	enum gpurx_format fmt;
 	uint32_t snaplen;
 	uint32_t iface;		/* pcapng interface of the port */
-	int failed;		/* a write error happened: report at close */
-	FILE *fp;
-	char *fbuf;
+	uint16_t nq;
+	char *path;
+	/* Next free byte of the file: one atomic add per chunk, any queue. */
+	uint64_t end __rte_cache_aligned;
+	/* Read by every packet and poll; written once a second and on the
+	 * first failure. */
+	uint32_t flush_gen __rte_cache_aligned;
+	uint64_t fail_off;	/* lowest offset of a failed chunk, OFF_NONE */
+	int fail_said;		/* the first failure was reported */
+	int fail_errno;
+	struct cap_queue q[];
 };
 
 static void
@@ -87,16 +151,24 @@ set_err(char *err, size_t len, const char *fmt, const char *a, const char *b)
 		snprintf(err, len, fmt, a, b);
 }
 
-/* Large stdio buffer: one write(2) per MiB, not per packet. */
-static void
-big_buffer(struct gpurx_capture *c)
+/* Writes all of buf at off, retrying short writes. 0 or -errno. */
+static int
+pwrite_all(int fd, const uint8_t *buf, size_t len, uint64_t off)
 {
-	c->fbuf = malloc(FILE_BUF_BYTES);
-	if (c->fbuf != NULL &&
-			setvbuf(c->fp, c->fbuf, _IOFBF, FILE_BUF_BYTES) != 0) {
-		free(c->fbuf);
-		c->fbuf = NULL;
+	while (len > 0) {
+		ssize_t n = GPURX_CAPTURE_PWRITE(fd, buf, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -ENOSPC;	/* no progress: as good as full */
+		buf += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
 	}
+	return 0;
 }
 
 static int
@@ -110,19 +182,21 @@ open_pcap(struct gpurx_capture *c, const char *path, char *err,
 		.snaplen = c->snaplen,
 		.linktype = PCAP_LINKTYPE_ETHERNET,
 	};
+	int rc;
 
-	c->fp = fopen(path, "wb");
-	if (c->fp == NULL) {
+	c->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (c->fd < 0) {
 		set_err(err, errlen, "cannot create %s: %s", path,
 			strerror(errno));
 		return -1;
 	}
-	big_buffer(c);
-	if (fwrite(&h, sizeof(h), 1, c->fp) != 1) {
+	rc = pwrite_all(c->fd, (const uint8_t *)&h, sizeof(h), 0);
+	if (rc != 0) {
 		set_err(err, errlen, "cannot write %s: %s", path,
-			strerror(errno));
+			strerror(-rc));
 		return -1;
 	}
+	c->end = sizeof(h);
 	return 0;
 }
 
@@ -200,6 +274,7 @@ open_pcapng(struct gpurx_capture *c, const char *path, uint16_t port,
 	char osname[256], appname[64];
 	struct utsname u;
 	rte_pcapng_t *png;
+	off_t hdr_end;
 	int fd, hdr_fd;
 
 	/* Read access too: the header is scrubbed after it is written. */
@@ -238,13 +313,13 @@ open_pcapng(struct gpurx_capture *c, const char *path, uint16_t port,
 		return -1;
 	}
 	/* Both descriptors shared one offset: fd is at the header's end. */
-	c->fp = fdopen(fd, "w");
-	if (c->fp == NULL) {
-		set_err(err, errlen, "fdopen(%s): %s", path, strerror(errno));
-		close(fd);
+	c->fd = fd;
+	hdr_end = lseek(fd, 0, SEEK_CUR);
+	if (hdr_end <= 0) {
+		set_err(err, errlen, "lseek(%s): %s", path, strerror(errno));
 		return -1;
 	}
-	big_buffer(c);
+	c->end = (uint64_t)hdr_end;
 	c->iface = pcapng_iface_of(port);
 	return 0;
 }
@@ -252,29 +327,63 @@ open_pcapng(struct gpurx_capture *c, const char *path, uint16_t port,
 static void
 free_capture(struct gpurx_capture *c)
 {
-	if (c->fp != NULL)
-		fclose(c->fp);
-	free(c->fbuf);
-	pthread_mutex_destroy(&c->lock);
+	if (c->fd >= 0)
+		close(c->fd);
+	for (uint16_t q = 0; q < c->nq; q++)
+		free(c->q[q].buf);
+	free(c->path);
 	free(c);
 }
 
 struct gpurx_capture *
 gpurx_capture_open(const char *path, enum gpurx_format fmt, uint32_t snaplen,
-		uint16_t port, const char *filter, char *err, size_t errlen)
+		uint16_t port, uint16_t nq, struct gpurx_qstats *qs,
+		const char *filter, char *err, size_t errlen)
 {
-	struct gpurx_capture *c = calloc(1, sizeof(*c));
+	size_t size = RTE_ALIGN_CEIL(sizeof(struct gpurx_capture) +
+		(size_t)nq * sizeof(struct cap_queue), RTE_CACHE_LINE_SIZE);
+	struct gpurx_capture *c;
+	struct stat st;
 	int rc;
 
+	if (nq == 0 || nq > GPURX_MAX_QUEUES || qs == NULL ||
+			snaplen == 0 || snaplen > GPURX_DEFAULT_SNAPLEN) {
+		set_err(err, errlen, "%s%s", "bad capture parameters (queues, "
+			"counters or snaplen)", "");
+		return NULL;
+	}
+	c = aligned_alloc(RTE_CACHE_LINE_SIZE, size);
 	if (c == NULL) {
 		set_err(err, errlen, "%s%s", "out of memory", "");
 		return NULL;
 	}
+	memset(c, 0, size);
+	c->fd = -1;
 	c->fmt = fmt;
 	c->snaplen = snaplen;
-	if (pthread_mutex_init(&c->lock, NULL) != 0) {
-		free(c);
-		set_err(err, errlen, "%s%s", "pthread_mutex_init failed", "");
+	c->nq = nq;
+	c->fail_off = OFF_NONE;
+	c->path = strdup(path);
+	rc = c->path == NULL;
+	for (uint16_t q = 0; q < nq; q++) {
+		/* Touched first by the queue's lcore: its NUMA node's pages. */
+		c->q[q].buf = malloc(GPURX_CAPTURE_CHUNK_BYTES);
+		c->q[q].qs = &qs[q];
+		c->q[q].busy_off = OFF_NONE;
+		rc |= c->q[q].buf == NULL;
+	}
+	if (rc != 0) {
+		set_err(err, errlen, "%s%s", "out of memory", "");
+		free_capture(c);
+		return NULL;
+	}
+	/* Not opened: opening a FIFO for writing waits for a reader. */
+	if (stat(path, &st) == 0 && (S_ISFIFO(st.st_mode) ||
+			S_ISSOCK(st.st_mode) || S_ISDIR(st.st_mode))) {
+		set_err(err, errlen, "%s is not a file: the RX lcores write the "
+			"capture in chunks at their own offsets, so it goes to a "
+			"regular file (%s)", path, "on tmpfs to be fast");
+		free_capture(c);
 		return NULL;
 	}
 	if (fmt == GPURX_FMT_PCAP)
@@ -288,15 +397,122 @@ gpurx_capture_open(const char *path, enum gpurx_format fmt, uint32_t snaplen,
 	return c;
 }
 
-/* Caller holds the lock. */
-static int
-pcapng_write_locked(struct gpurx_capture *c, uint16_t queue,
+static inline int
+stopped(const struct gpurx_capture *c)
+{
+	return __atomic_load_n(&c->fail_off, __ATOMIC_RELAXED) != OFF_NONE;
+}
+
+/*
+ * Count the queue's written chunks that became final: no chunk at a lower
+ * offset is still being written, so the lowest failed offset below them
+ * is known. Every queue stores its busy_off (a lower bound of its chunk's
+ * offset) before reserving and records a failure before clearing it, all
+ * sequentially consistent: a busy_off seen above a chunk's offset means
+ * that queue reserved after it or has finished, and its failure, if any,
+ * is seen by the fail_off load that follows.
+ */
+static void
+settle(struct gpurx_capture *c, struct cap_queue *w)
+{
+	uint64_t low = OFF_NONE, fail, pkts = 0, bytes = 0, lost = 0;
+
+	if (w->n_pending == 0)
+		return;
+	for (uint16_t q = 0; q < c->nq; q++)
+		low = RTE_MIN(low, __atomic_load_n(&c->q[q].busy_off,
+			__ATOMIC_SEQ_CST));
+	fail = __atomic_load_n(&c->fail_off, __ATOMIC_SEQ_CST);
+	while (w->n_pending > 0) {
+		const struct chunk_rec *r = &w->pending[w->pending_head];
+
+		if (r->off >= low)
+			break;
+		if (r->off < fail) {
+			pkts += r->pkts;
+			bytes += r->bytes;
+		} else {
+			lost += r->pkts;	/* cut off at close */
+		}
+		w->pending_head = (w->pending_head + 1) % PENDING_MAX;
+		w->n_pending--;
+	}
+	if (pkts != 0) {
+		GPURX_STAT_ADD(w->qs, captured, pkts);
+		GPURX_STAT_ADD(w->qs, cap_bytes, bytes);
+	}
+	if (lost != 0)
+		GPURX_STAT_ADD(w->qs, drop_capture, lost);
+}
+
+/* The first failure stops the capture and is said at once. */
+static void
+fail_at(struct gpurx_capture *c, uint64_t off, uint32_t len, int err)
+{
+	uint64_t cur = __atomic_load_n(&c->fail_off, __ATOMIC_SEQ_CST);
+
+	while (off < cur && !__atomic_compare_exchange_n(&c->fail_off, &cur,
+			off, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		;
+	if (__atomic_exchange_n(&c->fail_said, 1, __ATOMIC_RELAXED) == 0) {
+		c->fail_errno = err;
+		fprintf(stderr, "error: capture %s: cannot write %u bytes at "
+			"offset %" PRIu64 ": %s; capture stopped, later matches "
+			"are counted as capture drops\n", c->path, len, off,
+			strerror(err));
+	}
+}
+
+/* The queue's buffer to the file (or dropped, counted), then settle. */
+static void
+chunk_out(struct gpurx_capture *c, struct cap_queue *w)
+{
+	if (w->len != 0) {
+		if (w->n_pending == PENDING_MAX)
+			settle(c, w);
+		if (stopped(c) || w->n_pending == PENDING_MAX) {
+			/* Stopped, or PENDING_MAX chunks behind a write of
+			 * another queue that does not end: never wait. */
+			GPURX_STAT_ADD(w->qs, drop_capture, w->pkts);
+		} else {
+			struct chunk_rec *r;
+			uint64_t off;
+			int rc;
+
+			__atomic_store_n(&w->busy_off, __atomic_load_n(&c->end,
+				__ATOMIC_SEQ_CST), __ATOMIC_SEQ_CST);
+			off = __atomic_fetch_add(&c->end, w->len,
+				__ATOMIC_SEQ_CST);
+			__atomic_store_n(&w->busy_off, off, __ATOMIC_SEQ_CST);
+			rc = pwrite_all(c->fd, w->buf, w->len, off);
+			if (rc == 0) {
+				r = &w->pending[(w->pending_head + w->n_pending) %
+					PENDING_MAX];
+				r->off = off;
+				r->pkts = w->pkts;
+				r->bytes = w->bytes;
+				w->n_pending++;
+			} else {
+				fail_at(c, off, w->len, -rc);
+				GPURX_STAT_ADD(w->qs, drop_capture, w->pkts);
+			}
+			__atomic_store_n(&w->busy_off, OFF_NONE,
+				__ATOMIC_SEQ_CST);
+		}
+		w->len = 0;
+		w->pkts = 0;
+		w->bytes = 0;
+	}
+	settle(c, w);
+}
+
+static inline uint32_t
+put_pcapng(const struct gpurx_capture *c, uint8_t *p, uint16_t queue,
 		const uint8_t *data, uint32_t caplen, uint32_t wirelen,
 		uint64_t ts_ns)
 {
-	static const uint8_t zeros[3];
-	uint32_t pad = RTE_ALIGN_CEIL(caplen, 4) - caplen;
-	uint32_t len = (uint32_t)(sizeof(struct epb_hdr) + caplen + pad +
+	uint32_t padded = RTE_ALIGN_CEIL(caplen, 4);
+	uint32_t len = (uint32_t)(sizeof(struct epb_hdr) + padded +
 		sizeof(struct epb_trailer));
 	struct epb_hdr h = {
 		.type = EPB_TYPE,
@@ -317,19 +533,17 @@ pcapng_write_locked(struct gpurx_capture *c, uint16_t queue,
 		.len = len,
 	};
 
-	if (fwrite(&h, sizeof(h), 1, c->fp) != 1 ||
-			fwrite(data, 1, caplen, c->fp) != caplen ||
-			fwrite(zeros, 1, pad, c->fp) != pad ||
-			fwrite(&t, sizeof(t), 1, c->fp) != 1) {
-		c->failed = 1;
-		return -1;
-	}
-	return 0;
+	memcpy(p, &h, sizeof(h));
+	p += sizeof(h);
+	memcpy(p, data, caplen);
+	memset(p + caplen, 0, padded - caplen);
+	memcpy(p + padded, &t, sizeof(t));
+	return len;
 }
 
-static int
-pcap_write_locked(struct gpurx_capture *c, const uint8_t *data,
-		uint32_t caplen, uint32_t wirelen, uint64_t ts_ns)
+static inline uint32_t
+put_pcap(uint8_t *p, const uint8_t *data, uint32_t caplen, uint32_t wirelen,
+		uint64_t ts_ns)
 {
 	struct pcap_rec_hdr h = {
 		.ts_sec = (uint32_t)(ts_ns / 1000000000ull),
@@ -338,12 +552,9 @@ pcap_write_locked(struct gpurx_capture *c, const uint8_t *data,
 		.orig_len = wirelen,
 	};
 
-	if (fwrite(&h, sizeof(h), 1, c->fp) != 1 ||
-			fwrite(data, 1, caplen, c->fp) != caplen) {
-		c->failed = 1;
-		return -1;
-	}
-	return 0;
+	memcpy(p, &h, sizeof(h));
+	memcpy(p + sizeof(h), data, caplen);
+	return (uint32_t)sizeof(h) + caplen;
 }
 
 int
@@ -351,47 +562,84 @@ gpurx_capture_write(struct gpurx_capture *c, uint16_t queue,
 		const uint8_t *data, uint32_t caplen, uint32_t wirelen,
 		uint64_t ts_ns)
 {
-	int rc;
+	struct cap_queue *w = &c->q[queue];
+	uint32_t need;
 
 	if (caplen > c->snaplen)
 		caplen = c->snaplen;
 	if (wirelen < caplen)
 		wirelen = caplen;
-	pthread_mutex_lock(&c->lock);
+	need = c->fmt == GPURX_FMT_PCAP ?
+		(uint32_t)sizeof(struct pcap_rec_hdr) + caplen :
+		(uint32_t)(sizeof(struct epb_hdr) + RTE_ALIGN_CEIL(caplen, 4) +
+			sizeof(struct epb_trailer));
+	if (unlikely(need > GPURX_CAPTURE_CHUNK_BYTES - w->len))
+		chunk_out(c, w);
+	if (unlikely(stopped(c))) {
+		GPURX_STAT_ADD(w->qs, drop_capture, 1);
+		return -1;
+	}
 	if (c->fmt == GPURX_FMT_PCAP)
-		rc = pcap_write_locked(c, data, caplen, wirelen, ts_ns);
+		w->len += put_pcap(w->buf + w->len, data, caplen, wirelen,
+			ts_ns);
 	else
-		rc = pcapng_write_locked(c, queue, data, caplen, wirelen, ts_ns);
-	pthread_mutex_unlock(&c->lock);
-	return rc;
+		w->len += put_pcapng(c, w->buf + w->len, queue, data, caplen,
+			wirelen, ts_ns);
+	w->pkts++;
+	w->bytes += caplen;
+	return 0;
 }
 
-int
+void
+gpurx_capture_poll(struct gpurx_capture *c, uint16_t queue)
+{
+	struct cap_queue *w = &c->q[queue];
+	uint32_t gen = __atomic_load_n(&c->flush_gen, __ATOMIC_RELAXED);
+
+	if (likely(gen == w->seen_gen))
+		return;
+	w->seen_gen = gen;
+	chunk_out(c, w);
+}
+
+void
 gpurx_capture_flush(struct gpurx_capture *c)
 {
-	int rc;
-
-	pthread_mutex_lock(&c->lock);
-	rc = fflush(c->fp) == 0 ? 0 : -1;
-	if (rc != 0)
-		c->failed = 1;
-	pthread_mutex_unlock(&c->lock);
-	return rc;
+	__atomic_fetch_add(&c->flush_gen, 1, __ATOMIC_RELAXED);
 }
 
 int
 gpurx_capture_close(struct gpurx_capture *c)
 {
-	int rc;
+	uint64_t fail;
+	int rc = 0;
 
 	if (c == NULL)
 		return 0;
-	rc = gpurx_capture_flush(c);
-	if (fclose(c->fp) != 0)
+	/* The lcores have stopped: every queue's state is ours now. */
+	for (uint16_t q = 0; q < c->nq; q++)
+		chunk_out(c, &c->q[q]);
+	/* Nothing is being written any more: every chunk settles. */
+	for (uint16_t q = 0; q < c->nq; q++)
+		settle(c, &c->q[q]);
+	fail = __atomic_load_n(&c->fail_off, __ATOMIC_SEQ_CST);
+	if (fail != OFF_NONE) {
 		rc = -1;
-	c->fp = NULL;
-	if (c->failed)
+		if (ftruncate(c->fd, (off_t)fail) != 0)
+			fprintf(stderr, "error: capture %s: cannot cut it back "
+				"to %" PRIu64 " bytes after the failed write: %s\n",
+				c->path, fail, strerror(errno));
+		else
+			fprintf(stderr, "capture %s: cut back to %" PRIu64
+				" bytes, its whole blocks before the failed write "
+				"(%s)\n", c->path, fail, strerror(c->fail_errno));
+	}
+	if (close(c->fd) != 0) {
+		fprintf(stderr, "error: capture %s: close: %s\n", c->path,
+			strerror(errno));
 		rc = -1;
+	}
+	c->fd = -1;
 	free_capture(c);
 	return rc;
 }

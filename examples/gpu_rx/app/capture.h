@@ -1,10 +1,21 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Capture file writer shared by every RX lcore: pcapng (section and
- * interface blocks by DPDK's rte_pcapng, packet blocks written here, up
- * to 262144 bytes each) or classic pcap (nanosecond magic).
+ * Capture file writer of the RX lcores: pcapng (section and interface
+ * blocks by DPDK's rte_pcapng, packet blocks written here, up to 262144
+ * bytes each) or classic pcap (nanosecond magic).
+ *
+ * No lock per packet: each RX queue has its own buffer of complete
+ * packet blocks, written by its lcore alone. A full buffer goes to the
+ * file in one pwrite() at a range reserved with one atomic add on the
+ * file's end, so the file is one valid capture whose packets are in
+ * arrival order per queue (the chunks of different queues interleave).
  * Callers hand over contiguous bytes, so the CPU path (mbuf data or a
- * linearized copy) and the GPU path (the kernel's capture ring) share it.
+ * linearized copy) and the GPU path (the kernel's capture arena) share it.
+ *
+ * The writer counts into each queue's statistics itself: `captured` and
+ * `cap_bytes` once a packet's chunk is in the file and no failed write
+ * lies before it, `drop_capture` for every packet that will not be in
+ * the file. After close, the file holds exactly `captured` packets.
  */
 #ifndef GPURX_APP_CAPTURE_H
 #define GPURX_APP_CAPTURE_H
@@ -13,33 +24,53 @@
 #include <stdint.h>
 
 #include "opts.h"
+#include "stats.h"
 
 struct gpurx_capture;
 
+/* Bytes of packet blocks each queue buffers before writing them. */
+#define GPURX_CAPTURE_CHUNK_BYTES (1u << 20)
+
 /*
- * Open path for writing. port is the ethdev port whose interface block
- * the packets refer to (pcapng lists every probed port). The filter text
- * goes into the pcapng section comment. NULL with the reason in err.
+ * Open path for writing, for RX queues 0..nq-1 whose counters are
+ * qs[0..nq-1]. port is the ethdev port whose interface block the packets
+ * refer to (pcapng lists every probed port). The filter text goes into
+ * the pcapng section comment. NULL with the reason in err.
  */
 struct gpurx_capture *gpurx_capture_open(const char *path,
 		enum gpurx_format fmt, uint32_t snaplen, uint16_t port,
-		const char *filter, char *err, size_t errlen);
+		uint16_t nq, struct gpurx_qstats *qs, const char *filter,
+		char *err, size_t errlen);
 
 /*
- * Append one packet (thread-safe). caplen bytes at data (cut to the
+ * Append one packet of RX queue `queue`: caplen bytes at data (cut to the
  * snaplen), wirelen the packet's length on the wire, ts in ns since the
- * epoch.
- * Returns 0, or -1 when the packet could not be written (counted by the
- * caller as a capture drop; the file stays valid).
+ * epoch. The bytes are copied: data may be reused on return. Only the
+ * queue's own lcore calls this for a queue (one thread at a time).
+ * Returns 0 (buffered), or -1 when the packet was dropped (counted) since
+ * the capture stopped after a failed write.
  */
 int gpurx_capture_write(struct gpurx_capture *c, uint16_t queue,
 		const uint8_t *data, uint32_t caplen, uint32_t wirelen,
 		uint64_t ts_ns);
 
-/* Push buffered packets to the file (thread-safe). Returns 0 or -1. */
-int gpurx_capture_flush(struct gpurx_capture *c);
+/*
+ * The queue's lcore, once per loop: writes its buffer when
+ * gpurx_capture_flush() asked, and publishes its counters. Cheap when
+ * there is nothing to do (one load of a shared line).
+ */
+void gpurx_capture_poll(struct gpurx_capture *c, uint16_t queue);
 
-/* Flush and close. Returns 0, or -1 if anything failed to reach disk. */
+/* Any thread: asks every queue to write what it buffered at its next
+ * gpurx_capture_poll(). */
+void gpurx_capture_flush(struct gpurx_capture *c);
+
+/*
+ * Writes every queue's buffer, settles the counters and closes. Call once
+ * no lcore uses c any more. Returns 0, or -1 if packets could not be
+ * written (said on stderr; the file is then cut back to the last whole
+ * block before the first failed write).
+ */
 int gpurx_capture_close(struct gpurx_capture *c);
 
 #endif /* GPURX_APP_CAPTURE_H */

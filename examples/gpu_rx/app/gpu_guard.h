@@ -13,6 +13,7 @@
 
 #include <rte_mbuf.h>
 
+#include "gpu_kernels.h"
 #include "opts.h"
 
 struct rte_gpu_comm_list;
@@ -60,6 +61,53 @@ gpurx_mbuf_gpu_readable(const struct gpurx_readable *r,
 				len <= r->span[i].hi - p)
 			return 1;
 	return 0;
+}
+
+/* --split: how a packet reaches the kernel (gpurx_split_place). */
+enum gpurx_split_how {
+	/* The header buffer in place, the rest (if any) at sp->tail: both
+	 * where the port wrote them. */
+	GPURX_SPLIT_IN_PLACE,
+	/* The header buffer in place; the rest, in several buffers (a jumbo
+	 * frame's payload) or in one the GPU cannot read, is to be gathered
+	 * into GPU memory from m->next on, and sp->tail set there. */
+	GPURX_SPLIT_GATHER,
+	/* The header buffer is not GPU-readable: the whole packet is to be
+	 * copied into GPU memory (sp: all of it there, not host memory). */
+	GPURX_SPLIT_COPY,
+};
+
+/*
+ * --split: where the kernel finds packet m, of cap bytes (what
+ * gpurx_pkt_linear_len() said), filled into *sp. gpu_lo, gpu_len: the
+ * GPU memory of the payload pool; any other header buffer is host memory,
+ * from which the CPU writes a capture that fits in it.
+ */
+static inline enum gpurx_split_how
+gpurx_split_place(const struct gpurx_readable *rd, const struct rte_mbuf *m,
+		uint32_t cap, uintptr_t gpu_lo, size_t gpu_len,
+		struct gpurx_split_pkt *sp)
+{
+	const uint32_t len0 = RTE_MIN((uint32_t)m->data_len, cap);
+	const uintptr_t addr = rte_pktmbuf_mtod(m, uintptr_t);
+
+	sp->tail = 0;
+	if (!gpurx_mbuf_gpu_readable(rd, m, len0)) {
+		sp->len0 = cap;
+		sp->host = 0;
+		return GPURX_SPLIT_COPY;
+	}
+	sp->len0 = len0;
+	sp->host = addr - gpu_lo >= gpu_len;
+	/* cap > len0 only with a next segment: cap is at most what the
+	 * chain holds. */
+	if (cap == len0)
+		return GPURX_SPLIT_IN_PLACE;
+	if (m->nb_segs == 2 && gpurx_mbuf_gpu_readable(rd, m->next, cap - len0)) {
+		sp->tail = rte_pktmbuf_mtod(m->next, uintptr_t);
+		return GPURX_SPLIT_IN_PLACE;
+	}
+	return GPURX_SPLIT_GATHER;
 }
 
 /*

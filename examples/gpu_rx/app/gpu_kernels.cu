@@ -26,6 +26,18 @@
  * host line by several warps are served one after another, a PCIe round
  * trip each (bench-sysmem-probe), so nothing here has many warps load the
  * same host line.
+ *
+ * --split (RX buffer split): each packet's first bytes are in a header
+ * buffer in host memory (the comm list entry's addr), the rest in GPU
+ * memory (the item's split side data). Every kernel exists twice,
+ * template argument SPLIT: without split the side data is never read and
+ * no split code runs (the same PTX instruction count as before the split
+ * instantiation was added). With it, the header
+ * buffer is staged as a whole packet is (it is the first bytes), a packet
+ * needing more is read through the two-run view (pkt_view.h) from the
+ * staged header and the payload in GPU memory, and the capture area gets
+ * the header then the payload; a capture within the header buffer is
+ * left to the CPU, which writes it from host memory.
  */
 
 #include <cuda/atomic>
@@ -38,6 +50,11 @@
 static_assert(GPURX_SUM_MATCH_WORDS * 32 == GPURX_MAX_BURST,
 	"a match bit per packet of an item");
 static_assert(GPURX_MAL_COUNT <= GPURX_SUM_MAL, "a count per malformed kind");
+static_assert(sizeof(struct gpurx_split_pkt) == 16 &&
+	offsetof(struct gpurx_split_pkt, tail) == 0 &&
+	offsetof(struct gpurx_split_pkt, len0) == 8 &&
+	offsetof(struct gpurx_split_pkt, host) == 12,
+	"split side data read as one uint4");
 
 #define GPURX_KERNEL_THREADS 128
 /* Poll back-off bounds: low latency when busy, little PCIe chatter idle
@@ -74,6 +91,7 @@ struct gq_view {
 	uint64_t *ts;
 	uint32_t *wirelen;
 	uint32_t *cap_off;
+	const struct gpurx_split_pkt *split;	/* SPLIT only */
 	uint32_t *verdict;
 	struct gpurx_item_sum *sum;
 	uint8_t *arena;
@@ -83,6 +101,7 @@ struct gq_view {
 	uint32_t max_caplen;
 };
 
+template <bool SPLIT>
 static __device__ void
 gq_view_load(struct gq_view *v, const struct gpurx_gq *gq)
 {
@@ -91,6 +110,8 @@ gq_view_load(struct gq_view *v, const struct gpurx_gq *gq)
 		v->ts = gq->ts;
 		v->wirelen = gq->wirelen;
 		v->cap_off = gq->cap_off;
+		if (SPLIT)
+			v->split = gq->split;
 		v->verdict = gq->verdict;
 		v->sum = gq->sum;
 		v->arena = gq->arena;
@@ -114,7 +135,11 @@ gq_view_load(struct gq_view *v, const struct gpurx_gq *gq)
  * inspected by inspect_deep_warp too.
  */
 #define GPURX_STAGE_BYTES (32u * 1024)
-#define GPURX_STAGE_HEAD 128u
+/* With split the block keeps each packet's payload address and header
+ * length in shared memory too (6 KiB): the staging area gives up 4 KiB so
+ * that the block stays within the 48 KiB of static shared memory. A
+ * 128-packet item stages in 18 KiB. */
+#define GPURX_STAGE_BYTES_SPLIT (28u * 1024)
 /* 16-byte loads each thread keeps in flight while staging. */
 #define GPURX_STAGE_UNROLL 8
 
@@ -136,21 +161,34 @@ stage_find(const uint32_t *start, uint32_t k, uint32_t off)
 	return lo;
 }
 
-/* Bytes of a packet of len bytes that are staged. */
+/* Bytes of a packet that are staged, of the len bytes at its address
+ * (the whole packet, or with split its header buffer). */
 static __device__ __forceinline__ uint32_t
 stage_bytes(uint32_t len)
 {
 	return min(len, GPURX_STAGE_HEAD);
 }
 
+/* --split: a packet's bytes at its address (s_len0) with, in bit 31, the
+ * split side data's host flag. */
+#define SPLIT_HOST_BIT 0x80000000u
+
+static __device__ __forceinline__ uint32_t
+split_len0(uint32_t v)
+{
+	return v & ~SPLIT_HOST_BIT;
+}
+
 /*
- * Offsets in the staging area of packets 0..n-1 (the 16-byte-aligned
- * span of their staged bytes), by warp 0 with a shuffle scan. Returns k:
- * packets 0..k-1 fit and are staged.
+ * Offsets in the staging area (area bytes) of packets 0..n-1 (the
+ * 16-byte-aligned span of their staged bytes), by warp 0 with a shuffle
+ * scan; len: the bytes at each packet's address (SPLIT: with the host
+ * flag). Returns k: packets 0..k-1 fit and are staged.
  */
+template <bool SPLIT>
 static __device__ uint32_t
 stage_layout(const uintptr_t *addr, const uint32_t *len, uint32_t n,
-		uint32_t *start)
+		uint32_t *start, uint32_t area)
 {
 	__shared__ uint32_t s_k;
 
@@ -165,7 +203,8 @@ stage_layout(const uintptr_t *addr, const uint32_t *len, uint32_t n,
 
 			if (i < n)
 				span = ((uint32_t)(addr[i] & 15) +
-					stage_bytes(len[i]) + 15) & ~15u;
+					stage_bytes(SPLIT ? split_len0(len[i]) :
+						len[i]) + 15) & ~15u;
 			incl = span;
 			for (int o = 1; o < 32; o *= 2) {
 				uint32_t t = __shfl_up_sync(0xffffffffu, incl, o);
@@ -177,7 +216,7 @@ stage_layout(const uintptr_t *addr, const uint32_t *len, uint32_t n,
 				start[i + 1] = carry + incl;
 			carry += __shfl_sync(0xffffffffu, incl, 31);
 			w = min(n, c + 32);	/* start[0..w] written */
-			if (carry > GPURX_STAGE_BYTES)
+			if (carry > area)
 				break;
 		}
 		__syncwarp();
@@ -189,7 +228,7 @@ stage_layout(const uintptr_t *addr, const uint32_t *len, uint32_t n,
 			while (lo < hi) {
 				uint32_t mid = (lo + hi + 1) / 2;
 
-				if (start[mid] <= GPURX_STAGE_BYTES)
+				if (start[mid] <= area)
 					lo = mid;
 				else
 					hi = mid - 1;
@@ -262,24 +301,40 @@ static_assert(GPURX_DEEP_BYTES == 32 * 16, "a 16-byte word per lane");
 /*
  * Call with all 32 lanes of the warp; deep: this lane's packet needs it
  * (then where, caplen and wirelen describe it, and *verdict and *pi get
- * its results).
+ * its results). SPLIT: len0 bytes are at where, the rest at tail (GPU
+ * memory; NULL: none), and staged is the header buffer whole in the
+ * staging area, or NULL.
+ *
+ * A split packet (tail set) is inspected whole through the two-run view:
+ * its header from the staging area (or, not staged, fetched as above),
+ * past it the payload read in GPU memory where it lies, no PCIe round
+ * trip. Plain loads see the payload: the worker's device-scope acquire of
+ * the READY count orders them after the CPU's READY store, which followed
+ * the port's completion of its writes (the copy engine's event, or
+ * rte_gpu_wmb for a NIC).
  */
+template <bool SPLIT>
 static __device__ void
 inspect_deep_warp(const struct gpurx_kparams *p, uint8_t *wbuf, bool deep,
 		const uint8_t *where, uint32_t caplen, uint32_t wirelen,
+		uint32_t len0, const uint8_t *tail, const uint8_t *staged,
 		uint32_t *verdict, struct gpurx_pkt_info *pi)
 {
 	const unsigned int lane = threadIdx.x % 32;
 	unsigned int todo = __ballot_sync(0xffffffffu, deep);
+	/* Bytes of this lane's packet to fetch at where. */
+	const uint32_t fetch = SPLIT && tail != NULL ?
+		(staged != NULL ? 0 : len0) : caplen;
 
 	while (todo != 0) {
 		const int owner = __ffs(todo) - 1;
 		const unsigned long long a = __shfl_sync(0xffffffffu,
 			(unsigned long long)(uintptr_t)where, owner);
-		const uint32_t len = __shfl_sync(0xffffffffu, caplen, owner);
+		const uint32_t len = __shfl_sync(0xffffffffu, fetch, owner);
 		const uint32_t mis = (uint32_t)(a & 15);
 		const uint32_t have = min(len, GPURX_DEEP_BYTES - mis);
-		const uint32_t words = (mis + have + 15) / 16;
+		const uint32_t words = SPLIT && len == 0 ? 0 :
+			(mis + have + 15) / 16;
 
 		todo &= todo - 1;
 		/* Whole 16-byte words around the packet: they never cross a
@@ -288,11 +343,22 @@ inspect_deep_warp(const struct gpurx_kparams *p, uint8_t *wbuf, bool deep,
 			((uint4 *)wbuf)[lane] =
 				__ldcv((const uint4 *)(uintptr_t)(a - mis) + lane);
 		__syncwarp();
-		if (lane == (unsigned int)owner &&
-				!gpurx_classify_inspect(wbuf + mis, have, caplen,
-					wirelen, p->prog, p->prog_len, verdict, pi))
-			gpurx_classify_inspect(where, caplen, caplen, wirelen,
-				p->prog, p->prog_len, verdict, pi);
+		if (lane == (unsigned int)owner) {
+			if (SPLIT && tail != NULL) {
+				const uint8_t *hdr = staged != NULL ? staged :
+					len0 <= have ? wbuf + mis : where;
+
+				gpurx_classify_inspect_view(gpurx_view_split(hdr,
+					len0, tail), caplen, caplen, wirelen,
+					p->prog, p->prog_len, verdict, pi);
+			} else if (!gpurx_classify_inspect(wbuf + mis, have,
+					caplen, wirelen, p->prog, p->prog_len,
+					verdict, pi)) {
+				gpurx_classify_inspect(where, caplen, caplen,
+					wirelen, p->prog, p->prog_len, verdict,
+					pi);
+			}
+		}
 		/* The buffer is the next packet's. */
 		__syncwarp();
 	}
@@ -387,19 +453,26 @@ phase_mark(struct block_counters *bc, int ph)
  * per-item fallback, every warp loading it from host memory, made the
  * item's inputs take 17 us instead of 3.5.
  */
+template <bool SPLIT>
 static __device__ void
 process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 		uint32_t q, uint32_t idx, const struct gpurx_comm_pkt *pkts,
 		struct block_counters *bc)
 {
+	constexpr uint32_t stage_area = SPLIT ? GPURX_STAGE_BYTES_SPLIT :
+		GPURX_STAGE_BYTES;
 	__shared__ uint32_t s_len[GPURX_MAX_BURST];
 	__shared__ uint32_t s_off[GPURX_MAX_BURST];
 	__shared__ uintptr_t s_addr[GPURX_MAX_BURST];
 	__shared__ uint32_t s_start[GPURX_MAX_BURST + 1];
-	__shared__ __align__(16) uint8_t s_stage[GPURX_STAGE_BYTES];
+	__shared__ __align__(16) uint8_t s_stage[stage_area];
 	__shared__ __align__(16) uint8_t s_deep[GPURX_KERNEL_THREADS / 32][GPURX_DEEP_BYTES];
 	__shared__ uint32_t s_n;
 	__shared__ struct gpurx_item_sum s_sum;
+	/* SPLIT: where the rest of each packet is (0: none), and the bytes
+	 * at its address with the host flag (SPLIT_HOST_BIT). */
+	__shared__ uintptr_t s_tail[SPLIT ? GPURX_MAX_BURST : 1];
+	__shared__ uint32_t s_len0[SPLIT ? GPURX_MAX_BURST : 1];
 	struct gpurx_comm_item *it = &gq->items[idx];
 	const uint32_t burst = gq->burst, base = idx * burst;
 	uint8_t *arena = gq->arena + (size_t)idx * gq->item_bytes;
@@ -432,6 +505,13 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 		wire[m] = gq->wirelen[base + i];
 		ts[m] = gq->ts[base + i];
 		s_off[i] = gq->cap_off[base + i];
+		if (SPLIT) {
+			/* struct gpurx_split_pkt in one 16-byte load. */
+			const uint4 w = *(const uint4 *)&gq->split[base + i];
+
+			s_tail[i] = (uintptr_t)w.x | (uintptr_t)w.y << 32;
+			s_len0[i] = w.z | (w.w != 0 ? SPLIT_HOST_BIT : 0);
+		}
 		s_addr[i] = (uintptr_t)a;
 		s_len[i] = (uint32_t)z;
 	}
@@ -443,16 +523,17 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 	phase_mark(bc, 0);
 	/* Never index past the per-item arrays. */
 	n = min(s_n, burst);
-	k = stage_layout(s_addr, s_len, n, s_start);
+	k = stage_layout<SPLIT>(s_addr, SPLIT ? s_len0 : s_len, n, s_start,
+		stage_area);
 	stage_copy(s_stage, s_addr, s_start, k);
 	phase_mark(bc, 1);
 #pragma unroll
 	for (int m = 0; m < GPURX_PKTS_PER_THREAD; m++) {
 		const uint32_t i = threadIdx.x + m * GPURX_KERNEL_THREADS;
 		const bool mine = i < n;
-		const uint8_t *where = NULL;
+		const uint8_t *where = NULL, *tail = NULL, *staged = NULL;
 		struct gpurx_pkt_info pi;
-		uint32_t caplen = 0, wl = 0, v = 0;
+		uint32_t caplen = 0, len0 = 0, wl = 0, v = 0;
 		bool deep = false;
 
 		/* Whole warps leave together: inspect_deep_warp is warp-wide. */
@@ -461,13 +542,22 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 		if (mine) {
 			where = (const uint8_t *)s_addr[i];
 			caplen = s_len[i];
+			len0 = SPLIT ? split_len0(s_len0[i]) : caplen;
 			wl = wire[m];
+			/* The staged bytes are the packet's first: with
+			 * split, those of its header buffer. */
 			deep = i >= k || !gpurx_classify_inspect(stage_at(s_stage,
-				s_start, s_addr, i), stage_bytes(caplen), caplen,
+				s_start, s_addr, i), stage_bytes(len0), caplen,
 				wl, p->prog, p->prog_len, &v, &pi);
+			if (SPLIT) {
+				tail = (const uint8_t *)s_tail[i];
+				if (i < k && len0 <= GPURX_STAGE_HEAD)
+					staged = stage_at(s_stage, s_start,
+						s_addr, i);
+			}
 		}
-		inspect_deep_warp(p, s_deep[threadIdx.x / 32], deep, where,
-			caplen, wl, &v, &pi);
+		inspect_deep_warp<SPLIT>(p, s_deep[threadIdx.x / 32], deep,
+			where, caplen, wl, len0, tail, staged, &v, &pi);
 		if (!mine)
 			continue;
 		gpurx_classify_account_q(&pi, v, wl, ts[m], (uint16_t)q, p->ft);
@@ -490,7 +580,10 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 	 * at 32 packets at once and copies only those accepted (a loop over
 	 * every packet by the whole block measured ~60 ns per packet even
 	 * when all were rejected), from the staging area when the bytes to
-	 * keep were all staged, else from where the packet lies.
+	 * keep were all staged, else from where the packet lies. SPLIT: the
+	 * CPU writes a capture within a header buffer in host memory itself;
+	 * a longer one is the header (staged, or where it lies) then the
+	 * payload from GPU memory.
 	 */
 	if (p->capture) {
 		const unsigned int lane = threadIdx.x % 32;
@@ -502,14 +595,37 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 			bool take = i < n && s_len[i] != 0 &&
 				s_off[i] <= gq->item_bytes &&
 				s_len[i] <= gq->item_bytes - s_off[i];
-			unsigned int m = __ballot_sync(0xffffffffu, take);
+			unsigned int m;
 
+			if (SPLIT && take && (s_len0[i] & SPLIT_HOST_BIT) &&
+					s_len[i] <= split_len0(s_len0[i]))
+				take = false;
+			m = __ballot_sync(0xffffffffu, take);
 			while (m != 0) {
 				const uint32_t j = c + __ffs(m) - 1;
 				const uint32_t len = s_len[j];
-				const bool staged = j < k && len <= GPURX_STAGE_HEAD;
 
 				m &= m - 1;
+				if (SPLIT && s_tail[j] != 0) {
+					const uint32_t l0 = split_len0(s_len0[j]);
+					const uint32_t h = min(len, l0);
+					const bool hs = j < k &&
+						l0 <= GPURX_STAGE_HEAD;
+
+					warp_copy(arena + s_off[j], hs ?
+						stage_at(s_stage, s_start,
+							s_addr, j) :
+						(const uint8_t *)s_addr[j], h,
+						!hs, lane);
+					if (len > h)
+						warp_copy(arena + s_off[j] + h,
+							(const uint8_t *)s_tail[j],
+							len - h, true, lane);
+					continue;
+				}
+				const bool staged = j < k &&
+					len <= GPURX_STAGE_HEAD;
+
 				warp_copy(arena + s_off[j], staged ?
 					stage_at(s_stage, s_start, s_addr, j) :
 					(const uint8_t *)s_addr[j], len, !staged,
@@ -684,6 +800,7 @@ block_counters_load(struct block_counters *bc, const struct gpurx_gq *gq,
  * (ptxas -v, sm_90: 430/708 bytes of spill stores/loads, against
  * 356/364).
  */
+template <bool SPLIT>
 __global__ void __launch_bounds__(GPURX_KERNEL_THREADS, 3)
 gpurx_persistent_kernel(struct gpurx_kparams p)
 {
@@ -706,7 +823,7 @@ gpurx_persistent_kernel(struct gpurx_kparams p)
 	}
 	if (threadIdx.x == 0)
 		block_counters_load(&bc, gq, j);
-	gq_view_load(&s_gq, gq);	/* synchronizes the block */
+	gq_view_load<SPLIT>(&s_gq, gq);	/* synchronizes the block */
 	n_items = s_gq.n_items;
 	if (j >= n_items)
 		return;
@@ -741,7 +858,7 @@ gpurx_persistent_kernel(struct gpurx_kparams p)
 		if (p.fault_at != 0 && q == 0 && j == 0 && seq >= p.fault_at &&
 				threadIdx.x == 0)
 			*(volatile uint32_t *)(uintptr_t)8 = 1;
-		process_item(&p, &s_gq, q, idx,
+		process_item<SPLIT>(&p, &s_gq, q, idx,
 			p.pkt_lists[(size_t)q * n_items + idx], &bc);
 		finish_item(gq, &s_gq, idx, j, t0, &bc);
 		if (threadIdx.x == 0)
@@ -753,6 +870,7 @@ gpurx_persistent_kernel(struct gpurx_kparams p)
 	}
 }
 
+template <bool SPLIT>
 __global__ void __launch_bounds__(GPURX_KERNEL_THREADS)
 gpurx_item_kernel(struct gpurx_kparams p, uint32_t q, uint32_t idx)
 {
@@ -766,9 +884,9 @@ gpurx_item_kernel(struct gpurx_kparams p, uint32_t q, uint32_t idx)
 		block_counters_load(&bc, gq, 0);
 	}
 	/* Launched after the item was filled: stream order is the acquire. */
-	gq_view_load(&s_gq, gq);
+	gq_view_load<SPLIT>(&s_gq, gq);
 	phase_mark(&bc, -1);
-	process_item(&p, &s_gq, q, idx,
+	process_item<SPLIT>(&p, &s_gq, q, idx,
 		p.pkt_lists[(size_t)q * s_gq.n_items + idx], &bc);
 	finish_item(gq, &s_gq, idx, 0, t0, &bc);
 }
@@ -781,12 +899,16 @@ gpurx_cuda_launch_persistent(struct gpurx_kparams *p, void *s)
 	void *args[] = { p };
 	cudaError_t e;
 
+	/* Built for split or not: the same kernel's two forms. */
+	const void *fn = p->split ? (const void *)gpurx_persistent_kernel<true> :
+		(const void *)gpurx_persistent_kernel<false>;
+
 	e = cudaGetDevice(&dev);
 	if (e == cudaSuccess)
 		e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
 	if (e == cudaSuccess)
-		e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm,
-			gpurx_persistent_kernel, GPURX_KERNEL_THREADS, 0);
+		e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn,
+			GPURX_KERNEL_THREADS, 0);
 	if (e != cudaSuccess)
 		return (int)e;
 	resident = (uint32_t)sms * (uint32_t)per_sm;
@@ -796,16 +918,19 @@ gpurx_cuda_launch_persistent(struct gpurx_kparams *p, void *s)
 	if (p->nq * (p->bpq + 1) > resident)
 		p->bpq = resident / p->nq - 1;
 	/* args[0] points at *p, copied as the kernel's parameter here. */
-	return (int)cudaLaunchCooperativeKernel((const void *)gpurx_persistent_kernel,
-		dim3(p->nq * (p->bpq + 1)), dim3(GPURX_KERNEL_THREADS), args, 0,
-		(cudaStream_t)s);
+	return (int)cudaLaunchCooperativeKernel(fn, dim3(p->nq * (p->bpq + 1)),
+		dim3(GPURX_KERNEL_THREADS), args, 0, (cudaStream_t)s);
 }
 
 extern "C" int
 gpurx_cuda_launch_item(const struct gpurx_kparams *p, uint32_t q,
 		uint32_t idx, void *s)
 {
-	gpurx_item_kernel<<<1, GPURX_KERNEL_THREADS, 0, (cudaStream_t)s>>>(
-		*p, q, idx);
+	if (p->split)
+		gpurx_item_kernel<true><<<1, GPURX_KERNEL_THREADS, 0,
+			(cudaStream_t)s>>>(*p, q, idx);
+	else
+		gpurx_item_kernel<false><<<1, GPURX_KERNEL_THREADS, 0,
+			(cudaStream_t)s>>>(*p, q, idx);
 	return (int)cudaGetLastError();
 }

@@ -92,6 +92,27 @@ gpurx_sum_match_word(const struct gpurx_item_sum *s, uint32_t w, uint32_t n)
 	return bits;
 }
 
+/*
+ * Bytes of every packet the kernel stages into shared memory to classify
+ * it from (gpu_kernels.cu), and the default of --split (port.c).
+ */
+#define GPURX_STAGE_HEAD 128u
+
+/*
+ * --split: where the rest of packet i is, beside its comm list entry
+ * (whose addr is the header buffer, size the bytes of the whole packet).
+ * Written by the CPU with the item's other inputs, 16 bytes read in one
+ * load by the kernel.
+ */
+struct gpurx_split_pkt {
+	uint64_t tail;		/* GPU address of bytes [len0, size); 0: none,
+				 * the packet is whole at the entry's addr */
+	uint32_t len0;		/* bytes at the entry's addr */
+	uint32_t host;		/* 1: that addr is host memory the CPU reads:
+				 * a capture of at most len0 bytes is written
+				 * from there, the kernel copies nothing */
+};
+
 /* Per-queue dispatch state, in GPU memory (zeroed before the launch). */
 struct gpurx_qdev {
 	unsigned long long ready_seq;	/* items 0 .. ready_seq - 1 are READY */
@@ -109,6 +130,7 @@ struct gpurx_gq {
 	uint64_t *ts;			/* ns, taken at RX on the CPU */
 	uint32_t *wirelen;		/* may exceed pkt_list size (cut) */
 	uint32_t *cap_off;		/* where packet i's bytes go in arena */
+	struct gpurx_split_pkt *split;	/* --split, else NULL */
 	/* GPU -> CPU */
 	uint32_t *verdict;		/* BPF result, bytes to keep: written
 					 * only for matched packets */
@@ -143,6 +165,9 @@ struct gpurx_kparams {
 	 * (else the copy, a PCIe round trip or two per accepted packet,
 	 * would only add to every item's latency). */
 	uint32_t capture;
+	/* --split: the queues' split side arrays are read (a kernel built
+	 * for it; without split the kernels never look at them). */
+	uint32_t split;
 	/* Persistent kernel only, GPU memory, zeroed: [nq] dispatch state
 	 * and [nq * n_items] sequence number + 1 of the last item finished
 	 * in each ring slot. */

@@ -25,6 +25,7 @@
 
 #include "gpu_path.h"
 #include "gpu_priv.h"
+#include "test_hooks.h"
 #include "gpupkt_eal.h"
 
 int
@@ -229,7 +230,7 @@ gpurx_gpu_create_pool(struct gpurx_app *a)
 	}
 	g->ext_registered = 1;
 	/* Test only: a port that refuses, as one without peer memory does. */
-	if (getenv("GPURX_TEST_DMA_MAP_REFUSED") != NULL) {
+	if (gpurx_test.dma_map_refused) {
 		rc = -1;
 		rte_errno = ENOTSUP;
 	} else {
@@ -301,16 +302,30 @@ register_chunk(struct rte_mempool *mp __rte_unused, void *opaque,
 }
 
 int
-gpurx_gpu_mem_register_pools(struct gpurx_app *a)
+gpurx_gpu_mem_register_pool(struct gpurx_app *a, struct rte_mempool *mp)
 {
 	struct gpurx_gpu *g = a->gpu;
 
-	for (uint16_t i = 0; i < a->n_pools && !g->chunks_failed; i++) {
-		rte_mempool_mem_iter(a->pools[i], register_chunk, a);
-		/* Cannot fail: n_pools <= GPURX_MAX_QUEUES. */
-		gpurx_readable_add_pool(&g->rd, a->pools[i]);
+	if (g->chunks_failed)
+		return -1;
+	rte_mempool_mem_iter(mp, register_chunk, a);
+	if (g->chunks_failed)
+		return -1;
+	if (gpurx_readable_add_pool(&g->rd, mp) != 0) {
+		fprintf(stderr, "error: more than %u mempools for the GPU to "
+			"read\n", GPURX_MAX_QUEUES);
+		return -1;
 	}
-	return g->chunks_failed ? -1 : 0;
+	return 0;
+}
+
+int
+gpurx_gpu_mem_register_pools(struct gpurx_app *a)
+{
+	for (uint16_t i = 0; i < a->n_pools; i++)
+		if (gpurx_gpu_mem_register_pool(a, a->pools[i]) != 0)
+			return -1;
+	return 0;
 }
 
 void

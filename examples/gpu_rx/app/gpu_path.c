@@ -25,7 +25,9 @@
  * READY store. Chained mbufs (which populate refuses), and mbufs whose
  * bytes the GPU cannot read where they are (foreign: external buffers or
  * indirect mbufs outside registered memory), are copied into the item's
- * bounce buffer on the way.
+ * bounce buffer on the way. With --split the entry points at the header
+ * buffer (host memory) and the item's split side data at the rest (GPU
+ * memory): the kernel reads both where the port wrote them.
  *
  * The main lcore watches the kernel and each queue's progress
  * (gpurx_gpu_watch, liveness.h): a dead kernel or a stalled queue stops
@@ -104,10 +106,12 @@ pkt_short(uint16_t q, const struct rte_mbuf *m, uint32_t cap)
 /*
  * Fill ring item `head` from pkts[0..n) and publish it. Returns how many
  * packets it took (the rest goes to the next item), or -1 on error.
+ * split: a->split != 0, a constant in each of fill_item()'s two copies,
+ * so that without split the loop is what it was before split existed.
  */
-static int
-fill_item(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
-		uint64_t rx_ns)
+static __rte_always_inline int
+fill_item_with(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts,
+		uint16_t n, uint64_t rx_ns, const int split)
 {
 	struct gpurx_gpu *g = a->gpu;
 	struct gpu_queue *Q = &g->q[q];
@@ -127,6 +131,7 @@ fill_item(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
 	uint64_t *ts = gq->ts + base;
 	uint32_t *wirelen = gq->wirelen + base;
 	uint32_t *cap_off = gq->cap_off + base;
+	struct gpurx_split_pkt *side = split ? gq->split + base : NULL;
 	struct rte_gpu_comm_pkt *entry = ci->pkt_list;
 	struct rte_mbuf **held = ci->mbufs;
 	const struct gpurx_readable *rd = &g->rd;
@@ -162,6 +167,28 @@ fill_item(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
 			if (gpurx_pkt_copy(m, cap, Q->host_buf + ioff + off) != 0)
 				return pkt_short(q, m, cap);
 			addr = (uintptr_t)(Q->dev_buf + ioff + off);
+		} else if (split) {
+			/* The header buffer where the port wrote it; the rest
+			 * in GPU memory where it lies, or gathered there
+			 * (GPU memory to GPU memory). */
+			enum gpurx_split_how how = gpurx_split_place(rd, m, cap,
+				(uintptr_t)g->ext, g->ext_len, &side[k]);
+			uint8_t *dst = Q->dev_buf + ioff + off;
+
+			addr = rte_pktmbuf_mtod(m, uintptr_t);
+			if (unlikely(how == GPURX_SPLIT_GATHER)) {
+				if (chain_to_device(m->next, dst,
+						cap - side[k].len0, Q->stream) != 0)
+					return -1;
+				side[k].tail = (uintptr_t)dst;
+				copies = 1;
+			} else if (unlikely(how == GPURX_SPLIT_COPY)) {
+				foreign += m->nb_segs == 1;
+				if (chain_to_device(m, dst, cap, Q->stream) != 0)
+					return -1;
+				addr = (uintptr_t)dst;
+				copies = 1;
+			}
 		} else if (likely(m->nb_segs == 1) &&
 				likely(gpurx_mbuf_gpu_readable(rd, m, cap))) {
 			addr = rte_pktmbuf_mtod(m, uintptr_t);
@@ -250,6 +277,15 @@ fill_item(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
 	return (int)k;
 }
 
+static int
+fill_item(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
+		uint64_t rx_ns)
+{
+	if (a->split != 0)
+		return fill_item_with(a, q, pkts, n, rx_ns, 1);
+	return fill_item_with(a, q, pkts, n, rx_ns, 0);
+}
+
 /* Collect item `tail` if DONE. Returns 1 collected, 0 not yet, -1 error. */
 static int
 collect_item(struct gpurx_app *a, uint16_t q)
@@ -262,6 +298,7 @@ collect_item(struct gpurx_app *a, uint16_t q)
 	struct rte_gpu_comm_list *ci = &Q->list[idx];
 	struct gpu_item *it = &Q->items[idx];
 	const uint8_t *arena = gq->arena + (size_t)idx * gq->item_bytes;
+	const struct gpurx_split_pkt *side = gq->split;
 	enum rte_gpu_comm_list_status st;
 	int rc;
 
@@ -286,7 +323,7 @@ collect_item(struct gpurx_app *a, uint16_t q)
 		 * read by other threads, so each update is an atomic store
 		 * the compiler cannot merge. */
 		const struct gpurx_item_sum *sum = &gq->sum[idx];
-		uint64_t matched = 0, captured = 0, cap_bytes = 0, dropped = 0;
+		uint64_t matched = 0, from_hdr = 0;
 
 		/* The GPU's writes left these lines out of the CPU caches:
 		 * ask for both at once rather than miss on each in turn. */
@@ -300,25 +337,30 @@ collect_item(struct gpurx_app *a, uint16_t q)
 				uint32_t i = w * 32 + (uint32_t)__builtin_ctz(bits);
 				uint32_t v = RTE_GPU_VOLATILE(gq->verdict[base + i]);
 				uint32_t cap = (uint32_t)ci->pkt_list[i].size;
+				const uint8_t *src = arena + gq->cap_off[base + i];
+				int hdr = 0;
 
+				/* Counted by the writer (captured or dropped). */
 				cap = RTE_MIN(cap, RTE_MIN(v, a->opt.snaplen));
-				if (gpurx_capture_write(a->cap, q,
-						arena + gq->cap_off[base + i], cap,
-						gq->wirelen[base + i],
-						gq->ts[base + i]) != 0) {
-					dropped++;
-					continue;
+				/* --split: a capture within the header buffer
+				 * is written from it (the kernel copied none). */
+				if (unlikely(side != NULL) && side[base + i].host &&
+						cap <= side[base + i].len0) {
+					src = (const uint8_t *)(uintptr_t)
+						ci->pkt_list[i].addr;
+					hdr = 1;
 				}
-				captured++;
-				cap_bytes += cap;
+				if (gpurx_capture_write(a->cap, q, src, cap,
+						gq->wirelen[base + i],
+						gq->ts[base + i]) == 0)
+					from_hdr += hdr;
 			}
 		}
 		GPURX_STAT_ADD(qs, rx_pkts, it->n);
 		GPURX_STAT_ADD(qs, rx_bytes, it->bytes);
 		GPURX_STAT_ADD(qs, matched, matched);
-		GPURX_STAT_ADD(qs, captured, captured);
-		GPURX_STAT_ADD(qs, cap_bytes, cap_bytes);
-		GPURX_STAT_ADD(qs, drop_capture, dropped);
+		if (from_hdr != 0)
+			GPURX_STAT_ADD(qs, cap_from_hdr, from_hdr);
 		for (uint32_t m = GPURX_MAL_NONE + 1; m < GPURX_MAL_COUNT; m++) {
 			uint32_t c = RTE_GPU_VOLATILE(sum->mal[m]);
 
@@ -446,6 +488,8 @@ gpurx_rx_gpu_lcore(void *arg)
 			status = -1;
 			break;
 		}
+		if (a->cap != NULL)
+			gpurx_capture_poll(a->cap, q);
 		n = rte_eth_rx_burst(a->port, q, pkts, a->opt.burst);
 		if (n == 0)
 			continue;

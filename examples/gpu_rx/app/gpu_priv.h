@@ -103,6 +103,13 @@ struct gpurx_gpu {
 	struct rte_device *port_dev;
 };
 
+/* Whether p lies in the --mem gpu pool's memory (else host memory). */
+static inline int
+gpurx_gpu_mem_holds(const struct gpurx_gpu *g, uintptr_t p)
+{
+	return p - (uintptr_t)g->ext < g->ext_len;
+}
+
 /* Prints what failed with the CUDA runtime's name of err; returns -1. */
 int gpurx_gpu_cuda_fail(const char *what, int err);
 
@@ -124,6 +131,8 @@ int gpurx_gpu_mem_upload(struct gpurx_app *a, void *d, const void *src,
 /* host-mapped: every chunk of the mbuf pools registered, so the kernel
  * reads packets where the port wrote them. */
 int gpurx_gpu_mem_register_pools(struct gpurx_app *a);
+/* One pool's chunks (--split: the header pool). */
+int gpurx_gpu_mem_register_pool(struct gpurx_app *a, struct rte_mempool *mp);
 /* Everything above, in reverse, and the --mem gpu pool with its memory. */
 void gpurx_gpu_mem_release(struct gpurx_app *a);
 

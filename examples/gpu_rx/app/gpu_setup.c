@@ -19,6 +19,7 @@
 #include "gpu_path.h"
 #include "gpu_priv.h"
 #include "lat_hist.h"
+#include "test_hooks.h"
 
 /* The persistent kernel, where the GPU can run it safely. */
 static int
@@ -26,7 +27,7 @@ launch_persistent(struct gpurx_app *a)
 {
 	struct gpurx_gpu *g = a->gpu;
 	struct gpurx_gpu_props props;
-	const char *why, *fault = getenv("GPURX_TEST_KERNEL_FAULT");
+	const char *why;
 	uint32_t bpq = g->kp.bpq;
 	int rc;
 
@@ -39,16 +40,8 @@ launch_persistent(struct gpurx_app *a)
 			a->gpu_id, why);
 		return -1;
 	}
-	if (fault != NULL) {
-		g->kp.fault_at = strtoull(fault, NULL, 0);
-		printf("test: the kernel faults on purpose at queue 0's item "
-			"%llu (GPURX_TEST_KERNEL_FAULT)\n", g->kp.fault_at);
-	}
-	if (getenv("GPURX_TEST_KERNEL_HOLD") != NULL) {
-		g->kp.hold = 1;
-		printf("test: the kernel ignores the quit flag "
-			"(GPURX_TEST_KERNEL_HOLD)\n");
-	}
+	g->kp.fault_at = gpurx_test.kernel_fault_at;
+	g->kp.hold = gpurx_test.kernel_hold != 0;
 	rc = gpurx_cuda_stream_create(&g->kstream);
 	if (rc != 0)
 		return gpurx_gpu_cuda_fail("kernel stream", rc);
@@ -81,7 +74,7 @@ setup_queue(struct gpurx_app *a, uint16_t q)
 		return -1;
 	}
 	/* Test only: memory as a previous run could have left it. */
-	if (getenv("GPURX_TEST_DIRTY_RING") != NULL)
+	if (gpurx_test.dirty_ring)
 		for (uint32_t i = 0; i < n; i++)
 			if (rte_gpu_comm_set_status(&Q->list[i],
 					RTE_GPU_COMM_LIST_READY) != 0)
@@ -111,6 +104,9 @@ setup_queue(struct gpurx_app *a, uint16_t q)
 			gpurx_gpu_mem_pinned(a, &gq->sum, n * sizeof(*gq->sum),
 				"pinned item summaries") ||
 			gpurx_gpu_mem_pinned(a, &gq->arena, bytes, "capture arena"))
+		return -1;
+	if (a->split != 0 && gpurx_gpu_mem_pinned(a, &gq->split,
+			slots * sizeof(*gq->split), "pinned split side data"))
 		return -1;
 	if (a->mem != GPURX_MEM_GPU && gpurx_gpu_mem_pinned(a, &Q->host_buf,
 			bytes, "bounce buffer"))
@@ -148,6 +144,10 @@ gpurx_gpu_setup(struct gpurx_app *a)
 			return -1;
 	if (a->mem == GPURX_MEM_HOST_MAPPED &&
 			gpurx_gpu_mem_register_pools(a) != 0)
+		return -1;
+	/* --split: the kernel reads the headers where the port wrote them. */
+	if (a->hdr_pool != NULL &&
+			gpurx_gpu_mem_register_pool(a, a->hdr_pool) != 0)
 		return -1;
 	if (gpurx_gpu_mem_upload(a, &g->d_prog, a->filter.insns,
 			a->filter.len * sizeof(*a->filter.insns), "filter program") ||
@@ -204,6 +204,7 @@ gpurx_gpu_setup(struct gpurx_app *a)
 	g->kp.ft = g->d_ft;
 	g->kp.quit = g->quit.ptr;
 	g->kp.capture = a->cap != NULL;
+	g->kp.split = a->split != 0;
 	printf("memory: %u ring items x %u packets per queue, %zu MiB pinned "
 		"host, %zu MiB GPU (%s)\n", a->opt.ring_items, a->opt.burst,
 		g->pinned_bytes >> 20, g->dev_bytes >> 20,

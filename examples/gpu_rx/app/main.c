@@ -48,6 +48,11 @@ install_signals(void)
 	if (sigaction(SIGINT, &sa, NULL) != 0 ||
 			sigaction(SIGTERM, &sa, NULL) != 0)
 		return -1;
+	/* A capture growing past RLIMIT_FSIZE: its write fails with EFBIG,
+	 * counted as capture drops, rather than the signal killing the run. */
+	sa.sa_handler = SIG_IGN;
+	if (sigaction(SIGXFSZ, &sa, NULL) != 0)
+		return -1;
 	return 0;
 }
 
@@ -218,6 +223,7 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return ret > 0 ? 0 : GPURX_EXIT_USAGE;
 	}
+	gpurx_test_switches_read();
 	/* Bad filters fail before any port or GPU is touched. */
 	if (gpurx_filter_compile(a->opt.filter, DLT_EN10MB, (int)a->opt.snaplen,
 			&a->filter, err, sizeof(err)) != 0) {
@@ -258,14 +264,16 @@ main(int argc, char **argv)
 	if (gpurx_test_hooks_init(a) != 0)
 		goto fail_port;
 	printf("memory: %u mbuf pool(s) of %u x %u B (%s, per-lcore cache "
-		"%d), flow table %zu B\n",
+		"%d)%s, flow table %zu B\n",
 		a->n_pools, a->pool_size, a->data_room,
 		a->mem == GPURX_MEM_GPU ? "data in GPU memory" : "host",
-		gpurx_mbuf_cache(a), gpurx_flow_table_bytes(a->opt.flow_capacity));
+		gpurx_mbuf_cache(a), a->hdr_pool != NULL ?
+		" and a header pool of as many (host)" : "",
+		gpurx_flow_table_bytes(a->opt.flow_capacity));
 	if (a->opt.write_path != NULL) {
 		a->cap = gpurx_capture_open(a->opt.write_path, a->opt.format,
-			a->opt.snaplen, a->port, a->opt.filter, err,
-			sizeof(err));
+			a->opt.snaplen, a->port, a->nq, a->qs, a->opt.filter,
+			err, sizeof(err));
 		if (a->cap == NULL) {
 			fprintf(stderr, "error: capture: %s\n", err);
 			goto fail_port;
@@ -302,21 +310,34 @@ main(int argc, char **argv)
 		status = 1;
 	if (gpurx_flow_export_finish(a) != 0)
 		status = 1;
-	totals(&tot);
-	tot.elapsed_s = (double)(rte_get_tsc_cycles() - t_start) /
-		rte_get_tsc_hz();
-	gpurx_port_close(a);
+	/* Before the totals: the last buffered packets are counted as the
+	 * file has them. */
 	if (a->cap != NULL && gpurx_capture_close(a->cap) != 0) {
 		fprintf(stderr, "error: capture file %s is incomplete\n",
 			a->opt.write_path);
 		status = 1;
 	}
 	a->cap = NULL;
+	totals(&tot);
+	tot.elapsed_s = (double)(rte_get_tsc_cycles() - t_start) /
+		rte_get_tsc_hz();
+	gpurx_port_close(a);
 	avail = 0;
 	total = 0;
-	for (uint16_t i = 0; i < a->n_pools; i++) {
-		avail += rte_mempool_avail_count(a->pools[i]);
-		total += a->pools[i]->size;
+	/* Every pool, the header pool of --split too: each mbuf of a split
+	 * chain goes back to its own. */
+	for (uint16_t i = 0; i <= a->n_pools; i++) {
+		struct rte_mempool *mp = i < a->n_pools ? a->pools[i] :
+			a->hdr_pool;
+		unsigned int in = mp != NULL ? rte_mempool_avail_count(mp) : 0;
+
+		if (mp == NULL)
+			continue;
+		if (in != mp->size)
+			fprintf(stderr, "error: pool %s: %u of %u mbufs not "
+				"returned\n", mp->name, mp->size - in, mp->size);
+		avail += in;
+		total += mp->size;
 	}
 
 	si.mode = mode_name(a);
@@ -353,6 +374,8 @@ main(int argc, char **argv)
 		status = 1;
 	for (uint16_t i = 0; i < a->n_pools; i++)
 		rte_mempool_free(a->pools[i]);
+	/* After the GPU teardown, which unregistered its chunks. */
+	rte_mempool_free(a->hdr_pool);
 	gpurx_flow_export_free(a);
 	rte_free(a->ft);
 	gpurx_filter_free(&a->filter);

@@ -15,8 +15,8 @@ enum {
 	OPT_BURST, OPT_RING_ITEMS, OPT_LAUNCH_PER_BURST, OPT_PORT,
 	OPT_IDLE_EXIT, OPT_RXD, OPT_MBUFS, OPT_FLOWS, OPT_TS, OPT_QUIET,
 	OPT_BACKPRESSURE, OPT_POOL_PER_QUEUE, OPT_MBUF_CACHE, OPT_STALL_MS,
-	OPT_FLOW_IDLE, OPT_FLOW_ACTIVE, OPT_FLOW_LINGER, OPT_IPFIX,
-	OPT_IPFIX_FILE, OPT_IPFIX_DOMAIN, OPT_HELP,
+	OPT_SPLIT, OPT_FLOW_IDLE, OPT_FLOW_ACTIVE, OPT_FLOW_LINGER,
+	OPT_IPFIX, OPT_IPFIX_FILE, OPT_IPFIX_DOMAIN, OPT_HELP,
 };
 
 static const struct option long_opts[] = {
@@ -45,6 +45,7 @@ static const struct option long_opts[] = {
 	{ "flows", required_argument, NULL, OPT_FLOWS },
 	{ "ts", required_argument, NULL, OPT_TS },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ "split", required_argument, NULL, OPT_SPLIT },
 	{ "flow-idle", required_argument, NULL, OPT_FLOW_IDLE },
 	{ "flow-active", required_argument, NULL, OPT_FLOW_ACTIVE },
 	{ "flow-linger", required_argument, NULL, OPT_FLOW_LINGER },
@@ -83,6 +84,10 @@ usage(const char *prog)
 		"  --top N              flows listed in the summary (default 10)\n"
 		"  --mem gpu|host-mapped|staged  packet memory (default: gpu if\n"
 		"                       the port can DMA into GPU memory)\n"
+		"  --split N|auto|off   RX buffer split: the first N bytes (%u-%u,\n"
+		"                       a multiple of %u) into host memory, the\n"
+		"                       rest into GPU memory (default auto: with\n"
+		"                       --mem gpu where the port offers it)\n"
 		"  --cpu                process on the CPU, no GPU needed\n"
 		"  --port N             ethdev port (default 0)\n"
 		"  --queues N           RX queues, one lcore each (default 1)\n"
@@ -118,8 +123,9 @@ usage(const char *prog)
 		"                       never)\n"
 		"  --flow-linger S      ... S s after its last packet once a TCP\n"
 		"                       FIN or RST was seen (default 1)\n",
-		prog, GPURX_DEFAULT_SNAPLEN, GPURX_MAX_BURST,
-		RTE_MEMPOOL_CACHE_MAX_SIZE, RTE_MEMPOOL_CACHE_MAX_SIZE);
+		prog, GPURX_DEFAULT_SNAPLEN, GPURX_SPLIT_MIN, GPURX_SPLIT_MAX,
+		GPURX_SPLIT_ALIGN, GPURX_MAX_BURST, RTE_MEMPOOL_CACHE_MAX_SIZE,
+		RTE_MEMPOOL_CACHE_MAX_SIZE);
 }
 
 /* Whole-string unsigned parse with a range: no silent truncation. */
@@ -191,6 +197,7 @@ gpurx_opts_parse(int argc, char **argv, struct gpurx_opts *o)
 	o->mbuf_cache = -1;
 	o->flow_capacity = 65536;
 	o->stall_ms = 2000;
+	o->split = GPURX_SPLIT_AUTO;
 	o->flow_idle_ns = 15000000000ull;
 	o->flow_active_ns = 60000000000ull;
 	o->flow_linger_ns = 1000000000ull;
@@ -345,6 +352,32 @@ gpurx_opts_parse(int argc, char **argv, struct gpurx_opts *o)
 			break;
 		case OPT_QUIET:
 			o->quiet = 1;
+			break;
+		case OPT_SPLIT:
+			if (strcmp(optarg, "auto") == 0) {
+				o->split = GPURX_SPLIT_AUTO;
+				break;
+			}
+			if (strcmp(optarg, "off") == 0) {
+				o->split = GPURX_SPLIT_OFF;
+				break;
+			}
+			if (optarg[0] < '0' || optarg[0] > '9') {
+				fprintf(stderr, "--split: '%s' is not auto, off or "
+					"a number of bytes in [%u, %u]\n", optarg,
+					GPURX_SPLIT_MIN, GPURX_SPLIT_MAX);
+				return -1;
+			}
+			if (parse_u64(name, optarg, GPURX_SPLIT_MIN,
+					GPURX_SPLIT_MAX, &v))
+				return -1;
+			if (v % GPURX_SPLIT_ALIGN != 0) {
+				fprintf(stderr, "--split: %s is not a multiple of %u "
+					"(the GPU copies captures in %u-byte words)\n",
+					optarg, GPURX_SPLIT_ALIGN, GPURX_SPLIT_ALIGN);
+				return -1;
+			}
+			o->split = (uint32_t)v;
 			break;
 		case OPT_FLOW_IDLE:
 			if (parse_secs(name, optarg, 0, 86400, &o->flow_idle_ns))

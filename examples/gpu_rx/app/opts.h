@@ -33,6 +33,19 @@ enum gpurx_ts_source {
  * cut to it (counted). Loopback (MTU 65536) and GRO frames fit. */
 #define GPURX_SCRATCH_BYTES GPURX_DEFAULT_SNAPLEN
 
+/*
+ * --split: RX buffer split, the first N bytes of each packet into a host
+ * mempool, the rest into the GPU-memory one. AUTO: where --mem resolves
+ * to gpu and the port offers buffer split (port.c picks N); OFF: never.
+ * N is a multiple of 16: the kernel copies captures in 16-byte words, and
+ * the payload then starts on one in the capture area.
+ */
+#define GPURX_SPLIT_AUTO UINT32_MAX
+#define GPURX_SPLIT_OFF 0u
+#define GPURX_SPLIT_MIN 16u
+#define GPURX_SPLIT_MAX 2048u
+#define GPURX_SPLIT_ALIGN 16u
+
 struct gpurx_opts {
 	const char *filter;
 	const char *write_path;	/* NULL: count only */
@@ -62,6 +75,7 @@ struct gpurx_opts {
 				 * stalled, the run stops; 0: never */
 	enum gpurx_ts_source ts_source;
 	int quiet;		/* no per-second stats line */
+	uint32_t split;		/* header bytes, or GPURX_SPLIT_AUTO/OFF */
 	/* Flow records (with an export): they end this long after their
 	 * last packet, after their first (0: never), after their last once
 	 * a FIN or RST was seen; in ns of packet time. */

@@ -11,6 +11,7 @@
 #include <rte_mbuf.h>
 
 #include "app.h"
+#include "gpu_kernels.h"
 #include "gpu_path.h"
 #include "gpupkt_port.h"
 
@@ -140,6 +141,120 @@ pool_size(const struct gpurx_app *a)
 	return (a->opt.pool_per_queue ? 1u : a->nq) * per_q * 2 + 2048;
 }
 
+/* Buffer split by length into two pools, as --split configures it. */
+static int
+port_can_split(const struct rte_eth_dev_info *di)
+{
+	return (di->rx_queue_offload_capa & RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT) &&
+		di->rx_seg_capa.max_nseg >= 2 && di->rx_seg_capa.multi_pools;
+}
+
+/*
+ * --split against the memory mode and the port, said in one line. The
+ * default N is what the kernel stages of every packet (GPURX_STAGE_HEAD,
+ * 128 bytes): the filter and the parser decide almost every packet from
+ * those bytes, so with a header buffer of exactly that the kernel reads
+ * it whole in its one coalesced request of host memory, and a packet that
+ * needs more reads only GPU memory (the payload) past it, no PCIe round
+ * trip; a capture of up to 128 bytes (a headers-only snaplen) is written
+ * from host memory with no copy-out. A larger N moves more of every
+ * packet into host memory for nothing the filter reads; a smaller one
+ * leaves IPv6 and tunnelled headers straddling the two buffers.
+ */
+static int
+choose_split(struct gpurx_app *a, const struct rte_eth_dev_info *di)
+{
+	const uint32_t want = a->opt.split;
+	const int can = port_can_split(di);
+
+	a->split = 0;
+	if (want == GPURX_SPLIT_OFF) {
+		printf("split: off: asked with --split off\n");
+		return 0;
+	}
+	if (want == GPURX_SPLIT_AUTO) {
+		if (a->opt.cpu)
+			printf("split: off: default with --cpu (--split N splits "
+				"there too, through a port that offers it)\n");
+		else if (a->mem != GPURX_MEM_GPU)
+			printf("split: off: default with --mem %s (packets are in "
+				"host memory whole)\n", gpurx_mem_mode_str(a->mem));
+		else if (!can)
+			printf("split: off: default, port %u (%s) offers no RX "
+				"buffer split\n", a->port, a->driver);
+		else
+			a->split = GPURX_STAGE_HEAD;
+		if (a->split == 0)
+			return 0;
+		printf("split: the first %u bytes of each packet (headers) into "
+			"host memory, the rest into GPU memory: default with --mem "
+			"gpu, port %u (%s) offers RX buffer split\n", a->split,
+			a->port, a->driver);
+		return 0;
+	}
+	if (!a->opt.cpu && a->mem != GPURX_MEM_GPU) {
+		fprintf(stderr, "error: --split %u puts the payload into GPU memory: "
+			"it needs --mem gpu, and --mem is %s here (%s); drop --split "
+			"or give --split off\n", want, gpurx_mem_mode_str(a->mem),
+			a->mem_why);
+		return -1;
+	}
+	if (!can) {
+		fprintf(stderr, "error: --split %u: port %u (%s) offers no RX buffer "
+			"split (RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT, 2 segments from 2 "
+			"pools); give --split off\n", want, a->port, a->driver);
+		return -1;
+	}
+	a->split = want;
+	printf("split: the first %u bytes of each packet (headers) into host "
+		"memory, the rest into %s: asked with --split %u\n", a->split,
+		a->opt.cpu ? "a second host pool (the CPU reads the two buffers "
+		"in place)" : "GPU memory", want);
+	return 0;
+}
+
+/* The pool of header buffers: each holds the headroom and a->split bytes. */
+static int
+create_hdr_pool(struct gpurx_app *a)
+{
+	int cache = gpurx_mbuf_cache(a);
+
+	if (cache < 0)
+		return -1;
+	a->hdr_pool = rte_pktmbuf_pool_create("gpurx_hdrs", a->pool_size,
+		(unsigned int)cache, 0,
+		(uint16_t)(RTE_PKTMBUF_HEADROOM + a->split), a->socket);
+	if (a->hdr_pool == NULL) {
+		fprintf(stderr, "error: header mbuf pool of %u x %u B: %s\n",
+			a->pool_size, a->split, rte_strerror(rte_errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* RX queue q: one pool, or with --split the header pool then the others. */
+static int
+rx_queue_setup(struct gpurx_app *a, uint16_t q, uint16_t nb_rxd,
+		const struct rte_eth_rxconf *base)
+{
+	struct rte_eth_rxconf rxq = *base;
+	union rte_eth_rxseg seg[2];
+
+	if (a->split == 0)
+		return rte_eth_rx_queue_setup(a->port, q, nb_rxd, a->socket, &rxq,
+			gpurx_queue_pool(a, q));
+	memset(seg, 0, sizeof(seg));
+	seg[0].split.mp = a->hdr_pool;
+	seg[0].split.length = (uint16_t)a->split;
+	/* Length 0: the rest of each buffer, this pool for every buffer past
+	 * the first. */
+	seg[1].split.mp = gpurx_queue_pool(a, q);
+	rxq.rx_seg = seg;
+	rxq.rx_nseg = RTE_DIM(seg);
+	rxq.offloads |= RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT;
+	return rte_eth_rx_queue_setup(a->port, q, nb_rxd, a->socket, &rxq, NULL);
+}
+
 /*
  * --ts port, once the port has started. A port that offers the timestamp
  * offload registers the rx-timestamp field when it is enabled; others
@@ -206,6 +321,11 @@ gpurx_port_setup(struct gpurx_app *a)
 	}
 	if (rc != 0)
 		return -1;
+	/* After the pools: --mem auto may have fallen back to host memory. */
+	if (choose_split(a, &di) != 0)
+		return -1;
+	if (a->split != 0 && create_hdr_pool(a) != 0)
+		return -1;
 
 	memset(&conf, 0, sizeof(conf));
 	if (a->nq > 1) {
@@ -241,8 +361,14 @@ gpurx_port_setup(struct gpurx_app *a)
 	rxq = di.default_rxconf;
 	rxq.offloads = conf.rxmode.offloads;
 	for (uint16_t q = 0; q < a->nq; q++) {
-		rc = rte_eth_rx_queue_setup(a->port, q, nb_rxd, a->socket, &rxq,
-			gpurx_queue_pool(a, q));
+		rc = rx_queue_setup(a, q, nb_rxd, &rxq);
+		/* ethdev checks the header pool's room; the port its own
+		 * rules for a split (its log says which). */
+		if (rc != 0 && a->split != 0)
+			fprintf(stderr, "error: port %u (%s) refused RX queue %u "
+				"split at %u bytes: %s; another --split N, or "
+				"--split off\n", a->port, a->driver, q, a->split,
+				rte_strerror(-rc));
 		if (rc != 0)
 			goto fail_rc;
 	}

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * --cpu: each RX burst is parsed, filtered, flow-counted and captured on
- * the RX lcore with the same per-packet code the GPU kernel runs.
+ * the RX lcore with the same per-packet code the GPU kernel runs. A packet
+ * in two buffers (RX buffer split) is classified where they lie, through
+ * the two-run view the kernel uses; longer chains are linearized.
  */
 
 #include <rte_cycles.h>
@@ -12,6 +14,7 @@
 
 #include "app.h"
 #include "flow_export.h"
+#include "gpu_guard.h"
 #include "gpurx_classify.h"
 #include "test_hooks.h"
 
@@ -21,15 +24,17 @@ cpu_process(struct gpurx_app *a, struct gpurx_qstats *qs, uint16_t q,
 {
 	uint64_t rx_ns = a->opt.ts_source == GPURX_TS_NONE ? 0 :
 		gpurx_tsclock_ns(&a->clk, rte_get_tsc_cycles());
-	uint64_t ts = rx_ns;
+	uint64_t last_ts = rx_ns;
 
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		uint32_t wirelen = rte_pktmbuf_pkt_len(m);
 		int short_chain;
 		uint32_t caplen = gpurx_pkt_linear_len(m, &short_chain);
+		uint64_t ts = last_ts = gpurx_pkt_ts(a, m, rx_ns);
+		struct gpurx_pkt_view view;
 		const uint8_t *data;
-		uint32_t verdict;
+		uint32_t verdict, n0 = caplen;
 		uint8_t mal;
 
 		if (m->nb_segs > 1)
@@ -38,12 +43,22 @@ cpu_process(struct gpurx_app *a, struct gpurx_qstats *qs, uint16_t q,
 			GPURX_STAT_ADD(qs, short_chain, 1);
 		else if (caplen < wirelen)
 			GPURX_STAT_ADD(qs, truncated, 1);
-		ts = gpurx_pkt_ts(a, m, rx_ns);
-		/* Contiguous data is used in place; a chain is copied whole. */
-		data = rte_pktmbuf_read(m, 0, caplen, scratch);
-		if (data == NULL)
-			continue;	/* cannot happen: caplen <= pkt_len */
-		verdict = gpurx_classify_pkt_q(data, caplen, wirelen, ts, q,
+		if (m->nb_segs == 2 && m->data_len < caplen) {
+			/* Two segments hold the caplen bytes (caplen is at
+			 * most what the chain holds): read in place. */
+			n0 = m->data_len;
+			data = rte_pktmbuf_mtod(m, const uint8_t *);
+			view = gpurx_view_split(data, n0,
+				rte_pktmbuf_mtod(m->next, const uint8_t *));
+		} else {
+			/* Contiguous data is used in place; a longer chain
+			 * is copied whole. */
+			data = rte_pktmbuf_read(m, 0, caplen, scratch);
+			if (data == NULL)
+				continue;	/* cannot happen: caplen <= pkt_len */
+			view = gpurx_view_linear(data);
+		}
+		verdict = gpurx_classify_pkt_view_q(view, caplen, wirelen, ts, q,
 			a->filter.insns, a->filter.len, a->ft, &mal);
 		GPURX_STAT_ADD(qs, rx_pkts, 1);
 		GPURX_STAT_ADD(qs, rx_bytes, wirelen);
@@ -54,16 +69,21 @@ cpu_process(struct gpurx_app *a, struct gpurx_qstats *qs, uint16_t q,
 		if (a->cap == NULL)
 			continue;
 		caplen = RTE_MIN(caplen, RTE_MIN(verdict, a->opt.snaplen));
-		if (gpurx_capture_write(a->cap, q, data, caplen, wirelen,
-				ts) != 0) {
-			GPURX_STAT_ADD(qs, drop_capture, 1);
-			continue;
+		/* The capture wants one run: past the first segment of a
+		 * split packet, its bytes are gathered (cannot fail: the
+		 * segments hold caplen bytes). */
+		if (caplen > n0) {
+			if (gpurx_pkt_copy(m, caplen, scratch) != 0) {
+				GPURX_STAT_ADD(qs, drop_capture, 1);
+				continue;
+			}
+			data = scratch;
 		}
-		GPURX_STAT_ADD(qs, captured, 1);
-		GPURX_STAT_ADD(qs, cap_bytes, caplen);
+		/* The writer counts captures and capture drops itself. */
+		gpurx_capture_write(a->cap, q, data, caplen, wirelen, ts);
 	}
 	/* The burst's flows are in the table: their time may end others. */
-	gpurx_flow_note(q, ts);
+	gpurx_flow_note(q, last_ts);
 }
 
 int
@@ -88,6 +108,8 @@ gpurx_rx_cpu_lcore(void *arg)
 		uint16_t n = rte_eth_rx_burst(a->port, q, pkts, a->opt.burst);
 		uint16_t take;
 
+		if (a->cap != NULL)
+			gpurx_capture_poll(a->cap, q);
 		if (n == 0)
 			continue;
 		if (unlikely(gpurx_test_mangle_every != 0))

@@ -109,6 +109,10 @@ gpurx_summary_print(FILE *f, const struct gpurx_totals *t,
 	fprintf(f, "captured:      %" PRIu64 " packets, %" PRIu64 " bytes%s%s\n",
 		q->captured, q->cap_bytes, si->capture_path ? " -> " : "",
 		si->capture_path ? si->capture_path : "");
+	if (q->cap_from_hdr != 0)
+		fprintf(f, "               %" PRIu64 " of them written from "
+			"header buffers in host memory (split: no copy-out)\n",
+			q->cap_from_hdr);
 	fprintf(f, "chained:       %" PRIu64 " (linearized), %" PRIu64
 		" holding less than their length (cut to what they hold)\n",
 		q->chained, q->short_chain);

@@ -22,8 +22,12 @@ struct gpurx_qstats {
 	uint64_t matched;
 	uint64_t captured;
 	uint64_t cap_bytes;
+	uint64_t cap_from_hdr;	/* --split, GPU: captures written from a
+				 * header buffer in host memory, nothing
+				 * copied out by the GPU */
 	uint64_t drop_ring;	/* every ring item busy */
-	uint64_t drop_capture;	/* capture ring full or file write failed */
+	uint64_t drop_capture;	/* not in the capture file: a write failed
+				 * (the capture stops there), see capture.h */
 	uint64_t chained;	/* multi-segment packets linearized */
 	uint64_t truncated;	/* longer than the linearize scratch */
 	uint64_t short_chain;	/* segments hold less than pkt_len */

@@ -14,6 +14,7 @@
 #define EXT_BUF_BYTES 4096
 
 uint32_t gpurx_test_mangle_every;
+struct gpurx_test_switches gpurx_test;
 
 /* Never registered with the GPU: what they hold is foreign to it. */
 static struct rte_mempool *direct_pool;	/* pktmbufs */
@@ -23,6 +24,34 @@ static struct rte_mempool *ext_pool;	/* raw external buffers */
 static struct {
 	uint64_t seen;
 } __rte_cache_aligned hook_q[GPURX_MAX_QUEUES];
+
+static int
+test_switch(const char *name, const char *what)
+{
+	if (getenv(name) == NULL)
+		return 0;
+	printf("test: %s (%s)\n", what, name);
+	return 1;
+}
+
+void
+gpurx_test_switches_read(void)
+{
+	const char *v = getenv("GPURX_TEST_KERNEL_FAULT");
+
+	if (v != NULL) {
+		gpurx_test.kernel_fault_at = strtoull(v, NULL, 0);
+		printf("test: the kernel faults on purpose at queue 0's item "
+			"%llu (GPURX_TEST_KERNEL_FAULT)\n",
+			gpurx_test.kernel_fault_at);
+	}
+	gpurx_test.kernel_hold = test_switch("GPURX_TEST_KERNEL_HOLD",
+		"the kernel ignores the quit flag");
+	gpurx_test.dirty_ring = test_switch("GPURX_TEST_DIRTY_RING",
+		"every ring item READY before the ring is initialized");
+	gpurx_test.dma_map_refused = test_switch("GPURX_TEST_DMA_MAP_REFUSED",
+		"the port refuses to DMA-map GPU memory");
+}
 
 int
 gpurx_test_hooks_init(const struct gpurx_app *a)

@@ -1,6 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Test only: mbufs of the kinds a hardware PMD may deliver, made from
+ * Test only, every switch in one place, read once from the environment
+ * at start (gpurx_test_switches_read), each said on stdout when on, for the
+ * e2e scripts that make the program meet what a run on real hardware
+ * may: a kernel fault or a kernel that never quits, a ring as a previous
+ * run left it, a port refusing the DMA mapping of GPU memory, and mbufs of
+ * the kinds a hardware PMD may deliver, made from
  * what a software port receives, so that the GPU tests meet them on
  * net_pcap. GPURX_TEST_MANGLE=N: every Nth received one-segment direct
  * mbuf becomes in turn
@@ -21,7 +26,26 @@ struct rte_mbuf;
 
 extern uint32_t gpurx_test_mangle_every;	/* 0: off */
 
-/* Reads the environment; with the hook on, creates its pools. 0 or -1. */
+struct gpurx_test_switches {
+	/* GPURX_TEST_KERNEL_FAULT=N: queue 0's first worker faults (an
+	 * illegal address) on taking its item of sequence number N. */
+	unsigned long long kernel_fault_at;	/* 0: off */
+	/* GPURX_TEST_KERNEL_HOLD: the dispatchers never see the quit flag. */
+	int kernel_hold;
+	/* GPURX_TEST_DIRTY_RING: every comm list item READY before the
+	 * ring is initialized, as a crashed run could leave its memory. */
+	int dirty_ring;
+	/* GPURX_TEST_DMA_MAP_REFUSED: rte_dev_dma_map fails (ENOTSUP) as
+	 * on a port without peer-memory support. */
+	int dma_map_refused;
+};
+extern struct gpurx_test_switches gpurx_test;
+
+/* gpurx_test from the environment; before any setup. */
+void gpurx_test_switches_read(void);
+
+/* GPURX_TEST_MANGLE from the environment; with it on, creates its pools.
+ * 0 or -1. */
 int gpurx_test_hooks_init(const struct gpurx_app *a);
 
 /* Queue q's burst pkts[0..n), in place. */

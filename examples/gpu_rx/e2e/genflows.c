@@ -28,16 +28,17 @@
 #include <pcap/pcap.h>
 
 #include "flow_stress.h"
+#include "pkt_build.h"
 #include "pkt_parse.h"
-#include "pktgen.h"
 
 #define TS_BASE_SEC 1700000000ull
 #define SPAN_US (240ull * 1000000)
 #define MAX_PKTS 16384
+#define FRAME_MAX 2048
 
 struct gpkt {
 	uint64_t us;		/* time from TS_BASE_SEC */
-	struct pkt_spec s;
+	struct gpurx_pkt_spec s;
 };
 
 static struct gpkt pkts[MAX_PKTS];
@@ -55,7 +56,7 @@ rnd(uint32_t n)
 
 /* Endpoints of flow number f: distinct for every flow. */
 static void
-flow_spec(struct pkt_spec *s, uint32_t f, uint8_t proto)
+flow_spec(struct gpurx_pkt_spec *s, uint32_t f, uint8_t proto)
 {
 	memset(s, 0, sizeof(*s));
 	memcpy(s->eth_dst, "\x02\x00\x00\x00\x00\x01", 6);
@@ -86,7 +87,7 @@ flow_spec(struct pkt_spec *s, uint32_t f, uint8_t proto)
 }
 
 static void
-add(uint64_t us, const struct pkt_spec *s, uint8_t tcp_flags,
+add(uint64_t us, const struct gpurx_pkt_spec *s, uint8_t tcp_flags,
 		uint32_t payload)
 {
 	struct gpkt *p;
@@ -104,7 +105,7 @@ add(uint64_t us, const struct pkt_spec *s, uint8_t tcp_flags,
 static uint64_t
 tcp_conn(uint32_t f, uint64_t t0, int rst)
 {
-	struct pkt_spec s;
+	struct gpurx_pkt_spec s;
 	uint32_t data = 3 + rnd(6);
 	uint64_t t = t0;
 
@@ -136,7 +137,7 @@ by_time(const void *a, const void *b)
 static int
 write_many(const char *path, uint64_t n)
 {
-	static uint8_t buf[PKTGEN_MAX_LEN];
+	static uint8_t buf[FRAME_MAX];
 	pcap_t *dead = pcap_open_dead(DLT_EN10MB, 65535);
 	pcap_dumper_t *d = dead != NULL ? pcap_dump_open(dead, path) : NULL;
 
@@ -149,8 +150,8 @@ write_many(const char *path, uint64_t n)
 	}
 	for (uint64_t id = 0; id < n; id++) {
 		struct gpurx_flow_key k;
-		struct pkt_layout lay;
-		struct pkt_spec s;
+		struct gpurx_pkt_layout lay;
+		struct gpurx_pkt_spec s;
 		struct pcap_pkthdr h;
 
 		flow_stress_key((uint32_t)id, &k);
@@ -158,7 +159,7 @@ write_many(const char *path, uint64_t n)
 		memcpy(s.eth_dst, "\x02\x00\x00\x00\x00\x01", 6);
 		memcpy(s.eth_src, "\x02\x00\x00\x00\x00\x02", 6);
 		s.ip_version = k.ip_version;
-		/* pktgen wants IPv4 addresses in the first 4 bytes. */
+		/* The builder wants IPv4 addresses in the first 4 bytes. */
 		memcpy(s.src, k.ip_version == 4 ? k.src + 12 : k.src,
 			k.ip_version == 4 ? 4 : 16);
 		memcpy(s.dst, k.ip_version == 4 ? k.dst + 12 : k.dst,
@@ -173,7 +174,7 @@ write_many(const char *path, uint64_t n)
 			s.vid[0] = k.vlan_id;
 		}
 		memset(&h, 0, sizeof(h));
-		h.caplen = h.len = pktgen_build(&s, buf, sizeof(buf), &lay);
+		h.caplen = h.len = gpurx_pkt_build(&s, buf, sizeof(buf), &lay);
 		h.ts.tv_sec = (time_t)(TS_BASE_SEC + id / 1000000);
 		h.ts.tv_usec = (suseconds_t)(id % 1000000);
 		if (h.len == 0)
@@ -188,8 +189,8 @@ write_many(const char *path, uint64_t n)
 int
 main(int argc, char **argv)
 {
-	static uint8_t buf[PKTGEN_MAX_LEN];
-	struct pkt_spec s;
+	static uint8_t buf[FRAME_MAX];
+	struct gpurx_pkt_spec s;
 	pcap_dumper_t *d;
 	pcap_t *dead;
 	uint32_t f = 1;
@@ -266,9 +267,9 @@ main(int argc, char **argv)
 		return 1;
 	}
 	for (uint32_t i = 0; i < n_pkts; i++) {
-		struct pkt_layout lay;
+		struct gpurx_pkt_layout lay;
 		struct pcap_pkthdr h;
-		uint32_t len = pktgen_build(&pkts[i].s, buf, sizeof(buf), &lay);
+		uint32_t len = gpurx_pkt_build(&pkts[i].s, buf, sizeof(buf), &lay);
 
 		if (len == 0) {
 			fprintf(stderr, "packet %u does not fit\n", i);

@@ -11,6 +11,11 @@
  *
  * Usage: gpurx-e2e-genpcap OUT.pcap SEED COUNT JUMBO_EVERY
  *            [GIANT_EVERY [GIANT_MAX]]
+ *        gpurx-e2e-genpcap --size BYTES OUT.pcap SEED COUNT
+ *            (every frame BYTES long, 64 to 9000: IPv4 TCP or UDP to
+ *            port 443 or 444 from many source ports, for sources such as
+ *            net_gpudma that replay a file where net_null would give
+ *            all-zero frames)
  * (JUMBO_EVERY 0: no jumbo frames; else one every JUMBO_EVERY packets;
  * GIANT_EVERY likewise, 0 by default)
  *
@@ -34,7 +39,7 @@
 
 /* A TCP or UDP flow of either IP version, as both frame kinds use. */
 static void
-big_spec(struct pktgen *g, struct pkt_spec *s)
+big_spec(struct pktgen *g, struct gpurx_pkt_spec *s)
 {
 	memset(s, 0, sizeof(*s));
 	memcpy(s->eth_dst, "\x02\x00\x00\x00\x00\x01", 6);
@@ -69,15 +74,15 @@ big_spec(struct pktgen *g, struct pkt_spec *s)
 static uint32_t
 build_giant(struct pktgen *g, uint8_t *buf, unsigned long nth, uint32_t max)
 {
-	struct pkt_layout lay;
-	struct pkt_spec s;
+	struct gpurx_pkt_layout lay;
+	struct gpurx_pkt_spec s;
 	uint32_t len, want;
 
 	big_spec(g, &s);
 	s.payload_len = IP_MAX - (s.ip_version == 4 ? 20 : 40) -
 		(s.proto == GPURX_IPPROTO_TCP ? 20 : 8);
 	/* pktgen bounds the IPv6 header and payload together by IP_MAX. */
-	len = pktgen_build(&s, buf, GIANT_MAX, &lay);
+	len = gpurx_pkt_build(&s, buf, GIANT_MAX, &lay);
 	if (len == 0 || max <= len + 1)
 		return len;
 	switch (nth % 3) {
@@ -98,13 +103,83 @@ build_giant(struct pktgen *g, uint8_t *buf, unsigned long nth, uint32_t max)
 static uint32_t
 build_jumbo(struct pktgen *g, uint8_t *buf)
 {
-	struct pkt_layout lay;
-	struct pkt_spec s;
+	struct gpurx_pkt_layout lay;
+	struct gpurx_pkt_spec s;
 
 	big_spec(g, &s);
 	/* 2.1 KiB to 9 KiB: two to five 2 KiB segments. */
 	s.payload_len = 2100 + (uint32_t)(pktgen_rand(g) % 7000);
-	return pktgen_build(&s, buf, JUMBO_MAX, &lay);
+	return gpurx_pkt_build(&s, buf, JUMBO_MAX, &lay);
+}
+
+/* IPv4 TCP or UDP, no VLAN: fits 64 bytes with either transport. */
+static uint32_t
+build_sized(struct pktgen *g, uint8_t *buf, uint32_t size)
+{
+	struct gpurx_pkt_layout lay;
+	struct gpurx_pkt_spec s;
+	uint32_t hdr;
+
+	big_spec(g, &s);
+	s.n_vlans = 0;
+	s.ip_version = 4;
+	memcpy(s.src, "\x0a\x00\x00\x01", 4);
+	memcpy(s.dst, "\x0a\x00\x01\x02", 4);
+	s.sport = (uint16_t)(1024 + pktgen_rand(g) % 60000);
+	hdr = 14 + 20 + (s.proto == GPURX_IPPROTO_TCP ? 20 : 8);
+	s.payload_len = size - hdr;
+	return gpurx_pkt_build(&s, buf, JUMBO_MAX, &lay);
+}
+
+static int
+main_sized(int argc, char **argv)
+{
+	static uint8_t buf[JUMBO_MAX];
+	unsigned long size, n;
+	pcap_dumper_t *d;
+	pcap_t *dead;
+	struct pktgen g;
+
+	if (argc != 6) {
+		fprintf(stderr, "usage: %s --size BYTES OUT.pcap SEED COUNT\n",
+			argv[0]);
+		return 2;
+	}
+	size = strtoul(argv[2], NULL, 0);
+	if (size < 64 || size > 9000) {
+		fprintf(stderr, "--size %s: 64 to 9000 bytes\n", argv[2]);
+		return 2;
+	}
+	pktgen_init(&g, strtoull(argv[4], NULL, 0));
+	n = strtoul(argv[5], NULL, 0);
+	dead = pcap_open_dead(DLT_EN10MB, GIANT_MAX);
+	if (dead == NULL)
+		return 1;
+	d = pcap_dump_open(dead, argv[3]);
+	if (d == NULL) {
+		fprintf(stderr, "%s: %s\n", argv[3], pcap_geterr(dead));
+		pcap_close(dead);
+		return 1;
+	}
+	for (unsigned long i = 0; i < n; i++) {
+		struct pcap_pkthdr h;
+		uint32_t len = build_sized(&g, buf, (uint32_t)size);
+
+		if (len != size) {
+			fprintf(stderr, "frame %lu: built %u bytes, not %lu\n",
+				i, len, size);
+			pcap_dump_close(d);
+			pcap_close(dead);
+			return 1;
+		}
+		h.ts.tv_sec = TS_BASE_SEC + (time_t)(i / 1000);
+		h.ts.tv_usec = (suseconds_t)((i % 1000) * 1000);
+		h.caplen = h.len = len;
+		pcap_dump((u_char *)d, &h, buf);
+	}
+	pcap_dump_close(d);
+	pcap_close(dead);
+	return 0;
 }
 
 int
@@ -118,6 +193,8 @@ main(int argc, char **argv)
 	unsigned long n, every, giant_every = 0, giants = 0;
 	unsigned long giant_max = GIANT_MAX;
 
+	if (argc > 1 && strcmp(argv[1], "--size") == 0)
+		return main_sized(argc, argv);
 	if (argc < 5 || argc > 7) {
 		fprintf(stderr, "usage: %s OUT.pcap SEED COUNT JUMBO_EVERY "
 			"[GIANT_EVERY [GIANT_MAX]]\n", argv[0]);

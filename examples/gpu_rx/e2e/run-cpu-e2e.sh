@@ -5,7 +5,8 @@
 # Usage: run-cpu-e2e.sh CASE APP GENPCAP CHECK WORKDIR [FILTER]
 # CASE: filter | pcap-format | snaplen | bad-filter | sigint | count | no-gpu
 #       | pool-per-queue | options | ts-port | short-chain | lo-capture
-#       | mangle | gpudma
+#       | mangle | gpudma | queues | capture-full | gpudma-split
+#       | split-options
 # Extra EAL options (e.g. -d plugin dirs) come from $GPU_RX_EAL_EXTRA.
 set -u
 
@@ -80,7 +81,8 @@ options)
 	# names that option.
 	for o in "snaplen 0" "count 0" "top 1001" "queues 0" "burst 513" \
 			"ring-items 1" "port 65535" "idle-exit 0" "rxd 31" \
-			"mbuf-cache 513" "mbufs 63" "flows 3" "stall-ms 3600001"; do
+			"mbuf-cache 513" "mbufs 63" "flows 3" "stall-ms 3600001" \
+			"split 8" "split 2064" "split 100" "split yes"; do
 		# shellcheck disable=SC2086
 		set -- $o
 		run_app "--$1" "$2" > /dev/null
@@ -128,6 +130,76 @@ pool-per-queue)
 	mbufs_all_back || { echo "FAIL: mbufs not all returned"; exit 1; }
 	echo "PASS: a pool per queue, $two packets, every mbuf back"
 	;;
+queues)
+	# Two queues (the same file on each) writing one capture: each
+	# queue's packets in it, in the order of the file, are libpcap's
+	# matches of the input, whole; the queues' chunks interleave. Three
+	# lcores on whatever CPUs there are.
+	f="tcp or udp"
+	# shellcheck disable=SC2046
+	"$app" $(eal | sed 's/-l 0-1/--lcores 0@0,1@0,2@0/') \
+		--vdev "net_pcap0,rx_pcap=$in,rx_pcap=$in" -- --cpu --quiet \
+		--idle-exit 500 --queues 2 --filter "$f" \
+		--write "$work/out.pcapng" > "$work/out.txt" 2>&1
+	rc=$?
+	cat "$work/out.txt"
+	[ "$rc" -eq 0 ] || { echo "FAIL: exit $rc"; exit 1; }
+	mbufs_all_back || { echo "FAIL: mbufs not all returned"; exit 1; }
+	exec "$check" "$in" "$work/out.pcapng" "$f" 262144 --queues 2
+	;;
+capture-full)
+	# The capture may not grow past a limit set once the run is under way
+	# (RLIMIT_FSIZE by prlimit: EAL itself needs large files at start), as
+	# on a file system that fills up: the run says why and exits 1, and
+	# leaves a valid capture, cut back to whole blocks, holding exactly
+	# what it counts as captured; every other match is a capture drop.
+	command -v prlimit > /dev/null || { echo "SKIP: no prlimit"; exit 77; }
+	"$gen" "$in" 1 500 0 || exit 1
+	# shellcheck disable=SC2046
+	"$app" $(eal) --vdev "net_pcap0,rx_pcap=$in,infinite_rx=1" -- --cpu \
+		--quiet --filter sctp --snaplen 64 --write "$work/out.pcapng" \
+		> "$work/out.txt" 2>&1 &
+	pid=$!
+	# Its first lines are out once it has opened the capture and ignores
+	# SIGXFSZ.
+	for _ in $(seq 300); do
+		grep -q "^dpdk-gpu-rx: port" "$work/out.txt" && break
+		sleep 0.1
+	done
+	[ -e "$work/out.pcapng" ] ||
+		{ kill $pid; cat "$work/out.txt"; echo "FAIL: not started"; exit 1; }
+	sleep 0.5
+	limit=$(($(wc -c < "$work/out.pcapng") + 1048576))
+	prlimit --pid $pid --fsize=$limit:
+	sleep 1
+	kill -INT $pid
+	wait $pid
+	rc=$?
+	cat "$work/out.txt"
+	[ "$rc" -eq 1 ] || { echo "FAIL: exit $rc, expected 1"; exit 1; }
+	grep -q "cannot write .*: File too large; capture stopped" \
+		"$work/out.txt" || { echo "FAIL: the write error is not said"; exit 1; }
+	grep -q "capture file .* is incomplete" "$work/out.txt" ||
+		{ echo "FAIL: not said incomplete"; exit 1; }
+	mbufs_all_back || { echo "FAIL: mbufs not all returned"; exit 1; }
+	# Cut back to where the failed write began (which may lie past the
+	# limit: the file grew while prlimit started).
+	size=$(wc -c < "$work/out.pcapng")
+	grep -q "cannot write [0-9]* bytes at offset $size: " "$work/out.txt" ||
+		{ echo "FAIL: $size bytes, not cut back to the failed write"; exit 1; }
+	n=$("$check" --valid "$work/out.pcapng" |
+		sed -n 's/.* is valid, \([0-9]*\) packets$/\1/p')
+	rm -f "$work/out.pcapng"
+	[ -n "$n" ] || { echo "FAIL: capture not valid"; exit 1; }
+	matched=$(sed -n 's/^matched: *\([0-9]*\)$/\1/p' "$work/out.txt")
+	captured=$(sed -n 's/^captured: *\([0-9]*\) packets.*/\1/p' "$work/out.txt")
+	drops=$(sed -n 's/.*, capture full \([0-9]*\),.*/\1/p' "$work/out.txt")
+	[ "$n" = "$captured" ] ||
+		{ echo "FAIL: $n packets in the file, $captured counted captured"; exit 1; }
+	[ "${drops:-0}" -gt 0 ] && [ $((captured + drops)) -eq "$matched" ] ||
+		{ echo "FAIL: $captured captured + ${drops:-?} dropped of $matched"; exit 1; }
+	echo "PASS: size limit: $n packets kept in $size bytes, $drops capture drops counted"
+	;;
 mangle)
 	# The test switch the GPU tests deliver foreign and odd mbufs with
 	# (external buffers, indirect mbufs, empty trailing segments): the
@@ -158,6 +230,74 @@ gpudma)
 		{ echo "FAIL: chains shorter than their length"; exit 1; }
 	mbufs_all_back || { echo "FAIL: mbufs not all returned"; exit 1; }
 	exec "$check" "$in" "$work/out.pcapng" "$filter" 262144
+	;;
+gpudma-split)
+	# RX buffer split through net_gpudma, host pools: the first N bytes
+	# into the header pool, the rest into the other; the CPU path reads
+	# the two buffers in place. The capture must be libpcap's and the
+	# unsplit run's, byte for byte (--ts none), the counters the same
+	# (but "chained": every packet past N is two segments), every mbuf
+	# of both pools back. N = 128 (the GPU default) and 64, with the
+	# full snaplen and one within the header buffer.
+	"$gen" "$in" 1 3000 50 200 || exit 1
+	gpudma_run() { # NAME ARGS...
+		name=$1
+		shift
+		# shellcheck disable=SC2046
+		"$app" $(eal) --vdev "net_gpudma0,rx_pcap=$in" -- --cpu \
+			--idle-exit 500 --ts none --filter "$filter" \
+			--write "$work/$name.pcapng" --json "$work/$name.json" \
+			"$@" > "$work/$name.txt" 2>&1
+		rc=$?
+		cp "$work/$name.txt" "$work/out.txt"
+		[ "$rc" -eq 0 ] || { cat "$work/$name.txt"; echo "FAIL: $name: exit $rc"; exit 1; }
+		mbufs_all_back || { cat "$work/$name.txt"; echo "FAIL: $name: mbufs not all returned"; exit 1; }
+	}
+	counters() {
+		grep -v -e '"elapsed_s"' -e '"stopped_by"' -e '"mbufs"' \
+			-e '"chained"' "$1"
+	}
+	for snap in 262144 100; do
+		gpudma_run "unsplit-$snap" --split off --snaplen $snap
+		grep -q "^split: off: asked with --split off" "$work/unsplit-$snap.txt" ||
+			{ echo "FAIL: no split line"; exit 1; }
+		"$check" "$in" "$work/unsplit-$snap.pcapng" "$filter" $snap ||
+			{ echo "FAIL: unsplit, snaplen $snap: capture differs from libpcap's"; exit 1; }
+		for n in 128 64; do
+			name=split$n-$snap
+			gpudma_run "$name" --split $n --snaplen $snap
+			grep -q "^split: the first $n bytes of each packet (headers) into host memory" \
+				"$work/$name.txt" || { echo "FAIL: $name: not split"; exit 1; }
+			grep -q "and a header pool of as many" "$work/$name.txt" ||
+				{ echo "FAIL: $name: no header pool"; exit 1; }
+			grep -Eq '"chained": [1-9]' "$work/$name.json" ||
+				{ echo "FAIL: $name: no packet came in two buffers"; exit 1; }
+			cmp "$work/unsplit-$snap.pcapng" "$work/$name.pcapng" ||
+				{ echo "FAIL: $name: capture differs from the unsplit run's"; exit 1; }
+			counters "$work/unsplit-$snap.json" > "$work/a.core"
+			counters "$work/$name.json" > "$work/b.core"
+			cmp "$work/a.core" "$work/b.core" ||
+				{ diff "$work/a.core" "$work/b.core"; echo "FAIL: $name: counters differ"; exit 1; }
+		done
+	done
+	echo "PASS: split at 128 and 64 bytes, snaplen 262144 and 100: captures and counters of the unsplit run, libpcap's, every mbuf back"
+	;;
+split-options)
+	# --split where it cannot be: a port without buffer split, a bad N;
+	# what --split auto chose is said in one line.
+	run_app --split 128 > /dev/null
+	if [ "$rc" -eq 0 ] || [ "$rc" -eq 2 ]; then
+		echo "FAIL: --split 128 on net_pcap: exit $rc"
+		exit 1
+	fi
+	grep -q "error: --split 128: port 0 (net_pcap) offers no RX buffer split.*--split off" \
+		"$work/out.txt" || { echo "FAIL: --split 128 on net_pcap: no reason"; exit 1; }
+	run_app > /dev/null || { echo "FAIL: default: exit $rc"; exit 1; }
+	grep -q "^split: off: default with --cpu" "$work/out.txt" ||
+		{ echo "FAIL: the default's choice is not said"; exit 1; }
+	run_app --split off > /dev/null || { echo "FAIL: --split off: exit $rc"; exit 1; }
+	run_app --split auto > /dev/null || { echo "FAIL: --split auto: exit $rc"; exit 1; }
+	echo "PASS: --split refused on a port without buffer split, saying why; the choice said"
 	;;
 no-gpu)
 	if [ -e /dev/nvidia0 ]; then

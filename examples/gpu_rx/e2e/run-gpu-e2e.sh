@@ -7,14 +7,17 @@
 # SIGINT in the middle of traffic with the persistent kernel; and the
 # edges of issue 15: a kernel made to fault mid-run or never to quit,
 # foreign and odd mbufs, a ring left READY by a previous user, several
-# queues beside a second process on the same GPU; and the flow export
-# (issue 14) in every memory mode.
+# queues beside a second process on the same GPU. Packets in GPU memory
+# (net_gpudma) whole and with RX buffer split (headers in host memory),
+# and both under compute-sanitizer memcheck where it is installed; and the
+# flow export (issue 14) in every memory mode.
 #
 # Usage: run-gpu-e2e.sh BUILD_DIR OUT_DIR
 # Env:   GPU_RX_EAL_EXTRA  extra EAL options, e.g. "-d /path/pmds-23.0"
 #        (dpdk-gpu-rx is linked with the build's librte_gpu_cuda.so)
 #        GPU_RX_E2E_PCAP  real traffic to replay through every GPU mode too
 #        (capture-lo.sh makes some)
+#        GPU_RX_E2E_MODES the filter set's modes (default: all of them)
 # Exit:  0 all passed, 1 a failure, 77 no GPU here.
 set -u
 
@@ -82,6 +85,20 @@ differs() {
 	fi
 }
 
+# refused NAME PATTERN WHAT VDEV_ARGS -- APP_ARGS...: run NAME must fail
+# with a line matching PATTERN (what is wrong and what to do).
+refused() {
+	r_name=$1 r_pattern=$2 r_what=$3
+	shift 3
+	app_run "$r_name" "$@"
+	rc=$?
+	if [ "$rc" -ne 0 ] && grep -q "$r_pattern" "$out/$r_name.txt"; then
+		pass "$r_what: exit $rc, said why"
+	else
+		fail "$r_what: exit $rc (see $out/$r_name.txt)"
+	fi
+}
+
 # Every mbuf back in its pool at the end of run NAME.
 mbufs_back() {
 	grep -Eq 'mbufs: +([0-9]+) of \1 back' "$out/$1.txt"
@@ -111,9 +128,22 @@ len > 2048
 # burst-N: N-packet ring items, so that every warp of a worker block
 # classifies (128) and packets outgrow the 32 KiB staging area (512).
 # gpu: packets in GPU memory, put there by net_gpudma (the GPU's engines
-# in place of a NIC's DMA; scatter=1, its fastest fill) from the same file.
-modes="host-mapped staged host-mapped,launch-per-burst staged,launch-per-burst
-host-mapped,burst-128 host-mapped,burst-512 gpu gpu,launch-per-burst"
+# in place of a NIC's DMA; its default fill, the scatter kernel) from the
+# same file, whole (--split off). gpu+split: RX buffer split, the first
+# 128 bytes into host memory, the rest into GPU memory: the counters of
+# --cpu with the same split, the capture of --cpu unsplit.
+modes=${GPU_RX_E2E_MODES:-"host-mapped staged host-mapped,launch-per-burst staged,launch-per-burst
+host-mapped,burst-128 host-mapped,burst-512 gpu gpu,launch-per-burst
+gpu+split gpu+split,launch-per-burst"}
+
+# --mem and --split of a mode's memory.
+mem_args() {
+	case $1 in
+	gpu) echo "--mem gpu --split off" ;;
+	gpu+split) echo "--mem gpu --split 128" ;;
+	*) echo "--mem $1" ;;
+	esac
+}
 
 n=0
 echo "$filters" | while IFS= read -r f; do
@@ -131,6 +161,19 @@ echo "$filters" | while IFS= read -r f; do
 			continue 2
 		fi
 	done
+	# gpu+split's: the same split on the CPU (its counters: "chained"
+	# counts the two-buffer packets), and its capture must be the
+	# unsplit one.
+	ref=f$n-cpu-split
+	if ! port=net_gpudma0 app_run "$ref" "rx_pcap=$in" --cpu --split 128 \
+			--ts none --filter "$f" --write "$out/$ref.pcapng" \
+			--json "$out/$ref.json" --idle-exit 1000; then
+		echo "FAIL: [$f] --cpu --split 128 through net_gpudma0: exit $?"
+		continue
+	elif ! cmp -s "$out/$ref.pcapng" "$out/f$n-cpu-net_gpudma0.pcapng"; then
+		echo "FAIL: [$f] --cpu --split 128: capture differs from unsplit"
+		continue
+	fi
 	for m in $modes; do
 		mem=${m%%,*}
 		case $m in
@@ -138,13 +181,14 @@ echo "$filters" | while IFS= read -r f; do
 		*,burst-*) extra="--burst ${m##*,burst-}" ;;
 		*) extra="" ;;
 		esac
-		name=f$n-$(echo "$m" | tr , -)
-		port=net_pcap0 pargs=""
-		[ "$mem" = gpu ] && port=net_gpudma0 pargs=",scatter=1"
+		name=f$n-$(echo "$m" | tr ,+ --)
+		port=net_pcap0
+		case $mem in gpu*) port=net_gpudma0 ;; esac
 		ref=f$n-cpu-$port
-		# shellcheck disable=SC2086
+		[ "$mem" = gpu+split ] && ref=f$n-cpu-split
 		# --backpressure: file input is not line rate, nothing may drop.
-		if ! app_run "$name" "rx_pcap=$in$pargs" --mem "$mem" $extra --backpressure \
+		# shellcheck disable=SC2046,SC2086
+		if ! app_run "$name" "rx_pcap=$in" $(mem_args "$mem") $extra --backpressure \
 				--ts none --filter "$f" --write "$out/$name.pcapng" \
 				--json "$out/$name.json" --idle-exit 1000; then
 			echo "FAIL: [$f] $m: exit $? (see $out/$name.txt)"
@@ -152,6 +196,9 @@ echo "$filters" | while IFS= read -r f; do
 		fi
 		if why=$(differs "$ref" "$name" json_core); then
 			echo "FAIL: [$f] $m: $why"
+		elif [ "$mem" = gpu+split ] && ! grep -q "^split: the first 128 bytes" \
+				"$out/$name.txt"; then
+			echo "FAIL: [$f] $m: not split (see $out/$name.txt)"
 		elif ! "$check" "$in" "$out/$name.pcapng" "$f" 262144 \
 				> "$out/$name.check" 2>&1; then
 			echo "FAIL: [$f] $m: $(cat "$out/$name.check")"
@@ -172,14 +219,15 @@ real=${GPU_RX_E2E_PCAP:-}
 if [ -n "$real" ]; then
 	for f in "" "tcp" "greater 65001" "len < 1000"; do
 		# gpu: through net_gpudma, which keeps no file timestamps.
-		for mem in host-mapped staged gpu; do
-			port=net_pcap0 pargs="" ts="--ts port" tscheck=--ts
-			[ "$mem" = gpu ] &&
-				port=net_gpudma0 pargs=",scatter=1" ts="--ts none" tscheck=""
+		for mem in host-mapped staged gpu gpu+split; do
+			port=net_pcap0 ts="--ts port" tscheck=--ts
+			case $mem in gpu*)
+				port=net_gpudma0 ts="--ts none" tscheck="" ;;
+			esac
 			for fmt in pcapng pcap; do
 				name=real-$mem-$fmt-$(printf %s "$f" | tr -c 'a-z0-9' _)
-				# shellcheck disable=SC2086
-				if ! app_run "$name" "rx_pcap=$real$pargs" --mem "$mem" \
+				# shellcheck disable=SC2046,SC2086
+				if ! app_run "$name" "rx_pcap=$real" $(mem_args "$mem") \
 						--backpressure $ts --filter "$f" \
 						--format $fmt --write "$out/$name.$fmt" \
 						--idle-exit 1000; then
@@ -198,14 +246,35 @@ if [ -n "$real" ]; then
 	done
 fi
 
+# split_captures_ok NAME all|some: of run NAME's captures, all (every one
+# within its header buffer: --snaplen 64) or some but not all (full
+# snaplen: the small packets') were written by the CPU from host memory,
+# no copy-out by the GPU.
+split_captures_ok() {
+	sc_cap=$(sed -n 's/^captured: *\([0-9]*\) packets.*/\1/p' "$out/$1.txt")
+	sc_hdr=$(sed -n 's/^ *\([0-9]*\) of them written from header buffers.*/\1/p' \
+		"$out/$1.txt")
+	[ -n "$sc_cap" ] && [ "$sc_cap" -gt 0 ] && [ -n "$sc_hdr" ] || return 1
+	if [ "$2" = all ]; then
+		[ "$sc_hdr" -eq "$sc_cap" ]
+	else
+		[ "$sc_hdr" -gt 0 ] && [ "$sc_hdr" -lt "$sc_cap" ]
+	fi
+}
+
 # SIGINT with the persistent kernel busy on replayed traffic (gpu: packets
-# in GPU memory, net_gpudma replaying the file without end).
-for mem in host-mapped staged gpu; do
+# in GPU memory, net_gpudma replaying the file without end; gpu+split:
+# every mbuf of both pools back, and a capture both of the CPU's writing
+# from header buffers (--snaplen 64) and of the kernel's copy-out, -p).
+for mem in host-mapped staged gpu gpu+split gpu+split-p; do
 	name=sigint-$mem
-	port=net_pcap0 pargs="infinite_rx=1"
-	[ "$mem" = gpu ] && port=net_gpudma0 pargs="loop=0,scatter=1"
+	port=net_pcap0 pargs="infinite_rx=1" snap="--snaplen 64" flt=sctp
+	case $mem in gpu*) port=net_gpudma0 pargs="loop=0" ;; esac
+	[ "${mem%-p}" = gpu+split ] && flt="tcp or udp"
+	[ "$mem" = gpu+split-p ] && snap=""
+	# shellcheck disable=SC2046,SC2086
 	bg=1 app_run "$name" "rx_pcap=$out/in-small.pcap,$pargs" \
-		--mem "$mem" --filter "sctp" --snaplen 64 \
+		$(mem_args "${mem%-p}") --filter "$flt" $snap \
 		--write "$out/$name.pcapng" &
 	pid=$!
 	sleep 2
@@ -216,6 +285,12 @@ for mem in host-mapped staged gpu; do
 		fail "$name: exit $rc (see $out/$name.txt)"
 	elif ! mbufs_back "$name"; then
 		fail "$name: mbufs not all returned"
+	elif [ "${mem%-p}" = gpu+split ] && ! grep -q "header pool of as many" \
+			"$out/$name.txt"; then
+		fail "$name: no header pool (not split)"
+	elif [ "${mem%-p}" = gpu+split ] && ! split_captures_ok "$name" \
+			"$([ "$mem" = gpu+split ] && echo all || echo some)"; then
+		fail "$name: captures within the header buffer not all written from host memory"
 	elif ! grep -q 'persistent kernel quit in' "$out/$name.txt"; then
 		fail "$name: kernel quit not reported"
 	elif ! "$check" --valid "$out/$name.pcapng" > /dev/null 2>&1; then
@@ -340,7 +415,8 @@ fi
 # Several queues (4, the same file on each) while a second process runs
 # its own persistent kernel (2 queues) on the same GPU: both launch with
 # every block resident (or say why not) and count what --cpu counts (the
-# packet counters: queues interleave in the capture and the flow slots).
+# packet counters: queues interleave in the capture and the flow slots);
+# the 4-queue capture holds each queue's packets whole and in order.
 json_counts() {
 	grep -e '"rx_packets"' -e '"rx_bytes"' -e '"matched"' -e '"captured' \
 		-e '"dropped"' -e '"malformed"' "$1"
@@ -348,6 +424,7 @@ json_counts() {
 q4="rx_pcap=$in,rx_pcap=$in,rx_pcap=$in,rx_pcap=$in"
 q2="rx_pcap=$in,rx_pcap=$in"
 lcores=0-4 app_run coresident-cpu4 "$q4" --cpu --queues 4 --ts none \
+	--write "$out/coresident-cpu4-cap.pcapng" \
 	--json "$out/coresident-cpu4.json" --idle-exit 1000
 lcores=5-7 app_run coresident-cpu2 "$q2" --cpu --queues 2 --ts none \
 	--json "$out/coresident-cpu2.json" --idle-exit 1000
@@ -359,7 +436,7 @@ for mem in host-mapped staged; do
 	sleep 1
 	lcores=0-4 app_run "coresident-$mem-a" "$q4" --mem "$mem" --queues 4 \
 		--backpressure --ts none --json "$out/coresident-$mem-a.json" \
-		--idle-exit 1000
+		--write "$out/coresident-$mem-a-cap.pcapng" --idle-exit 1000
 	rca=$?
 	wait $pid
 	rcb=$?
@@ -376,38 +453,46 @@ for mem in host-mapped staged; do
 			fail "coresident $mem ($side, $nq queues): $why"
 		fi
 	done
+	for t in cpu4 "$mem-a"; do
+		[ "$ok" = 1 ] || break
+		if ! "$check" "$in" "$out/coresident-$t-cap.pcapng" "" 262144 \
+				--queues 4 > "$out/coresident-$t-cap.txt" 2>&1; then
+			ok=0
+			fail "coresident $mem: the 4-queue capture of $t: $(tail -n 1 "$out/coresident-$t-cap.txt")"
+		fi
+	done
+	rm -f "$out/coresident-$mem-a-cap.pcapng"
 	[ "$ok" = 1 ] && pass "coresident $mem: 4 queues beside a 2-queue process"
 done
+rm -f "$out/coresident-cpu4-cap.pcapng"
 
 # A software port is refused in gpu mode, naming the port.
-app_run mem-gpu-refused "rx_pcap=$in" --mem gpu --idle-exit 500
-rc=$?
-if [ "$rc" -ne 0 ] && grep -q "port 0 (net_pcap).*host-mapped" \
-		"$out/mem-gpu-refused.txt"; then
-	pass "--mem gpu refused for net_pcap"
-else
-	fail "--mem gpu on net_pcap: exit $rc"
-fi
+refused mem-gpu-refused "port 0 (net_pcap).*host-mapped" \
+	"--mem gpu refused for net_pcap" "rx_pcap=$in" --mem gpu --idle-exit 500
 
-# net_gpudma can DMA: the default is gpu. Where the port refuses the
-# mapping (GPURX_TEST_DMA_MAP_REFUSED, as a NIC without peer memory does),
-# the default falls back to host-mapped saying why, with the same capture;
-# an explicit --mem gpu is an error saying what to do.
+# net_gpudma can DMA and split: the default is gpu, split at 128 bytes.
+# Where the port refuses the mapping (GPURX_TEST_DMA_MAP_REFUSED, as a
+# NIC without peer memory does), the default falls back to host-mapped
+# saying why, unsplit, with the same capture; an explicit --mem gpu is an
+# error saying what to do, and so is an explicit --split with host memory.
 port=net_gpudma0
-app_run mem-auto-gpudma "rx_pcap=$in,scatter=1" --backpressure --ts none \
+app_run mem-auto-gpudma "rx_pcap=$in" --backpressure --ts none \
 	--write "$out/mem-auto-gpudma.pcapng" --json "$out/mem-auto-gpudma.json" \
 	--idle-exit 1000
 rc=$?
 if [ "$rc" -ne 0 ] || ! grep -q "mode gpu/gpu: default: the port is a DMA-capable" \
 		"$out/mem-auto-gpudma.txt"; then
 	fail "--mem auto on net_gpudma: exit $rc, or not gpu mode"
-elif why=$(differs f1-cpu-net_gpudma0 mem-auto-gpudma json_core); then
+elif ! grep -q "^split: the first 128 bytes .*: default with --mem gpu" \
+		"$out/mem-auto-gpudma.txt"; then
+	fail "--mem auto on net_gpudma: not split by default, or not said"
+elif why=$(differs f1-cpu-split mem-auto-gpudma json_core); then
 	fail "--mem auto on net_gpudma: $why"
 else
-	pass "--mem auto on net_gpudma: gpu mode, identical to --cpu"
+	pass "--mem auto on net_gpudma: gpu mode split at 128, identical to --cpu"
 fi
 app_env=GPURX_TEST_DMA_MAP_REFUSED=1 app_run mem-auto-refused \
-	"rx_pcap=$in,scatter=1" --backpressure --ts none \
+	"rx_pcap=$in" --backpressure --ts none \
 	--write "$out/mem-auto-refused.pcapng" --json "$out/mem-auto-refused.json" \
 	--idle-exit 1000
 rc=$?
@@ -415,21 +500,73 @@ if [ "$rc" -ne 0 ] || ! grep -q "refused to map GPU memory for DMA.*host memory 
 		"$out/mem-auto-refused.txt" ||
 		! grep -q '"mode": "gpu/host-mapped"' "$out/mem-auto-refused.json"; then
 	fail "--mem auto, mapping refused: exit $rc, no fallback line or not host-mapped"
+elif ! grep -q "^split: off: default with --mem host-mapped" \
+		"$out/mem-auto-refused.txt"; then
+	fail "--mem auto, mapping refused: split not off, or not said"
 elif why=$(differs f1-cpu-net_gpudma0 mem-auto-refused json_core); then
 	fail "--mem auto, mapping refused: $why"
 else
 	pass "--mem auto, mapping refused: host-mapped, said why, identical to --cpu"
 fi
-app_env=GPURX_TEST_DMA_MAP_REFUSED=1 app_run mem-gpu-refused-map \
-	"rx_pcap=$in,scatter=1" --mem gpu --idle-exit 500
-rc=$?
-if [ "$rc" -ne 0 ] && grep -q "cannot DMA into GPU memory.*Use --mem host-mapped" \
-		"$out/mem-gpu-refused-map.txt"; then
-	pass "--mem gpu, mapping refused: exit $rc, said what to do"
-else
-	fail "--mem gpu, mapping refused: exit $rc (see $out/mem-gpu-refused-map.txt)"
-fi
+app_env=GPURX_TEST_DMA_MAP_REFUSED=1 refused mem-gpu-refused-map \
+	"cannot DMA into GPU memory.*Use --mem host-mapped" \
+	"--mem gpu, mapping refused" "rx_pcap=$in" --mem gpu --idle-exit 500
+app_env=GPURX_TEST_DMA_MAP_REFUSED=1 refused split-refused-map \
+	"error: --split 128 puts the payload into GPU memory: it needs --mem gpu.*--split off" \
+	"--split 128, mapping refused (host-mapped)" "rx_pcap=$in" \
+	--split 128 --idle-exit 500
 port=net_pcap0
+refused split-refused-pcap "error: --split 128 puts the payload into GPU memory" \
+	"--split 128 with --mem host-mapped" "rx_pcap=$in" --mem host-mapped \
+	--split 128 --idle-exit 500
+
+# compute-sanitizer memcheck of packets in GPU memory, whole and split,
+# persistent and per burst (no stall watch: memcheck slows the kernel by
+# orders of magnitude): exit 0, no error, every mbuf back, the capture of
+# --cpu. Jumbo frames (one in 40) take the gathered-payload path.
+cs=$(command -v compute-sanitizer ||
+	ls /usr/local/cuda/bin/compute-sanitizer 2> /dev/null ||
+	{ command -v nvcc > /dev/null &&
+		ls "$(dirname "$(command -v nvcc)")/compute-sanitizer" 2> /dev/null; })
+if [ -n "$cs" ]; then
+	mc_in=$out/memcheck.pcap
+	"$gen" "$mc_in" 7 800 40 > /dev/null || exit 1
+	port=net_gpudma0
+	app_run memcheck-cpu "rx_pcap=$mc_in" --cpu --ts none \
+		--filter 'tcp or udp' --write "$out/memcheck-cpu.pcapng" \
+		--idle-exit 1000 || fail "memcheck reference: exit $?"
+	for m in gpu gpu,launch-per-burst gpu+split gpu+split,launch-per-burst; do
+		mem=${m%%,*}
+		extra=""
+		[ "$m" = "$mem" ] || extra=--launch-per-burst
+		name=memcheck-$(echo "$m" | tr , -)
+		# The sanitizer runs the app: app_run's command, behind it.
+		# shellcheck disable=SC2046,SC2086
+		"$cs" --tool memcheck --error-exitcode 3 "$app" --no-huge -m 2048 \
+			--no-shconf --file-prefix "gpurx-gpu-$$-$name" -l 0-1 \
+			--log-level=lib.eal:warning $eal_extra \
+			--vdev "net_gpudma0,rx_pcap=$mc_in" -- --quiet \
+			$(mem_args "$mem") $extra --backpressure --ts none \
+			--filter 'tcp or udp' --write "$out/$name.pcapng" \
+			--idle-exit 2000 --stall-ms 0 > "$out/$name.txt" 2>&1
+		rc=$?
+		if [ "$rc" -ne 0 ]; then
+			fail "$name: exit $rc (see $out/$name.txt)"
+		elif ! grep -q "ERROR SUMMARY: 0 errors" "$out/$name.txt"; then
+			fail "$name: memcheck found errors (see $out/$name.txt)"
+		elif ! mbufs_back "$name"; then
+			fail "$name: mbufs not all returned"
+		elif ! cmp -s "$out/memcheck-cpu.pcapng" "$out/$name.pcapng"; then
+			fail "$name: capture differs from --cpu"
+		else
+			pass "$name: memcheck clean, every mbuf back, capture of --cpu"
+		fi
+	done
+	port=net_pcap0
+	rm -f "$out"/memcheck*.pcap*
+else
+	echo "SKIP: memcheck cases: no compute-sanitizer (CUDA toolkit) here"
+fi
 
 # Flow export in every GPU memory mode: nfcapd collects exactly the
 # records gpurx-flowref computes for the same flows, as in CI with --cpu
@@ -439,17 +576,21 @@ port=net_pcap0
 # records.
 ipfix_sh=$(dirname "$0")/run-ipfix-e2e.sh
 ipfix_bin=$build/examples/gpu_rx/e2e
-for m in host-mapped staged gpu host-mapped,launch-per-burst \
+for m in host-mapped staged gpu gpu+split host-mapped,launch-per-burst \
 		ring-full:host-mapped; do
 	case $m in
 	ring-full:*) icase=ring-full mem=${m#ring-full:} ;;
 	*) icase=nfcapd mem=${m%%,*} ;;
 	esac
 	extra=""
-	[ "$m" = host-mapped,launch-per-burst ] && extra=--launch-per-burst
+	case $m in
+	*,launch-per-burst) extra=--launch-per-burst ;;
+	gpu) extra="--split off" ;;
+	gpu+split) mem=gpu extra="--split 128" ;;
+	esac
 	iport=net_pcap0
 	[ "$mem" = gpu ] && iport=net_gpudma0
-	name=ipfix-$(echo "$m" | tr ,: --)
+	name=ipfix-$(echo "$m" | tr ,:+ ---)
 	# shellcheck disable=SC2086
 	GPU_RX_IPFIX_EAL="--no-huge -m 2048" PORT=$iport sh "$ipfix_sh" \
 		"$icase" "$app" "$ipfix_bin" "$out/$name" --mem "$mem" $extra \

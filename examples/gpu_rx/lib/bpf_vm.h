@@ -12,6 +12,7 @@
 #define GPURX_BPF_VM_H
 
 #include "gpurx_portable.h"
+#include "pkt_view.h"
 
 /* Same layout as libpcap's struct bpf_insn, without needing pcap.h. */
 struct bpf_vm_insn {
@@ -79,15 +80,16 @@ bpf_vm_load_fits(uint64_t off, uint32_t size, uint32_t buflen)
 }
 
 /*
- * Run prog over one packet. buflen bounds the loads (captured bytes),
+ * Run prog over one packet (its bytes seen through pkt: one run, or the
+ * two of a split packet). buflen bounds the loads (captured bytes),
  * wirelen is what BPF_LEN sees. Returns 0 to reject, otherwise the number
  * of bytes to keep, exactly as bpf_filter() does. *cut (when cut is not
  * NULL) is set to 1 when a load past buflen rejected the packet: given
  * more of its bytes the verdict could differ; otherwise it is left as is.
  */
 GPURX_FN uint32_t
-bpf_vm_run_cut(const struct bpf_vm_insn *GPURX_RESTRICT prog,
-	       uint32_t prog_len, const uint8_t *GPURX_RESTRICT pkt,
+bpf_vm_run_view(const struct bpf_vm_insn *GPURX_RESTRICT prog,
+	       uint32_t prog_len, struct gpurx_pkt_view pkt,
 	       uint32_t wirelen, uint32_t buflen, int *cut)
 {
 	uint32_t mem[BPF_VM_MEMWORDS];
@@ -115,7 +117,7 @@ bpf_vm_run_cut(const struct bpf_vm_insn *GPURX_RESTRICT prog,
 				off += x;
 			if (!bpf_vm_load_fits(off, 4, buflen))
 				goto short_packet;
-			a = gpurx_be32(pkt + off);
+			a = gpurx_view_be32(pkt, off);
 			break;
 		case BPF_VM_LD | BPF_VM_H | BPF_VM_ABS:
 		case BPF_VM_LD | BPF_VM_H | BPF_VM_IND:
@@ -124,7 +126,7 @@ bpf_vm_run_cut(const struct bpf_vm_insn *GPURX_RESTRICT prog,
 				off += x;
 			if (!bpf_vm_load_fits(off, 2, buflen))
 				goto short_packet;
-			a = gpurx_be16(pkt + off);
+			a = gpurx_view_be16(pkt, off);
 			break;
 		case BPF_VM_LD | BPF_VM_B | BPF_VM_ABS:
 		case BPF_VM_LD | BPF_VM_B | BPF_VM_IND:
@@ -133,7 +135,7 @@ bpf_vm_run_cut(const struct bpf_vm_insn *GPURX_RESTRICT prog,
 				off += x;
 			if (!bpf_vm_load_fits(off, 1, buflen))
 				goto short_packet;
-			a = pkt[off];
+			a = gpurx_view_u8(pkt, off);
 			break;
 		case BPF_VM_LD | BPF_VM_W | BPF_VM_LEN:
 			a = wirelen;
@@ -157,7 +159,7 @@ bpf_vm_run_cut(const struct bpf_vm_insn *GPURX_RESTRICT prog,
 			/* IPv4 header length: (p[k] & 0xf) * 4. */
 			if (!bpf_vm_load_fits(in.k, 1, buflen))
 				goto short_packet;
-			x = (uint32_t)(pkt[in.k] & 0x0f) << 2;
+			x = (uint32_t)(gpurx_view_u8(pkt, in.k) & 0x0f) << 2;
 			break;
 		case BPF_VM_ST:
 			mem[in.k & (BPF_VM_MEMWORDS - 1)] = a;
@@ -262,9 +264,19 @@ short_packet:
 	return 0;
 }
 
+/* bpf_vm_run_view() over one run of bytes. */
+GPURX_FN uint32_t
+bpf_vm_run_cut(const struct bpf_vm_insn *GPURX_RESTRICT prog,
+	       uint32_t prog_len, const uint8_t *pkt, uint32_t wirelen,
+	       uint32_t buflen, int *cut)
+{
+	return bpf_vm_run_view(prog, prog_len, gpurx_view_linear(pkt), wirelen,
+		buflen, cut);
+}
+
 GPURX_FN uint32_t
 bpf_vm_run(const struct bpf_vm_insn *GPURX_RESTRICT prog, uint32_t prog_len,
-	   const uint8_t *GPURX_RESTRICT pkt, uint32_t wirelen, uint32_t buflen)
+	   const uint8_t *pkt, uint32_t wirelen, uint32_t buflen)
 {
 	return bpf_vm_run_cut(prog, prog_len, pkt, wirelen, buflen, NULL);
 }

@@ -54,17 +54,18 @@ gpurx_flow_key_from_pkt(const struct gpurx_pkt_info *pi,
  * own, and most packets need no more than their first 64 bytes.
  * Returns 1 when *verdict and *pi are exactly those of all caplen bytes
  * (no filter load and no header reached past `have`), 0 when they may
- * not be: then run it again with more bytes.
+ * not be: then run it again with more bytes. The bytes are seen through
+ * pkt: one run, or the two of a packet received with buffer split.
  */
 GPURX_FN int
-gpurx_classify_inspect(const uint8_t *pkt, uint32_t have, uint32_t caplen,
-		uint32_t wirelen, const struct bpf_vm_insn *prog,
+gpurx_classify_inspect_view(struct gpurx_pkt_view pkt, uint32_t have,
+		uint32_t caplen, uint32_t wirelen, const struct bpf_vm_insn *prog,
 		uint32_t prog_len, uint32_t *verdict, struct gpurx_pkt_info *pi)
 {
 	int cut = 0;
 
-	*verdict = bpf_vm_run_cut(prog, prog_len, pkt, wirelen, have, &cut);
-	gpurx_pkt_parse(pkt, have, wirelen, pi);
+	*verdict = bpf_vm_run_view(prog, prog_len, pkt, wirelen, have, &cut);
+	gpurx_pkt_parse_view(pkt, have, wirelen, pi);
 	/* Every read of both is bounded by `have`: a run that neither cut a
 	 * load nor stopped the parser short read only what it would have
 	 * read from caplen bytes (malformed packets included: their other
@@ -72,6 +73,16 @@ gpurx_classify_inspect(const uint8_t *pkt, uint32_t have, uint32_t caplen,
 	 * below the capture as the capture's: then the two runs differ. */
 	return have >= caplen || (!cut && !gpurx_mal_is_truncated(pi->malformed) &&
 		wirelen >= caplen);
+}
+
+/* gpurx_classify_inspect_view() over one run of bytes. */
+GPURX_FN int
+gpurx_classify_inspect(const uint8_t *pkt, uint32_t have, uint32_t caplen,
+		uint32_t wirelen, const struct bpf_vm_insn *prog,
+		uint32_t prog_len, uint32_t *verdict, struct gpurx_pkt_info *pi)
+{
+	return gpurx_classify_inspect_view(gpurx_view_linear(pkt), have, caplen,
+		wirelen, prog, prog_len, verdict, pi);
 }
 
 /* The TCP flags a packet adds to its flow's union: none unless TCP. */
@@ -115,14 +126,15 @@ gpurx_classify_account(const struct gpurx_pkt_info *pi, uint32_t verdict,
  * packet, accepted or not.
  */
 GPURX_FN uint32_t
-gpurx_classify_pkt_q(const uint8_t *pkt, uint32_t caplen, uint32_t wirelen,
-		uint64_t ts, uint16_t queue, const struct bpf_vm_insn *prog,
+gpurx_classify_pkt_view_q(struct gpurx_pkt_view pkt, uint32_t caplen,
+		uint32_t wirelen, uint64_t ts, uint16_t queue,
+		const struct bpf_vm_insn *prog,
 		uint32_t prog_len, struct gpurx_flow_table *ft, uint8_t *malformed)
 {
 	struct gpurx_pkt_info pi;
 	uint32_t verdict;
 
-	(void)gpurx_classify_inspect(pkt, caplen, caplen, wirelen, prog,
+	(void)gpurx_classify_inspect_view(pkt, caplen, caplen, wirelen, prog,
 		prog_len, &verdict, &pi);
 	if (malformed != NULL)
 		*malformed = pi.malformed;
@@ -132,12 +144,22 @@ gpurx_classify_pkt_q(const uint8_t *pkt, uint32_t caplen, uint32_t wirelen,
 
 /* The same on queue 0. */
 GPURX_FN uint32_t
+gpurx_classify_pkt_view(struct gpurx_pkt_view pkt, uint32_t caplen,
+		uint32_t wirelen, uint64_t ts, const struct bpf_vm_insn *prog,
+		uint32_t prog_len, struct gpurx_flow_table *ft, uint8_t *malformed)
+{
+	return gpurx_classify_pkt_view_q(pkt, caplen, wirelen, ts, 0, prog,
+		prog_len, ft, malformed);
+}
+
+/* gpurx_classify_pkt_view() over one run of bytes. */
+GPURX_FN uint32_t
 gpurx_classify_pkt(const uint8_t *pkt, uint32_t caplen, uint32_t wirelen,
 		uint64_t ts, const struct bpf_vm_insn *prog, uint32_t prog_len,
 		struct gpurx_flow_table *ft, uint8_t *malformed)
 {
-	return gpurx_classify_pkt_q(pkt, caplen, wirelen, ts, 0, prog,
-		prog_len, ft, malformed);
+	return gpurx_classify_pkt_view(gpurx_view_linear(pkt), caplen, wirelen,
+		ts, prog, prog_len, ft, malformed);
 }
 
 #endif /* GPURX_CLASSIFY_H */

@@ -14,6 +14,8 @@ gpurx_core_classify_kernel(const uint8_t *__restrict__ pkts,
 		const uint32_t *__restrict__ caplens,
 		const uint32_t *__restrict__ wirelens,
 		const uint64_t *__restrict__ ts, uint32_t n,
+		const uint32_t *__restrict__ n0, const uint8_t *__restrict__ pkts1,
+		const uint32_t *__restrict__ offs1,
 		const struct bpf_vm_insn *__restrict__ prog, uint32_t prog_len,
 		struct gpurx_flow_table *ft, uint32_t *__restrict__ verdicts,
 		uint8_t *__restrict__ malformed)
@@ -24,8 +26,15 @@ gpurx_core_classify_kernel(const uint8_t *__restrict__ pkts,
 			i += stride) {
 		uint8_t mal;
 
-		verdicts[i] = gpurx_classify_pkt(pkts + offs[i], caplens[i],
-			wirelens[i], ts[i], prog, prog_len, ft, &mal);
+		if (n0 != NULL)
+			verdicts[i] = gpurx_classify_pkt_view(gpurx_view_split(
+				pkts + offs[i], n0[i], pkts1 + offs1[i]),
+				caplens[i], wirelens[i], ts[i], prog, prog_len,
+				ft, &mal);
+		else
+			verdicts[i] = gpurx_classify_pkt(pkts + offs[i],
+				caplens[i], wirelens[i], ts[i], prog, prog_len,
+				ft, &mal);
 		if (malformed != NULL)
 			malformed[i] = mal;
 	}
@@ -71,14 +80,14 @@ gpurx_core_classify_launch(const struct gpurx_core_batch *b,
 		blocks = 4096;
 	gpurx_core_classify_kernel<<<blocks, threads, 0,
 		(cudaStream_t)stream>>>(b->pkts, b->offs, b->caplens,
-		b->wirelens, b->ts, b->n, prog, prog_len, ft, verdicts,
-		malformed);
+		b->wirelens, b->ts, b->n, b->n0, b->pkts1, b->offs1, prog,
+		prog_len, ft, verdicts, malformed);
 	return (int)cudaGetLastError();
 }
 
 /* Device copies made by gpurx_core_classify_host(), freed in one place. */
 struct dev_bufs {
-	void *p[9];
+	void *p[12];
 };
 
 static cudaError_t
@@ -113,13 +122,22 @@ gpurx_core_classify_host(const struct gpurx_core_batch *b,
 			(err = dev_copy(&d, 5, prog, prog_len * sizeof(*prog))) ||
 			(err = dev_copy(&d, 6, ft, ft_bytes)) ||
 			(err = dev_copy(&d, 7, NULL, n * 4)) ||
-			(err = dev_copy(&d, 8, NULL, n)))
+			(err = dev_copy(&d, 8, NULL, n)) ||
+			(b->n0 != NULL &&
+			 ((err = dev_copy(&d, 9, b->n0, n * 4)) ||
+			  (err = dev_copy(&d, 10, b->pkts1, b->pkts1_len)) ||
+			  (err = dev_copy(&d, 11, b->offs1, n * 4)))))
 		goto out;
 	db.pkts = (const uint8_t *)d.p[0];
 	db.offs = (const uint32_t *)d.p[1];
 	db.caplens = (const uint32_t *)d.p[2];
 	db.wirelens = (const uint32_t *)d.p[3];
 	db.ts = (const uint64_t *)d.p[4];
+	if (b->n0 != NULL) {
+		db.n0 = (const uint32_t *)d.p[9];
+		db.pkts1 = (const uint8_t *)d.p[10];
+		db.offs1 = (const uint32_t *)d.p[11];
+	}
 	what = "kernel launch";
 	err = (cudaError_t)gpurx_core_classify_launch(&db,
 		(const struct bpf_vm_insn *)d.p[5], prog_len,
@@ -141,7 +159,7 @@ gpurx_core_classify_host(const struct gpurx_core_batch *b,
 out:
 	if (rc != 0)
 		set_why(why, why_len, what, err);
-	for (int i = 0; i < 9; i++)
+	for (int i = 0; i < 12; i++)
 		cudaFree(d.p[i]);
 	return rc;
 }

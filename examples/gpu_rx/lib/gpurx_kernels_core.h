@@ -18,7 +18,11 @@ extern "C" {
 struct bpf_vm_insn;
 struct gpurx_flow_table;
 
-/* A batch of packets packed back to back in one buffer. */
+/*
+ * A batch of packets packed back to back in one buffer; or, with n0 set,
+ * each received with buffer split: its first n0[i] bytes at pkts +
+ * offs[i], the rest at pkts1 + offs1[i], read through the two-run view.
+ */
 struct gpurx_core_batch {
 	const uint8_t *pkts;
 	size_t pkts_len;	/* bytes in pkts */
@@ -27,6 +31,10 @@ struct gpurx_core_batch {
 	const uint32_t *wirelens;
 	const uint64_t *ts;	/* ns */
 	uint32_t n;
+	const uint32_t *n0;	/* NULL: every packet in one run */
+	const uint8_t *pkts1;
+	size_t pkts1_len;
+	const uint32_t *offs1;
 };
 
 /*

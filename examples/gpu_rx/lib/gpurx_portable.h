@@ -34,44 +34,32 @@
 
 #ifdef __CUDACC__
 /*
- * GPU wall clock in nanoseconds (%globaltimer): comparable across SMs and
- * independent of the SM clock, so fit for timeouts and for phase times
- * that are set against each other.
+ * The GPU clock and the system-scope loads of memory the CPU writes come
+ * from the ring library (lib/gpucomm), the project's one set of them;
+ * the per-packet core keeps its names for them.
  */
+#include "gpucomm_dev.cuh"
+
+/* GPU wall clock in nanoseconds (%globaltimer). */
 static __device__ __forceinline__ uint64_t
 gpurx_gpu_ns(void)
 {
-	uint64_t t;
-
-	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-	return t;
+	return gpucomm_gpu_ns();
 }
 
-/*
- * A 32-bit load relaxed at system scope (a word the CPU writes): several
- * can be in flight at once; the caller orders what follows with a fence
- * or an acquire once the value says so.
- */
+/* A 32-bit word the CPU writes, relaxed at system scope (polling). */
 static __device__ __forceinline__ uint32_t
 gpurx_ld_relaxed_sys_u32(const uint32_t *p)
 {
-	uint32_t v;
-
-	asm volatile("ld.relaxed.sys.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-	return v;
+	return gpucomm_ld_relaxed_sys_u32(p);
 }
 
-/*
- * A gpudev packet descriptor (the 16 bytes of struct rte_gpu_comm_pkt:
- * addr, then size) in one volatile load: one request to its host line,
- * not two.
- */
+/* A gpudev packet descriptor (addr, then size) in one volatile load. */
 static __device__ __forceinline__ void
 gpurx_ld_comm_pkt(const volatile void *desc, unsigned long long *addr,
 		unsigned long long *size)
 {
-	asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];"
-		: "=l"(*addr), "=l"(*size) : "l"(desc) : "memory");
+	gpucomm_ld_pkt((const struct gpucomm_pkt *)(uintptr_t)desc, addr, size);
 }
 #endif
 

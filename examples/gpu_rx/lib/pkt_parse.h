@@ -5,12 +5,19 @@
  * Every read is checked against caplen (what was captured) and header
  * length fields are checked against the IP datagram end derived from the
  * wire length, so a snapped packet is reported TRUNCATED_* while a packet
- * that lies about its own lengths is reported BAD_*.
+ * that lies about its own lengths is reported BAD_*. The bytes are read
+ * through a struct gpurx_pkt_view (pkt_view.h): one run, or the two of a
+ * packet received with buffer split.
  */
 #ifndef GPURX_PKT_PARSE_H
 #define GPURX_PKT_PARSE_H
 
 #include "gpurx_portable.h"
+#include "pkt_view.h"
+
+#ifndef __CUDACC__
+#include <string.h>
+#endif
 
 #define GPURX_ETH_HLEN 14
 #define GPURX_MAX_VLANS 4
@@ -137,15 +144,16 @@ gpurx_is_vlan_tpid(uint16_t et)
 		et == GPURX_ETHERTYPE_QINQ_OLD;
 }
 
+/* The IPv4 address at byte off, as ::ffff:a.b.c.d. */
 GPURX_FN void
-gpurx_addr_from_v4(uint8_t out[16], const uint8_t *v4)
+gpurx_addr_from_v4(uint8_t out[16], struct gpurx_pkt_view pkt, uint32_t off)
 {
 	for (int i = 0; i < 10; i++)
 		out[i] = 0;
 	out[10] = 0xff;
 	out[11] = 0xff;
-	for (int i = 0; i < 4; i++)
-		out[12 + i] = v4[i];
+	for (uint32_t i = 0; i < 4; i++)
+		out[12 + i] = gpurx_view_u8(pkt, off + i);
 }
 
 /*
@@ -164,11 +172,12 @@ gpurx_hdr_check(uint32_t off, uint32_t hlen, uint32_t ip_end, uint32_t caplen,
 }
 
 GPURX_FN int
-gpurx_parse_l4(const uint8_t *data, uint32_t caplen, struct gpurx_pkt_info *pi)
+gpurx_parse_l4(struct gpurx_pkt_view pkt, uint32_t caplen,
+		struct gpurx_pkt_info *pi)
 {
 	uint32_t off = pi->l4_off;
 	uint32_t end = pi->ip_end;
-	const uint8_t *h;
+	struct gpurx_pkt_view h;
 	int rc;
 
 	pi->payload_off = off;
@@ -180,13 +189,13 @@ gpurx_parse_l4(const uint8_t *data, uint32_t caplen, struct gpurx_pkt_info *pi)
 			GPURX_MAL_BAD_L4_LEN, GPURX_MAL_TRUNCATED_L4);
 		if (rc)
 			return rc;
-		h = data + off;
-		hlen = (uint32_t)(h[12] >> 4) * 4;
+		h = gpurx_view_at(pkt, off);
+		hlen = (uint32_t)(gpurx_view_u8(h, 12) >> 4) * 4;
 		if (hlen < 20 || !gpurx_fits(off, hlen, end))
 			return GPURX_MAL_BAD_TCP_OFFSET;
-		pi->sport = gpurx_be16(h);
-		pi->dport = gpurx_be16(h + 2);
-		pi->tcp_flags = h[13];
+		pi->sport = gpurx_view_be16(h, 0);
+		pi->dport = gpurx_view_be16(h, 2);
+		pi->tcp_flags = gpurx_view_u8(h, 13);
 		pi->flags |= GPURX_PF_L4 | GPURX_PF_L4_PORTS;
 		pi->payload_off = off + hlen;
 		/* Ports are usable even if the options were snapped off. */
@@ -201,12 +210,12 @@ gpurx_parse_l4(const uint8_t *data, uint32_t caplen, struct gpurx_pkt_info *pi)
 			GPURX_MAL_BAD_L4_LEN, GPURX_MAL_TRUNCATED_L4);
 		if (rc)
 			return rc;
-		h = data + off;
-		pi->sport = gpurx_be16(h);
-		pi->dport = gpurx_be16(h + 2);
+		h = gpurx_view_at(pkt, off);
+		pi->sport = gpurx_view_be16(h, 0);
+		pi->dport = gpurx_view_be16(h, 2);
 		pi->flags |= GPURX_PF_L4 | GPURX_PF_L4_PORTS;
 		pi->payload_off = off + 8;
-		ulen = gpurx_be16(h + 4);
+		ulen = gpurx_view_be16(h, 4);
 		/*
 		 * A first fragment carries only part of the datagram the
 		 * UDP length describes; a jumbogram has length 0.
@@ -221,9 +230,9 @@ gpurx_parse_l4(const uint8_t *data, uint32_t caplen, struct gpurx_pkt_info *pi)
 			GPURX_MAL_BAD_L4_LEN, GPURX_MAL_TRUNCATED_L4);
 		if (rc)
 			return rc;
-		h = data + off;
-		pi->sport = gpurx_be16(h);
-		pi->dport = gpurx_be16(h + 2);
+		h = gpurx_view_at(pkt, off);
+		pi->sport = gpurx_view_be16(h, 0);
+		pi->dport = gpurx_view_be16(h, 2);
 		pi->flags |= GPURX_PF_L4 | GPURX_PF_L4_PORTS;
 		pi->payload_off = off + 12;
 		return GPURX_MAL_NONE;
@@ -233,8 +242,9 @@ gpurx_parse_l4(const uint8_t *data, uint32_t caplen, struct gpurx_pkt_info *pi)
 			GPURX_MAL_BAD_L4_LEN, GPURX_MAL_TRUNCATED_L4);
 		if (rc)
 			return rc;
-		pi->icmp_type = data[off];
-		pi->icmp_code = data[off + 1];
+		h = gpurx_view_at(pkt, off);
+		pi->icmp_type = gpurx_view_u8(h, 0);
+		pi->icmp_code = gpurx_view_u8(h, 1);
 		pi->flags |= GPURX_PF_L4;
 		pi->payload_off = off + 4;
 		return GPURX_MAL_NONE;
@@ -245,20 +255,20 @@ gpurx_parse_l4(const uint8_t *data, uint32_t caplen, struct gpurx_pkt_info *pi)
 }
 
 GPURX_FN int
-gpurx_parse_ipv4(const uint8_t *data, uint32_t caplen, uint32_t wirelen,
+gpurx_parse_ipv4(struct gpurx_pkt_view pkt, uint32_t caplen, uint32_t wirelen,
 		struct gpurx_pkt_info *pi)
 {
 	uint32_t off = pi->l3_off;
 	uint32_t ihl, tot_len;
 	uint16_t frag;
-	const uint8_t *h;
+	struct gpurx_pkt_view h;
 
 	if (!gpurx_fits(off, 1, caplen))
 		return GPURX_MAL_TRUNCATED_L3;
-	h = data + off;
-	if ((h[0] >> 4) != 4)
+	h = gpurx_view_at(pkt, off);
+	if ((gpurx_view_u8(h, 0) >> 4) != 4)
 		return GPURX_MAL_BAD_IP_VERSION;
-	ihl = (uint32_t)(h[0] & 0x0f) * 4;
+	ihl = (uint32_t)(gpurx_view_u8(h, 0) & 0x0f) * 4;
 	if (ihl < 20)
 		return GPURX_MAL_BAD_IHL;
 	if (!gpurx_fits(off, ihl, caplen))
@@ -267,12 +277,12 @@ gpurx_parse_ipv4(const uint8_t *data, uint32_t caplen, uint32_t wirelen,
 	pi->flags |= GPURX_PF_IPV4;
 	if (ihl > 20)
 		pi->flags |= GPURX_PF_IP_OPTIONS;
-	pi->ttl = h[8];
-	pi->l4_proto = h[9];
-	gpurx_addr_from_v4(pi->src, h + 12);
-	gpurx_addr_from_v4(pi->dst, h + 16);
+	pi->ttl = gpurx_view_u8(h, 8);
+	pi->l4_proto = gpurx_view_u8(h, 9);
+	gpurx_addr_from_v4(pi->src, h, 12);
+	gpurx_addr_from_v4(pi->dst, h, 16);
 
-	tot_len = gpurx_be16(h + 2);
+	tot_len = gpurx_view_be16(h, 2);
 	if (tot_len < ihl || !gpurx_fits(off, tot_len, wirelen))
 		return GPURX_MAL_BAD_IP_LEN;
 	/* Trailing Ethernet padding is not part of the datagram. */
@@ -280,7 +290,7 @@ gpurx_parse_ipv4(const uint8_t *data, uint32_t caplen, uint32_t wirelen,
 	pi->l4_off = off + ihl;
 	pi->payload_off = pi->l4_off;
 
-	frag = gpurx_be16(h + 6);
+	frag = gpurx_view_be16(h, 6);
 	pi->frag_offset = frag & 0x1fff;
 	if (frag & 0x3fff) {
 		pi->flags |= GPURX_PF_FRAGMENT;
@@ -290,7 +300,7 @@ gpurx_parse_ipv4(const uint8_t *data, uint32_t caplen, uint32_t wirelen,
 			return GPURX_MAL_NONE;
 		}
 	}
-	return gpurx_parse_l4(data, caplen, pi);
+	return gpurx_parse_l4(pkt, caplen, pi);
 }
 
 GPURX_FN int
@@ -302,32 +312,32 @@ gpurx_ipv6_is_ext(uint8_t nh)
 }
 
 GPURX_FN int
-gpurx_parse_ipv6(const uint8_t *data, uint32_t caplen, uint32_t wirelen,
+gpurx_parse_ipv6(struct gpurx_pkt_view pkt, uint32_t caplen, uint32_t wirelen,
 		struct gpurx_pkt_info *pi)
 {
 	uint32_t off = pi->l3_off;
 	uint32_t plen;
-	const uint8_t *h;
+	struct gpurx_pkt_view h;
 	uint8_t nh;
 	int rc;
 
 	if (!gpurx_fits(off, 1, caplen))
 		return GPURX_MAL_TRUNCATED_L3;
-	h = data + off;
-	if ((h[0] >> 4) != 6)
+	h = gpurx_view_at(pkt, off);
+	if ((gpurx_view_u8(h, 0) >> 4) != 6)
 		return GPURX_MAL_BAD_IP_VERSION;
 	if (!gpurx_fits(off, 40, caplen))
 		return GPURX_MAL_TRUNCATED_L3;
 	pi->ip_version = 6;
 	pi->flags |= GPURX_PF_IPV6;
-	pi->ttl = h[7];
+	pi->ttl = gpurx_view_u8(h, 7);
 	for (int i = 0; i < 16; i++) {
-		pi->src[i] = h[8 + i];
-		pi->dst[i] = h[24 + i];
+		pi->src[i] = gpurx_view_u8(h, 8 + i);
+		pi->dst[i] = gpurx_view_u8(h, 24 + i);
 	}
-	nh = h[6];
+	nh = gpurx_view_u8(h, 6);
 	pi->l4_proto = nh;
-	plen = gpurx_be16(h + 4);
+	plen = gpurx_view_be16(h, 4);
 	if (!gpurx_fits(off + 40, plen, wirelen))
 		return GPURX_MAL_BAD_IP_LEN;
 	/* Payload length 0 is a jumbogram: the frame bounds the datagram. */
@@ -344,13 +354,13 @@ gpurx_parse_ipv6(const uint8_t *data, uint32_t caplen, uint32_t wirelen,
 			GPURX_MAL_TRUNCATED_EXT_HDR);
 		if (rc)
 			return rc;
-		h = data + off;
+		h = gpurx_view_at(pkt, off);
 		if (nh == GPURX_IPPROTO_FRAGMENT)
 			hlen = 8;
 		else if (nh == GPURX_IPPROTO_AH)
-			hlen = ((uint32_t)h[1] + 2) * 4;
+			hlen = ((uint32_t)gpurx_view_u8(h, 1) + 2) * 4;
 		else
-			hlen = ((uint32_t)h[1] + 1) * 8;
+			hlen = ((uint32_t)gpurx_view_u8(h, 1) + 1) * 8;
 		rc = gpurx_hdr_check(off, hlen, pi->ip_end, caplen,
 			GPURX_MAL_BAD_EXT_HDR_LEN, GPURX_MAL_TRUNCATED_EXT_HDR);
 		if (rc)
@@ -358,26 +368,26 @@ gpurx_parse_ipv6(const uint8_t *data, uint32_t caplen, uint32_t wirelen,
 		pi->ext_hdr_count++;
 		pi->flags |= GPURX_PF_IPV6_EXT;
 		if (nh == GPURX_IPPROTO_FRAGMENT) {
-			uint16_t fo = gpurx_be16(h + 2);
+			uint16_t fo = gpurx_view_be16(h, 2);
 
 			pi->flags |= GPURX_PF_FRAGMENT;
 			pi->frag_offset = fo >> 3;
 			if (pi->frag_offset != 0) {
 				/* What follows is the middle of a datagram. */
 				pi->flags |= GPURX_PF_FRAG_LATER;
-				pi->l4_proto = h[0];
+				pi->l4_proto = gpurx_view_u8(h, 0);
 				pi->l4_off = off + hlen;
 				pi->payload_off = pi->l4_off;
 				return GPURX_MAL_NONE;
 			}
 		}
-		nh = h[0];
+		nh = gpurx_view_u8(h, 0);
 		pi->l4_proto = nh;
 		off += hlen;
 	}
 	pi->l4_off = off;
 	pi->payload_off = off;
-	return gpurx_parse_l4(data, caplen, pi);
+	return gpurx_parse_l4(pkt, caplen, pi);
 }
 
 /*
@@ -385,8 +395,8 @@ gpurx_parse_ipv6(const uint8_t *data, uint32_t caplen, uint32_t wirelen,
  * was found stay filled in (e.g. addresses of a packet whose L4 is cut).
  */
 GPURX_FN int
-gpurx_pkt_parse(const uint8_t *data, uint32_t caplen, uint32_t wirelen,
-		struct gpurx_pkt_info *pi)
+gpurx_pkt_parse_view(struct gpurx_pkt_view pkt, uint32_t caplen,
+		uint32_t wirelen, struct gpurx_pkt_info *pi)
 {
 	struct gpurx_pkt_info zero = GPURX_ZERO_INIT;
 	uint32_t off = GPURX_ETH_HLEN;
@@ -401,7 +411,7 @@ gpurx_pkt_parse(const uint8_t *data, uint32_t caplen, uint32_t wirelen,
 		rc = GPURX_MAL_TRUNCATED_L2;
 		goto out;
 	}
-	et = gpurx_be16(data + 12);
+	et = gpurx_view_be16(pkt, 12);
 	while (gpurx_is_vlan_tpid(et)) {
 		uint16_t vid;
 
@@ -413,14 +423,14 @@ gpurx_pkt_parse(const uint8_t *data, uint32_t caplen, uint32_t wirelen,
 			rc = GPURX_MAL_TRUNCATED_VLAN;
 			goto out;
 		}
-		vid = gpurx_be16(data + off) & 0x0fff;
+		vid = gpurx_view_be16(gpurx_view_at(pkt, off), 0) & 0x0fff;
 		if (pi->vlan_count == 0)
 			pi->vlan_id = vid;
 		else if (pi->vlan_count == 1)
 			pi->inner_vlan_id = vid;
 		pi->vlan_count++;
 		pi->flags |= GPURX_PF_VLAN;
-		et = gpurx_be16(data + off + 2);
+		et = gpurx_view_be16(gpurx_view_at(pkt, off), 2);
 		off += 4;
 	}
 	pi->ethertype = et;
@@ -430,15 +440,24 @@ gpurx_pkt_parse(const uint8_t *data, uint32_t caplen, uint32_t wirelen,
 		pi->flags |= GPURX_PF_LLC;
 		rc = GPURX_MAL_NONE;
 	} else if (et == GPURX_ETHERTYPE_IPV4) {
-		rc = gpurx_parse_ipv4(data, caplen, wirelen, pi);
+		rc = gpurx_parse_ipv4(pkt, caplen, wirelen, pi);
 	} else if (et == GPURX_ETHERTYPE_IPV6) {
-		rc = gpurx_parse_ipv6(data, caplen, wirelen, pi);
+		rc = gpurx_parse_ipv6(pkt, caplen, wirelen, pi);
 	} else {
 		rc = GPURX_MAL_NONE;
 	}
 out:
 	pi->malformed = (uint8_t)rc;
 	return rc;
+}
+
+/* gpurx_pkt_parse_view() over one run of bytes. */
+GPURX_FN int
+gpurx_pkt_parse(const uint8_t *data, uint32_t caplen, uint32_t wirelen,
+		struct gpurx_pkt_info *pi)
+{
+	return gpurx_pkt_parse_view(gpurx_view_linear(data), caplen, wirelen,
+		pi);
 }
 
 /* Host-only: names for logs and test messages. */

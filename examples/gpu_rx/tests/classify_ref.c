@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "classify_ref.h"
+#include "flow_table.h"
 #include "pktgen.h"
 
 int
@@ -53,4 +54,22 @@ pkt_batch_free(struct pkt_batch *b)
 	free(b->wirelens);
 	free(b->ts);
 	memset(b, 0, sizeof(*b));
+}
+
+uint32_t
+flow_tables_diff(const struct gpurx_flow_table *want,
+		const struct gpurx_flow_table *got)
+{
+	const struct gpurx_flow_entry *e, *g;
+	uint32_t pos = 0, bad = 0;
+
+	while ((e = gpurx_flow_table_next(want, &pos)) != NULL) {
+		g = gpurx_flow_table_find(got, &e->key);
+		if (g == NULL || g->packets != e->packets ||
+				g->bytes != e->bytes ||
+				g->first_seen != e->first_seen ||
+				g->last_seen != e->last_seen)
+			bad++;
+	}
+	return bad;
 }

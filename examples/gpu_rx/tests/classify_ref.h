@@ -21,4 +21,14 @@ struct pkt_batch {
 int pkt_batch_make(struct pkt_batch *b, uint32_t n, uint64_t seed);
 void pkt_batch_free(struct pkt_batch *b);
 
+struct gpurx_flow_table;
+
+/*
+ * Flows of want that got lacks or counts differently (packets, bytes,
+ * first and last seen), wherever each landed in its table. The callers
+ * compare n_flows and overflow_pkts themselves.
+ */
+uint32_t flow_tables_diff(const struct gpurx_flow_table *want,
+		const struct gpurx_flow_table *got);
+
 #endif /* GPURX_CLASSIFY_REF_H */

@@ -8,6 +8,9 @@
  *           accepts must run safely (and match bpf_filter());
  *   mode 2: like 1, but first bend the program into a valid one so the
  *           interpreter itself gets deep coverage.
+ * In modes 1 and 2 the packet is also classified split in two buffers
+ * (RX buffer split, through the two-run view), each an exact copy of its
+ * bytes, which must give what the packet in one buffer gives.
  * ASan sees every out-of-bounds read since libFuzzer hands us a buffer
  * of exactly the input size.
  */
@@ -156,6 +159,29 @@ repair(struct bpf_vm_insn *p, uint32_t n)
 		p[n - 1].code = BPF_VM_RET | BPF_VM_A;
 }
 
+/* The packet in two buffers of exactly n0 and caplen - n0 bytes. */
+static void
+check_split(const uint8_t *pkt, uint32_t caplen, uint32_t n0,
+		const struct bpf_vm_insn *prog, uint32_t n, uint32_t v_full,
+		const struct gpurx_pkt_info *full)
+{
+	uint8_t *p0 = malloc(n0 ? n0 : 1), *p1 = malloc(caplen - n0 ?
+		caplen - n0 : 1);
+	struct gpurx_pkt_info pi;
+	uint32_t v;
+
+	if (p0 == NULL || p1 == NULL)
+		abort();
+	memcpy(p0, pkt, n0);
+	memcpy(p1, pkt + n0, caplen - n0);
+	if (!gpurx_classify_inspect_view(gpurx_view_split(p0, n0, p1), caplen,
+			caplen, caplen + 17, prog, n, &v, &pi) ||
+			v != v_full || !gpurx_pkt_info_same(&pi, full))
+		FAIL();
+	free(p0);
+	free(p1);
+}
+
 static void
 fuzz_program(const uint8_t *data, size_t size, int fix)
 {
@@ -196,6 +222,9 @@ fuzz_program(const uint8_t *data, size_t size, int fix)
 					(v_part != v_full ||
 					 !gpurx_pkt_info_same(&part, &full)))
 				FAIL();
+		/* Split where the program's first instruction says. */
+		check_split(pkt, caplen, caplen == 0 ? 0 : prog[0].k % (caplen + 1),
+			prog, n, v_full, &full);
 	}
 }
 

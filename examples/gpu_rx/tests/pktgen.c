@@ -5,191 +5,6 @@
 #include "pkt_parse.h"
 #include "pktgen.h"
 
-/* A real header checksum keeps the frames valid for any other tool. */
-static uint16_t
-ip_csum(const uint8_t *p, uint32_t len)
-{
-	uint32_t sum = 0;
-
-	for (uint32_t i = 0; i + 1 < len; i += 2)
-		sum += (uint32_t)(p[i] << 8 | p[i + 1]);
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
-static uint32_t
-ext_hdr_len(uint8_t type, uint8_t len_byte)
-{
-	if (type == GPURX_IPPROTO_FRAGMENT)
-		return 8;
-	if (type == GPURX_IPPROTO_AH)
-		return ((uint32_t)len_byte + 2) * 4;
-	return ((uint32_t)len_byte + 1) * 8;
-}
-
-static uint32_t
-l4_hdr_len(const struct pkt_spec *s)
-{
-	switch (s->proto) {
-	case GPURX_IPPROTO_TCP: return 20u + s->tcp_opt_len;
-	case GPURX_IPPROTO_UDP: return 8;
-	case GPURX_IPPROTO_SCTP: return 12;
-	case GPURX_IPPROTO_ICMP:
-	case GPURX_IPPROTO_ICMPV6: return 8;
-	default: return 0;
-	}
-}
-
-static void
-build_l4(const struct pkt_spec *s, uint8_t *p, uint32_t l4_total)
-{
-	switch (s->proto) {
-	case GPURX_IPPROTO_TCP:
-		gpurx_put_be16(p, s->sport);
-		gpurx_put_be16(p + 2, s->dport);
-		gpurx_put_be32(p + 4, 0x10203040);
-		gpurx_put_be32(p + 8, 0x01020304);
-		p[12] = (uint8_t)(((20 + s->tcp_opt_len) / 4) << 4);
-		p[13] = s->tcp_flags;
-		gpurx_put_be16(p + 14, 65535);
-		/* Options as NOPs: valid and length-neutral. */
-		memset(p + 20, 1, s->tcp_opt_len);
-		break;
-	case GPURX_IPPROTO_UDP:
-		gpurx_put_be16(p, s->sport);
-		gpurx_put_be16(p + 2, s->dport);
-		gpurx_put_be16(p + 4, (uint16_t)l4_total);
-		break;
-	case GPURX_IPPROTO_SCTP:
-		gpurx_put_be16(p, s->sport);
-		gpurx_put_be16(p + 2, s->dport);
-		gpurx_put_be32(p + 4, 0xdeadbeef);
-		break;
-	case GPURX_IPPROTO_ICMP:
-	case GPURX_IPPROTO_ICMPV6:
-		p[0] = s->icmp_type;
-		p[1] = s->icmp_code;
-		gpurx_put_be16(p + 4, 0x1234);
-		gpurx_put_be16(p + 6, 1);
-		break;
-	default:
-		break;
-	}
-}
-
-uint32_t
-pktgen_build(const struct pkt_spec *s, uint8_t *buf, uint32_t bufsz,
-		struct pkt_layout *lay)
-{
-	struct pkt_layout dummy;
-	uint32_t off = 12, l4_hlen, l3_hlen, l4_total, total;
-	int later_frag;
-
-	if (lay == NULL)
-		lay = &dummy;
-	memset(lay, 0, sizeof(*lay));
-	if (bufsz < 60)
-		return 0;
-	memset(buf, 0, bufsz);
-	memcpy(buf, s->eth_dst, 6);
-	memcpy(buf + 6, s->eth_src, 6);
-	for (int i = 0; i < s->n_vlans && i < PKTGEN_MAX_VLANS; i++) {
-		gpurx_put_be16(buf + off, s->tpid[i] ? s->tpid[i] : GPURX_ETHERTYPE_VLAN);
-		gpurx_put_be16(buf + off + 2, s->vid[i] & 0x0fff);
-		off += 4;
-	}
-	if (s->ip_version == 0) {
-		gpurx_put_be16(buf + off, s->ethertype);
-		off += 2;
-		lay->l3_off = off;
-		total = off + s->l2_body_len;
-		if (total > bufsz)
-			return 0;
-		memset(buf + off, s->payload_byte, s->l2_body_len);
-		goto done;
-	}
-	gpurx_put_be16(buf + off, s->ip_version == 4 ? GPURX_ETHERTYPE_IPV4 :
-		GPURX_ETHERTYPE_IPV6);
-	off += 2;
-	lay->l3_off = off;
-
-	if (s->ip_version == 4) {
-		later_frag = s->frag_off != 0;
-		l3_hlen = 20u + s->ip_opt_len;
-	} else {
-		later_frag = 0;
-		l3_hlen = 40;
-		for (int i = 0; i < s->n_ext && i < PKTGEN_MAX_EXT; i++) {
-			lay->ext_off[i] = off + l3_hlen;
-			l3_hlen += ext_hdr_len(s->ext[i], s->ext_len[i]);
-			if (s->ext[i] == GPURX_IPPROTO_FRAGMENT && s->frag_off)
-				later_frag = 1;
-		}
-	}
-	l4_hlen = later_frag ? 0 : l4_hdr_len(s);
-	l4_total = l4_hlen + s->payload_len;
-	total = off + l3_hlen + l4_total;
-	if (total > bufsz || l3_hlen + l4_total > 65535)
-		return 0;
-
-	if (s->ip_version == 4) {
-		uint8_t *h = buf + off;
-
-		h[0] = (uint8_t)(0x40 | (l3_hlen / 4));
-		gpurx_put_be16(h + 2, (uint16_t)(l3_hlen + l4_total));
-		gpurx_put_be16(h + 4, 0x4242);
-		gpurx_put_be16(h + 6, (uint16_t)((s->more_frags ? 0x2000 : 0) |
-			(s->frag_off & 0x1fff)));
-		h[8] = s->ttl ? s->ttl : 64;
-		h[9] = s->proto;
-		memcpy(h + 12, s->src, 4);
-		memcpy(h + 16, s->dst, 4);
-		memset(h + 20, 1, s->ip_opt_len);	/* NOP options */
-		if (s->ip_opt_len)
-			h[20 + s->ip_opt_len - 1] = 0;	/* end of list */
-		gpurx_put_be16(h + 10, ip_csum(h, l3_hlen));
-	} else {
-		uint8_t *h = buf + off;
-		uint8_t *nh = h + 6;
-
-		h[0] = 0x60;
-		gpurx_put_be16(h + 4, (uint16_t)(l3_hlen - 40 + l4_total));
-		h[7] = s->ttl ? s->ttl : 64;
-		memcpy(h + 8, s->src, 16);
-		memcpy(h + 24, s->dst, 16);
-		for (int i = 0; i < s->n_ext && i < PKTGEN_MAX_EXT; i++) {
-			uint8_t *e = buf + lay->ext_off[i];
-
-			*nh = s->ext[i];
-			nh = e;
-			if (s->ext[i] == GPURX_IPPROTO_FRAGMENT) {
-				gpurx_put_be16(e + 2, (uint16_t)((s->frag_off << 3) |
-					(s->more_frags ? 1 : 0)));
-				gpurx_put_be32(e + 4, 0xabcdef01);
-			} else {
-				e[1] = s->ext_len[i];
-				if (s->ext[i] == GPURX_IPPROTO_AH)
-					gpurx_put_be32(e + 4, 0x100);	/* SPI */
-			}
-		}
-		*nh = s->proto;
-	}
-	off += l3_hlen;
-	if (l4_hlen != 0) {
-		lay->l4_off = off;
-		lay->l4_hlen = l4_hlen;
-		build_l4(s, buf + off, l4_total);
-	}
-	memset(buf + off + l4_hlen, s->payload_byte, s->payload_len);
-done:
-	/* Ethernet minimum frame (without FCS): the padding is not IP. */
-	if (total < 60)
-		total = 60;
-	lay->len = total;
-	return total;
-}
-
 /* splitmix64: tiny, seedable, good enough for test variety. */
 uint64_t
 pktgen_rand(struct pktgen *g)
@@ -290,7 +105,7 @@ enum mutation {
 };
 
 static void
-random_spec(struct pktgen *g, struct pkt_spec *s, int mut)
+random_spec(struct pktgen *g, struct gpurx_pkt_spec *s, int mut)
 {
 	uint32_t r;
 
@@ -369,7 +184,7 @@ random_spec(struct pktgen *g, struct pkt_spec *s, int mut)
 			s->frag_off = (uint16_t)(1 + rnd(g, 200));
 		/* The last fragment has MF clear; the first never does. */
 		s->more_frags = s->frag_off == 0 ? 1 : (int)rnd(g, 2);
-		if (s->ip_version == 6 && s->n_ext < PKTGEN_MAX_EXT) {
+		if (s->ip_version == 6 && s->n_ext < GPURX_PB_MAX_EXT) {
 			s->ext[s->n_ext] = GPURX_IPPROTO_FRAGMENT;
 			s->ext_len[s->n_ext] = 0;
 			s->n_ext++;
@@ -415,8 +230,8 @@ pktgen_next(struct pktgen *g, struct pktgen_pkt *p)
 		"trunc-ext", "bad-ext-len", "too-many-ext", "trunc-l4",
 		"bad-l4-len", "bad-tcp-off", "snapped", "garbage",
 	};
-	struct pkt_layout lay;
-	struct pkt_spec s;
+	struct gpurx_pkt_layout lay;
+	struct gpurx_pkt_spec s;
 	uint32_t len, l3;
 	int mut = MUT_NONE;
 	uint8_t *h;
@@ -426,7 +241,7 @@ pktgen_next(struct pktgen *g, struct pktgen_pkt *p)
 	if (rnd(g, 4) == 0)
 		mut = 1 + (int)rnd(g, MUT_COUNT - 1);
 	random_spec(g, &s, mut);
-	len = pktgen_build(&s, p->data, sizeof(p->data), &lay);
+	len = gpurx_pkt_build(&s, p->data, sizeof(p->data), &lay);
 	p->caplen = p->wirelen = len;
 	p->expect_malformed = GPURX_MAL_NONE;
 	p->what = names[mut];

@@ -2,8 +2,11 @@
 /*
  * GPU self-test of the core: the CUDA build of the shared headers must
  * give the same verdicts, malformed kinds and flow table as the CPU build
- * on the same generated traffic. Exits 77 (skipped) without a GPU.
+ * on the same generated traffic, also with every packet split in two runs
+ * apart (RX buffer split) and read through the two-run view on the GPU.
+ * Exits 77 (skipped) without a GPU.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,33 +42,77 @@ as_core_batch(const struct pkt_batch *b)
 	return cb;
 }
 
+/* Poison between the runs: a read past one gives bytes of no packet. */
+#define SPLIT_GAP 16
+
+/*
+ * The batch split, packet i after n0 bytes (i % 97: inside every header),
+ * each run apart from the other with poison around. The buffers are kept
+ * in *heads and *tails until the caller frees them.
+ */
+static int
+split_core_batch(const struct pkt_batch *b, struct gpurx_core_batch *cb,
+		uint8_t **heads, uint8_t **tails, uint32_t **n0,
+		uint32_t **offs0, uint32_t **offs1)
+{
+	size_t len = (size_t)b->total + (size_t)b->n * SPLIT_GAP;
+	size_t h = 0, t = 0;
+
+	*heads = malloc(len);
+	*tails = malloc(len);
+	*n0 = calloc(b->n, sizeof(**n0));
+	*offs0 = calloc(b->n, sizeof(**offs0));
+	*offs1 = calloc(b->n, sizeof(**offs1));
+	if (*heads == NULL || *tails == NULL || *n0 == NULL || *offs0 == NULL ||
+			*offs1 == NULL)
+		return -1;
+	memset(*heads, 0xa5, len);
+	memset(*tails, 0x5a, len);
+	for (uint32_t i = 0; i < b->n; i++) {
+		uint32_t cap = b->caplens[i], k = i % 97 < cap ? i % 97 : cap;
+
+		(*n0)[i] = k;
+		(*offs0)[i] = (uint32_t)h;
+		memcpy(*heads + h, b->bytes + b->offs[i], k);
+		h += k + SPLIT_GAP;
+		t += SPLIT_GAP;
+		(*offs1)[i] = (uint32_t)t;
+		memcpy(*tails + t, b->bytes + b->offs[i] + k, cap - k);
+		t += cap - k;
+	}
+	*cb = as_core_batch(b);
+	cb->pkts = *heads;
+	cb->pkts_len = h;
+	cb->offs = *offs0;
+	cb->n0 = *n0;
+	cb->pkts1 = *tails;
+	cb->pkts1_len = t;
+	cb->offs1 = *offs1;
+	return 0;
+}
+
 /* Same flows with the same counters, wherever each landed. */
 static void
 compare_tables(const char *what, const struct gpurx_flow_table *cpu,
 		const struct gpurx_flow_table *gpu)
 {
-	const struct gpurx_flow_entry *e, *g;
-	uint32_t pos = 0, bad = 0;
+	uint32_t bad;
 
 	CHECK(cpu->n_flows == gpu->n_flows, "%s: %llu flows on CPU, %llu on GPU",
 		what, (unsigned long long)cpu->n_flows,
 		(unsigned long long)gpu->n_flows);
 	CHECK_EQ(cpu->overflow_pkts, gpu->overflow_pkts);
-	while ((e = gpurx_flow_table_next(cpu, &pos)) != NULL) {
-		g = gpurx_flow_table_find(gpu, &e->key);
-		if (g == NULL || g->packets != e->packets ||
-				g->bytes != e->bytes ||
-				g->first_seen != e->first_seen ||
-				g->last_seen != e->last_seen)
-			bad++;
-	}
+	bad = flow_tables_diff(cpu, gpu);
 	CHECK(bad == 0, "%s: %u flows differ", what, bad);
 }
 
 static void
-run_filter(const char *expr, const struct pkt_batch *b, uint32_t capacity)
+run_filter_on(const char *expr, const struct pkt_batch *b, uint32_t capacity,
+		bool split)
 {
 	struct gpurx_core_batch cb = as_core_batch(b);
+	uint8_t *heads = NULL, *tails = NULL;
+	uint32_t *n0 = NULL, *offs0 = NULL, *offs1 = NULL;
 	struct gpurx_flow_table *cft = table_new(capacity);
 	struct gpurx_flow_table *gft = table_new(capacity);
 	uint32_t *cv = calloc(b->n, 4), *gv = calloc(b->n, 4);
@@ -74,6 +121,11 @@ run_filter(const char *expr, const struct pkt_batch *b, uint32_t capacity)
 	char err[512];
 	uint32_t vbad = 0, mbad = 0;
 
+	if (split && split_core_batch(b, &cb, &heads, &tails, &n0, &offs0,
+			&offs1) != 0) {
+		CHECK(0, "out of memory");
+		goto out;
+	}
 	if (gpurx_filter_compile(expr, DLT_EN10MB, 65535, &f, err,
 			sizeof(err)) != 0) {
 		CHECK(0, "\"%s\": %s", expr, err);
@@ -91,8 +143,10 @@ run_filter(const char *expr, const struct pkt_batch *b, uint32_t capacity)
 		vbad += cv[i] != gv[i];
 		mbad += cm[i] != gm[i];
 	}
-	CHECK(vbad == 0, "\"%s\": %u verdicts differ", expr, vbad);
-	CHECK(mbad == 0, "\"%s\": %u malformed kinds differ", expr, mbad);
+	CHECK(vbad == 0, "\"%s\"%s: %u verdicts differ", expr,
+		split ? " split" : "", vbad);
+	CHECK(mbad == 0, "\"%s\"%s: %u malformed kinds differ", expr,
+		split ? " split" : "", mbad);
 	if (capacity >= 4 * b->n) {
 		compare_tables(expr, cft, gft);
 	} else {
@@ -122,6 +176,17 @@ out:
 	free(gm);
 	free(cft);
 	free(gft);
+	free(heads);
+	free(tails);
+	free(n0);
+	free(offs0);
+	free(offs1);
+}
+
+static void
+run_filter(const char *expr, const struct pkt_batch *b, uint32_t capacity)
+{
+	run_filter_on(expr, b, capacity, false);
 }
 
 int
@@ -140,8 +205,11 @@ main(void)
 		fprintf(stderr, "out of memory\n");
 		return 1;
 	}
-	for (size_t i = 0; i < N_TEST_FILTERS; i++)
+	for (size_t i = 0; i < N_TEST_FILTERS; i++) {
 		run_filter(test_filters[i], &b, 1 << 17);
+		/* The two-run view on the GPU against one run on the CPU. */
+		run_filter_on(test_filters[i], &b, 1 << 17, true);
+	}
 
 	/* Contention: 200k packets over 32 frames, i.e. a few hot flows. */
 	for (uint32_t i = 32; i < hot.n; i++) {

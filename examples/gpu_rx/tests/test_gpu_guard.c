@@ -9,6 +9,9 @@
  *   - odd chains: the copy is right whatever rte_pktmbuf_read() returns
  *     (empty trailing segments, pkt_len below the segments' sum, bytes
  *     split across segments), and refuses an mbuf shorter than asked;
+ *   - --split: where the kernel finds a packet (header buffer in place,
+ *     the rest in place, gathered, or the whole packet copied), what the
+ *     CPU may write a capture from;
  *   - ring initialisation on a plain host status array that a previous
  *     user left READY: every item FREE with no packets;
  *   - the refusals: --mem gpu where rte_gpu_wmb() is not supported, the
@@ -17,6 +20,7 @@
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <unistd.h>
 
 #include <rte_eal.h>
@@ -26,6 +30,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "app.h"
 #include "gpu_guard.h"
 #include "test_common.h"
 #include "test_eal.h"
@@ -189,6 +194,119 @@ test_odd_chains(struct rte_mempool *mp)
 		rte_mempool_avail_count(mp));
 }
 
+/* A chain of segments of the given lengths, hdr's buffer then body's;
+ * byte i of the packet is seed + i. */
+static struct rte_mbuf *
+split_chain(struct rte_mempool *hdr, struct rte_mempool *body,
+		const uint16_t *lens, unsigned int nseg, uint8_t seed)
+{
+	struct rte_mbuf *m = NULL;
+	uint32_t at = 0;
+
+	for (unsigned int i = 0; i < nseg; i++) {
+		struct rte_mbuf *s = pkt(i == 0 ? hdr : body, lens[i],
+			(uint8_t)(seed + at));
+
+		if (s == NULL)
+			break;
+		if (m == NULL)
+			m = s;
+		else
+			CHECK(rte_pktmbuf_chain(m, s) == 0, "chain");
+		at += lens[i];
+	}
+	return m;
+}
+
+/* Where the payload of a split packet is expected. */
+enum tail_want { TAIL_NONE, TAIL_SEG1, TAIL_ANY };
+
+static void
+test_split_place(struct rte_mempool *hdr, struct rte_mempool *body,
+		struct rte_mempool *other)
+{
+	static struct gpurx_readable rd;
+	static const uint16_t one[] = { 100 }, two[] = { 128, 1400 },
+		three[] = { 128, 2048, 900 }, empty_tail[] = { 90, 0 };
+	/* hdr/body pools: 0 header pool, 1 payload pool ("GPU memory"),
+	 * 2 a pool the GPU cannot read. pkt_len: 0, or what the chain says
+	 * it holds (more: a short chain). */
+	const struct {
+		const char *what;
+		int p0, p1;
+		const uint16_t *lens;
+		unsigned int nseg;
+		uint32_t pkt_len;
+		enum gpurx_split_how how;
+		uint32_t len0;		/* UINT32_MAX: cap */
+		uint32_t host;
+		enum tail_want tail;
+	} cases[] = {
+		/* Within the header buffer: the CPU writes its capture. */
+		{ "one segment", 0, 1, one, 1, 0, GPURX_SPLIT_IN_PLACE, 100, 1,
+			TAIL_NONE },
+		{ "header and payload buffers", 0, 1, two, 2, 0,
+			GPURX_SPLIT_IN_PLACE, 128, 1, TAIL_SEG1 },
+		{ "short chain: what it holds", 0, 1, two, 2, 4000,
+			GPURX_SPLIT_IN_PLACE, 128, 1, TAIL_SEG1 },
+		{ "jumbo payload in two buffers", 0, 1, three, 3, 0,
+			GPURX_SPLIT_GATHER, 128, 1, TAIL_ANY },
+		{ "payload buffer the GPU cannot read", 0, 2, two, 2, 0,
+			GPURX_SPLIT_GATHER, 128, 1, TAIL_ANY },
+		{ "first segment holds it all", 0, 1, empty_tail, 2, 0,
+			GPURX_SPLIT_IN_PLACE, 90, 1, TAIL_NONE },
+		/* The whole packet copied, its capture the kernel's. */
+		{ "header buffer the GPU cannot read", 2, 1, two, 2, 0,
+			GPURX_SPLIT_COPY, UINT32_MAX, 0, TAIL_NONE },
+		/* A port that did not split: read in place, not by the CPU. */
+		{ "first buffer in GPU memory", 1, 1, one, 1, 0,
+			GPURX_SPLIT_IN_PLACE, 100, 0, TAIL_NONE },
+	};
+	struct rte_mempool *pools[] = { hdr, body, other };
+	struct rte_mempool_memhdr *mh;
+	uintptr_t body_lo;
+	size_t body_len;
+
+	/* The header and payload pools as --split registers them; the
+	 * payload pool's one chunk (no hugepages) stands for GPU memory. */
+	memset(&rd, 0, sizeof(rd));
+	CHECK(gpurx_readable_add_pool(&rd, hdr) == 0 &&
+		gpurx_readable_add_pool(&rd, body) == 0, "pools");
+	CHECK(body->nb_mem_chunks == 1, "payload pool in %u chunks",
+		body->nb_mem_chunks);
+	mh = STAILQ_FIRST(&body->mem_list);
+	body_lo = (uintptr_t)mh->addr;
+	body_len = mh->len;
+	for (size_t c = 0; c < RTE_DIM(cases); c++) {
+		struct rte_mbuf *m = split_chain(pools[cases[c].p0],
+			pools[cases[c].p1], cases[c].lens, cases[c].nseg,
+			(uint8_t)c);
+		struct gpurx_split_pkt sp;
+		enum gpurx_split_how how;
+		int short_chain;
+		uint32_t cap;
+
+		if (m == NULL)
+			continue;
+		if (cases[c].pkt_len != 0)
+			m->pkt_len = cases[c].pkt_len;
+		cap = gpurx_pkt_linear_len(m, &short_chain);
+		how = gpurx_split_place(&rd, m, cap, body_lo, body_len, &sp);
+		CHECK(how == cases[c].how && sp.len0 == (cases[c].len0 ==
+			UINT32_MAX ? cap : cases[c].len0) &&
+			sp.host == cases[c].host &&
+			(cases[c].tail == TAIL_ANY ||
+			 sp.tail == (cases[c].tail == TAIL_SEG1 ?
+				rte_pktmbuf_mtod(m->next, uintptr_t) : 0)),
+			"%s: how %d, len0 %u of %u, host %u, tail %#" PRIx64,
+			cases[c].what, (int)how, sp.len0, cap, sp.host, sp.tail);
+		rte_pktmbuf_free(m);
+	}
+	CHECK(rte_mempool_avail_count(hdr) == POOL_N &&
+		rte_mempool_avail_count(body) == POOL_N &&
+		rte_mempool_avail_count(other) == POOL_N, "split: mbufs back");
+}
+
 static void
 test_ring_init(void)
 {
@@ -248,21 +366,24 @@ test_refusals(void)
 int
 main(int argc, char **argv)
 {
-	struct rte_mempool *reg, *other;
+	struct rte_mempool *reg, *other, *body;
 
 	(void)argc;
 	if (test_eal_init(argv[0], "test-gpu-guard") != 0)
 		return 1;
 	reg = pool_create("test_reg");
 	other = pool_create("test_other");
-	if (reg == NULL || other == NULL)
+	body = pool_create("test_body");
+	if (reg == NULL || other == NULL || body == NULL)
 		return 1;
 	test_foreign(reg, other);
 	test_odd_chains(reg);
+	test_split_place(reg, body, other);
 	test_ring_init();
 	test_refusals();
 	rte_mempool_free(reg);
 	rte_mempool_free(other);
+	rte_mempool_free(body);
 	rte_eal_cleanup();
 	return test_finish("test_gpu_guard");
 }

@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Capture throughput of dpdk-gpu-rx: how many packets/s the pipeline takes
+# and how many bytes/s it writes into a capture file on tmpfs, per mode and
+# number of RX lcores, each capture beside the same run without one. Source:
+# net_pcap with infinite_rx=1 replaying generated traffic, one replay per
+# queue: "mix" (realistic sizes, 64..1500 B: the per-packet costs bound it)
+# and "mix1500" (the same frames padded to 1500 B, headers unchanged, so the
+# filters match the same packets: the bytes bound it). Per point three runs
+# of BENCH_CAPT_SECONDS (default 3): `off` (--filter tcp, no file), `tcp`
+# (--filter tcp --write: a known share of the packets) and `all` (no filter,
+# every packet written). Each capture file is read back with libpcap
+# (gpurx-e2e-check --valid: it must parse to the end and hold exactly the
+# packets the run says it captured), then deleted.
+#
+# Output: OUT_DIR/capt-<mode>-<traffic>-<lcores>-<run>.{json,log,file},
+# the side-by-side table OUT_DIR/capture.md (bench/plot.py), one line per
+# run to stdout, the machine in OUT_DIR/machine.txt.
+#
+# Usage: bench/capture-throughput.sh OUT_DIR [BUILD_DIR]
+# Env: BENCH_EAL_EXTRA (as for pipeline-capacity.sh),
+#      BENCH_CAPT_MODES (default "host-mapped cpu"; cpu alone without GPU),
+#      BENCH_CAPT_TRAFFIC (default "mix mix1500"),
+#      BENCH_CAPT_LCORES (default "1 2 4"),
+#      BENCH_CAPT_SECONDS (default 3),
+#      BENCH_CAPT_DIR (where capture files go; default /dev/shm, a tmpfs,
+#        so that the page cache's copy is what a capture costs, where it
+#        has 4 GiB free, else TMPDIR; it needs room for one run's file, up
+#        to tens of GB at several GB/s: a full one fails the run),
+#      BENCH_CAPT_FORMAT (pcapng, the default, or pcap),
+#      BENCH_CAPT_VERIFY (1, the default: read every capture back; 0: not),
+#      BENCH_CAPT_APP_ARGS (more dpdk-gpu-rx options, e.g. "--burst 128").
+# Exit: 0, 1 when a run or a capture check failed (its row says so),
+# 2 usage or missing build.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:?usage: $0 OUT_DIR [BUILD_DIR]}
+build=${2:-$top/build}
+app=$build/examples/gpu_rx/app/dpdk-gpu-rx
+gen=$build/examples/gpu_rx/e2e/gpurx-e2e-genpcap
+check=$build/examples/gpu_rx/e2e/gpurx-e2e-check
+secs=${BENCH_CAPT_SECONDS:-3}
+fmt=${BENCH_CAPT_FORMAT:-pcapng}
+# /dev/shm where it is a tmpfs with room (4 GiB: a container's is often
+# 64 MiB), else TMPDIR.
+dir=${BENCH_CAPT_DIR:-}
+if [ -z "$dir" ]; then
+	dir=${TMPDIR:-/tmp}
+	if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] &&
+			[ "$(df -k --output=avail /dev/shm 2>/dev/null | tail -n 1)" -ge 4194304 ]; then
+		dir=/dev/shm
+	fi
+fi
+verify=${BENCH_CAPT_VERIFY:-1}
+for p in "$app" "$gen" "$check"; do
+	[ -x "$p" ] || { echo "no $p: build first" >&2; exit 2; }
+done
+case $fmt in pcapng|pcap) ;; *) echo "BENCH_CAPT_FORMAT: pcapng or pcap, not $fmt" >&2; exit 2 ;; esac
+mkdir -p "$out" || exit 2
+if [ ! -d "$dir" ] || [ ! -w "$dir" ]; then
+	echo "BENCH_CAPT_DIR $dir: not a writable directory" >&2
+	exit 2
+fi
+fstype=$(stat -f -c %T "$dir" 2>/dev/null || echo unknown)
+[ "$fstype" = tmpfs ] ||
+	echo "warning: $dir is $fstype, not tmpfs: the figures include the storage" >&2
+read -r -a extra <<< "${BENCH_EAL_EXTRA:-}"
+read -r -a app_args <<< "${BENCH_CAPT_APP_ARGS:-}"
+
+# shellcheck source=bench/bench-lib.sh
+. "$top/bench/bench-lib.sh"
+bench_eal_mem 2048 2048
+mem=("${bench_mem[@]}")
+
+{
+	bench_machine_lines "$build" "$top"
+	echo "kernel: $(uname -r)"
+	echo "capture files: $dir ($fstype, $(df -h --output=avail "$dir" 2>/dev/null | tail -n 1 | tr -d ' ') free), format $fmt"
+	echo "settings: ${secs} s per run, EAL ${mem[*]} ${extra[*]}, app ${app_args[*]}"
+} > "$out/machine.txt"
+
+# The pipeline-capacity sweep's traffic (seed 3, no jumbo frames: net_pcap
+# replays in infinite_rx mode only what fits one mbuf), and the same frames
+# padded to 1500 B: bytes after the IP packet, as Ethernet padding is.
+traffic_mix=$out/capture-traffic-mix.pcap
+traffic_1500=$out/capture-traffic-mix1500.pcap
+"$gen" "$traffic_mix" 3 4000 0 > /dev/null || { echo "cannot generate $traffic_mix" >&2; exit 2; }
+python3 - "$traffic_mix" "$traffic_1500" <<'PY' || { echo "cannot write $traffic_1500" >&2; exit 2; }
+import struct, sys
+src = open(sys.argv[1], "rb").read()
+out = [src[:24]]
+pos = 24
+while pos + 16 <= len(src):
+    sec, usec, caplen, wirelen = struct.unpack_from("<IIII", src, pos)
+    data = src[pos + 16:pos + 16 + caplen]
+    pos += 16 + caplen
+    if caplen < 1500:
+        data += bytes(1500 - caplen)
+    out.append(struct.pack("<IIII", sec, usec, len(data), max(wirelen, len(data))) + data)
+open(sys.argv[2], "wb").write(b"".join(out))
+PY
+
+# lcore arguments for main + lc RX lcores: one CPU each where there are
+# enough, else the main lcore (asleep but every 10 ms) shares the first
+# RX lcore's CPU.
+lcore_args() {
+	local lc=$1 ncpu map i
+	ncpu=$(nproc)
+	if [ $((lc + 1)) -le "$ncpu" ]; then
+		echo "-l 0-$lc"
+		return
+	fi
+	map="0@0"
+	for ((i = 1; i <= lc; i++)); do map+=",$i@$(((i - 1) % ncpu))"; done
+	echo "--lcores $map"
+}
+
+failed=0
+modes=${BENCH_CAPT_MODES:-host-mapped cpu}
+for mode in $modes; do
+	if [ "$mode" = cpu ]; then margs=(--cpu); else margs=(--mem "$mode"); fi
+	for traffic in ${BENCH_CAPT_TRAFFIC:-mix mix1500}; do
+		case $traffic in
+		mix) tfile=$traffic_mix ;;
+		mix1500) tfile=$traffic_1500 ;;
+		*) echo "BENCH_CAPT_TRAFFIC: mix or mix1500, not $traffic" >&2; exit 2 ;;
+		esac
+		for lc in ${BENCH_CAPT_LCORES:-1 2 4}; do
+			vdev=net_pcap0,infinite_rx=1
+			for ((i = 0; i < lc; i++)); do vdev+=",rx_pcap=$tfile"; done
+			# infinite_rx holds the whole file in mbufs, per queue.
+			pool=(--mbufs $((lc * 12288 + 16384)))
+			# shellcheck disable=SC2207
+			lcores=($(lcore_args "$lc"))
+			for run in off tcp all; do
+				name=capt-$mode-$traffic-$lc-$run
+				cap=$dir/gpurx-$name-$$.$fmt
+				case $run in
+				off) rargs=(--filter tcp) ;;
+				tcp) rargs=(--filter tcp --format "$fmt" --write "$cap") ;;
+				all) rargs=(--format "$fmt" --write "$cap") ;;
+				esac
+				rm -f "$cap" "$out/$name.file"
+				timeout $((secs + 120)) "$app" "${mem[@]}" --file-prefix "$name" \
+					"${lcores[@]}" "${extra[@]}" --vdev "$vdev" -- \
+					"${margs[@]}" "${pool[@]}" --queues "$lc" --ts none \
+					--duration "$secs" --quiet --json "$out/$name.json" \
+					"${rargs[@]}" "${app_args[@]}" > "$out/$name.log" 2>&1
+				rc=$?
+				why=
+				if [ $rc -ne 0 ] || [ ! -s "$out/$name.json" ]; then
+					why="exit $rc, see $name.log"
+				elif [ "$run" != off ]; then
+					size=$(stat -c %s "$cap" 2>/dev/null || echo 0)
+					echo "{\"file_bytes\": $size, \"verified\": $verify}" > "$out/$name.file"
+					if [ "$verify" = 1 ]; then
+						n=$("$check" --valid "$cap" 2>> "$out/$name.log" |
+							sed -n 's/.* is valid, \([0-9]*\) packets$/\1/p')
+						want=$(sed -n 's/^ *"captured": \([0-9]*\),$/\1/p' "$out/$name.json")
+						if [ -z "$n" ]; then
+							why="capture file invalid, see $name.log"
+						elif [ "$n" != "$want" ]; then
+							why="capture file holds $n packets, the run says $want"
+						fi
+					fi
+				fi
+				rm -f "$cap"
+				if [ -n "$why" ]; then
+					echo "capture mode=$mode traffic=$traffic lcores=$lc run=$run FAILED ($why)"
+					echo "$why" > "$out/$name.failed"
+					failed=1
+					continue
+				fi
+				rm -f "$out/$name.failed"
+				python3 "$top/bench/plot.py" --capture-line "$out/$name.json"
+			done
+		done
+	done
+done 2>&1
+rm -f "$traffic_mix" "$traffic_1500"
+python3 "$top/bench/plot.py" --capture-table "$out" > "$out/capture.md" || failed=1
+cat "$out/capture.md"
+exit $failed

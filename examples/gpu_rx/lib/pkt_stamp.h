@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Generator stamps: what a transmitter writes at the start of the L4
+ * payload so that a receiver can count loss, reordering and duplicates
+ * per stream and measure latency. Wire layout (big-endian, 24 bytes at
+ * payload_off + GPURX_STAMP_PAYLOAD_OFF):
+ *
+ *   0  magic     u32  GPURX_STAMP_MAGIC: tells stamped frames from others
+ *   4  stream    u32  stream id
+ *   8  seq       u64  packet index in the stream, from 0
+ *  16  tx_ns     u64  transmit time in ns on the sender's clock
+ *
+ * The clock behind tx_ns is the sender's choice (the GPU's %globaltimer
+ * or the CPU's CLOCK_REALTIME); a receiver compares it with its own clock
+ * only where the two are known to be the same or offset-corrected.
+ */
+#ifndef GPURX_PKT_STAMP_H
+#define GPURX_PKT_STAMP_H
+
+#include "pkt_build.h"
+
+#define GPURX_STAMP_MAGIC 0x47505354u	/* "GPST" */
+#define GPURX_STAMP_LEN 24
+#define GPURX_STAMP_PAYLOAD_OFF 0
+
+struct gpurx_stamp {
+	uint32_t stream;
+	uint64_t seq;
+	uint64_t tx_ns;
+};
+
+GPURX_FN void
+gpurx_stamp_put(uint8_t *p, uint32_t stream, uint64_t seq, uint64_t tx_ns)
+{
+	gpurx_put_be32(p, GPURX_STAMP_MAGIC);
+	gpurx_put_be32(p + 4, stream);
+	gpurx_put_be64(p + 8, seq);
+	gpurx_put_be64(p + 16, tx_ns);
+}
+
+/* 0, or -1 when fewer than GPURX_STAMP_LEN bytes or no magic. */
+GPURX_FN int
+gpurx_stamp_get(const uint8_t *p, uint32_t avail, struct gpurx_stamp *st)
+{
+	if (avail < GPURX_STAMP_LEN || gpurx_be32(p) != GPURX_STAMP_MAGIC)
+		return -1;
+	st->stream = gpurx_be32(p + 4);
+	st->seq = gpurx_be64(p + 8);
+	st->tx_ns = gpurx_be64(p + 16);
+	return 0;
+}
+
+/*
+ * The stamp of a parsed frame, read within the captured bytes and the IP
+ * datagram (never from Ethernet padding). 0, or -1 when there is none.
+ */
+GPURX_FN int
+gpurx_stamp_find(const uint8_t *frame, uint32_t caplen,
+		const struct gpurx_pkt_info *pi, struct gpurx_stamp *st)
+{
+	uint32_t off = pi->payload_off + GPURX_STAMP_PAYLOAD_OFF;
+	uint32_t end = pi->ip_end < caplen ? pi->ip_end : caplen;
+
+	/* The parser ends ICMP's header before the echo identifier and
+	 * sequence; the builder (and so the stamp) after them. */
+	if (pi->l4_proto == GPURX_IPPROTO_ICMP ||
+			pi->l4_proto == GPURX_IPPROTO_ICMPV6)
+		off += 4;
+
+	if (pi->ip_version == 0 || pi->malformed != GPURX_MAL_NONE ||
+			(pi->flags & GPURX_PF_FRAG_LATER) || off >= end)
+		return -1;
+	return gpurx_stamp_get(frame + off, end - off, st);
+}
+
+#endif /* GPURX_PKT_STAMP_H */

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The CUDA half of the GPU communication ring that is not a template:
+ * the dispatch state's initialisation and the bounded wait for a kernel
+ * told to quit.
+ */
+
+#include <time.h>
+#include <unistd.h>
+
+#include <cuda_runtime.h>
+
+#include "gpucomm_kernel.h"
+
+#define GPUCOMM_INIT_THREADS 256
+
+/*
+ * Zeroes the sequence words and copies each item's packet-list and status
+ * pointers into GPU memory: one host read per item here, none per item
+ * processed later. A thread per item; items of one host line are read by
+ * neighbouring lanes of one warp, one request.
+ */
+__global__ void
+gpucomm_state_init_kernel(const struct gpucomm_kparams kp)
+{
+	const size_t n = (size_t)kp.n_rings * kp.n_items;
+
+	for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+			i += (size_t)gridDim.x * blockDim.x) {
+		const volatile struct gpucomm_item *it =
+			kp.items[i / kp.n_items] + i % kp.n_items;
+
+		kp.st.ready_seq[i] = 0;
+		kp.st.done_seq[i] = 0;
+		kp.st.ready_ns[i] = 0;
+		kp.st.pkt_list[i] = it->pkt_list;
+		kp.st.status[i] = it->status_d;
+	}
+}
+
+extern "C" int
+gpucomm_cuda_state_init(const struct gpucomm_kparams *kp, void *stream)
+{
+	const size_t n = (size_t)kp->n_rings * kp->n_items;
+	unsigned int blocks;
+
+	if (n == 0 || kp->n_rings > GPUCOMM_MAX_RINGS || kp->st.ready_seq == NULL)
+		return (int)cudaErrorInvalidValue;
+	for (uint32_t r = 0; r < kp->n_rings; r++)
+		if (kp->items[r] == NULL)
+			return (int)cudaErrorInvalidValue;
+	blocks = (unsigned int)((n + GPUCOMM_INIT_THREADS - 1) / GPUCOMM_INIT_THREADS);
+	if (blocks > 1024)
+		blocks = 1024;
+	gpucomm_state_init_kernel<<<blocks, GPUCOMM_INIT_THREADS, 0,
+		(cudaStream_t)stream>>>(*kp);
+	if (cudaPeekAtLastError() != cudaSuccess)
+		return (int)cudaGetLastError();
+	/* Done before this returns: the item kernels of launch per burst may
+	 * run on other streams. */
+	return (int)cudaStreamSynchronize((cudaStream_t)stream);
+}
+
+extern "C" int
+gpucomm_cuda_wait(void *stream, uint32_t timeout_ms)
+{
+	struct timespec t0, t;
+	cudaError_t e;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &t0) != 0)
+		return (int)cudaErrorUnknown;
+	for (;;) {
+		e = cudaStreamQuery((cudaStream_t)stream);
+		if (e != cudaErrorNotReady)
+			return (int)e;
+		if (clock_gettime(CLOCK_MONOTONIC, &t) != 0)
+			return (int)cudaErrorUnknown;
+		if ((int64_t)(t.tv_sec - t0.tv_sec) * 1000 +
+				(t.tv_nsec - t0.tv_nsec) / 1000000 >= (int64_t)timeout_ms)
+			return (int)cudaErrorNotReady;
+		usleep(100);
+	}
+}

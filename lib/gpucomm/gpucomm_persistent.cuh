@@ -1,0 +1,438 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The persistent kernel of the GPU communication ring, a template over the
+ * program's per-item code (the "body"); nvcc only, included by the
+ * program's .cu that defines the body and instantiates the launches.
+ *
+ * Per ring one dispatcher warp and kp.bpq worker blocks:
+ *
+ *   dispatcher  the only PCIe poller of the ring: each lane reads the
+ *               status of one of the next 32 items, all in one coalesced
+ *               request (gpudev keeps a list's statuses in one array),
+ *               takes the READY run from the ring's next item on, and hands
+ *               each item to its worker through GPU memory (the slot's
+ *               ready_seq). Items whose previous lap a worker has not
+ *               finished are not looked at (an old READY is never taken
+ *               for a new one). Backs off from poll_ns_min to poll_ns_max
+ *               while nothing is READY; ends on the quit flag.
+ *   worker j    takes items j, j + bpq, ... in order: waits for the
+ *               hand-over, runs the body's item() on the whole block, then
+ *               thread 0 releases DONE at system scope and tells the
+ *               dispatcher the slot is free for its next lap.
+ *
+ * The body (a class, passed by value as a kernel parameter):
+ *
+ *   struct my_body {
+ *       static constexpr unsigned int threads = 128;   // block size
+ *       ...parameters (trivially copyable)...
+ *       struct worker {
+ *           // every thread of a worker block, once: per-block state
+ *           // (may use __shared__ memory and synchronize the block)
+ *           __device__ worker(const my_body &b, uint32_t ring, uint32_t slot);
+ *           // every thread: one item's work; every result the CPU reads
+ *           // stored before it returns (the skeleton's barrier and
+ *           // release of DONE publish them)
+ *           __device__ void item(const struct gpucomm_item_ctx &c);
+ *           // every thread, after DONE: statistics off the item's
+ *           // critical path (DONE's release does not wait for them)
+ *           __device__ void item_done(const struct gpucomm_item_ctx &c);
+ *       };
+ *   };
+ *
+ * Why a template and not a device function pointer: the body is compiled
+ * into the kernel and inlined, so its loads are scheduled with the
+ * skeleton's, its __shared__ arrays and registers are sized for this
+ * kernel, and __launch_bounds__(Body::threads) gives ptxas the block size
+ * to budget registers for. An indirect call cannot be inlined: it costs
+ * the call ABI (arguments and callee-saved registers through local
+ * memory, which a per-packet body with its staging arrays would spill),
+ * needs relocatable device code when the body lives in another file, and
+ * hides the body's register needs from the launch configuration. The
+ * price of the template is one instantiation per body, in the program's
+ * own .cu, which is where its per-item code is anyway.
+ */
+#ifndef GPUCOMM_PERSISTENT_CUH
+#define GPUCOMM_PERSISTENT_CUH
+
+#include <stdint.h>
+
+#include <cuda_runtime.h>
+
+#include "gpucomm_dev.cuh"
+#include "gpucomm_kernel.h"
+
+/* What a worker is handed with each item. */
+struct gpucomm_item_ctx {
+	const struct gpucomm_item *item;	/* in host memory: read the count
+						 * with gpucomm_ld_num_pkts() */
+	const struct gpucomm_pkt *pkts;		/* its packet list */
+	unsigned long long seq;		/* the ring's item number: 0, 1, ... */
+	unsigned long long ready_ns;	/* %globaltimer when the dispatcher saw
+					 * it READY; 0 when launched per item */
+	uint32_t ring;
+	uint32_t idx;			/* item index in the ring: seq % items */
+	uint32_t slot;			/* worker block of the ring */
+};
+
+/*
+ * A body's worker with no per-block state and nothing to do after DONE:
+ * derive from it and write item() alone,
+ *   struct worker : gpucomm_worker_base<my_body> {
+ *       using gpucomm_worker_base<my_body>::gpucomm_worker_base;
+ *       __device__ void item(const struct gpucomm_item_ctx &c);
+ *   };
+ * (b: the body's parameters).
+ */
+template <class Body>
+struct gpucomm_worker_base {
+	const Body &b;
+
+	__device__
+	gpucomm_worker_base(const Body &body, uint32_t ring, uint32_t slot)
+		: b(body)
+	{
+		(void)ring;
+		(void)slot;
+	}
+
+	__device__ void
+	item_done(const struct gpucomm_item_ctx &c)
+	{
+		(void)c;
+	}
+};
+
+/*
+ * The item's packet count and descriptors into addr[] and size[] (shared
+ * memory, GPUCOMM_PKTS_MAX entries), by every thread of the block; returns
+ * the count (at most GPUCOMM_PKTS_MAX). The count and the first `pre`
+ * descriptors are loaded in one round trip: descriptor i by thread
+ * i (and i + blockDim.x, ...), the count by lane 0 of the block's last
+ * warp, which has no descriptor to load while pre <= blockDim.x - 32 (in
+ * one warp the second host load waits for the first: 2.5 us instead of
+ * 1.6 us for both in bench-handoff). Descriptors past the count are stale
+ * and unused (the list has room for GPUCOMM_PKTS_MAX); those from pre to
+ * the count, if any, take a second round trip. Synchronizes the block.
+ */
+static __device__ uint32_t
+gpucomm_load_item(const struct gpucomm_item_ctx &c, uint32_t pre,
+		uintptr_t *addr, uint32_t *size)
+{
+	__shared__ uint32_t s_n;
+	uint32_t n;
+
+	if (pre > GPUCOMM_PKTS_MAX)
+		pre = GPUCOMM_PKTS_MAX;
+	if (threadIdx.x == blockDim.x - 32)
+		s_n = gpucomm_ld_num_pkts(c.item);
+	for (uint32_t i = threadIdx.x; i < pre; i += blockDim.x) {
+		unsigned long long a, z;
+
+		gpucomm_ld_pkt(&c.pkts[i], &a, &z);
+		addr[i] = (uintptr_t)a;
+		size[i] = (uint32_t)z;
+	}
+	__syncthreads();
+	n = s_n < GPUCOMM_PKTS_MAX ? s_n : GPUCOMM_PKTS_MAX;
+	if (n > pre) {
+		for (uint32_t i = pre + threadIdx.x; i < n; i += blockDim.x) {
+			unsigned long long a, z;
+
+			gpucomm_ld_pkt(&c.pkts[i], &a, &z);
+			addr[i] = (uintptr_t)a;
+			size[i] = (uint32_t)z;
+		}
+		__syncthreads();
+	}
+	return n;
+}
+
+/* The ring's dispatcher: warp 0 of the ring's last block. */
+static __device__ void
+gpucomm_dispatch(const struct gpucomm_kparams &kp, uint32_t ring)
+{
+	const unsigned int lane = threadIdx.x;
+	const uint32_t n = kp.n_items;
+	const size_t base = (size_t)ring * n;
+	unsigned long long *ready = kp.st.ready_seq + base;
+	const unsigned long long *done = kp.st.done_seq + base;
+	unsigned long long *ready_ns = kp.st.ready_ns + base;
+	uint32_t *const *status = kp.st.status + base;
+	uint32_t *const status0 = status[0];
+	unsigned long long seq = 0;
+	uint32_t ns = kp.poll_ns_min, contiguous = 1;
+
+	/* gpudev allocates a list's status words as one array: then one
+	 * coalesced request reads 32 of them. */
+	for (uint32_t i = lane; i < n; i += 32)
+		if (status[i] != status0 + i)
+			contiguous = 0;
+	contiguous = __all_sync(0xffffffffu, contiguous);
+	for (;;) {
+		const unsigned long long s = seq + lane;
+		const uint32_t idx = (uint32_t)(s % n);
+		/* Lanes past the ring's size would look at an item twice. */
+		bool ok = lane < n && (contiguous || lane == 0);
+		unsigned int mask, k;
+
+		/*
+		 * Previous lap of this slot not finished: not yet. Acquire at
+		 * device scope, pairing with the worker's release after its
+		 * DONE: the status load below cannot see the old READY.
+		 */
+		if (ok && s >= n && gpucomm_ld_acquire_gpu_u64(&done[idx]) < s - n + 1)
+			ok = false;
+		/* Relaxed: the lanes' loads travel together; the fence below,
+		 * once READY items are found, is the acquire. */
+		if (ok)
+			ok = gpucomm_ld_relaxed_sys_u32(contiguous ? status0 + idx :
+				status[idx]) == GPUCOMM_STATUS_READY;
+		mask = __ballot_sync(0xffffffffu, ok);
+		/* Items are taken in order: the READY run from seq on. */
+		k = mask == 0xffffffffu ? 32 : __ffs(~mask) - 1;
+		if (k > 0) {
+			if (lane < k)
+				ready_ns[idx] = gpucomm_gpu_ns();
+			/*
+			 * One fence per lane, both ways: acquire for its own
+			 * READY load (what the CPU wrote before READY: count,
+			 * descriptors, side data and, after rte_gpu_wmb, packet
+			 * bytes) and release for its own hand-over store below
+			 * (and the stamp above), which the worker acquires: by
+			 * cumulativity the worker sees the CPU's writes with no
+			 * system-scope fence of its own.
+			 */
+			gpucomm_fence_acq_rel_sys();
+			if (lane < k)
+				gpucomm_st_relaxed_gpu_u64(&ready[idx], s + 1);
+			seq += k;
+			ns = kp.poll_ns_min;
+			continue;
+		}
+		/*
+		 * The CPU raises quit only after every item it published came
+		 * back DONE: quitting here loses nothing, and the flag carries
+		 * no data (relaxed).
+		 */
+		if (__shfl_sync(0xffffffffu, lane == 0 && !kp.hold ?
+				gpucomm_ld_relaxed_sys_u32(kp.quit) : 0, 0) != 0) {
+			for (uint32_t i = lane; i < n; i += 32)
+				gpucomm_st_relaxed_gpu_u64(&ready[i], GPUCOMM_SEQ_QUIT);
+			return;
+		}
+		if (ns != 0)
+			__nanosleep(ns);
+		ns = ns * 2 < kp.poll_ns_max ? ns * 2 : kp.poll_ns_max;
+	}
+}
+
+/* Worker block `slot` of ring `ring`: its items in ring order. */
+template <class Body>
+static __device__ void
+gpucomm_worker_loop(const struct gpucomm_kparams &kp, const Body &body,
+		uint32_t ring, uint32_t slot)
+{
+	__shared__ struct gpucomm_item_ctx s_ctx;
+	__shared__ uint32_t *s_status;
+	__shared__ int s_go;
+	typename Body::worker w(body, ring, slot);
+	const uint32_t n = kp.n_items;
+	const size_t base = (size_t)ring * n;
+
+	for (unsigned long long seq = slot;; seq += kp.bpq) {
+		const uint32_t idx = (uint32_t)(seq % n);
+
+		if (threadIdx.x == 0) {
+			/* Fixed for the list's life, in GPU memory: loaded
+			 * while waiting, not after. */
+			const struct gpucomm_pkt *pkts = kp.st.pkt_list[base + idx];
+			uint32_t *status = kp.st.status[base + idx];
+			unsigned long long v;
+
+			/* Relaxed polls, then the fence: an acquire pattern
+			 * pairing with the dispatcher's release (a fence per
+			 * poll would only slow the polls). */
+			do
+				v = gpucomm_ld_relaxed_gpu_u64(&kp.st.ready_seq[base + idx]);
+			while (v != seq + 1 && v != GPUCOMM_SEQ_QUIT);
+			gpucomm_fence_acq_rel_gpu();
+			s_go = v == seq + 1;
+			s_status = status;
+			s_ctx.item = kp.items[ring] + idx;
+			s_ctx.pkts = pkts;
+			s_ctx.seq = seq;
+			s_ctx.ready_ns = kp.st.ready_ns[base + idx];
+			s_ctx.ring = ring;
+			s_ctx.idx = idx;
+			s_ctx.slot = slot;
+		}
+		/* The barrier carries thread 0's acquire to the block. */
+		__syncthreads();
+		if (!s_go)
+			return;
+		/* Test only: die holding a taken item, as a fault would. */
+		if (kp.fault_at != 0 && ring == 0 && slot == 0 &&
+				seq >= kp.fault_at && threadIdx.x == 0)
+			*(volatile uint32_t *)(uintptr_t)8 = 1;
+		{
+			const struct gpucomm_item_ctx c = s_ctx;
+
+			w.item(c);
+			/*
+			 * Every thread's results are stored before this barrier;
+			 * thread 0's release after it orders them all before
+			 * DONE (cumulativity). One release per item: a fence in
+			 * every thread measured 4 us per 32-packet item (the
+			 * fences of a block are served one by one), and a fence
+			 * before the release would only repeat it.
+			 */
+			__syncthreads();
+			if (threadIdx.x == 0) {
+				gpucomm_st_release_sys_u32(s_status, GPUCOMM_STATUS_DONE);
+				/* Ordered after DONE: once the dispatcher sees it,
+				 * the slot's status no longer reads the old READY. */
+				gpucomm_st_release_gpu_u64(&kp.st.done_seq[base + idx],
+					seq + 1);
+			}
+			w.item_done(c);
+		}
+	}
+}
+
+/*
+ * The persistent kernel: kp.n_rings x (kp.bpq workers + 1 dispatcher)
+ * blocks of Body::threads threads, all resident (gpucomm_launch_persistent).
+ */
+template <class Body>
+__global__ void __launch_bounds__(Body::threads)
+gpucomm_persistent_kernel(const struct gpucomm_kparams kp, const Body body)
+{
+	static_assert(Body::threads >= 32 && Body::threads % 32 == 0,
+		"whole warps: the dispatcher is one");
+	const uint32_t ring = blockIdx.x / (kp.bpq + 1);
+	const uint32_t slot = blockIdx.x % (kp.bpq + 1);
+
+	if (ring >= kp.n_rings)
+		return;
+	if (slot == kp.bpq) {
+		if (threadIdx.x < 32)
+			gpucomm_dispatch(kp, ring);
+		return;
+	}
+	gpucomm_worker_loop(kp, body, ring, slot);
+}
+
+/*
+ * One item, launched after the CPU published it (launch per burst): the
+ * launch is the acquire (stream order after the CPU's writes). The same
+ * body, as worker slot 0 with ready_ns 0.
+ */
+template <class Body>
+__global__ void __launch_bounds__(Body::threads)
+gpucomm_item_kernel(const struct gpucomm_kparams kp, const Body body,
+		uint32_t ring, uint32_t idx, unsigned long long seq)
+{
+	__shared__ struct gpucomm_item_ctx s_ctx;
+	__shared__ uint32_t *s_status;
+	typename Body::worker w(body, ring, 0);
+
+	if (threadIdx.x == 0) {
+		const struct gpucomm_item *item = kp.items[ring] + idx;
+		const size_t i = (size_t)ring * kp.n_items + idx;
+
+		/* From the dispatch state when there is one (GPU memory), else
+		 * once from the item in host memory, by one thread. */
+		if (kp.st.pkt_list != NULL) {
+			s_ctx.pkts = kp.st.pkt_list[i];
+			s_status = kp.st.status[i];
+		} else {
+			const volatile struct gpucomm_item *v = item;
+
+			s_ctx.pkts = v->pkt_list;
+			s_status = v->status_d;
+		}
+		s_ctx.item = item;
+		s_ctx.seq = seq;
+		s_ctx.ready_ns = 0;
+		s_ctx.ring = ring;
+		s_ctx.idx = idx;
+		s_ctx.slot = 0;
+	}
+	__syncthreads();
+	{
+		const struct gpucomm_item_ctx c = s_ctx;
+
+		w.item(c);
+		__syncthreads();
+		/* As in the persistent kernel: one release after the barrier. */
+		if (threadIdx.x == 0)
+			gpucomm_st_release_sys_u32(s_status, GPUCOMM_STATUS_DONE);
+		w.item_done(c);
+	}
+}
+
+/*
+ * Launches the persistent kernel on stream s after setting up the
+ * dispatch state (gpucomm_cuda_state_init). kp->bpq is lowered to what
+ * fits (gpucomm_fit_workers) and the kernel launched cooperatively: its
+ * blocks are all resident together or the launch fails
+ * (cudaErrorCooperativeLaunchTooLarge, e.g. when other contexts or MPS
+ * clients hold the SMs), never a ring left without its dispatcher or
+ * workers because their blocks wait for others that never end.
+ * Returns 0 or a cudaError_t value.
+ */
+template <class Body>
+static inline int
+gpucomm_launch_persistent(struct gpucomm_kparams *kp, const Body &body,
+		cudaStream_t s)
+{
+	void *args[] = { kp, const_cast<Body *>(&body) };
+	int dev, sms, per_sm;
+	uint32_t bpq;
+	cudaError_t e;
+
+	if (kp->n_rings == 0 || kp->n_rings > GPUCOMM_MAX_RINGS ||
+			kp->n_items == 0 || kp->quit == NULL ||
+			kp->st.ready_seq == NULL)
+		return (int)cudaErrorInvalidValue;
+	for (uint32_t r = 0; r < kp->n_rings; r++)
+		if (kp->items[r] == NULL)
+			return (int)cudaErrorInvalidValue;
+	e = cudaGetDevice(&dev);
+	if (e == cudaSuccess)
+		e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+	if (e == cudaSuccess)
+		e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm,
+			gpucomm_persistent_kernel<Body>, Body::threads, 0);
+	if (e != cudaSuccess)
+		return (int)e;
+	bpq = gpucomm_fit_workers(kp->n_rings, kp->n_items, kp->bpq,
+		(uint32_t)sms * (uint32_t)per_sm);
+	if (bpq == 0)
+		return (int)(kp->bpq == 0 ? cudaErrorInvalidValue :
+			cudaErrorCooperativeLaunchTooLarge);
+	kp->bpq = bpq;
+	e = (cudaError_t)gpucomm_cuda_state_init(kp, s);
+	if (e != cudaSuccess)
+		return (int)e;
+	/* args[] point at *kp and body, copied as the parameters here. */
+	return (int)cudaLaunchCooperativeKernel(
+		(const void *)gpucomm_persistent_kernel<Body>,
+		dim3(kp->n_rings * (bpq + 1)), dim3(Body::threads), args, 0, s);
+}
+
+/* Launches the item kernel for item idx (sequence number seq) of ring
+ * ring on stream s. 0 or a cudaError_t value. */
+template <class Body>
+static inline int
+gpucomm_launch_item(const struct gpucomm_kparams *kp, const Body &body,
+		uint32_t ring, uint32_t idx, unsigned long long seq, cudaStream_t s)
+{
+	if (ring >= kp->n_rings || idx >= kp->n_items || kp->items[ring] == NULL)
+		return (int)cudaErrorInvalidValue;
+	gpucomm_item_kernel<Body><<<1, Body::threads, 0, s>>>(*kp, body, ring,
+		idx, seq);
+	return (int)cudaGetLastError();
+}
+
+#endif /* GPUCOMM_PERSISTENT_CUH */

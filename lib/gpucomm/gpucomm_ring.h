@@ -1,0 +1,313 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The lcore side of the GPU communication ring: a gpudev communication
+ * list used as a ring between one lcore and a GPU kernel
+ * (gpucomm_persistent.cuh, or a kernel launched per item).
+ *
+ *   next     the item at the head, FREE, if the ring has room
+ *   (fill)   the caller writes its packet entries (pkt_list[i].addr and
+ *            .size, mbufs[i]) and whatever side data the kernel reads
+ *   publish  count, write barriers, READY (the ordering below); head on
+ *   collect  the item at the tail, once DONE: its results may be read
+ *   release  that item back to FREE; tail on
+ *
+ * Items are collected in ring order: output keeps the order of input
+ * even though the kernel finishes items out of order. One lcore per ring,
+ * no locks; every function here is inline and costs a few stores and at
+ * most one gpudev call per item, none per packet: it is on the per-burst
+ * path of lcores running at tens of Mpps.
+ *
+ * Publish ordering (what rte_gpu_comm_populate_list_pkts does, without
+ * its walk over the mbufs):
+ *   1. entries, side data and num_pkts: plain stores;
+ *   2. rte_wmb(): they are globally visible before any later store (on
+ *      x86 it also drains streaming stores, e.g. of a memcpy into a bounce
+ *      buffer, and the write-combining buffers of GPU memory mapped
+ *      through GDRCopy; on weakly ordered CPUs it is the store barrier the
+ *      GPU's system-scope acquire pairs with);
+ *   3. rte_gpu_wmb(), only with GPUCOMM_RING_GPU_WMB (packets a NIC wrote
+ *      into GPU memory with GPUDirect RDMA): those writes are made
+ *      visible to the GPU's kernels before the READY that follows, which
+ *      a CPU barrier cannot do (the NIC's writes never pass through it);
+ *   4. the READY store, then, when the status word is GPU memory mapped
+ *      write-combined for the CPU, rte_wmb() again: not for ordering but
+ *      so that READY leaves the write-combining buffer now rather than
+ *      whenever the buffer is next flushed.
+ * Collect ordering: DONE read, then rte_rmb(): the results are read after
+ * it (pairs with the kernel's system-scope release of DONE).
+ */
+#ifndef GPUCOMM_RING_H
+#define GPUCOMM_RING_H
+
+#include <errno.h>
+#include <stdint.h>
+
+#include <rte_atomic.h>
+#include <rte_branch_prediction.h>
+#include <rte_gpudev.h>
+#include <rte_mbuf.h>
+
+#include "gpucomm_kernel.h"
+#include "gpucomm_layout.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* rte_gpu_wmb() before READY: packets in GPU memory written by a NIC. */
+#define GPUCOMM_RING_GPU_WMB 1u
+
+struct gpucomm_ring {
+	struct rte_gpu_comm_list *list;
+	uint32_t n_items;
+	uint32_t head;		/* next item to fill */
+	uint32_t tail;		/* oldest item in flight */
+	int16_t dev_id;
+	uint8_t gpu_wmb;	/* GPUCOMM_RING_GPU_WMB given */
+	uint8_t wc_status;	/* status words outside EAL memory: GPU
+				 * memory mapped for the CPU */
+	uint8_t tail_done;	/* collect saw the tail item DONE */
+	/* In-flight accounting: items and packets published and not yet
+	 * released, and how many items ever were (published is the next
+	 * item's sequence number, the kernel's seq). */
+	uint32_t inflight;
+	uint64_t inflight_pkts;
+	uint64_t published;
+	uint64_t released;
+};
+
+/*
+ * Use n_items items of list (from rte_gpu_comm_create_list(dev_id, ...))
+ * as a ring. Every item is set FREE with no packets, made visible and
+ * read back: rte_gpu_comm_create_list() of DPDK 22.11 leaves item 0's
+ * status as it found it when the statuses are in GPU memory, and GPU
+ * memory is not cleared, so a READY left by an earlier user would put a
+ * kernel a lap ahead. flags: GPUCOMM_RING_*.
+ * 0; -EINVAL (bad argument, said why), a negative errno from gpudev, or
+ * -EIO when a status reads back other than FREE.
+ */
+int gpucomm_ring_init(struct gpucomm_ring *r, int16_t dev_id,
+		struct rte_gpu_comm_list *list, uint32_t n_items, unsigned int flags);
+
+static inline uint32_t
+gpucomm_ring_inflight(const struct gpucomm_ring *r)
+{
+	return r->inflight;
+}
+
+/* The head item, FREE, when the ring has room; else NULL (ring full). */
+static inline struct rte_gpu_comm_list *
+gpucomm_ring_next(const struct gpucomm_ring *r)
+{
+	if (unlikely(r->inflight == r->n_items))
+		return NULL;
+	return &r->list[r->head];
+}
+
+/*
+ * Publishes the head item with n_pkts packets (entries 0 .. n_pkts - 1
+ * filled by the caller): the ordering described at the top, head on.
+ * 0; -ENOSPC when the ring is full, -EINVAL for 0 or more than
+ * RTE_GPU_COMM_LIST_PKTS_MAX packets (nothing published: the caller still
+ * holds its packets), or rte_gpu_wmb()'s or the status store's error
+ * (nothing published either).
+ */
+static inline int
+gpucomm_ring_publish(struct gpucomm_ring *r, uint32_t n_pkts)
+{
+	struct rte_gpu_comm_list *it;
+	int rc;
+
+	if (unlikely(r->inflight == r->n_items))
+		return -ENOSPC;
+	if (unlikely(n_pkts == 0 || n_pkts > RTE_GPU_COMM_LIST_PKTS_MAX))
+		return -EINVAL;
+	it = &r->list[r->head];
+	RTE_GPU_VOLATILE(it->num_pkts) = n_pkts;
+	/* Entries, side data and count globally visible before READY. */
+	rte_wmb();
+	if (r->gpu_wmb) {
+		/* The NIC's writes to GPU memory visible to the GPU before
+		 * READY. */
+		rc = rte_gpu_wmb(r->dev_id);
+		if (unlikely(rc != 0))
+			return rc;
+	}
+	rc = rte_gpu_comm_set_status(it, RTE_GPU_COMM_LIST_READY);
+	if (unlikely(rc != 0))
+		return rc;
+	if (r->wc_status)
+		rte_wmb();	/* READY out of the write-combining buffer now */
+	r->head = r->head + 1 == r->n_items ? 0 : r->head + 1;
+	r->inflight++;
+	r->inflight_pkts += n_pkts;
+	r->published++;
+	return 0;
+}
+
+/*
+ * The tail item once DONE. 1 with *item set (its results may be read
+ * until gpucomm_ring_release), 0 when nothing is in flight or the tail
+ * item is not DONE yet (a later item's DONE waits for it: ring order),
+ * -EIO when the kernel marked it ERROR, or gpudev's error.
+ */
+static inline int
+gpucomm_ring_collect(struct gpucomm_ring *r, struct rte_gpu_comm_list **item)
+{
+	struct rte_gpu_comm_list *it;
+	enum rte_gpu_comm_list_status st;
+	int rc;
+
+	if (r->inflight == 0)
+		return 0;
+	it = &r->list[r->tail];
+	if (!r->tail_done) {
+		rc = rte_gpu_comm_get_status(it, &st);
+		if (unlikely(rc != 0))
+			return rc;
+		if (st != RTE_GPU_COMM_LIST_DONE)
+			return unlikely(st == RTE_GPU_COMM_LIST_ERROR) ? -EIO : 0;
+		/* Pairs with the kernel's release of DONE: the results are
+		 * read after it. */
+		rte_rmb();
+		r->tail_done = 1;
+	}
+	*item = it;
+	return 1;
+}
+
+/*
+ * The collected tail item back to FREE with no packets; tail on. Not
+ * rte_gpu_comm_cleanup_list(): it also zeroes every entry (three stores
+ * per packet and a full barrier), which nothing needs (the next fill
+ * overwrites what the kernel reads, num_pkts of them), and frees the
+ * mbufs, which the caller does its own way. The kernel never acts on
+ * FREE, so no barrier: the next publish's orders this before READY.
+ * 0; -EINVAL when collect has not returned the tail item; gpudev's error.
+ */
+static inline int
+gpucomm_ring_release(struct gpucomm_ring *r)
+{
+	struct rte_gpu_comm_list *it;
+	int rc;
+
+	if (unlikely(!r->tail_done))
+		return -EINVAL;
+	it = &r->list[r->tail];
+	r->inflight_pkts -= it->num_pkts;
+	RTE_GPU_VOLATILE(it->num_pkts) = 0;
+	rc = rte_gpu_comm_set_status(it, RTE_GPU_COMM_LIST_FREE);
+	if (unlikely(rc != 0))
+		return rc;
+	r->tail_done = 0;
+	r->tail = r->tail + 1 == r->n_items ? 0 : r->tail + 1;
+	r->inflight--;
+	r->released++;
+	return 0;
+}
+
+/* The k-th oldest item in flight (k < inflight), e.g. to free the mbufs
+ * of items that will never come back. */
+static inline struct rte_gpu_comm_list *
+gpucomm_ring_inflight_item(const struct gpucomm_ring *r, uint32_t k)
+{
+	uint32_t i = r->tail + k;
+
+	return &r->list[i >= r->n_items ? i - r->n_items : i];
+}
+
+/*
+ * Forget every item in flight (the kernel died or never answered: they
+ * will not come back). Returns how many there were; the caller freed their
+ * packets (gpucomm_ring_inflight_item). Their statuses stay as they are:
+ * gpucomm_ring_init() again before the ring is used with a new kernel.
+ */
+static inline uint32_t
+gpucomm_ring_abandon(struct gpucomm_ring *r)
+{
+	uint32_t n = r->inflight;
+
+	r->tail = r->head;
+	r->inflight = 0;
+	r->inflight_pkts = 0;
+	r->tail_done = 0;
+	return n;
+}
+
+/*
+ * Fills the head item's entries from n single-segment mbufs whose bytes
+ * the GPU reads where they are (addr = data, size = data_len; mbufs
+ * kept in the item), for programs that need no more than
+ * rte_gpu_comm_populate_list_pkts; then gpucomm_ring_publish(r, n).
+ * 0, -ENOSPC (ring full), -EINVAL (n out of range, a NULL or chained
+ * mbuf: nothing to publish, the entries before it are simply unused).
+ */
+static inline int
+gpucomm_ring_fill_mbufs(struct gpucomm_ring *r, struct rte_mbuf **mbufs,
+		uint32_t n)
+{
+	struct rte_gpu_comm_list *it = gpucomm_ring_next(r);
+	struct rte_gpu_comm_pkt *e;
+
+	if (unlikely(it == NULL))
+		return -ENOSPC;
+	if (unlikely(n == 0 || n > RTE_GPU_COMM_LIST_PKTS_MAX))
+		return -EINVAL;
+	e = it->pkt_list;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct rte_mbuf *m = mbufs[i];
+
+		if (unlikely(m == NULL || m->nb_segs != 1))
+			return -EINVAL;
+		e[i].addr = rte_pktmbuf_mtod(m, uintptr_t);
+		e[i].size = m->data_len;
+		it->mbufs[i] = mbufs[i];
+	}
+	return 0;
+}
+
+/*
+ * The persistent kernel's GPU-side setup for n_rings rings of n_items
+ * items each (lists[r]): its quit flag (rte_gpu_comm_flag in host
+ * memory) and its dispatch state (GPU memory from rte_gpu_mem_alloc),
+ * and kp filled to point at them with bpq workers wanted per ring and the
+ * default poll back-off. The state itself is set by the first launch
+ * (gpucomm_launch_persistent), or by gpucomm_cuda_state_init for kernels
+ * launched per item.
+ */
+struct gpucomm_kernel {
+	int16_t dev_id;
+	struct rte_gpu_comm_flag quit;
+	int quit_ok;
+	void *state;			/* GPU memory */
+	size_t state_bytes;
+	struct gpucomm_kparams kp;
+};
+
+/*
+ * 0; -EINVAL (bad argument, said why), or gpudev's error (said what
+ * failed); on error nothing is kept.
+ */
+int gpucomm_kernel_setup(struct gpucomm_kernel *k, int16_t dev_id,
+		struct rte_gpu_comm_list *const *lists, uint32_t n_rings,
+		uint32_t n_items, uint32_t bpq);
+
+/* Raises the quit flag: once every item published came back. 0 or
+ * gpudev's error. */
+int gpucomm_kernel_quit(struct gpucomm_kernel *k);
+
+/*
+ * After the kernel quit and ended: the quit flag down again, so that the
+ * kernel can be launched anew on the same setup (which sets its dispatch
+ * state afresh: initialise the rings again too). 0 or gpudev's error.
+ */
+int gpucomm_kernel_rearm(struct gpucomm_kernel *k);
+
+/* Frees what setup took. Only once no kernel runs on it. */
+void gpucomm_kernel_teardown(struct gpucomm_kernel *k);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GPUCOMM_RING_H */
