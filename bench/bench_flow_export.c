@@ -72,13 +72,14 @@ struct bfe {
 	uint32_t scan_pos;
 };
 
+/* Packet times as ns since the epoch (the records' times are real), on
+ * the monotonic clock: bench_now_ns() plus the offset taken at start. */
+static uint64_t epoch_offset;
+
 static uint64_t
 realtime_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return bench_now_ns() + epoch_offset;
 }
 
 /* The first flow of the window at time t. */
@@ -373,6 +374,7 @@ main(int argc, char **argv)
 	memset(&b, 0, sizeof(b));
 	if (parse(argc, argv, &b.o) != 0)
 		return 2;
+	epoch_offset = (uint64_t)time(NULL) * 1000000000ull - bench_now_ns();
 
 	if (!b.o.cpu && fbk_gpu_count() == 0) {
 		printf("SKIP: no usable GPU (bench-flow-export --cpu runs without)\n");

@@ -48,7 +48,7 @@
  * for field (paddingOctets where C aligns). */
 struct rec4 {
 	uint64_t start_ms, end_ms, packets, octets;
-	uint32_t ingress, src, dst;
+	uint32_t src, dst, ingress;
 	uint16_t sport, dport, vlan, tcp_flags;
 	uint8_t proto, reason;
 	uint8_t pad[2];
@@ -66,33 +66,30 @@ struct rec6 {
 _Static_assert(sizeof(struct rec4) == 56, "rec4 layout");
 _Static_assert(sizeof(struct rec6) == 80, "rec6 layout");
 
-/* Flag 1: the padding is in the internal template only; the messages
+/* A template is the head, the addresses of its IP version, the tail.
+ * Flag 1: the padding is in the internal template only; the messages
  * carry none. */
-static fbInfoElementSpec_t spec4[] = {
+static fbInfoElementSpec_t spec_head[] = {
 	{ "flowStartMilliseconds", 8, 0 },
 	{ "flowEndMilliseconds", 8, 0 },
 	{ "packetDeltaCount", 8, 0 },
 	{ "octetDeltaCount", 8, 0 },
-	{ "ingressInterface", 4, 0 },
-	{ "sourceIPv4Address", 4, 0 },
-	{ "destinationIPv4Address", 4, 0 },
-	{ "sourceTransportPort", 2, 0 },
-	{ "destinationTransportPort", 2, 0 },
-	{ "vlanId", 2, 0 },
-	{ "tcpControlBits", 2, 0 },
-	{ "protocolIdentifier", 1, 0 },
-	{ "flowEndReason", 1, 0 },
-	{ "paddingOctets", 2, 1 },
 	FB_IESPEC_NULL
 };
 
-static fbInfoElementSpec_t spec6[] = {
-	{ "flowStartMilliseconds", 8, 0 },
-	{ "flowEndMilliseconds", 8, 0 },
-	{ "packetDeltaCount", 8, 0 },
-	{ "octetDeltaCount", 8, 0 },
+static fbInfoElementSpec_t spec_addr4[] = {
+	{ "sourceIPv4Address", 4, 0 },
+	{ "destinationIPv4Address", 4, 0 },
+	FB_IESPEC_NULL
+};
+
+static fbInfoElementSpec_t spec_addr6[] = {
 	{ "sourceIPv6Address", 16, 0 },
 	{ "destinationIPv6Address", 16, 0 },
+	FB_IESPEC_NULL
+};
+
+static fbInfoElementSpec_t spec_tail[] = {
 	{ "ingressInterface", 4, 0 },
 	{ "sourceTransportPort", 2, 0 },
 	{ "destinationTransportPort", 2, 0 },
@@ -533,16 +530,27 @@ gpurx_ipfix_tick(struct gpurx_ipfix *x)
 
 /* --- Set-up ---------------------------------------------------------------- */
 
+/* The template of records with these addresses, as internal template
+ * (padding included, flags 1) or as the one the messages carry. */
 static int
-add_template(struct gpurx_ipfix *x, uint16_t tid, fbInfoElementSpec_t *spec,
+append_specs(fbTemplate_t *t, fbInfoElementSpec_t *addr, uint32_t flags,
+		GError **err)
+{
+	return fbTemplateAppendSpecArray(t, spec_head, flags, err) &&
+		fbTemplateAppendSpecArray(t, addr, flags, err) &&
+		fbTemplateAppendSpecArray(t, spec_tail, flags, err);
+}
+
+static int
+add_template(struct gpurx_ipfix *x, uint16_t tid, fbInfoElementSpec_t *addr,
 		size_t rec_len)
 {
 	fbTemplate_t *internal = fbTemplateAlloc(x->model);
 	fbTemplate_t *external = fbTemplateAlloc(x->model);
 	GError *err = NULL;
 
-	if (!fbTemplateAppendSpecArray(internal, spec, 1, &err) ||
-			!fbTemplateAppendSpecArray(external, spec, 0, &err))
+	if (!append_specs(internal, addr, 1, &err) ||
+			!append_specs(external, addr, 0, &err))
 		goto fail_both;
 	if (fbTemplateGetIELenOfMemBuffer(internal) != rec_len) {
 		fprintf(stderr, "error: flow export: template %#x describes %u "
@@ -656,8 +664,8 @@ gpurx_ipfix_open(const char *collector, const char *file, uint32_t domain,
 	 * Templates go into the session before it has a buffer, so that
 	 * they are written by send_templates() alone. */
 	fbSessionSetDomain(x->session, domain);
-	if (add_template(x, TID_V4, spec4, sizeof(struct rec4)) != 0 ||
-			add_template(x, TID_V6, spec6, sizeof(struct rec6)) != 0)
+	if (add_template(x, TID_V4, spec_addr4, sizeof(struct rec4)) != 0 ||
+			add_template(x, TID_V6, spec_addr6, sizeof(struct rec6)) != 0)
 		goto fail;
 	x->exporter = fbExporterAllocBuffer(x->msg, x->has_udp ?
 		MTU_DATAGRAM : MTU_STREAM);

@@ -21,6 +21,7 @@
  * for a replay that keeps N flows live: bench/flow-export.sh)
  */
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,12 +135,51 @@ by_time(const void *a, const void *b)
 	return x->us < y->us ? -1 : x->us > y->us;
 }
 
+/* Packet i of --many: flow i, at microsecond i. */
+static void
+many_pkt(uint64_t i, struct gpurx_pkt_spec *s, uint64_t *us)
+{
+	struct gpurx_flow_key k;
+
+	flow_stress_key((uint32_t)i, &k);
+	memset(s, 0, sizeof(*s));
+	memcpy(s->eth_dst, "\x02\x00\x00\x00\x00\x01", 6);
+	memcpy(s->eth_src, "\x02\x00\x00\x00\x00\x02", 6);
+	s->ip_version = k.ip_version;
+	/* The builder wants IPv4 addresses in the first 4 bytes. */
+	memcpy(s->src, k.ip_version == 4 ? k.src + 12 : k.src,
+		k.ip_version == 4 ? 4 : 16);
+	memcpy(s->dst, k.ip_version == 4 ? k.dst + 12 : k.dst,
+		k.ip_version == 4 ? 4 : 16);
+	s->ttl = 64;
+	s->proto = k.proto;
+	s->sport = k.sport;
+	s->dport = k.dport;
+	s->tcp_flags = k.proto == GPURX_IPPROTO_TCP ? 0x10 : 0;
+	if (k.vlan_id != 0) {
+		s->n_vlans = 1;
+		s->vid[0] = k.vlan_id;
+	}
+	*us = i;
+}
+
+/* Packet i of the known flows (sorted). */
+static void
+flows_pkt(uint64_t i, struct gpurx_pkt_spec *s, uint64_t *us)
+{
+	*s = pkts[i].s;
+	*us = pkts[i].us;
+}
+
+/* n packets, what at() says each is, into a pcap. 0, or 1 (said why). */
 static int
-write_many(const char *path, uint64_t n)
+dump_all(const char *path, uint64_t n,
+		void (*at)(uint64_t i, struct gpurx_pkt_spec *s, uint64_t *us))
 {
 	static uint8_t buf[FRAME_MAX];
 	pcap_t *dead = pcap_open_dead(DLT_EN10MB, 65535);
 	pcap_dumper_t *d = dead != NULL ? pcap_dump_open(dead, path) : NULL;
+	int rc = 0;
 
 	if (d == NULL) {
 		fprintf(stderr, "%s: %s\n", path, dead != NULL ?
@@ -148,55 +188,36 @@ write_many(const char *path, uint64_t n)
 			pcap_close(dead);
 		return 1;
 	}
-	for (uint64_t id = 0; id < n; id++) {
-		struct gpurx_flow_key k;
+	for (uint64_t i = 0; i < n && rc == 0; i++) {
 		struct gpurx_pkt_layout lay;
 		struct gpurx_pkt_spec s;
 		struct pcap_pkthdr h;
+		uint64_t us;
 
-		flow_stress_key((uint32_t)id, &k);
-		memset(&s, 0, sizeof(s));
-		memcpy(s.eth_dst, "\x02\x00\x00\x00\x00\x01", 6);
-		memcpy(s.eth_src, "\x02\x00\x00\x00\x00\x02", 6);
-		s.ip_version = k.ip_version;
-		/* The builder wants IPv4 addresses in the first 4 bytes. */
-		memcpy(s.src, k.ip_version == 4 ? k.src + 12 : k.src,
-			k.ip_version == 4 ? 4 : 16);
-		memcpy(s.dst, k.ip_version == 4 ? k.dst + 12 : k.dst,
-			k.ip_version == 4 ? 4 : 16);
-		s.ttl = 64;
-		s.proto = k.proto;
-		s.sport = k.sport;
-		s.dport = k.dport;
-		s.tcp_flags = k.proto == GPURX_IPPROTO_TCP ? 0x10 : 0;
-		if (k.vlan_id != 0) {
-			s.n_vlans = 1;
-			s.vid[0] = k.vlan_id;
-		}
-		memset(&h, 0, sizeof(h));
+		at(i, &s, &us);
 		h.caplen = h.len = gpurx_pkt_build(&s, buf, sizeof(buf), &lay);
-		h.ts.tv_sec = (time_t)(TS_BASE_SEC + id / 1000000);
-		h.ts.tv_usec = (suseconds_t)(id % 1000000);
-		if (h.len == 0)
-			return 1;
-		pcap_dump((u_char *)d, &h, buf);
+		h.ts.tv_sec = (time_t)(TS_BASE_SEC + us / 1000000);
+		h.ts.tv_usec = (suseconds_t)(us % 1000000);
+		if (h.len == 0) {
+			fprintf(stderr, "packet %" PRIu64 " does not fit\n", i);
+			rc = 1;
+		} else {
+			pcap_dump((u_char *)d, &h, buf);
+		}
 	}
 	pcap_dump_close(d);
 	pcap_close(dead);
-	return 0;
+	return rc;
 }
 
 int
 main(int argc, char **argv)
 {
-	static uint8_t buf[FRAME_MAX];
 	struct gpurx_pkt_spec s;
-	pcap_dumper_t *d;
-	pcap_t *dead;
 	uint32_t f = 1;
 
 	if (argc == 4 && strcmp(argv[1], "--many") == 0)
-		return write_many(argv[3], strtoull(argv[2], NULL, 0));
+		return dump_all(argv[3], strtoull(argv[2], NULL, 0), many_pkt);
 	if (argc != 3) {
 		fprintf(stderr, "usage: %s OUT.pcap SEED | --many N OUT.pcap\n",
 			argv[0]);
@@ -258,30 +279,8 @@ main(int argc, char **argv)
 		if (pkts[i].us <= pkts[i - 1].us)
 			pkts[i].us = pkts[i - 1].us + 1;
 
-	dead = pcap_open_dead(DLT_EN10MB, 65535);
-	if (dead == NULL)
+	if (dump_all(argv[1], n_pkts, flows_pkt) != 0)
 		return 1;
-	d = pcap_dump_open(dead, argv[1]);
-	if (d == NULL) {
-		fprintf(stderr, "%s: %s\n", argv[1], pcap_geterr(dead));
-		return 1;
-	}
-	for (uint32_t i = 0; i < n_pkts; i++) {
-		struct gpurx_pkt_layout lay;
-		struct pcap_pkthdr h;
-		uint32_t len = gpurx_pkt_build(&pkts[i].s, buf, sizeof(buf), &lay);
-
-		if (len == 0) {
-			fprintf(stderr, "packet %u does not fit\n", i);
-			return 1;
-		}
-		h.ts.tv_sec = (time_t)(TS_BASE_SEC + pkts[i].us / 1000000);
-		h.ts.tv_usec = (suseconds_t)(pkts[i].us % 1000000);
-		h.caplen = h.len = len;
-		pcap_dump((u_char *)d, &h, buf);
-	}
-	pcap_dump_close(d);
-	pcap_close(dead);
 	printf("%u packets, %u flows\n", n_pkts, f - 1);
 	return 0;
 }

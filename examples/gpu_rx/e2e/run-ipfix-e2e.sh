@@ -69,6 +69,17 @@ cmp_flows() {
 	python3 "$here/flowcmp.py" --want "$work/want.csv" "$@"
 }
 
+# file_matches IPFIX [FLOWCMP_ARGS...]: the IPFIX file read back cleanly by
+# libfixbuf, against the records of the default timeouts.
+file_matches() {
+	f=$1
+	shift
+	"$bin/gpurx-ipfix-read" "$f" > "$f.csv" ||
+		{ echo "FAIL: libfixbuf cannot read $f back cleanly"; return 1; }
+	want 15 60 1 || return 1
+	cmp_flows --got "$f.csv" "$@"
+}
+
 mode_args="$*"
 case $case_name in
 nfcapd)
@@ -97,18 +108,15 @@ nfcapd)
 	[ "$rc_app" -eq 0 ] || { echo "FAIL: exit $rc_app"; exit 1; }
 	grep -q "flow export: udp://127.0.0.1:$cport and file" "$work/run.txt" ||
 		{ echo "FAIL: no flow export line"; exit 1; }
-	want 15 60 1 || exit 1
 	TZ=UTC nfdump -R "$work/nf" -q -o csv > "$work/nfdump.csv" ||
 		{ echo "FAIL: nfdump cannot read what nfcapd wrote"; exit 1; }
 	nfdump -R "$work/nf" -I > "$work/nfdump-info.txt" || exit 1
 	grep -q "^Sequence failures: 0$" "$work/nfdump-info.txt" ||
 		{ cat "$work/nfdump-info.txt"; echo "FAIL: nfcapd saw sequence failures"; exit 1; }
-	"$bin/gpurx-ipfix-read" "$work/out.ipfix" > "$work/file.csv" ||
-		{ echo "FAIL: libfixbuf cannot read the IPFIX file back cleanly"; exit 1; }
 	min=""
 	[ "$port_kind" = net_pcap0 ] && min=--min=idle=150,active=30,eof=60,exit=5
 	# shellcheck disable=SC2086
-	cmp_flows --got "$work/file.csv" --nfdump "$work/nfdump.csv" \
+	file_matches "$work/out.ipfix" --nfdump "$work/nfdump.csv" \
 		--json "$work/run.json" $min || exit 1
 	echo "PASS: nfcapd collected every record the reference computes, as the IPFIX file holds them"
 	;;
@@ -153,10 +161,7 @@ unreachable)
 			{ echo "FAIL: $proto: no records counted lost"; exit 1; }
 		grep -q "^received: *$npkts packets" "$work/run-$proto.txt" ||
 			{ echo "FAIL: $proto: not every packet received"; exit 1; }
-		"$bin/gpurx-ipfix-read" "$work/out-$proto.ipfix" > "$work/file-$proto.csv" ||
-			{ echo "FAIL: $proto: the file is not whole"; exit 1; }
-		want 15 60 1 || exit 1
-		cmp_flows --got "$work/file-$proto.csv" || exit 1
+		file_matches "$work/out-$proto.ipfix" || exit 1
 	done
 	echo "PASS: an unreachable collector (UDP, TCP): said, counted, the run and the file whole"
 	;;
@@ -174,9 +179,7 @@ ring-full)
 		"$work/run.json")
 	[ -n "$full" ] && [ "$full" -gt 0 ] ||
 		{ echo "FAIL: ring_full not counted"; exit 1; }
-	"$bin/gpurx-ipfix-read" "$work/out.ipfix" > "$work/file.csv" || exit 1
-	want 15 60 1 || exit 1
-	cmp_flows --got "$work/file.csv" --per-key-bytes || exit 1
+	file_matches "$work/out.ipfix" --per-key-bytes || exit 1
 	echo "PASS: a full ring: $full ends put off, every packet in a record"
 	;;
 bad-args)

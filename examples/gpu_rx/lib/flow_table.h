@@ -260,8 +260,9 @@ GPURX_FN uint32_t
 gpurx_flow_entry_due(const struct gpurx_flow_table *ft,
 		const struct gpurx_flow_entry *e, uint64_t now)
 {
-	return gpurx_flow_due(ft, gpurx_atomic_load_relaxed_u64(&e->first_seen),
-		gpurx_atomic_load_relaxed_u64(&e->last_seen),
+	return gpurx_flow_due(ft,
+		gpurx_atomic_load_u64(&e->first_seen, GPURX_RELAXED),
+		gpurx_atomic_load_u64(&e->last_seen, GPURX_RELAXED),
 		gpurx_atomic_load_relaxed_u32(&e->tcp_flags), now);
 }
 
@@ -274,10 +275,11 @@ GPURX_FN uint32_t
 gpurx_flow_ring_reserve(struct gpurx_flow_table *ft, uint32_t n, uint64_t *pos)
 {
 	const uint64_t size = ft->ring_size;
-	uint64_t h = gpurx_atomic_load_relaxed_u64(&ft->ring_head);
+	uint64_t h = gpurx_atomic_load_u64(&ft->ring_head, GPURX_RELAXED);
 
 	for (;;) {
-		uint64_t t = gpurx_atomic_load_relaxed_u64(&ft->ring_tail_seen);
+		uint64_t t = gpurx_atomic_load_u64(&ft->ring_tail_seen,
+			GPURX_RELAXED);
 		uint64_t room = size - (h - t), got, seen;
 
 		if (room < n) {
@@ -293,7 +295,8 @@ gpurx_flow_ring_reserve(struct gpurx_flow_table *ft, uint32_t n, uint64_t *pos)
 			gpurx_atomic_add_u64(&ft->ring_full, n);
 			return 0;
 		}
-		seen = gpurx_atomic_cas_relaxed_u64(&ft->ring_head, h, h + got);
+		seen = gpurx_atomic_cas_ord_u64(&ft->ring_head, h, h + got,
+			GPURX_RELAXED);
 		if (seen == h) {
 			if (got < n)
 				gpurx_atomic_add_u64(&ft->ring_full, n - got);
@@ -320,8 +323,8 @@ gpurx_flow_ring_skip(struct gpurx_flow_table *ft, uint64_t pos)
 GPURX_FN void
 gpurx_flow_retag(struct gpurx_flow_entry *e, uint32_t from, uint32_t to)
 {
-	gpurx_atomic_fetch_add_release_u64(&e->state,
-		(uint64_t)to - (uint64_t)from);
+	gpurx_atomic_fetch_add_ord_u64(&e->state,
+		(uint64_t)to - (uint64_t)from, GPURX_RELEASE);
 }
 
 /*
@@ -338,8 +341,9 @@ gpurx_flow_end_at(struct gpurx_flow_table *ft, struct gpurx_flow_entry *e,
 	struct gpurx_flow_rec *rec;
 
 	if (GPURX_FLOW_TAG(seen) != GPURX_FLOW_READY ||
-			!gpurx_atomic_cas_acq_rel_u64(&e->state, expect,
-				(expect & ~0xffull) | GPURX_FLOW_CLOSING)) {
+			gpurx_atomic_cas_ord_u64(&e->state, expect,
+				(expect & ~0xffull) | GPURX_FLOW_CLOSING,
+				GPURX_ACQ_REL) != expect) {
 		gpurx_flow_ring_skip(ft, pos);
 		return 0;
 	}
@@ -347,10 +351,10 @@ gpurx_flow_end_at(struct gpurx_flow_table *ft, struct gpurx_flow_entry *e,
 	 * every updater's counts visible. */
 	rec = &gpurx_flow_ring_recs(ft->ring)[pos & (ft->ring_size - 1)];
 	memcpy(&rec->key, (const void *)&e->key, sizeof(rec->key));
-	rec->packets = gpurx_atomic_load_relaxed_u64(&e->packets);
-	rec->bytes = gpurx_atomic_load_relaxed_u64(&e->bytes);
-	rec->first_ns = gpurx_atomic_load_relaxed_u64(&e->first_seen);
-	rec->last_ns = gpurx_atomic_load_relaxed_u64(&e->last_seen);
+	rec->packets = gpurx_atomic_load_u64(&e->packets, GPURX_RELAXED);
+	rec->bytes = gpurx_atomic_load_u64(&e->bytes, GPURX_RELAXED);
+	rec->first_ns = gpurx_atomic_load_u64(&e->first_seen, GPURX_RELAXED);
+	rec->last_ns = gpurx_atomic_load_u64(&e->last_seen, GPURX_RELAXED);
 	rec->queue = e->queue;
 	rec->tcp_flags = (uint8_t)gpurx_atomic_load_relaxed_u32(&e->tcp_flags);
 	rec->reason = (uint8_t)why;
@@ -411,7 +415,7 @@ gpurx_flow_lookup(struct gpurx_flow_table *ft, const struct gpurx_flow_key *key,
 
 	for (uint32_t i = 0; i < ft->max_probe; i++, idx = (idx + 1) & mask) {
 		struct gpurx_flow_entry *e = &ents[idx];
-		uint64_t s = gpurx_atomic_load_acquire_u64(&e->state), old;
+		uint64_t s = gpurx_atomic_load_u64(&e->state, GPURX_ACQUIRE), old;
 		uint32_t why;
 
 		if (GPURX_FLOW_TAG(s) == GPURX_FLOW_EMPTY)
@@ -429,17 +433,17 @@ gpurx_flow_lookup(struct gpurx_flow_table *ft, const struct gpurx_flow_key *key,
 		if (why != GPURX_FLOW_END_NONE &&
 				gpurx_flow_end(ft, e, s, why, GPURX_FLOW_FREE))
 			continue;
-		old = gpurx_atomic_fetch_add_acquire_u64(&e->state,
-			GPURX_FLOW_REF);
+		old = gpurx_atomic_fetch_add_ord_u64(&e->state, GPURX_FLOW_REF,
+			GPURX_ACQUIRE);
 		if ((old & 0xffffffffull) == (s & 0xffffffffull)) {
 			gpurx_flow_count(e, p);
-			gpurx_atomic_fetch_add_release_u64(&e->state,
-				(uint64_t)0 - GPURX_FLOW_REF);
+			gpurx_atomic_fetch_add_ord_u64(&e->state,
+				(uint64_t)0 - GPURX_FLOW_REF, GPURX_RELEASE);
 			return 1;
 		}
 		/* Ended and reused since it was compared. */
-		gpurx_atomic_fetch_add_release_u64(&e->state,
-			(uint64_t)0 - GPURX_FLOW_REF);
+		gpurx_atomic_fetch_add_ord_u64(&e->state,
+			(uint64_t)0 - GPURX_FLOW_REF, GPURX_RELEASE);
 	}
 	return 0;
 }
@@ -464,8 +468,8 @@ gpurx_flow_fill(struct gpurx_flow_table *ft, struct gpurx_flow_entry *e,
 	/* BUSY -> READY with the next generation (wrapping inside its 24
 	 * bits), the updaters' count untouched; release: the fields above
 	 * are visible to whoever acquires READY. */
-	gpurx_atomic_fetch_add_release_u64(&e->state,
-		((gen << 8) | GPURX_FLOW_READY) - low);
+	gpurx_atomic_fetch_add_ord_u64(&e->state,
+		((gen << 8) | GPURX_FLOW_READY) - low, GPURX_RELEASE);
 	gpurx_atomic_add_u64(&ft->n_flows, 1);
 }
 
@@ -484,18 +488,20 @@ gpurx_flow_claim(struct gpurx_flow_table *ft, uint32_t home, uint64_t *s)
 
 	for (uint32_t i = 0; i < ft->max_probe; i++, idx = (idx + 1) & mask) {
 		struct gpurx_flow_entry *e = &ents[idx];
-		uint64_t st = gpurx_atomic_load_acquire_u64(&e->state);
+		uint64_t st = gpurx_atomic_load_u64(&e->state, GPURX_ACQUIRE);
 		uint32_t tag = GPURX_FLOW_TAG(st);
 
 		if ((tag == GPURX_FLOW_EMPTY || tag == GPURX_FLOW_FREE) &&
 				GPURX_FLOW_REFS(st) == 0 &&
-				gpurx_atomic_cas_acq_rel_u64(&e->state, st,
-					(st & ~0xffull) | GPURX_FLOW_BUSY)) {
+				gpurx_atomic_cas_ord_u64(&e->state, st,
+					(st & ~0xffull) | GPURX_FLOW_BUSY,
+					GPURX_ACQ_REL) == st) {
 			*s = (st & ~0xffull) | GPURX_FLOW_BUSY;
 			return e;
 		}
 		if (tag == GPURX_FLOW_READY && GPURX_FLOW_REFS(st) == 0) {
-			uint64_t last = gpurx_atomic_load_relaxed_u64(&e->last_seen);
+			uint64_t last = gpurx_atomic_load_u64(&e->last_seen,
+				GPURX_RELAXED);
 
 			if (last < victim_last) {
 				victim = e;
@@ -585,7 +591,7 @@ gpurx_flow_scan(struct gpurx_flow_table *ft, uint32_t from, uint32_t to,
 		return 0;
 	for (uint32_t i = from; i < to && i < ft->capacity; i++) {
 		struct gpurx_flow_entry *e = &ents[i];
-		uint64_t s = gpurx_atomic_load_acquire_u64(&e->state);
+		uint64_t s = gpurx_atomic_load_u64(&e->state, GPURX_ACQUIRE);
 		uint32_t why;
 
 		if (GPURX_FLOW_TAG(s) != GPURX_FLOW_READY)

@@ -101,25 +101,43 @@ gpurx_atomic_max_u64(uint64_t *p, uint64_t v)
 	cuda::atomic_ref<T, cuda::thread_scope_device>(*(p))
 #endif
 
-GPURX_FN uint64_t
-gpurx_atomic_load_acquire_u64(const uint64_t *p)
-{
-#if GPURX_ON_DEVICE
-	return GPURX_DEV_REF(uint64_t, (uint64_t *)p).load(
-		cuda::memory_order_acquire);
-#else
-	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
-#endif
-}
+/* The memory order of an operation below (constants: the calls inline
+ * to the one instruction they name). */
+#define GPURX_RELAXED 0
+#define GPURX_ACQUIRE 1
+#define GPURX_RELEASE 2
+#define GPURX_ACQ_REL 3
 
-/* A word other threads change with atomics, read without ordering. */
+#if GPURX_ON_DEVICE
+static __device__ __forceinline__ cuda::memory_order
+gpurx_ord(int o)
+{
+	return o == GPURX_ACQUIRE ? cuda::memory_order_acquire :
+		o == GPURX_RELEASE ? cuda::memory_order_release :
+		o == GPURX_ACQ_REL ? cuda::memory_order_acq_rel :
+		cuda::memory_order_relaxed;
+}
+#else
+static inline int
+gpurx_ord(int o)
+{
+	return o == GPURX_ACQUIRE ? __ATOMIC_ACQUIRE :
+		o == GPURX_RELEASE ? __ATOMIC_RELEASE :
+		o == GPURX_ACQ_REL ? __ATOMIC_ACQ_REL : __ATOMIC_RELAXED;
+}
+#endif
+
+/* A word other threads change with atomics; relaxed: no ordering, and on
+ * the device read from L2 (volatile), never a stale L1 line. */
 GPURX_FN uint64_t
-gpurx_atomic_load_relaxed_u64(const uint64_t *p)
+gpurx_atomic_load_u64(const uint64_t *p, int ord)
 {
 #if GPURX_ON_DEVICE
-	return *(const volatile uint64_t *)p;
+	if (ord == GPURX_RELAXED)
+		return *(const volatile uint64_t *)p;
+	return GPURX_DEV_REF(uint64_t, (uint64_t *)p).load(gpurx_ord(ord));
 #else
-	return __atomic_load_n(p, __ATOMIC_RELAXED);
+	return __atomic_load_n(p, gpurx_ord(ord));
 #endif
 }
 
@@ -136,52 +154,29 @@ gpurx_atomic_load_relaxed_u32(const uint32_t *p)
 /* Returns the value before the addition (v may be a negative delta in
  * two's complement). */
 GPURX_FN uint64_t
-gpurx_atomic_fetch_add_acquire_u64(uint64_t *p, uint64_t v)
+gpurx_atomic_fetch_add_ord_u64(uint64_t *p, uint64_t v, int ord)
 {
 #if GPURX_ON_DEVICE
-	return GPURX_DEV_REF(uint64_t, p).fetch_add(v, cuda::memory_order_acquire);
+	return GPURX_DEV_REF(uint64_t, p).fetch_add(v, gpurx_ord(ord));
 #else
-	return __atomic_fetch_add(p, v, __ATOMIC_ACQUIRE);
+	return __atomic_fetch_add(p, v, gpurx_ord(ord));
 #endif
 }
 
+/* Compare-and-swap, ord on success (relaxed on failure); returns the
+ * value seen, like atomicCAS(): expected when it swapped. */
 GPURX_FN uint64_t
-gpurx_atomic_fetch_add_release_u64(uint64_t *p, uint64_t v)
-{
-#if GPURX_ON_DEVICE
-	return GPURX_DEV_REF(uint64_t, p).fetch_add(v, cuda::memory_order_release);
-#else
-	return __atomic_fetch_add(p, v, __ATOMIC_RELEASE);
-#endif
-}
-
-/* Compare-and-swap, acquire and release: 1 when *p was expected and is
- * now desired. */
-GPURX_FN int
-gpurx_atomic_cas_acq_rel_u64(uint64_t *p, uint64_t expected, uint64_t desired)
-{
-#if GPURX_ON_DEVICE
-	return GPURX_DEV_REF(uint64_t, p).compare_exchange_strong(expected,
-		desired, cuda::memory_order_acq_rel, cuda::memory_order_relaxed);
-#else
-	return __atomic_compare_exchange_n(p, &expected, desired, 0,
-		__ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
-#endif
-}
-
-/* Relaxed compare-and-swap; returns the value seen, like atomicCAS(). */
-GPURX_FN uint64_t
-gpurx_atomic_cas_relaxed_u64(uint64_t *p, uint64_t expected, uint64_t desired)
+gpurx_atomic_cas_ord_u64(uint64_t *p, uint64_t expected, uint64_t desired,
+		int ord)
 {
 #if GPURX_ON_DEVICE
 	GPURX_DEV_REF(uint64_t, p).compare_exchange_strong(expected, desired,
-		cuda::memory_order_relaxed, cuda::memory_order_relaxed);
-	return expected;
+		gpurx_ord(ord), cuda::memory_order_relaxed);
 #else
-	__atomic_compare_exchange_n(p, &expected, desired, 0,
-		__ATOMIC_RELAXED, __ATOMIC_RELAXED);
-	return expected;
+	__atomic_compare_exchange_n(p, &expected, desired, 0, gpurx_ord(ord),
+		__ATOMIC_RELAXED);
 #endif
+	return expected;
 }
 
 GPURX_FN void

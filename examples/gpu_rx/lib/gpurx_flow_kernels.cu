@@ -35,7 +35,7 @@ gpurx_flow_scan_kernel(struct gpurx_flow_table *ft, uint64_t now)
 
 		if (i < cap) {
 			e = &ents[i];
-			s = gpurx_atomic_load_acquire_u64(&e->state);
+			s = gpurx_atomic_load_u64(&e->state, GPURX_ACQUIRE);
 			if (GPURX_FLOW_TAG(s) == GPURX_FLOW_READY &&
 					GPURX_FLOW_REFS(s) == 0)
 				why = gpurx_flow_entry_due(ft, e, now);
