@@ -37,7 +37,7 @@
 #include <cuda/atomic>
 #include <cuda_runtime.h>
 
-#include "gpurx_portable.h"
+#include "gpucomm_dev.cuh"
 
 #define SP_THREADS 256
 #define SP_WARP 32
@@ -101,7 +101,7 @@ sp_fence_kernel(const uint32_t *host, int kind, int all_threads, int iters,
 	if (!all_threads && threadIdx.x != 0)
 		return;
 	for (int i = 0; i < iters; i++) {
-		s += gpurx_ld_relaxed_sys_u32(host + blockIdx.x * 32);
+		s += gpucomm_ld_relaxed_sys_u32(host + blockIdx.x * 32);
 		sp_do_fence(kind);
 	}
 	if (s == 0xdeadbeefu)
@@ -201,7 +201,7 @@ sp_round_kernel(struct sp_host *h, const uint64_t *desc, uint32_t n_pkts,
 
 	for (unsigned long long round = 0;; round++) {
 		if (threadIdx.x == 0) {
-			uint64_t start = gpurx_gpu_ns();
+			uint64_t start = gpucomm_gpu_ns();
 			int ok = 1;
 
 			s_sum = 0;
@@ -209,10 +209,10 @@ sp_round_kernel(struct sp_host *h, const uint64_t *desc, uint32_t n_pkts,
 				uint32_t v;
 
 				for (;;) {
-					v = gpurx_ld_relaxed_sys_u32((const uint32_t *)&h->ready);
+					v = gpucomm_ld_relaxed_sys_u32((const uint32_t *)&h->ready);
 					if (v == round + 1 || h->quit)
 						break;
-					if (gpurx_gpu_ns() - start > SP_TIMEOUT_NS)
+					if (gpucomm_gpu_ns() - start > SP_TIMEOUT_NS)
 						break;
 				}
 				ok = v == round + 1;
@@ -226,7 +226,7 @@ sp_round_kernel(struct sp_host *h, const uint64_t *desc, uint32_t n_pkts,
 
 				while ((g = go.load(cuda::memory_order_acquire)) <
 						round + 1)
-					if (gpurx_gpu_ns() - start > SP_TIMEOUT_NS)
+					if (gpucomm_gpu_ns() - start > SP_TIMEOUT_NS)
 						break;
 				ok = g == round + 1;
 				if (variant & SP_V_BLOCK_SYS_FENCE)

@@ -2,7 +2,6 @@
 
 #include <errno.h>
 
-#include <rte_atomic.h>
 #include <rte_gpudev.h>
 #include <rte_memcpy.h>
 
@@ -42,42 +41,6 @@ gpurx_pkt_copy(const struct rte_mbuf *m, uint32_t cap, uint8_t *dst)
 		return -EINVAL;
 	if (src != dst)
 		rte_memcpy(dst, src, cap);
-	return 0;
-}
-
-int
-gpurx_ring_init(struct rte_gpu_comm_list *list, uint32_t n)
-{
-	enum rte_gpu_comm_list_status st;
-	int rc;
-
-	for (uint32_t i = 0; i < n; i++) {
-		RTE_GPU_VOLATILE(list[i].num_pkts) = 0;
-		rc = rte_gpu_comm_set_status(&list[i], RTE_GPU_COMM_LIST_FREE);
-		if (rc != 0)
-			return rc;
-	}
-	/*
-	 * Store fence: the statuses may be in write-combined GPU memory
-	 * mapped through the BAR (GDRCopy), whose stores sit in the CPU's
-	 * WC buffers until drained; sfence issues them before anything
-	 * stored later, the kernel launch's doorbell included. In host
-	 * memory it is the usual release of plain stores (TSO: no-op).
-	 */
-	rte_wmb();
-	/*
-	 * Read back: a load through the BAR is not completed before the
-	 * posted writes ahead of it on the same path (PCIe ordering), so
-	 * every status is in GPU memory once this returns FREE; it also
-	 * catches a mapping that does not take the stores.
-	 */
-	for (uint32_t i = 0; i < n; i++) {
-		rc = rte_gpu_comm_get_status(&list[i], &st);
-		if (rc != 0)
-			return rc;
-		if (st != RTE_GPU_COMM_LIST_FREE)
-			return -EIO;
-	}
 	return 0;
 }
 

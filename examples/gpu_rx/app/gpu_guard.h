@@ -120,16 +120,6 @@ gpurx_split_place(const struct gpurx_readable *rd, const struct rte_mbuf *m,
 int gpurx_pkt_copy(const struct rte_mbuf *m, uint32_t cap, uint8_t *dst);
 
 /*
- * Every item of a fresh comm list FREE with no packets, made visible,
- * then read back. rte_gpu_comm_create_list() (DPDK 22.11) leaves item 0
- * as it found it when the status array is in GPU memory, and GPU memory
- * is not cleared: a leftover READY would put the dispatcher a lap ahead.
- * 0, a negative errno from gpudev, or -EIO when a status reads back
- * other than FREE.
- */
-int gpurx_ring_init(struct rte_gpu_comm_list *list, uint32_t n);
-
-/*
  * Whether rte_gpu_wmb() is needed before READY in this mode: only when
  * the NIC writes packets into GPU memory (--mem gpu). host-mapped: the
  * NIC wrote host memory, and the CPU saw the descriptor's completion

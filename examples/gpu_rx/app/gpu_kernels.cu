@@ -2,14 +2,13 @@
 /*
  * CUDA side of dpdk-gpu-rx.
  *
- * Persistent kernel: per RX queue one dispatcher warp and bpq worker
- * blocks. The dispatcher alone polls the queue's ring over PCIe and
- * publishes, in GPU memory, how many items are READY; worker j takes the
- * queue's items j, j + bpq, j + 2 bpq, ... so that up to bpq items are
- * processed at once (each costs PCIe round trips whatever its size). A
- * worker's thread 0 waits (device-scope acquire) for its next item to be
- * published, which by cumulativity makes what the CPU wrote before READY
- * visible, or for the quit flag. The block loads the item's count,
+ The kernels are the ring library's (lib/gpucomm, gpucomm_persistent.cuh:
+ * per RX queue one dispatcher warp, the only PCIe poller, and bpq worker
+ * blocks, worker j taking the queue's items j, j + bpq, ...; or one item
+ * per launch with --launch-per-burst) around this app's per-item body,
+ * struct gpurx_body. A worker is handed its item after the dispatcher's
+ * system-scope acquire of READY, which by cumulativity makes what the CPU
+ * wrote before READY visible to the block. The body loads the item's count,
  * descriptors and side data in one round trip, stages the packets' first
  * bytes into shared memory, classifies the packets, one thread per
  * packet, with the code gpurx_classify_pkt() runs on the CPU (from the
@@ -17,8 +16,8 @@
  * capture file is written, copies each accepted packet's bytes into the
  * item's capture arena, a warp per packet. The RX lcore reads a summary
  * per item (match bits, malformed counts) and the verdicts of matched
- * packets only. After a block barrier thread 0 fences at system scope and
- * release-stores DONE. Each block takes its items in ring order and the
+ * packets only. After a block barrier the library's thread 0 release-stores
+ * DONE at system scope. Each block takes its items in ring order and the
  * CPU collects items in ring order, so no item is skipped and the output
  * order is the RX order.
  *
@@ -29,8 +28,8 @@
  *
  * --split (RX buffer split): each packet's first bytes are in a header
  * buffer in host memory (the comm list entry's addr), the rest in GPU
- * memory (the item's split side data). Every kernel exists twice,
- * template argument SPLIT: without split the side data is never read and
+ * memory (the item's split side data). The body exists twice, template
+ * argument SPLIT, and so both kernels: without split the side data is never read and
  * no split code runs (the same PTX instruction count as before the split
  * instantiation was added). With it, the header
  * buffer is staged as a whole packet is (it is the first bytes), a packet
@@ -40,9 +39,9 @@
  * left to the CPU, which writes it from host memory.
  */
 
-#include <cuda/atomic>
 #include <cuda_runtime.h>
 
+#include "gpucomm_persistent.cuh"
 #include "gpurx_classify.h"
 #include "gpu_kernels.h"
 #include "opts.h"
@@ -57,27 +56,6 @@ static_assert(sizeof(struct gpurx_split_pkt) == 16 &&
 	"split side data read as one uint4");
 
 #define GPURX_KERNEL_THREADS 128
-/* Poll back-off bounds: low latency when busy, little PCIe chatter idle
- * (one poller per queue: the dispatcher). */
-#define GPURX_POLL_NS_MIN 32
-#define GPURX_POLL_NS_MAX 512
-
-static __device__ __forceinline__ uint32_t
-ld_acquire_sys(const uint32_t *p)
-{
-	uint32_t v;
-
-	/* Acquire at system scope: later loads cannot see older CPU data. */
-	asm volatile("ld.acquire.sys.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-	return v;
-}
-
-static __device__ __forceinline__ void
-st_release_sys(uint32_t *p, uint32_t v)
-{
-	/* Release at system scope: the results are visible before DONE. */
-	asm volatile("st.release.sys.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
-}
 
 /*
  * What a block needs of its queue's struct gpurx_gq, copied into shared
@@ -87,7 +65,7 @@ st_release_sys(uint32_t *p, uint32_t v)
  * fields there for every item cost more than the item's packets.
  */
 struct gq_view {
-	struct gpurx_comm_item *items;
+	struct gpucomm_item *items;
 	uint64_t *ts;
 	uint32_t *wirelen;
 	uint32_t *cap_off;
@@ -308,10 +286,11 @@ static_assert(GPURX_DEEP_BYTES == 32 * 16, "a 16-byte word per lane");
  * A split packet (tail set) is inspected whole through the two-run view:
  * its header from the staging area (or, not staged, fetched as above),
  * past it the payload read in GPU memory where it lies, no PCIe round
- * trip. Plain loads see the payload: the worker's device-scope acquire of
- * the READY count orders them after the CPU's READY store, which followed
- * the port's completion of its writes (the copy engine's event, or
- * rte_gpu_wmb for a NIC).
+ * trip. Plain loads see the payload: the item's hand-over (the
+ * dispatcher's system-scope fence after READY, the worker's device-scope
+ * acquire of the hand-over; launched per item, the launch) orders them
+ * after the CPU's READY store, which followed the port's completion of its
+ * writes (the copy engine's event, or rte_gpu_wmb for a NIC).
  */
 template <bool SPLIT>
 static __device__ void
@@ -432,7 +411,7 @@ static __device__ __forceinline__ void
 phase_mark(struct block_counters *bc, int ph)
 {
 	if (threadIdx.x == 0) {
-		uint64_t t = gpurx_gpu_ns();
+		uint64_t t = gpucomm_gpu_ns();
 
 		if (ph >= 0)
 			bc->phase_ns[ph] += t - bc->t_mark;
@@ -446,7 +425,7 @@ phase_mark(struct block_counters *bc, int ph)
 
 /*
  * pkts: the item's packet list, the pointer gpudev keeps in the item, from
- * the copy in GPU memory (struct gpurx_kparams.pkt_lists): loading it from
+ * the copy in GPU memory (the ring library's dispatch state): loading it from
  * the item itself would cost a round trip, and one more behind num_pkts on
  * the same host line. With a worker per slot the pointer was first cached
  * per worker; where the GPU holds fewer workers than slots (8 queues) the
@@ -456,7 +435,7 @@ phase_mark(struct block_counters *bc, int ph)
 template <bool SPLIT>
 static __device__ void
 process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
-		uint32_t q, uint32_t idx, const struct gpurx_comm_pkt *pkts,
+		uint32_t q, uint32_t idx, const struct gpucomm_pkt *pkts,
 		struct block_counters *bc)
 {
 	constexpr uint32_t stage_area = SPLIT ? GPURX_STAGE_BYTES_SPLIT :
@@ -473,7 +452,7 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 	 * at its address with the host flag (SPLIT_HOST_BIT). */
 	__shared__ uintptr_t s_tail[SPLIT ? GPURX_MAX_BURST : 1];
 	__shared__ uint32_t s_len0[SPLIT ? GPURX_MAX_BURST : 1];
-	struct gpurx_comm_item *it = &gq->items[idx];
+	const struct gpucomm_item *it = &gq->items[idx];
 	const uint32_t burst = gq->burst, base = idx * burst;
 	uint8_t *arena = gq->arena + (size_t)idx * gq->item_bytes;
 	uint32_t wire[GPURX_PKTS_PER_THREAD];
@@ -493,7 +472,7 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 	 * the first use of a load's result, and its later loads would wait
 	 * behind this one instead of travelling with it. */
 	if (threadIdx.x == 0)
-		cnt = *(volatile uint32_t *)&it->num_pkts;
+		cnt = gpucomm_ld_num_pkts(it);
 #pragma unroll
 	for (int m = 0; m < GPURX_PKTS_PER_THREAD; m++) {
 		uint32_t i = threadIdx.x + m * GPURX_KERNEL_THREADS;
@@ -501,7 +480,7 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 
 		if (i >= burst)
 			break;
-		gpurx_ld_comm_pkt(&pkts[i], &a, &z);
+		gpucomm_ld_pkt(&pkts[i], &a, &z);
 		wire[m] = gq->wirelen[base + i];
 		ts[m] = gq->ts[base + i];
 		s_off[i] = gq->cap_off[base + i];
@@ -634,147 +613,15 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 		}
 	}
 	/*
-	 * Every thread's result and arena stores happen before the barrier;
-	 * thread 0's system-scope fence and release of DONE after it
-	 * (finish_item) order them all before DONE (cumulativity). A fence
-	 * in every thread measured 4 us per 32-packet item and 10 us per
-	 * 128-packet item: the fences of one block are served one by one.
+	 * Every thread's result and arena stores happen before the barrier
+	 * (and the library's after the body): thread 0's system-scope
+	 * release of DONE after it orders them all before DONE
+	 * (cumulativity). A fence in every thread measured 4 us per
+	 * 32-packet item and 10 us per 128-packet item: the fences of one
+	 * block are served one by one.
 	 */
 	__syncthreads();
 	phase_mark(bc, 3);
-}
-
-static __device__ void
-finish_item(struct gpurx_gq *gq, const struct gq_view *v, uint32_t idx,
-		uint32_t slot, uint64_t t0, struct block_counters *bc)
-{
-	if (threadIdx.x == 0) {
-		volatile struct gpurx_gq *vq = gq;
-
-		bc->busy_ns += gpurx_gpu_ns() - t0;
-		bc->items_done++;
-		/* Only this block writes its slot: plain stores suffice. */
-		vq->busy_ns[slot] = bc->busy_ns;
-		vq->items_done[slot] = bc->items_done;
-		vq->wait_ns[slot] = bc->wait_ns;
-		for (int ph = 0; ph < GPURX_PHASES; ph++)
-			vq->phase_ns[ph][slot] = bc->phase_ns[ph];
-		/* Counters too must be visible before DONE. */
-		__threadfence_system();
-		st_release_sys(v->items[idx].status_d, GPURX_ITEM_DONE);
-	}
-	__syncthreads();
-}
-
-static __device__ __forceinline__ unsigned long long
-ld_acquire_gpu_u64(const unsigned long long *p)
-{
-	unsigned long long v;
-
-	/* Acquire at device scope: pairs with the dispatcher's release. */
-	asm volatile("ld.acquire.gpu.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-	return v;
-}
-
-static __device__ __forceinline__ void
-st_release_gpu_u64(unsigned long long *p, unsigned long long v)
-{
-	asm volatile("st.release.gpu.u64 [%0], %1;" :: "l"(p), "l"(v) : "memory");
-}
-
-/*
- * The queue's dispatcher (warp 0 of the queue's last block): takes the
- * ring's items in order and publishes, in GPU memory, how many are READY.
- * Each lane reads the status of one of the next 32 items, all in one
- * coalesced request (the status words are contiguous in gpudev's list):
- * one PCIe round trip per look at 32 items. One thread reading them
- * word by word was served a round trip per word (loads of one host line
- * are not overlapped) and capped a queue at ~0.6 M items/s. Items whose
- * previous lap a worker has not finished are not looked at (an old READY
- * is never taken for a new one). The only PCIe poller of the queue.
- */
-static __device__ void
-dispatch_queue(const struct gpurx_kparams *p, uint32_t q)
-{
-	struct gpurx_gq *gq = &p->gq[q];
-	struct gpurx_qdev *qd = &p->qdev[q];
-	const unsigned long long *done;
-	unsigned long long *pub;
-	const unsigned int lane = threadIdx.x;
-	const uint32_t *status;
-	unsigned long long seq = 0;
-	uint32_t ns = GPURX_POLL_NS_MIN;
-	uint32_t n, contiguous = 1;
-
-	n = gq->n_items;
-	done = p->done_seq + (size_t)q * n;
-	pub = p->pub_ns + (size_t)q * n;
-	/* gpudev keeps a list's status words in one array, item i at [i]:
-	 * read the pointers once instead of once per item. */
-	status = *(uint32_t *volatile *)&gq->items[0].status_d;
-	for (uint32_t i = lane; i < n; i += 32)
-		if (*(uint32_t *volatile *)&gq->items[i].status_d != status + i)
-			contiguous = 0;
-	contiguous = __all_sync(0xffffffffu, contiguous);
-	for (;;) {
-		const unsigned long long s = seq + lane;
-		const uint32_t idx = (uint32_t)(s % n);
-		/* Lanes past the ring's size would look at an item twice. */
-		bool ok = lane < n && (contiguous || lane == 0);
-		unsigned int ready, k;
-
-		/* Previous lap of this slot not finished: not yet. */
-		if (ok && s >= n && ld_acquire_gpu_u64(&done[idx]) < s - n + 1)
-			ok = false;
-		/* Relaxed: the lanes' loads travel together; the fence below,
-		 * once READY items are found, orders what follows. */
-		if (ok)
-			ok = gpurx_ld_relaxed_sys_u32(contiguous ? status + idx :
-				*(uint32_t *volatile *)&gq->items[idx].status_d) ==
-				GPURX_ITEM_READY;
-		ready = __ballot_sync(0xffffffffu, ok);
-		/* Items are taken in order: the READY run from seq on. */
-		k = __ffs(~ready) - 1;
-		if (ready == 0xffffffffu)
-			k = 32;
-		if (k > 0) {
-			/* Acquire at system scope, by each lane after its own
-			 * READY load: what the CPU wrote before that READY.
-			 * __syncwarp orders the lanes' view before lane 0's
-			 * release, which hands it all on to the workers
-			 * (cumulativity). */
-			cuda::atomic_thread_fence(cuda::memory_order_acquire,
-				cuda::thread_scope_system);
-			/* When each item was handed over (ordered before the
-			 * release below): the workers' wait statistics. */
-			if (lane < k)
-				pub[idx] = gpurx_gpu_ns();
-			__syncwarp();
-			if (lane == 0)
-				st_release_gpu_u64(&qd->ready_seq, seq + k);
-			__syncwarp();
-			seq += k;
-			ns = GPURX_POLL_NS_MIN;
-			continue;
-		}
-		/*
-		 * The CPU raises quit only after every item it published came
-		 * back DONE, so quitting here loses nothing.
-		 */
-		if (__shfl_sync(0xffffffffu, lane == 0 && !p->hold ?
-				ld_acquire_sys(p->quit) : 0, 0) != 0) {
-			if (lane == 0) {
-				*(volatile unsigned int *)&qd->quit = 1;
-				/* Release at device scope: workers that acquire
-				 * ready_seq see quit. */
-				st_release_gpu_u64(&qd->ready_seq, ~0ULL);
-			}
-			return;
-		}
-		__nanosleep(ns);
-		if (ns < GPURX_POLL_NS_MAX)
-			ns *= 2;
-	}
 }
 
 /* The counters a block continues from (zero at start, or what an
@@ -793,144 +640,114 @@ block_counters_load(struct block_counters *bc, const struct gpurx_gq *gq,
 }
 
 /*
- * At least three blocks a SM, as the kernel had before the flow table
- * learnt to end flows (168 registers): left to itself ptxas gives the
- * flow code 246 and the SM room for two blocks, so fewer workers a queue
- * with many queues. Held to 168 it spills about as much as before
- * (ptxas -v, sm_90: 430/708 bytes of spill stores/loads, against
- * 356/364).
+ * The per-item body of the ring library's kernels (gpucomm_persistent.cuh):
+ * one worker block of one queue. SPLIT: the kernels built for --split.
  */
 template <bool SPLIT>
-__global__ void __launch_bounds__(GPURX_KERNEL_THREADS, 3)
-gpurx_persistent_kernel(struct gpurx_kparams p)
-{
-	__shared__ int s_go;
-	__shared__ struct gq_view s_gq;
-	const uint32_t q = blockIdx.x / (p.bpq + 1);
-	const uint32_t j = blockIdx.x % (p.bpq + 1);
-	struct block_counters bc = {};
-	struct gpurx_gq *gq;
-	unsigned long long seq = j;
-	uint32_t n_items;
+struct gpurx_body {
+	static constexpr unsigned int threads = GPURX_KERNEL_THREADS;
+	struct gpurx_kparams p;
 
-	if (q >= p.nq)
-		return;
-	gq = &p.gq[q];
-	if (j == p.bpq) {
-		if (threadIdx.x < 32)
-			dispatch_queue(&p, q);
-		return;
-	}
-	if (threadIdx.x == 0)
-		block_counters_load(&bc, gq, j);
-	gq_view_load<SPLIT>(&s_gq, gq);	/* synchronizes the block */
-	n_items = s_gq.n_items;
-	if (j >= n_items)
-		return;
-	for (;;) {
-		const uint32_t idx = (uint32_t)(seq % n_items);
-		uint64_t t0 = 0;
+	struct worker {
+		const struct gpurx_kparams *p;
+		struct gpurx_gq *gq;		/* host memory: the counters */
+		const struct gq_view *v;	/* shared memory */
+		struct block_counters bc;	/* thread 0's */
+		uint64_t t0;			/* thread 0: the item's start */
+		uint32_t q;			/* the RX queue (ring) */
+		uint32_t slot;
 
-		if (threadIdx.x == 0) {
-			struct gpurx_qdev *qd = &p.qdev[q];
+		/* Once per block and launch: the queue's view and the
+		 * block's counters as an earlier launch left them. */
+		__device__
+		worker(const gpurx_body &b, uint32_t ring, uint32_t slot_)
+			: p(&b.p), gq(&b.p.gq[ring]), bc(), t0(0), q(ring),
+			slot(slot_)
+		{
+			__shared__ struct gq_view s_gq;
 
-			/*
-			 * Acquire at device scope, pairing with the
-			 * dispatcher's release after its system-scope acquire
-			 * of READY: by cumulativity the CPU's packet lists and
-			 * bytes are visible to this block's loads, with no
-			 * fence of its own (a system-scope fence per item
-			 * measured +1-2 us, bench-sysmem-probe).
-			 */
-			while (ld_acquire_gpu_u64(&qd->ready_seq) < seq + 1)
-				;
-			s_go = *(volatile unsigned int *)&qd->quit == 0;
-			t0 = gpurx_gpu_ns();
-			bc.t_mark = t0;
-			if (s_go)
-				bc.wait_ns += t0 - p.pub_ns[(size_t)q * n_items + idx];
+			if (threadIdx.x == 0) {
+				/* Launched per item: the item's time includes
+				 * these loads, as it always did. */
+				t0 = gpucomm_gpu_ns();
+				block_counters_load(&bc, gq, slot);
+			}
+			gq_view_load<SPLIT>(&s_gq, gq);	/* synchronizes the block */
+			v = &s_gq;
 		}
-		/* The barrier carries thread 0's acquire to the block. */
-		__syncthreads();
-		if (!s_go)
-			break;
-		/* Test only: die holding a taken item, as a fault would. */
-		if (p.fault_at != 0 && q == 0 && j == 0 && seq >= p.fault_at &&
-				threadIdx.x == 0)
-			*(volatile uint32_t *)(uintptr_t)8 = 1;
-		process_item<SPLIT>(&p, &s_gq, q, idx,
-			p.pkt_lists[(size_t)q * n_items + idx], &bc);
-		finish_item(gq, &s_gq, idx, j, t0, &bc);
-		if (threadIdx.x == 0)
-			/* After DONE: the dispatcher may now wait for this
-			 * slot's next READY. */
-			st_release_gpu_u64(&p.done_seq[(size_t)q * n_items + idx],
-				seq + 1);
-		seq += p.bpq;
-	}
-}
 
-template <bool SPLIT>
-__global__ void __launch_bounds__(GPURX_KERNEL_THREADS)
-gpurx_item_kernel(struct gpurx_kparams p, uint32_t q, uint32_t idx)
-{
-	__shared__ struct gq_view s_gq;
-	struct gpurx_gq *gq = &p.gq[q];
-	struct block_counters bc = {};
-	uint64_t t0 = 0;
+		__device__ void
+		item(const struct gpucomm_item_ctx &c)
+		{
+			if (threadIdx.x == 0) {
+				const uint64_t t = gpucomm_gpu_ns();
 
-	if (threadIdx.x == 0) {
-		t0 = gpurx_gpu_ns();
-		block_counters_load(&bc, gq, 0);
-	}
-	/* Launched after the item was filled: stream order is the acquire. */
-	gq_view_load<SPLIT>(&s_gq, gq);
-	phase_mark(&bc, -1);
-	process_item<SPLIT>(&p, &s_gq, q, idx,
-		p.pkt_lists[(size_t)q * s_gq.n_items + idx], &bc);
-	finish_item(gq, &s_gq, idx, 0, t0, &bc);
-}
+				/* ready_ns 0: launched per item, the item's
+				 * time runs from the launch (t0 above) and it
+				 * waited for no dispatcher. */
+				if (c.ready_ns != 0) {
+					t0 = t;
+					bc.wait_ns += t - c.ready_ns;
+				}
+				bc.t_mark = t;
+			}
+			process_item<SPLIT>(p, v, q, c.idx, c.pkts, &bc);
+			/* The last phase mark (after the body's last barrier)
+			 * ends the item's time: no clock read of its own. */
+			if (threadIdx.x == 0) {
+				bc.busy_ns += bc.t_mark - t0;
+				bc.items_done++;
+			}
+		}
+
+		/*
+		 * After DONE, off the item's critical path: the counters to
+		 * host memory, plain stores (only this block writes its
+		 * slot). The RX lcore and the main lcore read them while the
+		 * kernel runs, for statistics only (the busy share, the
+		 * per-second report), and may see them an item late; the
+		 * summary reads them after the kernel ended, when every store
+		 * is visible. Before, they were stored before DONE with a
+		 * system-scope fence and the status pointer loaded from the
+		 * item in host memory: up to two PCIe round trips per item.
+		 */
+		__device__ void
+		item_done(const struct gpucomm_item_ctx &c)
+		{
+			(void)c;
+			if (threadIdx.x == 0) {
+				volatile struct gpurx_gq *vq = gq;
+
+				vq->busy_ns[slot] = bc.busy_ns;
+				vq->items_done[slot] = bc.items_done;
+				vq->wait_ns[slot] = bc.wait_ns;
+				for (int ph = 0; ph < GPURX_PHASES; ph++)
+					vq->phase_ns[ph][slot] = bc.phase_ns[ph];
+			}
+		}
+	};
+};
 
 extern "C" int
-gpurx_cuda_launch_persistent(struct gpurx_kparams *p, void *s)
+gpurx_cuda_launch_persistent(struct gpucomm_kparams *kp,
+		const struct gpurx_kparams *p, void *s)
 {
-	int dev, sms, per_sm;
-	uint32_t resident;
-	void *args[] = { p };
-	cudaError_t e;
-
 	/* Built for split or not: the same kernel's two forms. */
-	const void *fn = p->split ? (const void *)gpurx_persistent_kernel<true> :
-		(const void *)gpurx_persistent_kernel<false>;
-
-	e = cudaGetDevice(&dev);
-	if (e == cudaSuccess)
-		e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-	if (e == cudaSuccess)
-		e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn,
-			GPURX_KERNEL_THREADS, 0);
-	if (e != cudaSuccess)
-		return (int)e;
-	resident = (uint32_t)sms * (uint32_t)per_sm;
-	/* One dispatcher block and at least one worker per queue. */
-	if (2 * p->nq > resident)
-		return (int)cudaErrorCooperativeLaunchTooLarge;
-	if (p->nq * (p->bpq + 1) > resident)
-		p->bpq = resident / p->nq - 1;
-	/* args[0] points at *p, copied as the kernel's parameter here. */
-	return (int)cudaLaunchCooperativeKernel(fn, dim3(p->nq * (p->bpq + 1)),
-		dim3(GPURX_KERNEL_THREADS), args, 0, (cudaStream_t)s);
+	if (p->split)
+		return gpucomm_launch_persistent(kp, gpurx_body<true>{ *p },
+			(cudaStream_t)s);
+	return gpucomm_launch_persistent(kp, gpurx_body<false>{ *p },
+		(cudaStream_t)s);
 }
 
 extern "C" int
-gpurx_cuda_launch_item(const struct gpurx_kparams *p, uint32_t q,
-		uint32_t idx, void *s)
+gpurx_cuda_launch_item(const struct gpucomm_kparams *kp,
+		const struct gpurx_kparams *p, uint32_t q, uint32_t idx,
+		unsigned long long seq, void *s)
 {
 	if (p->split)
-		gpurx_item_kernel<true><<<1, GPURX_KERNEL_THREADS, 0,
-			(cudaStream_t)s>>>(*p, q, idx);
-	else
-		gpurx_item_kernel<false><<<1, GPURX_KERNEL_THREADS, 0,
-			(cudaStream_t)s>>>(*p, q, idx);
-	return (int)cudaGetLastError();
+		return gpucomm_launch_item(kp, gpurx_body<true>{ *p }, q, idx,
+			seq, (cudaStream_t)s);
+	return gpucomm_launch_item(kp, gpurx_body<false>{ *p }, q, idx, seq,
+		(cudaStream_t)s);
 }

@@ -3,7 +3,8 @@
  * Interface between the host C code and the CUDA side (gpu_kernels.cu),
  * compiled by both gcc and nvcc, without DPDK headers (nvcc does not take
  * DPDK's compiler flags). The gpudev communication list is seen through
- * a mirror struct whose layout gpu_path.c checks against rte_gpudev.h.
+ * the ring library's mirror of it (lib/gpucomm: gpucomm_layout.h, whose
+ * layout the library checks against rte_gpudev.h).
  */
 #ifndef GPURX_APP_GPU_KERNELS_H
 #define GPURX_APP_GPU_KERNELS_H
@@ -11,33 +12,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gpucomm_kernel.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 struct bpf_vm_insn;
 struct gpurx_flow_table;
-
-/* Values of enum rte_gpu_comm_list_status. */
-#define GPURX_ITEM_FREE 0u
-#define GPURX_ITEM_READY 1u
-#define GPURX_ITEM_DONE 2u
-
-/* Mirror of struct rte_gpu_comm_pkt. */
-struct gpurx_comm_pkt {
-	uintptr_t addr;
-	size_t size;		/* bytes readable at addr (caplen) */
-};
-
-/* Mirror of struct rte_gpu_comm_list (one item). */
-struct gpurx_comm_item {
-	uint16_t dev_id;
-	void **mbufs;
-	struct gpurx_comm_pkt *pkt_list;
-	uint32_t num_pkts;
-	uint32_t *status_h;
-	uint32_t *status_d;
-};
 
 /*
  * One RX queue as the kernel sees it. Lives in mapped pinned host memory:
@@ -47,16 +29,11 @@ struct gpurx_comm_item {
  */
 /*
  * At most this many items of one queue are processed at once (worker
- * blocks per queue). Only one warp per queue polls item status over PCIe
- * (the dispatcher, 32 items per request) and hands items to the workers
- * through GPU memory. Measured on an H100 at 64 B, one queue, first
- * design: one block working item after item 1.4 Mpps; 16 blocks each
- * polling its own item 11.6 Mpps; 64 such blocks 8.7 Mpps (the polls crowd
- * out the packet reads); dispatcher + 64 workers 12.5 Mpps. With the
- * host-line fixes (see gpu_kernels.cu) the same layout runs 42 Mpps per
- * queue, limited by the RX lcore.
+ * blocks per queue of the ring library's persistent kernel, whose
+ * GPUCOMM_WORKERS_MAX says why 64). With the host-line fixes (see
+ * gpu_kernels.cu) a queue runs 42 Mpps at 64 B, limited by the RX lcore.
  */
-#define GPURX_BLOCKS_PER_QUEUE_MAX 64
+#define GPURX_BLOCKS_PER_QUEUE_MAX GPUCOMM_WORKERS_MAX
 #define GPURX_PHASES 4
 
 /*
@@ -113,15 +90,8 @@ struct gpurx_split_pkt {
 				 * from there, the kernel copies nothing */
 };
 
-/* Per-queue dispatch state, in GPU memory (zeroed before the launch). */
-struct gpurx_qdev {
-	unsigned long long ready_seq;	/* items 0 .. ready_seq - 1 are READY */
-	unsigned int quit;		/* the dispatcher saw the quit flag */
-	unsigned int pad[13];		/* own 64-byte line per queue */
-};
-
 struct gpurx_gq {
-	struct gpurx_comm_item *items;	/* the gpudev list (registered) */
+	struct gpucomm_item *items;	/* the gpudev list (registered) */
 	uint32_t n_items;
 	uint32_t burst;
 	uint32_t item_bytes;		/* arena bytes per item */
@@ -138,7 +108,8 @@ struct gpurx_gq {
 	uint8_t *arena;			/* captured bytes, item_bytes per item */
 	/* Kernel time spent on items and items done, one slot per block of
 	 * the queue (each block writes only its own: no atomics on host
-	 * memory, which PCIe may not support). */
+	 * memory, which PCIe may not support). Written after the item's DONE
+	 * (gpu_kernels.cu): a reader may see them an item late. */
 	uint64_t busy_ns[GPURX_BLOCKS_PER_QUEUE_MAX];
 	uint64_t items_done[GPURX_BLOCKS_PER_QUEUE_MAX];
 	/* Persistent kernel: time items waited from the dispatcher seeing
@@ -149,18 +120,15 @@ struct gpurx_gq {
 	uint64_t phase_ns[GPURX_PHASES][GPURX_BLOCKS_PER_QUEUE_MAX];
 };
 
+/*
+ * The app's kernel parameters besides the ring library's (struct
+ * gpucomm_kparams: lists, dispatch state, quit flag, test hooks).
+ */
 struct gpurx_kparams {
-	struct gpurx_gq *gq;		/* [nq], mapped pinned memory */
-	uint32_t nq;
-	/* Blocks per queue: block j of a queue takes items j, j + bpq, ...
-	 * Each item costs a few PCIe round trips whatever its size, so items
-	 * must be in flight side by side for throughput; the CPU still
-	 * collects them in ring order. */
-	uint32_t bpq;
+	struct gpurx_gq *gq;		/* [queues], mapped pinned memory */
 	const struct bpf_vm_insn *prog;	/* device memory, validated */
 	uint32_t prog_len;
 	struct gpurx_flow_table *ft;	/* device memory */
-	const uint32_t *quit;		/* rte_gpu_comm_flag memory */
 	/* A capture file is written: copy accepted packets to the arena
 	 * (else the copy, a PCIe round trip or two per accepted packet,
 	 * would only add to every item's latency). */
@@ -168,40 +136,23 @@ struct gpurx_kparams {
 	/* --split: the queues' split side arrays are read (a kernel built
 	 * for it; without split the kernels never look at them). */
 	uint32_t split;
-	/* Persistent kernel only, GPU memory, zeroed: [nq] dispatch state
-	 * and [nq * n_items] sequence number + 1 of the last item finished
-	 * in each ring slot. */
-	struct gpurx_qdev *qdev;
-	unsigned long long *done_seq;
-	/* [nq * n_items], GPU memory: %globaltimer when the dispatcher
-	 * handed the slot's current item to the workers. */
-	unsigned long long *pub_ns;
-	/* [nq * n_items], GPU memory: each ring item's packet list (gpudev's
-	 * pkt_list pointer, fixed for the list's life). Read here, not from
-	 * the item in host memory, where every warp would load the same host
-	 * line, one round trip after another. */
-	struct gpurx_comm_pkt *const *pkt_lists;
-	/* Test only (GPURX_TEST_KERNEL_FAULT): 0, or queue 0's first worker
-	 * faults (an illegal address) on taking its item of this sequence
-	 * number, which is then never DONE. */
-	unsigned long long fault_at;
-	/* Test only (GPURX_TEST_KERNEL_HOLD): the dispatchers never see the
-	 * quit flag, so the kernel runs on until the process ends. */
-	unsigned int hold;
 };
 
 /*
- * Per queue a dispatcher and bpq worker blocks, polling items until
- * *quit. Lowers p->bpq if the GPU cannot hold nq * (bpq + 1) blocks at
- * once, then launches cooperatively: the blocks are all resident
- * together or the launch fails (cudaErrorCooperativeLaunchTooLarge,
- * e.g. other contexts or MPS clients hold the SMs), never a block left
- * unscheduled with its queue unserved.
+ * The ring library's persistent kernel (per queue a dispatcher and
+ * kp->bpq worker blocks, polling items until the quit flag) with this
+ * app's per-item code: gpucomm_launch_persistent, which lowers kp->bpq
+ * to what the GPU holds at once and launches cooperatively (the blocks
+ * are all resident together or the launch fails,
+ * cudaErrorCooperativeLaunchTooLarge). 0 or a cudaError_t value.
  */
-int gpurx_cuda_launch_persistent(struct gpurx_kparams *p, void *s);
-/* --launch-per-burst: process exactly item idx of queue q. */
-int gpurx_cuda_launch_item(const struct gpurx_kparams *p, uint32_t q,
-		uint32_t idx, void *s);
+int gpurx_cuda_launch_persistent(struct gpucomm_kparams *kp,
+		const struct gpurx_kparams *p, void *s);
+/* --launch-per-burst: process exactly item idx (ring sequence number
+ * seq) of queue q. */
+int gpurx_cuda_launch_item(const struct gpucomm_kparams *kp,
+		const struct gpurx_kparams *p, uint32_t q, uint32_t idx,
+		unsigned long long seq, void *s);
 
 #ifdef __cplusplus
 }

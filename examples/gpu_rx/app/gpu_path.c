@@ -3,13 +3,13 @@
  * GPU modes of dpdk-gpu-rx: the RX lcores' hot loop on the gpudev rings
  * (set up by gpu_setup.c, buffers from gpu_mem.c).
  *
- * Per RX queue, a rte_gpu_comm_list of --ring-items items used as a ring:
- * the lcore fills item `head` and publishes it READY, the kernel (per
- * queue one dispatcher and up to 64 worker blocks, see gpu_kernels.cu)
- * processes items, several at once, and marks them DONE, the lcore
- * collects item `tail` once DONE (so the output keeps the RX order),
- * writes the captured bytes, frees the mbufs and returns the item to
- * FREE.
+ * Per RX queue, a rte_gpu_comm_list of --ring-items items used as a ring
+ * of the ring library (lib/gpucomm, gpucomm_ring.h): the lcore fills the
+ * head item and publishes it READY, the kernel (per queue one dispatcher
+ * and up to 64 worker blocks, see gpu_kernels.cu) processes items,
+ * several at once, and marks them DONE, the lcore collects the tail item
+ * once DONE (so the output keeps the RX order), writes the captured
+ * bytes, frees the mbufs and releases the item to FREE.
  *
  * Per-packet side data (timestamp, wire length, capture offset) and the
  * results (an item summary of matches and malformed kinds, the verdicts
@@ -19,10 +19,10 @@
  * reserved room in the capture arena: a burst that does not fit spills
  * into the next item, and only a ring with no FREE item drops packets.
  *
- * Items are filled by hand in one pass with the ordering of
- * rte_gpu_comm_populate_list_pkts(): entries and num_pkts first, then a
- * CPU write barrier and, packets in GPU memory, rte_gpu_wmb(), then the
- * READY store. Chained mbufs (which populate refuses), and mbufs whose
+ * Items are filled by hand in one pass, then published by the library
+ * with the ordering of rte_gpu_comm_populate_list_pkts(): entries and
+ * num_pkts first, then a CPU write barrier and, packets in GPU memory,
+ * rte_gpu_wmb(), then the READY store. Chained mbufs (which populate refuses), and mbufs whose
  * bytes the GPU cannot read where they are (foreign: external buffers or
  * indirect mbufs outside registered memory), are copied into the item's
  * bounce buffer on the way. With --split the entry points at the header
@@ -55,21 +55,6 @@
 #include "lat_hist.h"
 #include "test_hooks.h"
 
-/* The kernel walks the gpudev list through mirror types: same layout. */
-_Static_assert(sizeof(struct gpurx_comm_item) == sizeof(struct rte_gpu_comm_list),
-	"comm list size");
-_Static_assert(offsetof(struct gpurx_comm_item, pkt_list) ==
-	offsetof(struct rte_gpu_comm_list, pkt_list), "pkt_list");
-_Static_assert(offsetof(struct gpurx_comm_item, num_pkts) ==
-	offsetof(struct rte_gpu_comm_list, num_pkts), "num_pkts");
-_Static_assert(offsetof(struct gpurx_comm_item, status_d) ==
-	offsetof(struct rte_gpu_comm_list, status_d), "status_d");
-_Static_assert(sizeof(enum rte_gpu_comm_list_status) == sizeof(uint32_t),
-	"status word");
-_Static_assert(sizeof(struct gpurx_comm_pkt) == sizeof(struct rte_gpu_comm_pkt),
-	"comm pkt");
-_Static_assert(GPURX_ITEM_READY == RTE_GPU_COMM_LIST_READY &&
-	GPURX_ITEM_DONE == RTE_GPU_COMM_LIST_DONE, "status values");
 _Static_assert(GPURX_MAX_BURST <= RTE_GPU_COMM_LIST_PKTS_MAX, "burst");
 _Static_assert(GPURX_SUM_MATCH_WORDS * 32 == GPURX_MAX_BURST, "match bits");
 _Static_assert(GPURX_MAL_COUNT <= GPURX_SUM_MAL, "malformed kinds");
@@ -117,7 +102,7 @@ fill_item_with(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts,
 	struct gpu_queue *Q = &g->q[q];
 	struct gpurx_gq *gq = &g->gq[q];
 	struct gpurx_qstats *qs = &a->qs[q];
-	uint32_t idx = Q->head, base = idx * gq->burst, off = 0, k;
+	uint32_t idx = Q->ring.head, base = idx * gq->burst, off = 0, k;
 	struct rte_gpu_comm_list *ci = &Q->list[idx];
 	size_t ioff = (size_t)idx * gq->item_bytes;
 	struct rte_mempool *pool = pkts[0]->pool;
@@ -241,39 +226,23 @@ fill_item_with(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts,
 		if (rc != 0)
 			return gpurx_gpu_cuda_fail("staged copy wait", rc);
 	}
-	RTE_GPU_VOLATILE(ci->num_pkts) = k;
 	/*
-	 * Same order as rte_gpu_comm_populate_list_pkts(): entries, count,
-	 * bounce bytes and side data are globally visible before READY
-	 * (rte_wmb also drains memcpy's streaming stores); with packets in
-	 * GPU memory, rte_gpu_wmb() orders the NIC's writes there the same
-	 * way (the other modes have none: gpurx_mem_needs_gpu_wmb; a GPU
-	 * that cannot was refused at start-up).
+	 * Count, then rte_wmb: entries, count, bounce bytes and side data
+	 * are globally visible before READY (rte_wmb also drains memcpy's
+	 * streaming stores); with packets in GPU memory, rte_gpu_wmb()
+	 * orders the NIC's writes there the same way (the ring was set up
+	 * with GPUCOMM_RING_GPU_WMB only then: gpurx_mem_needs_gpu_wmb; a GPU
+	 * that cannot was refused at start-up). Then READY.
 	 */
-	rte_wmb();
-	if (gpurx_mem_needs_gpu_wmb(mem)) {
-		rc = rte_gpu_wmb(a->gpu_id);
-		if (rc != 0) {
-			fprintf(stderr, "error: queue %u: rte_gpu_wmb: %s\n", q,
-				rte_strerror(-rc));
-			return -1;
-		}
-	}
-	rc = rte_gpu_comm_set_status(ci, RTE_GPU_COMM_LIST_READY);
-	if (rc != 0)
+	rc = gpucomm_ring_publish(&Q->ring, k);
+	if (rc != 0) {
+		fprintf(stderr, "error: queue %u: ring item publish (rte_gpu_wmb, "
+			"READY store): %s\n", q, rte_strerror(-rc));
 		return -1;
+	}
 	Q->items[idx].t_ready = rte_get_tsc_cycles();
 	GPURX_STAT_ADD(&Q->live, published, 1);
 	GPURX_STAT_ADD(&Q->live, inflight_pkts, k);
-	if (a->opt.launch_per_burst) {
-		rc = gpurx_cuda_launch_item(&g->kp, q, idx, Q->stream);
-		if (rc == 0)
-			rc = gpurx_cuda_stream_sync(Q->stream);
-		if (rc != 0)
-			return gpurx_gpu_cuda_fail("per-burst kernel", rc);
-	}
-	Q->head = Q->head + 1 == gq->n_items ? 0 : Q->head + 1;
-	Q->inflight++;
 	return (int)k;
 }
 
@@ -286,7 +255,33 @@ fill_item(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
 	return fill_item_with(a, q, pkts, n, rx_ns, 0);
 }
 
-/* Collect item `tail` if DONE. Returns 1 collected, 0 not yet, -1 error. */
+/*
+ * --launch-per-burst: the kernel for the item just published, waited for.
+ * On error the item stays in flight (drain_queue frees its mbufs).
+ */
+static int
+launch_item(struct gpurx_app *a, uint16_t q)
+{
+	struct gpurx_gpu *g = a->gpu;
+	struct gpu_queue *Q = &g->q[q];
+	const uint32_t n = Q->ring.n_items;
+	int rc;
+
+	rc = gpurx_cuda_launch_item(&g->ck.kp, &g->kp, q,
+		Q->ring.head == 0 ? n - 1 : Q->ring.head - 1,
+		Q->ring.published - 1, Q->stream);
+	if (rc == 0)
+		rc = gpurx_cuda_stream_sync(Q->stream);
+	if (rc != 0) {
+		/* No kernel will finish the item: drain does not wait. */
+		g->dead = 1;
+		return gpurx_gpu_cuda_fail("per-burst kernel", rc);
+	}
+	return 0;
+}
+
+/* Collect the tail item if DONE. Returns 1 collected, 0 not yet, -1
+ * error. */
 static int
 collect_item(struct gpurx_app *a, uint16_t q)
 {
@@ -294,23 +289,19 @@ collect_item(struct gpurx_app *a, uint16_t q)
 	struct gpu_queue *Q = &g->q[q];
 	struct gpurx_gq *gq = &g->gq[q];
 	struct gpurx_qstats *qs = &a->qs[q];
-	uint32_t idx = Q->tail, base = idx * gq->burst;
+	uint32_t idx = Q->ring.tail, base = idx * gq->burst;
+	/* The item collect returns, when it does. */
 	struct rte_gpu_comm_list *ci = &Q->list[idx];
 	struct gpu_item *it = &Q->items[idx];
 	const uint8_t *arena = gq->arena + (size_t)idx * gq->item_bytes;
 	const struct gpurx_split_pkt *side = gq->split;
-	enum rte_gpu_comm_list_status st;
 	int rc;
 
-	if (Q->inflight == 0)
-		return 0;
-	rc = rte_gpu_comm_get_status(ci, &st);
-	if (rc != 0 || st == RTE_GPU_COMM_LIST_ERROR)
-		return -1;
-	if (st != RTE_GPU_COMM_LIST_DONE)
-		return 0;
-	/* Pairs with the kernel's release of DONE: results read after it. */
-	rte_rmb();
+	/* DONE (ERROR: -EIO), then the read barrier pairing with the
+	 * kernel's release of DONE: the results are read after it. */
+	rc = gpucomm_ring_collect(&Q->ring, &ci);
+	if (rc <= 0)
+		return rc < 0 ? -1 : 0;
 	/* Items are collected in RX order: every packet up to this one's
 	 * last is in the flow table. */
 	gpurx_flow_note(q, gq->ts[base + it->n - 1]);
@@ -375,28 +366,21 @@ collect_item(struct gpurx_app *a, uint16_t q)
 
 		for (uint32_t b = 0; b < GPURX_BLOCKS_PER_QUEUE_MAX; b++)
 			busy += RTE_GPU_VOLATILE(gq->busy_ns[b]);
-		__atomic_store_n(&qs->gpu_busy_ns, busy / g->kp.bpq,
+		__atomic_store_n(&qs->gpu_busy_ns, busy / g->ck.kp.bpq,
 			__ATOMIC_RELAXED);
 	}
 	gpurx_mbufs_free(ci->mbufs, it->n, it->plain_pool);
 	GPURX_STAT_ADD(&Q->live, collected, 1);
 	GPURX_STAT_ADD(&Q->live, inflight_pkts, -(uint64_t)it->n);
 	it->n = 0;
-	/*
-	 * Back to FREE. Not rte_gpu_comm_cleanup_list(): it also zeroes
-	 * every entry (three stores per packet and a full barrier), which
-	 * nothing needs: the next fill overwrites them and the kernel reads
-	 * only num_pkts of them.
-	 */
-	RTE_GPU_VOLATILE(ci->num_pkts) = 0;
-	rc = rte_gpu_comm_set_status(ci, RTE_GPU_COMM_LIST_FREE);
+	/* Back to FREE, count 0, tail on (no per-entry cleanup: the next
+	 * fill overwrites what the kernel reads). */
+	rc = gpucomm_ring_release(&Q->ring);
 	if (rc != 0) {
 		fprintf(stderr, "error: queue %u: rte_gpu_comm_set_status: %s\n",
 			q, rte_strerror(-rc));
 		return -1;
 	}
-	Q->tail = Q->tail + 1 == gq->n_items ? 0 : Q->tail + 1;
-	Q->inflight--;
 	return 1;
 }
 
@@ -416,24 +400,24 @@ drain_queue(struct gpurx_app *a, uint16_t q)
 	uint32_t items;
 	int rc;
 
-	while (Q->inflight > 0) {
+	while (gpucomm_ring_inflight(&Q->ring) > 0) {
 		rc = collect_item(a, q);
 		if (rc < 0 || (rc == 0 && (g->dead ||
 				rte_get_tsc_cycles() >= deadline)))
 			break;
 	}
-	if (Q->inflight == 0)
+	items = gpucomm_ring_inflight(&Q->ring);
+	if (items == 0)
 		return 0;
-	items = Q->inflight;
-	for (uint32_t i = 0; i < Q->inflight; i++) {
-		uint32_t idx = (Q->tail + i) % a->opt.ring_items;
-		struct gpu_item *it = &Q->items[idx];
+	for (uint32_t i = 0; i < items; i++) {
+		struct rte_gpu_comm_list *ci = gpucomm_ring_inflight_item(&Q->ring, i);
+		struct gpu_item *it = &Q->items[ci - Q->list];
 
-		rte_pktmbuf_free_bulk(Q->list[idx].mbufs, it->n);
+		rte_pktmbuf_free_bulk(ci->mbufs, it->n);
 		lost += it->n;
 		it->n = 0;
 	}
-	Q->inflight = 0;
+	gpucomm_ring_abandon(&Q->ring);
 	GPURX_STAT_ADD(&a->qs[q], gpu_lost, lost);
 	__atomic_store_n(&Q->live.inflight_pkts, 0, __ATOMIC_RELAXED);
 	fprintf(stderr, "error: queue %u: %u ring items, %" PRIu64 " packets, "
@@ -502,7 +486,7 @@ gpurx_rx_gpu_lcore(void *arg)
 			rte_pktmbuf_free_bulk(pkts + take, n - take);
 		GPURX_STAT_ADD(qs, bursts, 1);
 		while (i < take) {
-			if (Q->inflight == a->opt.ring_items &&
+			if (gpucomm_ring_next(&Q->ring) == NULL &&
 					collect_item(a, q) != 1) {
 				/* The main lcore looks at the GPU at once. */
 				__atomic_store_n(&Q->live.ring_full, 1,
@@ -529,6 +513,12 @@ gpurx_rx_gpu_lcore(void *arg)
 				break;
 			}
 			i += (uint16_t)rc;
+			if (a->opt.launch_per_burst && launch_item(a, q) != 0) {
+				rte_pktmbuf_free_bulk(pkts + i, take - i);
+				status = -1;
+				a->stop = 1;
+				break;
+			}
 		}
 	}
 	if (drain_queue(a, q) != 0)

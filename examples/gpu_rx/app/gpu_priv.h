@@ -16,6 +16,7 @@
 #include <rte_mbuf.h>
 
 #include "app.h"
+#include "gpucomm_ring.h"
 #include "gpu_guard.h"
 #include "gpu_kernels.h"
 #include "gpu_runtime.h"
@@ -53,16 +54,16 @@ struct gpu_item {
  * buckets, the last one for everything longer. */
 #define LAT_BUCKETS 4096
 
-/* One per RX lcore, on its own cache lines: head/tail/inflight change on
- * every item, and sharing a line with a neighbour queue's would bounce it
- * between lcores. */
+/* One per RX lcore, on its own cache lines: the ring's head, tail and
+ * counts change on every item, and sharing a line with a neighbour
+ * queue's would bounce it between lcores. */
 struct gpu_queue {
 	struct rte_gpu_comm_list *list;
 	struct gpu_item *items;
 	uint8_t *host_buf;	/* pinned: chained bounce, or staging */
 	uint8_t *dev_buf;	/* device: staged copies, gpu-mode chains */
 	void *stream;
-	uint32_t head, tail, inflight;
+	struct gpucomm_ring ring;	/* over list (lib/gpucomm) */
 	uint32_t collected;	/* items, for the busy-share refresh */
 	uint64_t *lat_hist;	/* [LAT_BUCKETS] */
 	struct gpurx_qlive live;	/* progress, for the main lcore's watch */
@@ -72,17 +73,14 @@ struct gpurx_gpu {
 	int cuda_dev;
 	struct gpurx_gq *gq;
 	struct gpu_queue q[GPURX_MAX_QUEUES];
-	struct rte_gpu_comm_flag quit;
-	int quit_ok;
 	void *kstream;
 	int kernel_running;
+	/* The ring library's kernel state (quit flag, dispatch state in GPU
+	 * memory, its parameters ck.kp) and the app's parameters. */
+	struct gpucomm_kernel ck;
 	struct gpurx_kparams kp;
 	void *d_prog;
 	void *d_ft;
-	void *d_qdev;		/* struct gpurx_qdev [nq] */
-	void *d_done_seq;	/* unsigned long long [nq * ring_items] */
-	void *d_pub_ns;		/* unsigned long long [nq * ring_items] */
-	void *d_pkt_lists;	/* struct gpurx_comm_pkt *[nq * ring_items] */
 	/* Every buffer taken for the GPU (gpu_mem.c), released in reverse. */
 	struct gpurx_gpu_buf *bufs;
 	unsigned int n_bufs, bufs_cap;

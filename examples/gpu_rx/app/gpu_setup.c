@@ -3,7 +3,8 @@
  * GPU modes of dpdk-gpu-rx: the rings and the kernel. Per RX queue a
  * rte_gpu_comm_list of --ring-items items used as a ring, its side data
  * and results (struct gpurx_gq) and buffers, the flow table and filter in
- * GPU memory, then the persistent kernel (or none: --launch-per-burst);
+ * GPU memory, the ring library's kernel state (lib/gpucomm), then the
+ * persistent kernel (or none: --launch-per-burst);
  * at the end the kernel told to quit, the flow table copied back, and
  * everything released (buffers through gpu_mem.c).
  */
@@ -28,7 +29,7 @@ launch_persistent(struct gpurx_app *a)
 	struct gpurx_gpu *g = a->gpu;
 	struct gpurx_gpu_props props;
 	const char *why;
-	uint32_t bpq = g->kp.bpq;
+	uint32_t bpq = g->ck.kp.bpq;
 	int rc;
 
 	rc = gpurx_cuda_props(&props.exec_timeout, &props.coop_launch);
@@ -40,12 +41,12 @@ launch_persistent(struct gpurx_app *a)
 			a->gpu_id, why);
 		return -1;
 	}
-	g->kp.fault_at = gpurx_test.kernel_fault_at;
-	g->kp.hold = gpurx_test.kernel_hold != 0;
+	g->ck.kp.fault_at = gpurx_test.kernel_fault_at;
+	g->ck.kp.hold = gpurx_test.kernel_hold != 0;
 	rc = gpurx_cuda_stream_create(&g->kstream);
 	if (rc != 0)
 		return gpurx_gpu_cuda_fail("kernel stream", rc);
-	rc = gpurx_cuda_launch_persistent(&g->kp, g->kstream);
+	rc = gpurx_cuda_launch_persistent(&g->ck.kp, &g->kp, g->kstream);
 	if (rc != 0) {
 		fprintf(stderr, "error: persistent kernel launch, %u queue(s) x "
 			"(1 dispatcher + %u workers) blocks, all resident together: "
@@ -79,7 +80,8 @@ setup_queue(struct gpurx_app *a, uint16_t q)
 			if (rte_gpu_comm_set_status(&Q->list[i],
 					RTE_GPU_COMM_LIST_READY) != 0)
 				return -1;
-	rc = gpurx_ring_init(Q->list, n);
+	rc = gpucomm_ring_init(&Q->ring, a->gpu_id, Q->list, n,
+		gpurx_mem_needs_gpu_wmb(a->mem) ? GPUCOMM_RING_GPU_WMB : 0);
 	if (rc != 0) {
 		fprintf(stderr, "error: queue %u: comm list statuses not reset to "
 			"FREE: %s\n", q, rte_strerror(-rc));
@@ -89,7 +91,7 @@ setup_queue(struct gpurx_app *a, uint16_t q)
 	Q->lat_hist = rte_zmalloc("gpurx_lat", LAT_BUCKETS * sizeof(uint64_t), 0);
 	if (Q->items == NULL || Q->lat_hist == NULL)
 		return -1;
-	gq->items = (struct gpurx_comm_item *)Q->list;
+	gq->items = (struct gpucomm_item *)Q->list;
 	gq->n_items = n;
 	gq->burst = burst;
 	gq->item_bytes = RTE_ALIGN_CEIL(RTE_MAX(ITEM_BYTES_MIN,
@@ -125,17 +127,10 @@ gpurx_gpu_setup(struct gpurx_app *a)
 {
 	struct gpurx_gpu *g = a->gpu;
 	size_t ft_bytes = gpurx_flow_table_bytes(a->opt.flow_capacity);
+	struct rte_gpu_comm_list *lists[GPURX_MAX_QUEUES];
 	int rc;
 
-	rc = rte_gpu_comm_create_flag(a->gpu_id, &g->quit, RTE_GPU_COMM_FLAG_CPU);
-	if (rc != 0) {
-		fprintf(stderr, "error: rte_gpu_comm_create_flag: %s\n",
-			rte_strerror(-rc));
-		return -1;
-	}
-	g->quit_ok = 1;
-	if (rte_gpu_comm_set_flag(&g->quit, 0) != 0)
-		return -1;
+	RTE_BUILD_BUG_ON(GPURX_MAX_QUEUES > GPUCOMM_MAX_RINGS);
 	if (gpurx_gpu_mem_pinned(a, &g->gq, a->nq * sizeof(*g->gq),
 			"queue table"))
 		return -1;
@@ -154,55 +149,23 @@ gpurx_gpu_setup(struct gpurx_app *a)
 			gpurx_gpu_mem_upload(a, &g->d_ft, a->ft, ft_bytes,
 				"flow table"))
 		return -1;
-	if (!a->opt.launch_per_burst) {
-		size_t qdev_bytes = a->nq * sizeof(struct gpurx_qdev);
-		size_t seq_bytes = (size_t)a->nq * a->opt.ring_items *
-			sizeof(unsigned long long);
-		void *zero = calloc(1, RTE_MAX(qdev_bytes, seq_bytes));
-
-		if (zero == NULL) {
-			fprintf(stderr, "error: dispatch state: out of memory\n");
-			return -1;
-		}
-		rc = gpurx_gpu_mem_upload(a, &g->d_qdev, zero, qdev_bytes,
-			"dispatch state") ||
-			gpurx_gpu_mem_upload(a, &g->d_done_seq, zero, seq_bytes,
-				"dispatch state") ||
-			gpurx_gpu_mem_upload(a, &g->d_pub_ns, zero, seq_bytes,
-				"dispatch state");
-		free(zero);
-		if (rc != 0)
-			return -1;
-		g->kp.qdev = g->d_qdev;
-		g->kp.done_seq = g->d_done_seq;
-		g->kp.pub_ns = g->d_pub_ns;
+	/* The quit flag and the dispatch state: what the kernels of the
+	 * ring library need besides the lists. Its GPU memory is counted
+	 * with the app's. */
+	for (uint16_t q = 0; q < a->nq; q++)
+		lists[q] = g->q[q].list;
+	rc = gpucomm_kernel_setup(&g->ck, a->gpu_id, lists, a->nq,
+		a->opt.ring_items, RTE_MIN(a->opt.ring_items,
+			(uint32_t)GPURX_BLOCKS_PER_QUEUE_MAX));
+	if (rc != 0) {
+		fprintf(stderr, "error: GPU kernel state: %s\n", rte_strerror(-rc));
+		return -1;
 	}
-	{
-		/* Every item's packet list pointer, in GPU memory. */
-		size_t n = (size_t)a->nq * a->opt.ring_items;
-		struct gpurx_comm_pkt **lists = calloc(n, sizeof(*lists));
-
-		if (lists == NULL) {
-			fprintf(stderr, "error: packet list pointers: out of memory\n");
-			return -1;
-		}
-		for (size_t i = 0; i < n; i++)
-			lists[i] = (struct gpurx_comm_pkt *)
-				g->q[i / a->opt.ring_items].list[i % a->opt.ring_items].pkt_list;
-		rc = gpurx_gpu_mem_upload(a, &g->d_pkt_lists, lists,
-			n * sizeof(*lists), "packet list pointers");
-		free(lists);
-		if (rc != 0)
-			return -1;
-		g->kp.pkt_lists = g->d_pkt_lists;
-	}
+	g->dev_bytes += g->ck.state_bytes;
 	g->kp.gq = g->gq;
-	g->kp.nq = a->nq;
-	g->kp.bpq = RTE_MIN(a->opt.ring_items, (uint32_t)GPURX_BLOCKS_PER_QUEUE_MAX);
 	g->kp.prog = g->d_prog;
 	g->kp.prog_len = a->filter.len;
 	g->kp.ft = g->d_ft;
-	g->kp.quit = g->quit.ptr;
 	g->kp.capture = a->cap != NULL;
 	g->kp.split = a->split != 0;
 	printf("memory: %u ring items x %u packets per queue, %zu MiB pinned "
@@ -211,8 +174,14 @@ gpurx_gpu_setup(struct gpurx_app *a)
 		a->opt.launch_per_burst ? "kernel per burst" : "persistent kernel");
 	gpurx_watch_init(&g->watch, a->nq, rte_get_tsc_hz(), a->opt.stall_ms,
 		rte_get_tsc_cycles());
-	if (a->opt.launch_per_burst)
+	if (a->opt.launch_per_burst) {
+		/* The item kernels read each item's packet list and status
+		 * pointers from the dispatch state: set once, here. */
+		rc = gpucomm_cuda_state_init(&g->ck.kp, g->q[0].stream);
+		if (rc != 0)
+			return gpurx_gpu_cuda_fail("dispatch state", rc);
 		return 0;
+	}
 	return launch_persistent(a);
 }
 
@@ -233,9 +202,8 @@ gpurx_gpu_stop(struct gpurx_app *a)
 	}
 	if (g->kernel_running) {
 		/* Every item is back (lcores drained): the kernel idles. */
-		if (rte_gpu_comm_set_flag(&g->quit, 1) != 0)
+		if (gpucomm_kernel_quit(&g->ck) != 0)
 			return -1;
-		rte_wmb();
 		do {
 			busy = gpurx_cuda_stream_busy(g->kstream);
 			if (busy == -1)
@@ -281,8 +249,7 @@ gpurx_gpu_teardown(struct gpurx_app *a)
 		gpurx_cuda_stream_destroy(Q->stream);
 	}
 	gpurx_cuda_stream_destroy(g->kstream);
-	if (g->quit_ok)
-		rte_gpu_comm_destroy_flag(&g->quit);
+	gpucomm_kernel_teardown(&g->ck);
 	gpurx_gpu_mem_release(a);
 	rte_free(g);
 	a->gpu = NULL;

@@ -32,37 +32,6 @@
 #define GPURX_ZERO_INIT {0}
 #endif
 
-#ifdef __CUDACC__
-/*
- * The GPU clock and the system-scope loads of memory the CPU writes come
- * from the ring library (lib/gpucomm), the project's one set of them;
- * the per-packet core keeps its names for them.
- */
-#include "gpucomm_dev.cuh"
-
-/* GPU wall clock in nanoseconds (%globaltimer). */
-static __device__ __forceinline__ uint64_t
-gpurx_gpu_ns(void)
-{
-	return gpucomm_gpu_ns();
-}
-
-/* A 32-bit word the CPU writes, relaxed at system scope (polling). */
-static __device__ __forceinline__ uint32_t
-gpurx_ld_relaxed_sys_u32(const uint32_t *p)
-{
-	return gpucomm_ld_relaxed_sys_u32(p);
-}
-
-/* A gpudev packet descriptor (addr, then size) in one volatile load. */
-static __device__ __forceinline__ void
-gpurx_ld_comm_pkt(const volatile void *desc, unsigned long long *addr,
-		unsigned long long *size)
-{
-	gpucomm_ld_pkt((const struct gpucomm_pkt *)(uintptr_t)desc, addr, size);
-}
-#endif
-
 /* Network byte order loads; packets are byte arrays with no alignment. */
 GPURX_FN uint16_t
 gpurx_be16(const uint8_t *p)

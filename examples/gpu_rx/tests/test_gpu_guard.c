@@ -12,8 +12,6 @@
  *   - --split: where the kernel finds a packet (header buffer in place,
  *     the rest in place, gathered, or the whole packet copied), what the
  *     CPU may write a capture from;
- *   - ring initialisation on a plain host status array that a previous
- *     user left READY: every item FREE with no packets;
  *   - the refusals: --mem gpu where rte_gpu_wmb() is not supported, the
  *     persistent kernel on a GPU with a kernel timeout or no cooperative
  *     launch.
@@ -308,32 +306,6 @@ test_split_place(struct rte_mempool *hdr, struct rte_mempool *body,
 }
 
 static void
-test_ring_init(void)
-{
-	enum { N = 8 };
-	/* A status array in reused memory: item 0 READY as a previous run
-	 * left it (what DPDK 22.11's create_list does not reset), the rest
-	 * anything. */
-	uint32_t status[N] = { RTE_GPU_COMM_LIST_READY, 7, RTE_GPU_COMM_LIST_DONE,
-		RTE_GPU_COMM_LIST_READY, 0, 0xffffffff, RTE_GPU_COMM_LIST_ERROR, 1 };
-	struct rte_gpu_comm_list list[N];
-
-	memset(list, 0, sizeof(list));
-	for (int i = 0; i < N; i++) {
-		list[i].status_h = (enum rte_gpu_comm_list_status *)&status[i];
-		list[i].status_d = list[i].status_h;
-		list[i].num_pkts = 100 + i;
-	}
-	CHECK(gpurx_ring_init(list, N) == 0, "ring init");
-	for (int i = 0; i < N; i++) {
-		CHECK(status[i] == RTE_GPU_COMM_LIST_FREE, "item %d status %u", i,
-			status[i]);
-		CHECK(list[i].num_pkts == 0, "item %d num_pkts %u", i,
-			list[i].num_pkts);
-	}
-}
-
-static void
 test_refusals(void)
 {
 	struct gpurx_gpu_props ok = { .exec_timeout = 0, .coop_launch = 1 };
@@ -379,7 +351,6 @@ main(int argc, char **argv)
 	test_foreign(reg, other);
 	test_odd_chains(reg);
 	test_split_place(reg, body, other);
-	test_ring_init();
 	test_refusals();
 	rte_mempool_free(reg);
 	rte_mempool_free(other);
