@@ -38,6 +38,16 @@ for p in $pmds; do
 	binaries="$binaries $f"
 done
 
+# nfdump's collector and reader where installed here, for the flow-export
+# tests (examples/gpu_rx/e2e/run-ipfix-e2e.sh; PATH=.gpu-bundle/bin), their
+# libraries with the others.
+mkdir -p "$out/bin"
+for t in nfcapd nfdump; do
+	p=$(command -v "$t" 2>/dev/null) || continue
+	cp -L "$p" "$out/bin/$t"
+	binaries="$binaries $p"
+done
+
 for b in $binaries; do
 	ldd "$b" 2>/dev/null | awk '/=> \// { print $1, $3 }'
 done | sort -u | while read -r name path; do

@@ -34,6 +34,8 @@ packages=(
 	"python3:command python3"
 	"linux-perf:command perf"
 	"tcpdump:command tcpdump"
+	"libfixbuf-dev:pkgconfig libfixbuf"
+	"nfdump:command nfcapd"
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -19,6 +19,7 @@
 #include "tsclock.h"
 
 struct gpurx_gpu;
+struct gpurx_flow_export;
 
 struct gpurx_app {
 	struct gpurx_opts opt;
@@ -60,6 +61,7 @@ struct gpurx_app {
 
 	int16_t gpu_id;
 	struct gpurx_gpu *gpu;
+	struct gpurx_flow_export *fx;	/* flow export (flow_export.c) */
 
 	uint64_t admitted;		/* packets taken against --count */
 	volatile int stop;		/* RX lcores: stop receiving, drain */

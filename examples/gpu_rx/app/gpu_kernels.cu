@@ -435,7 +435,7 @@ phase_mark(struct block_counters *bc, int ph)
 template <bool SPLIT>
 static __device__ void
 process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
-		uint32_t idx, const struct gpucomm_pkt *pkts,
+		uint32_t q, uint32_t idx, const struct gpucomm_pkt *pkts,
 		struct block_counters *bc)
 {
 	constexpr uint32_t stage_area = SPLIT ? GPURX_STAGE_BYTES_SPLIT :
@@ -539,7 +539,7 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 			where, caplen, wl, len0, tail, staged, &v, &pi);
 		if (!mine)
 			continue;
-		gpurx_classify_account(&pi, v, wl, ts[m], p->ft);
+		gpurx_classify_account_q(&pi, v, wl, ts[m], (uint16_t)q, p->ft);
 		if (v != 0) {
 			/* The CPU reads verdicts of matched packets only. */
 			gq->verdict[base + i] = v;
@@ -654,13 +654,15 @@ struct gpurx_body {
 		const struct gq_view *v;	/* shared memory */
 		struct block_counters bc;	/* thread 0's */
 		uint64_t t0;			/* thread 0: the item's start */
+		uint32_t q;			/* the RX queue (ring) */
 		uint32_t slot;
 
 		/* Once per block and launch: the queue's view and the
 		 * block's counters as an earlier launch left them. */
 		__device__
 		worker(const gpurx_body &b, uint32_t ring, uint32_t slot_)
-			: p(&b.p), gq(&b.p.gq[ring]), bc(), t0(0), slot(slot_)
+			: p(&b.p), gq(&b.p.gq[ring]), bc(), t0(0), q(ring),
+			slot(slot_)
 		{
 			__shared__ struct gq_view s_gq;
 
@@ -689,7 +691,7 @@ struct gpurx_body {
 				}
 				bc.t_mark = t;
 			}
-			process_item<SPLIT>(p, v, c.idx, c.pkts, &bc);
+			process_item<SPLIT>(p, v, q, c.idx, c.pkts, &bc);
 			/* The last phase mark (after the body's last barrier)
 			 * ends the item's time: no clock read of its own. */
 			if (threadIdx.x == 0) {

@@ -49,6 +49,7 @@
 #include <rte_memory.h>
 #include <rte_prefetch.h>
 
+#include "flow_export.h"
 #include "gpu_path.h"
 #include "gpu_priv.h"
 #include "lat_hist.h"
@@ -301,6 +302,9 @@ collect_item(struct gpurx_app *a, uint16_t q)
 	rc = gpucomm_ring_collect(&Q->ring, &ci);
 	if (rc <= 0)
 		return rc < 0 ? -1 : 0;
+	/* Items are collected in RX order: every packet up to this one's
+	 * last is in the flow table. */
+	gpurx_flow_note(q, gq->ts[base + it->n - 1]);
 	if (Q->lat_hist != NULL)
 		gpurx_lat_hist_add(Q->lat_hist, LAT_BUCKETS,
 			(rte_get_tsc_cycles() - it->t_ready) * 1000000 /

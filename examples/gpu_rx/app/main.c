@@ -22,6 +22,7 @@
 #include <rte_mempool.h>
 
 #include "app.h"
+#include "flow_export.h"
 #include "gpu_path.h"
 #include "gpupkt_eal.h"
 #include "test_hooks.h"
@@ -256,6 +257,8 @@ main(int argc, char **argv)
 			a->opt.flow_capacity);
 		goto fail;
 	}
+	if (gpurx_flow_export_init(a) != 0)
+		goto fail;
 	if (gpurx_port_setup(a) != 0)
 		goto fail;
 	if (gpurx_test_hooks_init(a) != 0)
@@ -278,6 +281,8 @@ main(int argc, char **argv)
 	}
 	if (!a->opt.cpu && gpurx_gpu_setup(a) != 0)
 		goto fail_port;
+	if (gpurx_flow_export_start(a) != 0)
+		goto fail_port;
 	ret = gpurx_telemetry_register(totals);
 	if (ret != 0)
 		fprintf(stderr, "warning: telemetry /gpu_rx/stats: %s\n",
@@ -299,7 +304,11 @@ main(int argc, char **argv)
 		if (rte_eal_wait_lcore(l) < 0)
 			status = 1;
 	}
+	/* No scan may end flows once the GPU's table is copied back. */
+	gpurx_flow_export_quiesce(a);
 	if (!a->opt.cpu && gpurx_gpu_stop(a) != 0)
+		status = 1;
+	if (gpurx_flow_export_finish(a) != 0)
 		status = 1;
 	/* Before the totals: the last buffered packets are counted as the
 	 * file has them. */
@@ -339,11 +348,14 @@ main(int argc, char **argv)
 	si.mbufs_avail = avail;
 	si.exit_reason_signal = quit_signal;
 	si.items = NULL;
+	si.json_more = gpurx_flow_export_json;
+	si.json_more_arg = a;
 	if (!a->opt.cpu) {
 		gpurx_gpu_item_stats(a, &items);
 		si.items = &items;
 	}
 	gpurx_summary_print(stdout, &tot, a->ft, &si);
+	gpurx_flow_export_print(stdout, a);
 	if (avail != total) {
 		fprintf(stderr, "error: %u mbufs not returned to their pools\n",
 			total - avail);
@@ -364,6 +376,7 @@ main(int argc, char **argv)
 		rte_mempool_free(a->pools[i]);
 	/* After the GPU teardown, which unregistered its chunks. */
 	rte_mempool_free(a->hdr_pool);
+	gpurx_flow_export_free(a);
 	rte_free(a->ft);
 	gpurx_filter_free(&a->filter);
 	rte_eal_cleanup();
@@ -372,6 +385,7 @@ main(int argc, char **argv)
 fail_port:
 	a->stop = 1;
 	rte_eal_mp_wait_lcore();
+	gpurx_flow_export_quiesce(a);
 	if (!a->opt.cpu)
 		gpurx_gpu_stop(a);
 	gpurx_port_close(a);
@@ -381,6 +395,7 @@ fail_port:
 	if (!a->opt.cpu)
 		gpurx_gpu_teardown(a);
 fail:
+	gpurx_flow_export_free(a);
 	gpurx_filter_free(&a->filter);
 	rte_eal_cleanup();
 	return 1;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ipfix_target.h"
 #include "opts.h"
 
 enum {
@@ -14,7 +15,8 @@ enum {
 	OPT_BURST, OPT_RING_ITEMS, OPT_LAUNCH_PER_BURST, OPT_PORT,
 	OPT_IDLE_EXIT, OPT_RXD, OPT_MBUFS, OPT_FLOWS, OPT_TS, OPT_QUIET,
 	OPT_BACKPRESSURE, OPT_POOL_PER_QUEUE, OPT_MBUF_CACHE, OPT_STALL_MS,
-	OPT_SPLIT, OPT_HELP,
+	OPT_SPLIT, OPT_FLOW_IDLE, OPT_FLOW_ACTIVE, OPT_FLOW_LINGER,
+	OPT_IPFIX, OPT_IPFIX_FILE, OPT_IPFIX_DOMAIN, OPT_HELP,
 };
 
 static const struct option long_opts[] = {
@@ -44,6 +46,12 @@ static const struct option long_opts[] = {
 	{ "ts", required_argument, NULL, OPT_TS },
 	{ "quiet", no_argument, NULL, OPT_QUIET },
 	{ "split", required_argument, NULL, OPT_SPLIT },
+	{ "flow-idle", required_argument, NULL, OPT_FLOW_IDLE },
+	{ "flow-active", required_argument, NULL, OPT_FLOW_ACTIVE },
+	{ "flow-linger", required_argument, NULL, OPT_FLOW_LINGER },
+	{ "ipfix", required_argument, NULL, OPT_IPFIX },
+	{ "ipfix-file", required_argument, NULL, OPT_IPFIX_FILE },
+	{ "ipfix-domain", required_argument, NULL, OPT_IPFIX_DOMAIN },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -102,7 +110,19 @@ usage(const char *prog)
 		"  --flows N            flow table slots, power of two (65536)\n"
 		"  --ts rx|port|none    timestamp: TSC at RX (default), the port's\n"
 		"                       RX timestamp, or 0 (reproducible output)\n"
-		"  --quiet              no per-second stats line\n",
+		"  --quiet              no per-second stats line\n"
+		"  --ipfix [udp://|tcp://]HOST:PORT  export flow records to an\n"
+		"                       IPFIX collector (UDP by default)\n"
+		"  --ipfix-file FILE    write flow records to an IPFIX file\n"
+		"  --ipfix-domain N     observation domain of port 0; port P\n"
+		"                       exports as N + P (default 1)\n"
+		"  --flow-idle S        with an export, a flow record ends S s\n"
+		"                       after its last packet (default 15)\n"
+		"  --flow-active S      ... S s after its first packet, the flow\n"
+		"                       going on in a new record (default 60, 0:\n"
+		"                       never)\n"
+		"  --flow-linger S      ... S s after its last packet once a TCP\n"
+		"                       FIN or RST was seen (default 1)\n",
 		prog, GPURX_DEFAULT_SNAPLEN, GPURX_SPLIT_MIN, GPURX_SPLIT_MAX,
 		GPURX_SPLIT_ALIGN, GPURX_MAX_BURST, RTE_MEMPOOL_CACHE_MAX_SIZE,
 		RTE_MEMPOOL_CACHE_MAX_SIZE);
@@ -126,6 +146,26 @@ parse_u64(const char *name, const char *s, uint64_t min, uint64_t max,
 		return -1;
 	}
 	*out = v;
+	return 0;
+}
+
+/* Seconds (fractions allowed) to ns, in [0 or above, max_s]. */
+static int
+parse_secs(const char *name, const char *s, int zero_ok, double max_s,
+		uint64_t *ns)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno != 0 || end == s || *end != '\0' || !(v >= 0) ||
+			(v == 0 && !zero_ok) || v > max_s) {
+		fprintf(stderr, "--%s: '%s' is not a number of seconds in %s, %.0f]\n",
+			name, s, zero_ok ? "[0" : "(0", max_s);
+		return -1;
+	}
+	*ns = (uint64_t)(v * 1e9 + 0.5);
 	return 0;
 }
 
@@ -158,6 +198,10 @@ gpurx_opts_parse(int argc, char **argv, struct gpurx_opts *o)
 	o->flow_capacity = 65536;
 	o->stall_ms = 2000;
 	o->split = GPURX_SPLIT_AUTO;
+	o->flow_idle_ns = 15000000000ull;
+	o->flow_active_ns = 60000000000ull;
+	o->flow_linger_ns = 1000000000ull;
+	o->ipfix_domain = 1;
 
 	optind = 1;
 	opterr = 1;
@@ -334,6 +378,42 @@ gpurx_opts_parse(int argc, char **argv, struct gpurx_opts *o)
 				return -1;
 			}
 			o->split = (uint32_t)v;
+			break;
+		case OPT_FLOW_IDLE:
+			if (parse_secs(name, optarg, 0, 86400, &o->flow_idle_ns))
+				return -1;
+			break;
+		case OPT_FLOW_ACTIVE:
+			if (parse_secs(name, optarg, 1, 86400, &o->flow_active_ns))
+				return -1;
+			break;
+		case OPT_FLOW_LINGER:
+			if (parse_secs(name, optarg, 1, 3600, &o->flow_linger_ns))
+				return -1;
+			break;
+		case OPT_IPFIX: {
+			struct gpurx_ipfix_target t;
+			char why[512];
+
+			if (gpurx_ipfix_target_parse(optarg, &t, why,
+					sizeof(why)) != 0) {
+				fprintf(stderr, "--ipfix: %s\n", why);
+				return -1;
+			}
+			o->ipfix = optarg;
+			break;
+		}
+		case OPT_IPFIX_FILE:
+			if (optarg[0] == '\0') {
+				fprintf(stderr, "--ipfix-file: empty file name\n");
+				return -1;
+			}
+			o->ipfix_file = optarg;
+			break;
+		case OPT_IPFIX_DOMAIN:
+			if (parse_u64(name, optarg, 0, UINT32_MAX - UINT16_MAX, &v))
+				return -1;
+			o->ipfix_domain = (uint32_t)v;
 			break;
 		case OPT_HELP:
 			usage(prog);

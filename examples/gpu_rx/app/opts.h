@@ -76,6 +76,15 @@ struct gpurx_opts {
 	enum gpurx_ts_source ts_source;
 	int quiet;		/* no per-second stats line */
 	uint32_t split;		/* header bytes, or GPURX_SPLIT_AUTO/OFF */
+	/* Flow records (with an export): they end this long after their
+	 * last packet, after their first (0: never), after their last once
+	 * a FIN or RST was seen; in ns of packet time. */
+	uint64_t flow_idle_ns;
+	uint64_t flow_active_ns;
+	uint64_t flow_linger_ns;
+	const char *ipfix;	/* collector, [udp://|tcp://]HOST:PORT */
+	const char *ipfix_file;	/* IPFIX file */
+	uint32_t ipfix_domain;	/* observation domain of port 0 (+ port) */
 };
 
 /* Exit status for bad options and filters, as documented. */

@@ -13,6 +13,7 @@
 #include <rte_mbuf.h>
 
 #include "app.h"
+#include "flow_export.h"
 #include "gpu_guard.h"
 #include "gpurx_classify.h"
 #include "test_hooks.h"
@@ -23,13 +24,14 @@ cpu_process(struct gpurx_app *a, struct gpurx_qstats *qs, uint16_t q,
 {
 	uint64_t rx_ns = a->opt.ts_source == GPURX_TS_NONE ? 0 :
 		gpurx_tsclock_ns(&a->clk, rte_get_tsc_cycles());
+	uint64_t last_ts = rx_ns;
 
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		uint32_t wirelen = rte_pktmbuf_pkt_len(m);
 		int short_chain;
 		uint32_t caplen = gpurx_pkt_linear_len(m, &short_chain);
-		uint64_t ts = gpurx_pkt_ts(a, m, rx_ns);
+		uint64_t ts = last_ts = gpurx_pkt_ts(a, m, rx_ns);
 		struct gpurx_pkt_view view;
 		const uint8_t *data;
 		uint32_t verdict, n0 = caplen;
@@ -56,7 +58,7 @@ cpu_process(struct gpurx_app *a, struct gpurx_qstats *qs, uint16_t q,
 				continue;	/* cannot happen: caplen <= pkt_len */
 			view = gpurx_view_linear(data);
 		}
-		verdict = gpurx_classify_pkt_view(view, caplen, wirelen, ts,
+		verdict = gpurx_classify_pkt_view_q(view, caplen, wirelen, ts, q,
 			a->filter.insns, a->filter.len, a->ft, &mal);
 		GPURX_STAT_ADD(qs, rx_pkts, 1);
 		GPURX_STAT_ADD(qs, rx_bytes, wirelen);
@@ -80,6 +82,8 @@ cpu_process(struct gpurx_app *a, struct gpurx_qstats *qs, uint16_t q,
 		/* The writer counts captures and capture drops itself. */
 		gpurx_capture_write(a->cap, q, data, caplen, wirelen, ts);
 	}
+	/* The burst's flows are in the table: their time may end others. */
+	gpurx_flow_note(q, last_ts);
 }
 
 int

@@ -231,6 +231,8 @@ gpurx_summary_json(const char *path, const struct gpurx_totals *t,
 			si->items->phase_us[2], si->items->phase_us[3]);
 	fprintf(f, "  \"flows\": %" PRIu64 ",\n  \"flow_overflow_packets\": %"
 		PRIu64 ",\n", ft ? ft->n_flows : 0, ft ? ft->overflow_pkts : 0);
+	if (si->json_more != NULL)
+		si->json_more(f, si->json_more_arg);
 	fprintf(f, "  \"top_flows\": [");
 	n = top_flows(ft, si->top_n, &top);
 	for (uint32_t i = 0; i < n; i++) {

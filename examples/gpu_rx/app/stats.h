@@ -83,6 +83,10 @@ struct gpurx_summary_info {
 	const struct gpurx_item_stats *items;	/* NULL with --cpu */
 	int exit_reason_signal;		/* 0, or the signal number */
 	const char *exit_reason;
+	/* More members for the JSON summary, written with their trailing
+	 * comma (NULL: none). */
+	void (*json_more)(FILE *f, void *arg);
+	void *json_more_arg;
 };
 
 void gpurx_summary_print(FILE *f, const struct gpurx_totals *t,

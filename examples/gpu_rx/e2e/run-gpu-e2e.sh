@@ -9,7 +9,8 @@
 # foreign and odd mbufs, a ring left READY by a previous user, several
 # queues beside a second process on the same GPU. Packets in GPU memory
 # (net_gpudma) whole and with RX buffer split (headers in host memory),
-# and both under compute-sanitizer memcheck where it is installed.
+# and both under compute-sanitizer memcheck where it is installed; and the
+# flow export (issue 14) in every memory mode.
 #
 # Usage: run-gpu-e2e.sh BUILD_DIR OUT_DIR
 # Env:   GPU_RX_EAL_EXTRA  extra EAL options, e.g. "-d /path/pmds-23.0"
@@ -566,6 +567,43 @@ if [ -n "$cs" ]; then
 else
 	echo "SKIP: memcheck cases: no compute-sanitizer (CUDA toolkit) here"
 fi
+
+# Flow export in every GPU memory mode: nfcapd collects exactly the
+# records gpurx-flowref computes for the same flows, as in CI with --cpu
+# (run-ipfix-e2e.sh; packets in GPU memory come through net_gpudma, which
+# keeps no file timestamps: every packet at time 0 there). A 4-record
+# export ring the GPU writes: full, counted, no packet lost from the
+# records.
+ipfix_sh=$(dirname "$0")/run-ipfix-e2e.sh
+ipfix_bin=$build/examples/gpu_rx/e2e
+for m in host-mapped staged gpu gpu+split host-mapped,launch-per-burst \
+		ring-full:host-mapped; do
+	case $m in
+	ring-full:*) icase=ring-full mem=${m#ring-full:} ;;
+	*) icase=nfcapd mem=${m%%,*} ;;
+	esac
+	extra=""
+	case $m in
+	*,launch-per-burst) extra=--launch-per-burst ;;
+	gpu) extra="--split off" ;;
+	gpu+split) mem=gpu extra="--split 128" ;;
+	esac
+	iport=net_pcap0
+	[ "$mem" = gpu ] && iport=net_gpudma0
+	name=ipfix-$(echo "$m" | tr ,:+ ---)
+	# shellcheck disable=SC2086
+	GPU_RX_IPFIX_EAL="--no-huge -m 2048" PORT=$iport sh "$ipfix_sh" \
+		"$icase" "$app" "$ipfix_bin" "$out/$name" --mem "$mem" $extra \
+		--backpressure > "$out/$name.log" 2>&1
+	rc=$?
+	if [ "$rc" -eq 0 ]; then
+		pass "$name: $(grep '^PASS' "$out/$name.log" | tail -1 | cut -c7-)"
+	elif [ "$rc" -eq 77 ]; then
+		echo "SKIP: $name: $(grep '^SKIP' "$out/$name.log")"
+	else
+		fail "$name: $(grep -m3 'FAIL' "$out/$name.log" | tr '\n' ' ')(see $out/$name.log)"
+	fi
+done
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

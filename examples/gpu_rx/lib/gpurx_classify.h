@@ -85,27 +85,50 @@ gpurx_classify_inspect(const uint8_t *pkt, uint32_t have, uint32_t caplen,
 		wirelen, prog, prog_len, verdict, pi);
 }
 
-/* Accounts an accepted packet with a flow in ft (may be NULL). */
+/* The TCP flags a packet adds to its flow's union: none unless TCP. */
+GPURX_FN uint8_t
+gpurx_pkt_flow_tcp_flags(const struct gpurx_pkt_info *pi)
+{
+	return pi->l4_proto == GPURX_IPPROTO_TCP && (pi->flags & GPURX_PF_L4) ?
+		pi->tcp_flags : 0;
+}
+
+/*
+ * Accounts an accepted packet with a flow in ft (may be NULL), received
+ * on RX queue `queue`: its TCP flags go into the flow's union.
+ */
 GPURX_FN void
-gpurx_classify_account(const struct gpurx_pkt_info *pi, uint32_t verdict,
-		uint32_t wirelen, uint64_t ts, struct gpurx_flow_table *ft)
+gpurx_classify_account_q(const struct gpurx_pkt_info *pi, uint32_t verdict,
+		uint32_t wirelen, uint64_t ts, uint16_t queue,
+		struct gpurx_flow_table *ft)
 {
 	struct gpurx_flow_key key;
 
 	if (verdict != 0 && ft != NULL && gpurx_pkt_has_flow(pi)) {
 		gpurx_flow_key_from_pkt(pi, &key);
-		gpurx_flow_update(ft, &key, wirelen, ts);
+		gpurx_flow_update_pkt(ft, &key, wirelen, ts,
+			gpurx_pkt_flow_tcp_flags(pi), queue);
 	}
+}
+
+/* The same on queue 0. */
+GPURX_FN void
+gpurx_classify_account(const struct gpurx_pkt_info *pi, uint32_t verdict,
+		uint32_t wirelen, uint64_t ts, struct gpurx_flow_table *ft)
+{
+	gpurx_classify_account_q(pi, verdict, wirelen, ts, 0, ft);
 }
 
 /*
  * Returns the BPF verdict (0 = rejected, else bytes to keep). Accepted
- * packets with a flow are accounted in ft (may be NULL). *malformed gets
- * the parser's verdict for every packet, accepted or not.
+ * packets with a flow are accounted in ft (may be NULL) as received on
+ * RX queue `queue`. *malformed gets the parser's verdict for every
+ * packet, accepted or not.
  */
 GPURX_FN uint32_t
-gpurx_classify_pkt_view(struct gpurx_pkt_view pkt, uint32_t caplen,
-		uint32_t wirelen, uint64_t ts, const struct bpf_vm_insn *prog,
+gpurx_classify_pkt_view_q(struct gpurx_pkt_view pkt, uint32_t caplen,
+		uint32_t wirelen, uint64_t ts, uint16_t queue,
+		const struct bpf_vm_insn *prog,
 		uint32_t prog_len, struct gpurx_flow_table *ft, uint8_t *malformed)
 {
 	struct gpurx_pkt_info pi;
@@ -115,8 +138,18 @@ gpurx_classify_pkt_view(struct gpurx_pkt_view pkt, uint32_t caplen,
 		prog_len, &verdict, &pi);
 	if (malformed != NULL)
 		*malformed = pi.malformed;
-	gpurx_classify_account(&pi, verdict, wirelen, ts, ft);
+	gpurx_classify_account_q(&pi, verdict, wirelen, ts, queue, ft);
 	return verdict;
+}
+
+/* The same on queue 0. */
+GPURX_FN uint32_t
+gpurx_classify_pkt_view(struct gpurx_pkt_view pkt, uint32_t caplen,
+		uint32_t wirelen, uint64_t ts, const struct bpf_vm_insn *prog,
+		uint32_t prog_len, struct gpurx_flow_table *ft, uint8_t *malformed)
+{
+	return gpurx_classify_pkt_view_q(pkt, caplen, wirelen, ts, 0, prog,
+		prog_len, ft, malformed);
 }
 
 /* gpurx_classify_pkt_view() over one run of bytes. */

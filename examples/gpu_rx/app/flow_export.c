@@ -1,0 +1,401 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dpdk-gpu-rx's flow export: the export ring between the packet path and
+ * the exporter thread, the thread (it takes records from the ring into
+ * the IPFIX writer, ipfix_writer.c, and runs the scan that ends idle
+ * flows: a GPU kernel in GPU modes, a slice of the table a tick on the
+ * CPU), and the export of every flow still live at exit. The thread never
+ * holds up the packet path: the RX lcores and the GPU only write the
+ * ring, and when the thread falls behind the ring fills and flows stay in
+ * the table longer (counted and said).
+ */
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+
+#include "app.h"
+#include "flow_export.h"
+#include "flow_gpu.h"
+#include "ipfix_writer.h"
+
+struct gpurx_flow_clock gpurx_flow_clocks[GPURX_MAX_QUEUES];
+
+#define DRAIN_BATCH 4096
+#define WARN_EVERY_S 10
+/* Ring of at least a quarter of the table, within these bounds. */
+#define RING_MIN (1u << 12)
+#define RING_MAX (1u << 21)
+
+struct gpurx_flow_export {
+	struct gpurx_app *a;
+	struct gpurx_flow_ring *ring;
+	int ring_gpu;		/* GPU memory registry owns the ring */
+	uint64_t tail;		/* records taken from the ring */
+	struct gpurx_ipfix *ipfix;
+	/* The thread. */
+	pthread_t thread;
+	int thread_on;
+	volatile int stop;
+	struct gpurx_flow_gpu gpu;
+	int gpu_on, gpu_failed, gpu_stuck;
+	uint32_t scan_pos;
+	uint64_t hz;
+	uint64_t ring_lost;	/* reserved but never written (a GPU fault) */
+	uint64_t ring_full_said, next_ring_warn;
+};
+
+/* --- Set-up ------------------------------------------------------------- */
+
+static uint64_t
+ring_size_for(uint32_t flows)
+{
+	uint64_t n = RING_MIN;
+
+	while (n < flows / 4 && n < RING_MAX)
+		n <<= 1;
+	return n;
+}
+
+int
+gpurx_flow_export_init(struct gpurx_app *a)
+{
+	struct gpurx_flow_export *fx;
+	uint64_t rsize = ring_size_for(a->opt.flow_capacity);
+	size_t rbytes = gpurx_flow_ring_bytes(rsize);
+	void *mem = NULL;
+
+	a->fx = NULL;
+	if (a->opt.ipfix == NULL && a->opt.ipfix_file == NULL)
+		return 0;
+	fx = calloc(1, sizeof(*fx));
+	if (fx == NULL) {
+		fprintf(stderr, "error: flow export: out of memory\n");
+		return -1;
+	}
+	/* Test only: a ring this small fills at once (the full-ring path). */
+	if (getenv("GPURX_TEST_FLOW_RING") != NULL) {
+		rsize = strtoull(getenv("GPURX_TEST_FLOW_RING"), NULL, 0);
+		if (rsize == 0 || (rsize & (rsize - 1)) != 0) {
+			fprintf(stderr, "error: GPURX_TEST_FLOW_RING: not a power "
+				"of two\n");
+			free(fx);
+			return -1;
+		}
+		rbytes = gpurx_flow_ring_bytes(rsize);
+		printf("test: flow export ring of %" PRIu64 " records "
+			"(GPURX_TEST_FLOW_RING)\n", rsize);
+	}
+	a->fx = fx;
+	fx->a = a;
+	fx->hz = rte_get_tsc_hz();
+	memset(gpurx_flow_clocks, 0, sizeof(gpurx_flow_clocks));
+	/* Sequence numbers and templates are per observation domain: one
+	 * per port. */
+	fx->ipfix = gpurx_ipfix_open(a->opt.ipfix, a->opt.ipfix_file,
+		a->opt.ipfix_domain + a->port, a->port);
+	if (fx->ipfix == NULL)
+		return -1;
+	/* The ring: host memory the GPU writes in GPU modes. */
+	if (!a->opt.cpu) {
+		if (gpurx_flow_gpu_ring(a, rbytes, &mem) != 0)
+			return -1;
+		fx->ring_gpu = 1;
+	} else {
+		mem = rte_zmalloc("gpurx_flow_ring", rbytes, 64);
+		if (mem == NULL) {
+			fprintf(stderr, "error: flow export ring: no memory for "
+				"%" PRIu64 " records\n", rsize);
+			return -1;
+		}
+	}
+	fx->ring = gpurx_flow_ring_init(mem, rsize);
+	gpurx_flow_table_set_expiry(a->ft, fx->ring, a->opt.flow_idle_ns,
+		a->opt.flow_active_ns, a->opt.flow_linger_ns);
+
+	printf("flow export: %s, observation domain %u; records end %.3g s "
+		"idle, %.3g s after their first packet%s, %.3g s after a FIN/RST; "
+		"ring of %" PRIu64 " records\n", gpurx_ipfix_describe(fx->ipfix),
+		a->opt.ipfix_domain + a->port, a->opt.flow_idle_ns / 1e9,
+		a->opt.flow_active_ns / 1e9,
+		a->opt.flow_active_ns ? "" : " (never)",
+		a->opt.flow_linger_ns / 1e9, rsize);
+	if (a->opt.ts_source == GPURX_TS_NONE)
+		printf("flow export: --ts none: every packet at time 0, no "
+			"record ends before exit\n");
+	return 0;
+}
+
+/* --- The exporter thread ------------------------------------------------ */
+
+/* The time flows end by: see flow_export.h. */
+static uint64_t
+flow_now(const struct gpurx_app *a)
+{
+	uint64_t now = 0;
+
+	switch (a->opt.ts_source) {
+	case GPURX_TS_RX:
+		return gpurx_tsclock_ns(&a->clk, rte_get_tsc_cycles());
+	case GPURX_TS_NONE:
+		return 0;
+	default:
+		for (uint16_t q = 0; q < a->nq; q++) {
+			uint64_t t = __atomic_load_n(&gpurx_flow_clocks[q].ns,
+				__ATOMIC_ACQUIRE);
+
+			if (t > now)
+				now = t;
+		}
+		return now;
+	}
+}
+
+/* Up to max records from the ring into messages. Returns how many. */
+static uint32_t
+drain(struct gpurx_flow_export *fx, uint32_t max)
+{
+	return gpurx_ipfix_drain(fx->ipfix, fx->ring, &fx->tail, max);
+}
+
+static void
+scan(struct gpurx_flow_export *fx)
+{
+	struct gpurx_app *a = fx->a;
+	uint64_t now = flow_now(a);
+
+	if (a->opt.cpu) {
+		/* The whole table once a second, a slice a tick. */
+		uint32_t cap = a->ft->capacity;
+		uint32_t step = RTE_MAX(cap / (1000 / GPURX_IPFIX_TICK_MS), 4096u);
+
+		gpurx_flow_scan(a->ft, fx->scan_pos, fx->scan_pos + step, now);
+		fx->scan_pos = fx->scan_pos + step >= cap ? 0 :
+			fx->scan_pos + step;
+		return;
+	}
+	if (!fx->gpu_on || fx->gpu_failed)
+		return;
+	if (gpurx_flow_gpu_tick(&fx->gpu, now) < 0) {
+		fprintf(stderr, "error: flow export: no more scans of the flow "
+			"table; idle flows end only at exit\n");
+		fx->gpu_failed = 1;
+	}
+}
+
+/* The table's counters: live on the CPU, as of the last scan on the GPU. */
+static const struct gpurx_flow_table *
+counters(const struct gpurx_flow_export *fx)
+{
+	return fx->a->opt.cpu || !fx->gpu_on ? fx->a->ft : &fx->gpu.hdr;
+}
+
+static void
+warn_ring_full(struct gpurx_flow_export *fx)
+{
+	uint64_t full = __atomic_load_n(&counters(fx)->ring_full,
+		__ATOMIC_RELAXED), now = rte_get_tsc_cycles();
+
+	if (full == fx->ring_full_said || now < fx->next_ring_warn)
+		return;
+	fprintf(stderr, "warning: flow export: the export ring (%" PRIu64
+		" records) was full: %" PRIu64 " flow ends put off so far (the "
+		"flows stay in the table; the collector or file is slower than "
+		"flows end)\n", fx->ring->size, full);
+	fx->ring_full_said = full;
+	fx->next_ring_warn = now + WARN_EVERY_S * fx->hz;
+}
+
+static void *
+exporter_main(void *arg)
+{
+	struct gpurx_flow_export *fx = arg;
+	const uint64_t tick = GPURX_IPFIX_TICK_MS * fx->hz / 1000;
+	uint64_t last_tick = 0;
+
+	/* The CUDA runtime keeps the current device per thread. */
+	if (fx->gpu_on && gpurx_flow_gpu_attach(&fx->gpu) != 0)
+		fx->gpu_failed = 1;
+	while (!fx->stop) {
+		uint32_t n = drain(fx, DRAIN_BATCH);
+		uint64_t t = rte_get_tsc_cycles();
+
+		if (t - last_tick >= tick) {
+			last_tick = t;
+			scan(fx);
+			/* Records wait at most a tick in a message. */
+			gpurx_ipfix_tick(fx->ipfix);
+			warn_ring_full(fx);
+		}
+		if (n == 0)
+			rte_delay_us_sleep(1000);
+	}
+	return NULL;
+}
+
+int
+gpurx_flow_export_start(struct gpurx_app *a)
+{
+	struct gpurx_flow_export *fx = a->fx;
+	int rc;
+
+	if (fx == NULL)
+		return 0;
+	if (!a->opt.cpu) {
+		if (gpurx_flow_gpu_open(a, &fx->gpu) != 0)
+			return -1;
+		fx->gpu_on = 1;
+	}
+	/* Connect a TCP collector before traffic, so the first records do
+	 * not wait a retry; not there yet is not an error. */
+	gpurx_ipfix_connect(fx->ipfix);
+	/* A control thread: on the CPUs no lcore runs on, where there are
+	 * any, so that the RX lcores keep theirs. */
+	rc = rte_ctrl_thread_create(&fx->thread, "gpurx-export", NULL,
+		exporter_main, fx);
+	if (rc != 0) {
+		fprintf(stderr, "error: flow export thread: %s\n", strerror(-rc));
+		return -1;
+	}
+	fx->thread_on = 1;
+	return 0;
+}
+
+void
+gpurx_flow_export_quiesce(struct gpurx_app *a)
+{
+	struct gpurx_flow_export *fx = a->fx;
+
+	if (fx == NULL)
+		return;
+	if (fx->thread_on) {
+		fx->stop = 1;
+		pthread_join(fx->thread, NULL);
+		fx->thread_on = 0;
+	}
+	if (fx->gpu_on && gpurx_flow_gpu_close(&fx->gpu) != 0)
+		fx->gpu_stuck = 1;
+}
+
+int
+gpurx_flow_export_finish(struct gpurx_app *a)
+{
+	struct gpurx_flow_export *fx = a->fx;
+	const struct gpurx_flow_entry *e;
+	uint64_t now, head;
+	uint32_t pos = 0;
+	int rc = 0;
+
+	if (fx == NULL)
+		return 0;
+	/* A scan the persistent kernel kept from starting ran when it quit,
+	 * after the table was copied back: take the table again. */
+	if (fx->gpu_stuck && gpurx_flow_gpu_settle(a, &fx->gpu) != 0)
+		rc = -1;
+	now = flow_now(a);
+	/* Every producer is done: what was reserved is written, unless the
+	 * GPU died holding it. */
+	head = a->ft->ring_head;
+	while (fx->tail < head) {
+		if (drain(fx, DRAIN_BATCH) == 0) {
+			fx->ring_lost = head - fx->tail;
+			fprintf(stderr, "error: flow export: %" PRIu64 " flow "
+				"records reserved in the ring were never written "
+				"(the GPU stopped)\n", fx->ring_lost);
+			rc = -1;
+			break;
+		}
+	}
+	/* Then every flow still live. */
+	while ((e = gpurx_flow_table_next(a->ft, &pos)) != NULL) {
+		struct gpurx_flow_rec r;
+
+		memset(&r, 0, sizeof(r));
+		r.key = e->key;
+		r.packets = e->packets;
+		r.bytes = e->bytes;
+		r.first_ns = e->first_seen;
+		r.last_ns = e->last_seen;
+		r.queue = e->queue;
+		r.tcp_flags = (uint8_t)e->tcp_flags;
+		r.reason = (uint8_t)gpurx_flow_final_reason(a->ft, e, now);
+		gpurx_ipfix_add(fx->ipfix, &r);
+	}
+	if (gpurx_ipfix_close(fx->ipfix) != 0)
+		rc = -1;
+	return rc;
+}
+
+/* --- Reports -------------------------------------------------------------- */
+
+void
+gpurx_flow_export_print(FILE *f, const struct gpurx_app *a)
+{
+	const struct gpurx_flow_export *fx = a->fx;
+	const struct gpurx_ipfix_counts *c;
+
+	if (fx == NULL)
+		return;
+	c = gpurx_ipfix_counts(fx->ipfix);
+	fprintf(f, "flow export:   %" PRIu64 " records, %" PRIu64 " packets, %"
+		PRIu64 " bytes; ended idle %" PRIu64 ", active %" PRIu64
+		", FIN/RST %" PRIu64 ", at exit %" PRIu64 ", table full %" PRIu64
+		"; ring full %" PRIu64 ", ring lost %" PRIu64 "\n", c->records,
+		c->packets, c->bytes, c->by_reason[GPURX_FLOW_END_IDLE],
+		c->by_reason[GPURX_FLOW_END_ACTIVE],
+		c->by_reason[GPURX_FLOW_END_EOF],
+		c->by_reason[GPURX_FLOW_END_FORCED],
+		c->by_reason[GPURX_FLOW_END_PRESSURE], a->ft->ring_full,
+		fx->ring_lost);
+	gpurx_ipfix_print_sinks(f, fx->ipfix);
+}
+
+void
+gpurx_flow_export_json(FILE *f, void *app)
+{
+	const struct gpurx_app *a = app;
+	const struct gpurx_flow_export *fx = a->fx;
+	const struct gpurx_ipfix_counts *c;
+
+	if (fx == NULL)
+		return;
+	c = gpurx_ipfix_counts(fx->ipfix);
+	fprintf(f, "  \"flow_export\": {\"records\": %" PRIu64 ", \"packets\": %"
+		PRIu64 ", \"bytes\": %" PRIu64 ", \"ended\": {\"idle\": %" PRIu64
+		", \"active\": %" PRIu64 ", \"eof\": %" PRIu64 ", \"exit\": %"
+		PRIu64 ", \"pressure\": %" PRIu64 "}, \"ring_full\": %" PRIu64
+		", \"ring_lost\": %" PRIu64 ", \"started\": %" PRIu64
+		", \"to\": ", c->records, c->packets, c->bytes,
+		c->by_reason[GPURX_FLOW_END_IDLE],
+		c->by_reason[GPURX_FLOW_END_ACTIVE],
+		c->by_reason[GPURX_FLOW_END_EOF],
+		c->by_reason[GPURX_FLOW_END_FORCED],
+		c->by_reason[GPURX_FLOW_END_PRESSURE], a->ft->ring_full,
+		fx->ring_lost, a->ft->n_flows);
+	gpurx_ipfix_json_sinks(f, fx->ipfix);
+	fprintf(f, "},\n");
+}
+
+void
+gpurx_flow_export_free(struct gpurx_app *a)
+{
+	struct gpurx_flow_export *fx = a->fx;
+
+	if (fx == NULL)
+		return;
+	gpurx_flow_export_quiesce(a);
+	if (fx->gpu_on)
+		gpurx_flow_gpu_close(&fx->gpu);
+	gpurx_ipfix_free(fx->ipfix);
+	if (!fx->ring_gpu)
+		rte_free(fx->ring);
+	if (a->ft != NULL)
+		gpurx_flow_table_set_expiry(a->ft, NULL, 0, 0, 0);
+	free(fx);
+	a->fx = NULL;
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The GPU side of the flow export (GPU modes): the export ring in host
+ * memory registered with gpudev, and the exporter thread's scans of the
+ * table in GPU memory (gpurx_flow_kernels.cu) on a stream of its own.
+ */
+#ifndef GPURX_APP_FLOW_GPU_H
+#define GPURX_APP_FLOW_GPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "flow_table.h"
+
+struct gpurx_app;
+
+/* *ring: `bytes` of zeroed host memory the GPU writes at the same
+ * address (released with the GPU's buffers). 0 or -1 (said why). */
+int gpurx_flow_gpu_ring(struct gpurx_app *a, size_t bytes, void **ring);
+
+struct gpurx_flow_gpu {
+	void *stream;
+	struct gpurx_flow_table *d_ft;	/* the table in GPU memory */
+	/* The table's header as of the last scan (its counters). */
+	struct gpurx_flow_table hdr;
+	int scanning;			/* a scan is queued */
+	int dev;			/* CUDA ordinal */
+};
+
+/* In the exporter thread: the app's GPU, a low-priority stream. 0 or -1. */
+int gpurx_flow_gpu_open(struct gpurx_app *a, struct gpurx_flow_gpu *fg);
+
+/* The calling thread (the exporter's) drives the app's GPU. 0 or -1. */
+int gpurx_flow_gpu_attach(struct gpurx_flow_gpu *fg);
+
+/*
+ * Once the last scan is done: refresh fg->hdr and queue a scan ending
+ * what is due at now. 1 queued, 0 the last one still runs, -1 a CUDA
+ * error (said).
+ */
+int gpurx_flow_gpu_tick(struct gpurx_flow_gpu *fg, uint64_t now);
+
+/*
+ * Waits for the last scan (bounded), then frees the stream: 0. 1 when
+ * the scan could not even start (every SM held by the persistent
+ * kernel): the stream is kept; gpurx_flow_gpu_settle() once the kernel
+ * quit.
+ */
+int gpurx_flow_gpu_close(struct gpurx_flow_gpu *fg);
+
+/* After the persistent kernel quit: the scan left by close() finishes,
+ * and a->ft gets the table again as it left it. 0 or -1 (said why). */
+int gpurx_flow_gpu_settle(struct gpurx_app *a, struct gpurx_flow_gpu *fg);
+
+#endif /* GPURX_APP_FLOW_GPU_H */

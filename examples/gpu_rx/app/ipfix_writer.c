@@ -1,0 +1,794 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * IPFIX with libfixbuf. libfixbuf builds every message (templates, data
+ * sets, sequence numbers, export time, observation domain) into a buffer
+ * exporter (fbExporterAllocBuffer) in manual mode, so each message is
+ * known the moment it is complete; this file only moves the bytes: to a
+ * file, a UDP socket (a datagram per message, paced, the templates again
+ * every GPURX_IPFIX_TEMPLATE_S) and a TCP connection (templates first on
+ * every connection, a lost one made again every second). A destination
+ * that cannot take a message has its records counted lost and warned
+ * about; the caller never waits for it beyond a send timeout.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <fixbuf/public.h>
+
+#include "ipfix_target.h"
+#include "ipfix_writer.h"
+
+#define TID_V4 0x0100
+#define TID_V6 0x0101
+/* A message per datagram within a 1500-byte MTU; on a stream or in a
+ * file, large messages (a write per 65 KB). */
+#define MTU_DATAGRAM 1400
+#define MTU_STREAM 65000
+#define RECONNECT_MS 1000
+#define CONNECT_TIMEOUT_MS 500
+#define SEND_TIMEOUT_MS 500
+#define WARN_EVERY_S 10
+/* UDP pacing: at most this many datagrams a millisecond (about 1.6 M
+ * records/s), so that a burst (the flows live at exit, many flows ending
+ * at once) fits a collector's socket buffer (Linux's default, 208 KiB,
+ * holds about 90 such datagrams) instead of being dropped there. */
+#define UDP_PER_MS 64
+
+/* What libfixbuf reads per record: the internal templates below, field
+ * for field (paddingOctets where C aligns). */
+struct rec4 {
+	uint64_t start_ms, end_ms, packets, octets;
+	uint32_t src, dst, ingress;
+	uint16_t sport, dport, vlan, tcp_flags;
+	uint8_t proto, reason;
+	uint8_t pad[2];
+};
+
+struct rec6 {
+	uint64_t start_ms, end_ms, packets, octets;
+	uint8_t src[16], dst[16];
+	uint32_t ingress;
+	uint16_t sport, dport, vlan, tcp_flags;
+	uint8_t proto, reason;
+	uint8_t pad[2];
+};
+
+_Static_assert(sizeof(struct rec4) == 56, "rec4 layout");
+_Static_assert(sizeof(struct rec6) == 80, "rec6 layout");
+
+/* A template is the head, the addresses of its IP version, the tail.
+ * Flag 1: the padding is in the internal template only; the messages
+ * carry none. */
+static fbInfoElementSpec_t spec_head[] = {
+	{ "flowStartMilliseconds", 8, 0 },
+	{ "flowEndMilliseconds", 8, 0 },
+	{ "packetDeltaCount", 8, 0 },
+	{ "octetDeltaCount", 8, 0 },
+	FB_IESPEC_NULL
+};
+
+static fbInfoElementSpec_t spec_addr4[] = {
+	{ "sourceIPv4Address", 4, 0 },
+	{ "destinationIPv4Address", 4, 0 },
+	FB_IESPEC_NULL
+};
+
+static fbInfoElementSpec_t spec_addr6[] = {
+	{ "sourceIPv6Address", 16, 0 },
+	{ "destinationIPv6Address", 16, 0 },
+	FB_IESPEC_NULL
+};
+
+static fbInfoElementSpec_t spec_tail[] = {
+	{ "ingressInterface", 4, 0 },
+	{ "sourceTransportPort", 2, 0 },
+	{ "destinationTransportPort", 2, 0 },
+	{ "vlanId", 2, 0 },
+	{ "tcpControlBits", 2, 0 },
+	{ "protocolIdentifier", 1, 0 },
+	{ "flowEndReason", 1, 0 },
+	{ "paddingOctets", 2, 1 },
+	FB_IESPEC_NULL
+};
+
+enum sink_kind { SINK_FILE, SINK_UDP, SINK_TCP };
+
+struct sink {
+	enum sink_kind kind;
+	char name[300];		/* for messages */
+	FILE *fp;
+	int fd;
+	struct addrinfo *addrs;	/* TCP: where to (re)connect */
+	int need_templates;	/* TCP: connected, templates not yet sent */
+	uint64_t next_try;	/* TCP: ns of the next connect attempt */
+	uint64_t tokens_at;	/* UDP: ns the pacing tokens were counted at */
+	uint32_t tokens;
+	uint64_t messages, lost_records, lost_messages;
+	uint64_t next_warn;	/* ns */
+	char last_error[160];
+	int failed;		/* file: a write failed, the file is incomplete */
+};
+
+struct gpurx_ipfix {
+	fbInfoModel_t *model;
+	fbSession_t *session;	/* owned by fbuf once it exists */
+	fbExporter_t *exporter;	/* likewise */
+	fBuf_t *fbuf;
+	uint8_t *msg;		/* where the exporter puts each message */
+	uint16_t cur_tid;
+	uint32_t in_msg;	/* records in the message being built */
+	int templates_in_msg;
+	int has_udp;
+	int lib_failed;		/* libfixbuf refused: nothing more */
+	uint32_t ingress;
+	uint64_t last_templates;	/* ns */
+	struct sink sinks[2];
+	unsigned int n_sinks;
+	char describe[640];
+	struct gpurx_ipfix_counts counts;
+};
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void
+sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { (time_t)(ns / 1000000000ull),
+		(long)(ns % 1000000000ull) };
+
+	nanosleep(&ts, NULL);
+}
+
+static void
+lib_error(struct gpurx_ipfix *x, const char *what, GError *err)
+{
+	fprintf(stderr, "error: flow export: %s: %s\n", what,
+		err != NULL ? err->message : "unknown error");
+	if (err != NULL)
+		g_clear_error(&err);
+	x->lib_failed = 1;
+}
+
+/* --- Destinations ------------------------------------------------------- */
+
+static void
+sink_warn(struct sink *s, const char *why)
+{
+	uint64_t now = now_ns();
+
+	snprintf(s->last_error, sizeof(s->last_error), "%s", why);
+	if (now < s->next_warn)
+		return;
+	s->next_warn = now + WARN_EVERY_S * 1000000000ull;
+	fprintf(stderr, "warning: flow export to %s: %s; %" PRIu64 " records "
+		"lost so far (the packet path goes on)\n", s->name, why,
+		s->lost_records);
+}
+
+static void
+sink_close_fd(struct sink *s)
+{
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+}
+
+/* Non-blocking connect with a timeout, then blocking sends with one. */
+static int
+tcp_connect(struct sink *s, char *why, size_t why_len)
+{
+	struct timeval tv = { SEND_TIMEOUT_MS / 1000,
+		(SEND_TIMEOUT_MS % 1000) * 1000 };
+	int err = ECONNREFUSED;
+
+	for (struct addrinfo *ai = s->addrs; ai != NULL; ai = ai->ai_next) {
+		struct pollfd pfd;
+		socklen_t len = sizeof(err);
+		int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC |
+			SOCK_NONBLOCK, ai->ai_protocol);
+
+		if (fd < 0) {
+			err = errno;
+			continue;
+		}
+		if (connect(fd, ai->ai_addr, ai->ai_addrlen) != 0 &&
+				errno != EINPROGRESS) {
+			err = errno;
+			close(fd);
+			continue;
+		}
+		pfd.fd = fd;
+		pfd.events = POLLOUT;
+		if (poll(&pfd, 1, CONNECT_TIMEOUT_MS) != 1) {
+			err = ETIMEDOUT;
+			close(fd);
+			continue;
+		}
+		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 ||
+				err != 0 ||
+				fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 ||
+				setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv,
+					sizeof(tv)) != 0) {
+			if (err == 0)
+				err = errno;
+			close(fd);
+			continue;
+		}
+		s->fd = fd;
+		return 0;
+	}
+	snprintf(why, why_len, "cannot connect: %s", strerror(err));
+	return -1;
+}
+
+/* Waits, if need be, for the UDP sink's next datagram to be due. */
+static void
+udp_pace(struct sink *s)
+{
+	uint64_t now = now_ns();
+
+	if (s->tokens == 0) {
+		if (now - s->tokens_at < 1000000)
+			sleep_ns(s->tokens_at + 1000000 - now);
+		s->tokens = UDP_PER_MS;
+		s->tokens_at = now_ns();
+	}
+	s->tokens--;
+}
+
+/* One whole message to s, or counted lost. */
+static void
+sink_send(struct sink *s, const uint8_t *msg, size_t len, uint32_t records,
+		int templates)
+{
+	char why[160];
+	size_t off = 0;
+	ssize_t n = 0;
+
+	switch (s->kind) {
+	case SINK_FILE:
+		if (s->failed)
+			break;
+		if (fwrite(msg, 1, len, s->fp) == len) {
+			s->messages++;
+			return;
+		}
+		snprintf(why, sizeof(why), "write: %s", strerror(errno));
+		s->failed = 1;
+		s->lost_records += records;
+		sink_warn(s, why);
+		return;
+	case SINK_UDP:
+		udp_pace(s);
+		/* Never waits on the socket: a full buffer drops the datagram.
+		 * A collector that is not there shows as the ICMP error the
+		 * kernel reports on a later send. */
+		n = send(s->fd, msg, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (n == (ssize_t)len) {
+			s->messages++;
+			return;
+		}
+		snprintf(why, sizeof(why), "unreachable: %s",
+			n < 0 ? strerror(errno) : "datagram cut");
+		break;
+	case SINK_TCP:
+		/* Templates alone: the connection gets its own when made. */
+		if (s->fd < 0 && templates && records == 0)
+			return;
+		if (s->fd < 0) {
+			/* Why, as the last connect attempt said. */
+			snprintf(why, sizeof(why), "%s", s->last_error[0] ?
+				s->last_error : "not connected");
+			break;
+		}
+		if (s->need_templates && !templates) {
+			snprintf(why, sizeof(why), "templates not yet sent");
+			break;
+		}
+		while (off < len) {
+			n = send(s->fd, msg + off, len - off, MSG_NOSIGNAL);
+			if (n <= 0)
+				break;
+			off += (size_t)n;
+		}
+		if (off == len) {
+			s->messages++;
+			if (templates)
+				s->need_templates = 0;
+			return;
+		}
+		/* A message cut in the middle: the stream is out of step;
+		 * connect again (templates first). */
+		snprintf(why, sizeof(why), "send: %s", n < 0 ?
+			strerror(errno) : "connection stalled");
+		sink_close_fd(s);
+		s->next_try = now_ns() + RECONNECT_MS * 1000000ull;
+		break;
+	}
+	s->lost_records += records;
+	s->lost_messages++;
+	sink_warn(s, why);
+}
+
+/* TCP destinations not connected: try again once their time has come.
+ * Returns 1 when one was connected. */
+static int
+reconnect(struct gpurx_ipfix *x)
+{
+	uint64_t now = now_ns();
+	int connected = 0;
+
+	for (unsigned int i = 0; i < x->n_sinks; i++) {
+		struct sink *s = &x->sinks[i];
+		char why[160];
+
+		if (s->kind != SINK_TCP || s->fd >= 0 || now < s->next_try)
+			continue;
+		if (tcp_connect(s, why, sizeof(why)) != 0) {
+			s->next_try = now_ns() + RECONNECT_MS * 1000000ull;
+			snprintf(s->last_error, sizeof(s->last_error), "%s", why);
+			continue;
+		}
+		if (s->lost_records != 0)
+			fprintf(stderr, "flow export to %s: connected again\n",
+				s->name);
+		s->need_templates = 1;
+		connected = 1;
+	}
+	return connected;
+}
+
+/* --- Messages ------------------------------------------------------------ */
+
+/* The message built so far, out to every destination. */
+static void
+emit(struct gpurx_ipfix *x)
+{
+	GError *err = NULL;
+	size_t len;
+
+	if (x->lib_failed || (x->in_msg == 0 && !x->templates_in_msg))
+		return;
+	if (!fBufEmit(x->fbuf, &err)) {
+		lib_error(x, "fBufEmit", err);
+		return;
+	}
+	len = fbExporterGetMsgLen(x->exporter);
+	for (unsigned int i = 0; i < x->n_sinks; i++)
+		sink_send(&x->sinks[i], x->msg, len, x->in_msg,
+			x->templates_in_msg);
+	x->in_msg = 0;
+	x->templates_in_msg = 0;
+}
+
+/* Templates in a message of their own (the one before is sent first). */
+static void
+send_templates(struct gpurx_ipfix *x)
+{
+	GError *err = NULL;
+
+	emit(x);
+	if (x->lib_failed)
+		return;
+	/* Manual mode: the first template set after data ends the message
+	 * (FB_ERROR_EOM); the one before went out above: again. */
+	if (!fbSessionExportTemplates(x->session, &err) &&
+			g_error_matches(err, FB_ERROR_DOMAIN, FB_ERROR_EOM)) {
+		g_clear_error(&err);
+		fbSessionExportTemplates(x->session, &err);
+	}
+	if (err != NULL) {
+		lib_error(x, "fbSessionExportTemplates", err);
+		return;
+	}
+	x->templates_in_msg = 1;
+	x->last_templates = now_ns();
+	emit(x);
+}
+
+static int
+set_templates(struct gpurx_ipfix *x, uint16_t tid)
+{
+	GError *err = NULL;
+
+	if (x->cur_tid == tid)
+		return 0;
+	if (!fBufSetInternalTemplate(x->fbuf, tid, &err) ||
+			!fBufSetExportTemplate(x->fbuf, tid, &err)) {
+		lib_error(x, "setting the record template", err);
+		return -1;
+	}
+	x->cur_tid = tid;
+	return 0;
+}
+
+static int
+append(struct gpurx_ipfix *x, void *rec, size_t len)
+{
+	GError *err = NULL;
+
+	if (fBufAppend(x->fbuf, rec, len, &err))
+		return 0;
+	/* Manual mode: a full message says so; send it, start the next. */
+	if (!g_error_matches(err, FB_ERROR_DOMAIN, FB_ERROR_EOM)) {
+		lib_error(x, "fBufAppend", err);
+		return -1;
+	}
+	g_clear_error(&err);
+	emit(x);
+	if (x->lib_failed)
+		return -1;
+	if (!fBufAppend(x->fbuf, rec, len, &err)) {
+		lib_error(x, "fBufAppend", err);
+		return -1;
+	}
+	return 0;
+}
+
+void
+gpurx_ipfix_add(struct gpurx_ipfix *x, const struct gpurx_flow_rec *r)
+{
+	const struct gpurx_flow_key *k = &r->key;
+
+	if (x->lib_failed)
+		return;
+	if (k->ip_version == 4) {
+		struct rec4 v = {
+			.start_ms = r->first_ns / 1000000,
+			.end_ms = r->last_ns / 1000000,
+			.packets = r->packets, .octets = r->bytes,
+			.ingress = x->ingress,
+			.src = ((uint32_t)k->src[12] << 24) |
+				((uint32_t)k->src[13] << 16) |
+				((uint32_t)k->src[14] << 8) | k->src[15],
+			.dst = ((uint32_t)k->dst[12] << 24) |
+				((uint32_t)k->dst[13] << 16) |
+				((uint32_t)k->dst[14] << 8) | k->dst[15],
+			.sport = k->sport, .dport = k->dport,
+			.vlan = k->vlan_id, .tcp_flags = r->tcp_flags,
+			.proto = k->proto, .reason = r->reason,
+		};
+
+		if (set_templates(x, TID_V4) != 0 ||
+				append(x, &v, sizeof(v)) != 0)
+			return;
+	} else {
+		struct rec6 v = {
+			.start_ms = r->first_ns / 1000000,
+			.end_ms = r->last_ns / 1000000,
+			.packets = r->packets, .octets = r->bytes,
+			.ingress = x->ingress,
+			.sport = k->sport, .dport = k->dport,
+			.vlan = k->vlan_id, .tcp_flags = r->tcp_flags,
+			.proto = k->proto, .reason = r->reason,
+		};
+
+		memcpy(v.src, k->src, 16);
+		memcpy(v.dst, k->dst, 16);
+		if (set_templates(x, TID_V6) != 0 ||
+				append(x, &v, sizeof(v)) != 0)
+			return;
+	}
+	x->in_msg++;
+	x->counts.records++;
+	x->counts.packets += r->packets;
+	x->counts.bytes += r->bytes;
+	x->counts.by_reason[r->reason < GPURX_FLOW_END_KINDS ? r->reason : 0]++;
+}
+
+uint32_t
+gpurx_ipfix_drain(struct gpurx_ipfix *x, struct gpurx_flow_ring *ring,
+		uint64_t *tail, uint32_t max)
+{
+	const struct gpurx_flow_rec *r;
+	uint32_t n = 0;
+
+	while (n < max && (r = gpurx_flow_ring_peek(ring, *tail)) != NULL) {
+		/* An empty position: a reservation that ended nothing. */
+		if (r->reason != GPURX_FLOW_END_NONE)
+			gpurx_ipfix_add(x, r);
+		(*tail)++;
+		n++;
+	}
+	if (n != 0)
+		gpurx_flow_ring_consumed(ring, *tail);
+	return n;
+}
+
+void
+gpurx_ipfix_connect(struct gpurx_ipfix *x)
+{
+	if (reconnect(x))
+		send_templates(x);
+}
+
+void
+gpurx_ipfix_tick(struct gpurx_ipfix *x)
+{
+	emit(x);
+	if (reconnect(x) || (x->has_udp && now_ns() - x->last_templates >=
+			GPURX_IPFIX_TEMPLATE_S * 1000000000ull))
+		send_templates(x);
+}
+
+/* --- Set-up ---------------------------------------------------------------- */
+
+/* The template of records with these addresses, as internal template
+ * (padding included, flags 1) or as the one the messages carry. */
+static int
+append_specs(fbTemplate_t *t, fbInfoElementSpec_t *addr, uint32_t flags,
+		GError **err)
+{
+	return fbTemplateAppendSpecArray(t, spec_head, flags, err) &&
+		fbTemplateAppendSpecArray(t, addr, flags, err) &&
+		fbTemplateAppendSpecArray(t, spec_tail, flags, err);
+}
+
+static int
+add_template(struct gpurx_ipfix *x, uint16_t tid, fbInfoElementSpec_t *addr,
+		size_t rec_len)
+{
+	fbTemplate_t *internal = fbTemplateAlloc(x->model);
+	fbTemplate_t *external = fbTemplateAlloc(x->model);
+	GError *err = NULL;
+
+	if (!append_specs(internal, addr, 1, &err) ||
+			!append_specs(external, addr, 0, &err))
+		goto fail_both;
+	if (fbTemplateGetIELenOfMemBuffer(internal) != rec_len) {
+		fprintf(stderr, "error: flow export: template %#x describes %u "
+			"bytes, the record has %zu\n", tid,
+			fbTemplateGetIELenOfMemBuffer(internal), rec_len);
+		x->lib_failed = 1;
+		goto fail_both;
+	}
+	if (!fbSessionAddTemplate(x->session, TRUE, tid, internal, &err))
+		goto fail_both;
+	if (!fbSessionAddTemplate(x->session, FALSE, tid, external, &err)) {
+		fbTemplateFreeUnused(external);
+		goto fail;
+	}
+	return 0;
+fail_both:
+	fbTemplateFreeUnused(internal);
+	fbTemplateFreeUnused(external);
+fail:
+	if (err != NULL || !x->lib_failed)
+		lib_error(x, "templates", err);
+	return -1;
+}
+
+static int
+open_file(struct gpurx_ipfix *x, const char *path)
+{
+	struct sink *s = &x->sinks[x->n_sinks++];
+
+	s->kind = SINK_FILE;
+	snprintf(s->name, sizeof(s->name), "file %s", path);
+	s->fp = fopen(path, "wb");
+	if (s->fp == NULL) {
+		fprintf(stderr, "error: --ipfix-file %s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int
+open_collector(struct gpurx_ipfix *x, const char *arg)
+{
+	struct sink *s = &x->sinks[x->n_sinks++];
+	struct gpurx_ipfix_target t;
+	struct addrinfo hints, *ai;
+	char why[512];
+	int rc;
+
+	if (gpurx_ipfix_target_parse(arg, &t, why, sizeof(why)) != 0) {
+		fprintf(stderr, "error: --ipfix: %s\n", why);
+		return -1;
+	}
+	s->kind = t.proto == GPURX_IPFIX_TCP ? SINK_TCP : SINK_UDP;
+	snprintf(s->name, sizeof(s->name), "%s://%s%s%s:%s",
+		s->kind == SINK_TCP ? "tcp" : "udp",
+		strchr(t.host, ':') ? "[" : "", t.host,
+		strchr(t.host, ':') ? "]" : "", t.port);
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = s->kind == SINK_TCP ? SOCK_STREAM : SOCK_DGRAM;
+	rc = getaddrinfo(t.host, t.port, &hints, &s->addrs);
+	if (rc != 0) {
+		fprintf(stderr, "error: --ipfix %s: cannot resolve %s: %s\n",
+			arg, t.host, gai_strerror(rc));
+		s->addrs = NULL;
+		return -1;
+	}
+	if (s->kind == SINK_TCP)
+		return 0;
+	x->has_udp = 1;
+	/* Connected: the kernel reports an ICMP unreachable on a later
+	 * send, so a collector that is not there shows. */
+	ai = s->addrs;
+	s->fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC,
+		ai->ai_protocol);
+	if (s->fd < 0 || connect(s->fd, ai->ai_addr, ai->ai_addrlen) != 0) {
+		fprintf(stderr, "error: --ipfix %s: %s\n", arg, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+struct gpurx_ipfix *
+gpurx_ipfix_open(const char *collector, const char *file, uint32_t domain,
+		uint32_t ingress)
+{
+	struct gpurx_ipfix *x = calloc(1, sizeof(*x));
+
+	if (x == NULL) {
+		fprintf(stderr, "error: flow export: out of memory\n");
+		return NULL;
+	}
+	for (unsigned int i = 0; i < 2; i++)
+		x->sinks[i].fd = -1;
+	x->ingress = ingress;
+	if ((file != NULL && open_file(x, file) != 0) ||
+			(collector != NULL && open_collector(x, collector) != 0))
+		goto fail;
+	snprintf(x->describe, sizeof(x->describe), "%s%s%s",
+		collector ? x->sinks[x->n_sinks - 1].name : "",
+		collector && file ? " and " : "", file ? x->sinks[0].name : "");
+	x->msg = malloc(MTU_STREAM);
+	x->model = fbInfoModelAlloc();
+	x->session = fbSessionAlloc(x->model);
+	if (x->msg == NULL || x->model == NULL || x->session == NULL) {
+		fprintf(stderr, "error: flow export: out of memory\n");
+		goto fail;
+	}
+	/* Sequence numbers and templates are per observation domain.
+	 * Templates go into the session before it has a buffer, so that
+	 * they are written by send_templates() alone. */
+	fbSessionSetDomain(x->session, domain);
+	if (add_template(x, TID_V4, spec_addr4, sizeof(struct rec4)) != 0 ||
+			add_template(x, TID_V6, spec_addr6, sizeof(struct rec6)) != 0)
+		goto fail;
+	x->exporter = fbExporterAllocBuffer(x->msg, x->has_udp ?
+		MTU_DATAGRAM : MTU_STREAM);
+	x->fbuf = x->exporter != NULL ?
+		fBufAllocForExport(x->session, x->exporter) : NULL;
+	if (x->fbuf == NULL) {
+		fprintf(stderr, "error: flow export: libfixbuf cannot make an "
+			"export buffer\n");
+		goto fail;
+	}
+	fBufSetAutomaticMode(x->fbuf, FALSE);
+	send_templates(x);
+	if (x->lib_failed)
+		goto fail;
+	return x;
+fail:
+	gpurx_ipfix_free(x);
+	return NULL;
+}
+
+const char *
+gpurx_ipfix_describe(const struct gpurx_ipfix *x)
+{
+	return x->describe;
+}
+
+int
+gpurx_ipfix_close(struct gpurx_ipfix *x)
+{
+	int rc = 0;
+
+	emit(x);
+	for (unsigned int i = 0; i < x->n_sinks; i++) {
+		struct sink *s = &x->sinks[i];
+
+		if (s->fp != NULL && fclose(s->fp) != 0 && !s->failed) {
+			fprintf(stderr, "error: flow export to %s: %s\n", s->name,
+				strerror(errno));
+			s->failed = 1;
+		}
+		s->fp = NULL;
+		sink_close_fd(s);
+		if (s->failed) {
+			fprintf(stderr, "error: flow export: %s is incomplete\n",
+				s->name);
+			rc = -1;
+		}
+	}
+	return x->lib_failed ? -1 : rc;
+}
+
+void
+gpurx_ipfix_free(struct gpurx_ipfix *x)
+{
+	if (x == NULL)
+		return;
+	for (unsigned int i = 0; i < x->n_sinks; i++) {
+		struct sink *s = &x->sinks[i];
+
+		if (s->fp != NULL)
+			fclose(s->fp);
+		sink_close_fd(s);
+		if (s->addrs != NULL)
+			freeaddrinfo(s->addrs);
+	}
+	if (x->fbuf != NULL) {
+		fBufFree(x->fbuf);	/* and the session and exporter */
+	} else if (x->session != NULL) {
+		fbSessionFree(x->session);
+	}
+	if (x->model != NULL)
+		fbInfoModelFree(x->model);
+	free(x->msg);
+	free(x);
+}
+
+const struct gpurx_ipfix_counts *
+gpurx_ipfix_counts(const struct gpurx_ipfix *x)
+{
+	return &x->counts;
+}
+
+uint64_t
+gpurx_ipfix_lost(const struct gpurx_ipfix *x)
+{
+	uint64_t lost = 0;
+
+	for (unsigned int i = 0; i < x->n_sinks; i++)
+		lost += x->sinks[i].lost_records;
+	return lost;
+}
+
+void
+gpurx_ipfix_print_sinks(FILE *f, const struct gpurx_ipfix *x)
+{
+	for (unsigned int i = 0; i < x->n_sinks; i++) {
+		const struct sink *s = &x->sinks[i];
+
+		fprintf(f, "  -> %s: %" PRIu64 " messages, %" PRIu64
+			" records lost%s%s%s\n", s->name, s->messages,
+			s->lost_records, s->last_error[0] ? " (last: " : "",
+			s->last_error[0] ? s->last_error : "",
+			s->last_error[0] ? ")" : "");
+	}
+}
+
+void
+gpurx_ipfix_json_sinks(FILE *f, const struct gpurx_ipfix *x)
+{
+	fprintf(f, "[");
+	for (unsigned int i = 0; i < x->n_sinks; i++) {
+		const struct sink *s = &x->sinks[i];
+
+		fprintf(f, "%s{\"sink\": \"", i ? ", " : "");
+		/* A path may hold what JSON must escape. */
+		for (const char *c = s->name; *c != '\0'; c++) {
+			if (*c == '"' || *c == '\\')
+				fputc('\\', f);
+			if ((unsigned char)*c >= 0x20)
+				fputc(*c, f);
+		}
+		fprintf(f, "\", \"messages\": %" PRIu64 ", \"lost_records\": %"
+			PRIu64 "}", s->messages, s->lost_records);
+	}
+	fprintf(f, "]");
+}

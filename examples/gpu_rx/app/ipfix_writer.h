@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Flow records (flow_ring.h) out as IPFIX, with libfixbuf: to a
+ * collector over UDP or TCP ([udp://|tcp://]HOST:PORT) and/or to a file.
+ * One thread uses a writer at a time (dpdk-gpu-rx's exporter thread, the
+ * main thread at exit, bench-flow-export).
+ */
+#ifndef GPURX_APP_IPFIX_WRITER_H
+#define GPURX_APP_IPFIX_WRITER_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "flow_ring.h"
+
+struct gpurx_ipfix;
+
+/*
+ * collector and/or file (either may be NULL, not both), records of
+ * observation domain `domain` with ingressInterface `ingress`. The file
+ * is created and a UDP collector's socket made now; a TCP collector is
+ * connected by gpurx_ipfix_connect() and gpurx_ipfix_tick(). NULL after
+ * printing why (an unusable argument, an unresolvable host, a file that
+ * cannot be created).
+ */
+struct gpurx_ipfix *gpurx_ipfix_open(const char *collector, const char *file,
+		uint32_t domain, uint32_t ingress);
+
+/* "udp://192.0.2.1:4739 and file x.ipfix", for messages. */
+const char *gpurx_ipfix_describe(const struct gpurx_ipfix *x);
+
+/* A TCP collector not connected: try now (templates first once it is). */
+void gpurx_ipfix_connect(struct gpurx_ipfix *x);
+
+/* One record into the message being built (sent once full). */
+void gpurx_ipfix_add(struct gpurx_ipfix *x, const struct gpurx_flow_rec *r);
+
+/*
+ * The consumer of an export ring (flow_ring.h): up to max records from
+ * position *tail on, those written so far, into x; *tail moves past them
+ * and the ring is told. Returns how many positions were taken.
+ */
+uint32_t gpurx_ipfix_drain(struct gpurx_ipfix *x, struct gpurx_flow_ring *ring,
+		uint64_t *tail, uint32_t max);
+
+/*
+ * Every GPURX_IPFIX_TICK_MS or so: the message built so far goes out (a
+ * record waits no longer), a lost TCP connection is made again, UDP
+ * collectors get the templates again every GPURX_IPFIX_TEMPLATE_S.
+ */
+#define GPURX_IPFIX_TICK_MS 100
+#define GPURX_IPFIX_TEMPLATE_S 10
+void gpurx_ipfix_tick(struct gpurx_ipfix *x);
+
+/* Everything out, the file and sockets closed. 0, or -1 when a file is
+ * incomplete or libfixbuf failed (said). */
+int gpurx_ipfix_close(struct gpurx_ipfix *x);
+
+void gpurx_ipfix_free(struct gpurx_ipfix *x);
+
+/* What went out: records given to libfixbuf, and per destination. */
+struct gpurx_ipfix_counts {
+	uint64_t records, packets, bytes;
+	uint64_t by_reason[GPURX_FLOW_END_KINDS];
+};
+const struct gpurx_ipfix_counts *gpurx_ipfix_counts(const struct gpurx_ipfix *x);
+
+/* "  -> NAME: M messages, L records lost (last: ...)" per destination. */
+void gpurx_ipfix_print_sinks(FILE *f, const struct gpurx_ipfix *x);
+/* [{"sink": ..., "messages": M, "lost_records": L}, ...] */
+void gpurx_ipfix_json_sinks(FILE *f, const struct gpurx_ipfix *x);
+/* Records lost to any destination. */
+uint64_t gpurx_ipfix_lost(const struct gpurx_ipfix *x);
+
+#endif /* GPURX_APP_IPFIX_WRITER_H */

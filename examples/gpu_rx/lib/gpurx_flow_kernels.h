@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * C entry points of the flow table's GPU side (gpurx_flow_kernels.cu):
+ * the scan that ends due flows into the export ring while the packet
+ * kernels keep updating the table (flow_table.h).
+ */
+#ifndef GPURX_FLOW_KERNELS_H
+#define GPURX_FLOW_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct gpurx_flow_table;
+
+/*
+ * Queue on stream (a cudaStream_t) a scan of every slot of d_ft (device
+ * memory, `capacity` slots) ending the flows due at `now`. Returns 0 or a
+ * cudaError_t value.
+ */
+int gpurx_flow_cuda_scan(struct gpurx_flow_table *d_ft, uint32_t capacity,
+		uint64_t now, void *stream);
+
+/* The calling thread drives CUDA device `ordinal` (the runtime keeps the
+ * current device per thread). 0 or a cudaError_t value. */
+int gpurx_flow_cuda_use_device(int ordinal);
+
+/* A non-blocking stream of the lowest priority: scans yield to the packet
+ * kernels. 0 or a cudaError_t value. */
+int gpurx_flow_cuda_stream(void **s);
+
+/*
+ * For the tests and benchmarks (dpdk-gpu-rx takes its memory through
+ * gpudev): n bytes of host memory the GPU writes at the same address
+ * (mapped, pinned: an export ring), and of GPU memory.
+ */
+int gpurx_flow_cuda_host_alloc(void **p, size_t n);
+int gpurx_flow_cuda_host_free(void *p);
+int gpurx_flow_cuda_dev_alloc(void **p, size_t n);
+int gpurx_flow_cuda_dev_free(void *p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GPURX_FLOW_KERNELS_H */

@@ -1,0 +1,750 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Flow expiry (flow_table.h) on the CPU: each way a record ends (idle,
+ * active, FIN/RST after the linger, pressure), the scan, a full export
+ * ring, the reason at exit; a random stream against a plain sequential
+ * model of the same rules; and the concurrency protocol under load:
+ * updating threads, a scanning thread and a consuming thread at once,
+ * every packet found exactly once in a record, a live entry or the
+ * overflow count, no record mixing keys, no key live twice.
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flow_stress.h"
+#include "flow_table.h"
+#include "test_common.h"
+
+struct tbl {
+	struct gpurx_flow_table *ft;
+	struct gpurx_flow_ring *ring;
+	uint64_t tail;		/* consumer position */
+};
+
+/* aligned_alloc() wants a multiple of the alignment. */
+static void *
+alloc64(size_t n)
+{
+	return aligned_alloc(64, (n + 63) & ~(size_t)63);
+}
+
+static void
+tbl_new(struct tbl *t, uint32_t capacity, uint32_t probe, uint64_t ring_size,
+		uint64_t idle, uint64_t active, uint64_t linger)
+{
+	void *mem = alloc64(gpurx_flow_table_bytes(capacity));
+	void *rmem = alloc64(gpurx_flow_ring_bytes(ring_size));
+
+	t->ft = gpurx_flow_table_init(mem, capacity, probe);
+	t->ring = gpurx_flow_ring_init(rmem, ring_size);
+	t->tail = 0;
+	if (t->ft == NULL || t->ring == NULL) {
+		fprintf(stderr, "out of memory\n");
+		exit(1);
+	}
+	gpurx_flow_table_set_expiry(t->ft, t->ring, idle, active, linger);
+}
+
+static void
+tbl_free(struct tbl *t)
+{
+	free(t->ft);
+	free(t->ring);
+}
+
+/* Take every record published so far (empty slots skipped) into out. */
+static uint32_t
+tbl_drain(struct tbl *t, struct gpurx_flow_rec *out, uint32_t max)
+{
+	const struct gpurx_flow_rec *r;
+	uint32_t n = 0;
+
+	while ((r = gpurx_flow_ring_peek(t->ring, t->tail)) != NULL) {
+		if (r->reason != GPURX_FLOW_END_NONE) {
+			CHECK(n < max, "more records than expected");
+			if (n < max)
+				out[n++] = *r;
+		}
+		gpurx_flow_ring_consumed(t->ring, ++t->tail);
+	}
+	return n;
+}
+
+static void
+key_id(uint32_t id, struct gpurx_flow_key *k)
+{
+	flow_stress_key(id, k);
+}
+
+static int
+upd(struct tbl *t, uint32_t id, uint64_t bytes, uint64_t ts, uint8_t flags)
+{
+	struct gpurx_flow_key k;
+
+	key_id(id, &k);
+	return gpurx_flow_update_pkt(t->ft, &k, bytes, ts, flags, 3);
+}
+
+static void
+check_rec(const struct gpurx_flow_rec *r, uint32_t id, uint64_t packets,
+		uint64_t bytes, uint64_t first, uint64_t last, uint32_t reason)
+{
+	CHECK(flow_stress_key_id(&r->key) == id, "record of key %u, want %u",
+		flow_stress_key_id(&r->key), id);
+	CHECK(r->packets == packets && r->bytes == bytes &&
+		r->first_ns == first && r->last_ns == last && r->reason == reason,
+		"key %u: %llu pkts %llu B [%llu, %llu] reason %u; want %llu pkts "
+		"%llu B [%llu, %llu] reason %u", id,
+		(unsigned long long)r->packets, (unsigned long long)r->bytes,
+		(unsigned long long)r->first_ns, (unsigned long long)r->last_ns,
+		r->reason, (unsigned long long)packets,
+		(unsigned long long)bytes, (unsigned long long)first,
+		(unsigned long long)last, reason);
+}
+
+/* Each way a record ends, packet by packet. */
+static void
+test_lifetimes(void)
+{
+	struct gpurx_flow_rec rec[16];
+	const struct gpurx_flow_entry *e;
+	struct gpurx_flow_key k;
+	struct tbl t;
+
+	/* Idle 10, active 25, linger 2. */
+	tbl_new(&t, 256, 32, 64, 10, 25, 2);
+
+	/* Idle: packets at 0, 1, 9; one at 19 (10 after 9) starts anew. */
+	upd(&t, 1, 100, 0, 0);
+	upd(&t, 1, 100, 1, 0);
+	upd(&t, 1, 100, 9, 0);
+	CHECK_EQ(tbl_drain(&t, rec, 16), 0);
+	upd(&t, 1, 100, 19, 0);
+	CHECK_EQ(tbl_drain(&t, rec, 16), 1);
+	check_rec(&rec[0], 1, 3, 300, 0, 9, GPURX_FLOW_END_IDLE);
+	key_id(1, &k);
+	e = gpurx_flow_table_find(t.ft, &k);
+	CHECK(e != NULL && e->packets == 1 && e->first_seen == 19 &&
+		e->queue == 3, "the new record of key 1");
+
+	/* Active: a packet every 5 from 100: the record ends 25 after its
+	 * first packet; the packet at 125 starts the next one. */
+	for (uint64_t ts = 100; ts <= 160; ts += 5)
+		upd(&t, 2, 10, ts, 0x10);
+	CHECK_EQ(tbl_drain(&t, rec, 16), 2);
+	check_rec(&rec[0], 2, 5, 50, 100, 120, GPURX_FLOW_END_ACTIVE);
+	check_rec(&rec[1], 2, 5, 50, 125, 145, GPURX_FLOW_END_ACTIVE);
+	CHECK_EQ(rec[0].tcp_flags, 0x10);
+
+	/* FIN at 201, the last ACK within the linger joins, a packet 2 after
+	 * the last one starts anew. */
+	upd(&t, 3, 60, 200, 0x18);
+	upd(&t, 3, 60, 201, 0x11);
+	upd(&t, 3, 60, 202, 0x10);
+	CHECK_EQ(tbl_drain(&t, rec, 16), 0);
+	upd(&t, 3, 60, 204, 0x02);
+	CHECK_EQ(tbl_drain(&t, rec, 16), 1);
+	check_rec(&rec[0], 3, 3, 180, 200, 202, GPURX_FLOW_END_EOF);
+	CHECK_EQ(rec[0].tcp_flags, 0x19);
+
+	/* The scan ends what is due at its time, nothing earlier. Key 1
+	 * (last 19), 2 (first 150, last 160), 3 (204): at 214 key 2's idle
+	 * deadline (170) came first: idle, not active. */
+	CHECK_EQ(gpurx_flow_scan(t.ft, 0, t.ft->capacity, 213), 2);
+	CHECK_EQ(gpurx_flow_scan(t.ft, 0, t.ft->capacity, 214), 1);
+	CHECK_EQ(tbl_drain(&t, rec, 16), 3);
+	for (int i = 0; i < 3; i++) {
+		uint32_t id = flow_stress_key_id(&rec[i].key);
+
+		if (id == 2)
+			check_rec(&rec[i], 2, 3, 30, 150, 160, GPURX_FLOW_END_IDLE);
+		else if (id == 1)
+			check_rec(&rec[i], 1, 1, 100, 19, 19, GPURX_FLOW_END_IDLE);
+		else
+			check_rec(&rec[i], 3, 1, 60, 204, 204, GPURX_FLOW_END_IDLE);
+	}
+	/* RST the same way, ended by the scan once the linger is over. */
+	upd(&t, 4, 60, 300, 0x04);
+	upd(&t, 4, 60, 301, 0x10);
+	CHECK_EQ(gpurx_flow_scan(t.ft, 0, t.ft->capacity, 302), 0);
+	CHECK_EQ(gpurx_flow_scan(t.ft, 0, t.ft->capacity, 303), 1);
+	CHECK_EQ(tbl_drain(&t, rec, 16), 1);
+	check_rec(&rec[0], 4, 2, 120, 300, 301, GPURX_FLOW_END_EOF);
+	CHECK_EQ(rec[0].tcp_flags, 0x14);
+	CHECK_EQ(t.ft->ended[GPURX_FLOW_END_IDLE], 4);
+	CHECK_EQ(t.ft->ended[GPURX_FLOW_END_ACTIVE], 2);
+	CHECK_EQ(t.ft->ended[GPURX_FLOW_END_EOF], 2);
+	CHECK_EQ(t.ft->n_flows, 8);
+	tbl_free(&t);
+
+	/* Without a ring, nothing ever ends. */
+	{
+		void *mem = alloc64(gpurx_flow_table_bytes(64));
+		struct gpurx_flow_table *ft = gpurx_flow_table_init(mem, 64, 0);
+
+		key_id(9, &k);
+		gpurx_flow_update_pkt(ft, &k, 1, 0, 0x01, 0);
+		gpurx_flow_update_pkt(ft, &k, 1, 1000000, 0, 0);
+		CHECK_EQ(gpurx_flow_scan(ft, 0, 64, UINT64_MAX), 0);
+		e = gpurx_flow_table_find(ft, &k);
+		CHECK(e != NULL && e->packets == 2, "no-expiry table lost packets");
+		free(mem);
+	}
+}
+
+/* Pressure ends the flow seen longest ago in the window; a full ring
+ * ends nothing and loses nothing. */
+static void
+test_pressure_and_full_ring(void)
+{
+	struct gpurx_flow_rec rec[64];
+	const struct gpurx_flow_entry *e;
+	struct gpurx_flow_key k;
+	uint32_t pos = 0, live = 0;
+	struct tbl t;
+
+	/* 8 slots, the window is the whole table; no timeouts. */
+	tbl_new(&t, 8, 8, 64, 0, 0, 0);
+	for (uint32_t id = 0; id < 8; id++)
+		CHECK_EQ(upd(&t, id, 10, 100 - id, 0), 0);
+	/* Key 5 gets a late packet; key 7 (last 93) is now the oldest. */
+	upd(&t, 5, 10, 200, 0);
+	CHECK_EQ(upd(&t, 100, 10, 300, 0), 0);
+	CHECK_EQ(tbl_drain(&t, rec, 64), 1);
+	check_rec(&rec[0], 7, 1, 10, 93, 93, GPURX_FLOW_END_PRESSURE);
+	CHECK_EQ(t.ft->ended[GPURX_FLOW_END_PRESSURE], 1);
+	CHECK_EQ(t.ft->overflow_pkts, 0);
+	tbl_free(&t);
+
+	/* A ring of 2 records and no consumer: 2 of 5 due flows end, the
+	 * others stay live and end once it has room. */
+	tbl_new(&t, 64, 64, 2, 10, 0, 0);
+	for (uint32_t id = 0; id < 5; id++)
+		upd(&t, id, 10, id, 0);
+	CHECK_EQ(gpurx_flow_scan(t.ft, 0, 64, 1000), 2);
+	CHECK_EQ(t.ft->ring_full, 3);
+	while ((e = gpurx_flow_table_next(t.ft, &pos)) != NULL)
+		live++;
+	CHECK_EQ(live, 3);
+	/* A packet of a due flow while the ring is full: counted in it. */
+	pos = 0;
+	e = gpurx_flow_table_next(t.ft, &pos);
+	CHECK(e != NULL, "a due flow left live");
+	if (e != NULL)
+		k = e->key;
+	gpurx_flow_update_pkt(t.ft, &k, 10, 2000, 0, 0);
+	CHECK(e != NULL && e->packets == 2, "packet not counted in a flow "
+		"that could not end");
+	CHECK_EQ(tbl_drain(&t, rec, 64), 2);
+	CHECK_EQ(gpurx_flow_scan(t.ft, 0, 64, 3000), 2);
+	CHECK_EQ(tbl_drain(&t, rec, 64), 2);
+	CHECK_EQ(gpurx_flow_scan(t.ft, 0, 64, 3000), 1);
+	CHECK_EQ(tbl_drain(&t, rec, 64), 1);
+	CHECK_EQ(t.ft->ended[GPURX_FLOW_END_IDLE], 5);
+	/* A full window and a full ring: the packet overflows. */
+	tbl_free(&t);
+	tbl_new(&t, 4, 4, 1, 0, 0, 0);
+	for (uint32_t id = 0; id < 5; id++)
+		upd(&t, id, 10, id, 0);
+	CHECK_EQ(t.ft->ended[GPURX_FLOW_END_PRESSURE], 1);
+	CHECK_EQ(upd(&t, 50, 10, 9, 0), -1);
+	CHECK_EQ(t.ft->overflow_pkts, 1);
+	CHECK_EQ(t.ft->overflow_bytes, 10);
+	tbl_free(&t);
+}
+
+/* The reason a flow live at exit is given. */
+static void
+test_final_reason(void)
+{
+	struct gpurx_flow_entry e;
+	struct tbl t;
+
+	tbl_new(&t, 16, 0, 16, 10, 100, 5);
+	memset(&e, 0, sizeof(e));
+	e.first_seen = 0;
+	e.last_seen = 50;
+	CHECK_EQ(gpurx_flow_final_reason(t.ft, &e, 55), GPURX_FLOW_END_FORCED);
+	CHECK_EQ(gpurx_flow_final_reason(t.ft, &e, 60), GPURX_FLOW_END_IDLE);
+	e.tcp_flags = 0x01;
+	CHECK_EQ(gpurx_flow_final_reason(t.ft, &e, 51), GPURX_FLOW_END_EOF);
+	e.last_seen = 98;
+	e.tcp_flags = 0;
+	CHECK_EQ(gpurx_flow_final_reason(t.ft, &e, 100), GPURX_FLOW_END_ACTIVE);
+	tbl_free(&t);
+}
+
+/* --- A random stream against a sequential model ---------------------- */
+
+#define REF_KEYS 400
+#define REF_PKTS 60000
+
+struct ref_flow {
+	int live;
+	uint64_t first, last, packets, bytes;
+	uint32_t flags;
+};
+
+/* The rules written out plainly: the earliest deadline, FIN first. */
+static uint32_t
+ref_due(const struct ref_flow *f, uint64_t now, uint64_t idle,
+		uint64_t active, uint64_t linger)
+{
+	uint64_t fin = (f->flags & 0x05) ? f->last + linger : UINT64_MAX;
+	uint64_t idl = f->last + idle, act = f->first + active;
+	uint64_t first = fin < idl ? fin : idl;
+
+	first = first < act ? first : act;
+	if (now < first)
+		return 0;
+	if (first == fin)
+		return GPURX_FLOW_END_EOF;
+	return first == idl ? GPURX_FLOW_END_IDLE : GPURX_FLOW_END_ACTIVE;
+}
+
+static int
+rec_cmp(const void *pa, const void *pb)
+{
+	const struct gpurx_flow_rec *a = pa, *b = pb;
+	uint32_t ia = flow_stress_key_id(&a->key), ib = flow_stress_key_id(&b->key);
+
+	if (ia != ib)
+		return ia < ib ? -1 : 1;
+	if (a->first_ns != b->first_ns)
+		return a->first_ns < b->first_ns ? -1 : 1;
+	return 0;
+}
+
+static void
+ref_emit(struct gpurx_flow_rec *out, uint32_t *n, uint32_t id,
+		struct ref_flow *f, uint32_t why)
+{
+	struct gpurx_flow_rec *r = &out[(*n)++];
+
+	memset(r, 0, sizeof(*r));
+	flow_stress_key(id, &r->key);
+	r->packets = f->packets;
+	r->bytes = f->bytes;
+	r->first_ns = f->first;
+	r->last_ns = f->last;
+	r->tcp_flags = (uint8_t)f->flags;
+	r->reason = (uint8_t)why;
+	f->live = 0;
+}
+
+static void
+test_against_model(void)
+{
+	const uint64_t idle = 700, active = 5000, linger = 90;
+	struct gpurx_flow_rec *want = calloc(REF_PKTS + REF_KEYS, sizeof(*want));
+	struct gpurx_flow_rec *got = calloc(REF_PKTS + REF_KEYS, sizeof(*got));
+	struct ref_flow *ref = calloc(REF_KEYS, sizeof(*ref));
+	const struct gpurx_flow_entry *e;
+	uint32_t nw = 0, ng = 0, pos = 0, bad = 0;
+	uint64_t ts = 0, rng = 12345;
+	struct tbl t;
+
+	tbl_new(&t, 2048, 0, 1 << 16, idle, active, linger);
+	for (uint32_t i = 0; i < REF_PKTS; i++) {
+		uint32_t id, why;
+		uint8_t flags;
+		struct ref_flow *f;
+
+		/* Bursty gaps: most packets close together, some far apart. */
+		rng = flow_stress_mix(rng);
+		ts += rng % 100 == 0 ? 400 + rng % 900 : rng % 7;
+		flow_stress_pkt(i, 97, 60, &id, &flags);
+		id %= REF_KEYS;
+		f = &ref[id];
+		if (f->live && (why = ref_due(f, ts, idle, active, linger)) != 0)
+			ref_emit(want, &nw, id, f, why);
+		if (!f->live) {
+			memset(f, 0, sizeof(*f));
+			f->live = 1;
+			f->first = ts;
+		}
+		f->last = ts;
+		f->packets++;
+		f->bytes += flow_stress_bytes(id);
+		f->flags |= flags;
+		CHECK_EQ(upd(&t, id, flow_stress_bytes(id), ts, flags), 0);
+		/* A scan now and then, at the time of the last packet. */
+		if (i % 1000 == 999) {
+			for (uint32_t j = 0; j < REF_KEYS; j++)
+				if (ref[j].live && (why = ref_due(&ref[j], ts,
+						idle, active, linger)) != 0)
+					ref_emit(want, &nw, j, &ref[j], why);
+			gpurx_flow_scan(t.ft, 0, t.ft->capacity, ts);
+		}
+		ng += tbl_drain(&t, got + ng, REF_PKTS + REF_KEYS - ng);
+	}
+	/* Exit: what is live ends as due, else by its FIN or RST, else
+	 * forced. */
+	for (uint32_t j = 0; j < REF_KEYS; j++) {
+		uint32_t why;
+
+		if (!ref[j].live)
+			continue;
+		why = ref_due(&ref[j], ts, idle, active, linger);
+		if (why == 0)
+			why = ref[j].flags & 0x05 ? GPURX_FLOW_END_EOF :
+				GPURX_FLOW_END_FORCED;
+		ref_emit(want, &nw, j, &ref[j], why);
+	}
+	while ((e = gpurx_flow_table_next(t.ft, &pos)) != NULL) {
+		struct gpurx_flow_rec *r = &got[ng++];
+
+		memset(r, 0, sizeof(*r));
+		r->key = e->key;
+		r->packets = e->packets;
+		r->bytes = e->bytes;
+		r->first_ns = e->first_seen;
+		r->last_ns = e->last_seen;
+		r->tcp_flags = (uint8_t)e->tcp_flags;
+		r->reason = (uint8_t)gpurx_flow_final_reason(t.ft, e, ts);
+	}
+	CHECK(nw > 2000, "too few records in the model: %u", nw);
+	CHECK_EQ(ng, nw);
+	qsort(want, nw, sizeof(*want), rec_cmp);
+	qsort(got, ng, sizeof(*got), rec_cmp);
+	for (uint32_t i = 0; i < nw && i < ng; i++) {
+		const struct gpurx_flow_rec *a = &want[i], *b = &got[i];
+
+		if (memcmp(&a->key, &b->key, sizeof(a->key)) != 0 ||
+				a->packets != b->packets || a->bytes != b->bytes ||
+				a->first_ns != b->first_ns ||
+				a->last_ns != b->last_ns ||
+				a->tcp_flags != b->tcp_flags ||
+				a->reason != b->reason) {
+			if (++bad <= 5)
+				CHECK(0, "record %u: key %u [%llu, %llu] %llu pkts "
+					"reason %u; model key %u [%llu, %llu] %llu "
+					"pkts reason %u", i,
+					flow_stress_key_id(&b->key),
+					(unsigned long long)b->first_ns,
+					(unsigned long long)b->last_ns,
+					(unsigned long long)b->packets, b->reason,
+					flow_stress_key_id(&a->key),
+					(unsigned long long)a->first_ns,
+					(unsigned long long)a->last_ns,
+					(unsigned long long)a->packets, a->reason);
+		}
+	}
+	CHECK_EQ(bad, 0);
+	CHECK(t.ft->ended[GPURX_FLOW_END_IDLE] > 0 &&
+		t.ft->ended[GPURX_FLOW_END_ACTIVE] > 0 &&
+		t.ft->ended[GPURX_FLOW_END_EOF] > 0, "not every reason seen");
+	free(want);
+	free(got);
+	free(ref);
+	tbl_free(&t);
+}
+
+/* --- The protocol under load ------------------------------------------ */
+
+struct stress_cfg {
+	const char *name;
+	uint32_t threads;
+	uint64_t pkts;		/* in all */
+	uint32_t churn, window;
+	uint32_t capacity, probe, ring;
+	uint64_t idle, active, linger;
+	int want_pressure;
+};
+
+struct stress {
+	const struct stress_cfg *c;
+	struct tbl t;
+	uint32_t keys;
+	uint64_t clock;		/* the packets' time, one tick per packet */
+	uint64_t next;		/* next packet index to take */
+	int stop_scan, stop_drain;
+	/* Per key id: packets sent and counted (not overflow), and what the
+	 * records added up to. */
+	uint64_t *sent, *sent_bytes, *exported, *exported_bytes;
+	uint64_t overflow;
+	uint64_t records, bad_records, scans;
+};
+
+static void *
+stress_updater(void *arg)
+{
+	struct stress *s = arg;
+	uint64_t *sent = calloc(s->keys, sizeof(*sent));
+	uint64_t overflow = 0;
+
+	for (;;) {
+		uint64_t i = __atomic_fetch_add(&s->next, 1, __ATOMIC_RELAXED);
+		uint64_t ts;
+		uint32_t id;
+		uint8_t flags;
+
+		if (i >= s->c->pkts)
+			break;
+		flow_stress_pkt(i, s->c->churn, s->c->window, &id, &flags);
+		ts = __atomic_fetch_add(&s->clock, 1, __ATOMIC_RELAXED);
+		if (upd(&s->t, id, flow_stress_bytes(id), ts, flags) == 0)
+			sent[id]++;
+		else
+			overflow++;
+	}
+	for (uint32_t k = 0; k < s->keys; k++) {
+		__atomic_fetch_add(&s->sent[k], sent[k], __ATOMIC_RELAXED);
+		__atomic_fetch_add(&s->sent_bytes[k],
+			sent[k] * flow_stress_bytes(k), __ATOMIC_RELAXED);
+	}
+	__atomic_fetch_add(&s->overflow, overflow, __ATOMIC_RELAXED);
+	free(sent);
+	return NULL;
+}
+
+static void *
+stress_scanner(void *arg)
+{
+	struct stress *s = arg;
+	uint32_t cap = s->t.ft->capacity, step = cap < 4 ? cap : cap / 4;
+	uint32_t from = 0;
+
+	while (!__atomic_load_n(&s->stop_scan, __ATOMIC_ACQUIRE)) {
+		/* Slices, as the exporter scans a large table on the CPU. */
+		gpurx_flow_scan(s->t.ft, from, from + step,
+			__atomic_load_n(&s->clock, __ATOMIC_RELAXED));
+		from = (from + step) % cap;
+		s->scans++;
+		sched_yield();
+	}
+	return NULL;
+}
+
+static void
+stress_take(struct stress *s, const struct gpurx_flow_rec *r)
+{
+	int64_t id = flow_stress_rec_check(r, s->keys);
+
+	if (id < 0) {
+		s->bad_records++;
+		return;
+	}
+	s->exported[id] += r->packets;
+	s->exported_bytes[id] += r->bytes;
+	s->records++;
+}
+
+static void *
+stress_consumer(void *arg)
+{
+	struct stress *s = arg;
+
+	for (;;) {
+		const struct gpurx_flow_rec *r =
+			gpurx_flow_ring_peek(s->t.ring, s->t.tail);
+
+		if (r == NULL) {
+			if (__atomic_load_n(&s->stop_drain, __ATOMIC_ACQUIRE))
+				break;
+			sched_yield();
+			continue;
+		}
+		if (r->reason != GPURX_FLOW_END_NONE)
+			stress_take(s, r);
+		gpurx_flow_ring_consumed(s->t.ring, ++s->t.tail);
+	}
+	return NULL;
+}
+
+/*
+ * Updating threads, a scanning thread and a consuming thread at once;
+ * then every packet counted must be in exactly one record or live entry
+ * of its key, with its bytes.
+ */
+static void
+test_stress(const struct stress_cfg *c)
+{
+	struct stress *s = calloc(1, sizeof(*s));
+	pthread_t *up = calloc(c->threads, sizeof(*up)), scan, cons;
+	const struct gpurx_flow_entry *e;
+	uint64_t mismatched = 0, total = 0;
+	uint32_t pos = 0, dup = 0;
+	uint8_t *live_seen;
+
+	s->c = c;
+	s->keys = (uint32_t)(c->pkts / c->churn) + c->window + 1;
+	s->sent = calloc(s->keys, sizeof(uint64_t));
+	s->sent_bytes = calloc(s->keys, sizeof(uint64_t));
+	s->exported = calloc(s->keys, sizeof(uint64_t));
+	s->exported_bytes = calloc(s->keys, sizeof(uint64_t));
+	live_seen = calloc(s->keys, 1);
+	tbl_new(&s->t, c->capacity, c->probe, c->ring, c->idle, c->active,
+		c->linger);
+	pthread_create(&cons, NULL, stress_consumer, s);
+	pthread_create(&scan, NULL, stress_scanner, s);
+	for (uint32_t i = 0; i < c->threads; i++)
+		pthread_create(&up[i], NULL, stress_updater, s);
+	for (uint32_t i = 0; i < c->threads; i++)
+		pthread_join(up[i], NULL);
+	__atomic_store_n(&s->stop_scan, 1, __ATOMIC_RELEASE);
+	pthread_join(scan, NULL);
+	/* Every producer is done: what is published is all there is. */
+	__atomic_store_n(&s->stop_drain, 1, __ATOMIC_RELEASE);
+	pthread_join(cons, NULL);
+
+	while ((e = gpurx_flow_table_next(s->t.ft, &pos)) != NULL) {
+		uint32_t id = flow_stress_key_id(&e->key);
+
+		CHECK(id < s->keys, "%s: live key %u out of range", c->name, id);
+		if (id >= s->keys)
+			continue;
+		dup += live_seen[id];
+		live_seen[id] = 1;
+		CHECK(e->bytes == e->packets * flow_stress_bytes(id),
+			"%s: live key %u mixes counts", c->name, id);
+		s->exported[id] += e->packets;
+		s->exported_bytes[id] += e->bytes;
+	}
+	for (uint32_t k = 0; k < s->keys; k++) {
+		mismatched += s->exported[k] != s->sent[k] ||
+			s->exported_bytes[k] != s->sent_bytes[k];
+		total += s->sent[k];
+	}
+	printf("stress %s: %llu packets counted, %llu overflow, %llu records "
+		"(idle %llu, active %llu, eof %llu, pressure %llu), ring full "
+		"%llu, %llu scans\n", c->name, (unsigned long long)total,
+		(unsigned long long)s->overflow, (unsigned long long)s->records,
+		(unsigned long long)s->t.ft->ended[GPURX_FLOW_END_IDLE],
+		(unsigned long long)s->t.ft->ended[GPURX_FLOW_END_ACTIVE],
+		(unsigned long long)s->t.ft->ended[GPURX_FLOW_END_EOF],
+		(unsigned long long)s->t.ft->ended[GPURX_FLOW_END_PRESSURE],
+		(unsigned long long)s->t.ft->ring_full,
+		(unsigned long long)s->scans);
+	CHECK_EQ(dup, 0);
+	CHECK_EQ(s->bad_records, 0);
+	CHECK_EQ(mismatched, 0);
+	CHECK_EQ(total + s->overflow, c->pkts);
+	CHECK_EQ(s->overflow, s->t.ft->overflow_pkts);
+	CHECK_EQ(s->records, s->t.ft->ended[GPURX_FLOW_END_IDLE] +
+		s->t.ft->ended[GPURX_FLOW_END_ACTIVE] +
+		s->t.ft->ended[GPURX_FLOW_END_EOF] +
+		s->t.ft->ended[GPURX_FLOW_END_PRESSURE]);
+	/* The load reached every path. */
+	CHECK(s->t.ft->ended[GPURX_FLOW_END_IDLE] > 0 &&
+		s->t.ft->ended[GPURX_FLOW_END_ACTIVE] > 0 &&
+		s->t.ft->ended[GPURX_FLOW_END_EOF] > 0 &&
+		(!c->want_pressure ||
+		 (s->t.ft->ended[GPURX_FLOW_END_PRESSURE] > 0 &&
+		  s->t.ft->ring_full > 0)), "%s: a path was not exercised",
+		c->name);
+	tbl_free(&s->t);
+	free(s->sent);
+	free(s->sent_bytes);
+	free(s->exported);
+	free(s->exported_bytes);
+	free(live_seen);
+	free(up);
+	free(s);
+}
+
+/*
+ * Threads that all start a new record of the same key at once, round
+ * after round, released together by a spinning start: the key must be
+ * live in exactly one slot after each round.
+ */
+#define RACE_THREADS 3
+#define RACE_ROUNDS 20000
+
+struct race {
+	struct tbl t;
+	uint32_t round;		/* released round + 1 */
+	uint32_t done;		/* updates finished, in all */
+};
+
+static void *
+race_thread(void *arg)
+{
+	struct race *r = arg;
+
+	for (uint32_t round = 0; round < RACE_ROUNDS; round++) {
+		while (__atomic_load_n(&r->round, __ATOMIC_ACQUIRE) <= round)
+			sched_yield();
+		upd(&r->t, round, flow_stress_bytes(round), round, 0);
+		__atomic_fetch_add(&r->done, 1, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+static void
+test_insert_race(void)
+{
+	struct race *r = calloc(1, sizeof(*r));
+	pthread_t th[RACE_THREADS];
+	uint32_t dups = 0, lost = 0;
+
+	/* Idle 1: each round's record is due by the next round; the scan
+	 * ends it, so slots are reused. */
+	tbl_new(&r->t, 64, 16, 1 << 14, 1, 0, 0);
+	for (int i = 0; i < RACE_THREADS; i++)
+		pthread_create(&th[i], NULL, race_thread, r);
+	for (uint32_t round = 0; round < RACE_ROUNDS; round++) {
+		const struct gpurx_flow_entry *e;
+		uint32_t pos = 0, live = 0;
+		uint64_t pk = 0;
+
+		__atomic_store_n(&r->round, round + 1, __ATOMIC_RELEASE);
+		while (__atomic_load_n(&r->done, __ATOMIC_ACQUIRE) <
+				(round + 1) * RACE_THREADS)
+			sched_yield();
+		while ((e = gpurx_flow_table_next(r->t.ft, &pos)) != NULL) {
+			if (flow_stress_key_id(&e->key) != round)
+				continue;
+			live++;
+			pk += e->packets;
+		}
+		dups += live > 1;
+		lost += pk != RACE_THREADS;
+		/* End it before the next round; keep the ring drained. */
+		gpurx_flow_scan(r->t.ft, 0, r->t.ft->capacity, round + 1);
+		r->t.tail = __atomic_load_n(&r->t.ft->ring_head, __ATOMIC_RELAXED);
+		gpurx_flow_ring_consumed(r->t.ring, r->t.tail);
+	}
+	for (int i = 0; i < RACE_THREADS; i++)
+		pthread_join(th[i], NULL);
+	CHECK(dups == 0, "a key live in two slots after %u of %u rounds",
+		dups, RACE_ROUNDS);
+	CHECK(lost == 0, "packets missing after %u rounds", lost);
+	CHECK_EQ(r->t.ft->overflow_pkts, 0);
+	tbl_free(&r->t);
+	free(r);
+}
+
+static const struct stress_cfg stress_wide = {
+	/* 1024 slots for a window of 900 hot keys and the idle ones behind
+	 * it: pressure; a ring of 512 records: at times full. Keys stay in
+	 * the window 36000 ticks: several active timeouts each. */
+	.name = "wide", .threads = 4, .pkts = 1200000, .churn = 40,
+	.window = 900, .capacity = 1024, .probe = 64, .ring = 512,
+	.idle = 3000, .active = 10000, .linger = 200, .want_pressure = 1,
+};
+
+static const struct stress_cfg stress_tiny = {
+	/* 16 threads on a few CPUs over 32 slots with records ending every
+	 * few ticks: a thread preempted between comparing a key and entering
+	 * its slot comes back to a slot ended and refilled. */
+	.name = "tiny", .threads = 16, .pkts = 1200000, .churn = 200,
+	.window = 24, .capacity = 32, .probe = 8, .ring = 1 << 16,
+	.idle = 40, .active = 300, .linger = 5, .want_pressure = 0,
+};
+
+int
+main(void)
+{
+	test_lifetimes();
+	test_pressure_and_full_ring();
+	test_final_reason();
+	test_against_model();
+	test_insert_race();
+	test_stress(&stress_wide);
+	test_stress(&stress_tiny);
+	return test_finish("test_flow_expiry");
+}
