@@ -25,7 +25,12 @@ mkdir -p "$out/lib" "$out/pmds"
 # The C runtime and compiler runtime come from the target system.
 skip='^(linux-vdso|ld-linux|libc\.|libm\.|libdl\.|librt\.|libpthread\.|libgcc_s\.|libstdc\+\+\.|libcuda\.)'
 
-binaries=$(find "$build" -type f \( -name 'dpdk-*' -o -name '*.so' -o -name 'gpurx-*' -o -name 'bench-*' \) -perm -u+x 2>/dev/null)
+# Host-sanitizer builds (ASan/UBSan: *-san, *-asan, *_asan.so) stay out:
+# their suites need no GPU and run on the build machine (CI); the GPU
+# machine runs compute-sanitizer on the plain programs. They would double
+# the bundle, which travels by a size-limited copy.
+san='(-san|-asan|_asan\.so)$'
+binaries=$(find "$build" -type f \( -name 'dpdk-*' -o -name '*.so' -o -name 'gpurx-*' -o -name 'bench-*' \) -perm -u+x 2>/dev/null | grep -Ev "$san")
 for p in $pmds; do
 	f=$(ls "$pmd_src/$p".so.* 2>/dev/null | head -n 1) || true
 	[ -n "$f" ] || { echo "missing DPDK plugin $p in $pmd_src" >&2; exit 1; }
@@ -62,7 +67,7 @@ done
 # GPU machine can run them as .gpu-bundle/build/... with their relative
 # run paths intact.
 (cd "$build" && find . -path ./meson-private -prune -o -name '*.p' -prune -o \
-	-type f \( -perm -u+x -o -name '*.so' \) -print) | while read -r f; do
+	-type f \( -perm -u+x -o -name '*.so' \) -print) | grep -Ev "$san" | while read -r f; do
 	mkdir -p "$out/build/$(dirname "$f")"
 	cp -p "$build/$f" "$out/build/$f"
 	# Without DWARF (symbols stay, for perf): half the size, and the
