@@ -112,6 +112,46 @@ build_jumbo(struct pktgen *g, uint8_t *buf)
 	return gpurx_pkt_build(&s, buf, JUMBO_MAX, &lay);
 }
 
+/* The output file, Ethernet frames up to GIANT_MAX; NULL, said, if not. */
+static pcap_dumper_t *
+out_open(const char *path, pcap_t **dead)
+{
+	pcap_dumper_t *d;
+
+	*dead = pcap_open_dead(DLT_EN10MB, GIANT_MAX);
+	if (*dead == NULL) {
+		fprintf(stderr, "%s: pcap_open_dead failed\n", path);
+		return NULL;
+	}
+	d = pcap_dump_open(*dead, path);
+	if (d == NULL) {
+		fprintf(stderr, "%s: %s\n", path, pcap_geterr(*dead));
+		pcap_close(*dead);
+	}
+	return d;
+}
+
+/* Frame i of the file: a thousand a second from TS_BASE_SEC, usec_add
+ * microseconds into its millisecond. */
+static void
+out_frame(pcap_dumper_t *d, unsigned long i, uint32_t usec_add,
+		const uint8_t *data, uint32_t len)
+{
+	struct pcap_pkthdr h;
+
+	h.ts.tv_sec = TS_BASE_SEC + (time_t)(i / 1000);
+	h.ts.tv_usec = (suseconds_t)((i % 1000) * 1000 + usec_add);
+	h.caplen = h.len = len;
+	pcap_dump((u_char *)d, &h, data);
+}
+
+static void
+out_close(pcap_dumper_t *d, pcap_t *dead)
+{
+	pcap_dump_close(d);
+	pcap_close(dead);
+}
+
 /* IPv4 TCP or UDP, no VLAN: fits 64 bytes with either transport. */
 static uint32_t
 build_sized(struct pktgen *g, uint8_t *buf, uint32_t size)
@@ -152,33 +192,21 @@ main_sized(int argc, char **argv)
 	}
 	pktgen_init(&g, strtoull(argv[4], NULL, 0));
 	n = strtoul(argv[5], NULL, 0);
-	dead = pcap_open_dead(DLT_EN10MB, GIANT_MAX);
-	if (dead == NULL)
+	d = out_open(argv[3], &dead);
+	if (d == NULL)
 		return 1;
-	d = pcap_dump_open(dead, argv[3]);
-	if (d == NULL) {
-		fprintf(stderr, "%s: %s\n", argv[3], pcap_geterr(dead));
-		pcap_close(dead);
-		return 1;
-	}
 	for (unsigned long i = 0; i < n; i++) {
-		struct pcap_pkthdr h;
 		uint32_t len = build_sized(&g, buf, (uint32_t)size);
 
 		if (len != size) {
 			fprintf(stderr, "frame %lu: built %u bytes, not %lu\n",
 				i, len, size);
-			pcap_dump_close(d);
-			pcap_close(dead);
+			out_close(d, dead);
 			return 1;
 		}
-		h.ts.tv_sec = TS_BASE_SEC + (time_t)(i / 1000);
-		h.ts.tv_usec = (suseconds_t)((i % 1000) * 1000);
-		h.caplen = h.len = len;
-		pcap_dump((u_char *)d, &h, buf);
+		out_frame(d, i, 0, buf, len);
 	}
-	pcap_dump_close(d);
-	pcap_close(dead);
+	out_close(d, dead);
 	return 0;
 }
 
@@ -212,16 +240,10 @@ main(int argc, char **argv)
 	pktgen_init(&g, strtoull(argv[2], NULL, 0));
 	n = strtoul(argv[3], NULL, 0);
 	every = strtoul(argv[4], NULL, 0);
-	dead = pcap_open_dead(DLT_EN10MB, GIANT_MAX);
-	if (dead == NULL)
+	d = out_open(argv[1], &dead);
+	if (d == NULL)
 		return 1;
-	d = pcap_dump_open(dead, argv[1]);
-	if (d == NULL) {
-		fprintf(stderr, "%s: %s\n", argv[1], pcap_geterr(dead));
-		return 1;
-	}
 	for (unsigned long i = 0; i < n; i++) {
-		struct pcap_pkthdr h;
 		const uint8_t *data;
 		uint32_t len;
 
@@ -239,12 +261,8 @@ main(int argc, char **argv)
 		}
 		if (len == 0)
 			continue;	/* a zero-length record says nothing */
-		h.ts.tv_sec = TS_BASE_SEC + (time_t)(i / 1000);
-		h.ts.tv_usec = (suseconds_t)((i % 1000) * 1000 + p.ts % 1000);
-		h.caplen = h.len = len;
-		pcap_dump((u_char *)d, &h, data);
+		out_frame(d, i, (uint32_t)(p.ts % 1000), data, len);
 	}
-	pcap_dump_close(d);
-	pcap_close(dead);
+	out_close(d, dead);
 	return 0;
 }
