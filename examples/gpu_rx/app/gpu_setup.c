@@ -32,18 +32,6 @@ launch_persistent(struct gpurx_app *a)
 	uint32_t bpq = g->ck.kp.bpq;
 	int rc;
 
-	/*
-	 * Flow export beside the persistent kernel does not finish on the
-	 * H100 (2026-11-24: every persistent-mode run of run-ipfix-e2e.sh
-	 * hung, --launch-per-burst passed, the GPU flow test passed alone):
-	 * refused until found, rather than a run that never ends.
-	 */
-	if (a->opt.ipfix != NULL || a->opt.ipfix_file != NULL) {
-		fprintf(stderr, "error: flow export (--ipfix, --ipfix-file) does "
-			"not run beside the persistent kernel yet: add "
-			"--launch-per-burst, or use --cpu\n");
-		return -1;
-	}
 	rc = gpurx_cuda_props(&props.exec_timeout, &props.coop_launch);
 	if (rc != 0)
 		return gpurx_gpu_cuda_fail("device attributes", rc);
