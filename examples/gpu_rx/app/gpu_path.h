@@ -24,9 +24,19 @@ int gpurx_gpu_create_pool(struct gpurx_app *a);
 
 /*
  * After the port started: rings, buffers, registration of the pool
- * (host-mapped), flow table, and the persistent kernel. 0 or -1.
+ * (host-mapped), flow table. 0 or -1.
  */
 int gpurx_gpu_setup(struct gpurx_app *a);
+
+/*
+ * The persistent kernel (or, --launch-per-burst, the dispatch state the
+ * item kernels read). Whatever else runs kernels beside the persistent
+ * one (the flow export's scans) must have loaded them before this: with
+ * CUDA's lazy loading (the default since CUDA 12.2) the first launch of
+ * a kernel not yet loaded may wait for the context to go idle, which a
+ * kernel that runs until told to quit never does. 0 or -1.
+ */
+int gpurx_gpu_launch(struct gpurx_app *a);
 
 /* RX lcore body for one queue (arg: queue index). */
 int gpurx_rx_gpu_lcore(void *arg);

@@ -174,6 +174,15 @@ gpurx_gpu_setup(struct gpurx_app *a)
 		a->opt.launch_per_burst ? "kernel per burst" : "persistent kernel");
 	gpurx_watch_init(&g->watch, a->nq, rte_get_tsc_hz(), a->opt.stall_ms,
 		rte_get_tsc_cycles());
+	return 0;
+}
+
+int
+gpurx_gpu_launch(struct gpurx_app *a)
+{
+	struct gpurx_gpu *g = a->gpu;
+	int rc;
+
 	if (a->opt.launch_per_burst) {
 		/* The item kernels read each item's packet list and status
 		 * pointers from the dispatch state: set once, here. */

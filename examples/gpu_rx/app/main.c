@@ -281,7 +281,11 @@ main(int argc, char **argv)
 	}
 	if (!a->opt.cpu && gpurx_gpu_setup(a) != 0)
 		goto fail_port;
+	/* The export loads its scan kernel before the persistent kernel
+	 * runs (gpurx_gpu_launch() says why). */
 	if (gpurx_flow_export_start(a) != 0)
+		goto fail_port;
+	if (!a->opt.cpu && gpurx_gpu_launch(a) != 0)
 		goto fail_port;
 	ret = gpurx_telemetry_register(totals);
 	if (ret != 0)

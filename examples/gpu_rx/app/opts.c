@@ -437,19 +437,5 @@ gpurx_opts_parse(int argc, char **argv, struct gpurx_opts *o)
 		fprintf(stderr, "--launch-per-burst needs the GPU (drop --cpu)\n");
 		return -1;
 	}
-	/*
-	 * Flow export beside the persistent kernel does not finish on the
-	 * H100 (2026-11-24: every persistent-mode run of run-ipfix-e2e.sh
-	 * hung, --launch-per-burst passed, the GPU flow test passed alone):
-	 * refused here, before anything is taken, until found, rather than
-	 * a run that never ends. Without --cpu the GPU path is the one taken.
-	 */
-	if (!o->cpu && !o->launch_per_burst &&
-			(o->ipfix != NULL || o->ipfix_file != NULL)) {
-		fprintf(stderr, "flow export (--ipfix, --ipfix-file) does not run "
-			"beside the persistent kernel yet: add --launch-per-burst, "
-			"or use --cpu\n");
-		return -1;
-	}
 	return 0;
 }

@@ -107,16 +107,7 @@ options)
 	grep -q "per-lcore cache 250)" "$work/out.txt" ||
 		{ echo "FAIL: the default cache of 1000 mbufs is not 250"; grep '^memory' "$work/out.txt"; exit 1; }
 	mbufs_all_back || { echo "FAIL: mbufs not all returned"; exit 1; }
-	# Flow export beside the persistent kernel: refused before any GPU
-	# or port is touched, saying what to do.
-	# shellcheck disable=SC2046
-	"$app" $(eal) --vdev "net_pcap0,rx_pcap=$in" -- --quiet \
-		--ipfix-file "$work/refused.ipfix" > "$work/out.txt" 2>&1
-	rc=$?
-	[ "$rc" -eq 2 ] && grep -q "does not run beside the persistent kernel yet: add --launch-per-burst" \
-		"$work/out.txt" && [ ! -e "$work/refused.ipfix" ] ||
-		{ echo "FAIL: --ipfix-file without --cpu: exit $rc"; cat "$work/out.txt"; exit 1; }
-	echo "PASS: options out of range refused by name; --mbuf-cache; export beside the persistent kernel refused"
+	echo "PASS: options out of range refused by name; --mbuf-cache"
 	;;
 pool-per-queue)
 	# Two queues (the same file on each), a pool each: twice what one

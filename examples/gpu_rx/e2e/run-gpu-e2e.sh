@@ -576,20 +576,22 @@ fi
 # records.
 ipfix_sh=$(dirname "$0")/run-ipfix-e2e.sh
 ipfix_bin=$build/examples/gpu_rx/e2e
-# Beside the persistent kernel export is refused for now (gpu_setup.c):
-# every memory mode per burst, and the refusal checked below.
-for m in host-mapped,launch-per-burst staged,launch-per-burst \
-		gpu,launch-per-burst gpu+split,launch-per-burst \
+# Each memory mode with the persistent kernel and per burst.
+for m in host-mapped staged gpu gpu+split host-mapped,launch-per-burst \
+		staged,launch-per-burst gpu,launch-per-burst \
+		gpu+split,launch-per-burst ring-full:host-mapped \
 		ring-full:host-mapped,launch-per-burst; do
 	case $m in
-	ring-full:*) icase=ring-full mem=${m#ring-full:} mem=${mem%%,*} ;;
-	*) icase=nfcapd mem=${m%%,*} ;;
+	ring-full:*) icase=ring-full mem=${m#ring-full:} ;;
+	*) icase=nfcapd mem=$m ;;
 	esac
 	extra=""
-	extra=--launch-per-burst
-	case $m in
-	gpu,*) extra="$extra --split off" ;;
-	gpu+split,*) mem=gpu extra="$extra --split 128" ;;
+	case $mem in
+	*,launch-per-burst) mem=${mem%%,*} extra=--launch-per-burst ;;
+	esac
+	case $mem in
+	gpu) extra="$extra --split off" ;;
+	gpu+split) mem=gpu extra="$extra --split 128" ;;
 	esac
 	iport=net_pcap0
 	[ "$mem" = gpu ] && iport=net_gpudma0
@@ -607,17 +609,6 @@ for m in host-mapped,launch-per-burst staged,launch-per-burst \
 		fail "$name: $(grep -m3 'FAIL' "$out/$name.log" | tr '\n' ' ')(see $out/$name.log)"
 	fi
 done
-
-port=net_pcap0
-app_run ipfix-persistent-refused "rx_pcap=$in" --mem host-mapped \
-	--ipfix-file "$out/refused.ipfix" --idle-exit 500
-rc=$?
-if [ "$rc" -ne 0 ] && grep -q "does not run beside the persistent kernel" \
-		"$out/ipfix-persistent-refused.txt"; then
-	pass "flow export beside the persistent kernel refused, saying what to do"
-else
-	fail "flow export beside the persistent kernel: exit $rc, no refusal"
-fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

@@ -82,9 +82,22 @@ gpurx_flow_cuda_use_device(int ordinal)
 extern "C" int
 gpurx_flow_cuda_stream(void **s)
 {
+	struct cudaFuncAttributes fa;
 	int least, greatest;
-	cudaError_t e = cudaDeviceGetStreamPriorityRange(&least, &greatest);
+	cudaError_t e;
 
+	/*
+	 * Scans run beside a kernel that never ends on its own (the
+	 * persistent one). Under lazy loading the runtime loads a kernel at
+	 * its first reference, and that load may wait for the whole context
+	 * to be idle: a first scan launched while the persistent kernel
+	 * runs then waits for a kernel that waits for this thread. Taking
+	 * the kernel's attributes is such a reference: it is loaded here,
+	 * before the persistent kernel starts.
+	 */
+	e = cudaFuncGetAttributes(&fa, gpurx_flow_scan_kernel);
+	if (e == cudaSuccess)
+		e = cudaDeviceGetStreamPriorityRange(&least, &greatest);
 	if (e != cudaSuccess)
 		return (int)e;
 	return (int)cudaStreamCreateWithPriority((cudaStream_t *)s,

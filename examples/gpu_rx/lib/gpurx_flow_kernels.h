@@ -29,7 +29,8 @@ int gpurx_flow_cuda_scan(struct gpurx_flow_table *d_ft, uint32_t capacity,
 int gpurx_flow_cuda_use_device(int ordinal);
 
 /* A non-blocking stream of the lowest priority: scans yield to the packet
- * kernels. 0 or a cudaError_t value. */
+ * kernels. Loads the scan kernel too: call it before a kernel that runs
+ * until told to quit starts. 0 or a cudaError_t value. */
 int gpurx_flow_cuda_stream(void **s);
 
 /*
