@@ -419,6 +419,70 @@ phase_mark(struct block_counters *bc, int ph)
 	}
 }
 
+/*
+ * Flow accounting in arrival order, where flows end (--ipfix, --ipfix-file:
+ * p->flow_turn set). Whether a packet ends its flow's record depends on
+ * the packets before it (a FIN, then a new connection of the same tuple
+ * past the linger; the first packet past an active timeout), so a queue's
+ * packets must reach the table one after the other per flow, as on the
+ * CPU. Workers run a queue's items side by side and the threads of an
+ * item its packets, so: items take turns (p->flow_turn[q] holds the ring
+ * number of the item whose packets go next), an item's 32-packet chunks
+ * take turns (s_turn), and in a chunk the lanes holding packets of one
+ * flow (one hash) go in lane order, different flows at once. Every lane of
+ * the warp calls it, chunk by chunk from 0; lane 0 of chunk 0 waits for
+ * the item's turn.
+ */
+static __device__ void
+account_in_order(const struct gpurx_kparams *p, uint32_t q,
+		unsigned long long seq, uint32_t chunk, bool mine,
+		const struct gpurx_pkt_info *pi, uint32_t v, uint32_t wl,
+		uint64_t ts, volatile uint32_t *s_turn)
+{
+	const unsigned int lane = threadIdx.x % 32;
+	struct gpurx_flow_key key;
+	uint32_t h = 0;
+	unsigned int todo;
+	bool has = false;
+
+	if (mine && gpurx_classify_flow_of(pi, v, p->ft, &key)) {
+		has = true;
+		h = gpurx_flow_hash(&key);
+	}
+	if (lane == 0) {
+		while (*s_turn != chunk)
+			;
+		if (chunk == 0)
+			while (gpucomm_ld_acquire_gpu_u64(&p->flow_turn[q *
+					GPURX_FLOW_TURN_STRIDE]) != seq)
+				;
+		/* Acquire: the earlier chunks' table updates (other warps
+		 * of this block) are seen by this warp's after the syncwarp. */
+		__threadfence_block();
+	}
+	__syncwarp();
+	todo = __ballot_sync(0xffffffffu, has);
+	while (todo != 0) {
+		const bool pend = (todo >> lane) & 1u;
+		/* Pending lanes grouped by hash; the others in a group of
+		 * their own. */
+		const unsigned int grp = __match_any_sync(0xffffffffu,
+			pend ? (1ull << 32) | h : 0ull);
+		const bool go = pend && lane == (unsigned int)(__ffs(grp) - 1);
+
+		if (go)
+			gpurx_flow_update_pkt(p->ft, &key, wl, ts,
+				gpurx_pkt_flow_tcp_flags(pi), (uint16_t)q);
+		todo &= ~__ballot_sync(0xffffffffu, go);
+	}
+	__syncwarp();
+	if (lane == 0) {
+		/* Release to the next chunk's warp (same block). */
+		__threadfence_block();
+		*s_turn = chunk + 1;
+	}
+}
+
 /* Packets of an item each thread classifies (one per thread per lap). */
 #define GPURX_PKTS_PER_THREAD ((GPURX_MAX_BURST + GPURX_KERNEL_THREADS - 1) / \
 	GPURX_KERNEL_THREADS)
@@ -435,8 +499,8 @@ phase_mark(struct block_counters *bc, int ph)
 template <bool SPLIT>
 static __device__ void
 process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
-		uint32_t q, uint32_t idx, const struct gpucomm_pkt *pkts,
-		struct block_counters *bc)
+		uint32_t q, uint32_t idx, unsigned long long seq,
+		const struct gpucomm_pkt *pkts, struct block_counters *bc)
 {
 	constexpr uint32_t stage_area = SPLIT ? GPURX_STAGE_BYTES_SPLIT :
 		GPURX_STAGE_BYTES;
@@ -447,6 +511,7 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 	__shared__ __align__(16) uint8_t s_stage[stage_area];
 	__shared__ __align__(16) uint8_t s_deep[GPURX_KERNEL_THREADS / 32][GPURX_DEEP_BYTES];
 	__shared__ uint32_t s_n;
+	__shared__ uint32_t s_turn;	/* account_in_order's chunk */
 	__shared__ struct gpurx_item_sum s_sum;
 	/* SPLIT: where the rest of each packet is (0: none), and the bytes
 	 * at its address with the host flag (SPLIT_HOST_BIT). */
@@ -496,8 +561,10 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 	}
 	for (uint32_t w = threadIdx.x; w < GPURX_SUM_WORDS; w += blockDim.x)
 		((uint32_t *)&s_sum)[w] = 0;
-	if (threadIdx.x == 0)
+	if (threadIdx.x == 0) {
 		s_n = cnt;
+		s_turn = 0;
+	}
 	__syncthreads();
 	phase_mark(bc, 0);
 	/* Never index past the per-item arrays. */
@@ -537,9 +604,14 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 		}
 		inspect_deep_warp<SPLIT>(p, s_deep[threadIdx.x / 32], deep,
 			where, caplen, wl, len0, tail, staged, &v, &pi);
+		if (p->flow_turn != NULL)
+			account_in_order(p, q, seq, i / 32, mine, &pi, v, wl,
+				mine ? ts[m] : 0, &s_turn);
 		if (!mine)
 			continue;
-		gpurx_classify_account_q(&pi, v, wl, ts[m], (uint16_t)q, p->ft);
+		if (p->flow_turn == NULL)
+			gpurx_classify_account_q(&pi, v, wl, ts[m], (uint16_t)q,
+				p->ft);
 		if (v != 0) {
 			/* The CPU reads verdicts of matched packets only. */
 			gq->verdict[base + i] = v;
@@ -550,6 +622,17 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 		s_len[i] = v == 0 ? 0 : min(min(v, caplen), gq->max_caplen);
 	}
 	__syncthreads();
+	if (p->flow_turn != NULL && threadIdx.x == 0) {
+		unsigned long long *turn = &p->flow_turn[q *
+			GPURX_FLOW_TURN_STRIDE];
+
+		/* An item without packets waits for its turn here. */
+		while (gpucomm_ld_acquire_gpu_u64(turn) != seq)
+			;
+		/* After the barrier: every thread's table updates are
+		 * ordered before the next item's (cumulativity). */
+		gpucomm_st_release_gpu_u64(turn, seq + 1);
+	}
 	phase_mark(bc, 2);
 	/* Before the barrier that precedes DONE, like every result. */
 	for (uint32_t w = threadIdx.x; w < GPURX_SUM_WORDS; w += blockDim.x)
@@ -691,7 +774,7 @@ struct gpurx_body {
 				}
 				bc.t_mark = t;
 			}
-			process_item<SPLIT>(p, v, q, c.idx, c.pkts, &bc);
+			process_item<SPLIT>(p, v, q, c.idx, c.seq, c.pkts, &bc);
 			/* The last phase mark (after the body's last barrier)
 			 * ends the item's time: no clock read of its own. */
 			if (threadIdx.x == 0) {

@@ -124,11 +124,22 @@ struct gpurx_gq {
  * The app's kernel parameters besides the ring library's (struct
  * gpucomm_kparams: lists, dispatch state, quit flag, test hooks).
  */
+/* unsigned long longs between two queues' flow turns: a 128-byte line each. */
+#define GPURX_FLOW_TURN_STRIDE 16
+
 struct gpurx_kparams {
 	struct gpurx_gq *gq;		/* [queues], mapped pinned memory */
 	const struct bpf_vm_insn *prog;	/* device memory, validated */
 	uint32_t prog_len;
 	struct gpurx_flow_table *ft;	/* device memory */
+	/*
+	 * Flows end (flow export): per queue, at q * GPURX_FLOW_TURN_STRIDE,
+	 * the ring number of the item whose packets the flow table takes
+	 * next, from 0 (device memory), so that a queue's packets reach it
+	 * in arrival order (gpu_kernels.cu, account_in_order). NULL: flows
+	 * never end, and counting them commutes.
+	 */
+	unsigned long long *flow_turn;
 	/* A capture file is written: copy accepted packets to the arena
 	 * (else the copy, a PCIe round trip or two per accepted packet,
 	 * would only add to every item's latency). */

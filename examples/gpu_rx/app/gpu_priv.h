@@ -81,6 +81,7 @@ struct gpurx_gpu {
 	struct gpurx_kparams kp;
 	void *d_prog;
 	void *d_ft;
+	void *d_flow_turn;	/* flow export: gpurx_kparams.flow_turn */
 	/* Every buffer taken for the GPU (gpu_mem.c), released in reverse. */
 	struct gpurx_gpu_buf *bufs;
 	unsigned int n_bufs, bufs_cap;

@@ -149,6 +149,21 @@ gpurx_gpu_setup(struct gpurx_app *a)
 			gpurx_gpu_mem_upload(a, &g->d_ft, a->ft, ft_bytes,
 				"flow table"))
 		return -1;
+	/* Flows end: the queues' turns at the table, from item 0. */
+	if (a->fx != NULL) {
+		size_t tb = (size_t)a->nq * GPURX_FLOW_TURN_STRIDE *
+			sizeof(unsigned long long);
+		void *zero = calloc(1, tb);
+
+		rc = zero == NULL ? -1 : gpurx_gpu_mem_upload(a,
+			&g->d_flow_turn, zero, tb, "flow turns");
+		free(zero);
+		if (rc != 0) {
+			if (zero == NULL)
+				fprintf(stderr, "error: no memory for %zu bytes\n", tb);
+			return -1;
+		}
+	}
 	/* The quit flag and the dispatch state: what the kernels of the
 	 * ring library need besides the lists. Its GPU memory is counted
 	 * with the app's. */
@@ -166,6 +181,7 @@ gpurx_gpu_setup(struct gpurx_app *a)
 	g->kp.prog = g->d_prog;
 	g->kp.prog_len = a->filter.len;
 	g->kp.ft = g->d_ft;
+	g->kp.flow_turn = g->d_flow_turn;
 	g->kp.capture = a->cap != NULL;
 	g->kp.split = a->split != 0;
 	printf("memory: %u ring items x %u packets per queue, %zu MiB pinned "

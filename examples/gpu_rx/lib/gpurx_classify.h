@@ -94,6 +94,20 @@ gpurx_pkt_flow_tcp_flags(const struct gpurx_pkt_info *pi)
 }
 
 /*
+ * Whether a packet with this verdict is accounted in a flow of ft (may be
+ * NULL): accepted and with a flow key, put into *key.
+ */
+GPURX_FN int
+gpurx_classify_flow_of(const struct gpurx_pkt_info *pi, uint32_t verdict,
+		const struct gpurx_flow_table *ft, struct gpurx_flow_key *key)
+{
+	if (verdict == 0 || ft == NULL || !gpurx_pkt_has_flow(pi))
+		return 0;
+	gpurx_flow_key_from_pkt(pi, key);
+	return 1;
+}
+
+/*
  * Accounts an accepted packet with a flow in ft (may be NULL), received
  * on RX queue `queue`: its TCP flags go into the flow's union.
  */
@@ -104,11 +118,9 @@ gpurx_classify_account_q(const struct gpurx_pkt_info *pi, uint32_t verdict,
 {
 	struct gpurx_flow_key key;
 
-	if (verdict != 0 && ft != NULL && gpurx_pkt_has_flow(pi)) {
-		gpurx_flow_key_from_pkt(pi, &key);
+	if (gpurx_classify_flow_of(pi, verdict, ft, &key))
 		gpurx_flow_update_pkt(ft, &key, wirelen, ts,
 			gpurx_pkt_flow_tcp_flags(pi), queue);
-	}
 }
 
 /* The same on queue 0. */
