@@ -455,7 +455,9 @@ account_in_order(const struct gpurx_kparams *p, uint32_t q,
 		if (chunk == 0)
 			while (gpucomm_ld_acquire_gpu_u64(&p->flow_turn[q *
 					GPURX_FLOW_TURN_STRIDE]) != seq)
-				;
+				/* The queue's waiting workers poll one line:
+				 * spaced out, the L2 serves the table first. */
+				__nanosleep(64);
 		/* Acquire: the earlier chunks' table updates (other warps
 		 * of this block) are seen by this warp's after the syncwarp. */
 		__threadfence_block();
@@ -628,7 +630,7 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 
 		/* An item without packets waits for its turn here. */
 		while (gpucomm_ld_acquire_gpu_u64(turn) != seq)
-			;
+			__nanosleep(64);
 		/* After the barrier: every thread's table updates are
 		 * ordered before the next item's (cumulativity). */
 		gpucomm_st_release_gpu_u64(turn, seq + 1);
