@@ -59,11 +59,7 @@
 
 #include "gpurx_portable.h"
 #include "gpurx_atomic.h"
-#include "flow_ring.h"
-
-#ifdef __CUDACC__
-#include <cooperative_groups.h>
-#endif
+#include "flow_ring.h"	/* and, under nvcc, cooperative_groups.h */
 
 #define GPURX_FLOW_EMPTY 0u
 #define GPURX_FLOW_BUSY 1u
