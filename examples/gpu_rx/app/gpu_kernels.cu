@@ -431,11 +431,13 @@ phase_mark(struct block_counters *bc, int ph)
  * take turns (s_turn), and in a chunk the lanes holding packets of one
  * flow (one hash) go in lane order, different flows at once. Every lane of
  * the warp calls it, chunk by chunk from 0; lane 0 of chunk 0 waits for
- * the item's turn.
+ * the item's turn, lane 0 of the last chunk passes it on at once: the
+ * turn is the queue's critical path, and a release after the item's
+ * stores to host memory (verdicts, captures) would wait for them.
  */
 static __device__ void
 account_in_order(const struct gpurx_kparams *p, uint32_t q,
-		unsigned long long seq, uint32_t chunk, bool mine,
+		unsigned long long seq, uint32_t chunk, bool last, bool mine,
 		const struct gpurx_pkt_info *pi, uint32_t v, uint32_t wl,
 		uint64_t ts, volatile uint32_t *s_turn)
 {
@@ -478,7 +480,12 @@ account_in_order(const struct gpurx_kparams *p, uint32_t q,
 		todo &= ~__ballot_sync(0xffffffffu, go);
 	}
 	__syncwarp();
-	if (lane == 0) {
+	if (lane == 0 && last) {
+		/* The earlier chunks' updates were seen through s_turn: the
+		 * release orders them too (cumulativity). */
+		gpucomm_st_release_gpu_u64(&p->flow_turn[q *
+			GPURX_FLOW_TURN_STRIDE], seq + 1);
+	} else if (lane == 0) {
 		/* Release to the next chunk's warp (same block). */
 		__threadfence_block();
 		*s_turn = chunk + 1;
@@ -607,8 +614,8 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 		inspect_deep_warp<SPLIT>(p, s_deep[threadIdx.x / 32], deep,
 			where, caplen, wl, len0, tail, staged, &v, &pi);
 		if (p->flow_turn != NULL)
-			account_in_order(p, q, seq, i / 32, mine, &pi, v, wl,
-				mine ? ts[m] : 0, &s_turn);
+			account_in_order(p, q, seq, i / 32, i / 32 == (n - 1) / 32,
+				mine, &pi, v, wl, mine ? ts[m] : 0, &s_turn);
 		if (!mine)
 			continue;
 		if (p->flow_turn == NULL)
@@ -624,15 +631,13 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 		s_len[i] = v == 0 ? 0 : min(min(v, caplen), gq->max_caplen);
 	}
 	__syncthreads();
-	if (p->flow_turn != NULL && threadIdx.x == 0) {
+	if (p->flow_turn != NULL && n == 0 && threadIdx.x == 0) {
 		unsigned long long *turn = &p->flow_turn[q *
 			GPURX_FLOW_TURN_STRIDE];
 
-		/* An item without packets waits for its turn here. */
+		/* An item without packets takes its turn and passes it on. */
 		while (gpucomm_ld_acquire_gpu_u64(turn) != seq)
 			__nanosleep(64);
-		/* After the barrier: every thread's table updates are
-		 * ordered before the next item's (cumulativity). */
 		gpucomm_st_release_gpu_u64(turn, seq + 1);
 	}
 	phase_mark(bc, 2);
