@@ -224,6 +224,13 @@ main(int argc, char **argv)
 		return ret > 0 ? 0 : GPURX_EXIT_USAGE;
 	}
 	gpurx_test_switches_read();
+	/* A bad --write pattern fails before any port or GPU is touched. */
+	if (a->opt.write_path != NULL && gpurx_capture_path_check(
+			a->opt.write_path, err, sizeof(err)) < 0) {
+		fprintf(stderr, "error: --write: %s\n", err);
+		rte_eal_cleanup();
+		return GPURX_EXIT_USAGE;
+	}
 	/* Bad filters fail before any port or GPU is touched. */
 	if (gpurx_filter_compile(a->opt.filter, DLT_EN10MB, (int)a->opt.snaplen,
 			&a->filter, err, sizeof(err)) != 0) {

@@ -73,7 +73,9 @@ usage(const char *prog)
 	fprintf(stderr,
 		"Usage: %s [EAL options] -- [options]\n"
 		"  --filter EXPR        tcpdump filter (default: everything)\n"
-		"  --write FILE         capture matching packets to FILE\n"
+		"  --write FILE         capture matching packets to FILE; %%q in\n"
+		"                       FILE: a file per RX queue (%%q its number,\n"
+		"                       %%%% a %%), which scales with the queues\n"
 		"  --format pcapng|pcap capture file format (default pcapng)\n"
 		"  --snaplen N          bytes kept per packet (default %u)\n"
 		"  --count N            stop after N received packets\n"

@@ -5,7 +5,8 @@
 # Usage: run-cpu-e2e.sh CASE APP GENPCAP CHECK WORKDIR [FILTER]
 # CASE: filter | pcap-format | snaplen | bad-filter | sigint | count | no-gpu
 #       | pool-per-queue | options | ts-port | short-chain | lo-capture
-#       | mangle | gpudma | queues | capture-full | gpudma-split
+#       | mangle | gpudma | queues | queues-files | capture-full
+#       | gpudma-split
 #       | split-options
 # Extra EAL options (e.g. -d plugin dirs) come from $GPU_RX_EAL_EXTRA.
 set -u
@@ -155,6 +156,43 @@ queues)
 	[ "$rc" -eq 0 ] || { echo "FAIL: exit $rc"; exit 1; }
 	mbufs_all_back || { echo "FAIL: mbufs not all returned"; exit 1; }
 	exec "$check" "$in" "$work/out.pcapng" "$f" 262144 --queues 2
+	;;
+queues-files)
+	# Two queues (the same file on each), a capture file per queue
+	# (--write with %q): each file on its own is libpcap's matches of the
+	# input, whole and in order; the pattern's own name is not created,
+	# and the files hold what the run counts as captured. A bad pattern
+	# is refused as a usage error, a file that cannot be created named.
+	f="tcp or udp"
+	# shellcheck disable=SC2046
+	"$app" $(eal | sed 's/-l 0-1/--lcores 0@0,1@0,2@0/') \
+		--vdev "net_pcap0,rx_pcap=$in,rx_pcap=$in" -- --cpu --quiet \
+		--idle-exit 500 --queues 2 --filter "$f" --json "$work/out.json" \
+		--write "$work/out-q%q.pcapng" > "$work/out.txt" 2>&1
+	rc=$?
+	cat "$work/out.txt"
+	[ "$rc" -eq 0 ] || { echo "FAIL: exit $rc"; exit 1; }
+	mbufs_all_back || { echo "FAIL: mbufs not all returned"; exit 1; }
+	[ ! -e "$work/out-q%q.pcapng" ] || { echo "FAIL: the pattern's name was created"; exit 1; }
+	total=0
+	for q in 0 1; do
+		"$check" "$in" "$work/out-q$q.pcapng" "$f" 262144 ||
+			{ echo "FAIL: queue $q's file"; exit 1; }
+		n=$("$check" --valid "$work/out-q$q.pcapng" |
+			sed -n 's/.* is valid, \([0-9]*\) packets$/\1/p')
+		total=$((total + n))
+	done
+	want=$(sed -n 's/^ *"captured": \([0-9]*\),$/\1/p' "$work/out.json")
+	[ "$total" -gt 0 ] && [ "$total" = "$want" ] ||
+		{ echo "FAIL: $total packets in the files, the run says $want"; exit 1; }
+	run_app --write "$work/bad-%d.pcapng"
+	[ "$rc" -eq 2 ] && grep -q "bad file name pattern" "$work/out.txt" &&
+		[ ! -e "$work/bad-%d.pcapng" ] ||
+		{ echo "FAIL: bad pattern: exit $rc"; exit 1; }
+	run_app --write "$work/no-such-dir/x-%q.pcapng"
+	[ "$rc" -eq 1 ] && grep -q "cannot create $work/no-such-dir/x-0.pcapng" \
+		"$work/out.txt" || { echo "FAIL: uncreatable file: exit $rc"; exit 1; }
+	echo "PASS: a capture file per queue, $total packets; bad pattern and uncreatable file refused by name"
 	;;
 capture-full)
 	# The capture may not grow past a limit set once the run is under way
