@@ -19,6 +19,7 @@
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
+#include <rte_memzone.h>
 #include <rte_mempool.h>
 
 #include "app.h"
@@ -196,6 +197,74 @@ run_main_loop(struct gpurx_app *a)
 	}
 }
 
+static void
+count_left(const struct rte_memzone *mz, void *arg)
+{
+	unsigned int *left = arg;
+
+	/* Pools (MP_, RG_MP_) and rings of this program are named gpurx_. */
+	if (strstr(mz->name, "gpurx") != NULL) {
+		fprintf(stderr, "error: at exit, memzone %s (%zu B) still "
+			"allocated\n", mz->name, mz->len);
+		(*left)++;
+	}
+}
+
+/* Before rte_eal_cleanup(), on every path: what the program took (its
+ * pools and rings, in memzones) is released. 0, or -1 after naming what
+ * is left. */
+static int
+check_released(void)
+{
+	unsigned int left = 0;
+
+	rte_memzone_walk(count_left, &left);
+	return left == 0 ? 0 : -1;
+}
+
+/*
+ * A start-up failure: what was taken so far, released in the order of
+ * the normal exit: RX lcores stopped, the port closed (its descriptors
+ * hold mbufs of the pools), the capture closed, the GPU torn down (it
+ * unregisters the pools' chunks and frees the --mem gpu pool), then the
+ * host pools, the test pools, flow export, flow table, filter and EAL.
+ * port_set: gpurx_port_setup() was called (the port may be configured
+ * or started). Returns the exit status.
+ */
+static int
+fail_release(struct gpurx_app *a, int port_set)
+{
+	a->stop = 1;
+	rte_eal_mp_wait_lcore();
+	gpurx_flow_export_quiesce(a);
+	if (a->gpu != NULL)
+		gpurx_gpu_stop(a);
+	if (port_set)
+		gpurx_port_close(a);
+	gpurx_capture_close(a->cap);
+	a->cap = NULL;
+	/* A kernel that did not quit may still read all of it. */
+	if (gpurx_gpu_kernel_held(a))
+		return 1;
+	gpurx_gpu_teardown(a);
+	gpurx_test_hooks_fini();
+	for (uint16_t i = 0; i < a->n_pools; i++) {
+		rte_mempool_free(a->pools[i]);
+		a->pools[i] = NULL;
+	}
+	a->n_pools = 0;
+	rte_mempool_free(a->hdr_pool);
+	a->hdr_pool = NULL;
+	/* Before the flow table: the export's free reads it. */
+	gpurx_flow_export_free(a);
+	rte_free(a->ft);
+	a->ft = NULL;
+	gpurx_filter_free(&a->filter);
+	check_released();
+	rte_eal_cleanup();
+	return 1;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -205,7 +274,7 @@ main(int argc, char **argv)
 	struct gpurx_totals tot;
 	char err[512];	/* libpcap messages are under 256 bytes */
 	uint64_t t_start;
-	int ret, status = 0;
+	int ret, status = 0, port_set = 0;
 	unsigned int avail, total, l;
 
 	ret = gpupkt_eal_init(argc, argv);
@@ -266,10 +335,11 @@ main(int argc, char **argv)
 	}
 	if (gpurx_flow_export_init(a) != 0)
 		goto fail;
+	port_set = 1;
 	if (gpurx_port_setup(a) != 0)
 		goto fail;
 	if (gpurx_test_hooks_init(a) != 0)
-		goto fail_port;
+		goto fail;
 	printf("memory: %u mbuf pool(s) of %u x %u B (%s, per-lcore cache "
 		"%d)%s, flow table %zu B\n",
 		a->n_pools, a->pool_size, a->data_room,
@@ -283,20 +353,20 @@ main(int argc, char **argv)
 			err, sizeof(err));
 		if (a->cap == NULL) {
 			fprintf(stderr, "error: capture: %s\n", err);
-			goto fail_port;
+			goto fail;
 		}
 	}
 	if (!a->opt.cpu && gpurx_gpu_setup(a) != 0)
-		goto fail_port;
+		goto fail;
 	if (gpurx_flow_export_start(a) != 0)
-		goto fail_port;
+		goto fail;
 	ret = gpurx_telemetry_register(totals);
 	if (ret != 0)
 		fprintf(stderr, "warning: telemetry /gpu_rx/stats: %s\n",
 			rte_strerror(-ret));
 	if (install_signals() != 0) {
 		fprintf(stderr, "error: cannot install signal handlers\n");
-		goto fail_port;
+		goto fail;
 	}
 	fflush(stdout);
 
@@ -386,24 +456,11 @@ main(int argc, char **argv)
 	gpurx_flow_export_free(a);
 	rte_free(a->ft);
 	gpurx_filter_free(&a->filter);
+	if (check_released() != 0)
+		status = 1;
 	rte_eal_cleanup();
 	return status;
 
-fail_port:
-	a->stop = 1;
-	rte_eal_mp_wait_lcore();
-	gpurx_flow_export_quiesce(a);
-	if (!a->opt.cpu)
-		gpurx_gpu_stop(a);
-	gpurx_port_close(a);
-	gpurx_capture_close(a->cap);
-	if (!a->opt.cpu && gpurx_gpu_kernel_held(a))
-		return 1;
-	if (!a->opt.cpu)
-		gpurx_gpu_teardown(a);
 fail:
-	gpurx_flow_export_free(a);
-	gpurx_filter_free(&a->filter);
-	rte_eal_cleanup();
-	return 1;
+	return fail_release(a, port_set);
 }

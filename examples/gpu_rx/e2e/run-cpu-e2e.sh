@@ -6,7 +6,7 @@
 # CASE: filter | pcap-format | snaplen | bad-filter | sigint | count | no-gpu
 #       | pool-per-queue | options | ts-port | short-chain | lo-capture
 #       | mangle | gpudma | queues | queues-files | capture-full
-#       | gpudma-split
+#       | gpudma-split | setup-fail
 #       | split-options
 # Extra EAL options (e.g. -d plugin dirs) come from $GPU_RX_EAL_EXTRA.
 set -u
@@ -193,6 +193,24 @@ queues-files)
 	[ "$rc" -eq 1 ] && grep -q "cannot create $work/no-such-dir/x-0.pcapng" \
 		"$work/out.txt" || { echo "FAIL: uncreatable file: exit $rc"; exit 1; }
 	echo "PASS: a capture file per queue, $total packets; bad pattern and uncreatable file refused by name"
+	;;
+setup-fail)
+	# Start-up failing after the pools were made: in the port's setup
+	# (--split on a port without buffer split) and after it (a capture
+	# file that cannot be created, the port started). Each exits 1 saying
+	# why, and releases what it took: the program names any memzone of
+	# its own (pools, rings) still allocated before rte_eal_cleanup().
+	run_app --split 64 --pool-per-queue --ipfix-file "$work/f.ipfix"
+	[ "$rc" -eq 1 ] && grep -q "offers no RX buffer split" "$work/out.txt" ||
+		{ echo "FAIL: --split on net_pcap: exit $rc"; exit 1; }
+	! grep -q "still allocated" "$work/out.txt" ||
+		{ echo "FAIL: --split on net_pcap: not released"; exit 1; }
+	run_app --write "$work/no-such-dir/x.pcapng" --ipfix-file "$work/f.ipfix"
+	[ "$rc" -eq 1 ] && grep -q "cannot create $work/no-such-dir/x.pcapng" \
+		"$work/out.txt" || { echo "FAIL: uncreatable capture: exit $rc"; exit 1; }
+	! grep -q "still allocated" "$work/out.txt" ||
+		{ echo "FAIL: uncreatable capture: not released"; exit 1; }
+	echo "PASS: start-up failures in and after the port's setup release what they took"
 	;;
 capture-full)
 	# The capture may not grow past a limit set once the run is under way
