@@ -26,6 +26,7 @@
 #include "flow_export.h"
 #include "gpu_path.h"
 #include "gpupkt_eal.h"
+#include "stamps.h"
 #include "test_hooks.h"
 
 struct gpurx_app gpurx_app;
@@ -210,6 +211,37 @@ count_left(const struct rte_memzone *mz, void *arg)
 	}
 }
 
+/* What the RX time of --stamps is, said with the latencies. */
+static const char *
+stamp_clock(const struct gpurx_app *a)
+{
+	switch (a->opt.ts_source) {
+	case GPURX_TS_PORT:
+		return a->ts_in_us ? "--ts port: the pcap file's record times, "
+			"in us" : "--ts port: the port's RX timestamps";
+	case GPURX_TS_NONE:
+		return "--ts none: no RX time, no latency";
+	default:
+		return "--ts rx: this host's CLOCK_REALTIME through the TSC, "
+			"read once per RX burst";
+	}
+}
+
+struct json_more_args {
+	struct gpurx_app *a;
+	const struct gpurx_stamp_report *stamps;	/* NULL: none */
+};
+
+static void
+json_more(FILE *f, void *arg)
+{
+	const struct json_more_args *j = arg;
+
+	gpurx_flow_export_json(f, j->a);
+	if (j->stamps != NULL)
+		gpurx_stamps_json(f, j->stamps, stamp_clock(j->a));
+}
+
 /* Before rte_eal_cleanup(), on every path: what the program took (its
  * pools and rings, in memzones) is released. 0, or -1 after naming what
  * is left. */
@@ -259,6 +291,8 @@ fail_release(struct gpurx_app *a, int port_set)
 	gpurx_flow_export_free(a);
 	rte_free(a->ft);
 	a->ft = NULL;
+	gpurx_stamps_free(a->stamps);
+	a->stamps = NULL;
 	gpurx_filter_free(&a->filter);
 	check_released();
 	rte_eal_cleanup();
@@ -271,6 +305,8 @@ main(int argc, char **argv)
 	struct gpurx_app *a = &gpurx_app;
 	struct gpurx_summary_info si;
 	struct gpurx_item_stats items;
+	struct gpurx_stamp_report sr;
+	struct json_more_args jm;
 	struct gpurx_totals tot;
 	char err[512];	/* libpcap messages are under 256 bytes */
 	uint64_t t_start;
@@ -319,6 +355,13 @@ main(int argc, char **argv)
 			"per queue); EAL has %u: pass -l 0-%u\n", a->nq, a->nq + 1,
 			rte_lcore_count(), a->nq);
 		goto fail;
+	}
+	if (a->opt.stamps) {
+		a->stamps = gpurx_stamps_create(a->nq);
+		if (a->stamps == NULL) {
+			fprintf(stderr, "error: --stamps: out of memory\n");
+			goto fail;
+		}
 	}
 	if (!a->opt.cpu && gpurx_gpu_init(a) != 0)
 		goto fail;
@@ -425,14 +468,23 @@ main(int argc, char **argv)
 	si.mbufs_avail = avail;
 	si.exit_reason_signal = quit_signal;
 	si.items = NULL;
-	si.json_more = gpurx_flow_export_json;
-	si.json_more_arg = a;
+	memset(&sr, 0, sizeof(sr));
+	if (a->stamps != NULL && gpurx_stamps_report(a->stamps, &sr) != 0) {
+		fprintf(stderr, "error: --stamps: out of memory for the report\n");
+		status = 1;
+	}
+	jm.a = a;
+	jm.stamps = a->stamps != NULL ? &sr : NULL;
+	si.json_more = json_more;
+	si.json_more_arg = &jm;
 	if (!a->opt.cpu) {
 		gpurx_gpu_item_stats(a, &items);
 		si.items = &items;
 	}
 	gpurx_summary_print(stdout, &tot, a->ft, &si);
 	gpurx_flow_export_print(stdout, a);
+	if (jm.stamps != NULL)
+		gpurx_stamps_print(stdout, &sr, stamp_clock(a));
 	if (avail != total) {
 		fprintf(stderr, "error: %u mbufs not returned to their pools\n",
 			total - avail);
@@ -455,6 +507,8 @@ main(int argc, char **argv)
 	rte_mempool_free(a->hdr_pool);
 	gpurx_flow_export_free(a);
 	rte_free(a->ft);
+	free(sr.streams);
+	gpurx_stamps_free(a->stamps);
 	gpurx_filter_free(&a->filter);
 	if (check_released() != 0)
 		status = 1;

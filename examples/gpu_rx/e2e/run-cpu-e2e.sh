@@ -6,7 +6,7 @@
 # CASE: filter | pcap-format | snaplen | bad-filter | sigint | count | no-gpu
 #       | pool-per-queue | options | ts-port | short-chain | lo-capture
 #       | mangle | gpudma | queues | queues-files | capture-full
-#       | gpudma-split | setup-fail
+#       | gpudma-split | setup-fail | stamps
 #       | split-options
 # Extra EAL options (e.g. -d plugin dirs) come from $GPU_RX_EAL_EXTRA.
 set -u
@@ -193,6 +193,53 @@ queues-files)
 	[ "$rc" -eq 1 ] && grep -q "cannot create $work/no-such-dir/x-0.pcapng" \
 		"$work/out.txt" || { echo "FAIL: uncreatable file: exit $rc"; exit 1; }
 	echo "PASS: a capture file per queue, $total packets; bad pattern and uncreatable file refused by name"
+	;;
+stamps)
+	# --stamps over generated streams with known loss, reordering,
+	# duplicates and latency (gpurx-e2e-genstamps, beside GENPCAP, works
+	# the figures out from its scenario): the JSON's per-stream counts
+	# and latencies (RX time: the file's record times, --ts port) are
+	# exactly those. --ts none: the same counts, no latency; a filter:
+	# only the streams it passes; without --cpu: refused.
+	"$(dirname "$gen")/gpurx-e2e-genstamps" "$in" "$work/expected.json" ||
+		{ echo "FAIL: cannot generate"; exit 1; }
+	cmp_stamps() {
+		python3 - "$work/expected.json" "$work/out.json" "$1" "$2" <<'PY'
+import json, sys
+want = json.load(open(sys.argv[1]))
+got = json.load(open(sys.argv[2]))["stamps"]
+mode, keep = sys.argv[3], [int(x) for x in sys.argv[4].split(",")]
+want["streams"] = [s for s in want["streams"] if s["stream"] in keep]
+if mode == "nolat":
+    for s in want["streams"]:
+        s["latency_ns"] = dict.fromkeys(s["latency_ns"], 0)
+if mode == "filtered":
+    want["stamped"] = sum(s["received"] for s in want["streams"])
+got.pop("rx_clock")
+if got != want:
+    print("FAIL: stamps\n got  %s\n want %s" % (json.dumps(got), json.dumps(want)))
+    sys.exit(1)
+print("stamps as expected (%s): %s" % (mode, json.dumps(got["streams"])))
+PY
+	}
+	run_app --stamps --ts port --json "$work/out.json" ||
+		{ echo "FAIL: exit $rc"; exit 1; }
+	grep -q "latency: RX time (--ts port" "$work/out.txt" ||
+		{ echo "FAIL: the summary does not say which clock"; exit 1; }
+	cmp_stamps exact 1,2,3 || exit 1
+	run_app --stamps --ts none --json "$work/out.json" ||
+		{ echo "FAIL: --ts none: exit $rc"; exit 1; }
+	cmp_stamps nolat 1,2,3 || exit 1
+	run_app --stamps --ts port --filter udp --json "$work/out.json" ||
+		{ echo "FAIL: --filter udp: exit $rc"; exit 1; }
+	cmp_stamps filtered 1,3 || exit 1
+	# shellcheck disable=SC2046
+	"$app" $(eal) --vdev "net_pcap0,rx_pcap=$in" -- --stamps \
+		> "$work/out.txt" 2>&1
+	rc=$?
+	[ "$rc" -eq 2 ] && grep -q "^--stamps: .*add --cpu" "$work/out.txt" ||
+		{ echo "FAIL: --stamps without --cpu: exit $rc"; cat "$work/out.txt"; exit 1; }
+	echo "PASS: stamps: loss, reordering, duplicates and latency per stream exact"
 	;;
 setup-fail)
 	# Start-up failing after the pools were made: in the port's setup
