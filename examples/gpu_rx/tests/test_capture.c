@@ -602,11 +602,14 @@ queue_file(char *out, size_t len, const char *pattern, uint16_t q)
 
 /*
  * A file per queue ("%q"): each file read back by libpcap on its own
- * holds its queue's packets only, all of them in order, and as many as
- * the queue's counter says; nothing is written to the pattern's name.
+ * holds its queue's packets only, in order, and as many as the queue's
+ * counter says; nothing is written to the pattern's name. With fail,
+ * queue 1's third chunk cannot be written: its file is cut back to its
+ * first two chunks and the rest of queue 1 counted as drops; the other
+ * queues' files are whole, nothing of theirs dropped.
  */
 static void
-test_per_queue(enum gpurx_format fmt)
+test_per_queue(enum gpurx_format fmt, int fail)
 {
 	const uint16_t nq = 4;
 	const uint32_t n = 6000;
@@ -616,85 +619,43 @@ test_per_queue(enum gpurx_format fmt)
 	struct gpurx_capture *c;
 	char base[256], pattern[300], path[320];
 
-	tmp_path(base, sizeof(base), "pq");
+	tmp_path(base, sizeof(base), fail ? "pqfail" : "pq");
 	snprintf(pattern, sizeof(pattern), "%s-q%%q.x", base);
 	c = open_capture(pattern, fmt, GPURX_DEFAULT_SNAPLEN, nq, qs);
 	if (c == NULL)
 		return;
 	CHECK(access(pattern, F_OK) != 0, "%s created", pattern);
+	memset(&fault, 0, sizeof(fault));
+	fault.kind = fail ? FAULT_FAIL_Q1 : FAULT_NONE;
 	run_writers(c, nq, n, pkt_len, w);
-	CHECK(gpurx_capture_close(c) == 0, "close");
+	CHECK(gpurx_capture_close(c) == (fail ? -1 : 0), "close");
+	CHECK(fault.hit == fail, "the write of queue 1 %s failed",
+		fail ? "was not" : "was");
 	for (uint16_t q = 0; q < nq; q++) {
+		int cut = fail && q == 1;
+
 		queue_file(path, sizeof(path), pattern, q);
 		read_back(path, nq, GPURX_DEFAULT_SNAPLEN, pkt_len, 1, &rb);
 		for (uint16_t o = 0; o < nq; o++)
-			CHECK(rb.n[o] == (o == q ? n : 0), "%s: %llu packets of "
+			CHECK(o == q || rb.n[o] == 0, "%s: %llu packets of "
 				"queue %u", path, (unsigned long long)rb.n[o], o);
-		CHECK(qs[q].captured == rb.n[q] && qs[q].drop_capture == 0,
-			"queue %u: %llu captured, %llu dropped, %llu in %s", q,
-			(unsigned long long)qs[q].captured,
-			(unsigned long long)qs[q].drop_capture,
-			(unsigned long long)rb.n[q], path);
+		CHECK(qs[q].captured == rb.n[q] &&
+			qs[q].captured + qs[q].drop_capture == n &&
+			(cut ? qs[q].drop_capture > 0 && rb.n[q] > 0 &&
+				file_size(path) == (long)fault.hit_off :
+				rb.n[q] == n),
+			"queue %u: %llu captured + %llu dropped of %u, %llu in "
+			"%s (%ld bytes)", q, (unsigned long long)qs[q].captured,
+			(unsigned long long)qs[q].drop_capture, n,
+			(unsigned long long)rb.n[q], path, file_size(path));
 		if (fmt == GPURX_FMT_PCAPNG)
 			check_epb_queues(path);
 		unlink(path);
 	}
-	printf("per-queue files %s: %u queues x %u packets\n",
-		fmt == GPURX_FMT_PCAP ? "pcap" : "pcapng", nq, n);
-	unlink(base);
-}
-
-/*
- * A file per queue, queue 1's third chunk cannot be written: its file is
- * cut back to its first two chunks and the rest of queue 1 counted as
- * drops; the other queues' files are whole, nothing of theirs dropped.
- */
-static void
-test_per_queue_fail(void)
-{
-	const uint16_t nq = 4;
-	const uint32_t n = 6000;
-	struct gpurx_qstats qs[NQ_MAX];
-	struct writer w[NQ_MAX];
-	struct readback rb;
-	struct gpurx_capture *c;
-	char base[256], pattern[300], path[320];
-
-	tmp_path(base, sizeof(base), "pqfail");
-	snprintf(pattern, sizeof(pattern), "%s-%%q", base);
-	c = open_capture(pattern, GPURX_FMT_PCAPNG, GPURX_DEFAULT_SNAPLEN, nq,
-		qs);
-	if (c == NULL)
-		return;
-	memset(&fault, 0, sizeof(fault));
-	fault.kind = FAULT_FAIL_Q1;
-	run_writers(c, nq, n, pkt_len, w);
-	CHECK(gpurx_capture_close(c) == -1, "close said nothing of the failure");
-	CHECK(fault.hit, "no write was failed");
-	for (uint16_t q = 0; q < nq; q++) {
-		queue_file(path, sizeof(path), pattern, q);
-		read_back(path, nq, GPURX_DEFAULT_SNAPLEN, pkt_len, 1, &rb);
-		CHECK(qs[q].captured == rb.n[q] &&
-			qs[q].captured + qs[q].drop_capture == n,
-			"queue %u: %llu captured + %llu dropped of %u, %llu in "
-			"the file", q, (unsigned long long)qs[q].captured,
-			(unsigned long long)qs[q].drop_capture, n,
-			(unsigned long long)rb.n[q]);
-		if (q == 1)
-			CHECK(file_size(path) == (long)fault.hit_off &&
-				qs[q].drop_capture > 0 && rb.n[q] > 0,
-				"queue 1: %ld bytes, failed at %llu, %llu dropped",
-				file_size(path),
-				(unsigned long long)fault.hit_off,
-				(unsigned long long)qs[q].drop_capture);
-		else
-			CHECK(rb.n[q] == n, "queue %u: %llu of %u", q,
-				(unsigned long long)rb.n[q], n);
-		unlink(path);
-	}
-	printf("per-queue files, queue 1's write failed: %llu of its packets "
-		"kept, the other queues whole\n",
-		(unsigned long long)qs[1].captured);
+	printf("per-queue files %s: %u queues x %u packets%s\n",
+		fmt == GPURX_FMT_PCAP ? "pcap" : "pcapng", nq, n, fail ?
+		", queue 1's write failed: its file cut back, the others whole" :
+		"");
 	memset(&fault, 0, sizeof(fault));
 	unlink(base);
 }
@@ -782,9 +743,9 @@ main(int argc, char **argv)
 	test_size_limit(GPURX_FMT_PCAP);
 	test_fail_mid();
 	test_stalled_queue();
-	test_per_queue(GPURX_FMT_PCAPNG);
-	test_per_queue(GPURX_FMT_PCAP);
-	test_per_queue_fail();
+	test_per_queue(GPURX_FMT_PCAPNG, 0);
+	test_per_queue(GPURX_FMT_PCAP, 0);
+	test_per_queue(GPURX_FMT_PCAPNG, 1);
 	rte_eal_hotplug_remove("vdev", "net_null0");
 	rte_eal_cleanup();
 	return test_finish("test_capture");
