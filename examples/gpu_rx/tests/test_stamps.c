@@ -29,13 +29,30 @@ find(const struct gpurx_stamp_report *r, uint32_t id)
 	return NULL;
 }
 
+/* Stream id of r has these counts. */
+static void
+expect_counts(const struct gpurx_stamp_report *r, uint32_t id,
+		uint64_t received, uint64_t dup, uint64_t late,
+		uint64_t reordered, uint64_t lost)
+{
+	const struct gpurx_stamp_stream *x = find(r, id);
+
+	CHECK(x != NULL && x->received == received && x->duplicates == dup &&
+		x->late == late && x->reordered == reordered && x->lost == lost,
+		"stream %u: received %llu dup %llu late %llu reordered %llu "
+		"lost %llu", id, x ? (unsigned long long)x->received : 0,
+		x ? (unsigned long long)x->duplicates : 0,
+		x ? (unsigned long long)x->late : 0,
+		x ? (unsigned long long)x->reordered : 0,
+		x ? (unsigned long long)x->lost : 0);
+}
+
 /* A duplicate just inside the window is one; just outside it is late. */
 static void
 test_window(void)
 {
 	struct gpurx_stamps *s = gpurx_stamps_create(1);
 	struct gpurx_stamp_report r;
-	const struct gpurx_stamp_stream *x;
 	const uint64_t w = GPURX_STAMP_WINDOW;
 
 	CHECK(s != NULL, "create");
@@ -58,25 +75,9 @@ test_window(void)
 	CHECK(r.n_streams == 2 && r.stamped == w + 3 + 4 && r.unstamped == 1,
 		"%u streams, %llu stamped, %llu unstamped", r.n_streams,
 		(unsigned long long)r.stamped, (unsigned long long)r.unstamped);
-	x = find(&r, 1);
-	CHECK(x != NULL && x->received == w + 3 && x->duplicates == 1 &&
-		x->late == 1 && x->reordered == 1 && x->lost == 0,
-		"stream 1: received %llu dup %llu late %llu reordered %llu "
-		"lost %llu", x ? (unsigned long long)x->received : 0,
-		x ? (unsigned long long)x->duplicates : 0,
-		x ? (unsigned long long)x->late : 0,
-		x ? (unsigned long long)x->reordered : 0,
-		x ? (unsigned long long)x->lost : 0);
-	x = find(&r, 2);
+	expect_counts(&r, 1, w + 3, 1, 1, 1, 0);
 	/* Seen: 0 (twice, the second late), w + 1, 2w: 2w + 1 numbers. */
-	CHECK(x != NULL && x->received == 4 && x->duplicates == 0 &&
-		x->late == 1 && x->reordered == 2 && x->lost == 2 * w + 1 - 4,
-		"stream 2: received %llu dup %llu late %llu reordered %llu "
-		"lost %llu", x ? (unsigned long long)x->received : 0,
-		x ? (unsigned long long)x->duplicates : 0,
-		x ? (unsigned long long)x->late : 0,
-		x ? (unsigned long long)x->reordered : 0,
-		x ? (unsigned long long)x->lost : 0);
+	expect_counts(&r, 2, 4, 0, 1, 2, 2 * w + 1 - 4);
 	free(r.streams);
 	gpurx_stamps_free(s);
 }
