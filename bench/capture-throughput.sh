@@ -7,11 +7,13 @@
 # net_pcap with infinite_rx=1 replaying generated traffic, one replay per
 # queue: "mix" (realistic sizes, 64..1500 B: the per-packet costs bound it)
 # and "mix1500" (the same frames padded to 1500 B, headers unchanged, so the
-# filters match the same packets: the bytes bound it). Per point three runs
+# filters match the same packets: the bytes bound it). Per point five runs
 # of BENCH_CAPT_SECONDS (default 3): `off` (--filter tcp, no file), `tcp`
 # (--filter tcp --write: a known share of the packets) and `all` (no filter,
-# every packet written). Each capture file is read back with libpcap
-# (gpurx-e2e-check --valid: it must parse to the end and hold exactly the
+# every packet written), each into one file, then `tcpq` and `allq`: the
+# same into a file per RX queue (--write with %q), side by side in one run.
+# Each capture file is read back with libpcap (gpurx-e2e-check --valid: it
+# must parse to the end; the files of a run together hold exactly the
 # packets the run says it captured), then deleted.
 #
 # Output: OUT_DIR/capt-<mode>-<traffic>-<lcores>-<run>.{json,log,file},
@@ -24,6 +26,7 @@
 #      BENCH_CAPT_TRAFFIC (default "mix mix1500"),
 #      BENCH_CAPT_LCORES (default "1 2 4"),
 #      BENCH_CAPT_SECONDS (default 3),
+#      BENCH_CAPT_RUNS (default "off tcp all tcpq allq"),
 #      BENCH_CAPT_DIR (where capture files go; default /dev/shm, a tmpfs,
 #        so that the page cache's copy is what a capture costs, where it
 #        has 4 GiB free, else TMPDIR; it needs room for one run's file, up
@@ -134,15 +137,24 @@ for mode in $modes; do
 			pool=(--mbufs $((lc * 12288 + 16384)))
 			# shellcheck disable=SC2207
 			lcores=($(lcore_args "$lc"))
-			for run in off tcp all; do
+			for run in ${BENCH_CAPT_RUNS:-off tcp all tcpq allq}; do
 				name=capt-$mode-$traffic-$lc-$run
-				cap=$dir/gpurx-$name-$$.$fmt
+				# One file, or (tcpq, allq) a file per queue.
+				case $run in
+				*q) cap=$dir/gpurx-$name-$$-q%q.$fmt
+				    caps=()
+				    for ((i = 0; i < lc; i++)); do
+					caps+=("$dir/gpurx-$name-$$-q$i.$fmt")
+				    done ;;
+				*) cap=$dir/gpurx-$name-$$.$fmt; caps=("$cap") ;;
+				esac
 				case $run in
 				off) rargs=(--filter tcp) ;;
-				tcp) rargs=(--filter tcp --format "$fmt" --write "$cap") ;;
-				all) rargs=(--format "$fmt" --write "$cap") ;;
+				tcp|tcpq) rargs=(--filter tcp --format "$fmt" --write "$cap") ;;
+				all|allq) rargs=(--format "$fmt" --write "$cap") ;;
+				*) echo "BENCH_CAPT_RUNS: off, tcp, all, tcpq or allq, not $run" >&2; exit 2 ;;
 				esac
-				rm -f "$cap" "$out/$name.file"
+				rm -f "${caps[@]}" "$out/$name.file"
 				timeout $((secs + 120)) "$app" "${mem[@]}" --file-prefix "$name" \
 					"${lcores[@]}" "${extra[@]}" --vdev "$vdev" -- \
 					"${margs[@]}" "${pool[@]}" --queues "$lc" --ts none \
@@ -153,20 +165,29 @@ for mode in $modes; do
 				if [ $rc -ne 0 ] || [ ! -s "$out/$name.json" ]; then
 					why="exit $rc, see $name.log"
 				elif [ "$run" != off ]; then
-					size=$(stat -c %s "$cap" 2>/dev/null || echo 0)
-					echo "{\"file_bytes\": $size, \"verified\": $verify}" > "$out/$name.file"
+					size=0
+					for c in "${caps[@]}"; do
+						size=$((size + $(stat -c %s "$c" 2>/dev/null || echo 0)))
+					done
+					echo "{\"file_bytes\": $size, \"files\": ${#caps[@]}, \"verified\": $verify}" > "$out/$name.file"
 					if [ "$verify" = 1 ]; then
-						n=$("$check" --valid "$cap" 2>> "$out/$name.log" |
-							sed -n 's/.* is valid, \([0-9]*\) packets$/\1/p')
+						n=0
+						for c in "${caps[@]}"; do
+							k=$("$check" --valid "$c" 2>> "$out/$name.log" |
+								sed -n 's/.* is valid, \([0-9]*\) packets$/\1/p')
+							if [ -z "$k" ]; then
+								why="capture file $(basename "$c") invalid, see $name.log"
+								break
+							fi
+							n=$((n + k))
+						done
 						want=$(sed -n 's/^ *"captured": \([0-9]*\),$/\1/p' "$out/$name.json")
-						if [ -z "$n" ]; then
-							why="capture file invalid, see $name.log"
-						elif [ "$n" != "$want" ]; then
-							why="capture file holds $n packets, the run says $want"
+						if [ -z "$why" ] && [ "$n" != "$want" ]; then
+							why="capture files hold $n packets, the run says $want"
 						fi
 					fi
 				fi
-				rm -f "$cap"
+				rm -f "${caps[@]}"
 				if [ -n "$why" ]; then
 					echo "capture mode=$mode traffic=$traffic lcores=$lc run=$run FAILED ($why)"
 					echo "$why" > "$out/$name.failed"

@@ -20,6 +20,7 @@
 
 struct gpurx_gpu;
 struct gpurx_flow_export;
+struct gpurx_stamps;
 
 struct gpurx_app {
 	struct gpurx_opts opt;
@@ -62,6 +63,7 @@ struct gpurx_app {
 	int16_t gpu_id;
 	struct gpurx_gpu *gpu;
 	struct gpurx_flow_export *fx;	/* flow export (flow_export.c) */
+	struct gpurx_stamps *stamps;	/* --stamps, else NULL */
 
 	uint64_t admitted;		/* packets taken against --count */
 	volatile int stop;		/* RX lcores: stop receiving, drain */

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,6 +118,7 @@ struct cap_queue {
 	uint32_t seen_gen;
 	uint32_t pending_head, n_pending;
 	struct gpurx_qstats *qs;
+	struct cap_file *f;	/* the file its chunks go to */
 	struct chunk_rec pending[PENDING_MAX];
 	/*
 	 * Read by the other queues: a lower bound of the offset of the chunk
@@ -126,21 +128,34 @@ struct cap_queue {
 	uint64_t busy_off __rte_cache_aligned;
 } __rte_cache_aligned;
 
-struct gpurx_capture {
+/*
+ * One output file: the capture's only one, or with %q in the path one
+ * per queue, which only that queue's lcore writes. A shared file's writes
+ * serialize in the kernel on its inode (2.7 GB/s at most on the H100
+ * host whatever the number of queues); files of their own do not.
+ */
+struct cap_file {
 	int fd;
+	char *path;
+	/* Next free byte of the file: one atomic add per chunk, any queue
+	 * writing it. */
+	uint64_t end __rte_cache_aligned;
+	/* Read by every packet; written on the first failure. */
+	uint64_t fail_off __rte_cache_aligned;	/* lowest offset of a failed
+						 * chunk, OFF_NONE */
+	int fail_said;		/* the first failure was reported */
+	int fail_errno;
+} __rte_cache_aligned;
+
+struct gpurx_capture {
 	enum gpurx_format fmt;
 	uint32_t snaplen;
 	uint32_t iface;		/* pcapng interface of the port */
 	uint16_t nq;
-	char *path;
-	/* Next free byte of the file: one atomic add per chunk, any queue. */
-	uint64_t end __rte_cache_aligned;
-	/* Read by every packet and poll; written once a second and on the
-	 * first failure. */
+	uint16_t nfiles;	/* 1, or nq with a file per queue */
+	struct cap_file *files;
+	/* Read by every poll; written once a second. */
 	uint32_t flush_gen __rte_cache_aligned;
-	uint64_t fail_off;	/* lowest offset of a failed chunk, OFF_NONE */
-	int fail_said;		/* the first failure was reported */
-	int fail_errno;
 	struct cap_queue q[];
 };
 
@@ -172,9 +187,10 @@ pwrite_all(int fd, const uint8_t *buf, size_t len, uint64_t off)
 }
 
 static int
-open_pcap(struct gpurx_capture *c, const char *path, char *err,
+open_pcap(struct gpurx_capture *c, struct cap_file *f, char *err,
 		size_t errlen)
 {
+	const char *path = f->path;
 	struct pcap_file_hdr h = {
 		.magic = PCAP_MAGIC_NS,
 		.version_major = 2,
@@ -184,19 +200,19 @@ open_pcap(struct gpurx_capture *c, const char *path, char *err,
 	};
 	int rc;
 
-	c->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (c->fd < 0) {
+	f->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (f->fd < 0) {
 		set_err(err, errlen, "cannot create %s: %s", path,
 			strerror(errno));
 		return -1;
 	}
-	rc = pwrite_all(c->fd, (const uint8_t *)&h, sizeof(h), 0);
+	rc = pwrite_all(f->fd, (const uint8_t *)&h, sizeof(h), 0);
 	if (rc != 0) {
 		set_err(err, errlen, "cannot write %s: %s", path,
 			strerror(-rc));
 		return -1;
 	}
-	c->end = sizeof(h);
+	f->end = sizeof(h);
 	return 0;
 }
 
@@ -268,9 +284,10 @@ pcapng_iface_of(uint16_t port)
 }
 
 static int
-open_pcapng(struct gpurx_capture *c, const char *path, uint16_t port,
+open_pcapng(struct gpurx_capture *c, struct cap_file *f, uint16_t port,
 		const char *filter, char *err, size_t errlen)
 {
+	const char *path = f->path;
 	char osname[256], appname[64];
 	struct utsname u;
 	rte_pcapng_t *png;
@@ -313,13 +330,13 @@ open_pcapng(struct gpurx_capture *c, const char *path, uint16_t port,
 		return -1;
 	}
 	/* Both descriptors shared one offset: fd is at the header's end. */
-	c->fd = fd;
+	f->fd = fd;
 	hdr_end = lseek(fd, 0, SEEK_CUR);
 	if (hdr_end <= 0) {
 		set_err(err, errlen, "lseek(%s): %s", path, strerror(errno));
 		return -1;
 	}
-	c->end = (uint64_t)hdr_end;
+	f->end = (uint64_t)hdr_end;
 	c->iface = pcapng_iface_of(port);
 	return 0;
 }
@@ -327,12 +344,85 @@ open_pcapng(struct gpurx_capture *c, const char *path, uint16_t port,
 static void
 free_capture(struct gpurx_capture *c)
 {
-	if (c->fd >= 0)
-		close(c->fd);
+	for (uint16_t i = 0; c->files != NULL && i < c->nfiles; i++) {
+		if (c->files[i].fd >= 0)
+			close(c->files[i].fd);
+		free(c->files[i].path);
+	}
+	free(c->files);
 	for (uint16_t q = 0; q < c->nq; q++)
 		free(c->q[q].buf);
-	free(c->path);
 	free(c);
+}
+
+int
+gpurx_capture_path(const char *pattern, int queue, char *out, size_t len)
+{
+	size_t n = 0;
+	int per_queue = 0;
+
+	for (const char *p = pattern; *p != '\0'; p++) {
+		char num[12];
+		const char *put = num;
+
+		if (*p != '%') {
+			num[0] = *p;
+			num[1] = '\0';
+		} else if (p[1] == 'q') {
+			per_queue = 1;
+			snprintf(num, sizeof(num), "%d", queue < 0 ? 0 : queue);
+			p++;
+		} else if (p[1] == '%') {
+			put = "%";
+			p++;
+		} else {
+			return -EINVAL;
+		}
+		for (; *put != '\0'; put++) {
+			if (out != NULL && n + 1 < len)
+				out[n] = *put;
+			n++;
+		}
+	}
+	if (out != NULL && len > 0)
+		out[RTE_MIN(n, len - 1)] = '\0';
+	if (n >= PATH_MAX || (out != NULL && n >= len))
+		return -ENAMETOOLONG;
+	return per_queue;
+}
+
+int
+gpurx_capture_path_check(const char *pattern, char *err, size_t errlen)
+{
+	int rc = gpurx_capture_path(pattern, GPURX_MAX_QUEUES - 1, NULL, 0);
+
+	if (rc == -EINVAL)
+		set_err(err, errlen, "bad file name pattern '%s': a %% is "
+			"followed by something other than q (the RX queue's "
+			"number) or %% (a %% sign)%s", pattern, "");
+	else if (rc < 0)
+		set_err(err, errlen, "file name '%s' too long%s", pattern, "");
+	return rc;
+}
+
+/* Creates file f (its path set) with the format's header. */
+static int
+open_file(struct gpurx_capture *c, struct cap_file *f, uint16_t port,
+		const char *filter, char *err, size_t errlen)
+{
+	struct stat st;
+
+	/* Not opened: opening a FIFO for writing waits for a reader. */
+	if (stat(f->path, &st) == 0 && (S_ISFIFO(st.st_mode) ||
+			S_ISSOCK(st.st_mode) || S_ISDIR(st.st_mode))) {
+		set_err(err, errlen, "%s is not a file: the RX lcores write the "
+			"capture in chunks at their own offsets, so it goes to a "
+			"regular file (%s)", f->path, "on tmpfs to be fast");
+		return -1;
+	}
+	if (c->fmt == GPURX_FMT_PCAP)
+		return open_pcap(c, f, err, errlen);
+	return open_pcapng(c, f, port, filter, err, errlen);
 }
 
 struct gpurx_capture *
@@ -343,8 +433,8 @@ gpurx_capture_open(const char *path, enum gpurx_format fmt, uint32_t snaplen,
 	size_t size = RTE_ALIGN_CEIL(sizeof(struct gpurx_capture) +
 		(size_t)nq * sizeof(struct cap_queue), RTE_CACHE_LINE_SIZE);
 	struct gpurx_capture *c;
-	struct stat st;
-	int rc;
+	int rc, per_queue;
+	uint16_t made = 0;
 
 	if (nq == 0 || nq > GPURX_MAX_QUEUES || qs == NULL ||
 			snaplen == 0 || snaplen > GPURX_DEFAULT_SNAPLEN) {
@@ -352,24 +442,41 @@ gpurx_capture_open(const char *path, enum gpurx_format fmt, uint32_t snaplen,
 			"counters or snaplen)", "");
 		return NULL;
 	}
+	per_queue = gpurx_capture_path_check(path, err, errlen);
+	if (per_queue < 0)
+		return NULL;
 	c = aligned_alloc(RTE_CACHE_LINE_SIZE, size);
 	if (c == NULL) {
 		set_err(err, errlen, "%s%s", "out of memory", "");
 		return NULL;
 	}
 	memset(c, 0, size);
-	c->fd = -1;
 	c->fmt = fmt;
 	c->snaplen = snaplen;
 	c->nq = nq;
-	c->fail_off = OFF_NONE;
-	c->path = strdup(path);
-	rc = c->path == NULL;
+	c->nfiles = per_queue ? nq : 1;
+	c->files = aligned_alloc(RTE_CACHE_LINE_SIZE,
+		c->nfiles * sizeof(*c->files));
+	rc = c->files == NULL;
+	for (uint16_t i = 0; rc == 0 && i < c->nfiles; i++) {
+		char name[PATH_MAX];
+
+		memset(&c->files[i], 0, sizeof(c->files[i]));
+		c->files[i].fd = -1;
+		c->files[i].fail_off = OFF_NONE;
+		gpurx_capture_path(path, i, name, sizeof(name));
+		c->files[i].path = strdup(name);
+		rc |= c->files[i].path == NULL;
+	}
+	if (rc != 0)
+		c->nfiles = c->files == NULL ? 0 : c->nfiles;
 	for (uint16_t q = 0; q < nq; q++) {
 		/* Touched first by the queue's lcore: its NUMA node's pages. */
 		c->q[q].buf = malloc(GPURX_CAPTURE_CHUNK_BYTES);
 		c->q[q].qs = &qs[q];
 		c->q[q].busy_off = OFF_NONE;
+		if (c->files != NULL)
+			c->q[q].f = &c->files[per_queue ? q : 0];
 		rc |= c->q[q].buf == NULL;
 	}
 	if (rc != 0) {
@@ -377,20 +484,16 @@ gpurx_capture_open(const char *path, enum gpurx_format fmt, uint32_t snaplen,
 		free_capture(c);
 		return NULL;
 	}
-	/* Not opened: opening a FIFO for writing waits for a reader. */
-	if (stat(path, &st) == 0 && (S_ISFIFO(st.st_mode) ||
-			S_ISSOCK(st.st_mode) || S_ISDIR(st.st_mode))) {
-		set_err(err, errlen, "%s is not a file: the RX lcores write the "
-			"capture in chunks at their own offsets, so it goes to a "
-			"regular file (%s)", path, "on tmpfs to be fast");
-		free_capture(c);
-		return NULL;
-	}
-	if (fmt == GPURX_FMT_PCAP)
-		rc = open_pcap(c, path, err, errlen);
-	else
-		rc = open_pcapng(c, path, port, filter, err, errlen);
-	if (rc != 0) {
+	for (; made < c->nfiles; made++)
+		if (open_file(c, &c->files[made], port, filter, err,
+				errlen) != 0)
+			break;
+	if (made < c->nfiles) {
+		/* The files this run created hold a header at most: none
+		 * is left behind to be taken for a capture. */
+		for (uint16_t i = 0; i <= made; i++)
+			if (c->files[i].fd >= 0)
+				unlink(c->files[i].path);
 		free_capture(c);
 		return NULL;
 	}
@@ -398,9 +501,9 @@ gpurx_capture_open(const char *path, enum gpurx_format fmt, uint32_t snaplen,
 }
 
 static inline int
-stopped(const struct gpurx_capture *c)
+stopped(const struct cap_file *f)
 {
-	return __atomic_load_n(&c->fail_off, __ATOMIC_RELAXED) != OFF_NONE;
+	return __atomic_load_n(&f->fail_off, __ATOMIC_RELAXED) != OFF_NONE;
 }
 
 /*
@@ -419,10 +522,13 @@ settle(struct gpurx_capture *c, struct cap_queue *w)
 
 	if (w->n_pending == 0)
 		return;
+	/* Only the queues writing the same file (with a file per queue,
+	 * none but w: all its chunks are final once written). */
 	for (uint16_t q = 0; q < c->nq; q++)
-		low = RTE_MIN(low, __atomic_load_n(&c->q[q].busy_off,
-			__ATOMIC_SEQ_CST));
-	fail = __atomic_load_n(&c->fail_off, __ATOMIC_SEQ_CST);
+		if (c->q[q].f == w->f)
+			low = RTE_MIN(low, __atomic_load_n(&c->q[q].busy_off,
+				__ATOMIC_SEQ_CST));
+	fail = __atomic_load_n(&w->f->fail_off, __ATOMIC_SEQ_CST);
 	while (w->n_pending > 0) {
 		const struct chunk_rec *r = &w->pending[w->pending_head];
 
@@ -447,18 +553,18 @@ settle(struct gpurx_capture *c, struct cap_queue *w)
 
 /* The first failure stops the capture and is said at once. */
 static void
-fail_at(struct gpurx_capture *c, uint64_t off, uint32_t len, int err)
+fail_at(struct cap_file *f, uint64_t off, uint32_t len, int err)
 {
-	uint64_t cur = __atomic_load_n(&c->fail_off, __ATOMIC_SEQ_CST);
+	uint64_t cur = __atomic_load_n(&f->fail_off, __ATOMIC_SEQ_CST);
 
-	while (off < cur && !__atomic_compare_exchange_n(&c->fail_off, &cur,
+	while (off < cur && !__atomic_compare_exchange_n(&f->fail_off, &cur,
 			off, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 		;
-	if (__atomic_exchange_n(&c->fail_said, 1, __ATOMIC_RELAXED) == 0) {
-		c->fail_errno = err;
+	if (__atomic_exchange_n(&f->fail_said, 1, __ATOMIC_RELAXED) == 0) {
+		f->fail_errno = err;
 		fprintf(stderr, "error: capture %s: cannot write %u bytes at "
 			"offset %" PRIu64 ": %s; capture stopped, later matches "
-			"are counted as capture drops\n", c->path, len, off,
+			"are counted as capture drops\n", f->path, len, off,
 			strerror(err));
 	}
 }
@@ -470,7 +576,7 @@ chunk_out(struct gpurx_capture *c, struct cap_queue *w)
 	if (w->len != 0) {
 		if (w->n_pending == PENDING_MAX)
 			settle(c, w);
-		if (stopped(c) || w->n_pending == PENDING_MAX) {
+		if (stopped(w->f) || w->n_pending == PENDING_MAX) {
 			/* Stopped, or PENDING_MAX chunks behind a write of
 			 * another queue that does not end: never wait. */
 			GPURX_STAT_ADD(w->qs, drop_capture, w->pkts);
@@ -479,12 +585,12 @@ chunk_out(struct gpurx_capture *c, struct cap_queue *w)
 			uint64_t off;
 			int rc;
 
-			__atomic_store_n(&w->busy_off, __atomic_load_n(&c->end,
-				__ATOMIC_SEQ_CST), __ATOMIC_SEQ_CST);
-			off = __atomic_fetch_add(&c->end, w->len,
+			__atomic_store_n(&w->busy_off, __atomic_load_n(
+				&w->f->end, __ATOMIC_SEQ_CST), __ATOMIC_SEQ_CST);
+			off = __atomic_fetch_add(&w->f->end, w->len,
 				__ATOMIC_SEQ_CST);
 			__atomic_store_n(&w->busy_off, off, __ATOMIC_SEQ_CST);
-			rc = pwrite_all(c->fd, w->buf, w->len, off);
+			rc = pwrite_all(w->f->fd, w->buf, w->len, off);
 			if (rc == 0) {
 				r = &w->pending[(w->pending_head + w->n_pending) %
 					PENDING_MAX];
@@ -493,7 +599,7 @@ chunk_out(struct gpurx_capture *c, struct cap_queue *w)
 				r->bytes = w->bytes;
 				w->n_pending++;
 			} else {
-				fail_at(c, off, w->len, -rc);
+				fail_at(w->f, off, w->len, -rc);
 				GPURX_STAT_ADD(w->qs, drop_capture, w->pkts);
 			}
 			__atomic_store_n(&w->busy_off, OFF_NONE,
@@ -575,7 +681,7 @@ gpurx_capture_write(struct gpurx_capture *c, uint16_t queue,
 			sizeof(struct epb_trailer));
 	if (unlikely(need > GPURX_CAPTURE_CHUNK_BYTES - w->len))
 		chunk_out(c, w);
-	if (unlikely(stopped(c))) {
+	if (unlikely(stopped(w->f))) {
 		GPURX_STAT_ADD(w->qs, drop_capture, 1);
 		return -1;
 	}
@@ -622,24 +728,30 @@ gpurx_capture_close(struct gpurx_capture *c)
 	/* Nothing is being written any more: every chunk settles. */
 	for (uint16_t q = 0; q < c->nq; q++)
 		settle(c, &c->q[q]);
-	fail = __atomic_load_n(&c->fail_off, __ATOMIC_SEQ_CST);
-	if (fail != OFF_NONE) {
-		rc = -1;
-		if (ftruncate(c->fd, (off_t)fail) != 0)
-			fprintf(stderr, "error: capture %s: cannot cut it back "
-				"to %" PRIu64 " bytes after the failed write: %s\n",
-				c->path, fail, strerror(errno));
-		else
-			fprintf(stderr, "capture %s: cut back to %" PRIu64
-				" bytes, its whole blocks before the failed write "
-				"(%s)\n", c->path, fail, strerror(c->fail_errno));
+	for (uint16_t i = 0; i < c->nfiles; i++) {
+		struct cap_file *f = &c->files[i];
+
+		fail = __atomic_load_n(&f->fail_off, __ATOMIC_SEQ_CST);
+		if (fail != OFF_NONE) {
+			rc = -1;
+			if (ftruncate(f->fd, (off_t)fail) != 0)
+				fprintf(stderr, "error: capture %s: cannot cut it "
+					"back to %" PRIu64 " bytes after the failed "
+					"write: %s\n", f->path, fail,
+					strerror(errno));
+			else
+				fprintf(stderr, "capture %s: cut back to %" PRIu64
+					" bytes, its whole blocks before the failed "
+					"write (%s)\n", f->path, fail,
+					strerror(f->fail_errno));
+		}
+		if (close(f->fd) != 0) {
+			fprintf(stderr, "error: capture %s: close: %s\n",
+				f->path, strerror(errno));
+			rc = -1;
+		}
+		f->fd = -1;
 	}
-	if (close(c->fd) != 0) {
-		fprintf(stderr, "error: capture %s: close: %s\n", c->path,
-			strerror(errno));
-		rc = -1;
-	}
-	c->fd = -1;
 	free_capture(c);
 	return rc;
 }

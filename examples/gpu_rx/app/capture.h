@@ -9,6 +9,11 @@
  * file in one pwrite() at a range reserved with one atomic add on the
  * file's end, so the file is one valid capture whose packets are in
  * arrival order per queue (the chunks of different queues interleave).
+ * With "%q" in the path each queue writes a file of its own instead
+ * (e.g. cap-q%q.pcapng: cap-q0.pcapng, cap-q1.pcapng, ...), each a valid
+ * capture with its own header, holding that queue's packets in arrival
+ * order: writes to one file serialize on its inode in the kernel, so
+ * only files of their own let the capture scale with the RX lcores.
  * Callers hand over contiguous bytes, so the CPU path (mbuf data or a
  * linearized copy) and the GPU path (the kernel's capture arena) share it.
  *
@@ -32,7 +37,20 @@ struct gpurx_capture;
 #define GPURX_CAPTURE_CHUNK_BYTES (1u << 20)
 
 /*
- * Open path for writing, for RX queues 0..nq-1 whose counters are
+ * File name of queue `queue` from a --write pattern into out (len bytes):
+ * "%q" the queue's number, "%%" a '%'. Returns 1 when the pattern holds
+ * "%q" (a file per queue), 0 when not (one file, the name with "%%"
+ * undone), -EINVAL for a '%' followed by anything else, -ENAMETOOLONG.
+ * out may be NULL (len 0) to check the pattern only.
+ */
+int gpurx_capture_path(const char *pattern, int queue, char *out,
+		size_t len);
+
+/* gpurx_capture_path()'s check, the reason in err when it fails. */
+int gpurx_capture_path_check(const char *pattern, char *err, size_t errlen);
+
+/*
+ * Open path (a pattern, see gpurx_capture_path()) for writing, for RX queues 0..nq-1 whose counters are
  * qs[0..nq-1]. port is the ethdev port whose interface block the packets
  * refer to (pcapng lists every probed port). The filter text goes into
  * the pcapng section comment. NULL with the reason in err.

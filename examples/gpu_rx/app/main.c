@@ -19,12 +19,14 @@
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
+#include <rte_memzone.h>
 #include <rte_mempool.h>
 
 #include "app.h"
 #include "flow_export.h"
 #include "gpu_path.h"
 #include "gpupkt_eal.h"
+#include "stamps.h"
 #include "test_hooks.h"
 
 struct gpurx_app gpurx_app;
@@ -196,16 +198,119 @@ run_main_loop(struct gpurx_app *a)
 	}
 }
 
+static void
+count_left(const struct rte_memzone *mz, void *arg)
+{
+	unsigned int *left = arg;
+
+	/* Pools (MP_, RG_MP_) and rings of this program are named gpurx_. */
+	if (strstr(mz->name, "gpurx") != NULL) {
+		fprintf(stderr, "error: at exit, memzone %s (%zu B) still "
+			"allocated\n", mz->name, mz->len);
+		(*left)++;
+	}
+}
+
+/* What the RX time of --stamps is, said with the latencies. */
+static const char *
+stamp_clock(const struct gpurx_app *a)
+{
+	switch (a->opt.ts_source) {
+	case GPURX_TS_PORT:
+		return a->ts_in_us ? "--ts port: the pcap file's record times, "
+			"in us" : "--ts port: the port's RX timestamps";
+	case GPURX_TS_NONE:
+		return "--ts none: no RX time, no latency";
+	default:
+		return "--ts rx: this host's CLOCK_REALTIME through the TSC, "
+			"read once per RX burst";
+	}
+}
+
+struct json_more_args {
+	struct gpurx_app *a;
+	const struct gpurx_stamp_report *stamps;	/* NULL: none */
+};
+
+static void
+json_more(FILE *f, void *arg)
+{
+	const struct json_more_args *j = arg;
+
+	gpurx_flow_export_json(f, j->a);
+	if (j->stamps != NULL)
+		gpurx_stamps_json(f, j->stamps, stamp_clock(j->a));
+}
+
+/* Before rte_eal_cleanup(), on every path: what the program took (its
+ * pools and rings, in memzones) is released. 0, or -1 after naming what
+ * is left. */
+static int
+check_released(void)
+{
+	unsigned int left = 0;
+
+	rte_memzone_walk(count_left, &left);
+	return left == 0 ? 0 : -1;
+}
+
+/*
+ * A start-up failure: what was taken so far, released in the order of
+ * the normal exit: RX lcores stopped, the port closed (its descriptors
+ * hold mbufs of the pools), the capture closed, the GPU torn down (it
+ * unregisters the pools' chunks and frees the --mem gpu pool), then the
+ * host pools, the test pools, flow export, flow table, filter and EAL.
+ * port_set: gpurx_port_setup() was called (the port may be configured
+ * or started). Returns the exit status.
+ */
+static int
+fail_release(struct gpurx_app *a, int port_set)
+{
+	a->stop = 1;
+	rte_eal_mp_wait_lcore();
+	gpurx_flow_export_quiesce(a);
+	if (a->gpu != NULL)
+		gpurx_gpu_stop(a);
+	if (port_set)
+		gpurx_port_close(a);
+	gpurx_capture_close(a->cap);
+	a->cap = NULL;
+	/* A kernel that did not quit may still read all of it. */
+	if (gpurx_gpu_kernel_held(a))
+		return 1;
+	gpurx_gpu_teardown(a);
+	gpurx_test_hooks_fini();
+	for (uint16_t i = 0; i < a->n_pools; i++) {
+		rte_mempool_free(a->pools[i]);
+		a->pools[i] = NULL;
+	}
+	a->n_pools = 0;
+	rte_mempool_free(a->hdr_pool);
+	a->hdr_pool = NULL;
+	/* Before the flow table: the export's free reads it. */
+	gpurx_flow_export_free(a);
+	rte_free(a->ft);
+	a->ft = NULL;
+	gpurx_stamps_free(a->stamps);
+	a->stamps = NULL;
+	gpurx_filter_free(&a->filter);
+	check_released();
+	rte_eal_cleanup();
+	return 1;
+}
+
 int
 main(int argc, char **argv)
 {
 	struct gpurx_app *a = &gpurx_app;
 	struct gpurx_summary_info si;
 	struct gpurx_item_stats items;
+	struct gpurx_stamp_report sr;
+	struct json_more_args jm;
 	struct gpurx_totals tot;
 	char err[512];	/* libpcap messages are under 256 bytes */
 	uint64_t t_start;
-	int ret, status = 0;
+	int ret, status = 0, port_set = 0;
 	unsigned int avail, total, l;
 
 	ret = gpupkt_eal_init(argc, argv);
@@ -224,6 +329,13 @@ main(int argc, char **argv)
 		return ret > 0 ? 0 : GPURX_EXIT_USAGE;
 	}
 	gpurx_test_switches_read();
+	/* A bad --write pattern fails before any port or GPU is touched. */
+	if (a->opt.write_path != NULL && gpurx_capture_path_check(
+			a->opt.write_path, err, sizeof(err)) < 0) {
+		fprintf(stderr, "error: --write: %s\n", err);
+		rte_eal_cleanup();
+		return GPURX_EXIT_USAGE;
+	}
 	/* Bad filters fail before any port or GPU is touched. */
 	if (gpurx_filter_compile(a->opt.filter, DLT_EN10MB, (int)a->opt.snaplen,
 			&a->filter, err, sizeof(err)) != 0) {
@@ -244,6 +356,13 @@ main(int argc, char **argv)
 			rte_lcore_count(), a->nq);
 		goto fail;
 	}
+	if (a->opt.stamps) {
+		a->stamps = gpurx_stamps_create(a->nq);
+		if (a->stamps == NULL) {
+			fprintf(stderr, "error: --stamps: out of memory\n");
+			goto fail;
+		}
+	}
 	if (!a->opt.cpu && gpurx_gpu_init(a) != 0)
 		goto fail;
 	printf("dpdk-gpu-rx: port %u (%s), %u queue(s), mode %s: %s\n",
@@ -259,10 +378,11 @@ main(int argc, char **argv)
 	}
 	if (gpurx_flow_export_init(a) != 0)
 		goto fail;
+	port_set = 1;
 	if (gpurx_port_setup(a) != 0)
 		goto fail;
 	if (gpurx_test_hooks_init(a) != 0)
-		goto fail_port;
+		goto fail;
 	printf("memory: %u mbuf pool(s) of %u x %u B (%s, per-lcore cache "
 		"%d)%s, flow table %zu B\n",
 		a->n_pools, a->pool_size, a->data_room,
@@ -276,24 +396,24 @@ main(int argc, char **argv)
 			err, sizeof(err));
 		if (a->cap == NULL) {
 			fprintf(stderr, "error: capture: %s\n", err);
-			goto fail_port;
+			goto fail;
 		}
 	}
 	if (!a->opt.cpu && gpurx_gpu_setup(a) != 0)
-		goto fail_port;
+		goto fail;
 	/* The export loads its scan kernel before the persistent kernel
 	 * runs (gpurx_gpu_launch() says why). */
 	if (gpurx_flow_export_start(a) != 0)
-		goto fail_port;
+		goto fail;
 	if (!a->opt.cpu && gpurx_gpu_launch(a) != 0)
-		goto fail_port;
+		goto fail;
 	ret = gpurx_telemetry_register(totals);
 	if (ret != 0)
 		fprintf(stderr, "warning: telemetry /gpu_rx/stats: %s\n",
 			rte_strerror(-ret));
 	if (install_signals() != 0) {
 		fprintf(stderr, "error: cannot install signal handlers\n");
-		goto fail_port;
+		goto fail;
 	}
 	fflush(stdout);
 
@@ -352,14 +472,23 @@ main(int argc, char **argv)
 	si.mbufs_avail = avail;
 	si.exit_reason_signal = quit_signal;
 	si.items = NULL;
-	si.json_more = gpurx_flow_export_json;
-	si.json_more_arg = a;
+	memset(&sr, 0, sizeof(sr));
+	if (a->stamps != NULL && gpurx_stamps_report(a->stamps, &sr) != 0) {
+		fprintf(stderr, "error: --stamps: out of memory for the report\n");
+		status = 1;
+	}
+	jm.a = a;
+	jm.stamps = a->stamps != NULL ? &sr : NULL;
+	si.json_more = json_more;
+	si.json_more_arg = &jm;
 	if (!a->opt.cpu) {
 		gpurx_gpu_item_stats(a, &items);
 		si.items = &items;
 	}
 	gpurx_summary_print(stdout, &tot, a->ft, &si);
 	gpurx_flow_export_print(stdout, a);
+	if (jm.stamps != NULL)
+		gpurx_stamps_print(stdout, &sr, stamp_clock(a));
 	if (avail != total) {
 		fprintf(stderr, "error: %u mbufs not returned to their pools\n",
 			total - avail);
@@ -382,25 +511,14 @@ main(int argc, char **argv)
 	rte_mempool_free(a->hdr_pool);
 	gpurx_flow_export_free(a);
 	rte_free(a->ft);
+	free(sr.streams);
+	gpurx_stamps_free(a->stamps);
 	gpurx_filter_free(&a->filter);
+	if (check_released() != 0)
+		status = 1;
 	rte_eal_cleanup();
 	return status;
 
-fail_port:
-	a->stop = 1;
-	rte_eal_mp_wait_lcore();
-	gpurx_flow_export_quiesce(a);
-	if (!a->opt.cpu)
-		gpurx_gpu_stop(a);
-	gpurx_port_close(a);
-	gpurx_capture_close(a->cap);
-	if (!a->opt.cpu && gpurx_gpu_kernel_held(a))
-		return 1;
-	if (!a->opt.cpu)
-		gpurx_gpu_teardown(a);
 fail:
-	gpurx_flow_export_free(a);
-	gpurx_filter_free(&a->filter);
-	rte_eal_cleanup();
-	return 1;
+	return fail_release(a, port_set);
 }

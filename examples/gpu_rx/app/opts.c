@@ -16,7 +16,7 @@ enum {
 	OPT_IDLE_EXIT, OPT_RXD, OPT_MBUFS, OPT_FLOWS, OPT_TS, OPT_QUIET,
 	OPT_BACKPRESSURE, OPT_POOL_PER_QUEUE, OPT_MBUF_CACHE, OPT_STALL_MS,
 	OPT_SPLIT, OPT_FLOW_IDLE, OPT_FLOW_ACTIVE, OPT_FLOW_LINGER,
-	OPT_IPFIX, OPT_IPFIX_FILE, OPT_IPFIX_DOMAIN, OPT_HELP,
+	OPT_IPFIX, OPT_IPFIX_FILE, OPT_IPFIX_DOMAIN, OPT_STAMPS, OPT_HELP,
 };
 
 static const struct option long_opts[] = {
@@ -52,6 +52,7 @@ static const struct option long_opts[] = {
 	{ "ipfix", required_argument, NULL, OPT_IPFIX },
 	{ "ipfix-file", required_argument, NULL, OPT_IPFIX_FILE },
 	{ "ipfix-domain", required_argument, NULL, OPT_IPFIX_DOMAIN },
+	{ "stamps", no_argument, NULL, OPT_STAMPS },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -73,7 +74,9 @@ usage(const char *prog)
 	fprintf(stderr,
 		"Usage: %s [EAL options] -- [options]\n"
 		"  --filter EXPR        tcpdump filter (default: everything)\n"
-		"  --write FILE         capture matching packets to FILE\n"
+		"  --write FILE         capture matching packets to FILE; %%q in\n"
+		"                       FILE: a file per RX queue (%%q its number,\n"
+		"                       %%%% a %%), which scales with the queues\n"
 		"  --format pcapng|pcap capture file format (default pcapng)\n"
 		"  --snaplen N          bytes kept per packet (default %u)\n"
 		"  --count N            stop after N received packets\n"
@@ -111,6 +114,9 @@ usage(const char *prog)
 		"  --ts rx|port|none    timestamp: TSC at RX (default), the port's\n"
 		"                       RX timestamp, or 0 (reproducible output)\n"
 		"  --quiet              no per-second stats line\n"
+		"  --stamps             per generator stream (stamped packets):\n"
+		"                       received, lost, reordered, duplicates,\n"
+		"                       latency (with --cpu)\n"
 		"  --ipfix [udp://|tcp://]HOST:PORT  export flow records to an\n"
 		"                       IPFIX collector (UDP by default)\n"
 		"  --ipfix-file FILE    write flow records to an IPFIX file\n"
@@ -415,6 +421,9 @@ gpurx_opts_parse(int argc, char **argv, struct gpurx_opts *o)
 				return -1;
 			o->ipfix_domain = (uint32_t)v;
 			break;
+		case OPT_STAMPS:
+			o->stamps = 1;
+			break;
 		case OPT_HELP:
 			usage(prog);
 			return 1;
@@ -431,6 +440,11 @@ gpurx_opts_parse(int argc, char **argv, struct gpurx_opts *o)
 	if (o->cpu && o->mem != GPURX_MEM_AUTO) {
 		fprintf(stderr, "--cpu and --mem %s exclude each other\n",
 			gpurx_mem_mode_str(o->mem));
+		return -1;
+	}
+	if (o->stamps && !o->cpu) {
+		fprintf(stderr, "--stamps: the GPU modes do not read stamps yet: "
+			"add --cpu\n");
 		return -1;
 	}
 	if (o->cpu && o->launch_per_burst) {

@@ -85,6 +85,7 @@ struct gpurx_opts {
 	const char *ipfix;	/* collector, [udp://|tcp://]HOST:PORT */
 	const char *ipfix_file;	/* IPFIX file */
 	uint32_t ipfix_domain;	/* observation domain of port 0 (+ port) */
+	int stamps;		/* --stamps: generator stamps (stamps.h) */
 };
 
 /* Exit status for bad options and filters, as documented. */

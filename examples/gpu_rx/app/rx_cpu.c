@@ -16,6 +16,8 @@
 #include "flow_export.h"
 #include "gpu_guard.h"
 #include "gpurx_classify.h"
+#include "pkt_stamp.h"
+#include "stamps.h"
 #include "test_hooks.h"
 
 static void
@@ -58,8 +60,27 @@ cpu_process(struct gpurx_app *a, struct gpurx_qstats *qs, uint16_t q,
 				continue;	/* cannot happen: caplen <= pkt_len */
 			view = gpurx_view_linear(data);
 		}
-		verdict = gpurx_classify_pkt_view_q(view, caplen, wirelen, ts, q,
-			a->filter.insns, a->filter.len, a->ft, &mal);
+		if (a->stamps == NULL) {
+			verdict = gpurx_classify_pkt_view_q(view, caplen,
+				wirelen, ts, q, a->filter.insns, a->filter.len,
+				a->ft, &mal);
+		} else {
+			/* As gpurx_classify_pkt_view_q(), keeping the parse
+			 * for the stamp. */
+			struct gpurx_pkt_info pi;
+			struct gpurx_stamp st;
+
+			(void)gpurx_classify_inspect_view(view, caplen, caplen,
+				wirelen, a->filter.insns, a->filter.len,
+				&verdict, &pi);
+			mal = pi.malformed;
+			gpurx_classify_account_q(&pi, verdict, wirelen, ts, q,
+				a->ft);
+			if (verdict != 0)
+				gpurx_stamps_add(a->stamps, q,
+					gpurx_stamp_find_view(view, caplen, &pi,
+						&st) == 0 ? &st : NULL, ts);
+		}
 		GPURX_STAT_ADD(qs, rx_pkts, 1);
 		GPURX_STAT_ADD(qs, rx_bytes, wirelen);
 		GPURX_STAT_ADD(qs, malformed[mal], 1);

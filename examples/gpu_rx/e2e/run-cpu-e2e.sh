@@ -5,7 +5,8 @@
 # Usage: run-cpu-e2e.sh CASE APP GENPCAP CHECK WORKDIR [FILTER]
 # CASE: filter | pcap-format | snaplen | bad-filter | sigint | count | no-gpu
 #       | pool-per-queue | options | ts-port | short-chain | lo-capture
-#       | mangle | gpudma | queues | capture-full | gpudma-split
+#       | mangle | gpudma | queues | queues-files | capture-full
+#       | gpudma-split | setup-fail | stamps
 #       | split-options
 # Extra EAL options (e.g. -d plugin dirs) come from $GPU_RX_EAL_EXTRA.
 set -u
@@ -146,6 +147,108 @@ queues)
 	[ "$rc" -eq 0 ] || { echo "FAIL: exit $rc"; exit 1; }
 	mbufs_all_back || { echo "FAIL: mbufs not all returned"; exit 1; }
 	exec "$check" "$in" "$work/out.pcapng" "$f" 262144 --queues 2
+	;;
+queues-files)
+	# Two queues (the same file on each), a capture file per queue
+	# (--write with %q): each file on its own is libpcap's matches of the
+	# input, whole and in order; the pattern's own name is not created,
+	# and the files hold what the run counts as captured. A bad pattern
+	# is refused as a usage error, a file that cannot be created named.
+	f="tcp or udp"
+	# shellcheck disable=SC2046
+	"$app" $(eal | sed 's/-l 0-1/--lcores 0@0,1@0,2@0/') \
+		--vdev "net_pcap0,rx_pcap=$in,rx_pcap=$in" -- --cpu --quiet \
+		--idle-exit 500 --queues 2 --filter "$f" --json "$work/out.json" \
+		--write "$work/out-q%q.pcapng" > "$work/out.txt" 2>&1
+	rc=$?
+	cat "$work/out.txt"
+	[ "$rc" -eq 0 ] || { echo "FAIL: exit $rc"; exit 1; }
+	mbufs_all_back || { echo "FAIL: mbufs not all returned"; exit 1; }
+	[ ! -e "$work/out-q%q.pcapng" ] || { echo "FAIL: the pattern's name was created"; exit 1; }
+	total=0
+	for q in 0 1; do
+		"$check" "$in" "$work/out-q$q.pcapng" "$f" 262144 ||
+			{ echo "FAIL: queue $q's file"; exit 1; }
+		n=$("$check" --valid "$work/out-q$q.pcapng" |
+			sed -n 's/.* is valid, \([0-9]*\) packets$/\1/p')
+		total=$((total + n))
+	done
+	want=$(sed -n 's/^ *"captured": \([0-9]*\),$/\1/p' "$work/out.json")
+	[ "$total" -gt 0 ] && [ "$total" = "$want" ] ||
+		{ echo "FAIL: $total packets in the files, the run says $want"; exit 1; }
+	run_app --write "$work/bad-%d.pcapng"
+	[ "$rc" -eq 2 ] && grep -q "bad file name pattern" "$work/out.txt" &&
+		[ ! -e "$work/bad-%d.pcapng" ] ||
+		{ echo "FAIL: bad pattern: exit $rc"; exit 1; }
+	run_app --write "$work/no-such-dir/x-%q.pcapng"
+	[ "$rc" -eq 1 ] && grep -q "cannot create $work/no-such-dir/x-0.pcapng" \
+		"$work/out.txt" || { echo "FAIL: uncreatable file: exit $rc"; exit 1; }
+	echo "PASS: a capture file per queue, $total packets; bad pattern and uncreatable file refused by name"
+	;;
+stamps)
+	# --stamps over generated streams with known loss, reordering,
+	# duplicates and latency (gpurx-e2e-genstamps, beside GENPCAP, works
+	# the figures out from its scenario): the JSON's per-stream counts
+	# and latencies (RX time: the file's record times, --ts port) are
+	# exactly those. --ts none: the same counts, no latency; a filter:
+	# only the streams it passes; without --cpu: refused.
+	"$(dirname "$gen")/gpurx-e2e-genstamps" "$in" "$work/expected.json" ||
+		{ echo "FAIL: cannot generate"; exit 1; }
+	cmp_stamps() {
+		python3 - "$work/expected.json" "$work/out.json" "$1" "$2" <<'PY'
+import json, sys
+want = json.load(open(sys.argv[1]))
+got = json.load(open(sys.argv[2]))["stamps"]
+mode, keep = sys.argv[3], [int(x) for x in sys.argv[4].split(",")]
+want["streams"] = [s for s in want["streams"] if s["stream"] in keep]
+if mode == "nolat":
+    for s in want["streams"]:
+        s["latency_ns"] = dict.fromkeys(s["latency_ns"], 0)
+if mode == "filtered":
+    want["stamped"] = sum(s["received"] for s in want["streams"])
+got.pop("rx_clock")
+if got != want:
+    print("FAIL: stamps\n got  %s\n want %s" % (json.dumps(got), json.dumps(want)))
+    sys.exit(1)
+print("stamps as expected (%s): %s" % (mode, json.dumps(got["streams"])))
+PY
+	}
+	run_app --stamps --ts port --json "$work/out.json" ||
+		{ echo "FAIL: exit $rc"; exit 1; }
+	grep -q "latency: RX time (--ts port" "$work/out.txt" ||
+		{ echo "FAIL: the summary does not say which clock"; exit 1; }
+	cmp_stamps exact 1,2,3 || exit 1
+	run_app --stamps --ts none --json "$work/out.json" ||
+		{ echo "FAIL: --ts none: exit $rc"; exit 1; }
+	cmp_stamps nolat 1,2,3 || exit 1
+	run_app --stamps --ts port --filter udp --json "$work/out.json" ||
+		{ echo "FAIL: --filter udp: exit $rc"; exit 1; }
+	cmp_stamps filtered 1,3 || exit 1
+	# shellcheck disable=SC2046
+	"$app" $(eal) --vdev "net_pcap0,rx_pcap=$in" -- --stamps \
+		> "$work/out.txt" 2>&1
+	rc=$?
+	[ "$rc" -eq 2 ] && grep -q "^--stamps: .*add --cpu" "$work/out.txt" ||
+		{ echo "FAIL: --stamps without --cpu: exit $rc"; cat "$work/out.txt"; exit 1; }
+	echo "PASS: stamps: loss, reordering, duplicates and latency per stream exact"
+	;;
+setup-fail)
+	# Start-up failing after the pools were made: in the port's setup
+	# (--split on a port without buffer split) and after it (a capture
+	# file that cannot be created, the port started). Each exits 1 saying
+	# why, and releases what it took: the program names any memzone of
+	# its own (pools, rings) still allocated before rte_eal_cleanup().
+	run_app --split 64 --pool-per-queue --ipfix-file "$work/f.ipfix"
+	[ "$rc" -eq 1 ] && grep -q "offers no RX buffer split" "$work/out.txt" ||
+		{ echo "FAIL: --split on net_pcap: exit $rc"; exit 1; }
+	! grep -q "still allocated" "$work/out.txt" ||
+		{ echo "FAIL: --split on net_pcap: not released"; exit 1; }
+	run_app --write "$work/no-such-dir/x.pcapng" --ipfix-file "$work/f.ipfix"
+	[ "$rc" -eq 1 ] && grep -q "cannot create $work/no-such-dir/x.pcapng" \
+		"$work/out.txt" || { echo "FAIL: uncreatable capture: exit $rc"; exit 1; }
+	! grep -q "still allocated" "$work/out.txt" ||
+		{ echo "FAIL: uncreatable capture: not released"; exit 1; }
+	echo "PASS: start-up failures in and after the port's setup release what they took"
 	;;
 capture-full)
 	# The capture may not grow past a limit set once the run is under way

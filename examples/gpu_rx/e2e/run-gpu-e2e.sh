@@ -466,6 +466,41 @@ for mem in host-mapped staged; do
 done
 rm -f "$out/coresident-cpu4-cap.pcapng"
 
+# A capture file per queue (--write with %q), 4 queues (the same file on
+# each), GPU modes: each queue's file is libpcap's matches of the input,
+# whole and in order, and the files hold what the run counts captured.
+for mem in host-mapped staged; do
+	name=queue-files-$mem
+	lcores=0-4 app_run "$name" "$q4" --mem "$mem" --queues 4 \
+		--backpressure --ts none --filter "tcp or udp" \
+		--json "$out/$name.json" --write "$out/$name-q%q.pcapng" \
+		--idle-exit 1000
+	rc=$?
+	why=
+	total=0
+	[ "$rc" -eq 0 ] || why="exit $rc: $(grep -m1 error "$out/$name.txt")"
+	for q in 0 1 2 3; do
+		[ -z "$why" ] || break
+		if ! "$check" "$in" "$out/$name-q$q.pcapng" "tcp or udp" 262144 \
+				> "$out/$name-check.txt" 2>&1; then
+			why="queue $q's file: $(tail -n 1 "$out/$name-check.txt")"
+		else
+			k=$("$check" --valid "$out/$name-q$q.pcapng" |
+				sed -n 's/.* is valid, \([0-9]*\) packets$/\1/p')
+			total=$((total + k))
+		fi
+	done
+	want=$(sed -n 's/^ *"captured": \([0-9]*\),$/\1/p' "$out/$name.json" 2>/dev/null)
+	[ -n "$why" ] || [ "$total" = "$want" ] ||
+		why="$total packets in the files, the run says $want"
+	rm -f "$out/$name"-q?.pcapng
+	if [ -n "$why" ]; then
+		fail "$name: $why"
+	else
+		pass "$name: a capture file per queue, $total packets"
+	fi
+done
+
 # A software port is refused in gpu mode, naming the port.
 refused mem-gpu-refused "port 0 (net_pcap).*host-mapped" \
 	"--mem gpu refused for net_pcap" "rx_pcap=$in" --mem gpu --idle-exit 500

@@ -52,14 +52,17 @@ gpurx_stamp_get(const uint8_t *p, uint32_t avail, struct gpurx_stamp *st)
 
 /*
  * The stamp of a parsed frame, read within the captured bytes and the IP
- * datagram (never from Ethernet padding). 0, or -1 when there is none.
+ * datagram (never from Ethernet padding), from a view: one run of bytes,
+ * or a packet in two buffers (RX buffer split), the stamp possibly
+ * straddling them. 0, or -1 when there is none.
  */
 GPURX_FN int
-gpurx_stamp_find(const uint8_t *frame, uint32_t caplen,
+gpurx_stamp_find_view(struct gpurx_pkt_view pkt, uint32_t caplen,
 		const struct gpurx_pkt_info *pi, struct gpurx_stamp *st)
 {
 	uint32_t off = pi->payload_off + GPURX_STAMP_PAYLOAD_OFF;
 	uint32_t end = pi->ip_end < caplen ? pi->ip_end : caplen;
+	struct gpurx_pkt_view v;
 
 	/* The parser ends ICMP's header before the echo identifier and
 	 * sequence; the builder (and so the stamp) after them. */
@@ -68,9 +71,26 @@ gpurx_stamp_find(const uint8_t *frame, uint32_t caplen,
 		off += 4;
 
 	if (pi->ip_version == 0 || pi->malformed != GPURX_MAL_NONE ||
-			(pi->flags & GPURX_PF_FRAG_LATER) || off >= end)
+			(pi->flags & GPURX_PF_FRAG_LATER) || off >= end ||
+			end - off < GPURX_STAMP_LEN)
 		return -1;
-	return gpurx_stamp_get(frame + off, end - off, st);
+	v = gpurx_view_at(pkt, off);
+	if (gpurx_view_be32(v, 0) != GPURX_STAMP_MAGIC)
+		return -1;
+	st->stream = gpurx_view_be32(v, 4);
+	st->seq = ((uint64_t)gpurx_view_be32(v, 8) << 32) |
+		gpurx_view_be32(v, 12);
+	st->tx_ns = ((uint64_t)gpurx_view_be32(v, 16) << 32) |
+		gpurx_view_be32(v, 20);
+	return 0;
+}
+
+/* gpurx_stamp_find_view() over one run of bytes. */
+GPURX_FN int
+gpurx_stamp_find(const uint8_t *frame, uint32_t caplen,
+		const struct gpurx_pkt_info *pi, struct gpurx_stamp *st)
+{
+	return gpurx_stamp_find_view(gpurx_view_linear(frame), caplen, pi, st);
 }
 
 #endif /* GPURX_PKT_STAMP_H */

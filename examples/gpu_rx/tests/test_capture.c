@@ -41,7 +41,8 @@ ssize_t test_pwrite(int fd, const void *buf, size_t n, off_t off);
 
 /* --- the writer's pwrite(), with one failure or stall on demand --------- */
 
-enum fault { FAULT_NONE, FAULT_FAIL_AFTER_LATER, FAULT_STALL_Q0 };
+enum fault { FAULT_NONE, FAULT_FAIL_AFTER_LATER, FAULT_STALL_Q0,
+	FAULT_FAIL_Q1 };
 
 static struct {
 	enum fault kind;
@@ -54,6 +55,7 @@ static struct {
 	const int *stall_until;	/* queue 0's write waits for this flag */
 	int stalled;		/* queue 0's write is waiting */
 	int stall_released;	/* by the flag, not by the time limit */
+	int q1_calls;		/* FAULT_FAIL_Q1: queue 1's writes so far */
 } fault;
 
 static __thread int tl_queue = -1;
@@ -109,6 +111,14 @@ test_pwrite(int fd, const void *buf, size_t n, off_t off)
 					__ATOMIC_RELEASE);
 			return r;
 		}
+	}
+	/* Queue 1's third chunk fails outright. */
+	if (fault.kind == FAULT_FAIL_Q1 && tl_queue == 1 &&
+			++fault.q1_calls == 3) {
+		fault.hit_off = o;
+		fault.hit = 1;
+		errno = EIO;
+		return -1;
 	}
 	if (fault.kind == FAULT_STALL_Q0 && tl_queue == 0 &&
 			__atomic_exchange_n(&fault.armed, 0, __ATOMIC_ACQ_REL)) {
@@ -582,6 +592,74 @@ test_stalled_queue(void)
 	unlink(path);
 }
 
+/* The file of queue q of a %q pattern. */
+static void
+queue_file(char *out, size_t len, const char *pattern, uint16_t q)
+{
+	CHECK(gpurx_capture_path(pattern, q, out, len) == 1, "pattern %s",
+		pattern);
+}
+
+/*
+ * A file per queue ("%q"): each file read back by libpcap on its own
+ * holds its queue's packets only, in order, and as many as the queue's
+ * counter says; nothing is written to the pattern's name. With fail,
+ * queue 1's third chunk cannot be written: its file is cut back to its
+ * first two chunks and the rest of queue 1 counted as drops; the other
+ * queues' files are whole, nothing of theirs dropped.
+ */
+static void
+test_per_queue(enum gpurx_format fmt, int fail)
+{
+	const uint16_t nq = 4;
+	const uint32_t n = 6000;
+	struct gpurx_qstats qs[NQ_MAX];
+	struct writer w[NQ_MAX];
+	struct readback rb;
+	struct gpurx_capture *c;
+	char base[256], pattern[300], path[320];
+
+	tmp_path(base, sizeof(base), fail ? "pqfail" : "pq");
+	snprintf(pattern, sizeof(pattern), "%s-q%%q.x", base);
+	c = open_capture(pattern, fmt, GPURX_DEFAULT_SNAPLEN, nq, qs);
+	if (c == NULL)
+		return;
+	CHECK(access(pattern, F_OK) != 0, "%s created", pattern);
+	memset(&fault, 0, sizeof(fault));
+	fault.kind = fail ? FAULT_FAIL_Q1 : FAULT_NONE;
+	run_writers(c, nq, n, pkt_len, w);
+	CHECK(gpurx_capture_close(c) == (fail ? -1 : 0), "close");
+	CHECK(fault.hit == fail, "the write of queue 1 %s failed",
+		fail ? "was not" : "was");
+	for (uint16_t q = 0; q < nq; q++) {
+		int cut = fail && q == 1;
+
+		queue_file(path, sizeof(path), pattern, q);
+		read_back(path, nq, GPURX_DEFAULT_SNAPLEN, pkt_len, 1, &rb);
+		for (uint16_t o = 0; o < nq; o++)
+			CHECK(o == q || rb.n[o] == 0, "%s: %llu packets of "
+				"queue %u", path, (unsigned long long)rb.n[o], o);
+		CHECK(qs[q].captured == rb.n[q] &&
+			qs[q].captured + qs[q].drop_capture == n &&
+			(cut ? qs[q].drop_capture > 0 && rb.n[q] > 0 &&
+				file_size(path) == (long)fault.hit_off :
+				rb.n[q] == n),
+			"queue %u: %llu captured + %llu dropped of %u, %llu in "
+			"%s (%ld bytes)", q, (unsigned long long)qs[q].captured,
+			(unsigned long long)qs[q].drop_capture, n,
+			(unsigned long long)rb.n[q], path, file_size(path));
+		if (fmt == GPURX_FMT_PCAPNG)
+			check_epb_queues(path);
+		unlink(path);
+	}
+	printf("per-queue files %s: %u queues x %u packets%s\n",
+		fmt == GPURX_FMT_PCAP ? "pcap" : "pcapng", nq, n, fail ?
+		", queue 1's write failed: its file cut back, the others whole" :
+		"");
+	memset(&fault, 0, sizeof(fault));
+	unlink(base);
+}
+
 /* Bad parameters are refused with a reason, nothing created. */
 static void
 test_refusals(void)
@@ -607,6 +685,37 @@ test_refusals(void)
 		err, sizeof(err)) == NULL && strstr(err, "not a file") != NULL,
 		"FIFO: '%s'", err);
 	unlink(path);
+	/* Patterns: only %q and %% are expanded. */
+	CHECK(gpurx_capture_path("a%%b-%q-%q", 12, path, sizeof(path)) == 1 &&
+		strcmp(path, "a%b-12-12") == 0, "expanded to '%s'", path);
+	CHECK(gpurx_capture_path("a%%b", 3, path, sizeof(path)) == 0 &&
+		strcmp(path, "a%b") == 0, "expanded to '%s'", path);
+	err[0] = '\0';
+	CHECK(gpurx_capture_open("/tmp/never-%d", GPURX_FMT_PCAP, 65535, 0, 1,
+		qs, NULL, err, sizeof(err)) == NULL &&
+		strstr(err, "bad file name pattern '/tmp/never-%d'") != NULL,
+		"%%d: '%s'", err);
+	CHECK(gpurx_capture_path("x%", 0, NULL, 0) == -EINVAL, "trailing %%");
+	/* Queue 1's file cannot be created (a directory has its name): the
+	 * error names it, and queue 0's file, created first, is removed. */
+	{
+		struct gpurx_qstats q2[2];
+		char base[256], pattern[300], f0[320], f1[320];
+
+		tmp_path(base, sizeof(base), "pqbad");
+		snprintf(pattern, sizeof(pattern), "%s-%%q", base);
+		queue_file(f0, sizeof(f0), pattern, 0);
+		queue_file(f1, sizeof(f1), pattern, 1);
+		CHECK(mkdir(f1, 0700) == 0, "mkdir %s", f1);
+		err[0] = '\0';
+		CHECK(gpurx_capture_open(pattern, GPURX_FMT_PCAPNG, 65535, 0, 2,
+			q2, NULL, err, sizeof(err)) == NULL &&
+			strstr(err, f1) != NULL && strstr(err, "not a file"),
+			"queue 1's file a directory: '%s'", err);
+		CHECK(access(f0, F_OK) != 0, "%s left behind", f0);
+		rmdir(f1);
+		unlink(base);
+	}
 }
 
 int
@@ -634,6 +743,9 @@ main(int argc, char **argv)
 	test_size_limit(GPURX_FMT_PCAP);
 	test_fail_mid();
 	test_stalled_queue();
+	test_per_queue(GPURX_FMT_PCAPNG, 0);
+	test_per_queue(GPURX_FMT_PCAP, 0);
+	test_per_queue(GPURX_FMT_PCAPNG, 1);
 	rte_eal_hotplug_remove("vdev", "net_null0");
 	rte_eal_cleanup();
 	return test_finish("test_capture");

@@ -660,6 +660,21 @@ test_fe_fields(void)
 	CHECK(csums_ok(pkt, &lay), "icmp checksum");
 	CHECK_EQ(gpurx_stamp_find(pkt, lay.len, &pi, &st), 0);
 	CHECK_EQ(st.seq, 77);
+	/* The same frame in two buffers (RX buffer split), cut at every
+	 * byte up to the stamp's end: the same stamp, even where it
+	 * straddles them. */
+	for (uint32_t cut = 1; cut < lay.payload_off + 4 + GPURX_STAMP_LEN;
+			cut++) {
+		struct gpurx_stamp sv;
+		uint8_t tail[256];
+
+		memcpy(tail, pkt + cut, lay.len - cut);
+		memset(&sv, 0, sizeof(sv));
+		CHECK_EQ(gpurx_stamp_find_view(gpurx_view_split(pkt, cut, tail),
+			lay.len, &pi, &sv), 0);
+		CHECK(sv.stream == st.stream && sv.seq == 77 &&
+			sv.tx_ns == st.tx_ns, "split at %u", cut);
+	}
 
 	/* A payload too short for a stamp. */
 	pb_base_spec(&s, 4, 0, GPURX_IPPROTO_UDP);
