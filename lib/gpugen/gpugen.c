@@ -17,6 +17,9 @@
 
 #include "gpugen.h"
 #include "gpugen_core.h"
+#include "gpugen_priv.h"
+
+#define fail gpugen_fail
 
 #define GPUGEN_DEFAULT_ROOM 2048
 #define GPUGEN_DEFAULT_BURST 32
@@ -31,8 +34,8 @@ struct gpugen {
 	char *desc[GPUGEN_MAX_STREAMS];
 };
 
-static int
-fail(char *err, size_t errlen, int rc, const char *fmt, ...)
+int
+gpugen_fail(char *err, size_t errlen, int rc, const char *fmt, ...)
 {
 	va_list ap;
 

@@ -7,7 +7,6 @@
  */
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +18,7 @@
 
 #include "gpugen.h"
 #include "gpugen_cuda.h"
+#include "gpugen_priv.h"
 
 struct gpugen_gpu {
 	int16_t gpu_id;
@@ -30,19 +30,6 @@ struct gpugen_gpu {
 	size_t addrs_len;
 	void *stream;
 };
-
-static int
-gfail(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err != NULL && errlen > 0) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
 
 /* Zeroed host pages of their own, registered with the GPU. */
 static void *
@@ -117,15 +104,15 @@ gpugen_gpu_open(struct gpugen *g, int16_t gpu_id, uint32_t max_burst,
 
 	*out = NULL;
 	if (max_burst == 0 || gpugen_n_streams(g) == 0)
-		return gfail(err, errlen, -EINVAL, "no streams, or a burst of 0");
+		return gpugen_fail(err, errlen, -EINVAL, "no streams, or a burst of 0");
 	rc = rte_gpu_info_get(gpu_id, &info);
 	if (rc != 0)
-		return gfail(err, errlen, rc, "GPU %d: rte_gpu_info_get: %s",
+		return gpugen_fail(err, errlen, rc, "GPU %d: rte_gpu_info_get: %s",
 			gpu_id, rte_strerror(-rc));
 	/* The runtime must launch on the device gpudev allocates from. */
 	rc = gpugen_cuda_select(info.name);
 	if (rc != 0)
-		return gfail(err, errlen, -ENODEV, "GPU %d (%s): CUDA runtime: %s",
+		return gpugen_fail(err, errlen, -ENODEV, "GPU %d (%s): CUDA runtime: %s",
 			gpu_id, info.name, gpugen_cuda_strerror(rc));
 	gg = calloc(1, sizeof(*gg));
 	if (gg == NULL)
@@ -137,13 +124,13 @@ gpugen_gpu_open(struct gpugen *g, int16_t gpu_id, uint32_t max_burst,
 	if (where == GPUGEN_TABLE_DEVICE) {
 		gg->table = rte_gpu_mem_alloc(gpu_id, len, 0);
 		if (gg->table == NULL) {
-			rc = gfail(err, errlen, -rte_errno, "table: %zu bytes of "
+			rc = gpugen_fail(err, errlen, -rte_errno, "table: %zu bytes of "
 				"GPU memory: %s", len, rte_strerror(rte_errno));
 			goto fail;
 		}
 		rc = gpugen_cuda_copy(gg->table, t, len);
 		if (rc != 0) {
-			rc = gfail(err, errlen, -EIO, "table copy: %s",
+			rc = gpugen_fail(err, errlen, -EIO, "table copy: %s",
 				gpugen_cuda_strerror(rc));
 			goto fail;
 		}
@@ -151,7 +138,7 @@ gpugen_gpu_open(struct gpugen *g, int16_t gpu_id, uint32_t max_burst,
 		gg->table_len = len;
 		gg->table = pinned(gpu_id, &gg->table_len);
 		if (gg->table == NULL) {
-			rc = gfail(err, errlen, -rte_errno, "table: %zu bytes of "
+			rc = gpugen_fail(err, errlen, -rte_errno, "table: %zu bytes of "
 				"registered host memory: %s", len,
 				rte_strerror(rte_errno));
 			goto fail;
@@ -161,13 +148,13 @@ gpugen_gpu_open(struct gpugen *g, int16_t gpu_id, uint32_t max_burst,
 	gg->addrs_len = (size_t)max_burst * sizeof(void *);
 	gg->addrs = pinned(gpu_id, &gg->addrs_len);
 	if (gg->addrs == NULL) {
-		rc = gfail(err, errlen, -rte_errno, "address array: %s",
+		rc = gpugen_fail(err, errlen, -rte_errno, "address array: %s",
 			rte_strerror(rte_errno));
 		goto fail;
 	}
 	rc = gpugen_cuda_stream_create(&gg->stream);
 	if (rc != 0) {
-		rc = gfail(err, errlen, -EIO, "CUDA stream: %s",
+		rc = gpugen_fail(err, errlen, -EIO, "CUDA stream: %s",
 			gpugen_cuda_strerror(rc));
 		goto fail;
 	}
@@ -191,14 +178,14 @@ gpugen_gpu_build(struct gpugen_gpu *gg, uint64_t first, uint32_t n,
 	int rc;
 
 	if (n > gg->max_burst)
-		return gfail(err, errlen, -EINVAL, "burst of %u beyond the %u "
+		return gpugen_fail(err, errlen, -EINVAL, "burst of %u beyond the %u "
 			"opened for", n, gg->max_burst);
 	/* The addresses are plain stores to registered host memory; the
 	 * launch that follows orders them before the kernel reads them. */
 	rc = gpugen_cuda_build(gg->table, (void *const *)gg->addrs, first, n,
 		tx_ns, gg->stream);
 	if (rc != 0)
-		return gfail(err, errlen, -EIO, "build kernel: %s",
+		return gpugen_fail(err, errlen, -EIO, "build kernel: %s",
 			gpugen_cuda_strerror(rc));
 	return 0;
 }
