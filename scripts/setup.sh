@@ -34,6 +34,7 @@ packages=(
 	"python3:command python3"
 	"linux-perf:command perf"
 	"tcpdump:command tcpdump"
+	"tshark:command tshark"
 	"libfixbuf-dev:pkgconfig libfixbuf"
 	"nfdump:command nfcapd"
 )

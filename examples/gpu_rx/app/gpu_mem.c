@@ -27,6 +27,7 @@
 #include "gpu_priv.h"
 #include "test_hooks.h"
 #include "gpupkt_eal.h"
+#include "gpupkt_pool.h"
 
 int
 gpurx_gpu_cuda_fail(const char *what, int err)
@@ -168,35 +169,21 @@ release_ext_pool(struct gpurx_app *a)
 
 	if (g->ext == NULL)
 		return;
-	/* The pool's buffers are this memory: pool first. */
-	rte_mempool_free(a->pools[0]);
+	gpupkt_ext_pool_free(&g->extp);
 	a->pools[0] = NULL;
 	a->n_pools = 0;
-	if (g->ext_mapped && rte_dev_dma_unmap(g->port_dev, g->ext,
-			RTE_BAD_IOVA, g->ext_len) != 0)
-		fprintf(stderr, "warning: rte_dev_dma_unmap: %s\n",
-			rte_strerror(rte_errno));
-	if (g->ext_registered && rte_extmem_unregister(g->ext, g->ext_len) != 0)
-		fprintf(stderr, "warning: rte_extmem_unregister: %s\n",
-			rte_strerror(rte_errno));
-	if (rte_gpu_mem_free(a->gpu_id, g->ext) != 0)
-		fprintf(stderr, "warning: rte_gpu_mem_free: %s\n",
-			rte_strerror(rte_errno));
 	g->dev_bytes -= g->ext_len;
 	g->ext = NULL;
 	g->ext_len = 0;
-	g->ext_registered = 0;
-	g->ext_mapped = 0;
 }
 
 int
 gpurx_gpu_create_pool(struct gpurx_app *a)
 {
 	struct gpurx_gpu *g = a->gpu;
-	struct rte_pktmbuf_extmem ext;
-	struct rte_eth_dev_info di;
 	int cache = gpurx_mbuf_cache(a);
 	const char *why;
+	char err[256];
 	int rc;
 
 	if (cache < 0)
@@ -208,65 +195,35 @@ gpurx_gpu_create_pool(struct gpurx_app *a)
 		fprintf(stderr, "error: --mem gpu on GPU %d: %s\n", a->gpu_id, why);
 		return -1;
 	}
-	rc = rte_eth_dev_info_get(a->port, &di);
-	if (rc != 0)
-		return -1;
-	g->port_dev = di.device;
 	a->data_room = RTE_MBUF_DEFAULT_BUF_SIZE;
-	g->ext_len = RTE_ALIGN_CEIL((size_t)a->pool_size * a->data_room,
-		GPU_PAGE);
-	g->ext = rte_gpu_mem_alloc(a->gpu_id, g->ext_len, GPU_PAGE);
-	if (g->ext == NULL) {
-		fprintf(stderr, "error: --mem gpu: %zu bytes of GPU memory: %s\n",
-			g->ext_len, rte_strerror(rte_errno));
-		return -1;
-	}
-	g->dev_bytes += g->ext_len;
-	/* Known to EAL as external memory, then mapped for the port's DMA. */
-	if (rte_extmem_register(g->ext, g->ext_len, NULL, 0, GPU_PAGE) != 0) {
-		fprintf(stderr, "error: --mem gpu: rte_extmem_register: %s\n",
-			rte_strerror(rte_errno));
-		return -1;
-	}
-	g->ext_registered = 1;
 	/* Test only: a port that refuses, as one without peer memory does. */
-	if (gpurx_test.dma_map_refused) {
-		rc = -1;
-		rte_errno = ENOTSUP;
-	} else {
-		rc = rte_dev_dma_map(g->port_dev, g->ext, RTE_BAD_IOVA,
-			g->ext_len);
-	}
-	if (rc != 0) {
-		int err = rte_errno;
+	rc = gpupkt_ext_pool_create(&g->extp, "gpurx_mbufs_gpu", a->gpu_id,
+		a->port, a->pool_size, (unsigned int)cache, a->data_room,
+		a->socket, gpurx_test.dma_map_refused, err, sizeof(err));
+	if (rc == 1) {
+		int e = rte_errno;
 
-		release_ext_pool(a);
 		if (a->opt.mem == GPURX_MEM_AUTO) {
 			printf("memory: port %u (%s) refused to map GPU memory for "
 				"DMA (rte_dev_dma_map: %s): packets in host memory "
 				"mapped into the GPU instead\n", a->port, a->driver,
-				rte_strerror(err));
+				rte_strerror(e));
 			return 1;
 		}
 		fprintf(stderr, "error: --mem gpu: port %u (%s) cannot DMA into GPU "
 			"memory (rte_dev_dma_map: %s); is nvidia-peermem loaded? "
 			"Use --mem host-mapped\n", a->port, a->driver,
-			rte_strerror(err));
+			rte_strerror(e));
 		return -1;
 	}
-	g->ext_mapped = 1;
-	ext.buf_ptr = g->ext;
-	ext.buf_iova = RTE_BAD_IOVA;
-	ext.buf_len = g->ext_len;
-	ext.elt_size = a->data_room;
-	a->pools[0] = rte_pktmbuf_pool_create_extbuf("gpurx_mbufs_gpu",
-		a->pool_size, (unsigned int)cache, 0, a->data_room,
-		a->socket, &ext, 1);
-	if (a->pools[0] == NULL) {
-		fprintf(stderr, "error: --mem gpu: mbuf pool: %s\n",
-			rte_strerror(rte_errno));
+	if (rc != 0) {
+		fprintf(stderr, "error: --mem gpu: %s\n", err);
 		return -1;
 	}
+	g->ext = g->extp.mem;
+	g->ext_len = g->extp.len;
+	g->dev_bytes += g->ext_len;
+	a->pools[0] = g->extp.mp;
 	a->n_pools = 1;
 	/* Cannot fail: the table is empty. */
 	gpurx_readable_add_pool(&g->rd, a->pools[0]);
@@ -274,43 +231,39 @@ gpurx_gpu_create_pool(struct gpurx_app *a)
 	return 0;
 }
 
-static void
-register_chunk(struct rte_mempool *mp __rte_unused, void *opaque,
-		struct rte_mempool_memhdr *hdr, unsigned int idx __rte_unused)
+/* Each chunk the GPU maps: in the registry, and readable by the kernel. */
+static int
+track_chunk(void *opaque, void *addr, size_t len)
 {
 	struct gpurx_app *a = opaque;
 	struct gpurx_gpu *g = a->gpu;
 
-	if (g->chunks_failed)
-		return;
-	if (rte_gpu_mem_register(a->gpu_id, hdr->len, hdr->addr) != 0) {
-		fprintf(stderr, "error: rte_gpu_mem_register(%p, %zu): %s\n",
-			hdr->addr, hdr->len, rte_strerror(rte_errno));
-		g->chunks_failed = 1;
-		return;
+	if (track(g, addr, len, GPURX_BUF_CHUNK) != 0) {
+		rte_gpu_mem_unregister(a->gpu_id, addr);
+		return -1;
 	}
-	if (track(g, hdr->addr, hdr->len, GPURX_BUF_CHUNK) != 0) {
-		rte_gpu_mem_unregister(a->gpu_id, hdr->addr);
-		g->chunks_failed = 1;
-		return;
-	}
-	if (gpurx_readable_add_span(&g->rd, hdr->addr, hdr->len) != 0) {
+	if (gpurx_readable_add_span(&g->rd, addr, len) != 0) {
 		fprintf(stderr, "error: more than %u mempool chunks to register\n",
 			GPURX_READABLE_SPANS);
-		g->chunks_failed = 1;
+		return -1;
 	}
+	return 0;
 }
 
 int
 gpurx_gpu_mem_register_pool(struct gpurx_app *a, struct rte_mempool *mp)
 {
 	struct gpurx_gpu *g = a->gpu;
+	char err[256];
 
 	if (g->chunks_failed)
 		return -1;
-	rte_mempool_mem_iter(mp, register_chunk, a);
-	if (g->chunks_failed)
+	if (gpupkt_pool_register(a->gpu_id, mp, track_chunk, a, err,
+			sizeof(err)) != 0) {
+		fprintf(stderr, "error: %s\n", err);
+		g->chunks_failed = 1;
 		return -1;
+	}
 	if (gpurx_readable_add_pool(&g->rd, mp) != 0) {
 		fprintf(stderr, "error: more than %u mempools for the GPU to "
 			"read\n", GPURX_MAX_QUEUES);

@@ -20,6 +20,7 @@
 #include "gpu_guard.h"
 #include "gpu_kernels.h"
 #include "gpu_runtime.h"
+#include "gpupkt_pool.h"
 #include "liveness.h"
 
 #define ITEM_BYTES_MIN (256u * 1024)
@@ -95,11 +96,10 @@ struct gpurx_gpu {
 	struct gpurx_watch watch;
 	volatile int dead;
 	int watch_failed;
-	/* --mem gpu */
+	/* --mem gpu: the pool (lib/gpupkt), its memory's span here */
+	struct gpupkt_ext_pool extp;
 	void *ext;
 	size_t ext_len;
-	int ext_registered, ext_mapped;
-	struct rte_device *port_dev;
 };
 
 /* Whether p lies in the --mem gpu pool's memory (else host memory). */

@@ -1,0 +1,716 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dpdk-gpu-tx: the traffic generator over libgpugen. Streams from specs
+ * or pcap files; each burst's frames built by the CPU reference (--mem
+ * cpu) or by a GPU kernel into host-mapped or GPU-memory mbufs, then
+ * posted to any DPDK port at a rate the CPU paces. Usage: doc/gpu_tx.md.
+ */
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_bus.h>
+#include <rte_cycles.h>
+#include <rte_dev.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_gpudev.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+
+#include "gpugen.h"
+#include "gpupkt_eal.h"
+#include "gpupkt_pool.h"
+#include "gpupkt_port.h"
+
+#define MAX_BURST 512
+#define MAX_STREAM_ARGS 64
+/* Preamble, start delimiter and inter-frame gap: what % of link counts. */
+#define WIRE_OVERHEAD 20
+
+enum mem_mode { MEM_CPU, MEM_HOST_MAPPED, MEM_GPU };
+enum rate_unit { RATE_NONE, RATE_PPS, RATE_BPS, RATE_PCT };
+
+struct opts {
+	const char *streams[MAX_STREAM_ARGS];
+	char *pcap_specs[MAX_STREAM_ARGS];
+	unsigned int n_streams;
+	uint16_t port;
+	uint32_t burst;
+	uint64_t count;		/* 0: no limit */
+	double duration;	/* s; 0: no limit */
+	enum rate_unit unit;
+	double rate;
+	enum mem_mode mem;
+	uint64_t seed;
+	uint32_t mbufs;
+	const char *json;
+};
+
+struct tx_stats {
+	uint64_t pkts, bytes, retries, failed;
+	uint64_t tsc_start, tsc_end;
+};
+
+static volatile sig_atomic_t quit;
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	quit = 1;
+}
+
+static void
+usage(const char *prog)
+{
+	printf("usage: %s [EAL options] -- [options]\n"
+		"  --stream SPEC     a stream (repeatable; syntax in doc/gpu_tx.md)\n"
+		"  --pcap FILE       a stream from the file's first packet\n"
+		"                    (--stream pcap=FILE,all for all of them)\n"
+		"  --port N          port to send on (default 0)\n"
+		"  --rate R          N[k|M|G]pps, N[k|M|G]bps (frame bits with FCS)\n"
+		"                    or N%% of the link (on-wire); default: as fast\n"
+		"                    as the port takes\n"
+		"  --count N         stop after N packets\n"
+		"  --duration S      stop after S seconds\n"
+		"  --mem MODE        cpu (CPU build, no GPU), host-mapped, gpu\n"
+		"                    (default cpu)\n"
+		"  --burst N         packets per burst (default 32, max %d)\n"
+		"  --seed N          default seed of the streams (default 1)\n"
+		"  --mbufs N         mbuf pool size\n"
+		"  --json FILE       summary as JSON ('-' for stdout)\n",
+		prog, MAX_BURST);
+}
+
+static int
+parse_u64_arg(const char *s, uint64_t *v)
+{
+	char *end;
+
+	errno = 0;
+	if (*s == '-' || *s == '\0')
+		return -1;
+	*v = strtoull(s, &end, 0);
+	return errno != 0 || *end != '\0' ? -1 : 0;
+}
+
+static int
+parse_rate(const char *s, struct opts *o)
+{
+	char *end;
+	double v, mult = 1;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno != 0 || end == s || v <= 0)
+		return -1;
+	if (*end == 'k' || *end == 'K')
+		mult = 1e3, end++;
+	else if (*end == 'M')
+		mult = 1e6, end++;
+	else if (*end == 'G')
+		mult = 1e9, end++;
+	if (*end == '\0' || strcmp(end, "pps") == 0)
+		o->unit = RATE_PPS;
+	else if (strcmp(end, "bps") == 0)
+		o->unit = RATE_BPS;
+	else if (strcmp(end, "%") == 0 && mult == 1 && v <= 100)
+		o->unit = RATE_PCT;
+	else
+		return -1;
+	o->rate = v * mult;
+	return 0;
+}
+
+static int
+parse_opts(int argc, char **argv, struct opts *o)
+{
+	static const struct option lo[] = {
+		{ "stream", required_argument, NULL, 's' },
+		{ "pcap", required_argument, NULL, 'p' },
+		{ "port", required_argument, NULL, 'P' },
+		{ "rate", required_argument, NULL, 'r' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "mem", required_argument, NULL, 'm' },
+		{ "burst", required_argument, NULL, 'b' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "mbufs", required_argument, NULL, 'M' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t v;
+	char *end;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->burst = 32;
+	o->seed = 1;
+	o->mem = MEM_CPU;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (c) {
+		case 's':
+		case 'p':
+			if (o->n_streams == MAX_STREAM_ARGS) {
+				fprintf(stderr, "error: more than %d --stream/--pcap\n",
+					MAX_STREAM_ARGS);
+				return -1;
+			}
+			if (c == 'p') {
+				size_t n = strlen(optarg) + 6;
+				char *s = malloc(n);
+
+				if (s == NULL)
+					return -1;
+				snprintf(s, n, "pcap=%s", optarg);
+				o->pcap_specs[o->n_streams] = s;
+				o->streams[o->n_streams++] = s;
+			} else {
+				o->streams[o->n_streams++] = optarg;
+			}
+			break;
+		case 'P':
+			if (parse_u64_arg(optarg, &v) != 0 || v >= RTE_MAX_ETHPORTS) {
+				fprintf(stderr, "error: --port %s: not a port number\n",
+					optarg);
+				return -1;
+			}
+			o->port = (uint16_t)v;
+			break;
+		case 'r':
+			if (parse_rate(optarg, o) != 0) {
+				fprintf(stderr, "error: --rate %s: want N[k|M|G]pps, "
+					"N[k|M|G]bps or N%% (0 < N <= 100)\n", optarg);
+				return -1;
+			}
+			break;
+		case 'c':
+			if (parse_u64_arg(optarg, &o->count) != 0 || o->count == 0) {
+				fprintf(stderr, "error: --count %s: a number >= 1\n",
+					optarg);
+				return -1;
+			}
+			break;
+		case 'd':
+			errno = 0;
+			o->duration = strtod(optarg, &end);
+			if (errno != 0 || *end != '\0' || o->duration <= 0) {
+				fprintf(stderr, "error: --duration %s: seconds > 0\n",
+					optarg);
+				return -1;
+			}
+			break;
+		case 'm':
+			if (strcmp(optarg, "cpu") == 0)
+				o->mem = MEM_CPU;
+			else if (strcmp(optarg, "host-mapped") == 0)
+				o->mem = MEM_HOST_MAPPED;
+			else if (strcmp(optarg, "gpu") == 0)
+				o->mem = MEM_GPU;
+			else {
+				fprintf(stderr, "error: --mem %s: cpu, host-mapped or "
+					"gpu\n", optarg);
+				return -1;
+			}
+			break;
+		case 'b':
+			if (parse_u64_arg(optarg, &v) != 0 || v == 0 ||
+					v > MAX_BURST) {
+				fprintf(stderr, "error: --burst %s: 1..%d\n", optarg,
+					MAX_BURST);
+				return -1;
+			}
+			o->burst = (uint32_t)v;
+			break;
+		case 'S':
+			if (parse_u64_arg(optarg, &o->seed) != 0) {
+				fprintf(stderr, "error: --seed %s: a number\n", optarg);
+				return -1;
+			}
+			break;
+		case 'M':
+			if (parse_u64_arg(optarg, &v) != 0 || v < 64 ||
+					v > UINT32_MAX) {
+				fprintf(stderr, "error: --mbufs %s: 64 or more\n",
+					optarg);
+				return -1;
+			}
+			o->mbufs = (uint32_t)v;
+			break;
+		case 'j':
+			o->json = optarg;
+			break;
+		case 'h':
+			usage(argv[0]);
+			exit(0);
+		default:
+			usage(argv[0]);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "error: unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	if (o->n_streams == 0) {
+		fprintf(stderr, "error: no stream: give --stream SPEC or --pcap "
+			"FILE\n");
+		return -1;
+	}
+	return 0;
+}
+
+static const char *
+mem_str(enum mem_mode m)
+{
+	return m == MEM_CPU ? "cpu" : m == MEM_HOST_MAPPED ? "host-mapped" :
+		"gpu";
+}
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* What one packet of len bytes (no FCS) costs against the rate. */
+static double
+pkt_cost(const struct opts *o, uint32_t len)
+{
+	switch (o->unit) {
+	case RATE_BPS: return (len + 4.0) * 8;
+	case RATE_PCT: return (len + 4.0 + WIRE_OVERHEAD) * 8;
+	default: return 1;
+	}
+}
+
+struct chunk_list {
+	void *addr[256];
+	unsigned int n;
+};
+
+static int
+track_chunk(void *opaque, void *addr, size_t len)
+{
+	struct chunk_list *l = opaque;
+
+	(void)len;
+	if (l->n == RTE_DIM(l->addr)) {
+		fprintf(stderr, "error: more than %zu mempool chunks\n",
+			RTE_DIM(l->addr));
+		return -1;
+	}
+	l->addr[l->n++] = addr;
+	return 0;
+}
+
+struct app {
+	struct opts o;
+	struct gpugen *gen;
+	struct gpugen_gpu *gg;
+	int16_t gpu_id;
+	struct rte_mempool *pool;
+	struct gpupkt_ext_pool ext;
+	struct chunk_list chunks;
+	uint32_t link_mbps;
+	double rate_units;	/* per second, in pkt_cost() units; 0: none */
+	struct tx_stats st;
+	uint64_t first_tx_ns, last_tx_ns;
+};
+
+static int
+setup_gpu(struct app *a)
+{
+	a->gpu_id = rte_gpu_find_next(0, RTE_GPU_ID_ANY);
+	if (rte_gpu_count_avail() == 0 || a->gpu_id < 0) {
+		fprintf(stderr, "error: --mem %s: no GPU probed by DPDK gpudev "
+			"(%s); it needs an NVIDIA GPU and its driver; or run with "
+			"--mem cpu\n", mem_str(a->o.mem), gpupkt_gpu_driver());
+		return -1;
+	}
+	return 0;
+}
+
+static int
+setup_pool(struct app *a, int socket)
+{
+	uint32_t n = a->o.mbufs ? a->o.mbufs : 8191;
+	char err[256];
+	int rc;
+
+	if (a->o.mem == MEM_GPU) {
+		rc = gpupkt_ext_pool_create(&a->ext, "gputx_mbufs_gpu", a->gpu_id,
+			a->o.port, n, 256, RTE_MBUF_DEFAULT_BUF_SIZE, socket, 0,
+			err, sizeof(err));
+		if (rc != 0) {
+			fprintf(stderr, "error: --mem gpu: port %u: %s%s\n",
+				a->o.port, err, rc == 1 ? "; use --mem "
+				"host-mapped" : "");
+			return -1;
+		}
+		a->pool = a->ext.mp;
+		return 0;
+	}
+	a->pool = rte_pktmbuf_pool_create("gputx_mbufs", n, 256, 0,
+		RTE_MBUF_DEFAULT_BUF_SIZE, socket);
+	if (a->pool == NULL) {
+		fprintf(stderr, "error: mbuf pool of %u: %s\n", n,
+			rte_strerror(rte_errno));
+		return -1;
+	}
+	if (a->o.mem == MEM_HOST_MAPPED &&
+			gpupkt_pool_register(a->gpu_id, a->pool, track_chunk,
+			&a->chunks, err, sizeof(err)) != 0) {
+		fprintf(stderr, "error: --mem host-mapped: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+release_pool(struct app *a)
+{
+	for (unsigned int k = 0; k < a->chunks.n; k++)
+		if (rte_gpu_mem_unregister(a->gpu_id, a->chunks.addr[k]) != 0)
+			fprintf(stderr, "warning: rte_gpu_mem_unregister: %s\n",
+				rte_strerror(rte_errno));
+	a->chunks.n = 0;
+	if (a->o.mem == MEM_GPU)
+		gpupkt_ext_pool_free(&a->ext);
+	else
+		rte_mempool_free(a->pool);
+	a->pool = NULL;
+}
+
+static int
+setup_port(struct app *a)
+{
+	struct rte_eth_conf conf;
+	struct rte_eth_dev_info di;
+	struct rte_eth_link link;
+	uint16_t nb_rxd = 0, nb_txd = 1024;
+	int rc;
+
+	rc = rte_eth_dev_info_get(a->o.port, &di);
+	if (rc != 0) {
+		fprintf(stderr, "error: port %u: %s\n", a->o.port,
+			rte_strerror(-rc));
+		return -1;
+	}
+	if (a->o.mem == MEM_GPU && !gpupkt_port_is_gpudma(a->o.port) &&
+			(di.device == NULL || strcmp(rte_bus_name(
+			rte_dev_bus(di.device)), "vdev") == 0)) {
+		fprintf(stderr, "error: --mem gpu: port %u (%s) moves frames with "
+			"the CPU and cannot read GPU memory; use a NIC, net_gpudma, "
+			"or --mem host-mapped\n", a->o.port, di.driver_name);
+		return -1;
+	}
+	memset(&conf, 0, sizeof(conf));
+	rc = rte_eth_dev_configure(a->o.port, 0, 1, &conf);
+	if (rc == 0)
+		rc = rte_eth_dev_adjust_nb_rx_tx_desc(a->o.port, &nb_rxd, &nb_txd);
+	if (rc == 0)
+		rc = rte_eth_tx_queue_setup(a->o.port, 0, nb_txd,
+			rte_eth_dev_socket_id(a->o.port), NULL);
+	if (rc == 0)
+		rc = rte_eth_dev_start(a->o.port);
+	if (rc != 0) {
+		fprintf(stderr, "error: port %u (%s) setup: %s\n", a->o.port,
+			di.driver_name, rte_strerror(-rc));
+		return -1;
+	}
+	if (rte_eth_link_get_nowait(a->o.port, &link) == 0 &&
+			link.link_speed != RTE_ETH_SPEED_NUM_NONE &&
+			link.link_speed != RTE_ETH_SPEED_NUM_UNKNOWN)
+		a->link_mbps = link.link_speed;
+	printf("port %u: %s, link %u Mb/s\n", a->o.port, di.driver_name,
+		a->link_mbps);
+	return 0;
+}
+
+static int
+set_rate(struct app *a)
+{
+	const struct opts *o = &a->o;
+
+	if (o->unit == RATE_NONE) {
+		a->rate_units = 0;
+		return 0;
+	}
+	if (o->unit == RATE_PCT) {
+		if (a->link_mbps == 0) {
+			fprintf(stderr, "error: --rate %g%%: port %u reports no link "
+				"speed; give pps or bps\n", o->rate, o->port);
+			return -1;
+		}
+		a->rate_units = o->rate / 100 * a->link_mbps * 1e6;
+	} else {
+		a->rate_units = o->rate;
+	}
+	if (o->unit == RATE_BPS && a->link_mbps != 0 &&
+			o->rate > a->link_mbps * 1e6)
+		fprintf(stderr, "warning: --rate %g bps beyond port %u's link "
+			"(%u Mb/s): the port sets the rate\n", o->rate, o->port,
+			a->link_mbps);
+	return 0;
+}
+
+/*
+ * Post the burst until the port took every packet; stopped half way, the
+ * rest is freed and counted as failed, never lost unsaid.
+ */
+static void
+post(struct app *a, struct rte_mbuf **m, uint16_t n)
+{
+	uint16_t done = 0;
+
+	while (done < n) {
+		uint16_t k = rte_eth_tx_burst(a->o.port, 0, m + done, n - done);
+
+		for (uint16_t j = done; j < done + k; j++)
+			a->st.bytes += m[j]->pkt_len;
+		done += k;
+		a->st.pkts += k;
+		if (done < n) {
+			a->st.retries++;
+			if (quit) {
+				a->st.failed += n - done;
+				rte_pktmbuf_free_bulk(m + done, n - done);
+				return;
+			}
+			rte_pause();
+		}
+	}
+}
+
+static int
+run(struct app *a)
+{
+	struct rte_mbuf *m[MAX_BURST];
+	uint64_t hz = rte_get_tsc_hz(), n = 0, last, end_tsc = 0;
+	double tokens, cap;
+	char err[256];
+
+	a->st.tsc_start = last = rte_rdtsc();
+	if (a->o.duration > 0)
+		end_tsc = a->st.tsc_start + (uint64_t)(a->o.duration * hz);
+	/* Two bursts of credit at most: a stall is not made up by a flood. */
+	cap = 2.0 * a->o.burst * pkt_cost(&a->o, gpugen_max_len(a->gen));
+	tokens = 0;
+	while (!quit) {
+		uint32_t b = a->o.burst;
+		double cost = 0;
+		uint64_t tx_ns;
+
+		if (a->o.count != 0 && a->o.count - n < b)
+			b = (uint32_t)(a->o.count - n);
+		if (b == 0)
+			break;
+		for (uint32_t k = 0; k < b; k++)
+			cost += pkt_cost(&a->o, gpugen_len(a->gen, n + k));
+		if (a->rate_units > 0) {
+			for (;;) {
+				uint64_t t = rte_rdtsc();
+
+				tokens += (double)(t - last) * a->rate_units / hz;
+				last = t;
+				if (tokens > cap)
+					tokens = cap;
+				if (tokens >= cost || quit ||
+						(end_tsc && t >= end_tsc))
+					break;
+				rte_pause();
+			}
+			tokens -= cost;
+		}
+		if (quit || (end_tsc && rte_rdtsc() >= end_tsc))
+			break;
+		if (rte_pktmbuf_alloc_bulk(a->pool, m, b) != 0) {
+			/* All out: the port still holds them; try again. */
+			rte_pause();
+			continue;
+		}
+		tx_ns = now_ns();
+		if (n == 0)
+			a->first_tx_ns = tx_ns;
+		a->last_tx_ns = tx_ns;
+		for (uint32_t k = 0; k < b; k++) {
+			uint32_t len = gpugen_len(a->gen, n + k);
+
+			m[k]->data_len = (uint16_t)len;
+			m[k]->pkt_len = len;
+			if (a->o.mem == MEM_CPU)
+				gpugen_build_cpu(a->gen, n + k, tx_ns,
+					rte_pktmbuf_mtod(m[k], uint8_t *),
+					rte_pktmbuf_tailroom(m[k]) + len, NULL, NULL);
+			else
+				gpugen_gpu_addrs(a->gg)[k] =
+					rte_pktmbuf_mtod(m[k], void *);
+		}
+		if (a->o.mem != MEM_CPU && gpugen_gpu_build(a->gg, n, b, tx_ns,
+				err, sizeof(err)) != 0) {
+			fprintf(stderr, "error: %s\n", err);
+			rte_pktmbuf_free_bulk(m, b);
+			a->st.tsc_end = rte_rdtsc();
+			return -1;
+		}
+		post(a, m, (uint16_t)b);
+		n += b;
+	}
+	a->st.tsc_end = rte_rdtsc();
+	return 0;
+}
+
+static void
+summary(struct app *a, FILE *f, int json)
+{
+	double secs = (double)(a->st.tsc_end - a->st.tsc_start) /
+		rte_get_tsc_hz();
+	double pps = secs > 0 ? a->st.pkts / secs : 0;
+	/* Frame bits with FCS, as --rate N bps counts them. */
+	double bps = secs > 0 ? (a->st.bytes + 4.0 * a->st.pkts) * 8 / secs : 0;
+	const char *unit = a->o.unit == RATE_PPS ? "pps" :
+		a->o.unit == RATE_BPS ? "bps" : a->o.unit == RATE_PCT ? "%" :
+		"none";
+
+	if (!json) {
+		fprintf(f, "sent: %" PRIu64 " packets, %" PRIu64 " bytes in %.3f s\n"
+			"rate: requested %g %s, measured %.0f pps, %.0f bps\n"
+			"tx: %" PRIu64 " retries (port full), %" PRIu64 " not "
+			"sent (stopped with the port full)\n",
+			a->st.pkts, a->st.bytes, secs, a->o.rate, unit, pps, bps,
+			a->st.retries, a->st.failed);
+		return;
+	}
+	fprintf(f, "{\"mem\": \"%s\", \"streams\": %u, \"packets\": %" PRIu64
+		", \"bytes\": %" PRIu64 ", \"seconds\": %.6f, "
+		"\"rate_requested\": %g, \"rate_unit\": \"%s\", "
+		"\"pps\": %.1f, \"bps\": %.1f, \"tx_retries\": %" PRIu64
+		", \"tx_failed\": %" PRIu64 ", \"first_tx_ns\": %" PRIu64
+		", \"last_tx_ns\": %" PRIu64 "}\n", mem_str(a->o.mem),
+		gpugen_n_streams(a->gen), a->st.pkts, a->st.bytes, secs,
+		a->o.rate, unit, pps, bps, a->st.retries, a->st.failed,
+		a->first_tx_ns, a->last_tx_ns);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct gpugen_conf gc = { 0 };
+	struct app a;
+	char err[512];
+	int rc, ret = 1, port_started = 0;
+
+	memset(&a, 0, sizeof(a));
+	rc = gpupkt_eal_init(argc, argv);
+	if (rc < 0) {
+		fprintf(stderr, "error: EAL: %s\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	argc -= rc;
+	argv += rc;
+	argv[0] = (char *)"dpdk-gpu-tx";
+	if (parse_opts(argc, argv, &a.o) != 0)
+		goto out;
+	gc.data_room = RTE_MBUF_DEFAULT_DATAROOM;
+	gc.burst = a.o.burst;
+	gc.seed = a.o.seed;
+	rc = gpugen_create(&a.gen, &gc);
+	if (rc != 0) {
+		fprintf(stderr, "error: generator: %s\n", strerror(-rc));
+		goto out;
+	}
+	for (unsigned int k = 0; k < a.o.n_streams; k++) {
+		rc = gpugen_add_spec(a.gen, a.o.streams[k], err, sizeof(err));
+		if (rc < 0) {
+			fprintf(stderr, "error: stream '%s': %s\n", a.o.streams[k],
+				err);
+			goto out;
+		}
+	}
+	for (uint32_t s = 0; s < gpugen_n_streams(a.gen); s++) {
+		struct gpugen_stream_info si;
+
+		gpugen_stream_info(a.gen, s, &si);
+		printf("stream %u: %s: %u-%u bytes, weight %u, %u variables, "
+			"%s\n", s, si.desc, si.len_min + 4, si.len_max + 4,
+			si.weight, si.n_vars, si.stamp_off ? "stamped" :
+			"no stamp");
+	}
+	if (!rte_eth_dev_is_valid_port(a.o.port)) {
+		fprintf(stderr, "error: port %u does not exist (%u ports probed; "
+			"add one with -a PCI_ADDR or --vdev)\n", a.o.port,
+			rte_eth_dev_count_avail());
+		goto out;
+	}
+	if (a.o.mem != MEM_CPU && setup_gpu(&a) != 0)
+		goto out;
+	if (setup_pool(&a, rte_eth_dev_socket_id(a.o.port)) != 0)
+		goto out;
+	if (a.o.mem != MEM_CPU) {
+		rc = gpugen_gpu_open(a.gen, a.gpu_id, a.o.burst,
+			a.o.mem == MEM_GPU ? GPUGEN_TABLE_DEVICE :
+			GPUGEN_TABLE_HOST, &a.gg, err, sizeof(err));
+		if (rc != 0) {
+			fprintf(stderr, "error: GPU build: %s\n", err);
+			goto out;
+		}
+	}
+	if (setup_port(&a) != 0)
+		goto out;
+	port_started = 1;
+	if (set_rate(&a) != 0)
+		goto out;
+	printf("memory: %s; burst %u\n", mem_str(a.o.mem), a.o.burst);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	rc = run(&a);
+	summary(&a, stdout, 0);
+	if (a.o.json != NULL) {
+		FILE *f = strcmp(a.o.json, "-") == 0 ? stdout :
+			fopen(a.o.json, "w");
+
+		if (f == NULL) {
+			fprintf(stderr, "error: --json %s: %s\n", a.o.json,
+				strerror(errno));
+			rc = -1;
+		} else {
+			summary(&a, f, 1);
+			if (f != stdout && fclose(f) != 0) {
+				fprintf(stderr, "error: --json %s: %s\n", a.o.json,
+					strerror(errno));
+				rc = -1;
+			}
+		}
+	}
+	ret = rc == 0 && a.st.failed == 0 ? 0 : 1;
+out:
+	if (port_started) {
+		/* Stop and close: the port gives back the mbufs it holds. */
+		if (rte_eth_dev_stop(a.o.port) != 0)
+			fprintf(stderr, "warning: port %u stop failed\n", a.o.port);
+		if (rte_eth_dev_close(a.o.port) != 0)
+			fprintf(stderr, "warning: port %u close failed\n", a.o.port);
+	}
+	gpugen_gpu_close(a.gg);
+	if (a.pool != NULL)
+		release_pool(&a);
+	gpugen_free(a.gen);
+	for (unsigned int k = 0; k < a.o.n_streams; k++)
+		free(a.o.pcap_specs[k]);
+	rte_eal_cleanup();
+	return ret;
+}

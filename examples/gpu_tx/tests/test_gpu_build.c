@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The GPU build against the CPU reference, byte for byte: frames built by
+ * the kernel into host memory registered with the GPU (host-mapped) and
+ * into GPU memory (rte_gpu_mem_alloc, copied back), with the table in
+ * each kind of memory, several bursts, every stream kind. Exit 77 when
+ * gpudev finds no GPU.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_gpudev.h>
+
+#include "gpugen.h"
+#include "gpugen_cuda.h"
+#include "gpupkt_eal.h"
+
+#define BURST 256
+#define SLOT 2048
+#define BURSTS 6
+
+static const char *const specs[] = {
+	"ipv4,udp,var=ipv4.src:inc:10.1.0.1-10.1.0.200,"
+		"var=udp.sport:random:1024-65535,size=70-1518:random",
+	"vlan=100,ipv6,tcp,var=tcp.sport:dec:1000-2000:step=7,"
+		"var=ipv6.src:random:0-0xffffffff,size=120-1500:step=13",
+	"vlan=10,vlan=20,ipv4,tcp,tuple=ipv4.dst:tcp.dport:10.9.0.1-10.9.0.50:"
+		"80-90,var=ipv4.ttl:inc:1-64:burst,size=200",
+	"imix,ipv4,udp,stamp=off,var=udp.dport:inc:1-65535,seed=99",
+};
+
+static int
+run_mode(struct gpugen *g, int16_t gpu, enum gpugen_gpu_mem where,
+		int gpu_frames)
+{
+	static uint8_t ref[SLOT], got[SLOT];
+	struct gpugen_gpu *gg;
+	char err[256];
+	uint8_t *frames;
+	size_t len = (size_t)BURST * SLOT;
+	int bad = 0;
+
+	if (gpu_frames) {
+		frames = rte_gpu_mem_alloc(gpu, len, 0);
+	} else {
+		frames = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (frames == MAP_FAILED)
+			frames = NULL;
+		else if (rte_gpu_mem_register(gpu, len, frames) != 0) {
+			munmap(frames, len);
+			frames = NULL;
+		}
+	}
+	if (frames == NULL) {
+		fprintf(stderr, "FAIL: frame memory: %s\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	if (gpugen_gpu_open(g, gpu, BURST, where, &gg, err, sizeof(err)) != 0) {
+		fprintf(stderr, "FAIL: gpugen_gpu_open: %s\n", err);
+		bad = 1;
+		goto out;
+	}
+	for (uint64_t b = 0; b < BURSTS && !bad; b++) {
+		uint64_t first = b * BURST + (b ? 7 : 0), tx_ns = 1000 * b + 5;
+
+		for (uint32_t k = 0; k < BURST; k++)
+			gpugen_gpu_addrs(gg)[k] = frames + (size_t)k * SLOT;
+		if (gpugen_gpu_build(gg, first, BURST, tx_ns, err,
+				sizeof(err)) != 0) {
+			fprintf(stderr, "FAIL: build: %s\n", err);
+			bad = 1;
+			break;
+		}
+		for (uint32_t k = 0; k < BURST; k++) {
+			uint32_t n = gpugen_build_cpu(g, first + k, tx_ns, ref,
+				SLOT, NULL, NULL);
+			const uint8_t *p = frames + (size_t)k * SLOT;
+			int rc = 0;
+
+			if (gpu_frames) {
+				rc = gpugen_cuda_copy(got, p, n);
+				p = got;
+			}
+			if (rc != 0 || n == 0 || memcmp(p, ref, n) != 0) {
+				if (bad++ < 10)
+					fprintf(stderr, "FAIL: %s frames, table in %s: "
+						"packet %lu differs from the CPU build\n",
+						gpu_frames ? "GPU" : "host-mapped",
+						where == GPUGEN_TABLE_DEVICE ? "GPU" :
+						"host", (unsigned long)(first + k));
+			}
+		}
+	}
+	gpugen_gpu_close(gg);
+out:
+	if (gpu_frames) {
+		rte_gpu_mem_free(gpu, frames);
+	} else if (rte_gpu_mem_unregister(gpu, frames) == 0) {
+		munmap(frames, len);
+	}
+	if (!bad)
+		printf("ok: %s frames, table in %s: %d bursts identical\n",
+			gpu_frames ? "GPU" : "host-mapped",
+			where == GPUGEN_TABLE_DEVICE ? "GPU" : "host", BURSTS);
+	return bad != 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	/* With the PCI scan: gpudev finds the GPUs there. */
+	char *eal[] = { argv[0], "--no-huge", "-m", "512", "--no-shconf",
+		"--log-level=lib.eal:warning", NULL };
+	struct gpugen_conf c = { .burst = 32, .seed = 7 };
+	char err[256];
+	struct gpugen *g;
+	int16_t gpu;
+	int bad = 0;
+
+	(void)argc;
+	if (gpupkt_eal_init(6, eal) < 0) {
+		fprintf(stderr, "FAIL: EAL: %s\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	gpu = rte_gpu_find_next(0, RTE_GPU_ID_ANY);
+	if (rte_gpu_count_avail() == 0 || gpu < 0) {
+		printf("SKIP: no GPU probed by gpudev (%s)\n", gpupkt_gpu_driver());
+		rte_eal_cleanup();
+		return 77;
+	}
+	if (gpugen_create(&g, &c) != 0)
+		return 1;
+	for (size_t k = 0; k < sizeof(specs) / sizeof(specs[0]); k++)
+		if (gpugen_add_spec(g, specs[k], err, sizeof(err)) < 0) {
+			fprintf(stderr, "FAIL: %s: %s\n", specs[k], err);
+			return 1;
+		}
+	bad |= run_mode(g, gpu, GPUGEN_TABLE_HOST, 0);
+	bad |= run_mode(g, gpu, GPUGEN_TABLE_DEVICE, 0);
+	bad |= run_mode(g, gpu, GPUGEN_TABLE_DEVICE, 1);
+	bad |= run_mode(g, gpu, GPUGEN_TABLE_HOST, 1);
+	gpugen_free(g);
+	rte_eal_cleanup();
+	return bad;
+}

@@ -1,0 +1,1080 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Streams from spec strings and pcap files, compiled into the table the
+ * per-packet code (gpugen_core.h) reads; the CPU build. Syntax and
+ * semantics: doc/gpu_tx.md.
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pcap/pcap.h>
+
+#include "gpugen.h"
+#include "gpugen_core.h"
+#include "gpugen_priv.h"
+
+#define fail gpugen_fail
+
+#define GPUGEN_DEFAULT_ROOM 2048
+#define GPUGEN_DEFAULT_BURST 32
+#define GPUGEN_DEFAULT_SIZE 128
+#define GPUGEN_MAX_TOKENS 64
+#define GPUGEN_DIM(a) (sizeof(a) / sizeof((a)[0]))
+
+struct gpugen {
+	struct gpugen_conf conf;
+	struct gpugen_table *t;		/* followed by the templates */
+	size_t t_len;
+	char *desc[GPUGEN_MAX_STREAMS];
+};
+
+int
+gpugen_fail(char *err, size_t errlen, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err != NULL && errlen > 0) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return rc;
+}
+
+int
+gpugen_create(struct gpugen **gp, const struct gpugen_conf *conf)
+{
+	struct gpugen *g;
+
+	*gp = NULL;
+	g = calloc(1, sizeof(*g));
+	if (g == NULL)
+		return -ENOMEM;
+	if (conf != NULL)
+		g->conf = *conf;
+	if (g->conf.data_room == 0)
+		g->conf.data_room = GPUGEN_DEFAULT_ROOM;
+	if (g->conf.burst == 0)
+		g->conf.burst = GPUGEN_DEFAULT_BURST;
+	g->t_len = sizeof(*g->t);
+	g->t = calloc(1, g->t_len);
+	if (g->t == NULL) {
+		free(g);
+		return -ENOMEM;
+	}
+	*gp = g;
+	return 0;
+}
+
+void
+gpugen_free(struct gpugen *g)
+{
+	if (g == NULL)
+		return;
+	for (uint32_t s = 0; s < g->t->n_streams; s++)
+		free(g->desc[s]);
+	free(g->t);
+	free(g);
+}
+
+/* ---- Values ------------------------------------------------------------ */
+
+static int
+parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (*s == '\0' || *s == '-' || *s == '+')
+		return -1;
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	return errno != 0 || *end != '\0' ? -1 : 0;
+}
+
+/* A number, or a dotted IPv4 address as its 32-bit value. */
+static int
+parse_value(const char *s, uint64_t *v)
+{
+	struct in_addr a;
+
+	if (strchr(s, '.') != NULL) {
+		if (inet_pton(AF_INET, s, &a) != 1)
+			return -1;
+		*v = ntohl(a.s_addr);
+		return 0;
+	}
+	return parse_u64(s, v);
+}
+
+static int
+parse_mac(const char *s, uint8_t *mac)
+{
+	unsigned int b[6];
+	char tail;
+
+	if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &b[0], &b[1], &b[2], &b[3],
+			&b[4], &b[5], &tail) != 6)
+		return -1;
+	for (int i = 0; i < 6; i++) {
+		if (b[i] > 0xff)
+			return -1;
+		mac[i] = (uint8_t)b[i];
+	}
+	return 0;
+}
+
+/* Cut s at each sep into at most max fields; 0 when there are more. */
+static unsigned int
+split(char *s, char sep, char **f, unsigned int max)
+{
+	unsigned int n = 0;
+
+	while (s != NULL) {
+		if (n == max)
+			return 0;
+		f[n++] = s;
+		s = strchr(s, sep);
+		if (s != NULL)
+			*s++ = '\0';
+	}
+	return n;
+}
+
+/* "A-B" into two values (A alone: A-A). */
+static int
+parse_range(char *s, uint64_t *lo, uint64_t *hi)
+{
+	char *dash = strchr(s, '-');
+
+	if (dash == NULL)
+		return parse_value(s, lo) != 0 ? -1 :
+			(*hi = *lo, 0);
+	*dash = '\0';
+	return parse_value(s, lo) == 0 && parse_value(dash + 1, hi) == 0 ?
+		0 : -1;
+}
+
+/* ---- A stream's description, before compiling ----------------------- */
+
+struct var_desc {
+	char text[128];		/* the item, for messages */
+	int tuple;
+};
+
+struct stream_desc {
+	struct gpurx_pkt_spec sp;
+	int have_ip, have_l4, n_vlan_words;
+	uint64_t size_lo, size_hi, size_step;
+	uint8_t size_mode;
+	int stamp;		/* -1: the default */
+	uint64_t seed;
+	uint64_t weight;
+	const char *pcap;
+	int pcap_all;
+	int imix;
+	int size_given;
+	unsigned int n_vars;
+	struct var_desc vars[GPURX_FE_MAX_VARS];
+};
+
+static const char known_keys[] = "eth, vlan[=ID], ipv4, ipv6, udp, tcp, "
+	"imix, dmac, smac, pcp, src, dst, sport, dport, ttl, tos, flags, size, "
+	"payload, stamp, seed, weight, pcap, all, var, tuple";
+
+static int
+set_size(struct stream_desc *d, char *v, char *err, size_t errlen)
+{
+	char *opt = strchr(v, ':');
+
+	d->size_mode = GPUGEN_SIZE_FIXED;
+	d->size_step = 1;
+	if (opt != NULL)
+		*opt++ = '\0';
+	if (parse_range(v, &d->size_lo, &d->size_hi) != 0)
+		return fail(err, errlen, -EINVAL, "size '%s': not N or MIN-MAX",
+			v);
+	if (d->size_lo > d->size_hi)
+		return fail(err, errlen, -EINVAL, "size %" PRIu64 "-%" PRIu64
+			": min > max", d->size_lo, d->size_hi);
+	if (d->size_lo != d->size_hi)
+		d->size_mode = GPUGEN_SIZE_STEP;
+	while (opt != NULL) {
+		char *next = strchr(opt, ':');
+
+		if (next != NULL)
+			*next++ = '\0';
+		if (strcmp(opt, "random") == 0) {
+			d->size_mode = GPUGEN_SIZE_RANDOM;
+		} else if (strncmp(opt, "step=", 5) == 0) {
+			if (parse_u64(opt + 5, &d->size_step) != 0 ||
+					d->size_step == 0 || d->size_step > 65535)
+				return fail(err, errlen, -EINVAL, "size step '%s': "
+					"not a number in 1..65535", opt + 5);
+		} else {
+			return fail(err, errlen, -EINVAL, "size option '%s' "
+				"unknown (step=N, random)", opt);
+		}
+		opt = next;
+	}
+	if (d->size_lo == d->size_hi)
+		d->size_mode = GPUGEN_SIZE_FIXED;
+	d->size_given = 1;
+	return 0;
+}
+
+static int
+set_addr(struct stream_desc *d, uint8_t *dst, const char *key, const char *v,
+		char *err, size_t errlen)
+{
+	uint8_t b[16];
+
+	memset(b, 0, sizeof(b));
+	if (inet_pton(AF_INET, v, b) == 1) {
+		if (d->sp.ip_version == 6)
+			return fail(err, errlen, -EINVAL, "%s=%s: an IPv4 address "
+				"in an IPv6 stream", key, v);
+		d->sp.ip_version = 4;
+	} else if (inet_pton(AF_INET6, v, b) == 1) {
+		if (d->sp.ip_version == 4)
+			return fail(err, errlen, -EINVAL, "%s=%s: an IPv6 address "
+				"in an IPv4 stream", key, v);
+		d->sp.ip_version = 6;
+	} else {
+		return fail(err, errlen, -EINVAL, "%s=%s: not an IPv4 or IPv6 "
+			"address", key, v);
+	}
+	memcpy(dst, b, 16);
+	d->have_ip = 1;
+	return 0;
+}
+
+static int
+set_ipver(struct stream_desc *d, int v, char *err, size_t errlen)
+{
+	if (d->sp.ip_version != 0 && d->sp.ip_version != v)
+		return fail(err, errlen, -EINVAL, "ipv%d: the stream is already "
+			"IPv%d (by a word or an address)", v, d->sp.ip_version);
+	d->sp.ip_version = v;
+	d->have_ip = 1;
+	return 0;
+}
+
+static int
+set_l4(struct stream_desc *d, uint8_t proto, char *err, size_t errlen)
+{
+	if (d->have_l4 && d->sp.proto != proto)
+		return fail(err, errlen, -EINVAL, "udp and tcp in one stream");
+	d->sp.proto = proto;
+	d->have_l4 = 1;
+	return 0;
+}
+
+static int
+num_key(const char *key, const char *v, uint64_t max, uint64_t *out,
+		char *err, size_t errlen)
+{
+	if (parse_u64(v, out) != 0 || *out > max)
+		return fail(err, errlen, -EINVAL, "%s=%s: not a number in "
+			"0..%" PRIu64, key, v, max);
+	return 0;
+}
+
+static int
+parse_item(struct stream_desc *d, char *item, char *err, size_t errlen)
+{
+	char *v = strchr(item, '=');
+	uint64_t n;
+	int rc;
+
+	if (v != NULL)
+		*v++ = '\0';
+	if (v == NULL) {
+		if (strcmp(item, "eth") == 0)
+			return 0;
+		if (strcmp(item, "ipv4") == 0)
+			return set_ipver(d, 4, err, errlen);
+		if (strcmp(item, "ipv6") == 0)
+			return set_ipver(d, 6, err, errlen);
+		if (strcmp(item, "udp") == 0)
+			return set_l4(d, GPURX_IPPROTO_UDP, err, errlen);
+		if (strcmp(item, "tcp") == 0)
+			return set_l4(d, GPURX_IPPROTO_TCP, err, errlen);
+		if (strcmp(item, "imix") == 0) {
+			d->imix = 1;
+			return 0;
+		}
+		if (strcmp(item, "all") == 0) {
+			d->pcap_all = 1;
+			return 0;
+		}
+		if (strcmp(item, "vlan") == 0)
+			v = (char *)"1";
+		else
+			return fail(err, errlen, -EINVAL, "'%s': unknown word "
+				"(known: %s)", item, known_keys);
+	}
+	if (strcmp(item, "vlan") == 0) {
+		if (d->sp.n_vlans >= 2)
+			return fail(err, errlen, -EINVAL, "vlan: at most 2 tags "
+				"(QinQ)");
+		if (num_key(item, v, 4095, &n, err, errlen) != 0)
+			return -EINVAL;
+		d->sp.vid[d->sp.n_vlans++] = (uint16_t)n;
+		/* Two tags: an 802.1ad outer tag, as QinQ is sent. */
+		if (d->sp.n_vlans == 2) {
+			d->sp.tpid[0] = GPURX_ETHERTYPE_QINQ;
+			d->sp.tpid[1] = GPURX_ETHERTYPE_VLAN;
+		}
+		return 0;
+	}
+	if (strcmp(item, "pcp") == 0) {
+		if (num_key(item, v, 7, &n, err, errlen) != 0)
+			return -EINVAL;
+		for (int i = 0; i < GPURX_PB_MAX_VLANS; i++)
+			d->sp.pcp[i] = (uint8_t)n;
+		return 0;
+	}
+	if (strcmp(item, "dmac") == 0 || strcmp(item, "smac") == 0) {
+		if (parse_mac(v, item[0] == 'd' ? d->sp.eth_dst : d->sp.eth_src))
+			return fail(err, errlen, -EINVAL, "%s=%s: not a MAC "
+				"address (xx:xx:xx:xx:xx:xx)", item, v);
+		return 0;
+	}
+	if (strcmp(item, "src") == 0)
+		return set_addr(d, d->sp.src, item, v, err, errlen);
+	if (strcmp(item, "dst") == 0)
+		return set_addr(d, d->sp.dst, item, v, err, errlen);
+	if (strcmp(item, "sport") == 0 || strcmp(item, "dport") == 0) {
+		if (num_key(item, v, 65535, &n, err, errlen) != 0)
+			return -EINVAL;
+		if (item[0] == 's')
+			d->sp.sport = (uint16_t)n;
+		else
+			d->sp.dport = (uint16_t)n;
+		return 0;
+	}
+	if (strcmp(item, "ttl") == 0 || strcmp(item, "tos") == 0 ||
+			strcmp(item, "flags") == 0 || strcmp(item, "payload") == 0) {
+		if (num_key(item, v, 255, &n, err, errlen) != 0)
+			return -EINVAL;
+		if (strcmp(item, "ttl") == 0)
+			d->sp.ttl = (uint8_t)n;
+		else if (strcmp(item, "tos") == 0)
+			d->sp.tos = (uint8_t)n;
+		else if (strcmp(item, "flags") == 0)
+			d->sp.tcp_flags = (uint8_t)n;
+		else
+			d->sp.payload_byte = (uint8_t)n;
+		return 0;
+	}
+	if (strcmp(item, "size") == 0)
+		return set_size(d, v, err, errlen);
+	if (strcmp(item, "stamp") == 0) {
+		if (strcmp(v, "on") == 0)
+			d->stamp = 1;
+		else if (strcmp(v, "off") == 0)
+			d->stamp = 0;
+		else
+			return fail(err, errlen, -EINVAL, "stamp=%s: on or off", v);
+		return 0;
+	}
+	if (strcmp(item, "seed") == 0)
+		return num_key(item, v, UINT64_MAX, &d->seed, err, errlen);
+	if (strcmp(item, "weight") == 0) {
+		rc = num_key(item, v, 1000000, &d->weight, err, errlen);
+		if (rc == 0 && d->weight == 0)
+			return fail(err, errlen, -EINVAL, "weight=0: at least 1");
+		return rc;
+	}
+	if (strcmp(item, "pcap") == 0) {
+		d->pcap = v;
+		return 0;
+	}
+	if (strcmp(item, "var") == 0 || strcmp(item, "tuple") == 0) {
+		struct var_desc *x;
+
+		if (d->n_vars >= GPURX_FE_MAX_VARS)
+			return fail(err, errlen, -ENOSPC, "more than %d variables",
+				GPURX_FE_MAX_VARS);
+		x = &d->vars[d->n_vars++];
+		x->tuple = item[0] == 't';
+		if (strlen(v) >= sizeof(x->text))
+			return fail(err, errlen, -EINVAL, "%s=%s: too long", item,
+				v);
+		strcpy(x->text, v);
+		return 0;
+	}
+	return fail(err, errlen, -EINVAL, "'%s': unknown key (known: %s)",
+		item, known_keys);
+}
+
+/* ---- Compiling ---------------------------------------------------------- */
+
+static const char *
+fe_why(int rc)
+{
+	switch (rc) {
+	case -ENOENT: return "unknown field name";
+	case -ENXIO: return "the frame has no such header";
+	case -ERANGE: return "past the end of the (shortest) frame";
+	case -EPERM: return "a field the engine keeps (checksum, length, "
+		"protocol or the stamp)";
+	case -ENOSPC: return "too many variables or writes";
+	default: return "value wider than the field, or a bad range";
+	}
+}
+
+/* Largest variable size (1, 2, 4, 8) that fits in width bytes. */
+static uint8_t
+var_size_for(uint32_t width)
+{
+	return width >= 8 ? 8 : width >= 4 ? 4 : width >= 2 ? 2 : 1;
+}
+
+/* FIELD for a write: a name, or @OFF[/BYTES]. */
+struct var_target {
+	const char *name;	/* NULL: at off */
+	uint32_t off;
+	uint32_t width;
+};
+
+static int
+parse_target(const struct gpurx_fe_prog *p, char *f, struct var_target *t,
+		char *err, size_t errlen)
+{
+	struct gpurx_fe_field ff;
+	uint64_t off, w = 4;
+	char *slash;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	if (f[0] == '@') {
+		slash = strchr(f, '/');
+		if (slash != NULL)
+			*slash++ = '\0';
+		if (parse_u64(f + 1, &off) != 0 || off > 65535 ||
+				(slash != NULL && (parse_u64(slash, &w) != 0 ||
+				(w != 1 && w != 2 && w != 4 && w != 8))))
+			return fail(err, errlen, -EINVAL, "'%s': @OFFSET[/1|2|4|8] "
+				"wanted", f);
+		t->off = (uint32_t)off;
+		t->width = (uint32_t)w;
+		return 0;
+	}
+	rc = gpurx_fe_field_find(&p->lay, f, &ff);
+	if (rc != 0)
+		return fail(err, errlen, rc, "field '%s': %s", f, fe_why(rc));
+	t->name = f;
+	t->width = ff.mask != 0 ? ff.width : var_size_for(ff.width);
+	return 0;
+}
+
+static int
+add_write(struct gpurx_fe_prog *p, const struct var_target *t, int var,
+		uint8_t part)
+{
+	if (t->name != NULL)
+		return gpurx_fe_write_field(p, t->name, var, part, 0);
+	return gpurx_fe_write_off(p, t->off, var, part, 0);
+}
+
+/* var=FIELD:OP:MIN-MAX[:step=N][:init=V][:burst] */
+static int
+compile_var(struct gpurx_fe_prog *p, const char *text, char *err,
+		size_t errlen)
+{
+	char buf[128], *f[8];
+	unsigned int nf = 0;
+	struct var_target t;
+	uint64_t lo, hi, step = 1, init, lim;
+	int have_init = 0, burst = 0, rc;
+	uint8_t op, size;
+
+	snprintf(buf, sizeof(buf), "%s", text);
+	nf = split(buf, ':', f, GPUGEN_DIM(f));
+	if (nf == 0)
+		return fail(err, errlen, -EINVAL, "%s: too many parts", text);
+	if (nf < 3)
+		return fail(err, errlen, -EINVAL, "var=%s: FIELD:OP:MIN-MAX "
+			"wanted", text);
+	if (strcmp(f[1], "inc") == 0)
+		op = GPURX_FE_INC;
+	else if (strcmp(f[1], "dec") == 0)
+		op = GPURX_FE_DEC;
+	else if (strcmp(f[1], "random") == 0)
+		op = GPURX_FE_RANDOM;
+	else
+		return fail(err, errlen, -EINVAL, "var=%s: operation '%s' "
+			"unknown (inc, dec, random)", text, f[1]);
+	if (parse_range(f[2], &lo, &hi) != 0)
+		return fail(err, errlen, -EINVAL, "var=%s: range '%s' is not "
+			"MIN-MAX (numbers or dotted IPv4)", text, f[2]);
+	for (unsigned int k = 3; k < nf; k++) {
+		if (strncmp(f[k], "step=", 5) == 0) {
+			if (parse_u64(f[k] + 5, &step) != 0 || step == 0)
+				return fail(err, errlen, -EINVAL, "var=%s: step "
+					"'%s' not a number >= 1", text, f[k] + 5);
+		} else if (strncmp(f[k], "init=", 5) == 0) {
+			if (parse_value(f[k] + 5, &init) != 0)
+				return fail(err, errlen, -EINVAL, "var=%s: init "
+					"'%s' not a value", text, f[k] + 5);
+			have_init = 1;
+		} else if (strcmp(f[k], "burst") == 0) {
+			burst = 1;
+		} else {
+			return fail(err, errlen, -EINVAL, "var=%s: option '%s' "
+				"unknown (step=N, init=V, burst)", text, f[k]);
+		}
+	}
+	if (lo > hi)
+		return fail(err, errlen, -EINVAL, "var=%s: min > max", text);
+	if (!have_init)
+		init = op == GPURX_FE_DEC ? hi : lo;
+	if (init < lo || init > hi)
+		return fail(err, errlen, -EINVAL, "var=%s: init outside "
+			"[min, max]", text);
+	rc = parse_target(p, f[0], &t, err, errlen);
+	if (rc != 0)
+		return rc;
+	size = (uint8_t)t.width;
+	if (size > 8 || (size != 1 && size != 2 && size != 4 && size != 8))
+		size = var_size_for(size);
+	lim = size == 8 ? UINT64_MAX : (1ull << (8 * size)) - 1;
+	if (hi > lim)
+		return fail(err, errlen, -ERANGE, "var=%s: max %" PRIu64 " does "
+			"not fit the field's %u bytes", text, hi, size);
+	rc = gpurx_fe_add_var(p, size, op, lo, hi, init, step, burst);
+	if (rc < 0)
+		return fail(err, errlen, rc, "var=%s: %s", text, fe_why(rc));
+	rc = add_write(p, &t, rc, GPURX_FE_PART_VALUE);
+	if (rc < 0)
+		return fail(err, errlen, rc, "var=%s: field %s: %s", text, f[0],
+			fe_why(rc));
+	return 0;
+}
+
+/* tuple=IPFIELD:PORTFIELD:IPMIN-IPMAX:PMIN-PMAX[:limit=N][:burst] */
+static int
+compile_tuple(struct gpurx_fe_prog *p, const char *text, char *err,
+		size_t errlen)
+{
+	char buf[128], *f[7];
+	unsigned int nf = 0;
+	struct var_target tip, tport;
+	uint64_t ilo, ihi, plo, phi, limit = 0;
+	int burst = 0, rc, var;
+
+	snprintf(buf, sizeof(buf), "%s", text);
+	nf = split(buf, ':', f, GPUGEN_DIM(f));
+	if (nf == 0)
+		return fail(err, errlen, -EINVAL, "%s: too many parts", text);
+	if (nf < 4)
+		return fail(err, errlen, -EINVAL, "tuple=%s: IPFIELD:PORTFIELD:"
+			"IPMIN-IPMAX:PMIN-PMAX wanted", text);
+	if (parse_range(f[2], &ilo, &ihi) != 0 || ihi > UINT32_MAX)
+		return fail(err, errlen, -EINVAL, "tuple=%s: address range '%s' "
+			"not IPv4 MIN-MAX", text, f[2]);
+	if (parse_range(f[3], &plo, &phi) != 0 || phi > 65535)
+		return fail(err, errlen, -EINVAL, "tuple=%s: port range '%s' "
+			"not MIN-MAX in 0..65535", text, f[3]);
+	if (ilo > ihi || plo > phi)
+		return fail(err, errlen, -EINVAL, "tuple=%s: min > max", text);
+	for (unsigned int k = 4; k < nf; k++) {
+		if (strncmp(f[k], "limit=", 6) == 0) {
+			if (parse_u64(f[k] + 6, &limit) != 0)
+				return fail(err, errlen, -EINVAL, "tuple=%s: limit "
+					"'%s' not a number", text, f[k] + 6);
+		} else if (strcmp(f[k], "burst") == 0) {
+			burst = 1;
+		} else {
+			return fail(err, errlen, -EINVAL, "tuple=%s: option '%s' "
+				"unknown (limit=N, burst)", text, f[k]);
+		}
+	}
+	rc = parse_target(p, f[0], &tip, err, errlen);
+	if (rc == 0)
+		rc = parse_target(p, f[1], &tport, err, errlen);
+	if (rc != 0)
+		return rc;
+	var = gpurx_fe_add_tuple(p, (uint32_t)ilo, (uint32_t)ihi,
+		(uint16_t)plo, (uint16_t)phi, limit, burst);
+	if (var < 0)
+		return fail(err, errlen, var, "tuple=%s: %s", text, fe_why(var));
+	rc = add_write(p, &tip, var, GPURX_FE_PART_IP);
+	if (rc < 0)
+		return fail(err, errlen, rc, "tuple=%s: field %s: %s", text, f[0],
+			fe_why(rc));
+	rc = add_write(p, &tport, var, GPURX_FE_PART_PORT);
+	if (rc < 0)
+		return fail(err, errlen, rc, "tuple=%s: field %s: %s", text, f[1],
+			fe_why(rc));
+	return 0;
+}
+
+static int
+compile_prog(const struct gpugen *g, struct gpugen_stream_dev *st,
+		const struct stream_desc *d, const struct gpurx_pkt_layout *lay,
+		int stamp, uint32_t id, char *err, size_t errlen)
+{
+	int rc = gpurx_fe_init(&st->prog, lay, st->seed, id, g->conf.burst);
+
+	if (rc != 0)
+		return fail(err, errlen, rc, "empty frame");
+	if (stamp) {
+		rc = gpurx_fe_set_stamp(&st->prog);
+		if (rc != 0)
+			return fail(err, errlen, -EMSGSIZE, "stamp: the %s frame "
+				"(%u bytes) has no room for the %d-byte stamp after "
+				"its headers; give a larger size, or stamp=off",
+				st->from_spec ? "shortest" : "pcap", lay->len,
+				GPURX_STAMP_LEN);
+	}
+	for (unsigned int k = 0; k < d->n_vars; k++) {
+		rc = d->vars[k].tuple ?
+			compile_tuple(&st->prog, d->vars[k].text, err, errlen) :
+			compile_var(&st->prog, d->vars[k].text, err, errlen);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Append a stream with template bytes tmpl (st->tmpl_len of them). */
+static int
+append_stream(struct gpugen *g, const struct gpugen_stream_dev *st,
+		const uint8_t *tmpl, const char *desc)
+{
+	size_t len = g->t_len + st->tmpl_len;
+	struct gpugen_table *t;
+	uint32_t s = g->t->n_streams;
+	char *dup = strdup(desc);
+
+	if (dup == NULL)
+		return -ENOMEM;
+	t = realloc(g->t, len);
+	if (t == NULL) {
+		free(dup);
+		return -ENOMEM;
+	}
+	g->t = t;
+	t->s[s] = *st;
+	t->s[s].tmpl_off = t->tmpl_bytes;
+	memcpy((uint8_t *)(t + 1) + t->tmpl_bytes, tmpl, st->tmpl_len);
+	t->tmpl_bytes += st->tmpl_len;
+	t->s[s].wstart = t->round;
+	t->round += st->weight;
+	t->n_streams++;
+	g->t_len = len;
+	g->desc[s] = dup;
+	return 0;
+}
+
+static void
+desc_defaults(struct stream_desc *d, const struct gpugen *g)
+{
+	static const uint8_t dmac[6] = { 2, 0, 0, 0, 0, 2 };
+	static const uint8_t smac[6] = { 2, 0, 0, 0, 0, 1 };
+
+	memset(d, 0, sizeof(*d));
+	memcpy(d->sp.eth_dst, dmac, 6);
+	memcpy(d->sp.eth_src, smac, 6);
+	d->sp.sport = 1024;
+	d->sp.dport = 1024;
+	d->stamp = -1;
+	d->seed = g->conf.seed;
+	d->weight = 1;
+}
+
+static void
+ip_defaults(struct stream_desc *d, int src_set, int dst_set)
+{
+	static const uint8_t v6[16] = { 0x20, 0x01, 0x0d, 0xb8 };
+
+	if (d->sp.ip_version == 0)
+		d->sp.ip_version = 4;
+	if (!d->have_l4)
+		d->sp.proto = GPURX_IPPROTO_UDP;
+	if (d->sp.proto == GPURX_IPPROTO_TCP && d->sp.tcp_flags == 0)
+		d->sp.tcp_flags = 0x10;		/* ACK: a segment mid-flow */
+	if (d->sp.ip_version == 4) {
+		const uint8_t s4[4] = { 10, 0, 0, 1 }, d4[4] = { 10, 0, 0, 2 };
+
+		if (!src_set)
+			memcpy(d->sp.src, s4, 4);
+		if (!dst_set)
+			memcpy(d->sp.dst, d4, 4);
+	} else {
+		if (!src_set) {
+			memcpy(d->sp.src, v6, 16);
+			d->sp.src[15] = 1;
+		}
+		if (!dst_set) {
+			memcpy(d->sp.dst, v6, 16);
+			d->sp.dst[15] = 2;
+		}
+	}
+}
+
+/* A spec stream: template of the longest size, program on the shortest. */
+static int
+add_spec_stream(struct gpugen *g, struct stream_desc *d, const char *desc,
+		char *err, size_t errlen)
+{
+	struct gpugen_stream_dev *st;
+	struct gpurx_pkt_layout lay;
+	uint8_t *tmpl = NULL;
+	uint32_t id = g->t->n_streams;
+	int rc;
+
+	if (d->size_hi - GPUGEN_FCS > g->conf.data_room)
+		return fail(err, errlen, -EMSGSIZE, "size %" PRIu64 " beyond the "
+			"mbuf data room (%u bytes, %u with FCS)", d->size_hi,
+			g->conf.data_room, g->conf.data_room + GPUGEN_FCS);
+	if (d->size_lo < GPURX_PB_MIN_FRAME + GPUGEN_FCS)
+		return fail(err, errlen, -EINVAL, "size %" PRIu64 " below the "
+			"Ethernet minimum of %d", d->size_lo,
+			GPURX_PB_MIN_FRAME + GPUGEN_FCS);
+	st = calloc(1, sizeof(*st));
+	tmpl = malloc(d->size_hi);
+	if (st == NULL || tmpl == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	st->from_spec = 1;
+	st->seed = d->seed;
+	st->weight = (uint32_t)d->weight;
+	st->size_mode = d->size_mode;
+	st->len_min = (uint32_t)d->size_lo - GPUGEN_FCS;
+	st->len_max = (uint32_t)d->size_hi - GPUGEN_FCS;
+	st->len_step = (uint32_t)d->size_step;
+	st->spec = d->sp;
+	st->spec.payload_len = 0;
+	if (gpurx_pkt_build(&st->spec, tmpl, st->len_max, &lay) == 0) {
+		rc = fail(err, errlen, -EINVAL, "headers do not fit");
+		goto out;
+	}
+	st->hdr_len = lay.payload_off;
+	if (st->len_min < st->hdr_len) {
+		rc = fail(err, errlen, -EINVAL, "size %u shorter than the headers "
+			"(%u bytes with FCS)", st->len_min + GPUGEN_FCS,
+			st->hdr_len + GPUGEN_FCS);
+		goto out;
+	}
+	/* The shortest frame: every write and the stamp must lie in it. */
+	st->spec.payload_len = st->len_min - st->hdr_len;
+	if (gpurx_pkt_build(&st->spec, tmpl, st->len_max, &lay) !=
+			st->len_min) {
+		rc = fail(err, errlen, -EINVAL, "size %u cannot be built",
+			st->len_min + GPUGEN_FCS);
+		goto out;
+	}
+	rc = compile_prog(g, st, d, &lay, d->stamp != 0, id, err, errlen);
+	if (rc != 0)
+		goto out;
+	st->spec.payload_len = st->len_max - st->hdr_len;
+	st->tmpl_len = gpurx_pkt_build(&st->spec, tmpl, st->len_max, &lay);
+	rc = append_stream(g, st, tmpl, desc);
+out:
+	free(st);
+	free(tmpl);
+	return rc;
+}
+
+/* Where the checksums and headers of a frame read from a file are. */
+static int
+layout_of(const uint8_t *p, uint32_t len, struct gpurx_pkt_layout *lay)
+{
+	struct gpurx_pkt_info pi;
+
+	memset(lay, 0, sizeof(*lay));
+	lay->len = len;
+	if (gpurx_pkt_parse(p, len, len, &pi) != GPURX_MAL_NONE)
+		return -1;
+	lay->vlan_off = pi.vlan_count ? 12 : 0;
+	lay->l3_off = pi.l3_off;
+	lay->ip_version = pi.ip_version;
+	lay->l4_proto = pi.l4_proto;
+	lay->ip_end = pi.ip_version ? pi.ip_end : len;
+	lay->payload_off = pi.ip_version ? pi.payload_off : pi.l3_off;
+	lay->frag = (pi.flags & GPURX_PF_FRAGMENT) != 0;
+	if (pi.ip_version == 0)
+		return 0;
+	if (pi.ip_version == 4) {
+		lay->l3_hlen = (p[pi.l3_off] & 0x0f) * 4u;
+		lay->ip4_csum_off = pi.l3_off + 10;
+	}
+	if (pi.flags & GPURX_PF_L4) {
+		lay->l4_off = pi.l4_off;
+		lay->l4_hlen = pi.payload_off - pi.l4_off;
+		if (pi.ip_version == 6)
+			lay->l3_hlen = pi.l4_off - pi.l3_off;
+		if (!lay->frag) {
+			if (pi.l4_proto == GPURX_IPPROTO_TCP)
+				lay->l4_csum_off = pi.l4_off + 16;
+			else if (pi.l4_proto == GPURX_IPPROTO_UDP)
+				lay->l4_csum_off = pi.l4_off + 6;
+			else if (pi.l4_proto == GPURX_IPPROTO_ICMP ||
+					pi.l4_proto == GPURX_IPPROTO_ICMPV6)
+				lay->l4_csum_off = pi.l4_off + 2;
+		}
+	}
+	return 0;
+}
+
+static int
+add_pcap_streams(struct gpugen *g, struct stream_desc *d, const char *desc,
+		char *err, size_t errlen)
+{
+	char perr[PCAP_ERRBUF_SIZE];
+	struct pcap_pkthdr *h;
+	const u_char *data;
+	uint32_t first = g->t->n_streams, k = 0;
+	pcap_t *pc;
+	int rc = 0, r;
+
+	if (d->have_ip || d->have_l4 || d->sp.n_vlans || d->size_given ||
+			d->imix)
+		return fail(err, errlen, -EINVAL, "pcap=%s: the frame comes from "
+			"the file; only var, tuple, stamp, seed, weight and all "
+			"go with it", d->pcap);
+	pc = pcap_open_offline(d->pcap, perr);
+	if (pc == NULL)
+		return fail(err, errlen, -ENOENT, "pcap=%s: %s", d->pcap, perr);
+	if (pcap_datalink(pc) != DLT_EN10MB) {
+		pcap_close(pc);
+		return fail(err, errlen, -EINVAL, "pcap=%s: link type %s, not "
+			"Ethernet", d->pcap,
+			pcap_datalink_val_to_name(pcap_datalink(pc)));
+	}
+	while ((r = pcap_next_ex(pc, &h, &data)) == 1) {
+		struct gpugen_stream_dev *st;
+		struct gpurx_pkt_layout lay;
+		uint8_t *tmpl;
+
+		if (first + k >= GPUGEN_MAX_STREAMS) {
+			rc = fail(err, errlen, -ENOSPC, "pcap=%s: more than %d "
+				"streams", d->pcap, GPUGEN_MAX_STREAMS);
+			break;
+		}
+		if (h->caplen != h->len || h->caplen == 0) {
+			rc = fail(err, errlen, -EINVAL, "pcap=%s: packet %u "
+				"truncated (%u of %u bytes captured)", d->pcap,
+				k + 1, h->caplen, h->len);
+			break;
+		}
+		if (h->caplen > g->conf.data_room) {
+			rc = fail(err, errlen, -EMSGSIZE, "pcap=%s: packet %u of %u "
+				"bytes beyond the mbuf data room (%u)", d->pcap,
+				k + 1, h->caplen, g->conf.data_room);
+			break;
+		}
+		st = calloc(1, sizeof(*st));
+		tmpl = malloc(h->caplen);
+		if (st == NULL || tmpl == NULL) {
+			free(st);
+			free(tmpl);
+			rc = -ENOMEM;
+			break;
+		}
+		memcpy(tmpl, data, h->caplen);
+		if (layout_of(tmpl, h->caplen, &lay) != 0) {
+			/* Not parsable: sent as is, variables by offset only. */
+			memset(&lay, 0, sizeof(lay));
+			lay.len = h->caplen;
+		}
+		/* Valid checksums from the start, whatever the capture held
+		 * (offloaded checksums are often garbage there). */
+		gpurx_pkt_csum_fill(tmpl, &lay);
+		st->seed = d->seed;
+		st->weight = (uint32_t)d->weight;
+		st->tmpl_len = st->len_min = st->len_max = h->caplen;
+		st->hdr_len = lay.payload_off;
+		rc = compile_prog(g, st, d, &lay, d->stamp == 1, first + k, err,
+			errlen);
+		if (rc == 0)
+			rc = append_stream(g, st, tmpl, desc);
+		free(st);
+		free(tmpl);
+		if (rc != 0)
+			break;
+		k++;
+		if (!d->pcap_all)
+			break;
+	}
+	if (rc == 0 && r == -1)
+		rc = fail(err, errlen, -EIO, "pcap=%s: %s", d->pcap,
+			pcap_geterr(pc));
+	if (rc == 0 && k == 0)
+		rc = fail(err, errlen, -ENODATA, "pcap=%s: no packets", d->pcap);
+	pcap_close(pc);
+	return rc;
+}
+
+/* Drop streams from n on (an add that failed half way). */
+static void
+truncate_streams(struct gpugen *g, uint32_t n)
+{
+	struct gpugen_table *t = g->t;
+
+	while (t->n_streams > n) {
+		struct gpugen_stream_dev *st = &t->s[--t->n_streams];
+
+		t->tmpl_bytes -= st->tmpl_len;
+		t->round -= st->weight;
+		g->t_len -= st->tmpl_len;
+		free(g->desc[t->n_streams]);
+		g->desc[t->n_streams] = NULL;
+		memset(st, 0, sizeof(*st));
+	}
+}
+
+/* IMIX (the classic 7:4:1 of 64, 594 and 1518-byte frames). */
+static const struct {
+	uint32_t size, weight;
+} imix[] = { { 64, 7 }, { 594, 4 }, { 1518, 1 } };
+
+int
+gpugen_add_spec(struct gpugen *g, const char *spec, char *err, size_t errlen)
+{
+	struct stream_desc d;
+	char *buf, *items[GPUGEN_MAX_TOKENS];
+	uint32_t first = g->t->n_streams;
+	unsigned int n = 0;
+	int rc = 0, src_set = 0, dst_set = 0;
+
+	if (spec == NULL || *spec == '\0')
+		return fail(err, errlen, -EINVAL, "empty stream spec");
+	buf = strdup(spec);
+	if (buf == NULL)
+		return -ENOMEM;
+	desc_defaults(&d, g);
+	n = split(buf, ',', items, GPUGEN_MAX_TOKENS);
+	if (n == 0) {
+		rc = fail(err, errlen, -EINVAL, "more than %d items",
+			GPUGEN_MAX_TOKENS);
+		goto out;
+	}
+	for (unsigned int k = 0; k < n; k++) {
+		if (items[k][0] == '\0') {
+			rc = fail(err, errlen, -EINVAL, "empty item (two commas?)");
+			goto out;
+		}
+		src_set |= strncmp(items[k], "src=", 4) == 0;
+		dst_set |= strncmp(items[k], "dst=", 4) == 0;
+		rc = parse_item(&d, items[k], err, errlen);
+		if (rc != 0)
+			goto out;
+	}
+	if (d.pcap == NULL && d.pcap_all) {
+		rc = fail(err, errlen, -EINVAL, "'all' goes with pcap=FILE");
+		goto out;
+	}
+	if (d.imix && d.size_given) {
+		rc = fail(err, errlen, -EINVAL, "imix sets the sizes: no size=");
+		goto out;
+	}
+	if (d.pcap != NULL) {
+		rc = add_pcap_streams(g, &d, spec, err, errlen);
+		goto out;
+	}
+	ip_defaults(&d, src_set, dst_set);
+	if (!d.size_given)
+		d.size_lo = d.size_hi = GPUGEN_DEFAULT_SIZE;
+	for (unsigned int k = 0; k < (d.imix ? GPUGEN_DIM(imix) : 1); k++) {
+		if (g->t->n_streams >= GPUGEN_MAX_STREAMS) {
+			rc = fail(err, errlen, -ENOSPC, "more than %d streams",
+				GPUGEN_MAX_STREAMS);
+			goto out;
+		}
+		if (d.imix) {
+			d.size_lo = d.size_hi = imix[k].size;
+			d.size_mode = GPUGEN_SIZE_FIXED;
+			d.weight = imix[k].weight;
+		}
+		rc = add_spec_stream(g, &d, spec, err, errlen);
+		if (rc != 0)
+			goto out;
+	}
+out:
+	free(buf);
+	if (rc != 0) {
+		truncate_streams(g, first);
+		return rc;
+	}
+	return (int)(g->t->n_streams - first);
+}
+
+uint32_t
+gpugen_n_streams(const struct gpugen *g)
+{
+	return g->t->n_streams;
+}
+
+int
+gpugen_stream_info(const struct gpugen *g, uint32_t s,
+		struct gpugen_stream_info *info)
+{
+	const struct gpugen_stream_dev *st;
+
+	if (s >= g->t->n_streams)
+		return -EINVAL;
+	st = &g->t->s[s];
+	info->id = s;
+	info->weight = st->weight;
+	info->len_min = st->len_min;
+	info->len_max = st->len_max;
+	info->stamp_off = st->prog.stamp_off;
+	info->n_vars = st->prog.n_vars;
+	info->desc = g->desc[s];
+	return 0;
+}
+
+uint32_t
+gpugen_max_len(const struct gpugen *g)
+{
+	uint32_t m = 0;
+
+	for (uint32_t s = 0; s < g->t->n_streams; s++)
+		if (g->t->s[s].len_max > m)
+			m = g->t->s[s].len_max;
+	return m;
+}
+
+uint32_t
+gpugen_len(const struct gpugen *g, uint64_t n)
+{
+	return g->t->n_streams == 0 ? 0 : gpugen_table_len(g->t, n);
+}
+
+uint32_t
+gpugen_build_cpu(const struct gpugen *g, uint64_t n, uint64_t tx_ns,
+		uint8_t *buf, uint32_t bufsz, uint32_t *stream, uint64_t *idx)
+{
+	const struct gpugen_table *t = g->t;
+	uint64_t i;
+	uint32_t s;
+
+	if (t->n_streams == 0)
+		return 0;
+	s = gpugen_locate(t, n, &i);
+	if (stream != NULL)
+		*stream = s;
+	if (idx != NULL)
+		*idx = i;
+	if (gpugen_stream_len(&t->s[s], i) > bufsz)
+		return 0;
+	return gpugen_make(t, &t->s[s], i, tx_ns, buf);
+}
+
+const void *
+gpugen_table(const struct gpugen *g, size_t *len)
+{
+	*len = g->t_len;
+	return g->t;
+}

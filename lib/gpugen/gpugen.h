@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * libgpugen: the traffic generator's core. A generator holds a set of
+ * streams (templates from a spec string or a pcap file, frame sizes,
+ * field-engine variables, stamps) and builds any of its packets by
+ * number, on the CPU (the reference) or on a GPU into mbuf data buffers
+ * given by the caller. Stream spec syntax: doc/gpu_tx.md.
+ *
+ * Packets are numbered globally from 0: streams take turns, `weight`
+ * packets each per round, in the order they were added. Packet n is a
+ * pure function of the streams and n (and the stamp time), so a GPU
+ * thread builds any packet byte-identical to the CPU.
+ *
+ * Errors: negative errno, with a message naming what and why in the
+ * caller's buffer (err, errlen; err may be NULL).
+ */
+#ifndef GPUGEN_H
+#define GPUGEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct gpugen;
+
+struct gpugen_conf {
+	uint32_t data_room;	/* bytes a frame may take (mbuf data room
+				 * less headroom); 0: 2048 */
+	uint32_t burst;		/* packets per burst, for per-burst
+				 * variables; 0: 32 */
+	uint64_t seed;		/* default seed of every stream */
+};
+
+struct gpugen_stream_info {
+	uint32_t id;		/* stream id (in stamps) */
+	uint32_t weight;
+	uint32_t len_min, len_max;	/* frame bytes without FCS */
+	uint32_t stamp_off;	/* 0: not stamped */
+	uint32_t n_vars;
+	const char *desc;	/* the spec or pcap it came from */
+};
+
+int gpugen_create(struct gpugen **g, const struct gpugen_conf *conf);
+void gpugen_free(struct gpugen *g);
+
+/* One stream from a spec string (several for "imix"). Returns the number
+ * of streams added (>= 1) or -errno; nothing is added on error. */
+int gpugen_add_spec(struct gpugen *g, const char *spec, char *err,
+		size_t errlen);
+
+uint32_t gpugen_n_streams(const struct gpugen *g);
+int gpugen_stream_info(const struct gpugen *g, uint32_t s,
+		struct gpugen_stream_info *info);
+/* The longest frame any stream makes (no FCS). */
+uint32_t gpugen_max_len(const struct gpugen *g);
+
+/* Length (no FCS) of global packet n, without building it. */
+uint32_t gpugen_len(const struct gpugen *g, uint64_t n);
+
+/*
+ * The CPU build: global packet n into buf (bufsz bytes), stamped with
+ * tx_ns. Returns its length, or 0 when bufsz is too small. *stream, *idx
+ * (may be NULL): which stream and its packet index there.
+ */
+uint32_t gpugen_build_cpu(const struct gpugen *g, uint64_t n, uint64_t tx_ns,
+		uint8_t *buf, uint32_t bufsz, uint32_t *stream, uint64_t *idx);
+
+/*
+ * The table the per-packet code reads (gpugen_core.h: struct gpugen_table
+ * followed by the templates), and its size in bytes: what a GPU build
+ * copies to the device.
+ */
+const void *gpugen_table(const struct gpugen *g, size_t *len);
+
+/* ---- GPU build (gpugen_gpu.c, gpugen_kernels.cu) ------------------- */
+
+enum gpugen_gpu_mem {
+	GPUGEN_TABLE_DEVICE,	/* the table in GPU memory */
+	GPUGEN_TABLE_HOST,	/* the table in registered host memory */
+};
+
+struct gpugen_gpu;
+
+/*
+ * Ready g for builds on gpudev device gpu_id, for bursts of up to
+ * max_burst packets: the table is copied (GPU memory or host memory
+ * registered with the GPU), and an address array is registered for the
+ * kernel to read. The generator's streams must not change afterwards.
+ */
+int gpugen_gpu_open(struct gpugen *g, int16_t gpu_id, uint32_t max_burst,
+		enum gpugen_gpu_mem where, struct gpugen_gpu **gg, char *err,
+		size_t errlen);
+void gpugen_gpu_close(struct gpugen_gpu *gg);
+
+/* The array to fill with the data address (GPU-usable) of each packet
+ * of the next burst. */
+void **gpugen_gpu_addrs(struct gpugen_gpu *gg);
+
+/*
+ * Build global packets first .. first + n - 1 into the addresses set in
+ * gpugen_gpu_addrs(), stamped tx_ns; returns once they are written and
+ * visible to the CPU and to a NIC reading that memory. 0 or -errno.
+ */
+int gpugen_gpu_build(struct gpugen_gpu *gg, uint64_t first, uint32_t n,
+		uint64_t tx_ns, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GPUGEN_H */

@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The GPU build's memory, all through gpudev: the stream table in GPU
+ * memory (rte_gpu_mem_alloc) or in host pages registered with the GPU
+ * (rte_gpu_mem_register), and the per-burst address array in registered
+ * host pages. The CUDA runtime only copies and launches (gpugen_kernels.cu).
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <rte_errno.h>
+#include <rte_gpudev.h>
+
+#include "gpugen.h"
+#include "gpugen_cuda.h"
+#include "gpugen_priv.h"
+
+struct gpugen_gpu {
+	int16_t gpu_id;
+	uint32_t max_burst;
+	enum gpugen_gpu_mem where;
+	void *table;		/* device-usable */
+	size_t table_len;	/* mapped length when in host pages */
+	void **addrs;		/* registered host pages */
+	size_t addrs_len;
+	void *stream;
+};
+
+/* Zeroed host pages of their own, registered with the GPU. */
+static void *
+pinned(int16_t gpu_id, size_t *len)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	void *m;
+
+	*len = (*len + pg - 1) / pg * pg;
+	m = mmap(NULL, *len, PROT_READ | PROT_WRITE,
+		MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED) {
+		rte_errno = errno;
+		return NULL;
+	}
+	if (rte_gpu_mem_register(gpu_id, *len, m) != 0) {
+		int e = rte_errno;
+
+		munmap(m, *len);
+		rte_errno = e;
+		return NULL;
+	}
+	return m;
+}
+
+static void
+unpin(int16_t gpu_id, void *m, size_t len)
+{
+	if (m == NULL)
+		return;
+	/* Still mapped for the GPU when this fails: the pages must stay. */
+	if (rte_gpu_mem_unregister(gpu_id, m) != 0)
+		fprintf(stderr, "gpugen: rte_gpu_mem_unregister: %s\n",
+			rte_strerror(rte_errno));
+	else
+		munmap(m, len);
+}
+
+void
+gpugen_gpu_close(struct gpugen_gpu *gg)
+{
+	int rc;
+
+	if (gg == NULL)
+		return;
+	rc = gpugen_cuda_stream_destroy(gg->stream);
+	if (rc != 0)
+		fprintf(stderr, "gpugen: stream destroy: %s\n",
+			gpugen_cuda_strerror(rc));
+	if (gg->where == GPUGEN_TABLE_DEVICE) {
+		if (gg->table != NULL && rte_gpu_mem_free(gg->gpu_id,
+				gg->table) != 0)
+			fprintf(stderr, "gpugen: rte_gpu_mem_free: %s\n",
+				rte_strerror(rte_errno));
+	} else {
+		unpin(gg->gpu_id, gg->table, gg->table_len);
+	}
+	unpin(gg->gpu_id, gg->addrs, gg->addrs_len);
+	free(gg);
+}
+
+int
+gpugen_gpu_open(struct gpugen *g, int16_t gpu_id, uint32_t max_burst,
+		enum gpugen_gpu_mem where, struct gpugen_gpu **out, char *err,
+		size_t errlen)
+{
+	struct rte_gpu_info info;
+	struct gpugen_gpu *gg;
+	const void *t;
+	size_t len;
+	int rc;
+
+	*out = NULL;
+	if (max_burst == 0 || gpugen_n_streams(g) == 0)
+		return gpugen_fail(err, errlen, -EINVAL, "no streams, or a burst of 0");
+	rc = rte_gpu_info_get(gpu_id, &info);
+	if (rc != 0)
+		return gpugen_fail(err, errlen, rc, "GPU %d: rte_gpu_info_get: %s",
+			gpu_id, rte_strerror(-rc));
+	/* The runtime must launch on the device gpudev allocates from. */
+	rc = gpugen_cuda_select(info.name);
+	if (rc != 0)
+		return gpugen_fail(err, errlen, -ENODEV, "GPU %d (%s): CUDA runtime: %s",
+			gpu_id, info.name, gpugen_cuda_strerror(rc));
+	gg = calloc(1, sizeof(*gg));
+	if (gg == NULL)
+		return -ENOMEM;
+	gg->gpu_id = gpu_id;
+	gg->max_burst = max_burst;
+	gg->where = where;
+	t = gpugen_table(g, &len);
+	if (where == GPUGEN_TABLE_DEVICE) {
+		gg->table = rte_gpu_mem_alloc(gpu_id, len, 0);
+		if (gg->table == NULL) {
+			rc = gpugen_fail(err, errlen, -rte_errno, "table: %zu bytes of "
+				"GPU memory: %s", len, rte_strerror(rte_errno));
+			goto fail;
+		}
+		rc = gpugen_cuda_copy(gg->table, t, len);
+		if (rc != 0) {
+			rc = gpugen_fail(err, errlen, -EIO, "table copy: %s",
+				gpugen_cuda_strerror(rc));
+			goto fail;
+		}
+	} else {
+		gg->table_len = len;
+		gg->table = pinned(gpu_id, &gg->table_len);
+		if (gg->table == NULL) {
+			rc = gpugen_fail(err, errlen, -rte_errno, "table: %zu bytes of "
+				"registered host memory: %s", len,
+				rte_strerror(rte_errno));
+			goto fail;
+		}
+		memcpy(gg->table, t, len);
+	}
+	gg->addrs_len = (size_t)max_burst * sizeof(void *);
+	gg->addrs = pinned(gpu_id, &gg->addrs_len);
+	if (gg->addrs == NULL) {
+		rc = gpugen_fail(err, errlen, -rte_errno, "address array: %s",
+			rte_strerror(rte_errno));
+		goto fail;
+	}
+	rc = gpugen_cuda_stream_create(&gg->stream);
+	if (rc != 0) {
+		rc = gpugen_fail(err, errlen, -EIO, "CUDA stream: %s",
+			gpugen_cuda_strerror(rc));
+		goto fail;
+	}
+	*out = gg;
+	return 0;
+fail:
+	gpugen_gpu_close(gg);
+	return rc;
+}
+
+void **
+gpugen_gpu_addrs(struct gpugen_gpu *gg)
+{
+	return gg->addrs;
+}
+
+int
+gpugen_gpu_build(struct gpugen_gpu *gg, uint64_t first, uint32_t n,
+		uint64_t tx_ns, char *err, size_t errlen)
+{
+	int rc;
+
+	if (n > gg->max_burst)
+		return gpugen_fail(err, errlen, -EINVAL, "burst of %u beyond the %u "
+			"opened for", n, gg->max_burst);
+	/* The addresses are plain stores to registered host memory; the
+	 * launch that follows orders them before the kernel reads them. */
+	rc = gpugen_cuda_build(gg->table, (void *const *)gg->addrs, first, n,
+		tx_ns, gg->stream);
+	if (rc != 0)
+		return gpugen_fail(err, errlen, -EIO, "build kernel: %s",
+			gpugen_cuda_strerror(rc));
+	return 0;
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The generator's build kernel: the per-packet code of gpugen_core.h,
+ * the very source the CPU reference runs, one thread per packet.
+ */
+#include <cuda_runtime.h>
+
+#include "gpugen_core.h"
+#include "gpugen_cuda.h"
+
+#define GPUGEN_THREADS 128
+
+static __global__ void
+gpugen_build_kernel(const struct gpugen_table *t, void *const *addrs,
+		uint64_t first, uint32_t n, uint64_t tx_ns)
+{
+	uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+	uint32_t s;
+
+	if (k < n)
+		(void)gpugen_make_n(t, first + k, tx_ns, (uint8_t *)addrs[k], &s);
+}
+
+extern "C" const char *
+gpugen_cuda_strerror(int err)
+{
+	return cudaGetErrorString((cudaError_t)err);
+}
+
+extern "C" int
+gpugen_cuda_select(const char *pci_bus_id)
+{
+	int ordinal;
+	cudaError_t e = cudaDeviceGetByPCIBusId(&ordinal, pci_bus_id);
+
+	if (e != cudaSuccess)
+		return (int)e;
+	return (int)cudaSetDevice(ordinal);
+}
+
+extern "C" int
+gpugen_cuda_copy(void *dst, const void *src, size_t n)
+{
+	return (int)cudaMemcpy(dst, src, n, cudaMemcpyDefault);
+}
+
+extern "C" int
+gpugen_cuda_stream_create(void **s)
+{
+	return (int)cudaStreamCreateWithFlags((cudaStream_t *)s,
+		cudaStreamNonBlocking);
+}
+
+extern "C" int
+gpugen_cuda_stream_destroy(void *s)
+{
+	return s == NULL ? 0 : (int)cudaStreamDestroy((cudaStream_t)s);
+}
+
+extern "C" int
+gpugen_cuda_build(const void *table, void *const *addrs, uint64_t first,
+		uint32_t n, uint64_t tx_ns, void *s)
+{
+	cudaStream_t st = (cudaStream_t)s;
+	cudaError_t e;
+
+	if (n == 0)
+		return 0;
+	gpugen_build_kernel<<<(n + GPUGEN_THREADS - 1) / GPUGEN_THREADS,
+		GPUGEN_THREADS, 0, st>>>((const struct gpugen_table *)table,
+		addrs, first, n, tx_ns);
+	e = cudaGetLastError();
+	if (e != cudaSuccess)
+		return (int)e;
+	/*
+	 * Kernel completion orders every write of the burst before this
+	 * returns: host-mapped frames are then visible to the CPU and to a
+	 * NIC reading host memory, and GPU-memory frames to a peer reading
+	 * through the BAR (the kernel's writes are flushed at completion).
+	 */
+	return (int)cudaStreamSynchronize(st);
+}

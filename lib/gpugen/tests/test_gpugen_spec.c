@@ -1,0 +1,416 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * libgpugen's spec parser and CPU build: frames checked field by field
+ * through the parser, checksums summed to 0xffff, variables, sizes,
+ * IMIX, stamps, pcap templates; every bad spec refused with a message
+ * naming it, adding nothing.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <pcap/pcap.h>
+
+#include "gpugen.h"
+#include "gpugen_core.h"
+
+static int failures;
+
+#define CHECK(c, ...) do { \
+	if (!(c)) { \
+		failures++; \
+		fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #c); \
+		fprintf(stderr, __VA_ARGS__); \
+		fputc('\n', stderr); \
+	} \
+} while (0)
+
+static struct gpugen *
+new_gen(uint64_t seed)
+{
+	struct gpugen_conf c = { .data_room = 2048, .burst = 4, .seed = seed };
+	struct gpugen *g;
+
+	if (gpugen_create(&g, &c) != 0) {
+		fprintf(stderr, "gpugen_create failed\n");
+		exit(1);
+	}
+	return g;
+}
+
+static int
+add(struct gpugen *g, const char *spec)
+{
+	char err[256] = "";
+	int rc = gpugen_add_spec(g, spec, err, sizeof(err));
+
+	if (rc < 0)
+		fprintf(stderr, "  (spec '%s': %s)\n", spec, err);
+	return rc;
+}
+
+/* Every checksum of the frame sums to 0xffff (one's complement). */
+static int
+csums_ok(const uint8_t *f, uint32_t len)
+{
+	struct gpurx_pkt_info pi;
+	uint32_t sum;
+
+	if (gpurx_pkt_parse(f, len, len, &pi) != GPURX_MAL_NONE)
+		return 0;
+	if (pi.ip_version == 4) {
+		sum = gpurx_csum_add(0, f + pi.l3_off, (f[pi.l3_off] & 15) * 4u);
+		if (gpurx_csum_fold(sum) != 0xffff)
+			return 0;
+	}
+	if (pi.ip_version != 0 && (pi.l4_proto == GPURX_IPPROTO_UDP ||
+			pi.l4_proto == GPURX_IPPROTO_TCP)) {
+		uint32_t l4len = pi.ip_end - pi.l4_off;
+
+		sum = gpurx_csum_pseudo(f + pi.l3_off, pi.ip_version,
+			pi.l4_proto, l4len);
+		sum = gpurx_csum_add(sum, f + pi.l4_off, l4len);
+		if (gpurx_csum_fold(sum) != 0xffff)
+			return 0;
+	}
+	return 1;
+}
+
+static uint32_t
+build(struct gpugen *g, uint64_t n, uint8_t *buf, struct gpurx_pkt_info *pi)
+{
+	uint32_t len = gpugen_build_cpu(g, n, 1000 + n, buf, 2048, NULL, NULL);
+
+	CHECK(len == gpugen_len(g, n), "packet %lu: %u vs gpugen_len %u",
+		(unsigned long)n, len, gpugen_len(g, n));
+	CHECK(gpurx_pkt_parse(buf, len, len, pi) == GPURX_MAL_NONE,
+		"packet %lu does not parse", (unsigned long)n);
+	CHECK(csums_ok(buf, len), "packet %lu: bad checksum", (unsigned long)n);
+	return len;
+}
+
+static void
+test_defaults(void)
+{
+	struct gpugen *g = new_gen(1);
+	struct gpurx_pkt_info pi;
+	struct gpurx_stamp st;
+	uint8_t buf[2048];
+	uint32_t len;
+
+	CHECK(add(g, "ipv4") == 1, "default stream");
+	len = build(g, 0, buf, &pi);
+	CHECK(len == 124, "default size 128 with FCS: %u", len);
+	CHECK(pi.ip_version == 4 && pi.l4_proto == GPURX_IPPROTO_UDP,
+		"ipv4/udp");
+	CHECK(pi.sport == 1024 && pi.dport == 1024, "ports");
+	CHECK(memcmp(pi.src + 12, "\x0a\x00\x00\x01", 4) == 0, "src 10.0.0.1");
+	CHECK(gpurx_stamp_find(buf, len, &pi, &st) == 0 && st.stream == 0 &&
+		st.seq == 0 && st.tx_ns == 1000, "stamp on by default");
+	len = build(g, 5, buf, &pi);
+	CHECK(gpurx_stamp_find(buf, len, &pi, &st) == 0 && st.seq == 5 &&
+		st.tx_ns == 1005, "stamp of packet 5");
+	gpugen_free(g);
+}
+
+static void
+test_ipv6_tcp_vlan(void)
+{
+	struct gpugen *g = new_gen(1);
+	struct gpurx_pkt_info pi;
+	uint8_t buf[2048];
+	uint32_t len;
+
+	CHECK(add(g, "eth,vlan=100,vlan=200,ipv6,tcp,src=2001:db8::5,"
+		"dst=2001:db8::6,sport=5,dport=443,size=200,dmac=00:11:22:33:44:55")
+		== 1, "ipv6 tcp qinq");
+	len = build(g, 3, buf, &pi);
+	CHECK(len == 196, "size 200: %u", len);
+	CHECK(pi.vlan_count == 2 && pi.vlan_id == 100 &&
+		pi.inner_vlan_id == 200, "two tags %u %u %u", pi.vlan_count,
+		pi.vlan_id, pi.inner_vlan_id);
+	CHECK(pi.ip_version == 6 && pi.l4_proto == GPURX_IPPROTO_TCP &&
+		pi.dport == 443 && pi.sport == 5, "ipv6 tcp 5->443");
+	CHECK(pi.src[15] == 5 && pi.dst[15] == 6, "addresses");
+	CHECK(memcmp(buf, "\x00\x11\x22\x33\x44\x55", 6) == 0, "dmac");
+	gpugen_free(g);
+}
+
+static void
+test_vars(void)
+{
+	struct gpugen *g = new_gen(7);
+	struct gpurx_pkt_info pi;
+	uint8_t buf[2048];
+	int seen_other = 0;
+
+	CHECK(add(g, "udp,var=udp.sport:inc:1000-1002,"
+		"var=ipv4.dst:dec:10.0.0.1-10.0.0.3,"
+		"var=udp.dport:random:100-199,var=ipv4.ttl:inc:1-255:step=2:burst")
+		== 1, "vars");
+	for (uint64_t n = 0; n < 40; n++) {
+		build(g, n, buf, &pi);
+		CHECK(pi.sport == 1000 + n % 3, "sport inc %lu: %u",
+			(unsigned long)n, pi.sport);
+		CHECK(pi.dst[15] == 3 - n % 3, "dst dec %lu: %u",
+			(unsigned long)n, pi.dst[15]);
+		CHECK(pi.dport >= 100 && pi.dport <= 199, "dport random %u",
+			pi.dport);
+		seen_other |= pi.dport != 100 + 0;
+		CHECK(pi.ttl == 1 + 2 * (n / 4) % 255, "ttl per burst of 4, "
+			"packet %lu: %u", (unsigned long)n, pi.ttl);
+	}
+	CHECK(seen_other, "random dport varies");
+	gpugen_free(g);
+
+	/* A tuple: address varies fastest, then the port. */
+	g = new_gen(7);
+	CHECK(add(g, "tuple=ipv4.src:udp.sport:10.1.0.1-10.1.0.2:5000-5001")
+		== 1, "tuple");
+	for (uint64_t n = 0; n < 8; n++) {
+		build(g, n, buf, &pi);
+		CHECK(pi.src[15] == 1 + n % 2 && pi.sport == 5000 + (n / 2) % 2,
+			"tuple %lu: .%u:%u", (unsigned long)n, pi.src[15],
+			pi.sport);
+	}
+	gpugen_free(g);
+}
+
+static void
+test_sizes(void)
+{
+	struct gpugen *g = new_gen(3);
+	struct gpurx_pkt_info pi;
+	uint8_t buf[2048];
+	uint32_t len, lens[64];
+	int differ = 0;
+
+	CHECK(add(g, "size=100-120:step=10,var=udp.sport:inc:1-100") == 1,
+		"stepped size");
+	for (uint64_t n = 0; n < 7; n++) {
+		len = build(g, n, buf, &pi);
+		CHECK(len == 96 + 10 * (n % 3), "stepped %lu: %u",
+			(unsigned long)n, len);
+		CHECK(pi.sport == 1 + n, "sport with size %lu", (unsigned long)n);
+		CHECK(pi.ip_end == len, "IP length follows the size");
+	}
+	gpugen_free(g);
+
+	g = new_gen(3);
+	CHECK(add(g, "size=70-1518:random") == 1, "random size");
+	for (uint64_t n = 0; n < 64; n++) {
+		lens[n] = build(g, n, buf, &pi);
+		CHECK(lens[n] >= 66 && lens[n] <= 1514, "random size %u", lens[n]);
+		differ |= n > 0 && lens[n] != lens[0];
+	}
+	CHECK(differ, "random sizes vary");
+	gpugen_free(g);
+	/* Same seed, same sizes; another seed, others. */
+	g = new_gen(3);
+	add(g, "size=70-1518:random");
+	differ = 0;
+	for (uint64_t n = 0; n < 64; n++)
+		CHECK(gpugen_len(g, n) == lens[n], "repeatable with the seed");
+	gpugen_free(g);
+	g = new_gen(4);
+	add(g, "size=70-1518:random");
+	for (uint64_t n = 0; n < 64; n++)
+		differ |= gpugen_len(g, n) != lens[n];
+	CHECK(differ, "another seed, other sizes");
+	gpugen_free(g);
+}
+
+static void
+test_imix(void)
+{
+	struct gpugen *g = new_gen(1);
+	static const uint32_t want[12] = { 60, 60, 60, 60, 60, 60, 60,
+		590, 590, 590, 590, 1514 };
+	struct gpugen_stream_info si;
+	struct gpurx_pkt_info pi;
+	struct gpurx_stamp st;
+	uint8_t buf[2048];
+	uint32_t len;
+
+	CHECK(add(g, "imix,stamp=off") == 3, "imix: 3 streams");
+	CHECK(add(g, "size=100,weight=2") == 1, "a fourth stream");
+	CHECK(gpugen_n_streams(g) == 4, "4 streams");
+	CHECK(gpugen_stream_info(g, 1, &si) == 0 && si.weight == 4 &&
+		si.len_min == 590 && si.stamp_off == 0, "imix stream 1");
+	for (uint64_t n = 0; n < 28; n++) {
+		uint32_t exp = n % 14 < 12 ? want[n % 14] : 96;
+		uint32_t s;
+		uint64_t idx;
+
+		len = gpugen_build_cpu(g, n, 0, buf, sizeof(buf), &s, &idx);
+		CHECK(len == exp, "imix packet %lu: %u, want %u",
+			(unsigned long)n, len, exp);
+		if (s == 3) {
+			gpurx_pkt_parse(buf, len, len, &pi);
+			CHECK(gpurx_stamp_find(buf, len, &pi, &st) == 0 &&
+				st.stream == 3 && st.seq == idx && idx ==
+				(n / 14) * 2 + n % 14 - 12, "stream 3 seq");
+		}
+	}
+	CHECK(gpugen_max_len(g) == 1514, "max len");
+	gpugen_free(g);
+}
+
+/* Each bad spec: refused with rc, a message holding what, nothing added. */
+static void
+test_bad(void)
+{
+	static const struct {
+		const char *spec;
+		int rc;
+		const char *what;
+	} bad[] = {
+		{ "ipv4,foo=1", -EINVAL, "unknown key" },
+		{ "ipv4,bar", -EINVAL, "unknown word" },
+		{ "", -EINVAL, "empty" },
+		{ "ipv4,,udp", -EINVAL, "empty item" },
+		{ "size=3000", -EMSGSIZE, "data room" },
+		{ "size=80-70", -EINVAL, "min > max" },
+		{ "size=40,stamp=off", -EINVAL, "Ethernet minimum" },
+		{ "size=64", -EMSGSIZE, "stamp" },
+		{ "size=abc", -EINVAL, "size" },
+		{ "size=100-200:step=0", -EINVAL, "step" },
+		{ "size=100-200:bogus", -EINVAL, "size option" },
+		{ "var=udp.sport:inc:10-5", -EINVAL, "min > max" },
+		{ "var=udp.sport:inc:0-70000", -ERANGE, "does not fit" },
+		{ "var=udp.sport:jump:1-2", -EINVAL, "operation" },
+		{ "var=udp.sport:inc", -EINVAL, "FIELD:OP:MIN-MAX" },
+		{ "var=udp.sport:inc:1-5:init=9", -EINVAL, "init outside" },
+		{ "var=udp.sport:inc:1-5:wat", -EINVAL, "option" },
+		{ "var=@200/2:inc:0-10", -ERANGE, "past the end" },
+		{ "size=128-1000,var=@200/2:inc:0-10", -ERANGE, "past the end" },
+		{ "var=@24/2:inc:0-10", -EPERM, "engine keeps" },
+		{ "var=@50/4:inc:0-10", -EPERM, "engine keeps" },
+		{ "var=udp.len:inc:0-10", -ENOENT, "unknown field" },
+		{ "ipv6,var=ipv4.src:inc:1-2", -ENXIO, "no such header" },
+		{ "tcp,var=udp.sport:inc:1-2", -ENXIO, "no such header" },
+		{ "tuple=ipv4.src:udp.sport:10.0.0.2-10.0.0.1:1-2", -EINVAL,
+			"min > max" },
+		{ "tuple=ipv4.src:udp.sport:1-2", -EINVAL, "wanted" },
+		{ "src=10.0.0.1,dst=2001:db8::1", -EINVAL, "IPv6 address" },
+		{ "src=10.0.0.300", -EINVAL, "not an IPv4" },
+		{ "ipv6,ipv4", -EINVAL, "already" },
+		{ "udp,tcp", -EINVAL, "udp and tcp" },
+		{ "vlan=5000", -EINVAL, "0..4095" },
+		{ "vlan=1,vlan=2,vlan=3", -EINVAL, "at most 2" },
+		{ "dmac=00:11:22", -EINVAL, "MAC" },
+		{ "sport=65536", -EINVAL, "0..65535" },
+		{ "weight=0", -EINVAL, "weight" },
+		{ "stamp=maybe", -EINVAL, "on or off" },
+		{ "imix,size=100", -EINVAL, "imix" },
+		{ "all", -EINVAL, "pcap" },
+		{ "pcap=/nonexistent/x.pcap", -ENOENT, "pcap=" },
+		{ "pcap=/dev/null,ipv4", -EINVAL, "comes from the file" },
+		{ "imix", -EMSGSIZE, "stamp" },	/* 64-byte frames stamped */
+	};
+	struct gpugen *g = new_gen(1);
+	char err[512];
+
+	CHECK(add(g, "ipv4") == 1, "a good stream first");
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		int rc;
+
+		err[0] = '\0';
+		rc = gpugen_add_spec(g, bad[k].spec, err, sizeof(err));
+		CHECK(rc == bad[k].rc && strstr(err, bad[k].what) != NULL,
+			"'%s': rc %d (want %d), message '%s' (want '%s')",
+			bad[k].spec, rc, bad[k].rc, err, bad[k].what);
+		CHECK(gpugen_n_streams(g) == 1, "'%s' added a stream",
+			bad[k].spec);
+	}
+	gpugen_free(g);
+}
+
+static void
+test_pcap(const char *dir)
+{
+	char path[512], spec[600];
+	struct gpurx_pkt_spec s;
+	struct gpurx_pkt_layout lay;
+	struct gpurx_pkt_info pi;
+	struct pcap_pkthdr h;
+	uint8_t buf[2048], frames[3][256];
+	uint32_t lens[3];
+	pcap_t *p;
+	pcap_dumper_t *d;
+	struct gpugen *g;
+
+	snprintf(path, sizeof(path), "%s/gpugen-spec-test.pcap", dir);
+	p = pcap_open_dead(DLT_EN10MB, 65535);
+	d = p != NULL ? pcap_dump_open(p, path) : NULL;
+	if (d == NULL) {
+		CHECK(0, "cannot write %s", path);
+		return;
+	}
+	for (int k = 0; k < 3; k++) {
+		memset(&s, 0, sizeof(s));
+		s.ip_version = k == 2 ? 6 : 4;
+		s.src[0] = 10;
+		s.dst[0] = 10;
+		s.dst[3] = (uint8_t)k;
+		s.proto = k == 1 ? GPURX_IPPROTO_TCP : GPURX_IPPROTO_UDP;
+		s.sport = 7;
+		s.dport = (uint16_t)(80 + k);
+		s.payload_len = 40 + 10u * k;
+		lens[k] = gpurx_pkt_build(&s, frames[k], 256, &lay);
+		/* A broken checksum, as offloaded captures have. */
+		frames[k][lay.l4_csum_off] ^= 0x55;
+		memset(&h, 0, sizeof(h));
+		h.caplen = h.len = lens[k];
+		pcap_dump((u_char *)d, &h, frames[k]);
+	}
+	pcap_dump_close(d);
+	pcap_close(p);
+
+	g = new_gen(1);
+	snprintf(spec, sizeof(spec), "pcap=%s", path);
+	CHECK(add(g, spec) == 1, "pcap first packet");
+	snprintf(spec, sizeof(spec), "pcap=%s,all,var=@34/2:inc:1-3", path);
+	CHECK(add(g, spec) == 3, "pcap all packets");
+	snprintf(spec, sizeof(spec), "pcap=%s,stamp=on", path);
+	CHECK(add(g, spec) == 1, "pcap stamped");
+	for (uint64_t n = 0; n < 10; n++) {
+		uint32_t len = build(g, n, buf, &pi);
+		uint32_t k = n % 5 == 0 ? 0 : n % 5 <= 3 ? (uint32_t)(n % 5 - 1) :
+			0;
+
+		CHECK(len == lens[k], "pcap packet %lu: len %u want %u",
+			(unsigned long)n, len, lens[k]);
+		CHECK(pi.dport == 80 + k, "pcap packet %lu: dport %u",
+			(unsigned long)n, pi.dport);
+		if (n % 5 == 1 || n % 5 == 2)	/* the IPv4 ones */
+			CHECK(pi.sport == 1 + n / 5, "pcap var on %lu: sport %u",
+				(unsigned long)n, pi.sport);
+	}
+	snprintf(spec, sizeof(spec), "pcap=%s,all,var=udp.sport:inc:1-3", path);
+	CHECK(gpugen_add_spec(g, spec, NULL, 0) == -ENXIO,
+		"a name the TCP packet lacks");
+	CHECK(gpugen_n_streams(g) == 5, "nothing added");
+	gpugen_free(g);
+	unlink(path);
+}
+
+int
+main(int argc, char **argv)
+{
+	test_defaults();
+	test_ipv6_tcp_vlan();
+	test_vars();
+	test_sizes();
+	test_imix();
+	test_bad();
+	test_pcap(argc > 1 ? argv[1] : ".");
+	if (failures) {
+		fprintf(stderr, "%d failures\n", failures);
+		return 1;
+	}
+	printf("gpugen spec tests: ok\n");
+	return 0;
+}

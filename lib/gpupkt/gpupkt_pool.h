@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef GPUPKT_POOL_H
+#define GPUPKT_POOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_mempool.h>
+
+/*
+ * Mbuf pools for GPU work, shared by dpdk-gpu-rx and dpdk-gpu-tx: a pool
+ * whose data buffers are GPU memory (the port DMAs them), and the
+ * registration of a host pool's memory with the GPU (host-mapped mode).
+ */
+
+struct gpupkt_ext_pool {
+	struct rte_mempool *mp;
+	void *mem;		/* GPU memory behind the data buffers */
+	size_t len;
+	int16_t gpu_id;
+	struct rte_device *dev;	/* the port's device, mapped for DMA */
+	uint8_t registered;	/* rte_extmem_register done */
+	uint8_t mapped;		/* rte_dev_dma_map done */
+};
+
+/*
+ * n mbufs of data_room bytes in GPU memory of gpu_id: allocated with
+ * rte_gpu_mem_alloc, registered with EAL as external memory, mapped for
+ * port's DMA, and an extbuf pool over it. Returns 0; 1 when the port
+ * refused the DMA mapping (rte_errno holds why; refuse_map fakes that,
+ * for tests), everything released, so the caller may fall back to host
+ * memory; -errno on any other failure, released too. err says what.
+ */
+int gpupkt_ext_pool_create(struct gpupkt_ext_pool *p, const char *name,
+		int16_t gpu_id, uint16_t port, uint32_t n, unsigned int cache,
+		uint16_t data_room, int socket, int refuse_map, char *err,
+		size_t errlen);
+/* Pool first (its buffers are the memory), then unmap, unregister, free. */
+void gpupkt_ext_pool_free(struct gpupkt_ext_pool *p);
+
+/*
+ * Register every memory chunk of host pool mp with gpu_id
+ * (rte_gpu_mem_register), calling cb for each one registered so the
+ * caller can track and later unregister it; cb returning nonzero stops
+ * (that chunk is then cb's to release, having said why). 0, or -1 with
+ * err set; every chunk registered before a failure was passed to cb.
+ */
+int gpupkt_pool_register(int16_t gpu_id, struct rte_mempool *mp,
+		int (*cb)(void *opaque, void *addr, size_t len), void *opaque,
+		char *err, size_t errlen);
+
+#endif /* GPUPKT_POOL_H */
