@@ -72,6 +72,26 @@ for t in "$build"/examples/gpu_rx/*gpu-test* "$build"/examples/gpu_rx/tests/*gpu
 	[ -f "$t" ] && [ -x "$t" ] && run "$(basename "$t")" "$t"
 done
 
+# The generator: its GPU build against the CPU reference, then dpdk-gpu-tx
+# with frames built on the GPU, host-mapped into net_pcap and in GPU memory
+# through net_gpudma's TX, each written file frame by frame against the
+# CPU reference (gputx-check), checksums by tshark where installed.
+for t in "$build"/examples/gpu_tx/tests/*gpu*-test; do
+	[ -f "$t" ] && [ -x "$t" ] && run "$(basename "$t")" "$t"
+done
+txe2e=$top/examples/gpu_tx/tests/run-tx-e2e.sh
+if [ -x "$build/examples/gpu_tx/dpdk-gpu-tx" ]; then
+	for m in host-mapped:net_pcap0 gpu:net_gpudma0; do
+		for c in cpu-ref tshark; do
+			TX_MEM=${m%%:*} TX_VDEV=${m#*:} TX_EAL="--no-huge -m 2048" \
+				run "gputx-$c-${m%%:*}" sh "$txe2e" "$c" \
+				"$build/examples/gpu_tx/dpdk-gpu-tx" \
+				"$build/examples/gpu_tx/tests/gputx-check" \
+				"$build/examples/gpu_rx/app/dpdk-gpu-rx" "$out/gputx-$c-${m%%:*}"
+		done
+	done
+fi
+
 # GPU memory errors, with NVIDIA's compute-sanitizer where it is installed.
 . "$top/scripts/cuda-env.sh"
 cs=$(command -v compute-sanitizer || { command -v nvcc >/dev/null &&

@@ -4,6 +4,10 @@
 # One end-to-end case of dpdk-gpu-tx over software ports (meson test).
 # Usage: run-tx-e2e.sh CASE TX CHECK RX WORKDIR
 # CASE: cpu-ref | tshark | rx | bad | rate
+# Env (the GPU suite, scripts/run-gpu-suite.sh): TX_MEM the frames' memory
+# (default cpu: built by the CPU reference), TX_VDEV the port written
+# through (default net_pcap0; net_gpudma0 reads GPU memory), TX_EAL the EAL
+# memory and device options (default "--no-huge -m 512 --no-pci").
 set -u
 
 case_name=$1 tx=$2 check=$3 rx=$4 work=$5
@@ -11,7 +15,7 @@ rm -rf "$work" && mkdir -p "$work" || exit 1
 out=$work/out.pcap
 
 eal() {
-	echo --no-huge -m 512 --no-pci --no-shconf \
+	echo ${TX_EAL:---no-huge -m 512 --no-pci} --no-shconf \
 		--file-prefix "gputx-e2e-$case_name-$$" -l 0 \
 		--log-level=lib.eal:warning
 }
@@ -28,7 +32,8 @@ count=5000 seed=42 burst=32
 
 send() {
 	# shellcheck disable=SC2046
-	"$tx" $(eal) --vdev "net_pcap0,tx_pcap=$out" -- --mem cpu \
+	"$tx" $(eal) --vdev "${TX_VDEV:-net_pcap0},tx_pcap=$out" -- \
+		--mem "${TX_MEM:-cpu}" \
 		--count $count --seed $seed --burst $burst \
 		--stream "$1" --stream "$2" --stream "$3" --stream "$4" \
 		--json "$work/tx.json" > "$work/tx.txt" 2>&1
