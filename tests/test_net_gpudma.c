@@ -729,7 +729,7 @@ gpu_rx_completion_order_on(bool no_batch)
 	struct rte_eth_stats st;
 	struct rte_device *dev;
 	uint32_t first_batch;
-	unsigned int i, got = 0;
+	unsigned int i, got = 0, ran = 0, copied = 0, segs_done = 0;
 	char args[600];
 	uint16_t port, n;
 	int rest;
@@ -752,32 +752,49 @@ gpu_rx_completion_order_on(bool no_batch)
 	CHECK(rte_eth_dev_start(port) == 0, "start");
 
 	fake_cuda_set_async_manual(1);
-	/* Three bursts of 4 posted, none filled yet: nothing comes back. */
+	/* The ring is posted ahead at the first poll, a run of descriptors a
+	 * fill; none filled yet: nothing comes back, however often polled. */
 	for (i = 0; i < 3; i++) {
 		n = rte_eth_rx_burst(port, 0, pkts, 4);
 		CHECK(n == 0, "burst %u: %u buffers handed out before any copy ran", i, n);
 	}
-	/* Operations of the first burst: a copy a segment, or one launch. */
+	/* Operations of the first fill: a copy a segment, or one launch. */
 	first_batch = scatter ? 1 :
 		segs_of(0) + segs_of(1) + segs_of(2) + segs_of(3);
 	CHECK(fake_cuda_async_pending() > first_batch, "%" PRIu64 " operations pending",
 		fake_cuda_async_pending());
-	/* The first burst but its last copy: still nothing. */
-	CHECK(fake_cuda_async_complete(first_batch - 1) == first_batch - 1, "ran");
-	n = rte_eth_rx_burst(port, 0, pkts, 32);
-	CHECK(n == 0, "%u buffers handed out with a copy of their burst pending", n);
+	/* Posted ahead: far more than the three polls' 12 frames asked. */
+	CHECK(2048 - rte_mempool_avail_count(mp) > segs_of(0) + segs_of(1) +
+		segs_of(2) + segs_of(3) + 100, "only %u buffers posted",
+		2048 - rte_mempool_avail_count(mp));
 	/* Unmapping memory posted descriptors use fails. */
 	CHECK(rte_dev_dma_unmap(dev, gpu_mem, RTE_BAD_IOVA, GPU_MEM_LEN) != 0 &&
 		rte_errno == EBUSY, "unmap with descriptors in flight: %s",
 		rte_strerror(rte_errno));
-	/* Its last copy: exactly the first burst, in order. */
-	CHECK(fake_cuda_async_complete(1) == 1, "ran");
-	n = rte_eth_rx_burst(port, 0, pkts, 32);
-	CHECK(n == 4, "%u buffers after the first burst's copies completed", n);
-	for (i = 0; i < n; i++, got++)
-		CHECK(check_chain(pkts[i], got % NB_FRAMES,
-			frame_lens[got % NB_FRAMES]) == 0, "frame %u", got);
-	rte_pktmbuf_free_bulk(pkts, n);
+	/* One operation at a time: every chain handed out is whole and in
+	 * order (a buffer still being written shows the pool's poison), and
+	 * never more frames than those whose every copy ran (copies: an
+	 * operation a segment, the fill's event one more). */
+	while (got < 3 * NB_FRAMES && fake_cuda_async_pending() > 0 &&
+			!test_case_failed) {
+		CHECK(fake_cuda_async_complete(1) == 1, "ran");
+		ran++;
+		while (copied < 3 * NB_FRAMES &&
+				segs_done + segs_of(copied % NB_FRAMES) <= ran)
+			segs_done += segs_of(copied++ % NB_FRAMES);
+		do {
+			n = rte_eth_rx_burst(port, 0, pkts, 4);
+			for (i = 0; i < n; i++, got++)
+				CHECK(check_chain(pkts[i], got % NB_FRAMES,
+					frame_lens[got % NB_FRAMES]) == 0,
+					"frame %u", got);
+			rte_pktmbuf_free_bulk(pkts, n);
+		} while (n > 0);
+		if (!scatter)
+			CHECK(got <= copied, "%u frames handed out, %u copied after %u operations",
+				got, copied, ran);
+	}
+	CHECK(got > 0, "nothing handed out in manual completion");
 	/* The rest, copies running as they are enqueued. */
 	fake_cuda_set_async_manual(0);
 	rest = rx_all(port, 0, got, 1, NULL, 0);
@@ -787,9 +804,12 @@ gpu_rx_completion_order_on(bool no_batch)
 	CHECK(st.ipackets == 3 * NB_FRAMES && st.ibytes == 3 * total_bytes() &&
 		st.ierrors == 0, "ipackets %" PRIu64 " ibytes %" PRIu64 " ierrors %" PRIu64,
 		st.ipackets, st.ibytes, st.ierrors);
+	/* Fills cover runs of frames, not a poll's burst of 4: at least
+	 * twice fewer fills than polls of 4 frames would make. */
 	CHECK(xstat(port, "rx_copy_ops") == 3 * total_segs() &&
 		xstat(port, "rx_copy_bytes") == 3 * total_bytes() &&
-		xstat(port, "rx_copy_batches") > 0,
+		xstat(port, "rx_copy_batches") > 0 &&
+		xstat(port, "rx_copy_batches") <= 3 * NB_FRAMES / 8,
 		"rx_copy_ops %" PRIu64 " rx_copy_bytes %" PRIu64 " rx_copy_batches %" PRIu64,
 		xstat(port, "rx_copy_ops"), xstat(port, "rx_copy_bytes"),
 		xstat(port, "rx_copy_batches"));
@@ -824,6 +844,65 @@ static void
 gpu_rx_completion_order_batch0(void)
 {
 	gpu_rx_completion_order_on(true);
+}
+
+/* 1024 small frames through a ring of 1024, polled 32 at a time: the
+ * ring is refilled in runs of a quarter ring, so a fill (one launch, or
+ * one batch of copies) covers 256 frames, not a poll's 32. */
+static void
+gpu_rx_fill_covers_runs(void)
+{
+	static const uint32_t len64 = 64;
+	struct rte_mempool *mp = gpu_pool("gpu_runs", 4095);
+	uint64_t launches0 = fake_cuda_kernel_launches();
+	struct rte_mbuf *pkts[32];
+	char args[600], pcap[512];
+	unsigned int got = 0, i, idle = 0;
+	uint16_t port, n;
+
+	path_in(pcap, sizeof(pcap), "runs.pcap");
+	CHECK(gpudma_frames_write(pcap, &len64, 1, 1024) == 0, "pcap");
+	snprintf(args, sizeof(args), "rx_pcap=%s", pcap);
+	if (mp == NULL || port_create("net_gpudma_runs", args, &port) != 0) {
+		CHECK(0, "set-up");
+		rte_mempool_free(mp);
+		return;
+	}
+	CHECK(port_setup(port, 1, NULL) == 0, "setup");
+	CHECK(rte_dev_dma_map(port_dev(port), gpu_mem, RTE_BAD_IOVA,
+		GPU_MEM_LEN) == 0, "dma map: %s", rte_strerror(rte_errno));
+	CHECK(rte_eth_rx_queue_setup(port, 0, 1024, SOCKET_ID_ANY, NULL, mp) == 0,
+		"rx setup");
+	CHECK(rte_eth_dev_start(port) == 0, "start");
+	while (idle < 16 && got < 1024) {
+		n = rte_eth_rx_burst(port, 0, pkts, RTE_DIM(pkts));
+		idle = n == 0 ? idle + 1 : 0;
+		for (i = 0; i < n; i++, got++) {
+			const uint8_t *d = rte_pktmbuf_mtod(pkts[i], const uint8_t *);
+			uint32_t j;
+
+			for (j = 0; j < 64 && pkts[i]->pkt_len == 64; j++)
+				if (d[j] != gpudma_frame_byte(got, j))
+					break;
+			CHECK(pkts[i]->pkt_len == 64 && j == 64, "frame %u differs", got);
+		}
+		rte_pktmbuf_free_bulk(pkts, n);
+	}
+	CHECK(got == 1024, "received %u of 1024", got);
+	CHECK(xstat(port, "rx_copy_batches") <= 5,
+		"%" PRIu64 " fills for 1024 frames polled 32 at a time",
+		xstat(port, "rx_copy_batches"));
+	if (scatter)
+		CHECK(fake_cuda_kernel_launches() - launches0 <= 5,
+			"%" PRIu64 " launches for 1024 frames",
+			fake_cuda_kernel_launches() - launches0);
+	CHECK(rte_eth_dev_stop(port) == 0, "stop");
+	CHECK(rte_dev_dma_unmap(port_dev(port), gpu_mem, RTE_BAD_IOVA,
+		GPU_MEM_LEN) == 0, "unmap: %s", rte_strerror(rte_errno));
+	port_destroy("net_gpudma_runs", port);
+	CHECK(rte_mempool_avail_count(mp) == 4095, "%u of 4095 mbufs back",
+		rte_mempool_avail_count(mp));
+	rte_mempool_free(mp);
 }
 
 /* batch=1 asks for cuMemcpyBatchAsync: where the driver lacks it the
@@ -1310,6 +1389,7 @@ main(int argc, char **argv)
 		RUN_CASE(gpu_pool_refused_until_mapped);
 		RUN_CASE(gpu_rx_completion_order);
 		RUN_CASE(gpu_rx_completion_order_batch0);
+		RUN_CASE(gpu_rx_fill_covers_runs);
 		RUN_CASE(gpu_tx_pcap_identical);
 		RUN_CASE(gpu_split_header_host_payload_gpu);
 		RUN_CASE(gpu_batch_required);

@@ -211,16 +211,30 @@ gpudma_cuda_pin(struct gpudma_cuda *c, void *p, size_t len)
 }
 
 int
-gpudma_cuda_pin_store(struct gpudma_cuda *c, void *p, size_t len)
+gpudma_cuda_pin_mapped(struct gpudma_cuda *c, void *p, size_t len,
+		uint64_t *dev)
 {
+	CUdeviceptr d = 0;
 	int ret = gpudma_cuda_enter(c, "net_gpudma: pinning");
 
 	if (ret != 0)
 		return ret;
-	ret = pin(p, len, c->scatter != NULL, &c->store_dev);
-	if (ret == 0)
-		c->store_host = (uintptr_t)p;
+	ret = pin(p, len, c->scatter != NULL, &d);
 	gpudma_cuda_leave(c, "net_gpudma: pinning");
+	*dev = ret == 0 ? (uint64_t)d : 0;
+	return ret;
+}
+
+int
+gpudma_cuda_pin_store(struct gpudma_cuda *c, void *p, size_t len)
+{
+	uint64_t dev;
+	int ret = gpudma_cuda_pin_mapped(c, p, len, &dev);
+
+	if (ret == 0) {
+		c->store_host = (uintptr_t)p;
+		c->store_dev = (CUdeviceptr)dev;
+	}
 	return ret;
 }
 
@@ -403,11 +417,11 @@ enqueue_kernel(struct gpudma_copier *cp, uint32_t slot)
 	void *params[] = { &descs, &n };
 	uint32_t i;
 
-	/* The sources are the frame store's: the GPU reads them through
-	 * its mapping. */
+	/* The sources are in the window (frame store or staging ring): the
+	 * GPU reads them through its mapping. */
 	for (i = 0; i < n; i++)
 		d[i] = (struct gpudma_scatter_desc){ .dst = cp->dsts[i],
-			.src = c->store_dev + (cp->srcs[i] - c->store_host),
+			.src = cp->win_dev + (cp->srcs[i] - cp->win_host),
 			.len = (uint32_t)cp->sizes[i] };
 	/* The descriptors reach memory before the launch's doorbell (the
 	 * kernel reads them over PCIe when it runs). */

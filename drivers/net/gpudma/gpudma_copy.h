@@ -52,6 +52,10 @@ struct gpudma_copier {
 	size_t *sizes;
 	uint32_t n, cap;
 	uint64_t bytes;          /* of the burst being built */
+	/* Where the burst's sources are (the frame store, or a queue's
+	 * staging ring): win_host as the GPU addresses it, for the kernel. */
+	uintptr_t win_host;
+	CUdeviceptr win_dev;
 };
 
 /* 1 if a CUDA driver could be loaded (logged once if not). */
@@ -76,6 +80,10 @@ int gpudma_cuda_pin(struct gpudma_cuda *c, void *p, size_t len);
 int gpudma_cuda_unpin(struct gpudma_cuda *c, void *p);
 /* Pins the frame store, mapped for the GPU (the scatter kernel reads it). */
 int gpudma_cuda_pin_store(struct gpudma_cuda *c, void *p, size_t len);
+/* Pins host memory the copy engine or the kernel reads; *dev: its GPU
+ * address when the kernel is loaded, else 0. */
+int gpudma_cuda_pin_mapped(struct gpudma_cuda *c, void *p, size_t len,
+	uint64_t *dev);
 
 /* The calls below want the context current (gpudma_cuda_enter). */
 /* nb_slots: batch slots of a queue filled by the scatter kernel (0: copies
