@@ -4,7 +4,8 @@
  * Host tests of net_gpudma against the fake CUDA library: devargs, the
  * descriptor ring (completion order, chains up to 262144 bytes, missed
  * frames), DMA mappings (pool refusal, EBUSY unmap), TX to pcap, stats,
- * and fault injection of every CUDA call the port makes.
+ * frames from another port (rx_port: net_ring, net_pcap) and its
+ * ownership, and fault injection of every CUDA call the port makes.
  *
  * Usage: test-net-gpudma host|gpu|faults FAKE_LIBCUDA WORKDIR
  */
@@ -23,6 +24,7 @@
 
 #include <rte_bus_vdev.h>
 #include <rte_eal.h>
+#include <rte_eth_ring.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
@@ -1328,6 +1330,365 @@ run_faults(void)
 	return ret;
 }
 
+/* ---- cases: rx_port ------------------------------------------------------- */
+
+/* A net_ring port of nq queues over rings the test feeds: what the test
+ * enqueues into rings[q] is what the port's RX queue q receives. Its
+ * name is net_ring_NAME (rte_eth_from_rings puts the prefix). */
+static int
+ring_port(const char *name, unsigned int nq, struct rte_ring **rings,
+		uint16_t *port)
+{
+	char rname[RTE_RING_NAMESIZE];
+	unsigned int q;
+	int id;
+
+	for (q = 0; q < nq; q++) {
+		snprintf(rname, sizeof(rname), "rg_%s_%u", name, q);
+		rings[q] = rte_ring_create(rname, 1024, SOCKET_ID_ANY,
+			RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (rings[q] == NULL)
+			return -1;
+	}
+	id = rte_eth_from_rings(name, rings, nq, rings, nq, SOCKET_ID_ANY);
+	if (id < 0)
+		return -1;
+	*port = (uint16_t)id;
+	return 0;
+}
+
+static void
+ring_port_free(const char *name, struct rte_ring **rings, unsigned int nq)
+{
+	unsigned int q;
+
+	(void)rte_vdev_uninit(name);
+	for (q = 0; q < nq; q++)
+		rte_ring_free(rings[q]);
+}
+
+/* Frame k (frame_lens[k % NB_FRAMES] bytes) as a chain of src's 2 KiB
+ * buffers, the way another port hands frames over. */
+static struct rte_mbuf *
+make_frame(struct rte_mempool *src, unsigned int k)
+{
+	uint32_t len = frame_lens[k % NB_FRAMES], off = 0;
+	struct rte_mbuf *head = NULL, *last = NULL;
+
+	do {
+		struct rte_mbuf *m = rte_pktmbuf_alloc(src);
+		uint32_t n = RTE_MIN(len - off, (uint32_t)SEG_ROOM), j;
+		uint8_t *d;
+
+		if (m == NULL) {
+			rte_pktmbuf_free(head);
+			return NULL;
+		}
+		d = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)n);
+		for (j = 0; j < n; j++)
+			d[j] = gpudma_frame_byte(k % NB_FRAMES, off + j);
+		if (head == NULL) {
+			head = m;
+		} else {
+			last->next = m;
+			head->nb_segs++;
+			head->pkt_len += n;
+		}
+		last = m;
+		off += n;
+	} while (off < len);
+	return head;
+}
+
+/* Enqueues frames first .. first + n - 1 into ring r; 0 or -1. */
+static int
+feed(struct rte_ring *r, struct rte_mempool *src, unsigned int first,
+		unsigned int n)
+{
+	unsigned int k;
+
+	for (k = first; k < first + n; k++) {
+		struct rte_mbuf *m = make_frame(src, k);
+
+		if (m == NULL || rte_ring_enqueue(r, m) != 0) {
+			rte_pktmbuf_free(m);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Frames another port receives (net_ring, the frames chained as a NIC
+ * hands jumbo frames over) come out of net_gpudma whole and byte-identical,
+ * each queue from rx_port's same queue, into host or GPU memory; rx_port's
+ * mbufs all go back to their pool; stats count them like the pcap wire's.
+ */
+static void
+rx_port_ring_on(bool gpu)
+{
+	struct rte_mempool *src = host_pool("sub_src", 2047);
+	struct rte_mempool *mp = gpu ? gpu_pool("rxport_gpu", 2048) :
+		host_pool("rxport_host", 2048);
+	struct rte_ring *rings[2];
+	struct rte_eth_stats st;
+	struct rte_eth_dev_owner owner;
+	uint16_t sub, port;
+	int got0, got1;
+
+	cuda_baseline();
+	if (src == NULL || mp == NULL ||
+			ring_port("sub", 2, rings, &sub) != 0) {
+		CHECK(0, "set-up");
+		goto out_pools;
+	}
+	if (port_create("net_gpudma_rp", "rx_port=net_ring_sub,queues=2",
+			&port) != 0) {
+		CHECK(0, "port not created");
+		goto out_ring;
+	}
+	CHECK(rte_eth_dev_owner_get(sub, &owner) == 0 &&
+		owner.id != RTE_ETH_DEV_NO_OWNER &&
+		strcmp(owner.name, "net_gpudma_rp") == 0,
+		"rx_port not owned by the port (owner \"%s\")", owner.name);
+	CHECK(port_setup(port, 2, gpu ? NULL : mp) == 0, "setup");
+	if (gpu) {
+		CHECK(rte_dev_dma_map(port_dev(port), gpu_mem, RTE_BAD_IOVA,
+			GPU_MEM_LEN) == 0, "dma map: %s", rte_strerror(rte_errno));
+		CHECK(rte_eth_rx_queue_setup(port, 0, 256, SOCKET_ID_ANY, NULL,
+			mp) == 0 && rte_eth_rx_queue_setup(port, 1, 256,
+			SOCKET_ID_ANY, NULL, mp) == 0, "rx setup");
+	}
+	CHECK(rte_eth_dev_start(port) == 0, "start");
+	/* Queue 0 gets the capture twice, queue 1 frames 1, 2, ...: each
+	 * queue's frames in their order. */
+	CHECK(feed(rings[0], src, 0, NB_FRAMES) == 0 &&
+		feed(rings[1], src, 1, NB_FRAMES - 1) == 0, "feed");
+	got0 = rx_all(port, 0, 0, 1, NULL, 0);
+	CHECK(feed(rings[0], src, 0, NB_FRAMES) == 0, "feed");
+	got0 += rx_all(port, 0, 0, 1, NULL, 0);
+	got1 = rx_all(port, 1, 1, 1, NULL, 0);
+	CHECK(got0 == 2 * (int)NB_FRAMES && got1 == (int)NB_FRAMES - 1,
+		"received %d and %d", got0, got1);
+	CHECK(rte_eth_stats_get(port, &st) == 0, "stats");
+	CHECK(st.ipackets == 3 * NB_FRAMES - 1 &&
+		st.ibytes == 3 * total_bytes() - frame_lens[0] &&
+		st.imissed == 0 && st.ierrors == 0 &&
+		st.q_ipackets[1] == NB_FRAMES - 1,
+		"ipackets %" PRIu64 " ibytes %" PRIu64 " imissed %" PRIu64 " ierrors %" PRIu64,
+		st.ipackets, st.ibytes, st.imissed, st.ierrors);
+	CHECK(xstat(port, "rx_copy_bytes") == st.ibytes, "rx_copy_bytes %" PRIu64,
+		xstat(port, "rx_copy_bytes"));
+	CHECK(rte_mempool_avail_count(src) == 2047,
+		"%u of rx_port's 2047 mbufs back", rte_mempool_avail_count(src));
+	CHECK(rte_eth_dev_stop(port) == 0, "stop");
+	if (gpu)
+		CHECK(rte_dev_dma_unmap(port_dev(port), gpu_mem, RTE_BAD_IOVA,
+			GPU_MEM_LEN) == 0, "unmap: %s", rte_strerror(rte_errno));
+	port_destroy("net_gpudma_rp", port);
+	/* Closed with the port that took it over. */
+	CHECK(!rte_eth_dev_is_valid_port(sub), "rx_port still open");
+	check_cuda_released("after close");
+	CHECK(rte_mempool_avail_count(mp) == 2048, "%u of 2048 mbufs back",
+		rte_mempool_avail_count(mp));
+out_ring:
+	ring_port_free("net_ring_sub", rings, 2);
+out_pools:
+	rte_mempool_free(mp);
+	rte_mempool_free(src);
+}
+
+static void
+host_rx_port_ring(void)
+{
+	rx_port_ring_on(false);
+}
+
+static void
+gpu_rx_port_ring(void)
+{
+	rx_port_ring_on(true);
+}
+
+/* imissed: frames rx_port hands over while the application holds every
+ * buffer are dropped and counted, as from the pcap wire. */
+static void
+host_rx_port_imissed(void)
+{
+	static struct rte_mbuf *held[2 * NB_FRAMES];
+	struct rte_mempool *src = host_pool("sub_src_m", 2047);
+	struct rte_mempool *mp = host_pool("rxport_small", 16);
+	struct rte_ring *rings[1];
+	struct rte_eth_stats st;
+	uint16_t sub, port;
+	int got;
+
+	if (src == NULL || mp == NULL ||
+			ring_port("m", 1, rings, &sub) != 0) {
+		CHECK(0, "set-up");
+		goto out_pools;
+	}
+	if (port_create("net_gpudma_rpm", "rx_port=net_ring_m", &port) != 0) {
+		CHECK(0, "port not created");
+		goto out_ring;
+	}
+	CHECK(port_setup(port, 1, mp) == 0 && rte_eth_dev_start(port) == 0,
+		"setup");
+	CHECK(feed(rings[0], src, 0, NB_FRAMES) == 0, "feed");
+	/* All kept: the 16 buffers run out; each poll with none left and
+	 * none posted drops what arrived, until the ring is empty. */
+	got = rx_all(port, 0, 0, 0, held, RTE_DIM(held));
+	got += rx_all(port, 0, 0, 0, held + got, RTE_DIM(held) - (unsigned int)got);
+	CHECK(rte_eth_stats_get(port, &st) == 0, "stats");
+	CHECK(got > 0 && st.imissed > 0 && st.ipackets == (uint64_t)got &&
+		st.ipackets + st.imissed == NB_FRAMES && rte_ring_count(rings[0]) == 0,
+		"received %d, ipackets %" PRIu64 " imissed %" PRIu64 ", %u still in the ring",
+		got, st.ipackets, st.imissed, rte_ring_count(rings[0]));
+	if (got > 0)
+		rte_pktmbuf_free_bulk(held, RTE_MIN((unsigned int)got, RTE_DIM(held)));
+	port_destroy("net_gpudma_rpm", port);
+	CHECK(rte_mempool_avail_count(mp) == 16, "%u of 16 mbufs back",
+		rte_mempool_avail_count(mp));
+out_ring:
+	ring_port_free("net_ring_m", rings, 1);
+	CHECK(src == NULL || rte_mempool_avail_count(src) == 2047,
+		"%u of rx_port's 2047 mbufs back",
+		src != NULL ? rte_mempool_avail_count(src) : 0);
+out_pools:
+	rte_mempool_free(mp);
+	rte_mempool_free(src);
+}
+
+/* A net_pcap port as the wire: the frames of its file, byte-identical. */
+static void
+host_rx_port_pcap(void)
+{
+	static const uint32_t lens[] = { 60, 64, 1500, 1514, 2049, 9000, 4097 };
+	struct rte_mempool *mp = host_pool("rxport_pcap", 2048);
+	struct rte_mbuf *pkts[32];
+	char pcap[512], args[700];
+	unsigned int got = 0, idle = 0, i, bad = 0;
+	uint16_t port, sub;
+
+	path_in(pcap, sizeof(pcap), "sub.pcap");
+	CHECK(gpudma_frames_write(pcap, lens, RTE_DIM(lens), 700) == 0, "pcap");
+	snprintf(args, sizeof(args), "rx_pcap=%s", pcap);
+	if (mp == NULL || rte_vdev_init("net_pcap_sub", args) != 0 ||
+			rte_eth_dev_get_port_by_name("net_pcap_sub", &sub) != 0) {
+		CHECK(0, "net_pcap port");
+		rte_mempool_free(mp);
+		return;
+	}
+	/* By port id this time. */
+	snprintf(args, sizeof(args), "rx_port=%u", sub);
+	if (port_create("net_gpudma_rpp", args, &port) != 0) {
+		CHECK(0, "port not created");
+		goto out;
+	}
+	CHECK(port_setup(port, 1, mp) == 0 && rte_eth_dev_start(port) == 0,
+		"setup");
+	while (idle < 64 && got < 700) {
+		uint16_t n = rte_eth_rx_burst(port, 0, pkts, RTE_DIM(pkts));
+
+		idle = n == 0 ? idle + 1 : 0;
+		for (i = 0; i < n; i++, got++) {
+			const struct rte_mbuf *s;
+			uint32_t off = 0, j;
+
+			if (pkts[i]->pkt_len != lens[got % RTE_DIM(lens)])
+				bad++;
+			for (s = pkts[i]; s != NULL; s = s->next) {
+				const uint8_t *d = rte_pktmbuf_mtod(s, const uint8_t *);
+
+				for (j = 0; j < s->data_len; j++)
+					if (d[j] != gpudma_frame_byte(got, off + j))
+						break;
+				if (j != s->data_len) {
+					bad++;
+					break;
+				}
+				off += s->data_len;
+			}
+		}
+		rte_pktmbuf_free_bulk(pkts, n);
+	}
+	CHECK(got == 700 && bad == 0, "received %u of 700, %u wrong", got, bad);
+	port_destroy("net_gpudma_rpp", port);
+	CHECK(rte_mempool_avail_count(mp) == 2048, "%u of 2048 mbufs back",
+		rte_mempool_avail_count(mp));
+out:
+	(void)rte_vdev_uninit("net_pcap_sub");
+	rte_mempool_free(mp);
+}
+
+/* rx_port's bad values, each refused naming the key; ownership refused to
+ * a second user while the port has it, and given back when it is gone. */
+static void
+rx_port_refused(void)
+{
+	struct rte_ring *rings[1];
+	struct rte_eth_dev_owner other = { 0 };
+	char args[600];
+	uint16_t sub, port, p;
+	bool listed = false;
+
+	if (ring_port("own", 1, rings, &sub) != 0) {
+		CHECK(0, "set-up");
+		return;
+	}
+	log_begin();
+	CHECK(rte_vdev_init("net_gpudma_bad", "rx_port=net_nosuch") != 0 &&
+		log_has("devarg rx_port"), "unknown port accepted");
+	(void)rte_vdev_uninit("net_gpudma_bad");
+	log_begin();
+	CHECK(rte_vdev_init("net_gpudma_bad", "rx_port=999") != 0 &&
+		log_has("devarg rx_port"), "unknown port id accepted");
+	(void)rte_vdev_uninit("net_gpudma_bad");
+	log_begin();
+	CHECK(rte_vdev_init("net_gpudma_bad", "rx_port=net_gpudma_bad") != 0 &&
+		log_has("devarg rx_port") && log_has("itself"),
+		"the port itself accepted");
+	(void)rte_vdev_uninit("net_gpudma_bad");
+	snprintf(args, sizeof(args), "rx_port=net_ring_own,rx_pcap=%s", in_pcap);
+	log_begin();
+	CHECK(rte_vdev_init("net_gpudma_bad", args) != 0 &&
+		log_has("devarg rx_port"), "rx_pcap and rx_port together accepted");
+	(void)rte_vdev_uninit("net_gpudma_bad");
+	log_begin();
+	CHECK(rte_vdev_init("net_gpudma_bad", "rx_port=net_ring_own,loop=2") != 0 &&
+		log_has("devarg loop"), "loop with rx_port accepted");
+	(void)rte_vdev_uninit("net_gpudma_bad");
+	log_begin();
+	CHECK(rte_vdev_init("net_gpudma_bad", "rx_port=net_ring_own,queues=2") != 0 &&
+		log_has("devarg rx_port"), "2 queues over a 1-queue port accepted");
+	(void)rte_vdev_uninit("net_gpudma_bad");
+	/* Refused probes left it unowned. */
+	CHECK(rte_eth_dev_owner_get(sub, &other) == 0 &&
+		other.id == RTE_ETH_DEV_NO_OWNER, "owned after refused probes");
+
+	if (port_create("net_gpudma_own", "rx_port=net_ring_own", &port) != 0) {
+		CHECK(0, "port not created");
+		ring_port_free("net_ring_own", rings, 1);
+		return;
+	}
+	/* A second port, and an application, cannot have it too. */
+	log_begin();
+	CHECK(rte_vdev_init("net_gpudma_bad", "rx_port=net_ring_own") != 0 &&
+		log_has("devarg rx_port") && log_has("owned by net_gpudma_own"),
+		"a second user accepted");
+	(void)rte_vdev_uninit("net_gpudma_bad");
+	CHECK(rte_eth_dev_owner_new(&other.id) == 0, "owner id");
+	snprintf(other.name, sizeof(other.name), "the application");
+	CHECK(rte_eth_dev_owner_set(sub, &other) != 0,
+		"the application took the port's rx_port");
+	/* Applications iterating ports do not see it. */
+	RTE_ETH_FOREACH_DEV(p)
+		listed |= p == sub;
+	CHECK(!listed, "rx_port listed by RTE_ETH_FOREACH_DEV");
+	port_destroy("net_gpudma_own", port);
+	ring_port_free("net_ring_own", rings, 1);
+}
+
 /* ---- main ------------------------------------------------------------------- */
 
 int
@@ -1382,6 +1743,10 @@ main(int argc, char **argv)
 		RUN_CASE(host_tx_pcap_identical);
 		RUN_CASE(host_tx_bad_chain_counted);
 		RUN_CASE(host_split);
+		RUN_CASE(rx_port_refused);
+		RUN_CASE(host_rx_port_ring);
+		RUN_CASE(host_rx_port_imissed);
+		RUN_CASE(host_rx_port_pcap);
 	} else if (gpu_mem_init() != 0) {
 		printf("FAIL GPU memory from the fake CUDA\n");
 		ret = 1;
@@ -1390,6 +1755,7 @@ main(int argc, char **argv)
 		RUN_CASE(gpu_rx_completion_order);
 		RUN_CASE(gpu_rx_completion_order_batch0);
 		RUN_CASE(gpu_rx_fill_covers_runs);
+		RUN_CASE(gpu_rx_port_ring);
 		RUN_CASE(gpu_tx_pcap_identical);
 		RUN_CASE(gpu_split_header_host_payload_gpu);
 		RUN_CASE(gpu_batch_required);
