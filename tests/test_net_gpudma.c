@@ -848,23 +848,27 @@ gpu_rx_completion_order_batch0(void)
 	gpu_rx_completion_order_on(true);
 }
 
-/* 1024 small frames through a ring of 1024, polled 32 at a time: the
- * ring is refilled in runs of a quarter ring, so a fill (one launch, or
- * one batch of copies) covers 256 frames, not a poll's 32. */
+/*
+ * 1024 frames of len bytes through a ring of 1024, polled 32 at a time:
+ * the ring is refilled in runs of a quarter ring, so a fill (one launch,
+ * or one batch of copies) covers 256 frames, not a poll's 32. With the
+ * kernel, bulk= says whether a fill's bytes cross PCIe as copies of whole
+ * runs first (want_bulk: every fill did; else none).
+ */
 static void
-gpu_rx_fill_covers_runs(void)
+fill_runs_on(uint32_t len, const char *bulk, bool want_bulk)
 {
-	static const uint32_t len64 = 64;
 	struct rte_mempool *mp = gpu_pool("gpu_runs", 4095);
 	uint64_t launches0 = fake_cuda_kernel_launches();
 	struct rte_mbuf *pkts[32];
 	char args[600], pcap[512];
-	unsigned int got = 0, i, idle = 0;
+	unsigned int got = 0, i, idle = 0, bad = 0;
 	uint16_t port, n;
 
 	path_in(pcap, sizeof(pcap), "runs.pcap");
-	CHECK(gpudma_frames_write(pcap, &len64, 1, 1024) == 0, "pcap");
-	snprintf(args, sizeof(args), "rx_pcap=%s", pcap);
+	CHECK(gpudma_frames_write(pcap, &len, 1, 1024) == 0, "pcap");
+	snprintf(args, sizeof(args), "rx_pcap=%s%s%s", pcap,
+		bulk != NULL ? ",bulk=" : "", bulk != NULL ? bulk : "");
 	if (mp == NULL || port_create("net_gpudma_runs", args, &port) != 0) {
 		CHECK(0, "set-up");
 		rte_mempool_free(mp);
@@ -883,21 +887,31 @@ gpu_rx_fill_covers_runs(void)
 			const uint8_t *d = rte_pktmbuf_mtod(pkts[i], const uint8_t *);
 			uint32_t j;
 
-			for (j = 0; j < 64 && pkts[i]->pkt_len == 64; j++)
+			for (j = 0; j < len && pkts[i]->pkt_len == len; j++)
 				if (d[j] != gpudma_frame_byte(got, j))
 					break;
-			CHECK(pkts[i]->pkt_len == 64 && j == 64, "frame %u differs", got);
+			bad += pkts[i]->pkt_len != len || j != len;
 		}
 		rte_pktmbuf_free_bulk(pkts, n);
 	}
-	CHECK(got == 1024, "received %u of 1024", got);
+	CHECK(got == 1024 && bad == 0, "%u B bulk=%s: received %u of 1024, %u wrong",
+		len, bulk != NULL ? bulk : "(default)", got, bad);
 	CHECK(xstat(port, "rx_copy_batches") <= 5,
 		"%" PRIu64 " fills for 1024 frames polled 32 at a time",
 		xstat(port, "rx_copy_batches"));
-	if (scatter)
+	if (scatter) {
 		CHECK(fake_cuda_kernel_launches() - launches0 <= 5,
 			"%" PRIu64 " launches for 1024 frames",
 			fake_cuda_kernel_launches() - launches0);
+		CHECK(xstat(port, "rx_bulk_batches") == (want_bulk ?
+			xstat(port, "rx_copy_batches") : 0),
+			"%u B bulk=%s: %" PRIu64 " of %" PRIu64 " fills bulk", len,
+			bulk != NULL ? bulk : "(default)",
+			xstat(port, "rx_bulk_batches"),
+			xstat(port, "rx_copy_batches"));
+	} else {
+		CHECK(xstat(port, "rx_bulk_batches") == 0, "bulk without the kernel");
+	}
 	CHECK(rte_eth_dev_stop(port) == 0, "stop");
 	CHECK(rte_dev_dma_unmap(port_dev(port), gpu_mem, RTE_BAD_IOVA,
 		GPU_MEM_LEN) == 0, "unmap: %s", rte_strerror(rte_errno));
@@ -905,6 +919,18 @@ gpu_rx_fill_covers_runs(void)
 	CHECK(rte_mempool_avail_count(mp) == 4095, "%u of 4095 mbufs back",
 		rte_mempool_avail_count(mp));
 	rte_mempool_free(mp);
+}
+
+static void
+gpu_rx_fill_covers_runs(void)
+{
+	/* bulk=auto (the default): small frames read by the kernel over
+	 * PCIe, large ones copied across in bulk; 0 and 1 force it. */
+	fill_runs_on(64, NULL, false);
+	fill_runs_on(1500, NULL, true);
+	fill_runs_on(64, "1", true);
+	fill_runs_on(1500, "0", false);
+	fill_runs_on(1514, "1", true);
 }
 
 /* batch=1 asks for cuMemcpyBatchAsync: where the driver lacks it the
@@ -1196,7 +1222,7 @@ release_call(const char *name)
 	static const char *const names[] = {
 		"cuCtxPopCurrent", "cuStreamDestroy", "cuEventDestroy",
 		"cuMemHostUnregister", "cuDevicePrimaryCtxRelease",
-		"cuCtxPushCurrent", "cuModuleUnload",
+		"cuCtxPushCurrent", "cuModuleUnload", "cuMemFree",
 	};
 	unsigned int i;
 

@@ -58,6 +58,7 @@ struct gpudma_queue_stats {
 	uint64_t copy_batches;  /* bursts moved by the copy engine */
 	uint64_t copy_ops;      /* segments those bursts copied */
 	uint64_t copy_bytes;
+	uint64_t bulk_batches;  /* RX bursts crossing PCIe as bulk copies */
 };
 
 /*

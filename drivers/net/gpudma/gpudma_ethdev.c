@@ -479,6 +479,7 @@ static const struct {
 	{ "rx_copy_batches", true, offsetof(struct gpudma_queue_stats, copy_batches) },
 	{ "rx_copy_ops", true, offsetof(struct gpudma_queue_stats, copy_ops) },
 	{ "rx_copy_bytes", true, offsetof(struct gpudma_queue_stats, copy_bytes) },
+	{ "rx_bulk_batches", true, offsetof(struct gpudma_queue_stats, bulk_batches) },
 	{ "tx_copy_batches", false, offsetof(struct gpudma_queue_stats, copy_batches) },
 	{ "tx_copy_ops", false, offsetof(struct gpudma_queue_stats, copy_ops) },
 	{ "tx_copy_bytes", false, offsetof(struct gpudma_queue_stats, copy_bytes) },

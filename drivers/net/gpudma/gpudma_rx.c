@@ -140,6 +140,11 @@ gpudma_rxq_init(struct gpudma_port *port, struct gpudma_rxq *q, uint16_t qid,
 		GPUDMA_MAX_BATCHES);
 	if (ret != 0)
 		goto fail_ctx;
+	ret = gpudma_copier_bulk_init(&q->copier, port->args.bulk);
+	if (ret != 0) {
+		gpudma_copier_fini(&q->copier);
+		goto fail_ctx;
+	}
 	for (i = 0; i < GPUDMA_MAX_BATCHES; i++) {
 		ret = gpudma_event_init(&q->batches[i].ev);
 		if (ret != 0)
@@ -456,7 +461,8 @@ post_batch(struct gpudma_rxq *q, uint32_t want)
 		s_head = q->s_head;
 		if (!wire_peek(q, &src, &len))
 			break;
-		if (q->gpu && q->copier.n + frame_segs(q, len) > q->copier.cap) {
+		if (q->gpu && (q->copier.n + frame_segs(q, len) > q->copier.cap ||
+				(n > 0 && !gpudma_copier_bulk_room(&q->copier, len)))) {
 			q->s_head = s_head;  /* staged again next batch */
 			break;
 		}
@@ -493,6 +499,8 @@ post_batch(struct gpudma_rxq *q, uint32_t want)
 	q->st.copy_batches++;
 	q->st.copy_bytes += bytes;
 	if (!b->done) {
+		uint64_t bulk0;
+
 		if (q->port->has_sub) {
 			q->copier.win_host = (uintptr_t)q->stage;
 			q->copier.win_dev = (CUdeviceptr)q->stage_dev;
@@ -500,8 +508,10 @@ post_batch(struct gpudma_rxq *q, uint32_t want)
 			q->copier.win_host = q->port->cuda.store_host;
 			q->copier.win_dev = q->port->cuda.store_dev;
 		}
+		bulk0 = q->copier.bulk_batches;
 		ret = gpudma_copier_submit(&q->copier, true, &b->ev,
 			q->b_tail % GPUDMA_MAX_BATCHES);
+		q->st.bulk_batches += q->copier.bulk_batches - bulk0;
 		if (ret == -EFAULT) {
 			/* Unknown state of the copy engine: the buffers stay
 			 * out of the pool rather than be reused mid-write. */
