@@ -697,6 +697,8 @@ gpudma_probe(struct rte_vdev_device *vdev)
 	}
 	if (args.rx_pcap[0] != '\0') {
 		ret = gpudma_source_load(&p->src, args.rx_pcap, args.loop);
+		if (ret == 0)
+			ret = gpudma_source_group(&p->src, args.queues);
 		if (ret != 0)
 			goto fail;
 	}

@@ -40,6 +40,10 @@ struct gpudma_cursor {
 
 int gpudma_source_load(struct gpudma_source *s, const char *path,
 	uint64_t loop);
+/* Lays the frames out queue by queue (the order cursors of nb_queues
+ * queues take them in), so that a queue's consecutive frames are
+ * contiguous in the store: a fill then copies a run of them at once. */
+int gpudma_source_group(struct gpudma_source *s, uint16_t nb_queues);
 void gpudma_source_free(struct gpudma_source *s);
 
 void gpudma_cursor_init(struct gpudma_cursor *c, const struct gpudma_source *s,
