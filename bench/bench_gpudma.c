@@ -390,34 +390,11 @@ feed_ring(struct rte_ring *ring, struct rte_mempool *mp, const uint32_t *lens,
 	unsigned int k;
 
 	for (k = 0; k < n; k++) {
-		uint32_t len = lens[k % nlens], off = 0;
-		struct rte_mbuf *head = NULL, *last = NULL;
+		struct rte_mbuf *m = gpudma_frame_mbufs(mp, k, lens[k % nlens],
+			2048);
 
-		do {
-			struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
-			uint32_t c = RTE_MIN(len - off, 2048u), j;
-			uint8_t *d = m != NULL ?
-				(uint8_t *)rte_pktmbuf_append(m, (uint16_t)c) : NULL;
-
-			if (d == NULL) {
-				rte_pktmbuf_free(m);
-				rte_pktmbuf_free(head);
-				return -1;
-			}
-			for (j = 0; j < c; j++)
-				d[j] = gpudma_frame_byte(k, off + j);
-			if (head == NULL) {
-				head = m;
-			} else {
-				last->next = m;
-				head->nb_segs++;
-				head->pkt_len += c;
-			}
-			last = m;
-			off += c;
-		} while (off < len);
-		if (rte_ring_enqueue(ring, head) != 0) {
-			rte_pktmbuf_free(head);
+		if (m == NULL || rte_ring_enqueue(ring, m) != 0) {
+			rte_pktmbuf_free(m);
 			return -1;
 		}
 	}

@@ -1393,39 +1393,6 @@ ring_port_free(const char *name, struct rte_ring **rings, unsigned int nq)
 		rte_ring_free(rings[q]);
 }
 
-/* Frame k (frame_lens[k % NB_FRAMES] bytes) as a chain of src's 2 KiB
- * buffers, the way another port hands frames over. */
-static struct rte_mbuf *
-make_frame(struct rte_mempool *src, unsigned int k)
-{
-	uint32_t len = frame_lens[k % NB_FRAMES], off = 0;
-	struct rte_mbuf *head = NULL, *last = NULL;
-
-	do {
-		struct rte_mbuf *m = rte_pktmbuf_alloc(src);
-		uint32_t n = RTE_MIN(len - off, (uint32_t)SEG_ROOM), j;
-		uint8_t *d;
-
-		if (m == NULL) {
-			rte_pktmbuf_free(head);
-			return NULL;
-		}
-		d = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)n);
-		for (j = 0; j < n; j++)
-			d[j] = gpudma_frame_byte(k % NB_FRAMES, off + j);
-		if (head == NULL) {
-			head = m;
-		} else {
-			last->next = m;
-			head->nb_segs++;
-			head->pkt_len += n;
-		}
-		last = m;
-		off += n;
-	} while (off < len);
-	return head;
-}
-
 /* Enqueues frames first .. first + n - 1 into ring r; 0 or -1. */
 static int
 feed(struct rte_ring *r, struct rte_mempool *src, unsigned int first,
@@ -1434,7 +1401,8 @@ feed(struct rte_ring *r, struct rte_mempool *src, unsigned int first,
 	unsigned int k;
 
 	for (k = first; k < first + n; k++) {
-		struct rte_mbuf *m = make_frame(src, k);
+		struct rte_mbuf *m = gpudma_frame_mbufs(src, k % NB_FRAMES,
+			frame_lens[k % NB_FRAMES], SEG_ROOM);
 
 		if (m == NULL || rte_ring_enqueue(r, m) != 0) {
 			rte_pktmbuf_free(m);
@@ -1652,42 +1620,36 @@ out:
 static void
 rx_port_refused(void)
 {
+	char both[600];
+	const struct {
+		const char *args, *named, *why;
+	} bad[] = {
+		{ "rx_port=net_nosuch", "devarg rx_port", "no port" },
+		{ "rx_port=999", "devarg rx_port", "no port" },
+		{ "rx_port=net_gpudma_bad", "devarg rx_port", "itself" },
+		{ both, "devarg rx_port", "not both" },
+		{ "rx_port=net_ring_own,loop=2", "devarg loop", "rx_port" },
+		{ "rx_port=net_ring_own,queues=2", "devarg rx_port", "rx queues" },
+	};
 	struct rte_ring *rings[1];
 	struct rte_eth_dev_owner other = { 0 };
-	char args[600];
 	uint16_t sub, port, p;
 	bool listed = false;
+	unsigned int i;
 
+	snprintf(both, sizeof(both), "rx_port=net_ring_own,rx_pcap=%s", in_pcap);
 	if (ring_port("own", 1, rings, &sub) != 0) {
 		CHECK(0, "set-up");
 		return;
 	}
-	log_begin();
-	CHECK(rte_vdev_init("net_gpudma_bad", "rx_port=net_nosuch") != 0 &&
-		log_has("devarg rx_port"), "unknown port accepted");
-	(void)rte_vdev_uninit("net_gpudma_bad");
-	log_begin();
-	CHECK(rte_vdev_init("net_gpudma_bad", "rx_port=999") != 0 &&
-		log_has("devarg rx_port"), "unknown port id accepted");
-	(void)rte_vdev_uninit("net_gpudma_bad");
-	log_begin();
-	CHECK(rte_vdev_init("net_gpudma_bad", "rx_port=net_gpudma_bad") != 0 &&
-		log_has("devarg rx_port") && log_has("itself"),
-		"the port itself accepted");
-	(void)rte_vdev_uninit("net_gpudma_bad");
-	snprintf(args, sizeof(args), "rx_port=net_ring_own,rx_pcap=%s", in_pcap);
-	log_begin();
-	CHECK(rte_vdev_init("net_gpudma_bad", args) != 0 &&
-		log_has("devarg rx_port"), "rx_pcap and rx_port together accepted");
-	(void)rte_vdev_uninit("net_gpudma_bad");
-	log_begin();
-	CHECK(rte_vdev_init("net_gpudma_bad", "rx_port=net_ring_own,loop=2") != 0 &&
-		log_has("devarg loop"), "loop with rx_port accepted");
-	(void)rte_vdev_uninit("net_gpudma_bad");
-	log_begin();
-	CHECK(rte_vdev_init("net_gpudma_bad", "rx_port=net_ring_own,queues=2") != 0 &&
-		log_has("devarg rx_port"), "2 queues over a 1-queue port accepted");
-	(void)rte_vdev_uninit("net_gpudma_bad");
+	for (i = 0; i < RTE_DIM(bad); i++) {
+		log_begin();
+		CHECK(rte_vdev_init("net_gpudma_bad", bad[i].args) != 0 &&
+			log_has(bad[i].named) && log_has(bad[i].why),
+			"\"%s\" accepted, or no log line naming %s (%s)",
+			bad[i].args, bad[i].named, bad[i].why);
+		(void)rte_vdev_uninit("net_gpudma_bad");
+	}
 	/* Refused probes left it unowned. */
 	CHECK(rte_eth_dev_owner_get(sub, &other) == 0 &&
 		other.id == RTE_ETH_DEV_NO_OWNER, "owned after refused probes");
