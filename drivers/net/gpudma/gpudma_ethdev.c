@@ -308,8 +308,17 @@ sub_rxq_setup(struct gpudma_port *p, uint16_t qid, uint16_t nb_desc,
 		unsigned int socket)
 {
 	char name[RTE_MEMPOOL_NAMESIZE];
+	struct rte_eth_dev_info info;
 	int ret;
 
+	/* As many descriptors as this queue's, within what it takes. */
+	ret = rte_eth_dev_info_get(p->sub_port, &info);
+	if (ret != 0)
+		return ret;
+	if (info.rx_desc_lim.nb_max != 0 && nb_desc > info.rx_desc_lim.nb_max)
+		nb_desc = info.rx_desc_lim.nb_max;
+	if (nb_desc < info.rx_desc_lim.nb_min)
+		nb_desc = info.rx_desc_lim.nb_min;
 	if (p->sub_mp[qid] == NULL) {
 		snprintf(name, sizeof(name), "gpudma%u_sub%u", p->port_id, qid);
 		/* Its ring, the frames being staged and the caches' slack. */
