@@ -1232,6 +1232,18 @@ release_call(const char *name)
 	return false;
 }
 
+static int ring_port(const char *name, unsigned int nq, struct rte_ring **rings,
+	uint16_t *port);
+static void ring_port_free(const char *name, struct rte_ring **rings,
+	unsigned int nq);
+static int feed(struct rte_ring *r, struct rte_mempool *src,
+	unsigned int first, unsigned int n);
+
+/* rx_port's wire in the fault runs (NULL: rx_pcap's): a net_ring port fed
+ * the capture before each run, from this pool. */
+static struct rte_mempool *fault_feed;
+#define FAULT_FEED_MBUFS 2047u
+
 /*
  * The GPU-memory life of a port, each step's failure noted: map, queues,
  * receive everything, send it to tx_pcap, stop, unmap, close. Returns 1
@@ -1248,11 +1260,24 @@ gpu_scenario(struct rte_mempool *mp, struct rte_mempool *head, const char *out)
 	bool mapped = false;
 	int failed = 0, got = 0;
 	char args[1200];
-	uint16_t port;
+	struct rte_ring *rings[1];
+	uint16_t port, sub;
 
 	snprintf(args, sizeof(args), "rx_pcap=%s,tx_pcap=%s", in_pcap, out);
-	if (port_create("net_gpudma_f", args, &port) != 0)
+	if (fault_feed != NULL) {
+		if (ring_port("f", 1, rings, &sub) != 0) {
+			CHECK(0, "net_ring port");
+			return 1;
+		}
+		if (feed(rings[0], fault_feed, 0, NB_FRAMES) != 0)
+			CHECK(0, "feeding net_ring");
+		snprintf(args, sizeof(args), "rx_port=net_ring_f,tx_pcap=%s", out);
+	}
+	if (port_create("net_gpudma_f", args, &port) != 0) {
+		if (fault_feed != NULL)
+			ring_port_free("net_ring_f", rings, 1);
 		return 1;
+	}
 	dev = port_dev(port);
 	failed |= port_setup(port, 1, NULL) != 0;
 	if (rte_dev_dma_map(dev, gpu_mem, RTE_BAD_IOVA, GPU_MEM_LEN) == 0)
@@ -1284,6 +1309,8 @@ gpu_scenario(struct rte_mempool *mp, struct rte_mempool *head, const char *out)
 		failed = 1;
 	}
 	port_destroy("net_gpudma_f", port);
+	if (fault_feed != NULL)
+		ring_port_free("net_ring_f", rings, 1);
 	return failed;
 }
 
@@ -1330,13 +1357,19 @@ run_faults_on(struct rte_mempool *mp, struct rte_mempool *head)
 			rte_mempool_avail_count(head) == 1024),
 			"call %" PRIu64 " (%s): %u of 1024 mbufs back", n, name,
 			rte_mempool_avail_count(mp));
+		CHECK(fault_feed == NULL ||
+			rte_mempool_avail_count(fault_feed) == FAULT_FEED_MBUFS,
+			"call %" PRIu64 " (%s): %u of rx_port's %u mbufs back", n,
+			name, rte_mempool_avail_count(fault_feed),
+			FAULT_FEED_MBUFS);
 		if (test_case_failed)
 			break;
 	}
 	CHECK(hit > 20, "only %u CUDA calls", hit);
-	printf("%s faults%s: %u CUDA calls made to fail one at a time, of:%s\n",
+	printf("%s faults%s%s: %u CUDA calls made to fail one at a time, of:%s\n",
 		test_case_failed ? "FAIL" : "PASS",
-		head != NULL ? " (buffer split)" : "", hit, names);
+		head != NULL ? " (buffer split)" : "",
+		fault_feed != NULL ? " (rx_port)" : "", hit, names);
 	return test_case_failed;
 }
 
@@ -1347,12 +1380,23 @@ run_faults(void)
 	struct rte_mempool *head = host_pool("head_faults", 1024);
 	int ret = 1;
 
-	if (mp != NULL && head != NULL)
+	fault_feed = host_pool("feed_faults", FAULT_FEED_MBUFS);
+	if (mp != NULL && head != NULL && fault_feed != NULL) {
+		struct rte_mempool *f = fault_feed;
+
+		fault_feed = NULL;
 		ret = run_faults_on(mp, NULL) | run_faults_on(mp, head);
-	else
+		/* The same from rx_port: its staging ring pinned and
+		 * mapped, the fill reading it. */
+		fault_feed = f;
+		ret |= run_faults_on(mp, NULL);
+	} else {
 		printf("FAIL faults: pools\n");
+	}
 	rte_mempool_free(mp);
 	rte_mempool_free(head);
+	rte_mempool_free(fault_feed);
+	fault_feed = NULL;
 	return ret;
 }
 
@@ -1387,10 +1431,15 @@ static void
 ring_port_free(const char *name, struct rte_ring **rings, unsigned int nq)
 {
 	unsigned int q;
+	void *m;
 
 	(void)rte_vdev_uninit(name);
-	for (q = 0; q < nq; q++)
+	/* What the port did not take goes back to its pool. */
+	for (q = 0; q < nq; q++) {
+		while (rte_ring_dequeue(rings[q], &m) == 0)
+			rte_pktmbuf_free(m);
 		rte_ring_free(rings[q]);
+	}
 }
 
 /* Enqueues frames first .. first + n - 1 into ring r; 0 or -1. */
