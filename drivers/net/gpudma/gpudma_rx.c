@@ -72,15 +72,13 @@ stage_init(struct gpudma_rxq *q)
 static void
 stage_fini(struct gpudma_rxq *q)
 {
+	/* As the frame store: logged, and freed all the same (nothing of
+	 * the queue reads it any more). */
 	if (q->stage_pinned &&
-			gpudma_cuda_unpin(&q->port->cuda, q->stage) != 0) {
-		/* Freeing page-locked memory CUDA still tracks would leave it
-		 * a dangling registration: keep it. */
-		GPUDMA_LOG(ERR, "rx queue %u: the staging ring stays page-locked (kept)",
+			gpudma_cuda_unpin(&q->port->cuda, q->stage) != 0)
+		GPUDMA_LOG(ERR, "rx queue %u: the staging ring stays page-locked",
 			q->qid);
-	} else {
-		free(q->stage);
-	}
+	free(q->stage);
 	q->stage = NULL;
 	q->stage_pinned = false;
 }
