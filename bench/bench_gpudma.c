@@ -13,10 +13,17 @@
  *  3. the consumer: frames of 60 to 262144 bytes received once into GPU
  *     memory, each chain copied back and compared with the pcap's bytes.
  *
+ *  4. with --rx-port, frames from another port: the rate runs' frames come
+ *     from a net_pcap port replaying the file forever (rx_port=, one of
+ *     its queues a queue), and the consumer's from a net_ring port the
+ *     benchmark feeds, chained as a NIC hands jumbo frames over.
+ *
  * Usage: bench-gpudma [EAL options] -- [--queues N] [--seconds S]
- *        [--burst N] [--dir DIR] [--no-batch] [--scatter]
+ *        [--burst N] [--dir DIR] [--no-batch] [--scatter] [--bulk 0|1|auto]
+ *        [--rx-port]
  * (--no-batch: the port's batch=0, one cuMemcpyHtoDAsync per segment;
- * --scatter: scatter=1, RX by one kernel launch a burst)
+ * --scatter: scatter=1, RX by the kernel, one launch a fill; --bulk: the
+ * port's bulk=, default auto)
  * Needs an lcore per queue besides the main one (-l 0-N).
  * Exit: 0 done, 1 a check or call failed, 2 usage, 77 no GPU.
  */
@@ -34,6 +41,7 @@
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_eth_ring.h>
 #include <rte_ethdev.h>
 #include <rte_gpudev.h>
 #include <rte_launch.h>
@@ -60,6 +68,8 @@ struct opts {
 	const char *dir;
 	bool no_batch;
 	bool scatter;
+	const char *bulk;        /* bulk= devarg: 0, 1 or auto */
+	bool rx_port;
 };
 
 struct env {
@@ -84,7 +94,7 @@ static struct worker workers[MAX_QUEUES];
 static void
 usage(const char *prog)
 {
-	fprintf(stderr, "usage: %s [EAL options] -- [--queues N] [--seconds S] [--burst N] [--dir DIR] [--no-batch] [--scatter]\n",
+	fprintf(stderr, "usage: %s [EAL options] -- [--queues N] [--seconds S] [--burst N] [--dir DIR] [--no-batch] [--scatter] [--bulk 0|1|auto] [--rx-port]\n",
 		prog);
 }
 
@@ -98,6 +108,8 @@ parse(int argc, char **argv, void *arg)
 		{ "dir", required_argument, NULL, 'd' },
 		{ "no-batch", no_argument, NULL, 'n' },
 		{ "scatter", no_argument, NULL, 'k' },
+		{ "bulk", required_argument, NULL, 'u' },
+		{ "rx-port", no_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct opts *o = arg;
@@ -108,6 +120,7 @@ parse(int argc, char **argv, void *arg)
 	o->seconds = 5;
 	o->burst = 256;
 	o->dir = "/tmp";
+	o->bulk = "auto";
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
 		case 'q':
@@ -133,6 +146,15 @@ parse(int argc, char **argv, void *arg)
 			break;
 		case 'k':
 			o->scatter = true;
+			break;
+		case 'u':
+			if (strcmp(optarg, "0") != 0 && strcmp(optarg, "1") != 0 &&
+					strcmp(optarg, "auto") != 0)
+				return -1;
+			o->bulk = optarg;
+			break;
+		case 'r':
+			o->rx_port = true;
 			break;
 		default:
 			return -1;
@@ -227,6 +249,8 @@ make_pool(struct env *e, unsigned int q, bool gpu, const char *tag)
 struct port_run {
 	uint16_t port;
 	char name[32];
+	char sub[32];            /* rx_port's vdev, "" : none */
+	struct rte_ring *rings[1];
 	struct rte_device *dev;
 	struct rte_mempool *mp[MAX_QUEUES];
 	bool mapped;
@@ -243,32 +267,86 @@ port_down(struct env *e, struct port_run *r)
 		fprintf(stderr, "dma unmap: %s\n", rte_strerror(rte_errno));
 	(void)rte_eth_dev_close(r->port);
 	(void)rte_vdev_uninit(r->name);
+	/* Closed with the port that took it over; the vdev goes now. */
+	if (r->sub[0] != '\0')
+		(void)rte_vdev_uninit(r->sub);
+	rte_ring_free(r->rings[0]);
 	for (q = 0; q < RTE_DIM(r->mp); q++)
 		rte_mempool_free(r->mp[q]);
 	memset(r, 0, sizeof(*r));
 }
 
-/* A net_gpudma port on pcap with nq queues, pools in GPU or host memory. */
+/*
+ * rx_port's wire for a run: a net_pcap port replaying pcap forever, one
+ * RX queue a queue (pcap NULL: a net_ring port of one queue the caller
+ * feeds through r->rings[0]). Its name into args.
+ */
+static int
+sub_up(struct port_run *r, const char *pcap, unsigned int nq, const char *tag,
+		char *args, size_t len)
+{
+	char sargs[4096];
+	size_t off = 0;
+	unsigned int q;
+	int id;
+
+	if (pcap == NULL) {
+		snprintf(sargs, sizeof(sargs), "gdr_%s", tag);
+		r->rings[0] = rte_ring_create(sargs, 4096, SOCKET_ID_ANY,
+			RING_F_SP_ENQ | RING_F_SC_DEQ);
+		id = r->rings[0] == NULL ? -1 : rte_eth_from_rings(tag,
+			r->rings, 1, r->rings, 1, SOCKET_ID_ANY);
+		if (id < 0 || rte_eth_dev_get_name_by_port((uint16_t)id,
+				r->sub) != 0) {
+			fprintf(stderr, "net_ring port: %s\n", rte_strerror(rte_errno));
+			return -1;
+		}
+	} else {
+		snprintf(r->sub, sizeof(r->sub), "net_pcap_%s", tag);
+		for (q = 0; q < nq && off < sizeof(sargs); q++)
+			off += (size_t)snprintf(sargs + off, sizeof(sargs) - off,
+				"rx_pcap=%s,", pcap);
+		snprintf(sargs + off, sizeof(sargs) - RTE_MIN(off, sizeof(sargs)),
+			"infinite_rx=1");
+		if (off >= sizeof(sargs) || rte_vdev_init(r->sub, sargs) != 0) {
+			fprintf(stderr, "%s %s: cannot create it\n", r->sub, sargs);
+			r->sub[0] = '\0';
+			return -1;
+		}
+	}
+	snprintf(args, len, "rx_port=%s", r->sub);
+	return 0;
+}
+
+/* A net_gpudma port on pcap (or, with --rx-port, on a port: see sub_up)
+ * with nq queues, pools in GPU or host memory. */
 static int
 port_up(struct env *e, struct port_run *r, const char *pcap, uint64_t loop,
 		unsigned int nq, bool gpu, const char *tag)
 {
 	struct rte_eth_conf conf = { 0 };
 	struct rte_eth_dev_info info;
-	char args[1024];
+	char args[1024], wire[600];
 	unsigned int q;
 
 	memset(r, 0, sizeof(*r));
 	snprintf(r->name, sizeof(r->name), "net_gpudma_%s", tag);
-	snprintf(args, sizeof(args), "rx_pcap=%s,loop=%" PRIu64 ",queues=%u,gpu=%d,batch=%s,scatter=%d",
-		pcap, loop, nq, (int)e->cu_dev, e->o.no_batch ? "0" : "auto",
-		e->o.scatter);
+	if (!e->o.rx_port)
+		snprintf(wire, sizeof(wire), "rx_pcap=%s,loop=%" PRIu64, pcap,
+			loop);
+	else if (sub_up(r, loop == 0 ? pcap : NULL, nq, tag, wire,
+			sizeof(wire)) != 0)
+		goto fail_sub;
+	snprintf(args, sizeof(args), "%s,queues=%u,gpu=%d,batch=%s,scatter=%d,bulk=%s",
+		wire, nq, (int)e->cu_dev, e->o.no_batch ? "0" : "auto",
+		e->o.scatter, e->o.bulk);
 	if (rte_vdev_init(r->name, args) != 0 ||
 			rte_eth_dev_get_port_by_name(r->name, &r->port) != 0 ||
 			rte_pmd_gpudma_is_port(r->port) != 1 ||
 			rte_eth_dev_info_get(r->port, &info) != 0) {
 		fprintf(stderr, "%s: cannot create the port\n", r->name);
-		return -1;
+		(void)rte_vdev_uninit(r->name);
+		goto fail_sub;
 	}
 	r->dev = info.device;
 	if (rte_eth_dev_configure(r->port, nq, 1, &conf) != 0 ||
@@ -296,6 +374,31 @@ port_up(struct env *e, struct port_run *r, const char *pcap, uint64_t loop,
 fail:
 	port_down(e, r);
 	return -1;
+fail_sub:
+	if (r->sub[0] != '\0')
+		(void)rte_vdev_uninit(r->sub);
+	rte_ring_free(r->rings[0]);
+	return -1;
+}
+
+/* --rx-port's consumer: the frames fed into the net_ring port as chains
+ * of 2 KiB host buffers, as a NIC hands jumbo frames over. */
+static int
+feed_ring(struct rte_ring *ring, struct rte_mempool *mp, const uint32_t *lens,
+		unsigned int nlens, unsigned int n)
+{
+	unsigned int k;
+
+	for (k = 0; k < n; k++) {
+		struct rte_mbuf *m = gpudma_frame_mbufs(mp, k, lens[k % nlens],
+			2048);
+
+		if (m == NULL || rte_ring_enqueue(ring, m) != 0) {
+			rte_pktmbuf_free(m);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 static uint64_t
@@ -351,10 +454,11 @@ rate_run(struct env *e, uint32_t frame, bool gpu, double h2d)
 	if (gpu && h2d > 0)
 		printf(" = %.0f%% of cuMemcpyHtoD's %.2f GB/s", 100.0 *
 			((double)bytes / secs / 1e9) / h2d, h2d);
-	printf("  (%" PRIu64 " copy batches, %.1f copies each)\n",
+	printf("  (%" PRIu64 " fills, %.1f copies each, %" PRIu64 " bulk)\n",
 		xstat(r.port, "rx_copy_batches"),
 		(double)xstat(r.port, "rx_copy_ops") /
-		(double)RTE_MAX(xstat(r.port, "rx_copy_batches"), (uint64_t)1));
+		(double)RTE_MAX(xstat(r.port, "rx_copy_batches"), (uint64_t)1),
+		xstat(r.port, "rx_bulk_batches"));
 	port_down(e, &r);
 	return 0;
 }
@@ -372,10 +476,24 @@ verify(struct env *e)
 	unsigned int got = 0, bad = 0, idle = 0, i, n_frames = 240;
 	CUcontext c;
 
+	struct rte_mempool *feed = NULL;
+
 	snprintf(pcap, sizeof(pcap), "%s/bench-gpudma-mixed.pcap", e->o.dir);
 	if (gpudma_frames_write(pcap, lens, RTE_DIM(lens), n_frames) != 0 ||
 			port_up(e, &r, pcap, 1, 1, true, "verify") != 0)
 		return -1;
+	if (e->o.rx_port) {
+		/* 240 frames of the lengths above: 7 640 buffers of 2 KiB. */
+		feed = rte_pktmbuf_pool_create("gd_feed", 8191, 256, 0,
+			2048 + RTE_PKTMBUF_HEADROOM, (int)rte_socket_id());
+		if (feed == NULL || feed_ring(r.rings[0], feed, lens,
+				RTE_DIM(lens), n_frames) != 0) {
+			fprintf(stderr, "feeding net_ring: %s\n", rte_strerror(rte_errno));
+			port_down(e, &r);
+			rte_mempool_free(feed);
+			return -1;
+		}
+	}
 	if (bcu.cuCtxPushCurrent(e->ctx) != CUDA_SUCCESS) {
 		port_down(e, &r);
 		return -1;
@@ -412,8 +530,13 @@ verify(struct env *e)
 	}
 	bcu.cuCtxPopCurrent(&c);
 	port_down(e, &r);
-	printf("%s gpudma consumer: %u of %u frames (60 to 262144 B) read back from GPU memory, %u wrong\n",
-		got == n_frames && bad == 0 ? "PASS" : "FAIL", got, n_frames, bad);
+	/* Every buffer net_ring handed over was freed by the port. */
+	if (feed != NULL && rte_mempool_avail_count(feed) != 8191)
+		bad++;
+	rte_mempool_free(feed);
+	printf("%s gpudma consumer%s: %u of %u frames (60 to 262144 B) read back from GPU memory, %u wrong\n",
+		got == n_frames && bad == 0 ? "PASS" : "FAIL",
+		e->o.rx_port ? " (rx_port=net_ring)" : "", got, n_frames, bad);
 	return got == n_frames && bad == 0 ? 0 : -1;
 }
 
@@ -451,11 +574,12 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return BENCH_EXIT_FAIL;
 	}
-	printf("GPU %s (CUDA device %d), %u queue(s), burst %u, %u s a run, %s\n",
+	printf("GPU %s (CUDA device %d), %u queue(s), burst %u, %u s a run, %s, bulk=%s%s\n",
 		e.info.name, (int)e.cu_dev, e.o.queues, e.o.burst, e.o.seconds,
 		e.o.scatter ? "RX by the scatter kernel (scatter=1)" :
 		e.o.no_batch ? "a copy per segment (batch=0)" :
-		"batched copies where the driver has them");
+		"batched copies where the driver has them", e.o.bulk,
+		e.o.rx_port ? ", frames from another port (rx_port=)" : "");
 
 	e.gpu_len = RTE_ALIGN_CEIL((size_t)e.o.queues * MBUFS_PER_QUEUE * ELT,
 		GPU_PAGE);

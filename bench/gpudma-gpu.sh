@@ -4,8 +4,10 @@
 # net_gpudma on a real GPU (H100): the port filling mbufs in GPU memory
 # with the copy engine, read back by a small consumer, and its own rate
 # against the PCIe host-to-device bandwidth measured in the same run, with
-# 1, 2 and 4 queues, by batched copies and by the scatter kernel (and once
-# a copy a segment). Also runs the port's CI tests (fake CUDA) first.
+# 1, 2 and 4 queues, by batched copies and by the scatter kernel (with and
+# without bulk copies of large frames), once a copy a segment and once
+# with the frames coming from a net_pcap port (rx_port=). Also runs the
+# port's CI tests (fake CUDA) first.
 #
 # Usage: bench/gpudma-gpu.sh [OUT_DIR [BUILD_DIR]]
 #   OUT_DIR    logs and summary.txt (default: gpudma-results-<date>)
@@ -80,16 +82,28 @@ if command -v meson > /dev/null 2>&1 && [ "${GPUDMA_BUILD:-1}" != 0 ]; then
 	grep -E "^(Ok|Fail):" "$out/ci-tests.log" | tee -a "$out/summary.txt"
 fi
 
-# "Q" (batched copies), "Q:no-batch" (one cuMemcpyHtoDAsync a segment)
-# or "Q:scatter" (one kernel launch a burst).
+# "Q" (batched copies), "Q:no-batch" (one cuMemcpyHtoDAsync a segment),
+# "Q:scatter" (the kernel, one launch a fill of a quarter ring; frames of
+# 512 B and more cross PCIe as one copy a run first: bulk=auto),
+# "Q:scatter:bulk0" (the kernel reading every frame over PCIe itself) or
+# "Q:scatter:rx-port" (frames from a net_pcap port through rx_port=).
 runs=()
-for q in ${GPUDMA_QUEUES:-1 2 4}; do runs+=("$q" "$q:scatter"); done
-runs+=(1:no-batch)
+for q in ${GPUDMA_QUEUES:-1 2 4}; do
+	runs+=("$q" "$q:scatter" "$q:scatter:bulk0")
+done
+runs+=(1:no-batch 1:scatter:rx-port)
 for run in "${runs[@]}"; do
 	q=${run%%:*}
 	flag=()
-	[ "$run" = "$q" ] || flag=("--${run#*:}")
-	name=gpudma-q$q${flag:+${flag[0]#-}}
+	IFS=: read -r -a parts <<< "${run#"$q"}"
+	for f in "${parts[@]}"; do
+		case $f in
+		"") ;;
+		bulk0) flag+=(--bulk 0) ;;
+		*) flag+=("--$f") ;;
+		esac
+	done
+	name=gpudma-q$q$(printf '%s' "${run#"$q"}" | tr ':' '-')
 	# The GPU node's CPUs 1..q+1: the main lcore and one a queue.
 	if [ $((q + 2)) -gt "${#cpu_list[@]}" ]; then
 		echo "== $q queues: not enough CPUs on the GPU's node, skipped"

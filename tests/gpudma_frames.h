@@ -14,6 +14,8 @@
 
 #include <pcap/pcap.h>
 
+#include <rte_mbuf.h>
+
 #define GPUDMA_FRAMES_MAX 262144u
 
 static inline uint8_t
@@ -52,6 +54,42 @@ gpudma_frames_write(const char *path, const uint32_t *lens, unsigned int nlens,
 	pcap_dump_close(d);
 	pcap_close(p);
 	return 0;
+}
+
+/* Frame k of len bytes as a chain of mp's buffers, seg bytes each, the
+ * way another port hands frames over (rx_port's tests and benchmark);
+ * NULL when mp runs dry. */
+static inline struct rte_mbuf *
+gpudma_frame_mbufs(struct rte_mempool *mp, uint32_t k, uint32_t len,
+		uint32_t seg)
+{
+	struct rte_mbuf *head = NULL, *last = NULL;
+	uint32_t off = 0;
+
+	do {
+		struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+		uint32_t n = len - off < seg ? len - off : seg, j;
+		uint8_t *d = m != NULL ?
+			(uint8_t *)rte_pktmbuf_append(m, (uint16_t)n) : NULL;
+
+		if (d == NULL) {
+			rte_pktmbuf_free(m);
+			rte_pktmbuf_free(head);
+			return NULL;
+		}
+		for (j = 0; j < n; j++)
+			d[j] = gpudma_frame_byte(k, off + j);
+		if (head == NULL) {
+			head = m;
+		} else {
+			last->next = m;
+			head->nb_segs++;
+			head->pkt_len += n;
+		}
+		last = m;
+		off += n;
+	} while (off < len);
+	return head;
 }
 
 #endif /* GPUDMA_FRAMES_H */

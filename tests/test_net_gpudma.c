@@ -4,7 +4,8 @@
  * Host tests of net_gpudma against the fake CUDA library: devargs, the
  * descriptor ring (completion order, chains up to 262144 bytes, missed
  * frames), DMA mappings (pool refusal, EBUSY unmap), TX to pcap, stats,
- * and fault injection of every CUDA call the port makes.
+ * frames from another port (rx_port: net_ring, net_pcap) and its
+ * ownership, and fault injection of every CUDA call the port makes.
  *
  * Usage: test-net-gpudma host|gpu|faults FAKE_LIBCUDA WORKDIR
  */
@@ -23,6 +24,7 @@
 
 #include <rte_bus_vdev.h>
 #include <rte_eal.h>
+#include <rte_eth_ring.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
@@ -729,7 +731,7 @@ gpu_rx_completion_order_on(bool no_batch)
 	struct rte_eth_stats st;
 	struct rte_device *dev;
 	uint32_t first_batch;
-	unsigned int i, got = 0;
+	unsigned int i, got = 0, ran = 0, copied = 0, segs_done = 0;
 	char args[600];
 	uint16_t port, n;
 	int rest;
@@ -752,32 +754,49 @@ gpu_rx_completion_order_on(bool no_batch)
 	CHECK(rte_eth_dev_start(port) == 0, "start");
 
 	fake_cuda_set_async_manual(1);
-	/* Three bursts of 4 posted, none filled yet: nothing comes back. */
+	/* The ring is posted ahead at the first poll, a run of descriptors a
+	 * fill; none filled yet: nothing comes back, however often polled. */
 	for (i = 0; i < 3; i++) {
 		n = rte_eth_rx_burst(port, 0, pkts, 4);
 		CHECK(n == 0, "burst %u: %u buffers handed out before any copy ran", i, n);
 	}
-	/* Operations of the first burst: a copy a segment, or one launch. */
+	/* Operations of the first fill: a copy a segment, or one launch. */
 	first_batch = scatter ? 1 :
 		segs_of(0) + segs_of(1) + segs_of(2) + segs_of(3);
 	CHECK(fake_cuda_async_pending() > first_batch, "%" PRIu64 " operations pending",
 		fake_cuda_async_pending());
-	/* The first burst but its last copy: still nothing. */
-	CHECK(fake_cuda_async_complete(first_batch - 1) == first_batch - 1, "ran");
-	n = rte_eth_rx_burst(port, 0, pkts, 32);
-	CHECK(n == 0, "%u buffers handed out with a copy of their burst pending", n);
+	/* Posted ahead: far more than the three polls' 12 frames asked. */
+	CHECK(2048 - rte_mempool_avail_count(mp) > segs_of(0) + segs_of(1) +
+		segs_of(2) + segs_of(3) + 100, "only %u buffers posted",
+		2048 - rte_mempool_avail_count(mp));
 	/* Unmapping memory posted descriptors use fails. */
 	CHECK(rte_dev_dma_unmap(dev, gpu_mem, RTE_BAD_IOVA, GPU_MEM_LEN) != 0 &&
 		rte_errno == EBUSY, "unmap with descriptors in flight: %s",
 		rte_strerror(rte_errno));
-	/* Its last copy: exactly the first burst, in order. */
-	CHECK(fake_cuda_async_complete(1) == 1, "ran");
-	n = rte_eth_rx_burst(port, 0, pkts, 32);
-	CHECK(n == 4, "%u buffers after the first burst's copies completed", n);
-	for (i = 0; i < n; i++, got++)
-		CHECK(check_chain(pkts[i], got % NB_FRAMES,
-			frame_lens[got % NB_FRAMES]) == 0, "frame %u", got);
-	rte_pktmbuf_free_bulk(pkts, n);
+	/* One operation at a time: every chain handed out is whole and in
+	 * order (a buffer still being written shows the pool's poison), and
+	 * never more frames than those whose every copy ran (copies: an
+	 * operation a segment, the fill's event one more). */
+	while (got < 3 * NB_FRAMES && fake_cuda_async_pending() > 0 &&
+			!test_case_failed) {
+		CHECK(fake_cuda_async_complete(1) == 1, "ran");
+		ran++;
+		while (copied < 3 * NB_FRAMES &&
+				segs_done + segs_of(copied % NB_FRAMES) <= ran)
+			segs_done += segs_of(copied++ % NB_FRAMES);
+		do {
+			n = rte_eth_rx_burst(port, 0, pkts, 4);
+			for (i = 0; i < n; i++, got++)
+				CHECK(check_chain(pkts[i], got % NB_FRAMES,
+					frame_lens[got % NB_FRAMES]) == 0,
+					"frame %u", got);
+			rte_pktmbuf_free_bulk(pkts, n);
+		} while (n > 0);
+		if (!scatter)
+			CHECK(got <= copied, "%u frames handed out, %u copied after %u operations",
+				got, copied, ran);
+	}
+	CHECK(got > 0, "nothing handed out in manual completion");
 	/* The rest, copies running as they are enqueued. */
 	fake_cuda_set_async_manual(0);
 	rest = rx_all(port, 0, got, 1, NULL, 0);
@@ -787,9 +806,12 @@ gpu_rx_completion_order_on(bool no_batch)
 	CHECK(st.ipackets == 3 * NB_FRAMES && st.ibytes == 3 * total_bytes() &&
 		st.ierrors == 0, "ipackets %" PRIu64 " ibytes %" PRIu64 " ierrors %" PRIu64,
 		st.ipackets, st.ibytes, st.ierrors);
+	/* Fills cover runs of frames, not a poll's burst of 4: at least
+	 * twice fewer fills than polls of 4 frames would make. */
 	CHECK(xstat(port, "rx_copy_ops") == 3 * total_segs() &&
 		xstat(port, "rx_copy_bytes") == 3 * total_bytes() &&
-		xstat(port, "rx_copy_batches") > 0,
+		xstat(port, "rx_copy_batches") > 0 &&
+		xstat(port, "rx_copy_batches") <= 3 * NB_FRAMES / 8,
 		"rx_copy_ops %" PRIu64 " rx_copy_bytes %" PRIu64 " rx_copy_batches %" PRIu64,
 		xstat(port, "rx_copy_ops"), xstat(port, "rx_copy_bytes"),
 		xstat(port, "rx_copy_batches"));
@@ -824,6 +846,91 @@ static void
 gpu_rx_completion_order_batch0(void)
 {
 	gpu_rx_completion_order_on(true);
+}
+
+/*
+ * 1024 frames of len bytes through a ring of 1024, polled 32 at a time:
+ * the ring is refilled in runs of a quarter ring, so a fill (one launch,
+ * or one batch of copies) covers 256 frames, not a poll's 32. With the
+ * kernel, bulk= says whether a fill's bytes cross PCIe as copies of whole
+ * runs first (want_bulk: every fill did; else none).
+ */
+static void
+fill_runs_on(uint32_t len, const char *bulk, bool want_bulk)
+{
+	struct rte_mempool *mp = gpu_pool("gpu_runs", 4095);
+	uint64_t launches0 = fake_cuda_kernel_launches();
+	struct rte_mbuf *pkts[32];
+	char args[600], pcap[512];
+	unsigned int got = 0, i, idle = 0, bad = 0;
+	uint16_t port, n;
+
+	path_in(pcap, sizeof(pcap), "runs.pcap");
+	CHECK(gpudma_frames_write(pcap, &len, 1, 1024) == 0, "pcap");
+	snprintf(args, sizeof(args), "rx_pcap=%s%s%s", pcap,
+		bulk != NULL ? ",bulk=" : "", bulk != NULL ? bulk : "");
+	if (mp == NULL || port_create("net_gpudma_runs", args, &port) != 0) {
+		CHECK(0, "set-up");
+		rte_mempool_free(mp);
+		return;
+	}
+	CHECK(port_setup(port, 1, NULL) == 0, "setup");
+	CHECK(rte_dev_dma_map(port_dev(port), gpu_mem, RTE_BAD_IOVA,
+		GPU_MEM_LEN) == 0, "dma map: %s", rte_strerror(rte_errno));
+	CHECK(rte_eth_rx_queue_setup(port, 0, 1024, SOCKET_ID_ANY, NULL, mp) == 0,
+		"rx setup");
+	CHECK(rte_eth_dev_start(port) == 0, "start");
+	while (idle < 16 && got < 1024) {
+		n = rte_eth_rx_burst(port, 0, pkts, RTE_DIM(pkts));
+		idle = n == 0 ? idle + 1 : 0;
+		for (i = 0; i < n; i++, got++) {
+			const uint8_t *d = rte_pktmbuf_mtod(pkts[i], const uint8_t *);
+			uint32_t j;
+
+			for (j = 0; j < len && pkts[i]->pkt_len == len; j++)
+				if (d[j] != gpudma_frame_byte(got, j))
+					break;
+			bad += pkts[i]->pkt_len != len || j != len;
+		}
+		rte_pktmbuf_free_bulk(pkts, n);
+	}
+	CHECK(got == 1024 && bad == 0, "%u B bulk=%s: received %u of 1024, %u wrong",
+		len, bulk != NULL ? bulk : "(default)", got, bad);
+	CHECK(xstat(port, "rx_copy_batches") <= 5,
+		"%" PRIu64 " fills for 1024 frames polled 32 at a time",
+		xstat(port, "rx_copy_batches"));
+	if (scatter) {
+		CHECK(fake_cuda_kernel_launches() - launches0 <= 5,
+			"%" PRIu64 " launches for 1024 frames",
+			fake_cuda_kernel_launches() - launches0);
+		CHECK(xstat(port, "rx_bulk_batches") == (want_bulk ?
+			xstat(port, "rx_copy_batches") : 0),
+			"%u B bulk=%s: %" PRIu64 " of %" PRIu64 " fills bulk", len,
+			bulk != NULL ? bulk : "(default)",
+			xstat(port, "rx_bulk_batches"),
+			xstat(port, "rx_copy_batches"));
+	} else {
+		CHECK(xstat(port, "rx_bulk_batches") == 0, "bulk without the kernel");
+	}
+	CHECK(rte_eth_dev_stop(port) == 0, "stop");
+	CHECK(rte_dev_dma_unmap(port_dev(port), gpu_mem, RTE_BAD_IOVA,
+		GPU_MEM_LEN) == 0, "unmap: %s", rte_strerror(rte_errno));
+	port_destroy("net_gpudma_runs", port);
+	CHECK(rte_mempool_avail_count(mp) == 4095, "%u of 4095 mbufs back",
+		rte_mempool_avail_count(mp));
+	rte_mempool_free(mp);
+}
+
+static void
+gpu_rx_fill_covers_runs(void)
+{
+	/* bulk=auto (the default): small frames read by the kernel over
+	 * PCIe, large ones copied across in bulk; 0 and 1 force it. */
+	fill_runs_on(64, NULL, false);
+	fill_runs_on(1500, NULL, true);
+	fill_runs_on(64, "1", true);
+	fill_runs_on(1500, "0", false);
+	fill_runs_on(1514, "1", true);
 }
 
 /* batch=1 asks for cuMemcpyBatchAsync: where the driver lacks it the
@@ -1115,7 +1222,7 @@ release_call(const char *name)
 	static const char *const names[] = {
 		"cuCtxPopCurrent", "cuStreamDestroy", "cuEventDestroy",
 		"cuMemHostUnregister", "cuDevicePrimaryCtxRelease",
-		"cuCtxPushCurrent", "cuModuleUnload",
+		"cuCtxPushCurrent", "cuModuleUnload", "cuMemFree",
 	};
 	unsigned int i;
 
@@ -1124,6 +1231,18 @@ release_call(const char *name)
 			return true;
 	return false;
 }
+
+static int ring_port(const char *name, unsigned int nq, struct rte_ring **rings,
+	uint16_t *port);
+static void ring_port_free(const char *name, struct rte_ring **rings,
+	unsigned int nq);
+static int feed(struct rte_ring *r, struct rte_mempool *src,
+	unsigned int first, unsigned int n);
+
+/* rx_port's wire in the fault runs (NULL: rx_pcap's): a net_ring port fed
+ * the capture before each run, from this pool. */
+static struct rte_mempool *fault_feed;
+#define FAULT_FEED_MBUFS 2047u
 
 /*
  * The GPU-memory life of a port, each step's failure noted: map, queues,
@@ -1141,11 +1260,24 @@ gpu_scenario(struct rte_mempool *mp, struct rte_mempool *head, const char *out)
 	bool mapped = false;
 	int failed = 0, got = 0;
 	char args[1200];
-	uint16_t port;
+	struct rte_ring *rings[1];
+	uint16_t port, sub;
 
 	snprintf(args, sizeof(args), "rx_pcap=%s,tx_pcap=%s", in_pcap, out);
-	if (port_create("net_gpudma_f", args, &port) != 0)
+	if (fault_feed != NULL) {
+		if (ring_port("f", 1, rings, &sub) != 0) {
+			CHECK(0, "net_ring port");
+			return 1;
+		}
+		if (feed(rings[0], fault_feed, 0, NB_FRAMES) != 0)
+			CHECK(0, "feeding net_ring");
+		snprintf(args, sizeof(args), "rx_port=net_ring_f,tx_pcap=%s", out);
+	}
+	if (port_create("net_gpudma_f", args, &port) != 0) {
+		if (fault_feed != NULL)
+			ring_port_free("net_ring_f", rings, 1);
 		return 1;
+	}
 	dev = port_dev(port);
 	failed |= port_setup(port, 1, NULL) != 0;
 	if (rte_dev_dma_map(dev, gpu_mem, RTE_BAD_IOVA, GPU_MEM_LEN) == 0)
@@ -1177,6 +1309,8 @@ gpu_scenario(struct rte_mempool *mp, struct rte_mempool *head, const char *out)
 		failed = 1;
 	}
 	port_destroy("net_gpudma_f", port);
+	if (fault_feed != NULL)
+		ring_port_free("net_ring_f", rings, 1);
 	return failed;
 }
 
@@ -1223,13 +1357,19 @@ run_faults_on(struct rte_mempool *mp, struct rte_mempool *head)
 			rte_mempool_avail_count(head) == 1024),
 			"call %" PRIu64 " (%s): %u of 1024 mbufs back", n, name,
 			rte_mempool_avail_count(mp));
+		CHECK(fault_feed == NULL ||
+			rte_mempool_avail_count(fault_feed) == FAULT_FEED_MBUFS,
+			"call %" PRIu64 " (%s): %u of rx_port's %u mbufs back", n,
+			name, rte_mempool_avail_count(fault_feed),
+			FAULT_FEED_MBUFS);
 		if (test_case_failed)
 			break;
 	}
 	CHECK(hit > 20, "only %u CUDA calls", hit);
-	printf("%s faults%s: %u CUDA calls made to fail one at a time, of:%s\n",
+	printf("%s faults%s%s: %u CUDA calls made to fail one at a time, of:%s\n",
 		test_case_failed ? "FAIL" : "PASS",
-		head != NULL ? " (buffer split)" : "", hit, names);
+		head != NULL ? " (buffer split)" : "",
+		fault_feed != NULL ? " (rx_port)" : "", hit, names);
 	return test_case_failed;
 }
 
@@ -1240,13 +1380,350 @@ run_faults(void)
 	struct rte_mempool *head = host_pool("head_faults", 1024);
 	int ret = 1;
 
-	if (mp != NULL && head != NULL)
+	fault_feed = host_pool("feed_faults", FAULT_FEED_MBUFS);
+	if (mp != NULL && head != NULL && fault_feed != NULL) {
+		struct rte_mempool *f = fault_feed;
+
+		fault_feed = NULL;
 		ret = run_faults_on(mp, NULL) | run_faults_on(mp, head);
-	else
+		/* The same from rx_port: its staging ring pinned and
+		 * mapped, the fill reading it. */
+		fault_feed = f;
+		ret |= run_faults_on(mp, NULL);
+	} else {
 		printf("FAIL faults: pools\n");
+	}
 	rte_mempool_free(mp);
 	rte_mempool_free(head);
+	rte_mempool_free(fault_feed);
+	fault_feed = NULL;
 	return ret;
+}
+
+/* ---- cases: rx_port ------------------------------------------------------- */
+
+/* A net_ring port of nq queues over rings the test feeds: what the test
+ * enqueues into rings[q] is what the port's RX queue q receives. Its
+ * name is net_ring_NAME (rte_eth_from_rings puts the prefix). */
+static int
+ring_port(const char *name, unsigned int nq, struct rte_ring **rings,
+		uint16_t *port)
+{
+	char rname[RTE_RING_NAMESIZE];
+	unsigned int q;
+	int id;
+
+	for (q = 0; q < nq; q++) {
+		snprintf(rname, sizeof(rname), "rg_%s_%u", name, q);
+		rings[q] = rte_ring_create(rname, 1024, SOCKET_ID_ANY,
+			RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (rings[q] == NULL)
+			return -1;
+	}
+	id = rte_eth_from_rings(name, rings, nq, rings, nq, SOCKET_ID_ANY);
+	if (id < 0)
+		return -1;
+	*port = (uint16_t)id;
+	return 0;
+}
+
+static void
+ring_port_free(const char *name, struct rte_ring **rings, unsigned int nq)
+{
+	unsigned int q;
+	void *m;
+
+	(void)rte_vdev_uninit(name);
+	/* What the port did not take goes back to its pool. */
+	for (q = 0; q < nq; q++) {
+		while (rte_ring_dequeue(rings[q], &m) == 0)
+			rte_pktmbuf_free(m);
+		rte_ring_free(rings[q]);
+	}
+}
+
+/* Enqueues frames first .. first + n - 1 into ring r; 0 or -1. */
+static int
+feed(struct rte_ring *r, struct rte_mempool *src, unsigned int first,
+		unsigned int n)
+{
+	unsigned int k;
+
+	for (k = first; k < first + n; k++) {
+		struct rte_mbuf *m = gpudma_frame_mbufs(src, k % NB_FRAMES,
+			frame_lens[k % NB_FRAMES], SEG_ROOM);
+
+		if (m == NULL || rte_ring_enqueue(r, m) != 0) {
+			rte_pktmbuf_free(m);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Frames another port receives (net_ring, the frames chained as a NIC
+ * hands jumbo frames over) come out of net_gpudma whole and byte-identical,
+ * each queue from rx_port's same queue, into host or GPU memory; rx_port's
+ * mbufs all go back to their pool; stats count them like the pcap wire's.
+ */
+static void
+rx_port_ring_on(bool gpu)
+{
+	struct rte_mempool *src = host_pool("sub_src", 2047);
+	struct rte_mempool *mp = gpu ? gpu_pool("rxport_gpu", 2048) :
+		host_pool("rxport_host", 2048);
+	struct rte_ring *rings[2];
+	struct rte_eth_stats st;
+	struct rte_eth_dev_owner owner;
+	uint16_t sub, port;
+	int got0, got1;
+
+	cuda_baseline();
+	if (src == NULL || mp == NULL ||
+			ring_port("sub", 2, rings, &sub) != 0) {
+		CHECK(0, "set-up");
+		goto out_pools;
+	}
+	if (port_create("net_gpudma_rp", "rx_port=net_ring_sub,queues=2",
+			&port) != 0) {
+		CHECK(0, "port not created");
+		goto out_ring;
+	}
+	CHECK(rte_eth_dev_owner_get(sub, &owner) == 0 &&
+		owner.id != RTE_ETH_DEV_NO_OWNER &&
+		strcmp(owner.name, "net_gpudma_rp") == 0,
+		"rx_port not owned by the port (owner \"%s\")", owner.name);
+	CHECK(port_setup(port, 2, gpu ? NULL : mp) == 0, "setup");
+	if (gpu) {
+		CHECK(rte_dev_dma_map(port_dev(port), gpu_mem, RTE_BAD_IOVA,
+			GPU_MEM_LEN) == 0, "dma map: %s", rte_strerror(rte_errno));
+		CHECK(rte_eth_rx_queue_setup(port, 0, 256, SOCKET_ID_ANY, NULL,
+			mp) == 0 && rte_eth_rx_queue_setup(port, 1, 256,
+			SOCKET_ID_ANY, NULL, mp) == 0, "rx setup");
+	}
+	CHECK(rte_eth_dev_start(port) == 0, "start");
+	/* Queue 0 gets the capture twice, queue 1 frames 1, 2, ...: each
+	 * queue's frames in their order. */
+	CHECK(feed(rings[0], src, 0, NB_FRAMES) == 0 &&
+		feed(rings[1], src, 1, NB_FRAMES - 1) == 0, "feed");
+	got0 = rx_all(port, 0, 0, 1, NULL, 0);
+	CHECK(feed(rings[0], src, 0, NB_FRAMES) == 0, "feed");
+	got0 += rx_all(port, 0, 0, 1, NULL, 0);
+	got1 = rx_all(port, 1, 1, 1, NULL, 0);
+	CHECK(got0 == 2 * (int)NB_FRAMES && got1 == (int)NB_FRAMES - 1,
+		"received %d and %d", got0, got1);
+	CHECK(rte_eth_stats_get(port, &st) == 0, "stats");
+	CHECK(st.ipackets == 3 * NB_FRAMES - 1 &&
+		st.ibytes == 3 * total_bytes() - frame_lens[0] &&
+		st.imissed == 0 && st.ierrors == 0 &&
+		st.q_ipackets[1] == NB_FRAMES - 1,
+		"ipackets %" PRIu64 " ibytes %" PRIu64 " imissed %" PRIu64 " ierrors %" PRIu64,
+		st.ipackets, st.ibytes, st.imissed, st.ierrors);
+	CHECK(xstat(port, "rx_copy_bytes") == st.ibytes, "rx_copy_bytes %" PRIu64,
+		xstat(port, "rx_copy_bytes"));
+	CHECK(rte_mempool_avail_count(src) == 2047,
+		"%u of rx_port's 2047 mbufs back", rte_mempool_avail_count(src));
+	CHECK(rte_eth_dev_stop(port) == 0, "stop");
+	if (gpu)
+		CHECK(rte_dev_dma_unmap(port_dev(port), gpu_mem, RTE_BAD_IOVA,
+			GPU_MEM_LEN) == 0, "unmap: %s", rte_strerror(rte_errno));
+	port_destroy("net_gpudma_rp", port);
+	/* Closed with the port that took it over. */
+	CHECK(!rte_eth_dev_is_valid_port(sub), "rx_port still open");
+	check_cuda_released("after close");
+	CHECK(rte_mempool_avail_count(mp) == 2048, "%u of 2048 mbufs back",
+		rte_mempool_avail_count(mp));
+out_ring:
+	ring_port_free("net_ring_sub", rings, 2);
+out_pools:
+	rte_mempool_free(mp);
+	rte_mempool_free(src);
+}
+
+static void
+host_rx_port_ring(void)
+{
+	rx_port_ring_on(false);
+}
+
+static void
+gpu_rx_port_ring(void)
+{
+	rx_port_ring_on(true);
+}
+
+/* imissed: frames rx_port hands over while the application holds every
+ * buffer are dropped and counted, as from the pcap wire. */
+static void
+host_rx_port_imissed(void)
+{
+	static struct rte_mbuf *held[2 * NB_FRAMES];
+	struct rte_mempool *src = host_pool("sub_src_m", 2047);
+	struct rte_mempool *mp = host_pool("rxport_small", 16);
+	struct rte_ring *rings[1];
+	struct rte_eth_stats st;
+	uint16_t sub, port;
+	int got;
+
+	if (src == NULL || mp == NULL ||
+			ring_port("m", 1, rings, &sub) != 0) {
+		CHECK(0, "set-up");
+		goto out_pools;
+	}
+	if (port_create("net_gpudma_rpm", "rx_port=net_ring_m", &port) != 0) {
+		CHECK(0, "port not created");
+		goto out_ring;
+	}
+	CHECK(port_setup(port, 1, mp) == 0 && rte_eth_dev_start(port) == 0,
+		"setup");
+	CHECK(feed(rings[0], src, 0, NB_FRAMES) == 0, "feed");
+	/* All kept: the 16 buffers run out; each poll with none left and
+	 * none posted drops what arrived, until the ring is empty. */
+	got = rx_all(port, 0, 0, 0, held, RTE_DIM(held));
+	got += rx_all(port, 0, 0, 0, held + got, RTE_DIM(held) - (unsigned int)got);
+	CHECK(rte_eth_stats_get(port, &st) == 0, "stats");
+	CHECK(got > 0 && st.imissed > 0 && st.ipackets == (uint64_t)got &&
+		st.ipackets + st.imissed == NB_FRAMES && rte_ring_count(rings[0]) == 0,
+		"received %d, ipackets %" PRIu64 " imissed %" PRIu64 ", %u still in the ring",
+		got, st.ipackets, st.imissed, rte_ring_count(rings[0]));
+	if (got > 0)
+		rte_pktmbuf_free_bulk(held, RTE_MIN((unsigned int)got, RTE_DIM(held)));
+	port_destroy("net_gpudma_rpm", port);
+	CHECK(rte_mempool_avail_count(mp) == 16, "%u of 16 mbufs back",
+		rte_mempool_avail_count(mp));
+out_ring:
+	ring_port_free("net_ring_m", rings, 1);
+	CHECK(src == NULL || rte_mempool_avail_count(src) == 2047,
+		"%u of rx_port's 2047 mbufs back",
+		src != NULL ? rte_mempool_avail_count(src) : 0);
+out_pools:
+	rte_mempool_free(mp);
+	rte_mempool_free(src);
+}
+
+/* A net_pcap port as the wire: the frames of its file, byte-identical. */
+static void
+host_rx_port_pcap(void)
+{
+	static const uint32_t lens[] = { 60, 64, 1500, 1514, 2049, 9000, 4097 };
+	struct rte_mempool *mp = host_pool("rxport_pcap", 2048);
+	struct rte_mbuf *pkts[32];
+	char pcap[512], args[700];
+	unsigned int got = 0, idle = 0, i, bad = 0;
+	uint16_t port, sub;
+
+	path_in(pcap, sizeof(pcap), "sub.pcap");
+	CHECK(gpudma_frames_write(pcap, lens, RTE_DIM(lens), 700) == 0, "pcap");
+	snprintf(args, sizeof(args), "rx_pcap=%s", pcap);
+	if (mp == NULL || rte_vdev_init("net_pcap_sub", args) != 0 ||
+			rte_eth_dev_get_port_by_name("net_pcap_sub", &sub) != 0) {
+		CHECK(0, "net_pcap port");
+		rte_mempool_free(mp);
+		return;
+	}
+	/* By port id this time. */
+	snprintf(args, sizeof(args), "rx_port=%u", sub);
+	if (port_create("net_gpudma_rpp", args, &port) != 0) {
+		CHECK(0, "port not created");
+		goto out;
+	}
+	CHECK(port_setup(port, 1, mp) == 0 && rte_eth_dev_start(port) == 0,
+		"setup");
+	while (idle < 64 && got < 700) {
+		uint16_t n = rte_eth_rx_burst(port, 0, pkts, RTE_DIM(pkts));
+
+		idle = n == 0 ? idle + 1 : 0;
+		for (i = 0; i < n; i++, got++) {
+			const struct rte_mbuf *s;
+			uint32_t off = 0, j;
+
+			if (pkts[i]->pkt_len != lens[got % RTE_DIM(lens)])
+				bad++;
+			for (s = pkts[i]; s != NULL; s = s->next) {
+				const uint8_t *d = rte_pktmbuf_mtod(s, const uint8_t *);
+
+				for (j = 0; j < s->data_len; j++)
+					if (d[j] != gpudma_frame_byte(got, off + j))
+						break;
+				if (j != s->data_len) {
+					bad++;
+					break;
+				}
+				off += s->data_len;
+			}
+		}
+		rte_pktmbuf_free_bulk(pkts, n);
+	}
+	CHECK(got == 700 && bad == 0, "received %u of 700, %u wrong", got, bad);
+	port_destroy("net_gpudma_rpp", port);
+	CHECK(rte_mempool_avail_count(mp) == 2048, "%u of 2048 mbufs back",
+		rte_mempool_avail_count(mp));
+out:
+	(void)rte_vdev_uninit("net_pcap_sub");
+	rte_mempool_free(mp);
+}
+
+/* rx_port's bad values, each refused naming the key; ownership refused to
+ * a second user while the port has it, and given back when it is gone. */
+static void
+rx_port_refused(void)
+{
+	char both[600];
+	const struct {
+		const char *args, *named, *why;
+	} bad[] = {
+		{ "rx_port=net_nosuch", "devarg rx_port", "no port" },
+		{ "rx_port=999", "devarg rx_port", "no port" },
+		{ "rx_port=net_gpudma_bad", "devarg rx_port", "itself" },
+		{ both, "devarg rx_port", "not both" },
+		{ "rx_port=net_ring_own,loop=2", "devarg loop", "rx_port" },
+		{ "rx_port=net_ring_own,queues=2", "devarg rx_port", "rx queues" },
+	};
+	struct rte_ring *rings[1];
+	struct rte_eth_dev_owner other = { 0 };
+	uint16_t sub, port, p;
+	bool listed = false;
+	unsigned int i;
+
+	snprintf(both, sizeof(both), "rx_port=net_ring_own,rx_pcap=%s", in_pcap);
+	if (ring_port("own", 1, rings, &sub) != 0) {
+		CHECK(0, "set-up");
+		return;
+	}
+	for (i = 0; i < RTE_DIM(bad); i++) {
+		log_begin();
+		CHECK(rte_vdev_init("net_gpudma_bad", bad[i].args) != 0 &&
+			log_has(bad[i].named) && log_has(bad[i].why),
+			"\"%s\" accepted, or no log line naming %s (%s)",
+			bad[i].args, bad[i].named, bad[i].why);
+		(void)rte_vdev_uninit("net_gpudma_bad");
+	}
+	/* Refused probes left it unowned. */
+	CHECK(rte_eth_dev_owner_get(sub, &other) == 0 &&
+		other.id == RTE_ETH_DEV_NO_OWNER, "owned after refused probes");
+
+	if (port_create("net_gpudma_own", "rx_port=net_ring_own", &port) != 0) {
+		CHECK(0, "port not created");
+		ring_port_free("net_ring_own", rings, 1);
+		return;
+	}
+	/* A second port, and an application, cannot have it too. */
+	log_begin();
+	CHECK(rte_vdev_init("net_gpudma_bad", "rx_port=net_ring_own") != 0 &&
+		log_has("devarg rx_port") && log_has("owned by net_gpudma_own"),
+		"a second user accepted");
+	(void)rte_vdev_uninit("net_gpudma_bad");
+	CHECK(rte_eth_dev_owner_new(&other.id) == 0, "owner id");
+	snprintf(other.name, sizeof(other.name), "the application");
+	CHECK(rte_eth_dev_owner_set(sub, &other) != 0,
+		"the application took the port's rx_port");
+	/* Applications iterating ports do not see it. */
+	RTE_ETH_FOREACH_DEV(p)
+		listed |= p == sub;
+	CHECK(!listed, "rx_port listed by RTE_ETH_FOREACH_DEV");
+	port_destroy("net_gpudma_own", port);
+	ring_port_free("net_ring_own", rings, 1);
 }
 
 /* ---- main ------------------------------------------------------------------- */
@@ -1303,6 +1780,10 @@ main(int argc, char **argv)
 		RUN_CASE(host_tx_pcap_identical);
 		RUN_CASE(host_tx_bad_chain_counted);
 		RUN_CASE(host_split);
+		RUN_CASE(rx_port_refused);
+		RUN_CASE(host_rx_port_ring);
+		RUN_CASE(host_rx_port_imissed);
+		RUN_CASE(host_rx_port_pcap);
 	} else if (gpu_mem_init() != 0) {
 		printf("FAIL GPU memory from the fake CUDA\n");
 		ret = 1;
@@ -1310,6 +1791,8 @@ main(int argc, char **argv)
 		RUN_CASE(gpu_pool_refused_until_mapped);
 		RUN_CASE(gpu_rx_completion_order);
 		RUN_CASE(gpu_rx_completion_order_batch0);
+		RUN_CASE(gpu_rx_fill_covers_runs);
+		RUN_CASE(gpu_rx_port_ring);
 		RUN_CASE(gpu_tx_pcap_identical);
 		RUN_CASE(gpu_split_header_host_payload_gpu);
 		RUN_CASE(gpu_batch_required);

@@ -618,9 +618,11 @@ run_scatter(const struct fake_op *op)
 	for (i = 0; i < op->n; i++) {
 		const struct gpudma_scatter_desc *d = &op->descs[i];
 
-		/* Host to device only: the kernel reads mapped host memory. */
+		/* Into device memory, from mapped host memory or (bulk
+		 * fills) from device memory. */
 		if (find_region(allocs, d->dst, d->len) == NULL ||
-				find_region(registrations, d->src, d->len) == NULL) {
+				(find_region(registrations, d->src, d->len) == NULL &&
+				find_region(allocs, d->src, d->len) == NULL)) {
 			kernel_errors++;
 			continue;
 		}

@@ -32,6 +32,10 @@ extern int gpudma_logtype;
 /* Batches a queue keeps in flight: deep enough that the copy engine works
  * on one while rx_burst hands out another. */
 #define GPUDMA_MAX_BATCHES GPUDMA_COPY_MAX_SLOTS
+/* Frames taken from rx_port's queue a call. */
+#define GPUDMA_SUB_BURST 64u
+/* Buffers a queue takes from its pool at a time (one pool, no split). */
+#define GPUDMA_STASH 64u
 /* Frames one tx_burst call takes; the caller retries the rest. */
 #define GPUDMA_TX_MAX_BURST 512u
 
@@ -40,6 +44,7 @@ struct gpudma_port;
 /* One burst's worth of posted descriptors, filled by one batch of copies. */
 struct gpudma_batch {
 	uint32_t end;           /* ring index one past its last descriptor */
+	uint64_t stage_end;     /* rx_port: staging bytes it used end here */
 	bool done;              /* fill completed (event seen, or memcpy) */
 	bool failed;            /* fill failed: its buffers are dropped */
 	struct gpudma_event ev; /* completion of the copy engine's fill */
@@ -53,6 +58,7 @@ struct gpudma_queue_stats {
 	uint64_t copy_batches;  /* bursts moved by the copy engine */
 	uint64_t copy_ops;      /* segments those bursts copied */
 	uint64_t copy_bytes;
+	uint64_t bulk_batches;  /* RX bursts crossing PCIe as bulk copies */
 };
 
 /*
@@ -88,8 +94,30 @@ struct gpudma_rxq {
 	uint32_t head, tail;
 	struct gpudma_batch batches[GPUDMA_MAX_BATCHES];
 	uint32_t b_head, b_tail;
+	/* Descriptors one batch posts at most, and the free run the ring
+	 * waits for before posting again (as a NIC driver refills its ring
+	 * in runs): one fill covers hundreds of frames. */
+	uint32_t post_max;
 	struct gpudma_copier copier;
 	struct gpudma_cursor cursor;
+	/* Buffers taken from a single pool ahead, in bulk. */
+	struct rte_mbuf *stash[GPUDMA_STASH];
+	uint32_t nb_stash;
+	/*
+	 * rx_port: frames received from the sub-port's queue not yet posted
+	 * ([sub_i, sub_n); [sub_f, sub_i) posted, their mbufs not yet
+	 * freed), and the staging ring their bytes are copied into for the
+	 * fill: [s_tail, s_head) holds the bytes of batches not yet retired.
+	 * Pinned (and mapped for the scatter kernel) when the queue fills
+	 * GPU memory.
+	 */
+	struct rte_mbuf *sub[GPUDMA_SUB_BURST];
+	uint16_t sub_f, sub_i, sub_n;
+	uint8_t *stage;
+	size_t stage_len;
+	uint64_t s_head, s_tail;
+	bool stage_pinned;
+	uint64_t stage_dev;     /* the staging ring as the GPU addresses it */
 	struct gpudma_queue_stats st;
 };
 
@@ -113,6 +141,13 @@ struct gpudma_port {
 	struct gpudma_cuda cuda;  /* the GPU whose copy engine fills mbufs,
 				   * opened at the first DMA mapping */
 	bool src_pinned;          /* the frame store, for the copy engine */
+	/* rx_port: the port frames come from, owned by this one (owner) while
+	 * it exists; its queue q feeds queue q. sub_mp[q]: the pool its queue
+	 * q receives into, freed once it is closed. */
+	bool has_sub;
+	uint16_t sub_port;
+	uint64_t owner;
+	struct rte_mempool *sub_mp[GPUDMA_MAX_QUEUES];
 	bool started;
 	struct gpudma_pcap_out *out;
 	struct gpudma_rxq *rxq[GPUDMA_MAX_QUEUES];

@@ -211,16 +211,30 @@ gpudma_cuda_pin(struct gpudma_cuda *c, void *p, size_t len)
 }
 
 int
-gpudma_cuda_pin_store(struct gpudma_cuda *c, void *p, size_t len)
+gpudma_cuda_pin_mapped(struct gpudma_cuda *c, void *p, size_t len,
+		uint64_t *dev)
 {
+	CUdeviceptr d = 0;
 	int ret = gpudma_cuda_enter(c, "net_gpudma: pinning");
 
 	if (ret != 0)
 		return ret;
-	ret = pin(p, len, c->scatter != NULL, &c->store_dev);
-	if (ret == 0)
-		c->store_host = (uintptr_t)p;
+	ret = pin(p, len, c->scatter != NULL, &d);
 	gpudma_cuda_leave(c, "net_gpudma: pinning");
+	*dev = ret == 0 ? (uint64_t)d : 0;
+	return ret;
+}
+
+int
+gpudma_cuda_pin_store(struct gpudma_cuda *c, void *p, size_t len)
+{
+	uint64_t dev;
+	int ret = gpudma_cuda_pin_mapped(c, p, len, &dev);
+
+	if (ret == 0) {
+		c->store_host = (uintptr_t)p;
+		c->store_dev = (CUdeviceptr)dev;
+	}
 	return ret;
 }
 
@@ -315,9 +329,29 @@ fail:
 	return ret;
 }
 
+int
+gpudma_copier_bulk_init(struct gpudma_copier *cp, int bulk)
+{
+	int ret;
+
+	if (bulk == GPUDMA_BULK_OFF || cp->nb_slots == 0)
+		return 0;
+	ret = GPU_CUDA_CALL("net_gpudma: bulk fill buffer", cuMemAlloc,
+		&cp->bulk_dev, GPUDMA_BULK_SLOT * cp->nb_slots);
+	if (ret != 0) {
+		cp->bulk_dev = 0;
+		return ret;
+	}
+	cp->bulk = bulk;
+	return 0;
+}
+
 void
 gpudma_copier_fini(struct gpudma_copier *cp)
 {
+	if (cp->bulk_dev != 0)
+		(void)GPU_CUDA_CALL("net_gpudma: bulk fill buffer", cuMemFree,
+			cp->bulk_dev);
 	if (cp->stream != NULL)
 		(void)GPU_CUDA_CALL("net_gpudma: queue stream", cuStreamDestroy,
 			cp->stream);
@@ -391,6 +425,60 @@ enqueue_each(struct gpudma_copier *cp, bool to_device)
 	return ret;
 }
 
+/*
+ * Bulk: the burst's sources as at most GPUDMA_BULK_RUNS contiguous runs of
+ * host memory (a frame's segments follow each other; frames follow each
+ * other 64-byte aligned in the frame store and the staging ring), each
+ * copied by the copy engine into slot's GPU memory with one operation
+ * large enough to reach the link's bandwidth; the descriptors then point
+ * there. 0, 1 (not worth it, or not contiguous enough: the kernel reads
+ * the window instead) or a negative errno.
+ */
+static int
+enqueue_bulk(struct gpudma_copier *cp, uint32_t slot)
+{
+	CUdeviceptr base = cp->bulk_dev + (CUdeviceptr)slot * GPUDMA_BULK_SLOT;
+	struct gpudma_scatter_desc *d = cp->descs[slot];
+	uintptr_t start[GPUDMA_BULK_RUNS], end[GPUDMA_BULK_RUNS];
+	size_t at[GPUDMA_BULK_RUNS], used = 0;
+	uint32_t i, r, nr = 0;
+	int ret;
+
+	if (cp->bulk_dev == 0 || (cp->bulk == GPUDMA_BULK_AUTO &&
+			cp->bytes < (uint64_t)GPUDMA_BULK_MIN_AVG * cp->n))
+		return 1;
+	for (i = 0; i < cp->n; i++) {
+		uintptr_t s = cp->srcs[i];
+
+		if (nr == 0 || s < end[nr - 1] ||
+				s > RTE_ALIGN_CEIL(end[nr - 1], 64)) {
+			if (nr == GPUDMA_BULK_RUNS)
+				return 1;
+			/* Runs start 64-byte aligned in the slot, as in host
+			 * memory: the kernel's 16-byte accesses stay so. */
+			at[nr] = used = RTE_ALIGN_CEIL(used, 64);
+			start[nr] = s;
+			end[nr++] = s;
+		}
+		used += s + cp->sizes[i] - end[nr - 1];
+		end[nr - 1] = s + cp->sizes[i];
+		if (used > GPUDMA_BULK_SLOT)
+			return 1;
+		d[i] = (struct gpudma_scatter_desc){ .dst = cp->dsts[i],
+			.src = base + at[nr - 1] + (s - start[nr - 1]),
+			.len = (uint32_t)cp->sizes[i] };
+	}
+	for (r = 0; r < nr; r++) {
+		ret = GPU_CUDA_CALL("net_gpudma: a burst's bulk copy",
+			cuMemcpyHtoDAsync, base + at[r],
+			(const void *)start[r], end[r] - start[r], cp->stream);
+		if (ret != 0)
+			return ret;
+	}
+	cp->bulk_batches++;
+	return 0;
+}
+
 /* The burst as one launch of the scatter kernel, its descriptors in
  * slot's array (which nothing touches again before the burst completed). */
 static int
@@ -402,12 +490,15 @@ enqueue_kernel(struct gpudma_copier *cp, uint32_t slot)
 	CUdeviceptr descs = cp->descs_dev[slot];
 	void *params[] = { &descs, &n };
 	uint32_t i;
+	int ret = enqueue_bulk(cp, slot);
 
-	/* The sources are the frame store's: the GPU reads them through
-	 * its mapping. */
-	for (i = 0; i < n; i++)
+	if (ret < 0)
+		return ret;
+	/* Not bulk: the sources are in the window (frame store or staging
+	 * ring), the GPU reads them through its mapping. */
+	for (i = 0; ret > 0 && i < n; i++)
 		d[i] = (struct gpudma_scatter_desc){ .dst = cp->dsts[i],
-			.src = c->store_dev + (cp->srcs[i] - c->store_host),
+			.src = cp->win_dev + (cp->srcs[i] - cp->win_host),
 			.len = (uint32_t)cp->sizes[i] };
 	/* The descriptors reach memory before the launch's doorbell (the
 	 * kernel reads them over PCIe when it runs). */

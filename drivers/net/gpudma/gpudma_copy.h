@@ -18,6 +18,13 @@
 #include <cuda.h>
 
 #define GPUDMA_COPY_MAX_SLOTS 8
+/* Bulk fills: a slot's bytes in GPU memory, and the contiguous runs of
+ * host memory one may gather (a batch from a ring wraps once). */
+#define GPUDMA_BULK_SLOT ((size_t)2 << 20)
+#define GPUDMA_BULK_RUNS 8u
+/* bulk=auto: frames of at least this many bytes on average cross PCIe as
+ * one copy; smaller ones are read over PCIe by the kernel itself. */
+#define GPUDMA_BULK_MIN_AVG 512u
 
 struct gpudma_cuda {
 	bool ok;                 /* CUDA loaded and the GPU's context held */
@@ -52,6 +59,16 @@ struct gpudma_copier {
 	size_t *sizes;
 	uint32_t n, cap;
 	uint64_t bytes;          /* of the burst being built */
+	/* Where the burst's sources are (the frame store, or a queue's
+	 * staging ring): win_host as the GPU addresses it, for the kernel. */
+	uintptr_t win_host;
+	CUdeviceptr win_dev;
+	/* Bulk fills (bulk=1|auto with the kernel): a GPUDMA_BULK_SLOT of GPU
+	 * memory a slot, where the burst's bytes land by one copy-engine
+	 * copy a contiguous run before the kernel scatters them from there. */
+	CUdeviceptr bulk_dev;
+	int bulk;                /* GPUDMA_BULK_* */
+	uint64_t bulk_batches;   /* bursts that went so */
 };
 
 /* 1 if a CUDA driver could be loaded (logged once if not). */
@@ -76,6 +93,10 @@ int gpudma_cuda_pin(struct gpudma_cuda *c, void *p, size_t len);
 int gpudma_cuda_unpin(struct gpudma_cuda *c, void *p);
 /* Pins the frame store, mapped for the GPU (the scatter kernel reads it). */
 int gpudma_cuda_pin_store(struct gpudma_cuda *c, void *p, size_t len);
+/* Pins host memory the copy engine or the kernel reads; *dev: its GPU
+ * address when the kernel is loaded, else 0. */
+int gpudma_cuda_pin_mapped(struct gpudma_cuda *c, void *p, size_t len,
+	uint64_t *dev);
 
 /* The calls below want the context current (gpudma_cuda_enter). */
 /* nb_slots: batch slots of a queue filled by the scatter kernel (0: copies
@@ -83,6 +104,16 @@ int gpudma_cuda_pin_store(struct gpudma_cuda *c, void *p, size_t len);
 int gpudma_copier_init(struct gpudma_copier *cp, struct gpudma_cuda *c,
 	uint32_t cap, int socket, uint32_t nb_slots);
 void gpudma_copier_fini(struct gpudma_copier *cp);
+/* Bulk fills for this copier's kernel slots (GPUDMA_BULK_*; OFF: none):
+ * their GPU memory. */
+int gpudma_copier_bulk_init(struct gpudma_copier *cp, int bulk);
+/* Whether a burst of bytes so far, plus len, still fits a bulk slot (or
+ * bulk fills are off). */
+static inline int
+gpudma_copier_bulk_room(const struct gpudma_copier *cp, size_t len)
+{
+	return cp->bulk_dev == 0 || cp->bytes + len <= GPUDMA_BULK_SLOT;
+}
 int gpudma_event_init(struct gpudma_event *e);
 void gpudma_event_fini(struct gpudma_event *e);
 

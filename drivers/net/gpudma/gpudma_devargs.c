@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 #include <errno.h>
+#include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,10 +19,12 @@
 #define KEY_GPU "gpu"
 #define KEY_BATCH "batch"
 #define KEY_SCATTER "scatter"
+#define KEY_RX_PORT "rx_port"
+#define KEY_BULK "bulk"
 
 static const char *const valid_keys[] = {
 	KEY_RX_PCAP, KEY_TX_PCAP, KEY_LOOP, KEY_QUEUES, KEY_GPU, KEY_BATCH,
-	KEY_SCATTER, NULL
+	KEY_SCATTER, KEY_RX_PORT, KEY_BULK, NULL
 };
 
 static int
@@ -99,7 +102,25 @@ parse_bool(const char *key, const char *value, void *opaque)
 	return ret;
 }
 
-/* 0, 1 or auto. */
+/* A port id or name; whether it exists is checked at probe. */
+static int
+parse_port(const char *key, const char *value, void *opaque)
+{
+	char *dst = opaque;
+
+	if (value == NULL || value[0] == '\0' || strlen(value) >= 64) {
+		GPUDMA_LOG(ERR, "devarg %s: a port id or name of at most 63 characters is needed (got \"%s\")",
+			key, value != NULL ? value : "");
+		return -EINVAL;
+	}
+	strcpy(dst, value);
+	return 0;
+}
+
+/* 0, 1 or auto: batch= and bulk=, whose GPUDMA_*_OFF/ON/AUTO agree. */
+static_assert(GPUDMA_BULK_OFF == GPUDMA_BATCH_OFF &&
+	GPUDMA_BULK_ON == GPUDMA_BATCH_ON &&
+	GPUDMA_BULK_AUTO == GPUDMA_BATCH_AUTO, "bulk= parsed as batch=");
 static int
 parse_batch(const char *key, const char *value, void *opaque)
 {
@@ -132,6 +153,8 @@ gpudma_args_parse(const char *params, struct gpudma_args *a)
 		{ KEY_GPU, parse_gpu, offsetof(struct gpudma_args, gpu) },
 		{ KEY_BATCH, parse_batch, offsetof(struct gpudma_args, batch) },
 		{ KEY_SCATTER, parse_bool, offsetof(struct gpudma_args, scatter) },
+		{ KEY_RX_PORT, parse_port, offsetof(struct gpudma_args, rx_port) },
+		{ KEY_BULK, parse_batch, offsetof(struct gpudma_args, bulk) },
 	};
 	struct rte_kvargs *kv;
 	unsigned int i, j;
@@ -145,6 +168,7 @@ gpudma_args_parse(const char *params, struct gpudma_args *a)
 	 * (1500 B) faster than copy-engine batches (doc/net_gpudma.md); it
 	 * is loaded only once GPU memory is mapped. */
 	a->scatter = true;
+	a->bulk = GPUDMA_BULK_AUTO;
 	if (params == NULL || params[0] == '\0')
 		return 0;
 	/* Parsed without the key list so that an unknown key can be named:
@@ -162,7 +186,7 @@ gpudma_args_parse(const char *params, struct gpudma_args *a)
 			if (strcmp(key, valid_keys[j]) == 0)
 				break;
 		if (valid_keys[j] == NULL) {
-			GPUDMA_LOG(ERR, "devarg %s: unknown key (known: rx_pcap, tx_pcap, loop, queues, gpu, batch, scatter)",
+			GPUDMA_LOG(ERR, "devarg %s: unknown key (known: rx_pcap, rx_port, tx_pcap, loop, queues, gpu, batch, scatter, bulk)",
 				key);
 			ret = -EINVAL;
 		} else if (rte_kvargs_count(kv, key) > 1) {
@@ -176,6 +200,16 @@ gpudma_args_parse(const char *params, struct gpudma_args *a)
 		if (rte_kvargs_process(kv, handlers[i].key, handlers[i].fn,
 				(char *)a + handlers[i].off) != 0)
 			ret = -EINVAL;
+	}
+	/* One wire: a file or a port. loop replays the file only. */
+	if (ret == 0 && rte_kvargs_count(kv, KEY_RX_PORT) > 0) {
+		if (rte_kvargs_count(kv, KEY_RX_PCAP) > 0) {
+			GPUDMA_LOG(ERR, "devarg rx_port: frames come from rx_pcap or from rx_port, not both");
+			ret = -EINVAL;
+		} else if (rte_kvargs_count(kv, KEY_LOOP) > 0) {
+			GPUDMA_LOG(ERR, "devarg loop: replays rx_pcap, not frames from rx_port");
+			ret = -EINVAL;
+		}
 	}
 	rte_kvargs_free(kv);
 	return ret;

@@ -12,8 +12,16 @@
 #define GPUDMA_BATCH_ON 1
 #define GPUDMA_BATCH_AUTO 2
 
+/* bulk=: never, for large frames (default), always. */
+#define GPUDMA_BULK_OFF 0
+#define GPUDMA_BULK_ON 1
+#define GPUDMA_BULK_AUTO 2
+
 struct gpudma_args {
 	char rx_pcap[PATH_MAX];  /* "" : no frames received */
+	/* Another ethdev port the frames come from (its id or name), taken
+	 * over by this one; "" : none. Not with rx_pcap. */
+	char rx_port[64];
 	char tx_pcap[PATH_MAX];  /* "" : frames sent are counted and dropped */
 	uint64_t loop;           /* times rx_pcap is replayed, 0 forever */
 	uint16_t queues;         /* RX and TX queues offered */
@@ -21,6 +29,9 @@ struct gpudma_args {
 	int batch;               /* cuMemcpyBatchAsync: GPUDMA_BATCH_* */
 	bool scatter;            /* RX into GPU memory by the scatter kernel
 				  * (default), else by copy-engine copies */
+	int bulk;                /* GPUDMA_BULK_*: a batch's frames cross PCIe
+				  * as one copy, the kernel scattering them
+				  * from GPU memory */
 };
 
 /* Parses "key=value,..." into *a; an unknown key or a bad value is

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <bus_vdev_driver.h>
@@ -30,11 +31,42 @@ port_of(struct rte_eth_dev *dev)
 	return dev->data->dev_private;
 }
 
+/* rx_port's name, for messages. */
+static const char *
+sub_name(const struct gpudma_port *p)
+{
+	return rte_eth_devices[p->sub_port].data->name;
+}
+
+/*
+ * rx_port follows the port's configuration: an RX queue for each of its
+ * RX queues (queue q feeds queue q, so that each lcore polls its own and
+ * the two never share one), no TX queue (the port transmits to tx_pcap),
+ * scattered RX where it has it so that frames longer than its buffers
+ * arrive whole.
+ */
 static int
 gpudma_configure(struct rte_eth_dev *dev)
 {
-	RTE_SET_USED(dev);
-	return 0;
+	struct gpudma_port *p = port_of(dev);
+	struct rte_eth_conf conf = { 0 };
+	struct rte_eth_dev_info info;
+	int ret;
+
+	if (!p->has_sub)
+		return 0;
+	ret = rte_eth_dev_info_get(p->sub_port, &info);
+	if (ret != 0)
+		return ret;
+	if (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER)
+		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
+	ret = rte_eth_dev_configure(p->sub_port, dev->data->nb_rx_queues, 0,
+		&conf);
+	if (ret != 0)
+		GPUDMA_LOG(ERR, "port %u: rx_port %s (port %u): configuring %u rx queues: %s",
+			p->port_id, sub_name(p), p->sub_port,
+			dev->data->nb_rx_queues, rte_strerror(-ret));
+	return ret;
 }
 
 static int
@@ -147,6 +179,15 @@ gpudma_start(struct rte_eth_dev *dev)
 				return ret;
 		}
 	}
+	if (p->has_sub) {
+		ret = rte_eth_dev_start(p->sub_port);
+		if (ret != 0) {
+			GPUDMA_LOG(ERR, "port %u: rx_port %s (port %u) does not start: %s",
+				p->port_id, sub_name(p), p->sub_port,
+				rte_strerror(-ret));
+			return ret;
+		}
+	}
 	p->started = true;
 
 	dev->data->dev_link.link_status = RTE_ETH_LINK_UP;
@@ -165,6 +206,11 @@ gpudma_stop(struct rte_eth_dev *dev)
 
 	dev->data->dev_link.link_status = RTE_ETH_LINK_DOWN;
 	p->started = false;
+	/* Nothing more arrives from rx_port; what it handed over and is not
+	 * yet posted goes back with the ring below. */
+	if (p->has_sub && rte_eth_dev_stop(p->sub_port) != 0)
+		GPUDMA_LOG(ERR, "port %u: rx_port %s (port %u) does not stop",
+			p->port_id, sub_name(p), p->sub_port);
 	/* A stopped port holds no buffer: posted descriptors go back. */
 	for (i = 0; i < dev->data->nb_rx_queues; i++) {
 		if (p->rxq[i] != NULL)
@@ -251,6 +297,49 @@ rxq_release(struct rte_eth_dev *dev, uint16_t qid)
 	dev->data->rx_queues[qid] = NULL;
 }
 
+/*
+ * rx_port's queue qid, receiving into a pool of host memory of its own
+ * (a real NIC fills a ring of its own buffers; net_ring hands over the
+ * producer's mbufs and never uses it), kept until rx_port is closed since
+ * its queue may hold the pool's buffers until then.
+ */
+static int
+sub_rxq_setup(struct gpudma_port *p, uint16_t qid, uint16_t nb_desc,
+		unsigned int socket)
+{
+	char name[RTE_MEMPOOL_NAMESIZE];
+	struct rte_eth_dev_info info;
+	int ret;
+
+	/* As many descriptors as this queue's, within what it takes. */
+	ret = rte_eth_dev_info_get(p->sub_port, &info);
+	if (ret != 0)
+		return ret;
+	if (info.rx_desc_lim.nb_max != 0 && nb_desc > info.rx_desc_lim.nb_max)
+		nb_desc = info.rx_desc_lim.nb_max;
+	if (nb_desc < info.rx_desc_lim.nb_min)
+		nb_desc = info.rx_desc_lim.nb_min;
+	if (p->sub_mp[qid] == NULL) {
+		snprintf(name, sizeof(name), "gpudma%u_sub%u", p->port_id, qid);
+		/* Its ring, the frames being staged and the caches' slack. */
+		p->sub_mp[qid] = rte_pktmbuf_pool_create(name,
+			2u * rte_align32pow2(nb_desc) + 2u * GPUDMA_SUB_BURST + 1024u,
+			256, 0, RTE_MBUF_DEFAULT_BUF_SIZE, (int)socket);
+		if (p->sub_mp[qid] == NULL) {
+			GPUDMA_LOG(ERR, "port %u rx queue %u: rx_port's pool %s: %s",
+				p->port_id, qid, name, rte_strerror(rte_errno));
+			return -rte_errno;
+		}
+	}
+	ret = rte_eth_rx_queue_setup(p->sub_port, qid, nb_desc, socket, NULL,
+		p->sub_mp[qid]);
+	if (ret != 0)
+		GPUDMA_LOG(ERR, "port %u rx queue %u: rx_port %s (port %u) rx queue %u: %s",
+			p->port_id, qid, sub_name(p), p->sub_port, qid,
+			rte_strerror(-ret));
+	return ret;
+}
+
 static int
 gpudma_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 		unsigned int socket, const struct rte_eth_rxconf *conf,
@@ -261,6 +350,11 @@ gpudma_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	int ret;
 
 	rxq_release(dev, qid);
+	if (p->has_sub) {
+		ret = sub_rxq_setup(p, qid, nb_desc, socket);
+		if (ret != 0)
+			return ret;
+	}
 	q = rte_zmalloc_socket("gpudma_rxq", sizeof(*q), RTE_CACHE_LINE_SIZE,
 		socket);
 	if (q == NULL)
@@ -394,6 +488,7 @@ static const struct {
 	{ "rx_copy_batches", true, offsetof(struct gpudma_queue_stats, copy_batches) },
 	{ "rx_copy_ops", true, offsetof(struct gpudma_queue_stats, copy_ops) },
 	{ "rx_copy_bytes", true, offsetof(struct gpudma_queue_stats, copy_bytes) },
+	{ "rx_bulk_batches", true, offsetof(struct gpudma_queue_stats, bulk_batches) },
 	{ "tx_copy_batches", false, offsetof(struct gpudma_queue_stats, copy_batches) },
 	{ "tx_copy_ops", false, offsetof(struct gpudma_queue_stats, copy_ops) },
 	{ "tx_copy_bytes", false, offsetof(struct gpudma_queue_stats, copy_bytes) },
@@ -441,9 +536,34 @@ gpudma_xstats_get(struct rte_eth_dev *dev, struct rte_eth_xstat *out,
 	return RTE_DIM(xstats);
 }
 
+/* Gives rx_port back: closed when this port closes (it was taken over
+ * whole: nobody else configured it), untouched when the probe failed. */
 static void
-port_free(struct gpudma_port *p)
+sub_give_back(struct gpudma_port *p, bool close)
 {
+	uint16_t q;
+
+	if (!p->has_sub)
+		return;
+	if (rte_eth_dev_owner_unset(p->sub_port, p->owner) != 0)
+		GPUDMA_LOG(ERR, "port %u: rx_port (port %u): ownership not given back",
+			p->port_id, p->sub_port);
+	else if (close && (rte_eth_dev_stop(p->sub_port) != 0 ||
+			rte_eth_dev_close(p->sub_port) != 0))
+		GPUDMA_LOG(ERR, "port %u: rx_port (port %u) does not close",
+			p->port_id, p->sub_port);
+	/* After the close: its queues held their buffers until then. */
+	for (q = 0; q < GPUDMA_MAX_QUEUES; q++) {
+		rte_mempool_free(p->sub_mp[q]);
+		p->sub_mp[q] = NULL;
+	}
+	p->has_sub = false;
+}
+
+static void
+port_free(struct gpudma_port *p, bool close_sub)
+{
+	sub_give_back(p, close_sub);
 	gpudma_pcap_out_close(p->out);
 	p->out = NULL;
 	if (p->src_pinned && gpudma_cuda_unpin(&p->cuda, p->src.data) != 0)
@@ -464,7 +584,7 @@ gpudma_close(struct rte_eth_dev *dev)
 		rxq_release(dev, i);
 	for (i = 0; i < dev->data->nb_tx_queues; i++)
 		txq_release(dev, i);
-	port_free(port_of(dev));
+	port_free(port_of(dev), true);
 	/* ethdev frees mac_addrs with the port's data. */
 	return 0;
 }
@@ -486,6 +606,71 @@ static const struct eth_dev_ops gpudma_ops = {
 	.xstats_get_names = gpudma_xstats_get_names,
 	.xstats_reset = gpudma_stats_reset,
 };
+
+/*
+ * rx_port=: the port named (an id or a name) becomes this port's wire. It
+ * is taken over through ethdev's ownership, as failsafe and bonding take
+ * theirs, so that applications iterating ports skip it and a second user
+ * is refused; refused here, naming the key: an unknown port, this port,
+ * a port someone owns already, one with fewer RX queues than queues=.
+ */
+static int
+sub_take(struct gpudma_port *p, const char *self)
+{
+	const char *arg = p->args.rx_port;
+	struct rte_eth_dev_owner cur, me = { 0 };
+	struct rte_eth_dev_info info;
+	uint16_t id;
+	char *end;
+	unsigned long v;
+	int ret;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (arg[0] >= '0' && arg[0] <= '9' && *end == '\0' && errno == 0 &&
+			v < RTE_MAX_ETHPORTS)
+		id = (uint16_t)v;
+	else if (rte_eth_dev_get_port_by_name(arg, &id) != 0)
+		id = RTE_MAX_ETHPORTS;
+	if (strcmp(arg, self) == 0 || id == p->port_id) {
+		GPUDMA_LOG(ERR, "devarg rx_port: %s is this port itself", arg);
+		return -EINVAL;
+	}
+	if (id == RTE_MAX_ETHPORTS || !rte_eth_dev_is_valid_port(id)) {
+		GPUDMA_LOG(ERR, "devarg rx_port: no port %s (create it first: its --vdev before this one)",
+			arg);
+		return -ENODEV;
+	}
+	ret = rte_eth_dev_owner_get(id, &cur);
+	if (ret == 0 && cur.id != RTE_ETH_DEV_NO_OWNER) {
+		GPUDMA_LOG(ERR, "devarg rx_port: port %s (%u) is owned by %s already",
+			arg, id, cur.name);
+		return -EBUSY;
+	}
+	ret = rte_eth_dev_info_get(id, &info);
+	if (ret == 0 && info.max_rx_queues < p->args.queues) {
+		GPUDMA_LOG(ERR, "devarg rx_port: port %s (%u) has %u rx queues, queues=%u needs one each",
+			arg, id, info.max_rx_queues, p->args.queues);
+		return -EINVAL;
+	}
+	if (ret == 0)
+		ret = rte_eth_dev_owner_new(&me.id);
+	if (ret == 0) {
+		snprintf(me.name, sizeof(me.name), "%s", self);
+		ret = rte_eth_dev_owner_set(id, &me);
+	}
+	if (ret != 0) {
+		GPUDMA_LOG(ERR, "devarg rx_port: port %s (%u) cannot be taken over: %s",
+			arg, id, rte_strerror(-ret));
+		return ret;
+	}
+	p->has_sub = true;
+	p->sub_port = id;
+	p->owner = me.id;
+	GPUDMA_LOG(INFO, "%s: frames from port %u (%s), now owned by this port",
+		self, id, rte_eth_devices[id].data->name);
+	return 0;
+}
 
 static int
 gpudma_probe(struct rte_vdev_device *vdev)
@@ -514,8 +699,15 @@ gpudma_probe(struct rte_vdev_device *vdev)
 	p->args = args;
 	p->port_id = dev->data->port_id;
 	gpudma_map_init(&p->maps);
+	if (args.rx_port[0] != '\0') {
+		ret = sub_take(p, name);
+		if (ret != 0)
+			goto fail;
+	}
 	if (args.rx_pcap[0] != '\0') {
 		ret = gpudma_source_load(&p->src, args.rx_pcap, args.loop);
+		if (ret == 0)
+			ret = gpudma_source_group(&p->src, args.queues);
 		if (ret != 0)
 			goto fail;
 	}
@@ -541,14 +733,16 @@ gpudma_probe(struct rte_vdev_device *vdev)
 	dev->rx_pkt_burst = gpudma_rx_burst;
 	dev->tx_pkt_burst = gpudma_tx_burst;
 	rte_eth_dev_probing_finish(dev);
-	GPUDMA_LOG(INFO, "%s: port %u, %u frames from %s, %s", name,
+	GPUDMA_LOG(INFO, "%s: port %u, %u frames from %s%s, %s", name,
 		p->port_id, p->src.nb_frames,
-		args.rx_pcap[0] != '\0' ? args.rx_pcap : "nowhere",
+		args.rx_pcap[0] != '\0' ? args.rx_pcap :
+		args.rx_port[0] != '\0' ? "(all of) port " : "nowhere",
+		args.rx_port,
 		args.tx_pcap[0] != '\0' ? "transmits to a pcap file" :
 		"transmit counts and drops");
 	return 0;
 fail:
-	port_free(p);
+	port_free(p, false);
 	rte_eth_dev_release_port(dev);
 	return ret;
 }
@@ -701,4 +895,4 @@ static struct rte_vdev_driver gpudma_driver = {
 
 RTE_PMD_REGISTER_VDEV(net_gpudma, gpudma_driver);
 RTE_PMD_REGISTER_PARAM_STRING(net_gpudma,
-	"rx_pcap=<file> tx_pcap=<file> loop=<n, 0 forever> queues=<1-16> gpu=<CUDA ordinal> batch=<0|1|auto> scatter=<0|1, default 1>");
+	"rx_pcap=<file> rx_port=<port id or name> tx_pcap=<file> loop=<n, 0 forever> queues=<1-16> gpu=<CUDA ordinal> batch=<0|1|auto> scatter=<0|1, default 1> bulk=<0|1|auto>");

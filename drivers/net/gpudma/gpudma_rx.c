@@ -1,17 +1,23 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
- * Receive: a NIC's descriptor ring in software. rx_burst posts buffers
- * from the queue's pool for the frames the wire has for this queue, has
- * them filled (one batch of copy-engine copies per burst when the data
- * room is GPU memory, memcpy otherwise), and hands back, in arrival order,
- * the chains whose fill has completed.
+ * Receive: a NIC's descriptor ring in software. rx_burst keeps the ring
+ * posted ahead, as a NIC driver refills its ring: whenever a run of at
+ * least post_max descriptors is free it takes buffers from the queue's
+ * pool for the next frames the wire (rx_pcap's store, or rx_port's queue
+ * through a staging ring) has for this queue and has them filled as one
+ * batch (one scatter launch, or one batch of copy-engine copies, when the
+ * data room is GPU memory; memcpy otherwise), then hands back, in arrival
+ * order, the chains whose fill has completed. Nothing on this path waits
+ * for the GPU: completions are polled events.
  */
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_ethdev.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
@@ -33,6 +39,68 @@ frame_segs(const struct gpudma_rxq *q, uint32_t len)
 	return n + (len == 0 ? 1 : (len + last->len - 1) / last->len);
 }
 
+/*
+ * rx_port's staging ring: room for a full ring of frames of up to 2 KiB
+ * and one of the longest, so that it rarely is what stops a fill. Pinned
+ * (mapped for the kernel) when the copy engine or the kernel reads it.
+ */
+static int
+stage_init(struct gpudma_rxq *q)
+{
+	size_t len = RTE_ALIGN_CEIL(RTE_MAX((size_t)q->ring_size * 2048,
+		(size_t)1 << 20) + GPUDMA_MAX_FRAME, 4096);
+	int ret;
+
+	q->stage = aligned_alloc(4096, len);
+	if (q->stage == NULL)
+		return -ENOMEM;
+	q->stage_len = len;
+	q->s_head = q->s_tail = 0;
+	if (!q->gpu)
+		return 0;
+	ret = gpudma_cuda_pin_mapped(&q->port->cuda, q->stage, len,
+		&q->stage_dev);
+	if (ret != 0) {
+		free(q->stage);
+		q->stage = NULL;
+		return ret;
+	}
+	q->stage_pinned = true;
+	return 0;
+}
+
+static void
+stage_fini(struct gpudma_rxq *q)
+{
+	/* As the frame store: logged, and freed all the same (nothing of
+	 * the queue reads it any more). */
+	if (q->stage_pinned &&
+			gpudma_cuda_unpin(&q->port->cuda, q->stage) != 0)
+		GPUDMA_LOG(ERR, "rx queue %u: the staging ring stays page-locked",
+			q->qid);
+	free(q->stage);
+	q->stage = NULL;
+	q->stage_pinned = false;
+}
+
+/* Room for len bytes in the staging ring, contiguous; NULL when the
+ * batches not yet retired hold too much of it. */
+static uint8_t *
+stage_alloc(struct gpudma_rxq *q, uint32_t len)
+{
+	uint64_t need = RTE_ALIGN_CEIL((uint64_t)len, 64);
+	uint64_t pos = q->s_head % q->stage_len;
+	uint64_t skip = pos + need > q->stage_len ? q->stage_len - pos : 0;
+	uint8_t *p;
+
+	if (q->s_head + skip + need - q->s_tail > q->stage_len)
+		return NULL;
+	q->s_head += skip;
+	p = q->stage + q->s_head % q->stage_len;
+	q->s_head += need;
+	return p;
+}
+
 int
 gpudma_rxq_init(struct gpudma_port *port, struct gpudma_rxq *q, uint16_t qid,
 		uint16_t nb_desc, int socket)
@@ -44,11 +112,19 @@ gpudma_rxq_init(struct gpudma_port *port, struct gpudma_rxq *q, uint16_t qid,
 	q->qid = qid;
 	rte_spinlock_init(&q->lock);
 	q->ring_size = rte_align32pow2(nb_desc);
+	/* A quarter ring a batch: four fills in flight keep the ring full
+	 * while the consumer takes bursts from the oldest. */
+	q->post_max = RTE_MAX(q->ring_size / 4, 1u);
 	q->ring = rte_zmalloc_socket("gpudma_rx_ring",
 		q->ring_size * sizeof(*q->ring), RTE_CACHE_LINE_SIZE, socket);
 	if (q->ring == NULL)
 		return -ENOMEM;
 	gpudma_cursor_init(&q->cursor, &port->src, qid, port->args.queues);
+	if (port->has_sub) {
+		ret = stage_init(q);
+		if (ret != 0)
+			goto fail_ring;
+	}
 	if (!q->gpu)
 		return 0;
 
@@ -57,11 +133,16 @@ gpudma_rxq_init(struct gpudma_port *port, struct gpudma_rxq *q, uint16_t qid,
 	cap = RTE_MAX(q->ring_size, frame_segs(q, GPUDMA_MAX_FRAME));
 	ret = gpudma_cuda_enter(&port->cuda, "net_gpudma: rx queue setup");
 	if (ret != 0)
-		goto fail_ring;
+		goto fail_stage;
 	ret = gpudma_copier_init(&q->copier, &port->cuda, cap, socket,
 		GPUDMA_MAX_BATCHES);
 	if (ret != 0)
 		goto fail_ctx;
+	ret = gpudma_copier_bulk_init(&q->copier, port->args.bulk);
+	if (ret != 0) {
+		gpudma_copier_fini(&q->copier);
+		goto fail_ctx;
+	}
 	for (i = 0; i < GPUDMA_MAX_BATCHES; i++) {
 		ret = gpudma_event_init(&q->batches[i].ev);
 		if (ret != 0)
@@ -75,6 +156,8 @@ fail_events:
 	gpudma_copier_fini(&q->copier);
 fail_ctx:
 	gpudma_cuda_leave(&port->cuda, "net_gpudma: rx queue setup");
+fail_stage:
+	stage_fini(q);
 fail_ring:
 	rte_free(q->ring);
 	q->ring = NULL;
@@ -91,6 +174,24 @@ drop_batch(struct gpudma_rxq *q, struct gpudma_batch *b)
 		q->tail++;
 		q->st.errors++;
 	}
+}
+
+/* The batch's buffers are no longer read or written by a fill: its bytes
+ * in the staging ring may be reused. */
+static inline void
+retire_batch(struct gpudma_rxq *q, const struct gpudma_batch *b)
+{
+	q->s_tail = b->stage_end;
+	q->b_head++;
+}
+
+/* Frees rx_port's mbufs whose bytes have been copied out. */
+static inline void
+sub_release(struct gpudma_rxq *q)
+{
+	if (q->sub_i > q->sub_f)
+		rte_pktmbuf_free_bulk(q->sub + q->sub_f, q->sub_i - q->sub_f);
+	q->sub_f = q->sub_i;
 }
 
 void
@@ -124,10 +225,19 @@ gpudma_rxq_drain(struct gpudma_rxq *q)
 			rte_pktmbuf_free(q->ring[q->tail & (q->ring_size - 1)]);
 			q->tail++;
 		}
-		q->b_head++;
+		retire_batch(q, b);
 	}
 	if (ctx)
 		gpudma_cuda_leave(&q->port->cuda, "net_gpudma: rx queue drain");
+	/* Taken ahead and never posted. */
+	if (q->nb_stash > 0)
+		rte_pktmbuf_free_bulk(q->stash, q->nb_stash);
+	q->nb_stash = 0;
+	/* Received from rx_port and not yet posted: dropped with the ring,
+	 * as frames a stopped NIC had in its FIFO. */
+	q->sub_i = q->sub_n;
+	sub_release(q);
+	q->sub_f = q->sub_i = q->sub_n = 0;
 	rte_spinlock_unlock(&q->lock);
 }
 
@@ -144,6 +254,7 @@ gpudma_rxq_fini(struct gpudma_rxq *q)
 		gpudma_copier_fini(&q->copier);
 		gpudma_cuda_leave(&q->port->cuda, "net_gpudma: rx queue release");
 	}
+	stage_fini(q);
 	rte_free(q->ring);
 	q->ring = NULL;
 }
@@ -167,93 +278,218 @@ gpudma_rxq_uses(struct gpudma_rxq *q, uintptr_t addr, size_t len)
 }
 
 /*
- * Takes the buffers of one frame from the pool and chains them, filling
- * them (memcpy) or queuing their fill (copy engine). Returns the head or
- * NULL when the pool ran dry.
+ * cnt buffers of the queue's single pool, from the stash, which is
+ * refilled in bulk (one mempool operation for GPUDMA_STASH buffers rather
+ * than one a frame). 0, or -ENOBUFS when the pool has fewer left.
  */
-static struct rte_mbuf *
-post_frame(struct gpudma_rxq *q, const struct gpudma_frame *f)
+static int
+stash_take(struct gpudma_rxq *q, struct rte_mbuf **m, uint32_t cnt)
 {
-	/* The last segment takes at least 64 bytes a buffer (queue setup). */
-	struct rte_mbuf *segs[GPUDMA_MAX_FRAME / 64 + GPUDMA_MAX_RX_SEGS];
-	const uint8_t *src = q->port->src.data + f->off;
-	uint32_t nseg = frame_segs(q, f->len), i, got = 0, left = f->len;
+	struct rte_mempool *mp = q->seg[0].mp;
 
-	/* A buffer from each head segment's pool, the rest from the last. */
+	if (cnt > q->nb_stash) {
+		uint32_t want = GPUDMA_STASH - q->nb_stash;
+
+		if (rte_pktmbuf_alloc_bulk(mp, q->stash + q->nb_stash, want) == 0) {
+			q->nb_stash += want;
+		} else {
+			/* The pool is nearly dry: what it still has. */
+			while (q->nb_stash < GPUDMA_STASH) {
+				struct rte_mbuf *one = rte_pktmbuf_alloc(mp);
+
+				if (one == NULL)
+					break;
+				q->stash[q->nb_stash++] = one;
+			}
+		}
+		if (cnt > q->nb_stash)
+			return -ENOBUFS;
+	}
+	/* The stash is used from its top: the most recently cached. */
+	q->nb_stash -= cnt;
+	memcpy(m, q->stash + q->nb_stash, cnt * sizeof(*m));
+	return 0;
+}
+
+/* The buffers of a frame of nseg segments: a buffer from each head
+ * segment's pool, the rest from the last. */
+static int
+take_buffers(struct gpudma_rxq *q, struct rte_mbuf **segs, uint32_t nseg)
+{
+	uint32_t i, got = 0;
+
+	if (q->nb_seg == 1 && nseg <= GPUDMA_STASH)
+		return stash_take(q, segs, nseg);
 	for (i = 0; i < q->nb_seg && got < nseg; i++) {
 		uint32_t cnt = i + 1u < q->nb_seg ? 1 : nseg - got;
 
 		if (rte_pktmbuf_alloc_bulk(q->seg[i].mp, segs + got, cnt) != 0) {
 			if (got > 0)
 				rte_pktmbuf_free_bulk(segs, got);
-			return NULL;
+			return -ENOBUFS;
 		}
 		got += cnt;
 	}
+	return 0;
+}
+
+/*
+ * Takes the buffers of one frame of len bytes at src and chains them,
+ * filling them (memcpy) or queuing their fill (copy engine or kernel).
+ * Returns the head or NULL when the pool ran dry.
+ */
+static struct rte_mbuf *
+post_frame(struct gpudma_rxq *q, const uint8_t *src, uint32_t len)
+{
+	/* The last segment takes at least 64 bytes a buffer (queue setup). */
+	struct rte_mbuf *segs[GPUDMA_MAX_FRAME / 64 + GPUDMA_MAX_RX_SEGS];
+	uint32_t nseg = frame_segs(q, len), i, left = len;
+
+	if (take_buffers(q, segs, nseg) != 0)
+		return NULL;
 	for (i = 0; i < nseg; i++) {
 		const struct gpudma_rx_seg *sg =
 			&q->seg[RTE_MIN(i, q->nb_seg - 1u)];
 		struct rte_mbuf *m = segs[i];
-		uint32_t len = RTE_MIN(left, sg->len);
+		uint32_t n = RTE_MIN(left, sg->len);
 
 		m->data_off = sg->off;
-		m->data_len = (uint16_t)len;
+		m->data_len = (uint16_t)n;
 		m->next = i + 1 < nseg ? segs[i + 1] : NULL;
 		if (sg->gpu)
 			gpudma_copier_add(&q->copier,
 				rte_pktmbuf_mtod(m, uintptr_t), (uintptr_t)src,
-				len);
+				n);
 		else
-			memcpy(rte_pktmbuf_mtod(m, void *), src, len);
-		src += len;
-		left -= len;
+			memcpy(rte_pktmbuf_mtod(m, void *), src, n);
+		src += n;
+		left -= n;
 	}
 	q->st.copy_ops += nseg;
 	segs[0]->nb_segs = (uint16_t)nseg;
-	segs[0]->pkt_len = f->len;
+	segs[0]->pkt_len = len;
 	segs[0]->port = q->port->port_id;
 	segs[0]->packet_type = RTE_PTYPE_UNKNOWN;
 	return segs[0];
 }
 
-/* Posts descriptors for up to want frames as one batch. */
-static void
-submit(struct gpudma_rxq *q, uint16_t want)
+/*
+ * The wire: the next frame for this queue, its bytes at *src, without
+ * taking it (wire_next does). From rx_pcap's store, or from rx_port's
+ * queue: its bytes copied into the staging ring unless a host-memory
+ * queue can copy them straight out of a one-segment mbuf. 0 when the wire
+ * has nothing now (or the staging ring is full: the frame waits).
+ */
+static int
+wire_peek(struct gpudma_rxq *q, const uint8_t **src, uint32_t *len)
 {
-	const struct gpudma_source *src = &q->port->src;
-	uint32_t room = q->ring_size - (q->head - q->tail);
-	uint32_t start = q->head, n;
-	uint64_t bytes = 0;
-	struct gpudma_batch *b;
-	int ret;
+	const struct gpudma_port *p = q->port;
+	struct rte_mbuf *m;
+	uint8_t *dst;
 
-	if (q->b_tail - q->b_head == GPUDMA_MAX_BATCHES)
-		return;
-	for (n = 0; n < RTE_MIN(room, (uint32_t)want); n++) {
-		const struct gpudma_frame *f = gpudma_cursor_peek(&q->cursor, src);
-		struct rte_mbuf *m;
+	if (!p->has_sub) {
+		const struct gpudma_frame *f =
+			gpudma_cursor_peek(&q->cursor, &p->src);
 
 		if (f == NULL)
+			return 0;
+		*src = p->src.data + f->off;
+		*len = f->len;
+		return 1;
+	}
+	for (;;) {
+		if (q->sub_i == q->sub_n) {
+			sub_release(q);
+			q->sub_f = q->sub_i = 0;
+			q->sub_n = rte_eth_rx_burst(p->sub_port, q->qid, q->sub,
+				GPUDMA_SUB_BURST);
+			if (q->sub_n == 0)
+				return 0;
+		}
+		m = q->sub[q->sub_i];
+		if (m->pkt_len != 0 && m->pkt_len <= GPUDMA_MAX_FRAME)
 			break;
-		if (q->gpu && q->copier.n + frame_segs(q, f->len) > q->copier.cap)
+		/* Not a frame the port receives: as a NIC's length error. */
+		q->st.errors++;
+		q->sub_i++;
+	}
+	*len = m->pkt_len;
+	if (!q->gpu && m->nb_segs == 1) {
+		*src = rte_pktmbuf_mtod(m, const uint8_t *);
+		return 1;
+	}
+	dst = stage_alloc(q, m->pkt_len);
+	if (dst == NULL)
+		return 0;
+	*src = rte_pktmbuf_read(m, 0, m->pkt_len, dst);
+	if (*src != dst)
+		memcpy(dst, *src, m->pkt_len);
+	*src = dst;
+	return 1;
+}
+
+/* The frame wire_peek gave is taken (posted or dropped). */
+static inline void
+wire_next(struct gpudma_rxq *q)
+{
+	if (q->port->has_sub)
+		q->sub_i++;
+	else
+		gpudma_cursor_next(&q->cursor);
+}
+
+/*
+ * Posts descriptors for up to want frames as one batch. Returns how many
+ * were posted; 0 when the wire has none, the copier's room is used up, or
+ * the pool ran dry.
+ */
+static uint32_t
+post_batch(struct gpudma_rxq *q, uint32_t want)
+{
+	uint32_t start = q->head, n;
+	uint64_t bytes = 0, s_head;
+	struct gpudma_batch *b;
+	const uint8_t *src;
+	uint32_t len;
+	int ret;
+
+	for (n = 0; n < want; n++) {
+		struct rte_mbuf *m;
+
+		s_head = q->s_head;
+		if (!wire_peek(q, &src, &len))
 			break;
-		m = post_frame(q, f);
+		if (q->gpu && (q->copier.n + frame_segs(q, len) > q->copier.cap ||
+				(n > 0 && !gpudma_copier_bulk_room(&q->copier, len)))) {
+			q->s_head = s_head;  /* staged again next batch */
+			break;
+		}
+		m = post_frame(q, src, len);
 		if (m == NULL) {
-			/* No buffer for this frame: the wire does not wait,
-			 * as it would not for a NIC whose ring is empty. */
-			q->st.missed++;
-			gpudma_cursor_next(&q->cursor);
+			q->s_head = s_head;
+			/* No buffer for this frame. With descriptors still
+			 * posted the ring is merely full: the frame waits.
+			 * With none, the wire does not wait, as it would not
+			 * for a NIC whose ring is empty. */
+			if (q->head == q->tail) {
+				q->st.missed++;
+				wire_next(q);
+			}
 			break;
 		}
 		q->ring[q->head & (q->ring_size - 1)] = m;
 		q->head++;
-		bytes += f->len;
-		gpudma_cursor_next(&q->cursor);
+		bytes += len;
+		wire_next(q);
 	}
+	/* Their bytes are in the mbufs or the staging ring now. */
+	if (q->port->has_sub)
+		sub_release(q);
 	if (q->head == start)
-		return;
+		return 0;
 	b = &q->batches[q->b_tail % GPUDMA_MAX_BATCHES];
 	b->end = q->head;
+	b->stage_end = q->s_head;
 	/* Filled already unless the copy engine has work: memcpy only, or
 	 * split frames that all fit their host-memory head. */
 	b->done = q->copier.n == 0;
@@ -261,19 +497,48 @@ submit(struct gpudma_rxq *q, uint16_t want)
 	q->st.copy_batches++;
 	q->st.copy_bytes += bytes;
 	if (!b->done) {
+		uint64_t bulk0;
+
+		if (q->port->has_sub) {
+			q->copier.win_host = (uintptr_t)q->stage;
+			q->copier.win_dev = (CUdeviceptr)q->stage_dev;
+		} else {
+			q->copier.win_host = q->port->cuda.store_host;
+			q->copier.win_dev = q->port->cuda.store_dev;
+		}
+		bulk0 = q->copier.bulk_batches;
 		ret = gpudma_copier_submit(&q->copier, true, &b->ev,
 			q->b_tail % GPUDMA_MAX_BATCHES);
+		q->st.bulk_batches += q->copier.bulk_batches - bulk0;
 		if (ret == -EFAULT) {
 			/* Unknown state of the copy engine: the buffers stay
 			 * out of the pool rather than be reused mid-write. */
 			GPUDMA_LOG(ERR, "rx queue %u: %u buffers of a failed fill kept out of pool %s",
 				q->qid, q->head - start, q->seg[0].mp->name);
 			q->head = start;
-			return;
+			return 0;
 		}
 		b->failed = ret != 0;
 	}
 	q->b_tail++;
+	return q->head - start;
+}
+
+/*
+ * Keeps the ring posted ahead: a batch whenever a run of post_max
+ * descriptors is free (or the ring is empty), as long as a batch slot is.
+ */
+static void
+refill(struct gpudma_rxq *q)
+{
+	while (q->b_tail - q->b_head < GPUDMA_MAX_BATCHES) {
+		uint32_t room = q->ring_size - (q->head - q->tail);
+
+		if (room < q->post_max && q->head != q->tail)
+			break;
+		if (post_batch(q, RTE_MIN(room, q->post_max)) == 0)
+			break;
+	}
 }
 
 /* Hands back up to n chains whose fill completed, in order. */
@@ -321,7 +586,7 @@ harvest(struct gpudma_rxq *q, struct rte_mbuf **pkts, uint16_t n)
 		}
 		if (q->tail != b->end)
 			break;
-		q->b_head++;
+		retire_batch(q, b);
 	}
 	return nb;
 }
@@ -343,10 +608,13 @@ gpudma_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t n)
 		rte_spinlock_unlock(&q->lock);
 		return 0;
 	}
-	/* Post first: in host memory the new frames are ready at once; on
-	 * the copy engine this burst's fill overlaps the next poll. */
-	submit(q, n);
+	/* Hand out what completed, then post into the runs that frees: in
+	 * host memory the new frames are ready at the next poll; on the GPU
+	 * their fill overlaps the consumer's work. */
 	nb = harvest(q, pkts, n);
+	refill(q);
+	if (nb < n)
+		nb += harvest(q, pkts + nb, n - nb);
 	if (q->gpu)
 		gpudma_cuda_leave(&q->port->cuda, "net_gpudma: rx_burst");
 	rte_spinlock_unlock(&q->lock);

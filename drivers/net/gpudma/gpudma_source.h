@@ -34,11 +34,16 @@ struct gpudma_source {
  * modulo the number of queues, replayed loop times. */
 struct gpudma_cursor {
 	uint32_t first, stride, per_round;
+	uint32_t idx;            /* k % per_round, kept without a division */
 	uint64_t k, end;         /* frames delivered; end UINT64_MAX: forever */
 };
 
 int gpudma_source_load(struct gpudma_source *s, const char *path,
 	uint64_t loop);
+/* Lays the frames out queue by queue (the order cursors of nb_queues
+ * queues take them in), so that a queue's consecutive frames are
+ * contiguous in the store: a fill then copies a run of them at once. */
+int gpudma_source_group(struct gpudma_source *s, uint16_t nb_queues);
 void gpudma_source_free(struct gpudma_source *s);
 
 void gpudma_cursor_init(struct gpudma_cursor *c, const struct gpudma_source *s,
@@ -50,13 +55,15 @@ gpudma_cursor_peek(const struct gpudma_cursor *c, const struct gpudma_source *s)
 {
 	if (c->k >= c->end)
 		return NULL;
-	return &s->frames[c->first + (c->k % c->per_round) * c->stride];
+	return &s->frames[c->first + c->idx * c->stride];
 }
 
 static inline void
 gpudma_cursor_next(struct gpudma_cursor *c)
 {
 	c->k++;
+	if (++c->idx == c->per_round)
+		c->idx = 0;
 }
 
 /* tx_pcap: frames written whole, by any queue. */
