@@ -80,11 +80,13 @@ for t in "$build"/examples/gpu_tx/tests/*gpu*-test; do
 	[ -f "$t" ] && [ -x "$t" ] && run "$(basename "$t")" "$t"
 done
 txe2e=$top/examples/gpu_tx/tests/run-tx-e2e.sh
+pmds=""
+[ -d "$bundle/pmds" ] && pmds="-d $bundle/pmds"
 if [ -x "$build/examples/gpu_tx/dpdk-gpu-tx" ]; then
 	for m in host-mapped:net_pcap0 gpu:net_gpudma0; do
 		# tshark where installed (the GPU machine may have none).
 		for c in cpu-ref $(command -v tshark > /dev/null && echo tshark); do
-			TX_MEM=${m%%:*} TX_VDEV=${m#*:} TX_EAL="--no-huge -m 2048" \
+			TX_MEM=${m%%:*} TX_VDEV=${m#*:} TX_EAL="--no-huge -m 2048 $pmds" \
 				run "gputx-$c-${m%%:*}" sh "$txe2e" "$c" \
 				"$build/examples/gpu_tx/dpdk-gpu-tx" \
 				"$build/examples/gpu_tx/tests/gputx-check" \
