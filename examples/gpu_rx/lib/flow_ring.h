@@ -25,10 +25,6 @@
 #include "gpurx_portable.h"
 #include "gpurx_atomic.h"
 
-#ifdef __CUDACC__
-#include <cooperative_groups.h>
-#endif
-
 /* Why a flow record ended: the values of IPFIX flowEndReason (IANA IE 136). */
 enum gpurx_flow_end {
 	GPURX_FLOW_END_NONE = 0,	/* an empty ring slot, skipped */
@@ -109,28 +105,6 @@ gpurx_flow_ring_publish(struct gpurx_flow_ring *r, uint64_t size, uint64_t pos)
 {
 	struct gpurx_flow_rec *rec = &gpurx_flow_ring_recs(r)[pos & (size - 1)];
 
-#if GPURX_ON_DEVICE
-	/*
-	 * The lanes of a warp that publish at the same time (a flow ended
-	 * per lane) share one system-scope fence: every lane's record is
-	 * stored before the group's barrier, the first lane's fence after
-	 * it orders them all (cumulativity) before each lane's seq. A fence
-	 * in every lane costs as many fences, served one after the other:
-	 * about 1 us each over PCIe on the H100.
-	 */
-	cooperative_groups::coalesced_group g =
-		cooperative_groups::coalesced_threads();
-
-	if (g.size() > 1) {
-		g.sync();
-		if (g.thread_rank() == 0)
-			__threadfence_system();
-		g.sync();
-		cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(
-			rec->seq).store(pos + 1, cuda::memory_order_relaxed);
-		return;
-	}
-#endif
 	/* Release at system scope: the record's fields reach the CPU first. */
 	gpurx_atomic_store_release_sys_u64(&rec->seq, pos + 1);
 }

@@ -59,7 +59,7 @@
 
 #include "gpurx_portable.h"
 #include "gpurx_atomic.h"
-#include "flow_ring.h"	/* and, under nvcc, cooperative_groups.h */
+#include "flow_ring.h"
 
 #define GPURX_FLOW_EMPTY 0u
 #define GPURX_FLOW_BUSY 1u
@@ -266,10 +266,13 @@ gpurx_flow_entry_due(const struct gpurx_flow_table *ft,
 		gpurx_atomic_load_relaxed_u32(&e->tcp_flags), now);
 }
 
-/* gpurx_flow_ring_reserve() for one thread: a CAS loop on the head. */
+/*
+ * Reserve n consecutive ring positions from *pos. Returns how many it
+ * got: n, or fewer (then 0 when the ring is full; each position short is
+ * counted in ring_full).
+ */
 GPURX_FN uint32_t
-gpurx_flow_ring_reserve_one(struct gpurx_flow_table *ft, uint32_t n,
-		uint64_t *pos)
+gpurx_flow_ring_reserve(struct gpurx_flow_table *ft, uint32_t n, uint64_t *pos)
 {
 	const uint64_t size = ft->ring_size;
 	uint64_t h = gpurx_atomic_load_u64(&ft->ring_head, GPURX_RELAXED);
@@ -302,50 +305,6 @@ gpurx_flow_ring_reserve_one(struct gpurx_flow_table *ft, uint32_t n,
 		}
 		h = seen;
 	}
-}
-
-/*
- * Reserve n consecutive ring positions from *pos. Returns how many it
- * got: n, or fewer (then 0 when the ring is full; each position short is
- * counted in ring_full).
- */
-GPURX_FN uint32_t
-gpurx_flow_ring_reserve(struct gpurx_flow_table *ft, uint32_t n, uint64_t *pos)
-{
-#if GPURX_ON_DEVICE
-	/*
-	 * The lanes of a warp that reserve at the same time (a packet per
-	 * lane ending its flow) take their positions with one CAS, the
-	 * first lane's for all: 32 CASes on one line, failing and retrying
-	 * one after the other, cost such a warp about 25 us on the H100.
-	 */
-	cooperative_groups::coalesced_group g =
-		cooperative_groups::coalesced_threads();
-
-	if (g.size() > 1) {
-		const uint32_t rank = g.thread_rank(), last = g.size() - 1;
-		uint32_t incl = n, total, got = 0, before;
-		uint64_t base = 0;
-
-		for (uint32_t d = 1; d < g.size(); d <<= 1) {
-			uint32_t v = g.shfl_up(incl, d);
-
-			if (rank >= d)
-				incl += v;
-		}
-		before = incl - n;
-		total = g.shfl(incl, last);
-		if (rank == 0)
-			got = gpurx_flow_ring_reserve_one(ft, total, &base);
-		got = g.shfl(got, 0);
-		base = g.shfl(base, 0);
-		/* The leader counted what the group fell short in
-		 * ring_full. */
-		*pos = base + before;
-		return before >= got ? 0 : (got - before < n ? got - before : n);
-	}
-#endif
-	return gpurx_flow_ring_reserve_one(ft, n, pos);
 }
 
 /* A reserved position left without a record. */
