@@ -14,12 +14,13 @@
  * on host memory over PCIe are not guaranteed), write the record, then
  * store its seq = position + 1 with release (at system scope for records
  * in host memory: the CPU that reads that seq with acquire reads the
- * whole record; at GPU scope for records in GPU memory, see the pull). The consumer takes
- * records strictly in position order and publishes how far it got in
- * `tail` (release); a producer reserves only positions below tail + size
- * (it reads tail, acquire, when its cached copy says the ring is full),
- * so it never overwrites a record not yet read. A reserved position that
- * ends up with nothing to say is published with reason NONE and skipped.
+ * whole record; at GPU scope for records in GPU memory, see the pull).
+ * The consumer takes records strictly in position order and publishes
+ * how far it got in `tail` (release); a producer reserves only positions
+ * below tail + size (it reads tail, acquire at system scope, when its
+ * cached copy says the ring is full), so it never overwrites a record
+ * not yet read. A reserved position that ends up with nothing to say is
+ * published with reason NONE and skipped.
  */
 #ifndef GPURX_FLOW_RING_H
 #define GPURX_FLOW_RING_H
