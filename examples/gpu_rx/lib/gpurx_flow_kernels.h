@@ -50,7 +50,8 @@ int gpurx_flow_cuda_stream(void **s);
  * For the tests and benchmarks (dpdk-gpu-rx takes its memory through
  * gpudev): n bytes of host memory the GPU reaches at the same address
  * (mapped, pinned: an export ring's header and host copies), and of GPU
- * memory (zeroed: an export ring's records).
+ * memory (dev_zalloc: zeroed, an export ring's records; it waits for the
+ * whole device, so only before any kernel runs).
  */
 int gpurx_flow_cuda_host_alloc(void **p, size_t n);
 int gpurx_flow_cuda_host_free(void *p);
