@@ -856,6 +856,18 @@ gpu_rx_completion_order_batch0(void)
 	gpu_rx_completion_order_on(true);
 }
 
+/* One queue of 1024 descriptors on mp, in gpu_mem (mapped), started. */
+static void
+gpu_port_start(uint16_t port, struct rte_mempool *mp)
+{
+	CHECK(port_setup(port, 1, NULL) == 0, "setup");
+	CHECK(rte_dev_dma_map(port_dev(port), gpu_mem, RTE_BAD_IOVA,
+		GPU_MEM_LEN) == 0, "dma map: %s", rte_strerror(rte_errno));
+	CHECK(rte_eth_rx_queue_setup(port, 0, 1024, SOCKET_ID_ANY, NULL, mp) == 0,
+		"rx setup");
+	CHECK(rte_eth_dev_start(port) == 0, "start");
+}
+
 /*
  * 1024 frames of len bytes through a ring of 1024, polled 32 at a time:
  * the ring is refilled in runs of a quarter ring, so a fill (one launch,
@@ -882,12 +894,7 @@ fill_runs_on(uint32_t len, const char *bulk, bool want_bulk)
 		rte_mempool_free(mp);
 		return;
 	}
-	CHECK(port_setup(port, 1, NULL) == 0, "setup");
-	CHECK(rte_dev_dma_map(port_dev(port), gpu_mem, RTE_BAD_IOVA,
-		GPU_MEM_LEN) == 0, "dma map: %s", rte_strerror(rte_errno));
-	CHECK(rte_eth_rx_queue_setup(port, 0, 1024, SOCKET_ID_ANY, NULL, mp) == 0,
-		"rx setup");
-	CHECK(rte_eth_dev_start(port) == 0, "start");
+	gpu_port_start(port, mp);
 	while (idle < 16 && got < 1024) {
 		n = rte_eth_rx_burst(port, 0, pkts, RTE_DIM(pkts));
 		idle = n == 0 ? idle + 1 : 0;
@@ -977,12 +984,7 @@ gpu_batch_copies_reach_host(void)
 		rte_mempool_free(mp);
 		return;
 	}
-	CHECK(port_setup(port, 1, NULL) == 0, "setup");
-	CHECK(rte_dev_dma_map(port_dev(port), gpu_mem, RTE_BAD_IOVA,
-		GPU_MEM_LEN) == 0, "dma map: %s", rte_strerror(rte_errno));
-	CHECK(rte_eth_rx_queue_setup(port, 0, 1024, SOCKET_ID_ANY, NULL, mp) == 0,
-		"rx setup");
-	CHECK(rte_eth_dev_start(port) == 0, "start");
+	gpu_port_start(port, mp);
 	while (idle < 16 && got < 60) {
 		n = rte_eth_rx_burst(port, 0, pkts, RTE_DIM(pkts));
 		idle = n == 0 ? idle + 1 : 0;
