@@ -625,6 +625,7 @@ host_tx_bad_chain_counted(void)
 /* ---- cases: GPU memory -------------------------------------------------------- */
 
 static unsigned int streams0, events0, regs0, allocs0, refs0, modules0;
+static uint64_t batch_faults0;
 
 static void
 cuda_baseline(void)
@@ -635,6 +636,9 @@ cuda_baseline(void)
 	allocs0 = fake_cuda_live_allocs();
 	refs0 = fake_cuda_live_primary_refs();
 	modules0 = fake_cuda_live_modules();
+	/* A case that faulted must not fail the next ones. */
+	fake_cuda_clear_sticky_error();
+	batch_faults0 = fake_cuda_batch_faults();
 }
 
 /* Everything the port took from CUDA given back (what the fake dropped on
@@ -649,13 +653,17 @@ check_cuda_released(const char *what)
 		fake_cuda_live_primary_refs() == refs0 &&
 		fake_cuda_live_modules() == modules0 &&
 		fake_cuda_kernel_errors() == 0 &&
+		fake_cuda_batch_faults() == batch_faults0 &&
+		fake_cuda_sticky_error() == CUDA_SUCCESS &&
 		fake_cuda_ctx_depth() == 0,
-		"%s: streams %u/%u events %u/%u registrations %u/%u allocations %u/%u context refs %u/%u modules %u/%u, %" PRIu64 " bad scatter descriptors, depth %u",
+		"%s: streams %u/%u events %u/%u registrations %u/%u allocations %u/%u context refs %u/%u modules %u/%u, %" PRIu64 " bad scatter descriptors, %" PRIu64 " batched copies the SMs cannot reach, context error %d, depth %u",
 		what, fake_cuda_live_streams(), streams0, fake_cuda_live_events(),
 		events0, fake_cuda_live_registrations(), regs0,
 		fake_cuda_live_allocs(), allocs0, fake_cuda_live_primary_refs(),
 		refs0, fake_cuda_live_modules(), modules0,
-		fake_cuda_kernel_errors(), fake_cuda_ctx_depth());
+		fake_cuda_kernel_errors(),
+		fake_cuda_batch_faults() - batch_faults0,
+		(int)fake_cuda_sticky_error(), fake_cuda_ctx_depth());
 }
 
 static void
@@ -848,6 +856,18 @@ gpu_rx_completion_order_batch0(void)
 	gpu_rx_completion_order_on(true);
 }
 
+/* One queue of 1024 descriptors on mp, in gpu_mem (mapped), started. */
+static void
+gpu_port_start(uint16_t port, struct rte_mempool *mp)
+{
+	CHECK(port_setup(port, 1, NULL) == 0, "setup");
+	CHECK(rte_dev_dma_map(port_dev(port), gpu_mem, RTE_BAD_IOVA,
+		GPU_MEM_LEN) == 0, "dma map: %s", rte_strerror(rte_errno));
+	CHECK(rte_eth_rx_queue_setup(port, 0, 1024, SOCKET_ID_ANY, NULL, mp) == 0,
+		"rx setup");
+	CHECK(rte_eth_dev_start(port) == 0, "start");
+}
+
 /*
  * 1024 frames of len bytes through a ring of 1024, polled 32 at a time:
  * the ring is refilled in runs of a quarter ring, so a fill (one launch,
@@ -874,12 +894,7 @@ fill_runs_on(uint32_t len, const char *bulk, bool want_bulk)
 		rte_mempool_free(mp);
 		return;
 	}
-	CHECK(port_setup(port, 1, NULL) == 0, "setup");
-	CHECK(rte_dev_dma_map(port_dev(port), gpu_mem, RTE_BAD_IOVA,
-		GPU_MEM_LEN) == 0, "dma map: %s", rte_strerror(rte_errno));
-	CHECK(rte_eth_rx_queue_setup(port, 0, 1024, SOCKET_ID_ANY, NULL, mp) == 0,
-		"rx setup");
-	CHECK(rte_eth_dev_start(port) == 0, "start");
+	gpu_port_start(port, mp);
 	while (idle < 16 && got < 1024) {
 		n = rte_eth_rx_burst(port, 0, pkts, RTE_DIM(pkts));
 		idle = n == 0 ? idle + 1 : 0;
@@ -931,6 +946,85 @@ gpu_rx_fill_covers_runs(void)
 	fill_runs_on(64, "1", true);
 	fill_runs_on(1500, "0", false);
 	fill_runs_on(1514, "1", true);
+}
+
+/*
+ * Batched copies (scatter=0, batch=1), as bench-gpudma's consumer check
+ * runs them on the H100: chains of frames up to 262144 bytes into GPU
+ * memory, one cuMemcpyBatchAsync a fill of thousands of segments. The
+ * driver may run such a batch on the SMs, which read the frame store only
+ * through its GPU mapping: stored registered without one, every fill
+ * faulted (CUDA_ERROR_LAUNCH_FAILED) and nothing was received. The store
+ * is mapped, and the batch asks for the copy engine; TX's staging alike.
+ */
+static void
+gpu_batch_copies_reach_host(void)
+{
+	static const uint32_t lens[] = { 60, 1500, 2049, 9000, 65549, 262144 };
+	struct rte_mempool *mp = gpu_pool("gpu_batch_sm", 4095);
+	uint64_t batches0 = fake_cuda_batch_calls();
+	uint64_t hint0 = fake_cuda_batch_no_overlap_hint();
+	struct rte_mbuf *pkts[32];
+	struct rte_eth_stats st;
+	char args[600], pcap[512];
+	unsigned int got = 0, idle = 0, bad = 0, i;
+	uint16_t port, n;
+
+	cuda_baseline();
+	if (getenv("FAKE_CUDA_HIDE_SYMBOL") != NULL) {
+		rte_mempool_free(mp);
+		return;  /* no cuMemcpyBatchAsync to ask for */
+	}
+	path_in(pcap, sizeof(pcap), "batch-sm.pcap");
+	CHECK(gpudma_frames_write(pcap, lens, RTE_DIM(lens), 60) == 0, "pcap");
+	snprintf(args, sizeof(args), "rx_pcap=%s,batch=1,scatter=0", pcap);
+	if (mp == NULL || rte_vdev_init("net_gpudma_bsm", args) != 0 ||
+			rte_eth_dev_get_port_by_name("net_gpudma_bsm", &port) != 0) {
+		CHECK(0, "set-up");
+		rte_mempool_free(mp);
+		return;
+	}
+	gpu_port_start(port, mp);
+	while (idle < 16 && got < 60) {
+		n = rte_eth_rx_burst(port, 0, pkts, RTE_DIM(pkts));
+		idle = n == 0 ? idle + 1 : 0;
+		for (i = 0; i < n; i++, got++) {
+			const struct rte_mbuf *s;
+			uint32_t off = 0, j;
+
+			bad += pkts[i]->pkt_len != lens[got % RTE_DIM(lens)];
+			for (s = pkts[i]; s != NULL; s = s->next) {
+				const uint8_t *d = rte_pktmbuf_mtod(s, const uint8_t *);
+
+				for (j = 0; j < s->data_len; j++)
+					if (d[j] != gpudma_frame_byte(got, off + j))
+						break;
+				bad += j != s->data_len;
+				off += s->data_len;
+			}
+		}
+		rte_pktmbuf_free_bulk(pkts, n);
+	}
+	CHECK(got == 60 && bad == 0, "received %u of 60 frames, %u wrong", got, bad);
+	CHECK(rte_eth_stats_get(port, &st) == 0 && st.ierrors == 0,
+		"ierrors %" PRIu64, st.ierrors);
+	CHECK(fake_cuda_batch_calls() > batches0, "no cuMemcpyBatchAsync");
+	CHECK(fake_cuda_batch_faults() == batch_faults0 &&
+		fake_cuda_sticky_error() == CUDA_SUCCESS,
+		"%" PRIu64 " batched copies from host memory the GPU has no mapping of: context error %d",
+		fake_cuda_batch_faults() - batch_faults0,
+		(int)fake_cuda_sticky_error());
+	CHECK(fake_cuda_batch_no_overlap_hint() == hint0,
+		"%" PRIu64 " batches without CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE (copy engine)",
+		fake_cuda_batch_no_overlap_hint() - hint0);
+	CHECK(rte_eth_dev_stop(port) == 0, "stop");
+	CHECK(rte_dev_dma_unmap(port_dev(port), gpu_mem, RTE_BAD_IOVA,
+		GPU_MEM_LEN) == 0, "unmap: %s", rte_strerror(rte_errno));
+	port_destroy("net_gpudma_bsm", port);
+	check_cuda_released("after close");
+	CHECK(rte_mempool_avail_count(mp) == 4095, "%u of 4095 mbufs back",
+		rte_mempool_avail_count(mp));
+	rte_mempool_free(mp);
 }
 
 /* batch=1 asks for cuMemcpyBatchAsync: where the driver lacks it the
@@ -1796,6 +1890,7 @@ main(int argc, char **argv)
 		RUN_CASE(gpu_tx_pcap_identical);
 		RUN_CASE(gpu_split_header_host_payload_gpu);
 		RUN_CASE(gpu_batch_required);
+		RUN_CASE(gpu_batch_copies_reach_host);
 		RUN_CASE(gpu_scatter_default_loaded_for_gpu_memory);
 	} else if (strcmp(mode, "faults") == 0) {
 		ret = run_faults();

@@ -48,6 +48,7 @@ struct region {
 	size_t len;
 	void *mem;          /* what free() takes */
 	CUcontext ctx;
+	bool mapped;        /* registration: CU_MEMHOSTREGISTER_DEVICEMAP */
 };
 
 /* dma-buf fds handed out: a memfd each, known by its inode so that a
@@ -476,6 +477,7 @@ static CUresult fake_cuMemHostRegister(void *p, size_t size, unsigned int flags)
 	r->start = (uintptr_t)p;
 	r->len = size;
 	r->ctx = current();
+	r->mapped = (flags & CU_MEMHOSTREGISTER_DEVICEMAP) != 0;
 	r->next = registrations;
 	registrations = r;
 	RETURN(CUDA_SUCCESS);
@@ -573,13 +575,15 @@ static CUresult fake_cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget
 #define STREAM_MAGIC 0x4d525453u /* "STRM" */
 #define EVENT_MAGIC 0x544e5645u  /* "EVNT" */
 
-/* A copy, or (descs != NULL) a launch of the scatter kernel. */
+/* A copy, or (descs != NULL) a launch of the scatter kernel. fault: a
+ * copy whose SMs cannot reach its host memory (see cuMemcpyBatchAsync). */
 struct fake_op {
 	void *dst;
 	const void *src;
 	size_t len;
 	const struct gpudma_scatter_desc *descs;
 	unsigned int n;
+	bool fault;
 };
 
 struct fake_stream {
@@ -600,6 +604,10 @@ static struct fake_stream streams[MAX_STREAMS];
 static bool async_manual;
 static unsigned int live_events, live_modules;
 static uint64_t async_copies, batch_calls, kernel_launches, kernel_errors;
+static uint64_t batch_faults, batch_no_overlap_hint;
+/* A fault of work on the GPU: as the real context's, sticky; what later
+ * waits for or queries its work returns it. */
+static CUresult sticky_error;
 
 static bool copy_valid(const void *dst, const void *src, size_t len);
 
@@ -650,6 +658,8 @@ stream_run(struct fake_stream *s, uint64_t end)
 
 		if (op->descs != NULL)
 			run_scatter(op);
+		else if (op->fault)
+			sticky_error = CUDA_ERROR_LAUNCH_FAILED;
 		else if (op->len > 0)
 			memcpy(op->dst, op->src, op->len);
 		s->done++;
@@ -755,7 +765,7 @@ static CUresult fake_cuStreamSynchronize(CUstream h)
 	if (s == NULL)
 		RETURN(CUDA_ERROR_INVALID_HANDLE);
 	stream_run(s, s->tail);
-	RETURN(CUDA_SUCCESS);
+	RETURN(sticky_error);
 }
 
 static CUresult fake_cuEventCreate(CUevent *h, unsigned int flags)
@@ -820,11 +830,13 @@ event_call(CUevent h, enum event_op op)
 		event_drop(e);
 		return CUDA_SUCCESS;
 	case EV_QUERY:
+		if (sticky_error != CUDA_SUCCESS)
+			return sticky_error;
 		return event_done(e) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 	default:
 		if (!event_done(e))
 			stream_run(&streams[e->stream], e->seq);
-		return CUDA_SUCCESS;
+		return sticky_error;
 	}
 }
 
@@ -1018,6 +1030,24 @@ static CUresult fake_cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t len)
 	RETURN(CUDA_SUCCESS);
 }
 
+/*
+ * Whether the SMs reach the host side of a batched copy: the driver may run
+ * a batch as a copy kernel rather than on a copy engine
+ * (CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE is only a hint), and a kernel
+ * reaches registered host memory only through its GPU mapping
+ * (CU_MEMHOSTREGISTER_DEVICEMAP). One that does not faults when it runs,
+ * as the H100 did: CUDA_ERROR_LAUNCH_FAILED from then on.
+ */
+static bool
+batch_copy_reachable(uintptr_t d, uintptr_t s, size_t len)
+{
+	const struct region *r = find_region(registrations, s, len);
+
+	if (r == NULL)
+		r = find_region(registrations, d, len);
+	return len == 0 || (r != NULL && r->mapped);
+}
+
 /* CUDA 12.8's form, with failIdx. */
 static CUresult fake_cuMemcpyBatchAsync(CUdeviceptr *dsts, CUdeviceptr *srcs,
 		size_t *sizes, size_t count, CUmemcpyAttributes *attrs,
@@ -1039,9 +1069,14 @@ static CUresult fake_cuMemcpyBatchAsync(CUdeviceptr *dsts, CUdeviceptr *srcs,
 			attrs == NULL || attr_idxs == NULL || nb_attrs == 0 ||
 			nb_attrs > count || attr_idxs[0] != 0)
 		RETURN(CUDA_ERROR_INVALID_VALUE);
-	for (i = 0; i < nb_attrs; i++)
-		if (attrs[i].srcAccessOrder == CU_MEMCPY_SRC_ACCESS_ORDER_INVALID)
+	for (i = 0; i < nb_attrs; i++) {
+		if (attrs[i].srcAccessOrder == CU_MEMCPY_SRC_ACCESS_ORDER_INVALID ||
+				(attrs[i].flags &
+				~(unsigned int)CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE) != 0)
 			RETURN(CUDA_ERROR_INVALID_VALUE);
+		if (!(attrs[i].flags & CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE))
+			batch_no_overlap_hint++;
+	}
 	for (i = 0; i < count; i++) {
 		if (!copy_valid((void *)(uintptr_t)dsts[i],
 				(const void *)(uintptr_t)srcs[i], sizes[i])) {
@@ -1051,9 +1086,13 @@ static CUresult fake_cuMemcpyBatchAsync(CUdeviceptr *dsts, CUdeviceptr *srcs,
 		}
 	}
 	for (i = 0; i < count; i++) {
+		bool fault = !batch_copy_reachable(dsts[i], srcs[i], sizes[i]);
+
+		batch_faults += fault;
 		res = stream_push(s, &(struct fake_op){
 			.dst = (void *)(uintptr_t)dsts[i],
-			.src = (const void *)(uintptr_t)srcs[i], .len = sizes[i] });
+			.src = (const void *)(uintptr_t)srcs[i], .len = sizes[i],
+			.fault = fault });
 		if (res != CUDA_SUCCESS)
 			RETURN(res);
 	}
@@ -1437,6 +1476,17 @@ GETTER(uint64_t, fake_cuda_batch_calls, batch_calls)
 GETTER(unsigned int, fake_cuda_live_modules, live_modules)
 GETTER(uint64_t, fake_cuda_kernel_launches, kernel_launches)
 GETTER(uint64_t, fake_cuda_kernel_errors, kernel_errors)
+GETTER(uint64_t, fake_cuda_batch_faults, batch_faults)
+GETTER(uint64_t, fake_cuda_batch_no_overlap_hint, batch_no_overlap_hint)
+GETTER(CUresult, fake_cuda_sticky_error, sticky_error)
+
+EXPORT void
+fake_cuda_clear_sticky_error(void)
+{
+	pthread_mutex_lock(&lock);
+	sticky_error = CUDA_SUCCESS;
+	pthread_mutex_unlock(&lock);
+}
 
 EXPORT void
 fake_cuda_set_devptr_differs(int on)

@@ -138,6 +138,18 @@ unsigned int fake_cuda_live_modules(void);
 uint64_t fake_cuda_kernel_launches(void);
 uint64_t fake_cuda_kernel_errors(void);
 
+/* cuMemcpyBatchAsync: copies enqueued whose host memory is registered
+ * without CU_MEMHOSTREGISTER_DEVICEMAP (the driver may run a batch on the
+ * SMs, which reach host memory only through its mapping: each faults when
+ * it runs, making fake_cuda_sticky_error CUDA_ERROR_LAUNCH_FAILED, which
+ * event queries and synchronize calls then return), and attribute entries
+ * without CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE (copy engine asked
+ * for), since load. */
+uint64_t fake_cuda_batch_faults(void);
+uint64_t fake_cuda_batch_no_overlap_hint(void);
+CUresult fake_cuda_sticky_error(void);
+void fake_cuda_clear_sticky_error(void);
+
 #ifdef __cplusplus
 }
 #endif

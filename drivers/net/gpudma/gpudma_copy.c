@@ -179,16 +179,20 @@ gpudma_cuda_is_gpu_mem(struct gpudma_cuda *c, uintptr_t addr, bool *gpu)
 	return ret;
 }
 
-/* Page-locks len bytes at p, mapped for the GPU when devmap; *dev gets
- * the GPU's address of p then. Context current. */
+/* Page-locks len bytes at p, always mapped for the GPU: not only the
+ * scatter kernel reads host memory through that mapping, the driver may
+ * run a cuMemcpyBatchAsync on the SMs as well (its copy-engine flag is a
+ * hint), and an SM copy of unmapped host memory faults the context
+ * (CUDA_ERROR_LAUNCH_FAILED: every fill lost). *dev (unless NULL) gets the
+ * GPU's address of p. Context current. */
 static int
-pin(void *p, size_t len, bool devmap, CUdeviceptr *dev)
+pin(void *p, size_t len, CUdeviceptr *dev)
 {
 	int ret = GPU_CUDA_CALL("net_gpudma: pinning the copy engine's host memory",
 		cuMemHostRegister, p, len, CU_MEMHOSTREGISTER_PORTABLE |
-		(devmap ? CU_MEMHOSTREGISTER_DEVICEMAP : 0));
+		CU_MEMHOSTREGISTER_DEVICEMAP);
 
-	if (ret != 0 || !devmap)
+	if (ret != 0 || dev == NULL)
 		return ret;
 	ret = GPU_CUDA_CALL("net_gpudma: mapping pinned memory for the GPU",
 		cuMemHostGetDevicePointer, dev, p, 0);
@@ -205,7 +209,7 @@ gpudma_cuda_pin(struct gpudma_cuda *c, void *p, size_t len)
 
 	if (ret != 0)
 		return ret;
-	ret = pin(p, len, false, NULL);
+	ret = pin(p, len, NULL);
 	gpudma_cuda_leave(c, "net_gpudma: pinning");
 	return ret;
 }
@@ -219,7 +223,7 @@ gpudma_cuda_pin_mapped(struct gpudma_cuda *c, void *p, size_t len,
 
 	if (ret != 0)
 		return ret;
-	ret = pin(p, len, c->scatter != NULL, &d);
+	ret = pin(p, len, &d);
 	gpudma_cuda_leave(c, "net_gpudma: pinning");
 	*dev = ret == 0 ? (uint64_t)d : 0;
 	return ret;
@@ -278,7 +282,7 @@ alloc_slots(struct gpudma_copier *cp, uint32_t nb_slots)
 		cp->descs[i] = aligned_alloc(4096, len);
 		if (cp->descs[i] == NULL)
 			return -ENOMEM;
-		ret = pin(cp->descs[i], len, true, &cp->descs_dev[i]);
+		ret = pin(cp->descs[i], len, &cp->descs_dev[i]);
 		if (ret != 0) {
 			cp->descs_dev[i] = 0;
 			cp->nb_slots++;  /* freed with the others */
@@ -384,9 +388,12 @@ enqueue_batch(struct gpudma_copier *cp)
 {
 	/* The sources are the port's frame store or mbufs nobody writes
 	 * while the burst is in flight: stream order is all that is
-	 * needed. */
+	 * needed. The copy engine, not the SMs, as a NIC's DMA leaves the
+	 * consumer's kernels their SMs (a hint: the host memory is mapped
+	 * for the SMs all the same, see pin()). */
 	CUmemcpyAttributes attr = {
 		.srcAccessOrder = CU_MEMCPY_SRC_ACCESS_ORDER_STREAM,
+		.flags = CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE,
 	};
 	size_t attr_idx = 0, fail_idx = SIZE_MAX;
 	CUresult res;

@@ -88,13 +88,14 @@ void gpudma_cuda_leave(struct gpudma_cuda *c, const char *what);
 int gpudma_cuda_enter_teardown(struct gpudma_cuda *c, const char *what);
 /* *gpu = whether addr is GPU memory (host memory: false). */
 int gpudma_cuda_is_gpu_mem(struct gpudma_cuda *c, uintptr_t addr, bool *gpu);
-/* Page-locks host memory the copy engine reads or writes. */
+/* Page-locks host memory the copy engine reads or writes, mapped for the
+ * GPU (cuMemcpyBatchAsync may run on the SMs, which need the mapping). */
 int gpudma_cuda_pin(struct gpudma_cuda *c, void *p, size_t len);
 int gpudma_cuda_unpin(struct gpudma_cuda *c, void *p);
 /* Pins the frame store, mapped for the GPU (the scatter kernel reads it). */
 int gpudma_cuda_pin_store(struct gpudma_cuda *c, void *p, size_t len);
 /* Pins host memory the copy engine or the kernel reads; *dev: its GPU
- * address when the kernel is loaded, else 0. */
+ * address. */
 int gpudma_cuda_pin_mapped(struct gpudma_cuda *c, void *p, size_t len,
 	uint64_t *dev);
 
