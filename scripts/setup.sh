@@ -68,8 +68,18 @@ if ! bash scripts/fetch-dpdk-driver-headers.sh --check "$top/.deps/dpdk-sdk"; th
 	"${sudo_cmd[@]}" bash scripts/fetch-dpdk-driver-headers.sh "$top/.deps/dpdk-sdk"
 fi
 
+# nvcc through scripts/nvcc-depfile.sh, so that ninja learns each CUDA
+# object's headers (meson 1.0 never asks nvcc for them: a changed header
+# left CUDA objects stale). A build configured without it is set up again.
+mkdir -p "$top/.deps"
+native=$top/.deps/nvcc-depfile.ini
+printf "[binaries]\ncuda = ['%s', '%s']\n" "$top/scripts/nvcc-depfile.sh" \
+	"$(command -v nvcc)" > "$native"
 if [ ! -f "$build/build.ninja" ]; then
-	meson setup "$build"
+	meson setup --native-file "$native" "$build"
+elif ! grep -q "nvcc-depfile.sh" "$build/build.ninja"; then
+	say "$build was configured with plain nvcc (no header dependencies for its CUDA objects): configuring it again"
+	meson setup --wipe --native-file "$native" "$build"
 fi
 ninja -C "$build"
 say "built in $build"
