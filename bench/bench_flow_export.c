@@ -9,10 +9,12 @@
  * table with dpdk-gpu-rx's own code (flow_table.h): on the GPU a kernel a
  * thread per packet, chunk after chunk (each chunk's packets stamped with
  * the time it was queued, as an RX burst shares its time), or with --cpu
- * on CPU threads. With an export, the records end into a ring in host
- * memory and an exporter thread does what dpdk-gpu-rx's does: the scan
- * (the GPU kernel, or a slice of the table a tick), the ring into
- * libfixbuf (ipfix_writer.c), the messages to a file or collector.
+ * on CPU threads. With an export, the records end into a ring (its
+ * records in GPU memory on the GPU, as dpdk-gpu-rx's in GPU modes; in
+ * host memory with --cpu) and an exporter thread does what dpdk-gpu-rx's
+ * does: the scan (the GPU kernel, or a slice of the table a tick), the
+ * records copied over (gpurx_flow_cuda_pull()) and into libfixbuf
+ * (ipfix_writer.c), the messages to a file or collector.
  * Without one (--export off) flows never end: the table is made large
  * enough for every flow of the run, so both runs see a table as full.
  *
@@ -44,6 +46,7 @@
 #define CHUNK (1u << 22)	/* packets a GPU launch */
 #define CPU_CLOCK_EVERY 1024	/* packets between a CPU thread's clock reads */
 #define RING_RECORDS (1u << 20)
+#define PULL_RECORDS 4096	/* records a pull copies, as dpdk-gpu-rx */
 #define MAX_THREADS 64
 
 struct bfe_opts {
@@ -59,6 +62,7 @@ struct bfe {
 	struct gpurx_flow_table *ft;	/* CPU: the table; GPU: header copy */
 	struct gpurx_flow_table *d_ft;	/* GPU */
 	struct gpurx_flow_ring *ring;
+	void *d_recs, *mirror, *pull_stream;	/* GPU: the ring's records */
 	struct gpurx_ipfix *ipfix;
 	size_t ft_bytes;
 	uint64_t t0;			/* realtime ns of the start */
@@ -69,6 +73,7 @@ struct bfe {
 	uint64_t warm_at, warm_records, tail;
 	void *scan_stream;
 	int scan_busy;
+	int failed;			/* the exporter could not go on */
 	uint32_t scan_pos;
 };
 
@@ -220,6 +225,23 @@ scan(struct bfe *b)
 	return rc;
 }
 
+/* Records from the ring into libfixbuf: how many, or -1 (said why). */
+static int64_t
+drain(struct bfe *b, uint32_t max)
+{
+	if (!b->o.cpu) {
+		int rc = gpurx_flow_cuda_pull(b->ring, &b->d_ft->ring_head,
+			b->tail, b->pull_stream);
+
+		if (rc != 0) {
+			fprintf(stderr, "records from the GPU: %s\n",
+				gpurx_cuda_strerror(rc));
+			return -1;
+		}
+	}
+	return gpurx_ipfix_drain(b->ipfix, b->ring, &b->tail, max);
+}
+
 static void *
 export_main(void *arg)
 {
@@ -230,9 +252,13 @@ export_main(void *arg)
 	uint64_t last_tick = 0;
 
 	while (!b->stop_export) {
-		uint32_t n = gpurx_ipfix_drain(b->ipfix, b->ring, &b->tail, 4096);
+		int64_t n = drain(b, PULL_RECORDS);
 		uint64_t t = realtime_ns();
 
+		if (n < 0) {
+			b->failed = 1;
+			break;
+		}
 		if (b->warm_at == 0 && t >= warm) {
 			b->warm_at = t;
 			b->warm_records = gpurx_ipfix_counts(b->ipfix)->records;
@@ -279,13 +305,36 @@ setup(struct bfe *b)
 			file ? b->o.export : NULL, 1, 0);
 		if (b->ipfix == NULL)
 			return -1;
-		rc = b->o.cpu ? ((rmem = aligned_alloc(64, rbytes)) == NULL) :
-			gpurx_flow_cuda_host_alloc(&rmem, rbytes);
-		if (rc != 0) {
+		if (b->o.cpu) {
+			rmem = aligned_alloc(64, rbytes);
+			b->ring = gpurx_flow_ring_init(rmem, RING_RECORDS);
+		} else {
+			/* As dpdk-gpu-rx in GPU modes: the header and the host
+			 * copies in mapped host memory, the records in GPU
+			 * memory, copied over on a stream of their own. */
+			rc = gpurx_flow_cuda_host_alloc(&rmem,
+				sizeof(struct gpurx_flow_ring));
+			if (rc == 0)
+				rc = gpurx_flow_cuda_host_alloc(&b->mirror,
+					gpurx_flow_ring_mirror_bytes(PULL_RECORDS));
+			if (rc == 0)
+				rc = gpurx_flow_cuda_dev_zalloc(&b->d_recs,
+					(size_t)RING_RECORDS *
+					sizeof(struct gpurx_flow_rec));
+			if (rc == 0)
+				rc = gpurx_cuda_stream_create(&b->pull_stream);
+			if (rc != 0) {
+				fprintf(stderr, "export ring: %s\n",
+					gpurx_cuda_strerror(rc));
+				return -1;
+			}
+			b->ring = gpurx_flow_ring_init_dev(rmem, b->d_recs,
+				RING_RECORDS, b->mirror, PULL_RECORDS);
+		}
+		if (b->ring == NULL) {
 			fprintf(stderr, "no memory for the export ring\n");
 			return -1;
 		}
-		b->ring = gpurx_flow_ring_init(rmem, RING_RECORDS);
 	}
 	if (b->o.cpu) {
 		/* The table lives here; zeroed by the kernel, page by page. */
@@ -423,8 +472,12 @@ main(int argc, char **argv)
 	if (b.ipfix != NULL) {
 		/* What ended by the end; the flows still live are not this
 		 * benchmark's business. */
-		while (gpurx_ipfix_drain(b.ipfix, b.ring, &b.tail, 1u << 16) != 0)
+		int64_t n;
+
+		while ((n = drain(&b, 1u << 16)) > 0)
 			;
+		if (n < 0 || b.failed)
+			rc = 1;
 		records = gpurx_ipfix_counts(b.ipfix)->records;
 		lost = gpurx_ipfix_lost(b.ipfix);
 		if (gpurx_ipfix_close(b.ipfix) != 0)
@@ -476,8 +529,12 @@ main(int argc, char **argv)
 		free(b.ring);
 		free(b.ft);
 	} else {
-		if (b.ring != NULL)
+		if (b.ring != NULL) {
+			gpurx_cuda_stream_destroy(b.pull_stream);
+			gpurx_flow_cuda_dev_free(b.d_recs);
+			gpurx_flow_cuda_host_free(b.mirror);
 			gpurx_flow_cuda_host_free(b.ring);
+		}
 		gpurx_flow_cuda_dev_free(b.d_ft);
 		free(b.ft);
 	}

@@ -44,6 +44,7 @@ struct gpurx_flow_export {
 	volatile int stop;
 	struct gpurx_flow_gpu gpu;
 	int gpu_on, gpu_failed, gpu_stuck;
+	int pull_failed;	/* the ring's records no longer come over */
 	uint32_t scan_pos;
 	uint64_t hz;
 	uint64_t ring_lost;	/* reserved but never written (a GPU fault) */
@@ -101,9 +102,12 @@ gpurx_flow_export_init(struct gpurx_app *a)
 		a->opt.ipfix_domain + a->port, a->port);
 	if (fx->ipfix == NULL)
 		return -1;
-	/* The ring: host memory the GPU writes in GPU modes. */
+	/* The ring: its records in GPU memory in GPU modes (the GPU
+	 * publishes them at GPU scope; drain() copies them over), host
+	 * memory with --cpu. */
 	if (!a->opt.cpu) {
-		if (gpurx_flow_gpu_ring(a, rbytes, &mem) != 0)
+		if (gpurx_flow_gpu_ring(a, rsize, RTE_MIN(rsize,
+				(uint64_t)DRAIN_BATCH), &fx->ring) != 0)
 			return -1;
 		fx->ring_gpu = 1;
 	} else {
@@ -113,8 +117,8 @@ gpurx_flow_export_init(struct gpurx_app *a)
 				"%" PRIu64 " records\n", rsize);
 			return -1;
 		}
+		fx->ring = gpurx_flow_ring_init(mem, rsize);
 	}
-	fx->ring = gpurx_flow_ring_init(mem, rsize);
 	gpurx_flow_table_set_expiry(a->ft, fx->ring, a->opt.flow_idle_ns,
 		a->opt.flow_active_ns, a->opt.flow_linger_ns);
 
@@ -156,10 +160,25 @@ flow_now(const struct gpurx_app *a)
 	}
 }
 
-/* Up to max records from the ring into messages. Returns how many. */
+/*
+ * Up to max records from the ring into messages. Returns how many. Records
+ * in GPU memory come over first, as many as producers reserved (at most
+ * DRAIN_BATCH): those published by then are taken, the others next time.
+ */
 static uint32_t
 drain(struct gpurx_flow_export *fx, uint32_t max)
 {
+	if (fx->ring_gpu) {
+		if (fx->pull_failed)
+			return 0;
+		if (!fx->gpu_on || gpurx_flow_gpu_pull(&fx->gpu, fx->ring,
+				fx->tail) != 0) {
+			fprintf(stderr, "error: flow export: no more records "
+				"from the GPU\n");
+			fx->pull_failed = 1;
+			return 0;
+		}
+	}
 	return gpurx_ipfix_drain(fx->ipfix, fx->ring, &fx->tail, max);
 }
 
@@ -299,7 +318,7 @@ gpurx_flow_export_finish(struct gpurx_app *a)
 		rc = -1;
 	now = flow_now(a);
 	/* Every producer is done: what was reserved is written, unless the
-	 * GPU died holding it. */
+	 * GPU died holding it (in GPU memory: each drain copies it over). */
 	head = a->ft->ring_head;
 	while (fx->tail < head) {
 		if (drain(fx, DRAIN_BATCH) == 0) {
@@ -390,7 +409,7 @@ gpurx_flow_export_free(struct gpurx_app *a)
 		return;
 	gpurx_flow_export_quiesce(a);
 	if (fx->gpu_on)
-		gpurx_flow_gpu_close(&fx->gpu);
+		gpurx_flow_gpu_free(&fx->gpu);
 	gpurx_ipfix_free(fx->ipfix);
 	if (!fx->ring_gpu)
 		rte_free(fx->ring);

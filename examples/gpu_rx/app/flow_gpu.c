@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_common.h>
 #include <rte_cycles.h>
 
 #include "flow_gpu.h"
@@ -14,9 +16,38 @@
 #define SCAN_CLOSE_WAIT_MS 2000
 
 int
-gpurx_flow_gpu_ring(struct gpurx_app *a, size_t bytes, void **ring)
+gpurx_flow_gpu_ring(struct gpurx_app *a, uint64_t size, uint32_t cap,
+		struct gpurx_flow_ring **ring)
 {
-	return gpurx_gpu_mem_pinned(a, ring, bytes, "flow export ring");
+	const size_t mbytes = gpurx_flow_ring_mirror_bytes(cap);
+	const size_t rbytes = (size_t)size * sizeof(struct gpurx_flow_rec);
+	void *hdr, *mirror, *recs;
+	int rc = 0;
+
+	*ring = NULL;
+	/* Each buffer is kept in the GPU's registry, released with it
+	 * whatever fails below. */
+	if (gpurx_gpu_mem_pinned(a, &hdr, sizeof(struct gpurx_flow_ring),
+			"flow export ring") != 0 ||
+			gpurx_gpu_mem_pinned(a, &mirror, mbytes,
+				"flow export ring's host copies") != 0 ||
+			gpurx_gpu_mem_device(a, &recs, rbytes,
+				"flow export ring's records") != 0)
+		return -1;
+	/* Seqs of 0: no position's. Zeroed from the (zeroed) host copies'
+	 * pages, a piece at a time, before any kernel runs. */
+	for (size_t off = 0; off < rbytes && rc == 0; off += mbytes)
+		rc = gpurx_cuda_copy((char *)recs + off, mirror,
+			RTE_MIN(mbytes, rbytes - off));
+	if (rc != 0)
+		return gpurx_gpu_cuda_fail("flow export ring's records", rc);
+	*ring = gpurx_flow_ring_init_dev(hdr, recs, size, mirror, cap);
+	if (*ring == NULL) {
+		fprintf(stderr, "error: flow export ring: bad size %" PRIu64
+			" or copy size %u\n", size, cap);
+		return -1;
+	}
+	return 0;
 }
 
 int
@@ -30,7 +61,40 @@ gpurx_flow_gpu_open(struct gpurx_app *a, struct gpurx_flow_gpu *fg)
 	rc = gpurx_flow_cuda_stream(&fg->stream);
 	if (rc != 0)
 		return gpurx_gpu_cuda_fail("flow export: scan stream", rc);
+	/* The ring's copies get a stream of their own: behind a scan that
+	 * cannot start (every SM held by the persistent kernel) they would
+	 * wait with it. Non-blocking, as every stream beside that kernel. */
+	rc = gpurx_cuda_stream_create(&fg->copy_stream);
+	if (rc != 0) {
+		gpurx_cuda_stream_destroy(fg->stream);
+		fg->stream = NULL;
+		return gpurx_gpu_cuda_fail("flow export: copy stream", rc);
+	}
 	return 0;
+}
+
+int
+gpurx_flow_gpu_pull(struct gpurx_flow_gpu *fg, struct gpurx_flow_ring *ring,
+		uint64_t tail)
+{
+	int rc;
+
+	if (fg->copy_stream == NULL)
+		return -1;
+	rc = gpurx_flow_cuda_pull(ring, &fg->d_ft->ring_head, tail,
+		fg->copy_stream);
+	if (rc != 0)
+		return gpurx_gpu_cuda_fail("flow export: records from the GPU",
+			rc);
+	return 0;
+}
+
+void
+gpurx_flow_gpu_free(struct gpurx_flow_gpu *fg)
+{
+	gpurx_flow_gpu_close(fg);
+	gpurx_cuda_stream_destroy(fg->copy_stream);
+	fg->copy_stream = NULL;
 }
 
 int

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The GPU side of the flow export (GPU modes): the export ring in host
- * memory registered with gpudev, and the exporter thread's scans of the
- * table in GPU memory (gpurx_flow_kernels.cu) on a stream of its own.
+ * The GPU side of the flow export (GPU modes): the export ring's records
+ * in GPU memory and their copies to the host, and the exporter thread's
+ * scans of the table in GPU memory (gpurx_flow_kernels.cu), each on a
+ * stream of its own.
  */
 #ifndef GPURX_APP_FLOW_GPU_H
 #define GPURX_APP_FLOW_GPU_H
@@ -14,12 +15,18 @@
 
 struct gpurx_app;
 
-/* *ring: `bytes` of zeroed host memory the GPU writes at the same
- * address (released with the GPU's buffers). 0 or -1 (said why). */
-int gpurx_flow_gpu_ring(struct gpurx_app *a, size_t bytes, void **ring);
+/*
+ * *ring: an export ring of size records in GPU memory, its header in
+ * host memory the GPU reads and host copies of up to cap records a pull
+ * (gpurx_flow_ring_init_dev(); all released with the GPU's buffers).
+ * 0 or -1 (said why).
+ */
+int gpurx_flow_gpu_ring(struct gpurx_app *a, uint64_t size, uint32_t cap,
+		struct gpurx_flow_ring **ring);
 
 struct gpurx_flow_gpu {
-	void *stream;
+	void *stream;			/* scans */
+	void *copy_stream;		/* the ring's records to the host */
 	struct gpurx_flow_table *d_ft;	/* the table in GPU memory */
 	/* The table's header as of the last scan (its counters). */
 	struct gpurx_flow_table hdr;
@@ -27,8 +34,14 @@ struct gpurx_flow_gpu {
 	int dev;			/* CUDA ordinal */
 };
 
-/* In the exporter thread: the app's GPU, a low-priority stream. 0 or -1. */
+/* The app's GPU, a low-priority stream for scans and one for copies.
+ * 0 or -1. */
 int gpurx_flow_gpu_open(struct gpurx_app *a, struct gpurx_flow_gpu *fg);
+
+/* Bring the records reserved from position tail on into ring's host
+ * copies (gpurx_flow_cuda_pull()). 0 or -1 (said why). */
+int gpurx_flow_gpu_pull(struct gpurx_flow_gpu *fg, struct gpurx_flow_ring *ring,
+		uint64_t tail);
 
 /* The calling thread (the exporter's) drives the app's GPU. 0 or -1. */
 int gpurx_flow_gpu_attach(struct gpurx_flow_gpu *fg);
@@ -51,5 +64,8 @@ int gpurx_flow_gpu_close(struct gpurx_flow_gpu *fg);
 /* After the persistent kernel quit: the scan left by close() finishes,
  * and a->ft gets the table again as it left it. 0 or -1 (said why). */
 int gpurx_flow_gpu_settle(struct gpurx_app *a, struct gpurx_flow_gpu *fg);
+
+/* close(), then the copy stream: after the last pull. */
+void gpurx_flow_gpu_free(struct gpurx_flow_gpu *fg);
 
 #endif /* GPURX_APP_FLOW_GPU_H */

@@ -37,8 +37,9 @@ void gpurx_ipfix_add(struct gpurx_ipfix *x, const struct gpurx_flow_rec *r);
 
 /*
  * The consumer of an export ring (flow_ring.h): up to max records from
- * position *tail on, those written so far, into x; *tail moves past them
- * and the ring is told. Returns how many positions were taken.
+ * position *tail on, those written so far (records in GPU memory: those
+ * the last gpurx_flow_cuda_pull() brought over), into x; *tail moves past
+ * them and the ring is told. Returns how many positions were taken.
  */
 uint32_t gpurx_ipfix_drain(struct gpurx_ipfix *x, struct gpurx_flow_ring *ring,
 		uint64_t *tail, uint32_t max);

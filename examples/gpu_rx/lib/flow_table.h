@@ -10,9 +10,10 @@
  *
  * Open addressing with linear probing within a window of max_probe slots
  * from the key's home slot (hash & mask). The table is one flat block
- * (header then entries, no pointers but the ring's, which is host memory
- * the GPU reaches at the same address) so it can be copied between host
- * and device memory as is.
+ * (header then entries, no pointers but the ring's: its header in host
+ * memory the GPU reaches at the same address, its records in GPU memory
+ * in GPU modes) so it can be copied between host and device memory as
+ * is.
  *
  * Concurrency protocol. Each slot has a 64-bit state word:
  *   bits 0-7   tag: EMPTY (never used: ends every probe), BUSY (an
@@ -30,7 +31,7 @@
  *   CAS READY with no updater inside -> CLOSING (acquire and release: the
  *   acquire reads the last leave's release, so every counter update is
  *   seen). Nobody writes the slot while CLOSING: copy the record into the
- *   ring and publish it (system-scope release, flow_ring.h), then move
+ *   ring and publish it (release, flow_ring.h), then move
  *   the tag on to FREE, or to BUSY for the evicting inserter (fetch_add
  *   of the tag difference, release: updaters' transient increments are
  *   kept). A failed CAS (an updater inside) publishes the position empty
@@ -102,7 +103,12 @@ struct gpurx_flow_table {
 	uint64_t linger_ns;	/* after a FIN or RST */
 	struct gpurx_flow_ring *ring;	/* NULL: flows never end */
 	uint64_t ring_size;	/* records */
-	uint64_t reserved0[2];
+	/* The ring's records and whether they are in GPU memory (its
+	 * GPURX_FLOW_RING_DEV): kept here, with the table, so that the GPU's
+	 * producers never read the ring's header in host memory for them. */
+	struct gpurx_flow_rec *ring_recs;
+	uint32_t ring_dev;
+	uint32_t reserved0;
 	/* Counters, moved by atomics. */
 	uint64_t n_flows;	/* flow records started (slots filled) */
 	uint64_t overflow_pkts;	/* packets that found no slot */
@@ -172,6 +178,8 @@ gpurx_flow_table_set_expiry(struct gpurx_flow_table *ft,
 {
 	ft->ring = ring;
 	ft->ring_size = ring != NULL ? ring->size : 0;
+	ft->ring_recs = ring != NULL ? ring->recs : NULL;
+	ft->ring_dev = ring != NULL ? ring->flags & GPURX_FLOW_RING_DEV : 0;
 	ft->idle_ns = idle_ns;
 	ft->active_ns = active_ns;
 	ft->linger_ns = linger_ns;
@@ -312,10 +320,11 @@ GPURX_FN void
 gpurx_flow_ring_skip(struct gpurx_flow_table *ft, uint64_t pos)
 {
 	struct gpurx_flow_rec *rec =
-		&gpurx_flow_ring_recs(ft->ring)[pos & (ft->ring_size - 1)];
+		&ft->ring_recs[pos & (ft->ring_size - 1)];
 
 	rec->reason = GPURX_FLOW_END_NONE;
-	gpurx_flow_ring_publish(ft->ring, ft->ring_size, pos);
+	gpurx_flow_ring_publish(ft->ring_recs, ft->ring_size, pos,
+		ft->ring_dev);
 }
 
 /* Move the tag of a slot this thread owns (BUSY or CLOSING) from `from`
@@ -349,7 +358,7 @@ gpurx_flow_end_at(struct gpurx_flow_table *ft, struct gpurx_flow_entry *e,
 	}
 	/* CLOSING: nobody else writes the slot; the acquire above made
 	 * every updater's counts visible. */
-	rec = &gpurx_flow_ring_recs(ft->ring)[pos & (ft->ring_size - 1)];
+	rec = &ft->ring_recs[pos & (ft->ring_size - 1)];
 	memcpy(&rec->key, (const void *)&e->key, sizeof(rec->key));
 	rec->packets = gpurx_atomic_load_u64(&e->packets, GPURX_RELAXED);
 	rec->bytes = gpurx_atomic_load_u64(&e->bytes, GPURX_RELAXED);
@@ -358,7 +367,8 @@ gpurx_flow_end_at(struct gpurx_flow_table *ft, struct gpurx_flow_entry *e,
 	rec->queue = e->queue;
 	rec->tcp_flags = (uint8_t)gpurx_atomic_load_relaxed_u32(&e->tcp_flags);
 	rec->reason = (uint8_t)why;
-	gpurx_flow_ring_publish(ft->ring, ft->ring_size, pos);
+	gpurx_flow_ring_publish(ft->ring_recs, ft->ring_size, pos,
+		ft->ring_dev);
 	gpurx_atomic_add_u64(&ft->ended[why & 7], 1);
 	/* Release: the record was read out of the slot before its reuse. */
 	gpurx_flow_retag(e, GPURX_FLOW_CLOSING, next);

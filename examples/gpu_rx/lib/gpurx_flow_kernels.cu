@@ -74,6 +74,47 @@ gpurx_flow_cuda_scan(struct gpurx_flow_table *d_ft, uint32_t capacity,
 }
 
 extern "C" int
+gpurx_flow_cuda_pull(struct gpurx_flow_ring *r, const uint64_t *d_head,
+		uint64_t tail, void *stream)
+{
+	cudaStream_t st = (cudaStream_t)stream;
+	struct gpurx_flow_ring_seg seg[2];
+	cudaError_t e;
+	uint32_t k, n = 0;
+
+	/* How far producers reserved: sizes the copy only (the seqs decide
+	 * what is taken), so a plain copy of the counter is enough. */
+	e = cudaMemcpyAsync(r->head_copy, d_head, sizeof(*d_head),
+		cudaMemcpyDeviceToHost, st);
+	if (e == cudaSuccess)
+		e = cudaStreamSynchronize(st);
+	if (e != cudaSuccess)
+		return (int)e;
+	k = gpurx_flow_ring_pull_plan(r, tail,
+		__atomic_load_n(r->head_copy, __ATOMIC_RELAXED), seg);
+	if (k == 0)
+		return 0;
+	/* The first copy, for its seqs; then, ordered after it completed by
+	 * the stream, the second (gpurx_flow_ring_pull_plan() says why). */
+	for (int pass = 0; pass < 2 && e == cudaSuccess; pass++) {
+		struct gpurx_flow_rec *dst = pass == 0 ? r->seen : r->copy;
+
+		for (uint32_t i = 0; i < k && e == cudaSuccess; i++)
+			e = cudaMemcpyAsync(dst + seg[i].at, r->recs + seg[i].slot,
+				(size_t)seg[i].n * sizeof(struct gpurx_flow_rec),
+				cudaMemcpyDeviceToHost, st);
+	}
+	if (e == cudaSuccess)
+		e = cudaStreamSynchronize(st);
+	if (e != cudaSuccess)
+		return (int)e;
+	for (uint32_t i = 0; i < k; i++)
+		n += seg[i].n;
+	gpurx_flow_ring_pulled(r, tail, n);
+	return 0;
+}
+
+extern "C" int
 gpurx_flow_cuda_use_device(int ordinal)
 {
 	return (int)cudaSetDevice(ordinal);
@@ -139,4 +180,19 @@ extern "C" int
 gpurx_flow_cuda_dev_free(void *p)
 {
 	return (int)cudaFree(p);
+}
+
+extern "C" int
+gpurx_flow_cuda_dev_zalloc(void **p, size_t n)
+{
+	cudaError_t e = cudaMalloc(p, n);
+
+	if (e != cudaSuccess)
+		return (int)e;
+	e = cudaMemset(*p, 0, n);
+	if (e == cudaSuccess)
+		e = cudaDeviceSynchronize();
+	if (e != cudaSuccess)
+		cudaFree(*p);
+	return (int)e;
 }

@@ -6,9 +6,11 @@
  * model of the same rules; and the concurrency protocol under load:
  * updating threads, a scanning thread and a consuming thread at once,
  * every packet found exactly once in a record, a live entry or the
- * overflow count, no record mixing keys, no key live twice.
+ * overflow count, no record mixing keys, no key live twice; and the ring
+ * laid out as in GPU modes, its records taken through two host copies.
  */
 #include <pthread.h>
+#include <stddef.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -736,6 +738,257 @@ static const struct stress_cfg stress_tiny = {
 	.idle = 40, .active = 300, .linger = 5, .want_pressure = 0,
 };
 
+/* --- Records in GPU memory, taken through host copies --------------------- */
+
+/*
+ * A ring laid out as in GPU modes (gpurx_flow_ring_init_dev()), its
+ * "GPU memory" a host array: the copies gpurx_flow_cuda_pull() makes are
+ * memcpy()s here, and between the first and the second `between` runs
+ * (a producer publishing meanwhile).
+ */
+struct dev_ring {
+	struct gpurx_flow_ring *ring;
+	struct gpurx_flow_rec *recs;
+	void *mirror;
+};
+
+static void
+dev_ring_new(struct dev_ring *d, uint64_t size, uint32_t cap)
+{
+	d->ring = alloc64(sizeof(*d->ring));
+	d->recs = alloc64(size * sizeof(*d->recs));
+	d->mirror = alloc64(gpurx_flow_ring_mirror_bytes(cap));
+	if (d->ring == NULL || d->recs == NULL || d->mirror == NULL) {
+		fprintf(stderr, "out of memory\n");
+		exit(1);
+	}
+	memset(d->recs, 0, size * sizeof(*d->recs));
+	CHECK(gpurx_flow_ring_init_dev(d->ring, d->recs, size, d->mirror,
+		cap) == d->ring, "init_dev refused a good ring");
+}
+
+static void
+dev_ring_free(struct dev_ring *d)
+{
+	free(d->ring);
+	free(d->recs);
+	free(d->mirror);
+}
+
+/* Returns how many pieces were copied. */
+static uint32_t
+dev_ring_pull(struct dev_ring *d, const struct gpurx_flow_table *ft,
+		uint64_t tail, void (*between)(void *), void *arg)
+{
+	struct gpurx_flow_ring *r = d->ring;
+	struct gpurx_flow_ring_seg seg[2];
+	uint32_t k, n = 0;
+
+	*r->head_copy = ft->ring_head;
+	k = gpurx_flow_ring_pull_plan(r, tail, *r->head_copy, seg);
+	for (uint32_t i = 0; i < k; i++)
+		memcpy(r->seen + seg[i].at, r->recs + seg[i].slot,
+			seg[i].n * sizeof(*r->recs));
+	if (between != NULL)
+		between(arg);
+	for (uint32_t i = 0; i < k; i++) {
+		memcpy(r->copy + seg[i].at, r->recs + seg[i].slot,
+			seg[i].n * sizeof(*r->recs));
+		n += seg[i].n;
+	}
+	gpurx_flow_ring_pulled(r, tail, n);
+	return k;
+}
+
+/* A record at a reserved position, marked by its packet count. */
+static void
+dev_put(struct gpurx_flow_table *ft, uint64_t pos)
+{
+	struct gpurx_flow_rec *rec = &ft->ring_recs[pos & (ft->ring_size - 1)];
+
+	memset(rec, 0, offsetof(struct gpurx_flow_rec, seq));
+	rec->packets = 1000 + pos;
+	rec->reason = GPURX_FLOW_END_IDLE;
+	gpurx_flow_ring_publish(ft->ring_recs, ft->ring_size, pos,
+		ft->ring_dev);
+}
+
+static void
+put_pos1(void *arg)
+{
+	dev_put(arg, 1);
+}
+
+static void
+put_pos12(void *arg)
+{
+	dev_put(arg, 12);
+}
+
+static void
+check_taken(struct gpurx_flow_ring *r, uint64_t pos)
+{
+	const struct gpurx_flow_rec *rec = gpurx_flow_ring_peek(r, pos);
+
+	CHECK(rec != NULL, "position %llu not taken", (unsigned long long)pos);
+	if (rec != NULL)
+		CHECK(rec->packets == 1000 + pos && rec->reason ==
+			GPURX_FLOW_END_IDLE, "position %llu: record of %llu",
+			(unsigned long long)pos,
+			(unsigned long long)rec->packets - 1000);
+}
+
+/* The consumer's side: what is taken from the copies, the wrap, the tail
+ * the producers see. */
+static void
+test_dev_ring_pull(void)
+{
+	struct gpurx_flow_ring_seg seg[2];
+	struct gpurx_flow_table *ft;
+	struct gpurx_flow_ring *r;
+	struct dev_ring d;
+	uint64_t pos;
+	char junk[128];
+
+	/* 8 records, copies of 4 at a time. */
+	dev_ring_new(&d, 8, 4);
+	r = d.ring;
+	CHECK(gpurx_flow_ring_init_dev(junk, d.recs, 8, d.mirror, 9) == NULL,
+		"copies larger than the ring accepted");
+	CHECK(gpurx_flow_ring_init_dev(junk, d.recs, 6, d.mirror, 4) == NULL,
+		"a ring of 6 accepted");
+	ft = gpurx_flow_table_init(alloc64(gpurx_flow_table_bytes(64)), 64, 0);
+	gpurx_flow_table_set_expiry(ft, r, 10, 0, 10);
+	CHECK(ft->ring_recs == d.recs && ft->ring_dev == 1,
+		"the table does not know where the records are");
+
+	/* Nothing reserved: nothing copied, nothing taken. */
+	CHECK_EQ(dev_ring_pull(&d, ft, 0, NULL, NULL), 0);
+	CHECK(gpurx_flow_ring_peek(r, 0) == NULL, "taken from an empty ring");
+
+	/* 0 and 2 published before the copies, 1 between them: 1 waits
+	 * (its seq was not in the first copy), and so does 2 behind it. */
+	CHECK_EQ(gpurx_flow_ring_reserve(ft, 3, &pos), 3);
+	CHECK_EQ(pos, 0);
+	dev_put(ft, 0);
+	dev_put(ft, 2);
+	CHECK_EQ(dev_ring_pull(&d, ft, 0, put_pos1, ft), 1);
+	check_taken(r, 0);
+	CHECK(gpurx_flow_ring_peek(r, 1) == NULL,
+		"a record published during the copy was taken");
+	gpurx_flow_ring_consumed(r, 1);
+	CHECK_EQ(r->tail, 1);
+	/* The next pull takes it, and 2; 3 was never reserved. */
+	dev_ring_pull(&d, ft, 1, NULL, NULL);
+	check_taken(r, 1);
+	check_taken(r, 2);
+	CHECK(gpurx_flow_ring_peek(r, 3) == NULL, "an unreserved position taken");
+	gpurx_flow_ring_consumed(r, 3);
+
+	/* Full: 8 positions from 3 (slots 3..7 then 0..2), the producer
+	 * reading the tail (3) past its cached copy; a 9th finds no room. */
+	CHECK_EQ(gpurx_flow_ring_reserve(ft, 8, &pos), 8);
+	CHECK_EQ(pos, 3);
+	CHECK_EQ(gpurx_flow_ring_reserve(ft, 1, &pos), 0);
+	CHECK_EQ(ft->ring_full, 1);
+	for (uint64_t p = 3; p < 11; p++)
+		dev_put(ft, p);
+	/* 4 a pull: [3, 7) in one piece, [7, 11) wraps (slot 7, slots
+	 * 0..2). */
+	CHECK_EQ(dev_ring_pull(&d, ft, 3, NULL, NULL), 1);
+	for (uint64_t p = 3; p < 7; p++)
+		check_taken(r, p);
+	CHECK(gpurx_flow_ring_peek(r, 7) == NULL, "taken beyond the copies");
+	/* Still full until the tail says otherwise. */
+	CHECK_EQ(gpurx_flow_ring_reserve(ft, 1, &pos), 0);
+	gpurx_flow_ring_consumed(r, 7);
+	CHECK_EQ(dev_ring_pull(&d, ft, 7, NULL, NULL), 2);
+	for (uint64_t p = 7; p < 11; p++)
+		check_taken(r, p);
+	gpurx_flow_ring_consumed(r, 11);
+	CHECK_EQ(gpurx_flow_ring_reserve(ft, 2, &pos), 2);
+	CHECK_EQ(pos, 11);
+	/* Slot 4 holds position 4's record in the first copy (seq 5), not
+	 * position 12's: 12 is published between the copies, and waits. */
+	dev_put(ft, 11);
+	dev_ring_pull(&d, ft, 11, put_pos12, ft);
+	check_taken(r, 11);
+	CHECK(gpurx_flow_ring_peek(r, 12) == NULL,
+		"the slot's old record taken for a new position");
+	/* A head behind the tail (a torn read): as much as the copies hold. */
+	CHECK_EQ(gpurx_flow_ring_pull_plan(r, 12, 11, seg), 1);
+	CHECK(seg[0].slot == 4 && seg[0].at == 0 && seg[0].n == 4,
+		"piece %llu +%u at %u", (unsigned long long)seg[0].slot,
+		seg[0].n, seg[0].at);
+	free(ft);
+	dev_ring_free(&d);
+}
+
+/* The table ends records into a ring in "GPU memory" just as into one in
+ * host memory: the same records, through the copies. */
+static void
+test_dev_ring_table(void)
+{
+	const uint32_t cap = 256;
+	const uint32_t max = 4096;
+	struct gpurx_flow_rec *want = calloc(max, sizeof(*want));
+	struct gpurx_flow_rec *got = calloc(max, sizeof(*got));
+	struct dev_ring d;
+	struct tbl t, u;
+	uint32_t nw, ng = 0;
+
+	tbl_new(&t, cap, 16, 4096, 50, 400, 10);
+	memset(&u, 0, sizeof(u));
+	u.ft = gpurx_flow_table_init(alloc64(gpurx_flow_table_bytes(cap)), cap,
+		16);
+	dev_ring_new(&d, 4096, 64);
+	gpurx_flow_table_set_expiry(u.ft, d.ring, 50, 400, 10);
+	for (uint64_t i = 0; i < 3000; i++) {
+		uint32_t id;
+		uint8_t flags;
+		struct gpurx_flow_key k;
+
+		flow_stress_pkt(i, 8, 150, &id, &flags);
+		flow_stress_key(id, &k);
+		gpurx_flow_update_pkt(t.ft, &k, flow_stress_bytes(id), i,
+			flags, 1);
+		gpurx_flow_update_pkt(u.ft, &k, flow_stress_bytes(id), i,
+			flags, 1);
+		if (i % 500 == 499) {
+			gpurx_flow_scan(t.ft, 0, cap, i);
+			gpurx_flow_scan(u.ft, 0, cap, i);
+		}
+	}
+	nw = tbl_drain(&t, want, max);
+	while (u.tail < u.ft->ring_head) {
+		const struct gpurx_flow_rec *r;
+		uint64_t from = u.tail;
+
+		dev_ring_pull(&d, u.ft, u.tail, NULL, NULL);
+		while ((r = gpurx_flow_ring_peek(d.ring, u.tail)) != NULL) {
+			if (r->reason != GPURX_FLOW_END_NONE && ng < max)
+				got[ng++] = *r;
+			u.tail++;
+		}
+		gpurx_flow_ring_consumed(d.ring, u.tail);
+		CHECK(u.tail > from, "no progress at %llu",
+			(unsigned long long)from);
+		if (u.tail == from)
+			break;
+	}
+	CHECK(nw > 256, "only %u records ended", nw);
+	CHECK_EQ(u.ft->ring_full, 0);
+	CHECK_EQ(ng, nw);
+	for (uint32_t i = 0; i < nw && i < ng; i++)
+		CHECK(memcmp(&want[i], &got[i], sizeof(want[i])) == 0,
+			"record %u differs", i);
+	free(want);
+	free(got);
+	free(u.ft);
+	dev_ring_free(&d);
+	tbl_free(&t);
+}
+
 int
 main(void)
 {
@@ -744,6 +997,8 @@ main(void)
 	test_final_reason();
 	test_against_model();
 	test_insert_race();
+	test_dev_ring_pull();
+	test_dev_ring_table();
 	test_stress(&stress_wide);
 	test_stress(&stress_tiny);
 	return test_finish("test_flow_expiry");

@@ -6,7 +6,9 @@
  * - under load: GPU threads update the table (the stress stream of
  *   flow_stress.h, table pressure and records ending on every path)
  *   while scans run on another stream and a host thread takes the
- *   records from the ring in host memory as the GPU writes them: every
+ *   records from the ring (its records in GPU memory, taken through the
+ *   host copies gpurx_flow_cuda_pull() makes, as dpdk-gpu-rx's exporter
+ *   does) while the GPU writes them: every
  *   packet is then in exactly one record or live entry of its key, with
  *   its bytes, no record mixes keys, no key is live twice.
  */
@@ -35,10 +37,17 @@
 	} \
 } while (0)
 
+/* Records a pull copies at most, as dpdk-gpu-rx's exporter. */
+#define PULL_RECORDS 4096u
+
 struct gtbl {
 	struct gpurx_flow_table *ft;	/* host copy */
 	struct gpurx_flow_table *d_ft;	/* device */
-	struct gpurx_flow_ring *ring;	/* mapped host memory */
+	/* As in GPU modes: header and host copies in mapped host memory,
+	 * records in GPU memory. */
+	struct gpurx_flow_ring *ring;
+	void *d_recs, *mirror;
+	void *stream;			/* the pulls' */
 	size_t bytes;
 	uint64_t tail;
 };
@@ -47,28 +56,73 @@ static void
 gtbl_new(struct gtbl *t, uint32_t capacity, uint32_t probe, uint64_t ring,
 		uint64_t idle, uint64_t active, uint64_t linger)
 {
+	const uint32_t cap = ring < PULL_RECORDS ? (uint32_t)ring : PULL_RECORDS;
 	void *r;
 
 	t->bytes = gpurx_flow_table_bytes(capacity);
 	t->ft = gpurx_flow_table_init(aligned_alloc(64, t->bytes), capacity,
 		probe);
-	CUDA_OK(gpurx_flow_cuda_host_alloc(&r, gpurx_flow_ring_bytes(ring)));
-	t->ring = gpurx_flow_ring_init(r, ring);
+	CUDA_OK(gpurx_flow_cuda_host_alloc(&r, sizeof(struct gpurx_flow_ring)));
+	CUDA_OK(gpurx_flow_cuda_host_alloc(&t->mirror,
+		gpurx_flow_ring_mirror_bytes(cap)));
+	CUDA_OK(gpurx_flow_cuda_dev_zalloc(&t->d_recs,
+		ring * sizeof(struct gpurx_flow_rec)));
+	t->ring = gpurx_flow_ring_init_dev(r, t->d_recs, ring, t->mirror, cap);
 	if (t->ft == NULL || t->ring == NULL) {
 		fprintf(stderr, "out of memory\n");
 		exit(1);
 	}
 	gpurx_flow_table_set_expiry(t->ft, t->ring, idle, active, linger);
 	CUDA_OK(gpurx_flow_cuda_dev_alloc((void **)&t->d_ft, t->bytes));
+	CUDA_OK(gpurx_cuda_stream_create(&t->stream));
 	t->tail = 0;
 }
 
 static void
 gtbl_free(struct gtbl *t)
 {
+	CUDA_OK(gpurx_cuda_stream_destroy(t->stream));
 	CUDA_OK(gpurx_flow_cuda_dev_free(t->d_ft));
+	CUDA_OK(gpurx_flow_cuda_dev_free(t->d_recs));
+	CUDA_OK(gpurx_flow_cuda_host_free(t->mirror));
 	CUDA_OK(gpurx_flow_cuda_host_free(t->ring));
 	free(t->ft);
+}
+
+/* The records published from t->tail on, as far as a pull reaches: copied
+ * over, then each given to take(). Returns how many positions passed. */
+static uint32_t
+gtbl_take(struct gtbl *t, void (*take)(void *, const struct gpurx_flow_rec *),
+		void *arg)
+{
+	const struct gpurx_flow_rec *r;
+	uint32_t n = 0;
+
+	CUDA_OK(gpurx_flow_cuda_pull(t->ring, &t->d_ft->ring_head, t->tail,
+		t->stream));
+	while ((r = gpurx_flow_ring_peek(t->ring, t->tail)) != NULL) {
+		if (r->reason != GPURX_FLOW_END_NONE)
+			take(arg, r);
+		t->tail++;
+		n++;
+	}
+	if (n != 0)
+		gpurx_flow_ring_consumed(t->ring, t->tail);
+	return n;
+}
+
+struct rec_list {
+	struct gpurx_flow_rec *r;
+	uint32_t n, max;
+};
+
+static void
+rec_list_add(void *arg, const struct gpurx_flow_rec *r)
+{
+	struct rec_list *l = arg;
+
+	if (l->n < l->max)
+		l->r[l->n++] = *r;
 }
 
 static int
@@ -88,12 +142,22 @@ test_scan_equals_cpu(void)
 {
 	const uint32_t cap = 1 << 14;
 	struct gpurx_flow_rec *want, *got;
+	struct gpurx_flow_ring *cring;
+	struct rec_list gl;
 	uint32_t nw = 0, ng = 0;
-	uint64_t now = 0;
+	uint64_t now = 0, ctail = 0;
 	void *stream;
 	struct gtbl t;
 
 	gtbl_new(&t, cap, 0, 1 << 14, 2000, 20000, 100);
+	/* The CPU's records go to a ring of its own, in host memory. */
+	cring = gpurx_flow_ring_init(aligned_alloc(64,
+		gpurx_flow_ring_bytes(1 << 14)), 1 << 14);
+	if (cring == NULL) {
+		fprintf(stderr, "out of memory\n");
+		exit(1);
+	}
+	gpurx_flow_table_set_expiry(t.ft, cring, 2000, 20000, 100);
 	/* 60000 packets of the stress stream on the CPU: records of every
 	 * age, some FIN-ended, some past their active timeout. */
 	for (uint64_t i = 0; i < 60000; i++) {
@@ -105,9 +169,12 @@ test_scan_equals_cpu(void)
 		flow_stress_key(id, &k);
 		gpurx_flow_update_pkt(t.ft, &k, flow_stress_bytes(id), i, flags, 0);
 	}
-	/* Whatever ended on the way is not what is compared. */
-	t.tail = t.ft->ring_head;
-	gpurx_flow_ring_consumed(t.ring, t.tail);
+	/* Whatever ended on the way is not what is compared: the GPU's
+	 * table ends into the GPU ring from its start. */
+	ctail = t.ft->ring_head;
+	gpurx_flow_ring_consumed(cring, ctail);
+	gpurx_flow_table_set_expiry(t.ft, t.ring, 2000, 20000, 100);
+	t.ft->ring_head = t.ft->ring_tail_seen = 0;
 	now = 61000;
 	CUDA_OK(gpurx_cuda_copy(t.d_ft, t.ft, t.bytes));
 	CUDA_OK(gpurx_cuda_stream_create(&stream));
@@ -115,18 +182,25 @@ test_scan_equals_cpu(void)
 	CUDA_OK(gpurx_cuda_stream_sync(stream));
 	want = calloc(cap, sizeof(*want));
 	got = calloc(cap, sizeof(*got));
-	for (const struct gpurx_flow_rec *r;
-			(r = gpurx_flow_ring_peek(t.ring, t.tail)) != NULL;
-			gpurx_flow_ring_consumed(t.ring, ++t.tail))
-		if (r->reason != GPURX_FLOW_END_NONE && ng < cap)
-			got[ng++] = *r;
-	/* The CPU's scan of its own table, into the same ring after the
-	 * GPU's records. */
-	t.ft->ring_head = t.ft->ring_tail_seen = t.tail;
+	/* Pull after pull (PULL_RECORDS each) until one brings nothing:
+	 * the scan is done, everything reserved is published. */
+	gl.r = got;
+	gl.n = 0;
+	gl.max = cap;
+	while (gtbl_take(&t, rec_list_add, &gl) != 0)
+		;
+	ng = gl.n;
+	CUDA_OK(gpurx_cuda_copy(&t.ft->ring_head, &t.d_ft->ring_head,
+		sizeof(uint64_t)));
+	CHECK_EQ(t.tail, t.ft->ring_head);
+	/* The CPU's scan of its own table (as it was before the GPU's), into
+	 * its ring. */
+	gpurx_flow_table_set_expiry(t.ft, cring, 2000, 20000, 100);
+	t.ft->ring_head = t.ft->ring_tail_seen = ctail;
 	gpurx_flow_scan(t.ft, 0, cap, now);
 	for (const struct gpurx_flow_rec *r;
-			(r = gpurx_flow_ring_peek(t.ring, t.tail)) != NULL;
-			gpurx_flow_ring_consumed(t.ring, ++t.tail))
+			(r = gpurx_flow_ring_peek(cring, ctail)) != NULL;
+			gpurx_flow_ring_consumed(cring, ++ctail))
 		if (r->reason != GPURX_FLOW_END_NONE && nw < cap)
 			want[nw++] = *r;
 	CHECK(nw > 1000, "only %u records due", nw);
@@ -144,6 +218,7 @@ test_scan_equals_cpu(void)
 			"record %u differs between the GPU's and the CPU's scan", i);
 	free(want);
 	free(got);
+	free(cring);
 	CUDA_OK(gpurx_cuda_stream_destroy(stream));
 	gtbl_free(&t);
 }
@@ -163,33 +238,36 @@ struct consumer {
 	int stop;
 };
 
+static void
+consume_rec(void *arg, const struct gpurx_flow_rec *r)
+{
+	struct consumer *c = arg;
+	int64_t id = flow_stress_rec_check(r, c->keys);
+
+	if (id < 0) {
+		c->bad++;
+	} else {
+		c->exported[id] += r->packets;
+		c->exported_bytes[id] += r->bytes;
+		c->records++;
+	}
+}
+
 static void *
 consume(void *arg)
 {
 	struct consumer *c = arg;
 
 	for (;;) {
-		const struct gpurx_flow_rec *r =
-			gpurx_flow_ring_peek(c->t->ring, c->t->tail);
-		int64_t id;
+		/* Read before the pull: once set, every producer is done and
+		 * that pull sees every position reserved. */
+		int stop = __atomic_load_n(&c->stop, __ATOMIC_ACQUIRE);
 
-		if (r == NULL) {
-			if (__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE))
+		if (gtbl_take(c->t, consume_rec, c) == 0) {
+			if (stop)
 				break;
 			sched_yield();
-			continue;
 		}
-		if (r->reason != GPURX_FLOW_END_NONE) {
-			id = flow_stress_rec_check(r, c->keys);
-			if (id < 0) {
-				c->bad++;
-			} else {
-				c->exported[id] += r->packets;
-				c->exported_bytes[id] += r->bytes;
-				c->records++;
-			}
-		}
-		gpurx_flow_ring_consumed(c->t->ring, ++c->t->tail);
 	}
 	return NULL;
 }
@@ -241,6 +319,7 @@ test_under_load(void)
 	pthread_join(th, NULL);
 	CUDA_OK(gpurx_cuda_copy(t.ft, t.d_ft, t.bytes));
 	CUDA_OK(gpurx_cuda_copy(over, d_over, LD_PKTS));
+	CHECK_EQ(t.tail, t.ft->ring_head);
 
 	for (uint64_t i = 0; i < LD_PKTS; i++) {
 		uint32_t id;
