@@ -396,17 +396,29 @@ enqueue_batch(struct gpudma_copier *cp)
 		.flags = CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE,
 	};
 	size_t attr_idx = 0, fail_idx = SIZE_MAX;
+	uint32_t at, k;
 	CUresult res;
 
-	res = gpu_cuda.cuMemcpyBatchAsync(cp->dsts, cp->srcs, cp->sizes, cp->n,
-		&attr, &attr_idx, 1, &fail_idx, cp->stream);
-	if (res != CUDA_SUCCESS) {
-		gpu_cuda_log_error("net_gpudma: a burst's copies",
-			"cuMemcpyBatchAsync", res);
-		if (fail_idx != SIZE_MAX)
-			GPUDMA_LOG(ERR, "copy %zu of %u failed (%zu bytes)",
-				fail_idx, cp->n, cp->sizes[fail_idx]);
-		return gpu_cuda_errno(res);
+	/*
+	 * At most GPUDMA_BATCH_CALL_MAX copies a call: a fill of a quarter
+	 * ring is thousands of segments, and on the H100 (driver 580) such
+	 * a batch faulted in the driver's copy (CUDA_ERROR_LAUNCH_FAILED)
+	 * where batches of a burst's size never did.
+	 */
+	for (at = 0; at < cp->n; at += k) {
+		k = RTE_MIN(cp->n - at, (uint32_t)GPUDMA_BATCH_CALL_MAX);
+		res = gpu_cuda.cuMemcpyBatchAsync(cp->dsts + at, cp->srcs + at,
+			cp->sizes + at, k, &attr, &attr_idx, 1, &fail_idx,
+			cp->stream);
+		if (res != CUDA_SUCCESS) {
+			gpu_cuda_log_error("net_gpudma: a burst's copies",
+				"cuMemcpyBatchAsync", res);
+			if (fail_idx != SIZE_MAX)
+				GPUDMA_LOG(ERR, "copy %zu of %u failed (%zu bytes)",
+					at + fail_idx, cp->n,
+					cp->sizes[at + fail_idx]);
+			return gpu_cuda_errno(res);
+		}
 	}
 	return 0;
 }

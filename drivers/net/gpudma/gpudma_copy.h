@@ -22,6 +22,9 @@
  * host memory one may gather (a batch from a ring wraps once). */
 #define GPUDMA_BULK_SLOT ((size_t)2 << 20)
 #define GPUDMA_BULK_RUNS 8u
+/* Copies in one cuMemcpyBatchAsync call (gpudma_copy.c says why). */
+#define GPUDMA_BATCH_CALL_MAX 256
+
 /* bulk=auto: frames of at least this many bytes on average cross PCIe as
  * one copy; smaller ones are read over PCIe by the kernel itself. */
 #define GPUDMA_BULK_MIN_AVG 512u
