@@ -91,8 +91,20 @@ struct gpurx_flow_entry {
 	uint64_t last_seen;	/* ns */
 	uint32_t tcp_flags;	/* union over the packets */
 	uint16_t queue;		/* RX queue of the first packet */
-	uint16_t pad;
+	/*
+	 * As a home slot: the farthest from it (0: itself) that a key
+	 * whose home it is was ever placed; GPURX_FLOW_REACH_ALL: as far
+	 * as max_probe. Lookups stop there. Ended flows leave FREE slots,
+	 * which a lookup must pass (its key may lie beyond); with churn no
+	 * window keeps an EMPTY slot, and every lookup of a new flow walked
+	 * all max_probe slots, one dependent load each (on the H100 about
+	 * 120 us a 32-packet item where flows ended: 7x the item's time).
+	 * Raised only under the home's insert lock, never lowered.
+	 */
+	uint16_t reach;
 };
+
+#define GPURX_FLOW_REACH_ALL 0xffffu
 
 struct gpurx_flow_table {
 	/* Set before the table is used, read-only afterwards. */
@@ -409,6 +421,35 @@ gpurx_flow_count(struct gpurx_flow_entry *e, const struct gpurx_flow_pkt *p)
 		gpurx_atomic_or_u32(&e->tcp_flags, p->tcp_flags);
 }
 
+
+/*
+ * How many slots from home a lookup probes: up to the home's reach (a
+ * relaxed read: a lookup that misses a key placed farther meanwhile goes
+ * on to insert, and looks again under the home's lock, whose acquire
+ * shows the reach its last holder left).
+ */
+GPURX_FN uint32_t
+gpurx_flow_probe_len(const struct gpurx_flow_table *ft,
+		const struct gpurx_flow_entry *home)
+{
+	const uint32_t r = gpurx_atomic_load_relaxed_u16(&home->reach);
+
+	return r == GPURX_FLOW_REACH_ALL || r >= ft->max_probe ?
+		ft->max_probe : r + 1;
+}
+
+/* Under home's insert lock: a key of home is placed d slots from it. */
+GPURX_FN void
+gpurx_flow_reach_at_least(struct gpurx_flow_entry *home, uint32_t d)
+{
+	const uint16_t want = d >= GPURX_FLOW_REACH_ALL ?
+		(uint16_t)GPURX_FLOW_REACH_ALL : (uint16_t)d;
+
+	/* Before the key's slot is published READY (release) and the lock
+	 * released: whoever finds the key or takes the lock sees it. */
+	if (gpurx_atomic_load_relaxed_u16(&home->reach) < want)
+		gpurx_atomic_store_relaxed_u16(&home->reach, want);
+}
 /*
  * Look for the key's live record in its window and count the packet in
  * it. A record the packet finds due ends first (then the key has no live
@@ -422,8 +463,9 @@ gpurx_flow_lookup(struct gpurx_flow_table *ft, const struct gpurx_flow_key *key,
 	const uint32_t mask = ft->capacity - 1;
 	const int expiring = ft->ring != NULL;
 	uint32_t idx = p->hash & mask;
+	const uint32_t probe = gpurx_flow_probe_len(ft, &ents[idx]);
 
-	for (uint32_t i = 0; i < ft->max_probe; i++, idx = (idx + 1) & mask) {
+	for (uint32_t i = 0; i < probe; i++, idx = (idx + 1) & mask) {
 		struct gpurx_flow_entry *e = &ents[idx];
 		uint64_t s = gpurx_atomic_load_u64(&e->state, GPURX_ACQUIRE), old;
 		uint32_t why;
@@ -494,6 +536,7 @@ gpurx_flow_claim(struct gpurx_flow_table *ft, uint32_t home, uint64_t *s)
 	struct gpurx_flow_entry *victim = NULL;
 	const uint32_t mask = ft->capacity - 1;
 	uint64_t victim_s = 0, victim_last = UINT64_MAX;
+	uint32_t victim_d = 0;
 	uint32_t idx = home;
 
 	for (uint32_t i = 0; i < ft->max_probe; i++, idx = (idx + 1) & mask) {
@@ -507,6 +550,7 @@ gpurx_flow_claim(struct gpurx_flow_table *ft, uint32_t home, uint64_t *s)
 					(st & ~0xffull) | GPURX_FLOW_BUSY,
 					GPURX_ACQ_REL) == st) {
 			*s = (st & ~0xffull) | GPURX_FLOW_BUSY;
+			gpurx_flow_reach_at_least(&ents[home], i);
 			return e;
 		}
 		if (tag == GPURX_FLOW_READY && GPURX_FLOW_REFS(st) == 0) {
@@ -516,6 +560,7 @@ gpurx_flow_claim(struct gpurx_flow_table *ft, uint32_t home, uint64_t *s)
 			if (last < victim_last) {
 				victim = e;
 				victim_s = st;
+				victim_d = i;
 				victim_last = last;
 			}
 		}
@@ -525,6 +570,7 @@ gpurx_flow_claim(struct gpurx_flow_table *ft, uint32_t home, uint64_t *s)
 			gpurx_flow_end(ft, victim, victim_s,
 				GPURX_FLOW_END_PRESSURE, GPURX_FLOW_BUSY)) {
 		*s = ((victim_s & 0xffffffffull) & ~0xffull) | GPURX_FLOW_BUSY;
+		gpurx_flow_reach_at_least(&ents[home], victim_d);
 		return victim;
 	}
 	return NULL;
@@ -643,8 +689,9 @@ gpurx_flow_table_find(const struct gpurx_flow_table *ft,
 	const struct gpurx_flow_entry *ents = gpurx_flow_entries_const(ft);
 	uint32_t mask = ft->capacity - 1;
 	uint32_t idx = gpurx_flow_hash(key) & mask;
+	const uint32_t probe = gpurx_flow_probe_len(ft, &ents[idx]);
 
-	for (uint32_t i = 0; i < ft->max_probe; i++, idx = (idx + 1) & mask) {
+	for (uint32_t i = 0; i < probe; i++, idx = (idx + 1) & mask) {
 		const struct gpurx_flow_entry *e = &ents[idx];
 
 		if (GPURX_FLOW_TAG(e->state) == GPURX_FLOW_EMPTY)

@@ -151,6 +151,26 @@ gpurx_atomic_load_relaxed_u32(const uint32_t *p)
 #endif
 }
 
+GPURX_FN uint16_t
+gpurx_atomic_load_relaxed_u16(const uint16_t *p)
+{
+#if GPURX_ON_DEVICE
+	return *(const volatile uint16_t *)p;
+#else
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+#endif
+}
+
+GPURX_FN void
+gpurx_atomic_store_relaxed_u16(uint16_t *p, uint16_t v)
+{
+#if GPURX_ON_DEVICE
+	*(volatile uint16_t *)p = v;
+#else
+	__atomic_store_n(p, v, __ATOMIC_RELAXED);
+#endif
+}
+
 /* Returns the value before the addition (v may be a negative delta in
  * two's complement). */
 GPURX_FN uint64_t

@@ -595,7 +595,16 @@ test_stress(const struct stress_cfg *c)
 
 	while ((e = gpurx_flow_table_next(s->t.ft, &pos)) != NULL) {
 		uint32_t id = flow_stress_key_id(&e->key);
+		const uint32_t mask = s->t.ft->capacity - 1;
+		const uint32_t home = e->hash & mask;
+		const uint32_t d = (pos - 1 - home) & mask;
 
+		/* Lookups stop at the home's reach: every live key within. */
+		CHECK(d < gpurx_flow_probe_len(s->t.ft,
+			&gpurx_flow_entries(s->t.ft)[home]),
+			"%s: key %u lies %u slots from its home, past its reach "
+			"%u", c->name, id, d,
+			gpurx_flow_entries(s->t.ft)[home].reach);
 		CHECK(id < s->keys, "%s: live key %u out of range", c->name, id);
 		if (id >= s->keys)
 			continue;
@@ -718,6 +727,61 @@ test_insert_race(void)
 	CHECK_EQ(r->t.ft->overflow_pkts, 0);
 	tbl_free(&r->t);
 	free(r);
+}
+
+/*
+ * Windows full of ended (FREE) slots, no EMPTY one left: a lookup of a
+ * new key probes only as far as keys of its home were ever placed, not
+ * the whole window, and still finds keys placed far.
+ */
+static void
+test_reach(void)
+{
+	struct gpurx_flow_rec recs[64];
+	struct gpurx_flow_entry *ents;
+	struct gpurx_flow_key k;
+	struct tbl t;
+	uint32_t far = 0, unused = 0, homes[64] = {0};
+	const uint32_t cap = 64;
+
+	tbl_new(&t, cap, 64, 256, 10, 0, 0);
+	ents = gpurx_flow_entries(t.ft);
+	/* Every slot used once, then ended: FREE everywhere. */
+	for (uint32_t id = 0; id < cap; id++)
+		CHECK_EQ(upd(&t, id, 100, 1, 0), 0);
+	gpurx_flow_scan(t.ft, 0, cap, 1000);
+	CHECK_EQ(tbl_drain(&t, recs, 64), cap);
+	for (uint32_t i = 0; i < cap; i++)
+		CHECK_EQ(GPURX_FLOW_TAG(ents[i].state), GPURX_FLOW_FREE);
+	/* Keys by home: a new key whose home no key had probes that slot
+	 * alone (the whole window of 64 before); keys of others were
+	 * placed past their homes. */
+	for (uint32_t id = 0; id < cap; id++) {
+		key_id(id, &k);
+		homes[gpurx_flow_hash(&k) & (cap - 1)]++;
+	}
+	for (uint32_t h = 0; h < cap; h++) {
+		if (homes[h] == 0) {
+			CHECK(gpurx_flow_probe_len(t.ft, &ents[h]) == 1,
+				"home %u without keys: probes %u slots", h,
+				gpurx_flow_probe_len(t.ft, &ents[h]));
+			unused++;
+		}
+		far += ents[h].reach;
+	}
+	CHECK(unused > 0 && far > 0, "%u homes without keys, reach %u in all: "
+		"the case is not made", unused, far);
+	/* Every key still found through its home's reach (new records). */
+	for (uint32_t id = 0; id < cap; id++)
+		CHECK_EQ(upd(&t, id, 100, 2000, 0), 0);
+	for (uint32_t id = 0; id < cap; id++) {
+		const struct gpurx_flow_entry *e;
+
+		key_id(id, &k);
+		e = gpurx_flow_table_find(t.ft, &k);
+		CHECK(e != NULL && e->packets == 1, "key %u not found once", id);
+	}
+	tbl_free(&t);
 }
 
 static const struct stress_cfg stress_wide = {
@@ -997,6 +1061,7 @@ main(void)
 	test_final_reason();
 	test_against_model();
 	test_insert_race();
+	test_reach();
 	test_dev_ring_pull();
 	test_dev_ring_table();
 	test_stress(&stress_wide);
