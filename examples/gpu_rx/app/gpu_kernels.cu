@@ -475,7 +475,7 @@ account_in_order(const struct gpurx_kparams *p, uint32_t q,
 		const bool go = pend && lane == (unsigned int)(__ffs(grp) - 1);
 
 		if (go)
-			gpurx_flow_update_pkt(p->ft, &key, wl, ts,
+			gpurx_flow_update_pkt_hashed(p->ft, &key, h, wl, ts,
 				gpurx_pkt_flow_tcp_flags(pi), (uint16_t)q);
 		todo &= ~__ballot_sync(0xffffffffu, go);
 	}

@@ -35,6 +35,7 @@ cpu_process(struct gpurx_app *a, struct gpurx_qstats *qs, uint16_t q,
 		uint32_t caplen = gpurx_pkt_linear_len(m, &short_chain);
 		uint64_t ts = last_ts = gpurx_pkt_ts(a, m, rx_ns);
 		struct gpurx_pkt_view view;
+		struct gpurx_pkt_info pi;
 		const uint8_t *data;
 		uint32_t verdict, n0 = caplen;
 		uint8_t mal;
@@ -60,26 +61,15 @@ cpu_process(struct gpurx_app *a, struct gpurx_qstats *qs, uint16_t q,
 				continue;	/* cannot happen: caplen <= pkt_len */
 			view = gpurx_view_linear(data);
 		}
-		if (a->stamps == NULL) {
-			verdict = gpurx_classify_pkt_view_q(view, caplen,
-				wirelen, ts, q, a->filter.insns, a->filter.len,
-				a->ft, &mal);
-		} else {
-			/* As gpurx_classify_pkt_view_q(), keeping the parse
-			 * for the stamp. */
-			struct gpurx_pkt_info pi;
+		verdict = gpurx_classify_pkt_view_info(view, caplen, wirelen,
+			ts, q, a->filter.insns, a->filter.len, a->ft, &pi);
+		mal = pi.malformed;
+		if (a->stamps != NULL && verdict != 0) {
 			struct gpurx_stamp st;
 
-			(void)gpurx_classify_inspect_view(view, caplen, caplen,
-				wirelen, a->filter.insns, a->filter.len,
-				&verdict, &pi);
-			mal = pi.malformed;
-			gpurx_classify_account_q(&pi, verdict, wirelen, ts, q,
-				a->ft);
-			if (verdict != 0)
-				gpurx_stamps_add(a->stamps, q,
-					gpurx_stamp_find_view(view, caplen, &pi,
-						&st) == 0 ? &st : NULL, ts);
+			gpurx_stamps_add(a->stamps, q,
+				gpurx_stamp_find_view(view, caplen, &pi, &st) == 0 ?
+				&st : NULL, ts);
 		}
 		GPURX_STAT_ADD(qs, rx_pkts, 1);
 		GPURX_STAT_ADD(qs, rx_bytes, wirelen);

@@ -577,14 +577,13 @@ gpurx_flow_claim(struct gpurx_flow_table *ft, uint32_t home, uint64_t *s)
 }
 
 /*
- * Account one packet of `bytes` bytes seen at `ts` (with these TCP flags,
- * on RX queue `queue`) to its flow. Returns 0, or -1 when it went to the
- * overflow counters.
+ * gpurx_flow_update_pkt() for a key whose gpurx_flow_hash() the caller
+ * has already (the GPU's ordered accounting groups lanes by it).
  */
 GPURX_FN int
-gpurx_flow_update_pkt(struct gpurx_flow_table *ft,
-		const struct gpurx_flow_key *key, uint64_t bytes, uint64_t ts,
-		uint8_t tcp_flags, uint16_t queue)
+gpurx_flow_update_pkt_hashed(struct gpurx_flow_table *ft,
+		const struct gpurx_flow_key *key, uint32_t hash, uint64_t bytes,
+		uint64_t ts, uint8_t tcp_flags, uint16_t queue)
 {
 	struct gpurx_flow_pkt p;
 	struct gpurx_flow_entry *home, *e;
@@ -594,7 +593,7 @@ gpurx_flow_update_pkt(struct gpurx_flow_table *ft,
 
 	p.bytes = bytes;
 	p.ts = ts;
-	p.hash = gpurx_flow_hash(key);
+	p.hash = hash;
 	p.tcp_flags = tcp_flags;
 	p.queue = queue;
 	if (gpurx_flow_lookup(ft, key, &p))
@@ -621,6 +620,20 @@ overflow:
 	gpurx_atomic_add_u64(&ft->overflow_pkts, 1);
 	gpurx_atomic_add_u64(&ft->overflow_bytes, bytes);
 	return -1;
+}
+
+/*
+ * Account one packet of `bytes` bytes seen at `ts` (with these TCP flags,
+ * on RX queue `queue`) to its flow. Returns 0, or -1 when it went to the
+ * overflow counters.
+ */
+GPURX_FN int
+gpurx_flow_update_pkt(struct gpurx_flow_table *ft,
+		const struct gpurx_flow_key *key, uint64_t bytes, uint64_t ts,
+		uint8_t tcp_flags, uint16_t queue)
+{
+	return gpurx_flow_update_pkt_hashed(ft, key, gpurx_flow_hash(key),
+		bytes, ts, tcp_flags, queue);
 }
 
 /* The same without TCP flags, on queue 0. */

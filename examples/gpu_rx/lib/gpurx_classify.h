@@ -134,9 +134,24 @@ gpurx_classify_account(const struct gpurx_pkt_info *pi, uint32_t verdict,
 /*
  * Returns the BPF verdict (0 = rejected, else bytes to keep). Accepted
  * packets with a flow are accounted in ft (may be NULL) as received on
- * RX queue `queue`. *malformed gets the parser's verdict for every
- * packet, accepted or not.
+ * RX queue `queue`. *pi gets the parse (pi->malformed: the parser's
+ * verdict), for every packet, accepted or not.
  */
+GPURX_FN uint32_t
+gpurx_classify_pkt_view_info(struct gpurx_pkt_view pkt, uint32_t caplen,
+		uint32_t wirelen, uint64_t ts, uint16_t queue,
+		const struct bpf_vm_insn *prog, uint32_t prog_len,
+		struct gpurx_flow_table *ft, struct gpurx_pkt_info *pi)
+{
+	uint32_t verdict;
+
+	(void)gpurx_classify_inspect_view(pkt, caplen, caplen, wirelen, prog,
+		prog_len, &verdict, pi);
+	gpurx_classify_account_q(pi, verdict, wirelen, ts, queue, ft);
+	return verdict;
+}
+
+/* The same, keeping only the parser's verdict (*malformed, may be NULL). */
 GPURX_FN uint32_t
 gpurx_classify_pkt_view_q(struct gpurx_pkt_view pkt, uint32_t caplen,
 		uint32_t wirelen, uint64_t ts, uint16_t queue,
@@ -144,13 +159,11 @@ gpurx_classify_pkt_view_q(struct gpurx_pkt_view pkt, uint32_t caplen,
 		uint32_t prog_len, struct gpurx_flow_table *ft, uint8_t *malformed)
 {
 	struct gpurx_pkt_info pi;
-	uint32_t verdict;
+	uint32_t verdict = gpurx_classify_pkt_view_info(pkt, caplen, wirelen,
+		ts, queue, prog, prog_len, ft, &pi);
 
-	(void)gpurx_classify_inspect_view(pkt, caplen, caplen, wirelen, prog,
-		prog_len, &verdict, &pi);
 	if (malformed != NULL)
 		*malformed = pi.malformed;
-	gpurx_classify_account_q(&pi, verdict, wirelen, ts, queue, ft);
 	return verdict;
 }
 
