@@ -175,23 +175,35 @@ gpucomm_dispatch(const struct gpucomm_kparams &kp, uint32_t ring)
 		bool ok = lane < n && (contiguous || lane == 0);
 		unsigned int mask, k;
 
+		bool taken = false;
+
 		/*
 		 * Previous lap of this slot not finished: not yet. Acquire at
 		 * device scope, pairing with the worker's release after its
-		 * DONE: the status load below cannot see the old READY.
+		 * DONE: the status load below cannot see the old READY. An
+		 * item whose worker saw it READY first (the idle ring's head,
+		 * gpucomm_worker_loop) is done or being done: passed over,
+		 * its status perhaps DONE or FREE already.
 		 */
-		if (ok && s >= n && gpucomm_ld_acquire_gpu_u64(&done[idx]) < s - n + 1)
-			ok = false;
+		if (ok) {
+			const unsigned long long d =
+				gpucomm_ld_acquire_gpu_u64(&done[idx]);
+
+			if (s >= n && d < s - n + 1)
+				ok = false;
+			else
+				taken = d >= s + 1;
+		}
 		/* Relaxed: the lanes' loads travel together; the fence below,
 		 * once READY items are found, is the acquire. */
-		if (ok)
+		if (ok && !taken)
 			ok = gpucomm_ld_relaxed_sys_u32(contiguous ? status0 + idx :
 				status[idx]) == GPUCOMM_STATUS_READY;
 		mask = __ballot_sync(0xffffffffu, ok);
 		/* Items are taken in order: the READY run from seq on. */
 		k = mask == 0xffffffffu ? 32 : __ffs(~mask) - 1;
 		if (k > 0) {
-			if (lane < k)
+			if (lane < k && !taken)
 				ready_ns[idx] = gpucomm_gpu_ns();
 			/*
 			 * One fence per lane, both ways: acquire for its own
@@ -203,7 +215,7 @@ gpucomm_dispatch(const struct gpucomm_kparams &kp, uint32_t ring)
 			 * system-scope fence of its own.
 			 */
 			gpucomm_fence_acq_rel_sys();
-			if (lane < k)
+			if (lane < k && !taken)
 				gpucomm_st_relaxed_gpu_u64(&ready[idx], s + 1);
 			seq += k;
 			ns = kp.poll_ns_min;
@@ -247,21 +259,56 @@ gpucomm_worker_loop(const struct gpucomm_kparams &kp, const Body &body,
 			 * while waiting, not after. */
 			const struct gpucomm_pkt *pkts = kp.st.pkt_list[base + idx];
 			uint32_t *status = kp.st.status[base + idx];
-			unsigned long long v;
+			const unsigned long long *done_prev = seq == 0 ? NULL :
+				&kp.st.done_seq[base + (uint32_t)((seq - 1) % n)];
+			unsigned long long v, ready_ns = 0;
 
-			/* Relaxed polls, then the fence: an acquire pattern
+			/*
+			 * Relaxed polls, then the fence: an acquire pattern
 			 * pairing with the dispatcher's release (a fence per
-			 * poll would only slow the polls). */
-			do
+			 * poll would only slow the polls).
+			 *
+			 * The latency path: while every earlier item of the
+			 * ring is done (the ring idle up to this one: one
+			 * worker of the ring at a time) and this slot's
+			 * previous lap too (its READY cannot be the old one),
+			 * the worker also polls its item's status itself and,
+			 * seeing READY, takes it with the dispatcher's own
+			 * system-scope acquire: the dispatcher's hand-over
+			 * hop (polled back-off, a store, this poll) is off an
+			 * isolated burst's critical path. The dispatcher
+			 * passes such an item over by its done_seq.
+			 */
+			for (;;) {
 				v = gpucomm_ld_relaxed_gpu_u64(&kp.st.ready_seq[base + idx]);
-			while (v != seq + 1 && v != GPUCOMM_SEQ_QUIT);
-			gpucomm_fence_acq_rel_gpu();
+				if (v == seq + 1 || v == GPUCOMM_SEQ_QUIT) {
+					gpucomm_fence_acq_rel_gpu();
+					ready_ns = kp.st.ready_ns[base + idx];
+					break;
+				}
+				if ((done_prev == NULL ||
+						gpucomm_ld_relaxed_gpu_u64(done_prev) >= seq) &&
+						(seq < n || gpucomm_ld_acquire_gpu_u64(
+						&kp.st.done_seq[base + idx]) >= seq - n + 1) &&
+						gpucomm_ld_relaxed_sys_u32(status) ==
+						GPUCOMM_STATUS_READY) {
+					/* The lap check is an acquire (as
+					 * the dispatcher's): the status load
+					 * after it cannot return the old
+					 * lap's READY. This fence acquires
+					 * what the CPU wrote before READY. */
+					gpucomm_fence_acq_rel_sys();
+					ready_ns = gpucomm_gpu_ns();
+					v = seq + 1;
+					break;
+				}
+			}
 			s_go = v == seq + 1;
 			s_status = status;
 			s_ctx.item = kp.items[ring] + idx;
 			s_ctx.pkts = pkts;
 			s_ctx.seq = seq;
-			s_ctx.ready_ns = kp.st.ready_ns[base + idx];
+			s_ctx.ready_ns = ready_ns;
 			s_ctx.ring = ring;
 			s_ctx.idx = idx;
 			s_ctx.slot = slot;

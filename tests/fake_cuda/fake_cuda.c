@@ -584,6 +584,8 @@ struct fake_op {
 	const struct gpudma_scatter_desc *descs;
 	unsigned int n;
 	bool fault;
+	uint32_t *word;        /* cuStreamWriteValue32: value into *word */
+	uint32_t value;
 };
 
 struct fake_stream {
@@ -656,7 +658,11 @@ stream_run(struct fake_stream *s, uint64_t end)
 	while (s->done < end && s->done < s->tail) {
 		struct fake_op *op = &s->ops[s->done - s->base];
 
-		if (op->descs != NULL)
+		if (op->word != NULL)
+			/* The real write follows a fence of the stream's
+			 * earlier work: here it follows their memcpy. */
+			__atomic_store_n(op->word, op->value, __ATOMIC_RELEASE);
+		else if (op->descs != NULL)
 			run_scatter(op);
 		else if (op->fault)
 			sticky_error = CUDA_ERROR_LAUNCH_FAILED;
@@ -912,6 +918,36 @@ static CUresult fake_cuMemcpyDtoHAsync(void *dst, CUdeviceptr src,
 	if (find_region(allocs, (uintptr_t)src, len) == NULL)
 		RETURN(CUDA_ERROR_INVALID_VALUE);
 	RETURN(copy_async(h, dst, (const void *)(uintptr_t)src, len));
+}
+
+static uint64_t stream_writes;
+
+/* Stream memory operations: the word must be registered host memory
+ * mapped for the GPU (its device address, as cuMemHostGetDevicePointer
+ * gave it) or device memory. */
+static CUresult fake_cuStreamWriteValue32(CUstream h, CUdeviceptr addr,
+		cuuint32_t value, unsigned int flags)
+{
+	struct fake_stream *s;
+	uintptr_t p = (uintptr_t)addr;
+
+	ENTER();
+	NEED_CTX();
+	s = stream_get(h);
+	if (s == NULL)
+		RETURN(CUDA_ERROR_INVALID_HANDLE);
+	if (flags & ~(unsigned int)CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER ||
+			(addr & 3) != 0)
+		RETURN(CUDA_ERROR_INVALID_VALUE);
+	if (find_region(allocs, p, 4) == NULL) {
+		if (devptr_differs)
+			p -= 4096;
+		if (find_region(registrations, p, 4) == NULL)
+			RETURN(CUDA_ERROR_INVALID_VALUE);
+	}
+	stream_writes++;
+	RETURN(stream_push(s, &(struct fake_op){ .word = (uint32_t *)p,
+		.value = value }));
 }
 
 /* Modules: any image loads; the one function there is the scatter
@@ -1204,6 +1240,7 @@ static const struct symbol symbols[] = {
 	S(cuMemcpyHtoD, 3020), S(cuMemcpyDtoH, 3020),
 	S(cuModuleLoadData, 2000), S(cuModuleUnload, 2000),
 	S(cuModuleGetFunction, 2000), S(cuLaunchKernel, 4000),
+	S(cuStreamWriteValue32, 11070),
 #undef S
 };
 

@@ -72,7 +72,10 @@
 	/* dma-buf export, CUDA 11.7 */ \
 	X(cuMemGetHandleForAddressRange, 11070) \
 	/* CUDA 12.8; requested in its 12.8 form (with failIdx) */ \
-	X(cuMemcpyBatchAsync, 12080)
+	X(cuMemcpyBatchAsync, 12080) \
+	/* stream memory operations, v2 ABI (CUDA 11.7): net_gpudma's \
+	 * completion words */ \
+	X(cuStreamWriteValue32, 11070)
 
 #define GPU_CUDA_FIELD(sym, ver) PFN_ ## sym ## _v ## ver sym;
 struct gpu_cuda_api {

@@ -36,6 +36,10 @@ extern int gpudma_logtype;
 #define GPUDMA_SUB_BURST 64u
 /* Buffers a queue takes from its pool at a time (one pool, no split). */
 #define GPUDMA_STASH 64u
+/* Polls of a fill's completion word between two cuEventQuery calls on
+ * it, which alone would report the fill failed (the word is then never
+ * written): a few ms at rx_burst's pace, and no driver call otherwise. */
+#define GPUDMA_STALL_CHECK 4096u
 /* Frames one tx_burst call takes; the caller retries the rest. */
 #define GPUDMA_TX_MAX_BURST 512u
 
@@ -47,6 +51,7 @@ struct gpudma_batch {
 	uint64_t stage_end;     /* rx_port: staging bytes it used end here */
 	bool done;              /* fill completed (event seen, or memcpy) */
 	bool failed;            /* fill failed: its buffers are dropped */
+	uint32_t seq;           /* its number for the completion word */
 	struct gpudma_event ev; /* completion of the copy engine's fill */
 };
 
@@ -98,6 +103,11 @@ struct gpudma_rxq {
 	 * waits for before posting again (as a NIC driver refills its ring
 	 * in runs): one fill covers hundreds of frames. */
 	uint32_t post_max;
+	uint32_t fill_seq;      /* the last batch's seq */
+	/* Polls that found the oldest fill's word not yet written: now and
+	 * then the event is asked, which alone reports a fill that failed. */
+	uint32_t stalls;
+	bool in_ctx;            /* rx_burst made the context current */
 	struct gpudma_copier copier;
 	struct gpudma_cursor cursor;
 	/* Buffers taken from a single pool ahead, in bulk. */

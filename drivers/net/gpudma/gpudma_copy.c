@@ -350,6 +350,44 @@ gpudma_copier_bulk_init(struct gpudma_copier *cp, int bulk)
 	return 0;
 }
 
+int
+gpudma_copier_done_init(struct gpudma_copier *cp)
+{
+	uint64_t dev;
+	int ret;
+
+	if (gpu_cuda.cuStreamWriteValue32 == NULL)
+		return -ENOTSUP;
+	/* A page of its own: pinning works on whole pages, and nothing else
+	 * shares its line with the GPU's writes. */
+	cp->done_word = aligned_alloc(4096, 4096);
+	if (cp->done_word == NULL)
+		return -ENOMEM;
+	*cp->done_word = 0;
+	ret = pin(cp->done_word, 4096, (CUdeviceptr *)&dev);
+	if (ret != 0)
+		goto fail_free;
+	cp->done_dev = (CUdeviceptr)dev;
+	/* Tried once: a driver may refuse stream memory operations on this
+	 * GPU or host memory (CUDA_ERROR_NOT_SUPPORTED or _NOT_PERMITTED:
+	 * -ENOTSUP, events alone then); any other failure is the queue's. */
+	ret = GPU_CUDA_CALL("net_gpudma: trying the completion word",
+		cuStreamWriteValue32, cp->stream, cp->done_dev, 0,
+		CU_STREAM_WRITE_VALUE_DEFAULT);
+	if (ret == 0)
+		ret = GPU_CUDA_CALL("net_gpudma: trying the completion word",
+			cuStreamSynchronize, cp->stream);
+	if (ret == 0)
+		return 0;
+	(void)GPU_CUDA_CALL("net_gpudma: completion word", cuMemHostUnregister,
+		cp->done_word);
+fail_free:
+	free(cp->done_word);
+	cp->done_word = NULL;
+	cp->done_dev = 0;
+	return ret;
+}
+
 void
 gpudma_copier_fini(struct gpudma_copier *cp)
 {
@@ -359,6 +397,12 @@ gpudma_copier_fini(struct gpudma_copier *cp)
 	if (cp->stream != NULL)
 		(void)GPU_CUDA_CALL("net_gpudma: queue stream", cuStreamDestroy,
 			cp->stream);
+	/* After the stream: its last write may be to the word. */
+	if (cp->done_word != NULL) {
+		(void)GPU_CUDA_CALL("net_gpudma: completion word",
+			cuMemHostUnregister, cp->done_word);
+		free(cp->done_word);
+	}
 	free_slots(cp);
 	rte_free(cp->dsts);
 	rte_free(cp->srcs);
@@ -531,7 +575,7 @@ enqueue_kernel(struct gpudma_copier *cp, uint32_t slot)
 
 int
 gpudma_copier_submit(struct gpudma_copier *cp, bool to_device,
-		struct gpudma_event *ev, uint32_t slot)
+		struct gpudma_event *ev, uint32_t slot, uint32_t seq)
 {
 	int ret;
 
@@ -541,6 +585,14 @@ gpudma_copier_submit(struct gpudma_copier *cp, bool to_device,
 		ret = enqueue_batch(cp);
 	else
 		ret = enqueue_each(cp, to_device);
+	/* Without NO_MEMORY_BARRIER the write is preceded by a fence of the
+	 * stream's work (like __threadfence_system()): the burst's bytes are
+	 * visible before seq is. Before the event: an event seen complete
+	 * means the word was written too. */
+	if (ret == 0 && cp->done_word != NULL)
+		ret = GPU_CUDA_CALL("net_gpudma: a burst's completion word",
+			cuStreamWriteValue32, cp->stream, cp->done_dev, seq,
+			CU_STREAM_WRITE_VALUE_DEFAULT);
 	if (ret == 0)
 		ret = GPU_CUDA_CALL("net_gpudma: a burst's completion",
 			cuEventRecord, ev->ev, cp->stream);

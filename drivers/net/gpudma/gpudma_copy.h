@@ -72,6 +72,16 @@ struct gpudma_copier {
 	CUdeviceptr bulk_dev;
 	int bulk;                /* GPUDMA_BULK_* */
 	uint64_t bulk_batches;   /* bursts that went so */
+	/*
+	 * Completion word (gpudma_copier_done_init): the stream writes each
+	 * burst's sequence number into it after the burst's copies, so that
+	 * whoever polls for completion reads host memory instead of calling
+	 * CUDA (cuEventQuery and the context switch around it take the
+	 * driver's context lock, which several lcores polling at once
+	 * contend for). NULL: completion is known from the events alone.
+	 */
+	uint32_t *done_word;
+	CUdeviceptr done_dev;
 };
 
 /* 1 if a CUDA driver could be loaded (logged once if not). */
@@ -118,6 +128,24 @@ gpudma_copier_bulk_room(const struct gpudma_copier *cp, size_t len)
 {
 	return cp->bulk_dev == 0 || cp->bytes + len <= GPUDMA_BULK_SLOT;
 }
+/* The completion word, where the driver has stream memory operations
+ * (cuStreamWriteValue32, tried once here): 0, or -ENOTSUP (the copier
+ * goes on with events alone) or another negative errno. */
+int gpudma_copier_done_init(struct gpudma_copier *cp);
+/*
+ * Whether the burst submitted with sequence number seq has completed, by
+ * the completion word (copier with one; seq counts bursts from 1 and
+ * wraps). Acquire: pairs with the fence the stream's write carries, so
+ * the burst's writes are visible to whoever sees the word (and, by
+ * cumulativity, to GPU work this thread then publishes something to).
+ */
+static inline int
+gpudma_copier_done(const struct gpudma_copier *cp, uint32_t seq)
+{
+	uint32_t w = __atomic_load_n(cp->done_word, __ATOMIC_ACQUIRE);
+
+	return (int32_t)(w - seq) >= 0;
+}
 int gpudma_event_init(struct gpudma_event *e);
 void gpudma_event_fini(struct gpudma_event *e);
 
@@ -132,16 +160,25 @@ gpudma_copier_add(struct gpudma_copier *cp, uintptr_t dst, uintptr_t src,
 	cp->bytes += len;
 }
 
+/* Forgets the burst being built (nothing of it was enqueued). */
+static inline void
+gpudma_copier_discard(struct gpudma_copier *cp)
+{
+	cp->n = 0;
+	cp->bytes = 0;
+}
+
 /*
  * Enqueues the burst's copies (to_device: host to GPU, else GPU to host;
- * with the scatter kernel, descriptor slot slot's launch) and records ev
+ * with the scatter kernel, descriptor slot slot's launch), then the write
+ * of seq into the completion word (where there is one), and records ev
  * after them; the burst is emptied either way. On failure
  * nothing of the burst is still running when it returns (what was
  * enqueued has been waited for), or -EFAULT if even that wait failed: the
  * buffers may still be written and must not be reused.
  */
 int gpudma_copier_submit(struct gpudma_copier *cp, bool to_device,
-	struct gpudma_event *ev, uint32_t slot);
+	struct gpudma_event *ev, uint32_t slot, uint32_t seq);
 /* 1: the copies before ev have completed; 0: not yet; <0: failed. */
 int gpudma_event_query(struct gpudma_event *e);
 /* Waits for ev; on failure for the whole stream; -EFAULT if both fail. */

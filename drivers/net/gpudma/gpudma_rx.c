@@ -143,6 +143,16 @@ gpudma_rxq_init(struct gpudma_port *port, struct gpudma_rxq *q, uint16_t qid,
 		gpudma_copier_fini(&q->copier);
 		goto fail_ctx;
 	}
+	q->fill_seq = 0;
+	q->stalls = 0;
+	ret = gpudma_copier_done_init(&q->copier);
+	if (ret == -ENOTSUP) {
+		GPUDMA_LOG(INFO, "rx queue %u: no stream memory operations in this CUDA driver: fills are polled with cuEventQuery",
+			qid);
+	} else if (ret != 0) {
+		gpudma_copier_fini(&q->copier);
+		goto fail_ctx;
+	}
 	for (i = 0; i < GPUDMA_MAX_BATCHES; i++) {
 		ret = gpudma_event_init(&q->batches[i].ev);
 		if (ret != 0)
@@ -439,6 +449,29 @@ wire_next(struct gpudma_rxq *q)
 }
 
 /*
+ * The GPU's context current on this lcore for the rest of the rx_burst
+ * call, made so at the first need only: most polls need none (the
+ * completion word is host memory), and every driver call takes the
+ * context's lock, which the lcores of the other queues want too.
+ */
+static int
+ctx_need(struct gpudma_rxq *q)
+{
+	int ret;
+
+	if (q->in_ctx)
+		return 0;
+	/* Never -EFAULT (which says a fill may still be running). */
+	ret = gpudma_cuda_enter(&q->port->cuda, "net_gpudma: rx_burst");
+	if (ret != 0) {
+		q->st.errors++;
+		return ret;
+	}
+	q->in_ctx = true;
+	return 0;
+}
+
+/*
  * Posts descriptors for up to want frames as one batch. Returns how many
  * were posted; 0 when the wire has none, the copier's room is used up, or
  * the pool ran dry.
@@ -507,8 +540,13 @@ post_batch(struct gpudma_rxq *q, uint32_t want)
 			q->copier.win_dev = q->port->cuda.store_dev;
 		}
 		bulk0 = q->copier.bulk_batches;
-		ret = gpudma_copier_submit(&q->copier, true, &b->ev,
-			q->b_tail % GPUDMA_MAX_BATCHES);
+		b->seq = ++q->fill_seq;
+		ret = ctx_need(q);
+		if (ret == 0)
+			ret = gpudma_copier_submit(&q->copier, true, &b->ev,
+				q->b_tail % GPUDMA_MAX_BATCHES, b->seq);
+		else
+			gpudma_copier_discard(&q->copier);
 		q->st.bulk_batches += q->copier.bulk_batches - bulk0;
 		if (ret == -EFAULT) {
 			/* Unknown state of the copy engine: the buffers stay
@@ -551,13 +589,27 @@ harvest(struct gpudma_rxq *q, struct rte_mbuf **pkts, uint16_t n)
 		struct gpudma_batch *b =
 			&q->batches[q->b_head % GPUDMA_MAX_BATCHES];
 
+		if (!b->done && !b->failed && q->copier.done_word != NULL) {
+			/* The word is written after the fill's copies (or
+			 * kernel) with a fence before it, and the consumer's
+			 * GPU work, published after this acquire, sees their
+			 * writes: the whole ordering a GPU-memory buffer
+			 * needs, since the CPU never reads it. */
+			if (gpudma_copier_done(&q->copier, b->seq)) {
+				b->done = true;
+				q->stalls = 0;
+			} else if (++q->stalls < GPUDMA_STALL_CHECK) {
+				break;  /* still being written */
+			} else {
+				q->stalls = 0;
+			}
+		}
 		if (!b->done && !b->failed) {
 			/* The event completes after every copy (or the
-			 * kernel) enqueued before it, and GPU work the
-			 * consumer launches later sees their writes: that is
-			 * the whole ordering a GPU-memory buffer needs, since
-			 * the CPU never reads it. */
-			int ret = gpudma_event_query(&b->ev);
+			 * kernel) enqueued before it, with the same
+			 * ordering as the word. */
+			int ret = ctx_need(q) != 0 ? 0 :
+				gpudma_event_query(&b->ev);
 
 			if (ret == 0)
 				break;  /* still being written */
@@ -602,12 +654,7 @@ gpudma_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t n)
 	 * check's reads (acquire here, release on unlock). */
 	if (!rte_spinlock_trylock(&q->lock))
 		return 0;
-	if (q->gpu && gpudma_cuda_enter(&q->port->cuda,
-			"net_gpudma: rx_burst") != 0) {
-		q->st.errors++;
-		rte_spinlock_unlock(&q->lock);
-		return 0;
-	}
+	q->in_ctx = false;
 	/* Hand out what completed, then post into the runs that frees: in
 	 * host memory the new frames are ready at the next poll; on the GPU
 	 * their fill overlaps the consumer's work. */
@@ -615,7 +662,7 @@ gpudma_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t n)
 	refill(q);
 	if (nb < n)
 		nb += harvest(q, pkts + nb, n - nb);
-	if (q->gpu)
+	if (q->in_ctx)
 		gpudma_cuda_leave(&q->port->cuda, "net_gpudma: rx_burst");
 	rte_spinlock_unlock(&q->lock);
 	return nb;

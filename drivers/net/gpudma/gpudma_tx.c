@@ -91,7 +91,7 @@ flush(struct gpudma_txq *q, struct rte_mbuf **pkts, const uint32_t *off,
 		q->st.copy_batches++;
 		q->st.copy_ops += q->copier.n;
 		q->st.copy_bytes += q->copier.bytes;
-		ret = gpudma_copier_submit(&q->copier, false, &q->event, 0);
+		ret = gpudma_copier_submit(&q->copier, false, &q->event, 0, 0);
 		/* Once the event is waited for, the device-to-host copies'
 		 * bytes are in the staging area for this CPU to read. */
 		if (ret == 0)
