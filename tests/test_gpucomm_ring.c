@@ -119,6 +119,15 @@ kstate_layout(void)
 	CHECK(gpucomm_fit_workers(0, 256, 64, 132) == 0 &&
 		gpucomm_fit_workers(1, 0, 64, 132) == 0 &&
 		gpucomm_fit_workers(1, 256, 0, 132) == 0, "zero arguments");
+	/* Half the GPU for the persistent kernel, the rest for others. */
+	CHECK(gpucomm_kernel_share(8, 528) == 264 &&
+		gpucomm_fit_workers(8, 64, 64, gpucomm_kernel_share(8, 528)) == 32,
+		"8 rings on an H100's 528 resident blocks: 8 x (32 + 1) <= 264");
+	CHECK(gpucomm_fit_workers(4, 64, 64, gpucomm_kernel_share(4, 528)) == 64,
+		"4 rings: 4 x 65 = 260 <= 264, as many workers as before");
+	CHECK(gpucomm_kernel_share(32, 100) == 100 &&
+		gpucomm_kernel_share(25, 100) == 50,
+		"all of the GPU only where half leaves a ring without a worker");
 }
 
 static void

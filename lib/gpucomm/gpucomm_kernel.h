@@ -99,6 +99,21 @@ gpucomm_kstate_bind(struct gpucomm_kparams *kp, void *mem)
 }
 
 /*
+ * Blocks the persistent kernel may take of the resident blocks the GPU has
+ * for it: half, so that other kernels of the process find SMs beside it
+ * (a port's fill kernel, the flow exporter's scan, the generator's build;
+ * measured on an H100 with dpdk-gpu-rx --mem gpu through net_gpudma: 8
+ * rings of 65 blocks took every SM and the port's fills waited for them,
+ * 47 Mpps on 4 RX lcores fell to 12.6 on 8). All of them where half
+ * would not give each ring a dispatcher and one worker.
+ */
+static inline uint32_t
+gpucomm_kernel_share(uint32_t n_rings, uint32_t resident)
+{
+	return resident / 2 >= 2 * n_rings ? resident / 2 : resident;
+}
+
+/*
  * Worker blocks per ring so that every block of the kernel is resident at
  * once (a dispatcher block per ring besides): want, at most n_items and
  * GPUCOMM_WORKERS_MAX, lowered until n_rings * (bpq + 1) <= resident.

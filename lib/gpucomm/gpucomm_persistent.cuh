@@ -454,7 +454,7 @@ gpucomm_launch_persistent(struct gpucomm_kparams *kp, const Body &body,
 	if (e != cudaSuccess)
 		return (int)e;
 	bpq = gpucomm_fit_workers(kp->n_rings, kp->n_items, kp->bpq,
-		(uint32_t)sms * (uint32_t)per_sm);
+		gpucomm_kernel_share(kp->n_rings, (uint32_t)sms * (uint32_t)per_sm));
 	if (bpq == 0)
 		return (int)(kp->bpq == 0 ? cudaErrorInvalidValue :
 			cudaErrorCooperativeLaunchTooLarge);
