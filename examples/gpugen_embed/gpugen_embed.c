@@ -245,7 +245,7 @@ int
 main(int argc, char **argv)
 {
 	struct embed e = { .spec = "ipv4,udp,dst=198.18.0.1,"
-		"var=udp.sport:inc:1024-1087,size=64-1518:random,stamp=on",
+		"var=udp.sport:inc:1024-1087,size=100-1518:random,stamp=on",
 		.count = 1000, .seed = 1, .burst = 32, .gpu = -1 };
 	struct gpugen_conf conf = { 0 };
 	struct gpugen_stream_info si;

@@ -18,6 +18,7 @@ set -u
 
 case_name=$1 meson=$2 build=$3 src=$4 prefix=$5 libdir=$6 plugin_dir=$7
 check=$8 fake=$9 work=${10}
+check=$(readlink -f "$check") fake=$(readlink -f "$fake")
 rm -rf "$work" && mkdir -p "$work" || exit 1
 stage=$work/stage
 
@@ -58,7 +59,7 @@ eal() {
 		--log-level=lib.eal:warning
 }
 exe=$work/gpugen-embed
-spec="ipv4,udp,dst=198.18.0.1,var=udp.sport:inc:1024-1087,var=ipv4.src:random:10.0.0.1-10.0.0.99,size=64-1518:random,stamp=on"
+spec="ipv4,udp,dst=198.18.0.1,var=udp.sport:inc:1024-1087,var=ipv4.src:random:10.0.0.1-10.0.0.99,size=90-1518:random,stamp=on"
 count=1000 seed=7 burst=32
 
 case $case_name in
@@ -71,10 +72,14 @@ shared)
 	for lib in libgpugen.so.0 libgpugen_cuda.so.0 librte_gpu_cuda.so; do
 		grep -q "NEEDED.*\[$lib\]" "$work/dyn.txt" || fail "$exe does not need $lib"
 	done
-	! grep -q "$build" "$work/dyn.txt" || fail "$exe refers to the build tree"
-	# The rpath names the installed plugin directory; the stage is found
-	# through the library path.
-	export LD_LIBRARY_PATH="$stage$libdir:$stage$plugin_dir"
+	# The rpath names the plugin directory (staged here); the rest is
+	# found through the library path, which must not reach the build.
+	export LD_LIBRARY_PATH="$stage$libdir"
+	ldd "$exe" > "$work/ldd.txt" || fail "ldd"
+	for lib in libgpugen.so.0 libgpugen_cuda.so.0 librte_gpu_cuda.so; do
+		grep -q "$lib => $stage/" "$work/ldd.txt" ||
+			{ cat "$work/ldd.txt"; fail "$lib not taken from the staged install"; }
+	done
 	# shellcheck disable=SC2046
 	"$exe" $(eal) --vdev "net_pcap0,tx_pcap=$work/out.pcap" -- \
 		--spec "$spec" --count $count --seed $seed --burst $burst \
