@@ -9,8 +9,9 @@
 #                      written through net_pcap, checked against the CPU
 #                      reference by gputx-check (CHECK);
 #       static-driver  the driver's static archive linked in (pkg-config
-#                      librte_gpu_cuda-static); it must probe the fake
-#                      CUDA's GPU (FAKE_CUDA) with no plugin to load.
+#                      librte_gpu_cuda-static) and the generator's; it
+#                      must probe the fake CUDA's GPU (FAKE_CUDA) with no
+#                      plugin to load, and run without CUDA.
 # Env: EMBED_EAL, the EAL memory and device options (default "--no-huge
 # -m 512 --no-pci"; on a GPU machine drop --no-pci so gpudev finds the
 # GPU and the example also builds on it and compares).
@@ -102,13 +103,20 @@ shared)
 static-driver)
 	# The driver's archive before DPDK's libraries, which come with
 	# --as-needed; libdpdk.pc does not list the buses the driver uses.
+	# The generator's archives too, with what their .pc files give a
+	# static link (libgpugen-cuda's Libs.private: the CUDA runtime),
+	# DPDK staying shared: -Wl,-Bstatic would take DPDK's archives too.
 	# shellcheck disable=SC2046
 	$cc -Wall -Wextra -Werror -o "$exe" "$src" \
-		$(pkg-config --cflags --libs librte_gpu_cuda-static libgpugen-cuda libgpugen) \
+		$(pkg-config --cflags --libs librte_gpu_cuda-static) \
+		"$stage$libdir/libgpugen_cuda.a" "$stage$libdir/libgpugen.a" \
+		$(sed -n 's/^Libs.private: //p' "$pcdir/libgpugen-cuda.pc") \
+		$(pkg-config --cflags libgpugen) \
+		$(pkg-config --cflags --libs libdpdk libpcap) \
 		-lrte_bus_pci -lrte_bus_vdev || fail "out-of-tree build"
 	readelf -d "$exe" > "$work/dyn.txt" || fail "readelf"
-	! grep -q 'NEEDED.*librte_gpu_cuda' "$work/dyn.txt" ||
-		fail "$exe needs librte_gpu_cuda.so: the driver is not linked in"
+	! grep -q 'NEEDED.*\(librte_gpu_cuda\|libgpugen\)' "$work/dyn.txt" ||
+		fail "$exe needs a shared library of the project: not all linked in"
 	export LD_LIBRARY_PATH="$stage$libdir"
 	# The fake CUDA's one GPU, probed by the linked-in driver alone: no
 	# plugin directory holds it (-d is not given).
