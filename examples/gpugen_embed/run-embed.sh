@@ -12,9 +12,9 @@
 #                      librte_gpu_cuda-static) and the generator's; it
 #                      must probe the fake CUDA's GPU (FAKE_CUDA) with no
 #                      plugin to load, and run without CUDA.
-# Env: EMBED_EAL, the EAL memory and device options (default "--no-huge
-# -m 512 --no-pci"; on a GPU machine drop --no-pci so gpudev finds the
-# GPU and the example also builds on it and compares).
+# Env: EMBED_EAL, the shared case's EAL memory and device options
+# (default "--no-huge -m 512 --no-pci"; on a GPU machine drop --no-pci so
+# gpudev finds the GPU and the example also builds on it and compares).
 set -u
 
 case_name=$1 meson=$2 build=$3 src=$4 prefix=$5 libdir=$6 plugin_dir=$7
@@ -118,6 +118,7 @@ static-driver)
 	! grep -q 'NEEDED.*\(librte_gpu_cuda\|libgpugen\)' "$work/dyn.txt" ||
 		fail "$exe needs a shared library of the project: not all linked in"
 	export LD_LIBRARY_PATH="$stage$libdir"
+	EMBED_EAL="--no-huge -m 512 --no-pci"	# the fake's GPU alone
 	# The fake CUDA's one GPU, probed by the linked-in driver alone: no
 	# plugin directory holds it (-d is not given).
 	# shellcheck disable=SC2046
