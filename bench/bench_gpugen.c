@@ -34,11 +34,14 @@
  *
  * Usage: bench-gpugen [EAL args] -- [--packets N] [--reps N] [--warmup N]
  *        [--cpu-packets N] [--cpu-reps N] [--ring-mb N] [--sample N]
+ *        [--budget-s N]
  *        [--sizes 64,512] [--cases v0,v2,v8,v2-ipv6-tcp-stamp]
  *        [--mem gpu,host,host-all] [--seed N] [--out DIR] [--cpu-only]
  *        [--tiny]
  *        bench-gpugen --self-test
  *
+ * --budget-s: no new GPU configuration starts after that many seconds
+ * (64-byte frames run first; a configuration cut is said so).
  * Without a GPU probed by gpudev the CPU part runs and the GPU part is
  * reported skipped (exit 77); --cpu-only runs the CPU part alone (exit 0).
  * Exit: 0 done, 1 failure (a frame differs, a gpudev or CUDA error),
@@ -71,6 +74,7 @@
 /* Past the 50 MB L2 of an H100 (and the H200's). */
 #define DEFAULT_RING_MB 256
 #define DEFAULT_SAMPLE 4096
+#define DEFAULT_BUDGET_S 150
 #define TINY_PACKETS 65536
 #define TINY_RING_MB 8
 #define MAX_SIZES 8
@@ -126,6 +130,7 @@ struct opts {
 	uint64_t ring_mb;
 	uint64_t sample;
 	uint64_t seed;
+	uint64_t budget_s;
 	uint64_t sizes[MAX_SIZES];
 	unsigned int n_sizes;
 	bool use_case[N_CASES];
@@ -140,6 +145,7 @@ struct ctx {
 	bool have_gpu;
 	int16_t gpu_id;
 	struct rte_gpu_info info;
+	uint64_t deadline_ns;
 	size_t ring_bytes;
 	uint8_t *cpu_ring;	/* malloc'd, touched */
 	uint8_t *gpu_ring;	/* rte_gpu_mem_alloc */
@@ -151,7 +157,7 @@ static void
 usage(const char *prog)
 {
 	fprintf(stderr, "Usage: %s [EAL args] -- [--packets N] [--reps N] [--warmup N]\n"
-		"       [--cpu-packets N] [--cpu-reps N] [--ring-mb N] [--sample N]\n"
+		"       [--cpu-packets N] [--cpu-reps N] [--ring-mb N] [--sample N] [--budget-s N]\n"
 		"       [--sizes 64,512] [--cases v0,v2,v8,v2-ipv6-tcp-stamp]\n"
 		"       [--mem gpu,host,host-all] [--seed N] [--out DIR] [--cpu-only] [--tiny]\n"
 		"       %s --self-test\n", prog, prog);
@@ -208,6 +214,7 @@ parse_args(int argc, char **argv, void *arg)
 		{ "cases", required_argument, NULL, 'c' },
 		{ "mem", required_argument, NULL, 'M' },
 		{ "seed", required_argument, NULL, 's' },
+		{ "budget-s", required_argument, NULL, 'b' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "cpu-only", no_argument, NULL, 'C' },
 		{ "tiny", no_argument, NULL, 't' },
@@ -259,6 +266,9 @@ parse_args(int argc, char **argv, void *arg)
 			break;
 		case 's':
 			bad = bench_parse_u64(optarg, UINT64_MAX, &o->seed) < 0;
+			break;
+		case 'b':
+			bad = bench_parse_u64(optarg, 86400, &o->budget_s) < 0;
 			break;
 		case 'o':
 			o->out = optarg;
@@ -528,6 +538,12 @@ run_case(struct ctx *c, const struct gcase *cs, uint32_t size)
 
 		if (!o->mem[m])
 			continue;
+		if (bench_now_ns() > c->deadline_ns) {
+			printf("gpugen case=%s size=%u mem=%s SKIPPED (time budget "
+				"of %" PRIu64 " s)\n", cs->name, size, mem_names[m],
+				o->budget_s);
+			continue;
+		}
 		memset(&r, 0, sizeof(r));
 		if (gpu_rate(c, g, (enum mem_kind)m, stride, slots, &r) != 0)
 			goto out;
@@ -644,6 +660,7 @@ main(int argc, char **argv)
 	o->ring_mb = DEFAULT_RING_MB;
 	o->sample = DEFAULT_SAMPLE;
 	o->seed = 1;
+	o->budget_s = DEFAULT_BUDGET_S;
 	o->sizes[0] = 64;
 	o->sizes[1] = 512;
 	o->n_sizes = 2;
@@ -662,6 +679,7 @@ main(int argc, char **argv)
 			return BENCH_EXIT_USAGE;
 		}
 	c.ring_bytes = (size_t)o->ring_mb << 20;
+	c.deadline_ns = bench_now_ns() + o->budget_s * 1000000000ull;
 	c.ns = calloc(o->reps > o->cpu_reps ? o->reps : o->cpu_reps,
 		sizeof(*c.ns));
 	if (c.ns == NULL) {
@@ -712,6 +730,7 @@ main(int argc, char **argv)
 	bench_json_int(&c.j, "ring_bytes", (int64_t)c.ring_bytes);
 	bench_json_int(&c.j, "sample", (int64_t)o->sample);
 	bench_json_int(&c.j, "seed", (int64_t)o->seed);
+	bench_json_int(&c.j, "budget_s", (int64_t)o->budget_s);
 	bench_json_int(&c.j, "lcore", rte_lcore_id());
 	bench_json_bool(&c.j, "gpu_part", c.have_gpu);
 	bench_json_obj_end(&c.j);
