@@ -50,12 +50,14 @@
 
 #include <getopt.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
+#include <rte_common.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_gpudev.h>
@@ -199,84 +201,70 @@ mem_name(size_t i)
 	return mem_names[i];
 }
 
+/* The numeric options: each a field of struct opts in [min, max]. */
+struct num_opt {
+	const char *name;
+	size_t off;
+	uint64_t min, max;
+};
+
+static const struct num_opt num_opts[] = {
+	{ "packets", offsetof(struct opts, packets), 1, UINT32_MAX },
+	{ "reps", offsetof(struct opts, reps), 1, 100000 },
+	{ "warmup", offsetof(struct opts, warmup), 0, 1000 },
+	{ "cpu-packets", offsetof(struct opts, cpu_packets), 1, UINT32_MAX },
+	{ "cpu-reps", offsetof(struct opts, cpu_reps), 1, 1000 },
+	{ "ring-mb", offsetof(struct opts, ring_mb), 1, 65536 },
+	{ "sample", offsetof(struct opts, sample), 1, 1u << 24 },
+	{ "seed", offsetof(struct opts, seed), 0, UINT64_MAX },
+	{ "budget-s", offsetof(struct opts, budget_s), 0, 86400 },
+};
+#define N_NUM_OPTS (sizeof(num_opts) / sizeof(num_opts[0]))
+
 static int
 parse_args(int argc, char **argv, void *arg)
 {
-	static const struct option longopts[] = {
-		{ "packets", required_argument, NULL, 'p' },
-		{ "reps", required_argument, NULL, 'r' },
-		{ "warmup", required_argument, NULL, 'w' },
-		{ "cpu-packets", required_argument, NULL, 'P' },
-		{ "cpu-reps", required_argument, NULL, 'R' },
-		{ "ring-mb", required_argument, NULL, 'm' },
-		{ "sample", required_argument, NULL, 'S' },
+	/* getopt values below N_NUM_OPTS index num_opts[]. */
+	static const struct option other[] = {
 		{ "sizes", required_argument, NULL, 'z' },
 		{ "cases", required_argument, NULL, 'c' },
 		{ "mem", required_argument, NULL, 'M' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "budget-s", required_argument, NULL, 'b' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "cpu-only", no_argument, NULL, 'C' },
 		{ "tiny", no_argument, NULL, 't' },
-		{ NULL, 0, NULL, 0 },
 	};
+	struct option longopts[N_NUM_OPTS + RTE_DIM(other) + 1];
 	struct opts *o = arg;
 	int opt, li = 0;
+	size_t k;
 
+	memset(longopts, 0, sizeof(longopts));
+	for (k = 0; k < N_NUM_OPTS; k++) {
+		longopts[k].name = num_opts[k].name;
+		longopts[k].has_arg = required_argument;
+		longopts[k].val = (int)k;
+	}
+	memcpy(&longopts[N_NUM_OPTS], other, sizeof(other));
 	while ((opt = getopt_long(argc, argv, "", longopts, &li)) != -1) {
 		int bad = 0;
 
-		switch (opt) {
-		case 'p':
-			bad = bench_parse_u64(optarg, UINT32_MAX, &o->packets) < 0 ||
-				o->packets == 0;
-			break;
-		case 'r':
-			bad = bench_parse_u64(optarg, 100000, &o->reps) < 0 ||
-				o->reps == 0;
-			break;
-		case 'w':
-			bad = bench_parse_u64(optarg, 1000, &o->warmup) < 0;
-			break;
-		case 'P':
-			bad = bench_parse_u64(optarg, UINT32_MAX, &o->cpu_packets) < 0 ||
-				o->cpu_packets == 0;
-			break;
-		case 'R':
-			bad = bench_parse_u64(optarg, 1000, &o->cpu_reps) < 0 ||
-				o->cpu_reps == 0;
-			break;
-		case 'm':
-			bad = bench_parse_u64(optarg, 65536, &o->ring_mb) < 0 ||
-				o->ring_mb == 0;
-			break;
-		case 'S':
-			bad = bench_parse_u64(optarg, 1u << 24, &o->sample) < 0 ||
-				o->sample == 0;
-			break;
-		case 'z':
+		if (opt >= 0 && (size_t)opt < N_NUM_OPTS) {
+			const struct num_opt *n = &num_opts[opt];
+			uint64_t *v = (uint64_t *)((char *)o + n->off);
+
+			bad = bench_parse_u64(optarg, n->max, v) < 0 || *v < n->min;
+		} else if (opt == 'z') {
 			bad = bench_parse_u64_list(optarg, FRAME_MAX, o->sizes,
 				MAX_SIZES, &o->n_sizes) < 0;
-			break;
-		case 'c':
+		} else if (opt == 'c') {
 			bad = parse_names(optarg, case_name, N_CASES, o->use_case) < 0;
-			break;
-		case 'M':
+		} else if (opt == 'M') {
 			bad = parse_names(optarg, mem_name, MEM_MAX, o->mem) < 0;
-			break;
-		case 's':
-			bad = bench_parse_u64(optarg, UINT64_MAX, &o->seed) < 0;
-			break;
-		case 'b':
-			bad = bench_parse_u64(optarg, 86400, &o->budget_s) < 0;
-			break;
-		case 'o':
+		} else if (opt == 'o') {
 			o->out = optarg;
-			break;
-		case 'C':
+		} else if (opt == 'C') {
 			o->cpu_only = true;
-			break;
-		case 't':
+		} else if (opt == 't') {
 			o->packets = TINY_PACKETS;
 			o->cpu_packets = TINY_PACKETS;
 			o->reps = 3;
@@ -284,8 +272,7 @@ parse_args(int argc, char **argv, void *arg)
 			o->cpu_reps = 1;
 			o->ring_mb = TINY_RING_MB;
 			o->sample = 512;
-			break;
-		default:
+		} else {
 			return -1;
 		}
 		if (bad) {
@@ -473,6 +460,20 @@ out:
 	return rc;
 }
 
+/* A result's start: which case, which frames. */
+static void
+json_case(struct ctx *c, const struct gcase *cs, const char *spec,
+		uint32_t size, uint32_t len)
+{
+	bench_json_obj_begin(&c->j, NULL);
+	bench_json_str(&c->j, "case", cs->name);
+	bench_json_str(&c->j, "what", cs->what);
+	bench_json_str(&c->j, "spec", spec);
+	bench_json_int(&c->j, "vars", cs->n_vars);
+	bench_json_int(&c->j, "size", size);
+	bench_json_int(&c->j, "frame_len", len);
+}
+
 /* The packets of case cs at frame size size: CPU, then each memory. */
 static int
 run_case(struct ctx *c, const struct gcase *cs, uint32_t size)
@@ -521,13 +522,7 @@ run_case(struct ctx *c, const struct gcase *cs, uint32_t size)
 	printf("gpugen-cpu case=%s size=%u cpu1=%s %.1fGbit/s\n", cs->name,
 		size, pps_str(cpu_pps, s1, sizeof(s1)), gbps(cpu_pps, len));
 	if (!c->have_gpu) {
-		bench_json_obj_begin(&c->j, NULL);
-		bench_json_str(&c->j, "case", cs->name);
-		bench_json_str(&c->j, "what", cs->what);
-		bench_json_str(&c->j, "spec", spec);
-		bench_json_int(&c->j, "vars", cs->n_vars);
-		bench_json_int(&c->j, "size", size);
-		bench_json_int(&c->j, "frame_len", len);
+		json_case(c, cs, spec, size, len);
 		bench_json_str(&c->j, "mem", "cpu");
 		bench_json_num(&c->j, "cpu_pps", cpu_pps);
 		bench_json_num(&c->j, "cpu_gbps", gbps(cpu_pps, len));
@@ -555,13 +550,7 @@ run_case(struct ctx *c, const struct gcase *cs, uint32_t size)
 			pps_str(cpu_pps, s3, sizeof(s3)), r.pps / cpu_pps,
 			r.checked);
 		fflush(stdout);
-		bench_json_obj_begin(&c->j, NULL);
-		bench_json_str(&c->j, "case", cs->name);
-		bench_json_str(&c->j, "what", cs->what);
-		bench_json_str(&c->j, "spec", spec);
-		bench_json_int(&c->j, "vars", cs->n_vars);
-		bench_json_int(&c->j, "size", size);
-		bench_json_int(&c->j, "frame_len", len);
+		json_case(c, cs, spec, size, len);
 		bench_json_int(&c->j, "stride", stride);
 		bench_json_int(&c->j, "slots", slots);
 		bench_json_str(&c->j, "mem", mem_names[m]);
@@ -645,25 +634,26 @@ rings_free(struct ctx *c)
 int
 main(int argc, char **argv)
 {
-	struct ctx c;
+	struct ctx c = {
+		.o = {
+			.packets = DEFAULT_PACKETS,
+			.reps = DEFAULT_REPS,
+			.warmup = DEFAULT_WARMUP,
+			.cpu_packets = DEFAULT_CPU_PACKETS,
+			.cpu_reps = DEFAULT_CPU_REPS,
+			.ring_mb = DEFAULT_RING_MB,
+			.sample = DEFAULT_SAMPLE,
+			.seed = 1,
+			.budget_s = DEFAULT_BUDGET_S,
+			.sizes = { 64, 512 },
+			.n_sizes = 2,
+		},
+	};
 	struct opts *o = &c.o;
 	int ret, status = BENCH_EXIT_FAIL;
 	unsigned int si;
 	size_t ci;
 
-	memset(&c, 0, sizeof(c));
-	o->packets = DEFAULT_PACKETS;
-	o->reps = DEFAULT_REPS;
-	o->warmup = DEFAULT_WARMUP;
-	o->cpu_packets = DEFAULT_CPU_PACKETS;
-	o->cpu_reps = DEFAULT_CPU_REPS;
-	o->ring_mb = DEFAULT_RING_MB;
-	o->sample = DEFAULT_SAMPLE;
-	o->seed = 1;
-	o->budget_s = DEFAULT_BUDGET_S;
-	o->sizes[0] = 64;
-	o->sizes[1] = 512;
-	o->n_sizes = 2;
 	for (ci = 0; ci < N_CASES; ci++)
 		o->use_case[ci] = true;
 	for (ci = 0; ci < MEM_MAX; ci++)
