@@ -18,6 +18,7 @@
 #include <rte_gpudev.h>
 
 #include "bench_common.h"
+#include "gpupkt_clock.h"
 #include "gpupkt_eal.h"
 
 /* --- Statistics --------------------------------------------------------- */
@@ -223,10 +224,7 @@ bench_timer_overhead_ns(void)
 uint64_t
 bench_now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return gpupkt_mono_ns();
 }
 
 void

@@ -12,7 +12,8 @@ Usage: bench/plot.py OUT_DIR
                      (a run's line and capture.md, for
                      capture-throughput.sh)
 
-Reads OUT_DIR/{machine,handoff,handoff_gpu_pkts,driver,bpf_cpu,kernel_rate}.json
+Reads OUT_DIR/{machine,handoff,handoff_gpu_pkts,driver,bpf_cpu,kernel_rate}.json,
+OUT_DIR/gpugen.json (or gpugen_cpu.json; optional),
 and the capacity sweep in OUT_DIR/capacity-burst128/ (cap-*.json, and the
 programs' logs for the memory they hold) and the capture sweep in
 OUT_DIR/capture/ (capt-*.json; each optional) and writes
@@ -547,6 +548,87 @@ def kernel_rate_plot(plt, out, k, b):
     return p
 
 
+# --- the generator's build rate (bench-gpugen) ---------------------------
+
+GEN_GOAL_PPS = 1e9       # issue 13: >= 1 Gpps GPU build rate
+GEN_MEMS = (("gpu", "GPU memory"), ("host", "host-mapped"),
+            ("host-all", "host-mapped, table in host"))
+
+
+def gpugen_section(g):
+    """The build-rate table: one row per frame size and case, the GPU
+    memories side by side with the CPU core of the same run."""
+    cfg = g.get("config", {})
+    res = g.get("results", [])
+    rows_by = {}
+    order = []
+    for r in res:
+        key = (r.get("size"), r.get("case"))
+        if key not in rows_by:
+            rows_by[key] = {}
+            order.append(key)
+        rows_by[key][r.get("mem")] = r
+    md = ["## Generator build rate (bench-gpugen)\n"]
+    gpu = g.get("gpu")
+    if gpu:
+        md.append("GPU %s (%s SMs). libgpugen's build kernel "
+                  "(gpugen_gpu_build_ring) into a %d MiB ring of frame slots, "
+                  "%d passes of %d frames after %d warm-up; median (p99: the "
+                  "slowest pass). The last pass of each configuration checked "
+                  "byte for byte against the CPU build. CPU: gpugen_build_cpu "
+                  "on one core (lcore %s), median of %d passes of %d frames. "
+                  "Gbit/s: frame bits with the FCS.\n" % (
+                      gpu.get("name"), gpu.get("sm_count"),
+                      cfg.get("ring_bytes", 0) >> 20, cfg.get("reps", 0),
+                      cfg.get("packets", 0), cfg.get("warmup", 0),
+                      cfg.get("lcore"), cfg.get("cpu_reps", 0),
+                      cfg.get("cpu_packets", 0)))
+    else:
+        md.append("GPU part skipped (no GPU): the CPU build alone, on one "
+                  "core (lcore %s).\n" % cfg.get("lcore"))
+    header = ["frame", "case"]
+    mems = [(m, name) for m, name in GEN_MEMS
+            if any(m in v for v in rows_by.values())]
+    for _, name in mems:
+        header += ["%s Mpps (p99)" % name, "Gbit/s"]
+    header += ["CPU 1 core Mpps", "Gbit/s"]
+    if mems:
+        header += ["GPU memory × CPU", "frames checked (each memory)"]
+    rows = []
+    for key in order:
+        by = rows_by[key]
+        any_r = next(iter(by.values()))
+        row = ["%s B" % key[0], "%s: %s" % (key[1], any_r.get("what", ""))]
+        for m, _ in mems:
+            r = by.get(m)
+            if r:
+                row += ["%s (%s)" % (mpps(r.get("gpu_pps")), mpps(r.get("gpu_pps_p99"))),
+                        "%.1f" % r.get("gpu_gbps", 0)]
+            else:
+                row += ["n/a", "n/a"]
+        row += [mpps(any_r.get("cpu_pps")), "%.1f" % any_r.get("cpu_gbps", 0)]
+        if mems:
+            ref = by.get("gpu") or next((by[m] for m, _ in mems if m in by), None)
+            row += [fmt_ratio(ratio((ref or {}).get("gpu_pps"), any_r.get("cpu_pps"))),
+                    str(min((by[m].get("checked") or 0) for m, _ in mems
+                            if m in by))]
+        rows.append(row)
+    md.append(table(header, rows))
+    g64 = [r for r in res if r.get("mem") == "gpu" and r.get("size") == 64
+           and r.get("gpu_pps")]
+    if g64:
+        lo = min(g64, key=lambda r: r["gpu_pps"])
+        md.append("\nGoals:\n")
+        md.append("- ≥ 1 Gpps GPU build rate (64-byte frames, GPU memory): "
+                  "slowest case %s Gpps (%s): %s.\n" % (
+                      gpps(lo["gpu_pps"]), lo.get("case"),
+                      "met" if lo["gpu_pps"] >= GEN_GOAL_PPS else "missed"))
+    if g.get("status") != "ok":
+        md.append("\n**The run failed** (status %s): see gpugen.log.\n" %
+                  g.get("status"))
+    return "\n".join(md) + "\n"
+
+
 # --- pipeline capacity (bench/pipeline-capacity.sh) ----------------------
 
 CAP_DIR = "capacity-burst128"
@@ -984,6 +1066,10 @@ def main():
             plots.append(kernel_rate_plot(plt, out, k, b))
     else:
         md.append("## GPU kernel rate\n\nNo kernel_rate.json (skipped or failed: see kernel_rate.log).\n")
+    # Only where it ran: without a GPU its CPU part (gpugen_cpu.json).
+    gen = load(out, "gpugen") or load(out, "gpugen_cpu")
+    if gen:
+        md.append(gpugen_section(gen))
     runs = load_capacity(os.path.join(out, CAP_DIR))
     if runs:
         md.append(capacity_section(runs))

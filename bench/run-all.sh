@@ -25,6 +25,8 @@
 #                    of the GPU's NUMA node)
 #   BENCH_QUICK=1    fewer repetitions (a smoke run, not for the report)
 #   BENCH_BUILD=0    use BUILD_DIR as it is, build nothing
+#   BENCH_GPUGEN=0   leave out the generator's build rate (bench-gpugen,
+#                    about 2 minutes)
 #   BENCH_CAPACITY=0 leave out the capacity sweep (about 4 minutes)
 #   BENCH_CAP_*      passed to bench/pipeline-capacity.sh (defaults here:
 #                    128-packet items, 1/2/4/8 RX lcores as the CPUs allow,
@@ -69,7 +71,7 @@ build=$(cd "$build" 2>/dev/null && pwd) || { echo "no build directory $build" >&
 mkdir -p "$out" || exit 2
 out=$(cd "$out" && pwd)
 bench=$build/bench
-for b in bench-handoff bench-driver bench-bpf-cpu bench-kernel-rate bench-sysmem-probe; do
+for b in bench-handoff bench-driver bench-bpf-cpu bench-kernel-rate bench-sysmem-probe bench-gpugen; do
 	[ -x "$bench/$b" ] || { echo "missing $bench/$b: build with meson/ninja first" >&2; exit 2; }
 done
 
@@ -187,7 +189,7 @@ run() {
 	echo "\$ $*" > "$out/$name.log"
 	timeout --kill-after=10 "$limit" "$@" >> "$out/$name.log" 2>&1
 	rc=$?
-	grep -E '^(handoff|driver|reg-cache|PASS dmabuf|bpf-cpu|kernel-rate|sysmem-probe|capacity|capture|gpudma|cuMemcpyHtoD|SKIP|FAIL)' "$out/$name.log" | sed 's/^/   /'
+	grep -E '^(handoff|driver|reg-cache|PASS dmabuf|bpf-cpu|kernel-rate|sysmem-probe|gpugen|capacity|capture|gpudma|cuMemcpyHtoD|SKIP|FAIL)' "$out/$name.log" | sed 's/^/   /'
 	case $rc in
 	0) echo "   $name: done" ;;
 	77) echo "   $name: skipped (no GPU)" ;;
@@ -203,11 +205,14 @@ if [ "$quick" = 1 ]; then
 	driver_args=(--reps 200 --wmb-reps 2000 --live 1,1000,10000 --live-reps 200)
 	bpf_args=(--packets 262144 --reps 3)
 	krate_args=(--packets 1048576 --budget-s 30)
+	gpugen_args=(--packets 1048576 --reps 5 --ring-mb 64 --cpu-packets 262144
+		--budget-s 30)
 else
 	handoff_args=()
 	driver_args=()
 	bpf_args=()
 	krate_args=()
+	gpugen_args=()
 fi
 
 start=$(date +%s)
@@ -245,6 +250,14 @@ probe_pin=()
 command -v taskset >/dev/null 2>&1 && probe_pin=(taskset -c "$lcore")
 run sysmem_probe 100 "${probe_pin[@]}" "$bench/bench-sysmem-probe" \
 	--reps "$([ "$quick" = 1 ] && echo 200 || echo 1000)"
+# The generator's build rate (issue 13): libgpugen's build kernel into GPU
+# and host-mapped memory against its CPU build on $lcore, 0/2/8 variables
+# and a stamped IPv6/TCP case, 64 and 512 B, every configuration checked
+# against the CPU; without a GPU the CPU part alone (exit 77).
+if [ "${BENCH_GPUGEN:-1}" = 1 ]; then
+	run gpugen 300 "$bench/bench-gpugen" "${eal[@]}" "${gpu_args[@]}" "${extra[@]}" -- \
+		--out "$out" "${gpugen_args[@]}"
+fi
 
 # net_gpudma alone, the source of the capacity sweep's GPU-memory modes:
 # Mpps at 64 B and GB/s at 1500 B into GPU memory by its scatter kernel,

@@ -38,6 +38,7 @@
 #include <cuda_runtime.h>
 
 #include "gpucomm_dev.cuh"
+#include "gpupkt_clock.h"
 
 #define SP_THREADS 256
 #define SP_WARP 32
@@ -288,15 +289,6 @@ sp_launch_kernel(const uint64_t *desc, uint32_t n_pkts,
 		partial[blockIdx.x] = s_sum;
 }
 
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static int
 cmp_u64(const void *a, const void *b)
 {
@@ -470,7 +462,7 @@ probe_rounds(struct sp_host *h, struct sp_pool *pl, uint32_t n_pkts,
 	SP_CHECK(cudaGetLastError());
 	for (int r = -100; r < reps; r++) {
 		uint32_t round = (uint32_t)(r + 101);
-		uint64_t t0 = now_ns(), deadline = t0 + SP_TIMEOUT_NS;
+		uint64_t t0 = gpupkt_mono_ns(), deadline = t0 + SP_TIMEOUT_NS;
 		unsigned long long want = pool_next(pl, n_pkts);
 
 		h->count = n_pkts;
@@ -479,7 +471,7 @@ probe_rounds(struct sp_host *h, struct sp_pool *pl, uint32_t n_pkts,
 		__sync_synchronize();
 		h->ready = round;
 		while (h->done != round)
-			if (now_ns() > deadline) {
+			if (gpupkt_mono_ns() > deadline) {
 				fprintf(stderr, "sysmem-probe: %s: round %u timed out\n",
 					name, round);
 				h->quit = 1;
@@ -487,7 +479,7 @@ probe_rounds(struct sp_host *h, struct sp_pool *pl, uint32_t n_pkts,
 				exit(1);
 			}
 		if (r >= 0)
-			t[r] = now_ns() - t0;
+			t[r] = gpupkt_mono_ns() - t0;
 		__sync_synchronize();
 		if (h->sum != want)
 			bad++;
@@ -520,14 +512,14 @@ probe_launch(struct sp_pool *pl, uint32_t n_pkts, int reps)
 		cudaHostAllocMapped));
 	SP_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
 	for (int r = -100; r < reps; r++) {
-		uint64_t t0 = now_ns();
+		uint64_t t0 = gpupkt_mono_ns();
 		unsigned long long want = pool_next(pl, n_pkts), got = 0;
 
 		sp_launch_kernel<<<blocks, SP_THREADS, 0, st>>>(pl->desc, n_pkts,
 			partial);
 		SP_CHECK(cudaStreamSynchronize(st));
 		if (r >= 0)
-			t[r] = now_ns() - t0;
+			t[r] = gpupkt_mono_ns() - t0;
 		for (uint32_t b = 0; b < blocks; b++)
 			got += ((volatile unsigned long long *)partial)[b];
 		if (got != want)

@@ -8,13 +8,12 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "gpupkt_clock.h"
+
 static inline uint64_t
 tg_now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return gpupkt_mono_ns();
 }
 
 static inline void

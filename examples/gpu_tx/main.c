@@ -26,6 +26,7 @@
 #include <rte_mbuf.h>
 
 #include "gpugen.h"
+#include "gpupkt_clock.h"
 #include "gpupkt_eal.h"
 #include "gpupkt_pool.h"
 #include "gpupkt_port.h"
@@ -275,15 +276,6 @@ mem_str(enum mem_mode m)
 {
 	return m == MEM_CPU ? "cpu" : m == MEM_HOST_MAPPED ? "host-mapped" :
 		"gpu";
-}
-
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* What one packet of len bytes (no FCS) costs against the rate. */
@@ -543,7 +535,7 @@ run(struct app *a)
 			rte_pause();
 			continue;
 		}
-		tx_ns = now_ns();
+		tx_ns = gpupkt_real_ns();
 		if (n == 0)
 			a->first_tx_ns = tx_ns;
 		a->last_tx_ns = tx_ns;

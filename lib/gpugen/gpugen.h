@@ -107,6 +107,24 @@ void **gpugen_gpu_addrs(struct gpugen_gpu *gg);
 int gpugen_gpu_build(struct gpugen_gpu *gg, uint64_t first, uint32_t n,
 		uint64_t tx_ns, char *err, size_t errlen);
 
+/*
+ * Build global packets first .. first + n - 1 into a ring of frames:
+ * packet p into slot p % slots, stride bytes each (at least
+ * gpugen_max_len()), of ring, GPU-usable memory (rte_gpu_mem_alloc, or
+ * host memory registered with rte_gpu_mem_register), stamped tx_ns. No
+ * burst limit: for a producer that fills a ring ahead, and for measuring
+ * the build rate. Returns once the build is queued, before the frames
+ * are written; gpugen_gpu_wait() waits for every queued build. The ring
+ * must not be freed before. 0 or -errno.
+ */
+int gpugen_gpu_build_ring(struct gpugen_gpu *gg, void *ring, uint32_t stride,
+		uint32_t slots, uint64_t first, uint32_t n, uint64_t tx_ns,
+		char *err, size_t errlen);
+
+/* Returns once every build queued on gg is written and visible to the
+ * CPU and to a NIC reading that memory. 0 or -errno. */
+int gpugen_gpu_wait(struct gpugen_gpu *gg, char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

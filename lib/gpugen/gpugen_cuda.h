@@ -21,12 +21,28 @@ int gpugen_cuda_stream_create(void **s);
 int gpugen_cuda_stream_destroy(void *s);
 
 /*
- * Build global packets first .. first + n - 1 of the table (device-usable
- * address) into addrs[k] (the array itself device-readable), one thread
- * each, on stream s; returns when they are written.
+ * Where the build kernel writes packet first + k: addrs[k] (the array
+ * itself device-readable) when addrs is set, else slot
+ * (first + k) % slots, stride bytes each, of ring. slot0 is
+ * first % slots, taken once on the host so a thread needs no 64-bit
+ * division to place its frame.
  */
-int gpugen_cuda_build(const void *table, void *const *addrs, uint64_t first,
-		uint32_t n, uint64_t tx_ns, void *s);
+struct gpugen_cuda_dst {
+	void *const *addrs;
+	uint8_t *ring;
+	uint32_t stride;
+	uint32_t slots;
+	uint32_t slot0;
+};
+
+/*
+ * Queue the build of global packets first .. first + n - 1 of the table
+ * (device-usable address) into dst, one thread each, on stream s;
+ * returns once queued. gpugen_cuda_sync(s) waits for them.
+ */
+int gpugen_cuda_build(const void *table, const struct gpugen_cuda_dst *dst,
+		uint64_t first, uint32_t n, uint64_t tx_ns, void *s);
+int gpugen_cuda_sync(void *s);
 
 #ifdef __cplusplus
 }

@@ -23,6 +23,7 @@
 struct gpugen_gpu {
 	int16_t gpu_id;
 	uint32_t max_burst;
+	uint32_t max_len;	/* the longest frame: the least ring stride */
 	enum gpugen_gpu_mem where;
 	void *table;		/* device-usable */
 	size_t table_len;	/* mapped length when in host pages */
@@ -119,6 +120,7 @@ gpugen_gpu_open(struct gpugen *g, int16_t gpu_id, uint32_t max_burst,
 		return -ENOMEM;
 	gg->gpu_id = gpu_id;
 	gg->max_burst = max_burst;
+	gg->max_len = gpugen_max_len(g);
 	gg->where = where;
 	t = gpugen_table(g, &len);
 	if (where == GPUGEN_TABLE_DEVICE) {
@@ -175,6 +177,7 @@ int
 gpugen_gpu_build(struct gpugen_gpu *gg, uint64_t first, uint32_t n,
 		uint64_t tx_ns, char *err, size_t errlen)
 {
+	struct gpugen_cuda_dst dst = { .addrs = (void *const *)gg->addrs };
 	int rc;
 
 	if (n > gg->max_burst)
@@ -182,8 +185,47 @@ gpugen_gpu_build(struct gpugen_gpu *gg, uint64_t first, uint32_t n,
 			"opened for", n, gg->max_burst);
 	/* The addresses are plain stores to registered host memory; the
 	 * launch that follows orders them before the kernel reads them. */
-	rc = gpugen_cuda_build(gg->table, (void *const *)gg->addrs, first, n,
-		tx_ns, gg->stream);
+	rc = gpugen_cuda_build(gg->table, &dst, first, n, tx_ns, gg->stream);
+	if (rc == 0)
+		rc = gpugen_cuda_sync(gg->stream);
+	if (rc != 0)
+		return gpugen_fail(err, errlen, -EIO, "build kernel: %s",
+			gpugen_cuda_strerror(rc));
+	return 0;
+}
+
+int
+gpugen_gpu_build_ring(struct gpugen_gpu *gg, void *ring, uint32_t stride,
+		uint32_t slots, uint64_t first, uint32_t n, uint64_t tx_ns,
+		char *err, size_t errlen)
+{
+	struct gpugen_cuda_dst dst = {
+		.ring = ring,
+		.stride = stride,
+		.slots = slots,
+	};
+	int rc;
+
+	if (ring == NULL || slots == 0)
+		return gpugen_fail(err, errlen, -EINVAL, "no ring, or a ring of "
+			"0 slots");
+	if (stride < gg->max_len)
+		return gpugen_fail(err, errlen, -EINVAL, "ring slots of %u bytes "
+			"cannot hold the longest frame (%u bytes)", stride,
+			gg->max_len);
+	dst.slot0 = (uint32_t)(first % slots);
+	rc = gpugen_cuda_build(gg->table, &dst, first, n, tx_ns, gg->stream);
+	if (rc != 0)
+		return gpugen_fail(err, errlen, -EIO, "build kernel: %s",
+			gpugen_cuda_strerror(rc));
+	return 0;
+}
+
+int
+gpugen_gpu_wait(struct gpugen_gpu *gg, char *err, size_t errlen)
+{
+	int rc = gpugen_cuda_sync(gg->stream);
+
 	if (rc != 0)
 		return gpugen_fail(err, errlen, -EIO, "build kernel: %s",
 			gpugen_cuda_strerror(rc));

@@ -11,14 +11,27 @@
 #define GPUGEN_THREADS 128
 
 static __global__ void
-gpugen_build_kernel(const struct gpugen_table *t, void *const *addrs,
+gpugen_build_kernel(const struct gpugen_table *t, struct gpugen_cuda_dst dst,
 		uint64_t first, uint32_t n, uint64_t tx_ns)
 {
 	uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
 	uint32_t s;
+	uint8_t *out;
 
-	if (k < n)
-		(void)gpugen_make_n(t, first + k, tx_ns, (uint8_t *)addrs[k], &s);
+	if (k >= n)
+		return;
+	if (dst.addrs != NULL) {
+		out = (uint8_t *)dst.addrs[k];
+	} else {
+		/* slot0 < slots and k % slots < slots: one subtraction
+		 * wraps the sum. */
+		uint32_t slot = dst.slot0 + k % dst.slots;
+
+		if (slot >= dst.slots)
+			slot -= dst.slots;
+		out = dst.ring + (size_t)slot * dst.stride;
+	}
+	(void)gpugen_make_n(t, first + k, tx_ns, out, &s);
 }
 
 extern "C" const char *
@@ -58,25 +71,26 @@ gpugen_cuda_stream_destroy(void *s)
 }
 
 extern "C" int
-gpugen_cuda_build(const void *table, void *const *addrs, uint64_t first,
-		uint32_t n, uint64_t tx_ns, void *s)
+gpugen_cuda_build(const void *table, const struct gpugen_cuda_dst *dst,
+		uint64_t first, uint32_t n, uint64_t tx_ns, void *s)
 {
-	cudaStream_t st = (cudaStream_t)s;
-	cudaError_t e;
-
 	if (n == 0)
 		return 0;
 	gpugen_build_kernel<<<(n + GPUGEN_THREADS - 1) / GPUGEN_THREADS,
-		GPUGEN_THREADS, 0, st>>>((const struct gpugen_table *)table,
-		addrs, first, n, tx_ns);
-	e = cudaGetLastError();
-	if (e != cudaSuccess)
-		return (int)e;
+		GPUGEN_THREADS, 0, (cudaStream_t)s>>>(
+		(const struct gpugen_table *)table, *dst, first, n, tx_ns);
+	return (int)cudaGetLastError();
+}
+
+extern "C" int
+gpugen_cuda_sync(void *s)
+{
 	/*
-	 * Kernel completion orders every write of the burst before this
-	 * returns: host-mapped frames are then visible to the CPU and to a
-	 * NIC reading host memory, and GPU-memory frames to a peer reading
-	 * through the BAR (the kernel's writes are flushed at completion).
+	 * Kernel completion orders every write of the builds queued before
+	 * this returns: host-mapped frames are then visible to the CPU and
+	 * to a NIC reading host memory, and GPU-memory frames to a peer
+	 * reading through the BAR (the kernel's writes are flushed at
+	 * completion).
 	 */
-	return (int)cudaStreamSynchronize(st);
+	return (int)cudaStreamSynchronize((cudaStream_t)s);
 }

@@ -25,6 +25,7 @@
 
 #include <fixbuf/public.h>
 
+#include "gpupkt_clock.h"
 #include "ipfix_target.h"
 #include "ipfix_writer.h"
 
@@ -138,15 +139,6 @@ struct gpurx_ipfix {
 	struct gpurx_ipfix_counts counts;
 };
 
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void
 sleep_ns(uint64_t ns)
 {
@@ -171,7 +163,7 @@ lib_error(struct gpurx_ipfix *x, const char *what, GError *err)
 static void
 sink_warn(struct sink *s, const char *why)
 {
-	uint64_t now = now_ns();
+	uint64_t now = gpupkt_mono_ns();
 
 	snprintf(s->last_error, sizeof(s->last_error), "%s", why);
 	if (now < s->next_warn)
@@ -242,13 +234,13 @@ tcp_connect(struct sink *s, char *why, size_t why_len)
 static void
 udp_pace(struct sink *s)
 {
-	uint64_t now = now_ns();
+	uint64_t now = gpupkt_mono_ns();
 
 	if (s->tokens == 0) {
 		if (now - s->tokens_at < 1000000)
 			sleep_ns(s->tokens_at + 1000000 - now);
 		s->tokens = UDP_PER_MS;
-		s->tokens_at = now_ns();
+		s->tokens_at = gpupkt_mono_ns();
 	}
 	s->tokens--;
 }
@@ -319,7 +311,7 @@ sink_send(struct sink *s, const uint8_t *msg, size_t len, uint32_t records,
 		snprintf(why, sizeof(why), "send: %s", n < 0 ?
 			strerror(errno) : "connection stalled");
 		sink_close_fd(s);
-		s->next_try = now_ns() + RECONNECT_MS * 1000000ull;
+		s->next_try = gpupkt_mono_ns() + RECONNECT_MS * 1000000ull;
 		break;
 	}
 	s->lost_records += records;
@@ -332,7 +324,7 @@ sink_send(struct sink *s, const uint8_t *msg, size_t len, uint32_t records,
 static int
 reconnect(struct gpurx_ipfix *x)
 {
-	uint64_t now = now_ns();
+	uint64_t now = gpupkt_mono_ns();
 	int connected = 0;
 
 	for (unsigned int i = 0; i < x->n_sinks; i++) {
@@ -342,7 +334,7 @@ reconnect(struct gpurx_ipfix *x)
 		if (s->kind != SINK_TCP || s->fd >= 0 || now < s->next_try)
 			continue;
 		if (tcp_connect(s, why, sizeof(why)) != 0) {
-			s->next_try = now_ns() + RECONNECT_MS * 1000000ull;
+			s->next_try = gpupkt_mono_ns() + RECONNECT_MS * 1000000ull;
 			snprintf(s->last_error, sizeof(s->last_error), "%s", why);
 			continue;
 		}
@@ -399,7 +391,7 @@ send_templates(struct gpurx_ipfix *x)
 		return;
 	}
 	x->templates_in_msg = 1;
-	x->last_templates = now_ns();
+	x->last_templates = gpupkt_mono_ns();
 	emit(x);
 }
 
@@ -523,7 +515,7 @@ void
 gpurx_ipfix_tick(struct gpurx_ipfix *x)
 {
 	emit(x);
-	if (reconnect(x) || (x->has_udp && now_ns() - x->last_templates >=
+	if (reconnect(x) || (x->has_udp && gpupkt_mono_ns() - x->last_templates >=
 			GPURX_IPFIX_TEMPLATE_S * 1000000000ull))
 		send_templates(x);
 }
