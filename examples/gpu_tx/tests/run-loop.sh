@@ -10,7 +10,8 @@
 #              end a net_af_packet port)
 # Env: LOOP_COUNT packets (default 30000), LOOP_RATE dpdk-gpu-tx --rate
 # (default 200kpps for memif, 100kpps for veth: what this kernel's veth
-# and af_packet take without loss on a busy 2-core VM), LOOP_STREAMS
+# and af_packet take without loss on a busy 2-core VM; "max": unpaced,
+# as fast as the port takes), LOOP_STREAMS
 # stream count 1-3 (default 3), TX_MEM dpdk-gpu-tx --mem (default cpu),
 # TX_EAL / RX_EAL the EAL memory options (default --no-huge -m 512),
 # LOOP_QUIET=1: only the result line.
@@ -23,7 +24,7 @@ rm -rf "$work" && mkdir -p "$work" || exit 1
 count=${LOOP_COUNT:-30000}
 nstreams=${LOOP_STREAMS:-3}
 tag=gpuloop$$
-txpid= rxpid= ns= veth=
+txpid='' rxpid='' ns='' veth=''
 
 cleanup() {
 	for p in $txpid $rxpid; do
@@ -32,10 +33,10 @@ cleanup() {
 	for p in $txpid $rxpid; do
 		wait "$p" 2>/dev/null
 	done
-	txpid= rxpid=
+	txpid='' rxpid=''
 	[ -n "$veth" ] && ip link del "$veth" 2>/dev/null
 	[ -n "$ns" ] && ip netns del "$ns" 2>/dev/null
-	veth= ns=
+	veth='' ns=''
 	rm -f "$work/memif.sock"
 }
 trap cleanup EXIT
@@ -91,8 +92,9 @@ send() {
 	shift
 	# shellcheck disable=SC2046
 	set -- "$@" timeout 120 "$tx" $(eal tx 0) --vdev "$vdev" -- \
-		--mem "${TX_MEM:-cpu}" --count "$count" --rate "$rate" \
-		--wait-link 20 --json "$work/tx.json"
+		--mem "${TX_MEM:-cpu}" --count "$count" --wait-link 20 \
+		--json "$work/tx.json"
+	[ "$rate" = max ] || set -- "$@" --rate "$rate"
 	old_ifs=$IFS
 	IFS='
 '
@@ -175,8 +177,10 @@ veth)
 	sysctl -qw "net.ipv6.conf.$veth.disable_ipv6=1" 2>/dev/null
 	ip netns exec "$ns" sysctl -qw \
 		"net.ipv6.conf.$peer.disable_ipv6=1" 2>/dev/null
-	ip link set "$veth" up && ip netns exec "$ns" ip link set "$peer" up ||
+	if ! ip link set "$veth" up ||
+			! ip netns exec "$ns" ip link set "$peer" up; then
 		fail "cannot bring the veth pair up"
+	fi
 	# The receiver first: its af_packet socket is bound and its ring
 	# filling once it prints its memory line.
 	receive "net_af_packet0,iface=$peer" ip netns exec "$ns"
