@@ -20,8 +20,8 @@
 #        "cpu host-mapped": the frames built by the GPU into host-mapped
 #        mbufs; --mem gpu is not for these ports, the CPU copies frames),
 #      BENCH_LOOP_RATES (default "10kpps 1Mpps max"),
-#      BENCH_LOOP_SECONDS (packets per point: rate x seconds; default 2;
-#        "max" points send as many as 2 s at 5 Mpps),
+#      BENCH_LOOP_SECONDS (packets per point: rate x seconds; default 2),
+#      BENCH_LOOP_MAX_COUNT (packets of an unpaced point; default 2000000),
 #      BENCH_LOOP_STREAMS (1-3 stream specs of run-loop.sh, default 1:
 #        70-300 B random sizes, IPv4/UDP).
 # Exit: 0; 1 when a point did not run or lost packets at a paced rate;
@@ -109,15 +109,15 @@ for wire in ${BENCH_LOOP_WIRES:-memif}; do
 				continue
 			fi
 			# Unpaced, then half of what it reached while it loses.
-			r=max
+			r=max n=${BENCH_LOOP_MAX_COUNT:-2000000}
 			for try in 1 2 3 4 5; do
-				point "$wire" "$mem" "$r" "$(packets 5Mpps)" \
+				point "$wire" "$mem" "$r" "$n" \
 					"$out/$wire-$mem-max$try" > "$out/point.txt"
 				tee -a "$out/loop.txt" < "$out/point.txt"
 				grep -q " lost [1-9]" "$out/point.txt" || break
 				pps=$(sed -n 's/.*: \([0-9]*\) pps,.*/\1/p' "$out/point.txt")
 				[ "${pps:-0}" -ge 2000 ] || break
-				r="$((pps / 2000))kpps"
+				r="$((pps / 2000))kpps" n=$(packets "$r")
 			done
 		done
 	done

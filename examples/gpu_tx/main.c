@@ -53,6 +53,7 @@ struct opts {
 	uint64_t seed;
 	uint32_t mbufs;
 	double wait_link;	/* s; 0: send with the link down */
+	double linger;		/* s the port stays up after the last burst */
 	const char *json;
 };
 
@@ -90,6 +91,8 @@ usage(const char *prog)
 		"  --mbufs N         mbuf pool size\n"
 		"  --wait-link S     wait up to S s for the link to come up\n"
 		"                    (default 10; 0: do not wait)\n"
+		"  --linger S        keep the port up S s after the last burst,\n"
+		"                    or until its link goes down (default 0)\n"
 		"  --json FILE       summary as JSON ('-' for stdout)\n",
 		prog, MAX_BURST);
 }
@@ -150,11 +153,13 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{ "mbufs", required_argument, NULL, 'M' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "wait-link", required_argument, NULL, 'W' },
+		{ "linger", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t v;
 	char *end;
+	double d;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -257,14 +262,19 @@ parse_opts(int argc, char **argv, struct opts *o)
 			o->json = optarg;
 			break;
 		case 'W':
+		case 'L':
 			errno = 0;
-			o->wait_link = strtod(optarg, &end);
+			d = strtod(optarg, &end);
 			if (errno != 0 || *end != '\0' || end == optarg ||
-					!(o->wait_link >= 0)) {
-				fprintf(stderr, "error: --wait-link %s: seconds >= 0\n",
-					optarg);
+					!(d >= 0 && d <= 86400)) {
+				fprintf(stderr, "error: --%s %s: seconds, 0 to 86400\n",
+					c == 'W' ? "wait-link" : "linger", optarg);
 				return -1;
 			}
+			if (c == 'W')
+				o->wait_link = d;
+			else
+				o->linger = d;
 			break;
 		case 'h':
 			usage(argv[0]);
@@ -629,6 +639,26 @@ run(struct app *a)
 	return 0;
 }
 
+/*
+ * Frames a port has taken may still wait in it: net_memif's ring is read
+ * by its client, which loses what is left there when the server stops.
+ * A client that has stopped reading takes the link down and ends the
+ * wait early.
+ */
+static void
+linger(struct app *a)
+{
+	uint64_t hz = rte_get_tsc_hz(), start = rte_rdtsc();
+	struct rte_eth_link link;
+
+	while (!quit && (double)(rte_rdtsc() - start) / hz < a->o.linger) {
+		if (rte_eth_link_get_nowait(a->o.port, &link) == 0 &&
+				link.link_status == RTE_ETH_LINK_DOWN)
+			break;
+		rte_delay_us_sleep(10 * 1000);
+	}
+}
+
 static void
 summary(struct app *a, FILE *f, int json)
 {
@@ -735,6 +765,8 @@ main(int argc, char **argv)
 		goto out;
 	printf("memory: %s; burst %u\n", mem_str(a.o.mem), a.o.burst);
 	rc = run(&a);
+	if (rc == 0 && a.o.linger > 0)
+		linger(&a);
 	summary(&a, stdout, 0);
 	if (a.o.json != NULL) {
 		FILE *f = strcmp(a.o.json, "-") == 0 ? stdout :

@@ -86,14 +86,15 @@ ipv4,tcp,src=10.9.0.1,var=ipv4.ttl:dec:1-64,size=1518"
 streams=$(echo "$streams" | head -n "$nstreams")
 
 send() {
-	# $1: the vdev; the rest: what runs dpdk-gpu-tx (nothing, or ip
-	# netns exec). Its own process: the receiver runs beside it.
-	vdev=$1
-	shift
+	# $1: the vdev, $2: --linger; the rest: what runs dpdk-gpu-tx
+	# (nothing, or ip netns exec). Its own process: the receiver runs
+	# beside it.
+	vdev=$1 linger=$2
+	shift 2
 	# shellcheck disable=SC2046
 	set -- "$@" timeout 120 "$tx" $(eal tx 0) --vdev "$vdev" -- \
 		--mem "${TX_MEM:-cpu}" --count "$count" --wait-link 20 \
-		--json "$work/tx.json"
+		--linger "$linger" --json "$work/tx.json"
 	[ "$rate" = max ] || set -- "$@" --rate "$rate"
 	old_ifs=$IFS
 	IFS='
@@ -147,8 +148,10 @@ memif)
 	rate=${LOOP_RATE:-200kpps}
 	need_pmd "net_memif0,role=server,socket=$work/probe.sock" memif
 	# The server listens first; its client connects, the link comes up
-	# and the generator starts counting and sending.
-	send "net_memif0,role=server,socket=$work/memif.sock"
+	# and the generator starts counting and sending. At the end it waits
+	# for the client to go (its --idle-exit): the last frames in the
+	# ring are the client's to read until then.
+	send "net_memif0,role=server,socket=$work/memif.sock" 60
 	wait_line "$work/tx.txt" "waiting up to" $txpid ||
 		{ cat "$work/tx.txt"; fail "dpdk-gpu-tx did not come up"; }
 	receive "net_memif0,role=client,socket=$work/memif.sock"
@@ -182,11 +185,13 @@ veth)
 		fail "cannot bring the veth pair up"
 	fi
 	# The receiver first: its af_packet socket is bound and its ring
-	# filling once it prints its memory line.
-	receive "net_af_packet0,iface=$peer" ip netns exec "$ns"
+	# filling once it prints its memory line. A ring of 16384 frames
+	# (32 MiB; the default is 512) rides out 160 ms of the receiver not
+	# running at 100 kpps, on a machine shared with builds.
+	receive "net_af_packet0,iface=$peer,framecnt=16384" ip netns exec "$ns"
 	wait_line "$work/rx.txt" "^memory:" $rxpid ||
 		{ cat "$work/rx.txt"; fail "dpdk-gpu-rx did not come up"; }
-	send "net_af_packet0,iface=$veth"
+	send "net_af_packet0,iface=$veth" 0.5
 	finish
 	;;
 *)
