@@ -147,6 +147,16 @@ case $case_name in
 memif)
 	rate=${LOOP_RATE:-200kpps}
 	need_pmd "net_memif0,role=server,socket=$work/probe.sock" memif
+	# No client: the generator gives up after --wait-link, says why and
+	# sends nothing.
+	# shellcheck disable=SC2046
+	"$tx" $(eal tx 0) --vdev "net_memif0,role=server,socket=$work/none.sock" \
+		-- --stream ipv4 --count 10 --wait-link 0.3 > "$work/nopeer.txt" 2>&1 &&
+		{ cat "$work/nopeer.txt"; fail "sent with no client"; }
+	grep -q "link still down after 0.3 s" "$work/nopeer.txt" ||
+		{ cat "$work/nopeer.txt"; fail "no word on the link being down"; }
+	! grep -q "^sent:" "$work/nopeer.txt" ||
+		{ cat "$work/nopeer.txt"; fail "a run started with no client"; }
 	# The server listens first; its client connects, the link comes up
 	# and the generator starts counting and sending. At the end it waits
 	# for the client to go (its --idle-exit): the last frames in the
