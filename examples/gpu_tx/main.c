@@ -52,6 +52,8 @@ struct opts {
 	enum mem_mode mem;
 	uint64_t seed;
 	uint32_t mbufs;
+	double wait_link;	/* s; 0: send with the link down */
+	double linger;		/* s the port stays up after the last burst */
 	const char *json;
 };
 
@@ -87,6 +89,10 @@ usage(const char *prog)
 		"  --burst N         packets per burst (default 32, max %d)\n"
 		"  --seed N          default seed of the streams (default 1)\n"
 		"  --mbufs N         mbuf pool size\n"
+		"  --wait-link S     wait up to S s for the link to come up\n"
+		"                    (default 10; 0: do not wait)\n"
+		"  --linger S        keep the port up S s after the last burst,\n"
+		"                    or until its link goes down (default 0)\n"
 		"  --json FILE       summary as JSON ('-' for stdout)\n",
 		prog, MAX_BURST);
 }
@@ -146,17 +152,21 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{ "seed", required_argument, NULL, 'S' },
 		{ "mbufs", required_argument, NULL, 'M' },
 		{ "json", required_argument, NULL, 'j' },
+		{ "wait-link", required_argument, NULL, 'W' },
+		{ "linger", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t v;
 	char *end;
+	double d;
 	int c;
 
 	memset(o, 0, sizeof(*o));
 	o->burst = 32;
 	o->seed = 1;
 	o->mem = MEM_CPU;
+	o->wait_link = 10;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
@@ -250,6 +260,21 @@ parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'j':
 			o->json = optarg;
+			break;
+		case 'W':
+		case 'L':
+			errno = 0;
+			d = strtod(optarg, &end);
+			if (errno != 0 || *end != '\0' || end == optarg ||
+					!(d >= 0 && d <= 86400)) {
+				fprintf(stderr, "error: --%s %s: seconds, 0 to 86400\n",
+					c == 'W' ? "wait-link" : "linger", optarg);
+				return -1;
+			}
+			if (c == 'W')
+				o->wait_link = d;
+			else
+				o->linger = d;
 			break;
 		case 'h':
 			usage(argv[0]);
@@ -433,6 +458,54 @@ setup_port(struct app *a)
 	return 0;
 }
 
+/*
+ * Until the link is up a port may take nothing (net_memif before its
+ * client connects) or drop what it takes: the run, its count and its
+ * rate start once there is someone to send to.
+ */
+static int
+wait_link(struct app *a)
+{
+	uint64_t hz = rte_get_tsc_hz(), start = rte_rdtsc();
+	struct rte_eth_link link;
+	int said = 0, rc;
+
+	for (;;) {
+		rc = rte_eth_link_get_nowait(a->o.port, &link);
+		if (rc != 0) {
+			/* A port that cannot tell is taken as up. */
+			fprintf(stderr, "warning: port %u: link status: %s; sending "
+				"without waiting\n", a->o.port, rte_strerror(-rc));
+			return 0;
+		}
+		if (link.link_status == RTE_ETH_LINK_UP)
+			break;
+		if (quit)
+			return -1;
+		if ((double)(rte_rdtsc() - start) / hz >= a->o.wait_link) {
+			fprintf(stderr, "error: port %u: link still down after "
+				"%g s (net_memif: no client connected; a cable, the "
+				"peer?); --wait-link S waits longer, 0 sends anyway\n",
+				a->o.port, a->o.wait_link);
+			return -1;
+		}
+		if (!said) {
+			/* Flushed: a script starts the peer on this line. */
+			printf("port %u: waiting up to %g s for the link\n",
+				a->o.port, a->o.wait_link);
+			fflush(stdout);
+			said = 1;
+		}
+		rte_delay_us_sleep(10 * 1000);
+	}
+	if (link.link_speed != RTE_ETH_SPEED_NUM_NONE &&
+			link.link_speed != RTE_ETH_SPEED_NUM_UNKNOWN)
+		a->link_mbps = link.link_speed;
+	if (said)
+		printf("port %u: link up, %u Mb/s\n", a->o.port, a->link_mbps);
+	return 0;
+}
+
 static int
 set_rate(struct app *a)
 {
@@ -566,6 +639,26 @@ run(struct app *a)
 	return 0;
 }
 
+/*
+ * Frames a port has taken may still wait in it: net_memif's ring is read
+ * by its client, which loses what is left there when the server stops.
+ * A client that has stopped reading takes the link down and ends the
+ * wait early.
+ */
+static void
+linger(struct app *a)
+{
+	uint64_t hz = rte_get_tsc_hz(), start = rte_rdtsc();
+	struct rte_eth_link link;
+
+	while (!quit && (double)(rte_rdtsc() - start) / hz < a->o.linger) {
+		if (rte_eth_link_get_nowait(a->o.port, &link) == 0 &&
+				link.link_status == RTE_ETH_LINK_DOWN)
+			break;
+		rte_delay_us_sleep(10 * 1000);
+	}
+}
+
 static void
 summary(struct app *a, FILE *f, int json)
 {
@@ -664,12 +757,16 @@ main(int argc, char **argv)
 	if (setup_port(&a) != 0)
 		goto out;
 	port_started = 1;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	if (a.o.wait_link > 0 && wait_link(&a) != 0)
+		goto out;
 	if (set_rate(&a) != 0)
 		goto out;
 	printf("memory: %s; burst %u\n", mem_str(a.o.mem), a.o.burst);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
 	rc = run(&a);
+	if (rc == 0 && a.o.linger > 0)
+		linger(&a);
 	summary(&a, stdout, 0);
 	if (a.o.json != NULL) {
 		FILE *f = strcmp(a.o.json, "-") == 0 ? stdout :

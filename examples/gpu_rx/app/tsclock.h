@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * TSC cycles to nanoseconds since the epoch, calibrated once at start so
- * the RX fast path reads only the TSC.
+ * TSC cycles to nanoseconds since the epoch (CLOCK_REALTIME), the TSC's
+ * rate measured and the origin taken once at start (50 ms), so the RX
+ * fast path reads only the TSC.
  */
 #ifndef GPURX_APP_TSCLOCK_H
 #define GPURX_APP_TSCLOCK_H
