@@ -729,6 +729,23 @@ segs_of(unsigned int k)
 	return (frame_lens[k] + SEG_ROOM - 1) / SEG_ROOM;
 }
 
+/* Stops a started GPU-memory port, unmaps gpu_mem (nothing posted holds
+ * it now), closes the port and checks that CUDA and the pool have
+ * everything back (nb mbufs), then frees the pool. */
+static void
+gpu_port_finish(uint16_t port, const char *name, struct rte_mempool *mp,
+		unsigned int nb)
+{
+	CHECK(rte_eth_dev_stop(port) == 0, "stop");
+	CHECK(rte_dev_dma_unmap(port_dev(port), gpu_mem, RTE_BAD_IOVA,
+		GPU_MEM_LEN) == 0, "unmap after stop: %s", rte_strerror(rte_errno));
+	port_destroy(name, port);
+	check_cuda_released("after close");
+	CHECK(rte_mempool_avail_count(mp) == nb, "%u of %u mbufs back",
+		rte_mempool_avail_count(mp), nb);
+	rte_mempool_free(mp);
+}
+
 static void
 gpu_rx_completion_order_on(bool no_batch)
 {
@@ -834,14 +851,7 @@ gpu_rx_completion_order_on(bool no_batch)
 		CHECK(fake_cuda_batch_calls() == batches0,
 			"cuMemcpyBatchAsync called though hidden");
 	/* Stopped, the port holds nothing: the mapping can go. */
-	CHECK(rte_eth_dev_stop(port) == 0, "stop");
-	CHECK(rte_dev_dma_unmap(dev, gpu_mem, RTE_BAD_IOVA, GPU_MEM_LEN) == 0,
-		"unmap after stop: %s", rte_strerror(rte_errno));
-	port_destroy("net_gpudma_ord", port);
-	check_cuda_released("after close");
-	CHECK(rte_mempool_avail_count(mp) == 2048, "%u of 2048 mbufs back",
-		rte_mempool_avail_count(mp));
-	rte_mempool_free(mp);
+	gpu_port_finish(port, "net_gpudma_ord", mp, 2048);
 }
 
 static void
@@ -874,7 +884,6 @@ gpu_rx_polls_without_cuda(void)
 	bool words = hidden == NULL || strcmp(hidden, "cuStreamWriteValue32") != 0;
 	struct rte_mempool *mp = gpu_pool("gpu_polls", 4095);
 	struct rte_mbuf *pkts[8];
-	struct rte_device *dev;
 	uint64_t c0, c;
 	unsigned int i, got = 0;
 	char args[600];
@@ -888,7 +897,6 @@ gpu_rx_polls_without_cuda(void)
 		rte_mempool_free(mp);
 		return;
 	}
-	dev = port_dev(port);
 	gpu_port_start(port, mp);
 	fake_cuda_set_async_manual(1);
 	/* The first poll posts the ring (CUDA calls), nothing is filled. */
@@ -919,14 +927,7 @@ gpu_rx_polls_without_cuda(void)
 	rest = rx_all(port, 0, 0, 1, NULL, 0);
 	CHECK(rest == 3 * (int)NB_FRAMES, "received %d of %u", rest,
 		3 * (unsigned int)NB_FRAMES);
-	CHECK(rte_eth_dev_stop(port) == 0, "stop");
-	CHECK(rte_dev_dma_unmap(dev, gpu_mem, RTE_BAD_IOVA, GPU_MEM_LEN) == 0,
-		"unmap after stop: %s", rte_strerror(rte_errno));
-	port_destroy("net_gpudma_polls", port);
-	check_cuda_released("after close");
-	CHECK(rte_mempool_avail_count(mp) == 4095, "%u of 4095 mbufs back",
-		rte_mempool_avail_count(mp));
-	rte_mempool_free(mp);
+	gpu_port_finish(port, "net_gpudma_polls", mp, 4095);
 }
 
 /* One queue of 1024 descriptors on mp, in gpu_mem (mapped), started. */
