@@ -23,7 +23,10 @@
 #      BENCH_LOOP_SECONDS (packets per point: rate x seconds; default 2),
 #      BENCH_LOOP_MAX_COUNT (packets of an unpaced point; default 2000000),
 #      BENCH_LOOP_STREAMS (1-3 stream specs of run-loop.sh, default 1:
-#        70-300 B random sizes, IPv4/UDP).
+#        70-300 B random sizes, IPv4/UDP),
+#      BENCH_EAL_EXTRA (more EAL options of both programs, e.g.
+#        "-d .gpu-bundle/pmds" with LD_LIBRARY_PATH=.gpu-bundle/lib where
+#        DPDK comes from scripts/make-gpu-bundle.sh).
 # Exit: 0; 1 when a point did not run or lost packets at a paced rate;
 # 2 usage or missing build.
 set -uo pipefail
@@ -44,9 +47,9 @@ mkdir -p "$out" || exit 2
 . "$top/bench/bench-lib.sh"
 # Two processes: each its own share (run-loop.sh adds --no-shconf).
 bench_eal_mem 1024 512
-eal_mem=${bench_mem[*]/--no-shconf/}
+eal_mem="${bench_mem[*]/--no-shconf/} ${BENCH_EAL_EXTRA:-}"
 bench_machine_lines "$build" "$top" > "$out/machine.txt"
-echo "eal: $eal_mem (each process)" >> "$out/machine.txt"
+echo "eal: $eal_mem (each process; --no-pci but for GPU builds)" >> "$out/machine.txt"
 
 # Packets for a rate like 10kpps, 1.5Mpps.
 packets() {
@@ -61,11 +64,13 @@ packets() {
 
 # One run into DIR; prints its line.
 point() {
-	local wire=$1 mem=$2 rate=$3 n=$4 dir=$5 rc
+	local wire=$1 mem=$2 rate=$3 n=$4 dir=$5 rc tx_pci=--no-pci
 
+	# A GPU build needs the GPU, which EAL finds on the PCI bus.
+	[ "$mem" = cpu ] || tx_pci=
 	LOOP_QUIET=1 LOOP_RATE=$rate LOOP_COUNT=$n \
 		LOOP_STREAMS=${BENCH_LOOP_STREAMS:-1} TX_MEM=$mem \
-		TX_EAL="$eal_mem" RX_EAL="$eal_mem" \
+		TX_EAL="$eal_mem $tx_pci" RX_EAL="$eal_mem --no-pci" \
 		bash "$loop" "$wire" "$tx" "$rx" "$dir" > "$dir.log" 2>&1
 	rc=$?
 	if [ $rc -eq 77 ]; then

@@ -17,7 +17,7 @@ out=$top/.gpu-bundle
 libdir=$(pkg-config --variable=libdir libdpdk)
 pmd_src=$(ls -d "$libdir"/dpdk/pmds-* 2>/dev/null | head -n 1)
 [ -n "$pmd_src" ] || { echo "no DPDK plugin directory under $libdir/dpdk" >&2; exit 1; }
-pmds="librte_bus_pci librte_bus_vdev librte_mempool_ring librte_net_null librte_net_ring librte_net_pcap"
+pmds="librte_bus_pci librte_bus_vdev librte_mempool_ring librte_net_null librte_net_ring librte_net_pcap librte_net_memif librte_net_af_packet"
 
 rm -rf "$out"
 mkdir -p "$out/lib" "$out/pmds"

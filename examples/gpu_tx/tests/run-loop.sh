@@ -13,7 +13,9 @@
 # and af_packet take without loss on a busy 2-core VM; "max": unpaced,
 # as fast as the port takes), LOOP_STREAMS
 # stream count 1-3 (default 3), TX_MEM dpdk-gpu-tx --mem (default cpu),
-# TX_EAL / RX_EAL the EAL memory options (default --no-huge -m 512),
+# TX_EAL / RX_EAL the EAL memory and device options (default --no-huge
+# -m 512 --no-pci; with --mem host-mapped, TX_EAL without --no-pci lets
+# EAL find the GPU, and -d DIR loads drivers from a bundle),
 # LOOP_QUIET=1: only the result line.
 # Exit 0 when every stream arrived whole, in order, once each, with a
 # latency; 1 otherwise; 77 when the machine cannot run the loop.
@@ -61,11 +63,11 @@ eal() {
 	# /var/run/dpdk (net_memif then warns it has no multi-process
 	# channel, which only secondary processes would use).
 	if [ "$1" = tx ]; then
-		set -- "$@" "${TX_EAL:---no-huge -m 512}"
+		set -- "$@" "${TX_EAL:---no-huge -m 512 --no-pci}"
 	else
-		set -- "$@" "${RX_EAL:---no-huge -m 512}"
+		set -- "$@" "${RX_EAL:---no-huge -m 512 --no-pci}"
 	fi
-	echo "$3" --no-pci --no-shconf --file-prefix "$tag-$1" -l "$2" \
+	echo "$3" --no-shconf --file-prefix "$tag-$1" -l "$2" \
 		--log-level=lib.eal:warning
 }
 
@@ -117,6 +119,17 @@ receive() {
 	rxpid=$!
 }
 
+# dpdk-gpu-tx failed ($1 says how): with no GPU for TX_MEM's build the
+# loop cannot run here.
+tx_failed() {
+	if grep -q "no GPU probed" "$work/tx.txt"; then
+		grep "no GPU probed" "$work/tx.txt"
+		skip "--mem ${TX_MEM:-cpu} needs a GPU"
+	fi
+	cat "$work/tx.txt"
+	fail "$1"
+}
+
 # Until FILE has a line matching RE (5 s), or PID died.
 wait_line() {
 	i=0
@@ -139,7 +152,7 @@ finish() {
 	trc=$?
 	txpid=
 	say "$work/tx.txt" "$work/rx.txt"
-	[ $trc -eq 0 ] || { cat "$work/tx.txt"; fail "dpdk-gpu-tx exit $trc"; }
+	[ $trc -eq 0 ] || tx_failed "dpdk-gpu-tx exit $trc"
 	[ $rrc -eq 0 ] || { cat "$work/rx.txt"; fail "dpdk-gpu-rx exit $rrc"; }
 }
 
@@ -163,7 +176,7 @@ memif)
 	# ring are the client's to read until then.
 	send "net_memif0,role=server,socket=$work/memif.sock" 60
 	wait_line "$work/tx.txt" "waiting up to" $txpid ||
-		{ cat "$work/tx.txt"; fail "dpdk-gpu-tx did not come up"; }
+		tx_failed "dpdk-gpu-tx did not come up"
 	receive "net_memif0,role=client,socket=$work/memif.sock"
 	finish
 	;;
