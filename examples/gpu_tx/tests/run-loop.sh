@@ -11,8 +11,8 @@
 # Env: LOOP_COUNT packets (default 30000), LOOP_RATE dpdk-gpu-tx --rate
 # (default 200kpps for memif, 100kpps for veth: what this kernel's veth
 # and af_packet take without loss on a busy 2-core VM; "max": unpaced,
-# as fast as the port takes), LOOP_STREAMS
-# stream count 1-3 (default 3), TX_MEM dpdk-gpu-tx --mem (default cpu),
+# as fast as the port takes), LOOP_STREAMS stream count 1-3 (default
+# 3), TX_MEM dpdk-gpu-tx --mem (default cpu),
 # TX_EAL / RX_EAL the EAL memory and device options (default --no-huge
 # -m 512 --no-pci; with --mem host-mapped, TX_EAL without --no-pci lets
 # EAL find the GPU, and -d DIR loads drivers from a bundle),
