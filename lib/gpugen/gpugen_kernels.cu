@@ -2,36 +2,108 @@
 /*
  * The generator's build kernel: the per-packet code of gpugen_core.h,
  * the very source the CPU reference runs, one thread per packet.
+ *
+ * That code writes a frame a byte at a time and reads it back (field
+ * engine variables, checksum fixes). Into host memory mapped for the GPU
+ * each of those accesses would cross PCIe on its own, so every thread
+ * builds in its slot of a scratch area in GPU memory, and its warp then
+ * copies the warp's frames out together: for one frame at a time, the 32
+ * lanes store consecutive 16-byte pieces, so the destination sees whole
+ * coalesced lines and is never read. The kernel does the same for GPU
+ * memory destinations (see gpugen_cuda_build()).
  */
 #include <cuda_runtime.h>
 
 #include "gpugen_core.h"
 #include "gpugen_cuda.h"
 
-#define GPUGEN_THREADS 128
+#define GPUGEN_WARP 32
+#define GPUGEN_FULL_MASK 0xffffffffu
 
+/* Where packet first + k goes. */
+static __device__ uint8_t *
+gpugen_dst_of(const struct gpugen_cuda_dst *dst, uint32_t k)
+{
+	uint32_t slot;
+
+	if (dst->addrs != NULL)
+		return (uint8_t *)dst->addrs[k];
+	/* slot0 < slots and k % slots < slots: one subtraction wraps the
+	 * sum. */
+	slot = dst->slot0 + k % dst->slots;
+	if (slot >= dst->slots)
+		slot -= dst->slots;
+	return dst->ring + (size_t)slot * dst->stride;
+}
+
+/*
+ * Copy len bytes from s to d with the whole warp, every lane calling with
+ * the same arguments. s and d agree modulo 16 (the thread built at that
+ * offset in its slot), so past a head of under 16 bytes both are 16-byte
+ * aligned and the body moves as 16-byte stores, consecutive across the
+ * lanes; head and tail are one byte a lane, still one transaction each.
+ */
+static __device__ void
+gpugen_warp_copy(uint8_t *d, const uint8_t *s, uint32_t len, uint32_t lane)
+{
+	uint32_t head = (16u - (uint32_t)((uintptr_t)d & 15u)) & 15u;
+	uint32_t body, k;
+
+	if (head > len)
+		head = len;
+	if (lane < head)
+		d[lane] = s[lane];
+	body = head + ((len - head) & ~15u);
+	for (k = head + lane * 16u; k < body; k += GPUGEN_WARP * 16u)
+		*(uint4 *)(d + k) = *(const uint4 *)(s + k);
+	if (body + lane < len)
+		d[body + lane] = s[body + lane];
+}
+
+/*
+ * Grid-stride over the n packets, a warp taking 32 consecutive ones per
+ * step; the grid is at most the scratch's threads, thread i owning
+ * bytes [i * scratch.slot, (i + 1) * scratch.slot) of it. Every lane of
+ * a warp runs every step (those past n build nothing), as the copy-out
+ * needs the whole warp.
+ */
 static __global__ void
 gpugen_build_kernel(const struct gpugen_table *t, struct gpugen_cuda_dst dst,
-		uint64_t first, uint32_t n, uint64_t tx_ns)
+		struct gpugen_cuda_scratch scratch, uint64_t first, uint32_t n,
+		uint64_t tx_ns)
 {
-	uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
-	uint32_t s;
-	uint8_t *out;
+	uint32_t tid = blockIdx.x * blockDim.x + threadIdx.x;
+	uint32_t lane = threadIdx.x % GPUGEN_WARP;
+	uint64_t step = (uint64_t)gridDim.x * blockDim.x;
+	uint8_t *mine = scratch.base + (size_t)tid * scratch.slot;
 
-	if (k >= n)
-		return;
-	if (dst.addrs != NULL) {
-		out = (uint8_t *)dst.addrs[k];
-	} else {
-		/* slot0 < slots and k % slots < slots: one subtraction
-		 * wraps the sum. */
-		uint32_t slot = dst.slot0 + k % dst.slots;
+	for (uint64_t k = tid; k - lane < n; k += step) {
+		uint8_t *out = NULL, *src = mine;
+		uint32_t len = 0, s;
 
-		if (slot >= dst.slots)
-			slot -= dst.slots;
-		out = dst.ring + (size_t)slot * dst.stride;
+		if (k < n) {
+			out = gpugen_dst_of(&dst, (uint32_t)k);
+			/* The slot has 16 bytes to spare for this. */
+			src = mine + ((uintptr_t)out & 15u);
+			len = gpugen_make_n(t, first + k, tx_ns, src, &s);
+		}
+		/* Orders each lane's scratch writes before the other lanes
+		 * read them below (__syncwarp orders memory among the lanes
+		 * it joins). */
+		__syncwarp();
+		for (uint32_t j = 0; j < GPUGEN_WARP; j++) {
+			uint32_t l = __shfl_sync(GPUGEN_FULL_MASK, len, j);
+			uint8_t *d = (uint8_t *)__shfl_sync(GPUGEN_FULL_MASK,
+				(unsigned long long)out, j);
+			const uint8_t *from = (const uint8_t *)__shfl_sync(
+				GPUGEN_FULL_MASK, (unsigned long long)src, j);
+
+			if (l != 0)
+				gpugen_warp_copy(d, from, l, lane);
+		}
+		/* The next step's build overwrites the slots read above. */
+		__syncwarp();
 	}
-	(void)gpugen_make_n(t, first + k, tx_ns, out, &s);
 }
 
 extern "C" const char *
@@ -72,13 +144,32 @@ gpugen_cuda_stream_destroy(void *s)
 
 extern "C" int
 gpugen_cuda_build(const void *table, const struct gpugen_cuda_dst *dst,
-		uint64_t first, uint32_t n, uint64_t tx_ns, void *s)
+		const struct gpugen_cuda_scratch *scratch, uint64_t first,
+		uint32_t n, uint64_t tx_ns, void *s)
 {
+	uint64_t blocks = ((uint64_t)n + GPUGEN_CUDA_BLOCK - 1) /
+		GPUGEN_CUDA_BLOCK;
+	uint32_t max_blocks = scratch->threads / GPUGEN_CUDA_BLOCK;
+
 	if (n == 0)
 		return 0;
-	gpugen_build_kernel<<<(n + GPUGEN_THREADS - 1) / GPUGEN_THREADS,
-		GPUGEN_THREADS, 0, (cudaStream_t)s>>>(
-		(const struct gpugen_table *)table, *dst, first, n, tx_ns);
+	if (max_blocks == 0 || scratch->slot % 16 != 0 ||
+			((uintptr_t)scratch->base & 15) != 0)
+		return (int)cudaErrorInvalidValue;
+	/*
+	 * Staged for GPU memory destinations too: a thread's byte stores
+	 * and read-backs land in its scratch slot just as they would in
+	 * the ring (L2 either way), and the copy-out adds one read of the
+	 * frame from L2 while turning the destination's partial-sector
+	 * byte stores into whole lines. That should cost GPU-memory builds
+	 * little (bench-gpugen's mem=gpu row measures it) and spares the
+	 * library a query of what memory each destination is.
+	 */
+	if (blocks > max_blocks)
+		blocks = max_blocks;
+	gpugen_build_kernel<<<(unsigned int)blocks, GPUGEN_CUDA_BLOCK, 0,
+		(cudaStream_t)s>>>((const struct gpugen_table *)table, *dst,
+		*scratch, first, n, tx_ns);
 	return (int)cudaGetLastError();
 }
 
