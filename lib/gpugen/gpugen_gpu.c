@@ -3,7 +3,8 @@
  * The GPU build's memory, all through gpudev: the stream table in GPU
  * memory (rte_gpu_mem_alloc) or in host pages registered with the GPU
  * (rte_gpu_mem_register), the kernel's build scratch in GPU memory, and
- * the per-burst address array in registered host pages. The CUDA runtime only copies and launches (gpugen_kernels.cu).
+ * the per-burst address array in registered host pages. The CUDA
+ * runtime only copies and launches (gpugen_kernels.cu).
  */
 
 #include <errno.h>
@@ -99,9 +100,14 @@ scratch_alloc(struct gpugen_gpu *gg, uint32_t sms, char *err, size_t errlen)
 		threads = GPUGEN_CUDA_BLOCK;
 	len = threads * slot;
 	gg->scratch.base = rte_gpu_mem_alloc(gg->gpu_id, len, 16);
-	if (gg->scratch.base == NULL)
-		return gpugen_fail(err, errlen, -rte_errno, "build scratch: %zu "
-			"bytes of GPU memory: %s", len, rte_strerror(rte_errno));
+	if (gg->scratch.base == NULL) {
+		/* A failure must not read as success should rte_errno be
+		 * left unset. */
+		int e = rte_errno != 0 ? rte_errno : ENOMEM;
+
+		return gpugen_fail(err, errlen, -e, "build scratch: %zu bytes "
+			"of GPU memory: %s", len, rte_strerror(e));
+	}
 	gg->scratch.slot = (uint32_t)slot;
 	gg->scratch.threads = (uint32_t)threads;
 	return 0;
