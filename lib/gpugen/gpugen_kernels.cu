@@ -36,26 +36,49 @@ gpugen_dst_of(const struct gpugen_cuda_dst *dst, uint32_t k)
 	return dst->ring + (size_t)slot * dst->stride;
 }
 
+/* The warp copies len bytes in pieces of T, each lane one piece in 32. */
+template <typename T>
+static __device__ void
+gpugen_warp_copy_w(uint8_t *d, const uint8_t *s, uint32_t len, uint32_t lane)
+{
+	for (uint32_t k = lane * sizeof(T); k < len;
+			k += GPUGEN_WARP * sizeof(T))
+		*(T *)(d + k) = *(const T *)(s + k);
+}
+
 /*
  * Copy len bytes from s to d with the whole warp, every lane calling with
  * the same arguments. s and d agree modulo 16 (the thread built at that
  * offset in its slot), so past a head of under 16 bytes both are 16-byte
  * aligned and the body moves as 16-byte stores, consecutive across the
- * lanes; head and tail are one byte a lane, still one transaction each.
+ * lanes; head and tail are one byte a lane, still one store instruction
+ * each. A short frame whose start and length are multiples of 4 or 8
+ * goes out in one instruction of pieces that size instead: the head or
+ * tail would otherwise write a second time into a line the body writes
+ * (a 60-byte frame: 48 bytes, then 12), which over PCIe is a second
+ * write request for the same line.
  */
 static __device__ void
 gpugen_warp_copy(uint8_t *d, const uint8_t *s, uint32_t len, uint32_t lane)
 {
 	uint32_t head = (16u - (uint32_t)((uintptr_t)d & 15u)) & 15u;
-	uint32_t body, k;
+	uint32_t body;
+	uint32_t al = ((uint32_t)(uintptr_t)d | len) & 15u;
 
+	if (al == 8 && len <= GPUGEN_WARP * 8u) {
+		gpugen_warp_copy_w<unsigned long long>(d, s, len, lane);
+		return;
+	}
+	if ((al == 4 || al == 12) && len <= GPUGEN_WARP * 4u) {
+		gpugen_warp_copy_w<uint32_t>(d, s, len, lane);
+		return;
+	}
 	if (head > len)
 		head = len;
 	if (lane < head)
 		d[lane] = s[lane];
 	body = head + ((len - head) & ~15u);
-	for (k = head + lane * 16u; k < body; k += GPUGEN_WARP * 16u)
-		*(uint4 *)(d + k) = *(const uint4 *)(s + k);
+	gpugen_warp_copy_w<uint4>(d + head, s + head, body - head, lane);
 	if (body + lane < len)
 		d[body + lane] = s[body + lane];
 }
