@@ -261,6 +261,10 @@ gpugen_gpu_build_ring(struct gpugen_gpu *gg, void *ring, uint32_t stride,
 	if (ring == NULL || slots == 0)
 		return gpugen_fail(err, errlen, -EINVAL, "no ring, or a ring of "
 			"0 slots");
+	if (n > slots)
+		return gpugen_fail(err, errlen, -EINVAL, "a build of %u packets "
+			"into a ring of %u slots: two of them would write one "
+			"slot at once; queue builds of at most %u", n, slots, slots);
 	if (stride < gg->max_len)
 		return gpugen_fail(err, errlen, -EINVAL, "ring slots of %u bytes "
 			"cannot hold the longest frame (%u bytes)", stride,

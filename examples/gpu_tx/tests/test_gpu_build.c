@@ -9,6 +9,7 @@
  * is checked at each alignment; the bytes around each frame must stay as
  * they were. Exit 77 when gpudev finds no GPU.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +86,13 @@ run_mode(struct gpugen *g, int16_t gpu, enum gpugen_gpu_mem where,
 		fprintf(stderr, "FAIL: gpugen_gpu_open: %s\n", err);
 		bad = 1;
 		goto out;
+	}
+	/* Two packets of one build into one slot: refused, nothing queued. */
+	if (gpugen_gpu_build_ring(gg, frames, SLOT, BURST, 0, BURST + 1, 1,
+			err, sizeof(err)) != -EINVAL) {
+		fprintf(stderr, "FAIL: a build of %d packets into %d slots was "
+			"not refused\n", BURST + 1, BURST);
+		bad = 1;
 	}
 	memset(fill, GUARD, sizeof(fill));
 	for (uint64_t b = 0; b < BURSTS && !bad; b++) {
