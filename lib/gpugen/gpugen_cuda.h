@@ -33,7 +33,14 @@ struct gpugen_cuda_dst {
 	uint32_t stride;
 	uint32_t slots;
 	uint32_t slot0;
+	/* Every destination is GPU memory: built in place, one thread a
+	 * packet, no scratch (gpugen_cuda_build()). */
+	uint32_t in_gpu;
 };
+
+/* *in_gpu = 1 when p is GPU memory (device or managed), 0 when host
+ * memory; 0 or a cudaError_t value. */
+int gpugen_cuda_mem_in_gpu(const void *p, uint32_t *in_gpu);
 
 /* Threads per block of the build kernel. */
 #define GPUGEN_CUDA_BLOCK 128
@@ -55,8 +62,8 @@ struct gpugen_cuda_scratch {
 
 /*
  * Queue the build of global packets first .. first + n - 1 of the table
- * (device-usable address) into dst through scratch, on stream s; returns
- * once queued. gpugen_cuda_sync(s) waits for them. Builds on one stream
+ * (device-usable address) into dst, through scratch unless dst->in_gpu,
+ * on stream s; returns once queued. gpugen_cuda_sync(s) waits for them. Builds on one stream
  * run in turn, so they share one scratch.
  */
 int gpugen_cuda_build(const void *table, const struct gpugen_cuda_dst *dst,

@@ -234,6 +234,14 @@ gpugen_gpu_build(struct gpugen_gpu *gg, uint64_t first, uint32_t n,
 	if (n > gg->max_burst)
 		return gpugen_fail(err, errlen, -EINVAL, "burst of %u beyond the %u "
 			"opened for", n, gg->max_burst);
+	if (n == 0)
+		return 0;
+	/* Either kernel is right for any memory; the first destination
+	 * says which is fast for the burst (one pool feeds a burst). */
+	rc = gpugen_cuda_mem_in_gpu(gg->addrs[0], &dst.in_gpu);
+	if (rc != 0)
+		return gpugen_fail(err, errlen, -EINVAL, "packet address %p: %s",
+			gg->addrs[0], gpugen_cuda_strerror(rc));
 	/* The addresses are plain stores to registered host memory; the
 	 * launch that follows orders them before the kernel reads them. */
 	rc = gpugen_cuda_build(gg->table, &dst, &gg->scratch, first, n, tx_ns,
@@ -269,6 +277,10 @@ gpugen_gpu_build_ring(struct gpugen_gpu *gg, void *ring, uint32_t stride,
 		return gpugen_fail(err, errlen, -EINVAL, "ring slots of %u bytes "
 			"cannot hold the longest frame (%u bytes)", stride,
 			gg->max_len);
+	rc = gpugen_cuda_mem_in_gpu(ring, &dst.in_gpu);
+	if (rc != 0)
+		return gpugen_fail(err, errlen, -EINVAL, "ring %p: %s", ring,
+			gpugen_cuda_strerror(rc));
 	dst.slot0 = (uint32_t)(first % slots);
 	rc = gpugen_cuda_build(gg->table, &dst, &gg->scratch, first, n, tx_ns,
 		gg->stream);
