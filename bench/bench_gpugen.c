@@ -22,9 +22,9 @@
  *
  * The ring is larger than any GPU's L2 (--ring-mb, 256 MiB) so the writes
  * reach memory. Per configuration: warm-up passes, then >= 20 timed
- * passes of --packets frames each (one queued build, then
- * gpugen_gpu_wait(); a pass of millions of frames makes the launch and
- * the wait a small part of it), median and p99 (slowest). The last
+ * passes of --packets frames each (builds of at most the ring's slots
+ * queued, then gpugen_gpu_wait(); a pass of millions of frames makes the
+ * launches and the wait a small part of it), median and p99 (slowest). The last
  * timed pass is then checked: a sample of its frames (--sample, spread
  * over the packets no later one overwrote, and a warp's worth in a row)
  * read back and compared byte for byte with the CPU build of the same
@@ -435,9 +435,19 @@ gpu_rate(struct ctx *c, struct gpugen *g, enum mem_kind m, uint32_t stride,
 
 		tx_ns = TX_NS_BASE + r;
 		t0 = bench_now_ns();
-		if (gpugen_gpu_build_ring(gg, ring, stride, slots, first, n,
-				tx_ns, err, sizeof(err)) != 0 ||
-				gpugen_gpu_wait(gg, err, sizeof(err)) != 0) {
+		/* A build is at most the ring's size (two packets of one
+		 * build never share a slot); the stream runs them in order. */
+		for (uint32_t done = 0, k; done < n; done += k) {
+			k = RTE_MIN(n - done, slots);
+			if (gpugen_gpu_build_ring(gg, ring, stride, slots,
+					first + done, k, tx_ns, err,
+					sizeof(err)) != 0) {
+				printf("FAIL: mem=%s pass %" PRIu64 ": %s\n",
+					mem_names[m], r, err);
+				goto out;
+			}
+		}
+		if (gpugen_gpu_wait(gg, err, sizeof(err)) != 0) {
 			printf("FAIL: mem=%s pass %" PRIu64 ": %s\n", mem_names[m],
 				r, err);
 			goto out;

@@ -112,8 +112,12 @@ int gpugen_gpu_build(struct gpugen_gpu *gg, uint64_t first, uint32_t n,
  * packet p into slot p % slots, stride bytes each (at least
  * gpugen_max_len()), of ring, GPU-usable memory (rte_gpu_mem_alloc, or
  * host memory registered with rte_gpu_mem_register), stamped tx_ns. No
- * burst limit: for a producer that fills a ring ahead, and for measuring
- * the build rate. Returns once the build is queued, before the frames
+ * burst limit up to the ring's size: for a producer that fills a ring
+ * ahead, and for measuring the build rate. n beyond slots is refused
+ * (-EINVAL): two packets of one build would write one slot at once, in
+ * no defined order, and the slot could hold pieces of both; queue builds
+ * of at most slots packets instead (each build starts after the one
+ * queued before it). Returns once the build is queued, before the frames
  * are written; gpugen_gpu_wait() waits for every queued build. The ring
  * must not be freed before. 0 or -errno.
  */

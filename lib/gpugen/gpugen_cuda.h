@@ -33,15 +33,42 @@ struct gpugen_cuda_dst {
 	uint32_t stride;
 	uint32_t slots;
 	uint32_t slot0;
+	/* Every destination is GPU memory: built in place, one thread a
+	 * packet, no scratch (gpugen_cuda_build()). */
+	uint32_t in_gpu;
+};
+
+/* *in_gpu = 1 when p is GPU memory (device or managed), 0 when host
+ * memory; 0 or a cudaError_t value. */
+int gpugen_cuda_mem_in_gpu(const void *p, uint32_t *in_gpu);
+
+/* Threads per block of the build kernel. */
+#define GPUGEN_CUDA_BLOCK 128
+
+/*
+ * Where the build kernel's threads build before their warp copies the
+ * frames out (GPU memory, base 16-byte aligned): thread i in bytes
+ * [i * slot, (i + 1) * slot), slot a multiple of 16 and at least the
+ * longest frame + 16 (a frame starts at its destination's offset modulo
+ * 16 in the slot). The grid holds at most threads threads, a whole number
+ * of blocks of GPUGEN_CUDA_BLOCK (threads >= GPUGEN_CUDA_BLOCK), and
+ * strides over longer builds.
+ */
+struct gpugen_cuda_scratch {
+	uint8_t *base;
+	uint32_t slot;
+	uint32_t threads;
 };
 
 /*
  * Queue the build of global packets first .. first + n - 1 of the table
- * (device-usable address) into dst, one thread each, on stream s;
- * returns once queued. gpugen_cuda_sync(s) waits for them.
+ * (device-usable address) into dst, through scratch unless dst->in_gpu,
+ * on stream s; returns once queued. gpugen_cuda_sync(s) waits for them. Builds on one stream
+ * run in turn, so they share one scratch.
  */
 int gpugen_cuda_build(const void *table, const struct gpugen_cuda_dst *dst,
-		uint64_t first, uint32_t n, uint64_t tx_ns, void *s);
+		const struct gpugen_cuda_scratch *scratch, uint64_t first,
+		uint32_t n, uint64_t tx_ns, void *s);
 int gpugen_cuda_sync(void *s);
 
 #ifdef __cplusplus

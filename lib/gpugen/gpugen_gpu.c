@@ -2,8 +2,9 @@
 /*
  * The GPU build's memory, all through gpudev: the stream table in GPU
  * memory (rte_gpu_mem_alloc) or in host pages registered with the GPU
- * (rte_gpu_mem_register), and the per-burst address array in registered
- * host pages. The CUDA runtime only copies and launches (gpugen_kernels.cu).
+ * (rte_gpu_mem_register), the kernel's build scratch in GPU memory, and
+ * the per-burst address array in registered host pages. The CUDA
+ * runtime only copies and launches (gpugen_kernels.cu).
  */
 
 #include <errno.h>
@@ -20,12 +21,23 @@
 #include "gpugen_cuda.h"
 #include "gpugen_priv.h"
 
+/*
+ * The build scratch (gpugen_kernels.cu): as many threads as the GPU runs
+ * at once (2048 a multiprocessor on sm_80 and sm_90), a slot each, but
+ * no more than GPUGEN_SCRATCH_MAX bytes in all, so long frames take
+ * fewer threads rather than more memory; the kernel strides over the
+ * rest.
+ */
+#define GPUGEN_SM_THREADS 2048u
+#define GPUGEN_SCRATCH_MAX ((size_t)128 << 20)
+
 struct gpugen_gpu {
 	int16_t gpu_id;
 	uint32_t max_burst;
 	uint32_t max_len;	/* the longest frame: the least ring stride */
 	enum gpugen_gpu_mem where;
 	void *table;		/* device-usable */
+	struct gpugen_cuda_scratch scratch;	/* rte_gpu_mem_alloc */
 	size_t table_len;	/* mapped length when in host pages */
 	void **addrs;		/* registered host pages */
 	size_t addrs_len;
@@ -69,6 +81,38 @@ unpin(int16_t gpu_id, void *m, size_t len)
 		munmap(m, len);
 }
 
+/*
+ * Size and allocate gg's build scratch for a GPU of sms multiprocessors
+ * (0 when gpudev does not say: then one multiprocessor's worth).
+ */
+static int
+scratch_alloc(struct gpugen_gpu *gg, uint32_t sms, char *err, size_t errlen)
+{
+	/* The frame starts at its destination's offset modulo 16. */
+	size_t slot = ((size_t)gg->max_len + 15) / 16 * 16 + 16;
+	size_t threads = (size_t)(sms != 0 ? sms : 1) * GPUGEN_SM_THREADS;
+	size_t len;
+
+	if (threads * slot > GPUGEN_SCRATCH_MAX)
+		threads = GPUGEN_SCRATCH_MAX / slot;
+	threads -= threads % GPUGEN_CUDA_BLOCK;
+	if (threads == 0)
+		threads = GPUGEN_CUDA_BLOCK;
+	len = threads * slot;
+	gg->scratch.base = rte_gpu_mem_alloc(gg->gpu_id, len, 16);
+	if (gg->scratch.base == NULL) {
+		/* A failure must not read as success should rte_errno be
+		 * left unset. */
+		int e = rte_errno != 0 ? rte_errno : ENOMEM;
+
+		return gpugen_fail(err, errlen, -e, "build scratch: %zu bytes "
+			"of GPU memory: %s", len, rte_strerror(e));
+	}
+	gg->scratch.slot = (uint32_t)slot;
+	gg->scratch.threads = (uint32_t)threads;
+	return 0;
+}
+
 void
 gpugen_gpu_close(struct gpugen_gpu *gg)
 {
@@ -88,6 +132,10 @@ gpugen_gpu_close(struct gpugen_gpu *gg)
 	} else {
 		unpin(gg->gpu_id, gg->table, gg->table_len);
 	}
+	if (gg->scratch.base != NULL && rte_gpu_mem_free(gg->gpu_id,
+			gg->scratch.base) != 0)
+		fprintf(stderr, "gpugen: rte_gpu_mem_free (scratch): %s\n",
+			rte_strerror(rte_errno));
 	unpin(gg->gpu_id, gg->addrs, gg->addrs_len);
 	free(gg);
 }
@@ -147,6 +195,9 @@ gpugen_gpu_open(struct gpugen *g, int16_t gpu_id, uint32_t max_burst,
 		}
 		memcpy(gg->table, t, len);
 	}
+	rc = scratch_alloc(gg, info.processor_count, err, errlen);
+	if (rc != 0)
+		goto fail;
 	gg->addrs_len = (size_t)max_burst * sizeof(void *);
 	gg->addrs = pinned(gpu_id, &gg->addrs_len);
 	if (gg->addrs == NULL) {
@@ -183,9 +234,18 @@ gpugen_gpu_build(struct gpugen_gpu *gg, uint64_t first, uint32_t n,
 	if (n > gg->max_burst)
 		return gpugen_fail(err, errlen, -EINVAL, "burst of %u beyond the %u "
 			"opened for", n, gg->max_burst);
+	if (n == 0)
+		return 0;
+	/* Either kernel is right for any memory; the first destination
+	 * says which is fast for the burst (one pool feeds a burst). */
+	rc = gpugen_cuda_mem_in_gpu(gg->addrs[0], &dst.in_gpu);
+	if (rc != 0)
+		return gpugen_fail(err, errlen, -EINVAL, "packet address %p: %s",
+			gg->addrs[0], gpugen_cuda_strerror(rc));
 	/* The addresses are plain stores to registered host memory; the
 	 * launch that follows orders them before the kernel reads them. */
-	rc = gpugen_cuda_build(gg->table, &dst, first, n, tx_ns, gg->stream);
+	rc = gpugen_cuda_build(gg->table, &dst, &gg->scratch, first, n, tx_ns,
+		gg->stream);
 	if (rc == 0)
 		rc = gpugen_cuda_sync(gg->stream);
 	if (rc != 0)
@@ -209,12 +269,21 @@ gpugen_gpu_build_ring(struct gpugen_gpu *gg, void *ring, uint32_t stride,
 	if (ring == NULL || slots == 0)
 		return gpugen_fail(err, errlen, -EINVAL, "no ring, or a ring of "
 			"0 slots");
+	if (n > slots)
+		return gpugen_fail(err, errlen, -EINVAL, "a build of %u packets "
+			"into a ring of %u slots: two of them would write one "
+			"slot at once; queue builds of at most %u", n, slots, slots);
 	if (stride < gg->max_len)
 		return gpugen_fail(err, errlen, -EINVAL, "ring slots of %u bytes "
 			"cannot hold the longest frame (%u bytes)", stride,
 			gg->max_len);
+	rc = gpugen_cuda_mem_in_gpu(ring, &dst.in_gpu);
+	if (rc != 0)
+		return gpugen_fail(err, errlen, -EINVAL, "ring %p: %s", ring,
+			gpugen_cuda_strerror(rc));
 	dst.slot0 = (uint32_t)(first % slots);
-	rc = gpugen_cuda_build(gg->table, &dst, first, n, tx_ns, gg->stream);
+	rc = gpugen_cuda_build(gg->table, &dst, &gg->scratch, first, n, tx_ns,
+		gg->stream);
 	if (rc != 0)
 		return gpugen_fail(err, errlen, -EIO, "build kernel: %s",
 			gpugen_cuda_strerror(rc));

@@ -3,9 +3,13 @@
  * The GPU build against the CPU reference, byte for byte: frames built by
  * the kernel into host memory registered with the GPU (host-mapped) and
  * into GPU memory (rte_gpu_mem_alloc, copied back), with the table in
- * each kind of memory, several bursts, every stream kind. Exit 77 when
- * gpudev finds no GPU.
+ * each kind of memory, several bursts, every stream kind. Frames start
+ * at every offset modulo 16 and bursts are not all whole warps, so the
+ * kernel's copy-out (16-byte pieces between a head and a tail of bytes)
+ * is checked at each alignment; the bytes around each frame must stay as
+ * they were. Exit 77 when gpudev finds no GPU.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +26,24 @@
 #define BURST 256
 #define SLOT 2048
 #define BURSTS 6
+#define GUARD 0xa5	/* what the slots hold outside the frames */
+
+/* Frame k of burst b: at every offset modulo 16 across a burst. */
+static size_t
+frame_off(uint64_t b, uint32_t k)
+{
+	return (size_t)k * SLOT + (size_t)((b * 5 + k) % 16);
+}
+
+/* Slot bytes [from, to) all GUARD. */
+static int
+guarded(const uint8_t *slot, size_t from, size_t to)
+{
+	for (size_t i = from; i < to; i++)
+		if (slot[i] != GUARD)
+			return 0;
+	return 1;
+}
 
 static const char *const specs[] = {
 	"ipv4,udp,var=ipv4.src:inc:10.1.0.1-10.1.0.200,"
@@ -37,7 +59,7 @@ static int
 run_mode(struct gpugen *g, int16_t gpu, enum gpugen_gpu_mem where,
 		int gpu_frames)
 {
-	static uint8_t ref[SLOT], got[SLOT];
+	static uint8_t ref[SLOT], got[SLOT], fill[(size_t)BURST * SLOT];
 	struct gpugen_gpu *gg;
 	char err[256];
 	uint8_t *frames;
@@ -65,31 +87,55 @@ run_mode(struct gpugen *g, int16_t gpu, enum gpugen_gpu_mem where,
 		bad = 1;
 		goto out;
 	}
+	/* Two packets of one build into one slot: refused, nothing queued. */
+	if (gpugen_gpu_build_ring(gg, frames, SLOT, BURST, 0, BURST + 1, 1,
+			err, sizeof(err)) != -EINVAL) {
+		fprintf(stderr, "FAIL: a build of %d packets into %d slots was "
+			"not refused\n", BURST + 1, BURST);
+		bad = 1;
+	}
+	memset(fill, GUARD, sizeof(fill));
 	for (uint64_t b = 0; b < BURSTS && !bad; b++) {
 		uint64_t first = b * BURST + (b ? 7 : 0), tx_ns = 1000 * b + 5;
+		/* Some bursts end in a part of a warp. */
+		uint32_t n_burst = BURST - (uint32_t)(b % 3) * 13;
 
-		for (uint32_t k = 0; k < BURST; k++)
-			gpugen_gpu_addrs(gg)[k] = frames + (size_t)k * SLOT;
-		if (gpugen_gpu_build(gg, first, BURST, tx_ns, err,
+		if (gpu_frames) {
+			if (gpugen_cuda_copy(frames, fill, len) != 0) {
+				fprintf(stderr, "FAIL: filling GPU frames\n");
+				bad = 1;
+				break;
+			}
+		} else {
+			memset(frames, GUARD, len);
+		}
+		for (uint32_t k = 0; k < n_burst; k++)
+			gpugen_gpu_addrs(gg)[k] = frames + frame_off(b, k);
+		if (gpugen_gpu_build(gg, first, n_burst, tx_ns, err,
 				sizeof(err)) != 0) {
 			fprintf(stderr, "FAIL: build: %s\n", err);
 			bad = 1;
 			break;
 		}
 		for (uint32_t k = 0; k < BURST; k++) {
-			uint32_t n = gpugen_build_cpu(g, first + k, tx_ns, ref,
-				SLOT, NULL, NULL);
+			uint32_t n = k < n_burst ? gpugen_build_cpu(g, first + k,
+				tx_ns, ref, SLOT, NULL, NULL) : 0;
+			size_t off = frame_off(b, k) % SLOT;
 			const uint8_t *p = frames + (size_t)k * SLOT;
 			int rc = 0;
 
 			if (gpu_frames) {
-				rc = gpugen_cuda_copy(got, p, n);
+				rc = gpugen_cuda_copy(got, p, SLOT);
 				p = got;
 			}
-			if (rc != 0 || n == 0 || memcmp(p, ref, n) != 0) {
+			if (rc != 0 || (k < n_burst && n == 0) ||
+					memcmp(p + off, ref, n) != 0 ||
+					!guarded(p, 0, off) ||
+					!guarded(p, off + n, SLOT)) {
 				if (bad++ < 10)
 					fprintf(stderr, "FAIL: %s frames, table in %s: "
-						"packet %lu differs from the CPU build\n",
+						"packet %lu differs from the CPU build, "
+						"or bytes around it changed\n",
 						gpu_frames ? "GPU" : "host-mapped",
 						where == GPUGEN_TABLE_DEVICE ? "GPU" :
 						"host", (unsigned long)(first + k));
