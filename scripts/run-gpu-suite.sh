@@ -83,14 +83,23 @@ txe2e=$top/examples/gpu_tx/tests/run-tx-e2e.sh
 pmds=""
 [ -d "$bundle/pmds" ] && pmds="-d $bundle/pmds"
 if [ -x "$build/examples/gpu_tx/dpdk-gpu-tx" ]; then
+	# The persistent fill, and a kernel per burst; several TX queues (a
+	# ring each) where the port writes a file per queue (net_pcap).
 	for m in host-mapped:net_pcap0 gpu:net_gpudma0; do
 		# tshark where installed (the GPU machine may have none).
-		for c in cpu-ref $(command -v tshark > /dev/null && echo tshark); do
-			TX_MEM=${m%%:*} TX_VDEV=${m#*:} TX_EAL="--no-huge -m 2048 $pmds" \
-				run "gputx-$c-${m%%:*}" sh "$txe2e" "$c" \
+		cases="cpu-ref cpu-ref:--launch-per-burst"
+		[ "${m%%:*}" = host-mapped ] && cases="$cases queues queues:--launch-per-burst"
+		command -v tshark > /dev/null && cases="$cases tshark"
+		for cc in $cases; do
+			c=${cc%%:*} args=
+			[ "$cc" != "$c" ] && args=${cc#*:}
+			name=gputx-$c-${m%%:*}${args:+-per-burst}
+			TX_MEM=${m%%:*} TX_VDEV=${m#*:} TX_ARGS=$args \
+				TX_EAL="--no-huge -m 2048 $pmds" \
+				run "$name" sh "$txe2e" "$c" \
 				"$build/examples/gpu_tx/dpdk-gpu-tx" \
 				"$build/examples/gpu_tx/tests/gputx-check" \
-				"$build/examples/gpu_rx/app/dpdk-gpu-rx" "$out/gputx-$c-${m%%:*}"
+				"$build/examples/gpu_rx/app/dpdk-gpu-rx" "$out/$name"
 		done
 	done
 fi

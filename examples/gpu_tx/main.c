@@ -2,8 +2,12 @@
 /*
  * dpdk-gpu-tx: the traffic generator over libgpugen. Streams from specs
  * or pcap files; each burst's frames built by the CPU reference (--mem
- * cpu) or by a GPU kernel into host-mapped or GPU-memory mbufs, then
- * posted to any DPDK port at a rate the CPU paces. Usage: doc/gpu_tx.md.
+ * cpu) or by the GPU into host-mapped or GPU-memory mbufs, then posted to
+ * any DPDK port at a rate the CPU paces, from one or more TX lcores (a TX
+ * queue each). On the GPU a persistent kernel builds the bursts the TX
+ * lcores post to it through gpudev communication lists (gpugen_fill.h),
+ * or a kernel is launched per burst (--launch-per-burst). Usage:
+ * doc/gpu_tx.md.
  */
 
 #include <errno.h>
@@ -26,12 +30,15 @@
 #include <rte_mbuf.h>
 
 #include "gpugen.h"
+#include "gpugen_fill.h"
 #include "gpupkt_clock.h"
 #include "gpupkt_eal.h"
 #include "gpupkt_pool.h"
 #include "gpupkt_port.h"
 
 #define MAX_BURST 512
+#define MAX_QUEUES 32
+#define DEFAULT_RING_ITEMS 8
 #define MAX_STREAM_ARGS 64
 /* Preamble, start delimiter and inter-frame gap: what % of link counts. */
 #define WIRE_OVERHEAD 20
@@ -55,11 +62,14 @@ struct opts {
 	double wait_link;	/* s; 0: send with the link down */
 	double linger;		/* s the port stays up after the last burst */
 	const char *json;
+	uint16_t queues;	/* TX queues, an lcore each */
+	uint32_t ring_items;	/* GPU: bursts in flight per queue */
+	int launch_per_burst;	/* GPU: a kernel per burst */
 };
 
 struct tx_stats {
 	uint64_t pkts, bytes, retries, failed;
-	uint64_t tsc_start, tsc_end;
+	uint64_t first_tx_ns, last_tx_ns;
 };
 
 static volatile sig_atomic_t quit;
@@ -87,6 +97,12 @@ usage(const char *prog)
 		"  --mem MODE        cpu (CPU build, no GPU), host-mapped, gpu\n"
 		"                    (default cpu)\n"
 		"  --burst N         packets per burst (default 32, max %d)\n"
+		"  --queues N        TX queues, each sent by a worker lcore of\n"
+		"                    its own (default 1; one queue runs on the\n"
+		"                    main lcore when there is no worker)\n"
+		"  --ring-items N    GPU: bursts in flight per queue (default %d)\n"
+		"  --launch-per-burst GPU: a kernel launch per burst instead of\n"
+		"                    the persistent kernel\n"
 		"  --seed N          default seed of the streams (default 1)\n"
 		"  --mbufs N         mbuf pool size\n"
 		"  --wait-link S     wait up to S s for the link to come up\n"
@@ -94,7 +110,7 @@ usage(const char *prog)
 		"  --linger S        keep the port up S s after the last burst,\n"
 		"                    or until its link goes down (default 0)\n"
 		"  --json FILE       summary as JSON ('-' for stdout)\n",
-		prog, MAX_BURST);
+		prog, MAX_BURST, DEFAULT_RING_ITEMS);
 }
 
 static int
@@ -154,6 +170,9 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{ "json", required_argument, NULL, 'j' },
 		{ "wait-link", required_argument, NULL, 'W' },
 		{ "linger", required_argument, NULL, 'L' },
+		{ "queues", required_argument, NULL, 'Q' },
+		{ "ring-items", required_argument, NULL, 'I' },
+		{ "launch-per-burst", no_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -167,6 +186,8 @@ parse_opts(int argc, char **argv, struct opts *o)
 	o->seed = 1;
 	o->mem = MEM_CPU;
 	o->wait_link = 10;
+	o->queues = 1;
+	o->ring_items = DEFAULT_RING_ITEMS;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
@@ -261,6 +282,26 @@ parse_opts(int argc, char **argv, struct opts *o)
 		case 'j':
 			o->json = optarg;
 			break;
+		case 'Q':
+			if (parse_u64_arg(optarg, &v) != 0 || v == 0 ||
+					v > MAX_QUEUES) {
+				fprintf(stderr, "error: --queues %s: 1..%d\n", optarg,
+					MAX_QUEUES);
+				return -1;
+			}
+			o->queues = (uint16_t)v;
+			break;
+		case 'I':
+			if (parse_u64_arg(optarg, &v) != 0 || v < 2 || v > 1024) {
+				fprintf(stderr, "error: --ring-items %s: 2..1024\n",
+					optarg);
+				return -1;
+			}
+			o->ring_items = (uint32_t)v;
+			break;
+		case 'B':
+			o->launch_per_burst = 1;
+			break;
 		case 'W':
 		case 'L':
 			errno = 0;
@@ -334,18 +375,30 @@ track_chunk(void *opaque, void *addr, size_t len)
 	return 0;
 }
 
+struct app;
+
+/* A TX queue and its lcore: its own counters on a line of their own. */
+struct txq {
+	struct app *a;
+	uint16_t q;
+	int rc;
+	struct tx_stats st;
+} __rte_cache_aligned;
+
 struct app {
 	struct opts o;
 	struct gpugen *gen;
 	struct gpugen_gpu *gg;
+	struct gpugen_fill *fill;
 	int16_t gpu_id;
 	struct rte_mempool *pool;
 	struct gpupkt_ext_pool ext;
 	struct chunk_list chunks;
 	uint32_t link_mbps;
 	double rate_units;	/* per second, in pkt_cost() units; 0: none */
-	struct tx_stats st;
-	uint64_t first_tx_ns, last_tx_ns;
+	uint64_t tsc_start, tsc_end, end_tsc;
+	struct txq txq[MAX_QUEUES];
+	struct tx_stats st;	/* the queues' summed */
 };
 
 static int
@@ -364,7 +417,13 @@ setup_gpu(struct app *a)
 static int
 setup_pool(struct app *a, int socket)
 {
-	uint32_t n = a->o.mbufs ? a->o.mbufs : 8191;
+	/* Per queue: the bursts in flight to the GPU, the port's ring, one
+	 * burst being posted and the lcore's mempool cache. */
+	uint64_t need = (uint64_t)a->o.queues * ((uint64_t)(a->o.mem ==
+		MEM_CPU ? 1 : a->o.ring_items) * a->o.burst + 1024 +
+		a->o.burst + 256);
+	uint32_t n = a->o.mbufs ? a->o.mbufs :
+		(uint32_t)RTE_MAX((uint64_t)8191, need + need / 4);
 	char err[256];
 	int rc;
 
@@ -436,11 +495,17 @@ setup_port(struct app *a)
 		return -1;
 	}
 	memset(&conf, 0, sizeof(conf));
-	rc = rte_eth_dev_configure(a->o.port, 0, 1, &conf);
+	if (a->o.queues > di.max_tx_queues) {
+		fprintf(stderr, "error: --queues %u: port %u (%s) has at most %u "
+			"TX queues\n", a->o.queues, a->o.port, di.driver_name,
+			di.max_tx_queues);
+		return -1;
+	}
+	rc = rte_eth_dev_configure(a->o.port, 0, a->o.queues, &conf);
 	if (rc == 0)
 		rc = rte_eth_dev_adjust_nb_rx_tx_desc(a->o.port, &nb_rxd, &nb_txd);
-	if (rc == 0)
-		rc = rte_eth_tx_queue_setup(a->o.port, 0, nb_txd,
+	for (uint16_t q = 0; rc == 0 && q < a->o.queues; q++)
+		rc = rte_eth_tx_queue_setup(a->o.port, q, nb_txd,
 			rte_eth_dev_socket_id(a->o.port), NULL);
 	if (rc == 0)
 		rc = rte_eth_dev_start(a->o.port);
@@ -538,21 +603,22 @@ set_rate(struct app *a)
  * rest is freed and counted as failed, never lost unsaid.
  */
 static void
-post(struct app *a, struct rte_mbuf **m, uint16_t n)
+post(struct txq *T, struct rte_mbuf **m, uint16_t n)
 {
+	const uint16_t port = T->a->o.port;
 	uint16_t done = 0;
 
 	while (done < n) {
-		uint16_t k = rte_eth_tx_burst(a->o.port, 0, m + done, n - done);
+		uint16_t k = rte_eth_tx_burst(port, T->q, m + done, n - done);
 
 		for (uint16_t j = done; j < done + k; j++)
-			a->st.bytes += m[j]->pkt_len;
+			T->st.bytes += m[j]->pkt_len;
 		done += k;
-		a->st.pkts += k;
+		T->st.pkts += k;
 		if (done < n) {
-			a->st.retries++;
+			T->st.retries++;
 			if (quit) {
-				a->st.failed += n - done;
+				T->st.failed += n - done;
 				rte_pktmbuf_free_bulk(m + done, n - done);
 				return;
 			}
@@ -561,82 +627,185 @@ post(struct app *a, struct rte_mbuf **m, uint16_t n)
 	}
 }
 
+/*
+ * Sends the bursts the GPU has built, oldest first, as long as there
+ * are some. 0, or -1 when the kernel failed one (said).
+ */
 static int
-run(struct app *a)
+send_built(struct txq *T)
 {
-	struct rte_mbuf *m[MAX_BURST];
-	uint64_t hz = rte_get_tsc_hz(), n = 0, last, end_tsc = 0;
-	double tokens, cap;
-	char err[256];
+	struct app *a = T->a;
+	struct rte_mbuf **m;
+	uint32_t n;
+	int rc;
 
-	a->st.tsc_start = last = rte_rdtsc();
-	if (a->o.duration > 0)
-		end_tsc = a->st.tsc_start + (uint64_t)(a->o.duration * hz);
-	/* Two bursts of credit at most: a stall is not made up by a flood. */
-	cap = 2.0 * a->o.burst * pkt_cost(&a->o, gpugen_max_len(a->gen));
-	tokens = 0;
-	while (!quit) {
-		uint32_t b = a->o.burst;
-		double cost = 0;
-		uint64_t tx_ns;
-
-		if (a->o.count != 0 && a->o.count - n < b)
-			b = (uint32_t)(a->o.count - n);
-		if (b == 0)
+	while ((rc = gpugen_fill_collect(a->fill, T->q, &m, &n)) == 1) {
+		post(T, m, (uint16_t)n);
+		rc = gpugen_fill_release(a->fill, T->q);
+		if (rc != 0)
 			break;
-		for (uint32_t k = 0; k < b; k++)
-			cost += pkt_cost(&a->o, gpugen_len(a->gen, n + k));
-		if (a->rate_units > 0) {
-			for (;;) {
-				uint64_t t = rte_rdtsc();
+	}
+	if (rc < 0) {
+		fprintf(stderr, "error: queue %u: GPU build: %s\n", T->q,
+			rte_strerror(-rc));
+		return -1;
+	}
+	return 0;
+}
 
-				tokens += (double)(t - last) * a->rate_units / hz;
-				last = t;
-				if (tokens > cap)
-					tokens = cap;
-				if (tokens >= cost || quit ||
-						(end_tsc && t >= end_tsc))
-					break;
+/*
+ * A TX queue's lcore. Bursts of the global packet sequence are dealt out
+ * round robin (queue q sends bursts q, q + queues, ...), so every packet
+ * is the same whatever the number of queues, and each queue paces its
+ * share of the rate. With the GPU, up to --ring-items bursts are being
+ * built while earlier ones are sent.
+ */
+static int
+tx_lcore(void *arg)
+{
+	struct txq *T = arg;
+	struct app *a = T->a;
+	const struct opts *o = &a->o;
+	const uint64_t hz = rte_get_tsc_hz();
+	const double rate = a->rate_units / o->queues;
+	/* Two bursts of credit at most: a stall is not made up by a flood. */
+	const double cap = 2.0 * o->burst * pkt_cost(o, gpugen_max_len(a->gen));
+	struct rte_mbuf *m[MAX_BURST];
+	uint64_t k = T->q, last = rte_rdtsc();
+	double tokens = 0;
+	int posting = 1;
+
+	T->rc = 0;
+	for (;;) {
+		uint64_t first = k * o->burst, tx_ns;
+		uint32_t b = o->burst;
+		double cost = 0;
+		int rc;
+
+		if (a->fill != NULL && send_built(T) != 0) {
+			T->rc = -1;
+			break;
+		}
+		if (posting && (quit || (a->end_tsc && rte_rdtsc() >= a->end_tsc) ||
+				(o->count != 0 && first >= o->count)))
+			posting = 0;
+		if (!posting) {
+			if (a->fill == NULL || gpugen_fill_inflight(a->fill,
+					T->q) == 0)
+				break;
+			rte_pause();
+			continue;
+		}
+		if (a->fill != NULL && gpugen_fill_inflight(a->fill, T->q) ==
+				o->ring_items) {
+			rte_pause();
+			continue;
+		}
+		if (o->count != 0 && o->count - first < b)
+			b = (uint32_t)(o->count - first);
+		for (uint32_t i = 0; i < b; i++)
+			cost += pkt_cost(o, gpugen_len(a->gen, first + i));
+		if (rate > 0) {
+			uint64_t t = rte_rdtsc();
+
+			tokens += (double)(t - last) * rate / hz;
+			last = t;
+			if (tokens > cap)
+				tokens = cap;
+			if (tokens < cost) {
 				rte_pause();
+				continue;
 			}
 			tokens -= cost;
 		}
-		if (quit || (end_tsc && rte_rdtsc() >= end_tsc))
-			break;
 		if (rte_pktmbuf_alloc_bulk(a->pool, m, b) != 0) {
-			/* All out: the port still holds them; try again. */
+			/* All out: the port or the GPU still hold them. */
 			rte_pause();
 			continue;
 		}
 		tx_ns = gpupkt_real_ns();
-		if (n == 0)
-			a->first_tx_ns = tx_ns;
-		a->last_tx_ns = tx_ns;
-		for (uint32_t k = 0; k < b; k++) {
-			uint32_t len = gpugen_len(a->gen, n + k);
+		if (T->st.first_tx_ns == 0)
+			T->st.first_tx_ns = tx_ns;
+		T->st.last_tx_ns = tx_ns;
+		for (uint32_t i = 0; i < b; i++) {
+			uint32_t len = gpugen_len(a->gen, first + i);
 
-			m[k]->data_len = (uint16_t)len;
-			m[k]->pkt_len = len;
-			if (a->o.mem == MEM_CPU)
-				gpugen_build_cpu(a->gen, n + k, tx_ns,
-					rte_pktmbuf_mtod(m[k], uint8_t *),
-					rte_pktmbuf_tailroom(m[k]) + len, NULL, NULL);
+			m[i]->data_len = (uint16_t)len;
+			m[i]->pkt_len = len;
+			if (o->mem == MEM_CPU)
+				gpugen_build_cpu(a->gen, first + i, tx_ns,
+					rte_pktmbuf_mtod(m[i], uint8_t *),
+					rte_pktmbuf_tailroom(m[i]) + len, NULL, NULL);
+		}
+		k += o->queues;
+		if (o->mem == MEM_CPU) {
+			post(T, m, (uint16_t)b);
+			continue;
+		}
+		rc = gpugen_fill_post(a->fill, T->q, m, b, first, tx_ns);
+		if (rc != 0) {
+			fprintf(stderr, "error: queue %u: posting a burst to the "
+				"GPU: %s\n", T->q, rte_strerror(-rc));
+			/* Not posted (-EINVAL): still ours. Posted, its kernel
+			 * not launched (-EIO): never coming back. */
+			if (rc == -EIO)
+				T->st.failed += gpugen_fill_abandon(a->fill, T->q);
 			else
-				gpugen_gpu_addrs(a->gg)[k] =
-					rte_pktmbuf_mtod(m[k], void *);
+				rte_pktmbuf_free_bulk(m, b);
+			T->rc = -1;
+			break;
 		}
-		if (a->o.mem != MEM_CPU && gpugen_gpu_build(a->gg, n, b, tx_ns,
-				err, sizeof(err)) != 0) {
-			fprintf(stderr, "error: %s\n", err);
-			rte_pktmbuf_free_bulk(m, b);
-			a->st.tsc_end = rte_rdtsc();
-			return -1;
-		}
-		post(a, m, (uint16_t)b);
-		n += b;
 	}
-	a->st.tsc_end = rte_rdtsc();
-	return 0;
+	return T->rc;
+}
+
+/*
+ * The queues on worker lcores, or a single one on this (main) lcore when
+ * there is no worker. 0, or -1 when a queue failed.
+ */
+static int
+run(struct app *a)
+{
+	unsigned int lc, q = 0;
+	int rc = 0;
+
+	a->tsc_start = rte_rdtsc();
+	if (a->o.duration > 0)
+		a->end_tsc = a->tsc_start + (uint64_t)(a->o.duration *
+			rte_get_tsc_hz());
+	if (rte_lcore_count() == 1) {
+		rc = tx_lcore(&a->txq[0]);
+	} else {
+		RTE_LCORE_FOREACH_WORKER(lc) {
+			if (q == a->o.queues)
+				break;
+			if (rte_eal_remote_launch(tx_lcore, &a->txq[q], lc) != 0) {
+				fprintf(stderr, "error: lcore %u: launch failed\n", lc);
+				quit = 1;
+				rc = -1;
+				break;
+			}
+			q++;
+		}
+		rte_eal_mp_wait_lcore();
+	}
+	a->tsc_end = rte_rdtsc();
+	for (q = 0; q < a->o.queues; q++) {
+		const struct tx_stats *s = &a->txq[q].st;
+
+		if (a->txq[q].rc != 0)
+			rc = -1;
+		a->st.pkts += s->pkts;
+		a->st.bytes += s->bytes;
+		a->st.retries += s->retries;
+		a->st.failed += s->failed;
+		if (s->first_tx_ns != 0 && (a->st.first_tx_ns == 0 ||
+				s->first_tx_ns < a->st.first_tx_ns))
+			a->st.first_tx_ns = s->first_tx_ns;
+		if (s->last_tx_ns > a->st.last_tx_ns)
+			a->st.last_tx_ns = s->last_tx_ns;
+	}
+	return rc;
 }
 
 /*
@@ -659,10 +828,17 @@ linger(struct app *a)
 	}
 }
 
+static const char *
+build_str(const struct app *a)
+{
+	return a->o.mem == MEM_CPU ? "cpu" : a->o.launch_per_burst ?
+		"launch-per-burst" : "persistent";
+}
+
 static void
 summary(struct app *a, FILE *f, int json)
 {
-	double secs = (double)(a->st.tsc_end - a->st.tsc_start) /
+	double secs = (double)(a->tsc_end - a->tsc_start) /
 		rte_get_tsc_hz();
 	double pps = secs > 0 ? a->st.pkts / secs : 0;
 	/* Frame bits with FCS, as --rate N bps counts them. */
@@ -680,15 +856,31 @@ summary(struct app *a, FILE *f, int json)
 			a->st.retries, a->st.failed);
 		return;
 	}
-	fprintf(f, "{\"mem\": \"%s\", \"streams\": %u, \"packets\": %" PRIu64
+	fprintf(f, "{\"mem\": \"%s\", \"build\": \"%s\", \"queues\": %u, "
+		"\"burst\": %u, \"streams\": %u, \"packets\": %" PRIu64
 		", \"bytes\": %" PRIu64 ", \"seconds\": %.6f, "
 		"\"rate_requested\": %g, \"rate_unit\": \"%s\", "
 		"\"pps\": %.1f, \"bps\": %.1f, \"tx_retries\": %" PRIu64
 		", \"tx_failed\": %" PRIu64 ", \"first_tx_ns\": %" PRIu64
 		", \"last_tx_ns\": %" PRIu64 "}\n", mem_str(a->o.mem),
-		gpugen_n_streams(a->gen), a->st.pkts, a->st.bytes, secs,
+		build_str(a), a->o.queues, a->o.burst, gpugen_n_streams(a->gen), a->st.pkts, a->st.bytes, secs,
 		a->o.rate, unit, pps, bps, a->st.retries, a->st.failed,
-		a->first_tx_ns, a->last_tx_ns);
+		a->st.first_tx_ns, a->st.last_tx_ns);
+}
+
+/* The GPU's persistent fill (or per-burst launches): a ring a queue. */
+static int
+open_fill(struct app *a, char *err, size_t errlen)
+{
+	struct gpugen_fill_conf fc = {
+		.rings = a->o.queues,
+		.items = a->o.ring_items,
+		.burst = a->o.burst,
+		.frames_in_gpu = a->o.mem == MEM_GPU,
+		.launch_per_burst = a->o.launch_per_burst,
+	};
+
+	return gpugen_fill_open(a->gg, &fc, &a->fill, err, errlen);
 }
 
 int
@@ -741,6 +933,21 @@ main(int argc, char **argv)
 			rte_eth_dev_count_avail());
 		goto out;
 	}
+	if (rte_lcore_count() > 1 && rte_lcore_count() - 1 < a.o.queues) {
+		fprintf(stderr, "error: --queues %u: a worker lcore each, and EAL "
+			"has %u (-l 0-%u gives %u)\n", a.o.queues,
+			rte_lcore_count() - 1, a.o.queues, a.o.queues);
+		goto out;
+	}
+	if (rte_lcore_count() == 1 && a.o.queues > 1) {
+		fprintf(stderr, "error: --queues %u: a worker lcore each, and EAL "
+			"has none (-l 0-%u)\n", a.o.queues, a.o.queues);
+		goto out;
+	}
+	for (uint16_t q = 0; q < a.o.queues; q++) {
+		a.txq[q].a = &a;
+		a.txq[q].q = q;
+	}
 	if (a.o.mem != MEM_CPU && setup_gpu(&a) != 0)
 		goto out;
 	if (setup_pool(&a, rte_eth_dev_socket_id(a.o.port)) != 0)
@@ -753,6 +960,11 @@ main(int argc, char **argv)
 			fprintf(stderr, "error: GPU build: %s\n", err);
 			goto out;
 		}
+		rc = open_fill(&a, err, sizeof(err));
+		if (rc != 0) {
+			fprintf(stderr, "error: GPU fill: %s\n", err);
+			goto out;
+		}
 	}
 	if (setup_port(&a) != 0)
 		goto out;
@@ -763,8 +975,19 @@ main(int argc, char **argv)
 		goto out;
 	if (set_rate(&a) != 0)
 		goto out;
-	printf("memory: %s; burst %u\n", mem_str(a.o.mem), a.o.burst);
+	printf("memory: %s; build: %s; %u TX queue%s, burst %u%s\n",
+		mem_str(a.o.mem), build_str(&a), a.o.queues,
+		a.o.queues > 1 ? "s" : "", a.o.burst, a.fill == NULL ? "" :
+		", bursts in flight per queue up to --ring-items");
+	if (a.fill != NULL && gpugen_fill_start(a.fill, err, sizeof(err)) != 0) {
+		fprintf(stderr, "error: GPU fill: %s\n", err);
+		goto out;
+	}
 	rc = run(&a);
+	if (a.fill != NULL && gpugen_fill_stop(a.fill, err, sizeof(err)) != 0) {
+		fprintf(stderr, "error: GPU fill: %s\n", err);
+		rc = -1;
+	}
 	if (rc == 0 && a.o.linger > 0)
 		linger(&a);
 	summary(&a, stdout, 0);
@@ -794,6 +1017,7 @@ out:
 		if (rte_eth_dev_close(a.o.port) != 0)
 			fprintf(stderr, "warning: port %u close failed\n", a.o.port);
 	}
+	gpugen_fill_close(a.fill);
 	gpugen_gpu_close(a.gg);
 	if (a.pool != NULL)
 		release_pool(&a);

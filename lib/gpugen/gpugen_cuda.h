@@ -10,11 +10,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gpucomm_kernel.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 const char *gpugen_cuda_strerror(int err);
+/* err is cudaErrorNotReady: the work waited for still runs. */
+int gpugen_cuda_still_running(int err);
 int gpugen_cuda_select(const char *pci_bus_id);
 int gpugen_cuda_copy(void *dst, const void *src, size_t n);
 int gpugen_cuda_stream_create(void **s);
@@ -70,6 +74,39 @@ int gpugen_cuda_build(const void *table, const struct gpugen_cuda_dst *dst,
 		const struct gpugen_cuda_scratch *scratch, uint64_t first,
 		uint32_t n, uint64_t tx_ns, void *s);
 int gpugen_cuda_sync(void *s);
+
+/*
+ * The persistent fill (gpugen_fill.cu): a gpucomm ring per TX lcore,
+ * whose items carry the data addresses of a burst's mbufs; the kernel
+ * builds packets side[ring][item].first + i into entry i's address.
+ */
+#define GPUGEN_FILL_THREADS 256
+
+/* Per item, in registered host memory, written before READY. */
+struct gpugen_fill_side {
+	uint64_t first;		/* global number of the item's first packet */
+	uint64_t tx_ns;		/* stamp time */
+};
+
+struct gpugen_fill_kargs {
+	const void *table;			/* device-usable */
+	const struct gpugen_fill_side *side;	/* rings x items */
+	/* NULL: frames built in place (GPU memory); else the staging area,
+	 * slot bytes a thread, GPUGEN_FILL_THREADS threads a worker block,
+	 * workers blocks a ring (at least the kernel's bpq). */
+	uint8_t *scratch;
+	uint32_t slot;
+	uint32_t workers;
+};
+
+/* The persistent kernel on stream s (gpucomm_launch_persistent: kp->bpq
+ * lowered to what fits). 0 or a cudaError_t value. */
+int gpugen_fill_cuda_launch(struct gpucomm_kparams *kp,
+		const struct gpugen_fill_kargs *a, void *s);
+/* Item idx (sequence seq) of ring ring, one kernel, on stream s. */
+int gpugen_fill_cuda_launch_item(const struct gpucomm_kparams *kp,
+		const struct gpugen_fill_kargs *a, uint32_t ring, uint32_t idx,
+		unsigned long long seq, void *s);
 
 #ifdef __cplusplus
 }

@@ -19,6 +19,7 @@
 
 #include "gpugen.h"
 #include "gpugen_cuda.h"
+#include "gpugen_gpu_priv.h"
 #include "gpugen_priv.h"
 
 /*
@@ -31,22 +32,8 @@
 #define GPUGEN_SM_THREADS 2048u
 #define GPUGEN_SCRATCH_MAX ((size_t)128 << 20)
 
-struct gpugen_gpu {
-	int16_t gpu_id;
-	uint32_t max_burst;
-	uint32_t max_len;	/* the longest frame: the least ring stride */
-	enum gpugen_gpu_mem where;
-	void *table;		/* device-usable */
-	struct gpugen_cuda_scratch scratch;	/* rte_gpu_mem_alloc */
-	size_t table_len;	/* mapped length when in host pages */
-	void **addrs;		/* registered host pages */
-	size_t addrs_len;
-	void *stream;
-};
-
-/* Zeroed host pages of their own, registered with the GPU. */
-static void *
-pinned(int16_t gpu_id, size_t *len)
+void *
+gpugen_pinned(int16_t gpu_id, size_t *len)
 {
 	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
 	void *m;
@@ -68,8 +55,8 @@ pinned(int16_t gpu_id, size_t *len)
 	return m;
 }
 
-static void
-unpin(int16_t gpu_id, void *m, size_t len)
+void
+gpugen_unpin(int16_t gpu_id, void *m, size_t len)
 {
 	if (m == NULL)
 		return;
@@ -130,13 +117,13 @@ gpugen_gpu_close(struct gpugen_gpu *gg)
 			fprintf(stderr, "gpugen: rte_gpu_mem_free: %s\n",
 				rte_strerror(rte_errno));
 	} else {
-		unpin(gg->gpu_id, gg->table, gg->table_len);
+		gpugen_unpin(gg->gpu_id, gg->table, gg->table_len);
 	}
 	if (gg->scratch.base != NULL && rte_gpu_mem_free(gg->gpu_id,
 			gg->scratch.base) != 0)
 		fprintf(stderr, "gpugen: rte_gpu_mem_free (scratch): %s\n",
 			rte_strerror(rte_errno));
-	unpin(gg->gpu_id, gg->addrs, gg->addrs_len);
+	gpugen_unpin(gg->gpu_id, gg->addrs, gg->addrs_len);
 	free(gg);
 }
 
@@ -186,7 +173,7 @@ gpugen_gpu_open(struct gpugen *g, int16_t gpu_id, uint32_t max_burst,
 		}
 	} else {
 		gg->table_len = len;
-		gg->table = pinned(gpu_id, &gg->table_len);
+		gg->table = gpugen_pinned(gpu_id, &gg->table_len);
 		if (gg->table == NULL) {
 			rc = gpugen_fail(err, errlen, -rte_errno, "table: %zu bytes of "
 				"registered host memory: %s", len,
@@ -199,7 +186,7 @@ gpugen_gpu_open(struct gpugen *g, int16_t gpu_id, uint32_t max_burst,
 	if (rc != 0)
 		goto fail;
 	gg->addrs_len = (size_t)max_burst * sizeof(void *);
-	gg->addrs = pinned(gpu_id, &gg->addrs_len);
+	gg->addrs = gpugen_pinned(gpu_id, &gg->addrs_len);
 	if (gg->addrs == NULL) {
 		rc = gpugen_fail(err, errlen, -rte_errno, "address array: %s",
 			rte_strerror(rte_errno));

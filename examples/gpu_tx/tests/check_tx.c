@@ -2,13 +2,16 @@
 /*
  * gputx-check: a pcap written by dpdk-gpu-tx against libgpugen's CPU
  * reference, frame by frame. Usage:
- *   gputx-check FILE COUNT SEED BURST SPEC...
+ *   gputx-check FILE[,FILE...] COUNT SEED BURST SPEC...
  * The streams are made again from the same specs, seed and burst; frame n
  * must equal packet n byte for byte, with the transmit time of its stamp
- * (a stamped stream), stamps never going back in time; the file holds
- * exactly COUNT frames.
+ * (a stamped stream), stamps never going back in time within a file; the
+ * files hold exactly COUNT frames. Several files are the TX queues' of
+ * one run (--queues), which deals bursts out round robin: burst b of the
+ * sequence is the next burst of file b % files.
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +21,8 @@
 #include "gpugen.h"
 #include "gpugen_core.h"
 
+#define MAX_FILES 32
+
 int
 main(int argc, char **argv)
 {
@@ -25,14 +30,17 @@ main(int argc, char **argv)
 	char perr[PCAP_ERRBUF_SIZE], err[512];
 	struct pcap_pkthdr *h;
 	const u_char *data;
-	uint64_t n = 0, count, last_ns = 0;
+	uint64_t n = 0, count, last_ns[MAX_FILES] = { 0 };
 	static uint8_t ref[65536];
+	pcap_t *p[MAX_FILES];
+	bool ended[MAX_FILES] = { false };
+	unsigned int nf = 0;
+	char *names, *tok, *save = NULL;
 	struct gpugen *g;
-	pcap_t *p;
 	int r, bad = 0;
 
 	if (argc < 6) {
-		fprintf(stderr, "usage: %s FILE COUNT SEED BURST SPEC...\n",
+		fprintf(stderr, "usage: %s FILE[,FILE...] COUNT SEED BURST SPEC...\n",
 			argv[0]);
 		return 2;
 	}
@@ -40,34 +48,61 @@ main(int argc, char **argv)
 	c.seed = strtoull(argv[3], NULL, 0);
 	c.burst = (uint32_t)strtoul(argv[4], NULL, 0);
 	c.data_room = 2048;	/* RTE_MBUF_DEFAULT_DATAROOM, as the app */
-	if (gpugen_create(&g, &c) != 0)
+	if (c.burst == 0 || gpugen_create(&g, &c) != 0)
 		return 2;
 	for (int k = 5; k < argc; k++)
 		if (gpugen_add_spec(g, argv[k], err, sizeof(err)) < 0) {
 			fprintf(stderr, "FAIL: spec '%s': %s\n", argv[k], err);
 			return 1;
 		}
-	p = pcap_open_offline(argv[1], perr);
-	if (p == NULL) {
-		fprintf(stderr, "FAIL: %s: %s\n", argv[1], perr);
-		return 1;
+	names = strdup(argv[1]);
+	if (names == NULL)
+		return 2;
+	for (tok = strtok_r(names, ",", &save); tok != NULL;
+			tok = strtok_r(NULL, ",", &save)) {
+		if (nf == MAX_FILES) {
+			fprintf(stderr, "FAIL: more than %d files\n", MAX_FILES);
+			return 2;
+		}
+		p[nf] = pcap_open_offline(tok, perr);
+		if (p[nf] == NULL) {
+			fprintf(stderr, "FAIL: %s: %s\n", tok, perr);
+			return 1;
+		}
+		nf++;
 	}
-	while ((r = pcap_next_ex(p, &h, &data)) == 1) {
+	free(names);
+	if (nf == 0)
+		return 2;
+	for (;; n++) {
+		unsigned int f = (unsigned int)((n / c.burst) % nf);
 		struct gpugen_stream_info si;
 		uint64_t tx_ns = 0, idx;
 		uint32_t s, len;
 
+		if (ended[f])
+			break;	/* this file's turn and it has no more */
+		r = pcap_next_ex(p[f], &h, &data);
+		if (r != 1) {
+			if (r == -1) {
+				fprintf(stderr, "FAIL: file %u: %s\n", f,
+					pcap_geterr(p[f]));
+				bad++;
+			}
+			ended[f] = true;
+			break;
+		}
 		len = gpugen_build_cpu(g, n, 0, ref, sizeof(ref), &s, &idx);
 		gpugen_stream_info(g, s, &si);
 		if (si.stamp_off != 0 && h->caplen >= si.stamp_off + 24) {
 			tx_ns = gpurx_be64(data + si.stamp_off + 16);
-			if (tx_ns < last_ns) {
+			if (tx_ns < last_ns[f]) {
 				fprintf(stderr, "FAIL: frame %" PRIu64 ": stamp %"
 					PRIu64 " before the previous %" PRIu64 "\n", n,
-					tx_ns, last_ns);
+					tx_ns, last_ns[f]);
 				bad++;
 			}
-			last_ns = tx_ns;
+			last_ns[f] = tx_ns;
 			len = gpugen_build_cpu(g, n, tx_ns, ref, sizeof(ref), NULL,
 				NULL);
 		}
@@ -83,13 +118,16 @@ main(int argc, char **argv)
 					"first difference at byte %u\n", n, s, idx,
 					h->caplen, len, k);
 		}
-		n++;
 	}
-	if (r == -1) {
-		fprintf(stderr, "FAIL: %s: %s\n", argv[1], pcap_geterr(p));
-		bad++;
+	/* Whatever follows in any file is beyond the sequence's order. */
+	for (unsigned int f = 0; f < nf; f++) {
+		if (!ended[f] && pcap_next_ex(p[f], &h, &data) == 1) {
+			fprintf(stderr, "FAIL: file %u holds frames past frame %"
+				PRIu64 " out of turn\n", f, n);
+			bad++;
+		}
+		pcap_close(p[f]);
 	}
-	pcap_close(p);
 	gpugen_free(g);
 	if (n != count) {
 		fprintf(stderr, "FAIL: %" PRIu64 " frames, %" PRIu64 " expected\n",
@@ -100,6 +138,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "FAIL: %d differences\n", bad);
 		return 1;
 	}
-	printf("ok: %" PRIu64 " frames equal to the CPU reference\n", n);
+	printf("ok: %" PRIu64 " frames in %u file%s equal to the CPU reference\n",
+		n, nf, nf > 1 ? "s" : "");
 	return 0;
 }

@@ -3,11 +3,12 @@
 #
 # One end-to-end case of dpdk-gpu-tx over software ports (meson test).
 # Usage: run-tx-e2e.sh CASE TX CHECK RX WORKDIR
-# CASE: cpu-ref | tshark | rx | bad | rate
+# CASE: cpu-ref | queues | tshark | rx | bad | rate
 # Env (the GPU suite, scripts/run-gpu-suite.sh): TX_MEM the frames' memory
 # (default cpu: built by the CPU reference), TX_VDEV the port written
 # through (default net_pcap0; net_gpudma0 reads GPU memory), TX_EAL the EAL
-# memory and device options (default "--no-huge -m 512 --no-pci").
+# memory and device options (default "--no-huge -m 512 --no-pci"), TX_ARGS
+# more dpdk-gpu-tx options (e.g. --launch-per-burst).
 set -u
 
 case_name=$1 tx=$2 check=$3 rx=$4 work=$5
@@ -30,10 +31,13 @@ set -- \
 	"imix,ipv4,udp,stamp=off,var=udp.dport:inc:1-65535,seed=99"
 count=5000 seed=42 burst=32
 
+# send SPEC...: the run; $vdev_args and $lcores (default: one queue to
+# $out on lcore 0) and $tx_extra (more dpdk-gpu-tx options) may be set.
 send() {
-	# shellcheck disable=SC2046
-	"$tx" $(eal) --vdev "${TX_VDEV:-net_pcap0},tx_pcap=$out" -- \
-		--mem "${TX_MEM:-cpu}" \
+	# shellcheck disable=SC2046,SC2086
+	"$tx" $(eal | sed "s/-l 0/${lcores:--l 0}/") \
+		--vdev "${vdev_args:-${TX_VDEV:-net_pcap0},tx_pcap=$out}" -- \
+		--mem "${TX_MEM:-cpu}" ${tx_extra:-} ${TX_ARGS:-} \
 		--count $count --seed $seed --burst $burst \
 		--stream "$1" --stream "$2" --stream "$3" --stream "$4" \
 		--json "$work/tx.json" > "$work/tx.txt" 2>&1
@@ -50,6 +54,16 @@ case $case_name in
 cpu-ref)
 	send "$@"
 	exec "$check" "$out" $count $seed $burst "$@"
+	;;
+queues)
+	# Three TX queues, a worker lcore and a file each: every frame still
+	# equal to the reference, the bursts dealt out round robin.
+	# Four lcores floating over this machine's CPUs, however few.
+	lcores="--lcores=(0-3)@(0-$(($(nproc) - 1)))" tx_extra="--queues 3"
+	vdev_args="${TX_VDEV:-net_pcap0},tx_pcap=$work/q0.pcap,tx_pcap=$work/q1.pcap,tx_pcap=$work/q2.pcap"
+	send "$@"
+	exec "$check" "$work/q0.pcap,$work/q1.pcap,$work/q2.pcap" $count $seed \
+		$burst "$@"
 	;;
 tshark)
 	command -v tshark >/dev/null 2>&1 ||
@@ -104,6 +118,9 @@ bad)
 	expect "rate" --stream ipv4 --rate 10foo
 	expect "cannot read GPU memory\|no GPU" --stream ipv4 --mem gpu
 	expect "no GPU" --stream ipv4 --mem host-mapped
+	expect "worker lcore" --stream ipv4 --queues 2
+	expect "queues" --stream ipv4 --queues 33
+	expect "ring-items" --stream ipv4 --ring-items 1
 	echo "ok: every bad run refused"
 	;;
 rate)

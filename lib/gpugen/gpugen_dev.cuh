@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The generator's device code shared by its kernels (gpugen_kernels.cu,
+ * built per launch; gpugen_fill.cu, the persistent fill): the staged
+ * build of a warp's frames and their copy-out. nvcc only.
+ *
+ * The per-packet code (gpugen_core.h) writes a frame a byte at a time and
+ * reads it back (field engine variables, checksum fixes). Into host
+ * memory mapped for the GPU each of those accesses would cross PCIe on
+ * its own, so a thread builds in its slot of a scratch area in GPU memory
+ * and its warp then copies the warp's frames out together: for one frame
+ * at a time, the 32 lanes store consecutive 16-byte pieces, so the
+ * destination sees whole coalesced lines and is never read.
+ */
+#ifndef GPUGEN_DEV_CUH
+#define GPUGEN_DEV_CUH
+
+#include <stdint.h>
+
+#include "gpugen_core.h"
+
+#define GPUGEN_WARP 32
+#define GPUGEN_FULL_MASK 0xffffffffu
+
+/* The warp copies len bytes in pieces of T, each lane one piece in 32. */
+template <typename T>
+static __device__ void
+gpugen_warp_copy_w(uint8_t *d, const uint8_t *s, uint32_t len, uint32_t lane)
+{
+	for (uint32_t k = lane * sizeof(T); k < len;
+			k += GPUGEN_WARP * sizeof(T))
+		*(T *)(d + k) = *(const T *)(s + k);
+}
+
+/*
+ * Copy len bytes from s to d with the whole warp, every lane calling with
+ * the same arguments. s and d agree modulo 16 (the thread built at that
+ * offset in its slot), so past a head of under 16 bytes both are 16-byte
+ * aligned and the body moves as 16-byte stores, consecutive across the
+ * lanes; head and tail are one byte a lane, still one store instruction
+ * each. A short frame whose start and length are multiples of 4 or 8
+ * goes out in one instruction of pieces that size instead: the head or
+ * tail would otherwise write a second time into a line the body writes
+ * (a 60-byte frame: 48 bytes, then 12), which over PCIe is a second
+ * write request for the same line.
+ */
+static __device__ void
+gpugen_warp_copy(uint8_t *d, const uint8_t *s, uint32_t len, uint32_t lane)
+{
+	uint32_t head = (16u - (uint32_t)((uintptr_t)d & 15u)) & 15u;
+	uint32_t body;
+	uint32_t al = ((uint32_t)(uintptr_t)d | len) & 15u;
+
+	if (al == 8 && len <= GPUGEN_WARP * 8u) {
+		gpugen_warp_copy_w<unsigned long long>(d, s, len, lane);
+		return;
+	}
+	if ((al == 4 || al == 12) && len <= GPUGEN_WARP * 4u) {
+		gpugen_warp_copy_w<uint32_t>(d, s, len, lane);
+		return;
+	}
+	if (head > len)
+		head = len;
+	if (lane < head)
+		d[lane] = s[lane];
+	body = head + ((len - head) & ~15u);
+	gpugen_warp_copy_w<uint4>(d + head, s + head, body - head, lane);
+	if (body + lane < len)
+		d[body + lane] = s[body + lane];
+}
+
+/*
+ * One step of a warp's staged build, every lane calling: a lane with
+ * out != NULL builds packet pkt in mine (its scratch slot: the longest
+ * frame + 16 bytes, 16-byte aligned), at out's offset modulo 16, then the
+ * warp copies each lane's frame out to its out in turn. mine is free for
+ * the next step once this returns.
+ */
+static __device__ void
+gpugen_warp_build_staged(const struct gpugen_table *t, uint8_t *out,
+		uint64_t pkt, uint64_t tx_ns, uint8_t *mine, uint32_t lane)
+{
+	const uint8_t *src = mine;
+	uint32_t len = 0, s;
+
+	if (out != NULL) {
+		src = mine + ((uintptr_t)out & 15u);
+		len = gpugen_make_n(t, pkt, tx_ns, (uint8_t *)src, &s);
+	}
+	/* Orders each lane's scratch writes before the other lanes read
+	 * them below (__syncwarp orders memory among the lanes it joins). */
+	__syncwarp();
+	for (uint32_t j = 0; j < GPUGEN_WARP; j++) {
+		uint32_t l = __shfl_sync(GPUGEN_FULL_MASK, len, j);
+		uint8_t *d = (uint8_t *)__shfl_sync(GPUGEN_FULL_MASK,
+			(unsigned long long)out, j);
+		const uint8_t *from = (const uint8_t *)__shfl_sync(
+			GPUGEN_FULL_MASK, (unsigned long long)src, j);
+
+		if (l != 0)
+			gpugen_warp_copy(d, from, l, lane);
+	}
+	/* The next step's build overwrites the slots read above. */
+	__syncwarp();
+}
+
+#endif /* GPUGEN_DEV_CUH */

@@ -1,0 +1,386 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The persistent fill's host half (gpugen_fill.h): a gpudev communication
+ * list per TX lcore used as a ring (lib/gpucomm), each item's first packet
+ * number and stamp time in registered host memory beside it, the staging
+ * scratch in GPU memory, and the kernel's start and stop. The per-burst
+ * calls (post, collect, release) are a ring's lcore's alone and make no
+ * CUDA call unless each burst launches its own kernel.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_dev.h>
+#include <rte_errno.h>
+#include <rte_gpudev.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#include "gpucomm_ring.h"
+#include "gpugen.h"
+#include "gpugen_cuda.h"
+#include "gpugen_fill.h"
+#include "gpugen_gpu_priv.h"
+#include "gpugen_priv.h"
+
+/* Staging scratch at most (worker blocks are fewer for long frames). */
+#define FILL_SCRATCH_MAX ((size_t)128 << 20)
+/* How long the kernel may take to see the quit flag and end. */
+#define FILL_QUIT_TIMEOUT_MS 2000
+
+/* A ring's state: its lcore's alone, a cache line of its own. */
+struct fill_ring {
+	struct gpucomm_ring ring;
+	struct rte_gpu_comm_list *list;
+	struct gpugen_fill_side *side;	/* its items' words in f->side */
+	void *stream;			/* launch per burst */
+} __rte_cache_aligned;
+
+struct gpugen_fill {
+	struct fill_ring r[GPUCOMM_MAX_RINGS];
+	struct gpugen_gpu *gg;
+	struct gpugen_fill_conf c;
+	char gpu_name[RTE_DEV_NAME_MAX_LEN];
+	struct gpugen_fill_side *side;	/* registered host pages */
+	size_t side_len;
+	uint8_t *scratch;		/* GPU memory, staged builds only */
+	struct gpucomm_kernel k;
+	int k_ok;
+	struct gpugen_fill_kargs ka;
+	void *kstream;			/* the persistent kernel's */
+	int running;			/* launched, not seen ended */
+};
+
+/* The device this thread's CUDA runtime launches on: a thread of its own
+ * starts on device 0. */
+static __thread const struct gpugen_fill *fill_selected;
+
+static int
+select_gpu(const struct gpugen_fill *f)
+{
+	int rc;
+
+	if (fill_selected == f)
+		return 0;
+	rc = gpugen_cuda_select(f->gpu_name);
+	if (rc == 0)
+		fill_selected = f;
+	return rc;
+}
+
+void
+gpugen_fill_close(struct gpugen_fill *f)
+{
+	int16_t id;
+
+	if (f == NULL)
+		return;
+	if (f->running) {
+		/* The kernel may still read the lists and write the
+		 * frames: leave it all rather than free under it. */
+		fprintf(stderr, "gpugen: fill closed with its kernel running: "
+			"its memory is left\n");
+		return;
+	}
+	id = f->gg->gpu_id;
+	for (uint32_t r = 0; r < f->c.rings; r++) {
+		struct fill_ring *R = &f->r[r];
+
+		if (R->list != NULL && rte_gpu_comm_destroy_list(R->list,
+				f->c.items) != 0)
+			fprintf(stderr, "gpugen: ring %u: comm list destroy: %s\n",
+				r, rte_strerror(rte_errno));
+		if (gpugen_cuda_stream_destroy(R->stream) != 0)
+			fprintf(stderr, "gpugen: ring %u: stream destroy failed\n", r);
+	}
+	if (gpugen_cuda_stream_destroy(f->kstream) != 0)
+		fprintf(stderr, "gpugen: fill stream destroy failed\n");
+	if (f->k_ok)
+		gpucomm_kernel_teardown(&f->k);
+	if (f->scratch != NULL && rte_gpu_mem_free(id, f->scratch) != 0)
+		fprintf(stderr, "gpugen: rte_gpu_mem_free (fill scratch): %s\n",
+			rte_strerror(rte_errno));
+	gpugen_unpin(id, f->side, f->side_len);
+	rte_free(f);
+}
+
+/*
+ * Worker blocks per ring and, for host-memory frames, the staging
+ * scratch they need: as many as the ring has items (up to the ring
+ * library's most), fewer where the scratch would pass FILL_SCRATCH_MAX.
+ */
+static int
+fill_scratch(struct gpugen_fill *f, uint32_t *bpq, char *err, size_t errlen)
+{
+	size_t slot = ((size_t)f->gg->max_len + 15) / 16 * 16 + 16;
+	size_t per_block = slot * GPUGEN_FILL_THREADS * f->c.rings;
+	size_t len;
+
+	*bpq = RTE_MIN(f->c.items, (uint32_t)GPUCOMM_WORKERS_MAX);
+	if (f->c.frames_in_gpu)
+		return 0;
+	if ((size_t)*bpq * per_block > FILL_SCRATCH_MAX)
+		*bpq = (uint32_t)(FILL_SCRATCH_MAX / per_block);
+	if (*bpq == 0)
+		return gpugen_fail(err, errlen, -EINVAL, "frames of %u bytes on %u "
+			"rings need more than %zu MiB of staging", f->gg->max_len,
+			f->c.rings, FILL_SCRATCH_MAX >> 20);
+	len = (size_t)*bpq * per_block;
+	f->scratch = rte_gpu_mem_alloc(f->gg->gpu_id, len, 16);
+	if (f->scratch == NULL) {
+		int e = rte_errno != 0 ? rte_errno : ENOMEM;
+
+		return gpugen_fail(err, errlen, -e, "fill scratch: %zu bytes of GPU "
+			"memory: %s", len, rte_strerror(e));
+	}
+	f->ka.scratch = f->scratch;
+	f->ka.slot = (uint32_t)slot;
+	f->ka.workers = *bpq;
+	return 0;
+}
+
+int
+gpugen_fill_open(struct gpugen_gpu *gg, const struct gpugen_fill_conf *c,
+		struct gpugen_fill **out, char *err, size_t errlen)
+{
+	struct rte_gpu_comm_list *lists[GPUCOMM_MAX_RINGS];
+	struct rte_gpu_info info;
+	struct gpugen_fill *f;
+	uint32_t bpq;
+	int rc;
+
+	*out = NULL;
+	if (gg == NULL || c == NULL)
+		return gpugen_fail(err, errlen, -EINVAL, "no GPU build or no conf");
+	if (c->rings == 0 || c->rings > GPUCOMM_MAX_RINGS)
+		return gpugen_fail(err, errlen, -EINVAL, "%u rings: 1 to %u",
+			c->rings, GPUCOMM_MAX_RINGS);
+	if (c->items < 2 || c->items > 1024)
+		return gpugen_fail(err, errlen, -EINVAL, "%u items a ring: 2 to "
+			"1024 (one in flight while the next is posted)", c->items);
+	if (c->burst == 0 || c->burst > GPUCOMM_PKTS_MAX)
+		return gpugen_fail(err, errlen, -EINVAL, "bursts of %u: 1 to %u",
+			c->burst, GPUCOMM_PKTS_MAX);
+	rc = rte_gpu_info_get(gg->gpu_id, &info);
+	if (rc != 0)
+		return gpugen_fail(err, errlen, rc, "GPU %d: rte_gpu_info_get: %s",
+			gg->gpu_id, rte_strerror(-rc));
+	f = rte_zmalloc("gpugen_fill", sizeof(*f), RTE_CACHE_LINE_SIZE);
+	if (f == NULL)
+		return gpugen_fail(err, errlen, -ENOMEM, "no memory for the fill");
+	f->gg = gg;
+	f->c = *c;
+	snprintf(f->gpu_name, sizeof(f->gpu_name), "%s", info.name);
+	f->ka.table = gg->table;
+	f->side_len = (size_t)c->rings * c->items * sizeof(*f->side);
+	f->side = gpugen_pinned(gg->gpu_id, &f->side_len);
+	if (f->side == NULL) {
+		rc = gpugen_fail(err, errlen, -rte_errno, "fill side words: %s",
+			rte_strerror(rte_errno));
+		goto fail;
+	}
+	f->ka.side = f->side;
+	for (uint32_t r = 0; r < c->rings; r++) {
+		struct fill_ring *R = &f->r[r];
+
+		R->side = f->side + (size_t)r * c->items;
+		R->list = rte_gpu_comm_create_list(gg->gpu_id, c->items);
+		if (R->list == NULL) {
+			rc = gpugen_fail(err, errlen, -rte_errno, "ring %u: "
+				"rte_gpu_comm_create_list(%u): %s", r, c->items,
+				rte_strerror(rte_errno));
+			goto fail;
+		}
+		/* No GPU_WMB: the CPU writes only descriptors, which its
+		 * own barrier orders; the GPU writes the frames. */
+		rc = gpucomm_ring_init(&R->ring, gg->gpu_id, R->list, c->items, 0);
+		if (rc != 0) {
+			rc = gpugen_fail(err, errlen, rc, "ring %u: init: %s", r,
+				rte_strerror(-rc));
+			goto fail;
+		}
+		lists[r] = R->list;
+		if (c->launch_per_burst &&
+				(rc = gpugen_cuda_stream_create(&R->stream)) != 0) {
+			rc = gpugen_fail(err, errlen, -EIO, "ring %u: CUDA stream: %s",
+				r, gpugen_cuda_strerror(rc));
+			goto fail;
+		}
+	}
+	rc = fill_scratch(f, &bpq, err, errlen);
+	if (rc != 0)
+		goto fail;
+	rc = gpucomm_kernel_setup(&f->k, gg->gpu_id, lists, c->rings, c->items,
+		bpq);
+	if (rc != 0) {
+		rc = gpugen_fail(err, errlen, rc, "kernel state: %s",
+			rte_strerror(-rc));
+		goto fail;
+	}
+	f->k_ok = 1;
+	rc = gpugen_cuda_stream_create(&f->kstream);
+	if (rc != 0) {
+		rc = gpugen_fail(err, errlen, -EIO, "CUDA stream: %s",
+			gpugen_cuda_strerror(rc));
+		goto fail;
+	}
+	*out = f;
+	return 0;
+fail:
+	gpugen_fill_close(f);
+	return rc;
+}
+
+int
+gpugen_fill_start(struct gpugen_fill *f, char *err, size_t errlen)
+{
+	int rc;
+
+	if (f->running)
+		return gpugen_fail(err, errlen, -EALREADY, "fill already started");
+	rc = select_gpu(f);
+	if (rc != 0)
+		return gpugen_fail(err, errlen, -ENODEV, "GPU %s: %s", f->gpu_name,
+			gpugen_cuda_strerror(rc));
+	if (f->c.launch_per_burst) {
+		/* The item kernels read each item's packet list and status
+		 * from the dispatch state: set once (synchronously). */
+		rc = gpucomm_cuda_state_init(&f->k.kp, f->kstream);
+		if (rc != 0)
+			return gpugen_fail(err, errlen, -EIO, "dispatch state: %s",
+				gpugen_cuda_strerror(rc));
+		return 0;
+	}
+	rc = gpugen_fill_cuda_launch(&f->k.kp, &f->ka, f->kstream);
+	if (rc != 0)
+		return gpugen_fail(err, errlen, -EIO, "persistent fill kernel "
+			"(%u rings x %u worker blocks): %s", f->c.rings, f->k.kp.bpq,
+			gpugen_cuda_strerror(rc));
+	f->running = 1;
+	return 0;
+}
+
+int
+gpugen_fill_post(struct gpugen_fill *f, uint32_t r, struct rte_mbuf **m,
+		uint32_t n, uint64_t first, uint64_t tx_ns)
+{
+	struct fill_ring *R = &f->r[r];
+	struct rte_gpu_comm_list *it = gpucomm_ring_next(&R->ring);
+	const uint32_t idx = R->ring.head;
+	const uint64_t seq = R->ring.published;
+	struct rte_gpu_comm_pkt *e;
+	int rc;
+
+	if (unlikely(it == NULL))
+		return -ENOSPC;
+	if (unlikely(n == 0 || n > f->c.burst))
+		return -EINVAL;
+	e = it->pkt_list;
+	for (uint32_t i = 0; i < n; i++) {
+		struct rte_mbuf *b = m[i];
+
+		if (unlikely(b->nb_segs != 1))
+			return -EINVAL;
+		e[i].addr = rte_pktmbuf_mtod(b, uintptr_t);
+		e[i].size = b->data_len;
+		it->mbufs[i] = b;
+	}
+	/* Plain stores: publish's barrier orders them before READY. */
+	R->side[idx].first = first;
+	R->side[idx].tx_ns = tx_ns;
+	rc = gpucomm_ring_publish(&R->ring, n);
+	if (unlikely(rc != 0))
+		return rc;
+	if (f->c.launch_per_burst) {
+		/* The launch is the acquire: stream order after READY. */
+		if (unlikely(select_gpu(f) != 0 || gpugen_fill_cuda_launch_item(
+				&f->k.kp, &f->ka, r, idx, seq, R->stream) != 0))
+			return -EIO;
+	}
+	return 0;
+}
+
+int
+gpugen_fill_collect(struct gpugen_fill *f, uint32_t r, struct rte_mbuf ***m,
+		uint32_t *n)
+{
+	struct rte_gpu_comm_list *it = NULL;
+	int rc = gpucomm_ring_collect(&f->r[r].ring, &it);
+
+	if (rc <= 0)
+		return rc;
+	*m = it->mbufs;
+	*n = it->num_pkts;
+	return 1;
+}
+
+int
+gpugen_fill_release(struct gpugen_fill *f, uint32_t r)
+{
+	return gpucomm_ring_release(&f->r[r].ring);
+}
+
+uint32_t
+gpugen_fill_inflight(const struct gpugen_fill *f, uint32_t r)
+{
+	return gpucomm_ring_inflight(&f->r[r].ring);
+}
+
+uint32_t
+gpugen_fill_abandon(struct gpugen_fill *f, uint32_t r)
+{
+	struct gpucomm_ring *g = &f->r[r].ring;
+	uint32_t freed = 0;
+
+	for (uint32_t k = 0; k < gpucomm_ring_inflight(g); k++) {
+		struct rte_gpu_comm_list *it = gpucomm_ring_inflight_item(g, k);
+
+		rte_pktmbuf_free_bulk(it->mbufs, it->num_pkts);
+		freed += it->num_pkts;
+	}
+	gpucomm_ring_abandon(g);
+	return freed;
+}
+
+int
+gpugen_fill_stop(struct gpugen_fill *f, char *err, size_t errlen)
+{
+	int rc;
+
+	if (f->c.launch_per_burst) {
+		for (uint32_t r = 0; r < f->c.rings; r++) {
+			rc = gpugen_cuda_sync(f->r[r].stream);
+			if (rc != 0)
+				return gpugen_fail(err, errlen, -EIO, "ring %u: %s",
+					r, gpugen_cuda_strerror(rc));
+		}
+		return 0;
+	}
+	if (!f->running)
+		return 0;
+	for (uint32_t r = 0; r < f->c.rings; r++)
+		if (gpucomm_ring_inflight(&f->r[r].ring) != 0)
+			return gpugen_fail(err, errlen, -EBUSY, "ring %u has %u "
+				"bursts in flight: collect them first", r,
+				gpucomm_ring_inflight(&f->r[r].ring));
+	rc = gpucomm_kernel_quit(&f->k);
+	if (rc != 0)
+		return gpugen_fail(err, errlen, rc, "quit flag: %s",
+			rte_strerror(-rc));
+	rc = gpucomm_cuda_wait(f->kstream, FILL_QUIT_TIMEOUT_MS);
+	if (rc == 0) {
+		f->running = 0;
+		return 0;
+	}
+	if (gpugen_cuda_still_running(rc))
+		return gpugen_fail(err, errlen, -ETIMEDOUT, "persistent fill kernel "
+			"did not end within %d ms of the quit flag",
+			FILL_QUIT_TIMEOUT_MS);
+	/* It ended, with an error: nothing runs on the memory any more. */
+	f->running = 0;
+	return gpugen_fail(err, errlen, -EIO, "persistent fill kernel: %s",
+		gpugen_cuda_strerror(rc));
+}

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The generator's persistent fill: the ring library's kernel
+ * (gpucomm_persistent.cuh) with a body that builds an item's packets into
+ * the data buffers of the mbufs its TX lcore posted. A worker block takes
+ * an item, loads its count and buffer addresses, reads the item's first
+ * packet number and stamp time, and builds: in place when the buffers are
+ * GPU memory, staged through its threads' scratch slots and copied out a
+ * warp at a time when they are host memory (gpugen_dev.cuh says why).
+ */
+#include <cuda_runtime.h>
+
+#include "gpucomm_persistent.cuh"
+#include "gpugen_core.h"
+#include "gpugen_cuda.h"
+#include "gpugen_dev.cuh"
+
+static_assert(GPUGEN_FILL_THREADS % GPUGEN_WARP == 0 &&
+	GPUGEN_FILL_THREADS >= 64, "whole warps, and one to load the count");
+
+struct gpugen_fill_body {
+	static constexpr unsigned int threads = GPUGEN_FILL_THREADS;
+	struct gpugen_fill_kargs a;
+	uint32_t n_items;
+
+	struct worker : gpucomm_worker_base<gpugen_fill_body> {
+		uint8_t *mine;	/* this thread's scratch slot, or NULL */
+
+		__device__
+		worker(const gpugen_fill_body &body, uint32_t ring, uint32_t slot)
+			: gpucomm_worker_base<gpugen_fill_body>(body, ring, slot),
+			mine(NULL)
+		{
+			if (body.a.scratch != NULL)
+				mine = body.a.scratch + ((size_t)(ring *
+					body.a.workers + slot) * threads +
+					threadIdx.x) * body.a.slot;
+		}
+
+		__device__ void
+		item(const struct gpucomm_item_ctx &c)
+		{
+			__shared__ uintptr_t addr[GPUCOMM_PKTS_MAX];
+			__shared__ uint32_t size[GPUCOMM_PKTS_MAX];
+			__shared__ unsigned long long s_first, s_tx_ns;
+			const struct gpugen_table *t =
+				(const struct gpugen_table *)b.a.table;
+			const uint32_t lane = threadIdx.x % GPUGEN_WARP;
+			uint32_t n, s;
+
+			if (threadIdx.x == 0) {
+				/*
+				 * Written by the CPU before READY: the worker
+				 * loop's acquire of READY (the dispatcher's
+				 * fence, or thread 0's own) orders this load
+				 * after them. Volatile: the same words hold
+				 * another item's values on the next lap, and
+				 * must not come from a cache.
+				 */
+				const volatile struct gpugen_fill_side *sd =
+					&b.a.side[(size_t)c.ring * b.n_items + c.idx];
+
+				s_first = sd->first;
+				s_tx_ns = sd->tx_ns;
+			}
+			/* Synchronizes the block: s_first and s_tx_ns too. */
+			n = gpucomm_load_item(c, threads - GPUGEN_WARP, addr, size);
+			if (mine == NULL) {
+				for (uint32_t i = threadIdx.x; i < n; i += threads)
+					(void)gpugen_make_n(t, s_first + i, s_tx_ns,
+						(uint8_t *)addr[i], &s);
+				return;
+			}
+			/* Whole warps every step: the copy-out needs them. */
+			for (uint32_t i = threadIdx.x; i - lane < n; i += threads)
+				gpugen_warp_build_staged(t, i < n ?
+					(uint8_t *)addr[i] : NULL, s_first + i,
+					s_tx_ns, mine, lane);
+		}
+	};
+};
+
+extern "C" int
+gpugen_fill_cuda_launch(struct gpucomm_kparams *kp,
+		const struct gpugen_fill_kargs *a, void *s)
+{
+	if (a->scratch != NULL && kp->bpq > a->workers)
+		return (int)cudaErrorInvalidValue;
+	return gpucomm_launch_persistent(kp, gpugen_fill_body{ *a, kp->n_items },
+		(cudaStream_t)s);
+}
+
+extern "C" int
+gpugen_fill_cuda_launch_item(const struct gpucomm_kparams *kp,
+		const struct gpugen_fill_kargs *a, uint32_t ring, uint32_t idx,
+		unsigned long long seq, void *s)
+{
+	return gpucomm_launch_item(kp, gpugen_fill_body{ *a, kp->n_items },
+		ring, idx, seq, (cudaStream_t)s);
+}

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * libgpugen-cuda's persistent fill: packets built by a GPU kernel into
+ * the data buffers of mbufs that TX lcores post, handed back to them
+ * through gpudev communication lists (lib/gpucomm), one ring per lcore.
+ *
+ *   TX lcore r                          GPU (one persistent kernel)
+ *   alloc a burst of mbufs
+ *   gpugen_fill_post(r, m, n, first) -> READY
+ *                                        a worker block builds packets
+ *                                        first .. first + n - 1 into
+ *                                        the mbufs' data buffers
+ *                                     <- DONE
+ *   gpugen_fill_collect(r) : the burst, in post order
+ *   rte_eth_tx_burst(...), gpugen_fill_release(r)
+ *
+ * An lcore keeps up to `items` bursts in flight, so the build of later
+ * bursts overlaps the transmission of earlier ones, and posting costs a
+ * few stores per packet and no CUDA call. With launch_per_burst each
+ * post launches a kernel for its item instead (the comparison the
+ * generator's benchmark makes; a CUDA call per burst).
+ *
+ * Threads: one lcore per ring, no locks; rings are independent.
+ * Frames are those of gpugen_build_cpu() for the same packet numbers and
+ * stamp time (the tests compare them byte for byte).
+ */
+#ifndef GPUGEN_FILL_H
+#define GPUGEN_FILL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#include "gpugen.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct gpugen_fill;
+
+struct gpugen_fill_conf {
+	uint32_t rings;		/* TX lcores, 1 .. 32 */
+	uint32_t items;		/* bursts in flight per ring, 2 .. 1024 */
+	uint32_t burst;		/* packets per burst at most, 1 .. 1024 */
+	/* The mbufs' data buffers are GPU memory (built in place) rather
+	 * than host memory mapped for the GPU (built in GPU memory and
+	 * copied out a warp at a time). Either is correct for both; this
+	 * picks the fast one. */
+	int frames_in_gpu;
+	int launch_per_burst;	/* a kernel launch per post */
+};
+
+/*
+ * The fill of gg's streams (gpugen_gpu_open) on its GPU. Nothing runs
+ * until gpugen_fill_start. 0, or -errno with err said why (-EINVAL for a
+ * bad conf, gpudev's or CUDA's error); nothing is kept on error.
+ */
+int gpugen_fill_open(struct gpugen_gpu *gg, const struct gpugen_fill_conf *c,
+		struct gpugen_fill **out, char *err, size_t errlen);
+
+/* Launches the persistent kernel (or readies the per-burst launches).
+ * 0 or -errno with err. */
+int gpugen_fill_start(struct gpugen_fill *f, char *err, size_t errlen);
+
+/*
+ * Ring r (its lcore only): build packets first .. first + n - 1 into the
+ * data buffers of m[0 .. n - 1] (single segment, data_off where the
+ * frame starts, room for gpugen_len() of each: the caller sets their
+ * lengths), stamped tx_ns. The mbufs belong to the fill until
+ * gpugen_fill_collect returns them.
+ * 0; -ENOSPC when the ring has `items` bursts in flight (collect first);
+ * -EINVAL for n out of 1 .. burst or a chained mbuf (nothing posted);
+ * -EIO when a per-burst launch failed (the burst is posted and will not
+ * come back: gpugen_fill_abandon).
+ */
+int gpugen_fill_post(struct gpugen_fill *f, uint32_t r, struct rte_mbuf **m,
+		uint32_t n, uint64_t first, uint64_t tx_ns);
+
+/*
+ * Ring r's oldest burst once built: 1 with *m and *n set (valid until
+ * gpugen_fill_release), 0 when it is not built yet or nothing is in
+ * flight, -EIO when the kernel failed it.
+ */
+int gpugen_fill_collect(struct gpugen_fill *f, uint32_t r,
+		struct rte_mbuf ***m, uint32_t *n);
+
+/* The collected burst's slot back to the ring. 0 or -errno. */
+int gpugen_fill_release(struct gpugen_fill *f, uint32_t r);
+
+/* Bursts of ring r in flight (posted, not released). */
+uint32_t gpugen_fill_inflight(const struct gpugen_fill *f, uint32_t r);
+
+/*
+ * Ring r's bursts in flight forgotten, their mbufs freed: for a kernel
+ * that died (they never come back). Returns how many mbufs were freed.
+ */
+uint32_t gpugen_fill_abandon(struct gpugen_fill *f, uint32_t r);
+
+/*
+ * Ends the kernel once every ring's bursts came back (the lcores
+ * collected and released them): 0, or -ETIMEDOUT / -EIO with err.
+ */
+int gpugen_fill_stop(struct gpugen_fill *f, char *err, size_t errlen);
+
+/* Frees everything; the kernel must have stopped (or never started). */
+void gpugen_fill_close(struct gpugen_fill *f);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GPUGEN_FILL_H */
