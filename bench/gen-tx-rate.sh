@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# The generator's end-to-end transmit rate (issue 13, section 4):
+# dpdk-gpu-tx unpaced for a few seconds per point, every packet different
+# (two field-engine variables, IPv4 and UDP checksums fixed), at 64, 512,
+# 1500 B and IMIX, on 1/2/4 TX queues (a worker lcore each), into
+#   net_null      host memory: --mem cpu (the CPU reference build on the
+#                 same lcores: the baseline) and --mem host-mapped,
+#   net_gpudma    GPU memory (--mem gpu), its TX counting and dropping
+#                 the frames (no tx_pcap),
+# GPU builds by the persistent fill and, for comparison, a kernel launched
+# per burst. Frame sizes count the FCS; Gbit/s is frame bits with the FCS.
+#
+# Output: a line per point ("txrate mem=... build=... size=... queues=N
+# mpps=... gbps=..."); OUT_DIR/txrate.txt the lines; OUT_DIR/<point>.json
+# and .log each run's summary and output; OUT_DIR/machine.txt.
+#
+# Usage: bench/gen-tx-rate.sh OUT_DIR [BUILD_DIR]
+# Env: BENCH_TXR_MODES (default "cpu host-mapped host-mapped,per-burst gpu
+#        gpu,per-burst"; without a GPU only cpu runs),
+#      BENCH_TXR_SIZES (default "64 512 1500 imix"),
+#      BENCH_TXR_QUEUES (default "1 2 4"),
+#      BENCH_TXR_SECONDS (default 2), BENCH_TXR_BURST (default 64),
+#      BENCH_TXR_ITEMS (GPU bursts in flight per queue, default 8),
+#      BENCH_EAL_EXTRA (more EAL options, e.g. "-d .gpu-bundle/pmds").
+# Exit: 0; 1 when a point failed; 2 usage or missing build.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:?usage: $0 OUT_DIR [BUILD_DIR]}
+build=${2:-$top/build}
+tx=$build/examples/gpu_tx/dpdk-gpu-tx
+[ -x "$tx" ] || { echo "missing $tx: build first (scripts/setup.sh $build)" >&2; exit 2; }
+mkdir -p "$out" || exit 2
+secs=${BENCH_TXR_SECONDS:-2}
+burst=${BENCH_TXR_BURST:-64}
+items=${BENCH_TXR_ITEMS:-8}
+
+# shellcheck source=bench/bench-lib.sh
+. "$top/bench/bench-lib.sh"
+bench_eal_mem 2048 2048
+read -r -a extra <<< "${BENCH_EAL_EXTRA:-}"
+bench_machine_lines "$build" "$top" > "$out/machine.txt"
+
+# Every packet differs: the source address steps through 65534 values,
+# the source port through 64512; both checksums are fixed per packet.
+vars="var=ipv4.src:inc:10.0.0.1-10.0.255.254,var=udp.sport:inc:1024-65535,stamp=off"
+spec() {
+	case $1 in
+	imix) echo "imix,ipv4,udp,dst=10.1.0.1,$vars" ;;
+	*) echo "ipv4,udp,dst=10.1.0.1,$vars,size=$1" ;;
+	esac
+}
+
+# net_gpudma takes its RX frames from a pcap even when only its TX is
+# used: a few frames written by the generator itself.
+seed_pcap=$out/gpudma-rx.pcap
+"$tx" "${bench_mem[@]}" --no-pci --file-prefix txr-seed -l 0 "${extra[@]}" \
+	--vdev "net_pcap0,tx_pcap=$seed_pcap" -- --stream "$(spec 64)" \
+	--count 64 > "$out/seed.log" 2>&1 ||
+	{ cat "$out/seed.log"; echo "FAIL: could not write $seed_pcap"; exit 1; }
+
+has_gpu=1
+"$tx" "${bench_mem[@]}" --file-prefix txr-probe -l 0 "${extra[@]}" \
+	--vdev net_null0 -- --stream "$(spec 64)" --mem host-mapped --count 64 \
+	> "$out/probe.log" 2>&1 || has_gpu=0
+[ $has_gpu = 1 ] || echo "no GPU build possible here ($(grep -m1 error "$out/probe.log")): cpu only"
+
+failed=0
+: > "$out/txrate.txt"
+for mode in ${BENCH_TXR_MODES:-cpu host-mapped host-mapped,per-burst gpu gpu,per-burst}; do
+	mem=${mode%%,*} build_kind=persistent margs=()
+	[ "$mode" != "$mem" ] && { build_kind=per-burst; margs=(--launch-per-burst); }
+	[ "$mem" = cpu ] && build_kind=cpu
+	if [ "$mem" != cpu ] && [ $has_gpu = 0 ]; then
+		continue
+	fi
+	pci=(--no-pci)
+	[ "$mem" = cpu ] || pci=()
+	for size in ${BENCH_TXR_SIZES:-64 512 1500 imix}; do
+		for q in ${BENCH_TXR_QUEUES:-1 2 4}; do
+			name=txrate-$mem-$build_kind-$size-q$q
+			if [ "$mem" = gpu ]; then
+				vdev="net_gpudma0,rx_pcap=$seed_pcap,queues=$q"
+			else
+				vdev=net_null0
+			fi
+			# A CPU each where there are enough (else floating, and
+			# the figures are not rates of the machine: said so).
+			lcores=(-l "0-$q")
+			[ $((q + 1)) -le "$(nproc)" ] ||
+				lcores=("--lcores=(0-$q)@(0-$(($(nproc) - 1)))")
+			"$tx" "${bench_mem[@]}" "${pci[@]}" --file-prefix "$name" \
+				"${lcores[@]}" "${extra[@]}" --vdev "$vdev" -- \
+				--stream "$(spec "$size")" --mem "$mem" "${margs[@]}" \
+				--queues "$q" --burst "$burst" --ring-items "$items" \
+				--duration "$secs" --wait-link 0 --json "$out/$name.json" \
+				> "$out/$name.log" 2>&1
+			rc=$?
+			if [ $rc -ne 0 ] || [ ! -s "$out/$name.json" ]; then
+				line="txrate mem=$mem build=$build_kind size=$size queues=$q FAILED (exit $rc: $(grep -m1 error "$out/$name.log"))"
+				failed=1
+			else
+				line=$(python3 - "$out/$name.json" "$mem" "$build_kind" "$size" "$q" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+print("txrate mem=%s build=%s size=%s queues=%s mpps=%.1f gbps=%.1f packets=%d"
+      % (sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5],
+         j["pps"] / 1e6, j["bps"] / 1e9, j["packets"]))
+PY
+)
+			fi
+			[ $((q + 1)) -le "$(nproc)" ] || line="$line (lcores share $(nproc) CPUs)"
+			echo "$line" | tee -a "$out/txrate.txt"
+		done
+	done
+done
+exit $failed
