@@ -21,8 +21,8 @@
 #        gpu,per-burst"; without a GPU only cpu runs),
 #      BENCH_TXR_SIZES (default "64 512 1500 imix"),
 #      BENCH_TXR_QUEUES (default "1 2 4"),
-#      BENCH_TXR_SECONDS (default 2), BENCH_TXR_BURST (default 64),
-#      BENCH_TXR_ITEMS (GPU bursts in flight per queue, default 8),
+#      BENCH_TXR_SECONDS (default 2), BENCH_TXR_BURST (default 128),
+#      BENCH_TXR_ITEMS (GPU bursts in flight per queue, default 32),
 #      BENCH_EAL_EXTRA (more EAL options, e.g. "-d .gpu-bundle/pmds").
 # Exit: 0; 1 when a point failed; 2 usage or missing build.
 set -uo pipefail
@@ -34,8 +34,8 @@ tx=$build/examples/gpu_tx/dpdk-gpu-tx
 [ -x "$tx" ] || { echo "missing $tx: build first (scripts/setup.sh $build)" >&2; exit 2; }
 mkdir -p "$out" || exit 2
 secs=${BENCH_TXR_SECONDS:-2}
-burst=${BENCH_TXR_BURST:-64}
-items=${BENCH_TXR_ITEMS:-8}
+burst=${BENCH_TXR_BURST:-128}
+items=${BENCH_TXR_ITEMS:-32}
 
 # shellcheck source=bench/bench-lib.sh
 . "$top/bench/bench-lib.sh"

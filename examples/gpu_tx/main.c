@@ -396,6 +396,9 @@ struct app {
 	struct chunk_list chunks;
 	uint32_t link_mbps;
 	double rate_units;	/* per second, in pkt_cost() units; 0: none */
+	/* Every packet's length when all streams have one and the same (the
+	 * per-packet lookup is a good part of a TX lcore's time); else 0. */
+	uint32_t fixed_len;
 	uint64_t tsc_start, tsc_end, end_tsc;
 	struct txq txq[MAX_QUEUES];
 	struct tx_stats st;	/* the queues' summed */
@@ -703,11 +706,13 @@ tx_lcore(void *arg)
 		}
 		if (o->count != 0 && o->count - first < b)
 			b = (uint32_t)(o->count - first);
-		for (uint32_t i = 0; i < b; i++)
-			cost += pkt_cost(o, gpugen_len(a->gen, first + i));
 		if (rate > 0) {
-			uint64_t t = rte_rdtsc();
+			uint64_t t;
 
+			for (uint32_t i = 0; i < b; i++)
+				cost += pkt_cost(o, a->fixed_len != 0 ? a->fixed_len :
+					gpugen_len(a->gen, first + i));
+			t = rte_rdtsc();
 			tokens += (double)(t - last) * rate / hz;
 			last = t;
 			if (tokens > cap)
@@ -728,7 +733,8 @@ tx_lcore(void *arg)
 			T->st.first_tx_ns = tx_ns;
 		T->st.last_tx_ns = tx_ns;
 		for (uint32_t i = 0; i < b; i++) {
-			uint32_t len = gpugen_len(a->gen, first + i);
+			uint32_t len = a->fixed_len != 0 ? a->fixed_len :
+				gpugen_len(a->gen, first + i);
 
 			m[i]->data_len = (uint16_t)len;
 			m[i]->pkt_len = len;
@@ -918,10 +924,13 @@ main(int argc, char **argv)
 			goto out;
 		}
 	}
+	a.fixed_len = gpugen_max_len(a.gen);
 	for (uint32_t s = 0; s < gpugen_n_streams(a.gen); s++) {
 		struct gpugen_stream_info si;
 
 		gpugen_stream_info(a.gen, s, &si);
+		if (si.len_min != a.fixed_len || si.len_max != a.fixed_len)
+			a.fixed_len = 0;
 		printf("stream %u: %s: %u-%u bytes, weight %u, %u variables, "
 			"%s\n", s, si.desc, si.len_min + 4, si.len_max + 4,
 			si.weight, si.n_vars, si.stamp_off ? "stamped" :
