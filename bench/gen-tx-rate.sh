@@ -5,8 +5,10 @@
 # dpdk-gpu-tx unpaced for a few seconds per point, every packet different
 # (two field-engine variables, IPv4 and UDP checksums fixed), at 64, 512,
 # 1500 B and IMIX, on 1/2/4 TX queues (a worker lcore each), into
-#   net_null      host memory: --mem cpu (the CPU reference build on the
-#                 same lcores: the baseline) and --mem host-mapped,
+#   net_null      host memory: --mem cpu --no-build (frames sent unbuilt:
+#                 the TX lcores' own ceiling, allocation, lengths, the
+#                 port's TX and frees), --mem cpu (the CPU reference build
+#                 on the same lcores) and --mem host-mapped,
 #   net_gpudma    GPU memory (--mem gpu), its TX counting and dropping
 #                 the frames (no tx_pcap),
 # GPU builds by the persistent fill and, for comparison, a kernel launched
@@ -17,8 +19,8 @@
 # and .log each run's summary and output; OUT_DIR/machine.txt.
 #
 # Usage: bench/gen-tx-rate.sh OUT_DIR [BUILD_DIR]
-# Env: BENCH_TXR_MODES (default "cpu host-mapped host-mapped,per-burst gpu
-#        gpu,per-burst"; without a GPU only cpu runs),
+# Env: BENCH_TXR_MODES (default "none cpu host-mapped host-mapped,per-burst
+#        gpu gpu,per-burst"; without a GPU only none and cpu run),
 #      BENCH_TXR_SIZES (default "64 512 1500 imix"),
 #      BENCH_TXR_QUEUES (default "1 2 4"),
 #      BENCH_TXR_SECONDS (default 2), BENCH_TXR_BURST (default 128),
@@ -69,10 +71,11 @@ has_gpu=1
 
 failed=0
 : > "$out/txrate.txt"
-for mode in ${BENCH_TXR_MODES:-cpu host-mapped host-mapped,per-burst gpu gpu,per-burst}; do
+for mode in ${BENCH_TXR_MODES:-none cpu host-mapped host-mapped,per-burst gpu gpu,per-burst}; do
 	mem=${mode%%,*} build_kind=persistent margs=()
 	[ "$mode" != "$mem" ] && { build_kind=per-burst; margs=(--launch-per-burst); }
 	[ "$mem" = cpu ] && build_kind=cpu
+	[ "$mem" = none ] && { mem=cpu build_kind=none margs=(--no-build); }
 	if [ "$mem" != cpu ] && [ $has_gpu = 0 ]; then
 		continue
 	fi

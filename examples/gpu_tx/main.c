@@ -65,6 +65,7 @@ struct opts {
 	uint16_t queues;	/* TX queues, an lcore each */
 	uint32_t ring_items;	/* GPU: bursts in flight per queue */
 	int launch_per_burst;	/* GPU: a kernel per burst */
+	int no_build;		/* benchmark baseline: frames not built */
 };
 
 struct tx_stats {
@@ -103,6 +104,9 @@ usage(const char *prog)
 		"  --ring-items N    GPU: bursts in flight per queue (default %d)\n"
 		"  --launch-per-burst GPU: a kernel launch per burst instead of\n"
 		"                    the persistent kernel\n"
+		"  --no-build        benchmark baseline (with --mem cpu): send the\n"
+		"                    streams' lengths unbuilt, the TX lcore's own\n"
+		"                    ceiling\n"
 		"  --seed N          default seed of the streams (default 1)\n"
 		"  --mbufs N         mbuf pool size\n"
 		"  --wait-link S     wait up to S s for the link to come up\n"
@@ -173,6 +177,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{ "queues", required_argument, NULL, 'Q' },
 		{ "ring-items", required_argument, NULL, 'I' },
 		{ "launch-per-burst", no_argument, NULL, 'B' },
+		{ "no-build", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -302,6 +307,9 @@ parse_opts(int argc, char **argv, struct opts *o)
 		case 'B':
 			o->launch_per_burst = 1;
 			break;
+		case 'N':
+			o->no_build = 1;
+			break;
 		case 'W':
 		case 'L':
 			errno = 0;
@@ -332,6 +340,11 @@ parse_opts(int argc, char **argv, struct opts *o)
 	if (o->n_streams == 0) {
 		fprintf(stderr, "error: no stream: give --stream SPEC or --pcap "
 			"FILE\n");
+		return -1;
+	}
+	if (o->no_build && o->mem != MEM_CPU) {
+		fprintf(stderr, "error: --no-build is the CPU lcore's baseline: "
+			"with --mem cpu only\n");
 		return -1;
 	}
 	return 0;
@@ -631,6 +644,28 @@ post(struct txq *T, struct rte_mbuf **m, uint16_t n)
 }
 
 /*
+ * n mbufs of the pool, ready for single-segment frames: 0 or -ENOENT.
+ * Not rte_pktmbuf_alloc_bulk: its reset writes each mbuf's second cache
+ * line (next, tx_offload), a miss per packet that was the TX lcore's
+ * largest cost (perf, --no-build at 64 B). The pool holds only this
+ * program's mbufs, which come back through rte_pktmbuf_free (next NULL,
+ * one segment, refcnt 1: the raw state) and never carry offloads, VLAN
+ * tags or flags; only the first line's data_off is set again here (the
+ * lengths by the caller).
+ */
+static inline int
+alloc_raw(struct rte_mempool *mp, struct rte_mbuf **m, uint32_t n)
+{
+	if (rte_mempool_get_bulk(mp, (void **)m, n) != 0)
+		return -ENOENT;
+	for (uint32_t i = 0; i < n; i++) {
+		__rte_mbuf_raw_sanity_check(m[i]);
+		m[i]->data_off = RTE_PKTMBUF_HEADROOM;
+	}
+	return 0;
+}
+
+/*
  * Sends the bursts the GPU has built, oldest first, as long as there
  * are some. 0, or -1 when the kernel failed one (said).
  */
@@ -723,7 +758,7 @@ tx_lcore(void *arg)
 			}
 			tokens -= cost;
 		}
-		if (rte_pktmbuf_alloc_bulk(a->pool, m, b) != 0) {
+		if (alloc_raw(a->pool, m, b) != 0) {
 			/* All out: the port or the GPU still hold them. */
 			rte_pause();
 			continue;
@@ -738,7 +773,7 @@ tx_lcore(void *arg)
 
 			m[i]->data_len = (uint16_t)len;
 			m[i]->pkt_len = len;
-			if (o->mem == MEM_CPU)
+			if (o->mem == MEM_CPU && !o->no_build)
 				gpugen_build_cpu(a->gen, first + i, tx_ns,
 					rte_pktmbuf_mtod(m[i], uint8_t *),
 					rte_pktmbuf_tailroom(m[i]) + len, NULL, NULL);
@@ -837,8 +872,8 @@ linger(struct app *a)
 static const char *
 build_str(const struct app *a)
 {
-	return a->o.mem == MEM_CPU ? "cpu" : a->o.launch_per_burst ?
-		"launch-per-burst" : "persistent";
+	return a->o.no_build ? "none" : a->o.mem == MEM_CPU ? "cpu" :
+		a->o.launch_per_burst ? "launch-per-burst" : "persistent";
 }
 
 static void
