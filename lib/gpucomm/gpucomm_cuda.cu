@@ -10,6 +10,7 @@
 
 #include <cuda_runtime.h>
 
+#include "gpucomm_dev.cuh"
 #include "gpucomm_kernel.h"
 
 #define GPUCOMM_INIT_THREADS 256
@@ -80,4 +81,24 @@ gpucomm_cuda_wait(void *stream, uint32_t timeout_ms)
 			return (int)cudaErrorNotReady;
 		usleep(100);
 	}
+}
+
+/*
+ * READY stored by the stream: a single thread's system-scope release, so
+ * that the work queued before it on the stream (the copy of an item's
+ * packets) is complete and visible before any reader of READY sees it.
+ */
+__global__ void
+gpucomm_ready_kernel(uint32_t *status)
+{
+	gpucomm_st_release_sys_u32(status, GPUCOMM_STATUS_READY);
+}
+
+extern "C" int
+gpucomm_cuda_queue_ready(void *stream, uint32_t *status_d)
+{
+	if (status_d == NULL)
+		return (int)cudaErrorInvalidValue;
+	gpucomm_ready_kernel<<<1, 1, 0, (cudaStream_t)stream>>>(status_d);
+	return (int)cudaGetLastError();
 }

@@ -149,6 +149,9 @@ int gpucomm_cuda_state_init(const struct gpucomm_kparams *kp, void *stream);
  * flag was raised): 0, cudaErrorNotReady when it still runs, or the error
  * it ended with. */
 int gpucomm_cuda_wait(void *stream, uint32_t timeout_ms);
+/* Queue on stream the store of READY into an item's status (its
+ * device-side address, status_d): after whatever was queued before it. */
+int gpucomm_cuda_queue_ready(void *stream, uint32_t *status_d);
 
 #ifdef __cplusplus
 }

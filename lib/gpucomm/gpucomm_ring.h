@@ -104,6 +104,16 @@ gpucomm_ring_next(const struct gpucomm_ring *r)
 	return &r->list[r->head];
 }
 
+/* The head item is in flight with n_pkts packets: head on. */
+static inline void
+gpucomm_ring_advance(struct gpucomm_ring *r, uint32_t n_pkts)
+{
+	r->head = r->head + 1 == r->n_items ? 0 : r->head + 1;
+	r->inflight++;
+	r->inflight_pkts += n_pkts;
+	r->published++;
+}
+
 /*
  * Publishes the head item with n_pkts packets (entries 0 .. n_pkts - 1
  * filled by the caller): the ordering described at the top, head on.
@@ -138,10 +148,47 @@ gpucomm_ring_publish(struct gpucomm_ring *r, uint32_t n_pkts)
 		return rc;
 	if (r->wc_status)
 		rte_wmb();	/* READY out of the write-combining buffer now */
-	r->head = r->head + 1 == r->n_items ? 0 : r->head + 1;
-	r->inflight++;
-	r->inflight_pkts += n_pkts;
-	r->published++;
+	gpucomm_ring_advance(r, n_pkts);
+	return 0;
+}
+
+/*
+ * gpucomm_ring_publish with READY stored by a CUDA stream after the work
+ * already queued on it (gpucomm_cuda_queue_ready), rather than by this
+ * lcore: for an item whose packets a copy on that stream is still moving
+ * into GPU memory. The lcore does not wait for the copy; the kernel sees
+ * READY only once the copy is done. The entries, side data and count are
+ * plain stores made visible by rte_wmb before the stream's store is
+ * queued. The copy engine's writes are ordered by the stream; no
+ * write-combining flush (the CPU stores no status).
+ * 0; -ENOSPC, -EINVAL as gpucomm_ring_publish; -EIO when the store could
+ * not be queued (nothing published: the caller still holds its packets,
+ * and the copy's target must not be reused before the stream is idle).
+ */
+static inline int
+gpucomm_ring_publish_on_stream(struct gpucomm_ring *r, uint32_t n_pkts,
+		void *stream)
+{
+	struct rte_gpu_comm_list *it;
+
+	if (unlikely(r->inflight == r->n_items))
+		return -ENOSPC;
+	if (unlikely(n_pkts == 0 || n_pkts > RTE_GPU_COMM_LIST_PKTS_MAX))
+		return -EINVAL;
+	it = &r->list[r->head];
+	RTE_GPU_VOLATILE(it->num_pkts) = n_pkts;
+	/* Entries, side data and count globally visible before the stream
+	 * can store READY. */
+	rte_wmb();
+	/* Packets of the item a NIC wrote into GPU memory (the copy moves
+	 * only some of them): visible to the GPU before READY, as in
+	 * gpucomm_ring_publish. */
+	if (r->gpu_wmb && unlikely(rte_gpu_wmb(r->dev_id) != 0))
+		return -EIO;
+	if (unlikely(gpucomm_cuda_queue_ready(stream,
+			(uint32_t *)it->status_d) != 0))
+		return -EIO;
+	gpucomm_ring_advance(r, n_pkts);
 	return 0;
 }
 
