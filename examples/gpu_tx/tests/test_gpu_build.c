@@ -101,7 +101,7 @@ run_mode(struct gpugen *g, int16_t gpu, enum gpugen_gpu_mem where,
 		uint32_t n_burst = BURST - (uint32_t)(b % 3) * 13;
 
 		if (gpu_frames) {
-			if (gpugen_cuda_copy(frames, fill, len) != 0) {
+			if (gpucuda_copy(frames, fill, len) != 0) {
 				fprintf(stderr, "FAIL: filling GPU frames\n");
 				bad = 1;
 				break;
@@ -125,7 +125,7 @@ run_mode(struct gpugen *g, int16_t gpu, enum gpugen_gpu_mem where,
 			int rc = 0;
 
 			if (gpu_frames) {
-				rc = gpugen_cuda_copy(got, p, SLOT);
+				rc = gpucuda_copy(got, p, SLOT);
 				p = got;
 			}
 			if (rc != 0 || (k < n_burst && n == 0) ||
