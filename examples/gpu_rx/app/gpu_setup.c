@@ -188,7 +188,7 @@ gpurx_gpu_setup(struct gpurx_app *a)
 		"host, %zu MiB GPU (%s)\n", a->opt.ring_items, a->opt.burst,
 		g->pinned_bytes >> 20, g->dev_bytes >> 20,
 		a->opt.launch_per_burst ? "kernel per burst" : "persistent kernel");
-	gpurx_watch_init(&g->watch, a->nq, rte_get_tsc_hz(), a->opt.stall_ms,
+	gpurx_watch_init(&g->watch, a->nq, a->clk.hz, a->opt.stall_ms,
 		rte_get_tsc_cycles());
 	return 0;
 }
@@ -214,7 +214,7 @@ int
 gpurx_gpu_stop(struct gpurx_app *a)
 {
 	struct gpurx_gpu *g = a->gpu;
-	uint64_t t0 = rte_get_tsc_cycles(), hz = rte_get_tsc_hz();
+	uint64_t t0 = rte_get_tsc_cycles(), hz = a->clk.hz;
 	int rc = 0, busy = 0;
 
 	if (g == NULL)

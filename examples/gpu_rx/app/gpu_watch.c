@@ -72,7 +72,7 @@ gpurx_gpu_watch(struct gpurx_app *a, int force)
 {
 	struct gpurx_gpu *g = a->gpu;
 	struct gpurx_qlive live[GPURX_MAX_QUEUES];
-	uint64_t now = rte_get_tsc_cycles(), age = 0, hz = rte_get_tsc_hz();
+	uint64_t now = rte_get_tsc_cycles(), age = 0, hz = a->clk.hz;
 	enum gpurx_kstate ks = GPURX_KSTATE_NONE;
 	int ring_full = 0, err = 0;
 	uint16_t q = 0;
