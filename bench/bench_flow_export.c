@@ -39,7 +39,7 @@
 #include "bench_common.h"
 #include "flow_bench.h"
 #include "flow_bench_kernels.h"
-#include "gpu_runtime.h"
+#include "gpucuda.h"
 #include "gpurx_flow_kernels.h"
 #include "ipfix_writer.h"
 
@@ -214,14 +214,14 @@ scan(struct bfe *b)
 		b->scan_pos = b->scan_pos + step >= cap ? 0 : b->scan_pos + step;
 		return 0;
 	}
-	rc = gpurx_cuda_stream_busy(b->scan_stream);
+	rc = gpucuda_stream_busy(b->scan_stream);
 	if (rc == -1)
 		return 0;
 	if (rc == 0)
 		rc = gpurx_flow_cuda_scan(b->d_ft, b->ft->capacity, now,
 			b->scan_stream);
 	if (rc != 0)
-		fprintf(stderr, "scan: %s\n", gpurx_cuda_strerror(rc));
+		fprintf(stderr, "scan: %s\n", gpucuda_strerror(rc));
 	return rc;
 }
 
@@ -235,7 +235,7 @@ drain(struct bfe *b, uint32_t max)
 
 		if (rc != 0) {
 			fprintf(stderr, "records from the GPU: %s\n",
-				gpurx_cuda_strerror(rc));
+				gpucuda_strerror(rc));
 			return -1;
 		}
 	}
@@ -322,10 +322,10 @@ setup(struct bfe *b)
 					(size_t)RING_RECORDS *
 					sizeof(struct gpurx_flow_rec));
 			if (rc == 0)
-				rc = gpurx_cuda_stream_create(&b->pull_stream);
+				rc = gpucuda_stream_create(&b->pull_stream);
 			if (rc != 0) {
 				fprintf(stderr, "export ring: %s\n",
-					gpurx_cuda_strerror(rc));
+					gpucuda_strerror(rc));
 				return -1;
 			}
 			b->ring = gpurx_flow_ring_init_dev(rmem, b->d_recs,
@@ -356,7 +356,7 @@ setup(struct bfe *b)
 			rc = fbk_memset(b->d_ft, b->ft_bytes);
 		if (rc != 0) {
 			fprintf(stderr, "%u flow slots in GPU memory: %s\n", cap,
-				gpurx_cuda_strerror(rc));
+				gpucuda_strerror(rc));
 			return -1;
 		}
 	}
@@ -365,11 +365,11 @@ setup(struct bfe *b)
 			(uint64_t)(b->o.idle_s * 1e9),
 			(uint64_t)(b->o.active_s * 1e9), 1000000000ull);
 	if (!b->o.cpu) {
-		rc = gpurx_cuda_copy(b->d_ft, b->ft, sizeof(*b->ft));
+		rc = gpucuda_copy(b->d_ft, b->ft, sizeof(*b->ft));
 		if (rc == 0 && b->ring != NULL)
 			rc = gpurx_flow_cuda_stream(&b->scan_stream);
 		if (rc != 0) {
-			fprintf(stderr, "GPU set-up: %s\n", gpurx_cuda_strerror(rc));
+			fprintf(stderr, "GPU set-up: %s\n", gpucuda_strerror(rc));
 			return -1;
 		}
 	}
@@ -385,13 +385,13 @@ run_gpu(struct bfe *b, uint64_t *packets)
 	int rc = 0;
 
 	for (int i = 0; i < 2 && rc == 0; i++)
-		rc = gpurx_cuda_stream_create(&s[i]);
+		rc = gpucuda_stream_create(&s[i]);
 	for (uint64_t k = 0; rc == 0; k++) {
 		uint64_t ts = realtime_ns();
 
 		if (ts - b->t0 >= (uint64_t)(b->o.seconds * 1e9))
 			break;
-		rc = gpurx_cuda_stream_sync(s[k & 1]);
+		rc = gpucuda_stream_sync(s[k & 1]);
 		if (rc == 0)
 			rc = fbk_updates(b->d_ft, first, CHUNK,
 				window_base(b, ts), b->o.flows, ts, s[k & 1]);
@@ -399,12 +399,12 @@ run_gpu(struct bfe *b, uint64_t *packets)
 	}
 	for (int i = 0; i < 2; i++) {
 		if (s[i] != NULL && rc == 0)
-			rc = gpurx_cuda_stream_sync(s[i]);
+			rc = gpucuda_stream_sync(s[i]);
 		if (s[i] != NULL)
-			gpurx_cuda_stream_destroy(s[i]);
+			gpucuda_stream_destroy(s[i]);
 	}
 	if (rc != 0)
-		fprintf(stderr, "updates: %s\n", gpurx_cuda_strerror(rc));
+		fprintf(stderr, "updates: %s\n", gpucuda_strerror(rc));
 	*packets = first;
 	return rc == 0 ? 0 : -1;
 }
@@ -460,14 +460,14 @@ main(int argc, char **argv)
 		rec_s = b.warm_at && t_end > b.warm_at ?
 			(double)(records - warm_rec) * 1e9 / (double)(t_end - b.warm_at) : 0;
 		if (!b.o.cpu) {
-			if (gpurx_cuda_stream_sync(b.scan_stream) != 0)
+			if (gpucuda_stream_sync(b.scan_stream) != 0)
 				rc = 1;
-			gpurx_cuda_stream_destroy(b.scan_stream);
+			gpucuda_stream_destroy(b.scan_stream);
 		}
 	} else {
 		rec_s = 0;
 	}
-	if (!b.o.cpu && gpurx_cuda_copy(b.ft, b.d_ft, sizeof(*b.ft)) != 0)
+	if (!b.o.cpu && gpucuda_copy(b.ft, b.d_ft, sizeof(*b.ft)) != 0)
 		rc = 1;
 	if (b.ipfix != NULL) {
 		/* What ended by the end; the flows still live are not this
@@ -530,7 +530,7 @@ main(int argc, char **argv)
 		free(b.ft);
 	} else {
 		if (b.ring != NULL) {
-			gpurx_cuda_stream_destroy(b.pull_stream);
+			gpucuda_stream_destroy(b.pull_stream);
 			gpurx_flow_cuda_dev_free(b.d_recs);
 			gpurx_flow_cuda_host_free(b.mirror);
 			gpurx_flow_cuda_host_free(b.ring);

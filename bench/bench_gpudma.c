@@ -420,7 +420,7 @@ rate_run(struct env *e, uint32_t frame, bool gpu, double h2d)
 	char pcap[512], tag[32];
 	struct port_run r;
 	unsigned int q, lcore;
-	uint64_t pkts = 0, bytes = 0, hz = rte_get_tsc_hz(), t0, t1;
+	uint64_t pkts = 0, bytes = 0, hz = bench_tsc_hz(), t0, t1;
 	double secs;
 
 	snprintf(pcap, sizeof(pcap), "%s/bench-gpudma-%u.pcap", e->o.dir, frame);

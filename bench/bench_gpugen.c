@@ -375,11 +375,11 @@ check_pass(struct ctx *c, const struct gpugen *g, enum mem_kind m,
 			return -1;
 		}
 		if (m == MEM_GPU) {
-			int rc = gpugen_cuda_copy(got, f, len);
+			int rc = gpucuda_copy(got, f, len);
 
 			if (rc != 0) {
 				printf("FAIL: reading frame %" PRIu64 " back from "
-					"GPU memory: %s\n", p, gpugen_cuda_strerror(rc));
+					"GPU memory: %s\n", p, gpucuda_strerror(rc));
 				return -1;
 			}
 			f = got;

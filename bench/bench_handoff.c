@@ -323,9 +323,9 @@ packets_pool_gpu(struct env *e, uint64_t *rng)
 	/* Random bytes everywhere, so every mbuf's data is random wherever
 	 * the pool put its buffer; one copy to the GPU. */
 	bench_fill_random(e->gpu_data_copy, e->gpu_data_len, rng);
-	err = hk_copy_to_device(e->gpu_data, e->gpu_data_copy, e->gpu_data_len);
+	err = gpucuda_copy(e->gpu_data, e->gpu_data_copy, e->gpu_data_len);
 	if (err != 0) {
-		fprintf(stderr, "packet data to GPU memory: %s\n", hk_strerror(err));
+		fprintf(stderr, "packet data to GPU memory: %s\n", gpucuda_strerror(err));
 		return -1;
 	}
 	ext.buf_ptr = e->gpu_data;
@@ -597,7 +597,7 @@ run_handoff(struct env *e, const struct opts *o, uint32_t burst)
 	err = hk_ring_start(&e->k.kp, burst, total, &p);
 	if (err != 0) {
 		fprintf(stderr, "launching the ring's persistent kernel: %s\n",
-			hk_strerror(err));
+			gpucuda_strerror(err));
 		free(rep);
 		free(want);
 		e->status = BENCH_EXIT_FAIL;
@@ -637,7 +637,7 @@ run_handoff(struct env *e, const struct opts *o, uint32_t burst)
 	err = hk_ring_finish(p, rep, round, KERNEL_QUIT_MS);
 	if (err != 0) {
 		fprintf(stderr, "ring's persistent kernel: %s\n",
-			err == hk_error_not_ready() ? "did not quit" : hk_strerror(err));
+			err == hk_error_not_ready() ? "did not quit" : gpucuda_strerror(err));
 		e->kernel_alive = err == hk_error_not_ready();
 		e->status = BENCH_EXIT_FAIL;
 	} else if (e->status == BENCH_EXIT_OK &&
@@ -665,7 +665,7 @@ run_launch(struct env *e, const struct opts *o, struct hk_launcher *l,
 		return 0;
 	err = hk_launcher_prepare(l, &e->k.kp);
 	if (err != 0) {
-		fprintf(stderr, "launch: dispatch state: %s\n", hk_strerror(err));
+		fprintf(stderr, "launch: dispatch state: %s\n", gpucuda_strerror(err));
 		e->status = BENCH_EXIT_FAIL;
 		return 0;
 	}
@@ -682,7 +682,7 @@ run_launch(struct env *e, const struct opts *o, struct hk_launcher *l,
 		t1 = rte_rdtsc_precise();
 		if (err != 0) {
 			fprintf(stderr, "launch burst=%u: %s\n", burst,
-				hk_strerror(err));
+				gpucuda_strerror(err));
 			e->status = BENCH_EXIT_FAIL;
 			item_return(e);
 			break;
@@ -753,7 +753,7 @@ run_pingpong(struct env *e, const struct opts *o, volatile uint32_t *host,
 	err = hk_pingpong_start(dev, KERNEL_TIMEOUT_NS, &pp);
 	if (err != 0) {
 		fprintf(stderr, "launching the ping-pong kernel: %s\n",
-			hk_strerror(err));
+			gpucuda_strerror(err));
 		e->status = BENCH_EXIT_FAIL;
 		return 0;
 	}
@@ -788,7 +788,7 @@ run_pingpong(struct env *e, const struct opts *o, volatile uint32_t *host,
 	err = hk_pingpong_finish(pp, &timed_out);
 	if (err != 0 || timed_out) {
 		fprintf(stderr, "ping-pong kernel: %s\n",
-			err != 0 ? hk_strerror(err) : "timed out waiting");
+			err != 0 ? gpucuda_strerror(err) : "timed out waiting");
 		e->status = BENCH_EXIT_FAIL;
 	}
 	return e->status == BENCH_EXIT_OK ? n : 0;
@@ -859,7 +859,7 @@ main(int argc, char **argv)
 
 		printf("%s: CUDA runtime cannot use gpudev %d (%s): %s\n",
 			skip ? "SKIP" : "FAIL", e.dev_id, e.info.name,
-			hk_strerror(err));
+			gpucuda_strerror(err));
 		rte_eal_cleanup();
 		return skip ? BENCH_EXIT_SKIP : BENCH_EXIT_FAIL;
 	}
@@ -900,7 +900,7 @@ main(int argc, char **argv)
 	e.k_ok = true;
 	err = hk_launcher_create(&launcher);
 	if (err != 0) {
-		fprintf(stderr, "launcher: %s\n", hk_strerror(err));
+		fprintf(stderr, "launcher: %s\n", gpucuda_strerror(err));
 		e.status = BENCH_EXIT_FAIL;
 		goto out;
 	}
@@ -1011,7 +1011,7 @@ main(int argc, char **argv)
 		err = hk_launch_empty(launcher);
 		t1 = rte_rdtsc_precise();
 		if (err != 0) {
-			fprintf(stderr, "empty launch: %s\n", hk_strerror(err));
+			fprintf(stderr, "empty launch: %s\n", gpucuda_strerror(err));
 			e.status = BENCH_EXIT_FAIL;
 			goto end_json;
 		}

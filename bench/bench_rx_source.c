@@ -228,7 +228,7 @@ main(int argc, char **argv)
 		total += rxs_q[q].packets;
 		bytes += rxs_q[q].bytes;
 	}
-	secs = (double)(t1 - t0) / rte_get_tsc_hz();
+	secs = (double)(t1 - t0) / bench_tsc_hz();
 	printf("rx-source: port=%s queues=%u burst=%" PRIu64 " rate=%.2f Mpps "
 		"per_lcore=%.2f Mpps\n", name, nq, o.burst, total / secs / 1e6,
 		total / secs / 1e6 / nq);

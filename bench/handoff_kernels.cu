@@ -190,12 +190,6 @@ hk_empty_kernel(void)
 /* --- Host side ------------------------------------------------------- */
 
 
-extern "C" const char *
-hk_strerror(int err)
-{
-	return cudaGetErrorString((cudaError_t)err);
-}
-
 extern "C" int
 hk_error_is_no_gpu(int err)
 {
@@ -203,12 +197,6 @@ hk_error_is_no_gpu(int err)
 		err == cudaErrorInitializationError ||
 		err == cudaErrorCompatNotSupportedOnDevice ||
 		err == cudaErrorSystemDriverMismatch;
-}
-
-extern "C" int
-hk_copy_to_device(void *dst, const void *src, size_t n)
-{
-	return (int)cudaMemcpy(dst, src, n, cudaMemcpyHostToDevice);
 }
 
 extern "C" int

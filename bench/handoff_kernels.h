@@ -5,7 +5,7 @@
 
 /*
  * C view of the CUDA side of bench-handoff. Every function returns 0 or a
- * cudaError_t value (hk_strerror() names it). The handoff runs through
+ * cudaError_t value (gpucuda_strerror() names it). The handoff runs through
  * the ring library (lib/gpucomm): its layout mirror, its lcore side and
  * its persistent kernel, with the per-item body here (a byte sum of every
  * packet), so that the benchmark measures the ring that ships.
@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "gpucomm_kernel.h"
+#include "gpucuda.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -58,17 +59,12 @@ struct hk_gpu_info {
 	int spin_sched;		/* cudaDeviceScheduleSpin was accepted */
 };
 
-const char *hk_strerror(int err);
 /* True for errors that mean "no usable GPU/driver here" (a skip). */
 int hk_error_is_no_gpu(int err);
 
 /* Selects the CUDA device at PCI address pci (or the only one) and fills
  * gi. */
 int hk_device_init(const char *pci, struct hk_gpu_info *gi);
-
-/* Copies n bytes from host memory to GPU memory (synchronous): packet
- * data the CPU cannot write directly without GDRCopy. */
-int hk_copy_to_device(void *dst, const void *src, size_t n);
 
 /*
  * The ring library's persistent kernel (kp from gpucomm_kernel_setup,

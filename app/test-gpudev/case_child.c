@@ -62,7 +62,7 @@ touch_in_context(const struct tg_env *env, struct tg_result *res,
 	err = gk_pattern_fill(p, CHILD_SIZE, seed);
 	if (err != 0) {
 		tg_fail(res, "fill kernel in the child context: %s",
-			gk_strerror(err));
+			gpucuda_strerror(err));
 		goto pop;
 	}
 	cerr = cudaMemcpy(host, p, CHILD_SIZE, cudaMemcpyDeviceToHost);
@@ -80,7 +80,7 @@ touch_in_context(const struct tg_env *env, struct tg_result *res,
 	err = gk_pattern_check(p, CHILD_SIZE, seed, &bad, &first_bad);
 	if (err != 0)
 		tg_fail(res, "check kernel in the child context: %s",
-			gk_strerror(err));
+			gpucuda_strerror(err));
 	else if (bad != 0)
 		tg_fail(res, "child memory: GPU found %" PRIu64 " bad bytes", bad);
 pop:

@@ -61,10 +61,10 @@ run_handshake(const struct tg_env *env, struct tg_result *res,
 
 	err = gk_cycles_for_ms(KERNEL_TIMEOUT_MS, &cycles);
 	if (err != 0)
-		return tg_fail(res, "device clock rate: %s", gk_strerror(err));
+		return tg_fail(res, "device clock rate: %s", gpucuda_strerror(err));
 	err = gk_flag_probe_start(f->ptr, want, reply, cycles, &probe);
 	if (err != 0)
-		return tg_fail(res, "launch flag kernel: %s", gk_strerror(err));
+		return tg_fail(res, "launch flag kernel: %s", gpucuda_strerror(err));
 
 	deadline = tg_now_ns() + CPU_WAIT_NS;
 	do {
@@ -102,7 +102,7 @@ run_handshake(const struct tg_env *env, struct tg_result *res,
 finish:
 	err = gk_flag_probe_finish(probe, &st);
 	if (err != 0)
-		return tg_fail(res, "flag kernel: %s", gk_strerror(err));
+		return tg_fail(res, "flag kernel: %s", gpucuda_strerror(err));
 	if (st.timed_out)
 		return tg_fail(res, "kernel timed out waiting for %#x, last saw %#x",
 			want, st.seen);

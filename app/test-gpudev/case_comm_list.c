@@ -367,7 +367,7 @@ run_per_item(struct tg_result *res, struct rte_mempool *mp,
 			break;
 		err = gk_ring_launch_item(g, kp, idx, seq);
 		if (err != 0) {
-			tg_fail(res, "item kernel: %s", gk_strerror(err));
+			tg_fail(res, "item kernel: %s", gpucuda_strerror(err));
 			break;
 		}
 		/* Launched and waited for: DONE now. */
@@ -414,13 +414,13 @@ run_list(const struct tg_env *env, struct tg_result *res,
 	err = gk_ring_create(N_ITEMS, &g);
 	if (err != 0) {
 		gpucomm_kernel_teardown(&k);
-		return tg_fail(res, "ring reports: %s", gk_strerror(err));
+		return tg_fail(res, "ring reports: %s", gpucuda_strerror(err));
 	}
 	/* The list array is registered host memory: the kernel walks it. */
 	err = gk_ring_start(g, &k.kp);
 	if (err != 0) {
 		tg_fail(res, "launch the ring's persistent kernel: %s",
-			gk_strerror(err));
+			gpucuda_strerror(err));
 		goto out;
 	}
 	if (run_populate(res, mp, list, ex, gk_ring_reports(g), &rng) == TG_PASS)
@@ -433,7 +433,7 @@ run_list(const struct tg_env *env, struct tg_result *res,
 		if (err != 0) {
 			*kernel_alive = err == (int)cudaErrorNotReady;
 			tg_fail(res, "persistent kernel %s", *kernel_alive ?
-				"did not quit" : gk_strerror(err));
+				"did not quit" : gpucuda_strerror(err));
 		} else if (res->status != TG_FAIL) {
 			run_per_item(res, mp, &r, ex, g, &k.kp, &rng);
 		}

@@ -33,7 +33,7 @@ check_mapping(const struct tg_env *env, struct tg_result *res, void *gpu,
 		return tg_fail(res, "rte_gpu_wmb: %s", tg_errno_str(rte_errno));
 	err = gk_pattern_check(gpu, MAP_SIZE, seed_cpu, &bad, &first_bad);
 	if (err != 0)
-		return tg_fail(res, "check kernel: %s", gk_strerror(err));
+		return tg_fail(res, "check kernel: %s", gpucuda_strerror(err));
 	if (bad != 0)
 		return tg_fail(res, "GPU sees %" PRIu64 " bytes differing from the "
 			"CPU's writes through the mapping, first at %" PRIu64,
@@ -41,7 +41,7 @@ check_mapping(const struct tg_env *env, struct tg_result *res, void *gpu,
 
 	err = gk_pattern_fill(gpu, MAP_SIZE, seed_gpu);
 	if (err != 0)
-		return tg_fail(res, "fill kernel: %s", gk_strerror(err));
+		return tg_fail(res, "fill kernel: %s", gpucuda_strerror(err));
 	nbad = tg_pattern_check(cpu, MAP_SIZE, seed_gpu, &first);
 	if (nbad != 0)
 		return tg_fail(res, "CPU mapping shows %zu bytes differing from the "

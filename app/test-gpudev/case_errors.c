@@ -86,13 +86,13 @@ check_free_errors(const struct tg_env *env, struct tg_result *res)
 		return tg_fail(res, "alloc 8 KiB: %s", tg_errno_str(rte_errno));
 	err = gk_pattern_fill(p, 8192, seed);
 	if (err != 0)
-		return tg_fail(res, "fill kernel: %s", gk_strerror(err));
+		return tg_fail(res, "fill kernel: %s", gpucuda_strerror(err));
 	EXPECT_FAIL(res, rte_gpu_mem_free(dev, p + 4096));
 	/* The refused middle free must not have touched the allocation. */
 	err = gk_pattern_check(p, 8192, seed, &bad, &first);
 	if (err != 0 || bad != 0)
 		return tg_fail(res, "allocation damaged by a refused middle free "
-			"(%s, %" PRIu64 " bad bytes)", err ? gk_strerror(err) : "ok",
+			"(%s, %" PRIu64 " bad bytes)", err ? gpucuda_strerror(err) : "ok",
 			bad);
 	EXPECT_OK(res, rte_gpu_mem_free(dev, p));
 	EXPECT_FAIL(res, rte_gpu_mem_free(dev, p));
@@ -191,7 +191,7 @@ check_register_errors(const struct tg_env *env, struct tg_result *res,
 		err = gk_pattern_fill(h, HOST_SIZE, seed);
 		if (err != 0)
 			st = tg_fail(res, "kernel on registered memory after the "
-				"error calls: %s", gk_strerror(err));
+				"error calls: %s", gpucuda_strerror(err));
 		else if ((nbad = tg_pattern_check(h, HOST_SIZE, seed, &first)) != 0)
 			st = tg_fail(res, "registered memory: %zu bytes wrong after "
 				"the error calls, first at %zu", nbad, first);
@@ -266,7 +266,7 @@ tg_case_errors(const struct tg_env *env, struct tg_result *res)
 		return tg_fail(res, "alloc: %s", tg_errno_str(rte_errno));
 	err = gk_pattern_fill(live, LIVE_SIZE, seed);
 	if (err != 0) {
-		tg_fail(res, "fill kernel: %s", gk_strerror(err));
+		tg_fail(res, "fill kernel: %s", gpucuda_strerror(err));
 		goto out;
 	}
 
@@ -278,7 +278,7 @@ tg_case_errors(const struct tg_env *env, struct tg_result *res)
 
 	err = gk_pattern_check(live, LIVE_SIZE, seed, &bad, &first);
 	if (err != 0)
-		tg_fail(res, "check kernel: %s", gk_strerror(err));
+		tg_fail(res, "check kernel: %s", gpucuda_strerror(err));
 	else if (bad != 0)
 		tg_fail(res, "live allocation damaged by the error cases: %" PRIu64
 			" bytes, first at %" PRIu64, bad, first);

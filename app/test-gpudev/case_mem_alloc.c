@@ -58,7 +58,7 @@ check_one(const struct tg_env *env, struct tg_result *res, size_t size,
 	/* GPU writes the whole buffer, the CPU checks every byte. */
 	err = gk_pattern_fill(p, size, seed_gpu);
 	if (err != 0) {
-		tg_fail(res, "fill kernel on %zu B: %s", size, gk_strerror(err));
+		tg_fail(res, "fill kernel on %zu B: %s", size, gpucuda_strerror(err));
 		goto out;
 	}
 	cerr = cudaMemcpy(host, p, size, cudaMemcpyDeviceToHost);
@@ -85,7 +85,7 @@ check_one(const struct tg_env *env, struct tg_result *res, size_t size,
 	}
 	err = gk_pattern_check(p, size, seed_cpu, &bad, &first_bad);
 	if (err != 0) {
-		tg_fail(res, "check kernel on %zu B: %s", size, gk_strerror(err));
+		tg_fail(res, "check kernel on %zu B: %s", size, gpucuda_strerror(err));
 		goto out;
 	}
 	if (bad != 0)

@@ -55,7 +55,7 @@ check_registered(const struct tg_env *env, struct tg_result *res,
 	err = gk_pattern_fill(buf, size, seed_gpu);
 	if (err != 0)
 		return tg_fail(res, "%s: fill kernel: %s", kind_name[kind],
-			gk_strerror(err));
+			gpucuda_strerror(err));
 	cerr = cudaDeviceSynchronize();
 	if (cerr != cudaSuccess)
 		return tg_fail(res, "cudaDeviceSynchronize: %s",
@@ -70,7 +70,7 @@ check_registered(const struct tg_env *env, struct tg_result *res,
 	err = gk_pattern_check(buf, size, seed_cpu, &bad, &first_bad);
 	if (err != 0)
 		return tg_fail(res, "%s: check kernel: %s", kind_name[kind],
-			gk_strerror(err));
+			gpucuda_strerror(err));
 	if (bad != 0)
 		return tg_fail(res, "%s %zu B: GPU sees %" PRIu64 " bytes differing "
 			"from the CPU's writes, first at %" PRIu64,

@@ -5,7 +5,7 @@
 
 /*
  * C view of the CUDA kernels. Every launcher returns 0 or a cudaError_t
- * value (gk_strerror() names it) and runs in the CUDA context current on
+ * value (gpucuda_strerror() names it) and runs in the CUDA context current on
  * the calling thread, so a pushed child context is honoured.
  */
 
@@ -13,13 +13,12 @@
 #include <stdint.h>
 
 #include "gpucomm_kernel.h"
+#include "gpucuda.h"
 #include "pattern.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-const char *gk_strerror(int err);
 
 /* Clock cycles of the current device for a wall-clock duration. */
 int gk_cycles_for_ms(unsigned int ms, uint64_t *cycles);

@@ -65,12 +65,6 @@ gk_check_kernel(const uint8_t *buf, size_t len, uint64_t seed,
 	}
 }
 
-extern "C" const char *
-gk_strerror(int err)
-{
-	return cudaGetErrorString((cudaError_t)err);
-}
-
 extern "C" int
 gk_cycles_for_ms(unsigned int ms, uint64_t *cycles)
 {

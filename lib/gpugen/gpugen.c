@@ -424,7 +424,7 @@ fe_why(int rc)
 	case -ENXIO: return "the frame has no such header";
 	case -ERANGE: return "past the end of the (shortest) frame";
 	case -EPERM: return "a field the engine keeps (checksum, length, "
-		"protocol or the stamp)";
+		"IP version and header length, protocol or the stamp)";
 	case -ENOSPC: return "too many variables or writes";
 	default: return "value wider than the field, or a bad range";
 	}

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The CUDA runtime as libgpugen uses it: the build kernel's launch, its
- * stream, copies. Memory comes from gpudev (gpugen_gpu.c). All return 0
- * or a cudaError_t value that gpugen_cuda_strerror() names.
+ * The build kernel's launch (gpugen_kernels.cu); its stream, copies and
+ * the device come from gpucuda.h, memory from gpudev (gpugen_gpu.c). All
+ * return 0 or a cudaError_t value that gpucuda_strerror() names.
  */
 #ifndef GPUGEN_CUDA_H
 #define GPUGEN_CUDA_H
@@ -11,18 +11,11 @@
 #include <stdint.h>
 
 #include "gpucomm_kernel.h"
+#include "gpucuda.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-const char *gpugen_cuda_strerror(int err);
-/* err is cudaErrorNotReady: the work waited for still runs. */
-int gpugen_cuda_still_running(int err);
-int gpugen_cuda_select(const char *pci_bus_id);
-int gpugen_cuda_copy(void *dst, const void *src, size_t n);
-int gpugen_cuda_stream_create(void **s);
-int gpugen_cuda_stream_destroy(void *s);
 
 /*
  * Where the build kernel writes packet first + k: addrs[k] (the array
@@ -67,13 +60,12 @@ struct gpugen_cuda_scratch {
 /*
  * Queue the build of global packets first .. first + n - 1 of the table
  * (device-usable address) into dst, through scratch unless dst->in_gpu,
- * on stream s; returns once queued. gpugen_cuda_sync(s) waits for them. Builds on one stream
- * run in turn, so they share one scratch.
+ * on stream s; returns once queued. gpucuda_stream_sync(s) waits for
+ * them. Builds on one stream run in turn, so they share one scratch.
  */
 int gpugen_cuda_build(const void *table, const struct gpugen_cuda_dst *dst,
 		const struct gpugen_cuda_scratch *scratch, uint64_t first,
 		uint32_t n, uint64_t tx_ns, void *s);
-int gpugen_cuda_sync(void *s);
 
 /*
  * The persistent fill (gpugen_fill.cu): a gpucomm ring per TX lcore,

@@ -65,7 +65,7 @@ select_gpu(const struct gpugen_fill *f)
 
 	if (fill_selected == f)
 		return 0;
-	rc = gpugen_cuda_select(f->gpu_name);
+	rc = gpucuda_select(f->gpu_name, NULL);
 	if (rc == 0)
 		fill_selected = f;
 	return rc;
@@ -93,10 +93,10 @@ gpugen_fill_close(struct gpugen_fill *f)
 				f->c.items) != 0)
 			fprintf(stderr, "gpugen: ring %u: comm list destroy: %s\n",
 				r, rte_strerror(rte_errno));
-		if (gpugen_cuda_stream_destroy(R->stream) != 0)
+		if (gpucuda_stream_destroy(R->stream) != 0)
 			fprintf(stderr, "gpugen: ring %u: stream destroy failed\n", r);
 	}
-	if (gpugen_cuda_stream_destroy(f->kstream) != 0)
+	if (gpucuda_stream_destroy(f->kstream) != 0)
 		fprintf(stderr, "gpugen: fill stream destroy failed\n");
 	if (f->k_ok)
 		gpucomm_kernel_teardown(&f->k);
@@ -204,9 +204,9 @@ gpugen_fill_open(struct gpugen_gpu *gg, const struct gpugen_fill_conf *c,
 		}
 		lists[r] = R->list;
 		if (c->launch_per_burst &&
-				(rc = gpugen_cuda_stream_create(&R->stream)) != 0) {
+				(rc = gpucuda_stream_create(&R->stream)) != 0) {
 			rc = gpugen_fail(err, errlen, -EIO, "ring %u: CUDA stream: %s",
-				r, gpugen_cuda_strerror(rc));
+				r, gpucuda_strerror(rc));
 			goto fail;
 		}
 	}
@@ -221,10 +221,10 @@ gpugen_fill_open(struct gpugen_gpu *gg, const struct gpugen_fill_conf *c,
 		goto fail;
 	}
 	f->k_ok = 1;
-	rc = gpugen_cuda_stream_create(&f->kstream);
+	rc = gpucuda_stream_create(&f->kstream);
 	if (rc != 0) {
 		rc = gpugen_fail(err, errlen, -EIO, "CUDA stream: %s",
-			gpugen_cuda_strerror(rc));
+			gpucuda_strerror(rc));
 		goto fail;
 	}
 	*out = f;
@@ -244,21 +244,21 @@ gpugen_fill_start(struct gpugen_fill *f, char *err, size_t errlen)
 	rc = select_gpu(f);
 	if (rc != 0)
 		return gpugen_fail(err, errlen, -ENODEV, "GPU %s: %s", f->gpu_name,
-			gpugen_cuda_strerror(rc));
+			gpucuda_strerror(rc));
 	if (f->c.launch_per_burst) {
 		/* The item kernels read each item's packet list and status
 		 * from the dispatch state: set once (synchronously). */
 		rc = gpucomm_cuda_state_init(&f->k.kp, f->kstream);
 		if (rc != 0)
 			return gpugen_fail(err, errlen, -EIO, "dispatch state: %s",
-				gpugen_cuda_strerror(rc));
+				gpucuda_strerror(rc));
 		return 0;
 	}
 	rc = gpugen_fill_cuda_launch(&f->k.kp, &f->ka, f->kstream);
 	if (rc != 0)
 		return gpugen_fail(err, errlen, -EIO, "persistent fill kernel "
 			"(%u rings x %u worker blocks): %s", f->c.rings, f->k.kp.bpq,
-			gpugen_cuda_strerror(rc));
+			gpucuda_strerror(rc));
 	f->running = 1;
 	return 0;
 }
@@ -352,10 +352,10 @@ gpugen_fill_stop(struct gpugen_fill *f, char *err, size_t errlen)
 
 	if (f->c.launch_per_burst) {
 		for (uint32_t r = 0; r < f->c.rings; r++) {
-			rc = gpugen_cuda_sync(f->r[r].stream);
+			rc = gpucuda_stream_sync(f->r[r].stream);
 			if (rc != 0)
 				return gpugen_fail(err, errlen, -EIO, "ring %u: %s",
-					r, gpugen_cuda_strerror(rc));
+					r, gpucuda_strerror(rc));
 		}
 		return 0;
 	}
@@ -375,12 +375,12 @@ gpugen_fill_stop(struct gpugen_fill *f, char *err, size_t errlen)
 		f->running = 0;
 		return 0;
 	}
-	if (gpugen_cuda_still_running(rc))
+	if (gpucuda_still_running(rc))
 		return gpugen_fail(err, errlen, -ETIMEDOUT, "persistent fill kernel "
 			"did not end within %d ms of the quit flag",
 			FILL_QUIT_TIMEOUT_MS);
 	/* It ended, with an error: nothing runs on the memory any more. */
 	f->running = 0;
 	return gpugen_fail(err, errlen, -EIO, "persistent fill kernel: %s",
-		gpugen_cuda_strerror(rc));
+		gpucuda_strerror(rc));
 }

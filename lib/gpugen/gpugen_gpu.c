@@ -107,10 +107,10 @@ gpugen_gpu_close(struct gpugen_gpu *gg)
 
 	if (gg == NULL)
 		return;
-	rc = gpugen_cuda_stream_destroy(gg->stream);
+	rc = gpucuda_stream_destroy(gg->stream);
 	if (rc != 0)
 		fprintf(stderr, "gpugen: stream destroy: %s\n",
-			gpugen_cuda_strerror(rc));
+			gpucuda_strerror(rc));
 	if (gg->where == GPUGEN_TABLE_DEVICE) {
 		if (gg->table != NULL && rte_gpu_mem_free(gg->gpu_id,
 				gg->table) != 0)
@@ -146,10 +146,10 @@ gpugen_gpu_open(struct gpugen *g, int16_t gpu_id, uint32_t max_burst,
 		return gpugen_fail(err, errlen, rc, "GPU %d: rte_gpu_info_get: %s",
 			gpu_id, rte_strerror(-rc));
 	/* The runtime must launch on the device gpudev allocates from. */
-	rc = gpugen_cuda_select(info.name);
+	rc = gpucuda_select(info.name, NULL);
 	if (rc != 0)
 		return gpugen_fail(err, errlen, -ENODEV, "GPU %d (%s): CUDA runtime: %s",
-			gpu_id, info.name, gpugen_cuda_strerror(rc));
+			gpu_id, info.name, gpucuda_strerror(rc));
 	gg = calloc(1, sizeof(*gg));
 	if (gg == NULL)
 		return -ENOMEM;
@@ -165,10 +165,10 @@ gpugen_gpu_open(struct gpugen *g, int16_t gpu_id, uint32_t max_burst,
 				"GPU memory: %s", len, rte_strerror(rte_errno));
 			goto fail;
 		}
-		rc = gpugen_cuda_copy(gg->table, t, len);
+		rc = gpucuda_copy(gg->table, t, len);
 		if (rc != 0) {
 			rc = gpugen_fail(err, errlen, -EIO, "table copy: %s",
-				gpugen_cuda_strerror(rc));
+				gpucuda_strerror(rc));
 			goto fail;
 		}
 	} else {
@@ -192,10 +192,10 @@ gpugen_gpu_open(struct gpugen *g, int16_t gpu_id, uint32_t max_burst,
 			rte_strerror(rte_errno));
 		goto fail;
 	}
-	rc = gpugen_cuda_stream_create(&gg->stream);
+	rc = gpucuda_stream_create(&gg->stream);
 	if (rc != 0) {
 		rc = gpugen_fail(err, errlen, -EIO, "CUDA stream: %s",
-			gpugen_cuda_strerror(rc));
+			gpucuda_strerror(rc));
 		goto fail;
 	}
 	*out = gg;
@@ -228,16 +228,18 @@ gpugen_gpu_build(struct gpugen_gpu *gg, uint64_t first, uint32_t n,
 	rc = gpugen_cuda_mem_in_gpu(gg->addrs[0], &dst.in_gpu);
 	if (rc != 0)
 		return gpugen_fail(err, errlen, -EINVAL, "packet address %p: %s",
-			gg->addrs[0], gpugen_cuda_strerror(rc));
+			gg->addrs[0], gpucuda_strerror(rc));
 	/* The addresses are plain stores to registered host memory; the
 	 * launch that follows orders them before the kernel reads them. */
 	rc = gpugen_cuda_build(gg->table, &dst, &gg->scratch, first, n, tx_ns,
 		gg->stream);
+	/* Stream completion orders the kernel's writes, as in
+	 * gpugen_gpu_wait(). */
 	if (rc == 0)
-		rc = gpugen_cuda_sync(gg->stream);
+		rc = gpucuda_stream_sync(gg->stream);
 	if (rc != 0)
 		return gpugen_fail(err, errlen, -EIO, "build kernel: %s",
-			gpugen_cuda_strerror(rc));
+			gpucuda_strerror(rc));
 	return 0;
 }
 
@@ -267,23 +269,30 @@ gpugen_gpu_build_ring(struct gpugen_gpu *gg, void *ring, uint32_t stride,
 	rc = gpugen_cuda_mem_in_gpu(ring, &dst.in_gpu);
 	if (rc != 0)
 		return gpugen_fail(err, errlen, -EINVAL, "ring %p: %s", ring,
-			gpugen_cuda_strerror(rc));
+			gpucuda_strerror(rc));
 	dst.slot0 = (uint32_t)(first % slots);
 	rc = gpugen_cuda_build(gg->table, &dst, &gg->scratch, first, n, tx_ns,
 		gg->stream);
 	if (rc != 0)
 		return gpugen_fail(err, errlen, -EIO, "build kernel: %s",
-			gpugen_cuda_strerror(rc));
+			gpucuda_strerror(rc));
 	return 0;
 }
 
 int
 gpugen_gpu_wait(struct gpugen_gpu *gg, char *err, size_t errlen)
 {
-	int rc = gpugen_cuda_sync(gg->stream);
+	/*
+	 * Kernel completion orders every write of the builds queued before
+	 * this returns: host-mapped frames are then visible to the CPU and
+	 * to a NIC reading host memory, and GPU-memory frames to a peer
+	 * reading through the BAR (the kernel's writes are flushed at
+	 * completion).
+	 */
+	int rc = gpucuda_stream_sync(gg->stream);
 
 	if (rc != 0)
 		return gpugen_fail(err, errlen, -EIO, "build kernel: %s",
-			gpugen_cuda_strerror(rc));
+			gpucuda_strerror(rc));
 	return 0;
 }

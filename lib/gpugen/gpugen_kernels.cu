@@ -65,29 +65,6 @@ gpugen_build_direct(const struct gpugen_table *t, struct gpugen_cuda_dst dst,
 			&s);
 }
 
-extern "C" const char *
-gpugen_cuda_strerror(int err)
-{
-	return cudaGetErrorString((cudaError_t)err);
-}
-
-extern "C" int
-gpugen_cuda_still_running(int err)
-{
-	return err == (int)cudaErrorNotReady;
-}
-
-extern "C" int
-gpugen_cuda_select(const char *pci_bus_id)
-{
-	int ordinal;
-	cudaError_t e = cudaDeviceGetByPCIBusId(&ordinal, pci_bus_id);
-
-	if (e != cudaSuccess)
-		return (int)e;
-	return (int)cudaSetDevice(ordinal);
-}
-
 extern "C" int
 gpugen_cuda_mem_in_gpu(const void *p, uint32_t *in_gpu)
 {
@@ -99,25 +76,6 @@ gpugen_cuda_mem_in_gpu(const void *p, uint32_t *in_gpu)
 	*in_gpu = a.type == cudaMemoryTypeDevice ||
 		a.type == cudaMemoryTypeManaged;
 	return 0;
-}
-
-extern "C" int
-gpugen_cuda_copy(void *dst, const void *src, size_t n)
-{
-	return (int)cudaMemcpy(dst, src, n, cudaMemcpyDefault);
-}
-
-extern "C" int
-gpugen_cuda_stream_create(void **s)
-{
-	return (int)cudaStreamCreateWithFlags((cudaStream_t *)s,
-		cudaStreamNonBlocking);
-}
-
-extern "C" int
-gpugen_cuda_stream_destroy(void *s)
-{
-	return s == NULL ? 0 : (int)cudaStreamDestroy((cudaStream_t)s);
 }
 
 extern "C" int
@@ -146,17 +104,4 @@ gpugen_cuda_build(const void *table, const struct gpugen_cuda_dst *dst,
 		(cudaStream_t)s>>>((const struct gpugen_table *)table, *dst,
 		*scratch, first, n, tx_ns);
 	return (int)cudaGetLastError();
-}
-
-extern "C" int
-gpugen_cuda_sync(void *s)
-{
-	/*
-	 * Kernel completion orders every write of the builds queued before
-	 * this returns: host-mapped frames are then visible to the CPU and
-	 * to a NIC reading host memory, and GPU-memory frames to a peer
-	 * reading through the BAR (the kernel's writes are flushed at
-	 * completion).
-	 */
-	return (int)cudaStreamSynchronize((cudaStream_t)s);
 }

@@ -7,8 +7,8 @@
  * The programs' clock, read in one place: CLOCK_MONOTONIC for intervals
  * and deadlines (steady across time-of-day steps), CLOCK_REALTIME for
  * times another program compares with its own (the generator's stamps
- * against dpdk-gpu-rx's tsclock). Header only, no DPDK: CUDA-only
- * programs include it too.
+ * against dpdk-gpu-rx's TSC clock, gpupkt_tsc.h). Header only, no DPDK:
+ * CUDA-only programs include it too.
  */
 
 #include <stdint.h>

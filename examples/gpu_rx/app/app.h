@@ -14,9 +14,16 @@
 #include "capture.h"
 #include "filter_compile.h"
 #include "flow_table.h"
+#include "gpupkt_tsc.h"
 #include "opts.h"
 #include "stats.h"
-#include "tsclock.h"
+
+/*
+ * gpu_path.c's name for gpupkt_tsc_ns(), kept while that file is
+ * reworked elsewhere: it should call gpupkt_tsc_ns() itself (and take
+ * its rates from a->clk.hz, not rte_get_tsc_hz()), and this line goes.
+ */
+#define gpurx_tsclock_ns gpupkt_tsc_ns
 
 struct gpurx_gpu;
 struct gpurx_flow_export;
@@ -53,7 +60,7 @@ struct gpurx_app {
 	struct gpurx_filter filter;
 	struct gpurx_flow_table *ft;	/* host table: live (CPU), copy (GPU) */
 	struct gpurx_capture *cap;
-	struct gpurx_tsclock clk;
+	struct gpupkt_tsc clk;
 
 	/* Port timestamps (--ts port). */
 	int ts_off;			/* dynfield offset, -1 when unused */

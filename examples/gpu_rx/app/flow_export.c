@@ -94,7 +94,7 @@ gpurx_flow_export_init(struct gpurx_app *a)
 	}
 	a->fx = fx;
 	fx->a = a;
-	fx->hz = rte_get_tsc_hz();
+	fx->hz = a->clk.hz;
 	memset(gpurx_flow_clocks, 0, sizeof(gpurx_flow_clocks));
 	/* Sequence numbers and templates are per observation domain: one
 	 * per port. */
@@ -145,7 +145,7 @@ flow_now(const struct gpurx_app *a)
 
 	switch (a->opt.ts_source) {
 	case GPURX_TS_RX:
-		return gpurx_tsclock_ns(&a->clk, rte_get_tsc_cycles());
+		return gpupkt_tsc_ns(&a->clk, rte_get_tsc_cycles());
 	case GPURX_TS_NONE:
 		return 0;
 	default:

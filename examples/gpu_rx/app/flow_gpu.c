@@ -37,7 +37,7 @@ gpurx_flow_gpu_ring(struct gpurx_app *a, uint64_t size, uint32_t cap,
 	/* Seqs of 0: no position's. Zeroed from the (zeroed) host copies'
 	 * pages, a piece at a time, before any kernel runs. */
 	for (size_t off = 0; off < rbytes && rc == 0; off += mbytes)
-		rc = gpurx_cuda_copy((char *)recs + off, mirror,
+		rc = gpucuda_copy((char *)recs + off, mirror,
 			RTE_MIN(mbytes, rbytes - off));
 	if (rc != 0)
 		return gpurx_gpu_cuda_fail("flow export ring's records", rc);
@@ -64,9 +64,9 @@ gpurx_flow_gpu_open(struct gpurx_app *a, struct gpurx_flow_gpu *fg)
 	/* The ring's copies get a stream of their own: behind a scan that
 	 * cannot start (every SM held by the persistent kernel) they would
 	 * wait with it. Non-blocking, as every stream beside that kernel. */
-	rc = gpurx_cuda_stream_create(&fg->copy_stream);
+	rc = gpucuda_stream_create(&fg->copy_stream);
 	if (rc != 0) {
-		gpurx_cuda_stream_destroy(fg->stream);
+		gpucuda_stream_destroy(fg->stream);
 		fg->stream = NULL;
 		return gpurx_gpu_cuda_fail("flow export: copy stream", rc);
 	}
@@ -93,7 +93,7 @@ void
 gpurx_flow_gpu_free(struct gpurx_flow_gpu *fg)
 {
 	gpurx_flow_gpu_close(fg);
-	gpurx_cuda_stream_destroy(fg->copy_stream);
+	gpucuda_stream_destroy(fg->copy_stream);
 	fg->copy_stream = NULL;
 }
 
@@ -113,7 +113,7 @@ gpurx_flow_gpu_tick(struct gpurx_flow_gpu *fg, uint64_t now)
 	int rc;
 
 	if (fg->scanning) {
-		rc = gpurx_cuda_stream_busy(fg->stream);
+		rc = gpucuda_stream_busy(fg->stream);
 		if (rc == -1)
 			return 0;
 		fg->scanning = 0;
@@ -122,10 +122,10 @@ gpurx_flow_gpu_tick(struct gpurx_flow_gpu *fg, uint64_t now)
 	}
 	/* The counters as the last scan left them: a copy on the idle
 	 * stream, done at once. */
-	rc = gpurx_cuda_copy_async(&fg->hdr, fg->d_ft, sizeof(fg->hdr),
+	rc = gpucuda_copy_async(&fg->hdr, fg->d_ft, sizeof(fg->hdr),
 		fg->stream);
 	if (rc == 0)
-		rc = gpurx_cuda_stream_sync(fg->stream);
+		rc = gpucuda_stream_sync(fg->stream);
 	if (rc == 0)
 		rc = gpurx_flow_cuda_scan(fg->d_ft, fg->hdr.capacity, now,
 			fg->stream);
@@ -138,17 +138,17 @@ gpurx_flow_gpu_tick(struct gpurx_flow_gpu *fg, uint64_t now)
 int
 gpurx_flow_gpu_close(struct gpurx_flow_gpu *fg)
 {
-	uint64_t t0 = rte_get_tsc_cycles(), hz = rte_get_tsc_hz();
+	uint64_t t0 = rte_get_tsc_cycles(), hz = gpupkt_tsc_hz();
 
 	if (fg->stream == NULL)
 		return 0;
-	while (fg->scanning && gpurx_cuda_stream_busy(fg->stream) == -1) {
+	while (fg->scanning && gpucuda_stream_busy(fg->stream) == -1) {
 		if ((rte_get_tsc_cycles() - t0) * 1000 / hz > SCAN_CLOSE_WAIT_MS)
 			return 1;
 		rte_delay_us_sleep(1000);
 	}
 	fg->scanning = 0;
-	gpurx_cuda_stream_destroy(fg->stream);
+	gpucuda_stream_destroy(fg->stream);
 	fg->stream = NULL;
 	return 0;
 }
@@ -160,12 +160,12 @@ gpurx_flow_gpu_settle(struct gpurx_app *a, struct gpurx_flow_gpu *fg)
 
 	if (fg->stream == NULL)
 		return 0;
-	rc = gpurx_cuda_stream_sync(fg->stream);
+	rc = gpucuda_stream_sync(fg->stream);
 	fg->scanning = 0;
-	gpurx_cuda_stream_destroy(fg->stream);
+	gpucuda_stream_destroy(fg->stream);
 	fg->stream = NULL;
 	if (rc == 0)
-		rc = gpurx_cuda_copy(a->ft, fg->d_ft,
+		rc = gpucuda_copy(a->ft, fg->d_ft,
 			gpurx_flow_table_bytes(a->opt.flow_capacity));
 	if (rc != 0)
 		return gpurx_gpu_cuda_fail("flow export: last scan", rc);

@@ -32,7 +32,7 @@
 int
 gpurx_gpu_cuda_fail(const char *what, int err)
 {
-	fprintf(stderr, "error: %s: %s\n", what, gpurx_cuda_strerror(err));
+	fprintf(stderr, "error: %s: %s\n", what, gpucuda_strerror(err));
 	return -1;
 }
 
@@ -61,10 +61,10 @@ gpurx_gpu_init(struct gpurx_app *a)
 	if (g == NULL)
 		return -1;
 	/* The runtime must drive the same device (and primary context). */
-	rc = gpurx_cuda_select(info.name, &g->cuda_dev);
+	rc = gpucuda_select(info.name, &g->cuda_dev);
 	if (rc != 0) {
 		fprintf(stderr, "error: GPU %d (%s): CUDA runtime: %s\n", id,
-			info.name, gpurx_cuda_strerror(rc));
+			info.name, gpucuda_strerror(rc));
 		rte_free(g);
 		return -1;
 	}
@@ -157,7 +157,7 @@ gpurx_gpu_mem_upload(struct gpurx_app *a, void *d, const void *src, size_t n,
 
 	if (gpurx_gpu_mem_device(a, d, n, what) != 0)
 		return -1;
-	rc = n == 0 ? 0 : gpurx_cuda_copy(*(void **)d, src, n);
+	rc = n == 0 ? 0 : gpucuda_copy(*(void **)d, src, n);
 	return rc == 0 ? 0 : gpurx_gpu_cuda_fail(what, rc);
 }
 

@@ -32,7 +32,7 @@ launch_persistent(struct gpurx_app *a)
 	uint32_t bpq = g->ck.kp.bpq;
 	int rc;
 
-	rc = gpurx_cuda_props(&props.exec_timeout, &props.coop_launch);
+	rc = gpucuda_props(&props.exec_timeout, &props.coop_launch);
 	if (rc != 0)
 		return gpurx_gpu_cuda_fail("device attributes", rc);
 	why = gpurx_persistent_refusal(&props);
@@ -43,7 +43,7 @@ launch_persistent(struct gpurx_app *a)
 	}
 	g->ck.kp.fault_at = gpurx_test.kernel_fault_at;
 	g->ck.kp.hold = gpurx_test.kernel_hold != 0;
-	rc = gpurx_cuda_stream_create(&g->kstream);
+	rc = gpucuda_stream_create(&g->kstream);
 	if (rc != 0)
 		return gpurx_gpu_cuda_fail("kernel stream", rc);
 	rc = gpurx_cuda_launch_persistent(&g->ck.kp, &g->kp, g->kstream);
@@ -51,7 +51,7 @@ launch_persistent(struct gpurx_app *a)
 		fprintf(stderr, "error: persistent kernel launch, %u queue(s) x "
 			"(1 dispatcher + %u workers) blocks, all resident together: "
 			"%s; fewer --queues or --ring-items, or --launch-per-burst\n",
-			a->nq, bpq, gpurx_cuda_strerror(rc));
+			a->nq, bpq, gpucuda_strerror(rc));
 		return -1;
 	}
 	g->kernel_running = 1;
@@ -116,7 +116,7 @@ setup_queue(struct gpurx_app *a, uint16_t q)
 	if (a->mem != GPURX_MEM_HOST_MAPPED && gpurx_gpu_mem_device(a,
 			&Q->dev_buf, bytes, "device item buffers"))
 		return -1;
-	rc = gpurx_cuda_stream_create(&Q->stream);
+	rc = gpucuda_stream_create(&Q->stream);
 	if (rc != 0)
 		return gpurx_gpu_cuda_fail("cudaStreamCreate", rc);
 	return 0;
@@ -188,7 +188,7 @@ gpurx_gpu_setup(struct gpurx_app *a)
 		"host, %zu MiB GPU (%s)\n", a->opt.ring_items, a->opt.burst,
 		g->pinned_bytes >> 20, g->dev_bytes >> 20,
 		a->opt.launch_per_burst ? "kernel per burst" : "persistent kernel");
-	gpurx_watch_init(&g->watch, a->nq, rte_get_tsc_hz(), a->opt.stall_ms,
+	gpurx_watch_init(&g->watch, a->nq, a->clk.hz, a->opt.stall_ms,
 		rte_get_tsc_cycles());
 	return 0;
 }
@@ -214,7 +214,7 @@ int
 gpurx_gpu_stop(struct gpurx_app *a)
 {
 	struct gpurx_gpu *g = a->gpu;
-	uint64_t t0 = rte_get_tsc_cycles(), hz = rte_get_tsc_hz();
+	uint64_t t0 = rte_get_tsc_cycles(), hz = a->clk.hz;
 	int rc = 0, busy = 0;
 
 	if (g == NULL)
@@ -230,14 +230,14 @@ gpurx_gpu_stop(struct gpurx_app *a)
 		if (gpucomm_kernel_quit(&g->ck) != 0)
 			return -1;
 		do {
-			busy = gpurx_cuda_stream_busy(g->kstream);
+			busy = gpucuda_stream_busy(g->kstream);
 			if (busy == -1)
 				rte_delay_us_sleep(100);
 		} while (busy == -1 && (rte_get_tsc_cycles() - t0) * 1000 / hz <
 				KERNEL_QUIT_TIMEOUT_MS);
 		if (busy != 0) {
 			fprintf(stderr, "error: persistent kernel %s\n", busy == -1 ?
-				"did not quit within 1 s" : gpurx_cuda_strerror(busy));
+				"did not quit within 1 s" : gpucuda_strerror(busy));
 			/* Ended with an error: it no longer runs. */
 			if (busy != -1)
 				g->kernel_running = 0;
@@ -248,7 +248,7 @@ gpurx_gpu_stop(struct gpurx_app *a)
 			(double)(rte_get_tsc_cycles() - t0) * 1000 / hz);
 	}
 	if (g->d_ft != NULL) {
-		rc = gpurx_cuda_copy(a->ft, g->d_ft,
+		rc = gpucuda_copy(a->ft, g->d_ft,
 			gpurx_flow_table_bytes(a->opt.flow_capacity));
 		if (rc != 0)
 			return gpurx_gpu_cuda_fail("flow table from the GPU", rc);
@@ -271,9 +271,9 @@ gpurx_gpu_teardown(struct gpurx_app *a)
 			fprintf(stderr, "warning: queue %u: comm list destroy failed\n", q);
 		rte_free(Q->items);
 		rte_free(Q->lat_hist);
-		gpurx_cuda_stream_destroy(Q->stream);
+		gpucuda_stream_destroy(Q->stream);
 	}
-	gpurx_cuda_stream_destroy(g->kstream);
+	gpucuda_stream_destroy(g->kstream);
 	gpucomm_kernel_teardown(&g->ck);
 	gpurx_gpu_mem_release(a);
 	rte_free(g);

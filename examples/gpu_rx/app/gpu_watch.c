@@ -72,7 +72,7 @@ gpurx_gpu_watch(struct gpurx_app *a, int force)
 {
 	struct gpurx_gpu *g = a->gpu;
 	struct gpurx_qlive live[GPURX_MAX_QUEUES];
-	uint64_t now = rte_get_tsc_cycles(), age = 0, hz = rte_get_tsc_hz();
+	uint64_t now = rte_get_tsc_cycles(), age = 0, hz = a->clk.hz;
 	enum gpurx_kstate ks = GPURX_KSTATE_NONE;
 	int ring_full = 0, err = 0;
 	uint16_t q = 0;
@@ -85,7 +85,7 @@ gpurx_gpu_watch(struct gpurx_app *a, int force)
 	if (!force && !gpurx_watch_due(&g->watch, now, ring_full))
 		return NULL;
 	if (g->kernel_running) {
-		err = gpurx_cuda_stream_busy(g->kstream);
+		err = gpucuda_stream_busy(g->kstream);
 		ks = err == -1 ? GPURX_KSTATE_RUNNING : err == 0 ?
 			GPURX_KSTATE_ENDED : GPURX_KSTATE_FAILED;
 	}
@@ -110,7 +110,7 @@ gpurx_gpu_watch(struct gpurx_app *a, int force)
 			" ms after items last came back; stopping. Lost with it:\n",
 			ks == GPURX_KSTATE_FAILED ? "failed: " :
 			"ended without being told to quit",
-			ks == GPURX_KSTATE_FAILED ? gpurx_cuda_strerror(err) : "",
+			ks == GPURX_KSTATE_FAILED ? gpucuda_strerror(err) : "",
 			(now - g->watch.progress) * 1000 / hz);
 		report_in_flight(a, live);
 		return ks == GPURX_KSTATE_FAILED ? "GPU kernel failed" :

@@ -151,7 +151,7 @@ launch_rx_lcores(struct gpurx_app *a)
 static const char *
 run_main_loop(struct gpurx_app *a)
 {
-	uint64_t hz = rte_get_tsc_hz(), start = rte_get_tsc_cycles();
+	uint64_t hz = a->clk.hz, start = rte_get_tsc_cycles();
 	uint64_t last_line = start, last_rx_change = start, last_rx = 0;
 	struct gpurx_totals prev, now;
 
@@ -344,7 +344,7 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return GPURX_EXIT_USAGE;
 	}
-	if (gpurx_tsclock_init(&a->clk) != 0) {
+	if (gpupkt_tsc_init(&a->clk) != 0) {
 		fprintf(stderr, "error: cannot calibrate the TSC clock\n");
 		goto fail;
 	}
@@ -443,8 +443,7 @@ main(int argc, char **argv)
 	}
 	a->cap = NULL;
 	totals(&tot);
-	tot.elapsed_s = (double)(rte_get_tsc_cycles() - t_start) /
-		rte_get_tsc_hz();
+	tot.elapsed_s = (double)(rte_get_tsc_cycles() - t_start) / a->clk.hz;
 	gpurx_port_close(a);
 	avail = 0;
 	total = 0;

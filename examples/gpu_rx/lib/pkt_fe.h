@@ -375,10 +375,14 @@ gpurx_fe_protected(const struct gpurx_fe_prog *p, uint32_t off, uint32_t len)
 	if (p->stamp_off &&
 			gpurx_fe_overlap(off, len, p->stamp_off, GPURX_STAMP_LEN))
 		return 1;
+	/* Version and IHL, total length, protocol; not the TOS byte
+	 * between them: it is a field like any other, in the checksummed
+	 * header. */
 	if (l->ip_version == 4 &&
-			(gpurx_fe_overlap(off, len, l->l3_off, 4) ||
+			(gpurx_fe_overlap(off, len, l->l3_off, 1) ||
+			gpurx_fe_overlap(off, len, l->l3_off + 2, 2) ||
 			gpurx_fe_overlap(off, len, l->l3_off + 9, 1)))
-		return 1;	/* version, IHL, total length, protocol */
+		return 1;
 	if (l->ip_version == 6 &&
 			gpurx_fe_overlap(off, len, l->l3_off + 4, 3))
 		return 1;	/* payload length, next header */

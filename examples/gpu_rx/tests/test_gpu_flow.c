@@ -21,7 +21,7 @@
 #include "flow_stress.h"
 #include "flow_stress_gpu.h"
 #include "flow_table.h"
-#include "gpu_runtime.h"
+#include "gpucuda.h"
 #include "gpurx_flow_kernels.h"
 #include "gpurx_kernels_core.h"
 #include "test_common.h"
@@ -32,7 +32,7 @@
 	int rc_ = (call); \
 	if (rc_ != 0) { \
 		fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, \
-			gpurx_cuda_strerror(rc_)); \
+			gpucuda_strerror(rc_)); \
 		exit(1); \
 	} \
 } while (0)
@@ -74,14 +74,14 @@ gtbl_new(struct gtbl *t, uint32_t capacity, uint32_t probe, uint64_t ring,
 	}
 	gpurx_flow_table_set_expiry(t->ft, t->ring, idle, active, linger);
 	CUDA_OK(gpurx_flow_cuda_dev_alloc((void **)&t->d_ft, t->bytes));
-	CUDA_OK(gpurx_cuda_stream_create(&t->stream));
+	CUDA_OK(gpucuda_stream_create(&t->stream));
 	t->tail = 0;
 }
 
 static void
 gtbl_free(struct gtbl *t)
 {
-	CUDA_OK(gpurx_cuda_stream_destroy(t->stream));
+	CUDA_OK(gpucuda_stream_destroy(t->stream));
 	CUDA_OK(gpurx_flow_cuda_dev_free(t->d_ft));
 	CUDA_OK(gpurx_flow_cuda_dev_free(t->d_recs));
 	CUDA_OK(gpurx_flow_cuda_host_free(t->mirror));
@@ -176,10 +176,10 @@ test_scan_equals_cpu(void)
 	gpurx_flow_table_set_expiry(t.ft, t.ring, 2000, 20000, 100);
 	t.ft->ring_head = t.ft->ring_tail_seen = 0;
 	now = 61000;
-	CUDA_OK(gpurx_cuda_copy(t.d_ft, t.ft, t.bytes));
-	CUDA_OK(gpurx_cuda_stream_create(&stream));
+	CUDA_OK(gpucuda_copy(t.d_ft, t.ft, t.bytes));
+	CUDA_OK(gpucuda_stream_create(&stream));
 	CUDA_OK(gpurx_flow_cuda_scan(t.d_ft, cap, now, stream));
-	CUDA_OK(gpurx_cuda_stream_sync(stream));
+	CUDA_OK(gpucuda_stream_sync(stream));
 	want = calloc(cap, sizeof(*want));
 	got = calloc(cap, sizeof(*got));
 	/* Pull after pull (PULL_RECORDS each) until one brings nothing:
@@ -190,7 +190,7 @@ test_scan_equals_cpu(void)
 	while (gtbl_take(&t, rec_list_add, &gl) != 0)
 		;
 	ng = gl.n;
-	CUDA_OK(gpurx_cuda_copy(&t.ft->ring_head, &t.d_ft->ring_head,
+	CUDA_OK(gpucuda_copy(&t.ft->ring_head, &t.d_ft->ring_head,
 		sizeof(uint64_t)));
 	CHECK_EQ(t.tail, t.ft->ring_head);
 	/* The CPU's scan of its own table (as it was before the GPU's), into
@@ -219,7 +219,7 @@ test_scan_equals_cpu(void)
 	free(want);
 	free(got);
 	free(cring);
-	CUDA_OK(gpurx_cuda_stream_destroy(stream));
+	CUDA_OK(gpucuda_stream_destroy(stream));
 	gtbl_free(&t);
 }
 
@@ -289,9 +289,9 @@ test_under_load(void)
 	/* 64 K slots for a window of 60 K hot keys and those going idle
 	 * behind it: pressure; a ring of 4 K records: at times full. */
 	gtbl_new(&t, 1 << 16, 64, 1 << 12, 150000, 400000, 3000);
-	CUDA_OK(gpurx_cuda_copy(t.d_ft, t.ft, t.bytes));
+	CUDA_OK(gpucuda_copy(t.d_ft, t.ft, t.bytes));
 	CUDA_OK(gpurx_flow_cuda_dev_alloc((void **)&d_over, LD_PKTS));
-	CUDA_OK(gpurx_cuda_stream_create(&upd_stream));
+	CUDA_OK(gpucuda_stream_create(&upd_stream));
 	CUDA_OK(gpurx_flow_cuda_stream(&scan_stream));
 	c.t = &t;
 	c.keys = keys;
@@ -304,21 +304,21 @@ test_under_load(void)
 			d_over + first, upd_stream));
 		/* A scan beside the updates whenever the last one is done, at
 		 * the time the updates queued so far reach. */
-		if (gpurx_cuda_stream_busy(scan_stream) == 0)
+		if (gpucuda_stream_busy(scan_stream) == 0)
 			CUDA_OK(gpurx_flow_cuda_scan(t.d_ft, t.ft->capacity,
 				first, scan_stream));
 	}
-	while (gpurx_cuda_stream_busy(upd_stream) == -1)
-		if (gpurx_cuda_stream_busy(scan_stream) == 0)
+	while (gpucuda_stream_busy(upd_stream) == -1)
+		if (gpucuda_stream_busy(scan_stream) == 0)
 			CUDA_OK(gpurx_flow_cuda_scan(t.d_ft, t.ft->capacity,
 				LD_PKTS, scan_stream));
-	CUDA_OK(gpurx_cuda_stream_sync(upd_stream));
-	CUDA_OK(gpurx_cuda_stream_sync(scan_stream));
+	CUDA_OK(gpucuda_stream_sync(upd_stream));
+	CUDA_OK(gpucuda_stream_sync(scan_stream));
 	/* Every producer is done: what is published is all there is. */
 	__atomic_store_n(&c.stop, 1, __ATOMIC_RELEASE);
 	pthread_join(th, NULL);
-	CUDA_OK(gpurx_cuda_copy(t.ft, t.d_ft, t.bytes));
-	CUDA_OK(gpurx_cuda_copy(over, d_over, LD_PKTS));
+	CUDA_OK(gpucuda_copy(t.ft, t.d_ft, t.bytes));
+	CUDA_OK(gpucuda_copy(over, d_over, LD_PKTS));
 	CHECK_EQ(t.tail, t.ft->ring_head);
 
 	for (uint64_t i = 0; i < LD_PKTS; i++) {
@@ -369,8 +369,8 @@ test_under_load(void)
 		t.ft->ended[GPURX_FLOW_END_EOF] > 0 &&
 		t.ft->ended[GPURX_FLOW_END_PRESSURE] > 0,
 		"a path was not exercised");
-	CUDA_OK(gpurx_cuda_stream_destroy(upd_stream));
-	CUDA_OK(gpurx_cuda_stream_destroy(scan_stream));
+	CUDA_OK(gpucuda_stream_destroy(upd_stream));
+	CUDA_OK(gpucuda_stream_destroy(scan_stream));
 	CUDA_OK(gpurx_flow_cuda_dev_free(d_over));
 	gtbl_free(&t);
 	free(c.exported);

@@ -531,7 +531,7 @@ test_fe_fields(void)
 	struct gpurx_fe_prog p;
 	struct gpurx_pkt_info pi;
 	struct gpurx_stamp st;
-	int src, port, vid, ttl, tu, tos;
+	int src, port, vid, ttl, tu, tos, tos4;
 
 	/* IPv4 UDP in two VLANs: addresses, ports, VLAN id, TTL, stamp. */
 	pb_base_spec(&s, 4, 2, GPURX_IPPROTO_UDP);
@@ -543,7 +543,9 @@ test_fe_fields(void)
 	port = gpurx_fe_add_var(&p, 2, GPURX_FE_RANDOM, 1024, 65535, 1024, 1, 0);
 	vid = gpurx_fe_add_var(&p, 2, GPURX_FE_DEC, 1, 4094, 4094, 1, 1);
 	ttl = gpurx_fe_add_var(&p, 1, GPURX_FE_INC, 1, 255, 64, 1, 0);
+	tos4 = gpurx_fe_add_var(&p, 1, GPURX_FE_RANDOM, 0, 255, 0, 1, 0);
 	CHECK(gpurx_fe_write_field(&p, "ipv4.src", src, 0, 0) >= 0, "ipv4.src");
+	CHECK(gpurx_fe_write_field(&p, "ipv4.tos", tos4, 0, 0) >= 0, "ipv4.tos");
 	CHECK(gpurx_fe_write_field(&p, "udp.sport", port, 0, 0) >= 0, "sport");
 	CHECK(gpurx_fe_write_field(&p, "udp.dport", port, 0, 1) >= 0, "dport");
 	CHECK(gpurx_fe_write_field(&p, "vlan.inner.id", vid, 0, 0) >= 0, "vid");
@@ -566,6 +568,10 @@ test_fe_fields(void)
 		CHECK_EQ(pi.inner_vlan_id, 4094 - i / 8);
 		CHECK_EQ(pkt[18] >> 5, 4);	/* PCP kept by the mask */
 		CHECK_EQ(pi.ttl, 64 + i > 255 ? 64 + i - 255 : 64 + i);
+		CHECK_EQ(pkt[lay.l3_off + 1], gpurx_fe_value(&p, tos4, i));
+		/* Its neighbours are the engine's. */
+		CHECK_EQ(pkt[lay.l3_off], 0x45);
+		CHECK_EQ(gpurx_be16(pkt + lay.l3_off + 2), lay.len - lay.l3_off);
 		CHECK(csums_ok(pkt, &lay), "#%llu: checksum",
 			(unsigned long long)i);
 		CHECK_EQ(gpurx_stamp_find(pkt, lay.len, &pi, &st), 0);
@@ -592,6 +598,9 @@ test_fe_fields(void)
 	CHECK_EQ(gpurx_fe_write_field(&p, "udp.sport", 99, 0, 0), -EINVAL);
 	CHECK_EQ(gpurx_fe_write_off(&p, lay.l4_off + 6, port, 0, 0), -EPERM);
 	CHECK_EQ(gpurx_fe_write_off(&p, lay.l3_off + 9, ttl, 0, 0), -EPERM);
+	CHECK_EQ(gpurx_fe_write_off(&p, lay.l3_off, ttl, 0, 0), -EPERM);
+	CHECK_EQ(gpurx_fe_write_off(&p, lay.l3_off + 1, port, 0, 0), -EPERM);
+	CHECK_EQ(gpurx_fe_write_off(&p, lay.l3_off + 3, ttl, 0, 0), -EPERM);
 	CHECK_EQ(gpurx_fe_write_off(&p, lay.l3_off + 10, ttl, 0, 0), -EPERM);
 	CHECK_EQ(gpurx_fe_write_off(&p, lay.l4_off + 4, ttl, 0, 0), -EPERM);
 	CHECK_EQ(gpurx_fe_write_off(&p, lay.payload_off + 3, ttl, 0, 0), -EPERM);

@@ -25,7 +25,7 @@ eal() {
 # VLAN and QinQ, every variable kind, per-burst variables, a tuple,
 # stepped and random sizes, IMIX, and unstamped streams.
 set -- \
-	"ipv4,udp,src=10.1.0.1,dst=10.2.0.1,var=ipv4.src:inc:10.1.0.1-10.1.0.200,var=udp.sport:random:1024-65535,size=70-1518:random" \
+	"ipv4,udp,src=10.1.0.1,dst=10.2.0.1,var=ipv4.src:inc:10.1.0.1-10.1.0.200,var=udp.sport:random:1024-65535,var=ipv4.tos:random:0-255,size=70-1518:random" \
 	"vlan=100,ipv6,tcp,dport=443,var=tcp.sport:dec:1000-2000:step=7,var=ipv6.src:random:0-0xffffffff,size=120-1500:step=13" \
 	"vlan=10,vlan=20,ipv4,tcp,tuple=ipv4.dst:tcp.dport:10.9.0.1-10.9.0.50:80-90,var=ipv4.ttl:inc:1-64:burst,size=200" \
 	"imix,ipv4,udp,stamp=off,var=udp.dport:inc:1-65535,seed=99"

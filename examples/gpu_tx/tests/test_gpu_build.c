@@ -47,7 +47,8 @@ guarded(const uint8_t *slot, size_t from, size_t to)
 
 static const char *const specs[] = {
 	"ipv4,udp,var=ipv4.src:inc:10.1.0.1-10.1.0.200,"
-		"var=udp.sport:random:1024-65535,size=70-1518:random",
+		"var=udp.sport:random:1024-65535,var=ipv4.tos:random:0-255,"
+		"size=70-1518:random",
 	"vlan=100,ipv6,tcp,var=tcp.sport:dec:1000-2000:step=7,"
 		"var=ipv6.src:random:0-0xffffffff,size=120-1500:step=13",
 	"vlan=10,vlan=20,ipv4,tcp,tuple=ipv4.dst:tcp.dport:10.9.0.1-10.9.0.50:"
@@ -101,7 +102,7 @@ run_mode(struct gpugen *g, int16_t gpu, enum gpugen_gpu_mem where,
 		uint32_t n_burst = BURST - (uint32_t)(b % 3) * 13;
 
 		if (gpu_frames) {
-			if (gpugen_cuda_copy(frames, fill, len) != 0) {
+			if (gpucuda_copy(frames, fill, len) != 0) {
 				fprintf(stderr, "FAIL: filling GPU frames\n");
 				bad = 1;
 				break;
@@ -125,7 +126,7 @@ run_mode(struct gpugen *g, int16_t gpu, enum gpugen_gpu_mem where,
 			int rc = 0;
 
 			if (gpu_frames) {
-				rc = gpugen_cuda_copy(got, p, SLOT);
+				rc = gpucuda_copy(got, p, SLOT);
 				p = got;
 			}
 			if (rc != 0 || (k < n_burst && n == 0) ||

@@ -165,6 +165,28 @@ test_vars(void)
 	CHECK(seen_other, "random dport varies");
 	gpugen_free(g);
 
+	/*
+	 * The TOS byte sits between the IPv4 header's version/IHL byte and
+	 * its total length, both the engine's: it alone is written, and
+	 * the header checksum follows it (build() checks every checksum).
+	 */
+	g = new_gen(7);
+	CHECK(add(g, "udp,tos=0x10,var=ipv4.tos:inc:0-255:init=250:step=3,"
+		"var=ip.ttl:dec:1-9") == 1, "tos");
+	for (uint64_t n = 0; n < 300; n++) {
+		uint32_t len = build(g, n, buf, &pi);
+		const uint8_t *ip = buf + pi.l3_off;
+
+		CHECK(ip[1] == (250 + 3 * n) % 256, "tos inc %lu: %u",
+			(unsigned long)n, ip[1]);
+		CHECK(ip[0] == 0x45 && gpurx_be16(ip + 2) == len - pi.l3_off,
+			"tos %lu: version, IHL or total length changed: %02x %u",
+			(unsigned long)n, ip[0], gpurx_be16(ip + 2));
+		CHECK(pi.ttl == 9 - n % 9, "ttl dec %lu: %u",
+			(unsigned long)n, pi.ttl);
+	}
+	gpugen_free(g);
+
 	/* A tuple: address varies fastest, then the port. */
 	g = new_gen(7);
 	CHECK(add(g, "tuple=ipv4.src:udp.sport:10.1.0.1-10.1.0.2:5000-5001")
@@ -288,6 +310,9 @@ test_bad(void)
 		{ "size=128-1000,var=@200/2:inc:0-10", -ERANGE, "past the end" },
 		{ "var=@24/2:inc:0-10", -EPERM, "engine keeps" },
 		{ "var=@50/4:inc:0-10", -EPERM, "engine keeps" },
+		{ "var=@14/1:inc:0-10", -EPERM, "header length" },
+		{ "var=@15/2:inc:0-10", -EPERM, "engine keeps" },
+		{ "var=@16/2:inc:0-10", -EPERM, "engine keeps" },
 		{ "var=udp.len:inc:0-10", -ENOENT, "unknown field" },
 		{ "ipv6,var=ipv4.src:inc:1-2", -ENXIO, "no such header" },
 		{ "tcp,var=udp.sport:inc:1-2", -ENXIO, "no such header" },

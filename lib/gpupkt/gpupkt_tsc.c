@@ -1,13 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
+#include <pthread.h>
+
 #include <rte_cycles.h>
 
 #include "gpupkt_clock.h"
-#include "tsclock.h"
+#include "gpupkt_tsc.h"
 
 /* Long enough that two reads' error (~30 ns each) weighs < 1 ppm. */
-#define TSCLOCK_CAL_NS (50ull * 1000 * 1000)
-#define TSCLOCK_TRIES 8
+#define TSC_CAL_NS (50ull * 1000 * 1000)
+#define TSC_TRIES 8
+
+static pthread_once_t tsc_once = PTHREAD_ONCE_INIT;
+static uint64_t tsc_hz;	/* 0: not measurable */
 
 /*
  * A TSC reading and clk's at the same instant: of a few bracketed reads,
@@ -21,7 +26,7 @@ pair(clockid_t clk, uint64_t *cycles, uint64_t *ns)
 {
 	uint64_t best = UINT64_MAX;
 
-	for (int k = 0; k < TSCLOCK_TRIES; k++) {
+	for (int k = 0; k < TSC_TRIES; k++) {
 		uint64_t t0, t1, n;
 
 		t0 = rte_get_tsc_cycles();
@@ -38,26 +43,34 @@ pair(clockid_t clk, uint64_t *cycles, uint64_t *ns)
 	return 0;
 }
 
-int
-gpurx_tsclock_init(struct gpurx_tsclock *c)
+/* Against CLOCK_MONOTONIC, which runs at CLOCK_REALTIME's rate. */
+static void
+measure(void)
 {
 	uint64_t c0, n0, c1, n1;
 
-	/*
-	 * The TSC's rate measured against CLOCK_MONOTONIC (which runs at
-	 * CLOCK_REALTIME's rate), not rte_get_tsc_hz(): EAL rounds its
-	 * estimate to 10 MHz (2596.13 MHz reads as 2600 on an EPYC VM), and
-	 * 1500 ppm put the RX time 1.5 ms a second behind the generator's
-	 * stamps.
-	 */
 	if (pair(CLOCK_MONOTONIC, &c0, &n0) != 0)
-		return -1;
-	rte_delay_us_sleep(TSCLOCK_CAL_NS / 1000);
+		return;
+	rte_delay_us_sleep(TSC_CAL_NS / 1000);
 	if (pair(CLOCK_MONOTONIC, &c1, &n1) != 0 || n1 <= n0 || c1 <= c0)
+		return;
+	tsc_hz = (uint64_t)((double)(c1 - c0) * 1e9 / (double)(n1 - n0) + 0.5);
+}
+
+uint64_t
+gpupkt_tsc_hz(void)
+{
+	if (pthread_once(&tsc_once, measure) != 0 || tsc_hz == 0)
+		return rte_get_tsc_hz();
+	return tsc_hz;
+}
+
+int
+gpupkt_tsc_init(struct gpupkt_tsc *c)
+{
+	if (pthread_once(&tsc_once, measure) != 0 || tsc_hz == 0)
 		return -1;
-	c->hz = (uint64_t)((double)(c1 - c0) * 1e9 / (double)(n1 - n0) + 0.5);
-	if (c->hz == 0)
-		return -1;
+	c->hz = tsc_hz;
 	/* CLOCK_REALTIME: the clock dpdk-gpu-tx stamps its frames with. */
 	return pair(CLOCK_REALTIME, &c->base_cycles, &c->base_ns);
 }

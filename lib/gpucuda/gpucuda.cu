@@ -1,66 +1,74 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The CUDA runtime as dpdk-gpu-rx uses it besides its kernels: the device
- * the runtime drives, streams, copies into GPU memory and the device
- * attributes the persistent kernel depends on. Memory itself is taken
- * through gpudev (gpu_mem.c).
+ * The CUDA runtime wrappers of gpucuda.h: the C code of dpdk-gpu-rx,
+ * libgpugen-cuda and the benchmarks is compiled without CUDA's headers
+ * and flags, and calls the runtime through these.
  */
 
 #include <cuda_runtime.h>
 
-#include "gpu_runtime.h"
+#include "gpucuda.h"
 
 extern "C" const char *
-gpurx_cuda_strerror(int err)
+gpucuda_strerror(int err)
 {
 	return cudaGetErrorString((cudaError_t)err);
 }
 
 extern "C" int
-gpurx_cuda_select(const char *pci_bus_id, int *ordinal)
+gpucuda_still_running(int err)
 {
-	cudaError_t e = cudaDeviceGetByPCIBusId(ordinal, pci_bus_id);
-
-	if (e != cudaSuccess)
-		return (int)e;
-	return (int)cudaSetDevice(*ordinal);
+	return err == (int)cudaErrorNotReady;
 }
 
 extern "C" int
-gpurx_cuda_copy(void *dst, const void *src, size_t n)
+gpucuda_select(const char *pci_bus_id, int *ordinal)
+{
+	int dev;
+	cudaError_t e = cudaDeviceGetByPCIBusId(&dev, pci_bus_id);
+
+	if (e != cudaSuccess)
+		return (int)e;
+	e = cudaSetDevice(dev);
+	if (e == cudaSuccess && ordinal != NULL)
+		*ordinal = dev;
+	return (int)e;
+}
+
+extern "C" int
+gpucuda_copy(void *dst, const void *src, size_t n)
 {
 	return (int)cudaMemcpy(dst, src, n, cudaMemcpyDefault);
 }
 
 extern "C" int
-gpurx_cuda_stream_create(void **s)
+gpucuda_stream_create(void **s)
 {
-	/* Non-blocking: must not serialize with the persistent kernel. */
 	return (int)cudaStreamCreateWithFlags((cudaStream_t *)s,
 		cudaStreamNonBlocking);
 }
 
 extern "C" int
-gpurx_cuda_stream_destroy(void *s)
+gpucuda_stream_destroy(void *s)
 {
 	return s == NULL ? 0 : (int)cudaStreamDestroy((cudaStream_t)s);
 }
 
 extern "C" int
-gpurx_cuda_copy_async(void *dst, const void *src, size_t n, void *s)
+gpucuda_copy_async(void *dst, const void *src, size_t n, void *s)
 {
 	return (int)cudaMemcpyAsync(dst, src, n, cudaMemcpyDefault,
 		(cudaStream_t)s);
 }
 
 extern "C" int
-gpurx_cuda_stream_sync(void *s)
+gpucuda_stream_sync(void *s)
 {
 	return (int)cudaStreamSynchronize((cudaStream_t)s);
 }
 
 extern "C" int
-gpurx_cuda_stream_busy(void *s)
+gpucuda_stream_busy(void *s)
 {
 	cudaError_t e = cudaStreamQuery((cudaStream_t)s);
 
@@ -72,7 +80,7 @@ gpurx_cuda_stream_busy(void *s)
 }
 
 extern "C" int
-gpurx_cuda_props(int *exec_timeout, int *coop)
+gpucuda_props(int *exec_timeout, int *coop)
 {
 	cudaError_t e;
 	int dev;
@@ -85,4 +93,3 @@ gpurx_cuda_props(int *exec_timeout, int *coop)
 		e = cudaDeviceGetAttribute(coop, cudaDevAttrCooperativeLaunch, dev);
 	return (int)e;
 }
-
