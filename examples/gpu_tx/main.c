@@ -35,6 +35,7 @@
 #include "gpupkt_eal.h"
 #include "gpupkt_pool.h"
 #include "gpupkt_port.h"
+#include "gpupkt_tsc.h"
 
 #define MAX_BURST 512
 #define MAX_QUEUES 32
@@ -547,7 +548,7 @@ setup_port(struct app *a)
 static int
 wait_link(struct app *a)
 {
-	uint64_t hz = rte_get_tsc_hz(), start = rte_rdtsc();
+	uint64_t hz = gpupkt_tsc_hz(), start = rte_rdtsc();
 	struct rte_eth_link link;
 	int said = 0, rc;
 
@@ -704,7 +705,7 @@ tx_lcore(void *arg)
 	struct txq *T = arg;
 	struct app *a = T->a;
 	const struct opts *o = &a->o;
-	const uint64_t hz = rte_get_tsc_hz();
+	const uint64_t hz = gpupkt_tsc_hz();
 	const double rate = a->rate_units / o->queues;
 	/* Two bursts of credit at most: a stall is not made up by a flood. */
 	const double cap = 2.0 * o->burst * pkt_cost(o, gpugen_max_len(a->gen));
@@ -807,13 +808,14 @@ tx_lcore(void *arg)
 static int
 run(struct app *a)
 {
+	/* Measured here, once, not by the first lcore to pace. */
+	const uint64_t hz = gpupkt_tsc_hz();
 	unsigned int lc, q = 0;
 	int rc = 0;
 
 	a->tsc_start = rte_rdtsc();
 	if (a->o.duration > 0)
-		a->end_tsc = a->tsc_start + (uint64_t)(a->o.duration *
-			rte_get_tsc_hz());
+		a->end_tsc = a->tsc_start + (uint64_t)(a->o.duration * hz);
 	if (rte_lcore_count() == 1) {
 		rc = tx_lcore(&a->txq[0]);
 	} else {
@@ -858,7 +860,7 @@ run(struct app *a)
 static void
 linger(struct app *a)
 {
-	uint64_t hz = rte_get_tsc_hz(), start = rte_rdtsc();
+	uint64_t hz = gpupkt_tsc_hz(), start = rte_rdtsc();
 	struct rte_eth_link link;
 
 	while (!quit && (double)(rte_rdtsc() - start) / hz < a->o.linger) {
@@ -880,7 +882,7 @@ static void
 summary(struct app *a, FILE *f, int json)
 {
 	double secs = (double)(a->tsc_end - a->tsc_start) /
-		rte_get_tsc_hz();
+		gpupkt_tsc_hz();
 	double pps = secs > 0 ? a->st.pkts / secs : 0;
 	/* Frame bits with FCS, as --rate N bps counts them. */
 	double bps = secs > 0 ? (a->st.bytes + 4.0 * a->st.pkts) * 8 / secs : 0;
