@@ -39,6 +39,17 @@ gpucomm_state_init_kernel(const struct gpucomm_kparams kp)
 	}
 }
 
+/*
+ * READY stored by the stream: a single thread's system-scope release, so
+ * that the work queued before it on the stream (the copy of an item's
+ * packets) is complete and visible before any reader of READY sees it.
+ */
+__global__ void
+gpucomm_ready_kernel(uint32_t *status)
+{
+	gpucomm_st_release_sys_u32(status, GPUCOMM_STATUS_READY);
+}
+
 extern "C" int
 gpucomm_cuda_state_init(const struct gpucomm_kparams *kp, void *stream)
 {
@@ -50,6 +61,19 @@ gpucomm_cuda_state_init(const struct gpucomm_kparams *kp, void *stream)
 	for (uint32_t r = 0; r < kp->n_rings; r++)
 		if (kp->items[r] == NULL)
 			return (int)cudaErrorInvalidValue;
+	/*
+	 * The READY kernel of gpucomm_cuda_queue_ready loaded now, before a
+	 * persistent kernel runs: with lazy loading (CUDA 12's default) its
+	 * first launch would load it then, and loading waits for the
+	 * context's kernels to end, which a persistent kernel never does.
+	 */
+	{
+		struct cudaFuncAttributes fa;
+		cudaError_t e = cudaFuncGetAttributes(&fa, gpucomm_ready_kernel);
+
+		if (e != cudaSuccess)
+			return (int)e;
+	}
 	blocks = (unsigned int)((n + GPUCOMM_INIT_THREADS - 1) / GPUCOMM_INIT_THREADS);
 	if (blocks > 1024)
 		blocks = 1024;
@@ -81,17 +105,6 @@ gpucomm_cuda_wait(void *stream, uint32_t timeout_ms)
 			return (int)cudaErrorNotReady;
 		usleep(100);
 	}
-}
-
-/*
- * READY stored by the stream: a single thread's system-scope release, so
- * that the work queued before it on the stream (the copy of an item's
- * packets) is complete and visible before any reader of READY sees it.
- */
-__global__ void
-gpucomm_ready_kernel(uint32_t *status)
-{
-	gpucomm_st_release_sys_u32(status, GPUCOMM_STATUS_READY);
 }
 
 extern "C" int
