@@ -5,10 +5,18 @@
 # or not: dpdk-gpu-rx-standin (dpdk-gpu-rx's own objects, the kernel played
 # by a CPU thread: examples/gpu_rx/tests/gpu_standin.c) over the fake CUDA
 # driver, one RX lcore, net_null 64-byte frames, beside bench-rx-source
-# (receive and free only) in the same run. The stand-in classifies
-# identical frames once, so it keeps ahead of the lcore and the rate is the
-# lcore's; --backpressure makes a stand-in descheduled for a moment slow
-# the lcore down rather than drop items (a drop costs the lcore nothing).
+# (receive and free only) in the same run. By default the kernel is run
+# per item on the RX lcore itself (--launch-per-burst: the stand-in
+# processes the item inside the launch call): nothing waits on another
+# thread, and a run on a shared machine repeats to a few percent. The
+# lcore's time then includes the stand-in's (the summary's "processing"
+# per item; a few ns per packet, frames classified once, bytes in cache),
+# the same in A and B: B/A and B's ns/packet less A's are the lcore's. RXC_KERNEL=thread runs the persistent
+# form instead (a stand-in thread on the main lcore's core, what a real
+# kernel's writes from elsewhere cost the lcore's caches included), with
+# --backpressure, so that a stand-in descheduled for a moment slows the
+# lcore rather than drop items; its rate moves with the machine's load.
+# The stand-in classifies identical frames once, so it keeps ahead.
 # Runs alternate source, A[, B] RXC_REPS times (a shared machine's rate
 # moves between runs). Each run is timed by the RX lcore's own CPU time
 # where perf can sample (cpu-clock samples of its thread, rte-worker-1, at
@@ -23,6 +31,7 @@
 # Env: RXC_REPS (default 3), RXC_SECONDS (per run, default 3),
 #      RXC_BURST (RX burst = packets per ring item, default 128),
 #      RXC_MODE (host-mapped, the default, or staged),
+#      RXC_KERNEL (inline, the default, or thread),
 #      RXC_APP_ARGS (more dpdk-gpu-rx options),
 #      RXC_FAKE (the fake libcuda, default BUILD_A/tests/libfakecuda.so),
 #      RXC_LCORES (EAL lcores: main, RX; default "-l 0-1"),
@@ -45,6 +54,12 @@ read -r -a lcores <<< "${RXC_LCORES:--l 0-1}"
 perf_dir=${RXC_PERF_DIR:-}
 case $reps in
 '' | *[!0-9]* | 0) echo "RXC_REPS: a positive count, not '$reps'" >&2; exit 2 ;;
+esac
+kernel=${RXC_KERNEL:-inline}
+case $kernel in
+inline) kargs=(--launch-per-burst) ;;
+thread) kargs=(--backpressure) ;;
+*) echo "RXC_KERNEL: inline or thread, not $kernel" >&2; exit 2 ;;
 esac
 case $mode in
 host-mapped|staged) ;;
@@ -136,8 +151,8 @@ for ((r = 1; r <= reps; r++)); do
 			"${build[$s]}/examples/gpu_rx/app/dpdk-gpu-rx-standin" \
 			"${eal[@]}" --file-prefix "rxc-$s-$$" \
 			--vdev gpu_cuda0,dev=0 --vdev net_null0,size=64,copy=0 -- \
-			--mem "$mode" --queues 1 --burst "$burst" \
-			--backpressure --filter 'tcp port 443' --ts none --quiet \
+			--mem "$mode" --queues 1 --burst "$burst" "${kargs[@]}" \
+			--filter 'tcp port 443' --ts none --quiet \
 			--duration "$secs" --json "$json" "${app_args[@]}" \
 			> "$work/$s-$r.log" 2>&1
 		v=$(mpps $s-$r)
@@ -165,14 +180,15 @@ if [ -n "$perf_dir" ]; then
 	done
 fi
 
-python3 - "${rates[source]:-}" "${rates[a]:-}" "${rates[b]:-}" "$mode" "$burst" "$clock" <<'PY'
+python3 - "${rates[source]:-}" "${rates[a]:-}" "${rates[b]:-}" "$mode" "$burst" "$clock" "$kernel" <<'PY'
 import statistics, sys
 
 src, a, b = ([float(x) for x in s.split()] for s in sys.argv[1:4])
-mode, burst, clock = sys.argv[4:7]
+mode, burst, clock, kernel = sys.argv[4:8]
 if not src:
     sys.exit("no run of the source gave a result")
 print(f"\nrx-lcore-cost: 1 RX lcore, net_null 64 B, burst {burst}, {mode}, "
+      f"kernel {kernel}, "
       f"{max(len(src), len(a), len(b))} run(s), Mpps per second of the RX "
       f"lcore's {'CPU' if clock == 'cpu' else 'wall'} time")
 for stat, f in (("median", statistics.median), ("best", max)):

@@ -123,6 +123,15 @@ fill_item_with(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts,
 	uint64_t bytes = 0;
 	uint32_t chained = 0, truncated = 0, short_chains = 0, foreign = 0;
 	int copies = 0, plain = 1, rc;
+	/*
+	 * The GPU reads a plain mbuf of the burst's pool where it lies when
+	 * it reads that pool (gpurx_mbuf_gpu_readable: direct, not external,
+	 * a known pool), found once per item rather than per packet; such an
+	 * mbuf, whole in its segment, takes the short path below, with
+	 * nothing to count.
+	 */
+	const int in_place = mem != GPURX_MEM_STAGED && !split &&
+		gpurx_readable_has_pool(rd, pool);
 
 	/*
 	 * One pass per packet fills the kernel's inputs and the comm list
@@ -133,11 +142,31 @@ fill_item_with(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts,
 		struct rte_mbuf *m = pkts[k];
 		uint32_t wire = rte_pktmbuf_pkt_len(m);
 		int short_chain;
-		uint32_t cap = gpurx_pkt_linear_len(m, &short_chain);
-		/* 16: the kernel copies captures in 16-byte words. */
-		uint32_t need = RTE_ALIGN_CEIL(cap, 16);
+		uint32_t cap, need;
 		uintptr_t addr;
 
+		if (likely(in_place) && likely(gpurx_mbuf_plain(m, pool)) &&
+				likely(m->data_len >= wire) &&
+				likely(wire <= GPURX_SCRATCH_BYTES)) {
+			/* What the loop below finds for it: cap = wire (not
+			 * short, not truncated), one segment, readable in
+			 * place, plain. */
+			need = RTE_ALIGN_CEIL(wire, 16);
+			if (need > item_bytes - off)
+				break;
+			ts[k] = pmd_ts ? gpurx_pkt_ts(a, m, rx_ns) : rx_ns;
+			wirelen[k] = wire;
+			cap_off[k] = off;
+			bytes += wire;
+			entry[k].addr = rte_pktmbuf_mtod(m, uintptr_t);
+			entry[k].size = wire;
+			held[k] = m;
+			off += need;
+			continue;
+		}
+		cap = gpurx_pkt_linear_len(m, &short_chain);
+		/* 16: the kernel copies captures in 16-byte words. */
+		need = RTE_ALIGN_CEIL(cap, 16);
 		if (need > item_bytes - off)
 			break;
 		ts[k] = pmd_ts ? gpurx_pkt_ts(a, m, rx_ns) : rx_ns;
