@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * A CPU stand-in for dpdk-gpu-rx's CUDA side (gpu_runtime.cu, the
- * kernels of gpu_kernels.cu and lib/gpucomm's gpucomm_cuda.cu), linked
- * instead of them into dpdk-gpu-rx-standin. With the fake CUDA driver
+ * A CPU stand-in for dpdk-gpu-rx's CUDA side (lib/gpucuda's runtime
+ * wrappers, the kernels of gpu_kernels.cu and lib/gpucomm's
+ * gpucomm_cuda.cu), linked instead of them into dpdk-gpu-rx-standin. With the fake CUDA driver
  * behind gpudev (GPU_CUDA_LIBCUDA=libfakecuda.so, --vdev gpu_cuda0,dev=0)
  * every GPU buffer is host memory, so the app's GPU modes run unchanged on
  * a machine without a GPU: the RX lcores' fill, publish, collect and free
@@ -47,7 +47,7 @@
 #include <rte_prefetch.h>
 
 #include "gpu_kernels.h"
-#include "gpu_runtime.h"
+#include "gpucuda.h"
 #include "gpurx_classify.h"
 #include "opts.h"
 
@@ -264,7 +264,7 @@ out:
 }
 
 const char *
-gpurx_cuda_strerror(int err)
+gpucuda_strerror(int err)
 {
 	switch (err) {
 	case 0: return "no error";
@@ -279,7 +279,13 @@ gpurx_cuda_strerror(int err)
 }
 
 int
-gpurx_cuda_select(const char *pci_bus_id, int *ordinal)
+gpucuda_still_running(int err)
+{
+	return err == STANDIN_ERR_NOT_READY;
+}
+
+int
+gpucuda_select(const char *pci_bus_id, int *ordinal)
 {
 	(void)pci_bus_id;
 	*ordinal = 0;
@@ -288,14 +294,14 @@ gpurx_cuda_select(const char *pci_bus_id, int *ordinal)
 
 /* Every buffer is host memory here (the fake CUDA's too). */
 int
-gpurx_cuda_copy(void *dst, const void *src, size_t n)
+gpucuda_copy(void *dst, const void *src, size_t n)
 {
 	memcpy(dst, src, n);
 	return 0;
 }
 
 int
-gpurx_cuda_stream_create(void **s)
+gpucuda_stream_create(void **s)
 {
 	struct standin_stream *st = calloc(1, sizeof(*st));
 
@@ -304,7 +310,7 @@ gpurx_cuda_stream_create(void **s)
 }
 
 int
-gpurx_cuda_stream_destroy(void *s)
+gpucuda_stream_destroy(void *s)
 {
 	struct standin_stream *st = s;
 
@@ -323,7 +329,7 @@ gpurx_cuda_stream_destroy(void *s)
 
 /* Synchronous: done before the call returns, as after a stream sync. */
 int
-gpurx_cuda_copy_async(void *dst, const void *src, size_t n, void *s)
+gpucuda_copy_async(void *dst, const void *src, size_t n, void *s)
 {
 	(void)s;
 	memcpy(dst, src, n);
@@ -331,7 +337,7 @@ gpurx_cuda_copy_async(void *dst, const void *src, size_t n, void *s)
 }
 
 int
-gpurx_cuda_stream_sync(void *s)
+gpucuda_stream_sync(void *s)
 {
 	struct standin_stream *st = s;
 
@@ -341,7 +347,7 @@ gpurx_cuda_stream_sync(void *s)
 }
 
 int
-gpurx_cuda_stream_busy(void *s)
+gpucuda_stream_busy(void *s)
 {
 	struct standin_stream *st = s;
 
@@ -353,7 +359,7 @@ gpurx_cuda_stream_busy(void *s)
 }
 
 int
-gpurx_cuda_props(int *exec_timeout, int *coop)
+gpucuda_props(int *exec_timeout, int *coop)
 {
 	*exec_timeout = 0;
 	*coop = 1;
@@ -415,5 +421,15 @@ gpucomm_cuda_state_init(const struct gpucomm_kparams *kp, void *stream)
 {
 	(void)kp;
 	(void)stream;
+	return 0;
+}
+
+/* Copies here are done when queued: READY is stored at once, a release
+ * after the lcore's entries and side data (its rte_wmb came first). */
+int
+gpucomm_cuda_queue_ready(void *stream, uint32_t *status_d)
+{
+	(void)stream;
+	__atomic_store_n(status_d, GPUCOMM_STATUS_READY, __ATOMIC_RELEASE);
 	return 0;
 }
