@@ -35,6 +35,17 @@ int gpurx_readable_add_pool(struct gpurx_readable *r,
 int gpurx_readable_add_span(struct gpurx_readable *r, const void *addr,
 		size_t len);
 
+/* Whether the GPU reads every direct mbuf of mp in place. */
+static inline int
+gpurx_readable_has_pool(const struct gpurx_readable *r,
+		const struct rte_mempool *mp)
+{
+	for (unsigned int i = 0; i < r->n_pools; i++)
+		if (mp == r->pool[i])
+			return 1;
+	return 0;
+}
+
 /*
  * Whether the GPU can read len bytes at rte_pktmbuf_mtod(m) (one
  * segment). A direct mbuf of a known pool, or one carrying that pool's
@@ -51,10 +62,9 @@ gpurx_mbuf_gpu_readable(const struct gpurx_readable *r,
 
 	if (!(m->ol_flags & RTE_MBUF_F_INDIRECT) &&
 			(!(m->ol_flags & RTE_MBUF_F_EXTERNAL) ||
-			RTE_MBUF_HAS_PINNED_EXTBUF(m)))
-		for (unsigned int i = 0; i < r->n_pools; i++)
-			if (m->pool == r->pool[i])
-				return 1;
+			RTE_MBUF_HAS_PINNED_EXTBUF(m)) &&
+			gpurx_readable_has_pool(r, m->pool))
+		return 1;
 	p = rte_pktmbuf_mtod(m, uintptr_t);
 	for (unsigned int i = 0; i < r->n_spans; i++)
 		if (p >= r->span[i].lo && p < r->span[i].hi &&

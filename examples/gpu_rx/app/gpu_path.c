@@ -68,7 +68,7 @@ chain_to_device(const struct rte_mbuf *m, uint8_t *dst, uint32_t cap,
 
 	for (; m != NULL && pos < cap; m = m->next) {
 		uint32_t len = RTE_MIN((uint32_t)m->data_len, cap - pos);
-		int rc = gpurx_cuda_copy_async(dst + pos,
+		int rc = gpucuda_copy_async(dst + pos,
 			rte_pktmbuf_mtod(m, const void *), len, stream);
 
 		if (rc != 0)
@@ -123,6 +123,15 @@ fill_item_with(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts,
 	uint64_t bytes = 0;
 	uint32_t chained = 0, truncated = 0, short_chains = 0, foreign = 0;
 	int copies = 0, plain = 1, rc;
+	/*
+	 * The GPU reads a plain mbuf of the burst's pool where it lies when
+	 * it reads that pool (gpurx_mbuf_gpu_readable: direct, not external,
+	 * a known pool), found once per item rather than per packet; such an
+	 * mbuf, whole in its segment, takes the short path below, with
+	 * nothing to count.
+	 */
+	const int in_place = mem != GPURX_MEM_STAGED && !split &&
+		gpurx_readable_has_pool(rd, pool);
 
 	/*
 	 * One pass per packet fills the kernel's inputs and the comm list
@@ -132,8 +141,15 @@ fill_item_with(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts,
 	for (k = 0; k < max; k++) {
 		struct rte_mbuf *m = pkts[k];
 		uint32_t wire = rte_pktmbuf_pkt_len(m);
-		int short_chain;
-		uint32_t cap = gpurx_pkt_linear_len(m, &short_chain);
+		/* Whole in its one segment, readable in place, plain: what
+		 * the general path below would find for it, cap = wire (not
+		 * short, not truncated), with nothing to count. */
+		const int fast = likely(in_place) &&
+			likely(gpurx_mbuf_plain(m, pool)) &&
+			likely(m->data_len >= wire) &&
+			likely(wire <= GPURX_SCRATCH_BYTES);
+		int short_chain = 0;
+		uint32_t cap = fast ? wire : gpurx_pkt_linear_len(m, &short_chain);
 		/* 16: the kernel copies captures in 16-byte words. */
 		uint32_t need = RTE_ALIGN_CEIL(cap, 16);
 		uintptr_t addr;
@@ -144,11 +160,15 @@ fill_item_with(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts,
 		wirelen[k] = wire;
 		cap_off[k] = off;
 		bytes += wire;
-		plain &= gpurx_mbuf_plain(m, pool);
-		chained += m->nb_segs > 1;
-		short_chains += short_chain;
-		truncated += !short_chain && cap < wire;
-		if (mem == GPURX_MEM_STAGED) {
+		if (unlikely(!fast)) {
+			plain &= gpurx_mbuf_plain(m, pool);
+			chained += m->nb_segs > 1;
+			short_chains += short_chain;
+			truncated += !short_chain && cap < wire;
+		}
+		if (likely(fast)) {
+			addr = rte_pktmbuf_mtod(m, uintptr_t);
+		} else if (mem == GPURX_MEM_STAGED) {
 			if (gpurx_pkt_copy(m, cap, Q->host_buf + ioff + off) != 0)
 				return pkt_short(q, m, cap);
 			addr = (uintptr_t)(Q->dev_buf + ioff + off);
@@ -214,7 +234,7 @@ fill_item_with(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts,
 	Q->items[idx].bytes = bytes;
 	Q->items[idx].plain_pool = plain ? pool : NULL;
 	if (mem == GPURX_MEM_STAGED) {
-		rc = gpurx_cuda_copy_async(Q->dev_buf + ioff,
+		rc = gpucuda_copy_async(Q->dev_buf + ioff,
 			Q->host_buf + ioff, off, Q->stream);
 		if (rc != 0)
 			return gpurx_gpu_cuda_fail("staged copy", rc);
@@ -275,7 +295,7 @@ launch_item(struct gpurx_app *a, uint16_t q)
 		Q->ring.head == 0 ? n - 1 : Q->ring.head - 1,
 		Q->ring.published - 1, Q->stream);
 	if (rc == 0)
-		rc = gpurx_cuda_stream_sync(Q->stream);
+		rc = gpucuda_stream_sync(Q->stream);
 	if (rc != 0) {
 		/* No kernel will finish the item: drain does not wait. */
 		g->dead = 1;

@@ -23,14 +23,6 @@
 #include "gpupkt_pool.h"
 #include "liveness.h"
 
-/*
- * gpu_path.c's names for two gpucuda.h calls, kept while that file is
- * reworked elsewhere: it should call gpucuda_copy_async() and
- * gpucuda_stream_sync() itself, and these two lines go.
- */
-#define gpurx_cuda_copy_async gpucuda_copy_async
-#define gpurx_cuda_stream_sync gpucuda_stream_sync
-
 #define ITEM_BYTES_MIN (256u * 1024)
 _Static_assert(ITEM_BYTES_MIN >= GPURX_SCRATCH_BYTES,
 	"an empty ring item holds the longest packet");
