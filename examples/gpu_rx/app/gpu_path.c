@@ -249,16 +249,19 @@ fill_item_with(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts,
 	 * that cannot was refused at start-up). Then READY.
 	 *
 	 * With a copy on the stream (staged, or bytes gathered into GPU
-	 * memory), READY is the stream's to store, after the copy: the lcore
-	 * goes on receiving instead of waiting for it (the wait and its
-	 * CUDA call per item held staged to 19.8 Mpps on 8 lcores against
-	 * 29.1 on 4, doc/performance.md). t_ready below is then when the
+	 * memory) and few queues (Q->stream_ready, gpu_setup.c says why),
+	 * READY is the stream's to store, after the copy: the lcore goes on
+	 * receiving instead of waiting for it. t_ready below is then when the
 	 * copy was queued.
 	 */
-	if (copies)
+	if (copies && Q->stream_ready) {
 		rc = gpucomm_ring_publish_on_stream(&Q->ring, k, Q->stream);
-	else
+	} else {
+		/* The kernel may see READY as soon as it is stored. */
+		if (copies && (rc = gpucuda_stream_sync(Q->stream)) != 0)
+			return gpurx_gpu_cuda_fail("staged copy wait", rc);
 		rc = gpucomm_ring_publish(&Q->ring, k);
+	}
 	if (rc != 0) {
 		fprintf(stderr, "error: queue %u: ring item publish (rte_gpu_wmb, "
 			"READY store): %s\n", q, rte_strerror(-rc));
