@@ -99,7 +99,7 @@ if [ "$pipe_flows" -gt 0 ]; then
 	slots=1024
 	while [ $slots -lt $((pipe_flows * 2)) ]; do slots=$((slots * 2)); done
 	# The replay keeps every packet in an mbuf of the pool.
-	mb=$(( (pipe_flows * 2400 + slots * 96 * 2) / 1048576 + 2048 ))
+	mb=$(( (pipe_flows * 2400 + slots * 160 * 2) / 1048576 + 2048 ))
 	bench_eal_mem "$mb" "$mb"
 	pargs=(--cpu)
 	[ "$mode" = gpu ] && pargs=(--mem "${BENCH_FLOW_PIPE_MEM:-host-mapped}")

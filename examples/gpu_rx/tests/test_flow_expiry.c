@@ -129,8 +129,9 @@ test_lifetimes(void)
 	check_rec(&rec[0], 1, 3, 300, 0, 9, GPURX_FLOW_END_IDLE);
 	key_id(1, &k);
 	e = gpurx_flow_table_find(t.ft, &k);
-	CHECK(e != NULL && e->packets == 1 && e->first_seen == 19 &&
-		e->queue == 3, "the new record of key 1");
+	CHECK(e != NULL && gpurx_flow_live(e)->packets == 1 &&
+		gpurx_flow_live(e)->first_seen == 19 &&
+		gpurx_flow_live_queue(e) == 3, "the new record of key 1");
 
 	/* Active: a packet every 5 from 100: the record ends 25 after its
 	 * first packet; the packet at 125 starts the next one. */
@@ -192,7 +193,8 @@ test_lifetimes(void)
 		gpurx_flow_update_pkt(ft, &k, 1, 1000000, 0, 0);
 		CHECK_EQ(gpurx_flow_scan(ft, 0, 64, UINT64_MAX), 0);
 		e = gpurx_flow_table_find(ft, &k);
-		CHECK(e != NULL && e->packets == 2, "no-expiry table lost packets");
+		CHECK(e != NULL && gpurx_flow_live(e)->packets == 2,
+			"no-expiry table lost packets");
 		free(mem);
 	}
 }
@@ -238,7 +240,8 @@ test_pressure_and_full_ring(void)
 	if (e != NULL)
 		k = e->key;
 	gpurx_flow_update_pkt(t.ft, &k, 10, 2000, 0, 0);
-	CHECK(e != NULL && e->packets == 2, "packet not counted in a flow "
+	CHECK(e != NULL && gpurx_flow_live(e)->packets == 2,
+		"packet not counted in a flow "
 		"that could not end");
 	CHECK_EQ(tbl_drain(&t, rec, 64), 2);
 	CHECK_EQ(gpurx_flow_scan(t.ft, 0, 64, 3000), 2);
@@ -267,14 +270,16 @@ test_final_reason(void)
 
 	tbl_new(&t, 16, 0, 16, 10, 100, 5);
 	memset(&e, 0, sizeof(e));
-	e.first_seen = 0;
-	e.last_seen = 50;
+	e.state = GPURX_FLOW_READY;
+	e.rec = GPURX_FLOW_REC_LIVE;
+	e.acc[0].first_seen = 0;
+	e.acc[0].last_seen = 50;
 	CHECK_EQ(gpurx_flow_final_reason(t.ft, &e, 55), GPURX_FLOW_END_FORCED);
 	CHECK_EQ(gpurx_flow_final_reason(t.ft, &e, 60), GPURX_FLOW_END_IDLE);
-	e.tcp_flags = 0x01;
+	e.rec |= 0x01ull << GPURX_FLOW_REC_FLAGS_SHIFT(0);
 	CHECK_EQ(gpurx_flow_final_reason(t.ft, &e, 51), GPURX_FLOW_END_EOF);
-	e.last_seen = 98;
-	e.tcp_flags = 0;
+	e.acc[0].last_seen = 98;
+	e.rec = GPURX_FLOW_REC_LIVE;
 	CHECK_EQ(gpurx_flow_final_reason(t.ft, &e, 100), GPURX_FLOW_END_ACTIVE);
 	tbl_free(&t);
 }
@@ -397,16 +402,7 @@ test_against_model(void)
 		ref_emit(want, &nw, j, &ref[j], why);
 	}
 	while ((e = gpurx_flow_table_next(t.ft, &pos)) != NULL) {
-		struct gpurx_flow_rec *r = &got[ng++];
-
-		memset(r, 0, sizeof(*r));
-		r->key = e->key;
-		r->packets = e->packets;
-		r->bytes = e->bytes;
-		r->first_ns = e->first_seen;
-		r->last_ns = e->last_seen;
-		r->tcp_flags = (uint8_t)e->tcp_flags;
-		r->reason = (uint8_t)gpurx_flow_final_reason(t.ft, e, ts);
+		gpurx_flow_final_rec(t.ft, e, ts, &got[ng++]);
 	}
 	CHECK(nw > 2000, "too few records in the model: %u", nw);
 	CHECK_EQ(ng, nw);
@@ -610,10 +606,11 @@ test_stress(const struct stress_cfg *c)
 			continue;
 		dup += live_seen[id];
 		live_seen[id] = 1;
-		CHECK(e->bytes == e->packets * flow_stress_bytes(id),
+		CHECK(gpurx_flow_live(e)->bytes ==
+			gpurx_flow_live(e)->packets * flow_stress_bytes(id),
 			"%s: live key %u mixes counts", c->name, id);
-		s->exported[id] += e->packets;
-		s->exported_bytes[id] += e->bytes;
+		s->exported[id] += gpurx_flow_live(e)->packets;
+		s->exported_bytes[id] += gpurx_flow_live(e)->bytes;
 	}
 	for (uint32_t k = 0; k < s->keys; k++) {
 		mismatched += s->exported[k] != s->sent[k] ||
@@ -710,7 +707,7 @@ test_insert_race(void)
 			if (flow_stress_key_id(&e->key) != round)
 				continue;
 			live++;
-			pk += e->packets;
+			pk += gpurx_flow_live(e)->packets;
 		}
 		dups += live > 1;
 		lost += pk != RACE_THREADS;
@@ -779,7 +776,8 @@ test_reach(void)
 
 		key_id(id, &k);
 		e = gpurx_flow_table_find(t.ft, &k);
-		CHECK(e != NULL && e->packets == 1, "key %u not found once", id);
+		CHECK(e != NULL && gpurx_flow_live(e)->packets == 1,
+			"key %u not found once", id);
 	}
 	tbl_free(&t);
 }
