@@ -942,6 +942,18 @@ gpurx_flow_plan(struct gpurx_flow_table *ft, struct gpurx_flow_entry *e,
 	gpurx_flow_walk(ft, pl, pk, mask, noend, NULL, 0);
 }
 
+/* The plan ends the live record but the other buffer still holds the
+ * record ended before (its holders not all gone, or not written out):
+ * plan again before reserving anything. */
+GPURX_FN int
+gpurx_flow_plan_blocked(const struct gpurx_flow_plan *pl)
+{
+	const uint32_t o = GPURX_FLOW_REC_B(pl->seen) ^ 1u;
+
+	return pl->ends != 0 && ((pl->seen & GPURX_FLOW_REC_CLOSED) ||
+		GPURX_FLOW_REC_HOLDERS(pl->seen, o) != 0);
+}
+
 /*
  * Step 3, commit (ORDERED), with the plan's ring positions pos ...
  * reserved when it ends records. Returns 1 committed (finish next), 0
@@ -1106,6 +1118,15 @@ gpurx_flow_account(struct gpurx_flow_table *ft, struct gpurx_flow_entry *e,
 		int rc;
 
 		gpurx_flow_plan(ft, e, pk, mask, noend, queue, &pl);
+		if (gpurx_flow_plan_blocked(&pl)) {
+			if (++spins > GPURX_FLOW_SPIN_MAX) {
+				/* Put off like a full ring, and counted so. */
+				gpurx_atomic_add_u64(&ft->ring_full, pl.ends);
+				noend = 1;
+			}
+			gpurx_cpu_relax();
+			continue;
+		}
 		if (pl.ends != 0) {
 			uint32_t got = gpurx_flow_ring_reserve(ft, pl.ends, &pos);
 
@@ -1119,15 +1140,9 @@ gpurx_flow_account(struct gpurx_flow_table *ft, struct gpurx_flow_entry *e,
 		rc = gpurx_flow_commit(ft, e, &pl, pos);
 		if (rc > 0)
 			break;
+		/* Somebody committed or let go since the plan read the word
+		 * (or it became blocked): plan again. */
 		gpurx_flow_skip_n(ft, pos, pl.ends);
-		if (rc < 0) {
-			if (++spins > GPURX_FLOW_SPIN_MAX) {
-				/* Put off like a full ring, and counted so. */
-				gpurx_atomic_add_u64(&ft->ring_full, pl.ends);
-				noend = 1;
-			}
-			gpurx_cpu_relax();
-		}
 	}
 	gpurx_flow_finish(ft, e, &pl, pk, mask, pos, pins);
 }
