@@ -11,7 +11,11 @@
 # 2. the pipeline (dpdk-gpu-rx): net_pcap replaying 1 M flows, a packet
 #    each, without end (infinite_rx), --ts rx, export off and to a file
 #    with a 1 s active timeout (every live flow exported every second):
-#    received Mpps and records a second.
+#    received Mpps and records a second. Pipeline variants
+#    (BENCH_FLOW_PIPE_EXPORTS, default "off file"): file-a0 (the file,
+#    no active timeout: no end in the packet path), file-pb (the file,
+#    active 1 s, --launch-per-burst: no turn, GPU only); their lines in
+#    the output and OUT_DIR/pipe-*.log, the table holds off and file.
 # The goal: at least 1 M records/s with the packet rate within 10 % of
 # export off.
 #
@@ -21,7 +25,7 @@
 #      (1000000), BENCH_FLOW_SECONDS (5), BENCH_FLOW_THREADS (cpu: nproc
 #      - 1), BENCH_FLOW_EXPORTS ("off file udp"), BENCH_FLOW_PIPE_FLOWS
 #      (1000000; 0: no pipeline runs), BENCH_FLOW_PIPE_MEM ("host-mapped"
-#      on the GPU), BENCH_EAL_EXTRA.
+#      on the GPU), BENCH_FLOW_PIPE_EXPORTS ("off file"), BENCH_EAL_EXTRA.
 # Exit: 0; 1 a run failed (its row says so); 2 usage or missing build.
 set -uo pipefail
 
@@ -99,14 +103,23 @@ if [ "$pipe_flows" -gt 0 ]; then
 	slots=1024
 	while [ $slots -lt $((pipe_flows * 2)) ]; do slots=$((slots * 2)); done
 	# The replay keeps every packet in an mbuf of the pool.
-	mb=$(( (pipe_flows * 2400 + slots * 96 * 2) / 1048576 + 2048 ))
+	mb=$(( (pipe_flows * 2400 + slots * 160 * 2) / 1048576 + 2048 ))
 	bench_eal_mem "$mb" "$mb"
 	pargs=(--cpu)
 	[ "$mode" = gpu ] && pargs=(--mem "${BENCH_FLOW_PIPE_MEM:-host-mapped}")
-	for exp in off file; do
+	for exp in ${BENCH_FLOW_PIPE_EXPORTS:-off file}; do
 		name=pipe-$mode-$pipe_flows-$exp
 		eargs=()
-		[ "$exp" = file ] && eargs=(--ipfix-file "$out/pipe.ipfix" --flow-active 1)
+		case $exp in
+		off) ;;
+		file) eargs=(--ipfix-file "$out/pipe.ipfix" --flow-active 1) ;;
+		file-a0) eargs=(--ipfix-file "$out/pipe.ipfix" --flow-active 0) ;;
+		file-pb)
+			[ "$mode" = gpu ] || continue
+			eargs=(--ipfix-file "$out/pipe.ipfix" --flow-active 1
+				--launch-per-burst) ;;
+		*) echo "unknown pipeline export $exp" >&2; exit 2 ;;
+		esac
 		timeout $((${secs%.*} + 300)) "$app" "${bench_mem[@]}" \
 			--file-prefix "$name" -l 0-1 "${extra[@]}" \
 			--vdev "net_pcap0,rx_pcap=$out/pipe.pcap,infinite_rx=1" -- \
@@ -114,7 +127,8 @@ if [ "$pipe_flows" -gt 0 ]; then
 			--flows $slots --ts rx --duration "$secs" \
 			--json "$out/$name.json" "${eargs[@]}" > "$out/$name.log" 2>&1
 		rc=$?
-		grep -E "^(received|elapsed|flow export)" "$out/$name.log"
+		grep -E "^(received|elapsed|gpu items|flow export)" "$out/$name.log" |
+			sed "s/^/$exp: /"
 		[ "$rc" -eq 0 ] || { echo "$name: exit $rc (see $out/$name.log)"; failed=1; }
 		rm -f "$out/pipe.ipfix"
 	done

@@ -404,11 +404,13 @@ kr_table_sum(const struct gpurx_flow_table *ft, struct kr_table_sum *s)
 
 	memset(s, 0, sizeof(*s));
 	while ((e = gpurx_flow_table_next(ft, &pos)) != NULL) {
+		const struct gpurx_flow_acc *l = gpurx_flow_live(e);
+
 		s->entries++;
-		s->packets += e->packets;
-		s->bytes += e->bytes;
-		s->first_seen += e->first_seen;
-		s->last_seen += e->last_seen;
+		s->packets += l->packets;
+		s->bytes += l->bytes;
+		s->first_seen += l->first_seen;
+		s->last_seen += l->last_seen;
 		s->key_hash += gpurx_flow_hash(&e->key);
 	}
 	s->n_flows = ft->n_flows;
@@ -455,25 +457,28 @@ kr_table_cmp_full(const char *prefix, const struct gpurx_flow_table *want,
 		bad++;
 	}
 	while ((e = gpurx_flow_table_next(want, &pos)) != NULL) {
+		const struct gpurx_flow_acc *x = gpurx_flow_live(e), *y;
+
 		o = gpurx_flow_table_find(got, &e->key);
-		if (o != NULL && o->packets == e->packets &&
-				o->bytes == e->bytes &&
-				o->first_seen == e->first_seen &&
-				o->last_seen == e->last_seen)
+		y = o != NULL ? gpurx_flow_live(o) : NULL;
+		if (y != NULL && y->packets == x->packets &&
+				y->bytes == x->bytes &&
+				y->first_seen == x->first_seen &&
+				y->last_seen == x->last_seen)
 			continue;
 		if (++bad <= 5) {
-			if (o == NULL)
+			if (y == NULL)
 				printf("FAIL %s: flow (hash %08x, %" PRIu64
 					" packets) missing on the GPU\n", prefix,
-					e->hash, e->packets);
+					e->hash, x->packets);
 			else
 				printf("FAIL %s: flow %08x: CPU %" PRIu64 " pkts %"
 					PRIu64 " B first %" PRIu64 " last %" PRIu64
 					", GPU %" PRIu64 " pkts %" PRIu64 " B first %"
 					PRIu64 " last %" PRIu64 "\n", prefix,
-					e->hash, e->packets, e->bytes,
-					e->first_seen, e->last_seen, o->packets,
-					o->bytes, o->first_seen, o->last_seen);
+					e->hash, x->packets, x->bytes,
+					x->first_seen, x->last_seen, y->packets,
+					y->bytes, y->first_seen, y->last_seen);
 		}
 	}
 	if (bad > 5)

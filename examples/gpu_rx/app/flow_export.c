@@ -334,15 +334,7 @@ gpurx_flow_export_finish(struct gpurx_app *a)
 	while ((e = gpurx_flow_table_next(a->ft, &pos)) != NULL) {
 		struct gpurx_flow_rec r;
 
-		memset(&r, 0, sizeof(r));
-		r.key = e->key;
-		r.packets = e->packets;
-		r.bytes = e->bytes;
-		r.first_ns = e->first_seen;
-		r.last_ns = e->last_seen;
-		r.queue = e->queue;
-		r.tcp_flags = (uint8_t)e->tcp_flags;
-		r.reason = (uint8_t)gpurx_flow_final_reason(a->ft, e, now);
+		gpurx_flow_final_rec(a->ft, e, now, &r);
 		gpurx_ipfix_add(fx->ipfix, &r);
 	}
 	if (gpurx_ipfix_close(fx->ipfix) != 0)

@@ -424,16 +424,31 @@ phase_mark(struct block_counters *bc, int ph)
  * p->flow_turn set). Whether a packet ends its flow's record depends on
  * the packets before it (a FIN, then a new connection of the same tuple
  * past the linger; the first packet past an active timeout), so a queue's
- * packets must reach the table one after the other per flow, as on the
- * CPU. Workers run a queue's items side by side and the threads of an
- * item its packets, so: items take turns (p->flow_turn[q] holds the ring
- * number of the item whose packets go next), an item's 32-packet chunks
- * take turns (s_turn), and in a chunk the lanes holding packets of one
- * flow (one hash) go in lane order, different flows at once. Every lane of
- * the warp calls it, chunk by chunk from 0; lane 0 of chunk 0 waits for
- * the item's turn, lane 0 of the last chunk passes it on at once: the
- * turn is the queue's critical path, and a release after the item's
- * stores to host memory (verdicts, captures) would wait for them.
+ * packets must be decided one after the other per flow, as on the CPU.
+ * Workers run a queue's items side by side and the threads of an item its
+ * packets, so: items take turns (p->flow_turn[q] holds the ring number of
+ * the item whose packets go next), an item's 32-packet chunks take turns
+ * (s_turn), and in a chunk the lanes holding packets of one flow form a
+ * group whose lowest lane decides for all of them, in lane order, the
+ * groups at once.
+ *
+ * Only the decision is inside the turn (flow_table.h's four steps): each
+ * lane pins its flow's slot (inserting it if new) before the chunk's
+ * turn, beside the other chunks and items; in the turn each group's
+ * leader plans (two dependent loads: the record word, then the live
+ * record's times), reserves ring positions for the records it ends (one
+ * reservation for the warp) and commits (a CAS and the times' atomics,
+ * all performed before the turn moves on); after passing the turn it
+ * finishes: sums, records ended within the group written out, buffers
+ * let go (the last holder of an ended record writes it out), pins let go.
+ * The table's slot lookup, insert, record copy and ring publication are
+ * thereby out of the queue's critical path, which holds per chunk the
+ * plan's loads, the CAS and the turn's hand-over.
+ *
+ * Every lane of the warp calls it, chunk by chunk from 0; lane 0 of chunk
+ * 0 waits for the item's turn, lane 0 of the last chunk passes it on: a
+ * release after the item's stores to host memory (verdicts, captures)
+ * would wait for them.
  */
 static __device__ void
 account_in_order(const struct gpurx_kparams *p, uint32_t q,
@@ -442,14 +457,46 @@ account_in_order(const struct gpurx_kparams *p, uint32_t q,
 		uint64_t ts, volatile uint32_t *s_turn)
 {
 	const unsigned int lane = threadIdx.x % 32;
+	struct gpurx_flow_table *ft = p->ft;
+	struct gpurx_flow_entry *e = NULL;
+	struct gpurx_flow_pkt pk = {};
+	/* The group's packets by lane, for a leader of a group of several. */
+	struct gpurx_flow_pkt gpk[32];
+	struct gpurx_flow_plan pl;
 	struct gpurx_flow_key key;
-	uint32_t h = 0;
-	unsigned int todo;
-	bool has = false;
+	uint64_t pos = 0;
+	uint32_t spins = 0;
+	unsigned int grp;
+	bool leader, multi, done;
+	int noend = 0;
 
-	if (mine && gpurx_classify_flow_of(pi, v, p->ft, &key)) {
-		has = true;
-		h = gpurx_flow_hash(&key);
+	if (mine && gpurx_classify_flow_of(pi, v, ft, &key)) {
+		pk.bytes = wl;
+		pk.ts = ts;
+		pk.hash = gpurx_flow_hash(&key);
+		pk.tcp_flags = gpurx_pkt_flow_tcp_flags(pi);
+		pk.queue = (uint16_t)q;
+		/* Step 1, not ordered: NULL went to the overflow counters. */
+		e = gpurx_flow_pin(ft, &key, &pk);
+	}
+	/* Lanes that pinned one slot hold packets of one key (a pinned slot
+	 * keeps its key, and a key is live in one slot at most). */
+	grp = __match_any_sync(0xffffffffu, (unsigned long long)(uintptr_t)e);
+	leader = e != NULL && lane == (unsigned int)(__ffs(grp) - 1);
+	multi = __popc(grp) > 1;
+	if (__any_sync(0xffffffffu, e != NULL && multi)) {
+		for (int j = 0; j < 32; j++) {
+			struct gpurx_flow_pkt o;
+
+			o.bytes = __shfl_sync(0xffffffffu, pk.bytes, j);
+			o.ts = __shfl_sync(0xffffffffu, pk.ts, j);
+			o.hash = 0;
+			o.tcp_flags = (uint8_t)__shfl_sync(0xffffffffu,
+				(uint32_t)pk.tcp_flags, j);
+			o.queue = (uint16_t)q;
+			if (leader && multi && ((grp >> j) & 1u))
+				gpk[j] = o;
+		}
 	}
 	if (lane == 0) {
 		while (*s_turn != chunk)
@@ -460,29 +507,80 @@ account_in_order(const struct gpurx_kparams *p, uint32_t q,
 				/* The queue's waiting workers poll one line:
 				 * spaced out, the L2 serves the table first. */
 				__nanosleep(64);
-		/* Acquire: the earlier chunks' table updates (other warps
-		 * of this block) are seen by this warp's after the syncwarp. */
+		/* Acquire: the earlier chunks' commits (other warps of this
+		 * block) are seen by this warp's plans after the syncwarp. */
 		__threadfence_block();
 	}
 	__syncwarp();
-	todo = __ballot_sync(0xffffffffu, has);
-	while (todo != 0) {
-		const bool pend = (todo >> lane) & 1u;
-		/* Pending lanes grouped by hash; the others in a group of
-		 * their own. */
-		const unsigned int grp = __match_any_sync(0xffffffffu,
-			pend ? (1ull << 32) | h : 0ull);
-		const bool go = pend && lane == (unsigned int)(__ffs(grp) - 1);
+	/* Steps 2 and 3, ordered: plan, one reservation of ring positions
+	 * for the warp's ends, commit; again for the leaders whose commit
+	 * found the record word changed (another queue, or a let-go of an
+	 * earlier item's finish) or the other buffer not yet emptied. */
+	done = !leader;
+	while (__any_sync(0xffffffffu, !done)) {
+		uint32_t need = 0, incl, total, got = 0;
+		unsigned long long base = 0;
+		bool blocked = false;
 
-		if (go)
-			gpurx_flow_update_pkt_hashed(p->ft, &key, h, wl, ts,
-				gpurx_pkt_flow_tcp_flags(pi), (uint16_t)q);
-		todo &= ~__ballot_sync(0xffffffffu, go);
+		if (!done) {
+			gpurx_flow_plan(ft, e, multi ? gpk : &pk,
+				multi ? grp : 1u, noend, (uint16_t)q, &pl);
+			if (gpurx_flow_plan_blocked(&pl)) {
+				/* The record this flow ended before is still
+				 * being written out by an earlier chunk's or
+				 * item's finish (past its turn, waiting for
+				 * nothing): plan again, nothing reserved. */
+				if (++spins > GPURX_FLOW_SPIN_MAX) {
+					gpurx_atomic_add_u64(&ft->ring_full,
+						pl.ends);
+					noend = 1;
+				}
+				__nanosleep(64);
+				blocked = true;
+			} else {
+				need = pl.ends;
+			}
+		}
+		incl = need;
+		for (int o = 1; o < 32; o *= 2) {
+			uint32_t t = __shfl_up_sync(0xffffffffu, incl, o);
+
+			if (lane >= (unsigned int)o)
+				incl += t;
+		}
+		total = __shfl_sync(0xffffffffu, incl, 31);
+		if (total != 0) {
+			if (lane == 0) {
+				uint64_t b64 = 0;
+
+				got = gpurx_flow_ring_reserve(ft, total, &b64);
+				base = b64;
+			}
+			got = __shfl_sync(0xffffffffu, got, 0);
+			base = __shfl_sync(0xffffffffu, base, 0);
+		}
+		if (done || blocked)
+			continue;
+		pos = base + (incl - need);
+		if (need != 0 && incl > got) {
+			/* The ring had no room for all of them (counted): the
+			 * positions this leader got are skipped, its records
+			 * stay live and take its packets. */
+			if (incl - need < got)
+				gpurx_flow_skip_n(ft, pos, got - (incl - need));
+			noend = 1;
+			continue;
+		}
+		if (gpurx_flow_commit(ft, e, &pl, pos) > 0)
+			done = true;
+		else	/* the record word moved on: plan again */
+			gpurx_flow_skip_n(ft, pos, need);
 	}
 	__syncwarp();
 	if (lane == 0 && last) {
-		/* The earlier chunks' updates were seen through s_turn: the
-		 * release orders them too (cumulativity). */
+		/* The earlier chunks' commits were seen through s_turn: the
+		 * release orders them too (cumulativity), and this warp's
+		 * (the syncwarp). */
 		gpucomm_st_release_gpu_u64(&p->flow_turn[q *
 			GPURX_FLOW_TURN_STRIDE], seq + 1);
 	} else if (lane == 0) {
@@ -490,6 +588,10 @@ account_in_order(const struct gpurx_kparams *p, uint32_t q,
 		__threadfence_block();
 		*s_turn = chunk + 1;
 	}
+	/* Step 4, not ordered: the group's pins are let go with it. */
+	if (leader)
+		gpurx_flow_finish(ft, e, &pl, multi ? gpk : &pk,
+			multi ? grp : 1u, pos, __popc(grp));
 }
 
 /* Packets of an item each thread classifies (one per thread per lap). */

@@ -151,6 +151,7 @@ gpurx_summary_print(FILE *f, const struct gpurx_totals *t,
 		fprintf(f, "top %u flows by bytes:\n", n);
 	for (uint32_t i = 0; i < n; i++) {
 		const struct gpurx_flow_key *k = &top[i]->key;
+		const struct gpurx_flow_acc *l = gpurx_flow_live(top[i]);
 		char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN], pb[16];
 
 		addr_str(k->src, k->ip_version, s, sizeof(s));
@@ -158,7 +159,7 @@ gpurx_summary_print(FILE *f, const struct gpurx_totals *t,
 		fprintf(f, "  %2u. %-5s %s:%u -> %s:%u vlan %u  %" PRIu64
 			" pkts %" PRIu64 " bytes\n", i + 1,
 			proto_str(k->proto, pb, sizeof(pb)), s, k->sport, d,
-			k->dport, k->vlan_id, top[i]->packets, top[i]->bytes);
+			k->dport, k->vlan_id, l->packets, l->bytes);
 	}
 	free(top);
 }
@@ -237,6 +238,7 @@ gpurx_summary_json(const char *path, const struct gpurx_totals *t,
 	n = top_flows(ft, si->top_n, &top);
 	for (uint32_t i = 0; i < n; i++) {
 		const struct gpurx_flow_key *k = &top[i]->key;
+		const struct gpurx_flow_acc *l = gpurx_flow_live(top[i]);
 		char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN], pb[16];
 
 		addr_str(k->src, k->ip_version, s, sizeof(s));
@@ -247,8 +249,8 @@ gpurx_summary_json(const char *path, const struct gpurx_totals *t,
 			PRIu64 ", \"first_seen_ns\": %" PRIu64
 			", \"last_seen_ns\": %" PRIu64 "}", i ? "," : "",
 			proto_str(k->proto, pb, sizeof(pb)), s, k->sport, d,
-			k->dport, k->vlan_id, top[i]->packets, top[i]->bytes,
-			top[i]->first_seen, top[i]->last_seen);
+			k->dport, k->vlan_id, l->packets, l->bytes,
+			l->first_seen, l->last_seen);
 	}
 	free(top);
 	fprintf(f, "%s]\n}\n", n ? "\n  " : "");

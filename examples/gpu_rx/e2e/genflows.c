@@ -16,9 +16,15 @@
  * of other packets between them, whatever the item size up to 64.
  *
  * Usage: gpurx-e2e-genflows OUT.pcap SEED
+ *        gpurx-e2e-genflows --dense OUT.pcap SEED
  *        gpurx-e2e-genflows --many N OUT.pcap
- * (--many: N flows of a 64-byte packet each, flow_stress_key()'s first N,
- * for a replay that keeps N flows live: bench/flow-export.sh)
+ * (--dense: the opposite of the ARP spacing above: few flows that send
+ * only at ticks 5 to 25 s apart, so one flow's record boundaries (idle,
+ * active, FIN then the same ports again) lie a few packets apart, often
+ * several within one 32-packet GPU chunk, where its lanes are decided
+ * together; --many: N flows of a 64-byte packet each,
+ * flow_stress_key()'s first N, for a replay that keeps N flows live:
+ * bench/flow-export.sh)
  */
 
 #include <inttypes.h>
@@ -210,6 +216,39 @@ dump_all(const char *path, uint64_t n,
 	return rc;
 }
 
+/* --dense: 16 flows over the timeline, each at a tick with probability
+ * 1/2 (or 1/8: a sparse tick), one to three packets; a TCP flow's burst ends with FIN (then ACK)
+ * one time in three, and its next packet opens the same ports again. */
+static void
+dense_flows(void)
+{
+	struct gpurx_pkt_spec s;
+
+	for (uint64_t t = 0; t < SPAN_US; t += (5 + rnd(21)) * 1000000ull) {
+		/* Some ticks sparse: a flow's next packets, past a
+		 * boundary, then follow a few packets on. */
+		const uint32_t odds = rnd(2) ? 2 : 8;
+
+		for (uint32_t f = 1; f <= 16; f++) {
+			const uint8_t proto = f % 2 ? GPURX_IPPROTO_UDP :
+				GPURX_IPPROTO_TCP;
+			uint32_t n = 1 + rnd(3);
+			uint64_t u = t + f * 100;
+
+			if (rnd(odds) != 0)
+				continue;
+			flow_spec(&s, f, proto);
+			for (uint32_t k = 0; k < n; k++, u += 1000)
+				add(u, &s, proto == GPURX_IPPROTO_TCP ? 0x18 : 0,
+					60 + rnd(1000));
+			if (proto == GPURX_IPPROTO_TCP && rnd(3) == 0) {
+				add(u, &s, 0x11, 0);
+				add(u + 1000, &s, 0x10, 0);
+			}
+		}
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -218,9 +257,18 @@ main(int argc, char **argv)
 
 	if (argc == 4 && strcmp(argv[1], "--many") == 0)
 		return dump_all(argv[3], strtoull(argv[2], NULL, 0), many_pkt);
+	if (argc == 4 && strcmp(argv[1], "--dense") == 0) {
+		rng = strtoull(argv[3], NULL, 0) * 2654435761u + 1;
+		dense_flows();
+		qsort(pkts, n_pkts, sizeof(pkts[0]), by_time);
+		if (dump_all(argv[2], n_pkts, flows_pkt) != 0)
+			return 1;
+		printf("%u packets, 16 flows\n", n_pkts);
+		return 0;
+	}
 	if (argc != 3) {
-		fprintf(stderr, "usage: %s OUT.pcap SEED | --many N OUT.pcap\n",
-			argv[0]);
+		fprintf(stderr, "usage: %s OUT.pcap SEED | --dense OUT.pcap SEED "
+			"| --many N OUT.pcap\n", argv[0]);
 		return 2;
 	}
 	rng = strtoull(argv[2], NULL, 0) * 2654435761u + 1;

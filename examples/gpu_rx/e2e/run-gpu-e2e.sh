@@ -608,16 +608,20 @@ fi
 # (run-ipfix-e2e.sh; packets in GPU memory come through net_gpudma, which
 # keeps no file timestamps: every packet at time 0 there). A 4-record
 # export ring the GPU writes: full, counted, no packet lost from the
-# records.
+# records. Record boundaries of one flow a few packets apart (dense:
+# several in one 32-packet chunk, decided by one lane for the flow's
+# lanes), with the file's timestamps.
 ipfix_sh=$(dirname "$0")/run-ipfix-e2e.sh
 ipfix_bin=$build/examples/gpu_rx/e2e
 # Each memory mode with the persistent kernel and per burst.
 for m in host-mapped staged gpu gpu+split host-mapped,launch-per-burst \
 		staged,launch-per-burst gpu,launch-per-burst \
 		gpu+split,launch-per-burst ring-full:host-mapped \
-		ring-full:host-mapped,launch-per-burst; do
+		ring-full:host-mapped,launch-per-burst dense:host-mapped \
+		dense:staged dense:host-mapped,launch-per-burst; do
 	case $m in
 	ring-full:*) icase=ring-full mem=${m#ring-full:} ;;
+	dense:*) icase=dense mem=${m#dense:} ;;
 	*) icase=nfcapd mem=$m ;;
 	esac
 	extra=""

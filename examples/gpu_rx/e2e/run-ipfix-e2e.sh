@@ -10,7 +10,7 @@
 # app's own counts.
 #
 # Usage: run-ipfix-e2e.sh CASE APP BUILD_E2E_DIR WORKDIR [APP_MODE_ARGS...]
-# CASE: nfcapd | tcp | unreachable | ring-full | bad-args
+# CASE: nfcapd | tcp | unreachable | ring-full | bad-args | dense
 # BUILD_E2E_DIR holds gpurx-e2e-genflows, gpurx-flowref, gpurx-ipfix-read.
 # APP_MODE_ARGS: how to process (default --cpu); the GPU e2e script passes
 # --mem MODE ..., with in the environment GPU_RX_IPFIX_EAL (EAL memory and
@@ -164,6 +164,26 @@ unreachable)
 		file_matches "$work/out-$proto.ipfix" || exit 1
 	done
 	echo "PASS: an unreachable collector (UDP, TCP): said, counted, the run and the file whole"
+	;;
+dense)
+	# Few flows sending at ticks seconds apart (genflows --dense): one
+	# flow's record boundaries (idle, FIN then the same ports again) a
+	# few packets apart, several in one GPU chunk, where its lanes are
+	# decided together and records start and end within the group.
+	"$bin/gpurx-e2e-genflows" --dense "$in" 7 > /dev/null ||
+		{ echo "FAIL: cannot generate $in"; exit 1; }
+	# shellcheck disable=SC2086
+	run_app run $mode_args --ipfix-file "$work/out.ipfix" \
+		--flow-idle 15 --flow-active 30 --flow-linger 1
+	[ "$rc" -eq 0 ] || { echo "FAIL: exit $rc"; exit 1; }
+	"$bin/gpurx-ipfix-read" "$work/out.ipfix" > "$work/out.csv" ||
+		{ echo "FAIL: libfixbuf cannot read the file back cleanly"; exit 1; }
+	want 15 30 1 || exit 1
+	min=""
+	[ "$port_kind" = net_pcap0 ] && min=--min=idle=30,eof=10
+	# shellcheck disable=SC2086
+	cmp_flows --got "$work/out.csv" --json "$work/run.json" $min || exit 1
+	echo "PASS: record boundaries a few packets apart, every record as the reference computes it"
 	;;
 ring-full)
 	# A 4-record ring: flows wait in the table while it is full (counted,

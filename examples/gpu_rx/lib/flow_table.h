@@ -15,39 +15,108 @@
  * in GPU modes) so it can be copied between host and device memory as
  * is.
  *
- * Concurrency protocol. Each slot has a 64-bit state word:
+ * A slot holds a key and, in two record buffers, its live record and the
+ * one that last ended: a packet that ends its flow's record (idle,
+ * active, FIN) starts the next one in the other buffer of the same slot,
+ * and the ended record is written out later, by whichever thread lets go
+ * of it last. Exact records need each flow's packets decided in arrival
+ * order (does the packet count into the live record, or end it and start
+ * a new one: it depends on the packets before it); the GPU keeps that
+ * order with a turn per RX queue (gpu_kernels.cu) and wants the ordered
+ * part short, so a packet's accounting is split in four steps:
+ *
+ *   pin       not ordered: find the key's slot, or insert it (an empty
+ *             slot, no record yet), and hold it: nobody ends or reuses a
+ *             slot while a packet holds it.
+ *   plan      ORDERED: read the slot's record word and the live record's
+ *             times; walk the packets of the flow (a group, in arrival
+ *             order: one on the CPU, a warp's lanes of the flow on the
+ *             GPU) through the timeouts: which go into the live record,
+ *             whether and why it ends, what the new live record starts
+ *             with, records started and ended within the group.
+ *   commit    ORDERED: publish the plan with one CAS of the record word
+ *             (the live record's flags, the switch of buffers) and the
+ *             times (min/max atomics), so that the next packet's plan
+ *             sees them; a ring position for each ended record was
+ *             reserved before.
+ *   finish    not ordered: packets and bytes, records ended within the
+ *             group written out, the hold on the buffers let go (the last
+ *             one out of an ended buffer writes its record out and
+ *             empties it), the slot let go.
+ *
+ * Per slot, the state word (64 bits):
  *   bits 0-7   tag: EMPTY (never used: ends every probe), BUSY (an
- *              inserter fills it), READY (a live flow), CLOSING (being
- *              exported), FREE (exported: reusable, does not end a probe)
+ *              inserter fills it), READY (a live key), CLOSING (being
+ *              ended as a whole), FREE (reusable; does not end a probe)
  *   bits 8-31  generation, +1 each time the slot becomes READY
- *   bits 32-63 updaters inside the slot
- * - Update (the packet path): load the state (acquire), compare hash and
- *   key of a READY slot, then enter: fetch_add of one updater (acquire).
- *   If the tag and generation it returns are not those compared, the
- *   slot was ended and reused meanwhile: leave and probe on. Inside, the
- *   counters move by relaxed atomics; leave with fetch_sub (release).
- * - End (the timeouts, by the packet that finds its flow due or by the
- *   scan; pressure, by an inserter): reserve a ring position first, then
- *   CAS READY with no updater inside -> CLOSING (acquire and release: the
- *   acquire reads the last leave's release, so every counter update is
- *   seen). Nobody writes the slot while CLOSING: copy the record into the
- *   ring and publish it (release, flow_ring.h), then move
- *   the tag on to FREE, or to BUSY for the evicting inserter (fetch_add
- *   of the tag difference, release: updaters' transient increments are
- *   kept). A failed CAS (an updater inside) publishes the position empty
- *   and leaves the flow live: the next packet or scan tries again. A
- *   full ring ends nothing (counted): the flow stays live, no record is
- *   lost, and the packet path never waits for the exporter.
+ *   bits 32-63 pins: packets holding the slot (pin to finish)
+ * and the record word (GPURX_FLOW_REC_*, 64 bits): per buffer the count
+ * of holders (commit to finish) and its TCP flags; which buffer is live
+ * (CUR); whether the live one has a record (LIVE); whether the other one
+ * holds an ended record not yet written out (CLOSED), and why it ended.
+ *
+ * - Pin: load the state (acquire), compare hash and key of a READY slot,
+ *   then pin: fetch_add of one pin (acquire). If the tag and generation
+ *   it returns are not those compared, the slot was ended and reused
+ *   meanwhile: unpin and probe on. Unpin with fetch_sub (release), after
+ *   everything the packet wrote into the slot.
  * - Insert: keys are inserted under a lock word in their home slot
  *   (acquire/release), after probing the window again under it, so one
  *   key is never live in two slots: a second inserter of the key waits
  *   for the lock and then finds the first one's slot. The inserter
- *   claims the first EMPTY or FREE slot of the window with no updater
- *   inside (CAS -> BUSY), fills key and counters with plain stores and
- *   publishes READY with a new generation (fetch_add, release). When the
- *   window holds no such slot, the flow seen longest ago in it is ended
- *   (PRESSURE) and its slot taken; only when that fails either does the
- *   packet go to the overflow counters.
+ *   claims the first EMPTY or FREE slot of the window with nobody pinning
+ *   it (CAS -> BUSY), fills the key, empties both buffers with plain
+ *   stores and publishes READY with a new generation and its own pin
+ *   (one fetch_add, release). When the window holds no such slot, the
+ *   flow seen longest ago in it is ended (PRESSURE) and its slot taken;
+ *   only when that fails either does the packet go to the overflow
+ *   counters. A pinned slot keeps its key: two packets of one key that
+ *   hold pins at once hold the same slot.
+ * - Commit (CAS of the record word, acquire and release): the group's
+ *   packets before any end go into the live buffer (its flags ORed in,
+ *   one holder more); an end switches CUR to the other buffer, which
+ *   must be empty (not CLOSED, no holder: else the plan waits for it,
+ *   see finish), marks the old one CLOSED with the reason, gives the new
+ *   one the flags of the packets after the last end and one holder, and
+ *   keeps a holder on the old one until its ring position is stored
+ *   (end_pos, only the switcher writes it). The CAS fails when anybody
+ *   committed since the plan read the word: plan again. After the CAS,
+ *   the times and counts go into the held buffers by relaxed atomics
+ *   (min first, max last, add packets and bytes).
+ * - Finish: a holder lets go with fetch_sub (acquire and release). The
+ *   one that takes the CLOSED buffer's holders to zero has seen every
+ *   holder's counts (each let go with release after them) and writes the
+ *   record out at end_pos, empties the buffer, then clears CLOSED
+ *   (fetch_add of the bits' negation, release: the next switch, whose
+ *   CAS acquires, finds it empty). A buffer waits for its writer only
+ *   for the holders that committed before the switch, which are past the
+ *   ordered steps and wait for nothing: a plan that waits for the other
+ *   buffer always sees it emptied (bounded: GPURX_FLOW_SPIN_MAX, then the
+ *   end is put off and counted in ring_full, like a full ring).
+ * - End of a whole slot (the scan's idle/active/FIN ends at `now`, an
+ *   inserter's PRESSURE eviction, both when no packet touches the flow):
+ *   reserve a ring position first, then CAS the state READY with no pin
+ *   -> CLOSING (acquire and release). No pin means no holder and no
+ *   CLOSED buffer (holders and writers pin), and the acquire reads the
+ *   last unpin's release, so every count is seen. Nobody writes the slot
+ *   while CLOSING: copy the live record into the ring and publish it
+ *   (release, flow_ring.h), then move the tag on to FREE, or to BUSY for
+ *   the evicting inserter (fetch_add of the tag difference, release:
+ *   pins' transient increments are kept). A failed CAS (somebody pinned
+ *   it) publishes the position empty and leaves the flow live.
+ * - A full ring ends nothing (counted in ring_full): the record stays
+ *   live and takes the packet, no record is lost, and the packet path
+ *   never waits for the exporter.
+ *
+ * Why records stay exact: a record's boundaries are decided by plans,
+ * one flow's plans made one after the other in arrival order (the CPU's
+ * one thread per queue; the GPU's turn), each seeing the previous one's
+ * commit; everything else in a record commutes (sums, min, max, OR) and
+ * lands, before the record is written out, in the buffer its plan chose:
+ * the buffer cannot be written out or reused while a holder is in it,
+ * nor the slot ended while a packet pins it. Threads that race on one
+ * flow without an order (several queues, the stress tests) still put
+ * every packet in exactly one record, the CAS choosing an order.
  * Lookups never wait: BUSY slots (never the key sought, outside the
  * lock: its inserter holds it) and CLOSING slots are passed over. On the
  * GPU every atomic here acts at device scope: only the GPU touches the
@@ -73,6 +142,19 @@
 #define GPURX_FLOW_REF (1ull << 32)
 #define GPURX_FLOW_REFS(s) ((uint32_t)((s) >> 32))
 
+/* The record word (struct gpurx_flow_entry.rec); b: a buffer, 0 or 1. */
+#define GPURX_FLOW_REC_HOLD(b) (1ull << (16 * (b)))	/* one holder */
+#define GPURX_FLOW_REC_HOLDERS(r, b) ((uint32_t)((r) >> (16 * (b))) & 0xffffu)
+#define GPURX_FLOW_REC_CUR (1ull << 32)		/* buffer 1 is live */
+#define GPURX_FLOW_REC_CLOSED (1ull << 33)	/* the other holds an ended record */
+#define GPURX_FLOW_REC_LIVE (1ull << 34)	/* the live buffer has a record */
+#define GPURX_FLOW_REC_WHY_SHIFT 35		/* 3 bits: why CLOSED ended */
+#define GPURX_FLOW_REC_FLAGS_SHIFT(b) (40 + 8 * (b))	/* its TCP flags */
+#define GPURX_FLOW_REC_B(r) ((uint32_t)((r) >> 32) & 1u)
+#define GPURX_FLOW_REC_WHY(r) ((uint32_t)((r) >> GPURX_FLOW_REC_WHY_SHIFT) & 7u)
+#define GPURX_FLOW_REC_FLAGS(r, b) \
+	((uint32_t)((r) >> GPURX_FLOW_REC_FLAGS_SHIFT(b)) & 0xffu)
+
 /* TCP flags that end a flow (after the linger). */
 #define GPURX_TCP_FIN 0x01u
 #define GPURX_TCP_RST 0x04u
@@ -80,17 +162,23 @@
 /* Bounded so a stuck lock holder cannot hang a kernel; counted as overflow. */
 #define GPURX_FLOW_SPIN_MAX (1u << 20)
 
-struct gpurx_flow_entry {
-	uint64_t state;		/* tag | generation << 8 | updaters << 32 */
-	uint32_t hash;
-	uint32_t lock;		/* insert lock of the keys whose home this is */
-	struct gpurx_flow_key key;
+/* One record's sums and times. Empty: 0, 0, UINT64_MAX, 0. */
+struct gpurx_flow_acc {
 	uint64_t packets;
 	uint64_t bytes;
 	uint64_t first_seen;	/* ns */
 	uint64_t last_seen;	/* ns */
-	uint32_t tcp_flags;	/* union over the packets */
-	uint16_t queue;		/* RX queue of the first packet */
+};
+
+struct gpurx_flow_entry {
+	uint64_t state;		/* tag | generation << 8 | pins << 32 */
+	uint64_t rec;		/* the record word: GPURX_FLOW_REC_* */
+	uint32_t hash;
+	uint32_t lock;		/* insert lock of the keys whose home this is */
+	struct gpurx_flow_key key;
+	struct gpurx_flow_acc acc[2];	/* the record buffers */
+	uint64_t end_pos;	/* ring position of the CLOSED buffer's record */
+	uint16_t queue[2];	/* per buffer: RX queue of its first packet */
 	/*
 	 * As a home slot: the farthest from it (0: itself) that a key
 	 * whose home it is was ever placed; GPURX_FLOW_REACH_ALL: as far
@@ -102,6 +190,8 @@ struct gpurx_flow_entry {
 	 * Raised only under the home's insert lock, never lowered.
 	 */
 	uint16_t reach;
+	uint16_t reserved0;
+	uint64_t reserved1[2];
 };
 
 #define GPURX_FLOW_REACH_ALL 0xffffu
@@ -122,7 +212,7 @@ struct gpurx_flow_table {
 	uint32_t ring_dev;
 	uint32_t reserved0;
 	/* Counters, moved by atomics. */
-	uint64_t n_flows;	/* flow records started (slots filled) */
+	uint64_t n_flows;	/* flow records started */
 	uint64_t overflow_pkts;	/* packets that found no slot */
 	uint64_t overflow_bytes;
 	uint64_t ring_full;	/* ends put off: the export ring was full */
@@ -135,7 +225,7 @@ struct gpurx_flow_table {
 	uint64_t reserved2[6];
 };
 
-GPURX_STATIC_ASSERT(sizeof(struct gpurx_flow_entry) == 96, "flow entry layout");
+GPURX_STATIC_ASSERT(sizeof(struct gpurx_flow_entry) == 160, "flow entry layout");
 GPURX_STATIC_ASSERT(sizeof(struct gpurx_flow_table) == 256, "flow table header");
 
 GPURX_FN size_t
@@ -275,15 +365,44 @@ gpurx_flow_due(const struct gpurx_flow_table *ft, uint64_t first,
 	return now >= deadline ? why : (uint32_t)GPURX_FLOW_END_NONE;
 }
 
-/* The same for a live entry, its fields read as they are. */
+/* The live record of e (a quiescent table: copied back, or every
+ * updating thread joined): its sums and times, TCP flags, RX queue. */
+static inline const struct gpurx_flow_acc *
+gpurx_flow_live(const struct gpurx_flow_entry *e)
+{
+	return &e->acc[GPURX_FLOW_REC_B(e->rec)];
+}
+
+static inline uint8_t
+gpurx_flow_live_flags(const struct gpurx_flow_entry *e)
+{
+	return (uint8_t)GPURX_FLOW_REC_FLAGS(e->rec, GPURX_FLOW_REC_B(e->rec));
+}
+
+static inline uint16_t
+gpurx_flow_live_queue(const struct gpurx_flow_entry *e)
+{
+	return e->queue[GPURX_FLOW_REC_B(e->rec)];
+}
+
+/* The same for a live entry, its fields read as they are (not due while
+ * it has no record, or its first packet's time has not landed yet). */
 GPURX_FN uint32_t
 gpurx_flow_entry_due(const struct gpurx_flow_table *ft,
 		const struct gpurx_flow_entry *e, uint64_t now)
 {
-	return gpurx_flow_due(ft,
-		gpurx_atomic_load_u64(&e->first_seen, GPURX_RELAXED),
-		gpurx_atomic_load_u64(&e->last_seen, GPURX_RELAXED),
-		gpurx_atomic_load_relaxed_u32(&e->tcp_flags), now);
+	const uint64_t r = gpurx_atomic_load_u64(&e->rec, GPURX_RELAXED);
+	const struct gpurx_flow_acc *a = &e->acc[GPURX_FLOW_REC_B(r)];
+	uint64_t first;
+
+	if (!(r & GPURX_FLOW_REC_LIVE))
+		return GPURX_FLOW_END_NONE;
+	first = gpurx_atomic_load_u64(&a->first_seen, GPURX_RELAXED);
+	if (first == UINT64_MAX)
+		return GPURX_FLOW_END_NONE;
+	return gpurx_flow_due(ft, first,
+		gpurx_atomic_load_u64(&a->last_seen, GPURX_RELAXED),
+		GPURX_FLOW_REC_FLAGS(r, GPURX_FLOW_REC_B(r)), now);
 }
 
 /*
@@ -348,18 +467,68 @@ gpurx_flow_retag(struct gpurx_flow_entry *e, uint32_t from, uint32_t to)
 		(uint64_t)to - (uint64_t)from, GPURX_RELEASE);
 }
 
+/* The lowest set bit of a non-zero mask. */
+GPURX_FN uint32_t
+gpurx_flow_ctz(uint32_t m)
+{
+#if GPURX_ON_DEVICE
+	return (uint32_t)(__ffs(m) - 1);
+#else
+	return (uint32_t)__builtin_ctz(m);
+#endif
+}
+
+/* Empty a record buffer nobody else writes now. Relaxed stores: the
+ * release that hands the buffer on orders them. */
+GPURX_FN void
+gpurx_flow_acc_empty(struct gpurx_flow_acc *a)
+{
+	gpurx_atomic_store_relaxed_u64(&a->packets, 0);
+	gpurx_atomic_store_relaxed_u64(&a->bytes, 0);
+	gpurx_atomic_store_relaxed_u64(&a->first_seen, UINT64_MAX);
+	gpurx_atomic_store_relaxed_u64(&a->last_seen, 0);
+}
+
+/* Write a record into the reserved ring position pos and publish it (an
+ * empty record, no packets, is published as a skipped position). */
+GPURX_FN void
+gpurx_flow_put(struct gpurx_flow_table *ft, uint64_t pos, const void *key,
+		uint64_t packets, uint64_t bytes, uint64_t first, uint64_t last,
+		uint32_t tcp_flags, uint16_t queue, uint32_t why)
+{
+	struct gpurx_flow_rec *rec = &ft->ring_recs[pos & (ft->ring_size - 1)];
+
+	if (packets == 0) {
+		gpurx_flow_ring_skip(ft, pos);
+		return;
+	}
+	memcpy(&rec->key, key, sizeof(rec->key));
+	rec->packets = packets;
+	rec->bytes = bytes;
+	rec->first_ns = first;
+	rec->last_ns = last;
+	rec->queue = queue;
+	rec->tcp_flags = (uint8_t)tcp_flags;
+	rec->reason = (uint8_t)why;
+	gpurx_flow_ring_publish(ft->ring_recs, ft->ring_size, pos,
+		ft->ring_dev);
+	gpurx_atomic_add_u64(&ft->ended[why & 7], 1);
+}
+
 /*
- * End the live flow in e, into the reserved ring position pos: only when
- * its state is still `seen` (READY, that generation) with nobody inside.
- * The slot is left tagged `next` (FREE, or BUSY for an evicting
- * inserter). Returns 1 ended, 0 not (pos then published empty).
+ * End the live flow in e as a whole, into the reserved ring position pos:
+ * only when its state is still `seen` (READY, that generation) with
+ * nobody pinning it. The slot is left tagged `next` (FREE, or BUSY for an
+ * evicting inserter). Returns 1 ended, 0 not (pos then published empty).
  */
 GPURX_FN int
 gpurx_flow_end_at(struct gpurx_flow_table *ft, struct gpurx_flow_entry *e,
 		uint64_t seen, uint32_t why, uint32_t next, uint64_t pos)
 {
 	const uint64_t expect = seen & 0xffffffffull;
-	struct gpurx_flow_rec *rec;
+	const struct gpurx_flow_acc *a;
+	uint64_t r;
+	uint32_t b;
 
 	if (GPURX_FLOW_TAG(seen) != GPURX_FLOW_READY ||
 			gpurx_atomic_cas_ord_u64(&e->state, expect,
@@ -368,20 +537,19 @@ gpurx_flow_end_at(struct gpurx_flow_table *ft, struct gpurx_flow_entry *e,
 		gpurx_flow_ring_skip(ft, pos);
 		return 0;
 	}
-	/* CLOSING: nobody else writes the slot; the acquire above made
-	 * every updater's counts visible. */
-	rec = &ft->ring_recs[pos & (ft->ring_size - 1)];
-	memcpy(&rec->key, (const void *)&e->key, sizeof(rec->key));
-	rec->packets = gpurx_atomic_load_u64(&e->packets, GPURX_RELAXED);
-	rec->bytes = gpurx_atomic_load_u64(&e->bytes, GPURX_RELAXED);
-	rec->first_ns = gpurx_atomic_load_u64(&e->first_seen, GPURX_RELAXED);
-	rec->last_ns = gpurx_atomic_load_u64(&e->last_seen, GPURX_RELAXED);
-	rec->queue = e->queue;
-	rec->tcp_flags = (uint8_t)gpurx_atomic_load_relaxed_u32(&e->tcp_flags);
-	rec->reason = (uint8_t)why;
-	gpurx_flow_ring_publish(ft->ring_recs, ft->ring_size, pos,
-		ft->ring_dev);
-	gpurx_atomic_add_u64(&ft->ended[why & 7], 1);
+	/* CLOSING: nobody else writes the slot; the acquire above read the
+	 * last unpin's release, so every holder's counts are seen and no
+	 * buffer is CLOSED (its writer pinned the slot). */
+	r = gpurx_atomic_load_u64(&e->rec, GPURX_RELAXED);
+	b = GPURX_FLOW_REC_B(r);
+	a = &e->acc[b];
+	gpurx_flow_put(ft, pos, (const void *)&e->key,
+		r & GPURX_FLOW_REC_LIVE ?
+			gpurx_atomic_load_u64(&a->packets, GPURX_RELAXED) : 0,
+		gpurx_atomic_load_u64(&a->bytes, GPURX_RELAXED),
+		gpurx_atomic_load_u64(&a->first_seen, GPURX_RELAXED),
+		gpurx_atomic_load_u64(&a->last_seen, GPURX_RELAXED),
+		GPURX_FLOW_REC_FLAGS(r, b), e->queue[b], why);
 	/* Release: the record was read out of the slot before its reuse. */
 	gpurx_flow_retag(e, GPURX_FLOW_CLOSING, next);
 	return 1;
@@ -394,7 +562,7 @@ gpurx_flow_end(struct gpurx_flow_table *ft, struct gpurx_flow_entry *e,
 {
 	uint64_t pos;
 
-	/* Somebody inside: not now, and no position spent on it. */
+	/* Somebody pins it: not now, and no position spent on it. */
 	if (GPURX_FLOW_REFS(seen) != 0 ||
 			gpurx_flow_ring_reserve(ft, 1, &pos) != 1)
 		return 0;
@@ -410,17 +578,37 @@ struct gpurx_flow_pkt {
 	uint16_t queue;
 };
 
+/* Sums and times into a record buffer, relaxed: the ordering is the
+ * caller's (a holder's release, or a table whose flows never end). */
+GPURX_FN void
+gpurx_flow_acc_add(struct gpurx_flow_acc *a, uint64_t packets,
+		uint64_t bytes, uint64_t first, uint64_t last)
+{
+	if (packets != 0) {
+		gpurx_atomic_add_u64(&a->packets, packets);
+		gpurx_atomic_add_u64(&a->bytes, bytes);
+	}
+	if (first != UINT64_MAX)
+		gpurx_atomic_min_u64(&a->first_seen, first);
+	if (last != 0)
+		gpurx_atomic_max_u64(&a->last_seen, last);
+}
+
+/* A packet into the live record of a table whose flows never end (one
+ * buffer, never switched). */
 GPURX_FN void
 gpurx_flow_count(struct gpurx_flow_entry *e, const struct gpurx_flow_pkt *p)
 {
-	gpurx_atomic_add_u64(&e->packets, 1);
-	gpurx_atomic_add_u64(&e->bytes, p->bytes);
-	gpurx_atomic_min_u64(&e->first_seen, p->ts);
-	gpurx_atomic_max_u64(&e->last_seen, p->ts);
-	if (p->tcp_flags & ~gpurx_atomic_load_relaxed_u32(&e->tcp_flags))
-		gpurx_atomic_or_u32(&e->tcp_flags, p->tcp_flags);
-}
+	const uint64_t fl = (uint64_t)p->tcp_flags <<
+		GPURX_FLOW_REC_FLAGS_SHIFT(0);
 
+	gpurx_atomic_add_u64(&e->acc[0].packets, 1);
+	gpurx_atomic_add_u64(&e->acc[0].bytes, p->bytes);
+	gpurx_atomic_min_u64(&e->acc[0].first_seen, p->ts);
+	gpurx_atomic_max_u64(&e->acc[0].last_seen, p->ts);
+	if (fl & ~gpurx_atomic_load_u64(&e->rec, GPURX_RELAXED))
+		gpurx_atomic_or_u64(&e->rec, fl);
+}
 
 /*
  * How many slots from home a lookup probes: up to the home's reach (a
@@ -451,83 +639,88 @@ gpurx_flow_reach_at_least(struct gpurx_flow_entry *home, uint32_t d)
 		gpurx_atomic_store_relaxed_u16(&home->reach, want);
 }
 /*
- * Look for the key's live record in its window and count the packet in
- * it. A record the packet finds due ends first (then the key has no live
- * record). Returns 1 counted, 0 not found.
+ * The key's READY slot in its window, or NULL. pin: hold it (tables
+ * whose flows end: their slots are ended and reused). Without, slots
+ * never end: a READY key never changes.
  */
-GPURX_FN int
-gpurx_flow_lookup(struct gpurx_flow_table *ft, const struct gpurx_flow_key *key,
-		const struct gpurx_flow_pkt *p)
+GPURX_FN struct gpurx_flow_entry *
+gpurx_flow_find(struct gpurx_flow_table *ft, const struct gpurx_flow_key *key,
+		uint32_t hash, int pin)
 {
 	struct gpurx_flow_entry *ents = gpurx_flow_entries(ft);
 	const uint32_t mask = ft->capacity - 1;
-	const int expiring = ft->ring != NULL;
-	uint32_t idx = p->hash & mask;
+	uint32_t idx = hash & mask;
 	const uint32_t probe = gpurx_flow_probe_len(ft, &ents[idx]);
 
 	for (uint32_t i = 0; i < probe; i++, idx = (idx + 1) & mask) {
 		struct gpurx_flow_entry *e = &ents[idx];
 		uint64_t s = gpurx_atomic_load_u64(&e->state, GPURX_ACQUIRE), old;
-		uint32_t why;
 
 		if (GPURX_FLOW_TAG(s) == GPURX_FLOW_EMPTY)
-			return 0;
+			return NULL;
 		if (GPURX_FLOW_TAG(s) != GPURX_FLOW_READY ||
-				gpurx_atomic_load_relaxed_u32(&e->hash) != p->hash ||
+				gpurx_atomic_load_relaxed_u32(&e->hash) != hash ||
 				!gpurx_flow_key_equal(e, key))
 			continue;
-		if (!expiring) {
-			/* Slots never end: a READY key never changes. */
-			gpurx_flow_count(e, p);
-			return 1;
-		}
-		why = gpurx_flow_entry_due(ft, e, p->ts);
-		if (why != GPURX_FLOW_END_NONE &&
-				gpurx_flow_end(ft, e, s, why, GPURX_FLOW_FREE))
-			continue;
+		if (!pin)
+			return e;
 		old = gpurx_atomic_fetch_add_ord_u64(&e->state, GPURX_FLOW_REF,
 			GPURX_ACQUIRE);
 		if ((old & 0xffffffffull) == (s & 0xffffffffull)) {
-			gpurx_flow_count(e, p);
-			gpurx_atomic_fetch_add_ord_u64(&e->state,
-				(uint64_t)0 - GPURX_FLOW_REF, GPURX_RELEASE);
-			return 1;
+			/* The plan reads the record buffers next. */
+			gpurx_prefetch(&e->acc[0]);
+			gpurx_prefetch(&e->acc[1]);
+			return e;
 		}
 		/* Ended and reused since it was compared. */
 		gpurx_atomic_fetch_add_ord_u64(&e->state,
 			(uint64_t)0 - GPURX_FLOW_REF, GPURX_RELEASE);
 	}
-	return 0;
+	return NULL;
 }
 
-/* Fill a slot this thread holds BUSY (state s) and publish it READY. */
+/*
+ * Fill a slot this thread holds BUSY (state s) with the key and publish
+ * it READY: pinned by this thread with both buffers empty (pinned), or
+ * with the packet counted (a table whose flows never end).
+ */
 GPURX_FN void
 gpurx_flow_fill(struct gpurx_flow_table *ft, struct gpurx_flow_entry *e,
 		uint64_t s, const struct gpurx_flow_key *key,
-		const struct gpurx_flow_pkt *p)
+		const struct gpurx_flow_pkt *p, int pinned)
 {
 	const uint64_t low = s & 0xffffffffull;
 	const uint64_t gen = ((low >> 8) + 1) & 0xffffffull;
 
 	e->hash = p->hash;
 	memcpy((void *)&e->key, key, sizeof(*key));
-	e->packets = 1;
-	e->bytes = p->bytes;
-	e->first_seen = p->ts;
-	e->last_seen = p->ts;
-	e->tcp_flags = p->tcp_flags;
-	e->queue = p->queue;
+	gpurx_flow_acc_empty(&e->acc[0]);
+	gpurx_flow_acc_empty(&e->acc[1]);
+	e->queue[0] = p->queue;
+	e->queue[1] = p->queue;
+	gpurx_atomic_store_relaxed_u64(&e->end_pos, 0);
+	if (pinned) {
+		gpurx_atomic_store_relaxed_u64(&e->rec, 0);
+	} else {
+		gpurx_atomic_store_relaxed_u64(&e->acc[0].packets, 1);
+		gpurx_atomic_store_relaxed_u64(&e->acc[0].bytes, p->bytes);
+		gpurx_atomic_store_relaxed_u64(&e->acc[0].first_seen, p->ts);
+		gpurx_atomic_store_relaxed_u64(&e->acc[0].last_seen, p->ts);
+		gpurx_atomic_store_relaxed_u64(&e->rec, GPURX_FLOW_REC_LIVE |
+			(uint64_t)p->tcp_flags << GPURX_FLOW_REC_FLAGS_SHIFT(0));
+		gpurx_atomic_add_u64(&ft->n_flows, 1);
+	}
 	/* BUSY -> READY with the next generation (wrapping inside its 24
-	 * bits), the updaters' count untouched; release: the fields above
-	 * are visible to whoever acquires READY. */
+	 * bits), the pins' count untouched but for this thread's own;
+	 * release: the fields above are visible to whoever acquires READY. */
 	gpurx_atomic_fetch_add_ord_u64(&e->state,
-		((gen << 8) | GPURX_FLOW_READY) - low, GPURX_RELEASE);
-	gpurx_atomic_add_u64(&ft->n_flows, 1);
+		((gen << 8) | GPURX_FLOW_READY) - low +
+		(pinned ? GPURX_FLOW_REF : 0), GPURX_RELEASE);
 }
 
 /*
- * Under the key's insert lock: a slot for a new record of the key, BUSY
- * and ours (its state in *s), or NULL when the window has none.
+ * Under the key's insert lock: a slot for the key, BUSY and ours (its
+ * state in *s), or NULL when the window has none.
  */
 GPURX_FN struct gpurx_flow_entry *
 gpurx_flow_claim(struct gpurx_flow_table *ft, uint32_t home, uint64_t *s)
@@ -554,7 +747,10 @@ gpurx_flow_claim(struct gpurx_flow_table *ft, uint32_t home, uint64_t *s)
 			return e;
 		}
 		if (tag == GPURX_FLOW_READY && GPURX_FLOW_REFS(st) == 0) {
-			uint64_t last = gpurx_atomic_load_u64(&e->last_seen,
+			const uint64_t r = gpurx_atomic_load_u64(&e->rec,
+				GPURX_RELAXED);
+			uint64_t last = gpurx_atomic_load_u64(
+				&e->acc[GPURX_FLOW_REC_B(r)].last_seen,
 				GPURX_RELAXED);
 
 			if (last < victim_last) {
@@ -576,9 +772,384 @@ gpurx_flow_claim(struct gpurx_flow_table *ft, uint32_t home, uint64_t *s)
 	return NULL;
 }
 
+/* Take the key's home lock; 0 when it stays held too long (overflow). */
+GPURX_FN int
+gpurx_flow_home_lock(struct gpurx_flow_entry *home)
+{
+	uint32_t spins = 0;
+
+	while (!gpurx_atomic_trylock_u32(&home->lock)) {
+		if (++spins > GPURX_FLOW_SPIN_MAX)
+			return 0;
+		gpurx_cpu_relax();
+	}
+	return 1;
+}
+
+GPURX_FN void
+gpurx_flow_overflow(struct gpurx_flow_table *ft, uint64_t bytes)
+{
+	gpurx_atomic_add_u64(&ft->overflow_pkts, 1);
+	gpurx_atomic_add_u64(&ft->overflow_bytes, bytes);
+}
+
+/*
+ * Step 1, pin (not ordered; a table whose flows end): the slot of the
+ * packet's key, inserted if absent, pinned by this packet; NULL when the
+ * window has no room for it (the packet went to the overflow counters).
+ */
+GPURX_FN struct gpurx_flow_entry *
+gpurx_flow_pin(struct gpurx_flow_table *ft, const struct gpurx_flow_key *key,
+		const struct gpurx_flow_pkt *p)
+{
+	struct gpurx_flow_entry *home, *e;
+	uint64_t s;
+
+	if ((e = gpurx_flow_find(ft, key, p->hash, 1)) != NULL)
+		return e;
+	/* Not there: insert under the home slot's lock, after looking again
+	 * (another inserter of the key may have been first). */
+	home = &gpurx_flow_entries(ft)[p->hash & (ft->capacity - 1)];
+	if (!gpurx_flow_home_lock(home)) {
+		gpurx_flow_overflow(ft, p->bytes);
+		return NULL;
+	}
+	e = gpurx_flow_find(ft, key, p->hash, 1);
+	if (e == NULL && (e = gpurx_flow_claim(ft,
+			p->hash & (ft->capacity - 1), &s)) != NULL)
+		gpurx_flow_fill(ft, e, s, key, p, 1);
+	gpurx_atomic_unlock_u32(&home->lock);
+	if (e == NULL)
+		gpurx_flow_overflow(ft, p->bytes);
+	return e;
+}
+
+/* Packets of a group that go into one record. */
+struct gpurx_flow_seg {
+	uint64_t packets;
+	uint64_t bytes;
+	uint64_t first;
+	uint64_t last;
+	uint32_t flags;
+};
+
+/* What a group of one flow's packets does to it (steps 2 to 4). */
+struct gpurx_flow_plan {
+	uint64_t seen;		/* the record word as the plan read it */
+	uint64_t first, last;	/* the live record's times as read */
+	struct gpurx_flow_seg s0;	/* into the live record (its times
+					 * and flags with the record's) */
+	struct gpurx_flow_seg sk;	/* the new live record (ends != 0) */
+	uint32_t ends;		/* records the group ends: ring positions */
+	uint32_t why0;		/* why the live record ends */
+	uint32_t held;		/* committed: bit b, buffer b held */
+	uint16_t queue;
+};
+
+/*
+ * The group's packets pk[j], j the set bits of mask in increasing order
+ * (their arrival order), through the timeouts from the live record as
+ * the plan read it; noend: nothing ends (no ring room). key NULL: fill
+ * the plan's segments and ends (step 2). key set: write the records that
+ * start and end within the group, the 2nd to the ends-th, to ring
+ * positions pos + 1, ... (step 4: the walk is the same, so are they).
+ */
+GPURX_FN void
+gpurx_flow_walk(struct gpurx_flow_table *ft, struct gpurx_flow_plan *pl,
+		const struct gpurx_flow_pkt *pk, uint32_t mask, int noend,
+		const struct gpurx_flow_key *key, uint64_t pos)
+{
+	const uint32_t b = GPURX_FLOW_REC_B(pl->seen);
+	int live = (pl->seen & GPURX_FLOW_REC_LIVE) != 0;
+	struct gpurx_flow_seg seg;
+	uint32_t k = 0;
+
+	seg.packets = 0;
+	seg.bytes = 0;
+	seg.first = pl->first;
+	seg.last = pl->last;
+	seg.flags = GPURX_FLOW_REC_FLAGS(pl->seen, b);
+	while (mask != 0) {
+		const struct gpurx_flow_pkt *p = &pk[gpurx_flow_ctz(mask)];
+		uint32_t why = GPURX_FLOW_END_NONE;
+
+		mask &= mask - 1;
+		/* A live record whose first time has not landed (another
+		 * thread started it at once) is not due. */
+		if (!noend && live && seg.first != UINT64_MAX)
+			why = gpurx_flow_due(ft, seg.first, seg.last, seg.flags,
+				p->ts);
+		if (why != GPURX_FLOW_END_NONE) {
+			if (k == 0 && key == NULL) {
+				pl->s0 = seg;
+				pl->why0 = why;
+			} else if (k != 0 && key != NULL) {
+				gpurx_flow_put(ft, pos + k, key, seg.packets,
+					seg.bytes, seg.first, seg.last,
+					seg.flags, pl->queue, why);
+			}
+			k++;
+			seg.packets = 0;
+			seg.bytes = 0;
+			seg.first = UINT64_MAX;
+			seg.last = 0;
+			seg.flags = 0;
+		}
+		live = 1;
+		seg.packets++;
+		seg.bytes += p->bytes;
+		seg.first = p->ts < seg.first ? p->ts : seg.first;
+		seg.last = p->ts > seg.last ? p->ts : seg.last;
+		seg.flags |= p->tcp_flags;
+	}
+	if (key != NULL)
+		return;
+	if (k == 0)
+		pl->s0 = seg;
+	else
+		pl->sk = seg;
+	pl->ends = k;
+}
+
+/*
+ * Step 2, plan (ORDERED): what the group's packets (pk[j], j in mask, in
+ * arrival order, on RX queue `queue`) do to the pinned flow e.
+ */
+GPURX_FN void
+gpurx_flow_plan(struct gpurx_flow_table *ft, struct gpurx_flow_entry *e,
+		const struct gpurx_flow_pkt *pk, uint32_t mask, int noend,
+		uint16_t queue, struct gpurx_flow_plan *pl)
+{
+	/* Acquire: a buffer this word makes live was emptied, and started
+	 * by the commit that switched to it, before (their releases). The
+	 * times that commit and later ones added come after their CAS: one
+	 * thread's order (the turn, or one thread per queue) shows them;
+	 * racing threads may read them late (then a record may end a packet
+	 * later or earlier than in arrival order, never lose one). */
+	const uint64_t r = gpurx_atomic_load_u64(&e->rec, GPURX_ACQUIRE);
+	const struct gpurx_flow_acc *a = &e->acc[GPURX_FLOW_REC_B(r)];
+	const struct gpurx_flow_seg none = { 0, 0, UINT64_MAX, 0, 0 };
+
+	pl->seen = r;
+	pl->first = gpurx_atomic_load_u64(&a->first_seen, GPURX_RELAXED);
+	pl->last = gpurx_atomic_load_u64(&a->last_seen, GPURX_RELAXED);
+	pl->s0 = none;
+	pl->sk = none;
+	pl->ends = 0;
+	pl->why0 = GPURX_FLOW_END_NONE;
+	pl->held = 0;
+	pl->queue = queue;
+	gpurx_flow_walk(ft, pl, pk, mask, noend, NULL, 0);
+}
+
+/* The plan ends the live record but the other buffer still holds the
+ * record ended before (its holders not all gone, or not written out):
+ * plan again before reserving anything. */
+GPURX_FN int
+gpurx_flow_plan_blocked(const struct gpurx_flow_plan *pl)
+{
+	const uint32_t o = GPURX_FLOW_REC_B(pl->seen) ^ 1u;
+
+	return pl->ends != 0 && ((pl->seen & GPURX_FLOW_REC_CLOSED) ||
+		GPURX_FLOW_REC_HOLDERS(pl->seen, o) != 0);
+}
+
+/*
+ * Step 3, commit (ORDERED), with the plan's ring positions pos ...
+ * reserved when it ends records. Returns 1 committed (finish next), 0
+ * the record word changed since the plan read it, -1 the plan ends the
+ * live record but the other buffer is not emptied yet: plan again
+ * (positions published empty by the caller).
+ */
+GPURX_FN int
+gpurx_flow_commit(struct gpurx_flow_table *ft, struct gpurx_flow_entry *e,
+		struct gpurx_flow_plan *pl, uint64_t pos)
+{
+	const uint64_t d = pl->seen;
+	const uint32_t b = GPURX_FLOW_REC_B(d), o = b ^ 1u;
+	uint64_t nd = d;
+	uint32_t started = 0;
+
+	pl->held = 0;
+	if (pl->s0.packets != 0 || pl->ends != 0) {
+		/* A holder on the live buffer: its packets' counts, or
+		 * (ending it) the ring position stored below. */
+		nd += GPURX_FLOW_REC_HOLD(b);
+		nd |= (uint64_t)pl->s0.flags << GPURX_FLOW_REC_FLAGS_SHIFT(b);
+		if (pl->s0.packets != 0 && !(d & GPURX_FLOW_REC_LIVE)) {
+			nd |= GPURX_FLOW_REC_LIVE;
+			started = 1;
+		}
+		pl->held |= 1u << b;
+	}
+	if (pl->ends != 0) {
+		if ((d & GPURX_FLOW_REC_CLOSED) ||
+				GPURX_FLOW_REC_HOLDERS(d, o) != 0)
+			return -1;
+		nd ^= GPURX_FLOW_REC_CUR;
+		nd |= GPURX_FLOW_REC_CLOSED |
+			(uint64_t)pl->why0 << GPURX_FLOW_REC_WHY_SHIFT |
+			(uint64_t)pl->sk.flags << GPURX_FLOW_REC_FLAGS_SHIFT(o);
+		nd += GPURX_FLOW_REC_HOLD(o);
+		pl->held |= 1u << o;
+		started += pl->ends;
+	}
+	/* Acquire: the other buffer's emptying (its writer's release);
+	 * release: the next plan that reads this word reads what this one
+	 * read before it. */
+	if (gpurx_atomic_cas_ord_u64(&e->rec, d, nd, GPURX_ACQ_REL) != d)
+		return 0;
+	if (pl->ends != 0) {
+		/* Only the switcher writes these, under its holds. */
+		gpurx_atomic_store_relaxed_u64(&e->end_pos, pos);
+		gpurx_atomic_store_relaxed_u16(&e->queue[o], pl->queue);
+		gpurx_flow_acc_add(&e->acc[o], 0, 0, pl->sk.first,
+			pl->sk.last);
+	}
+	/* The times the next plan reads; the sums wait for finish. */
+	if (pl->s0.packets != 0)
+		gpurx_flow_acc_add(&e->acc[b], 0, 0, pl->s0.first,
+			pl->s0.last);
+	if (started != 0)
+		gpurx_atomic_add_u64(&ft->n_flows, started);
+	return 1;
+}
+
+/*
+ * The CLOSED buffer x's holders are gone (r: the record word after the
+ * last let go, read by its acquire): write its record out at end_pos,
+ * empty it, clear CLOSED.
+ */
+GPURX_FN void
+gpurx_flow_write_out(struct gpurx_flow_table *ft, struct gpurx_flow_entry *e,
+		uint32_t x, uint64_t r)
+{
+	struct gpurx_flow_acc *a = &e->acc[x];
+	const uint32_t why = GPURX_FLOW_REC_WHY(r);
+	const uint32_t flags = GPURX_FLOW_REC_FLAGS(r, x);
+
+	gpurx_flow_put(ft, gpurx_atomic_load_u64(&e->end_pos, GPURX_RELAXED),
+		(const void *)&e->key,
+		gpurx_atomic_load_u64(&a->packets, GPURX_RELAXED),
+		gpurx_atomic_load_u64(&a->bytes, GPURX_RELAXED),
+		gpurx_atomic_load_u64(&a->first_seen, GPURX_RELAXED),
+		gpurx_atomic_load_u64(&a->last_seen, GPURX_RELAXED), flags,
+		gpurx_atomic_load_relaxed_u16(&e->queue[x]), why);
+	gpurx_flow_acc_empty(a);
+	/* Release: read out and emptied before the next switch to x (its
+	 * CAS acquires). Nobody else changes these bits while CLOSED. */
+	gpurx_atomic_fetch_add_ord_u64(&e->rec, (uint64_t)0 -
+		(GPURX_FLOW_REC_CLOSED |
+		 (uint64_t)why << GPURX_FLOW_REC_WHY_SHIFT |
+		 (uint64_t)flags << GPURX_FLOW_REC_FLAGS_SHIFT(x)),
+		GPURX_RELEASE);
+}
+
+/* A holder of buffer x lets go; the last one of a CLOSED buffer writes
+ * its record out. */
+GPURX_FN void
+gpurx_flow_let_go(struct gpurx_flow_table *ft, struct gpurx_flow_entry *e,
+		uint32_t x)
+{
+	/* Release: this holder's counts (and, for the switcher, end_pos)
+	 * before; acquire: the other holders' releases, for the write-out. */
+	const uint64_t r = gpurx_atomic_fetch_add_ord_u64(&e->rec,
+		(uint64_t)0 - GPURX_FLOW_REC_HOLD(x), GPURX_ACQ_REL) -
+		GPURX_FLOW_REC_HOLD(x);
+
+	if (GPURX_FLOW_REC_HOLDERS(r, x) == 0 && (r & GPURX_FLOW_REC_CLOSED) &&
+			GPURX_FLOW_REC_B(r) != x)
+		gpurx_flow_write_out(ft, e, x, r);
+}
+
+/*
+ * Step 4, finish (not ordered) a committed plan: the records within the
+ * group written out, the sums added, the buffers let go, then the
+ * group's `pins` pins of e.
+ */
+GPURX_FN void
+gpurx_flow_finish(struct gpurx_flow_table *ft, struct gpurx_flow_entry *e,
+		struct gpurx_flow_plan *pl, const struct gpurx_flow_pkt *pk,
+		uint32_t mask, uint64_t pos, uint32_t pins)
+{
+	const uint32_t b = GPURX_FLOW_REC_B(pl->seen), o = b ^ 1u;
+
+	if (pl->ends > 1)
+		gpurx_flow_walk(ft, pl, pk, mask, 0,
+			(const struct gpurx_flow_key *)&e->key, pos);
+	gpurx_flow_acc_add(&e->acc[b], pl->s0.packets, pl->s0.bytes,
+		UINT64_MAX, 0);
+	if (pl->ends != 0)
+		gpurx_flow_acc_add(&e->acc[o], pl->sk.packets, pl->sk.bytes,
+			UINT64_MAX, 0);
+	if (pl->held & (1u << b))
+		gpurx_flow_let_go(ft, e, b);
+	if (pl->held & (1u << o))
+		gpurx_flow_let_go(ft, e, o);
+	/* Release: everything above before the slot may end. */
+	gpurx_atomic_fetch_add_ord_u64(&e->state,
+		(uint64_t)0 - (uint64_t)pins * GPURX_FLOW_REF, GPURX_RELEASE);
+}
+
+/* Ring positions of a plan that did not commit, published empty. */
+GPURX_FN void
+gpurx_flow_skip_n(struct gpurx_flow_table *ft, uint64_t pos, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		gpurx_flow_ring_skip(ft, pos + i);
+}
+
+/*
+ * Steps 2 to 4 by one thread for a group of packets of the pinned flow
+ * e (the CPU's; the GPU runs them around its turn, gpu_kernels.cu). The
+ * group's `pins` pins are let go.
+ */
+GPURX_FN void
+gpurx_flow_account(struct gpurx_flow_table *ft, struct gpurx_flow_entry *e,
+		const struct gpurx_flow_pkt *pk, uint32_t mask, uint16_t queue,
+		uint32_t pins)
+{
+	struct gpurx_flow_plan pl;
+	uint32_t spins = 0;
+	uint64_t pos = 0;
+	int noend = 0;
+
+	for (;;) {
+		int rc;
+
+		gpurx_flow_plan(ft, e, pk, mask, noend, queue, &pl);
+		if (gpurx_flow_plan_blocked(&pl)) {
+			if (++spins > GPURX_FLOW_SPIN_MAX) {
+				/* Put off like a full ring, and counted so. */
+				gpurx_atomic_add_u64(&ft->ring_full, pl.ends);
+				noend = 1;
+			}
+			gpurx_cpu_relax();
+			continue;
+		}
+		if (pl.ends != 0) {
+			uint32_t got = gpurx_flow_ring_reserve(ft, pl.ends, &pos);
+
+			if (got < pl.ends) {
+				/* Ring full (counted): the record stays live. */
+				gpurx_flow_skip_n(ft, pos, got);
+				noend = 1;
+				continue;
+			}
+		}
+		rc = gpurx_flow_commit(ft, e, &pl, pos);
+		if (rc > 0)
+			break;
+		/* Somebody committed or let go since the plan read the word
+		 * (or it became blocked): plan again. */
+		gpurx_flow_skip_n(ft, pos, pl.ends);
+	}
+	gpurx_flow_finish(ft, e, &pl, pk, mask, pos, pins);
+}
+
 /*
  * gpurx_flow_update_pkt() for a key whose gpurx_flow_hash() the caller
- * has already (the GPU's ordered accounting groups lanes by it).
+ * has already.
  */
 GPURX_FN int
 gpurx_flow_update_pkt_hashed(struct gpurx_flow_table *ft,
@@ -587,38 +1158,38 @@ gpurx_flow_update_pkt_hashed(struct gpurx_flow_table *ft,
 {
 	struct gpurx_flow_pkt p;
 	struct gpurx_flow_entry *home, *e;
-	uint32_t spins = 0;
 	uint64_t s;
-	int rc = -1;
 
 	p.bytes = bytes;
 	p.ts = ts;
 	p.hash = hash;
 	p.tcp_flags = tcp_flags;
 	p.queue = queue;
-	if (gpurx_flow_lookup(ft, key, &p))
+	if (ft->ring != NULL) {
+		if ((e = gpurx_flow_pin(ft, key, &p)) == NULL)
+			return -1;
+		gpurx_flow_account(ft, e, &p, 1u, queue, 1);
 		return 0;
-	/* Not there: insert under the home slot's lock, after looking again
-	 * (another inserter of the key may have been first). */
-	home = &gpurx_flow_entries(ft)[p.hash & (ft->capacity - 1)];
-	while (!gpurx_atomic_trylock_u32(&home->lock)) {
-		if (++spins > GPURX_FLOW_SPIN_MAX)
-			goto overflow;
-		gpurx_cpu_relax();
 	}
-	if (gpurx_flow_lookup(ft, key, &p)) {
-		rc = 0;
-	} else if ((e = gpurx_flow_claim(ft, p.hash & (ft->capacity - 1),
-			&s)) != NULL) {
-		gpurx_flow_fill(ft, e, s, key, &p);
-		rc = 0;
+	/* Flows never end: count where the key is, else insert it. */
+	if ((e = gpurx_flow_find(ft, key, hash, 0)) != NULL) {
+		gpurx_flow_count(e, &p);
+		return 0;
 	}
+	home = &gpurx_flow_entries(ft)[hash & (ft->capacity - 1)];
+	if (!gpurx_flow_home_lock(home)) {
+		gpurx_flow_overflow(ft, bytes);
+		return -1;
+	}
+	if ((e = gpurx_flow_find(ft, key, hash, 0)) != NULL)
+		gpurx_flow_count(e, &p);
+	else if ((e = gpurx_flow_claim(ft, hash & (ft->capacity - 1),
+			&s)) != NULL)
+		gpurx_flow_fill(ft, e, s, key, &p, 0);
 	gpurx_atomic_unlock_u32(&home->lock);
-	if (rc == 0)
+	if (e != NULL)
 		return 0;
-overflow:
-	gpurx_atomic_add_u64(&ft->overflow_pkts, 1);
-	gpurx_atomic_add_u64(&ft->overflow_bytes, bytes);
+	gpurx_flow_overflow(ft, bytes);
 	return -1;
 }
 
@@ -684,14 +1255,44 @@ static inline uint32_t
 gpurx_flow_final_reason(const struct gpurx_flow_table *ft,
 		const struct gpurx_flow_entry *e, uint64_t now)
 {
+	const struct gpurx_flow_acc *a = gpurx_flow_live(e);
+	const uint32_t flags = gpurx_flow_live_flags(e);
 	uint32_t why = ft->ring != NULL ?
-		gpurx_flow_due(ft, e->first_seen, e->last_seen, e->tcp_flags,
-			now) : (uint32_t)GPURX_FLOW_END_NONE;
+		gpurx_flow_due(ft, a->first_seen, a->last_seen, flags, now) :
+		(uint32_t)GPURX_FLOW_END_NONE;
 
 	if (why != GPURX_FLOW_END_NONE)
 		return why;
-	return e->tcp_flags & (GPURX_TCP_FIN | GPURX_TCP_RST) ?
+	return flags & (GPURX_TCP_FIN | GPURX_TCP_RST) ?
 		(uint32_t)GPURX_FLOW_END_EOF : (uint32_t)GPURX_FLOW_END_FORCED;
+}
+
+/* The record of a flow still live when the program ends, at `now`. */
+static inline void
+gpurx_flow_final_rec(const struct gpurx_flow_table *ft,
+		const struct gpurx_flow_entry *e, uint64_t now,
+		struct gpurx_flow_rec *r)
+{
+	const struct gpurx_flow_acc *a = gpurx_flow_live(e);
+
+	memset(r, 0, sizeof(*r));
+	r->key = e->key;
+	r->packets = a->packets;
+	r->bytes = a->bytes;
+	r->first_ns = a->first_seen;
+	r->last_ns = a->last_seen;
+	r->queue = gpurx_flow_live_queue(e);
+	r->tcp_flags = gpurx_flow_live_flags(e);
+	r->reason = (uint8_t)gpurx_flow_final_reason(ft, e, now);
+}
+
+/* A slot with a live record (a key inserted for a packet that went no
+ * further has none). */
+static inline int
+gpurx_flow_has_live(const struct gpurx_flow_entry *e)
+{
+	return GPURX_FLOW_TAG(e->state) == GPURX_FLOW_READY &&
+		(e->rec & GPURX_FLOW_REC_LIVE) != 0;
 }
 
 /* Lookup for checking; NULL if absent. */
@@ -709,7 +1310,7 @@ gpurx_flow_table_find(const struct gpurx_flow_table *ft,
 
 		if (GPURX_FLOW_TAG(e->state) == GPURX_FLOW_EMPTY)
 			return NULL;
-		if (GPURX_FLOW_TAG(e->state) == GPURX_FLOW_READY &&
+		if (gpurx_flow_has_live(e) &&
 				memcmp(&e->key, key, sizeof(*key)) == 0)
 			return e;
 	}
@@ -725,7 +1326,7 @@ gpurx_flow_table_next(const struct gpurx_flow_table *ft, uint32_t *pos)
 	while (*pos < ft->capacity) {
 		const struct gpurx_flow_entry *e = &ents[(*pos)++];
 
-		if (GPURX_FLOW_TAG(e->state) == GPURX_FLOW_READY)
+		if (gpurx_flow_has_live(e))
 			return e;
 	}
 	return NULL;
@@ -736,10 +1337,13 @@ static inline int
 gpurx_flow_heavier(const struct gpurx_flow_entry *a,
 		const struct gpurx_flow_entry *b)
 {
-	if (a->bytes != b->bytes)
-		return a->bytes > b->bytes;
-	if (a->packets != b->packets)
-		return a->packets > b->packets;
+	const struct gpurx_flow_acc *x = gpurx_flow_live(a);
+	const struct gpurx_flow_acc *y = gpurx_flow_live(b);
+
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes;
+	if (x->packets != y->packets)
+		return x->packets > y->packets;
 	return memcmp(&a->key, &b->key, sizeof(a->key)) < 0;
 }
 

@@ -209,6 +209,40 @@ gpurx_atomic_or_u32(uint32_t *p, uint32_t v)
 #endif
 }
 
+GPURX_FN void
+gpurx_atomic_or_u64(uint64_t *p, uint64_t v)
+{
+#if GPURX_ON_DEVICE
+	atomicOr((unsigned long long *)p, (unsigned long long)v);
+#else
+	__atomic_fetch_or(p, v, __ATOMIC_RELAXED);
+#endif
+}
+
+/* A word others read with atomics; relaxed: no ordering (on the device
+ * a volatile store: performed in L2, never held in L1). */
+GPURX_FN void
+gpurx_atomic_store_relaxed_u64(uint64_t *p, uint64_t v)
+{
+#if GPURX_ON_DEVICE
+	*(volatile uint64_t *)p = v;
+#else
+	__atomic_store_n(p, v, __ATOMIC_RELAXED);
+#endif
+}
+
+/* A hint, no ordering: bring the line at p towards this thread (on the
+ * device into L2) while it does something else. */
+GPURX_FN void
+gpurx_prefetch(const void *p)
+{
+#if GPURX_ON_DEVICE
+	asm volatile("prefetch.global.L2 [%0];" : : "l"(p));
+#else
+	__builtin_prefetch(p);
+#endif
+}
+
 /* A lock word: 0 free, 1 held. Acquire on taking, release on giving. */
 GPURX_FN int
 gpurx_atomic_trylock_u32(uint32_t *p)

@@ -65,10 +65,10 @@ flow_tables_diff(const struct gpurx_flow_table *want,
 
 	while ((e = gpurx_flow_table_next(want, &pos)) != NULL) {
 		g = gpurx_flow_table_find(got, &e->key);
-		if (g == NULL || g->packets != e->packets ||
-				g->bytes != e->bytes ||
-				g->first_seen != e->first_seen ||
-				g->last_seen != e->last_seen)
+		if (g == NULL || gpurx_flow_live(g)->packets != gpurx_flow_live(e)->packets ||
+				gpurx_flow_live(g)->bytes != gpurx_flow_live(e)->bytes ||
+				gpurx_flow_live(g)->first_seen != gpurx_flow_live(e)->first_seen ||
+				gpurx_flow_live(g)->last_seen != gpurx_flow_live(e)->last_seen)
 			bad++;
 	}
 	return bad;

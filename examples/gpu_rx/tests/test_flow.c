@@ -69,10 +69,10 @@ test_exact_counts(void)
 		CHECK(e != NULL, "flow %u missing", i);
 		if (e == NULL)
 			continue;
-		CHECK_EQ(e->packets, pk);
-		CHECK_EQ(e->bytes, pk * (100 + i));
-		CHECK_EQ(e->first_seen, 1000 - 10 * (pk - 1) + i);
-		CHECK_EQ(e->last_seen, 1000 + i);
+		CHECK_EQ(gpurx_flow_live(e)->packets, pk);
+		CHECK_EQ(gpurx_flow_live(e)->bytes, pk * (100 + i));
+		CHECK_EQ(gpurx_flow_live(e)->first_seen, 1000 - 10 * (pk - 1) + i);
+		CHECK_EQ(gpurx_flow_live(e)->last_seen, 1000 + i);
 	}
 	while ((e = gpurx_flow_table_next(ft, &pos)) != NULL)
 		seen++;
@@ -88,12 +88,12 @@ test_exact_counts(void)
 			int taken = 0;
 
 			for (int q = 0; q < j; q++)
-				taken |= top[q]->bytes == b;
+				taken |= gpurx_flow_live(top[q])->bytes == b;
 			if (!taken && b > best)
 				best = b;
 		}
-		CHECK(top[j]->bytes == best, "top[%d] = %llu, want %llu", j,
-			(unsigned long long)top[j]->bytes,
+		CHECK(gpurx_flow_live(top[j])->bytes == best, "top[%d] = %llu, want %llu", j,
+			(unsigned long long)gpurx_flow_live(top[j])->bytes,
 			(unsigned long long)best);
 	}
 	free(ft);
@@ -127,8 +127,10 @@ test_overflow(void)
 	for (uint32_t i = 0; i < 64; i++) {
 		key_n(&k, i);
 		e = gpurx_flow_table_find(ft, &k);
-		CHECK(e != NULL && e->packets == 2 && e->bytes == 20 &&
-			e->first_seen == i && e->last_seen == i + 1000,
+		CHECK(e != NULL && gpurx_flow_live(e)->packets == 2 &&
+			gpurx_flow_live(e)->bytes == 20 &&
+			gpurx_flow_live(e)->first_seen == i &&
+			gpurx_flow_live(e)->last_seen == i + 1000,
 			"flow %u damaged", i);
 	}
 	free(ft);
@@ -140,8 +142,8 @@ test_overflow(void)
 		gpurx_flow_update(ft, &k, 3, i);
 	}
 	while ((e = gpurx_flow_table_next(ft, &pos)) != NULL) {
-		in_table += e->packets;
-		bytes_in_table += e->bytes;
+		in_table += gpurx_flow_live(e)->packets;
+		bytes_in_table += gpurx_flow_live(e)->bytes;
 	}
 	CHECK(ft->overflow_pkts > 0, "probe bound never hit");
 	CHECK_EQ(in_table + ft->overflow_pkts, 900);
@@ -202,8 +204,8 @@ test_concurrent(uint32_t capacity)
 		pthread_join(th[t], NULL);
 
 	while ((e = gpurx_flow_table_next(ft, &pos)) != NULL) {
-		pk += e->packets;
-		by += e->bytes;
+		pk += gpurx_flow_live(e)->packets;
+		by += gpurx_flow_live(e)->bytes;
 	}
 	CHECK_EQ(pk + ft->overflow_pkts, (uint64_t)N_THREADS * N_REPS * N_KEYS);
 	if (capacity >= 2 * N_KEYS) {
@@ -215,10 +217,10 @@ test_concurrent(uint32_t capacity)
 			CHECK(e != NULL, "key %u missing", i);
 			if (e == NULL)
 				continue;
-			CHECK_EQ(e->packets, (uint64_t)N_THREADS * N_REPS);
-			CHECK_EQ(e->bytes, (uint64_t)N_THREADS * N_REPS * (i + 1));
-			CHECK_EQ(e->first_seen, 5);
-			CHECK_EQ(e->last_seen, (N_REPS - 1) * 1000ull +
+			CHECK_EQ(gpurx_flow_live(e)->packets, (uint64_t)N_THREADS * N_REPS);
+			CHECK_EQ(gpurx_flow_live(e)->bytes, (uint64_t)N_THREADS * N_REPS * (i + 1));
+			CHECK_EQ(gpurx_flow_live(e)->first_seen, 5);
+			CHECK_EQ(gpurx_flow_live(e)->last_seen, (N_REPS - 1) * 1000ull +
 				N_THREADS - 1 + 5);
 		}
 	} else {
@@ -288,10 +290,10 @@ test_classify(void)
 	CHECK_EQ(ft->overflow_pkts, 0);
 	for (uint32_t j = 0; j < n_ref; j++) {
 		e = gpurx_flow_table_find(ft, &ref[j].key);
-		CHECK(e != NULL && e->packets == ref[j].packets &&
-			e->bytes == ref[j].bytes &&
-			e->first_seen == ref[j].first &&
-			e->last_seen == ref[j].last, "flow %u differs", j);
+		CHECK(e != NULL && gpurx_flow_live(e)->packets == ref[j].packets &&
+			gpurx_flow_live(e)->bytes == ref[j].bytes &&
+			gpurx_flow_live(e)->first_seen == ref[j].first &&
+			gpurx_flow_live(e)->last_seen == ref[j].last, "flow %u differs", j);
 	}
 	while (gpurx_flow_table_next(ft, &pos) != NULL)
 		;

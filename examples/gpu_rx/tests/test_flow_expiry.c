@@ -129,8 +129,9 @@ test_lifetimes(void)
 	check_rec(&rec[0], 1, 3, 300, 0, 9, GPURX_FLOW_END_IDLE);
 	key_id(1, &k);
 	e = gpurx_flow_table_find(t.ft, &k);
-	CHECK(e != NULL && e->packets == 1 && e->first_seen == 19 &&
-		e->queue == 3, "the new record of key 1");
+	CHECK(e != NULL && gpurx_flow_live(e)->packets == 1 &&
+		gpurx_flow_live(e)->first_seen == 19 &&
+		gpurx_flow_live_queue(e) == 3, "the new record of key 1");
 
 	/* Active: a packet every 5 from 100: the record ends 25 after its
 	 * first packet; the packet at 125 starts the next one. */
@@ -192,7 +193,8 @@ test_lifetimes(void)
 		gpurx_flow_update_pkt(ft, &k, 1, 1000000, 0, 0);
 		CHECK_EQ(gpurx_flow_scan(ft, 0, 64, UINT64_MAX), 0);
 		e = gpurx_flow_table_find(ft, &k);
-		CHECK(e != NULL && e->packets == 2, "no-expiry table lost packets");
+		CHECK(e != NULL && gpurx_flow_live(e)->packets == 2,
+			"no-expiry table lost packets");
 		free(mem);
 	}
 }
@@ -238,7 +240,8 @@ test_pressure_and_full_ring(void)
 	if (e != NULL)
 		k = e->key;
 	gpurx_flow_update_pkt(t.ft, &k, 10, 2000, 0, 0);
-	CHECK(e != NULL && e->packets == 2, "packet not counted in a flow "
+	CHECK(e != NULL && gpurx_flow_live(e)->packets == 2,
+		"packet not counted in a flow "
 		"that could not end");
 	CHECK_EQ(tbl_drain(&t, rec, 64), 2);
 	CHECK_EQ(gpurx_flow_scan(t.ft, 0, 64, 3000), 2);
@@ -267,14 +270,16 @@ test_final_reason(void)
 
 	tbl_new(&t, 16, 0, 16, 10, 100, 5);
 	memset(&e, 0, sizeof(e));
-	e.first_seen = 0;
-	e.last_seen = 50;
+	e.state = GPURX_FLOW_READY;
+	e.rec = GPURX_FLOW_REC_LIVE;
+	e.acc[0].first_seen = 0;
+	e.acc[0].last_seen = 50;
 	CHECK_EQ(gpurx_flow_final_reason(t.ft, &e, 55), GPURX_FLOW_END_FORCED);
 	CHECK_EQ(gpurx_flow_final_reason(t.ft, &e, 60), GPURX_FLOW_END_IDLE);
-	e.tcp_flags = 0x01;
+	e.rec |= 0x01ull << GPURX_FLOW_REC_FLAGS_SHIFT(0);
 	CHECK_EQ(gpurx_flow_final_reason(t.ft, &e, 51), GPURX_FLOW_END_EOF);
-	e.last_seen = 98;
-	e.tcp_flags = 0;
+	e.acc[0].last_seen = 98;
+	e.rec = GPURX_FLOW_REC_LIVE;
 	CHECK_EQ(gpurx_flow_final_reason(t.ft, &e, 100), GPURX_FLOW_END_ACTIVE);
 	tbl_free(&t);
 }
@@ -337,31 +342,46 @@ ref_emit(struct gpurx_flow_rec *out, uint32_t *n, uint32_t id,
 	f->live = 0;
 }
 
-static void
-test_against_model(void)
-{
-	const uint64_t idle = 700, active = 5000, linger = 90;
-	struct gpurx_flow_rec *want = calloc(REF_PKTS + REF_KEYS, sizeof(*want));
-	struct gpurx_flow_rec *got = calloc(REF_PKTS + REF_KEYS, sizeof(*got));
-	struct ref_flow *ref = calloc(REF_KEYS, sizeof(*ref));
-	const struct gpurx_flow_entry *e;
-	uint32_t nw = 0, ng = 0, pos = 0, bad = 0;
-	uint64_t ts = 0, rng = 12345;
-	struct tbl t;
+/* One packet of the model's stream. */
+struct ref_pkt {
+	uint32_t id;
+	uint8_t flags;
+	uint64_t ts;
+};
 
-	tbl_new(&t, 2048, 0, 1 << 16, idle, active, linger);
+#define REF_IDLE 700
+#define REF_ACTIVE 5000
+#define REF_LINGER 90
+
+/*
+ * The model's stream (REF_PKTS packets of REF_KEYS keys, bursty times:
+ * most packets close together, some far apart, so that records end by
+ * every timeout) and, into want (REF_PKTS + REF_KEYS records), the
+ * records the rules give for it, those live at the end ending as at exit
+ * at the last packet's time. Returns how many records.
+ */
+static uint32_t
+ref_stream(struct ref_pkt *pk, struct gpurx_flow_rec *want)
+{
+	struct ref_flow *ref = calloc(REF_KEYS, sizeof(*ref));
+	uint64_t ts = 0, rng = 12345;
+	uint32_t nw = 0;
+
 	for (uint32_t i = 0; i < REF_PKTS; i++) {
 		uint32_t id, why;
 		uint8_t flags;
 		struct ref_flow *f;
 
-		/* Bursty gaps: most packets close together, some far apart. */
 		rng = flow_stress_mix(rng);
 		ts += rng % 100 == 0 ? 400 + rng % 900 : rng % 7;
 		flow_stress_pkt(i, 97, 60, &id, &flags);
 		id %= REF_KEYS;
+		pk[i].id = id;
+		pk[i].flags = flags;
+		pk[i].ts = ts;
 		f = &ref[id];
-		if (f->live && (why = ref_due(f, ts, idle, active, linger)) != 0)
+		if (f->live && (why = ref_due(f, ts, REF_IDLE, REF_ACTIVE,
+				REF_LINGER)) != 0)
 			ref_emit(want, &nw, id, f, why);
 		if (!f->live) {
 			memset(f, 0, sizeof(*f));
@@ -372,16 +392,6 @@ test_against_model(void)
 		f->packets++;
 		f->bytes += flow_stress_bytes(id);
 		f->flags |= flags;
-		CHECK_EQ(upd(&t, id, flow_stress_bytes(id), ts, flags), 0);
-		/* A scan now and then, at the time of the last packet. */
-		if (i % 1000 == 999) {
-			for (uint32_t j = 0; j < REF_KEYS; j++)
-				if (ref[j].live && (why = ref_due(&ref[j], ts,
-						idle, active, linger)) != 0)
-					ref_emit(want, &nw, j, &ref[j], why);
-			gpurx_flow_scan(t.ft, 0, t.ft->capacity, ts);
-		}
-		ng += tbl_drain(&t, got + ng, REF_PKTS + REF_KEYS - ng);
 	}
 	/* Exit: what is live ends as due, else by its FIN or RST, else
 	 * forced. */
@@ -390,26 +400,32 @@ test_against_model(void)
 
 		if (!ref[j].live)
 			continue;
-		why = ref_due(&ref[j], ts, idle, active, linger);
+		why = ref_due(&ref[j], ts, REF_IDLE, REF_ACTIVE, REF_LINGER);
 		if (why == 0)
 			why = ref[j].flags & 0x05 ? GPURX_FLOW_END_EOF :
 				GPURX_FLOW_END_FORCED;
 		ref_emit(want, &nw, j, &ref[j], why);
 	}
-	while ((e = gpurx_flow_table_next(t.ft, &pos)) != NULL) {
-		struct gpurx_flow_rec *r = &got[ng++];
+	free(ref);
+	return nw;
+}
 
-		memset(r, 0, sizeof(*r));
-		r->key = e->key;
-		r->packets = e->packets;
-		r->bytes = e->bytes;
-		r->first_ns = e->first_seen;
-		r->last_ns = e->last_seen;
-		r->tcp_flags = (uint8_t)e->tcp_flags;
-		r->reason = (uint8_t)gpurx_flow_final_reason(t.ft, e, ts);
-	}
-	CHECK(nw > 2000, "too few records in the model: %u", nw);
-	CHECK_EQ(ng, nw);
+/*
+ * After the stream: the table's records (ng taken from the ring into
+ * got) and those live at exit equal the model's, record for record.
+ */
+static void
+ref_compare(const char *what, struct tbl *t, struct gpurx_flow_rec *got,
+		uint32_t ng, struct gpurx_flow_rec *want, uint32_t nw,
+		uint64_t now)
+{
+	const struct gpurx_flow_entry *e;
+	uint32_t pos = 0, bad = 0;
+
+	while ((e = gpurx_flow_table_next(t->ft, &pos)) != NULL)
+		gpurx_flow_final_rec(t->ft, e, now, &got[ng++]);
+	CHECK(nw > 2000, "%s: too few records in the model: %u", what, nw);
+	CHECK(ng == nw, "%s: %u records, the model %u", what, ng, nw);
 	qsort(want, nw, sizeof(*want), rec_cmp);
 	qsort(got, ng, sizeof(*got), rec_cmp);
 	for (uint32_t i = 0; i < nw && i < ng; i++) {
@@ -422,10 +438,10 @@ test_against_model(void)
 				a->tcp_flags != b->tcp_flags ||
 				a->reason != b->reason) {
 			if (++bad <= 5)
-				CHECK(0, "record %u: key %u [%llu, %llu] %llu pkts "
-					"reason %u; model key %u [%llu, %llu] %llu "
-					"pkts reason %u", i,
-					flow_stress_key_id(&b->key),
+				CHECK(0, "%s: record %u: key %u [%llu, %llu] "
+					"%llu pkts reason %u; model key %u "
+					"[%llu, %llu] %llu pkts reason %u", what,
+					i, flow_stress_key_id(&b->key),
 					(unsigned long long)b->first_ns,
 					(unsigned long long)b->last_ns,
 					(unsigned long long)b->packets, b->reason,
@@ -435,14 +451,202 @@ test_against_model(void)
 					(unsigned long long)a->packets, a->reason);
 		}
 	}
-	CHECK_EQ(bad, 0);
-	CHECK(t.ft->ended[GPURX_FLOW_END_IDLE] > 0 &&
-		t.ft->ended[GPURX_FLOW_END_ACTIVE] > 0 &&
-		t.ft->ended[GPURX_FLOW_END_EOF] > 0, "not every reason seen");
+	CHECK(bad == 0, "%s: %u records differ from the model", what, bad);
+	CHECK(t->ft->ended[GPURX_FLOW_END_IDLE] > 0 &&
+		t->ft->ended[GPURX_FLOW_END_ACTIVE] > 0 &&
+		t->ft->ended[GPURX_FLOW_END_EOF] > 0,
+		"%s: not every reason seen", what);
+}
+
+static void
+test_against_model(void)
+{
+	struct gpurx_flow_rec *want = calloc(REF_PKTS + REF_KEYS, sizeof(*want));
+	struct gpurx_flow_rec *got = calloc(REF_PKTS + REF_KEYS, sizeof(*got));
+	struct ref_pkt *pk = calloc(REF_PKTS, sizeof(*pk));
+	uint32_t nw, ng = 0;
+	struct tbl t;
+
+	nw = ref_stream(pk, want);
+	tbl_new(&t, 2048, 0, 1 << 16, REF_IDLE, REF_ACTIVE, REF_LINGER);
+	for (uint32_t i = 0; i < REF_PKTS; i++) {
+		CHECK_EQ(upd(&t, pk[i].id, flow_stress_bytes(pk[i].id), pk[i].ts,
+			pk[i].flags), 0);
+		/* A scan now and then, at the time of the last packet. */
+		if (i % 1000 == 999)
+			gpurx_flow_scan(t.ft, 0, t.ft->capacity, pk[i].ts);
+		ng += tbl_drain(&t, got + ng, REF_PKTS + REF_KEYS - ng);
+	}
+	ref_compare("sequential", &t, got, ng, want, nw, pk[REF_PKTS - 1].ts);
 	free(want);
 	free(got);
-	free(ref);
+	free(pk);
 	tbl_free(&t);
+}
+
+/* --- The GPU's turn, on the CPU: ordered decisions, parallel rest ----- */
+
+/* Packets an item holds, and threads taking items in turn. */
+#define TURN_ITEM 16
+#define TURN_THREADS 4
+
+struct turn_run {
+	struct tbl t;
+	const struct ref_pkt *pk;
+	uint32_t n_items;
+	uint64_t turn;		/* the item whose plans go next */
+	uint64_t done_ts;	/* every packet up to it is decided */
+	int stop_scan;
+	uint64_t scans;
+};
+
+/*
+ * Thread j takes items j, j + TURN_THREADS, ... as a GPU queue's workers
+ * do: pin each packet's flow (not ordered), wait for the item's turn,
+ * group the item's packets by slot and plan, reserve, commit each group
+ * in arrival order, pass the turn on, then finish the groups while the
+ * next item's plans run.
+ */
+static void *
+turn_worker(void *arg)
+{
+	struct turn_run *r = ((void **)arg)[0];
+	const uint32_t me = (uint32_t)(uintptr_t)((void **)arg)[1];
+	struct gpurx_flow_table *ft = r->t.ft;
+
+	for (uint32_t it = me; it < r->n_items; it += TURN_THREADS) {
+		struct gpurx_flow_pkt pk[TURN_ITEM];
+		struct gpurx_flow_entry *e[TURN_ITEM];
+		struct gpurx_flow_plan pl[TURN_ITEM];
+		uint64_t pos[TURN_ITEM];
+		uint32_t grp[TURN_ITEM];
+		int leader[TURN_ITEM];
+
+		for (uint32_t i = 0; i < TURN_ITEM; i++) {
+			const struct ref_pkt *x = &r->pk[it * TURN_ITEM + i];
+			struct gpurx_flow_key k;
+
+			key_id(x->id, &k);
+			pk[i].bytes = flow_stress_bytes(x->id);
+			pk[i].ts = x->ts;
+			pk[i].hash = gpurx_flow_hash(&k);
+			pk[i].tcp_flags = x->flags;
+			pk[i].queue = 0;
+			e[i] = gpurx_flow_pin(ft, &k, &pk[i]);
+			CHECK(e[i] != NULL, "turns: packet %u overflowed",
+				it * TURN_ITEM + i);
+		}
+		for (uint32_t i = 0; i < TURN_ITEM; i++) {
+			grp[i] = 0;
+			leader[i] = 1;
+			for (uint32_t j = 0; j < TURN_ITEM; j++)
+				if (e[j] == e[i])
+					grp[i] |= 1u << j;
+			for (uint32_t j = 0; j < i; j++)
+				leader[i] &= e[j] != e[i];
+		}
+		/* Acquire: the earlier items' commits. */
+		while (__atomic_load_n(&r->turn, __ATOMIC_ACQUIRE) != it)
+			sched_yield();
+		for (uint32_t i = 0; i < TURN_ITEM; i++) {
+			int noend = 0;
+
+			if (!leader[i] || e[i] == NULL)
+				continue;
+			for (;;) {
+				gpurx_flow_plan(ft, e[i], pk, grp[i], noend, 0,
+					&pl[i]);
+				pos[i] = 0;
+				if (gpurx_flow_plan_blocked(&pl[i])) {
+					sched_yield();
+					continue;
+				}
+				if (pl[i].ends != 0 && gpurx_flow_ring_reserve(ft,
+						pl[i].ends, &pos[i]) != pl[i].ends) {
+					CHECK(0, "turns: ring full");
+					noend = 1;
+					continue;
+				}
+				if (gpurx_flow_commit(ft, e[i], &pl[i], pos[i]) > 0)
+					break;
+				gpurx_flow_skip_n(ft, pos[i], pl[i].ends);
+				sched_yield();
+			}
+		}
+		/* Release: this item's commits before the next item's plans
+		 * (and the scan's now). */
+		__atomic_store_n(&r->done_ts, r->pk[it * TURN_ITEM +
+			TURN_ITEM - 1].ts, __ATOMIC_RELEASE);
+		__atomic_store_n(&r->turn, it + 1, __ATOMIC_RELEASE);
+		for (uint32_t i = 0; i < TURN_ITEM; i++)
+			if (leader[i] && e[i] != NULL)
+				gpurx_flow_finish(ft, e[i], &pl[i], pk, grp[i],
+					pos[i], (uint32_t)__builtin_popcount(grp[i]));
+	}
+	return NULL;
+}
+
+/* Scans at the time up to which every packet is decided, as the
+ * exporter's scan does. */
+static void *
+turn_scanner(void *arg)
+{
+	struct turn_run *r = arg;
+
+	while (!__atomic_load_n(&r->stop_scan, __ATOMIC_ACQUIRE)) {
+		uint64_t now = __atomic_load_n(&r->done_ts, __ATOMIC_ACQUIRE);
+
+		gpurx_flow_scan(r->t.ft, 0, r->t.ft->capacity, now);
+		r->scans++;
+		sched_yield();
+	}
+	return NULL;
+}
+
+/*
+ * The split protocol under concurrency (flow_table.h, steps pin / plan /
+ * commit / finish as gpu_kernels.cu runs them around its turn): threads
+ * pinning and finishing at once, one flow's packets in several items in
+ * flight, a scanning thread: the records equal the sequential model's.
+ */
+static void
+test_turns(void)
+{
+	struct gpurx_flow_rec *want = calloc(REF_PKTS + REF_KEYS, sizeof(*want));
+	struct gpurx_flow_rec *got = calloc(REF_PKTS + REF_KEYS, sizeof(*got));
+	struct ref_pkt *pk = calloc(REF_PKTS, sizeof(*pk));
+	pthread_t th[TURN_THREADS], sc;
+	void *args[TURN_THREADS][2];
+	struct turn_run r;
+	uint32_t nw, ng;
+
+	memset(&r, 0, sizeof(r));
+	nw = ref_stream(pk, want);
+	/* Room for every record and every position a retried commit
+	 * skips: a full ring would change records (ends put off). */
+	tbl_new(&r.t, 2048, 0, 1 << 20, REF_IDLE, REF_ACTIVE, REF_LINGER);
+	r.pk = pk;
+	r.n_items = REF_PKTS / TURN_ITEM;
+	CHECK_EQ(REF_PKTS % TURN_ITEM, 0);
+	CHECK_EQ(pthread_create(&sc, NULL, turn_scanner, &r), 0);
+	for (uintptr_t j = 0; j < TURN_THREADS; j++) {
+		args[j][0] = &r;
+		args[j][1] = (void *)j;
+		CHECK_EQ(pthread_create(&th[j], NULL, turn_worker, args[j]), 0);
+	}
+	for (int j = 0; j < TURN_THREADS; j++)
+		pthread_join(th[j], NULL);
+	__atomic_store_n(&r.stop_scan, 1, __ATOMIC_RELEASE);
+	pthread_join(sc, NULL);
+	ng = tbl_drain(&r.t, got, REF_PKTS + REF_KEYS);
+	CHECK_EQ(r.t.ft->ring_full, 0);
+	CHECK_EQ(r.t.ft->overflow_pkts, 0);
+	CHECK(r.scans > 0, "turns: the scanner never ran");
+	ref_compare("turns", &r.t, got, ng, want, nw, pk[REF_PKTS - 1].ts);
+	free(want);
+	free(got);
+	free(pk);
+	tbl_free(&r.t);
 }
 
 /* --- The protocol under load ------------------------------------------ */
@@ -610,10 +814,11 @@ test_stress(const struct stress_cfg *c)
 			continue;
 		dup += live_seen[id];
 		live_seen[id] = 1;
-		CHECK(e->bytes == e->packets * flow_stress_bytes(id),
+		CHECK(gpurx_flow_live(e)->bytes ==
+			gpurx_flow_live(e)->packets * flow_stress_bytes(id),
 			"%s: live key %u mixes counts", c->name, id);
-		s->exported[id] += e->packets;
-		s->exported_bytes[id] += e->bytes;
+		s->exported[id] += gpurx_flow_live(e)->packets;
+		s->exported_bytes[id] += gpurx_flow_live(e)->bytes;
 	}
 	for (uint32_t k = 0; k < s->keys; k++) {
 		mismatched += s->exported[k] != s->sent[k] ||
@@ -710,7 +915,7 @@ test_insert_race(void)
 			if (flow_stress_key_id(&e->key) != round)
 				continue;
 			live++;
-			pk += e->packets;
+			pk += gpurx_flow_live(e)->packets;
 		}
 		dups += live > 1;
 		lost += pk != RACE_THREADS;
@@ -779,7 +984,8 @@ test_reach(void)
 
 		key_id(id, &k);
 		e = gpurx_flow_table_find(t.ft, &k);
-		CHECK(e != NULL && e->packets == 1, "key %u not found once", id);
+		CHECK(e != NULL && gpurx_flow_live(e)->packets == 1,
+			"key %u not found once", id);
 	}
 	tbl_free(&t);
 }
@@ -1060,6 +1266,7 @@ main(void)
 	test_pressure_and_full_ring();
 	test_final_reason();
 	test_against_model();
+	test_turns();
 	test_insert_race();
 	test_reach();
 	test_dev_ring_pull();

@@ -160,10 +160,10 @@ run_filter_on(const char *expr, const struct pkt_batch *b, uint32_t capacity,
 		uint32_t pos = 0;
 
 		while ((e = gpurx_flow_table_next(cft, &pos)) != NULL)
-			cp += e->packets;
+			cp += gpurx_flow_live(e)->packets;
 		pos = 0;
 		while ((e = gpurx_flow_table_next(gft, &pos)) != NULL)
-			gp += e->packets;
+			gp += gpurx_flow_live(e)->packets;
 		CHECK(cp == gp, "\"%s\": %llu packets accounted on CPU, %llu on GPU",
 			expr, (unsigned long long)cp, (unsigned long long)gp);
 	}

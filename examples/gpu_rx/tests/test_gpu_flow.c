@@ -339,10 +339,11 @@ test_under_load(void)
 			continue;
 		dup += live[id];
 		live[id] = 1;
-		CHECK(e->bytes == e->packets * flow_stress_bytes(id),
+		CHECK(gpurx_flow_live(e)->bytes ==
+			gpurx_flow_live(e)->packets * flow_stress_bytes(id),
 			"live key %u mixes counts", id);
-		c.exported[id] += e->packets;
-		c.exported_bytes[id] += e->bytes;
+		c.exported[id] += gpurx_flow_live(e)->packets;
+		c.exported_bytes[id] += gpurx_flow_live(e)->bytes;
 	}
 	for (uint32_t k = 0; k < keys; k++)
 		mismatched += c.exported[k] != sent[k] ||
