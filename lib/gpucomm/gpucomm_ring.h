@@ -122,8 +122,13 @@ gpucomm_ring_advance(struct gpucomm_ring *r, uint32_t n_pkts)
  * holds its packets), or rte_gpu_wmb()'s or the status store's error
  * (nothing published either).
  */
+/*
+ * Steps 1 to 3 of the publish ordering for the head item, READY left to
+ * the caller: 0 with *item set, or publish's errors (nothing published).
+ */
 static inline int
-gpucomm_ring_publish(struct gpucomm_ring *r, uint32_t n_pkts)
+gpucomm_ring_prepare(struct gpucomm_ring *r, uint32_t n_pkts,
+		struct rte_gpu_comm_list **item)
 {
 	struct rte_gpu_comm_list *it;
 	int rc;
@@ -143,6 +148,18 @@ gpucomm_ring_publish(struct gpucomm_ring *r, uint32_t n_pkts)
 		if (unlikely(rc != 0))
 			return rc;
 	}
+	*item = it;
+	return 0;
+}
+
+static inline int
+gpucomm_ring_publish(struct gpucomm_ring *r, uint32_t n_pkts)
+{
+	struct rte_gpu_comm_list *it;
+	int rc = gpucomm_ring_prepare(r, n_pkts, &it);
+
+	if (unlikely(rc != 0))
+		return rc;
 	rc = rte_gpu_comm_set_status(it, RTE_GPU_COMM_LIST_READY);
 	if (unlikely(rc != 0))
 		return rc;
@@ -159,9 +176,11 @@ gpucomm_ring_publish(struct gpucomm_ring *r, uint32_t n_pkts)
  * into GPU memory. The lcore does not wait for the copy; the kernel sees
  * READY only once the copy is done. The entries, side data and count are
  * plain stores made visible by rte_wmb before the stream's store is
- * queued. The copy engine's writes are ordered by the stream; no
- * write-combining flush (the CPU stores no status).
- * 0; -ENOSPC, -EINVAL as gpucomm_ring_publish; -EIO when the store could
+ * queued, and a NIC's writes into GPU memory by rte_gpu_wmb (with
+ * GPUCOMM_RING_GPU_WMB: the copy may move only some of the item's
+ * packets); the copy engine's writes are ordered by the stream. No
+ * write-combining flush: the CPU stores no status.
+ * 0; publish's errors; -EIO when the store could
  * not be queued (nothing published: the caller still holds its packets,
  * and the copy's target must not be reused before the stream is idle).
  */
@@ -170,21 +189,10 @@ gpucomm_ring_publish_on_stream(struct gpucomm_ring *r, uint32_t n_pkts,
 		void *stream)
 {
 	struct rte_gpu_comm_list *it;
+	int rc = gpucomm_ring_prepare(r, n_pkts, &it);
 
-	if (unlikely(r->inflight == r->n_items))
-		return -ENOSPC;
-	if (unlikely(n_pkts == 0 || n_pkts > RTE_GPU_COMM_LIST_PKTS_MAX))
-		return -EINVAL;
-	it = &r->list[r->head];
-	RTE_GPU_VOLATILE(it->num_pkts) = n_pkts;
-	/* Entries, side data and count globally visible before the stream
-	 * can store READY. */
-	rte_wmb();
-	/* Packets of the item a NIC wrote into GPU memory (the copy moves
-	 * only some of them): visible to the GPU before READY, as in
-	 * gpucomm_ring_publish. */
-	if (r->gpu_wmb && unlikely(rte_gpu_wmb(r->dev_id) != 0))
-		return -EIO;
+	if (unlikely(rc != 0))
+		return rc;
 	if (unlikely(gpucomm_cuda_queue_ready(stream,
 			(uint32_t *)it->status_d) != 0))
 		return -EIO;
