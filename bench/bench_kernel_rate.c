@@ -42,6 +42,7 @@
  *
  * Usage: bench-kernel-rate [--packets N] [--reps N] [--warmup N]
  *        [--seed N] [--flows N,N] [--sizes 64,mix] [--mem gpu,host]
+ *        [--filters empty,tcp443,complex]
  *        [--window N] [--budget-s N] [--device N | --pci BUS_ID]
  *        [--out DIR] [--cpu-only] [--tiny]
  *        bench-kernel-rate --self-test
@@ -124,6 +125,7 @@ struct opts {
 	bool size64;
 	bool size_mix;
 	bool mem[MEM_MAX];
+	bool filter[N_FILTERS];	/* which of filters[] run (profiling one) */
 	uint64_t window;
 	uint64_t budget_s;
 	uint64_t device;
@@ -192,6 +194,7 @@ usage(const char *prog)
 {
 	fprintf(stderr, "Usage: %s [--packets N] [--reps N] [--warmup N] [--seed N]\n"
 		"       [--flows N,N] [--sizes 64,mix] [--mem gpu,host] [--window N]\n"
+		"       [--filters empty,tcp443,complex]\n"
 		"       [--budget-s N] [--device N | --pci BUS_ID] [--out DIR]\n"
 		"       [--cpu-only] [--tiny]\n"
 		"       %s --self-test\n", prog, prog);
@@ -252,6 +255,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "flows", required_argument, NULL, 'f' },
 		{ "sizes", required_argument, NULL, 'z' },
 		{ "mem", required_argument, NULL, 'm' },
+		{ "filters", required_argument, NULL, 'F' },
 		{ "window", required_argument, NULL, 'W' },
 		{ "budget-s", required_argument, NULL, 'b' },
 		{ "device", required_argument, NULL, 'd' },
@@ -262,6 +266,10 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const size_names[] = { "64", "mix" };
+	static const char *const filter_names[] = { "empty", "tcp443",
+		"complex" };
+	_Static_assert(sizeof(filter_names) / sizeof(filter_names[0]) ==
+		N_FILTERS, "a name for each of filters[]");
 	bool sizes[2];
 	int c;
 
@@ -298,6 +306,11 @@ parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'm':
 			if (parse_names(optarg, mem_names, o->mem, MEM_MAX) < 0)
+				return -1;
+			break;
+		case 'F':
+			if (parse_names(optarg, filter_names, o->filter,
+					N_FILTERS) < 0)
 				return -1;
 			break;
 		case 'W':
@@ -967,6 +980,8 @@ run_dataset(struct ctx *c, bool fixed64)
 			bool full_done = false;
 			int m;
 
+			if (!c->o.filter[fi])
+				continue;
 			if (past_deadline(c)) {
 				printf("kernel-rate filter=%s %s SKIPPED (time "
 					"budget)\n", filters[fi].name, dtag);
@@ -1100,6 +1115,8 @@ main(int argc, char **argv)
 	o->n_flows = 2;
 	o->size64 = o->size_mix = true;
 	o->mem[MEM_GPU] = o->mem[MEM_HOST] = true;
+	for (size_t fi = 0; fi < N_FILTERS; fi++)
+		o->filter[fi] = true;
 	o->window = DEFAULT_WINDOW;
 	o->budget_s = DEFAULT_BUDGET_S;
 	if (parse_args(argc, argv, o) < 0) {
