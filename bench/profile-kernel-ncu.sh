@@ -6,8 +6,9 @@
 # gpurx_classify_pkt, a thread per packet and warp-staged), 64-byte
 # packets, one timed pass each: duration, achieved memory and SM
 # throughput (% of peak), DRAM and PCIe-read bandwidth, achieved
-# occupancy, and the warp stall reasons that dominate (cycles a warp
-# waited per issued instruction, by reason).
+# occupancy (and registers per thread, the blocks per SM they allow), and
+# the warp stall reasons that dominate (warps stalled per issued
+# instruction, by reason).
 #
 # Output: OUT_DIR/ncu-<filter>-<mem>.csv (ncu --page raw), and
 # OUT_DIR/ncu-summary.txt, a line per kernel launch profiled.
@@ -65,9 +66,10 @@ def col(r, name):
         return float(r[names.index(name)].replace(",", ""))
     except (ValueError, IndexError):
         return None
-stall = [(i, re.sub(r"smsp__average_warp_latency_issue_stalled_|_per_warp_active\.ratio|\.ratio", "", n))
+stall = [(i, re.sub(r"^smsp__average_warps_issue_stalled_|_per_issue_active\.ratio$", "", n))
          for i, n in enumerate(names)
-         if n.startswith("smsp__average_warp_latency_issue_stalled_")]
+         if n.startswith("smsp__average_warps_issue_stalled_") and
+         n.endswith("_per_issue_active.ratio") and "selected" not in n]
 for r in rows[hdr + 2:]:
     if len(r) != len(names):
         continue
@@ -78,7 +80,9 @@ for r in rows[hdr + 2:]:
     if dur is not None:
         dur *= {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3, "second": 1e6}.get(unit, 1e-3)
     mem_pct = col(r, "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed")
-    dram = col(r, "dram__throughput.avg.pct_of_peak_sustained_elapsed")
+    dram = col(r, "dram__bytes.sum.per_second")
+    regs = col(r, "launch__registers_per_thread")
+    lim = col(r, "launch__occupancy_limit_registers")
     sm = col(r, "sm__throughput.avg.pct_of_peak_sustained_elapsed")
     occ = col(r, "sm__warps_active.avg.pct_of_peak_sustained_active")
     st = []
@@ -92,7 +96,8 @@ for r in rows[hdr + 2:]:
     def f(v, fmt):
         return "n/a" if v is None else fmt % v
     print(f"ncu filter={filt} mem={mem} kernel={k} duration_us={f(dur, '%.1f')} "
-          f"mem_pct={f(mem_pct, '%.1f')} dram_pct={f(dram, '%.1f')} sm_pct={f(sm, '%.1f')} "
+          f"mem_pct={f(mem_pct, '%.1f')} dram_GBps={f(dram and dram / 1e9, '%.0f')} sm_pct={f(sm, '%.1f')} "
+          f"regs={f(regs, '%.0f')} blocks_by_regs={f(lim, '%.0f')} "
           f"occupancy_pct={f(occ, '%.1f')} stalls_per_issue=[{top}]")
 PY
 	done
