@@ -722,6 +722,9 @@ tx_lcore(void *arg)
 		int rc;
 
 		if (a->fill != NULL && send_built(T) != 0) {
+			/* The kernel failed a burst: the rest will not come
+			 * back either; their mbufs are freed and counted. */
+			T->st.failed += gpugen_fill_abandon(a->fill, T->q);
 			T->rc = -1;
 			break;
 		}
