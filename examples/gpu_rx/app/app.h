@@ -18,13 +18,6 @@
 #include "opts.h"
 #include "stats.h"
 
-/*
- * gpu_path.c's name for gpupkt_tsc_ns(), kept while that file is
- * reworked elsewhere: it should call gpupkt_tsc_ns() itself (and take
- * its rates from a->clk.hz, not rte_get_tsc_hz()), and this line goes.
- */
-#define gpurx_tsclock_ns gpupkt_tsc_ns
-
 struct gpurx_gpu;
 struct gpurx_flow_export;
 struct gpurx_stamps;

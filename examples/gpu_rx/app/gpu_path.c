@@ -335,7 +335,7 @@ collect_item(struct gpurx_app *a, uint16_t q)
 	if (Q->lat_hist != NULL)
 		gpurx_lat_hist_add(Q->lat_hist, LAT_BUCKETS,
 			(rte_get_tsc_cycles() - it->t_ready) * 1000000 /
-			rte_get_tsc_hz());
+			a->clk.hz);
 	{
 		/* Counted here, published once per item: the stats are
 		 * read by other threads, so each update is an atomic store
@@ -422,7 +422,7 @@ drain_queue(struct gpurx_app *a, uint16_t q)
 	struct gpurx_gpu *g = a->gpu;
 	struct gpu_queue *Q = &g->q[q];
 	uint64_t deadline = rte_get_tsc_cycles() +
-		DRAIN_TIMEOUT_S * rte_get_tsc_hz();
+		DRAIN_TIMEOUT_S * a->clk.hz;
 	uint64_t lost = 0;
 	uint32_t items;
 	int rc;
@@ -461,7 +461,7 @@ drain_queue(struct gpurx_app *a, uint16_t q)
 static int
 wait_item(struct gpurx_app *a, uint16_t q)
 {
-	const uint64_t limit = rte_get_tsc_cycles() + 5 * rte_get_tsc_hz();
+	const uint64_t limit = rte_get_tsc_cycles() + 5 * a->clk.hz;
 	int rc;
 
 	while (!a->stop) {
@@ -507,7 +507,7 @@ gpurx_rx_gpu_lcore(void *arg)
 		if (unlikely(gpurx_test_mangle_every != 0))
 			gpurx_test_mangle(q, pkts, n);
 		rx_ns = a->opt.ts_source == GPURX_TS_NONE ? 0 :
-			gpurx_tsclock_ns(&a->clk, rte_get_tsc_cycles());
+			gpupkt_tsc_ns(&a->clk, rte_get_tsc_cycles());
 		take = gpurx_admit(a, n);
 		if (take < n)
 			rte_pktmbuf_free_bulk(pkts + take, n - take);
