@@ -130,6 +130,18 @@ parse_u64_arg(const char *s, uint64_t *v)
 	return errno != 0 || *end != '\0' ? -1 : 0;
 }
 
+/* --name's value, a number in lo..hi; else said, -1. */
+static int
+parse_range(const char *name, const char *s, uint64_t lo, uint64_t hi,
+		uint64_t *v)
+{
+	if (parse_u64_arg(s, v) == 0 && *v >= lo && *v <= hi)
+		return 0;
+	fprintf(stderr, "error: --%s %s: %" PRIu64 "..%" PRIu64 "\n", name, s,
+		lo, hi);
+	return -1;
+}
+
 static int
 parse_rate(const char *s, struct opts *o)
 {
@@ -262,12 +274,8 @@ parse_opts(int argc, char **argv, struct opts *o)
 			}
 			break;
 		case 'b':
-			if (parse_u64_arg(optarg, &v) != 0 || v == 0 ||
-					v > MAX_BURST) {
-				fprintf(stderr, "error: --burst %s: 1..%d\n", optarg,
-					MAX_BURST);
+			if (parse_range("burst", optarg, 1, MAX_BURST, &v) != 0)
 				return -1;
-			}
 			o->burst = (uint32_t)v;
 			break;
 		case 'S':
@@ -289,20 +297,13 @@ parse_opts(int argc, char **argv, struct opts *o)
 			o->json = optarg;
 			break;
 		case 'Q':
-			if (parse_u64_arg(optarg, &v) != 0 || v == 0 ||
-					v > MAX_QUEUES) {
-				fprintf(stderr, "error: --queues %s: 1..%d\n", optarg,
-					MAX_QUEUES);
+			if (parse_range("queues", optarg, 1, MAX_QUEUES, &v) != 0)
 				return -1;
-			}
 			o->queues = (uint16_t)v;
 			break;
 		case 'I':
-			if (parse_u64_arg(optarg, &v) != 0 || v < 2 || v > 1024) {
-				fprintf(stderr, "error: --ring-items %s: 2..1024\n",
-					optarg);
+			if (parse_range("ring-items", optarg, 2, 1024, &v) != 0)
 				return -1;
-			}
 			o->ring_items = (uint32_t)v;
 			break;
 		case 'B':
