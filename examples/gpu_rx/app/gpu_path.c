@@ -249,12 +249,12 @@ fill_item_with(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts,
 	 * that cannot was refused at start-up). Then READY.
 	 *
 	 * With a copy on the stream (staged, or bytes gathered into GPU
-	 * memory) and few queues (Q->stream_ready, gpu_setup.c says why),
+	 * memory) and few queues (GPURX_STREAM_READY_QUEUES_MAX says why),
 	 * READY is the stream's to store, after the copy: the lcore goes on
 	 * receiving instead of waiting for it. t_ready below is then when the
 	 * copy was queued.
 	 */
-	if (copies && Q->stream_ready) {
+	if (copies && a->nq <= GPURX_STREAM_READY_QUEUES_MAX) {
 		rc = gpucomm_ring_publish_on_stream(&Q->ring, k, Q->stream);
 	} else {
 		/* The kernel may see READY as soon as it is stored. */

@@ -29,8 +29,14 @@ _Static_assert(ITEM_BYTES_MIN >= GPURX_SCRATCH_BYTES,
 #define GPU_PAGE 65536u
 #define DRAIN_TIMEOUT_S 5
 #define KERNEL_QUIT_TIMEOUT_MS 1000
-/* Queues up to which an item's copy is followed by a READY the stream
- * stores (gpu_setup.c, setup_queue, says why not beyond). */
+/*
+ * Queues up to which an item's copy is followed by a READY the stream
+ * stores rather than waited for. Measured on an H100 (staged, 64 B,
+ * bench/ab-capacity.sh): one RX lcore went from 9.9 to 16.2 Mpps, but 4
+ * lcores from 30.7 to 19.2 and 8 from 16.0 to 5.2: every lcore then makes
+ * CUDA calls as fast as it receives, and their calls, which the driver
+ * serializes per context, crowd each other out; waiting paces them.
+ */
 #define GPURX_STREAM_READY_QUEUES_MAX 2
 
 /* What a buffer in the registry is, so it is released the right way. */
@@ -67,9 +73,6 @@ struct gpu_queue {
 	uint8_t *host_buf;	/* pinned: chained bounce, or staging */
 	uint8_t *dev_buf;	/* device: staged copies, gpu-mode chains */
 	void *stream;
-	/* An item's copy (staged, gathered bytes) is followed by READY
-	 * stored by the stream rather than waited for: see setup_queue. */
-	int stream_ready;
 	struct gpucomm_ring ring;	/* over list (lib/gpucomm) */
 	uint32_t collected;	/* items, for the busy-share refresh */
 	uint64_t *lat_hist;	/* [LAT_BUCKETS] */

@@ -87,16 +87,6 @@ setup_queue(struct gpurx_app *a, uint16_t q)
 			"FREE: %s\n", q, rte_strerror(-rc));
 		return -1;
 	}
-	/*
-	 * Measured on an H100 (staged, 64 B, bench/ab-capacity.sh): letting
-	 * the stream store READY after an item's copy, instead of the lcore
-	 * waiting for the copy, took one RX lcore from 9.9 to 16.2 Mpps, but
-	 * 4 lcores from 30.7 to 19.2 and 8 from 16.0 to 5.2: every lcore then
-	 * makes CUDA calls as fast as it receives, and their calls, which
-	 * the driver serializes per context, crowd each other out; waiting
-	 * paces them. So only where few lcores call.
-	 */
-	Q->stream_ready = a->nq <= GPURX_STREAM_READY_QUEUES_MAX;
 	Q->items = rte_zmalloc("gpurx_items", n * sizeof(*Q->items), 0);
 	Q->lat_hist = rte_zmalloc("gpurx_lat", LAT_BUCKETS * sizeof(uint64_t), 0);
 	if (Q->items == NULL || Q->lat_hist == NULL)
