@@ -103,7 +103,13 @@
  *   (release, flow_ring.h), then move the tag on to FREE, or to BUSY for
  *   the evicting inserter (fetch_add of the tag difference, release:
  *   pins' transient increments are kept). A failed CAS (somebody pinned
- *   it) publishes the position empty and leaves the flow live.
+ *   it) publishes the position empty and leaves the flow live. The
+ *   scan's reason is decided again once CLOSING, on the stable record: a
+ *   packet that pinned and let go between the scan's reads and its CAS
+ *   leaves the state as it was (pins back to 0) but maybe a record not
+ *   due; then the slot is reopened (CLOSING -> READY). A lookup that
+ *   meets its own key CLOSING waits for the outcome, so the key is never
+ *   inserted twice.
  * - A full ring ends nothing (counted in ring_full): the record stays
  *   live and takes the packet, no record is lost, and the packet path
  *   never waits for the exporter.
@@ -117,8 +123,9 @@
  * nor the slot ended while a packet pins it. Threads that race on one
  * flow without an order (several queues, the stress tests) still put
  * every packet in exactly one record, the CAS choosing an order.
- * Lookups never wait: BUSY slots (never the key sought, outside the
- * lock: its inserter holds it) and CLOSING slots are passed over. On the
+ * Lookups wait only for a CLOSING slot of their own key (a copy into
+ * the ring); BUSY slots (never the key sought, outside the lock: its
+ * inserter holds it) and other CLOSING slots are passed over. On the
  * GPU every atomic here acts at device scope: only the GPU touches the
  * table while its kernels run.
  */
@@ -385,23 +392,41 @@ gpurx_flow_live_queue(const struct gpurx_flow_entry *e)
 	return e->queue[GPURX_FLOW_REC_B(e->rec)];
 }
 
+/*
+ * Whether a record's times, read while other threads may be adding to
+ * them, can decide an end: both landed. A commit adds its first (min)
+ * and last (max) times with two relaxed atomics, so a reader between
+ * them sees the first time and the emptied buffer's last, 0: read as
+ * such, the record would look idle since time 0 and end on the next
+ * packet (3 threads starting one record at once did that in about one
+ * round in 150). Once both landed last >= first: every last is the max
+ * of times whose min is first. Relaxed reads may still see an older
+ * last, as any racing reader may; an ordered reader (the next plan in
+ * the queue's turn, or one thread per queue) sees both.
+ */
+GPURX_FN int
+gpurx_flow_times_landed(uint64_t first, uint64_t last)
+{
+	return first != UINT64_MAX && last >= first;
+}
+
 /* The same for a live entry, its fields read as they are (not due while
- * it has no record, or its first packet's time has not landed yet). */
+ * it has no record, or its times have not landed). */
 GPURX_FN uint32_t
 gpurx_flow_entry_due(const struct gpurx_flow_table *ft,
 		const struct gpurx_flow_entry *e, uint64_t now)
 {
 	const uint64_t r = gpurx_atomic_load_u64(&e->rec, GPURX_RELAXED);
 	const struct gpurx_flow_acc *a = &e->acc[GPURX_FLOW_REC_B(r)];
-	uint64_t first;
+	uint64_t first, last;
 
 	if (!(r & GPURX_FLOW_REC_LIVE))
 		return GPURX_FLOW_END_NONE;
 	first = gpurx_atomic_load_u64(&a->first_seen, GPURX_RELAXED);
-	if (first == UINT64_MAX)
+	last = gpurx_atomic_load_u64(&a->last_seen, GPURX_RELAXED);
+	if (!gpurx_flow_times_landed(first, last))
 		return GPURX_FLOW_END_NONE;
-	return gpurx_flow_due(ft, first,
-		gpurx_atomic_load_u64(&a->last_seen, GPURX_RELAXED),
+	return gpurx_flow_due(ft, first, last,
 		GPURX_FLOW_REC_FLAGS(r, GPURX_FLOW_REC_B(r)), now);
 }
 
@@ -520,10 +545,18 @@ gpurx_flow_put(struct gpurx_flow_table *ft, uint64_t pos, const void *key,
  * only when its state is still `seen` (READY, that generation) with
  * nobody pinning it. The slot is left tagged `next` (FREE, or BUSY for an
  * evicting inserter). Returns 1 ended, 0 not (pos then published empty).
+ * why: PRESSURE ends it whatever its times; any other reason is the
+ * scan's, decided on fields read before the CAS, and is decided again at
+ * `now` once the slot is CLOSING: a packet may have pinned, updated and
+ * let go of the slot in between (its state back to `seen`, the CAS
+ * cannot tell), and the record it left may not be due. Then the slot is
+ * reopened, READY as it was; lookups of the key wait while it is CLOSING
+ * (gpurx_flow_find), so nobody inserted the key elsewhere meanwhile.
  */
 GPURX_FN int
 gpurx_flow_end_at(struct gpurx_flow_table *ft, struct gpurx_flow_entry *e,
-		uint64_t seen, uint32_t why, uint32_t next, uint64_t pos)
+		uint64_t seen, uint32_t why, uint32_t next, uint64_t pos,
+		uint64_t now)
 {
 	const uint64_t expect = seen & 0xffffffffull;
 	const struct gpurx_flow_acc *a;
@@ -540,6 +573,15 @@ gpurx_flow_end_at(struct gpurx_flow_table *ft, struct gpurx_flow_entry *e,
 	/* CLOSING: nobody else writes the slot; the acquire above read the
 	 * last unpin's release, so every holder's counts are seen and no
 	 * buffer is CLOSED (its writer pinned the slot). */
+	if (why != GPURX_FLOW_END_PRESSURE &&
+			(why = gpurx_flow_entry_due(ft, e, now)) ==
+			GPURX_FLOW_END_NONE) {
+		gpurx_flow_ring_skip(ft, pos);
+		/* Release: nothing was written; pairs with the lookups'
+		 * acquire like any other retag. */
+		gpurx_flow_retag(e, GPURX_FLOW_CLOSING, GPURX_FLOW_READY);
+		return 0;
+	}
 	r = gpurx_atomic_load_u64(&e->rec, GPURX_RELAXED);
 	b = GPURX_FLOW_REC_B(r);
 	a = &e->acc[b];
@@ -558,7 +600,7 @@ gpurx_flow_end_at(struct gpurx_flow_table *ft, struct gpurx_flow_entry *e,
 /* The same, reserving its own ring position (none: 0, counted). */
 GPURX_FN int
 gpurx_flow_end(struct gpurx_flow_table *ft, struct gpurx_flow_entry *e,
-		uint64_t seen, uint32_t why, uint32_t next)
+		uint64_t seen, uint32_t why, uint32_t next, uint64_t now)
 {
 	uint64_t pos;
 
@@ -566,7 +608,7 @@ gpurx_flow_end(struct gpurx_flow_table *ft, struct gpurx_flow_entry *e,
 	if (GPURX_FLOW_REFS(seen) != 0 ||
 			gpurx_flow_ring_reserve(ft, 1, &pos) != 1)
 		return 0;
-	return gpurx_flow_end_at(ft, e, seen, why, next, pos);
+	return gpurx_flow_end_at(ft, e, seen, why, next, pos, now);
 }
 
 /* A packet's worth of flow update. */
@@ -639,6 +681,26 @@ gpurx_flow_reach_at_least(struct gpurx_flow_entry *home, uint32_t d)
 		gpurx_atomic_store_relaxed_u16(&home->reach, want);
 }
 /*
+ * A slot holding the sought key is CLOSING: its closer may reopen it
+ * (gpurx_flow_end_at), and a lookup that passed over it would insert the
+ * key a second time. The closer waits for nothing while CLOSING (a copy
+ * into a reserved ring position), so this wait is short; bounded all the
+ * same, so a kernel never hangs on it. Returns the state after it.
+ */
+GPURX_FN uint64_t
+gpurx_flow_closing_wait(struct gpurx_flow_entry *e)
+{
+	uint64_t s;
+	uint32_t spins = 0;
+
+	while (GPURX_FLOW_TAG(s = gpurx_atomic_load_u64(&e->state,
+			GPURX_ACQUIRE)) == GPURX_FLOW_CLOSING &&
+			++spins < GPURX_FLOW_SPIN_MAX)
+		gpurx_cpu_relax();
+	return s;
+}
+
+/*
  * The key's READY slot in its window, or NULL. pin: hold it (tables
  * whose flows end: their slots are ended and reused). Without, slots
  * never end: a READY key never changes.
@@ -656,6 +718,10 @@ gpurx_flow_find(struct gpurx_flow_table *ft, const struct gpurx_flow_key *key,
 		struct gpurx_flow_entry *e = &ents[idx];
 		uint64_t s = gpurx_atomic_load_u64(&e->state, GPURX_ACQUIRE), old;
 
+		if (GPURX_FLOW_TAG(s) == GPURX_FLOW_CLOSING &&
+				gpurx_atomic_load_relaxed_u32(&e->hash) == hash &&
+				gpurx_flow_key_equal(e, key))
+			s = gpurx_flow_closing_wait(e);
 		if (GPURX_FLOW_TAG(s) == GPURX_FLOW_EMPTY)
 			return NULL;
 		if (GPURX_FLOW_TAG(s) != GPURX_FLOW_READY ||
@@ -764,7 +830,7 @@ gpurx_flow_claim(struct gpurx_flow_table *ft, uint32_t home, uint64_t *s)
 	/* Table pressure: the flow seen longest ago in the window ends. */
 	if (ft->ring != NULL && victim != NULL &&
 			gpurx_flow_end(ft, victim, victim_s,
-				GPURX_FLOW_END_PRESSURE, GPURX_FLOW_BUSY)) {
+				GPURX_FLOW_END_PRESSURE, GPURX_FLOW_BUSY, 0)) {
 		*s = ((victim_s & 0xffffffffull) & ~0xffull) | GPURX_FLOW_BUSY;
 		gpurx_flow_reach_at_least(&ents[home], victim_d);
 		return victim;
@@ -874,9 +940,10 @@ gpurx_flow_walk(struct gpurx_flow_table *ft, struct gpurx_flow_plan *pl,
 		uint32_t why = GPURX_FLOW_END_NONE;
 
 		mask &= mask - 1;
-		/* A live record whose first time has not landed (another
-		 * thread started it at once) is not due. */
-		if (!noend && live && seg.first != UINT64_MAX)
+		/* A live record whose times have not landed (another thread
+		 * started it at once) is not due. */
+		if (!noend && live && gpurx_flow_times_landed(seg.first,
+				seg.last))
 			why = gpurx_flow_due(ft, seg.first, seg.last, seg.flags,
 				p->ts);
 		if (why != GPURX_FLOW_END_NONE) {
@@ -1239,7 +1306,7 @@ gpurx_flow_scan(struct gpurx_flow_table *ft, uint32_t from, uint32_t to,
 		why = gpurx_flow_entry_due(ft, e, now);
 		if (why != GPURX_FLOW_END_NONE)
 			ended += (uint32_t)gpurx_flow_end(ft, e, s, why,
-				GPURX_FLOW_FREE);
+				GPURX_FLOW_FREE, now);
 	}
 	return ended;
 }

@@ -55,7 +55,7 @@ gpurx_flow_scan_kernel(struct gpurx_flow_table *ft, uint64_t now)
 			 * counted in ring_full by the reservation. */
 			if (rank < got)
 				gpurx_flow_end_at(ft, e, s, why, GPURX_FLOW_FREE,
-					pos + rank);
+					pos + rank, now);
 		}
 	}
 }

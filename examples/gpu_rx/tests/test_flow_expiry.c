@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "flow_stress.h"
 #include "flow_table.h"
@@ -895,7 +896,8 @@ test_insert_race(void)
 {
 	struct race *r = calloc(1, sizeof(*r));
 	pthread_t th[RACE_THREADS];
-	uint32_t dups = 0, lost = 0;
+	struct gpurx_flow_rec recs[RACE_THREADS + 1];
+	uint32_t dups = 0, lost = 0, split = 0;
 
 	/* Idle 1: each round's record is due by the next round; the scan
 	 * ends it, so slots are reused. */
@@ -904,7 +906,7 @@ test_insert_race(void)
 		pthread_create(&th[i], NULL, race_thread, r);
 	for (uint32_t round = 0; round < RACE_ROUNDS; round++) {
 		const struct gpurx_flow_entry *e;
-		uint32_t pos = 0, live = 0;
+		uint32_t pos = 0, live = 0, n;
 		uint64_t pk = 0;
 
 		__atomic_store_n(&r->round, round + 1, __ATOMIC_RELEASE);
@@ -917,21 +919,143 @@ test_insert_race(void)
 			live++;
 			pk += gpurx_flow_live(e)->packets;
 		}
+		/* All the round's packets carry one time: nothing may end
+		 * them before the scan (a record ended early is a wrong
+		 * boundary even where no packet is lost). */
+		n = tbl_drain(&r->t, recs, RACE_THREADS + 1);
+		split += n != 0;
+		for (uint32_t i = 0; i < n; i++)
+			pk += recs[i].packets;
 		dups += live > 1;
 		lost += pk != RACE_THREADS;
-		/* End it before the next round; keep the ring drained. */
+		/* End it before the next round. */
 		gpurx_flow_scan(r->t.ft, 0, r->t.ft->capacity, round + 1);
-		r->t.tail = __atomic_load_n(&r->t.ft->ring_head, __ATOMIC_RELAXED);
-		gpurx_flow_ring_consumed(r->t.ring, r->t.tail);
+		CHECK(tbl_drain(&r->t, recs, RACE_THREADS + 1) == live,
+			"round %u: %u live records, ended other than one each",
+			round, live);
 	}
 	for (int i = 0; i < RACE_THREADS; i++)
 		pthread_join(th[i], NULL);
 	CHECK(dups == 0, "a key live in two slots after %u of %u rounds",
 		dups, RACE_ROUNDS);
 	CHECK(lost == 0, "packets missing after %u rounds", lost);
+	CHECK(split == 0, "a record ended before its time in %u rounds", split);
 	CHECK_EQ(r->t.ft->overflow_pkts, 0);
 	tbl_free(&r->t);
 	free(r);
+}
+
+/*
+ * The scan decides a flow is due on fields it read before its CAS; a
+ * packet that pinned, ended that record, started the next and let go in
+ * between leaves the slot's state as the scan read it. The scan must not
+ * end the new record (not due): it reopens the slot.
+ */
+static void
+test_scan_stale(void)
+{
+	struct gpurx_flow_rec rec[4];
+	struct gpurx_flow_key k;
+	const struct gpurx_flow_entry *e;
+	struct gpurx_flow_entry *me;
+	uint64_t s, pos;
+	uint32_t why;
+	struct tbl t;
+
+	tbl_new(&t, 16, 16, 16, 10, 0, 0);
+	CHECK_EQ(upd(&t, 1, 100, 0, 0), 0);
+	key_id(1, &k);
+	e = gpurx_flow_table_find(t.ft, &k);
+	CHECK(e != NULL, "key not inserted");
+	if (e == NULL)
+		return;
+	me = (struct gpurx_flow_entry *)(uintptr_t)e;
+	/* The scan's first half at 20: idle since 0. */
+	s = me->state;
+	why = gpurx_flow_entry_due(t.ft, me, 20);
+	CHECK_EQ(why, GPURX_FLOW_END_IDLE);
+	/* A packet at 15 ends that record and starts one due at 25. */
+	CHECK_EQ(upd(&t, 1, 60, 15, 0), 0);
+	CHECK_EQ(me->state, s);
+	/* The scan's second half. */
+	CHECK_EQ(gpurx_flow_ring_reserve(t.ft, 1, &pos), 1);
+	CHECK_EQ(gpurx_flow_end_at(t.ft, me, s, why, GPURX_FLOW_FREE, pos, 20),
+		0);
+	CHECK_EQ(GPURX_FLOW_TAG(me->state), GPURX_FLOW_READY);
+	CHECK_EQ(me->state, s);
+	CHECK_EQ(tbl_drain(&t, rec, 4), 1);
+	check_rec(&rec[0], 1, 1, 100, 0, 0, GPURX_FLOW_END_IDLE);
+	e = gpurx_flow_table_find(t.ft, &k);
+	CHECK(e != NULL && gpurx_flow_live(e)->packets == 1 &&
+		gpurx_flow_live(e)->first_seen == 15, "the new record was ended");
+	/* Due at 25, and ended then like any flow. */
+	CHECK_EQ(gpurx_flow_scan(t.ft, 0, 16, 25), 1);
+	CHECK_EQ(tbl_drain(&t, rec, 4), 1);
+	check_rec(&rec[0], 1, 1, 60, 15, 15, GPURX_FLOW_END_IDLE);
+	tbl_free(&t);
+}
+
+struct closing_wait {
+	struct tbl *t;
+	uint32_t done;
+};
+
+static void *
+closing_upd(void *arg)
+{
+	struct closing_wait *w = arg;
+
+	upd(w->t, 7, 40, 3, 0);
+	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * A packet whose key's slot is CLOSING waits for the closer's outcome:
+ * reopened, the packet goes into the same slot, not into a second one
+ * inserted meanwhile.
+ */
+static void
+test_closing_wait(void)
+{
+	struct closing_wait w = { 0 };
+	struct gpurx_flow_key k;
+	const struct gpurx_flow_entry *e;
+	struct gpurx_flow_entry *me;
+	uint32_t pos = 0, slots = 0;
+	struct timespec ms = { 0, 1000000 };
+	uint64_t s;
+	pthread_t th;
+	struct tbl t;
+
+	tbl_new(&t, 16, 16, 16, 10, 0, 0);
+	CHECK_EQ(upd(&t, 7, 100, 1, 0), 0);
+	key_id(7, &k);
+	e = gpurx_flow_table_find(t.ft, &k);
+	CHECK(e != NULL, "key not inserted");
+	if (e == NULL)
+		return;
+	me = (struct gpurx_flow_entry *)(uintptr_t)e;
+	/* As a closer does. */
+	s = me->state;
+	CHECK_EQ(gpurx_atomic_cas_ord_u64(&me->state, s,
+		(s & ~0xffull) | GPURX_FLOW_CLOSING, GPURX_ACQ_REL), s);
+	w.t = &t;
+	pthread_create(&th, NULL, closing_upd, &w);
+	for (int i = 0; i < 20; i++)
+		nanosleep(&ms, NULL);
+	CHECK(__atomic_load_n(&w.done, __ATOMIC_ACQUIRE) == 0,
+		"a packet went past its key's CLOSING slot");
+	gpurx_flow_retag(me, GPURX_FLOW_CLOSING, GPURX_FLOW_READY);
+	pthread_join(th, NULL);
+	while ((e = gpurx_flow_table_next(t.ft, &pos)) != NULL)
+		slots += flow_stress_key_id(&e->key) == 7;
+	CHECK_EQ(slots, 1);
+	CHECK(gpurx_flow_live(me)->packets == 2 &&
+		gpurx_flow_live(me)->bytes == 140, "packets %llu bytes %llu",
+		(unsigned long long)gpurx_flow_live(me)->packets,
+		(unsigned long long)gpurx_flow_live(me)->bytes);
+	tbl_free(&t);
 }
 
 /*
@@ -1268,6 +1392,8 @@ main(void)
 	test_against_model();
 	test_turns();
 	test_insert_race();
+	test_scan_stale();
+	test_closing_wait();
 	test_reach();
 	test_dev_ring_pull();
 	test_dev_ring_table();
