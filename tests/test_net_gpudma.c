@@ -622,6 +622,102 @@ host_tx_bad_chain_counted(void)
 	rte_mempool_free(mp);
 }
 
+/*
+ * Without tx_pcap, with RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE: sent mbufs go
+ * back to their pool in bulk; mbufs that break the offload's promise (a
+ * chain, a second reference, another pool, a clone) are still freed the
+ * ordinary way: every pool full again, nothing freed twice.
+ */
+static void
+host_tx_fast_free(void)
+{
+	struct rte_mempool *a = host_pool("tx_ff_a", 256);
+	struct rte_mempool *b = host_pool("tx_ff_b", 64);
+	struct rte_mempool *cl = rte_pktmbuf_pool_create("tx_ff_cl", 64, 0, 0,
+		0, SOCKET_ID_ANY);
+	struct rte_eth_conf conf = { 0 };
+	struct rte_eth_dev_info info;
+	struct rte_eth_stats st;
+	struct rte_mbuf *m[40], *keep, *first_b;
+	uint64_t bytes = 0;
+	uint16_t port, n = 0;
+
+	if (a == NULL || b == NULL || cl == NULL ||
+			port_create("net_gpudma_ff", "", &port) != 0) {
+		CHECK(0, "set-up");
+		goto out;
+	}
+	CHECK(rte_eth_dev_info_get(port, &info) == 0 &&
+		(info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE),
+		"fast free not offered");
+	conf.txmode.offloads = RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
+	CHECK(rte_eth_dev_configure(port, 1, 1, &conf) == 0 &&
+		rte_eth_tx_queue_setup(port, 0, 256, SOCKET_ID_ANY, NULL) == 0 &&
+		rte_eth_dev_start(port) == 0, "setup");
+	/* Twice: first a burst led by a good mbuf of a, then one led by an
+	 * mbuf of b (the bulk pool is the first frame's). */
+	for (int round = 0; round < 2; round++) {
+		n = 0;
+		first_b = rte_pktmbuf_alloc(b);
+		if (round == 1 && first_b != NULL)
+			m[n++] = first_b;
+		for (int i = 0; i < 30; i++) {
+			struct rte_mbuf *x = rte_pktmbuf_alloc(a);
+
+			if (x == NULL)
+				break;
+			rte_pktmbuf_append(x, 60 + i);
+			m[n++] = x;
+		}
+		/* A chain of two. */
+		m[n] = rte_pktmbuf_alloc(a);
+		keep = rte_pktmbuf_alloc(a);
+		if (m[n] == NULL || keep == NULL) {
+			CHECK(0, "alloc");
+			break;
+		}
+		rte_pktmbuf_append(m[n], 100);
+		rte_pktmbuf_append(keep, 50);
+		CHECK(rte_pktmbuf_chain(m[n], keep) == 0, "chain");
+		n++;
+		/* A second reference, kept by the test. */
+		keep = rte_pktmbuf_alloc(a);
+		rte_pktmbuf_append(keep, 70);
+		rte_mbuf_refcnt_update(keep, 1);
+		m[n++] = keep;
+		/* A clone (indirect mbufs of cl on a's data). */
+		m[n] = rte_pktmbuf_clone(m[0], cl);
+		CHECK(m[n] != NULL, "clone");
+		if (m[n] != NULL)
+			n++;
+		if (round == 0 && first_b != NULL) {
+			rte_pktmbuf_append(first_b, 80);
+			m[n++] = first_b;
+		}
+		for (uint16_t i = 0; i < n; i++)
+			bytes += m[i]->pkt_len;
+		CHECK(rte_eth_tx_burst(port, 0, m, n) == n, "tx");
+		CHECK(rte_mbuf_refcnt_read(keep) == 1, "round %d: refcnt %u",
+			round, rte_mbuf_refcnt_read(keep));
+		rte_pktmbuf_free(keep);
+		CHECK(rte_mempool_avail_count(a) == 256 &&
+			rte_mempool_avail_count(b) == 64 &&
+			rte_mempool_avail_count(cl) == 64,
+			"round %d: mbufs back: %u/256, %u/64, %u/64", round,
+			rte_mempool_avail_count(a), rte_mempool_avail_count(b),
+			rte_mempool_avail_count(cl));
+	}
+	CHECK(rte_eth_stats_get(port, &st) == 0 && st.opackets == 2u * n &&
+		st.obytes == bytes && st.oerrors == 0,
+		"opackets %" PRIu64 " obytes %" PRIu64 " (%" PRIu64 ")",
+		st.opackets, st.obytes, bytes);
+	port_destroy("net_gpudma_ff", port);
+out:
+	rte_mempool_free(cl);
+	rte_mempool_free(b);
+	rte_mempool_free(a);
+}
+
 /* ---- cases: GPU memory -------------------------------------------------------- */
 
 static unsigned int streams0, events0, regs0, allocs0, refs0, modules0;
@@ -1947,6 +2043,7 @@ main(int argc, char **argv)
 		RUN_CASE(host_imissed_when_pool_empty);
 		RUN_CASE(host_tx_pcap_identical);
 		RUN_CASE(host_tx_bad_chain_counted);
+		RUN_CASE(host_tx_fast_free);
 		RUN_CASE(host_split);
 		RUN_CASE(rx_port_refused);
 		RUN_CASE(host_rx_port_ring);

@@ -67,6 +67,7 @@ struct opts {
 	uint32_t ring_items;	/* GPU: bursts in flight per queue */
 	int launch_per_burst;	/* GPU: a kernel per burst */
 	int no_build;		/* benchmark baseline: frames not built */
+	int no_fast_free;	/* benchmark baseline: per-packet TX frees */
 };
 
 struct tx_stats {
@@ -108,6 +109,8 @@ usage(const char *prog)
 		"  --no-build        benchmark baseline (with --mem cpu): send the\n"
 		"                    streams' lengths unbuilt, the TX lcore's own\n"
 		"                    ceiling\n"
+		"  --no-fast-free    benchmark baseline: do not ask the port for\n"
+		"                    bulk frees of sent mbufs (MBUF_FAST_FREE)\n"
 		"  --seed N          default seed of the streams (default 1)\n"
 		"  --mbufs N         mbuf pool size\n"
 		"  --wait-link S     wait up to S s for the link to come up\n"
@@ -191,6 +194,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{ "ring-items", required_argument, NULL, 'I' },
 		{ "launch-per-burst", no_argument, NULL, 'B' },
 		{ "no-build", no_argument, NULL, 'N' },
+		{ "no-fast-free", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -312,6 +316,9 @@ parse_opts(int argc, char **argv, struct opts *o)
 		case 'N':
 			o->no_build = 1;
 			break;
+		case 'F':
+			o->no_fast_free = 1;
+			break;
 		case 'W':
 		case 'L':
 			errno = 0;
@@ -414,6 +421,7 @@ struct app {
 	/* Every packet's length when all streams have one and the same (the
 	 * per-packet lookup is a good part of a TX lcore's time); else 0. */
 	uint32_t fixed_len;
+	int fast_free;		/* the port frees sent mbufs in bulk */
 	uint64_t tsc_start, tsc_end, end_tsc;
 	struct txq txq[MAX_QUEUES];
 	struct tx_stats st;	/* the queues' summed */
@@ -519,6 +527,12 @@ setup_port(struct app *a)
 			di.max_tx_queues);
 		return -1;
 	}
+	/* Every mbuf comes from a->pool, one segment, refcnt 1, never
+	 * attached: the port may free sent ones in bulk, as NICs do. */
+	a->fast_free = !a->o.no_fast_free &&
+		(di.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE) != 0;
+	if (a->fast_free)
+		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
 	rc = rte_eth_dev_configure(a->o.port, 0, a->o.queues, &conf);
 	if (rc == 0)
 		rc = rte_eth_dev_adjust_nb_rx_tx_desc(a->o.port, &nb_rxd, &nb_txd);
@@ -536,8 +550,8 @@ setup_port(struct app *a)
 			link.link_speed != RTE_ETH_SPEED_NUM_NONE &&
 			link.link_speed != RTE_ETH_SPEED_NUM_UNKNOWN)
 		a->link_mbps = link.link_speed;
-	printf("port %u: %s, link %u Mb/s\n", a->o.port, di.driver_name,
-		a->link_mbps);
+	printf("port %u: %s, link %u Mb/s%s\n", a->o.port, di.driver_name,
+		a->link_mbps, a->fast_free ? ", bulk TX frees" : "");
 	return 0;
 }
 
@@ -618,19 +632,29 @@ set_rate(struct app *a)
 
 /*
  * Post the burst until the port took every packet; stopped half way, the
- * rest is freed and counted as failed, never lost unsaid.
+ * rest is freed and counted as failed, never lost unsaid. The lengths
+ * are read before: a frame the port took is the port's, and may already
+ * be back in the pool and taken by another lcore.
  */
 static void
 post(struct txq *T, struct rte_mbuf **m, uint16_t n)
 {
 	const uint16_t port = T->a->o.port;
+	const uint32_t fixed = T->a->fixed_len;
+	uint32_t len[MAX_BURST];
 	uint16_t done = 0;
 
+	if (fixed == 0)
+		for (uint16_t j = 0; j < n; j++)
+			len[j] = m[j]->pkt_len;
 	while (done < n) {
 		uint16_t k = rte_eth_tx_burst(port, T->q, m + done, n - done);
 
-		for (uint16_t j = done; j < done + k; j++)
-			T->st.bytes += m[j]->pkt_len;
+		if (fixed != 0)
+			T->st.bytes += (uint64_t)k * fixed;
+		else
+			for (uint16_t j = done; j < done + k; j++)
+				T->st.bytes += len[j];
 		done += k;
 		T->st.pkts += k;
 		if (done < n) {
@@ -646,24 +670,24 @@ post(struct txq *T, struct rte_mbuf **m, uint16_t n)
 }
 
 /*
- * n mbufs of the pool, ready for single-segment frames: 0 or -ENOENT.
- * Not rte_pktmbuf_alloc_bulk: its reset writes each mbuf's second cache
- * line (next, tx_offload), a miss per packet that was the TX lcore's
- * largest cost (perf, --no-build at 64 B). The pool holds only this
- * program's mbufs, which come back through rte_pktmbuf_free (next NULL,
- * one segment, refcnt 1: the raw state) and never carry offloads, VLAN
- * tags or flags; only the first line's data_off is set again here (the
- * lengths by the caller).
+ * n mbufs of the pool, for single-segment frames: 0 or -ENOENT. Not
+ * rte_pktmbuf_alloc_bulk: its reset writes each mbuf's second cache line
+ * (next, tx_offload), a miss per packet that was the TX lcore's largest
+ * cost (perf, --no-build at 64 B). The pool holds only this program's
+ * mbufs, which come back through rte_pktmbuf_free or the port's bulk
+ * free (next NULL, one segment, refcnt 1: the raw state) and never carry
+ * offloads, VLAN tags or flags; the caller sets the first line's
+ * data_off and lengths, in the one pass it makes over the burst.
  */
 static inline int
 alloc_raw(struct rte_mempool *mp, struct rte_mbuf **m, uint32_t n)
 {
 	if (rte_mempool_get_bulk(mp, (void **)m, n) != 0)
 		return -ENOENT;
-	for (uint32_t i = 0; i < n; i++) {
+#ifdef RTE_LIBRTE_MBUF_DEBUG
+	for (uint32_t i = 0; i < n; i++)
 		__rte_mbuf_raw_sanity_check(m[i]);
-		m[i]->data_off = RTE_PKTMBUF_HEADROOM;
-	}
+#endif
 	return 0;
 }
 
@@ -710,6 +734,10 @@ tx_lcore(void *arg)
 	const double rate = a->rate_units / o->queues;
 	/* Two bursts of credit at most: a stall is not made up by a flood. */
 	const double cap = 2.0 * o->burst * pkt_cost(o, gpugen_max_len(a->gen));
+	/* Locals: the per-packet loop stores through mbuf pointers, after
+	 * which the compiler would load these again each packet. */
+	const uint32_t fixed = a->fixed_len;
+	const int cpu_build = o->mem == MEM_CPU && !o->no_build;
 	struct rte_mbuf *m[MAX_BURST];
 	uint64_t k = T->q, last = rte_rdtsc();
 	double tokens = 0;
@@ -773,12 +801,13 @@ tx_lcore(void *arg)
 			T->st.first_tx_ns = tx_ns;
 		T->st.last_tx_ns = tx_ns;
 		for (uint32_t i = 0; i < b; i++) {
-			uint32_t len = a->fixed_len != 0 ? a->fixed_len :
+			uint32_t len = fixed != 0 ? fixed :
 				gpugen_len(a->gen, first + i);
 
+			m[i]->data_off = RTE_PKTMBUF_HEADROOM;
 			m[i]->data_len = (uint16_t)len;
 			m[i]->pkt_len = len;
-			if (o->mem == MEM_CPU && !o->no_build)
+			if (cpu_build)
 				gpugen_build_cpu(a->gen, first + i, tx_ns,
 					rte_pktmbuf_mtod(m[i], uint8_t *),
 					rte_pktmbuf_tailroom(m[i]) + len, NULL, NULL);
@@ -909,10 +938,12 @@ summary(struct app *a, FILE *f, int json)
 		"\"rate_requested\": %g, \"rate_unit\": \"%s\", "
 		"\"pps\": %.1f, \"bps\": %.1f, \"tx_retries\": %" PRIu64
 		", \"tx_failed\": %" PRIu64 ", \"first_tx_ns\": %" PRIu64
-		", \"last_tx_ns\": %" PRIu64 "}\n", mem_str(a->o.mem),
+		", \"last_tx_ns\": %" PRIu64 ", \"fast_free\": %s}\n",
+		mem_str(a->o.mem),
 		build_str(a), a->o.queues, a->o.burst, gpugen_n_streams(a->gen), a->st.pkts, a->st.bytes, secs,
 		a->o.rate, unit, pps, bps, a->st.retries, a->st.failed,
-		a->st.first_tx_ns, a->st.last_tx_ns);
+		a->st.first_tx_ns, a->st.last_tx_ns,
+		a->fast_free ? "true" : "false");
 }
 
 /* The GPU's persistent fill (or per-burst launches): a ring a queue. */

@@ -139,6 +139,7 @@ struct gpudma_txq {
 	uint8_t *staging;       /* frames gathered for tx_pcap */
 	size_t staging_len;
 	bool pinned;            /* staging page-locked for the copy engine */
+	bool fast_free;         /* RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE */
 	uint32_t off[GPUDMA_TX_MAX_BURST]; /* frames' places in staging */
 	struct gpudma_queue_stats st;
 };

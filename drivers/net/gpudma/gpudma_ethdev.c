@@ -87,7 +87,9 @@ gpudma_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	info->rx_queue_offload_capa = info->rx_offload_capa;
 	info->rx_seg_capa.max_nseg = GPUDMA_MAX_RX_SEGS;
 	info->rx_seg_capa.multi_pools = 1;
-	info->tx_offload_capa = RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+	info->tx_offload_capa = RTE_ETH_TX_OFFLOAD_MULTI_SEGS |
+		RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
+	info->tx_queue_offload_capa = RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
 	info->rx_desc_lim.nb_max = 32768;
 	info->rx_desc_lim.nb_min = 32;
 	info->rx_desc_lim.nb_align = 1;
@@ -403,7 +405,6 @@ gpudma_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	int ret;
 
 	RTE_SET_USED(nb_desc);
-	RTE_SET_USED(conf);
 	txq_release(dev, qid);
 	q = rte_zmalloc_socket("gpudma_txq", sizeof(*q), RTE_CACHE_LINE_SIZE,
 		socket);
@@ -416,6 +417,10 @@ gpudma_tx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 		rte_free(q);
 		return ret;
 	}
+	/* ethdev passes only the offloads this queue adds to the port's. */
+	q->fast_free = ((conf != NULL ? conf->offloads : 0) |
+		dev->data->dev_conf.txmode.offloads) &
+		RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
 	p->txq[qid] = q;
 	dev->data->tx_queues[qid] = q;
 	return 0;
