@@ -14,13 +14,22 @@
 # GPU builds by the persistent fill and, for comparison, a kernel launched
 # per burst. Frame sizes count the FCS; Gbit/s is frame bits with the FCS.
 #
-# Output: a line per point ("txrate mem=... build=... size=... queues=N
-# mpps=... gbps=..."); OUT_DIR/txrate.txt the lines; OUT_DIR/<point>.json
-# and .log each run's summary and output; OUT_DIR/machine.txt.
+# A mode is MEM[,FLAG...]: MEM none, cpu, host-mapped or gpu; flags
+# per-burst (a kernel launch per burst), gpudma (net_gpudma instead of
+# net_null: it frees sent mbufs in bulk, RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE,
+# as NICs do; gpu always uses it), no-fast-free (the port asked not to:
+# the A/B baseline of bulk frees).
+#
+# Output: a line per point ("txrate mem=... build=... port=... free=...
+# size=... queues=N mpps=... gbps=..."); OUT_DIR/txrate.txt the lines;
+# OUT_DIR/<point>.json and .log each run's summary and output;
+# OUT_DIR/machine.txt.
 #
 # Usage: bench/gen-tx-rate.sh OUT_DIR [BUILD_DIR]
-# Env: BENCH_TXR_MODES (default "none cpu host-mapped host-mapped,per-burst
-#        gpu gpu,per-burst"; without a GPU only none and cpu run),
+# Env: BENCH_TXR_MODES (default "none none,gpudma none,gpudma,no-fast-free
+#        cpu cpu,gpudma host-mapped host-mapped,gpudma host-mapped,per-burst
+#        gpu gpu,no-fast-free gpu,per-burst"; without a GPU only none and
+#        cpu run),
 #      BENCH_TXR_SIZES (default "64 512 1500 imix"),
 #      BENCH_TXR_QUEUES (default "1 2 4"),
 #      BENCH_TXR_SECONDS (default 2), BENCH_TXR_BURST (default 128),
@@ -71,11 +80,25 @@ has_gpu=1
 
 failed=0
 : > "$out/txrate.txt"
-for mode in ${BENCH_TXR_MODES:-none cpu host-mapped host-mapped,per-burst gpu gpu,per-burst}; do
-	mem=${mode%%,*} build_kind=persistent margs=()
-	[ "$mode" != "$mem" ] && { build_kind=per-burst; margs=(--launch-per-burst); }
+default_modes="none none,gpudma none,gpudma,no-fast-free cpu cpu,gpudma \
+host-mapped host-mapped,gpudma host-mapped,per-burst gpu gpu,no-fast-free \
+gpu,per-burst"
+for mode in ${BENCH_TXR_MODES:-$default_modes}; do
+	IFS=, read -r -a f <<< "$mode"
+	mem=${f[0]} build_kind=persistent margs=() port=null free=bulk
+	for flag in "${f[@]:1}"; do
+		case $flag in
+		per-burst) build_kind=per-burst; margs+=(--launch-per-burst) ;;
+		gpudma) port=gpudma ;;
+		no-fast-free) margs+=(--no-fast-free) ;;
+		*) echo "unknown mode flag '$flag' in '$mode'" >&2; exit 2 ;;
+		esac
+	done
+	[ "$mem" = gpu ] && port=gpudma
 	[ "$mem" = cpu ] && build_kind=cpu
-	[ "$mem" = none ] && { mem=cpu build_kind=none margs=(--no-build); }
+	[ "$mem" = none ] && { mem=cpu build_kind=none margs+=(--no-build); }
+	# net_null has no bulk frees; asked or not, it frees per packet.
+	[[ $port = null || " ${margs[*]} " = *" --no-fast-free "* ]] && free=per-packet
 	if [ "$mem" != cpu ] && [ $has_gpu = 0 ]; then
 		continue
 	fi
@@ -83,8 +106,8 @@ for mode in ${BENCH_TXR_MODES:-none cpu host-mapped host-mapped,per-burst gpu gp
 	[ "$mem" = cpu ] || pci=()
 	for size in ${BENCH_TXR_SIZES:-64 512 1500 imix}; do
 		for q in ${BENCH_TXR_QUEUES:-1 2 4}; do
-			name=txrate-$mem-$build_kind-$size-q$q
-			if [ "$mem" = gpu ]; then
+			name=txrate-$mem-$build_kind-$port-$free-$size-q$q
+			if [ "$port" = gpudma ]; then
 				vdev="net_gpudma0,rx_pcap=$seed_pcap,queues=$q"
 			else
 				vdev=net_null0
@@ -102,15 +125,15 @@ for mode in ${BENCH_TXR_MODES:-none cpu host-mapped host-mapped,per-burst gpu gp
 				> "$out/$name.log" 2>&1
 			rc=$?
 			if [ $rc -ne 0 ] || [ ! -s "$out/$name.json" ]; then
-				line="txrate mem=$mem build=$build_kind size=$size queues=$q FAILED (exit $rc: $(grep -m1 error "$out/$name.log"))"
+				line="txrate mem=$mem build=$build_kind port=$port free=$free size=$size queues=$q FAILED (exit $rc: $(grep -m1 error "$out/$name.log"))"
 				failed=1
 			else
-				line=$(python3 - "$out/$name.json" "$mem" "$build_kind" "$size" "$q" <<'PY'
+				line=$(python3 - "$out/$name.json" "$mem" "$build_kind" "$port" "$free" "$size" "$q" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
-print("txrate mem=%s build=%s size=%s queues=%s mpps=%.1f gbps=%.1f packets=%d"
-      % (sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5],
-         j["pps"] / 1e6, j["bps"] / 1e9, j["packets"]))
+print("txrate mem=%s build=%s port=%s free=%s size=%s queues=%s mpps=%.1f "
+      "gbps=%.1f packets=%d" % (*sys.argv[2:8], j["pps"] / 1e6,
+                                j["bps"] / 1e9, j["packets"]))
 PY
 )
 			fi
