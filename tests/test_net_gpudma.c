@@ -27,7 +27,11 @@
 #include <rte_eth_ring.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
 #include <rte_lcore.h>
+#include <rte_tcp.h>
+#include <rte_udp.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_memory.h>
@@ -617,6 +621,181 @@ host_tx_bad_chain_counted(void)
 		st.opackets == 1 && st.obytes == 60,
 		"oerrors %" PRIu64 " opackets %" PRIu64, st.oerrors, st.opackets);
 	port_destroy("net_gpudma_txb", port);
+	CHECK(rte_mempool_avail_count(mp) == 64, "%u of 64 mbufs back",
+		rte_mempool_avail_count(mp));
+	rte_mempool_free(mp);
+}
+
+/*
+ * Frame k of the checksum case into f: Ethernet (+ VLAN for odd k), then
+ * IPv4/UDP, IPv4/TCP, IPv6/UDP or IPv6/TCP by k % 4, 40 + 13 k payload
+ * bytes (the shortest padded to 60 bytes: the checksum must stop at the
+ * IP length). Checksums as DPDK's helpers compute them (ref: complete;
+ * else as DPDK's TX checksum offload wants: IPv4 0, the L4 field the
+ * pseudo-header's sum). Returns the length; l2, l3 and the mbuf flags.
+ */
+static uint32_t
+csum_frame(uint8_t *f, unsigned int k, bool ref, uint16_t *l2,
+		uint16_t *l3, uint64_t *fl)
+{
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)f;
+	const bool v6 = (k % 4) >= 2, udp = (k % 2) == 0;
+	const uint32_t pay = k == 0 ? 4 : 40 + 13 * k;
+	const uint32_t l4h = udp ? sizeof(struct rte_udp_hdr) :
+		sizeof(struct rte_tcp_hdr);
+	uint8_t *ip, *l4;
+	uint32_t len, j;
+	uint16_t cs;
+
+	memset(f, 0, 2048);
+	memset(eth->dst_addr.addr_bytes, 0x02, 6);
+	memset(eth->src_addr.addr_bytes, 0x04, 6);
+	*l2 = sizeof(*eth);
+	if (k % 3 == 1) {
+		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
+		f[14] = 0;
+		f[15] = 100;
+		*l2 += 4;
+	}
+	f[*l2 - 2] = v6 ? 0x86 : 0x08;
+	f[*l2 - 1] = v6 ? 0xdd : 0x00;
+	ip = f + *l2;
+	*l3 = v6 ? sizeof(struct rte_ipv6_hdr) : sizeof(struct rte_ipv4_hdr);
+	l4 = ip + *l3;
+	for (j = 0; j < pay; j++)
+		l4[l4h + j] = (uint8_t)(k * 7 + j * 3);
+	if (udp) {
+		struct rte_udp_hdr *u = (struct rte_udp_hdr *)l4;
+
+		u->src_port = rte_cpu_to_be_16(1000 + k);
+		u->dst_port = rte_cpu_to_be_16(53);
+		u->dgram_len = rte_cpu_to_be_16(l4h + pay);
+	} else {
+		struct rte_tcp_hdr *t = (struct rte_tcp_hdr *)l4;
+
+		t->src_port = rte_cpu_to_be_16(2000 + k);
+		t->dst_port = rte_cpu_to_be_16(443);
+		t->sent_seq = rte_cpu_to_be_32(0x01020304u * k);
+		t->data_off = 5 << 4;
+		t->tcp_flags = RTE_TCP_ACK_FLAG;
+		t->rx_win = rte_cpu_to_be_16(65535);
+	}
+	if (v6) {
+		struct rte_ipv6_hdr *h = (struct rte_ipv6_hdr *)ip;
+
+		h->vtc_flow = rte_cpu_to_be_32(6u << 28);
+		h->payload_len = rte_cpu_to_be_16(l4h + pay);
+		h->proto = udp ? IPPROTO_UDP : IPPROTO_TCP;
+		h->hop_limits = 64;
+		for (j = 0; j < 16; j++) {
+			h->src_addr[j] = (uint8_t)(0x20 + j + k);
+			h->dst_addr[j] = (uint8_t)(0xf0 - j);
+		}
+		cs = ref ? rte_ipv6_udptcp_cksum(h, l4) :
+			rte_ipv6_phdr_cksum(h, 0);
+		*fl = RTE_MBUF_F_TX_IPV6;
+	} else {
+		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)ip;
+
+		h->version_ihl = RTE_IPV4_VHL_DEF;
+		h->total_length = rte_cpu_to_be_16(*l3 + l4h + pay);
+		h->packet_id = rte_cpu_to_be_16(k);
+		h->time_to_live = 64;
+		h->next_proto_id = udp ? IPPROTO_UDP : IPPROTO_TCP;
+		h->src_addr = rte_cpu_to_be_32(0x0a000001u + k);
+		h->dst_addr = rte_cpu_to_be_32(0xc0a80101u);
+		cs = ref ? rte_ipv4_udptcp_cksum(h, l4) :
+			rte_ipv4_phdr_cksum(h, 0);
+		h->hdr_checksum = ref ? rte_ipv4_cksum(h) : 0;
+		*fl = RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM;
+	}
+	/* Stored as computed: DPDK's sums are of the bytes as stored. */
+	memcpy(l4 + (udp ? 6 : 16), &cs, sizeof(cs));
+	*fl |= udp ? RTE_MBUF_F_TX_UDP_CKSUM : RTE_MBUF_F_TX_TCP_CKSUM;
+	len = *l2 + *l3 + l4h + pay;
+	return len < 60 ? 60 : len;
+}
+
+/*
+ * TX checksum offload into tx_pcap: every frame written with the
+ * checksums DPDK's own helpers compute; a frame whose L4 field lacks the
+ * pseudo-header's sum goes out wrong, as from a NIC; flags that do not
+ * describe the frame drop it into oerrors.
+ */
+static void
+host_tx_csum_offload(void)
+{
+	enum { N = 16 };
+	struct rte_mempool *mp = host_pool("tx_csum", 64);
+	struct rte_eth_conf conf = { 0 };
+	struct rte_eth_stats st;
+	struct rte_mbuf *m[N + 2];
+	static uint8_t want[N + 1][2048], f[2048];
+	uint32_t wlen[N + 1];
+	char args[600], out[512], err[PCAP_ERRBUF_SIZE];
+	struct pcap_pkthdr *h;
+	const u_char *b;
+	unsigned int k, got = 0, same = 0;
+	uint16_t port, l2, l3;
+	uint64_t fl;
+	pcap_t *pc;
+
+	path_in(out, sizeof(out), "tx-csum.pcap");
+	snprintf(args, sizeof(args), "tx_pcap=%s", out);
+	if (mp == NULL || port_create("net_gpudma_cs", args, &port) != 0 ||
+			rte_pktmbuf_alloc_bulk(mp, m, N + 2) != 0) {
+		CHECK(0, "set-up");
+		rte_mempool_free(mp);
+		return;
+	}
+	conf.txmode.offloads = RTE_ETH_TX_OFFLOAD_IPV4_CKSUM |
+		RTE_ETH_TX_OFFLOAD_UDP_CKSUM | RTE_ETH_TX_OFFLOAD_TCP_CKSUM;
+	CHECK(rte_eth_dev_configure(port, 1, 1, &conf) == 0 &&
+		rte_eth_tx_queue_setup(port, 0, 256, SOCKET_ID_ANY, NULL) == 0 &&
+		rte_eth_dev_start(port) == 0, "offloads refused");
+	for (k = 0; k <= N; k++) {
+		struct rte_mbuf *x = m[k];
+		uint32_t len;
+
+		wlen[k] = csum_frame(want[k], k, true, &l2, &l3, &fl);
+		len = csum_frame(f, k, false, &l2, &l3, &fl);
+		if (k == N) {
+			/* No pseudo-header sum in the field: sent wrong. */
+			memset(f + l2 + l3 + (fl & RTE_MBUF_F_TX_UDP_CKSUM ?
+				6 : 16), 0, 2);
+		}
+		memcpy(rte_pktmbuf_append(x, len), f, len);
+		x->ol_flags = fl;
+		x->l2_len = l2;
+		x->l3_len = l3;
+	}
+	/* An L4 checksum asked for without saying IPv4 or IPv6. */
+	csum_frame(f, 1, false, &l2, &l3, &fl);
+	memcpy(rte_pktmbuf_append(m[N + 1], 100), f, 100);
+	m[N + 1]->ol_flags = RTE_MBUF_F_TX_TCP_CKSUM;
+	m[N + 1]->l2_len = l2;
+	m[N + 1]->l3_len = l3;
+	CHECK(rte_eth_tx_burst(port, 0, m, N + 2) == N + 2, "tx");
+	CHECK(rte_eth_stats_get(port, &st) == 0 && st.opackets == N + 1 &&
+		st.oerrors == 1, "opackets %" PRIu64 " oerrors %" PRIu64,
+		st.opackets, st.oerrors);
+	port_destroy("net_gpudma_cs", port);
+	pc = pcap_open_offline(out, err);
+	CHECK(pc != NULL, "%s: %s", out, err);
+	while (pc != NULL && pcap_next_ex(pc, &h, &b) == 1 && got <= N) {
+		bool eq = h->caplen == wlen[got] &&
+			memcmp(b, want[got], wlen[got]) == 0;
+
+		CHECK(eq || got == N, "frame %u (%s, %s): checksums differ from "
+			"DPDK's", got, got % 4 >= 2 ? "IPv6" : "IPv4",
+			got % 2 ? "TCP" : "UDP");
+		same += eq;
+		got++;
+	}
+	if (pc != NULL)
+		pcap_close(pc);
+	CHECK(got == N + 1 && same == N, "%u frames read, %u as DPDK computes",
+		got, same);
 	CHECK(rte_mempool_avail_count(mp) == 64, "%u of 64 mbufs back",
 		rte_mempool_avail_count(mp));
 	rte_mempool_free(mp);
@@ -2044,6 +2223,7 @@ main(int argc, char **argv)
 		RUN_CASE(host_tx_pcap_identical);
 		RUN_CASE(host_tx_bad_chain_counted);
 		RUN_CASE(host_tx_fast_free);
+		RUN_CASE(host_tx_csum_offload);
 		RUN_CASE(host_split);
 		RUN_CASE(rx_port_refused);
 		RUN_CASE(host_rx_port_ring);

@@ -27,6 +27,10 @@
 #define GPUGEN_MAX_TOKENS 64
 #define GPUGEN_DIM(a) (sizeof(a) / sizeof((a)[0]))
 
+GPURX_STATIC_ASSERT(GPUGEN_CSUM_IP4 == GPURX_CSUM_OFF_IP4 &&
+	GPUGEN_CSUM_UDP == GPURX_CSUM_OFF_UDP &&
+	GPUGEN_CSUM_TCP == GPURX_CSUM_OFF_TCP, "one set of offload bits");
+
 struct gpugen {
 	struct gpugen_conf conf;
 	struct gpugen_table *t;		/* followed by the templates */
@@ -642,6 +646,8 @@ compile_prog(const struct gpugen *g, struct gpugen_stream_dev *st,
 		if (rc != 0)
 			return rc;
 	}
+	if (g->conf.csum_offload)
+		gpurx_fe_csum_offload(&st->prog);
 	return 0;
 }
 
@@ -666,6 +672,11 @@ append_stream(struct gpugen *g, const struct gpugen_stream_dev *st,
 	t->s[s] = *st;
 	t->s[s].tmpl_off = t->tmpl_bytes;
 	memcpy((uint8_t *)(t + 1) + t->tmpl_bytes, tmpl, st->tmpl_len);
+	/* The program's layout is the shortest frame's: the same header
+	 * offsets; the lengths are read from the frame's own headers. */
+	if (st->prog.csum_offload)
+		t->s[s].csum_offload = gpurx_pkt_csum_offload(
+			(uint8_t *)(t + 1) + t->tmpl_bytes, &st->prog.lay);
 	t->tmpl_bytes += st->tmpl_len;
 	t->s[s].wstart = t->round;
 	t->round += st->weight;
@@ -1032,7 +1043,21 @@ gpugen_stream_info(const struct gpugen *g, uint32_t s,
 	info->stamp_off = st->prog.stamp_off;
 	info->n_vars = st->prog.n_vars;
 	info->desc = g->desc[s];
+	info->ip_version = st->prog.lay.ip_version;
+	info->l2_len = (uint16_t)st->prog.lay.l3_off;
+	info->l3_len = (uint16_t)(st->prog.lay.l4_off != 0 ?
+		st->prog.lay.l4_off - st->prog.lay.l3_off :
+		st->prog.lay.l3_hlen);
+	info->csum_offload = st->csum_offload;
 	return 0;
+}
+
+uint32_t
+gpugen_stream_of(const struct gpugen *g, uint64_t n)
+{
+	uint64_t idx;
+
+	return gpugen_locate(g->t, n, &idx);
 }
 
 uint32_t

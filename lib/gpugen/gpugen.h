@@ -32,7 +32,21 @@ struct gpugen_conf {
 	uint32_t burst;		/* packets per burst, for per-burst
 				 * variables; 0: 32 */
 	uint64_t seed;		/* default seed of every stream */
+	/*
+	 * Non-zero: leave the IPv4 header, UDP and TCP checksums to the
+	 * port's TX checksum offload. Frames are built as DPDK's
+	 * RTE_MBUF_F_TX_IP_CKSUM / _UDP_CKSUM / _TCP_CKSUM expect them (IPv4
+	 * checksum 0, the pseudo-header's sum in the L4 field); the mbuf
+	 * flags and lengths each stream needs are in its gpugen_stream_info.
+	 * ICMP checksums stay computed (no port offloads them).
+	 */
+	int csum_offload;
 };
+
+/* gpugen_stream_info.csum_offload: what the port must compute. */
+#define GPUGEN_CSUM_IP4 1u	/* IPv4 header checksum */
+#define GPUGEN_CSUM_UDP 2u	/* UDP checksum (IPv4 or IPv6) */
+#define GPUGEN_CSUM_TCP 4u	/* TCP checksum (IPv4 or IPv6) */
 
 struct gpugen_stream_info {
 	uint32_t id;		/* stream id (in stamps) */
@@ -41,6 +55,12 @@ struct gpugen_stream_info {
 	uint32_t stamp_off;	/* 0: not stamped */
 	uint32_t n_vars;
 	const char *desc;	/* the spec or pcap it came from */
+	/* With gpugen_conf.csum_offload: GPUGEN_CSUM_* of every frame of
+	 * the stream (0 without), and the mbuf's l2_len (Ethernet and VLAN
+	 * tags) and l3_len (IP header with IPv6 extension headers). */
+	uint32_t csum_offload;
+	uint8_t ip_version;	/* 4, 6, or 0: not IP */
+	uint16_t l2_len, l3_len;
 };
 
 int gpugen_create(struct gpugen **g, const struct gpugen_conf *conf);
@@ -54,6 +74,8 @@ int gpugen_add_spec(struct gpugen *g, const char *spec, char *err,
 uint32_t gpugen_n_streams(const struct gpugen *g);
 int gpugen_stream_info(const struct gpugen *g, uint32_t s,
 		struct gpugen_stream_info *info);
+/* The stream global packet n belongs to. */
+uint32_t gpugen_stream_of(const struct gpugen *g, uint64_t n);
 /* The longest frame any stream makes (no FCS). */
 uint32_t gpugen_max_len(const struct gpugen *g);
 

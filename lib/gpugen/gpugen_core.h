@@ -35,6 +35,7 @@ struct gpugen_stream_dev {
 	uint32_t wstart;		/* packets of earlier streams per round */
 	uint8_t size_mode;
 	uint8_t from_spec;
+	uint32_t csum_offload;		/* GPURX_CSUM_OFF_*: the port's part */
 };
 
 struct gpugen_table {
@@ -115,6 +116,8 @@ gpugen_make(const struct gpugen_table *t, const struct gpugen_stream_dev *st,
 		sp.payload_len = len > st->hdr_len ? len - st->hdr_len : 0;
 		if (gpurx_pkt_build(&sp, out, st->tmpl_len, &lay) != len)
 			return 0;	/* cannot happen for a checked stream */
+		if (st->prog.csum_offload)
+			(void)gpurx_pkt_csum_offload(out, &lay);
 	}
 	gpurx_fe_apply(&st->prog, out, idx, tx_ns);
 	return len;

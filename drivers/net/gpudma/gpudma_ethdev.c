@@ -87,8 +87,12 @@ gpudma_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 	info->rx_queue_offload_capa = info->rx_offload_capa;
 	info->rx_seg_capa.max_nseg = GPUDMA_MAX_RX_SEGS;
 	info->rx_seg_capa.multi_pools = 1;
+	/* Checksums are computed into the staged copy written to tx_pcap
+	 * (gpudma_tx.c), as a NIC computes them on the wire. */
 	info->tx_offload_capa = RTE_ETH_TX_OFFLOAD_MULTI_SEGS |
-		RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
+		RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE |
+		RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_UDP_CKSUM |
+		RTE_ETH_TX_OFFLOAD_TCP_CKSUM;
 	info->tx_queue_offload_capa = RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
 	info->rx_desc_lim.nb_max = 32768;
 	info->rx_desc_lim.nb_min = 32;

@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_byteorder.h>
 #include <rte_common.h>
+#include <rte_ip.h>
 #include <rte_mbuf.h>
 
 #include "gpudma.h"
@@ -79,6 +81,70 @@ txq_gpu_ready(struct gpudma_txq *q)
 	return ret;
 }
 
+/*
+ * The TX checksum offload, as a NIC does it, on frame f (len bytes, its
+ * mbuf m: l2_len, l3_len and the RTE_MBUF_F_TX_* flags): the IPv4 header
+ * checksum over the header; the UDP or TCP checksum as the complement of
+ * the segment's sum (its length from the IP header), the field's
+ * contents included: DPDK's convention has the application put the
+ * pseudo-header's sum there (rte_ipv4_phdr_cksum), and a NIC adds it, so
+ * a frame that lacks it goes out with a wrong checksum here too. 0, or
+ * -EINVAL when the lengths and flags do not describe the frame (dropped
+ * into oerrors, as a NIC's malicious-driver check drops it).
+ */
+static int
+tx_csum(uint8_t *f, uint32_t len, const struct rte_mbuf *m)
+{
+	const uint64_t l4 = m->ol_flags & RTE_MBUF_F_TX_L4_MASK;
+	const uint32_t l2 = m->l2_len, l3 = m->l3_len;
+	uint32_t l4_len, coff;
+	uint16_t c;
+
+	if (l3 == 0 || l2 + l3 > len)
+		return -EINVAL;
+	if (m->ol_flags & RTE_MBUF_F_TX_IP_CKSUM) {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(f + l2);
+
+		if (!(m->ol_flags & RTE_MBUF_F_TX_IPV4) || l3 < sizeof(*ip) ||
+				rte_ipv4_hdr_len(ip) != l3)
+			return -EINVAL;
+		ip->hdr_checksum = 0;
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+	}
+	if (l4 == RTE_MBUF_F_TX_L4_NO_CKSUM)
+		return 0;
+	if (l4 != RTE_MBUF_F_TX_UDP_CKSUM && l4 != RTE_MBUF_F_TX_TCP_CKSUM)
+		return -EINVAL;		/* SCTP: not offered */
+	if (m->ol_flags & RTE_MBUF_F_TX_IPV4) {
+		const struct rte_ipv4_hdr *ip =
+			(const struct rte_ipv4_hdr *)(f + l2);
+
+		if (rte_be_to_cpu_16(ip->total_length) < l3)
+			return -EINVAL;
+		l4_len = rte_be_to_cpu_16(ip->total_length) - l3;
+	} else if (m->ol_flags & RTE_MBUF_F_TX_IPV6) {
+		const struct rte_ipv6_hdr *ip =
+			(const struct rte_ipv6_hdr *)(f + l2);
+
+		if (l3 < sizeof(*ip) || rte_be_to_cpu_16(ip->payload_len) +
+				sizeof(*ip) < l3)
+			return -EINVAL;
+		l4_len = rte_be_to_cpu_16(ip->payload_len) + sizeof(*ip) - l3;
+	} else {
+		return -EINVAL;
+	}
+	coff = l4 == RTE_MBUF_F_TX_UDP_CKSUM ? 6 : 16;
+	if (l2 + l3 + l4_len > len || l4_len < coff + 2)
+		return -EINVAL;
+	/* rte_raw_cksum sums the bytes as stored: stored back as is, the
+	 * complement lands in network order. */
+	c = (uint16_t)~rte_raw_cksum(f + l2 + l3, l4_len);
+	if (c == 0 && l4 == RTE_MBUF_F_TX_UDP_CKSUM)
+		c = 0xffff;	/* UDP's 0 means "no checksum" */
+	memcpy(f + l2 + l3 + coff, &c, sizeof(c));
+	return 0;
+}
+
 /* Writes out (or, failed, drops) the gathered frames pkts[0..n). */
 static void
 flush(struct gpudma_txq *q, struct rte_mbuf **pkts, const uint32_t *off,
@@ -98,7 +164,12 @@ flush(struct gpudma_txq *q, struct rte_mbuf **pkts, const uint32_t *off,
 			ret = gpudma_event_wait(&q->copier, &q->event);
 	}
 	for (i = 0; i < n; i++) {
-		if (ret == 0) {
+		if (ret == 0 && (pkts[i]->ol_flags & (RTE_MBUF_F_TX_IP_CKSUM |
+				RTE_MBUF_F_TX_L4_MASK)) != 0 &&
+				tx_csum(q->staging + off[i], pkts[i]->pkt_len,
+				pkts[i]) != 0) {
+			q->st.errors++;
+		} else if (ret == 0) {
 			gpudma_pcap_out_write(q->port->out, q->staging + off[i],
 				pkts[i]->pkt_len);
 			q->st.packets++;

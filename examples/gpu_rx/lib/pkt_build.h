@@ -229,6 +229,47 @@ gpurx_pkt_csum_fill(uint8_t *frame, const struct gpurx_pkt_layout *lay)
 			gpurx_l4_csum(frame, lay));
 }
 
+/* What a port computes for a frame left to its TX checksum offload. */
+#define GPURX_CSUM_OFF_IP4 1u	/* the IPv4 header checksum */
+#define GPURX_CSUM_OFF_UDP 2u	/* UDP over IPv4 or IPv6 */
+#define GPURX_CSUM_OFF_TCP 4u	/* TCP over IPv4 or IPv6 */
+
+/*
+ * Ready a frame with valid checksums (lay: its layout; only offsets are
+ * read, lengths come from the frame's IP header) for a port's TX
+ * checksum offload, as DPDK's RTE_MBUF_F_TX_IP_CKSUM and
+ * RTE_MBUF_F_TX_UDP_CKSUM / _TCP_CKSUM expect it: the IPv4 header
+ * checksum 0, and in the UDP or TCP checksum field the folded sum of the
+ * pseudo-header, not complemented, which the port adds to its sum of the
+ * segment before complementing. ICMP and fragments keep their checksum
+ * (no port offloads them). Returns the GPURX_CSUM_OFF_* the port must
+ * compute.
+ */
+GPURX_FN uint32_t
+gpurx_pkt_csum_offload(uint8_t *frame, const struct gpurx_pkt_layout *lay)
+{
+	const uint8_t *l3 = frame + lay->l3_off;
+	uint32_t what = 0, l4_len;
+
+	if (lay->ip4_csum_off != 0) {
+		gpurx_put_be16(frame + lay->ip4_csum_off, 0);
+		what |= GPURX_CSUM_OFF_IP4;
+	}
+	if (lay->l4_csum_off == 0 || (lay->l4_proto != GPURX_IPPROTO_UDP &&
+			lay->l4_proto != GPURX_IPPROTO_TCP))
+		return what;
+	/* The segment's length as the IP header gives it: what a port
+	 * reads, padding to the minimum frame size left out. */
+	if (lay->ip_version == 4)
+		l4_len = gpurx_be16(l3 + 2) - (lay->l4_off - lay->l3_off);
+	else
+		l4_len = gpurx_be16(l3 + 4) + 40 - (lay->l4_off - lay->l3_off);
+	gpurx_put_be16(frame + lay->l4_csum_off, gpurx_csum_fold(
+		gpurx_csum_pseudo(l3, lay->ip_version, lay->l4_proto, l4_len)));
+	return what | (lay->l4_proto == GPURX_IPPROTO_UDP ?
+		GPURX_CSUM_OFF_UDP : GPURX_CSUM_OFF_TCP);
+}
+
 /*
  * RFC 1624 eqn. 3: HC' = ~(~HC + ~m + m'), m and m' being the one's
  * complement sums of the words before and after a change. Cheaper than a

@@ -75,6 +75,11 @@ struct gpurx_fe_prog {
 	uint32_t l4_start, l4_end, l4_csum;
 	uint32_t ph_start, ph_end;	/* addresses in the L4 pseudo-header */
 	uint8_t l4_udp;
+	/* TX checksum offload (gpurx_fe_csum_offload): the IPv4 header
+	 * checksum stays 0; l4_phdr: the L4 field holds the pseudo-header's
+	 * sum, which only writes to the addresses change. */
+	uint8_t csum_offload;
+	uint8_t l4_phdr;
 	uint32_t n_vars, n_writes;
 	struct gpurx_pkt_layout lay;	/* for named fields, host side */
 	struct gpurx_fe_var vars[GPURX_FE_MAX_VARS];
@@ -178,10 +183,11 @@ gpurx_fe_sums(const struct gpurx_fe_prog *p, const uint8_t *pkt, uint32_t off,
 {
 	s[0] = 0;
 	s[1] = 0;
-	if (p->ip4_csum != 0)
+	if (p->ip4_csum != 0 && !p->csum_offload)
 		s[0] = gpurx_csum_span(pkt, p->ip4_start, p->ip4_end, off, len);
 	if (p->l4_csum != 0)
-		s[1] = gpurx_csum_span(pkt, p->l4_start, p->l4_end, off, len) +
+		s[1] = (p->l4_phdr ? 0 : gpurx_csum_span(pkt, p->l4_start,
+			p->l4_end, off, len)) +
 			gpurx_csum_span(pkt, p->ph_start, p->ph_end, off, len);
 }
 
@@ -195,7 +201,12 @@ gpurx_fe_fix(const struct gpurx_fe_prog *p, uint8_t *pkt,
 		c = gpurx_be16(pkt + p->ip4_csum);
 		gpurx_put_be16(pkt + p->ip4_csum, gpurx_csum_adjust(c, m[0], m2[0]));
 	}
-	if (p->l4_csum != 0 && m[1] != m2[1]) {
+	if (p->l4_csum != 0 && m[1] != m2[1] && p->l4_phdr) {
+		/* A sum, not its complement: S' = ~adjust(~S, m, m'). */
+		c = gpurx_be16(pkt + p->l4_csum);
+		gpurx_put_be16(pkt + p->l4_csum,
+			(uint16_t)~gpurx_csum_adjust((uint16_t)~c, m[1], m2[1]));
+	} else if (p->l4_csum != 0 && m[1] != m2[1]) {
 		c = gpurx_be16(pkt + p->l4_csum);
 		c = gpurx_csum_adjust(c, m[1], m2[1]);
 		/* UDP sends a computed 0 as 0xffff: 0 means "none". */
@@ -285,6 +296,21 @@ gpurx_fe_init(struct gpurx_fe_prog *p, const struct gpurx_pkt_layout *lay,
 		}
 	}
 	return 0;
+}
+
+/*
+ * The program of a template readied by gpurx_pkt_csum_offload(): the
+ * IPv4 header checksum is left at 0 and a UDP or TCP checksum field kept
+ * as the pseudo-header's sum (writes to the addresses adjust it; the
+ * segment's bytes are the port's to sum). ICMP's is kept whole as before.
+ */
+static inline void
+gpurx_fe_csum_offload(struct gpurx_fe_prog *p)
+{
+	p->csum_offload = 1;
+	p->l4_phdr = p->l4_csum != 0 && p->ph_start != 0 &&
+		(p->lay.l4_proto == GPURX_IPPROTO_UDP ||
+		 p->lay.l4_proto == GPURX_IPPROTO_TCP);
 }
 
 static inline int

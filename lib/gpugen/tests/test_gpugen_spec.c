@@ -422,6 +422,123 @@ test_pcap(const char *dir)
 	unlink(path);
 }
 
+/* One's complement sum of len bytes, big-endian words: the test's own. */
+static uint32_t
+ones_sum(const uint8_t *p, uint32_t len, uint32_t sum)
+{
+	for (uint32_t k = 0; k < len; k += 2)
+		sum += (uint32_t)p[k] << 8 | (k + 1 < len ? p[k + 1] : 0);
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return sum;
+}
+
+/*
+ * What a NIC's TX checksum offload does to a frame, from the mbuf's
+ * l2_len and l3_len and the flags: the IPv4 header checksum computed
+ * over the header; the L4 segment (its length from the IP header) summed
+ * as it is, the pseudo-header's sum the field holds included, and
+ * complemented, UDP's 0 sent as 0xffff.
+ */
+static void
+nic_offload(uint8_t *f, uint32_t what, uint16_t l2, uint16_t l3, int v)
+{
+	uint8_t *ip = f + l2, *l4 = f + l2 + l3;
+	uint32_t l4_len, coff = what & GPUGEN_CSUM_UDP ? 6 : 16;
+	uint16_t c;
+
+	if (what & GPUGEN_CSUM_IP4) {
+		c = (uint16_t)~ones_sum(ip, l3, 0);
+		ip[10] = c >> 8;
+		ip[11] = c & 0xff;
+	}
+	if (!(what & (GPUGEN_CSUM_UDP | GPUGEN_CSUM_TCP)))
+		return;
+	l4_len = v == 4 ? ((uint32_t)ip[2] << 8 | ip[3]) - l3 :
+		((uint32_t)ip[4] << 8 | ip[5]) + 40 - l3;
+	c = (uint16_t)~ones_sum(l4, l4_len, 0);
+	if (c == 0 && (what & GPUGEN_CSUM_UDP))
+		c = 0xffff;
+	l4[coff] = c >> 8;
+	l4[coff + 1] = c & 0xff;
+}
+
+/*
+ * gpugen_conf.csum_offload: each frame, once a NIC's offload has done
+ * its part, is byte for byte the frame built with every checksum; before
+ * it, the IPv4 checksum is 0 and the L4 field holds the pseudo-header's
+ * sum. Variables on the addresses (in the pseudo-header) and the ports,
+ * stamps, sizes rebuilt per packet, VLAN tags, IPv6 and IMIX.
+ */
+static void
+test_csum_offload(void)
+{
+	static const char *const specs[] = {
+		"ipv4,udp,var=ipv4.src:inc:10.1.0.1-10.1.0.200,"
+			"var=udp.sport:random:1024-65535,size=70-1518:random",
+		"vlan=100,ipv6,tcp,dport=443,var=tcp.sport:dec:1000-2000:step=7,"
+			"var=ipv6.src:random:0-0xffffffff,size=120-1500:step=13",
+		"vlan=10,vlan=20,ipv4,tcp,tuple=ipv4.dst:tcp.dport:"
+			"10.9.0.1-10.9.0.50:80-90,var=ipv4.ttl:inc:1-64,size=200",
+		"ipv6,udp,var=ipv6.dst:inc:1-1000,stamp=off,size=80",
+		"ipv4,tcp,var=ipv4.src:random:1-0xfffffffe,var=ipv4.dst:dec:1-300,"
+			"size=100-1518:step=5",
+		"imix,ipv4,udp,stamp=off,var=udp.dport:inc:1-65535",
+	};
+	uint8_t a[2048], b[2048];
+
+	for (size_t k = 0; k < sizeof(specs) / sizeof(specs[0]); k++) {
+		struct gpugen_conf c = { .data_room = 2048, .burst = 4,
+			.seed = 7 };
+		struct gpugen *ga = new_gen(7), *gb;
+		uint32_t diff = 0, zero_ip = 0;
+
+		c.csum_offload = 1;
+		if (gpugen_create(&gb, &c) != 0) {
+			CHECK(0, "gpugen_create");
+			gpugen_free(ga);
+			return;
+		}
+		CHECK(add(ga, specs[k]) > 0 && add(gb, specs[k]) > 0, "%s",
+			specs[k]);
+		for (uint64_t n = 0; n < 3000; n++) {
+			struct gpugen_stream_info si;
+			uint32_t la = gpugen_build_cpu(ga, n, 5 + n, a, sizeof(a),
+				NULL, NULL);
+			uint32_t lb = gpugen_build_cpu(gb, n, 5 + n, b, sizeof(b),
+				NULL, NULL);
+
+			if (gpugen_stream_info(gb, gpugen_stream_of(gb, n), &si) != 0 ||
+					la == 0 || la != lb) {
+				diff++;
+				continue;
+			}
+			if (n == 0)
+				CHECK(si.csum_offload == ((si.ip_version == 4 ?
+					GPUGEN_CSUM_IP4 : 0) |
+					(strstr(specs[k], "tcp") ? GPUGEN_CSUM_TCP :
+					GPUGEN_CSUM_UDP)) && si.l2_len == 14 +
+					4 * (strstr(specs[k], "vlan=20") ? 2 :
+					strstr(specs[k], "vlan") ? 1 : 0) &&
+					si.l3_len == (si.ip_version == 4 ? 20 : 40),
+					"%s: offload %#x, l2 %u, l3 %u", specs[k],
+					si.csum_offload, si.l2_len, si.l3_len);
+			if (si.ip_version == 4)
+				zero_ip += b[si.l2_len + 10] == 0 &&
+					b[si.l2_len + 11] == 0;
+			nic_offload(b, si.csum_offload, si.l2_len, si.l3_len,
+				si.ip_version);
+			diff += memcmp(a, b, la) != 0;
+		}
+		CHECK(diff == 0, "%s: %u of 3000 frames differ from the full "
+			"build once offloaded", specs[k], diff);
+		CHECK(zero_ip == (strstr(specs[k], "ipv6") ? 0 : 3000),
+			"%s: IPv4 checksum 0 in %u of 3000", specs[k], zero_ip);
+		gpugen_free(gb);
+		gpugen_free(ga);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -431,6 +548,7 @@ main(int argc, char **argv)
 	test_sizes();
 	test_imix();
 	test_bad();
+	test_csum_offload();
 	test_pcap(argc > 1 ? argv[1] : ".");
 	if (failures) {
 		fprintf(stderr, "%d failures\n", failures);
