@@ -87,7 +87,9 @@ if [ -x "$build/examples/gpu_tx/dpdk-gpu-tx" ]; then
 	# ring each) where the port writes a file per queue (net_pcap).
 	for m in host-mapped:net_pcap0 gpu:net_gpudma0; do
 		# tshark where installed (the GPU machine may have none).
-		cases="cpu-ref cpu-ref:--launch-per-burst"
+		# csum-offload: the GPU's frames readied for the port's TX
+		# checksum offload (net_gpudma's, whatever TX_VDEV says).
+		cases="cpu-ref cpu-ref:--launch-per-burst csum-offload"
 		[ "${m%%:*}" = host-mapped ] && cases="$cases queues queues:--launch-per-burst"
 		command -v tshark > /dev/null && cases="$cases tshark"
 		for cc in $cases; do

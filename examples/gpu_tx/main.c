@@ -68,6 +68,7 @@ struct opts {
 	int launch_per_burst;	/* GPU: a kernel per burst */
 	int no_build;		/* benchmark baseline: frames not built */
 	int no_fast_free;	/* benchmark baseline: per-packet TX frees */
+	int csum_offload;	/* IPv4/UDP/TCP checksums left to the port */
 };
 
 struct tx_stats {
@@ -109,6 +110,8 @@ usage(const char *prog)
 		"  --no-build        benchmark baseline (with --mem cpu): send the\n"
 		"                    streams' lengths unbuilt, the TX lcore's own\n"
 		"                    ceiling\n"
+		"  --csum-offload    leave IPv4, UDP and TCP checksums to the\n"
+		"                    port's TX checksum offload\n"
 		"  --no-fast-free    benchmark baseline: do not ask the port for\n"
 		"                    bulk frees of sent mbufs (MBUF_FAST_FREE)\n"
 		"  --seed N          default seed of the streams (default 1)\n"
@@ -195,6 +198,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{ "launch-per-burst", no_argument, NULL, 'B' },
 		{ "no-build", no_argument, NULL, 'N' },
 		{ "no-fast-free", no_argument, NULL, 'F' },
+		{ "csum-offload", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -319,6 +323,9 @@ parse_opts(int argc, char **argv, struct opts *o)
 		case 'F':
 			o->no_fast_free = 1;
 			break;
+		case 'C':
+			o->csum_offload = 1;
+			break;
 		case 'W':
 		case 'L':
 			errno = 0;
@@ -422,6 +429,12 @@ struct app {
 	 * per-packet lookup is a good part of a TX lcore's time); else 0. */
 	uint32_t fixed_len;
 	int fast_free;		/* the port frees sent mbufs in bulk */
+	/* --csum-offload: per stream, what its mbufs carry (ol_flags with
+	 * l2_len and l3_len packed as in rte_mbuf's tx_offload). */
+	uint64_t *ol_flags;
+	uint64_t *tx_offload;
+	uint64_t ol_needed;	/* RTE_ETH_TX_OFFLOAD_*_CKSUM the port must offer */
+	int one_ol;		/* every stream carries the same */
 	uint64_t tsc_start, tsc_end, end_tsc;
 	struct txq txq[MAX_QUEUES];
 	struct tx_stats st;	/* the queues' summed */
@@ -527,6 +540,18 @@ setup_port(struct app *a)
 			di.max_tx_queues);
 		return -1;
 	}
+	if ((di.tx_offload_capa & a->ol_needed) != a->ol_needed) {
+		uint64_t miss = a->ol_needed & ~di.tx_offload_capa;
+
+		fprintf(stderr, "error: --csum-offload: port %u (%s) offers no TX "
+			"checksum offload for%s%s%s; without --csum-offload the "
+			"generator computes them\n", a->o.port, di.driver_name,
+			miss & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM ? " IPv4" : "",
+			miss & RTE_ETH_TX_OFFLOAD_UDP_CKSUM ? " UDP" : "",
+			miss & RTE_ETH_TX_OFFLOAD_TCP_CKSUM ? " TCP" : "");
+		return -1;
+	}
+	conf.txmode.offloads |= a->ol_needed;
 	/* Every mbuf comes from a->pool, one segment, refcnt 1, never
 	 * attached: the port may free sent ones in bulk, as NICs do. */
 	a->fast_free = !a->o.no_fast_free &&
@@ -550,8 +575,9 @@ setup_port(struct app *a)
 			link.link_speed != RTE_ETH_SPEED_NUM_NONE &&
 			link.link_speed != RTE_ETH_SPEED_NUM_UNKNOWN)
 		a->link_mbps = link.link_speed;
-	printf("port %u: %s, link %u Mb/s%s\n", a->o.port, di.driver_name,
-		a->link_mbps, a->fast_free ? ", bulk TX frees" : "");
+	printf("port %u: %s, link %u Mb/s%s%s\n", a->o.port, di.driver_name,
+		a->link_mbps, a->fast_free ? ", bulk TX frees" : "",
+		a->ol_needed != 0 ? ", TX checksums offloaded" : "");
 	return 0;
 }
 
@@ -675,9 +701,10 @@ post(struct txq *T, struct rte_mbuf **m, uint16_t n)
  * (next, tx_offload), a miss per packet that was the TX lcore's largest
  * cost (perf, --no-build at 64 B). The pool holds only this program's
  * mbufs, which come back through rte_pktmbuf_free or the port's bulk
- * free (next NULL, one segment, refcnt 1: the raw state) and never carry
- * offloads, VLAN tags or flags; the caller sets the first line's
- * data_off and lengths, in the one pass it makes over the burst.
+ * free (next NULL, one segment, refcnt 1: the raw state) and carry no
+ * VLAN tags, nor offload flags unless --csum-offload, which sets them on
+ * every mbuf; the caller sets the first line's data_off and lengths, in
+ * the one pass it makes over the burst.
  */
 static inline int
 alloc_raw(struct rte_mempool *mp, struct rte_mbuf **m, uint32_t n)
@@ -738,6 +765,9 @@ tx_lcore(void *arg)
 	 * which the compiler would load these again each packet. */
 	const uint32_t fixed = a->fixed_len;
 	const int cpu_build = o->mem == MEM_CPU && !o->no_build;
+	/* --csum-offload: the same flags for every packet, or per stream. */
+	const int ol = a->ol_needed != 0;
+	const uint64_t ol_flags = a->ol_flags[0], tx_offload = a->tx_offload[0];
 	struct rte_mbuf *m[MAX_BURST];
 	uint64_t k = T->q, last = rte_rdtsc();
 	double tokens = 0;
@@ -807,6 +837,17 @@ tx_lcore(void *arg)
 			m[i]->data_off = RTE_PKTMBUF_HEADROOM;
 			m[i]->data_len = (uint16_t)len;
 			m[i]->pkt_len = len;
+			if (ol) {
+				/* Every mbuf of this run gets its flags set:
+				 * none comes back with another stream's. */
+				uint32_t st = a->one_ol ? 0 :
+					gpugen_stream_of(a->gen, first + i);
+
+				m[i]->ol_flags = a->one_ol ? ol_flags :
+					a->ol_flags[st];
+				m[i]->tx_offload = a->one_ol ? tx_offload :
+					a->tx_offload[st];
+			}
 			if (cpu_build)
 				gpugen_build_cpu(a->gen, first + i, tx_ns,
 					rte_pktmbuf_mtod(m[i], uint8_t *),
@@ -961,6 +1002,35 @@ open_fill(struct app *a, char *err, size_t errlen)
 	return gpugen_fill_open(a->gg, &fc, &a->fill, err, errlen);
 }
 
+/* The mbuf flags and lengths stream s's frames need for the port to
+ * compute what the generator left out (--csum-offload). */
+static void
+stream_offload(struct app *a, uint32_t s, const struct gpugen_stream_info *si)
+{
+	uint64_t fl = 0;
+
+	if (si->csum_offload != 0)
+		fl |= si->ip_version == 4 ? RTE_MBUF_F_TX_IPV4 :
+			RTE_MBUF_F_TX_IPV6;
+	if (si->csum_offload & GPUGEN_CSUM_IP4) {
+		fl |= RTE_MBUF_F_TX_IP_CKSUM;
+		a->ol_needed |= RTE_ETH_TX_OFFLOAD_IPV4_CKSUM;
+	}
+	if (si->csum_offload & GPUGEN_CSUM_UDP) {
+		fl |= RTE_MBUF_F_TX_UDP_CKSUM;
+		a->ol_needed |= RTE_ETH_TX_OFFLOAD_UDP_CKSUM;
+	}
+	if (si->csum_offload & GPUGEN_CSUM_TCP) {
+		fl |= RTE_MBUF_F_TX_TCP_CKSUM;
+		a->ol_needed |= RTE_ETH_TX_OFFLOAD_TCP_CKSUM;
+	}
+	a->ol_flags[s] = fl;
+	a->tx_offload[s] = fl != 0 ? rte_mbuf_tx_offload(si->l2_len,
+		si->l3_len, 0, 0, 0, 0, 0) : 0;
+	a->one_ol = s == 0 || (a->one_ol && fl == a->ol_flags[0] &&
+		a->tx_offload[s] == a->tx_offload[0]);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -983,6 +1053,7 @@ main(int argc, char **argv)
 	gc.data_room = RTE_MBUF_DEFAULT_DATAROOM;
 	gc.burst = a.o.burst;
 	gc.seed = a.o.seed;
+	gc.csum_offload = a.o.csum_offload;
 	rc = gpugen_create(&a.gen, &gc);
 	if (rc != 0) {
 		fprintf(stderr, "error: generator: %s\n", strerror(-rc));
@@ -997,12 +1068,19 @@ main(int argc, char **argv)
 		}
 	}
 	a.fixed_len = gpugen_max_len(a.gen);
+	a.ol_flags = calloc(gpugen_n_streams(a.gen), sizeof(*a.ol_flags));
+	a.tx_offload = calloc(gpugen_n_streams(a.gen), sizeof(*a.tx_offload));
+	if (a.ol_flags == NULL || a.tx_offload == NULL) {
+		fprintf(stderr, "error: out of memory\n");
+		goto out;
+	}
 	for (uint32_t s = 0; s < gpugen_n_streams(a.gen); s++) {
 		struct gpugen_stream_info si;
 
 		gpugen_stream_info(a.gen, s, &si);
 		if (si.len_min != a.fixed_len || si.len_max != a.fixed_len)
 			a.fixed_len = 0;
+		stream_offload(&a, s, &si);
 		printf("stream %u: %s: %u-%u bytes, weight %u, %u variables, "
 			"%s\n", s, si.desc, si.len_min + 4, si.len_max + 4,
 			si.weight, si.n_vars, si.stamp_off ? "stamped" :
@@ -1103,6 +1181,8 @@ out:
 	if (a.pool != NULL)
 		release_pool(&a);
 	gpugen_free(a.gen);
+	free(a.ol_flags);
+	free(a.tx_offload);
 	for (unsigned int k = 0; k < a.o.n_streams; k++)
 		free(a.o.pcap_specs[k]);
 	rte_eal_cleanup();
