@@ -18,7 +18,8 @@
 # per-burst (a kernel launch per burst), gpudma (net_gpudma instead of
 # net_null: it frees sent mbufs in bulk, RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE,
 # as NICs do; gpu always uses it), no-fast-free (the port asked not to:
-# the A/B baseline of bulk frees).
+# the A/B baseline of bulk frees), csum-offload (checksums left to the
+# port: net_gpudma's TX offload).
 #
 # Output: a line per point ("txrate mem=... build=... port=... free=...
 # size=... queues=N mpps=... gbps=..."); OUT_DIR/txrate.txt the lines;
@@ -91,6 +92,7 @@ for mode in ${BENCH_TXR_MODES:-$default_modes}; do
 		per-burst) build_kind=per-burst; margs+=(--launch-per-burst) ;;
 		gpudma) port=gpudma ;;
 		no-fast-free) margs+=(--no-fast-free) ;;
+		csum-offload) margs+=(--csum-offload); port=gpudma ;;
 		*) echo "unknown mode flag '$flag' in '$mode'" >&2; exit 2 ;;
 		esac
 	done
@@ -99,6 +101,7 @@ for mode in ${BENCH_TXR_MODES:-$default_modes}; do
 	[ "$mem" = none ] && { mem=cpu build_kind=none margs+=(--no-build); }
 	# net_null has no bulk frees; asked or not, it frees per packet.
 	[[ $port = null || " ${margs[*]} " = *" --no-fast-free "* ]] && free=per-packet
+	[[ " ${margs[*]} " = *" --csum-offload "* ]] && free=$free+csum-offload
 	if [ "$mem" != cpu ] && [ $has_gpu = 0 ]; then
 		continue
 	fi
