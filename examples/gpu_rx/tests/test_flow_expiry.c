@@ -945,6 +945,24 @@ test_insert_race(void)
 	free(r);
 }
 
+/* A table (idle 10) holding one flow, key id, a 100-byte packet at ts:
+ * its slot, to be changed under the test's hands; NULL: failed, freed. */
+static struct gpurx_flow_entry *
+one_flow(struct tbl *t, uint32_t id, uint64_t ts)
+{
+	struct gpurx_flow_key k;
+	const struct gpurx_flow_entry *e;
+
+	tbl_new(t, 16, 16, 16, 10, 0, 0);
+	CHECK_EQ(upd(t, id, 100, ts, 0), 0);
+	key_id(id, &k);
+	e = gpurx_flow_table_find(t->ft, &k);
+	CHECK(e != NULL, "key %u not inserted", id);
+	if (e == NULL)
+		tbl_free(t);
+	return (struct gpurx_flow_entry *)(uintptr_t)e;
+}
+
 /*
  * The scan decides a flow is due on fields it read before its CAS; a
  * packet that pinned, ended that record, started the next and let go in
@@ -962,14 +980,9 @@ test_scan_stale(void)
 	uint32_t why;
 	struct tbl t;
 
-	tbl_new(&t, 16, 16, 16, 10, 0, 0);
-	CHECK_EQ(upd(&t, 1, 100, 0, 0), 0);
-	key_id(1, &k);
-	e = gpurx_flow_table_find(t.ft, &k);
-	CHECK(e != NULL, "key not inserted");
-	if (e == NULL)
+	if ((me = one_flow(&t, 1, 0)) == NULL)
 		return;
-	me = (struct gpurx_flow_entry *)(uintptr_t)e;
+	key_id(1, &k);
 	/* The scan's first half at 20: idle since 0. */
 	s = me->state;
 	why = gpurx_flow_entry_due(t.ft, me, 20);
@@ -1019,7 +1032,6 @@ static void
 test_closing_wait(void)
 {
 	struct closing_wait w = { 0 };
-	struct gpurx_flow_key k;
 	const struct gpurx_flow_entry *e;
 	struct gpurx_flow_entry *me;
 	uint32_t pos = 0, slots = 0;
@@ -1028,14 +1040,8 @@ test_closing_wait(void)
 	pthread_t th;
 	struct tbl t;
 
-	tbl_new(&t, 16, 16, 16, 10, 0, 0);
-	CHECK_EQ(upd(&t, 7, 100, 1, 0), 0);
-	key_id(7, &k);
-	e = gpurx_flow_table_find(t.ft, &k);
-	CHECK(e != NULL, "key not inserted");
-	if (e == NULL)
+	if ((me = one_flow(&t, 7, 1)) == NULL)
 		return;
-	me = (struct gpurx_flow_entry *)(uintptr_t)e;
 	/* As a closer does. */
 	s = me->state;
 	CHECK_EQ(gpurx_atomic_cas_ord_u64(&me->state, s,
