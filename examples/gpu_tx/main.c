@@ -768,6 +768,7 @@ tx_lcore(void *arg)
 	/* --csum-offload: the same flags for every packet, or per stream. */
 	const int ol = a->ol_needed != 0;
 	const uint64_t ol_flags = a->ol_flags[0], tx_offload = a->tx_offload[0];
+	const int raw_post = a->fill != NULL && !ol;
 	struct rte_mbuf *m[MAX_BURST];
 	uint64_t k = T->q, last = rte_rdtsc();
 	double tokens = 0;
@@ -830,7 +831,9 @@ tx_lcore(void *arg)
 		if (T->st.first_tx_ns == 0)
 			T->st.first_tx_ns = tx_ns;
 		T->st.last_tx_ns = tx_ns;
-		for (uint32_t i = 0; i < b; i++) {
+		/* GPU builds without offload flags: the fill readies the
+		 * mbufs in the pass it makes to post them. */
+		for (uint32_t i = 0; i < b && !raw_post; i++) {
 			uint32_t len = fixed != 0 ? fixed :
 				gpugen_len(a->gen, first + i);
 
@@ -858,7 +861,8 @@ tx_lcore(void *arg)
 			post(T, m, (uint16_t)b);
 			continue;
 		}
-		rc = gpugen_fill_post(a->fill, T->q, m, b, first, tx_ns);
+		rc = raw_post ? gpugen_fill_post_raw(a->fill, T->q, m, b, first,
+			tx_ns) : gpugen_fill_post(a->fill, T->q, m, b, first, tx_ns);
 		if (rc != 0) {
 			fprintf(stderr, "error: queue %u: posting a burst to the "
 				"GPU: %s\n", T->q, rte_strerror(-rc));

@@ -52,7 +52,23 @@ struct gpugen_fill {
 	struct gpugen_fill_kargs ka;
 	void *kstream;			/* the persistent kernel's */
 	int running;			/* launched, not seen ended */
+	uint32_t fixed_len;		/* every frame's length, or 0 */
 };
+
+/* Every frame's length when all streams have one and the same, else 0:
+ * the per-packet lookup is then skipped. */
+static uint32_t
+fixed_len(const struct gpugen *g)
+{
+	const uint32_t len = gpugen_max_len(g);
+	struct gpugen_stream_info si;
+
+	for (uint32_t s = 0; s < gpugen_n_streams(g); s++)
+		if (gpugen_stream_info(g, s, &si) != 0 ||
+				si.len_min != len || si.len_max != len)
+			return 0;
+	return len;
+}
 
 /* The device this thread's CUDA runtime launches on: a thread of its own
  * starts on device 0. */
@@ -173,6 +189,7 @@ gpugen_fill_open(struct gpugen_gpu *gg, const struct gpugen_fill_conf *c,
 		return gpugen_fail(err, errlen, -ENOMEM, "no memory for the fill");
 	f->gg = gg;
 	f->c = *c;
+	f->fixed_len = fixed_len(gg->g);
 	snprintf(f->gpu_name, sizeof(f->gpu_name), "%s", info.name);
 	f->ka.table = gg->table;
 	f->side_len = (size_t)c->rings * c->items * sizeof(*f->side);
@@ -263,16 +280,39 @@ gpugen_fill_start(struct gpugen_fill *f, char *err, size_t errlen)
 	return 0;
 }
 
+/* Ring r's next item, its descriptors and mbufs written: READY (or the
+ * launch for it). */
+static inline int
+post_item(struct gpugen_fill *f, uint32_t r, uint32_t n, uint64_t first,
+		uint64_t tx_ns)
+{
+	struct fill_ring *R = &f->r[r];
+	const uint32_t idx = R->ring.head;
+	const uint64_t seq = R->ring.published;
+	int rc;
+
+	/* Plain stores: publish's barrier orders them before READY. */
+	R->side[idx].first = first;
+	R->side[idx].tx_ns = tx_ns;
+	rc = gpucomm_ring_publish(&R->ring, n);
+	if (unlikely(rc != 0))
+		return rc;
+	if (f->c.launch_per_burst) {
+		/* The launch is the acquire: stream order after READY. */
+		if (unlikely(select_gpu(f) != 0 || gpugen_fill_cuda_launch_item(
+				&f->k.kp, &f->ka, r, idx, seq, R->stream) != 0))
+			return -EIO;
+	}
+	return 0;
+}
+
 int
 gpugen_fill_post(struct gpugen_fill *f, uint32_t r, struct rte_mbuf **m,
 		uint32_t n, uint64_t first, uint64_t tx_ns)
 {
 	struct fill_ring *R = &f->r[r];
 	struct rte_gpu_comm_list *it = gpucomm_ring_next(&R->ring);
-	const uint32_t idx = R->ring.head;
-	const uint64_t seq = R->ring.published;
 	struct rte_gpu_comm_pkt *e;
-	int rc;
 
 	if (unlikely(it == NULL))
 		return -ENOSPC;
@@ -288,19 +328,36 @@ gpugen_fill_post(struct gpugen_fill *f, uint32_t r, struct rte_mbuf **m,
 		e[i].size = b->data_len;
 		it->mbufs[i] = b;
 	}
-	/* Plain stores: publish's barrier orders them before READY. */
-	R->side[idx].first = first;
-	R->side[idx].tx_ns = tx_ns;
-	rc = gpucomm_ring_publish(&R->ring, n);
-	if (unlikely(rc != 0))
-		return rc;
-	if (f->c.launch_per_burst) {
-		/* The launch is the acquire: stream order after READY. */
-		if (unlikely(select_gpu(f) != 0 || gpugen_fill_cuda_launch_item(
-				&f->k.kp, &f->ka, r, idx, seq, R->stream) != 0))
-			return -EIO;
+	return post_item(f, r, n, first, tx_ns);
+}
+
+int
+gpugen_fill_post_raw(struct gpugen_fill *f, uint32_t r, struct rte_mbuf **m,
+		uint32_t n, uint64_t first, uint64_t tx_ns)
+{
+	struct fill_ring *R = &f->r[r];
+	struct rte_gpu_comm_list *it = gpucomm_ring_next(&R->ring);
+	const uint32_t fixed = f->fixed_len;
+	struct rte_gpu_comm_pkt *e;
+
+	if (unlikely(it == NULL))
+		return -ENOSPC;
+	if (unlikely(n == 0 || n > f->c.burst))
+		return -EINVAL;
+	e = it->pkt_list;
+	for (uint32_t i = 0; i < n; i++) {
+		struct rte_mbuf *b = m[i];
+		const uint32_t len = fixed != 0 ? fixed :
+			gpugen_len(f->gg->g, first + i);
+
+		b->data_off = RTE_PKTMBUF_HEADROOM;
+		b->data_len = (uint16_t)len;
+		b->pkt_len = len;
+		e[i].addr = (uintptr_t)b->buf_addr + RTE_PKTMBUF_HEADROOM;
+		e[i].size = len;
+		it->mbufs[i] = b;
 	}
-	return 0;
+	return post_item(f, r, n, first, tx_ns);
 }
 
 int

@@ -79,6 +79,18 @@ int gpugen_fill_post(struct gpugen_fill *f, uint32_t r, struct rte_mbuf **m,
 		uint32_t n, uint64_t first, uint64_t tx_ns);
 
 /*
+ * The same for mbufs fresh from their pool (rte_mempool_get_bulk: one
+ * segment, next NULL, the raw state), which the fill readies in the pass
+ * it makes over them anyway: data_off the headroom, data_len and pkt_len
+ * the frames' lengths. A TX lcore's loop over the burst, and its cache
+ * misses, once instead of twice. Other fields are left as they are (no
+ * offload flags: set those before, or use gpugen_fill_post). Returns as
+ * gpugen_fill_post.
+ */
+int gpugen_fill_post_raw(struct gpugen_fill *f, uint32_t r,
+		struct rte_mbuf **m, uint32_t n, uint64_t first, uint64_t tx_ns);
+
+/*
  * Ring r's oldest burst once built: 1 with *m and *n set (valid until
  * gpugen_fill_release), 0 when it is not built yet or nothing is in
  * flight, -EIO when the kernel failed it.

@@ -153,6 +153,7 @@ gpugen_gpu_open(struct gpugen *g, int16_t gpu_id, uint32_t max_burst,
 	gg = calloc(1, sizeof(*gg));
 	if (gg == NULL)
 		return -ENOMEM;
+	gg->g = g;
 	gg->gpu_id = gpu_id;
 	gg->max_burst = max_burst;
 	gg->max_len = gpugen_max_len(g);

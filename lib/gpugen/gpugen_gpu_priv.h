@@ -11,6 +11,7 @@
 #include "gpugen_cuda.h"
 
 struct gpugen_gpu {
+	const struct gpugen *g;	/* its streams, for the frames' lengths */
 	int16_t gpu_id;
 	uint32_t max_burst;
 	uint32_t max_len;	/* the longest frame: the least ring stride */
