@@ -52,7 +52,7 @@
 #include "flow_export.h"
 #include "gpu_path.h"
 #include "gpu_priv.h"
-#include "lat_hist.h"
+#include "gpupkt_lat_hist.h"
 #include "test_hooks.h"
 
 _Static_assert(GPURX_MAX_BURST <= RTE_GPU_COMM_LIST_PKTS_MAX, "burst");
@@ -333,7 +333,7 @@ collect_item(struct gpurx_app *a, uint16_t q)
 	 * last is in the flow table. */
 	gpurx_flow_note(q, gq->ts[base + it->n - 1]);
 	if (Q->lat_hist != NULL)
-		gpurx_lat_hist_add(Q->lat_hist, LAT_BUCKETS,
+		gpupkt_lat_hist_add(Q->lat_hist, LAT_BUCKETS,
 			(rte_get_tsc_cycles() - it->t_ready) * 1000000 /
 			a->clk.hz);
 	{
