@@ -27,6 +27,7 @@
 #include <rte_ethdev.h>
 #include <rte_gpudev.h>
 #include <rte_lcore.h>
+#include <rte_malloc.h>
 #include <rte_mbuf.h>
 
 #include "gpugen.h"
@@ -35,6 +36,7 @@
 #include "gpupkt_eal.h"
 #include "gpupkt_pool.h"
 #include "gpupkt_port.h"
+#include "gpupkt_lat_hist.h"
 #include "gpupkt_tsc.h"
 
 #define MAX_BURST 512
@@ -412,7 +414,15 @@ struct txq {
 	uint16_t q;
 	int rc;
 	struct tx_stats st;
+	/* GPU builds: when each burst in flight was posted (TSC, by ring
+	 * position), and post-to-built times, 1 us a bucket. */
+	uint64_t *post_tsc;
+	uint64_t *lat_hist;
+	uint64_t posted, built;
 } __rte_cache_aligned;
+
+/* Post-to-built histogram: 1 us buckets to 20 ms, the last for longer. */
+#define BUILD_LAT_BUCKETS 20000
 
 struct app {
 	struct opts o;
@@ -436,6 +446,7 @@ struct app {
 	uint64_t ol_needed;	/* RTE_ETH_TX_OFFLOAD_*_CKSUM the port must offer */
 	int one_ol;		/* every stream carries the same */
 	uint64_t tsc_start, tsc_end, end_tsc;
+	uint64_t tsc_per_us;
 	struct txq txq[MAX_QUEUES];
 	struct tx_stats st;	/* the queues' summed */
 };
@@ -731,6 +742,10 @@ send_built(struct txq *T)
 	int rc;
 
 	while ((rc = gpugen_fill_collect(a->fill, T->q, &m, &n)) == 1) {
+		/* Bursts come back in post order. */
+		gpupkt_lat_hist_add(T->lat_hist, BUILD_LAT_BUCKETS,
+			(rte_rdtsc() - T->post_tsc[T->built++ % a->o.ring_items]) /
+			a->tsc_per_us);
 		post(T, m, (uint16_t)n);
 		rc = gpugen_fill_release(a->fill, T->q);
 		if (rc != 0)
@@ -861,8 +876,11 @@ tx_lcore(void *arg)
 			post(T, m, (uint16_t)b);
 			continue;
 		}
+		T->post_tsc[T->posted % o->ring_items] = rte_rdtsc();
 		rc = raw_post ? gpugen_fill_post_raw(a->fill, T->q, m, b, first,
 			tx_ns) : gpugen_fill_post(a->fill, T->q, m, b, first, tx_ns);
+		if (rc == 0)
+			T->posted++;
 		if (rc != 0) {
 			fprintf(stderr, "error: queue %u: posting a burst to the "
 				"GPU: %s\n", T->q, rte_strerror(-rc));
@@ -967,7 +985,12 @@ summary(struct app *a, FILE *f, int json)
 	const char *unit = a->o.unit == RATE_PPS ? "pps" :
 		a->o.unit == RATE_BPS ? "bps" : a->o.unit == RATE_PCT ? "%" :
 		"none";
+	const uint64_t *hists[MAX_QUEUES];
+	struct gpupkt_lat_summary lat;
 
+	for (uint16_t q = 0; q < a->o.queues; q++)
+		hists[q] = a->txq[q].lat_hist;
+	gpupkt_lat_hist_summary(hists, a->o.queues, BUILD_LAT_BUCKETS, &lat);
 	if (!json) {
 		fprintf(f, "sent: %" PRIu64 " packets, %" PRIu64 " bytes in %.3f s\n"
 			"rate: requested %g %s, measured %.0f pps, %.0f bps\n"
@@ -975,6 +998,11 @@ summary(struct app *a, FILE *f, int json)
 			"sent (stopped with the port full)\n",
 			a->st.pkts, a->st.bytes, secs, a->o.rate, unit, pps, bps,
 			a->st.retries, a->st.failed);
+		if (lat.n != 0)
+			fprintf(f, "GPU build: %" PRIu64 " bursts, posted to built "
+				"(us): median %u, p99 %u, max %u%s\n", lat.n,
+				lat.p50, lat.p99, lat.max, lat.max ==
+				BUILD_LAT_BUCKETS - 1 ? " or more" : "");
 		return;
 	}
 	fprintf(f, "{\"mem\": \"%s\", \"build\": \"%s\", \"queues\": %u, "
@@ -983,12 +1011,14 @@ summary(struct app *a, FILE *f, int json)
 		"\"rate_requested\": %g, \"rate_unit\": \"%s\", "
 		"\"pps\": %.1f, \"bps\": %.1f, \"tx_retries\": %" PRIu64
 		", \"tx_failed\": %" PRIu64 ", \"first_tx_ns\": %" PRIu64
-		", \"last_tx_ns\": %" PRIu64 ", \"fast_free\": %s}\n",
+		", \"last_tx_ns\": %" PRIu64 ", \"fast_free\": %s, "
+		"\"build_bursts\": %" PRIu64 ", \"build_lat_us\": {\"p50\": %u, "
+		"\"p99\": %u, \"max\": %u}}\n",
 		mem_str(a->o.mem),
 		build_str(a), a->o.queues, a->o.burst, gpugen_n_streams(a->gen), a->st.pkts, a->st.bytes, secs,
 		a->o.rate, unit, pps, bps, a->st.retries, a->st.failed,
 		a->st.first_tx_ns, a->st.last_tx_ns,
-		a->fast_free ? "true" : "false");
+		a->fast_free ? "true" : "false", lat.n, lat.p50, lat.p99, lat.max);
 }
 
 /* The GPU's persistent fill (or per-burst launches): a ring a queue. */
@@ -1107,9 +1137,20 @@ main(int argc, char **argv)
 			"has none (-l 0-%u)\n", a.o.queues, a.o.queues);
 		goto out;
 	}
+	a.tsc_per_us = RTE_MAX(gpupkt_tsc_hz() / 1000000, (uint64_t)1);
 	for (uint16_t q = 0; q < a.o.queues; q++) {
 		a.txq[q].a = &a;
 		a.txq[q].q = q;
+		if (a.o.mem == MEM_CPU)
+			continue;
+		a.txq[q].post_tsc = rte_zmalloc("gputx_post_tsc",
+			a.o.ring_items * sizeof(uint64_t), RTE_CACHE_LINE_SIZE);
+		a.txq[q].lat_hist = rte_zmalloc("gputx_lat", BUILD_LAT_BUCKETS *
+			sizeof(uint64_t), RTE_CACHE_LINE_SIZE);
+		if (a.txq[q].post_tsc == NULL || a.txq[q].lat_hist == NULL) {
+			fprintf(stderr, "error: queue %u: out of memory\n", q);
+			goto out;
+		}
 	}
 	if (a.o.mem != MEM_CPU && setup_gpu(&a) != 0)
 		goto out;
@@ -1184,6 +1225,10 @@ out:
 	gpugen_gpu_close(a.gg);
 	if (a.pool != NULL)
 		release_pool(&a);
+	for (uint16_t q = 0; q < MAX_QUEUES; q++) {
+		rte_free(a.txq[q].post_tsc);
+		rte_free(a.txq[q].lat_hist);
+	}
 	gpugen_free(a.gen);
 	free(a.ol_flags);
 	free(a.tx_offload);
