@@ -19,7 +19,8 @@
 # net_null: it frees sent mbufs in bulk, RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE,
 # as NICs do; gpu always uses it), no-fast-free (the port asked not to:
 # the A/B baseline of bulk frees), csum-offload (checksums left to the
-# port: net_gpudma's TX offload).
+# port: net_gpudma's TX offload), table-in-host (GPU builds read the
+# streams from host memory: the baseline of the table in GPU memory).
 #
 # Output: a line per point ("txrate mem=... build=... port=... free=...
 # size=... queues=N mpps=... gbps=..."); OUT_DIR/txrate.txt the lines;
@@ -93,6 +94,7 @@ for mode in ${BENCH_TXR_MODES:-$default_modes}; do
 		gpudma) port=gpudma ;;
 		no-fast-free) margs+=(--no-fast-free) ;;
 		csum-offload) margs+=(--csum-offload); port=gpudma ;;
+		table-in-host) margs+=(--table-in-host); build_kind=$build_kind+table-in-host ;;
 		*) echo "unknown mode flag '$flag' in '$mode'" >&2; exit 2 ;;
 		esac
 	done
