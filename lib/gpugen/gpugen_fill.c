@@ -306,18 +306,29 @@ post_item(struct gpugen_fill *f, uint32_t r, uint32_t n, uint64_t first,
 	return 0;
 }
 
+/* Ring r's next item for a burst of n: 0, -ENOSPC, or -EINVAL. */
+static inline int
+next_item(struct gpugen_fill *f, uint32_t r, uint32_t n,
+		struct rte_gpu_comm_list **it)
+{
+	*it = gpucomm_ring_next(&f->r[r].ring);
+	if (unlikely(*it == NULL))
+		return -ENOSPC;
+	if (unlikely(n == 0 || n > f->c.burst))
+		return -EINVAL;
+	return 0;
+}
+
 int
 gpugen_fill_post(struct gpugen_fill *f, uint32_t r, struct rte_mbuf **m,
 		uint32_t n, uint64_t first, uint64_t tx_ns)
 {
-	struct fill_ring *R = &f->r[r];
-	struct rte_gpu_comm_list *it = gpucomm_ring_next(&R->ring);
+	struct rte_gpu_comm_list *it;
 	struct rte_gpu_comm_pkt *e;
+	int rc = next_item(f, r, n, &it);
 
-	if (unlikely(it == NULL))
-		return -ENOSPC;
-	if (unlikely(n == 0 || n > f->c.burst))
-		return -EINVAL;
+	if (unlikely(rc != 0))
+		return rc;
 	e = it->pkt_list;
 	for (uint32_t i = 0; i < n; i++) {
 		struct rte_mbuf *b = m[i];
@@ -335,15 +346,13 @@ int
 gpugen_fill_post_raw(struct gpugen_fill *f, uint32_t r, struct rte_mbuf **m,
 		uint32_t n, uint64_t first, uint64_t tx_ns)
 {
-	struct fill_ring *R = &f->r[r];
-	struct rte_gpu_comm_list *it = gpucomm_ring_next(&R->ring);
 	const uint32_t fixed = f->fixed_len;
+	struct rte_gpu_comm_list *it;
 	struct rte_gpu_comm_pkt *e;
+	int rc = next_item(f, r, n, &it);
 
-	if (unlikely(it == NULL))
-		return -ENOSPC;
-	if (unlikely(n == 0 || n > f->c.burst))
-		return -EINVAL;
+	if (unlikely(rc != 0))
+		return rc;
 	e = it->pkt_list;
 	for (uint32_t i = 0; i < n; i++) {
 		struct rte_mbuf *b = m[i];
