@@ -276,7 +276,9 @@ tx_free(struct gpudma_txq *q, struct rte_mbuf **pkts, uint16_t n)
 	}
 	mp = pkts[0]->pool;
 	/* Mbufs of a pinned external buffer pool (GPU memory) keep their
-	 * buffer across frees: raw-freeable like direct ones. */
+	 * buffer across frees: raw-freeable like direct ones. A clone of
+	 * one counts in the buffer's shared info, not in the first line:
+	 * there only the offload's promise stands guard. */
 	pinned = RTE_MBUF_HAS_PINNED_EXTBUF(pkts[0]);
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
