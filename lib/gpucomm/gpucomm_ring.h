@@ -115,14 +115,6 @@ gpucomm_ring_advance(struct gpucomm_ring *r, uint32_t n_pkts)
 }
 
 /*
- * Publishes the head item with n_pkts packets (entries 0 .. n_pkts - 1
- * filled by the caller): the ordering described at the top, head on.
- * 0; -ENOSPC when the ring is full, -EINVAL for 0 or more than
- * RTE_GPU_COMM_LIST_PKTS_MAX packets (nothing published: the caller still
- * holds its packets), or rte_gpu_wmb()'s or the status store's error
- * (nothing published either).
- */
-/*
  * Steps 1 to 3 of the publish ordering for the head item, READY left to
  * the caller: 0 with *item set, or publish's errors (nothing published).
  */
@@ -152,6 +144,14 @@ gpucomm_ring_prepare(struct gpucomm_ring *r, uint32_t n_pkts,
 	return 0;
 }
 
+/*
+ * Publishes the head item with n_pkts packets (entries 0 .. n_pkts - 1
+ * filled by the caller): the ordering described at the top, head on.
+ * 0; -ENOSPC when the ring is full, -EINVAL for 0 or more than
+ * RTE_GPU_COMM_LIST_PKTS_MAX packets (nothing published: the caller still
+ * holds its packets), or rte_gpu_wmb()'s or the status store's error
+ * (nothing published either).
+ */
 static inline int
 gpucomm_ring_publish(struct gpucomm_ring *r, uint32_t n_pkts)
 {
