@@ -1109,7 +1109,7 @@ main(int argc, char **argv)
 			goto out;
 		}
 	}
-	a.fixed_len = gpugen_max_len(a.gen);
+	a.fixed_len = gpugen_fixed_len(a.gen);
 	a.ol_flags = calloc(gpugen_n_streams(a.gen), sizeof(*a.ol_flags));
 	a.tx_offload = calloc(gpugen_n_streams(a.gen), sizeof(*a.tx_offload));
 	if (a.ol_flags == NULL || a.tx_offload == NULL) {
@@ -1120,8 +1120,6 @@ main(int argc, char **argv)
 		struct gpugen_stream_info si;
 
 		gpugen_stream_info(a.gen, s, &si);
-		if (si.len_min != a.fixed_len || si.len_max != a.fixed_len)
-			a.fixed_len = 0;
 		stream_offload(&a, s, &si);
 		printf("stream %u: %s: %u-%u bytes, weight %u, %u variables, "
 			"%s\n", s, si.desc, si.len_min + 4, si.len_max + 4,

@@ -1061,6 +1061,17 @@ gpugen_stream_of(const struct gpugen *g, uint64_t n)
 }
 
 uint32_t
+gpugen_fixed_len(const struct gpugen *g)
+{
+	const uint32_t len = gpugen_max_len(g);
+
+	for (uint32_t s = 0; s < g->t->n_streams; s++)
+		if (g->t->s[s].len_min != len || g->t->s[s].len_max != len)
+			return 0;
+	return len;
+}
+
+uint32_t
 gpugen_max_len(const struct gpugen *g)
 {
 	uint32_t m = 0;

@@ -76,6 +76,9 @@ int gpugen_stream_info(const struct gpugen *g, uint32_t s,
 		struct gpugen_stream_info *info);
 /* The stream global packet n belongs to. */
 uint32_t gpugen_stream_of(const struct gpugen *g, uint64_t n);
+/* Every frame's length (no FCS) when all streams make one and the same,
+ * else 0: a sender can then skip gpugen_len() per packet. */
+uint32_t gpugen_fixed_len(const struct gpugen *g);
 /* The longest frame any stream makes (no FCS). */
 uint32_t gpugen_max_len(const struct gpugen *g);
 

@@ -55,21 +55,6 @@ struct gpugen_fill {
 	uint32_t fixed_len;		/* every frame's length, or 0 */
 };
 
-/* Every frame's length when all streams have one and the same, else 0:
- * the per-packet lookup is then skipped. */
-static uint32_t
-fixed_len(const struct gpugen *g)
-{
-	const uint32_t len = gpugen_max_len(g);
-	struct gpugen_stream_info si;
-
-	for (uint32_t s = 0; s < gpugen_n_streams(g); s++)
-		if (gpugen_stream_info(g, s, &si) != 0 ||
-				si.len_min != len || si.len_max != len)
-			return 0;
-	return len;
-}
-
 /* The device this thread's CUDA runtime launches on: a thread of its own
  * starts on device 0. */
 static __thread const struct gpugen_fill *fill_selected;
@@ -189,7 +174,7 @@ gpugen_fill_open(struct gpugen_gpu *gg, const struct gpugen_fill_conf *c,
 		return gpugen_fail(err, errlen, -ENOMEM, "no memory for the fill");
 	f->gg = gg;
 	f->c = *c;
-	f->fixed_len = fixed_len(gg->g);
+	f->fixed_len = gpugen_fixed_len(gg->g);
 	snprintf(f->gpu_name, sizeof(f->gpu_name), "%s", info.name);
 	f->ka.table = gg->table;
 	f->side_len = (size_t)c->rings * c->items * sizeof(*f->side);

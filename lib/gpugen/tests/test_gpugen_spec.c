@@ -218,6 +218,19 @@ test_sizes(void)
 		CHECK(pi.sport == 1 + n, "sport with size %lu", (unsigned long)n);
 		CHECK(pi.ip_end == len, "IP length follows the size");
 	}
+	CHECK(gpugen_fixed_len(g) == 0, "stepped sizes: fixed length %u",
+		gpugen_fixed_len(g));
+	gpugen_free(g);
+
+	/* One length for every stream, or none. */
+	g = new_gen(3);
+	CHECK(add(g, "size=200") == 1 && add(g, "ipv6,tcp,size=200") == 1,
+		"two streams of 200");
+	CHECK(gpugen_fixed_len(g) == 196, "fixed length %u, want 196",
+		gpugen_fixed_len(g));
+	CHECK(add(g, "size=300") == 1, "a third stream");
+	CHECK(gpugen_fixed_len(g) == 0, "mixed lengths: fixed length %u",
+		gpugen_fixed_len(g));
 	gpugen_free(g);
 
 	g = new_gen(3);
