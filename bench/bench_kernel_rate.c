@@ -15,7 +15,9 @@
  * thread-128-gs (the same, grid-stride over resident blocks), warp-128
  * and warp-256-gs (a warp stages its 32 packets' first 64 bytes in
  * shared memory with 16-byte loads, a thread per packet inspects them,
- * and the packets that need more get up to --window bytes staged). All run;
+ * and the packets that need more get up to --window bytes staged), and
+ * warp-128-gs-pf and warp-256-gs-pf (the same, each round's descriptors
+ * and first bytes loaded during the round before). All run;
  * the fastest by median is reported. A shape 4x slower than the best is
  * not run again for the rest of that packet size and memory; one whose
  * passes would take over 2 s gets fewer (flagged "few reps").
@@ -109,6 +111,8 @@ static const struct kr_variant variants[] = {
 	{ "thread-128-gs", KR_THREAD, 128, 1 },
 	{ "warp-128", KR_WARP, 128, 0 },
 	{ "warp-256-gs", KR_WARP, 256, 1 },
+	{ "warp-128-gs-pf", KR_WARP_PF, 128, 1 },
+	{ "warp-256-gs-pf", KR_WARP_PF, 256, 1 },
 };
 #define N_VARIANTS (sizeof(variants) / sizeof(variants[0]))
 
@@ -848,7 +852,8 @@ run_config(struct ctx *c, struct gpu_set *g, const struct kr_dataset *d,
 		bench_json_obj_begin(&c->j, NULL);
 		bench_json_str(&c->j, "name", variants[v].name);
 		bench_json_str(&c->j, "kind", variants[v].kind == KR_WARP ?
-			"warp-staged" : "thread-per-packet");
+			"warp-staged" : variants[v].kind == KR_WARP_PF ?
+			"warp-staged-prefetch" : "thread-per-packet");
 		bench_json_int(&c->j, "tpb", variants[v].tpb);
 		bench_json_bool(&c->j, "grid_stride", variants[v].grid_stride);
 		bench_json_int(&c->j, "blocks", vr[v].blocks);

@@ -112,6 +112,54 @@ kr_head_bytes(uint32_t window)
 	return window < KR_HEAD_BYTES ? window : KR_HEAD_BYTES;
 }
 
+/* 16-byte words of the head each lane loads for its warp's 32 packets. */
+#define KR_HEAD_WORDS (KR_HEAD_BYTES / 16)
+
+/*
+ * The next round's heads, loaded into registers by the prefetching shape
+ * while the current round is classified: word r of this lane is chunk
+ * lane % KR_HEAD_WORDS of packet r * 32 / KR_HEAD_WORDS + lane /
+ * KR_HEAD_WORDS (kr_warp_load's order); a chunk past a packet's window is
+ * zero (never read: the inspection is bounded by the window).
+ */
+struct kr_heads {
+	uint4 w[KR_HEAD_WORDS];
+};
+
+static __device__ __forceinline__ void
+kr_heads_load(struct kr_heads *h, const uint8_t *pkts, uint32_t off,
+		uint32_t win, unsigned int lane)
+{
+#pragma unroll
+	for (uint32_t r = 0; r < KR_HEAD_WORDS; r++) {
+		const uint32_t f = r * KR_WARP_SIZE + lane;
+		const uint32_t p = f / KR_HEAD_WORDS, c = f % KR_HEAD_WORDS;
+		const uint32_t poff = __shfl_sync(KR_FULL_MASK, off, p);
+		const uint32_t pwin = __shfl_sync(KR_FULL_MASK, win, p);
+
+		h->w[r] = c * 16 < pwin ?
+			__ldg((const uint4 *)(pkts + poff) + c) :
+			make_uint4(0, 0, 0, 0);
+	}
+}
+
+static __device__ __forceinline__ void
+kr_heads_store(const struct kr_heads *h, uint32_t *slots, uint32_t sw,
+		unsigned int lane)
+{
+#pragma unroll
+	for (uint32_t r = 0; r < KR_HEAD_WORDS; r++) {
+		const uint32_t f = r * KR_WARP_SIZE + lane;
+		uint32_t *d = slots + (f / KR_HEAD_WORDS) * sw +
+			(f % KR_HEAD_WORDS) * 4;
+
+		d[0] = h->w[r].x;
+		d[1] = h->w[r].y;
+		d[2] = h->w[r].z;
+		d[3] = h->w[r].w;
+	}
+}
+
 /*
  * A warp per 32 packets: stage their first KR_HEAD_BYTES in shared
  * memory, a thread per packet filters and parses its copy; the packets
@@ -122,7 +170,14 @@ kr_head_bytes(uint32_t window)
  * most packets need no more. The filter and parser see caplen =
  * min(len, window); the CPU check runs on whole packets, so a filter or
  * header beyond the window shows up as a failed check.
+ *
+ * PF (grid-stride only, window >= KR_HEAD_BYTES): the next round's
+ * descriptors are loaded before this round's packets are inspected, and
+ * its heads, into registers, before this round's flows are accounted, so
+ * that those loads travel while the warp computes and waits on the flow
+ * table, instead of each round starting with two dependent round trips.
  */
+template <bool PF>
 __global__ void __launch_bounds__(KR_MAX_TPB)
 kr_warp_kernel(struct kr_batch b, uint32_t window,
 		const struct bpf_vm_insn *prog, uint32_t prog_len,
@@ -147,20 +202,41 @@ kr_warp_kernel(struct kr_batch b, uint32_t window,
 		d[2] = v.z;
 		d[3] = v.w;
 	};
+	/* This round's descriptor of the lane's packet (PF: loaded the round
+	 * before), and with PF its heads. */
+	uint64_t base = ((uint64_t)blockIdx.x * wpb + warp) * KR_WARP_SIZE;
+	auto desc = [&](uint64_t at, uint32_t *len, uint32_t *off,
+			uint64_t *ts) {
+		const bool v = at < b.n;
 
+		*len = v ? b.lens[at] : 0;
+		*off = v ? b.offs[at] : 0;
+		*ts = v ? b.ts[at] : 0;
+	};
+	uint32_t len, off;
+	uint64_t ts;
+	struct kr_heads h;
+
+	desc(base + lane, &len, &off, &ts);
+	if (PF)
+		kr_heads_load(&h, b.pkts, off, len < window ? len : window,
+			lane);
 	/* base is the same in every lane: the shuffles see the whole warp. */
-	for (uint64_t base = ((uint64_t)blockIdx.x * wpb + warp) * KR_WARP_SIZE;
-			base < b.n; base += stride) {
-		uint64_t i = base + lane;
-		bool valid = i < b.n;
-		uint32_t len = valid ? b.lens[i] : 0;
-		uint32_t off = valid ? b.offs[i] : 0;
-		uint32_t win = len < window ? len : window;
-		uint32_t verdict = 0;
+	for (; base < b.n; base += stride) {
+		const uint64_t i = base + lane;
+		const bool valid = i < b.n;
+		const uint32_t win = len < window ? len : window;
+		uint32_t verdict = 0, nlen = 0, noff = 0;
+		uint64_t nts = 0;
 		struct gpurx_pkt_info pi;
 		bool more = false;
 
-		kr_warp_load(b.pkts, off, win, 0, head, lane, stage);
+		if (PF) {
+			kr_heads_store(&h, slots, sw, lane);
+			desc(base + stride + lane, &nlen, &noff, &nts);
+		} else {
+			kr_warp_load(b.pkts, off, win, 0, head, lane, stage);
+		}
 		__syncwarp();
 		if (valid)
 			more = !gpurx_classify_inspect(mine, win < head ? win : head,
@@ -173,9 +249,19 @@ kr_warp_kernel(struct kr_batch b, uint32_t window,
 				gpurx_classify_inspect(mine, win, win, len, p,
 					prog_len, &verdict, &pi);
 		}
+		if (PF && base + stride < b.n)
+			kr_heads_load(&h, b.pkts, noff,
+				nlen < window ? nlen : window, lane);
 		if (valid) {
-			gpurx_classify_account(&pi, verdict, len, b.ts[i], ft);
+			gpurx_classify_account(&pi, verdict, len, ts, ft);
 			verdicts[i] = verdict;
+		}
+		if (PF) {
+			len = nlen;
+			off = noff;
+			ts = nts;
+		} else if (base + stride < b.n) {
+			desc(base + stride + lane, &len, &off, &ts);
 		}
 		/* The slots are refilled on the next round. */
 		__syncwarp();
@@ -352,9 +438,17 @@ kr_smem_bytes(const struct kr_variant *v, uint32_t window, uint32_t prog_len)
 {
 	size_t s = kr_prog_smem_bytes(prog_len);
 
-	if (v->kind == KR_WARP)
+	if (v->kind != KR_THREAD)
 		s += (size_t)v->tpb * kr_slot_words(window) * 4;
 	return s;
+}
+
+static const void *
+kr_fn(const struct kr_variant *v)
+{
+	return v->kind == KR_WARP ? (const void *)kr_warp_kernel<false> :
+		v->kind == KR_WARP_PF ? (const void *)kr_warp_kernel<true> :
+		(const void *)kr_thread_kernel;
 }
 
 static int
@@ -368,14 +462,15 @@ kr_classify_prepare(const struct kr_variant *v, uint32_t n, uint32_t window,
 		uint32_t prog_len, unsigned int *blocks)
 {
 	size_t smem = kr_smem_bytes(v, window, prog_len);
-	const void *fn = v->kind == KR_WARP ? (const void *)kr_warp_kernel :
-		(const void *)kr_thread_kernel;
+	const void *fn = kr_fn(v);
 	uint64_t want = ((uint64_t)n + v->tpb - 1) / v->tpb;
 	cudaError_t err;
 	int per_sm = 0;
 
 	if (v->tpb == 0 || v->tpb % KR_WARP_SIZE != 0 || v->tpb > KR_MAX_TPB ||
-			(v->kind == KR_WARP && !kr_window_ok(window)))
+			(v->kind != KR_THREAD && !kr_window_ok(window)) ||
+			(v->kind == KR_WARP_PF && (!v->grid_stride ||
+				window < KR_HEAD_BYTES)))
 		return cudaErrorInvalidValue;
 	/* Above 48 KiB a kernel must ask for its shared memory. */
 	err = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -411,8 +506,11 @@ kr_classify_launch(const struct kr_variant *v, unsigned int blocks,
 	if (b->n == 0)
 		return cudaSuccess;
 	if (v->kind == KR_WARP)
-		kr_warp_kernel<<<blocks, v->tpb, smem, stream>>>(*b, window,
-			prog, prog_len, ft, verdicts);
+		kr_warp_kernel<false><<<blocks, v->tpb, smem, stream>>>(*b,
+			window, prog, prog_len, ft, verdicts);
+	else if (v->kind == KR_WARP_PF)
+		kr_warp_kernel<true><<<blocks, v->tpb, smem, stream>>>(*b,
+			window, prog, prog_len, ft, verdicts);
 	else
 		kr_thread_kernel<<<blocks, v->tpb, smem, stream>>>(*b, prog,
 			prog_len, ft, verdicts);

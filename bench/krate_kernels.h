@@ -37,6 +37,9 @@ enum kr_kind {
 	 * shared memory with coalesced 16-byte loads, then each thread
 	 * classifies its packet from there (caplen = min(len, window)). */
 	KR_WARP = 1,
+	/* KR_WARP, grid-stride, with the next round's descriptors and
+	 * first bytes loaded while the current round is worked on. */
+	KR_WARP_PF = 2,
 };
 
 struct kr_variant {

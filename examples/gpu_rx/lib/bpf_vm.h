@@ -79,6 +79,22 @@ bpf_vm_load_fits(uint64_t off, uint32_t size, uint32_t buflen)
 	return off + size <= buflen;
 }
 
+/* Scratch word k of a run (mem_set: the words stored so far). */
+GPURX_FN uint32_t
+bpf_vm_mem_get(const uint32_t *mem, uint32_t mem_set, uint32_t k)
+{
+	k &= BPF_VM_MEMWORDS - 1;
+	return (mem_set >> k) & 1u ? mem[k] : 0;
+}
+
+GPURX_FN void
+bpf_vm_mem_put(uint32_t *mem, uint32_t *mem_set, uint32_t k, uint32_t v)
+{
+	k &= BPF_VM_MEMWORDS - 1;
+	mem[k] = v;
+	*mem_set |= 1u << k;
+}
+
 /*
  * Run prog over one packet (its bytes seen through pkt: one run, or the
  * two of a split packet). buflen bounds the loads (captured bytes),
@@ -93,12 +109,13 @@ bpf_vm_run_view(const struct bpf_vm_insn *GPURX_RESTRICT prog,
 	       uint32_t wirelen, uint32_t buflen, int *cut)
 {
 	uint32_t mem[BPF_VM_MEMWORDS];
+	/* Scratch words stored so far: the others read as 0, so CPU and GPU
+	 * agree on any program. Zeroing the words instead cost every packet
+	 * stores to local memory (the array is indexed by the program, so it
+	 * is not in registers), and most filters never use scratch. */
+	uint32_t mem_set = 0;
 	uint32_t a = 0, x = 0;
 	uint32_t pc = 0;
-
-	/* Scratch starts defined so CPU and GPU agree on any program. */
-	for (int i = 0; i < BPF_VM_MEMWORDS; i++)
-		mem[i] = 0;
 
 	while (pc < prog_len) {
 		const struct bpf_vm_insn in = prog[pc++];
@@ -150,10 +167,10 @@ bpf_vm_run_view(const struct bpf_vm_insn *GPURX_RESTRICT prog,
 			x = in.k;
 			break;
 		case BPF_VM_LD | BPF_VM_MEM:
-			a = mem[in.k & (BPF_VM_MEMWORDS - 1)];
+			a = bpf_vm_mem_get(mem, mem_set, in.k);
 			break;
 		case BPF_VM_LDX | BPF_VM_MEM:
-			x = mem[in.k & (BPF_VM_MEMWORDS - 1)];
+			x = bpf_vm_mem_get(mem, mem_set, in.k);
 			break;
 		case BPF_VM_LDX | BPF_VM_B | BPF_VM_MSH:
 			/* IPv4 header length: (p[k] & 0xf) * 4. */
@@ -162,10 +179,10 @@ bpf_vm_run_view(const struct bpf_vm_insn *GPURX_RESTRICT prog,
 			x = (uint32_t)(gpurx_view_u8(pkt, in.k) & 0x0f) << 2;
 			break;
 		case BPF_VM_ST:
-			mem[in.k & (BPF_VM_MEMWORDS - 1)] = a;
+			bpf_vm_mem_put(mem, &mem_set, in.k, a);
 			break;
 		case BPF_VM_STX:
-			mem[in.k & (BPF_VM_MEMWORDS - 1)] = x;
+			bpf_vm_mem_put(mem, &mem_set, in.k, x);
 			break;
 
 		case BPF_VM_JMP | BPF_VM_JA:

@@ -219,6 +219,37 @@ test_handwritten(const struct pkt_set *ps)
 		compare_prog(progs[i].name, progs[i].prog, progs[i].len, ps, 2000);
 }
 
+/*
+ * Scratch words never stored read as 0 (libpcap leaves them undefined,
+ * so not compared with it), words stored read back, the last store of a
+ * word wins, and one run's stores are not seen by the next run.
+ */
+static void
+test_scratch_defined(void)
+{
+	static const uint8_t pkt[64];
+	/* a = M[k] + X, X = M[j]: ret a. */
+	const struct bpf_vm_insn unset[] = {
+		I(0x61, 0, 0, 9), I(0x60, 0, 0, 4), I(0x0c, 0, 0, 0),
+		I(0x04, 0, 0, 5), I(0x16, 0, 0, 0)};
+	const struct bpf_vm_insn stored[] = {
+		I(0x00, 0, 0, 40), I(0x02, 0, 0, 4), I(0x00, 0, 0, 41),
+		I(0x02, 0, 0, 4), I(0x01, 0, 0, 2), I(0x03, 0, 0, 9),
+		I(0x61, 0, 0, 9), I(0x60, 0, 0, 4), I(0x0c, 0, 0, 0),
+		I(0x16, 0, 0, 0)};
+	uint32_t bad_pc;
+
+	CHECK(bpf_vm_validate(unset, 5, &bad_pc) == BPF_VM_OK &&
+		bpf_vm_validate(stored, 10, &bad_pc) == BPF_VM_OK,
+		"scratch programs validate");
+	CHECK(bpf_vm_run(unset, 5, pkt, 64, 64) == 5,
+		"unset scratch words read as 0");
+	CHECK(bpf_vm_run(stored, 10, pkt, 64, 64) == 43,
+		"stored scratch words read back, the last store wins");
+	CHECK(bpf_vm_run(unset, 5, pkt, 64, 64) == 5,
+		"a run does not see the previous run's scratch");
+}
+
 static uint32_t
 rnd32(uint64_t *s)
 {
@@ -444,6 +475,7 @@ main(void)
 	make_pkts(&ps, N_PKTS, 4242);
 	test_compile_helper();
 	test_validator();
+	test_scratch_defined();
 	test_handwritten(&ps);
 	runs_total = runs_accepted = 0;
 	test_random_programs(&ps);
