@@ -237,31 +237,17 @@ GPURX_STATIC_ASSERT(sizeof(struct gpurx_flow_table) == 256, "flow table header")
 GPURX_STATIC_ASSERT(offsetof(struct gpurx_flow_entry, key) % 8 == 0 &&
 	sizeof(struct gpurx_flow_key) % 8 == 0, "the key read as 64-bit words");
 
-/*
- * A table is its header, capacity entries, then the entries' hashes
- * packed together (gpurx_flow_hashes): a lookup reads the hashes of a
- * window of slots in one or two 32-byte sectors instead of one a slot.
- */
 GPURX_FN size_t
 gpurx_flow_table_bytes(uint32_t capacity)
 {
 	return sizeof(struct gpurx_flow_table) +
-		(size_t)capacity * (sizeof(struct gpurx_flow_entry) +
-			sizeof(uint32_t));
+		(size_t)capacity * sizeof(struct gpurx_flow_entry);
 }
 
 GPURX_FN struct gpurx_flow_entry *
 gpurx_flow_entries(struct gpurx_flow_table *ft)
 {
 	return (struct gpurx_flow_entry *)(ft + 1);
-}
-
-/* Slot i's hash as its last fill left it (a lookup's filter only: the
- * entry's own hash, read after its state, is the one that counts). */
-GPURX_FN uint32_t *
-gpurx_flow_hashes(struct gpurx_flow_table *ft)
-{
-	return (uint32_t *)(gpurx_flow_entries(ft) + ft->capacity);
 }
 
 GPURX_FN const struct gpurx_flow_entry *
@@ -671,12 +657,10 @@ gpurx_flow_count(struct gpurx_flow_entry *e, const struct gpurx_flow_pkt *p)
 	gpurx_atomic_add_u64(&e->acc[0].bytes, p->bytes);
 	gpurx_atomic_min_u64(&e->acc[0].first_seen, p->ts);
 	gpurx_atomic_max_u64(&e->acc[0].last_seen, p->ts);
-	/* Most packets add no flag: no load for them. The others load the
-	 * word first and OR only new flags: the build that ORed for every
-	 * TCP packet (a reduction, no wait for it) ran `tcp port 443` 5 %
-	 * slower on the H100 (beside another change); the word shares its
-	 * L2 sector with the state every lookup of the flow loads. */
-	if (fl != 0 && (fl & ~gpurx_atomic_load_u64(&e->rec, GPURX_RELAXED)))
+	/* Without a return value the OR is performed in L2 while the thread
+	 * goes on; a load first, to skip flags already there, made every TCP
+	 * packet wait a round trip for it. */
+	if (fl != 0)
 		gpurx_atomic_or_u64(&e->rec, fl);
 }
 
@@ -733,12 +717,12 @@ gpurx_flow_closing_wait(struct gpurx_flow_entry *e)
 #define GPURX_FLOW_PROBE_HIT 1	/* the key's READY slot (pinned if asked) */
 #define GPURX_FLOW_PROBE_END 2	/* EMPTY: the key is in no later slot */
 
-/* One slot of gpurx_flow_find's walk; s: its state, loaded (acquire). */
+/* One slot of gpurx_flow_find's walk. */
 GPURX_FN int
-gpurx_flow_probe_at(struct gpurx_flow_entry *e, uint64_t s,
-		const struct gpurx_flow_key *key, uint32_t hash, int pin)
+gpurx_flow_probe(struct gpurx_flow_entry *e, const struct gpurx_flow_key *key,
+		uint32_t hash, int pin)
 {
-	uint64_t old;
+	uint64_t s = gpurx_atomic_load_u64(&e->state, GPURX_ACQUIRE), old;
 
 	if (GPURX_FLOW_TAG(s) == GPURX_FLOW_CLOSING &&
 			gpurx_flow_slot_holds(e, key, hash))
@@ -764,16 +748,8 @@ gpurx_flow_probe_at(struct gpurx_flow_entry *e, uint64_t s,
 	return GPURX_FLOW_PROBE_ON;
 }
 
-GPURX_FN int
-gpurx_flow_probe(struct gpurx_flow_entry *e, const struct gpurx_flow_key *key,
-		uint32_t hash, int pin)
-{
-	return gpurx_flow_probe_at(e, gpurx_atomic_load_u64(&e->state,
-		GPURX_ACQUIRE), key, hash, pin);
-}
-
-/* Slots from its home whose hashes a lookup loads at once
- * (gpurx_flow_find). */
+/* Slots past its home whose hashes a lookup that missed there loads at
+ * once (gpurx_flow_find). */
 #define GPURX_FLOW_SCAN 8
 
 /*
@@ -784,57 +760,59 @@ gpurx_flow_probe(struct gpurx_flow_entry *e, const struct gpurx_flow_key *key,
  * A probe costs two dependent round trips (the state's acquire, then the
  * hash and key), and at half load linear probing puts keys several
  * slots past their home: a warp's lanes look up together and wait for
- * the farthest, which Nsight Compute measured at ~5 probes a warp's
- * round past the home. So the home's state, its reach and the packed
- * hashes of the first GPURX_FLOW_SCAN slots are loaded together (the
- * hashes relaxed, before the acquire so that they travel with it), and
- * only slots whose hash is the key's are probed: two round trips for a
- * key at home, three for one a few slots on; the rest of the window,
- * rarely, one slot at a time.
+ * the farthest, which Nsight Compute measured at ~5 probes a round past
+ * the home. So: the home slot first (where most keys are); a key not
+ * there has the hashes of the next GPURX_FLOW_SCAN slots loaded at once
+ * (relaxed: one round trip), and only the slots whose hash is the key's
+ * are probed; the rest of the window, rarely, one slot at a time.
  *
- * The packed hashes are only a filter. A stale one can hide a slot being
+ * The hashes are only a filter. A stale one can hide a slot being
  * filled with this key right now: the lookup then misses, as one that
  * passed a slot before its fill always could, and its caller looks again
  * under the home's insert lock, whose acquire shows every key placed
  * under it (a key is only ever placed under its home's lock). Slots that
  * do match are probed as before (state acquired, hash and key compared
  * again). The walk is bounded by the home's reach, not by an EMPTY slot
- * among those skipped; an EMPTY home still ends it (no key of the home
- * lies beyond it).
+ * among those skipped.
  */
 GPURX_FN struct gpurx_flow_entry *
 gpurx_flow_find(struct gpurx_flow_table *ft, const struct gpurx_flow_key *key,
 		uint32_t hash, int pin)
 {
 	struct gpurx_flow_entry *ents = gpurx_flow_entries(ft);
-	const uint32_t *hs = gpurx_flow_hashes(ft);
 	const uint32_t mask = ft->capacity - 1;
-	const uint32_t home = hash & mask;
-	uint32_t h[GPURX_FLOW_SCAN], cand = 0, n, i, idx = home;
-	uint32_t probe;
-	uint64_t s;
-	int r = GPURX_FLOW_PROBE_ON;
+	uint32_t idx = hash & mask;
+	/* The home's reach is loaded beside its state, not before it. */
+	const uint32_t probe = gpurx_flow_probe_len(ft, &ents[idx]);
+	int r = gpurx_flow_probe(&ents[idx], key, hash, pin);
+	uint32_t i = 1;
 
-	for (uint32_t k = 0; k < GPURX_FLOW_SCAN; k++)
-		h[k] = gpurx_atomic_load_relaxed_u32(&hs[(home + k) & mask]);
-	probe = gpurx_flow_probe_len(ft, &ents[home]);
-	s = gpurx_atomic_load_u64(&ents[home].state, GPURX_ACQUIRE);
-	if (GPURX_FLOW_TAG(s) == GPURX_FLOW_EMPTY)
-		return NULL;
-	n = probe < GPURX_FLOW_SCAN ? probe : GPURX_FLOW_SCAN;
-	for (uint32_t k = 0; k < n; k++)
-		cand |= (uint32_t)(h[k] == hash) << k;
-	while (cand != 0 && r == GPURX_FLOW_PROBE_ON) {
-		i = gpurx_flow_ctz(cand);
-		cand &= cand - 1;
-		idx = (home + i) & mask;
-		r = i == 0 ? gpurx_flow_probe_at(&ents[idx], s, key, hash, pin) :
-			gpurx_flow_probe(&ents[idx], key, hash, pin);
+	if (r == GPURX_FLOW_PROBE_ON && probe > 1) {
+		const uint32_t n = probe - 1 < GPURX_FLOW_SCAN ?
+			probe - 1 : GPURX_FLOW_SCAN;
+		uint32_t h[GPURX_FLOW_SCAN], cand = 0, j = 0;
+
+		/* Every load issued before any is used. */
+		for (uint32_t k = 0; k < GPURX_FLOW_SCAN; k++)
+			h[k] = gpurx_atomic_load_relaxed_u32(
+				&ents[(idx + 1 + k) & mask].hash);
+		for (uint32_t k = 0; k < n; k++)
+			cand |= (uint32_t)(h[k] == hash) << k;
+		while (cand != 0 && r == GPURX_FLOW_PROBE_ON) {
+			j = gpurx_flow_ctz(cand);
+			cand &= cand - 1;
+			r = gpurx_flow_probe(&ents[(idx + 1 + j) & mask], key,
+				hash, pin);
+		}
+		if (r != GPURX_FLOW_PROBE_ON) {
+			idx = (idx + 1 + j) & mask;
+			return r == GPURX_FLOW_PROBE_HIT ? &ents[idx] : NULL;
+		}
+		idx = (idx + n) & mask;
+		i += n;
 	}
-	if (r != GPURX_FLOW_PROBE_ON)
-		return r == GPURX_FLOW_PROBE_HIT ? &ents[idx] : NULL;
-	for (i = n; r == GPURX_FLOW_PROBE_ON && i < probe; i++) {
-		idx = (home + i) & mask;
+	for (; r == GPURX_FLOW_PROBE_ON && i < probe; i++) {
+		idx = (idx + 1) & mask;
 		r = gpurx_flow_probe(&ents[idx], key, hash, pin);
 	}
 	return r == GPURX_FLOW_PROBE_HIT ? &ents[idx] : NULL;
@@ -854,9 +832,6 @@ gpurx_flow_fill(struct gpurx_flow_table *ft, struct gpurx_flow_entry *e,
 	const uint64_t gen = ((low >> 8) + 1) & 0xffffffull;
 
 	e->hash = p->hash;
-	/* Before READY's release, like the entry's fields. */
-	gpurx_atomic_store_relaxed_u32(&gpurx_flow_hashes(ft)[e -
-		gpurx_flow_entries(ft)], p->hash);
 	memcpy((void *)&e->key, key, sizeof(*key));
 	gpurx_flow_acc_empty(&e->acc[0]);
 	gpurx_flow_acc_empty(&e->acc[1]);

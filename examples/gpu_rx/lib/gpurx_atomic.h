@@ -162,16 +162,6 @@ gpurx_atomic_load_relaxed_u16(const uint16_t *p)
 }
 
 GPURX_FN void
-gpurx_atomic_store_relaxed_u32(uint32_t *p, uint32_t v)
-{
-#if GPURX_ON_DEVICE
-	*(volatile uint32_t *)p = v;
-#else
-	__atomic_store_n(p, v, __ATOMIC_RELAXED);
-#endif
-}
-
-GPURX_FN void
 gpurx_atomic_store_relaxed_u16(uint16_t *p, uint16_t v)
 {
 #if GPURX_ON_DEVICE
