@@ -748,32 +748,18 @@ gpurx_flow_probe(struct gpurx_flow_entry *e, const struct gpurx_flow_key *key,
 	return GPURX_FLOW_PROBE_ON;
 }
 
-/* Slots past its home whose hashes a lookup that missed there loads at
- * once (gpurx_flow_find). */
-#define GPURX_FLOW_SCAN 8
-
 /*
  * The key's READY slot in its window, or NULL. pin: hold it (tables
  * whose flows end: their slots are ended and reused). Without, slots
  * never end: a READY key never changes.
  *
- * A probe costs two dependent round trips (the state's acquire, then the
- * hash and key), and at half load linear probing puts keys several
- * slots past their home: a warp's lanes look up together and wait for
- * the farthest, which Nsight Compute measured at ~5 probes a round past
- * the home. So: the home slot first (where most keys are); a key not
- * there has the hashes of the next GPURX_FLOW_SCAN slots loaded at once
- * (relaxed: one round trip), and only the slots whose hash is the key's
- * are probed; the rest of the window, rarely, one slot at a time.
- *
- * The hashes are only a filter. A stale one can hide a slot being
- * filled with this key right now: the lookup then misses, as one that
- * passed a slot before its fill always could, and its caller looks again
- * under the home's insert lock, whose acquire shows every key placed
- * under it (a key is only ever placed under its home's lock). Slots that
- * do match are probed as before (state acquired, hash and key compared
- * again). The walk is bounded by the home's reach, not by an EMPTY slot
- * among those skipped.
+ * The home slot is looked at outside the loop. A warp's lanes look up
+ * their keys together, and at half load a third of the keys lie past
+ * their home: in one loop, the lanes that left it early and those that
+ * went on ran apart, and every probe (two dependent round trips to L2)
+ * was made by a few lanes at a time, several times a warp's round
+ * (Nsight Compute: 5.7 state loads a round, 7 lanes each). Now every
+ * lane makes its home probe at once, and only the others loop.
  */
 GPURX_FN struct gpurx_flow_entry *
 gpurx_flow_find(struct gpurx_flow_table *ft, const struct gpurx_flow_key *key,
@@ -785,33 +771,8 @@ gpurx_flow_find(struct gpurx_flow_table *ft, const struct gpurx_flow_key *key,
 	/* The home's reach is loaded beside its state, not before it. */
 	const uint32_t probe = gpurx_flow_probe_len(ft, &ents[idx]);
 	int r = gpurx_flow_probe(&ents[idx], key, hash, pin);
-	uint32_t i = 1;
 
-	if (r == GPURX_FLOW_PROBE_ON && probe > 1) {
-		const uint32_t n = probe - 1 < GPURX_FLOW_SCAN ?
-			probe - 1 : GPURX_FLOW_SCAN;
-		uint32_t h[GPURX_FLOW_SCAN], cand = 0, j = 0;
-
-		/* Every load issued before any is used. */
-		for (uint32_t k = 0; k < GPURX_FLOW_SCAN; k++)
-			h[k] = gpurx_atomic_load_relaxed_u32(
-				&ents[(idx + 1 + k) & mask].hash);
-		for (uint32_t k = 0; k < n; k++)
-			cand |= (uint32_t)(h[k] == hash) << k;
-		while (cand != 0 && r == GPURX_FLOW_PROBE_ON) {
-			j = gpurx_flow_ctz(cand);
-			cand &= cand - 1;
-			r = gpurx_flow_probe(&ents[(idx + 1 + j) & mask], key,
-				hash, pin);
-		}
-		if (r != GPURX_FLOW_PROBE_ON) {
-			idx = (idx + 1 + j) & mask;
-			return r == GPURX_FLOW_PROBE_HIT ? &ents[idx] : NULL;
-		}
-		idx = (idx + n) & mask;
-		i += n;
-	}
-	for (; r == GPURX_FLOW_PROBE_ON && i < probe; i++) {
+	for (uint32_t i = 1; r == GPURX_FLOW_PROBE_ON && i < probe; i++) {
 		idx = (idx + 1) & mask;
 		r = gpurx_flow_probe(&ents[idx], key, hash, pin);
 	}
