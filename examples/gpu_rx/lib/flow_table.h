@@ -657,10 +657,12 @@ gpurx_flow_count(struct gpurx_flow_entry *e, const struct gpurx_flow_pkt *p)
 	gpurx_atomic_add_u64(&e->acc[0].bytes, p->bytes);
 	gpurx_atomic_min_u64(&e->acc[0].first_seen, p->ts);
 	gpurx_atomic_max_u64(&e->acc[0].last_seen, p->ts);
-	/* Without a return value the OR is performed in L2 while the thread
-	 * goes on; a load first, to skip flags already there, made every TCP
-	 * packet wait a round trip for it. */
-	if (fl != 0)
+	/* Most packets add no flag: no load for them. The others load the
+	 * word and OR only new flags: the build that ORed for every TCP
+	 * packet (a reduction, no wait for it) was not faster on the H100
+	 * (doc/performance.md, "Seventh session"), and the word shares its
+	 * L2 sector with the state every lookup of the flow loads. */
+	if (fl != 0 && (fl & ~gpurx_atomic_load_u64(&e->rec, GPURX_RELAXED)))
 		gpurx_atomic_or_u64(&e->rec, fl);
 }
 
@@ -753,13 +755,12 @@ gpurx_flow_probe(struct gpurx_flow_entry *e, const struct gpurx_flow_key *key,
  * whose flows end: their slots are ended and reused). Without, slots
  * never end: a READY key never changes.
  *
- * The home slot is looked at outside the loop. A warp's lanes look up
- * their keys together, and at half load a third of the keys lie past
- * their home: in one loop, the lanes that left it early and those that
- * went on ran apart, and every probe (two dependent round trips to L2)
- * was made by a few lanes at a time, several times a warp's round
- * (Nsight Compute: 5.7 state loads a round, 7 lanes each). Now every
- * lane makes its home probe at once, and only the others loop.
+ * Measured on the H100 and not kept (issue 18, doc/performance.md
+ * "Seventh session"): the home slot probed outside the loop, and a
+ * lookup that missed there loading the next slots' hashes at once
+ * (from the entries, or packed after them). Nsight Compute showed fewer
+ * stalls and fewer lanes idle, but the packet rate did not rise: the
+ * packed hashes of a small table put every lookup on a few L2 slices.
  */
 GPURX_FN struct gpurx_flow_entry *
 gpurx_flow_find(struct gpurx_flow_table *ft, const struct gpurx_flow_key *key,
@@ -768,15 +769,19 @@ gpurx_flow_find(struct gpurx_flow_table *ft, const struct gpurx_flow_key *key,
 	struct gpurx_flow_entry *ents = gpurx_flow_entries(ft);
 	const uint32_t mask = ft->capacity - 1;
 	uint32_t idx = hash & mask;
-	/* The home's reach is loaded beside its state, not before it. */
+	/* At least 1: the home's state is loaded beside its reach, not
+	 * after it. */
 	const uint32_t probe = gpurx_flow_probe_len(ft, &ents[idx]);
-	int r = gpurx_flow_probe(&ents[idx], key, hash, pin);
+	uint32_t i = 0;
 
-	for (uint32_t i = 1; r == GPURX_FLOW_PROBE_ON && i < probe; i++) {
+	do {
+		const int r = gpurx_flow_probe(&ents[idx], key, hash, pin);
+
+		if (r != GPURX_FLOW_PROBE_ON)
+			return r == GPURX_FLOW_PROBE_HIT ? &ents[idx] : NULL;
 		idx = (idx + 1) & mask;
-		r = gpurx_flow_probe(&ents[idx], key, hash, pin);
-	}
-	return r == GPURX_FLOW_PROBE_HIT ? &ents[idx] : NULL;
+	} while (++i < probe);
+	return NULL;
 }
 
 /*

@@ -106,6 +106,45 @@ test_exact_counts(void)
 	free(ft);
 }
 
+/*
+ * Keys placed up to 20 slots past their common home: each one found
+ * again in its own slot, an absent key of that home found nowhere,
+ * every packet counted once and no key inserted twice.
+ */
+static void
+test_probe_window(void)
+{
+	struct gpurx_flow_table *ft = table_new(64, 0);
+	struct gpurx_flow_key keys[21], k;
+	uint32_t n = 0, home = UINT32_MAX;
+
+	for (uint32_t i = 0; n < 21 && i < 100000; i++) {
+		key_n(&k, i);
+		if (home == UINT32_MAX)
+			home = gpurx_flow_hash(&k) & 63;
+		if ((gpurx_flow_hash(&k) & 63) == home)
+			keys[n++] = k;
+	}
+	CHECK_EQ(n, 21);
+	for (uint32_t rep = 0; rep < 3; rep++)
+		for (uint32_t j = 0; j < 20; j++)
+			CHECK_EQ(gpurx_flow_update(ft, &keys[j], 10 + j, rep), 0);
+	CHECK_EQ(ft->n_flows, 20);
+	for (uint32_t j = 0; j < 20; j++) {
+		struct gpurx_flow_entry *e = gpurx_flow_find(ft, &keys[j],
+			gpurx_flow_hash(&keys[j]), 0);
+
+		CHECK(e == &gpurx_flow_entries(ft)[(home + j) & 63],
+			"key %u not found %u slots past its home", j, j);
+		CHECK(e != NULL && gpurx_flow_live(e)->packets == 3 &&
+			gpurx_flow_live(e)->bytes == 3 * (10 + j),
+			"key %u counted wrong", j);
+	}
+	CHECK(gpurx_flow_find(ft, &keys[20], gpurx_flow_hash(&keys[20]), 0) ==
+		NULL, "an absent key found");
+	free(ft);
+}
+
 static void
 test_overflow(void)
 {
@@ -382,6 +421,7 @@ main(void)
 {
 	test_exact_counts();
 	test_overflow();
+	test_probe_window();
 	test_concurrent(2048);
 	test_concurrent(256);
 	test_classify();
