@@ -719,34 +719,43 @@ gpurx_flow_closing_wait(struct gpurx_flow_entry *e)
 #define GPURX_FLOW_PROBE_HIT 1	/* the key's READY slot (pinned if asked) */
 #define GPURX_FLOW_PROBE_END 2	/* EMPTY: the key is in no later slot */
 
-/* One slot of gpurx_flow_find's walk. */
+/*
+ * One slot of gpurx_flow_find's walk. A pin that finds the state moved
+ * on since it was read looks at the slot again: the slot may have been
+ * ended (then the key is not here), or a scan may be closing it, or have
+ * reopened it (CLOSING -> READY), with the key still in it. Going on to
+ * the next slot then inserted the key a second time beside its reopened
+ * slot (the GPU flow test under load: one key live twice, 1 run in ~6).
+ */
 GPURX_FN int
 gpurx_flow_probe(struct gpurx_flow_entry *e, const struct gpurx_flow_key *key,
 		uint32_t hash, int pin)
 {
-	uint64_t s = gpurx_atomic_load_u64(&e->state, GPURX_ACQUIRE), old;
+	for (uint32_t tries = 0; tries < GPURX_FLOW_SPIN_MAX; tries++) {
+		uint64_t s = gpurx_atomic_load_u64(&e->state, GPURX_ACQUIRE), old;
 
-	if (GPURX_FLOW_TAG(s) == GPURX_FLOW_CLOSING &&
-			gpurx_flow_slot_holds(e, key, hash))
-		s = gpurx_flow_closing_wait(e);
-	if (GPURX_FLOW_TAG(s) == GPURX_FLOW_EMPTY)
-		return GPURX_FLOW_PROBE_END;
-	if (GPURX_FLOW_TAG(s) != GPURX_FLOW_READY ||
-			!gpurx_flow_slot_holds(e, key, hash))
-		return GPURX_FLOW_PROBE_ON;
-	if (!pin)
-		return GPURX_FLOW_PROBE_HIT;
-	old = gpurx_atomic_fetch_add_ord_u64(&e->state, GPURX_FLOW_REF,
-		GPURX_ACQUIRE);
-	if ((old & 0xffffffffull) == (s & 0xffffffffull)) {
-		/* The plan reads the record buffers next. */
-		gpurx_prefetch(&e->acc[0]);
-		gpurx_prefetch(&e->acc[1]);
-		return GPURX_FLOW_PROBE_HIT;
+		if (GPURX_FLOW_TAG(s) == GPURX_FLOW_CLOSING &&
+				gpurx_flow_slot_holds(e, key, hash))
+			s = gpurx_flow_closing_wait(e);
+		if (GPURX_FLOW_TAG(s) == GPURX_FLOW_EMPTY)
+			return GPURX_FLOW_PROBE_END;
+		if (GPURX_FLOW_TAG(s) != GPURX_FLOW_READY ||
+				!gpurx_flow_slot_holds(e, key, hash))
+			return GPURX_FLOW_PROBE_ON;
+		if (!pin)
+			return GPURX_FLOW_PROBE_HIT;
+		old = gpurx_atomic_fetch_add_ord_u64(&e->state, GPURX_FLOW_REF,
+			GPURX_ACQUIRE);
+		if ((old & 0xffffffffull) == (s & 0xffffffffull)) {
+			/* The plan reads the record buffers next. */
+			gpurx_prefetch(&e->acc[0]);
+			gpurx_prefetch(&e->acc[1]);
+			return GPURX_FLOW_PROBE_HIT;
+		}
+		/* Moved on since it was compared: not pinned; look again. */
+		gpurx_atomic_fetch_add_ord_u64(&e->state,
+			(uint64_t)0 - GPURX_FLOW_REF, GPURX_RELEASE);
 	}
-	/* Ended and reused since it was compared. */
-	gpurx_atomic_fetch_add_ord_u64(&e->state, (uint64_t)0 - GPURX_FLOW_REF,
-		GPURX_RELEASE);
 	return GPURX_FLOW_PROBE_ON;
 }
 
