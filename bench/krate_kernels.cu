@@ -87,6 +87,31 @@ kr_thread_kernel(struct kr_batch b, const struct bpf_vm_insn *prog,
  * reads memory (and PCIe) best. Calls visit(lane's packet slot index,
  * chunk, value) for each word loaded.
  */
+/* Word r of a lane when a warp loads `chunks` 16-byte words of each of
+ * its 32 packets: chunk *c (counted from the first loaded) of packet *p. */
+static __device__ __forceinline__ void
+kr_warp_word(uint32_t r, unsigned int lane, uint32_t chunks, uint32_t *p,
+		uint32_t *c)
+{
+	const uint32_t f = r * KR_WARP_SIZE + lane;
+
+	*p = f / chunks;
+	*c = f % chunks;
+}
+
+/* Chunk c of packet slot `slot` into a warp's shared-memory slots (sw
+ * words a slot). */
+static __device__ __forceinline__ void
+kr_slot_put(uint32_t *slots, uint32_t sw, uint32_t slot, uint32_t c, uint4 v)
+{
+	uint32_t *d = slots + slot * sw + c * 4;
+
+	d[0] = v.x;
+	d[1] = v.y;
+	d[2] = v.z;
+	d[3] = v.w;
+}
+
 template <typename Visit>
 static __device__ __forceinline__ void
 kr_warp_load(const uint8_t *pkts, uint32_t off, uint32_t win, uint32_t from,
@@ -95,10 +120,12 @@ kr_warp_load(const uint8_t *pkts, uint32_t off, uint32_t win, uint32_t from,
 	const uint32_t first = from / 16, chunks = to / 16 - first;
 
 	for (uint32_t r = 0; r < chunks; r++) {
-		uint32_t f = r * KR_WARP_SIZE + lane;
-		uint32_t p = f / chunks, c = first + f % chunks;
-		uint32_t poff = __shfl_sync(KR_FULL_MASK, off, p);
-		uint32_t pwin = __shfl_sync(KR_FULL_MASK, win, p);
+		uint32_t p, c;
+
+		kr_warp_word(r, lane, chunks, &p, &c);
+		c += first;
+		const uint32_t poff = __shfl_sync(KR_FULL_MASK, off, p);
+		const uint32_t pwin = __shfl_sync(KR_FULL_MASK, win, p);
 
 		if (c * 16 < pwin)
 			visit(p, c, __ldg((const uint4 *)(pkts + poff) + c));
@@ -117,9 +144,8 @@ kr_head_bytes(uint32_t window)
 
 /*
  * The next round's heads, loaded into registers by the prefetching shape
- * while the current round is classified: word r of this lane is chunk
- * lane % KR_HEAD_WORDS of packet r * 32 / KR_HEAD_WORDS + lane /
- * KR_HEAD_WORDS (kr_warp_load's order); a chunk past a packet's window is
+ * while the current round is classified, word r of this lane in
+ * kr_warp_load's order (kr_warp_word); a chunk past a packet's window is
  * zero (never read: the inspection is bounded by the window).
  */
 struct kr_heads {
@@ -132,8 +158,9 @@ kr_heads_load(struct kr_heads *h, const uint8_t *pkts, uint32_t off,
 {
 #pragma unroll
 	for (uint32_t r = 0; r < KR_HEAD_WORDS; r++) {
-		const uint32_t f = r * KR_WARP_SIZE + lane;
-		const uint32_t p = f / KR_HEAD_WORDS, c = f % KR_HEAD_WORDS;
+		uint32_t p, c;
+
+		kr_warp_word(r, lane, KR_HEAD_WORDS, &p, &c);
 		const uint32_t poff = __shfl_sync(KR_FULL_MASK, off, p);
 		const uint32_t pwin = __shfl_sync(KR_FULL_MASK, win, p);
 
@@ -149,14 +176,10 @@ kr_heads_store(const struct kr_heads *h, uint32_t *slots, uint32_t sw,
 {
 #pragma unroll
 	for (uint32_t r = 0; r < KR_HEAD_WORDS; r++) {
-		const uint32_t f = r * KR_WARP_SIZE + lane;
-		uint32_t *d = slots + (f / KR_HEAD_WORDS) * sw +
-			(f % KR_HEAD_WORDS) * 4;
+		uint32_t p, c;
 
-		d[0] = h->w[r].x;
-		d[1] = h->w[r].y;
-		d[2] = h->w[r].z;
-		d[3] = h->w[r].w;
+		kr_warp_word(r, lane, KR_HEAD_WORDS, &p, &c);
+		kr_slot_put(slots, sw, p, c, h->w[r]);
 	}
 }
 
@@ -195,12 +218,7 @@ kr_warp_kernel(struct kr_batch b, uint32_t window,
 	const uint8_t *mine = (const uint8_t *)(slots + lane * sw);
 	uint64_t stride = (uint64_t)gridDim.x * wpb * KR_WARP_SIZE;
 	auto stage = [&](uint32_t slot, uint32_t c, uint4 v) {
-		uint32_t *d = slots + slot * sw + c * 4;
-
-		d[0] = v.x;
-		d[1] = v.y;
-		d[2] = v.z;
-		d[3] = v.w;
+		kr_slot_put(slots, sw, slot, c, v);
 	};
 	/* This round's descriptor of the lane's packet (PF: loaded the round
 	 * before), and with PF its heads. */
