@@ -66,9 +66,9 @@ static_assert(sizeof(struct gpurx_split_pkt) == 16 &&
  */
 struct gq_view {
 	struct gpucomm_item *items;
+	const struct gpurx_item_in *in;
 	uint64_t *ts;
 	uint32_t *wirelen;
-	uint32_t *cap_off;
 	const struct gpurx_split_pkt *split;	/* SPLIT only */
 	uint32_t *verdict;
 	struct gpurx_item_sum *sum;
@@ -85,9 +85,9 @@ gq_view_load(struct gq_view *v, const struct gpurx_gq *gq)
 {
 	if (threadIdx.x == 0) {
 		v->items = gq->items;
+		v->in = gq->in;
 		v->ts = gq->ts;
 		v->wirelen = gq->wirelen;
-		v->cap_off = gq->cap_off;
 		if (SPLIT)
 			v->split = gq->split;
 		v->verdict = gq->verdict;
@@ -216,6 +216,44 @@ stage_layout(const uintptr_t *addr, const uint32_t *len, uint32_t n,
 	}
 	__syncthreads();
 	return s_k;
+}
+
+/*
+ * Arena offsets of packets 0..n-1 (each the spans, gpurx_arena_span, of
+ * the packets before it), by one warp with a shuffle scan: the CPU no
+ * longer writes them per packet (struct gpurx_item_in). len: the
+ * packets' sizes.
+ */
+static __device__ void
+arena_layout(const uint32_t *len, uint32_t n, uint32_t *off)
+{
+	const unsigned int lane = threadIdx.x % 32;
+	uint32_t carry = 0;
+
+	for (uint32_t c = 0; c < n; c += 32) {
+		const uint32_t i = c + lane;
+		const uint32_t span = i < n ? gpurx_arena_span(len[i]) : 0;
+		uint32_t incl = span;
+
+		for (int o = 1; o < 32; o *= 2) {
+			uint32_t t = __shfl_up_sync(0xffffffffu, incl, o);
+
+			if (lane >= (unsigned int)o)
+				incl += t;
+		}
+		if (i < n)
+			off[i] = carry + incl - span;
+		carry += __shfl_sync(0xffffffffu, incl, 31);
+	}
+}
+
+/* An item's struct gpurx_item_in in one 16-byte load from host memory. */
+static __device__ __forceinline__ void
+item_in_load(const struct gpurx_item_in *in, unsigned long long *ts,
+		unsigned long long *flags)
+{
+	asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];"
+		: "=l"(*ts), "=l"(*flags) : "l"(in) : "memory");
 }
 
 static __device__ void
@@ -622,6 +660,8 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 	__shared__ __align__(16) uint8_t s_stage[stage_area];
 	__shared__ __align__(16) uint8_t s_deep[GPURX_KERNEL_THREADS / 32][GPURX_DEEP_BYTES];
 	__shared__ uint32_t s_n;
+	__shared__ uint32_t s_in_flags;
+	__shared__ unsigned long long s_in_ts;
 	__shared__ uint32_t s_turn;	/* account_in_order's chunk */
 	__shared__ struct gpurx_item_sum s_sum;
 	/* SPLIT: where the rest of each packet is (0: none), and the bytes
@@ -643,12 +683,17 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 	 * per warp.
 	 */
 	uint32_t cnt = 0;
+	unsigned long long in_ts = 0, in_flags = 0;
 
 	/* Issued first and stored to shared memory last: a warp stalls at
 	 * the first use of a load's result, and its later loads would wait
-	 * behind this one instead of travelling with it. */
+	 * behind this one instead of travelling with it. The count and the
+	 * item's inputs from two warps: loads of one warp from host memory
+	 * go one round trip after another (gpucomm_ld_num_pkts). */
 	if (threadIdx.x == 0)
 		cnt = gpucomm_ld_num_pkts(it);
+	if (threadIdx.x == 32)
+		item_in_load(&gq->in[idx], &in_ts, &in_flags);
 #pragma unroll
 	for (int m = 0; m < GPURX_PKTS_PER_THREAD; m++) {
 		uint32_t i = threadIdx.x + m * GPURX_KERNEL_THREADS;
@@ -657,9 +702,6 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 		if (i >= burst)
 			break;
 		gpucomm_ld_pkt(&pkts[i], &a, &z);
-		wire[m] = gq->wirelen[base + i];
-		ts[m] = gq->ts[base + i];
-		s_off[i] = gq->cap_off[base + i];
 		if (SPLIT) {
 			/* struct gpurx_split_pkt in one 16-byte load. */
 			const uint4 w = *(const uint4 *)&gq->split[base + i];
@@ -676,10 +718,34 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 		s_n = cnt;
 		s_turn = 0;
 	}
+	if (threadIdx.x == 32) {
+		s_in_ts = in_ts;
+		s_in_flags = (uint32_t)in_flags;
+	}
 	__syncthreads();
 	phase_mark(bc, 0);
 	/* Never index past the per-item arrays. */
 	n = min(s_n, burst);
+	{
+		/* Per-packet side data only for an item that has it: a
+		 * second round trip then, used no sooner than classify. */
+		const uint32_t fl = s_in_flags;
+		const uint64_t its = s_in_ts;
+
+#pragma unroll
+		for (int m = 0; m < GPURX_PKTS_PER_THREAD; m++) {
+			const uint32_t i = threadIdx.x + m * GPURX_KERNEL_THREADS;
+
+			if (i >= n)
+				break;
+			wire[m] = gpurx_in_wirelen(fl, gq->wirelen, base + i,
+				s_len[i]);
+			ts[m] = gpurx_in_ts(fl, its, gq->ts, base + i);
+		}
+	}
+	/* Capture offsets by warp 1 while warp 0 lays out the staging. */
+	if (p->capture && threadIdx.x / 32 == 1)
+		arena_layout(s_len, n, s_off);
 	k = stage_layout<SPLIT>(s_addr, SPLIT ? s_len0 : s_len, n, s_start,
 		stage_area);
 	stage_copy(s_stage, s_addr, s_start, k);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "gpucomm_kernel.h"
+#include "gpurx_portable.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -70,6 +71,55 @@ gpurx_sum_match_word(const struct gpurx_item_sum *s, uint32_t w, uint32_t n)
 }
 
 /*
+ * What an item's packets share, written by the RX lcore once per item
+ * with its other inputs. The per-packet side arrays (ts, wirelen) are
+ * written, and read, only for an item whose flags say so: at 64 B the
+ * three per-packet side stores (a timestamp every packet of a burst
+ * shares, a wire length equal to the entry's size, an arena offset the
+ * sizes determine) were most of what the pipeline cost an RX lcore beyond
+ * receiving (bench/rx-lcore-cost.sh: 5.5 of 7 ns a packet), and they were
+ * 16 more bytes a packet for the kernel to read over PCIe. Read by the
+ * kernel in one 16-byte load.
+ */
+#define GPURX_IN_TS	1u	/* ts[] per packet (PMD timestamps); else
+				 * every packet's is .ts */
+#define GPURX_IN_WIRE	2u	/* wirelen[] per packet (a packet cut short
+				 * of its wire length); else it is the
+				 * entry's size */
+struct gpurx_item_in {
+	uint64_t ts;		/* ns, unless GPURX_IN_TS */
+	uint32_t flags;		/* GPURX_IN_* */
+	uint32_t pad;
+};
+
+/* Packet `slot`'s timestamp and wire length (size: its entry's), by the
+ * item's flags: the rule the kernel and the CPU both read them by. */
+GPURX_FN uint64_t
+gpurx_in_ts(uint32_t flags, uint64_t item_ts, const uint64_t *ts,
+		size_t slot)
+{
+	return (flags & GPURX_IN_TS) ? ts[slot] : item_ts;
+}
+
+GPURX_FN uint32_t
+gpurx_in_wirelen(uint32_t flags, const uint32_t *wirelen, size_t slot,
+		uint32_t size)
+{
+	return (flags & GPURX_IN_WIRE) ? wirelen[slot] : size;
+}
+
+/*
+ * Arena bytes a packet of cap bytes takes: the kernel copies captures in
+ * 16-byte words. Packet i's capture starts at the sum of the spans of
+ * packets 0 .. i - 1 of its item (computed where needed, never stored).
+ */
+GPURX_FN uint32_t
+gpurx_arena_span(uint32_t cap)
+{
+	return (cap + 15u) & ~15u;
+}
+
+/*
  * Bytes of every packet the kernel stages into shared memory to classify
  * it from (gpu_kernels.cu), and the default of --split (port.c).
  */
@@ -97,9 +147,9 @@ struct gpurx_gq {
 	uint32_t item_bytes;		/* arena bytes per item */
 	uint32_t max_caplen;		/* --snaplen */
 	/* CPU -> GPU */
-	uint64_t *ts;			/* ns, taken at RX on the CPU */
-	uint32_t *wirelen;		/* may exceed pkt_list size (cut) */
-	uint32_t *cap_off;		/* where packet i's bytes go in arena */
+	struct gpurx_item_in *in;	/* [n_items] */
+	uint64_t *ts;			/* ns, taken at RX (GPURX_IN_TS) */
+	uint32_t *wirelen;		/* > pkt_list size (GPURX_IN_WIRE) */
 	struct gpurx_split_pkt *split;	/* --split, else NULL */
 	/* GPU -> CPU */
 	uint32_t *verdict;		/* BPF result, bytes to keep: written

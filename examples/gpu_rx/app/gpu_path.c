@@ -11,8 +11,9 @@
  * once DONE (so the output keeps the RX order), writes the captured
  * bytes, frees the mbufs and releases the item to FREE.
  *
- * Per-packet side data (timestamp, wire length, capture offset) and the
- * results (an item summary of matches and malformed kinds, the verdicts
+ * Per-item inputs (struct gpurx_item_in: a timestamp, and flags saying
+ * which per-packet side data, timestamps or wire lengths, the item has)
+ * and the results (an item summary of matches and malformed kinds, the verdicts
  * of matched packets, captured bytes) live in mapped pinned memory
  * described by struct gpurx_gq. An item holds at most --burst
  * packets and at most item_bytes of packet data, so every packet has
@@ -115,7 +116,9 @@ fill_item_with(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts,
 	const int pmd_ts = a->ts_off >= 0;
 	uint64_t *ts = gq->ts + base;
 	uint32_t *wirelen = gq->wirelen + base;
-	uint32_t *cap_off = gq->cap_off + base;
+	/* Per-packet side data only where the item needs it (struct
+	 * gpurx_item_in says why). */
+	uint32_t in_flags = pmd_ts ? GPURX_IN_TS : 0;
 	struct gpurx_split_pkt *side = split ? gq->split + base : NULL;
 	struct rte_gpu_comm_pkt *entry = ci->pkt_list;
 	struct rte_mbuf **held = ci->mbufs;
@@ -150,22 +153,30 @@ fill_item_with(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts,
 			likely(wire <= GPURX_SCRATCH_BYTES);
 		int short_chain = 0;
 		uint32_t cap = fast ? wire : gpurx_pkt_linear_len(m, &short_chain);
-		/* 16: the kernel copies captures in 16-byte words. */
-		uint32_t need = RTE_ALIGN_CEIL(cap, 16);
+		uint32_t need = gpurx_arena_span(cap);
 		uintptr_t addr;
 
 		if (need > item_bytes - off)
 			break;
-		ts[k] = pmd_ts ? gpurx_pkt_ts(a, m, rx_ns) : rx_ns;
-		wirelen[k] = wire;
-		cap_off[k] = off;
+		if (pmd_ts)
+			ts[k] = gpurx_pkt_ts(a, m, rx_ns);
 		bytes += wire;
 		if (unlikely(!fast)) {
 			plain &= gpurx_mbuf_plain(m, pool);
 			chained += m->nb_segs > 1;
 			short_chains += short_chain;
 			truncated += !short_chain && cap < wire;
+			if (cap < wire && !(in_flags & GPURX_IN_WIRE)) {
+				/* The item's first packet cut short: wire
+				 * lengths per packet from here on, the
+				 * earlier packets' being their sizes. */
+				for (uint32_t j = 0; j < k; j++)
+					wirelen[j] = (uint32_t)entry[j].size;
+				in_flags |= GPURX_IN_WIRE;
+			}
 		}
+		if (unlikely(in_flags & GPURX_IN_WIRE))
+			wirelen[k] = wire;
 		if (likely(fast)) {
 			addr = rte_pktmbuf_mtod(m, uintptr_t);
 		} else if (mem == GPURX_MEM_STAGED) {
@@ -230,6 +241,8 @@ fill_item_with(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts,
 		GPURX_STAT_ADD(qs, foreign, foreign);
 	if (k == 0)
 		return -1;	/* cannot happen: see ITEM_BYTES_MIN */
+	gq->in[idx].ts = rx_ns;
+	gq->in[idx].flags = in_flags;
 	Q->items[idx].n = (uint16_t)k;
 	Q->items[idx].bytes = bytes;
 	Q->items[idx].plain_pool = plain ? pool : NULL;
@@ -322,6 +335,7 @@ collect_item(struct gpurx_app *a, uint16_t q)
 	struct gpu_item *it = &Q->items[idx];
 	const uint8_t *arena = gq->arena + (size_t)idx * gq->item_bytes;
 	const struct gpurx_split_pkt *side = gq->split;
+	const struct gpurx_item_in *in = &gq->in[idx];
 	int rc;
 
 	/* DONE (ERROR: -EIO), then the read barrier pairing with the
@@ -331,7 +345,8 @@ collect_item(struct gpurx_app *a, uint16_t q)
 		return rc < 0 ? -1 : 0;
 	/* Items are collected in RX order: every packet up to this one's
 	 * last is in the flow table. */
-	gpurx_flow_note(q, gq->ts[base + it->n - 1]);
+	gpurx_flow_note(q, gpurx_in_ts(in->flags, in->ts, gq->ts,
+		base + it->n - 1));
 	if (Q->lat_hist != NULL)
 		gpupkt_lat_hist_add(Q->lat_hist, LAT_BUCKETS,
 			(rte_get_tsc_cycles() - it->t_ready) * 1000000 /
@@ -342,6 +357,8 @@ collect_item(struct gpurx_app *a, uint16_t q)
 		 * the compiler cannot merge. */
 		const struct gpurx_item_sum *sum = &gq->sum[idx];
 		uint64_t matched = 0, from_hdr = 0;
+		/* Arena offset of packet `at` (the spans before it). */
+		uint32_t at = 0, off = 0;
 
 		/* The GPU's writes left these lines out of the CPU caches:
 		 * ask for both at once rather than miss on each in turn. */
@@ -355,8 +372,13 @@ collect_item(struct gpurx_app *a, uint16_t q)
 				uint32_t i = w * 32 + (uint32_t)__builtin_ctz(bits);
 				uint32_t v = RTE_GPU_VOLATILE(gq->verdict[base + i]);
 				uint32_t cap = (uint32_t)ci->pkt_list[i].size;
-				const uint8_t *src = arena + gq->cap_off[base + i];
+				const uint8_t *src;
 				int hdr = 0;
+
+				for (; at < i; at++)
+					off += gpurx_arena_span((uint32_t)
+						ci->pkt_list[at].size);
+				src = arena + off;
 
 				/* Counted by the writer (captured or dropped). */
 				cap = RTE_MIN(cap, RTE_MIN(v, a->opt.snaplen));
@@ -369,8 +391,11 @@ collect_item(struct gpurx_app *a, uint16_t q)
 					hdr = 1;
 				}
 				if (gpurx_capture_write(a->cap, q, src, cap,
-						gq->wirelen[base + i],
-						gq->ts[base + i]) == 0)
+						gpurx_in_wirelen(in->flags,
+							gq->wirelen, base + i,
+							(uint32_t)ci->pkt_list[i].size),
+						gpurx_in_ts(in->flags, in->ts,
+							gq->ts, base + i)) == 0)
 					from_hdr += hdr;
 			}
 		}

@@ -98,9 +98,10 @@ setup_queue(struct gpurx_app *a, uint16_t q)
 		burst * (uint32_t)(RTE_MBUF_DEFAULT_BUF_SIZE + 128)), 64);
 	gq->max_caplen = a->opt.snaplen;
 	bytes = (size_t)n * gq->item_bytes;
-	if (gpurx_gpu_mem_pinned(a, &gq->ts, slots * 8, "pinned ts") ||
+	if (gpurx_gpu_mem_pinned(a, &gq->in, n * sizeof(*gq->in),
+				"pinned item inputs") ||
+			gpurx_gpu_mem_pinned(a, &gq->ts, slots * 8, "pinned ts") ||
 			gpurx_gpu_mem_pinned(a, &gq->wirelen, slots * 4, "pinned len") ||
-			gpurx_gpu_mem_pinned(a, &gq->cap_off, slots * 4, "pinned off") ||
 			gpurx_gpu_mem_pinned(a, &gq->verdict, slots * 4,
 				"pinned verdict") ||
 			gpurx_gpu_mem_pinned(a, &gq->sum, n * sizeof(*gq->sum),

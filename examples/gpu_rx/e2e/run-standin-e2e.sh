@@ -7,8 +7,8 @@
 # e2e runs. Every capture must be libpcap's filtering of the input, byte
 # for byte (as run-gpu-e2e.sh asks of the GPU), with the counters of the
 # --cpu run and every mbuf back: host-mapped and staged, persistent and
-# per burst, items of 32 and 128 packets, a snaplen, foreign and odd mbufs
-# (GPURX_TEST_MANGLE), two queues.
+# per burst, items of 32 and 128 packets, a snaplen, the port's timestamps,
+# foreign and odd mbufs (GPURX_TEST_MANGLE), two queues.
 #
 # Usage: run-standin-e2e.sh APP GENPCAP CHECK FAKE_LIBCUDA WORK_DIR
 # Exit: 0 all passed, 1 a failure.
@@ -103,6 +103,22 @@ run snaplen "$pcap" -- --mem host-mapped --filter "ip or ip6" --snaplen 100 \
 	--write "$work/snaplen.pcapng"
 rc=$?
 check_run snaplen "ip or ip6" 100 ""
+
+# The port's timestamps (net_pcap: the file's), per packet beside the
+# entries (GPURX_IN_TS), kept to the microsecond; the later --ts wins over
+# run's --ts none.
+run ts-port "$pcap" -- --mem host-mapped --filter "tcp or udp" --ts port \
+	--write "$work/ts-port.pcapng"
+rc=$?
+check_run ts-port "tcp or udp" 262144 ""
+if [ "$rc" -eq 0 ] && "$check" "$in" "$work/ts-port.pcapng" "tcp or udp" \
+		262144 --ts > "$work/ts-port.ts" 2>&1; then
+	echo "PASS: ts-port timestamps"
+else
+	cat "$work/ts-port.ts"
+	echo "FAIL: ts-port: timestamps are not the file's"
+	failed=$((failed + 1))
+fi
 
 # Foreign and odd mbufs: bounce copies, mbufs freed one by one.
 GPURX_TEST_MANGLE=3 run mangle "$pcap" -- --mem host-mapped \

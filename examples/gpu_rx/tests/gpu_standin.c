@@ -146,6 +146,8 @@ process_item(const struct gpurx_kparams *p, struct standin_last *last,
 	struct gpurx_item_sum sum;
 	uint64_t t0 = standin_ns();
 	uint32_t n = RTE_MIN(it->num_pkts, burst);
+	const struct gpurx_item_in in = gq->in[idx];
+	uint32_t off = 0;	/* packet i's arena offset */
 
 	memset(&sum, 0, sizeof(sum));
 	/* The packets' first lines are read a few packets ahead: misses in
@@ -159,12 +161,15 @@ process_item(const struct gpurx_kparams *p, struct standin_last *last,
 		const struct gpurx_split_pkt *sp = p->split ?
 			&gq->split[base + i] : NULL;
 		struct gpurx_pkt_info pi;
-		uint32_t v, len, off;
+		uint32_t v, len, at = off;
 
+		off += gpurx_arena_span(caplen);
 		if (i + STANDIN_AHEAD < n)
 			rte_prefetch0((const void *)pkts[i + STANDIN_AHEAD].addr);
-		v = classify_one(p, last, pkt, caplen, gq->wirelen[base + i],
-			gq->ts[base + i], (uint16_t)q, sp, &pi);
+		v = classify_one(p, last, pkt, caplen, gpurx_in_wirelen(in.flags,
+				gq->wirelen, base + i, caplen),
+			gpurx_in_ts(in.flags, in.ts, gq->ts, base + i),
+			(uint16_t)q, sp, &pi);
 		if (pi.malformed != GPURX_MAL_NONE)
 			sum.mal[pi.malformed % GPURX_SUM_MAL]++;
 		if (v == 0)
@@ -172,18 +177,17 @@ process_item(const struct gpurx_kparams *p, struct standin_last *last,
 		gq->verdict[base + i] = v;
 		sum.match[i / 32] |= 1u << (i % 32);
 		len = RTE_MIN(RTE_MIN(v, caplen), gq->max_caplen);
-		off = gq->cap_off[base + i];
-		if (!p->capture || off > gq->item_bytes ||
-				len > gq->item_bytes - off)
+		if (!p->capture || at > gq->item_bytes ||
+				len > gq->item_bytes - at)
 			continue;
 		if (sp != NULL && sp->tail != 0) {
 			uint32_t h = RTE_MIN(len, sp->len0);
 
-			memcpy(arena + off, pkt, h);
-			memcpy(arena + off + h,
+			memcpy(arena + at, pkt, h);
+			memcpy(arena + at + h,
 				(const uint8_t *)(uintptr_t)sp->tail, len - h);
 		} else if (sp == NULL || !sp->host || len > sp->len0) {
-			memcpy(arena + off, pkt, len);
+			memcpy(arena + at, pkt, len);
 		}
 		/* else: within a header buffer in host memory, the CPU
 		 * writes it itself */
