@@ -8,7 +8,8 @@
 # protocol, 64..1500 B and jumbo frames: "mix"), and net_null (fixed sizes,
 # all-zero frames: the cheapest possible input). Each run lasts
 # BENCH_CAP_SECONDS (default 4) and writes its summary JSON; the table goes
-# to OUT_DIR/capacity.md, followed by the host and GPU memory each
+# to OUT_DIR/capacity.md, followed by each pipeline's ratio to the source
+# alone at the same size and lcores, and the host and GPU memory each
 # dpdk-gpu-rx run holds (and capacity.png where matplotlib is installed;
 # the machine, revision and settings to OUT_DIR/machine.txt),
 # one line per run to stdout. Mode "source" is the source alone
@@ -24,7 +25,8 @@
 #      gpu, gpu-split),
 #      BENCH_CAP_BURST (RX burst = packets per GPU ring item, default 32),
 #      BENCH_CAP_SIZES (default "mix 64 512 1500"; mix = the pcap source),
-#      BENCH_CAP_LCORES ("1 2 4"),
+#      BENCH_CAP_LCORES ("1 2 4"; sizes other than 64 and mix on the
+#      first only, unless BENCH_CAP_EVERY_LCORES=1),
 #      BENCH_CAP_APP_ARGS (more dpdk-gpu-rx options, e.g. "--ring-items 16").
 # Exit: 0, 1 when a run failed (its row says so), 2 usage or missing build.
 set -uo pipefail
@@ -74,8 +76,10 @@ for mode in ${BENCH_CAP_MODES:-source cpu host-mapped staged}; do
 	for size in ${BENCH_CAP_SIZES:-mix 64 512 1500}; do
 		for lc in ${BENCH_CAP_LCORES:-1 2 4}; do
 			# More lcores only for the smallest packets and the
-			# realistic mix: that is where the per-packet cost limits.
-			[ "$size" != 64 ] && [ "$size" != mix ] && [ "$lc" != 1 ] && continue
+			# realistic mix (that is where the per-packet cost
+			# limits), unless BENCH_CAP_EVERY_LCORES=1.
+			[ "${BENCH_CAP_EVERY_LCORES:-0}" != 1 ] && [ "$size" != 64 ] &&
+				[ "$size" != mix ] && [ "$lc" != 1 ] && continue
 			if [[ $mode == gpu* ]]; then
 				file=$traffic
 				if [ "$size" != mix ]; then
@@ -145,6 +149,8 @@ for mode in ${BENCH_CAP_MODES:-source cpu host-mapped staged}; do
 done 2>&1
 rm -f "$traffic" "$out"/capacity-[0-9]*.pcap
 {
+	echo
+	python3 "$top/bench/plot.py" --capacity-ratios "$out" || failed=1
 	echo
 	echo "Memory held:"
 	echo

@@ -6,7 +6,9 @@ Usage: bench/plot.py OUT_DIR
        bench/plot.py --capacity SWEEP_DIR   (SWEEP_DIR/capacity.png only)
        bench/plot.py --capacity-header
        bench/plot.py --capacity-row JSON MODE SIZE LCORES
-                     (capacity.md's header and one row of it, for
+       bench/plot.py --capacity-ratios SWEEP_DIR
+                     (capacity.md's header, one row of it, and the
+                     pipelines' ratios to the source, for
                      pipeline-capacity.sh)
        bench/plot.py --capture-line JSON | --capture-table SWEEP_DIR
                      (a run's line and capture.md, for
@@ -723,6 +725,30 @@ def load_capacity(d):
     return runs
 
 
+def capacity_ratios(runs):
+    """Markdown: each pipeline's Mpps over the source alone's (the bare
+    RX-and-free loop) at the same packet size and lcore count, the
+    share of the receiving lcores' rate the pipeline keeps."""
+    cols = sorted({(size, lc) for m, size, lc in runs if m == "source"},
+                  key=lambda c: (size_key(c[0]), c[1]))
+    modes = [m for m in CAP_MODES if m != "source" and any(k[0] == m for k in runs)]
+    modes += sorted({k[0] for k in runs} - set(modes) - {"source"})
+    if not cols or not modes:
+        return ""
+    rows = []
+    for m in modes:
+        row = [CAP_MODE_NAMES.get(m, m)]
+        for size, lc in cols:
+            r, src = runs.get((m, size, lc)), runs[("source", size, lc)]
+            row.append("%.2f" % (r["mpps"] / src["mpps"]) if r and src["mpps"] else "")
+        rows.append(row)
+    return ("Ratio to the source alone (RX and free, the same lcores, the "
+            "same run; the GPU-memory modes' source is net_gpudma, not the "
+            "source row's net_null or net_pcap):\n\n" +
+            table(["mode"] + ["%s B × %d" % (s, l) if s != "mix" else "mix × %d" % l
+                              for s, l in cols], rows))
+
+
 def capacity_plot(plt, d, runs):
     """d/capacity.png: Mpps against RX lcores, a line per mode and size."""
     pts = {}
@@ -778,6 +804,9 @@ def capacity_section(runs):
         md.append(table(["run", "Gbit/s", "moved by"], [list(x) for x in moved]))
     md.append(table(["mode"] + ["%s B × %d" % (s, l) if s != "mix" else "mix × %d" % l
                                 for s, l in cols], rows))
+    ratios = capacity_ratios(runs)
+    if ratios:
+        md.append(ratios)
     lossy = ["%s: %d" % (cap_label(m, s, l), r["j"].get("dropped", {}).get("ring_full", 0))
              for (m, s, l), r in sorted(runs.items())
              if r["j"].get("dropped", {}).get("ring_full", 0)]
@@ -988,6 +1017,9 @@ def main():
             print("plot.py: no capt-*.json in %s" % sys.argv[2], file=sys.stderr)
             return 1
         print(capture_section(pts, "# Capture throughput\n"))
+        return 0
+    if len(sys.argv) == 3 and sys.argv[1] == "--capacity-ratios":
+        print(capacity_ratios(load_capacity(sys.argv[2])))
         return 0
     if len(sys.argv) == 2 and sys.argv[1] == "--capacity-header":
         print(CAP_TABLE_HEADER)
