@@ -247,7 +247,13 @@ arena_layout(const uint32_t *len, uint32_t n, uint32_t *off)
 	}
 }
 
-/* An item's struct gpurx_item_in in one 16-byte load from host memory. */
+static_assert(sizeof(struct gpurx_item_in) == 16 &&
+	offsetof(struct gpurx_item_in, ts) == 0 &&
+	offsetof(struct gpurx_item_in, flags) == 8,
+	"struct gpurx_item_in read as two 64-bit words");
+
+/* An item's struct gpurx_item_in in one 16-byte load from host memory
+ * (flags: the low half of the second word). */
 static __device__ __forceinline__ void
 item_in_load(const struct gpurx_item_in *in, unsigned long long *ts,
 		unsigned long long *flags)

@@ -73,13 +73,14 @@ gpurx_sum_match_word(const struct gpurx_item_sum *s, uint32_t w, uint32_t n)
 /*
  * What an item's packets share, written by the RX lcore once per item
  * with its other inputs. The per-packet side arrays (ts, wirelen) are
- * written, and read, only for an item whose flags say so: at 64 B the
- * three per-packet side stores (a timestamp every packet of a burst
- * shares, a wire length equal to the entry's size, an arena offset the
- * sizes determine) were most of what the pipeline cost an RX lcore beyond
- * receiving (bench/rx-lcore-cost.sh: 5.5 of 7 ns a packet), and they were
- * 16 more bytes a packet for the kernel to read over PCIe. Read by the
- * kernel in one 16-byte load.
+ * written, and read, only for an item whose flags say so. At 64 B the
+ * three per-packet side stores they replace (a timestamp every packet of
+ * a burst shares, a wire length equal to the entry's size, an arena
+ * offset the sizes determine) were 5.0 of the 5.1 ns a packet the
+ * pipeline cost an RX lcore beyond receiving on the build machine
+ * (bench/rx-lcore-cost.sh, kernel played by a thread), and 16 more bytes
+ * a packet for the kernel to read over PCIe. Read by the kernel in one
+ * 16-byte load (gpu_kernels.cu checks the layout).
  */
 #define GPURX_IN_TS	1u	/* ts[] per packet (PMD timestamps); else
 				 * every packet's is .ts */

@@ -13,8 +13,8 @@
  *
  * Per-item inputs (struct gpurx_item_in: a timestamp, and flags saying
  * which per-packet side data, timestamps or wire lengths, the item has)
- * and the results (an item summary of matches and malformed kinds, the verdicts
- * of matched packets, captured bytes) live in mapped pinned memory
+ * and the results (an item summary of matches and malformed kinds, the
+ * verdicts of matched packets, captured bytes) live in mapped pinned memory
  * described by struct gpurx_gq. An item holds at most --burst
  * packets and at most item_bytes of packet data, so every packet has
  * reserved room in the capture arena: a burst that does not fit spills

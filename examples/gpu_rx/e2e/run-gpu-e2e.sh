@@ -399,6 +399,39 @@ for f in "" "tcp or udp"; do
 	done
 done
 
+# Frames that arrive holding less than their length (net_pcap's 16-bit
+# chain length, frames past 64 KiB) among whole ones in the same items:
+# those items carry wire lengths per packet (GPURX_IN_WIRE), which the
+# kernel must take for them, and the capture must be --cpu's byte for
+# byte, wire lengths included.
+"$gen" "$out/short.pcap" 2 600 0 20 || { echo "FAIL: cannot generate short.pcap"; exit 1; }
+if ! app_run short-cpu "rx_pcap=$out/short.pcap" --cpu --ts none \
+		--write "$out/short-cpu.pcapng" --json "$out/short-cpu.json" \
+		--idle-exit 1000; then
+	fail "cut frames, --cpu: exit $?"
+else
+	for m in host-mapped staged host-mapped,launch-per-burst; do
+		mem=${m%%,*}
+		extra=""
+		[ "$m" = "${m%,launch-per-burst}" ] || extra=--launch-per-burst
+		name=short-$(echo "$m" | tr , -)
+		# shellcheck disable=SC2086
+		if ! app_run "$name" "rx_pcap=$out/short.pcap" --mem "$mem" $extra \
+				--backpressure --ts none --write "$out/$name.pcapng" \
+				--json "$out/$name.json" --idle-exit 1000; then
+			fail "cut frames, $m: exit $? (see $out/$name.txt)"
+		elif ! grep -Eq '"short_chains": [1-9]' "$out/$name.json"; then
+			fail "cut frames, $m: no frame held less than its length"
+		elif why=$(differs short-cpu "$name" json_core); then
+			fail "cut frames, $m: $why"
+		elif ! mbufs_back "$name"; then
+			fail "cut frames, $m: mbufs not all returned"
+		else
+			pass "cut frames, $m: identical to --cpu, wire lengths included"
+		fi
+	done
+fi
+
 # Every status READY before the kernel starts, as reused GPU memory may
 # hold (GPURX_TEST_DIRTY_RING): reset to FREE, so the capture is whole.
 name=dirty-ring
