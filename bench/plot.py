@@ -645,8 +645,18 @@ def size_key(size):
     return (0, 0) if size == "mix" else (1, int(size))
 
 
+def cap_column(size, lcores):
+    return "%s × %d" % (size if size == "mix" else size + " B", lcores)
+
+
 def cap_label(mode, size, lcores):
-    return "%s %s × %d" % (mode, size if size == "mix" else size + " B", lcores)
+    return "%s %s" % (mode, cap_column(size, lcores))
+
+
+def cap_modes(runs):
+    """The sweep's modes, CAP_MODES' order first."""
+    modes = [m for m in CAP_MODES if any(k[0] == m for k in runs)]
+    return modes + sorted({k[0] for k in runs} - set(modes))
 
 
 def bytes_moved(mode, size):
@@ -731,8 +741,7 @@ def capacity_ratios(runs):
     share of the receiving lcores' rate the pipeline keeps."""
     cols = sorted({(size, lc) for m, size, lc in runs if m == "source"},
                   key=lambda c: (size_key(c[0]), c[1]))
-    modes = [m for m in CAP_MODES if m != "source" and any(k[0] == m for k in runs)]
-    modes += sorted({k[0] for k in runs} - set(modes) - {"source"})
+    modes = [m for m in cap_modes(runs) if m != "source"]
     if not cols or not modes:
         return ""
     rows = []
@@ -745,8 +754,7 @@ def capacity_ratios(runs):
     return ("Ratio to the source alone (RX and free, the same lcores, the "
             "same run; the GPU-memory modes' source is net_gpudma, not the "
             "source row's net_null or net_pcap):\n\n" +
-            table(["mode"] + ["%s B × %d" % (s, l) if s != "mix" else "mix × %d" % l
-                              for s, l in cols], rows))
+            table(["mode"] + [cap_column(s, l) for s, l in cols], rows))
 
 
 def capacity_plot(plt, d, runs):
@@ -777,8 +785,7 @@ def capacity_section(runs):
     md = ["## Pipeline capacity (dpdk-gpu-rx, bench/pipeline-capacity.sh)\n"]
     cols = sorted({(size, lc) for _, size, lc in runs},
                   key=lambda c: (size_key(c[0]), c[1]))
-    modes = [m for m in CAP_MODES if any(k[0] == m for k in runs)]
-    modes += sorted({k[0] for k in runs} - set(modes))
+    modes = cap_modes(runs)
     rows = []
     for m in modes:
         row = [CAP_MODE_NAMES.get(m, m)]
@@ -802,8 +809,7 @@ def capacity_section(runs):
     if moved:
         md.append("Gbit/s where packet bytes really moved:\n")
         md.append(table(["run", "Gbit/s", "moved by"], [list(x) for x in moved]))
-    md.append(table(["mode"] + ["%s B × %d" % (s, l) if s != "mix" else "mix × %d" % l
-                                for s, l in cols], rows))
+    md.append(table(["mode"] + [cap_column(s, l) for s, l in cols], rows))
     ratios = capacity_ratios(runs)
     if ratios:
         md.append(ratios)
