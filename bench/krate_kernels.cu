@@ -78,15 +78,6 @@ kr_thread_kernel(struct kr_batch b, const struct bpf_vm_insn *prog,
 	}
 }
 
-/*
- * Loads bytes [from, min(win, to)) (whole 16-byte words; from and to
- * multiples of 16) of the 32 packets of a warp, lane l's packet
- * described by (off, win). Chunk f of the warp's 32 * chunks goes to
- * lane f % 32: lanes next to each other read consecutive 16-byte words
- * of one packet, a whole 128-byte line per 8 lanes, which is how a GPU
- * reads memory (and PCIe) best. Calls visit(lane's packet slot index,
- * chunk, value) for each word loaded.
- */
 /* Word r of a lane when a warp loads `chunks` 16-byte words of each of
  * its 32 packets: chunk *c (counted from the first loaded) of packet *p. */
 static __device__ __forceinline__ void
@@ -112,6 +103,15 @@ kr_slot_put(uint32_t *slots, uint32_t sw, uint32_t slot, uint32_t c, uint4 v)
 	d[3] = v.w;
 }
 
+/*
+ * Loads bytes [from, min(win, to)) (whole 16-byte words; from and to
+ * multiples of 16) of the 32 packets of a warp, lane l's packet
+ * described by (off, win). Chunk f of the warp's 32 * chunks goes to
+ * lane f % 32: lanes next to each other read consecutive 16-byte words
+ * of one packet, a whole 128-byte line per 8 lanes, which is how a GPU
+ * reads memory (and PCIe) best. Calls visit(lane's packet slot index,
+ * chunk, value) for each word loaded.
+ */
 template <typename Visit>
 static __device__ __forceinline__ void
 kr_warp_load(const uint8_t *pkts, uint32_t off, uint32_t win, uint32_t from,
