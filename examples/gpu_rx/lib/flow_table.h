@@ -125,8 +125,9 @@
  * every packet in exactly one record, the CAS choosing an order.
  * Lookups wait only for a CLOSING slot of their own key (a copy into
  * the ring), and a pin whose fetch_add finds the state moved on looks
- * at the same slot again rather than passing it; BUSY slots (never the key sought, outside the lock: its
- * inserter holds it) and other CLOSING slots are passed over. On the
+ * at the same slot again rather than passing it; BUSY slots (never the
+ * key sought, outside the lock: its inserter holds it) and other
+ * CLOSING slots are passed over. On the
  * GPU every atomic here acts at device scope: only the GPU touches the
  * table while its kernels run.
  */
