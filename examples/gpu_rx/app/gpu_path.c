@@ -371,7 +371,8 @@ collect_item(struct gpurx_app *a, uint16_t q)
 			for (; a->cap != NULL && bits != 0; bits &= bits - 1) {
 				uint32_t i = w * 32 + (uint32_t)__builtin_ctz(bits);
 				uint32_t v = RTE_GPU_VOLATILE(gq->verdict[base + i]);
-				uint32_t cap = (uint32_t)ci->pkt_list[i].size;
+				const uint32_t size = (uint32_t)ci->pkt_list[i].size;
+				uint32_t cap = size;
 				const uint8_t *src;
 				int hdr = 0;
 
@@ -392,8 +393,7 @@ collect_item(struct gpurx_app *a, uint16_t q)
 				}
 				if (gpurx_capture_write(a->cap, q, src, cap,
 						gpurx_in_wirelen(in->flags,
-							gq->wirelen, base + i,
-							(uint32_t)ci->pkt_list[i].size),
+							gq->wirelen, base + i, size),
 						gpurx_in_ts(in->flags, in->ts,
 							gq->ts, base + i)) == 0)
 					from_hdr += hdr;
