@@ -145,6 +145,16 @@ mem_args() {
 	esac
 }
 
+# The options of a mode (MEMORY[,launch-per-burst|,burst-N]): its
+# memory's (mem_args), then the variant's.
+mode_args() {
+	case $1 in
+	*,launch-per-burst) echo "$(mem_args "${1%%,*}") --launch-per-burst" ;;
+	*,burst-*) echo "$(mem_args "${1%%,*}") --burst ${1##*,burst-}" ;;
+	*) mem_args "$1" ;;
+	esac
+}
+
 n=0
 echo "$filters" | while IFS= read -r f; do
 	[ -n "$f" ] || continue
@@ -176,11 +186,6 @@ echo "$filters" | while IFS= read -r f; do
 	fi
 	for m in $modes; do
 		mem=${m%%,*}
-		case $m in
-		*,launch-per-burst) extra="--launch-per-burst" ;;
-		*,burst-*) extra="--burst ${m##*,burst-}" ;;
-		*) extra="" ;;
-		esac
 		name=f$n-$(echo "$m" | tr ,+ --)
 		port=net_pcap0
 		case $mem in gpu*) port=net_gpudma0 ;; esac
@@ -188,7 +193,7 @@ echo "$filters" | while IFS= read -r f; do
 		[ "$mem" = gpu+split ] && ref=f$n-cpu-split
 		# --backpressure: file input is not line rate, nothing may drop.
 		# shellcheck disable=SC2046,SC2086
-		if ! app_run "$name" "rx_pcap=$in" $(mem_args "$mem") $extra --backpressure \
+		if ! app_run "$name" "rx_pcap=$in" $(mode_args "$m") --backpressure \
 				--ts none --filter "$f" --write "$out/$name.pcapng" \
 				--json "$out/$name.json" --idle-exit 1000; then
 			echo "FAIL: [$f] $m: exit $? (see $out/$name.txt)"
@@ -377,12 +382,10 @@ for f in "" "tcp or udp"; do
 		--idle-exit 1000 || { fail "[$f] mangled --cpu: exit $?"; continue; }
 	for m in host-mapped staged host-mapped,launch-per-burst; do
 		mem=${m%%,*}
-		extra=""
-		[ "$m" = "${m%,launch-per-burst}" ] || extra=--launch-per-burst
 		name=$(echo "$ref" | sed 's/-cpu-/-/')-$(echo "$m" | tr , -)
-		# shellcheck disable=SC2086
+		# shellcheck disable=SC2046
 		if ! app_env=GPURX_TEST_MANGLE=3 app_run "$name" "rx_pcap=$in" \
-				--mem "$mem" $extra --backpressure --ts none --filter "$f" \
+				$(mode_args "$m") --backpressure --ts none --filter "$f" \
 				--write "$out/$name.pcapng" --json "$out/$name.json" \
 				--idle-exit 1000; then
 			fail "[$f] $m mangled: exit $? (see $out/$name.txt)"
@@ -411,12 +414,9 @@ if ! app_run short-cpu "rx_pcap=$out/short.pcap" --cpu --ts none \
 	fail "cut frames, --cpu: exit $?"
 else
 	for m in host-mapped staged host-mapped,launch-per-burst; do
-		mem=${m%%,*}
-		extra=""
-		[ "$m" = "${m%,launch-per-burst}" ] || extra=--launch-per-burst
 		name=short-$(echo "$m" | tr , -)
-		# shellcheck disable=SC2086
-		if ! app_run "$name" "rx_pcap=$out/short.pcap" --mem "$mem" $extra \
+		# shellcheck disable=SC2046
+		if ! app_run "$name" "rx_pcap=$out/short.pcap" $(mode_args "$m") \
 				--backpressure --ts none --write "$out/$name.pcapng" \
 				--json "$out/$name.json" --idle-exit 1000; then
 			fail "cut frames, $m: exit $? (see $out/$name.txt)"
@@ -604,9 +604,6 @@ if [ -n "$cs" ]; then
 		--filter 'tcp or udp' --write "$out/memcheck-cpu.pcapng" \
 		--idle-exit 1000 || fail "memcheck reference: exit $?"
 	for m in gpu gpu,launch-per-burst gpu+split gpu+split,launch-per-burst; do
-		mem=${m%%,*}
-		extra=""
-		[ "$m" = "$mem" ] || extra=--launch-per-burst
 		name=memcheck-$(echo "$m" | tr , -)
 		# The sanitizer runs the app: app_run's command, behind it.
 		# shellcheck disable=SC2046,SC2086
@@ -614,7 +611,7 @@ if [ -n "$cs" ]; then
 			--no-shconf --file-prefix "gpurx-gpu-$$-$name" -l 0-1 \
 			--log-level=lib.eal:warning $eal_extra \
 			--vdev "net_gpudma0,rx_pcap=$mc_in" -- --quiet \
-			$(mem_args "$mem") $extra --backpressure --ts none \
+			$(mode_args "$m") --backpressure --ts none \
 			--filter 'tcp or udp' --write "$out/$name.pcapng" \
 			--idle-exit 2000 --stall-ms 0 > "$out/$name.txt" 2>&1
 		rc=$?
@@ -653,24 +650,16 @@ for m in host-mapped staged gpu gpu+split host-mapped,launch-per-burst \
 		ring-full:host-mapped,launch-per-burst dense:host-mapped \
 		dense:staged dense:host-mapped,launch-per-burst; do
 	case $m in
-	ring-full:*) icase=ring-full mem=${m#ring-full:} ;;
-	dense:*) icase=dense mem=${m#dense:} ;;
-	*) icase=nfcapd mem=$m ;;
-	esac
-	extra=""
-	case $mem in
-	*,launch-per-burst) mem=${mem%%,*} extra=--launch-per-burst ;;
-	esac
-	case $mem in
-	gpu) extra="$extra --split off" ;;
-	gpu+split) mem=gpu extra="$extra --split 128" ;;
+	ring-full:*) icase=ring-full im=${m#ring-full:} ;;
+	dense:*) icase=dense im=${m#dense:} ;;
+	*) icase=nfcapd im=$m ;;
 	esac
 	iport=net_pcap0
-	[ "$mem" = gpu ] && iport=net_gpudma0
+	case $im in gpu*) iport=net_gpudma0 ;; esac
 	name=ipfix-$(echo "$m" | tr ,:+ ---)
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2046,SC2086
 	GPU_RX_IPFIX_EAL="--no-huge -m 2048 $eal_extra" PORT=$iport sh "$ipfix_sh" \
-		"$icase" "$app" "$ipfix_bin" "$out/$name" --mem "$mem" $extra \
+		"$icase" "$app" "$ipfix_bin" "$out/$name" $(mode_args "$im") \
 		--backpressure > "$out/$name.log" 2>&1
 	rc=$?
 	if [ "$rc" -eq 0 ]; then
