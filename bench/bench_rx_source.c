@@ -6,10 +6,14 @@
  * nothing but rte_eth_rx_burst() and rte_pktmbuf_free_bulk() for the
  * given time; the rate it reaches is the ceiling of any pipeline fed by
  * that source on those lcores (bench/pipeline-capacity.sh), whatever the
- * pipeline does with the packets.
+ * pipeline does with the packets. With --gpu the mbufs' data lies in that
+ * GPU's memory, as dpdk-gpu-rx --mem gpu has it (the same pool code,
+ * lib/gpupkt): the bare loop of a port that writes into GPU memory
+ * (net_gpudma, or a NIC with GPUDirect RDMA).
  *
  * Usage: bench-rx-source [EAL options, one port, e.g. --vdev net_null0]
- *        -- [--queues N] [--burst N] [--seconds N] [--mbufs N] [--json FILE]
+ *        -- [--queues N] [--burst N] [--seconds N] [--mbufs N] [--gpu ID]
+ *        [--json FILE]
  *        bench-rx-source --self-test
  * Needs one lcore per queue besides the main lcore. Prints one line:
  *   rx-source: port=NAME queues=N burst=N rate=X Mpps per_lcore=Y Mpps
@@ -29,10 +33,13 @@
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
+#include <rte_gpudev.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
 #include "bench_common.h"
+#include "gpupkt_pool.h"
+#include "gpupkt_port.h"
 
 #define RXS_MAX_QUEUES 64
 #define RXS_MAX_BURST 512
@@ -43,6 +50,7 @@ struct rxs_opts {
 	uint64_t burst;
 	uint64_t seconds;
 	uint64_t mbufs;
+	int64_t gpu;		/* gpudev id of the mbufs' memory; -1: host */
 	const char *json;
 };
 
@@ -61,7 +69,8 @@ static void
 usage(const char *prog)
 {
 	fprintf(stderr, "Usage: %s [EAL options] -- [--queues N] [--burst N] "
-		"[--seconds N] [--mbufs N] [--json FILE]\n       %s --self-test\n", prog, prog);
+		"[--seconds N] [--mbufs N] [--gpu ID] [--json FILE]\n"
+		"       %s --self-test\n", prog, prog);
 }
 
 static int
@@ -72,6 +81,7 @@ parse(int argc, char **argv, void *arg)
 		{ "burst", required_argument, NULL, 'b' },
 		{ "seconds", required_argument, NULL, 's' },
 		{ "mbufs", required_argument, NULL, 'm' },
+		{ "gpu", required_argument, NULL, 'g' },
 		{ "json", required_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -84,6 +94,17 @@ parse(int argc, char **argv, void *arg)
 
 		if (c == 'j') {
 			o->json = optarg;
+			continue;
+		}
+		if (c == 'g') {
+			uint64_t id;
+
+			if (bench_parse_u64(optarg, INT16_MAX, &id) != 0) {
+				fprintf(stderr, "bad value for --gpu: %s (a gpudev "
+					"id, 0..%d)\n", optarg, INT16_MAX);
+				return -1;
+			}
+			o->gpu = (int64_t)id;
 			continue;
 		}
 		switch (c) {
@@ -159,7 +180,10 @@ port_start(uint16_t port, uint16_t nq, struct rte_mempool *mp)
 int
 main(int argc, char **argv)
 {
-	struct rxs_opts o = { .queues = 1, .burst = 32, .seconds = 3, .mbufs = 0 };
+	struct rxs_opts o = { .queues = 1, .burst = 32, .seconds = 3, .mbufs = 0,
+		.gpu = -1 };
+	struct gpupkt_ext_pool gp = { .mem = NULL };
+	char err[256];
 	char name[RTE_ETH_NAME_MAX_LEN] = "?";
 	struct rte_mempool *mp = NULL;
 	uint64_t total = 0, bytes = 0, t0, t1;
@@ -188,8 +212,28 @@ main(int argc, char **argv)
 	/* Every RX ring full, every lcore's burst in hand, the caches. */
 	if (o.mbufs == 0)
 		o.mbufs = nq * (RXS_RING + o.burst + 512) + 1024;
-	mp = rte_pktmbuf_pool_create("rxs_pool", (unsigned int)o.mbufs, 256, 0,
-		RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
+	if (o.gpu >= 0) {
+		if (!rte_gpu_is_valid((int16_t)o.gpu)) {
+			fprintf(stderr, "--gpu %" PRId64 ": no such GPU (%u probed; "
+				"load the CUDA gpudev plugin with -d)\n", o.gpu,
+				(unsigned int)rte_gpu_count_avail());
+			status = BENCH_EXIT_USAGE;
+			goto out;
+		}
+		rc = gpupkt_ext_pool_create(&gp, "rxs_pool_gpu", (int16_t)o.gpu,
+			port, (uint32_t)o.mbufs, 256, RTE_MBUF_DEFAULT_BUF_SIZE,
+			rte_socket_id(), 0, err, sizeof(err));
+		if (rc != 0) {
+			fprintf(stderr, "mbufs in GPU %" PRId64 "'s memory: %s%s\n",
+				o.gpu, rc == 1 ? "the port cannot DMA into it: " : "",
+				rc == 1 ? rte_strerror(rte_errno) : err);
+			goto out;
+		}
+		mp = gp.mp;
+	} else {
+		mp = rte_pktmbuf_pool_create("rxs_pool", (unsigned int)o.mbufs,
+			256, 0, RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
+	}
 	if (mp == NULL) {
 		fprintf(stderr, "rte_pktmbuf_pool_create(%" PRIu64 "): %s\n",
 			o.mbufs, rte_strerror(rte_errno));
@@ -229,17 +273,23 @@ main(int argc, char **argv)
 		bytes += rxs_q[q].bytes;
 	}
 	secs = (double)(t1 - t0) / bench_tsc_hz();
-	printf("rx-source: port=%s queues=%u burst=%" PRIu64 " rate=%.2f Mpps "
-		"per_lcore=%.2f Mpps\n", name, nq, o.burst, total / secs / 1e6,
+	/* What wrote the mbufs' data: for a net_gpudma port with --gpu, the
+	 * port's own kernel or copies on the GPU, part of this loop's cost. */
+	printf("rx-source: port=%s%s queues=%u burst=%" PRIu64 " memory=%s "
+		"rate=%.2f Mpps per_lcore=%.2f Mpps\n", name,
+		gpupkt_port_is_gpudma(port) ? " (net_gpudma)" : "", nq, o.burst,
+		o.gpu >= 0 ? "gpu" : "host", total / secs / 1e6,
 		total / secs / 1e6 / nq);
 	status = BENCH_EXIT_OK;
 	if (o.json != NULL) {
 		FILE *f = fopen(o.json, "w");
 
 		if (f == NULL || fprintf(f, "{\"mode\": \"source\", \"port\": \"%s\", "
-				"\"queues\": %u, \"burst\": %" PRIu64 ", \"rx_packets\": %"
-				PRIu64 ", \"rx_bytes\": %" PRIu64 ", \"elapsed_s\": %.6f}\n",
-				name, nq, o.burst, total, bytes, secs) < 0) {
+				"\"memory\": \"%s\", \"queues\": %u, \"burst\": %" PRIu64
+				", \"rx_packets\": %" PRIu64 ", \"rx_bytes\": %" PRIu64
+				", \"elapsed_s\": %.6f}\n", name,
+				o.gpu >= 0 ? "gpu" : "host", nq, o.burst, total, bytes,
+				secs) < 0) {
 			fprintf(stderr, "cannot write %s: %s\n", o.json,
 				strerror(errno));
 			status = BENCH_EXIT_FAIL;
@@ -252,7 +302,11 @@ stop:
 		status = BENCH_EXIT_FAIL;
 	rte_eth_dev_close(port);
 out:
-	rte_mempool_free(mp);
+	/* The GPU pool's mempool goes with its memory, in that order. */
+	if (gp.mem != NULL)
+		gpupkt_ext_pool_free(&gp);
+	else
+		rte_mempool_free(mp);
 	rte_eal_cleanup();
 	return status;
 }

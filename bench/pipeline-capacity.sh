@@ -17,12 +17,14 @@
 # pipeline fed by it on those lcores. Modes "gpu" and "gpu-split" (packets
 # in GPU memory; split: headers in host memory) take their packets from
 # net_gpudma replaying the same mix, or generated frames of the size, into
-# GPU memory (that port's own rate: bench-gpudma, run by bench/run-all.sh).
+# GPU memory; mode "gpu-source" is that port alone (bench-rx-source --gpu:
+# RX into GPU memory and free), their ceiling, which their ratios are
+# taken against.
 #
 # Usage: bench/pipeline-capacity.sh OUT_DIR [BUILD_DIR]
 # Env: BENCH_EAL_EXTRA (e.g. "-d .gpu-bundle/pmds -d build/.../librte_gpu_cuda.so"),
 #      BENCH_CAP_MODES (default "source cpu host-mapped staged"; also
-#      gpu, gpu-split),
+#      gpu-source, gpu, gpu-split),
 #      BENCH_CAP_BURST (RX burst = packets per GPU ring item, default 32),
 #      BENCH_CAP_SIZES (default "mix 64 512 1500"; mix = the pcap source),
 #      BENCH_CAP_LCORES ("1 2 4"; sizes other than 64 and mix on the
@@ -105,12 +107,15 @@ for mode in ${BENCH_CAP_MODES:-source cpu host-mapped staged}; do
 			fi
 			name=cap-$mode-$size-$lc
 			json=$out/$name.json
-			if [ "$mode" = source ]; then
+			if [ "$mode" = source ] || [ "$mode" = gpu-source ]; then
+				# dpdk-gpu-rx --mem gpu's pool: GPU 0's memory.
+				gpool=()
+				[ "$mode" = gpu-source ] && gpool=(--gpu 0)
 				timeout $((secs + 60)) "$source_bench" "${mem[@]}" \
 					--file-prefix "$name" -l "0-$lc" "${extra[@]}" \
-					--vdev "$vdev" -- "${pool[@]}" --queues "$lc" \
-					--burst "$burst" --seconds "$secs" --json "$json" \
-					> "$out/$name.log" 2>&1
+					--vdev "$vdev" -- "${pool[@]}" "${gpool[@]}" \
+					--queues "$lc" --burst "$burst" --seconds "$secs" \
+					--json "$json" > "$out/$name.log" 2>&1
 				rc=$?
 			else
 				case $mode in
@@ -136,7 +141,7 @@ for mode in ${BENCH_CAP_MODES:-source cpu host-mapped staged}; do
 			fi
 			python3 "$top/bench/plot.py" --capacity-row "$json" "$mode" \
 				"$size" "$lc" >> "$table"
-			if [ "$mode" != source ]; then
+			if [ "$mode" != source ] && [ "$mode" != gpu-source ]; then
 				held=$(sed -n 's/^memory: //p' "$out/$name.log" | paste -sd ';' | sed 's/;/; /g')
 				if [ -z "$held" ]; then
 					echo "capacity mode=$mode size=$size lcores=$lc: no memory line in $name.log"

@@ -634,8 +634,13 @@ def gpugen_section(g):
 # --- pipeline capacity (bench/pipeline-capacity.sh) ----------------------
 
 CAP_DIR = "capacity-burst128"
-CAP_MODES = ("source", "cpu", "host-mapped", "staged", "gpu", "gpu-split")
-CAP_MODE_NAMES = {"source": "source alone", "cpu": "`--cpu` (baseline)",
+CAP_MODES = ("source", "gpu-source", "cpu", "host-mapped", "staged", "gpu",
+             "gpu-split")
+# The modes that are a bare RX-and-free loop (bench-rx-source), not a pipeline.
+CAP_SOURCES = ("source", "gpu-source")
+CAP_MODE_NAMES = {"source": "source alone",
+                  "gpu-source": "net_gpudma alone, mbufs in GPU memory",
+                  "cpu": "`--cpu` (baseline)",
                   "host-mapped": "`host-mapped`", "staged": "`staged`",
                   "gpu": "`gpu` (net_gpudma)",
                   "gpu-split": "`gpu` + header/data split (net_gpudma)"}
@@ -735,26 +740,37 @@ def load_capacity(d):
     return runs
 
 
+def cap_source_of(mode):
+    """The bare loop a pipeline mode is measured against: its own port
+    receiving into the same memory. The GPU-memory modes take their
+    packets from net_gpudma into GPU memory, the others from net_null or
+    net_pcap into host memory."""
+    return "gpu-source" if mode.startswith("gpu") else "source"
+
+
 def capacity_ratios(runs):
-    """Markdown: each pipeline's Mpps over the source alone's (the bare
-    RX-and-free loop) at the same packet size and lcore count, the
-    share of the receiving lcores' rate the pipeline keeps."""
-    cols = sorted({(size, lc) for m, size, lc in runs if m == "source"},
+    """Markdown: each pipeline's Mpps over its source alone's (the bare
+    RX-and-free loop of the same port and memory) at the same packet size
+    and lcore count, the share of the receiving lcores' rate the pipeline
+    keeps."""
+    cols = sorted({(size, lc) for m, size, lc in runs if m in CAP_SOURCES},
                   key=lambda c: (size_key(c[0]), c[1]))
-    modes = [m for m in cap_modes(runs) if m != "source"]
+    modes = [m for m in cap_modes(runs) if m not in CAP_SOURCES]
     if not cols or not modes:
         return ""
     rows = []
     for m in modes:
-        row = [CAP_MODE_NAMES.get(m, m)]
+        row = ["%s / %s" % (CAP_MODE_NAMES.get(m, m), cap_source_of(m))]
         for size, lc in cols:
-            r, src = runs.get((m, size, lc)), runs[("source", size, lc)]
-            row.append("%.2f" % (r["mpps"] / src["mpps"]) if r and src["mpps"] else "")
+            r, src = runs.get((m, size, lc)), runs.get((cap_source_of(m), size, lc))
+            row.append("%.2f" % (r["mpps"] / src["mpps"])
+                       if r and src and src["mpps"] else "")
         rows.append(row)
     return ("Ratio to the source alone (RX and free, the same lcores, the "
-            "same run; the GPU-memory modes' source is net_gpudma, not the "
-            "source row's net_null or net_pcap):\n\n" +
-            table(["mode"] + [cap_column(s, l) for s, l in cols], rows))
+            "same run): `source` is net_null or net_pcap into host memory, "
+            "`gpu-source` net_gpudma into GPU memory (bench-rx-source --gpu); "
+            "empty where that source did not run:\n\n" +
+            table(["mode / its source"] + [cap_column(s, l) for s, l in cols], rows))
 
 
 def capacity_plot(plt, d, runs):
@@ -859,7 +875,7 @@ def capacity_section(runs):
                           g["results_us"]] for k, g in gpu]))
     held = [(cap_label(*k), "; ".join(r["held"]))
             for k, r in sorted(runs.items(), key=lambda kv: (kv[0][0], size_key(kv[0][1]), kv[0][2]))
-            if k[0] != "source"]
+            if k[0] not in CAP_SOURCES]
     if held:
         md.append("Memory held, as `dpdk-gpu-rx` prints it at start:\n")
         md.append(table(["run", "held"], [[n, h or "no memory line in the log"]

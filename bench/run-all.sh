@@ -278,7 +278,7 @@ fi
 # queue plus EAL's main lcore, so as many lcore counts of 1/2/4/8 as the
 # CPUs allow. Without a GPU only the source alone and --cpu can run.
 if [ "${BENCH_CAPACITY:-1}" = 1 ]; then
-	cap_modes=${BENCH_CAP_MODES:-source cpu host-mapped staged gpu gpu-split}
+	cap_modes=${BENCH_CAP_MODES:-source gpu-source cpu host-mapped staged gpu gpu-split}
 	if [ -z "${BENCH_CAP_MODES:-}" ] && [ -z "$gpu_pci" ]; then
 		cap_modes="source cpu"
 		echo "== capacity: no GPU found by nvidia-smi: modes $cap_modes only"
