@@ -236,8 +236,14 @@ struct gpurx_flow_table {
 
 GPURX_STATIC_ASSERT(sizeof(struct gpurx_flow_entry) == 160, "flow entry layout");
 GPURX_STATIC_ASSERT(sizeof(struct gpurx_flow_table) == 256, "flow table header");
-GPURX_STATIC_ASSERT(offsetof(struct gpurx_flow_entry, key) % 8 == 0 &&
-	sizeof(struct gpurx_flow_key) % 8 == 0, "the key read as 64-bit words");
+/* gpurx_flow_slot_holds() reads hash, lock and key as 16-byte words. */
+#define GPURX_FLOW_HKEY_WORDS 6
+GPURX_STATIC_ASSERT(offsetof(struct gpurx_flow_entry, hash) == 16 &&
+	offsetof(struct gpurx_flow_entry, key) == 24 &&
+	sizeof(struct gpurx_flow_key) == 8 * (GPURX_FLOW_HKEY_WORDS - 1) &&
+	sizeof(struct gpurx_flow_entry) % 16 == 0 &&
+	sizeof(struct gpurx_flow_table) % 16 == 0,
+	"hash, lock and key are 16-byte words of every entry");
 
 GPURX_FN size_t
 gpurx_flow_table_bytes(uint32_t capacity)
@@ -342,16 +348,19 @@ GPURX_FN int
 gpurx_flow_slot_holds(const struct gpurx_flow_entry *e,
 		const struct gpurx_flow_key *key, uint32_t hash)
 {
-	const uint64_t *a = (const uint64_t *)&e->key;
-	uint64_t b[sizeof(*key) / 8], w[sizeof(*key) / 8], diff;
-	const uint32_t h = gpurx_atomic_load_relaxed_u32(&e->hash);
+	/* Hash, lock and key: entry bytes 16..63, three 16-byte loads (a
+	 * request each, where a load a word took six). */
+	const uint64_t *a = (const uint64_t *)&e->hash;
+	uint64_t b[sizeof(*key) / 8], w[GPURX_FLOW_HKEY_WORDS], diff;
 
-	for (int i = 0; i < (int)(sizeof(*key) / 8); i++)
-		w[i] = gpurx_atomic_load_u64(&a[i], GPURX_RELAXED);
+	for (int i = 0; i < GPURX_FLOW_HKEY_WORDS; i += 2)
+		gpurx_atomic_load_relaxed_x2_u64(&a[i], &w[i], &w[i + 1]);
 	memcpy(b, key, sizeof(b));
-	diff = h ^ hash;
+	/* Word 0: the hash (its low half: both sides are little-endian),
+	 * then the lock, not compared. */
+	diff = (uint32_t)w[0] ^ hash;
 	for (int i = 0; i < (int)(sizeof(*key) / 8); i++)
-		diff |= w[i] ^ b[i];
+		diff |= w[i + 1] ^ b[i];
 	return diff == 0;
 }
 

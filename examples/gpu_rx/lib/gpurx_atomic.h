@@ -141,6 +141,27 @@ gpurx_atomic_load_u64(const uint64_t *p, int ord)
 #endif
 }
 
+/*
+ * Two words another thread may be writing, relaxed, p 16-byte aligned: on
+ * the device one 16-byte request (from L2, never a stale L1 line), which
+ * is not an atomic read of both; on the host two relaxed loads.
+ */
+GPURX_FN void
+gpurx_atomic_load_relaxed_x2_u64(const uint64_t *p, uint64_t *a, uint64_t *b)
+{
+#if GPURX_ON_DEVICE
+	unsigned long long x, y;
+
+	asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];"
+		: "=l"(x), "=l"(y) : "l"(p) : "memory");
+	*a = x;
+	*b = y;
+#else
+	*a = __atomic_load_n(p, __ATOMIC_RELAXED);
+	*b = __atomic_load_n(p + 1, __ATOMIC_RELAXED);
+#endif
+}
+
 GPURX_FN uint32_t
 gpurx_atomic_load_relaxed_u32(const uint32_t *p)
 {
