@@ -157,6 +157,20 @@ split_len0(uint32_t v)
 	return v & ~SPLIT_HOST_BIT;
 }
 
+/* v summed over lanes 0..lane of the warp (a shuffle scan); every lane of
+ * the warp calls it. */
+static __device__ __forceinline__ uint32_t
+warp_incl_sum(uint32_t v, unsigned int lane)
+{
+	for (int o = 1; o < 32; o *= 2) {
+		const uint32_t t = __shfl_up_sync(0xffffffffu, v, o);
+
+		if (lane >= (unsigned int)o)
+			v += t;
+	}
+	return v;
+}
+
 /*
  * Offsets in the staging area (area bytes) of packets 0..n-1 (the
  * 16-byte-aligned span of their staged bytes), by warp 0 with a shuffle
@@ -183,13 +197,7 @@ stage_layout(const uintptr_t *addr, const uint32_t *len, uint32_t n,
 				span = ((uint32_t)(addr[i] & 15) +
 					stage_bytes(SPLIT ? split_len0(len[i]) :
 						len[i]) + 15) & ~15u;
-			incl = span;
-			for (int o = 1; o < 32; o *= 2) {
-				uint32_t t = __shfl_up_sync(0xffffffffu, incl, o);
-
-				if (lane >= (unsigned int)o)
-					incl += t;
-			}
+			incl = warp_incl_sum(span, lane);
 			if (i < n)
 				start[i + 1] = carry + incl;
 			carry += __shfl_sync(0xffffffffu, incl, 31);
@@ -233,14 +241,8 @@ arena_layout(const uint32_t *len, uint32_t n, uint32_t *off)
 	for (uint32_t c = 0; c < n; c += 32) {
 		const uint32_t i = c + lane;
 		const uint32_t span = i < n ? gpurx_arena_span(len[i]) : 0;
-		uint32_t incl = span;
+		const uint32_t incl = warp_incl_sum(span, lane);
 
-		for (int o = 1; o < 32; o *= 2) {
-			uint32_t t = __shfl_up_sync(0xffffffffu, incl, o);
-
-			if (lane >= (unsigned int)o)
-				incl += t;
-		}
 		if (i < n)
 			off[i] = carry + incl - span;
 		carry += __shfl_sync(0xffffffffu, incl, 31);
@@ -585,13 +587,7 @@ account_in_order(const struct gpurx_kparams *p, uint32_t q,
 				need = pl.ends;
 			}
 		}
-		incl = need;
-		for (int o = 1; o < 32; o *= 2) {
-			uint32_t t = __shfl_up_sync(0xffffffffu, incl, o);
-
-			if (lane >= (unsigned int)o)
-				incl += t;
-		}
+		incl = warp_incl_sum(need, lane);
 		total = __shfl_sync(0xffffffffu, incl, 31);
 		if (total != 0) {
 			if (lane == 0) {
