@@ -235,6 +235,9 @@ struct gpurx_flow_table {
 };
 
 GPURX_STATIC_ASSERT(sizeof(struct gpurx_flow_entry) == 160, "flow entry layout");
+GPURX_STATIC_ASSERT(offsetof(struct gpurx_flow_entry, state) == 0 &&
+	offsetof(struct gpurx_flow_entry, rec) == 8,
+	"state and record word are one 16-byte word of every entry");
 GPURX_STATIC_ASSERT(sizeof(struct gpurx_flow_table) == 256, "flow table header");
 /* gpurx_flow_slot_holds() reads hash, lock and key as 16-byte words. */
 #define GPURX_FLOW_HKEY_WORDS 6
@@ -656,10 +659,19 @@ gpurx_flow_acc_add(struct gpurx_flow_acc *a, uint64_t packets,
 		gpurx_atomic_max_u64(&a->last_seen, last);
 }
 
-/* A packet into the live record of a table whose flows never end (one
- * buffer, never switched). */
+/*
+ * A packet into the live record of a table whose flows never end (one
+ * buffer, never switched); rec: the slot's record word, as read with
+ * its state or later (its flags only grow: an older value shows fewer,
+ * and costs an OR more; the OR itself follows the state's acquire, so
+ * it lands after the inserter's first value). Only flags the word lacks
+ * are ORed: the build that ORed for every TCP packet (a reduction, no
+ * wait for it) was not faster on the H100 (doc/performance.md, "Seventh
+ * session").
+ */
 GPURX_FN void
-gpurx_flow_count(struct gpurx_flow_entry *e, const struct gpurx_flow_pkt *p)
+gpurx_flow_count_rec(struct gpurx_flow_entry *e,
+		const struct gpurx_flow_pkt *p, uint64_t rec)
 {
 	const uint64_t fl = (uint64_t)p->tcp_flags <<
 		GPURX_FLOW_REC_FLAGS_SHIFT(0);
@@ -668,13 +680,16 @@ gpurx_flow_count(struct gpurx_flow_entry *e, const struct gpurx_flow_pkt *p)
 	gpurx_atomic_add_u64(&e->acc[0].bytes, p->bytes);
 	gpurx_atomic_min_u64(&e->acc[0].first_seen, p->ts);
 	gpurx_atomic_max_u64(&e->acc[0].last_seen, p->ts);
-	/* Most packets add no flag: no load for them. The others load the
-	 * word and OR only new flags: the build that ORed for every TCP
-	 * packet (a reduction, no wait for it) was not faster on the H100
-	 * (doc/performance.md, "Seventh session"), and the word shares its
-	 * L2 sector with the state every lookup of the flow loads. */
-	if (fl != 0 && (fl & ~gpurx_atomic_load_u64(&e->rec, GPURX_RELAXED)))
+	if (fl & ~rec)
 		gpurx_atomic_or_u64(&e->rec, fl);
+}
+
+/* The same, loading the record word only for a packet with flags. */
+GPURX_FN void
+gpurx_flow_count(struct gpurx_flow_entry *e, const struct gpurx_flow_pkt *p)
+{
+	gpurx_flow_count_rec(e, p, p->tcp_flags == 0 ? 0 :
+		gpurx_atomic_load_u64(&e->rec, GPURX_RELAXED));
 }
 
 /*
@@ -740,10 +755,15 @@ gpurx_flow_closing_wait(struct gpurx_flow_entry *e)
  */
 GPURX_FN int
 gpurx_flow_probe(struct gpurx_flow_entry *e, const struct gpurx_flow_key *key,
-		uint32_t hash, int pin)
+		uint32_t hash, int pin, uint64_t *rec)
 {
 	for (uint32_t tries = 0; tries < GPURX_FLOW_SPIN_MAX; tries++) {
-		uint64_t s = gpurx_atomic_load_u64(&e->state, GPURX_ACQUIRE), old;
+		uint64_t s, old;
+
+		/* The record word comes with the state, in the same request:
+		 * a table whose flows never end counts with it (an older
+		 * value than the state's shows fewer flags: an OR more). */
+		gpurx_atomic_load_acquire_x2_u64(&e->state, &s, rec);
 
 		if (GPURX_FLOW_TAG(s) == GPURX_FLOW_CLOSING &&
 				gpurx_flow_slot_holds(e, key, hash))
@@ -773,7 +793,8 @@ gpurx_flow_probe(struct gpurx_flow_entry *e, const struct gpurx_flow_key *key,
 /*
  * The key's READY slot in its window, or NULL. pin: hold it (tables
  * whose flows end: their slots are ended and reused). Without, slots
- * never end: a READY key never changes.
+ * never end: a READY key never changes. *rec: the slot's record word,
+ * read with its state (gpurx_flow_count_rec()).
  *
  * Measured on the H100 and not kept (issue 18, doc/performance.md
  * "Seventh session"): the home slot probed outside the loop, and a
@@ -783,8 +804,9 @@ gpurx_flow_probe(struct gpurx_flow_entry *e, const struct gpurx_flow_key *key,
  * packed hashes of a small table put every lookup on a few L2 slices.
  */
 GPURX_FN struct gpurx_flow_entry *
-gpurx_flow_find(struct gpurx_flow_table *ft, const struct gpurx_flow_key *key,
-		uint32_t hash, int pin)
+gpurx_flow_find_rec(struct gpurx_flow_table *ft,
+		const struct gpurx_flow_key *key, uint32_t hash, int pin,
+		uint64_t *rec)
 {
 	struct gpurx_flow_entry *ents = gpurx_flow_entries(ft);
 	const uint32_t mask = ft->capacity - 1;
@@ -795,13 +817,23 @@ gpurx_flow_find(struct gpurx_flow_table *ft, const struct gpurx_flow_key *key,
 	uint32_t i = 0;
 
 	do {
-		const int r = gpurx_flow_probe(&ents[idx], key, hash, pin);
+		const int r = gpurx_flow_probe(&ents[idx], key, hash, pin, rec);
 
 		if (r != GPURX_FLOW_PROBE_ON)
 			return r == GPURX_FLOW_PROBE_HIT ? &ents[idx] : NULL;
 		idx = (idx + 1) & mask;
 	} while (++i < probe);
 	return NULL;
+}
+
+/* The same without the record word. */
+GPURX_FN struct gpurx_flow_entry *
+gpurx_flow_find(struct gpurx_flow_table *ft, const struct gpurx_flow_key *key,
+		uint32_t hash, int pin)
+{
+	uint64_t rec;
+
+	return gpurx_flow_find_rec(ft, key, hash, pin, &rec);
 }
 
 /*
@@ -1298,8 +1330,8 @@ gpurx_flow_update_pkt_hashed(struct gpurx_flow_table *ft,
 		return 0;
 	}
 	/* Flows never end: count where the key is, else insert it. */
-	if ((e = gpurx_flow_find(ft, key, hash, 0)) != NULL) {
-		gpurx_flow_count(e, &p);
+	if ((e = gpurx_flow_find_rec(ft, key, hash, 0, &s)) != NULL) {
+		gpurx_flow_count_rec(e, &p, s);
 		return 0;
 	}
 	home = &gpurx_flow_entries(ft)[hash & (ft->capacity - 1)];

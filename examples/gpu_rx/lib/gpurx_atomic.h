@@ -162,6 +162,27 @@ gpurx_atomic_load_relaxed_x2_u64(const uint64_t *p, uint64_t *a, uint64_t *b)
 #endif
 }
 
+/*
+ * Two words, p 16-byte aligned: the first loaded with acquire (what
+ * follows is ordered after it), the second beside it, relaxed, not
+ * ordered with the first. On the device one 16-byte request.
+ */
+GPURX_FN void
+gpurx_atomic_load_acquire_x2_u64(const uint64_t *p, uint64_t *a, uint64_t *b)
+{
+#if GPURX_ON_DEVICE
+	unsigned long long x, y;
+
+	asm volatile("ld.acquire.gpu.global.v2.u64 {%0, %1}, [%2];"
+		: "=l"(x), "=l"(y) : "l"(p) : "memory");
+	*a = x;
+	*b = y;
+#else
+	*b = __atomic_load_n(p + 1, __ATOMIC_RELAXED);
+	*a = __atomic_load_n(p, __ATOMIC_ACQUIRE);
+#endif
+}
+
 GPURX_FN uint32_t
 gpurx_atomic_load_relaxed_u32(const uint32_t *p)
 {
