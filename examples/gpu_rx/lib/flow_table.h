@@ -357,7 +357,8 @@ gpurx_flow_slot_holds(const struct gpurx_flow_entry *e,
 	uint64_t b[sizeof(*key) / 8], w[GPURX_FLOW_HKEY_WORDS], diff;
 
 	for (int i = 0; i < GPURX_FLOW_HKEY_WORDS; i += 2)
-		gpurx_atomic_load_relaxed_x2_u64(&a[i], &w[i], &w[i + 1]);
+		gpurx_atomic_load_x2_u64(&a[i], &w[i], &w[i + 1],
+			GPURX_RELAXED);
 	memcpy(b, key, sizeof(b));
 	/* Word 0: the hash (its low half: both sides are little-endian),
 	 * then the lock, not compared. */
@@ -763,7 +764,7 @@ gpurx_flow_probe(struct gpurx_flow_entry *e, const struct gpurx_flow_key *key,
 		/* The record word comes with the state, in the same request:
 		 * a table whose flows never end counts with it (an older
 		 * value than the state's shows fewer flags: an OR more). */
-		gpurx_atomic_load_acquire_x2_u64(&e->state, &s, rec);
+		gpurx_atomic_load_x2_u64(&e->state, &s, rec, GPURX_ACQUIRE);
 
 		if (GPURX_FLOW_TAG(s) == GPURX_FLOW_CLOSING &&
 				gpurx_flow_slot_holds(e, key, hash))

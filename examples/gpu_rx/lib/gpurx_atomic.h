@@ -142,44 +142,29 @@ gpurx_atomic_load_u64(const uint64_t *p, int ord)
 }
 
 /*
- * Two words another thread may be writing, relaxed, p 16-byte aligned: on
- * the device one 16-byte request (from L2, never a stale L1 line), which
- * is not an atomic read of both; on the host two relaxed loads.
+ * Two words other threads may be writing, p 16-byte aligned, the first
+ * with ord (GPURX_RELAXED or GPURX_ACQUIRE: what follows is ordered after
+ * it), the second beside it, relaxed, not ordered with the first: not an
+ * atomic read of both. On the device one 16-byte request (from L2, never
+ * a stale L1 line); on the host two loads.
  */
 GPURX_FN void
-gpurx_atomic_load_relaxed_x2_u64(const uint64_t *p, uint64_t *a, uint64_t *b)
+gpurx_atomic_load_x2_u64(const uint64_t *p, uint64_t *a, uint64_t *b, int ord)
 {
 #if GPURX_ON_DEVICE
 	unsigned long long x, y;
 
-	asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];"
-		: "=l"(x), "=l"(y) : "l"(p) : "memory");
-	*a = x;
-	*b = y;
-#else
-	*a = __atomic_load_n(p, __ATOMIC_RELAXED);
-	*b = __atomic_load_n(p + 1, __ATOMIC_RELAXED);
-#endif
-}
-
-/*
- * Two words, p 16-byte aligned: the first loaded with acquire (what
- * follows is ordered after it), the second beside it, relaxed, not
- * ordered with the first. On the device one 16-byte request.
- */
-GPURX_FN void
-gpurx_atomic_load_acquire_x2_u64(const uint64_t *p, uint64_t *a, uint64_t *b)
-{
-#if GPURX_ON_DEVICE
-	unsigned long long x, y;
-
-	asm volatile("ld.acquire.gpu.global.v2.u64 {%0, %1}, [%2];"
-		: "=l"(x), "=l"(y) : "l"(p) : "memory");
+	if (ord == GPURX_ACQUIRE)
+		asm volatile("ld.acquire.gpu.global.v2.u64 {%0, %1}, [%2];"
+			: "=l"(x), "=l"(y) : "l"(p) : "memory");
+	else
+		asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];"
+			: "=l"(x), "=l"(y) : "l"(p) : "memory");
 	*a = x;
 	*b = y;
 #else
 	*b = __atomic_load_n(p + 1, __ATOMIC_RELAXED);
-	*a = __atomic_load_n(p, __ATOMIC_ACQUIRE);
+	*a = __atomic_load_n(p, gpurx_ord(ord));
 #endif
 }
 
