@@ -16,7 +16,8 @@
  *        [--json FILE]
  *        bench-rx-source --self-test
  * Needs one lcore per queue besides the main lcore. Prints one line:
- *   rx-source: port=NAME queues=N burst=N rate=X Mpps per_lcore=Y Mpps
+ *   rx-source: port=NAME[ (net_gpudma)] queues=N burst=N memory=host|gpu
+ *   rate=X Mpps per_lcore=Y Mpps
  * and, with --json, writes rx_packets, rx_bytes and elapsed_s (the fields
  * of dpdk-gpu-rx's summary that bench/pipeline-capacity.sh reads).
  * Exit: 0, 1 failure, 2 usage.
