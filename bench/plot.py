@@ -742,10 +742,14 @@ def load_capacity(d):
 
 def cap_source_of(mode):
     """The bare loop a pipeline mode is measured against: its own port
-    receiving into the same memory. The GPU-memory modes take their
-    packets from net_gpudma into GPU memory, the others from net_null or
-    net_pcap into host memory."""
-    return "gpu-source" if mode.startswith("gpu") else "source"
+    receiving into the same memory, or None where no mode is that. `gpu`
+    takes its packets from net_gpudma into GPU memory, the host-memory
+    modes from net_null or net_pcap into host memory. `gpu-split` has
+    none: its port writes each frame's first 128 bytes into host memory
+    (a 64-byte frame never reaches the GPU), which gpu-source does not."""
+    if mode == "gpu-split":
+        return None
+    return "gpu-source" if mode == "gpu" else "source"
 
 
 def capacity_ratios(runs):
@@ -755,7 +759,8 @@ def capacity_ratios(runs):
     keeps."""
     cols = sorted({(size, lc) for m, size, lc in runs if m in CAP_SOURCES},
                   key=lambda c: (size_key(c[0]), c[1]))
-    modes = [m for m in cap_modes(runs) if m not in CAP_SOURCES]
+    modes = [m for m in cap_modes(runs)
+             if m not in CAP_SOURCES and cap_source_of(m)]
     if not cols or not modes:
         return ""
     rows = []
@@ -769,7 +774,8 @@ def capacity_ratios(runs):
     return ("Ratio to the source alone (RX and free, the same lcores, the "
             "same run): `source` is net_null or net_pcap into host memory, "
             "`gpu-source` net_gpudma into GPU memory (bench-rx-source --gpu); "
-            "empty where that source did not run:\n\n" +
+            "empty where that source did not run; none for `gpu-split`, whose "
+            "port puts the first 128 bytes of each frame in host memory:\n\n" +
             table(["mode / its source"] + [cap_column(s, l) for s, l in cols], rows))
 
 
