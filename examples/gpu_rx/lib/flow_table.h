@@ -183,11 +183,7 @@ struct gpurx_flow_entry {
 	uint64_t state;		/* tag | generation << 8 | pins << 32 */
 	uint64_t rec;		/* the record word: GPURX_FLOW_REC_* */
 	uint32_t hash;
-	uint32_t lock;		/* insert lock of the keys whose home this is */
-	struct gpurx_flow_key key;
-	struct gpurx_flow_acc acc[2];	/* the record buffers */
-	uint64_t end_pos;	/* ring position of the CLOSED buffer's record */
-	uint16_t queue[2];	/* per buffer: RX queue of its first packet */
+	uint16_t lock;		/* insert lock of the keys whose home this is */
 	/*
 	 * As a home slot: the farthest from it (0: itself) that a key
 	 * whose home it is was ever placed; GPURX_FLOW_REACH_ALL: as far
@@ -196,10 +192,16 @@ struct gpurx_flow_entry {
 	 * window keeps an EMPTY slot, and every lookup of a new flow walked
 	 * all max_probe slots, one dependent load each (on the H100 about
 	 * 120 us a 32-packet item where flows ended: 7x the item's time).
-	 * Raised only under the home's insert lock, never lowered.
+	 * Raised only under the home's insert lock, never lowered. In the
+	 * state's 32-byte sector: a lookup's first loads touch one sector of
+	 * the home, not two.
 	 */
 	uint16_t reach;
-	uint16_t reserved0;
+	struct gpurx_flow_key key;
+	struct gpurx_flow_acc acc[2];	/* the record buffers */
+	uint64_t end_pos;	/* ring position of the CLOSED buffer's record */
+	uint16_t queue[2];	/* per buffer: RX queue of its first packet */
+	uint32_t reserved0;
 	uint64_t reserved1[2];
 };
 
@@ -239,14 +241,17 @@ GPURX_STATIC_ASSERT(offsetof(struct gpurx_flow_entry, state) == 0 &&
 	offsetof(struct gpurx_flow_entry, rec) == 8,
 	"state and record word are one 16-byte word of every entry");
 GPURX_STATIC_ASSERT(sizeof(struct gpurx_flow_table) == 256, "flow table header");
-/* gpurx_flow_slot_holds() reads hash, lock and key as 16-byte words. */
+/* gpurx_flow_slot_holds() reads hash, lock, reach and key as 16-byte
+ * words. */
 #define GPURX_FLOW_HKEY_WORDS 6
 GPURX_STATIC_ASSERT(offsetof(struct gpurx_flow_entry, hash) == 16 &&
 	offsetof(struct gpurx_flow_entry, key) == 24 &&
 	sizeof(struct gpurx_flow_key) == 8 * (GPURX_FLOW_HKEY_WORDS - 1) &&
 	sizeof(struct gpurx_flow_entry) % 16 == 0 &&
 	sizeof(struct gpurx_flow_table) % 16 == 0,
-	"hash, lock and key are 16-byte words of every entry");
+	"hash, lock, reach and key are 16-byte words of every entry");
+GPURX_STATIC_ASSERT(offsetof(struct gpurx_flow_entry, reach) == 22,
+	"the reach in the state's 32-byte sector");
 
 GPURX_FN size_t
 gpurx_flow_table_bytes(uint32_t capacity)
@@ -351,8 +356,8 @@ GPURX_FN int
 gpurx_flow_slot_holds(const struct gpurx_flow_entry *e,
 		const struct gpurx_flow_key *key, uint32_t hash)
 {
-	/* Hash, lock and key: entry bytes 16..63, three 16-byte loads (a
-	 * request each, where a load a word took six). */
+	/* Hash, lock, reach and key: entry bytes 16..63, three 16-byte
+	 * loads (a request each, where a load a word took six). */
 	const uint64_t *a = (const uint64_t *)&e->hash;
 	uint64_t b[sizeof(*key) / 8], w[GPURX_FLOW_HKEY_WORDS], diff;
 
@@ -361,7 +366,7 @@ gpurx_flow_slot_holds(const struct gpurx_flow_entry *e,
 			GPURX_RELAXED);
 	memcpy(b, key, sizeof(b));
 	/* Word 0: the hash (its low half: both sides are little-endian),
-	 * then the lock, not compared. */
+	 * then lock and reach, not compared. */
 	diff = (uint32_t)w[0] ^ hash;
 	for (int i = 0; i < (int)(sizeof(*key) / 8); i++)
 		diff |= w[i + 1] ^ b[i];
@@ -936,7 +941,7 @@ gpurx_flow_home_lock(struct gpurx_flow_entry *home)
 {
 	uint32_t spins = 0;
 
-	while (!gpurx_atomic_trylock_u32(&home->lock)) {
+	while (!gpurx_atomic_trylock_u16(&home->lock)) {
 		if (++spins > GPURX_FLOW_SPIN_MAX)
 			return 0;
 		gpurx_cpu_relax();
@@ -976,7 +981,7 @@ gpurx_flow_pin(struct gpurx_flow_table *ft, const struct gpurx_flow_key *key,
 	if (e == NULL && (e = gpurx_flow_claim(ft,
 			p->hash & (ft->capacity - 1), &s)) != NULL)
 		gpurx_flow_fill(ft, e, s, key, p, 1);
-	gpurx_atomic_unlock_u32(&home->lock);
+	gpurx_atomic_unlock_u16(&home->lock);
 	if (e == NULL)
 		gpurx_flow_overflow(ft, p->bytes);
 	return e;
@@ -1345,7 +1350,7 @@ gpurx_flow_update_pkt_hashed(struct gpurx_flow_table *ft,
 	else if ((e = gpurx_flow_claim(ft, hash & (ft->capacity - 1),
 			&s)) != NULL)
 		gpurx_flow_fill(ft, e, s, key, &p, 0);
-	gpurx_atomic_unlock_u32(&home->lock);
+	gpurx_atomic_unlock_u16(&home->lock);
 	if (e != NULL)
 		return 0;
 	gpurx_flow_overflow(ft, bytes);

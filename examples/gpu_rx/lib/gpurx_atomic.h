@@ -270,30 +270,35 @@ gpurx_prefetch(const void *p)
 #endif
 }
 
-/* A lock word: 0 free, 1 held. Acquire on taking, release on giving. */
+/*
+ * A 16-bit lock word: 0 free, 1 held. Acquire on taking, release on
+ * giving. On the device libcu++ takes it with a 32-bit CAS of the word
+ * around it, which succeeds only with the neighbouring 16 bits as they
+ * were: a neighbour written meanwhile (the flow table's reach, written
+ * by the lock's holder) is never overwritten.
+ */
 GPURX_FN int
-gpurx_atomic_trylock_u32(uint32_t *p)
+gpurx_atomic_trylock_u16(uint16_t *p)
 {
+	uint16_t expected = 0;
+
 #if GPURX_ON_DEVICE
-	uint32_t expected = 0;
-
-	return GPURX_DEV_REF(uint32_t, p).compare_exchange_strong(expected, 1u,
-		cuda::memory_order_acquire, cuda::memory_order_relaxed);
+	return GPURX_DEV_REF(uint16_t, p).compare_exchange_strong(expected,
+		(uint16_t)1, cuda::memory_order_acquire,
+		cuda::memory_order_relaxed);
 #else
-	uint32_t expected = 0;
-
-	return __atomic_compare_exchange_n(p, &expected, 1u, 0,
+	return __atomic_compare_exchange_n(p, &expected, (uint16_t)1, 0,
 		__ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
 #endif
 }
 
 GPURX_FN void
-gpurx_atomic_unlock_u32(uint32_t *p)
+gpurx_atomic_unlock_u16(uint16_t *p)
 {
 #if GPURX_ON_DEVICE
-	GPURX_DEV_REF(uint32_t, p).store(0u, cuda::memory_order_release);
+	GPURX_DEV_REF(uint16_t, p).store((uint16_t)0, cuda::memory_order_release);
 #else
-	__atomic_store_n(p, 0u, __ATOMIC_RELEASE);
+	__atomic_store_n(p, (uint16_t)0, __ATOMIC_RELEASE);
 #endif
 }
 
