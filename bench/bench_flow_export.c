@@ -72,9 +72,15 @@ struct bfe {
 	 * window (once churned flows have had time to go idle) and when. */
 	uint64_t warm_at, warm_records, tail;
 	void *scan_stream;
-	int scan_busy;
 	int failed;			/* the exporter could not go on */
 	uint32_t scan_pos;
+	/* Where the exporter's time goes (GPU): scans launched, ticks a
+	 * scan was still running, the longest and the summed scan (launch to
+	 * seen done, to the exporter loop's grain), and the loop's time in
+	 * pulls (copies from the GPU) and in libfixbuf. */
+	uint64_t scans, scans_busy, scan_t0, scan_ns, scan_max_ns;
+	uint64_t pull_ns, ipfix_ns;
+	uint64_t slack;			/* GPU: the ring's */
 };
 
 /* Packet times as ns since the epoch (the records' times are real), on
@@ -215,11 +221,17 @@ scan(struct bfe *b)
 		return 0;
 	}
 	rc = gpucuda_stream_busy(b->scan_stream);
-	if (rc == -1)
+	if (rc == -1) {
+		b->scans_busy++;
 		return 0;
+	}
 	if (rc == 0)
 		rc = gpurx_flow_cuda_scan(b->d_ft, b->ft->capacity, now,
 			b->scan_stream);
+	if (rc == 0) {
+		b->scans++;
+		b->scan_t0 = realtime_ns();
+	}
 	if (rc != 0)
 		fprintf(stderr, "scan: %s\n", gpucuda_strerror(rc));
 	return rc;
@@ -229,6 +241,9 @@ scan(struct bfe *b)
 static int64_t
 drain(struct bfe *b, uint32_t max)
 {
+	uint64_t t = realtime_ns(), u;
+	int64_t n;
+
 	if (!b->o.cpu) {
 		int rc = gpurx_flow_cuda_pull(b->ring, &b->d_ft->ring_head,
 			b->tail, b->pull_stream);
@@ -239,7 +254,11 @@ drain(struct bfe *b, uint32_t max)
 			return -1;
 		}
 	}
-	return gpurx_ipfix_drain(b->ipfix, b->ring, &b->tail, max);
+	u = realtime_ns();
+	b->pull_ns += u - t;
+	n = gpurx_ipfix_drain(b->ipfix, b->ring, &b->tail, max);
+	b->ipfix_ns += realtime_ns() - u;
+	return n;
 }
 
 static void *
@@ -258,6 +277,15 @@ export_main(void *arg)
 		if (n < 0) {
 			b->failed = 1;
 			break;
+		}
+		if (b->scan_t0 != 0 &&
+				gpucuda_stream_busy(b->scan_stream) == 0) {
+			const uint64_t d = t - b->scan_t0;
+
+			b->scan_ns += d;
+			if (d > b->scan_max_ns)
+				b->scan_max_ns = d;
+			b->scan_t0 = 0;
 		}
 		if (b->warm_at == 0 && t >= warm) {
 			b->warm_at = t;
@@ -294,6 +322,7 @@ setup(struct bfe *b)
 {
 	uint32_t cap = capacity_for(&b->o);
 	size_t rbytes = gpurx_flow_ring_bytes(RING_RECORDS);
+	uint64_t rsize = RING_RECORDS;
 	void *rmem = NULL;
 	int rc;
 
@@ -312,14 +341,18 @@ setup(struct bfe *b)
 			/* As dpdk-gpu-rx in GPU modes: the header and the host
 			 * copies in mapped host memory, the records in GPU
 			 * memory, copied over on a stream of their own. */
-			rc = gpurx_flow_cuda_host_alloc(&rmem,
-				sizeof(struct gpurx_flow_ring));
+			rc = gpurx_flow_cuda_ring_slack(&b->slack);
+			while (rc == 0 && rsize < RING_RECORDS + b->slack)
+				rsize <<= 1;
+			if (rc == 0)
+				rc = gpurx_flow_cuda_host_alloc(&rmem,
+					sizeof(struct gpurx_flow_ring));
 			if (rc == 0)
 				rc = gpurx_flow_cuda_host_alloc(&b->mirror,
 					gpurx_flow_ring_mirror_bytes(PULL_RECORDS));
 			if (rc == 0)
 				rc = gpurx_flow_cuda_dev_zalloc(&b->d_recs,
-					(size_t)RING_RECORDS *
+					(size_t)rsize *
 					sizeof(struct gpurx_flow_rec));
 			if (rc == 0)
 				rc = gpucuda_stream_create(&b->pull_stream);
@@ -329,7 +362,7 @@ setup(struct bfe *b)
 				return -1;
 			}
 			b->ring = gpurx_flow_ring_init_dev(rmem, b->d_recs,
-				RING_RECORDS, b->mirror, PULL_RECORDS);
+				rsize, b->mirror, PULL_RECORDS);
 		}
 		if (b->ring == NULL) {
 			fprintf(stderr, "no memory for the export ring\n");
@@ -364,6 +397,13 @@ setup(struct bfe *b)
 		gpurx_flow_table_set_expiry(b->ft, b->ring,
 			(uint64_t)(b->o.idle_s * 1e9),
 			(uint64_t)(b->o.active_s * 1e9), 1000000000ull);
+	/* As dpdk-gpu-rx: RING_RECORDS may wait, the GPU's reservations
+	 * by fetch_add. */
+	if (b->slack != 0 && gpurx_flow_table_set_ring_slack(b->ft,
+			RING_RECORDS, b->slack) != 0) {
+		fprintf(stderr, "export ring: no room for the slack\n");
+		return -1;
+	}
 	if (!b->o.cpu) {
 		rc = gpucuda_copy(b->d_ft, b->ft, sizeof(*b->ft));
 		if (rc == 0 && b->ring != NULL)
@@ -493,6 +533,13 @@ main(int argc, char **argv)
 		b.o.export ? b.o.export : "off", elapsed, b.ft->capacity, mpps,
 		records, rec_s, (double)b.ft->n_flows / elapsed, b.ft->ring_full,
 		b.ft->overflow_pkts, lost);
+	if (!b.o.cpu && b.ipfix != NULL)
+		printf("flow-export-exporter: scans=%" PRIu64 " scan_busy_ticks=%"
+			PRIu64 " scan_ms_mean=%.2f scan_ms_max=%.2f pull_s=%.3f"
+			" ipfix_s=%.3f\n", b.scans, b.scans_busy,
+			b.scans ? (double)b.scan_ns / 1e6 / (double)b.scans : 0.0,
+			(double)b.scan_max_ns / 1e6, (double)b.pull_ns / 1e9,
+			(double)b.ipfix_ns / 1e9);
 	if (b.o.json != NULL) {
 		char dir[4096], *slash;
 
@@ -519,6 +566,15 @@ main(int argc, char **argv)
 		bench_json_int(&j, "ring_full", (int64_t)b.ft->ring_full);
 		bench_json_int(&j, "overflow_packets", (int64_t)b.ft->overflow_pkts);
 		bench_json_int(&j, "lost_records", (int64_t)lost);
+		if (!b.o.cpu && b.ipfix != NULL) {
+			bench_json_int(&j, "scans", (int64_t)b.scans);
+			bench_json_int(&j, "scan_busy_ticks",
+				(int64_t)b.scans_busy);
+			bench_json_num(&j, "scan_ms_max",
+				(double)b.scan_max_ns / 1e6);
+			bench_json_num(&j, "pull_s", (double)b.pull_ns / 1e9);
+			bench_json_num(&j, "ipfix_s", (double)b.ipfix_ns / 1e9);
+		}
 		bench_json_host(&j);
 		bench_json_obj_end(&j);
 		if (bench_json_close(&j) != 0)

@@ -67,7 +67,7 @@ int
 gpurx_flow_export_init(struct gpurx_app *a)
 {
 	struct gpurx_flow_export *fx;
-	uint64_t rsize = ring_size_for(a->opt.flow_capacity);
+	uint64_t rsize = ring_size_for(a->opt.flow_capacity), limit, slack = 0;
 	size_t rbytes = gpurx_flow_ring_bytes(rsize);
 	void *mem = NULL;
 
@@ -92,6 +92,7 @@ gpurx_flow_export_init(struct gpurx_app *a)
 		printf("test: flow export ring of %" PRIu64 " records "
 			"(GPURX_TEST_FLOW_RING)\n", rsize);
 	}
+	limit = rsize;
 	a->fx = fx;
 	fx->a = a;
 	fx->hz = a->clk.hz;
@@ -106,8 +107,8 @@ gpurx_flow_export_init(struct gpurx_app *a)
 	 * publishes them at GPU scope; drain() copies them over), host
 	 * memory with --cpu. */
 	if (!a->opt.cpu) {
-		if (gpurx_flow_gpu_ring(a, rsize, RTE_MIN(rsize,
-				(uint64_t)DRAIN_BATCH), &fx->ring) != 0)
+		if (gpurx_flow_gpu_ring(a, limit, RTE_MIN(limit,
+				(uint64_t)DRAIN_BATCH), &fx->ring, &slack) != 0)
 			return -1;
 		fx->ring_gpu = 1;
 	} else {
@@ -121,6 +122,13 @@ gpurx_flow_export_init(struct gpurx_app *a)
 	}
 	gpurx_flow_table_set_expiry(a->ft, fx->ring, a->opt.flow_idle_ns,
 		a->opt.flow_active_ns, a->opt.flow_linger_ns);
+	if (slack != 0 && gpurx_flow_table_set_ring_slack(a->ft, limit,
+			slack) != 0) {
+		fprintf(stderr, "error: flow export ring: %" PRIu64 " records "
+			"do not hold %" PRIu64 " and a slack of %" PRIu64 "\n",
+			fx->ring->size, limit, slack);
+		return -1;
+	}
 
 	printf("flow export: %s, observation domain %u; records end %.3g s "
 		"idle, %.3g s after their first packet%s, %.3g s after a FIN/RST; "
@@ -128,7 +136,7 @@ gpurx_flow_export_init(struct gpurx_app *a)
 		a->opt.ipfix_domain + a->port, a->opt.flow_idle_ns / 1e9,
 		a->opt.flow_active_ns / 1e9,
 		a->opt.flow_active_ns ? "" : " (never)",
-		a->opt.flow_linger_ns / 1e9, rsize);
+		a->opt.flow_linger_ns / 1e9, limit);
 	if (a->opt.ts_source == GPURX_TS_NONE)
 		printf("flow export: --ts none: every packet at time 0, no "
 			"record ends before exit\n");
@@ -225,7 +233,7 @@ warn_ring_full(struct gpurx_flow_export *fx)
 	fprintf(stderr, "warning: flow export: the export ring (%" PRIu64
 		" records) was full: %" PRIu64 " flow ends put off so far (the "
 		"flows stay in the table; the collector or file is slower than "
-		"flows end)\n", fx->ring->size, full);
+		"flows end)\n", fx->a->ft->ring_limit, full);
 	fx->ring_full_said = full;
 	fx->next_ring_warn = now + WARN_EVERY_S * fx->hz;
 }

@@ -16,15 +16,25 @@
 #define SCAN_CLOSE_WAIT_MS 2000
 
 int
-gpurx_flow_gpu_ring(struct gpurx_app *a, uint64_t size, uint32_t cap,
-		struct gpurx_flow_ring **ring)
+gpurx_flow_gpu_ring(struct gpurx_app *a, uint64_t limit, uint32_t cap,
+		struct gpurx_flow_ring **ring, uint64_t *slack)
 {
 	const size_t mbytes = gpurx_flow_ring_mirror_bytes(cap);
-	const size_t rbytes = (size_t)size * sizeof(struct gpurx_flow_rec);
+	uint64_t size = limit;
+	size_t rbytes;
 	void *hdr, *mirror, *recs;
-	int rc = 0;
+	int rc;
 
 	*ring = NULL;
+	/* Room beyond the limit for what reservations in progress at once
+	 * can take: the GPU's warps reserve by fetch_add
+	 * (gpurx_flow_ring_try_reserve()). */
+	rc = gpurx_flow_cuda_ring_slack(slack);
+	if (rc != 0)
+		return gpurx_gpu_cuda_fail("flow export ring's slack", rc);
+	while (size < limit + *slack)
+		size <<= 1;
+	rbytes = (size_t)size * sizeof(struct gpurx_flow_rec);
 	/* Each buffer is kept in the GPU's registry, released with it
 	 * whatever fails below. */
 	if (gpurx_gpu_mem_pinned(a, &hdr, sizeof(struct gpurx_flow_ring),

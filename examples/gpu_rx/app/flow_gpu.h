@@ -16,13 +16,16 @@
 struct gpurx_app;
 
 /*
- * *ring: an export ring of size records in GPU memory, its header in
- * host memory the GPU reads and host copies of up to cap records a pull
+ * *ring: an export ring in GPU memory for `limit` records waiting, its
+ * size a power of two that also holds *slack more (set: what the
+ * current device's reservations in progress can take at once; for
+ * gpurx_flow_table_set_ring_slack()), its header in host memory the GPU
+ * reads and host copies of up to cap records a pull
  * (gpurx_flow_ring_init_dev(); all released with the GPU's buffers).
  * 0 or -1 (said why).
  */
-int gpurx_flow_gpu_ring(struct gpurx_app *a, uint64_t size, uint32_t cap,
-		struct gpurx_flow_ring **ring);
+int gpurx_flow_gpu_ring(struct gpurx_app *a, uint64_t limit, uint32_t cap,
+		struct gpurx_flow_ring **ring, uint64_t *slack);
 
 struct gpurx_flow_gpu {
 	void *stream;			/* scans */

@@ -480,16 +480,18 @@ phase_mark(struct block_counters *bc, int ph)
  *
  * Only the decision is inside the turn (flow_table.h's four steps): each
  * lane pins its flow's slot (inserting it if new) before the chunk's
- * turn, beside the other chunks and items; in the turn each group's
- * leader plans (two dependent loads: the record word, then the live
- * record's times), reserves ring positions for the records it ends (one
- * reservation for the warp) and commits (a CAS and the times' atomics,
- * all performed before the turn moves on); after passing the turn it
- * finishes: sums, records ended within the group written out, buffers
- * let go (the last holder of an ended record writes it out), pins let go.
- * The table's slot lookup, insert, record copy and ring publication are
- * thereby out of the queue's critical path, which holds per chunk the
- * plan's loads, the CAS and the turn's hand-over.
+ * turn, beside the other chunks and items, and each group's leader plans
+ * once out of order, for the ring positions its ends will need (one
+ * reservation for the warp) and to bring the record's lines into the L2;
+ * in the turn the leader plans again (two dependent loads: the record
+ * word, then the live record's times) and commits (a CAS and the times'
+ * atomics, all performed before the turn moves on); after passing the
+ * turn it finishes: sums, records ended within the group written out,
+ * buffers let go (the last holder of an ended record writes it out), pins
+ * let go. The table's slot lookup, insert, ring reservation, record copy
+ * and ring publication are thereby out of the queue's critical path,
+ * which holds per chunk the plan's loads, the CAS and the turn's
+ * hand-over.
  *
  * Every lane of the warp calls it, chunk by chunk from 0; lane 0 of chunk
  * 0 waits for the item's turn, lane 0 of the last chunk passes it on: a
@@ -510,8 +512,9 @@ account_in_order(const struct gpurx_kparams *p, uint32_t q,
 	struct gpurx_flow_pkt gpk[32];
 	struct gpurx_flow_plan pl;
 	struct gpurx_flow_key key;
-	uint64_t pos = 0;
-	uint32_t spins = 0;
+	/* Ring positions this leader holds, from hpos. */
+	uint64_t hpos = 0;
+	uint32_t hcnt = 0, expect = 0, spins = 0;
 	unsigned int grp;
 	bool leader, multi, done;
 	int noend = 0;
@@ -544,6 +547,53 @@ account_in_order(const struct gpurx_kparams *p, uint32_t q,
 				gpk[j] = o;
 		}
 	}
+	/*
+	 * Before the turn, beside the other chunks and items: each leader
+	 * plans on the record as it is now (not in order: earlier items may
+	 * still change it), and the warp reserves, in one reservation, ring
+	 * positions for the ends those plans expect. In the turn the plan is
+	 * made again, in order, its loads now hitting the L2 (the record
+	 * word and the live record's times, brought in by the first plan),
+	 * and takes its positions from those held: the reservation's round
+	 * trips to the ring head leave the queue's critical path. A plan in
+	 * the turn that ends more than expected gives its positions up and
+	 * reserves in the turn, as without this; those held and not used are
+	 * published empty after the turn. The held positions may be passed
+	 * by a later item's (records of one flow can reach the ring out of
+	 * order: they are records, each complete; no consumer orders them).
+	 * Not counted when short: no end is put off yet.
+	 */
+	if (leader) {
+		gpurx_flow_plan(ft, e, multi ? gpk : &pk, multi ? grp : 1u, 0,
+			(uint16_t)q, &pl);
+		expect = pl.ends;
+	}
+	{
+		const uint32_t incl = warp_incl_sum(expect, lane);
+		const uint32_t total = __shfl_sync(0xffffffffu, incl, 31);
+
+		if (total != 0) {
+			uint32_t got = 0;
+			unsigned long long base = 0;
+
+			if (lane == 0) {
+				uint64_t b64 = 0;
+
+				got = gpurx_flow_ring_try_reserve(ft, total, &b64);
+				base = b64;
+			}
+			got = __shfl_sync(0xffffffffu, got, 0);
+			base = __shfl_sync(0xffffffffu, base, 0);
+			if (expect != 0 && incl <= got) {
+				hpos = base + (incl - expect);
+				hcnt = expect;
+			} else if (expect != 0 && incl - expect < got) {
+				/* The ring had room for part of them only. */
+				gpurx_flow_skip_n(ft, base + (incl - expect),
+					got - (incl - expect));
+			}
+		}
+	}
 	if (lane == 0) {
 		while (*s_turn != chunk)
 			;
@@ -558,10 +608,12 @@ account_in_order(const struct gpurx_kparams *p, uint32_t q,
 		__threadfence_block();
 	}
 	__syncwarp();
-	/* Steps 2 and 3, ordered: plan, one reservation of ring positions
-	 * for the warp's ends, commit; again for the leaders whose commit
-	 * found the record word changed (another queue, or a let-go of an
-	 * earlier item's finish) or the other buffer not yet emptied. */
+	/* Steps 2 and 3, ordered: plan, commit with held positions (or, for
+	 * more ends than held, one reservation for the warp's lanes that
+	 * need one); again for the leaders whose commit found the record
+	 * word changed (another queue, or a let-go of an earlier item's
+	 * finish: the positions stay held) or the other buffer not yet
+	 * emptied. */
 	done = !leader;
 	while (__any_sync(0xffffffffu, !done)) {
 		uint32_t need = 0, incl, total, got = 0;
@@ -583,7 +635,12 @@ account_in_order(const struct gpurx_kparams *p, uint32_t q,
 				}
 				__nanosleep(64);
 				blocked = true;
-			} else {
+			} else if (pl.ends > hcnt) {
+				/* One run of positions (the walk writes the
+				 * records ended within the group at pos + 1,
+				 * ...): the held ones go. */
+				gpurx_flow_skip_n(ft, hpos, hcnt);
+				hcnt = 0;
 				need = pl.ends;
 			}
 		}
@@ -601,20 +658,25 @@ account_in_order(const struct gpurx_kparams *p, uint32_t q,
 		}
 		if (done || blocked)
 			continue;
-		pos = base + (incl - need);
-		if (need != 0 && incl > got) {
-			/* The ring had no room for all of them (counted): the
-			 * positions this leader got are skipped, its records
-			 * stay live and take its packets. */
-			if (incl - need < got)
-				gpurx_flow_skip_n(ft, pos, got - (incl - need));
-			noend = 1;
-			continue;
+		if (need != 0) {
+			const uint32_t from = incl - need;
+
+			if (incl > got) {
+				/* The ring had no room for all of them
+				 * (counted): the positions this leader got
+				 * are skipped, its records stay live and
+				 * take its packets. */
+				if (from < got)
+					gpurx_flow_skip_n(ft, base + from,
+						got - from);
+				noend = 1;
+				continue;
+			}
+			hpos = base + from;
+			hcnt = need;
 		}
-		if (gpurx_flow_commit(ft, e, &pl, pos) > 0)
+		if (gpurx_flow_commit(ft, e, &pl, hpos) > 0)
 			done = true;
-		else	/* the record word moved on: plan again */
-			gpurx_flow_skip_n(ft, pos, need);
 	}
 	__syncwarp();
 	if (lane == 0 && last) {
@@ -629,9 +691,12 @@ account_in_order(const struct gpurx_kparams *p, uint32_t q,
 		*s_turn = chunk + 1;
 	}
 	/* Step 4, not ordered: the group's pins are let go with it. */
-	if (leader)
+	if (leader) {
+		if (hcnt > pl.ends)
+			gpurx_flow_skip_n(ft, hpos + pl.ends, hcnt - pl.ends);
 		gpurx_flow_finish(ft, e, &pl, multi ? gpk : &pk,
-			multi ? grp : 1u, pos, __popc(grp));
+			multi ? grp : 1u, hpos, __popc(grp));
+	}
 }
 
 /* Packets of an item each thread classifies (one per thread per lap). */

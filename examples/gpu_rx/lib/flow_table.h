@@ -134,6 +134,7 @@
 #ifndef GPURX_FLOW_TABLE_H
 #define GPURX_FLOW_TABLE_H
 
+#include <errno.h>
 #include <string.h>
 
 #include "gpurx_portable.h"
@@ -233,7 +234,13 @@ struct gpurx_flow_table {
 	 * tail as producers last read it. */
 	uint64_t ring_head;
 	uint64_t ring_tail_seen;
-	uint64_t reserved2[6];
+	/* Records that may wait in the ring for the consumer, and, when
+	 * not 0, how far concurrent reservations may overrun that
+	 * (gpurx_flow_table_set_ring_slack()): reservations then take
+	 * positions with one fetch_add, not a CAS loop. */
+	uint64_t ring_limit;
+	uint64_t ring_slack;
+	uint64_t reserved2[4];
 };
 
 GPURX_STATIC_ASSERT(sizeof(struct gpurx_flow_entry) == 160, "flow entry layout");
@@ -305,11 +312,33 @@ gpurx_flow_table_set_expiry(struct gpurx_flow_table *ft,
 {
 	ft->ring = ring;
 	ft->ring_size = ring != NULL ? ring->size : 0;
+	ft->ring_limit = ft->ring_size;
+	ft->ring_slack = 0;
 	ft->ring_recs = ring != NULL ? ring->recs : NULL;
 	ft->ring_dev = ring != NULL ? ring->flags & GPURX_FLOW_RING_DEV : 0;
 	ft->idle_ns = idle_ns;
 	ft->active_ns = active_ns;
 	ft->linger_ns = linger_ns;
+}
+
+/*
+ * Reservations by fetch_add (gpurx_flow_ring_try_reserve()): at most
+ * limit records wait in the ring, and slack is the most positions that
+ * reservations in progress at once can take together (on the GPU: every
+ * reserving warp takes at most 32, so the threads the GPU can hold at
+ * once). limit + slack <= the ring's size. After set_expiry. Returns 0,
+ * or -EINVAL (no ring, or they do not fit) and changes nothing.
+ */
+static inline int
+gpurx_flow_table_set_ring_slack(struct gpurx_flow_table *ft, uint64_t limit,
+		uint64_t slack)
+{
+	if (ft->ring == NULL || limit == 0 || slack == 0 ||
+			limit > ft->ring_size || slack > ft->ring_size - limit)
+		return -EINVAL;
+	ft->ring_limit = limit;
+	ft->ring_slack = slack;
+	return 0;
 }
 
 GPURX_FN uint32_t
@@ -459,45 +488,96 @@ gpurx_flow_entry_due(const struct gpurx_flow_table *ft,
 		GPURX_FLOW_REC_FLAGS(r, GPURX_FLOW_REC_B(r)), now);
 }
 
+/* The consumer's tail, in host memory: read only when the cached copy
+ * says full (over PCIe from the GPU). Acquire: its reads of the old
+ * records are done. */
+GPURX_FN uint64_t
+gpurx_flow_ring_tail_fresh(struct gpurx_flow_table *ft)
+{
+	const uint64_t t = gpurx_atomic_load_acquire_sys_u64(&ft->ring->tail);
+
+	gpurx_atomic_max_u64(&ft->ring_tail_seen, t);
+	return t;
+}
+
 /*
  * Reserve n consecutive ring positions from *pos. Returns how many it
- * got: n, or fewer (then 0 when the ring is full; each position short is
- * counted in ring_full).
+ * got: n, or fewer (0 when the ring is full). Nothing is counted: for a
+ * reservation ahead of need (gpu_kernels.cu reserves before its turn what
+ * it expects to end), whose shortfall puts off no end yet.
+ *
+ * With a slack (gpurx_flow_table_set_ring_slack()), one fetch_add: a CAS
+ * loop costs a round trip per contender and retry, and thousands of the
+ * GPU's warps ending flows at once (the scan, at a million flows a
+ * second) made one scan take half a second on the H100. Each reserver
+ * checks the room under ring_limit, on a head and tail it read, then
+ * adds; others add meanwhile, so the head can pass tail + limit, by at
+ * most the slack: take the largest head h any check read before some
+ * add; every add after h comes from a reserver whose check read at most
+ * h (else its check read more), one add per reserver (a second one's
+ * check reads its first add's result, past h), so the head is at most
+ * h + (what reservers in progress at once take) <= tail + limit + slack
+ * <= tail + size: never a record not yet read overwritten. Without a
+ * slack, a CAS loop, exact to the ring's size.
  */
 GPURX_FN uint32_t
-gpurx_flow_ring_reserve(struct gpurx_flow_table *ft, uint32_t n, uint64_t *pos)
+gpurx_flow_ring_try_reserve(struct gpurx_flow_table *ft, uint32_t n,
+		uint64_t *pos)
 {
 	const uint64_t size = ft->ring_size;
 	uint64_t h = gpurx_atomic_load_u64(&ft->ring_head, GPURX_RELAXED);
 
+	if (ft->ring_slack != 0) {
+		const uint64_t limit = ft->ring_limit;
+		uint64_t t = gpurx_atomic_load_u64(&ft->ring_tail_seen,
+			GPURX_RELAXED);
+		uint64_t got;
+
+		/* h may be older than t (the consumer passed it since). */
+		if ((h > t ? h - t : 0) + n > limit)
+			t = gpurx_flow_ring_tail_fresh(ft);
+		got = h > t ? h - t : 0;
+		got = got >= limit ? 0 : limit - got;
+		got = got < n ? got : n;
+		if (got != 0)
+			*pos = gpurx_atomic_fetch_add_ord_u64(&ft->ring_head,
+				got, GPURX_RELAXED);
+		return (uint32_t)got;
+	}
 	for (;;) {
 		uint64_t t = gpurx_atomic_load_u64(&ft->ring_tail_seen,
 			GPURX_RELAXED);
 		uint64_t room = size - (h - t), got, seen;
 
 		if (room < n) {
-			/* The consumer's tail, in host memory: read only when
-			 * the cached copy says full (over PCIe from the GPU).
-			 * Acquire: its reads of the old records are done. */
-			t = gpurx_atomic_load_acquire_sys_u64(&ft->ring->tail);
-			gpurx_atomic_max_u64(&ft->ring_tail_seen, t);
+			t = gpurx_flow_ring_tail_fresh(ft);
 			room = size - (h - t);
 		}
 		got = room < n ? room : n;
-		if (got == 0) {
-			gpurx_atomic_add_u64(&ft->ring_full, n);
+		if (got == 0)
 			return 0;
-		}
 		seen = gpurx_atomic_cas_ord_u64(&ft->ring_head, h, h + got,
 			GPURX_RELAXED);
 		if (seen == h) {
-			if (got < n)
-				gpurx_atomic_add_u64(&ft->ring_full, n - got);
 			*pos = h;
 			return (uint32_t)got;
 		}
 		h = seen;
 	}
+}
+
+/*
+ * The same for ends decided now: each position short is an end put off,
+ * counted in ring_full.
+ */
+GPURX_FN uint32_t
+gpurx_flow_ring_reserve(struct gpurx_flow_table *ft, uint32_t n, uint64_t *pos)
+{
+	const uint32_t got = gpurx_flow_ring_try_reserve(ft, n, pos);
+
+	if (got < n)
+		gpurx_atomic_add_u64(&ft->ring_full, n - got);
+	return got;
 }
 
 /* A reserved position left without a record. */

@@ -115,6 +115,24 @@ gpurx_flow_cuda_pull(struct gpurx_flow_ring *r, const uint64_t *d_head,
 }
 
 extern "C" int
+gpurx_flow_cuda_ring_slack(uint64_t *slack)
+{
+	int dev, sms = 0, threads = 0;
+	cudaError_t e = cudaGetDevice(&dev);
+
+	if (e == cudaSuccess)
+		e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
+			dev);
+	if (e == cudaSuccess)
+		e = cudaDeviceGetAttribute(&threads,
+			cudaDevAttrMaxThreadsPerMultiProcessor, dev);
+	if (e != cudaSuccess)
+		return (int)e;
+	*slack = (uint64_t)sms * (uint64_t)threads;
+	return 0;
+}
+
+extern "C" int
 gpurx_flow_cuda_use_device(int ordinal)
 {
 	return (int)cudaSetDevice(ordinal);

@@ -41,6 +41,14 @@ int gpurx_flow_cuda_pull(struct gpurx_flow_ring *r, const uint64_t *d_head,
  * current device per thread). 0 or a cudaError_t value. */
 int gpurx_flow_cuda_use_device(int ordinal);
 
+/*
+ * The ring slack for flow tables the current device updates
+ * (gpurx_flow_table_set_ring_slack()): every reserving warp takes at most
+ * 32 positions, so the threads the device can hold at once (its SMs
+ * times their most resident threads). 0 or a cudaError_t value.
+ */
+int gpurx_flow_cuda_ring_slack(uint64_t *slack);
+
 /* A non-blocking stream of the lowest priority: scans yield to the packet
  * kernels. Loads the scan kernel too: call it before a kernel that runs
  * until told to quit starts. 0 or a cudaError_t value. */

@@ -1324,6 +1324,142 @@ test_dev_ring_pull(void)
 	dev_ring_free(&d);
 }
 
+/* Reservations by fetch_add (a ring slack): at most the limit waits,
+ * reservations racing overrun it by no more than the slack. */
+#define SLACK_THREADS 8
+#define SLACK_MAX_N 4
+#define SLACK_RECORDS 400000u
+
+struct slack_race {
+	struct gpurx_flow_table *ft;
+	struct gpurx_flow_ring *r;
+	uint64_t made;		/* positions reserved, by producers */
+	uint64_t worst;		/* most past tail + limit seen */
+	int bad;
+};
+
+static void *
+slack_producer(void *arg)
+{
+	struct slack_race *s = arg;
+	uint64_t i = 0;
+
+	while (__atomic_load_n(&s->made, __ATOMIC_RELAXED) < SLACK_RECORDS &&
+			!__atomic_load_n(&s->bad, __ATOMIC_RELAXED)) {
+		const uint32_t n = 1 + (uint32_t)(i++ % SLACK_MAX_N);
+		uint64_t pos = 0, over;
+		const uint32_t got = gpurx_flow_ring_try_reserve(s->ft, n, &pos);
+		/* The tail now is at least the tail when the positions were
+		 * taken: past it + size means a record not yet read was
+		 * given out. */
+		const uint64_t t = __atomic_load_n(&s->r->tail, __ATOMIC_ACQUIRE);
+
+		if (got == 0) {
+			sched_yield();
+			continue;
+		}
+		if (pos + got > t + s->r->size)
+			__atomic_store_n(&s->bad, 1, __ATOMIC_RELAXED);
+		over = pos + got > t + s->ft->ring_limit ?
+			pos + got - t - s->ft->ring_limit : 0;
+		if (over > __atomic_load_n(&s->worst, __ATOMIC_RELAXED))
+			__atomic_store_n(&s->worst, over, __ATOMIC_RELAXED);
+		for (uint32_t k = 0; k < got; k++) {
+			struct gpurx_flow_rec *rec =
+				&s->r->recs[(pos + k) & (s->r->size - 1)];
+
+			rec->packets = pos + k;
+			rec->reason = GPURX_FLOW_END_IDLE;
+			gpurx_flow_ring_publish(s->r->recs, s->r->size, pos + k, 0);
+		}
+		__atomic_fetch_add(&s->made, got, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+static void
+test_ring_slack(void)
+{
+	/* limit 64, slack the most all producers take at once. */
+	const uint64_t limit = 64, slack = SLACK_THREADS * SLACK_MAX_N;
+	struct gpurx_flow_ring *r = gpurx_flow_ring_init(
+		alloc64(gpurx_flow_ring_bytes(128)), 128);
+	struct gpurx_flow_table *ft = gpurx_flow_table_init(
+		alloc64(gpurx_flow_table_bytes(64)), 64, 0);
+	pthread_t th[SLACK_THREADS];
+	struct slack_race s;
+	uint64_t pos = 0, tail = 0;
+
+	CHECK_EQ(gpurx_flow_table_set_ring_slack(ft, 8, 8), -EINVAL);
+	gpurx_flow_table_set_expiry(ft, r, 10, 0, 10);
+	CHECK_EQ(gpurx_flow_table_set_ring_slack(ft, 0, 8), -EINVAL);
+	CHECK_EQ(gpurx_flow_table_set_ring_slack(ft, 8, 0), -EINVAL);
+	CHECK_EQ(gpurx_flow_table_set_ring_slack(ft, 100, 29), -EINVAL);
+	CHECK_EQ(ft->ring_slack, 0);
+	/* Alone: exactly the limit, as the CAS loop gives the size. */
+	CHECK_EQ(gpurx_flow_table_set_ring_slack(ft, 8, 8), 0);
+	CHECK_EQ(gpurx_flow_ring_reserve(ft, 5, &pos), 5);
+	CHECK_EQ(pos, 0);
+	CHECK_EQ(gpurx_flow_ring_reserve(ft, 5, &pos), 3);
+	CHECK_EQ(pos, 5);
+	CHECK_EQ(ft->ring_full, 2);
+	CHECK_EQ(gpurx_flow_ring_try_reserve(ft, 1, &pos), 0);
+	CHECK_EQ(ft->ring_full, 2);
+	/* The consumer's tail read past the cached copy. */
+	gpurx_flow_ring_consumed(r, 4);
+	CHECK_EQ(gpurx_flow_ring_reserve(ft, 4, &pos), 4);
+	CHECK_EQ(pos, 8);
+	CHECK_EQ(ft->ring_tail_seen, 4);
+
+	/* Racing producers, one consumer: every record read is its
+	 * position's, none handed out over one not yet read. */
+	memset(r, 0, gpurx_flow_ring_bytes(128));
+	gpurx_flow_ring_init(r, 128);
+	gpurx_flow_table_set_expiry(ft, r, 10, 0, 10);
+	ft->ring_head = ft->ring_tail_seen = 0;
+	CHECK_EQ(gpurx_flow_table_set_ring_slack(ft, limit, slack), 0);
+	memset(&s, 0, sizeof(s));
+	s.ft = ft;
+	s.r = r;
+	for (int i = 0; i < SLACK_THREADS; i++)
+		CHECK_EQ(pthread_create(&th[i], NULL, slack_producer, &s), 0);
+	for (;;) {
+		const struct gpurx_flow_rec *rec = gpurx_flow_ring_peek(r, tail);
+
+		if (rec == NULL) {
+			if (__atomic_load_n(&s.bad, __ATOMIC_RELAXED) ||
+					(__atomic_load_n(&s.made,
+					__ATOMIC_RELAXED) >= SLACK_RECORDS &&
+					tail >= __atomic_load_n(&ft->ring_head,
+					__ATOMIC_RELAXED)))
+				break;
+			/* Overwritten by a later position: never taken. */
+			if (__atomic_load_n(&r->recs[tail & 127].seq,
+					__ATOMIC_ACQUIRE) > tail + 1) {
+				s.bad = 1;
+				break;
+			}
+			sched_yield();
+			continue;
+		}
+		if (rec->packets != tail) {
+			s.bad = 1;
+			break;
+		}
+		gpurx_flow_ring_consumed(r, ++tail);
+	}
+	for (int i = 0; i < SLACK_THREADS; i++)
+		pthread_join(th[i], NULL);
+	CHECK(!s.bad, "a record not yet read was given out (tail %llu)",
+		(unsigned long long)tail);
+	CHECK(s.worst <= slack, "the limit overrun by %llu > slack %llu",
+		(unsigned long long)s.worst, (unsigned long long)slack);
+	CHECK(tail >= SLACK_RECORDS, "only %llu records taken",
+		(unsigned long long)tail);
+	free(ft);
+	free(r);
+}
+
 /* The table ends records into a ring in "GPU memory" just as into one in
  * host memory: the same records, through the copies. */
 static void
@@ -1402,6 +1538,7 @@ main(void)
 	test_closing_wait();
 	test_reach();
 	test_dev_ring_pull();
+	test_ring_slack();
 	test_dev_ring_table();
 	test_stress(&stress_wide);
 	test_stress(&stress_tiny);

@@ -2,7 +2,8 @@
 /*
  * Flow expiry on the GPU (exits 77 without one):
  * - the scan kernel ends exactly the records the CPU's scan ends, from
- *   the same table (a warp's ring positions reserved together);
+ *   the same table (a warp's ring positions reserved together, by
+ *   fetch_add with the device's slack, as dpdk-gpu-rx's);
  * - under load: GPU threads update the table (the stress stream of
  *   flow_stress.h, table pressure and records ending on every path)
  *   while scans run on another stream and a host thread takes the
@@ -50,6 +51,7 @@ struct gtbl {
 	void *stream;			/* the pulls' */
 	size_t bytes;
 	uint64_t tail;
+	uint64_t limit, slack;		/* records waiting at most; slack */
 };
 
 static void
@@ -57,8 +59,14 @@ gtbl_new(struct gtbl *t, uint32_t capacity, uint32_t probe, uint64_t ring,
 		uint64_t idle, uint64_t active, uint64_t linger)
 {
 	const uint32_t cap = ring < PULL_RECORDS ? (uint32_t)ring : PULL_RECORDS;
+	uint64_t size = ring;
 	void *r;
 
+	/* `ring` records may wait; the ring holds the slack beyond. */
+	CUDA_OK(gpurx_flow_cuda_ring_slack(&t->slack));
+	while (size < ring + t->slack)
+		size <<= 1;
+	t->limit = ring;
 	t->bytes = gpurx_flow_table_bytes(capacity);
 	t->ft = gpurx_flow_table_init(aligned_alloc(64, t->bytes), capacity,
 		probe);
@@ -66,13 +74,14 @@ gtbl_new(struct gtbl *t, uint32_t capacity, uint32_t probe, uint64_t ring,
 	CUDA_OK(gpurx_flow_cuda_host_alloc(&t->mirror,
 		gpurx_flow_ring_mirror_bytes(cap)));
 	CUDA_OK(gpurx_flow_cuda_dev_zalloc(&t->d_recs,
-		ring * sizeof(struct gpurx_flow_rec)));
-	t->ring = gpurx_flow_ring_init_dev(r, t->d_recs, ring, t->mirror, cap);
+		size * sizeof(struct gpurx_flow_rec)));
+	t->ring = gpurx_flow_ring_init_dev(r, t->d_recs, size, t->mirror, cap);
 	if (t->ft == NULL || t->ring == NULL) {
 		fprintf(stderr, "out of memory\n");
 		exit(1);
 	}
 	gpurx_flow_table_set_expiry(t->ft, t->ring, idle, active, linger);
+	CHECK_EQ(gpurx_flow_table_set_ring_slack(t->ft, t->limit, t->slack), 0);
 	CUDA_OK(gpurx_flow_cuda_dev_alloc((void **)&t->d_ft, t->bytes));
 	CUDA_OK(gpucuda_stream_create(&t->stream));
 	t->tail = 0;
@@ -174,6 +183,7 @@ test_scan_equals_cpu(void)
 	ctail = t.ft->ring_head;
 	gpurx_flow_ring_consumed(cring, ctail);
 	gpurx_flow_table_set_expiry(t.ft, t.ring, 2000, 20000, 100);
+	CHECK_EQ(gpurx_flow_table_set_ring_slack(t.ft, t.limit, t.slack), 0);
 	t.ft->ring_head = t.ft->ring_tail_seen = 0;
 	now = 61000;
 	CUDA_OK(gpucuda_copy(t.d_ft, t.ft, t.bytes));
