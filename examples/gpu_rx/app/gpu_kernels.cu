@@ -483,8 +483,8 @@ phase_mark(struct block_counters *bc, int ph)
  * turn, beside the other chunks and items, and each group's leader plans
  * once out of order, for the ring positions its ends will need (one
  * reservation for the warp) and to bring the record's lines into the L2;
- * in the turn the leader plans again (two dependent loads: the record
- * word, then the live record's times) and commits (a CAS and the times'
+ * in the turn the leader plans again (one round trip: the record word
+ * and both buffers' times at once) and commits (a CAS and the times'
  * atomics, all performed before the turn moves on); after passing the
  * turn it finishes: sums, records ended within the group written out,
  * buffers let go (the last holder of an ended record writes it out), pins
@@ -621,7 +621,7 @@ account_in_order(const struct gpurx_kparams *p, uint32_t q,
 		bool blocked = false;
 
 		if (!done) {
-			gpurx_flow_plan(ft, e, multi ? gpk : &pk,
+			gpurx_flow_plan_in_turn(ft, e, multi ? gpk : &pk,
 				multi ? grp : 1u, noend, (uint16_t)q, &pl);
 			if (gpurx_flow_plan_blocked(&pl)) {
 				/* The record this flow ended before is still

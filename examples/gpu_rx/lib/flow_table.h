@@ -259,6 +259,11 @@ GPURX_STATIC_ASSERT(offsetof(struct gpurx_flow_entry, hash) == 16 &&
 	"hash, lock, reach and key are 16-byte words of every entry");
 GPURX_STATIC_ASSERT(offsetof(struct gpurx_flow_entry, reach) == 22,
 	"the reach in the state's 32-byte sector");
+GPURX_STATIC_ASSERT(offsetof(struct gpurx_flow_entry, acc[0].first_seen) % 16 ==
+	0 && offsetof(struct gpurx_flow_entry, acc[1].first_seen) % 16 == 0 &&
+	offsetof(struct gpurx_flow_acc, last_seen) ==
+	offsetof(struct gpurx_flow_acc, first_seen) + 8,
+	"a buffer's times are one 16-byte word (gpurx_flow_plan_in_turn())");
 
 GPURX_FN size_t
 gpurx_flow_table_bytes(uint32_t capacity)
@@ -1155,6 +1160,27 @@ gpurx_flow_walk(struct gpurx_flow_table *ft, struct gpurx_flow_plan *pl,
 	pl->ends = k;
 }
 
+/* The plan of the group's packets from the record word r and the live
+ * record's times as read (first, last). */
+GPURX_FN void
+gpurx_flow_plan_from(struct gpurx_flow_table *ft, uint64_t r, uint64_t first,
+		uint64_t last, const struct gpurx_flow_pkt *pk, uint32_t mask,
+		int noend, uint16_t queue, struct gpurx_flow_plan *pl)
+{
+	const struct gpurx_flow_seg none = { 0, 0, UINT64_MAX, 0, 0 };
+
+	pl->seen = r;
+	pl->first = first;
+	pl->last = last;
+	pl->s0 = none;
+	pl->sk = none;
+	pl->ends = 0;
+	pl->why0 = GPURX_FLOW_END_NONE;
+	pl->held = 0;
+	pl->queue = queue;
+	gpurx_flow_walk(ft, pl, pk, mask, noend, NULL, 0);
+}
+
 /*
  * Step 2, plan (ORDERED): what the group's packets (pk[j], j in mask, in
  * arrival order, on RX queue `queue`) do to the pinned flow e.
@@ -1172,18 +1198,41 @@ gpurx_flow_plan(struct gpurx_flow_table *ft, struct gpurx_flow_entry *e,
 	 * later or earlier than in arrival order, never lose one). */
 	const uint64_t r = gpurx_atomic_load_u64(&e->rec, GPURX_ACQUIRE);
 	const struct gpurx_flow_acc *a = &e->acc[GPURX_FLOW_REC_B(r)];
-	const struct gpurx_flow_seg none = { 0, 0, UINT64_MAX, 0, 0 };
 
-	pl->seen = r;
-	pl->first = gpurx_atomic_load_u64(&a->first_seen, GPURX_RELAXED);
-	pl->last = gpurx_atomic_load_u64(&a->last_seen, GPURX_RELAXED);
-	pl->s0 = none;
-	pl->sk = none;
-	pl->ends = 0;
-	pl->why0 = GPURX_FLOW_END_NONE;
-	pl->held = 0;
-	pl->queue = queue;
-	gpurx_flow_walk(ft, pl, pk, mask, noend, NULL, 0);
+	gpurx_flow_plan_from(ft, r, gpurx_atomic_load_u64(&a->first_seen,
+		GPURX_RELAXED), gpurx_atomic_load_u64(&a->last_seen,
+		GPURX_RELAXED), pk, mask, noend, queue, pl);
+}
+
+/*
+ * The same by a thread that holds its queue's turn (gpu_kernels.cu): the
+ * record word and both buffers' times in one round trip, three 16-byte
+ * loads at once, rather than the word and then its live buffer's times
+ * (the turn is the queue's critical path). Relaxed: the turn's acquire,
+ * before, ordered every earlier commit of this queue and, through each
+ * one's acquire, the emptying of a buffer it made live. A buffer another
+ * queue's commit switched to may be read with the times it held before
+ * it was emptied: that record's boundary may move, as for any threads
+ * racing on one flow without an order; no packet is lost.
+ */
+GPURX_FN void
+gpurx_flow_plan_in_turn(struct gpurx_flow_table *ft,
+		struct gpurx_flow_entry *e, const struct gpurx_flow_pkt *pk,
+		uint32_t mask, int noend, uint16_t queue,
+		struct gpurx_flow_plan *pl)
+{
+	uint64_t s, r, f0, l0, f1, l1;
+
+	gpurx_atomic_load_x2_u64(&e->state, &s, &r, GPURX_RELAXED);
+	gpurx_atomic_load_x2_u64(&e->acc[0].first_seen, &f0, &l0,
+		GPURX_RELAXED);
+	gpurx_atomic_load_x2_u64(&e->acc[1].first_seen, &f1, &l1,
+		GPURX_RELAXED);
+	(void)s;
+	if (GPURX_FLOW_REC_B(r) != 0)
+		gpurx_flow_plan_from(ft, r, f1, l1, pk, mask, noend, queue, pl);
+	else
+		gpurx_flow_plan_from(ft, r, f0, l0, pk, mask, noend, queue, pl);
 }
 
 /* The plan ends the live record but the other buffer still holds the
