@@ -466,6 +466,31 @@ phase_mark(struct block_counters *bc, int ph)
 }
 
 /*
+ * One ring reservation for the warp (every lane calls it): each lane asks
+ * for `need` positions, lane 0 reserves their sum, and a lane's run
+ * starts at *base + *incl - need (*incl: the sum up to and with its own).
+ * Returns how many the warp got, the lowest lanes' runs first. ahead: a
+ * reservation before the turn, for ends not yet decided, whose shortfall
+ * is not counted; else each position short is an end put off (ring_full).
+ */
+static __device__ uint32_t
+warp_ring_reserve(struct gpurx_flow_table *ft, uint32_t need,
+		unsigned int lane, bool ahead, uint32_t *incl,
+		unsigned long long *base)
+{
+	uint32_t total, got = 0;
+	uint64_t b64 = 0;
+
+	*incl = warp_incl_sum(need, lane);
+	total = __shfl_sync(0xffffffffu, *incl, 31);
+	if (total != 0 && lane == 0)
+		got = ahead ? gpurx_flow_ring_try_reserve(ft, total, &b64) :
+			gpurx_flow_ring_reserve(ft, total, &b64);
+	*base = __shfl_sync(0xffffffffu, (unsigned long long)b64, 0);
+	return __shfl_sync(0xffffffffu, got, 0);
+}
+
+/*
  * Flow accounting in arrival order, where flows end (--ipfix, --ipfix-file:
  * p->flow_turn set). Whether a packet ends its flow's record depends on
  * the packets before it (a FIN, then a new connection of the same tuple
@@ -569,29 +594,18 @@ account_in_order(const struct gpurx_kparams *p, uint32_t q,
 		expect = pl.ends;
 	}
 	{
-		const uint32_t incl = warp_incl_sum(expect, lane);
-		const uint32_t total = __shfl_sync(0xffffffffu, incl, 31);
+		unsigned long long base;
+		uint32_t incl;
+		const uint32_t got = warp_ring_reserve(ft, expect, lane, true,
+			&incl, &base);
 
-		if (total != 0) {
-			uint32_t got = 0;
-			unsigned long long base = 0;
-
-			if (lane == 0) {
-				uint64_t b64 = 0;
-
-				got = gpurx_flow_ring_try_reserve(ft, total, &b64);
-				base = b64;
-			}
-			got = __shfl_sync(0xffffffffu, got, 0);
-			base = __shfl_sync(0xffffffffu, base, 0);
-			if (expect != 0 && incl <= got) {
-				hpos = base + (incl - expect);
-				hcnt = expect;
-			} else if (expect != 0 && incl - expect < got) {
-				/* The ring had room for part of them only. */
-				gpurx_flow_skip_n(ft, base + (incl - expect),
-					got - (incl - expect));
-			}
+		if (expect != 0 && incl <= got) {
+			hpos = base + (incl - expect);
+			hcnt = expect;
+		} else if (expect != 0 && incl - expect < got) {
+			/* The ring had room for part of them only. */
+			gpurx_flow_skip_n(ft, base + (incl - expect),
+				got - (incl - expect));
 		}
 	}
 	if (lane == 0) {
@@ -616,8 +630,8 @@ account_in_order(const struct gpurx_kparams *p, uint32_t q,
 	 * emptied. */
 	done = !leader;
 	while (__any_sync(0xffffffffu, !done)) {
-		uint32_t need = 0, incl, total, got = 0;
-		unsigned long long base = 0;
+		uint32_t need = 0, incl, got;
+		unsigned long long base;
 		bool blocked = false;
 
 		if (!done) {
@@ -644,18 +658,7 @@ account_in_order(const struct gpurx_kparams *p, uint32_t q,
 				need = pl.ends;
 			}
 		}
-		incl = warp_incl_sum(need, lane);
-		total = __shfl_sync(0xffffffffu, incl, 31);
-		if (total != 0) {
-			if (lane == 0) {
-				uint64_t b64 = 0;
-
-				got = gpurx_flow_ring_reserve(ft, total, &b64);
-				base = b64;
-			}
-			got = __shfl_sync(0xffffffffu, got, 0);
-			base = __shfl_sync(0xffffffffu, base, 0);
-		}
+		got = warp_ring_reserve(ft, need, lane, false, &incl, &base);
 		if (done || blocked)
 			continue;
 		if (need != 0) {
