@@ -22,7 +22,11 @@
  *            [--seconds S] [--idle S] [--active S]
  *            [--export off|FILE|udp://HOST:PORT|tcp://HOST:PORT]
  *            [--json FILE]
- * Prints one line (flow-export: ...) and, with --json, writes its numbers.
+ * Prints one line (flow-export: ...), on the GPU with an export a second
+ * (flow-export-exporter: scans launched, ticks that found the last one
+ * still running, a scan's mean and longest time, the exporter's seconds
+ * in pulls from the GPU and in libfixbuf), and, with --json, writes its
+ * numbers.
  * Exit: 0; 1 failure; 2 usage; 77 no GPU (without --cpu).
  */
 
