@@ -346,8 +346,7 @@ setup(struct bfe *b)
 			 * copies in mapped host memory, the records in GPU
 			 * memory, copied over on a stream of their own. */
 			rc = gpurx_flow_cuda_ring_slack(&b->slack);
-			while (rc == 0 && rsize < RING_RECORDS + b->slack)
-				rsize <<= 1;
+			rsize = gpurx_flow_ring_size_for(RING_RECORDS, b->slack);
 			if (rc == 0)
 				rc = gpurx_flow_cuda_host_alloc(&rmem,
 					sizeof(struct gpurx_flow_ring));

@@ -67,7 +67,7 @@ int
 gpurx_flow_export_init(struct gpurx_app *a)
 {
 	struct gpurx_flow_export *fx;
-	uint64_t rsize = ring_size_for(a->opt.flow_capacity), limit, slack = 0;
+	uint64_t rsize = ring_size_for(a->opt.flow_capacity), slack = 0;
 	size_t rbytes = gpurx_flow_ring_bytes(rsize);
 	void *mem = NULL;
 
@@ -92,7 +92,6 @@ gpurx_flow_export_init(struct gpurx_app *a)
 		printf("test: flow export ring of %" PRIu64 " records "
 			"(GPURX_TEST_FLOW_RING)\n", rsize);
 	}
-	limit = rsize;
 	a->fx = fx;
 	fx->a = a;
 	fx->hz = a->clk.hz;
@@ -103,11 +102,11 @@ gpurx_flow_export_init(struct gpurx_app *a)
 		a->opt.ipfix_domain + a->port, a->port);
 	if (fx->ipfix == NULL)
 		return -1;
-	/* The ring: its records in GPU memory in GPU modes (the GPU
-	 * publishes them at GPU scope; drain() copies them over), host
-	 * memory with --cpu. */
+	/* The ring, for rsize records waiting: its records in GPU memory in
+	 * GPU modes (the GPU publishes them at GPU scope; drain() copies
+	 * them over), host memory with --cpu. */
 	if (!a->opt.cpu) {
-		if (gpurx_flow_gpu_ring(a, limit, RTE_MIN(limit,
+		if (gpurx_flow_gpu_ring(a, rsize, RTE_MIN(rsize,
 				(uint64_t)DRAIN_BATCH), &fx->ring, &slack) != 0)
 			return -1;
 		fx->ring_gpu = 1;
@@ -122,11 +121,11 @@ gpurx_flow_export_init(struct gpurx_app *a)
 	}
 	gpurx_flow_table_set_expiry(a->ft, fx->ring, a->opt.flow_idle_ns,
 		a->opt.flow_active_ns, a->opt.flow_linger_ns);
-	if (slack != 0 && gpurx_flow_table_set_ring_slack(a->ft, limit,
+	if (slack != 0 && gpurx_flow_table_set_ring_slack(a->ft, rsize,
 			slack) != 0) {
 		fprintf(stderr, "error: flow export ring: %" PRIu64 " records "
 			"do not hold %" PRIu64 " and a slack of %" PRIu64 "\n",
-			fx->ring->size, limit, slack);
+			fx->ring->size, rsize, slack);
 		return -1;
 	}
 
@@ -136,7 +135,7 @@ gpurx_flow_export_init(struct gpurx_app *a)
 		a->opt.ipfix_domain + a->port, a->opt.flow_idle_ns / 1e9,
 		a->opt.flow_active_ns / 1e9,
 		a->opt.flow_active_ns ? "" : " (never)",
-		a->opt.flow_linger_ns / 1e9, limit);
+		a->opt.flow_linger_ns / 1e9, rsize);
 	if (a->opt.ts_source == GPURX_TS_NONE)
 		printf("flow export: --ts none: every packet at time 0, no "
 			"record ends before exit\n");

@@ -20,7 +20,7 @@ gpurx_flow_gpu_ring(struct gpurx_app *a, uint64_t limit, uint32_t cap,
 		struct gpurx_flow_ring **ring, uint64_t *slack)
 {
 	const size_t mbytes = gpurx_flow_ring_mirror_bytes(cap);
-	uint64_t size = limit;
+	uint64_t size;
 	size_t rbytes;
 	void *hdr, *mirror, *recs;
 	int rc;
@@ -32,8 +32,7 @@ gpurx_flow_gpu_ring(struct gpurx_app *a, uint64_t limit, uint32_t cap,
 	rc = gpurx_flow_cuda_ring_slack(slack);
 	if (rc != 0)
 		return gpurx_gpu_cuda_fail("flow export ring's slack", rc);
-	while (size < limit + *slack)
-		size <<= 1;
+	size = gpurx_flow_ring_size_for(limit, *slack);
 	rbytes = (size_t)size * sizeof(struct gpurx_flow_rec);
 	/* Each buffer is kept in the GPU's registry, released with it
 	 * whatever fails below. */

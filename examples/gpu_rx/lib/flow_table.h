@@ -346,6 +346,18 @@ gpurx_flow_table_set_ring_slack(struct gpurx_flow_table *ft, uint64_t limit,
 	return 0;
 }
 
+/* The records a ring needs for limit waiting and a slack beyond: the
+ * smallest power of two that holds both. */
+static inline uint64_t
+gpurx_flow_ring_size_for(uint64_t limit, uint64_t slack)
+{
+	uint64_t size = 1;
+
+	while (size < limit + slack)
+		size <<= 1;
+	return size;
+}
+
 GPURX_FN uint32_t
 gpurx_flow_rotl32(uint32_t v, int r)
 {

@@ -59,13 +59,12 @@ gtbl_new(struct gtbl *t, uint32_t capacity, uint32_t probe, uint64_t ring,
 		uint64_t idle, uint64_t active, uint64_t linger)
 {
 	const uint32_t cap = ring < PULL_RECORDS ? (uint32_t)ring : PULL_RECORDS;
-	uint64_t size = ring;
+	uint64_t size;
 	void *r;
 
 	/* `ring` records may wait; the ring holds the slack beyond. */
 	CUDA_OK(gpurx_flow_cuda_ring_slack(&t->slack));
-	while (size < ring + t->slack)
-		size <<= 1;
+	size = gpurx_flow_ring_size_for(ring, t->slack);
 	t->limit = ring;
 	t->bytes = gpurx_flow_table_bytes(capacity);
 	t->ft = gpurx_flow_table_init(aligned_alloc(64, t->bytes), capacity,
