@@ -492,67 +492,125 @@ warp_ring_reserve(struct gpurx_flow_table *ft, uint32_t need,
 
 /*
  * Flow accounting in arrival order, where flows end (--ipfix, --ipfix-file:
- * p->flow_turn set). Whether a packet ends its flow's record depends on
+ * p->flow_order set). Whether a packet ends its flow's record depends on
  * the packets before it (a FIN, then a new connection of the same tuple
  * past the linger; the first packet past an active timeout), so a queue's
- * packets must be decided one after the other per flow, as on the CPU.
+ * packets of one flow must be decided one after the other, as on the CPU.
  * Workers run a queue's items side by side and the threads of an item its
- * packets, so: items take turns (p->flow_turn[q] holds the ring number of
- * the item whose packets go next), an item's 32-packet chunks take turns
- * (s_turn), and in a chunk the lanes holding packets of one flow form a
- * group whose lowest lane decides for all of them, in lane order, the
+ * packets; in a 32-packet chunk the lanes holding packets of one flow form
+ * a group whose lowest lane decides for all of them, in lane order, the
  * groups at once.
  *
- * Only the decision is inside the turn (flow_table.h's four steps): each
- * lane pins its flow's slot (inserting it if new) before the chunk's
- * turn, beside the other chunks and items, and each group's leader plans
- * once out of order, for the ring positions its ends will need (one
- * reservation for the warp) and to bring the record's lines into the L2;
- * in the turn the leader plans again (one round trip: the record word
- * and both buffers' times at once) and commits (a CAS and the times'
- * atomics, all performed before the turn moves on); after passing the
- * turn it finishes: sums, records ended within the group written out,
- * buffers let go (the last holder of an ended record writes it out), pins
- * let go. The table's slot lookup, insert, ring reservation, record copy
- * and ring publication are thereby out of the queue's critical path,
- * which holds per chunk the plan's loads, the CAS and the turn's
- * hand-over.
+ * Only the decision waits for anything (flow_table.h's four steps): every
+ * lane of the item pins its flow's slot first (inserting it if new), and
+ * the item publishes that in its queue's order slot (ORDER_PINNED). Once
+ * every earlier item of the queue is pinned too, a group whose flow's
+ * pins are its own alone has nobody before it on the flow (a packet
+ * before it is pinned, or has let go after its commit) and nobody after
+ * it that has decided: it plans and commits at once, out of the queue's
+ * order (gpurx_flow_plan_alone). A chunk with a group that is not alone
+ * (the flow's packets in another chunk, another in-flight item or
+ * another queue) takes its place in the order: after the item's earlier
+ * chunks (s_decided) and every earlier item of the queue (ORDER_DECIDED)
+ * have decided, as one thread per queue would, and plans again then. So
+ * only items that share a flow with an item in flight wait for each
+ * other; a queue of many flows decides its items side by side. (A turn
+ * handed from item to item made every item wait for the one before: its
+ * plan's load, CAS and hand-over, ~3.1 us per 32-packet item on the
+ * H100, bounded the pipeline at ~9 Mpps a queue.)
  *
- * Every lane of the warp calls it, chunk by chunk from 0; lane 0 of chunk
- * 0 waits for the item's turn, lane 0 of the last chunk passes it on: a
- * release after the item's stores to host memory (verdicts, captures)
- * would wait for them.
+ * Each group's leader plans first where it stands, for the ring positions
+ * its ends will need (one reservation for the warp, before any wait);
+ * after committing it finishes: sums, records ended within the group
+ * written out, buffers let go (the last holder of an ended record writes
+ * it out), pins let go.
+ *
+ * The queue's order slots: item seq at seq % n_items, holding 2 seq + 1
+ * once pinned and 2 seq + 2 once decided (0 never). An item reuses a slot
+ * only after the item n_items before it is done, so a slot holding more
+ * than item j's mark says j is past it too.
+ */
+#define ORDER_PINNED 1ull
+#define ORDER_DECIDED 2ull
+
+static __device__ __forceinline__ unsigned long long *
+order_slot(const struct gpurx_kparams *p, uint32_t q, uint32_t n_items,
+		unsigned long long seq)
+{
+	return &p->flow_order[(size_t)q * p->flow_order_stride + seq % n_items];
+}
+
+static __device__ __forceinline__ void
+order_mark(const struct gpurx_kparams *p, uint32_t q, uint32_t n_items,
+		unsigned long long seq, unsigned long long what)
+{
+	/* Release: the item's pins (ORDER_PINNED) or commits
+	 * (ORDER_DECIDED), seen by this thread through a barrier, before. */
+	gpucomm_st_release_gpu_u64(order_slot(p, q, n_items, seq),
+		2 * seq + what);
+}
+
+/* Every lane of a warp: wait until every earlier item of the queue has got
+ * as far as `what`; acquire (each lane its slots, the syncwarp for all). */
+static __device__ void
+order_wait_earlier(const struct gpurx_kparams *p, uint32_t q,
+		uint32_t n_items, unsigned long long seq, unsigned long long what)
+{
+	const unsigned long long lo = seq >= n_items ? seq - n_items + 1 : 0;
+
+	for (unsigned long long j = lo + threadIdx.x % 32; j < seq; j += 32)
+		while (gpucomm_ld_acquire_gpu_u64(order_slot(p, q, n_items,
+				j)) < 2 * j + what)
+			/* Spaced out: the L2 serves the table first. */
+			__nanosleep(64);
+	__syncwarp();
+}
+
+/* Step 1, not ordered, per lane: the packet's flow slot pinned (NULL: no
+ * flow, or the overflow counters took it), its side of the plan in pk. */
+static __device__ struct gpurx_flow_entry *
+account_pin(const struct gpurx_kparams *p, uint32_t q, bool mine,
+		const struct gpurx_pkt_info *pi, uint32_t v, uint32_t wl,
+		uint64_t ts, struct gpurx_flow_pkt *pk)
+{
+	struct gpurx_flow_key key;
+
+	*pk = {};
+	if (!mine || !gpurx_classify_flow_of(pi, v, p->ft, &key))
+		return NULL;
+	pk->bytes = wl;
+	pk->ts = ts;
+	pk->hash = gpurx_flow_hash(&key);
+	pk->tcp_flags = gpurx_pkt_flow_tcp_flags(pi);
+	pk->queue = (uint16_t)q;
+	return gpurx_flow_pin(p->ft, &key, pk);
+}
+
+/*
+ * Steps 2 to 4 for chunk `chunk` of the item (every lane of the warp,
+ * after the whole item is pinned and every earlier item of the queue
+ * too); e and pk: the lane's step 1. Returns once the chunk has decided
+ * and finished.
  */
 static __device__ void
-account_in_order(const struct gpurx_kparams *p, uint32_t q,
-		unsigned long long seq, uint32_t chunk, bool last, bool mine,
-		const struct gpurx_pkt_info *pi, uint32_t v, uint32_t wl,
-		uint64_t ts, volatile uint32_t *s_turn)
+account_decide(const struct gpurx_kparams *p, uint32_t q, uint32_t n_items,
+		unsigned long long seq, uint32_t chunk, uint32_t chunks,
+		struct gpurx_flow_entry *e, const struct gpurx_flow_pkt &pk,
+		uint32_t *s_decided)
 {
 	const unsigned int lane = threadIdx.x % 32;
 	struct gpurx_flow_table *ft = p->ft;
-	struct gpurx_flow_entry *e = NULL;
-	struct gpurx_flow_pkt pk = {};
 	/* The group's packets by lane, for a leader of a group of several. */
 	struct gpurx_flow_pkt gpk[32];
 	struct gpurx_flow_plan pl;
-	struct gpurx_flow_key key;
+	const struct gpurx_flow_pkt *gp;
 	/* Ring positions this leader holds, from hpos. */
 	uint64_t hpos = 0;
-	uint32_t hcnt = 0, expect = 0, spins = 0;
+	uint32_t hcnt = 0, expect = 0, spins = 0, mask;
 	unsigned int grp;
-	bool leader, multi, done;
+	bool leader, multi, done, alone = false, ordered = false, fresh = true;
 	int noend = 0;
 
-	if (mine && gpurx_classify_flow_of(pi, v, ft, &key)) {
-		pk.bytes = wl;
-		pk.ts = ts;
-		pk.hash = gpurx_flow_hash(&key);
-		pk.tcp_flags = gpurx_pkt_flow_tcp_flags(pi);
-		pk.queue = (uint16_t)q;
-		/* Step 1, not ordered: NULL went to the overflow counters. */
-		e = gpurx_flow_pin(ft, &key, &pk);
-	}
 	/* Lanes that pinned one slot hold packets of one key (a pinned slot
 	 * keeps its key, and a key is live in one slot at most). */
 	grp = __match_any_sync(0xffffffffu, (unsigned long long)(uintptr_t)e);
@@ -572,25 +630,23 @@ account_in_order(const struct gpurx_kparams *p, uint32_t q,
 				gpk[j] = o;
 		}
 	}
+	gp = multi ? gpk : &pk;
+	mask = multi ? grp : 1u;
 	/*
-	 * Before the turn, beside the other chunks and items: each leader
-	 * plans on the record as it is now (not in order: earlier items may
-	 * still change it), and the warp reserves, in one reservation, ring
-	 * positions for the ends those plans expect. In the turn the plan is
-	 * made again, in order, its loads now hitting the L2 (the record
-	 * word and the live record's times, brought in by the first plan),
-	 * and takes its positions from those held: the reservation's round
-	 * trips to the ring head leave the queue's critical path. A plan in
-	 * the turn that ends more than expected gives its positions up and
-	 * reserves in the turn, as without this; those held and not used are
-	 * published empty after the turn. The held positions may be passed
-	 * by a later item's (records of one flow can reach the ring out of
-	 * order: they are records, each complete; no consumer orders them).
-	 * Not counted when short: no end is put off yet.
+	 * The first plan, where the flow stands now: final if the group is
+	 * alone on it, else a guess (earlier items may still change the
+	 * record). The warp reserves, in one reservation, ring positions
+	 * for the ends these plans expect, before anything waits; a plan
+	 * made again that ends more gives its positions up and reserves
+	 * again, those held and not used are published empty after the
+	 * commit. Positions of one flow may be passed by a later item's
+	 * (records reach the ring out of order: each is complete; no
+	 * consumer orders them). Not counted when short: no end is put off
+	 * yet.
 	 */
 	if (leader) {
-		gpurx_flow_plan(ft, e, multi ? gpk : &pk, multi ? grp : 1u, 0,
-			(uint16_t)q, &pl);
+		alone = gpurx_flow_plan_alone(ft, e, gp, mask, 0, (uint16_t)q,
+			__popc(grp), &pl);
 		expect = pl.ends;
 	}
 	{
@@ -608,40 +664,51 @@ account_in_order(const struct gpurx_kparams *p, uint32_t q,
 				got - (incl - expect));
 		}
 	}
-	if (lane == 0) {
-		while (*s_turn != chunk)
-			;
-		if (chunk == 0)
-			while (gpucomm_ld_acquire_gpu_u64(&p->flow_turn[q *
-					GPURX_FLOW_TURN_STRIDE]) != seq)
-				/* The queue's waiting workers poll one line:
-				 * spaced out, the L2 serves the table first. */
-				__nanosleep(64);
-		/* Acquire: the earlier chunks' commits (other warps of this
-		 * block) are seen by this warp's plans after the syncwarp. */
-		__threadfence_block();
-	}
-	__syncwarp();
-	/* Steps 2 and 3, ordered: plan, commit with held positions (or, for
-	 * more ends than held, one reservation for the warp's lanes that
-	 * need one); again for the leaders whose commit found the record
-	 * word changed (another queue, or a let-go of an earlier item's
-	 * finish: the positions stay held) or the other buffer not yet
-	 * emptied. */
+	/* Steps 2 and 3: commit the plan (with held positions, or, for more
+	 * ends than held, one reservation for the warp's lanes that need
+	 * one); plan again where the commit found the record word changed
+	 * (another queue, or a let-go of an earlier finish: the positions
+	 * stay held) or the other buffer not yet emptied, or where the
+	 * chunk has just taken its place in the order. */
 	done = !leader;
 	while (__any_sync(0xffffffffu, !done)) {
 		uint32_t need = 0, incl, got;
 		unsigned long long base;
 		bool blocked = false;
 
+		if (!ordered && __any_sync(0xffffffffu, !done && !alone)) {
+			/* The queue's order: the item's earlier chunks (other
+			 * warps of this block) and earlier items decided. */
+			if (lane == 0) {
+				const uint32_t below = (1u << chunk) - 1u;
+
+				while ((*(volatile uint32_t *)s_decided &
+						below) != below)
+					;
+				/* Acquire: their commits. */
+				__threadfence_block();
+			}
+			order_wait_earlier(p, q, n_items, seq, ORDER_DECIDED);
+			ordered = true;
+			fresh = false;
+		}
 		if (!done) {
-			gpurx_flow_plan_in_turn(ft, e, multi ? gpk : &pk,
-				multi ? grp : 1u, noend, (uint16_t)q, &pl);
-			if (gpurx_flow_plan_blocked(&pl)) {
+			if (!fresh && ordered)
+				/* Relaxed: the order's acquires, above. */
+				gpurx_flow_plan_in_turn(ft, e, gp, mask, noend,
+					(uint16_t)q, &pl);
+			else if (!fresh)
+				alone = gpurx_flow_plan_alone(ft, e, gp, mask,
+					noend, (uint16_t)q, __popc(grp), &pl);
+			fresh = false;
+			if (!ordered && !alone) {
+				/* Decided in the order, on the next lap. */
+				blocked = true;
+			} else if (gpurx_flow_plan_blocked(&pl)) {
 				/* The record this flow ended before is still
-				 * being written out by an earlier chunk's or
-				 * item's finish (past its turn, waiting for
-				 * nothing): plan again, nothing reserved. */
+				 * being written out by an earlier finish (past
+				 * its commit, waiting for nothing): plan
+				 * again, nothing reserved. */
 				if (++spins > GPURX_FLOW_SPIN_MAX) {
 					gpurx_atomic_add_u64(&ft->ring_full,
 						pl.ends);
@@ -682,24 +749,41 @@ account_in_order(const struct gpurx_kparams *p, uint32_t q,
 			done = true;
 	}
 	__syncwarp();
-	if (lane == 0 && last) {
-		/* The earlier chunks' commits were seen through s_turn: the
-		 * release orders them too (cumulativity), and this warp's
-		 * (the syncwarp). */
-		gpucomm_st_release_gpu_u64(&p->flow_turn[q *
-			GPURX_FLOW_TURN_STRIDE], seq + 1);
-	} else if (lane == 0) {
-		/* Release to the next chunk's warp (same block). */
+	if (lane == 0) {
+		/* Release to the later chunks' warps (same block); the last
+		 * chunk to decide marks the item decided: the other chunks'
+		 * commits were seen through s_decided, so the release orders
+		 * them too (cumulativity), and this warp's (the syncwarp). A
+		 * release after the item's stores to host memory (verdicts,
+		 * captures) would wait for them: it comes before. */
+		const uint32_t all = chunks >= 32 ? ~0u : (1u << chunks) - 1u;
+
 		__threadfence_block();
-		*s_turn = chunk + 1;
+		if ((atomicOr(s_decided, 1u << chunk) | 1u << chunk) == all)
+			order_mark(p, q, n_items, seq, ORDER_DECIDED);
 	}
 	/* Step 4, not ordered: the group's pins are let go with it. */
 	if (leader) {
 		if (hcnt > pl.ends)
 			gpurx_flow_skip_n(ft, hpos + pl.ends, hcnt - pl.ends);
-		gpurx_flow_finish(ft, e, &pl, multi ? gpk : &pk,
-			multi ? grp : 1u, hpos, __popc(grp));
+		gpurx_flow_finish(ft, e, &pl, gp, mask, hpos, __popc(grp));
 	}
+}
+
+/* A packet's results for the CPU: its verdict (bytes to keep), the item's
+ * match and malformed sums, and in s_len the bytes captured. */
+static __device__ __forceinline__ void
+packet_result(const struct gq_view *gq, uint32_t at, uint32_t i, uint32_t v,
+		uint8_t malformed, uint32_t *s_len, struct gpurx_item_sum *s_sum)
+{
+	if (v != 0) {
+		/* The CPU reads verdicts of matched packets only. */
+		gq->verdict[at] = v;
+		atomicOr(&s_sum->match[i / 32], 1u << (i % 32));
+	}
+	if (malformed != GPURX_MAL_NONE)
+		atomicAdd(&s_sum->mal[malformed % GPURX_SUM_MAL], 1u);
+	s_len[i] = v == 0 ? 0 : min(min(v, s_len[i]), gq->max_caplen);
 }
 
 /* Packets of an item each thread classifies (one per thread per lap). */
@@ -732,7 +816,7 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 	__shared__ uint32_t s_n;
 	__shared__ uint32_t s_in_flags;
 	__shared__ unsigned long long s_in_ts;
-	__shared__ uint32_t s_turn;	/* account_in_order's chunk */
+	__shared__ uint32_t s_decided;	/* account_decide's chunks, a bit each */
 	__shared__ struct gpurx_item_sum s_sum;
 	/* SPLIT: where the rest of each packet is (0: none), and the bytes
 	 * at its address with the host flag (SPLIT_HOST_BIT). */
@@ -743,6 +827,12 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 	uint8_t *arena = gq->arena + (size_t)idx * gq->item_bytes;
 	uint32_t wire[GPURX_PKTS_PER_THREAD];
 	uint64_t ts[GPURX_PKTS_PER_THREAD];
+	/* Flows end: each packet's pinned flow, its side of the plan, its
+	 * verdict and malformed reason, from the pins to the decisions. */
+	struct gpurx_flow_entry *fe[GPURX_PKTS_PER_THREAD];
+	struct gpurx_flow_pkt fpk[GPURX_PKTS_PER_THREAD];
+	uint32_t fv[GPURX_PKTS_PER_THREAD];
+	uint8_t fmal[GPURX_PKTS_PER_THREAD];
 	uint32_t n, k;
 
 	/*
@@ -786,7 +876,7 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 		((uint32_t *)&s_sum)[w] = 0;
 	if (threadIdx.x == 0) {
 		s_n = cnt;
-		s_turn = 0;
+		s_decided = 0;
 	}
 	if (threadIdx.x == 32) {
 		s_in_ts = in_ts;
@@ -851,33 +941,48 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 		}
 		inspect_deep_warp<SPLIT>(p, s_deep[threadIdx.x / 32], deep,
 			where, caplen, wl, len0, tail, staged, &v, &pi);
-		if (p->flow_turn != NULL)
-			account_in_order(p, q, seq, i / 32, i / 32 == (n - 1) / 32,
-				mine, &pi, v, wl, mine ? ts[m] : 0, &s_turn);
+		if (p->flow_order != NULL) {
+			/* Flows end: pinned now, decided once the whole
+			 * item is (account_decide). */
+			fe[m] = account_pin(p, q, mine, &pi, v, wl,
+				mine ? ts[m] : 0, &fpk[m]);
+			fv[m] = v;
+			fmal[m] = pi.malformed;
+			continue;
+		}
 		if (!mine)
 			continue;
-		if (p->flow_turn == NULL)
-			gpurx_classify_account_q(&pi, v, wl, ts[m], (uint16_t)q,
-				p->ft);
-		if (v != 0) {
-			/* The CPU reads verdicts of matched packets only. */
-			gq->verdict[base + i] = v;
-			atomicOr(&s_sum.match[i / 32], 1u << (i % 32));
+		gpurx_classify_account_q(&pi, v, wl, ts[m], (uint16_t)q, p->ft);
+		packet_result(gq, base + i, i, v, pi.malformed, s_len, &s_sum);
+	}
+	if (p->flow_order != NULL && n == 0) {
+		/* An item without packets waits for nothing. */
+		if (threadIdx.x == 0)
+			order_mark(p, q, gq->n_items, seq, ORDER_DECIDED);
+	} else if (p->flow_order != NULL) {
+		/* Every pin of the item (the barrier) before ORDER_PINNED,
+		 * and every earlier item's before any decision. */
+		__syncthreads();
+		if (threadIdx.x == 0)
+			order_mark(p, q, gq->n_items, seq, ORDER_PINNED);
+		if (threadIdx.x / 32 == 0)
+			order_wait_earlier(p, q, gq->n_items, seq,
+				ORDER_PINNED);
+		__syncthreads();
+#pragma unroll
+		for (int m = 0; m < GPURX_PKTS_PER_THREAD; m++) {
+			const uint32_t i = threadIdx.x + m * GPURX_KERNEL_THREADS;
+
+			if (i - threadIdx.x % 32 >= n)
+				break;
+			account_decide(p, q, gq->n_items, seq, i / 32,
+				(n + 31) / 32, fe[m], fpk[m], &s_decided);
+			if (i < n)
+				packet_result(gq, base + i, i, fv[m], fmal[m],
+					s_len, &s_sum);
 		}
-		if (pi.malformed != GPURX_MAL_NONE)
-			atomicAdd(&s_sum.mal[pi.malformed % GPURX_SUM_MAL], 1u);
-		s_len[i] = v == 0 ? 0 : min(min(v, caplen), gq->max_caplen);
 	}
 	__syncthreads();
-	if (p->flow_turn != NULL && n == 0 && threadIdx.x == 0) {
-		unsigned long long *turn = &p->flow_turn[q *
-			GPURX_FLOW_TURN_STRIDE];
-
-		/* An item without packets takes its turn and passes it on. */
-		while (gpucomm_ld_acquire_gpu_u64(turn) != seq)
-			__nanosleep(64);
-		gpucomm_st_release_gpu_u64(turn, seq + 1);
-	}
 	phase_mark(bc, 2);
 	/* Before the barrier that precedes DONE, like every result. */
 	for (uint32_t w = threadIdx.x; w < GPURX_SUM_WORDS; w += blockDim.x)

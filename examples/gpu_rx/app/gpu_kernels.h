@@ -175,8 +175,16 @@ struct gpurx_gq {
  * The app's kernel parameters besides the ring library's (struct
  * gpucomm_kparams: lists, dispatch state, quit flag, test hooks).
  */
-/* unsigned long longs between two queues' flow turns: a 128-byte line each. */
-#define GPURX_FLOW_TURN_STRIDE 16
+/* A queue's flow order slots start on a 128-byte line of their own. */
+#define GPURX_FLOW_ORDER_ALIGN 16
+
+/* The order slots' stride between queues, for ring_items items a queue. */
+static inline uint32_t
+gpurx_flow_order_stride(uint32_t ring_items)
+{
+	return (ring_items + GPURX_FLOW_ORDER_ALIGN - 1) /
+		GPURX_FLOW_ORDER_ALIGN * GPURX_FLOW_ORDER_ALIGN;
+}
 
 struct gpurx_kparams {
 	struct gpurx_gq *gq;		/* [queues], mapped pinned memory */
@@ -184,13 +192,15 @@ struct gpurx_kparams {
 	uint32_t prog_len;
 	struct gpurx_flow_table *ft;	/* device memory */
 	/*
-	 * Flows end (flow export): per queue, at q * GPURX_FLOW_TURN_STRIDE,
-	 * the ring number of the item whose packets the flow table takes
-	 * next, from 0 (device memory), so that a queue's packets reach it
-	 * in arrival order (gpu_kernels.cu, account_in_order). NULL: flows
-	 * never end, and counting them commutes.
+	 * Flows end (flow export): per queue, from q * flow_order_stride,
+	 * a slot per ring item saying how far the item's packets have got
+	 * with the flow table (pinned, decided), zeroed (device memory), so
+	 * that a queue's packets of one flow reach it in arrival order
+	 * (gpu_kernels.cu, account_decide). NULL: flows never end, and
+	 * counting them commutes.
 	 */
-	unsigned long long *flow_turn;
+	unsigned long long *flow_order;
+	uint32_t flow_order_stride;
 	/* A capture file is written: copy accepted packets to the arena
 	 * (else the copy, a PCIe round trip or two per accepted packet,
 	 * would only add to every item's latency). */

@@ -91,7 +91,7 @@ struct gpurx_gpu {
 	struct gpurx_kparams kp;
 	void *d_prog;
 	void *d_ft;
-	void *d_flow_turn;	/* flow export: gpurx_kparams.flow_turn */
+	void *d_flow_order;	/* flow export: gpurx_kparams.flow_order */
 	/* Every buffer taken for the GPU (gpu_mem.c), released in reverse. */
 	struct gpurx_gpu_buf *bufs;
 	unsigned int n_bufs, bufs_cap;

@@ -150,14 +150,15 @@ gpurx_gpu_setup(struct gpurx_app *a)
 			gpurx_gpu_mem_upload(a, &g->d_ft, a->ft, ft_bytes,
 				"flow table"))
 		return -1;
-	/* Flows end: the queues' turns at the table, from item 0. */
+	/* Flows end: the queues' order slots, every item not yet seen. */
 	if (a->fx != NULL) {
-		size_t tb = (size_t)a->nq * GPURX_FLOW_TURN_STRIDE *
+		size_t tb = (size_t)a->nq *
+			gpurx_flow_order_stride(a->opt.ring_items) *
 			sizeof(unsigned long long);
 		void *zero = calloc(1, tb);
 
 		rc = zero == NULL ? -1 : gpurx_gpu_mem_upload(a,
-			&g->d_flow_turn, zero, tb, "flow turns");
+			&g->d_flow_order, zero, tb, "flow order slots");
 		free(zero);
 		if (rc != 0) {
 			if (zero == NULL)
@@ -182,7 +183,8 @@ gpurx_gpu_setup(struct gpurx_app *a)
 	g->kp.prog = g->d_prog;
 	g->kp.prog_len = a->filter.len;
 	g->kp.ft = g->d_ft;
-	g->kp.flow_turn = g->d_flow_turn;
+	g->kp.flow_order = g->d_flow_order;
+	g->kp.flow_order_stride = gpurx_flow_order_stride(a->opt.ring_items);
 	g->kp.capture = a->cap != NULL;
 	g->kp.split = a->split != 0;
 	printf("memory: %u ring items x %u packets per queue, %zu MiB pinned "

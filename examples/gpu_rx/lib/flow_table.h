@@ -22,8 +22,11 @@
  * of it last. Exact records need each flow's packets decided in arrival
  * order (does the packet count into the live record, or end it and start
  * a new one: it depends on the packets before it); the GPU keeps that
- * order with a turn per RX queue (gpu_kernels.cu) and wants the ordered
- * part short, so a packet's accounting is split in four steps:
+ * order per RX queue only where an item in flight shares a flow with
+ * another (gpu_kernels.cu, account_decide: a group whose pins are the
+ * slot's only ones decides at once, gpurx_flow_plan_alone()), and wants
+ * the ordered part short, so a packet's accounting is split in four
+ * steps:
  *
  *   pin       not ordered: find the key's slot, or insert it (an empty
  *             slot, no record yet), and hold it: nobody ends or reuses a
@@ -116,7 +119,7 @@
  *
  * Why records stay exact: a record's boundaries are decided by plans,
  * one flow's plans made one after the other in arrival order (the CPU's
- * one thread per queue; the GPU's turn), each seeing the previous one's
+ * one thread per queue; the GPU's order), each seeing the previous one's
  * commit; everything else in a record commutes (sums, min, max, OR) and
  * lands, before the record is written out, in the buffer its plan chose:
  * the buffer cannot be written out or reused while a holder is in it,
@@ -1217,12 +1220,12 @@ gpurx_flow_plan(struct gpurx_flow_table *ft, struct gpurx_flow_entry *e,
 }
 
 /*
- * The same by a thread that holds its queue's turn (gpu_kernels.cu): the
- * record word and both buffers' times in one round trip, three 16-byte
- * loads at once, rather than the word and then its live buffer's times
- * (the turn is the queue's critical path). Relaxed: the turn's acquire,
- * before, ordered every earlier commit of this queue and, through each
- * one's acquire, the emptying of a buffer it made live. A buffer another
+ * The same by a warp in its queue's order (gpu_kernels.cu): the record
+ * word and both buffers' times in one round trip, three 16-byte loads at
+ * once, rather than the word and then its live buffer's times (the order
+ * is the queue's critical path). Relaxed: the order's acquires, before,
+ * ordered every earlier commit of this queue and, through each one's
+ * acquire, the emptying of a buffer it made live. A buffer another
  * queue's commit switched to may be read with the times it held before
  * it was emptied: that record's boundary may move, as for any threads
  * racing on one flow without an order; no packet is lost.
@@ -1245,6 +1248,33 @@ gpurx_flow_plan_in_turn(struct gpurx_flow_table *ft,
 		gpurx_flow_plan_from(ft, r, f1, l1, pk, mask, noend, queue, pl);
 	else
 		gpurx_flow_plan_from(ft, r, f0, l0, pk, mask, noend, queue, pl);
+}
+
+/*
+ * Step 2 by a group that may find itself alone on its flow, before its
+ * queue's order (gpu_kernels.cu): the plan as gpurx_flow_plan() makes it,
+ * and whether the slot's pins are the group's `pins` alone. Alone, no
+ * other packet of any queue is between its pin and its unpin on the
+ * flow, so every packet before the group's (in every queue) has let go,
+ * and the plan made now is the plan made in arrival order: the state's
+ * acquire reads the last unpin, a release after that packet's commit and
+ * times, and the times are read after it. The record word beside the
+ * state is read without that order: if it is not the word the commit
+ * finds, the CAS fails and the group plans again; if it is, the plan
+ * made from it is the same.
+ */
+GPURX_FN int
+gpurx_flow_plan_alone(struct gpurx_flow_table *ft, struct gpurx_flow_entry *e,
+		const struct gpurx_flow_pkt *pk, uint32_t mask, int noend,
+		uint16_t queue, uint32_t pins, struct gpurx_flow_plan *pl)
+{
+	uint64_t s, r, first, last;
+
+	gpurx_atomic_load_x2_u64(&e->state, &s, &r, GPURX_ACQUIRE);
+	gpurx_atomic_load_x2_u64(&e->acc[GPURX_FLOW_REC_B(r)].first_seen,
+		&first, &last, GPURX_RELAXED);
+	gpurx_flow_plan_from(ft, r, first, last, pk, mask, noend, queue, pl);
+	return GPURX_FLOW_REFS(s) == pins;
 }
 
 /* The plan ends the live record but the other buffer still holds the
