@@ -44,7 +44,7 @@
 #include "flow_bench.h"
 #include "flow_bench_kernels.h"
 #include "gpucuda.h"
-#include "gpurx_flow_kernels.h"
+#include "flow_scan.h"
 #include "ipfix_writer.h"
 
 #define CHUNK (1u << 22)	/* packets a GPU launch */

@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gpurx_classify.h"
+#include "flow_classify.h"
 #include "pktgen.h"
 
 enum kr_pclass {

@@ -12,7 +12,7 @@
 
 #include <cuda_runtime.h>
 
-#include "gpurx_classify.h"
+#include "flow_classify.h"
 #include "krate_kernels.h"
 
 #define KR_WARP_SIZE 32

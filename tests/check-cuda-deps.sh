@@ -7,7 +7,7 @@
 # scripts/nvcc-depfile.sh writes them). Usage: check-cuda-deps.sh BUILD_DIR
 set -u
 build=$1
-obj=examples/gpu_rx/libgpurx_core_cuda.a.p/lib_gpurx_kernels_core.cu.o
+obj=lib/gpuflow/libgpuflow_scan.a.p/flow_scan.cu.o
 deps=$(ninja -C "$build" -t deps "$obj" 2>&1)
 if ! printf '%s\n' "$deps" | grep -q 'flow_table\.h'; then
 	echo "FAIL: ninja knows no header of $obj: CUDA objects are not rebuilt"

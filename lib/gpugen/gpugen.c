@@ -27,9 +27,9 @@
 #define GPUGEN_MAX_TOKENS 64
 #define GPUGEN_DIM(a) (sizeof(a) / sizeof((a)[0]))
 
-GPURX_STATIC_ASSERT(GPUGEN_CSUM_IP4 == GPURX_CSUM_OFF_IP4 &&
-	GPUGEN_CSUM_UDP == GPURX_CSUM_OFF_UDP &&
-	GPUGEN_CSUM_TCP == GPURX_CSUM_OFF_TCP, "one set of offload bits");
+GPURX_STATIC_ASSERT(GPUGEN_CSUM_IP4 == GPUGEN_CSUM_OFF_IP4 &&
+	GPUGEN_CSUM_UDP == GPUGEN_CSUM_OFF_UDP &&
+	GPUGEN_CSUM_TCP == GPUGEN_CSUM_OFF_TCP, "one set of offload bits");
 
 struct gpugen {
 	struct gpugen_conf conf;
@@ -172,7 +172,7 @@ struct var_desc {
 };
 
 struct stream_desc {
-	struct gpurx_pkt_spec sp;
+	struct gpugen_pkt_spec sp;
 	int have_ip, have_l4, n_vlan_words;
 	uint64_t size_lo, size_hi, size_step;
 	uint8_t size_mode;
@@ -184,7 +184,7 @@ struct stream_desc {
 	int imix;
 	int size_given;
 	unsigned int n_vars;
-	struct var_desc vars[GPURX_FE_MAX_VARS];
+	struct var_desc vars[GPUGEN_FE_MAX_VARS];
 };
 
 static const char known_keys[] = "eth, vlan[=ID], ipv4, ipv6, udp, tcp, "
@@ -340,7 +340,7 @@ parse_item(struct stream_desc *d, char *item, char *err, size_t errlen)
 	if (strcmp(item, "pcp") == 0) {
 		if (num_key(item, v, 7, &n, err, errlen) != 0)
 			return -EINVAL;
-		for (int i = 0; i < GPURX_PB_MAX_VLANS; i++)
+		for (int i = 0; i < GPUGEN_PB_MAX_VLANS; i++)
 			d->sp.pcp[i] = (uint8_t)n;
 		return 0;
 	}
@@ -403,9 +403,9 @@ parse_item(struct stream_desc *d, char *item, char *err, size_t errlen)
 	if (strcmp(item, "var") == 0 || strcmp(item, "tuple") == 0) {
 		struct var_desc *x;
 
-		if (d->n_vars >= GPURX_FE_MAX_VARS)
+		if (d->n_vars >= GPUGEN_FE_MAX_VARS)
 			return fail(err, errlen, -ENOSPC, "more than %d variables",
-				GPURX_FE_MAX_VARS);
+				GPUGEN_FE_MAX_VARS);
 		x = &d->vars[d->n_vars++];
 		x->tuple = item[0] == 't';
 		if (strlen(v) >= sizeof(x->text))
@@ -449,10 +449,10 @@ struct var_target {
 };
 
 static int
-parse_target(const struct gpurx_fe_prog *p, char *f, struct var_target *t,
+parse_target(const struct gpugen_fe_prog *p, char *f, struct var_target *t,
 		char *err, size_t errlen)
 {
-	struct gpurx_fe_field ff;
+	struct gpugen_fe_field ff;
 	uint64_t off, w = 4;
 	char *slash;
 	int rc;
@@ -471,7 +471,7 @@ parse_target(const struct gpurx_fe_prog *p, char *f, struct var_target *t,
 		t->width = (uint32_t)w;
 		return 0;
 	}
-	rc = gpurx_fe_field_find(&p->lay, f, &ff);
+	rc = gpugen_fe_field_find(&p->lay, f, &ff);
 	if (rc != 0)
 		return fail(err, errlen, rc, "field '%s': %s", f, fe_why(rc));
 	t->name = f;
@@ -480,17 +480,17 @@ parse_target(const struct gpurx_fe_prog *p, char *f, struct var_target *t,
 }
 
 static int
-add_write(struct gpurx_fe_prog *p, const struct var_target *t, int var,
+add_write(struct gpugen_fe_prog *p, const struct var_target *t, int var,
 		uint8_t part)
 {
 	if (t->name != NULL)
-		return gpurx_fe_write_field(p, t->name, var, part, 0);
-	return gpurx_fe_write_off(p, t->off, var, part, 0);
+		return gpugen_fe_write_field(p, t->name, var, part, 0);
+	return gpugen_fe_write_off(p, t->off, var, part, 0);
 }
 
 /* var=FIELD:OP:MIN-MAX[:step=N][:init=V][:burst] */
 static int
-compile_var(struct gpurx_fe_prog *p, const char *text, char *err,
+compile_var(struct gpugen_fe_prog *p, const char *text, char *err,
 		size_t errlen)
 {
 	char buf[128], *f[8];
@@ -508,11 +508,11 @@ compile_var(struct gpurx_fe_prog *p, const char *text, char *err,
 		return fail(err, errlen, -EINVAL, "var=%s: FIELD:OP:MIN-MAX "
 			"wanted", text);
 	if (strcmp(f[1], "inc") == 0)
-		op = GPURX_FE_INC;
+		op = GPUGEN_FE_INC;
 	else if (strcmp(f[1], "dec") == 0)
-		op = GPURX_FE_DEC;
+		op = GPUGEN_FE_DEC;
 	else if (strcmp(f[1], "random") == 0)
-		op = GPURX_FE_RANDOM;
+		op = GPUGEN_FE_RANDOM;
 	else
 		return fail(err, errlen, -EINVAL, "var=%s: operation '%s' "
 			"unknown (inc, dec, random)", text, f[1]);
@@ -539,7 +539,7 @@ compile_var(struct gpurx_fe_prog *p, const char *text, char *err,
 	if (lo > hi)
 		return fail(err, errlen, -EINVAL, "var=%s: min > max", text);
 	if (!have_init)
-		init = op == GPURX_FE_DEC ? hi : lo;
+		init = op == GPUGEN_FE_DEC ? hi : lo;
 	if (init < lo || init > hi)
 		return fail(err, errlen, -EINVAL, "var=%s: init outside "
 			"[min, max]", text);
@@ -553,10 +553,10 @@ compile_var(struct gpurx_fe_prog *p, const char *text, char *err,
 	if (hi > lim)
 		return fail(err, errlen, -ERANGE, "var=%s: max %" PRIu64 " does "
 			"not fit the field's %u bytes", text, hi, size);
-	rc = gpurx_fe_add_var(p, size, op, lo, hi, init, step, burst);
+	rc = gpugen_fe_add_var(p, size, op, lo, hi, init, step, burst);
 	if (rc < 0)
 		return fail(err, errlen, rc, "var=%s: %s", text, fe_why(rc));
-	rc = add_write(p, &t, rc, GPURX_FE_PART_VALUE);
+	rc = add_write(p, &t, rc, GPUGEN_FE_PART_VALUE);
 	if (rc < 0)
 		return fail(err, errlen, rc, "var=%s: field %s: %s", text, f[0],
 			fe_why(rc));
@@ -565,7 +565,7 @@ compile_var(struct gpurx_fe_prog *p, const char *text, char *err,
 
 /* tuple=IPFIELD:PORTFIELD:IPMIN-IPMAX:PMIN-PMAX[:limit=N][:burst] */
 static int
-compile_tuple(struct gpurx_fe_prog *p, const char *text, char *err,
+compile_tuple(struct gpugen_fe_prog *p, const char *text, char *err,
 		size_t errlen)
 {
 	char buf[128], *f[7];
@@ -606,15 +606,15 @@ compile_tuple(struct gpurx_fe_prog *p, const char *text, char *err,
 		rc = parse_target(p, f[1], &tport, err, errlen);
 	if (rc != 0)
 		return rc;
-	var = gpurx_fe_add_tuple(p, (uint32_t)ilo, (uint32_t)ihi,
+	var = gpugen_fe_add_tuple(p, (uint32_t)ilo, (uint32_t)ihi,
 		(uint16_t)plo, (uint16_t)phi, limit, burst);
 	if (var < 0)
 		return fail(err, errlen, var, "tuple=%s: %s", text, fe_why(var));
-	rc = add_write(p, &tip, var, GPURX_FE_PART_IP);
+	rc = add_write(p, &tip, var, GPUGEN_FE_PART_IP);
 	if (rc < 0)
 		return fail(err, errlen, rc, "tuple=%s: field %s: %s", text, f[0],
 			fe_why(rc));
-	rc = add_write(p, &tport, var, GPURX_FE_PART_PORT);
+	rc = add_write(p, &tport, var, GPUGEN_FE_PART_PORT);
 	if (rc < 0)
 		return fail(err, errlen, rc, "tuple=%s: field %s: %s", text, f[1],
 			fe_why(rc));
@@ -623,21 +623,21 @@ compile_tuple(struct gpurx_fe_prog *p, const char *text, char *err,
 
 static int
 compile_prog(const struct gpugen *g, struct gpugen_stream_dev *st,
-		const struct stream_desc *d, const struct gpurx_pkt_layout *lay,
+		const struct stream_desc *d, const struct gpugen_pkt_layout *lay,
 		int stamp, uint32_t id, char *err, size_t errlen)
 {
-	int rc = gpurx_fe_init(&st->prog, lay, st->seed, id, g->conf.burst);
+	int rc = gpugen_fe_init(&st->prog, lay, st->seed, id, g->conf.burst);
 
 	if (rc != 0)
 		return fail(err, errlen, rc, "empty frame");
 	if (stamp) {
-		rc = gpurx_fe_set_stamp(&st->prog);
+		rc = gpugen_fe_set_stamp(&st->prog);
 		if (rc != 0)
 			return fail(err, errlen, -EMSGSIZE, "stamp: the %s frame "
 				"(%u bytes) has no room for the %d-byte stamp after "
 				"its headers; give a larger size, or stamp=off",
 				st->from_spec ? "shortest" : "pcap", lay->len,
-				GPURX_STAMP_LEN);
+				GPUGEN_STAMP_LEN);
 	}
 	for (unsigned int k = 0; k < d->n_vars; k++) {
 		rc = d->vars[k].tuple ?
@@ -647,7 +647,7 @@ compile_prog(const struct gpugen *g, struct gpugen_stream_dev *st,
 			return rc;
 	}
 	if (g->conf.csum_offload)
-		gpurx_fe_csum_offload(&st->prog);
+		gpugen_fe_csum_offload(&st->prog);
 	return 0;
 }
 
@@ -675,7 +675,7 @@ append_stream(struct gpugen *g, const struct gpugen_stream_dev *st,
 	/* The program's layout is the shortest frame's: the same header
 	 * offsets; the lengths are read from the frame's own headers. */
 	if (st->prog.csum_offload)
-		t->s[s].csum_offload = gpurx_pkt_csum_offload(
+		t->s[s].csum_offload = gpugen_pkt_csum_offload(
 			(uint8_t *)(t + 1) + t->tmpl_bytes, &st->prog.lay);
 	t->tmpl_bytes += st->tmpl_len;
 	t->s[s].wstart = t->round;
@@ -738,7 +738,7 @@ add_spec_stream(struct gpugen *g, struct stream_desc *d, const char *desc,
 		char *err, size_t errlen)
 {
 	struct gpugen_stream_dev *st;
-	struct gpurx_pkt_layout lay;
+	struct gpugen_pkt_layout lay;
 	uint8_t *tmpl = NULL;
 	uint32_t id = g->t->n_streams;
 	int rc;
@@ -747,10 +747,10 @@ add_spec_stream(struct gpugen *g, struct stream_desc *d, const char *desc,
 		return fail(err, errlen, -EMSGSIZE, "size %" PRIu64 " beyond the "
 			"mbuf data room (%u bytes, %u with FCS)", d->size_hi,
 			g->conf.data_room, g->conf.data_room + GPUGEN_FCS);
-	if (d->size_lo < GPURX_PB_MIN_FRAME + GPUGEN_FCS)
+	if (d->size_lo < GPUGEN_PB_MIN_FRAME + GPUGEN_FCS)
 		return fail(err, errlen, -EINVAL, "size %" PRIu64 " below the "
 			"Ethernet minimum of %d", d->size_lo,
-			GPURX_PB_MIN_FRAME + GPUGEN_FCS);
+			GPUGEN_PB_MIN_FRAME + GPUGEN_FCS);
 	st = calloc(1, sizeof(*st));
 	tmpl = malloc(d->size_hi);
 	if (st == NULL || tmpl == NULL) {
@@ -766,7 +766,7 @@ add_spec_stream(struct gpugen *g, struct stream_desc *d, const char *desc,
 	st->len_step = (uint32_t)d->size_step;
 	st->spec = d->sp;
 	st->spec.payload_len = 0;
-	if (gpurx_pkt_build(&st->spec, tmpl, st->len_max, &lay) == 0) {
+	if (gpugen_pkt_build(&st->spec, tmpl, st->len_max, &lay) == 0) {
 		rc = fail(err, errlen, -EINVAL, "headers do not fit");
 		goto out;
 	}
@@ -779,7 +779,7 @@ add_spec_stream(struct gpugen *g, struct stream_desc *d, const char *desc,
 	}
 	/* The shortest frame: every write and the stamp must lie in it. */
 	st->spec.payload_len = st->len_min - st->hdr_len;
-	if (gpurx_pkt_build(&st->spec, tmpl, st->len_max, &lay) !=
+	if (gpugen_pkt_build(&st->spec, tmpl, st->len_max, &lay) !=
 			st->len_min) {
 		rc = fail(err, errlen, -EINVAL, "size %u cannot be built",
 			st->len_min + GPUGEN_FCS);
@@ -789,7 +789,7 @@ add_spec_stream(struct gpugen *g, struct stream_desc *d, const char *desc,
 	if (rc != 0)
 		goto out;
 	st->spec.payload_len = st->len_max - st->hdr_len;
-	st->tmpl_len = gpurx_pkt_build(&st->spec, tmpl, st->len_max, &lay);
+	st->tmpl_len = gpugen_pkt_build(&st->spec, tmpl, st->len_max, &lay);
 	rc = append_stream(g, st, tmpl, desc);
 out:
 	free(st);
@@ -799,7 +799,7 @@ out:
 
 /* Where the checksums and headers of a frame read from a file are. */
 static int
-layout_of(const uint8_t *p, uint32_t len, struct gpurx_pkt_layout *lay)
+layout_of(const uint8_t *p, uint32_t len, struct gpugen_pkt_layout *lay)
 {
 	struct gpurx_pkt_info pi;
 
@@ -865,7 +865,7 @@ add_pcap_streams(struct gpugen *g, struct stream_desc *d, const char *desc,
 	}
 	while ((r = pcap_next_ex(pc, &h, &data)) == 1) {
 		struct gpugen_stream_dev *st;
-		struct gpurx_pkt_layout lay;
+		struct gpugen_pkt_layout lay;
 		uint8_t *tmpl;
 
 		if (first + k >= GPUGEN_MAX_STREAMS) {
@@ -901,7 +901,7 @@ add_pcap_streams(struct gpugen *g, struct stream_desc *d, const char *desc,
 		}
 		/* Valid checksums from the start, whatever the capture held
 		 * (offloaded checksums are often garbage there). */
-		gpurx_pkt_csum_fill(tmpl, &lay);
+		gpugen_pkt_csum_fill(tmpl, &lay);
 		st->seed = d->seed;
 		st->weight = (uint32_t)d->weight;
 		st->tmpl_len = st->len_min = st->len_max = h->caplen;

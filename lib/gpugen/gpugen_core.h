@@ -11,9 +11,9 @@
 #ifndef GPUGEN_CORE_H
 #define GPUGEN_CORE_H
 
-#include "pkt_build.h"
-#include "pkt_fe.h"
-#include "pkt_stamp.h"
+#include "gpugen_build.h"
+#include "gpugen_fe.h"
+#include "gpugen_stamp.h"
 
 #define GPUGEN_MAX_STREAMS 64
 #define GPUGEN_FCS 4	/* sizes are given with the FCS the port adds */
@@ -24,8 +24,8 @@
 #define GPUGEN_SIZE_RANDOM 2	/* uniform in [min, max] */
 
 struct gpugen_stream_dev {
-	struct gpurx_fe_prog prog;	/* compiled against the shortest frame */
-	struct gpurx_pkt_spec spec;	/* spec streams: rebuilt per size */
+	struct gpugen_fe_prog prog;	/* compiled against the shortest frame */
+	struct gpugen_pkt_spec spec;	/* spec streams: rebuilt per size */
 	uint64_t seed;
 	uint32_t tmpl_off;		/* into the table's template bytes */
 	uint32_t tmpl_len;		/* the longest frame, no FCS */
@@ -35,7 +35,7 @@ struct gpugen_stream_dev {
 	uint32_t wstart;		/* packets of earlier streams per round */
 	uint8_t size_mode;
 	uint8_t from_spec;
-	uint32_t csum_offload;		/* GPURX_CSUM_OFF_*: the port's part */
+	uint32_t csum_offload;		/* GPUGEN_CSUM_OFF_*: the port's part */
 };
 
 struct gpugen_table {
@@ -86,7 +86,7 @@ gpugen_stream_len(const struct gpugen_stream_dev *st, uint64_t idx)
 	}
 	case GPUGEN_SIZE_RANDOM:
 		/* The field engine's hash, keyed apart from its variables. */
-		return st->len_min + (uint32_t)(gpurx_fe_hash(st->seed,
+		return st->len_min + (uint32_t)(gpugen_fe_hash(st->seed,
 			st->prog.stream, 0xff, idx) % r);
 	default:
 		return st->len_max;
@@ -108,18 +108,18 @@ gpugen_make(const struct gpugen_table *t, const struct gpugen_stream_dev *st,
 	uint32_t len = gpugen_stream_len(st, idx);
 
 	if (len == st->tmpl_len) {
-		gpurx_pb_copy(out, gpugen_tmpl(t, st), len);
+		gpugen_pb_copy(out, gpugen_tmpl(t, st), len);
 	} else {
-		struct gpurx_pkt_spec sp = st->spec;
-		struct gpurx_pkt_layout lay;
+		struct gpugen_pkt_spec sp = st->spec;
+		struct gpugen_pkt_layout lay;
 
 		sp.payload_len = len > st->hdr_len ? len - st->hdr_len : 0;
-		if (gpurx_pkt_build(&sp, out, st->tmpl_len, &lay) != len)
+		if (gpugen_pkt_build(&sp, out, st->tmpl_len, &lay) != len)
 			return 0;	/* cannot happen for a checked stream */
 		if (st->prog.csum_offload)
-			(void)gpurx_pkt_csum_offload(out, &lay);
+			(void)gpugen_pkt_csum_offload(out, &lay);
 	}
-	gpurx_fe_apply(&st->prog, out, idx, tx_ns);
+	gpugen_fe_apply(&st->prog, out, idx, tx_ns);
 	return len;
 }
 

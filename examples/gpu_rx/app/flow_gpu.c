@@ -9,7 +9,7 @@
 
 #include "flow_gpu.h"
 #include "gpu_priv.h"
-#include "gpurx_flow_kernels.h"
+#include "flow_scan.h"
 
 /* How long gpurx_flow_gpu_close() waits for a scan that cannot start (a
  * GPU whose every SM the persistent kernel holds). */

@@ -2,7 +2,7 @@
 /*
  * The GPU side of the flow export (GPU modes): the export ring's records
  * in GPU memory and their copies to the host, and the exporter thread's
- * scans of the table in GPU memory (gpurx_flow_kernels.cu), each on a
+ * scans of the table in GPU memory (flow_scan.cu), each on a
  * stream of its own.
  */
 #ifndef GPURX_APP_FLOW_GPU_H

@@ -42,7 +42,7 @@
 #include <cuda_runtime.h>
 
 #include "gpucomm_persistent.cuh"
-#include "gpurx_classify.h"
+#include "flow_classify.h"
 #include "gpu_kernels.h"
 #include "opts.h"
 

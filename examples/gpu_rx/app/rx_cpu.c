@@ -15,8 +15,8 @@
 #include "app.h"
 #include "flow_export.h"
 #include "gpu_guard.h"
-#include "gpurx_classify.h"
-#include "pkt_stamp.h"
+#include "flow_classify.h"
+#include "gpugen_stamp.h"
 #include "stamps.h"
 #include "test_hooks.h"
 
@@ -65,10 +65,10 @@ cpu_process(struct gpurx_app *a, struct gpurx_qstats *qs, uint16_t q,
 			ts, q, a->filter.insns, a->filter.len, a->ft, &pi);
 		mal = pi.malformed;
 		if (a->stamps != NULL && verdict != 0) {
-			struct gpurx_stamp st;
+			struct gpugen_stamp st;
 
 			gpurx_stamps_add(a->stamps, q,
-				gpurx_stamp_find_view(view, caplen, &pi, &st) == 0 ?
+				gpugen_stamp_find_view(view, caplen, &pi, &st) == 0 ?
 				&st : NULL, ts);
 		}
 		GPURX_STAT_ADD(qs, rx_pkts, 1);

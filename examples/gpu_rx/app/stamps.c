@@ -148,7 +148,7 @@ window_advance(struct stream_state *e, uint64_t seq)
 
 void
 gpurx_stamps_add(struct gpurx_stamps *s, uint16_t q,
-		const struct gpurx_stamp *st, uint64_t rx_ns)
+		const struct gpugen_stamp *st, uint64_t rx_ns)
 {
 	struct stamp_queue *sq = &s->q[q];
 	struct stream_state *e;

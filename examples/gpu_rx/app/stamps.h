@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * --stamps: the receiver's side of the generator's stamps
- * (lib/pkt_stamp.h). Per stream id: stamped packets received, lost,
+ * (lib/gpugen_stamp.h). Per stream id: stamped packets received, lost,
  * reordered, duplicated, and the latency, RX time minus the stamp's
  * tx_ns (min, median, p99, max).
  *
@@ -34,7 +34,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "pkt_stamp.h"
+#include "gpugen_stamp.h"
 
 /* Sequence numbers below the highest in which a duplicate is found. */
 #define GPURX_STAMP_WINDOW 4096u
@@ -52,7 +52,7 @@ void gpurx_stamps_free(struct gpurx_stamps *s);
  * without one), received at rx_ns (ns on the clock of tx_ns; 0: unknown).
  */
 void gpurx_stamps_add(struct gpurx_stamps *s, uint16_t q,
-		const struct gpurx_stamp *st, uint64_t rx_ns);
+		const struct gpugen_stamp *st, uint64_t rx_ns);
 
 /* The whole run's figures for one stream, merged over the queues. */
 struct gpurx_stamp_stream {

@@ -27,7 +27,7 @@
 
 #include <pcap/pcap.h>
 
-#include "gpurx_classify.h"
+#include "flow_classify.h"
 
 struct ref {
 	int used, live;

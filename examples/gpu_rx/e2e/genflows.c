@@ -35,7 +35,7 @@
 #include <pcap/pcap.h>
 
 #include "flow_stress.h"
-#include "pkt_build.h"
+#include "gpugen_build.h"
 #include "pkt_parse.h"
 
 #define TS_BASE_SEC 1700000000ull
@@ -45,7 +45,7 @@
 
 struct gpkt {
 	uint64_t us;		/* time from TS_BASE_SEC */
-	struct gpurx_pkt_spec s;
+	struct gpugen_pkt_spec s;
 };
 
 static struct gpkt pkts[MAX_PKTS];
@@ -63,7 +63,7 @@ rnd(uint32_t n)
 
 /* Endpoints of flow number f: distinct for every flow. */
 static void
-flow_spec(struct gpurx_pkt_spec *s, uint32_t f, uint8_t proto)
+flow_spec(struct gpugen_pkt_spec *s, uint32_t f, uint8_t proto)
 {
 	memset(s, 0, sizeof(*s));
 	memcpy(s->eth_dst, "\x02\x00\x00\x00\x00\x01", 6);
@@ -94,7 +94,7 @@ flow_spec(struct gpurx_pkt_spec *s, uint32_t f, uint8_t proto)
 }
 
 static void
-add(uint64_t us, const struct gpurx_pkt_spec *s, uint8_t tcp_flags,
+add(uint64_t us, const struct gpugen_pkt_spec *s, uint8_t tcp_flags,
 		uint32_t payload)
 {
 	struct gpkt *p;
@@ -112,7 +112,7 @@ add(uint64_t us, const struct gpurx_pkt_spec *s, uint8_t tcp_flags,
 static uint64_t
 tcp_conn(uint32_t f, uint64_t t0, int rst)
 {
-	struct gpurx_pkt_spec s;
+	struct gpugen_pkt_spec s;
 	uint32_t data = 3 + rnd(6);
 	uint64_t t = t0;
 
@@ -143,7 +143,7 @@ by_time(const void *a, const void *b)
 
 /* Packet i of --many: flow i, at microsecond i. */
 static void
-many_pkt(uint64_t i, struct gpurx_pkt_spec *s, uint64_t *us)
+many_pkt(uint64_t i, struct gpugen_pkt_spec *s, uint64_t *us)
 {
 	struct gpurx_flow_key k;
 
@@ -171,7 +171,7 @@ many_pkt(uint64_t i, struct gpurx_pkt_spec *s, uint64_t *us)
 
 /* Packet i of the known flows (sorted). */
 static void
-flows_pkt(uint64_t i, struct gpurx_pkt_spec *s, uint64_t *us)
+flows_pkt(uint64_t i, struct gpugen_pkt_spec *s, uint64_t *us)
 {
 	*s = pkts[i].s;
 	*us = pkts[i].us;
@@ -180,7 +180,7 @@ flows_pkt(uint64_t i, struct gpurx_pkt_spec *s, uint64_t *us)
 /* n packets, what at() says each is, into a pcap. 0, or 1 (said why). */
 static int
 dump_all(const char *path, uint64_t n,
-		void (*at)(uint64_t i, struct gpurx_pkt_spec *s, uint64_t *us))
+		void (*at)(uint64_t i, struct gpugen_pkt_spec *s, uint64_t *us))
 {
 	static uint8_t buf[FRAME_MAX];
 	pcap_t *dead = pcap_open_dead(DLT_EN10MB, 65535);
@@ -195,13 +195,13 @@ dump_all(const char *path, uint64_t n,
 		return 1;
 	}
 	for (uint64_t i = 0; i < n && rc == 0; i++) {
-		struct gpurx_pkt_layout lay;
-		struct gpurx_pkt_spec s;
+		struct gpugen_pkt_layout lay;
+		struct gpugen_pkt_spec s;
 		struct pcap_pkthdr h;
 		uint64_t us;
 
 		at(i, &s, &us);
-		h.caplen = h.len = gpurx_pkt_build(&s, buf, sizeof(buf), &lay);
+		h.caplen = h.len = gpugen_pkt_build(&s, buf, sizeof(buf), &lay);
 		h.ts.tv_sec = (time_t)(TS_BASE_SEC + us / 1000000);
 		h.ts.tv_usec = (suseconds_t)(us % 1000000);
 		if (h.len == 0) {
@@ -222,7 +222,7 @@ dump_all(const char *path, uint64_t n,
 static void
 dense_flows(void)
 {
-	struct gpurx_pkt_spec s;
+	struct gpugen_pkt_spec s;
 
 	for (uint64_t t = 0; t < SPAN_US; t += (5 + rnd(21)) * 1000000ull) {
 		/* Some ticks sparse: a flow's next packets, past a
@@ -252,7 +252,7 @@ dense_flows(void)
 int
 main(int argc, char **argv)
 {
-	struct gpurx_pkt_spec s;
+	struct gpugen_pkt_spec s;
 	uint32_t f = 1;
 
 	if (argc == 4 && strcmp(argv[1], "--many") == 0)

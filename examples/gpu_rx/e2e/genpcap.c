@@ -39,7 +39,7 @@
 
 /* A TCP or UDP flow of either IP version, as both frame kinds use. */
 static void
-big_spec(struct pktgen *g, struct gpurx_pkt_spec *s)
+big_spec(struct pktgen *g, struct gpugen_pkt_spec *s)
 {
 	memset(s, 0, sizeof(*s));
 	memcpy(s->eth_dst, "\x02\x00\x00\x00\x00\x01", 6);
@@ -74,15 +74,15 @@ big_spec(struct pktgen *g, struct gpurx_pkt_spec *s)
 static uint32_t
 build_giant(struct pktgen *g, uint8_t *buf, unsigned long nth, uint32_t max)
 {
-	struct gpurx_pkt_layout lay;
-	struct gpurx_pkt_spec s;
+	struct gpugen_pkt_layout lay;
+	struct gpugen_pkt_spec s;
 	uint32_t len, want;
 
 	big_spec(g, &s);
 	s.payload_len = IP_MAX - (s.ip_version == 4 ? 20 : 40) -
 		(s.proto == GPURX_IPPROTO_TCP ? 20 : 8);
 	/* pktgen bounds the IPv6 header and payload together by IP_MAX. */
-	len = gpurx_pkt_build(&s, buf, GIANT_MAX, &lay);
+	len = gpugen_pkt_build(&s, buf, GIANT_MAX, &lay);
 	if (len == 0 || max <= len + 1)
 		return len;
 	switch (nth % 3) {
@@ -103,13 +103,13 @@ build_giant(struct pktgen *g, uint8_t *buf, unsigned long nth, uint32_t max)
 static uint32_t
 build_jumbo(struct pktgen *g, uint8_t *buf)
 {
-	struct gpurx_pkt_layout lay;
-	struct gpurx_pkt_spec s;
+	struct gpugen_pkt_layout lay;
+	struct gpugen_pkt_spec s;
 
 	big_spec(g, &s);
 	/* 2.1 KiB to 9 KiB: two to five 2 KiB segments. */
 	s.payload_len = 2100 + (uint32_t)(pktgen_rand(g) % 7000);
-	return gpurx_pkt_build(&s, buf, JUMBO_MAX, &lay);
+	return gpugen_pkt_build(&s, buf, JUMBO_MAX, &lay);
 }
 
 /* The output file, Ethernet frames up to GIANT_MAX; NULL, said, if not. */
@@ -156,8 +156,8 @@ out_close(pcap_dumper_t *d, pcap_t *dead)
 static uint32_t
 build_sized(struct pktgen *g, uint8_t *buf, uint32_t size)
 {
-	struct gpurx_pkt_layout lay;
-	struct gpurx_pkt_spec s;
+	struct gpugen_pkt_layout lay;
+	struct gpugen_pkt_spec s;
 	uint32_t hdr;
 
 	big_spec(g, &s);
@@ -168,7 +168,7 @@ build_sized(struct pktgen *g, uint8_t *buf, uint32_t size)
 	s.sport = (uint16_t)(1024 + pktgen_rand(g) % 60000);
 	hdr = 14 + 20 + (s.proto == GPURX_IPPROTO_TCP ? 20 : 8);
 	s.payload_len = size - hdr;
-	return gpurx_pkt_build(&s, buf, JUMBO_MAX, &lay);
+	return gpugen_pkt_build(&s, buf, JUMBO_MAX, &lay);
 }
 
 static int

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Stamped traffic with known loss, reordering, duplicates and latency,
- * for dpdk-gpu-rx --stamps: frames built with pkt_build.h and stamped
- * with pkt_stamp.h (as the generator stamps them), written to a pcap
+ * for dpdk-gpu-rx --stamps: frames built with gpugen_build.h and stamped
+ * with gpugen_stamp.h (as the generator stamps them), written to a pcap
  * whose record times are the RX times (net_pcap hands them to --ts port),
  * and the figures dpdk-gpu-rx must report, worked out here from the
  * scenario itself, as JSON.
@@ -28,8 +28,8 @@
 
 #include <pcap/pcap.h>
 
-#include "pkt_build.h"
-#include "pkt_stamp.h"
+#include "gpugen_build.h"
+#include "gpugen_stamp.h"
 #include "stamps.h"	/* the receiver's duplicate window */
 
 #define BASE_US 1700000000000000ull	/* RX time of the first frame */
@@ -110,8 +110,8 @@ scenario(void)
 static uint32_t
 build(const struct sent *p, unsigned int i, uint8_t *buf, uint64_t rx_ns)
 {
-	struct gpurx_pkt_spec s;
-	struct gpurx_pkt_layout lay;
+	struct gpugen_pkt_spec s;
+	struct gpugen_pkt_layout lay;
 	uint32_t len;
 
 	memset(&s, 0, sizeof(s));
@@ -119,7 +119,7 @@ build(const struct sent *p, unsigned int i, uint8_t *buf, uint64_t rx_ns)
 	memcpy(s.eth_src, "\x02\x00\x00\x00\x00\x02", 6);
 	s.payload_len = 64;
 	s.payload_byte = (uint8_t)i;
-	s.payload_pattern = GPURX_PB_PAY_INC;
+	s.payload_pattern = GPUGEN_PB_PAY_INC;
 	if (p->stream == 2) {
 		s.n_vlans = 1;
 		s.vid[0] = 7;
@@ -136,13 +136,13 @@ build(const struct sent *p, unsigned int i, uint8_t *buf, uint64_t rx_ns)
 	}
 	s.sport = (uint16_t)(1000 + p->stream);
 	s.dport = 9;
-	len = gpurx_pkt_build(&s, buf, 2048, &lay);
+	len = gpugen_pkt_build(&s, buf, 2048, &lay);
 	if (len == 0)
 		return 0;
 	if (p->stream != 0)
-		gpurx_stamp_put(buf + lay.payload_off + GPURX_STAMP_PAYLOAD_OFF,
+		gpugen_stamp_put(buf + lay.payload_off + GPUGEN_STAMP_PAYLOAD_OFF,
 			p->stream, p->seq, (uint64_t)((int64_t)rx_ns - p->lat));
-	gpurx_pkt_csum_fill(buf, &lay);
+	gpugen_pkt_csum_fill(buf, &lay);
 	return len;
 }
 

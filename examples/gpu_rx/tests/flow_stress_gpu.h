@@ -13,7 +13,7 @@ extern "C" {
 struct gpurx_flow_table;
 
 /* 0 or a cudaError_t value (gpucuda_strerror() names it; memory:
- * gpurx_flow_kernels.h, streams and copies: gpucuda.h). */
+ * flow_scan.h, streams and copies: gpucuda.h). */
 /* Packets first .. first + n - 1 of the stress stream (flow_stress.h),
  * timestamp = packet index, on RX queue 0; overflowed[i - first] = 1 for
  * those that went to the overflow counters. */

@@ -21,7 +21,7 @@
 #include <pcap/pcap.h>
 
 #include "filter_compile.h"
-#include "gpurx_classify.h"
+#include "flow_classify.h"
 
 static const char *const fuzz_filters[] = {
 	"tcp port 443",

@@ -15,7 +15,7 @@
  * gpucomm_persistent.cuh): items of each ring taken in ring order once
  * READY (acquire: pairs with the lcore's rte_wmb before READY), the
  * packets classified with the per-packet code the kernel and --cpu run
- * (gpurx_classify.h), verdicts of matched packets, the item summary and,
+ * (flow_classify.h), verdicts of matched packets, the item summary and,
  * with a capture, the accepted bytes into the arena; then DONE with a
  * release store (pairs with the lcore's rte_rmb after DONE); the block
  * counters after DONE. The persistent kernel's test hooks (kp.hold,
@@ -48,7 +48,7 @@
 
 #include "gpu_kernels.h"
 #include "gpucuda.h"
-#include "gpurx_classify.h"
+#include "flow_classify.h"
 #include "opts.h"
 
 /* cudaError_t values the app may be handed. */

@@ -30,7 +30,7 @@ pb_rnd(uint32_t n)
 }
 
 void
-pb_base_spec(struct gpurx_pkt_spec *s, int ipv, int vlans, uint8_t proto)
+pb_base_spec(struct gpugen_pkt_spec *s, int ipv, int vlans, uint8_t proto)
 {
 	memset(s, 0, sizeof(*s));
 	memcpy(s->eth_dst, "\x02\x00\x00\x00\x00\x01", 6);
@@ -65,7 +65,7 @@ pb_base_spec(struct gpurx_pkt_spec *s, int ipv, int vlans, uint8_t proto)
 
 /* A random valid spec: every kind the builder makes. */
 void
-pb_random_spec(struct gpurx_pkt_spec *s)
+pb_random_spec(struct gpugen_pkt_spec *s)
 {
 	/* A fragment header only last: after it, a non-first fragment
 	 * carries data, not headers the parser could follow. */

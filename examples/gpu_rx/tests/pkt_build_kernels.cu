@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Kernels over pkt_build.h and pkt_fe.h: one thread per packet, as the
+ * Kernels over gpugen_build.h and gpugen_fe.h: one thread per packet, as the
  * generator will run them, so the test sees the device build of exactly
  * the code the CPU reference runs.
  */
@@ -8,30 +8,30 @@
 
 #include <cuda_runtime.h>
 
-#include "pkt_build.h"
-#include "pkt_fe.h"
+#include "gpugen_build.h"
+#include "gpugen_fe.h"
 #include "pkt_build_kernels.h"
 
 static __global__ void
-pb_stream_kernel(const struct gpurx_fe_prog *prog, const uint8_t *tmpl,
+pb_stream_kernel(const struct gpugen_fe_prog *prog, const uint8_t *tmpl,
 		uint64_t first, uint32_t n, uint32_t stride, uint64_t tx_ns,
 		uint8_t *out)
 {
 	for (uint32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < n;
 			k += gridDim.x * blockDim.x)
-		gpurx_fe_make(prog, tmpl, out + (size_t)k * stride, first + k,
+		gpugen_fe_make(prog, tmpl, out + (size_t)k * stride, first + k,
 			tx_ns);
 }
 
 static __global__ void
-pb_build_kernel(const struct gpurx_pkt_spec *specs, uint32_t n,
+pb_build_kernel(const struct gpugen_pkt_spec *specs, uint32_t n,
 		uint32_t stride, uint8_t *out, uint32_t *lens)
 {
-	struct gpurx_pkt_layout lay;
+	struct gpugen_pkt_layout lay;
 
 	for (uint32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < n;
 			k += gridDim.x * blockDim.x)
-		lens[k] = gpurx_pkt_build(&specs[k], out + (size_t)k * stride,
+		lens[k] = gpugen_pkt_build(&specs[k], out + (size_t)k * stride,
 			stride, &lay);
 }
 
@@ -74,7 +74,7 @@ pb_blocks(uint32_t n)
 }
 
 extern "C" int
-gpurx_pb_gpu_stream(const struct gpurx_fe_prog *prog, const uint8_t *tmpl,
+gpugen_pb_gpu_stream(const struct gpugen_fe_prog *prog, const uint8_t *tmpl,
 		uint64_t first, uint32_t n, uint32_t stride, uint64_t tx_ns,
 		uint8_t *out, char *why, size_t why_len)
 {
@@ -88,7 +88,7 @@ gpurx_pb_gpu_stream(const struct gpurx_fe_prog *prog, const uint8_t *tmpl,
 			(err = pb_alloc(&d, 2, NULL, out_len)))
 		goto out;
 	pb_stream_kernel<<<pb_blocks(n), 256>>>(
-		(const struct gpurx_fe_prog *)d.p[0], (const uint8_t *)d.p[1],
+		(const struct gpugen_fe_prog *)d.p[0], (const uint8_t *)d.p[1],
 		first, n, stride, tx_ns, (uint8_t *)d.p[2]);
 	what = "pb_stream_kernel";
 	if ((err = cudaGetLastError()) || (err = cudaDeviceSynchronize()))
@@ -103,7 +103,7 @@ out:
 }
 
 extern "C" int
-gpurx_pb_gpu_build(const struct gpurx_pkt_spec *specs, uint32_t n,
+gpugen_pb_gpu_build(const struct gpugen_pkt_spec *specs, uint32_t n,
 		uint32_t stride, uint8_t *out, uint32_t *lens, char *why,
 		size_t why_len)
 {
@@ -117,7 +117,7 @@ gpurx_pb_gpu_build(const struct gpurx_pkt_spec *specs, uint32_t n,
 			(err = pb_alloc(&d, 2, NULL, sizeof(*lens) * n)))
 		goto out;
 	pb_build_kernel<<<pb_blocks(n), 256>>>(
-		(const struct gpurx_pkt_spec *)d.p[0], n, stride,
+		(const struct gpugen_pkt_spec *)d.p[0], n, stride,
 		(uint8_t *)d.p[1], (uint32_t *)d.p[2]);
 	what = "pb_build_kernel";
 	if ((err = cudaGetLastError()) || (err = cudaDeviceSynchronize()))

@@ -14,20 +14,20 @@
 extern "C" {
 #endif
 
-struct gpurx_fe_prog;
-struct gpurx_pkt_spec;
+struct gpugen_fe_prog;
+struct gpugen_pkt_spec;
 
 /*
  * Packets first .. first + n - 1 of the stream (template tmpl, program
  * prog), packet k at out + k * stride. Returns 0, or -1 with the CUDA
  * error in why.
  */
-int gpurx_pb_gpu_stream(const struct gpurx_fe_prog *prog, const uint8_t *tmpl,
+int gpugen_pb_gpu_stream(const struct gpugen_fe_prog *prog, const uint8_t *tmpl,
 		uint64_t first, uint32_t n, uint32_t stride, uint64_t tx_ns,
 		uint8_t *out, char *why, size_t why_len);
 
 /* Frame k built from specs[k] at out + k * stride, its length in lens[k]. */
-int gpurx_pb_gpu_build(const struct gpurx_pkt_spec *specs, uint32_t n,
+int gpugen_pb_gpu_build(const struct gpugen_pkt_spec *specs, uint32_t n,
 		uint32_t stride, uint8_t *out, uint32_t *lens, char *why,
 		size_t why_len);
 

@@ -105,7 +105,7 @@ enum mutation {
 };
 
 static void
-random_spec(struct pktgen *g, struct gpurx_pkt_spec *s, int mut)
+random_spec(struct pktgen *g, struct gpugen_pkt_spec *s, int mut)
 {
 	uint32_t r;
 
@@ -184,7 +184,7 @@ random_spec(struct pktgen *g, struct gpurx_pkt_spec *s, int mut)
 			s->frag_off = (uint16_t)(1 + rnd(g, 200));
 		/* The last fragment has MF clear; the first never does. */
 		s->more_frags = s->frag_off == 0 ? 1 : (int)rnd(g, 2);
-		if (s->ip_version == 6 && s->n_ext < GPURX_PB_MAX_EXT) {
+		if (s->ip_version == 6 && s->n_ext < GPUGEN_PB_MAX_EXT) {
 			s->ext[s->n_ext] = GPURX_IPPROTO_FRAGMENT;
 			s->ext_len[s->n_ext] = 0;
 			s->n_ext++;
@@ -230,8 +230,8 @@ pktgen_next(struct pktgen *g, struct pktgen_pkt *p)
 		"trunc-ext", "bad-ext-len", "too-many-ext", "trunc-l4",
 		"bad-l4-len", "bad-tcp-off", "snapped", "garbage",
 	};
-	struct gpurx_pkt_layout lay;
-	struct gpurx_pkt_spec s;
+	struct gpugen_pkt_layout lay;
+	struct gpugen_pkt_spec s;
 	uint32_t len, l3;
 	int mut = MUT_NONE;
 	uint8_t *h;
@@ -241,7 +241,7 @@ pktgen_next(struct pktgen *g, struct pktgen_pkt *p)
 	if (rnd(g, 4) == 0)
 		mut = 1 + (int)rnd(g, MUT_COUNT - 1);
 	random_spec(g, &s, mut);
-	len = gpurx_pkt_build(&s, p->data, sizeof(p->data), &lay);
+	len = gpugen_pkt_build(&s, p->data, sizeof(p->data), &lay);
 	p->caplen = p->wirelen = len;
 	p->expect_malformed = GPURX_MAL_NONE;
 	p->what = names[mut];

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Test packet generator: Ethernet frames of every protocol the parser
- * knows (built by pkt_build.h), plus deliberately malformed ones, from
+ * knows (built by gpugen_build.h), plus deliberately malformed ones, from
  * a seeded PRNG so CPU and GPU tests see the same packets and failures
  * reproduce.
  */
@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "pkt_build.h"
+#include "gpugen_build.h"
 
 #define PKTGEN_MAX_LEN 2048
 

@@ -13,7 +13,7 @@
 
 #include "classify_ref.h"
 #include "filter_compile.h"
-#include "gpurx_classify.h"
+#include "flow_classify.h"
 #include "test_common.h"
 
 #include <pcap/pcap.h>

@@ -16,8 +16,8 @@
 #include "classify_ref.h"
 #include "filter_compile.h"
 #include "filters.h"
-#include "gpurx_classify.h"
-#include "gpurx_kernels_core.h"
+#include "flow_classify.h"
+#include "core_kernels.h"
 #include "test_common.h"
 
 #define EXIT_SKIP 77

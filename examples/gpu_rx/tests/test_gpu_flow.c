@@ -23,8 +23,8 @@
 #include "flow_stress_gpu.h"
 #include "flow_table.h"
 #include "gpucuda.h"
-#include "gpurx_flow_kernels.h"
-#include "gpurx_kernels_core.h"
+#include "flow_scan.h"
+#include "core_kernels.h"
 #include "test_common.h"
 
 #define EXIT_SKIP 77

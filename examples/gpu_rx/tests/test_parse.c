@@ -32,7 +32,7 @@ v4(uint8_t *a, uint8_t b0, uint8_t b1, uint8_t b2, uint8_t b3)
 }
 
 static void
-base_v4_tcp(struct gpurx_pkt_spec *s)
+base_v4_tcp(struct gpugen_pkt_spec *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->ip_version = 4;
@@ -46,7 +46,7 @@ base_v4_tcp(struct gpurx_pkt_spec *s)
 }
 
 static void
-base_v6(struct gpurx_pkt_spec *s, uint8_t proto)
+base_v6(struct gpugen_pkt_spec *s, uint8_t proto)
 {
 	memset(s, 0, sizeof(*s));
 	s->ip_version = 6;
@@ -64,15 +64,15 @@ static const uint8_t mapped_10_0_0_1[16] = {
 static void
 test_fields(void)
 {
-	struct gpurx_pkt_spec s;
-	struct gpurx_pkt_layout lay;
+	struct gpugen_pkt_spec s;
+	struct gpugen_pkt_layout lay;
 	struct gpurx_pkt_info pi;
 	uint8_t buf[PKTGEN_MAX_LEN];
 	uint32_t len;
 
 	/* Plain IPv4/TCP. */
 	base_v4_tcp(&s);
-	len = gpurx_pkt_build(&s, buf, sizeof(buf), &lay);
+	len = gpugen_pkt_build(&s, buf, sizeof(buf), &lay);
 	pi = parse_exact(buf, len, len);
 	CHECK_EQ(pi.malformed, GPURX_MAL_NONE);
 	CHECK_EQ(pi.l3_off, 14);
@@ -93,7 +93,7 @@ test_fields(void)
 
 	/* TCP options move the payload, not the ports. */
 	s.tcp_opt_len = 12;
-	len = gpurx_pkt_build(&s, buf, sizeof(buf), &lay);
+	len = gpugen_pkt_build(&s, buf, sizeof(buf), &lay);
 	pi = parse_exact(buf, len, len);
 	CHECK_EQ(pi.malformed, GPURX_MAL_NONE);
 	CHECK_EQ(pi.payload_off, 34 + 32);
@@ -101,7 +101,7 @@ test_fields(void)
 	/* IPv4 options. */
 	base_v4_tcp(&s);
 	s.ip_opt_len = 12;
-	len = gpurx_pkt_build(&s, buf, sizeof(buf), &lay);
+	len = gpugen_pkt_build(&s, buf, sizeof(buf), &lay);
 	pi = parse_exact(buf, len, len);
 	CHECK_EQ(pi.malformed, GPURX_MAL_NONE);
 	CHECK_EQ(pi.l4_off, 14 + 32);
@@ -112,7 +112,7 @@ test_fields(void)
 	base_v4_tcp(&s);
 	s.n_vlans = 1;
 	s.vid[0] = 100;
-	len = gpurx_pkt_build(&s, buf, sizeof(buf), &lay);
+	len = gpugen_pkt_build(&s, buf, sizeof(buf), &lay);
 	pi = parse_exact(buf, len, len);
 	CHECK_EQ(pi.malformed, GPURX_MAL_NONE);
 	CHECK_EQ(pi.vlan_count, 1);
@@ -127,7 +127,7 @@ test_fields(void)
 	s.tpid[0] = GPURX_ETHERTYPE_QINQ;
 	s.vid[0] = 300;
 	s.vid[1] = 42;
-	len = gpurx_pkt_build(&s, buf, sizeof(buf), &lay);
+	len = gpugen_pkt_build(&s, buf, sizeof(buf), &lay);
 	pi = parse_exact(buf, len, len);
 	CHECK_EQ(pi.malformed, GPURX_MAL_NONE);
 	CHECK_EQ(pi.vlan_count, 2);
@@ -145,7 +145,7 @@ test_fields(void)
 
 	/* Old-style 0x9100 outer tag. */
 	s.tpid[0] = GPURX_ETHERTYPE_QINQ_OLD;
-	len = gpurx_pkt_build(&s, buf, sizeof(buf), &lay);
+	len = gpugen_pkt_build(&s, buf, sizeof(buf), &lay);
 	pi = parse_exact(buf, len, len);
 	CHECK_EQ(pi.malformed, GPURX_MAL_NONE);
 	CHECK_EQ(pi.vlan_id, 300);
@@ -154,7 +154,7 @@ test_fields(void)
 	/* IPv4 first fragment keeps ports; a later one has none. */
 	base_v4_tcp(&s);
 	s.more_frags = 1;
-	len = gpurx_pkt_build(&s, buf, sizeof(buf), &lay);
+	len = gpugen_pkt_build(&s, buf, sizeof(buf), &lay);
 	pi = parse_exact(buf, len, len);
 	CHECK_EQ(pi.malformed, GPURX_MAL_NONE);
 	CHECK(pi.flags & GPURX_PF_FRAGMENT, "first frag flag");
@@ -162,7 +162,7 @@ test_fields(void)
 	CHECK_EQ(pi.dport, 443);
 	s.frag_off = 185;
 	s.more_frags = 0;
-	len = gpurx_pkt_build(&s, buf, sizeof(buf), &lay);
+	len = gpugen_pkt_build(&s, buf, sizeof(buf), &lay);
 	pi = parse_exact(buf, len, len);
 	CHECK_EQ(pi.malformed, GPURX_MAL_NONE);
 	CHECK(pi.flags & GPURX_PF_FRAG_LATER, "later frag flag");
@@ -178,7 +178,7 @@ test_fields(void)
 	s.ext[1] = GPURX_IPPROTO_ROUTING; s.ext_len[1] = 2;
 	s.ext[2] = GPURX_IPPROTO_DSTOPTS; s.ext_len[2] = 1;
 	s.ext[3] = GPURX_IPPROTO_AH; s.ext_len[3] = 4;
-	len = gpurx_pkt_build(&s, buf, sizeof(buf), &lay);
+	len = gpugen_pkt_build(&s, buf, sizeof(buf), &lay);
 	pi = parse_exact(buf, len, len);
 	CHECK_EQ(pi.malformed, GPURX_MAL_NONE);
 	CHECK_EQ(pi.ext_hdr_count, 4);
@@ -193,13 +193,13 @@ test_fields(void)
 	s.n_ext = 1;
 	s.ext[0] = GPURX_IPPROTO_FRAGMENT;
 	s.more_frags = 1;
-	len = gpurx_pkt_build(&s, buf, sizeof(buf), &lay);
+	len = gpugen_pkt_build(&s, buf, sizeof(buf), &lay);
 	pi = parse_exact(buf, len, len);
 	CHECK_EQ(pi.malformed, GPURX_MAL_NONE);
 	CHECK(pi.flags & GPURX_PF_FRAGMENT, "v6 frag flag");
 	CHECK_EQ(pi.dport, 53);
 	s.frag_off = 100;
-	len = gpurx_pkt_build(&s, buf, sizeof(buf), &lay);
+	len = gpugen_pkt_build(&s, buf, sizeof(buf), &lay);
 	pi = parse_exact(buf, len, len);
 	CHECK_EQ(pi.malformed, GPURX_MAL_NONE);
 	CHECK(pi.flags & GPURX_PF_FRAG_LATER, "v6 later frag");
@@ -212,7 +212,7 @@ test_fields(void)
 	s.proto = GPURX_IPPROTO_ICMP;
 	s.icmp_type = 8;
 	s.icmp_code = 0;
-	len = gpurx_pkt_build(&s, buf, sizeof(buf), &lay);
+	len = gpugen_pkt_build(&s, buf, sizeof(buf), &lay);
 	pi = parse_exact(buf, len, len);
 	CHECK_EQ(pi.malformed, GPURX_MAL_NONE);
 	CHECK_EQ(pi.l4_proto, 1);
@@ -221,7 +221,7 @@ test_fields(void)
 	base_v6(&s, GPURX_IPPROTO_ICMPV6);
 	s.icmp_type = 135;
 	s.icmp_code = 3;
-	len = gpurx_pkt_build(&s, buf, sizeof(buf), &lay);
+	len = gpugen_pkt_build(&s, buf, sizeof(buf), &lay);
 	pi = parse_exact(buf, len, len);
 	CHECK_EQ(pi.malformed, GPURX_MAL_NONE);
 	CHECK_EQ(pi.icmp_type, 135);
@@ -230,7 +230,7 @@ test_fields(void)
 	s.proto = GPURX_IPPROTO_SCTP;
 	s.sport = 2905;
 	s.dport = 2944;
-	len = gpurx_pkt_build(&s, buf, sizeof(buf), &lay);
+	len = gpugen_pkt_build(&s, buf, sizeof(buf), &lay);
 	pi = parse_exact(buf, len, len);
 	CHECK_EQ(pi.malformed, GPURX_MAL_NONE);
 	CHECK_EQ(pi.sport, 2905);
@@ -241,7 +241,7 @@ test_fields(void)
 	base_v4_tcp(&s);
 	s.proto = GPURX_IPPROTO_UDP;
 	s.payload_len = 2;
-	len = gpurx_pkt_build(&s, buf, sizeof(buf), &lay);
+	len = gpugen_pkt_build(&s, buf, sizeof(buf), &lay);
 	CHECK_EQ(len, 60);
 	pi = parse_exact(buf, len, len);
 	CHECK_EQ(pi.malformed, GPURX_MAL_NONE);
@@ -251,13 +251,13 @@ test_fields(void)
 	memset(&s, 0, sizeof(s));
 	s.ethertype = 0x0806;
 	s.l2_body_len = 28;
-	len = gpurx_pkt_build(&s, buf, sizeof(buf), &lay);
+	len = gpugen_pkt_build(&s, buf, sizeof(buf), &lay);
 	pi = parse_exact(buf, len, len);
 	CHECK_EQ(pi.malformed, GPURX_MAL_NONE);
 	CHECK_EQ(pi.ethertype, 0x0806);
 	CHECK_EQ(pi.ip_version, 0);
 	s.ethertype = 0x0030;
-	len = gpurx_pkt_build(&s, buf, sizeof(buf), &lay);
+	len = gpugen_pkt_build(&s, buf, sizeof(buf), &lay);
 	pi = parse_exact(buf, len, len);
 	CHECK_EQ(pi.malformed, GPURX_MAL_NONE);
 	CHECK(pi.flags & GPURX_PF_LLC, "llc flag");
@@ -265,7 +265,7 @@ test_fields(void)
 	/* A snapshot that cuts TCP options still yields the ports. */
 	base_v4_tcp(&s);
 	s.tcp_opt_len = 20;
-	len = gpurx_pkt_build(&s, buf, sizeof(buf), &lay);
+	len = gpugen_pkt_build(&s, buf, sizeof(buf), &lay);
 	pi = parse_exact(buf, 34 + 24, len);
 	CHECK_EQ(pi.malformed, GPURX_MAL_TRUNCATED_L4);
 	CHECK_EQ(pi.dport, 443);
@@ -276,14 +276,14 @@ test_fields(void)
 static void
 test_malformed(void)
 {
-	struct gpurx_pkt_spec s;
-	struct gpurx_pkt_layout lay;
+	struct gpugen_pkt_spec s;
+	struct gpugen_pkt_layout lay;
 	struct gpurx_pkt_info pi;
 	uint8_t buf[PKTGEN_MAX_LEN];
 	uint32_t len;
 
 	base_v4_tcp(&s);
-	len = gpurx_pkt_build(&s, buf, sizeof(buf), &lay);
+	len = gpugen_pkt_build(&s, buf, sizeof(buf), &lay);
 	CHECK_EQ(parse_exact(buf, 13, len).malformed, GPURX_MAL_TRUNCATED_L2);
 	CHECK_EQ(parse_exact(buf, 0, 0).malformed, GPURX_MAL_TRUNCATED_L2);
 	CHECK_EQ(parse_exact(buf, 33, len).malformed, GPURX_MAL_TRUNCATED_L3);
@@ -307,20 +307,20 @@ test_malformed(void)
 	CHECK_EQ(parse_exact(buf, len, len).malformed, GPURX_MAL_BAD_L4_LEN);
 
 	base_v4_tcp(&s);
-	len = gpurx_pkt_build(&s, buf, sizeof(buf), &lay);
+	len = gpugen_pkt_build(&s, buf, sizeof(buf), &lay);
 	buf[lay.l4_off + 12] = 0x40;	/* data offset 4 */
 	CHECK_EQ(parse_exact(buf, len, len).malformed, GPURX_MAL_BAD_TCP_OFFSET);
 	buf[lay.l4_off + 12] = 0xf0;	/* 60 bytes: fits (100 payload) */
 	CHECK_EQ(parse_exact(buf, len, len).malformed, GPURX_MAL_NONE);
 	s.payload_len = 10;
-	len = gpurx_pkt_build(&s, buf, sizeof(buf), &lay);
+	len = gpugen_pkt_build(&s, buf, sizeof(buf), &lay);
 	buf[lay.l4_off + 12] = 0xf0;	/* 60 bytes > 30 left */
 	CHECK_EQ(parse_exact(buf, len, len).malformed, GPURX_MAL_BAD_TCP_OFFSET);
 
 	/* UDP length field below its own header. */
 	base_v4_tcp(&s);
 	s.proto = GPURX_IPPROTO_UDP;
-	len = gpurx_pkt_build(&s, buf, sizeof(buf), &lay);
+	len = gpugen_pkt_build(&s, buf, sizeof(buf), &lay);
 	buf[lay.l4_off + 4] = 0;
 	buf[lay.l4_off + 5] = 7;
 	CHECK_EQ(parse_exact(buf, len, len).malformed, GPURX_MAL_BAD_L4_LEN);
@@ -328,20 +328,20 @@ test_malformed(void)
 	/* VLAN: tag cut, and more tags than the bound. */
 	base_v4_tcp(&s);
 	s.n_vlans = 2;
-	len = gpurx_pkt_build(&s, buf, sizeof(buf), &lay);
+	len = gpugen_pkt_build(&s, buf, sizeof(buf), &lay);
 	CHECK_EQ(parse_exact(buf, 16, len).malformed, GPURX_MAL_TRUNCATED_VLAN);
 	CHECK_EQ(parse_exact(buf, 20, len).malformed, GPURX_MAL_TRUNCATED_VLAN);
 	CHECK_EQ(parse_exact(buf, 22, len).malformed, GPURX_MAL_TRUNCATED_L3);
 	s.n_vlans = GPURX_MAX_VLANS + 1;
-	len = gpurx_pkt_build(&s, buf, sizeof(buf), &lay);
+	len = gpugen_pkt_build(&s, buf, sizeof(buf), &lay);
 	CHECK_EQ(parse_exact(buf, len, len).malformed, GPURX_MAL_TOO_MANY_VLANS);
 	s.n_vlans = GPURX_MAX_VLANS;
-	len = gpurx_pkt_build(&s, buf, sizeof(buf), &lay);
+	len = gpugen_pkt_build(&s, buf, sizeof(buf), &lay);
 	CHECK_EQ(parse_exact(buf, len, len).malformed, GPURX_MAL_NONE);
 
 	/* IPv6: wrong version, short header, bad payload length. */
 	base_v6(&s, GPURX_IPPROTO_UDP);
-	len = gpurx_pkt_build(&s, buf, sizeof(buf), &lay);
+	len = gpugen_pkt_build(&s, buf, sizeof(buf), &lay);
 	CHECK_EQ(parse_exact(buf, 53, len).malformed, GPURX_MAL_TRUNCATED_L3);
 	CHECK_EQ(parse_exact(buf, 58, len).malformed, GPURX_MAL_TRUNCATED_L4);
 	buf[18] = 0x10;	/* payload length 4096+ */
@@ -356,7 +356,7 @@ test_malformed(void)
 	s.ext[0] = GPURX_IPPROTO_HOPOPTS;
 	s.ext[1] = GPURX_IPPROTO_DSTOPTS;
 	s.ext_len[1] = 3;
-	len = gpurx_pkt_build(&s, buf, sizeof(buf), &lay);
+	len = gpugen_pkt_build(&s, buf, sizeof(buf), &lay);
 	CHECK_EQ(parse_exact(buf, len, len).malformed, GPURX_MAL_NONE);
 	CHECK_EQ(parse_exact(buf, lay.ext_off[1] + 1, len).malformed,
 		GPURX_MAL_TRUNCATED_EXT_HDR);
@@ -370,11 +370,11 @@ test_malformed(void)
 		s.ext[i] = GPURX_IPPROTO_DSTOPTS;
 		s.ext_len[i] = 0;
 	}
-	len = gpurx_pkt_build(&s, buf, sizeof(buf), &lay);
+	len = gpugen_pkt_build(&s, buf, sizeof(buf), &lay);
 	CHECK_EQ(parse_exact(buf, len, len).malformed,
 		GPURX_MAL_TOO_MANY_EXT_HDRS);
 	s.n_ext = GPURX_MAX_EXT_HDRS;
-	len = gpurx_pkt_build(&s, buf, sizeof(buf), &lay);
+	len = gpugen_pkt_build(&s, buf, sizeof(buf), &lay);
 	CHECK_EQ(parse_exact(buf, len, len).malformed, GPURX_MAL_NONE);
 
 	for (int k = 0; k < GPURX_MAL_COUNT; k++)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Packet builder, checksums, field engine and stamps (pkt_build.h,
- * pkt_fe.h, pkt_stamp.h), CPU build: frames of every kind parsed back by
+ * Packet builder, checksums, field engine and stamps (gpugen_build.h,
+ * gpugen_fe.h, gpugen_stamp.h), CPU build: frames of every kind parsed back by
  * pkt_parse.h and matched by libpcap's filters, checksums checked by an
  * independent sum, incremental updates against full recomputation, the
  * engine's sequences and named fields, and a randomized round trip.
@@ -13,17 +13,17 @@
 
 #include <pcap/pcap.h>
 
-#include "pkt_build.h"
-#include "pkt_fe.h"
+#include "gpugen_build.h"
+#include "gpugen_fe.h"
 #include "pkt_parse.h"
-#include "pkt_stamp.h"
+#include "gpugen_stamp.h"
 #include "pb_specs.h"
 #include "test_common.h"
 
 #define BUFSZ 4096
 
 /*
- * The one's complement sum done differently from pkt_build.h: the
+ * The one's complement sum done differently from gpugen_build.h: the
  * pseudo-header laid out as bytes in front of a copy of the segment.
  * Returns 1 when the checksums that the layout names verify.
  */
@@ -40,7 +40,7 @@ ref_sum(const uint8_t *p, size_t n)
 }
 
 static int
-csums_ok(const uint8_t *f, const struct gpurx_pkt_layout *l)
+csums_ok(const uint8_t *f, const struct gpugen_pkt_layout *l)
 {
 	static uint8_t tmp[65536 + 64];
 	size_t n = 0, seg;
@@ -81,7 +81,7 @@ csums_ok(const uint8_t *f, const struct gpurx_pkt_layout *l)
 /* ---- Spec → frame → parse --------------------------------------------- */
 
 static int
-has_later_frag(const struct gpurx_pkt_spec *s)
+has_later_frag(const struct gpugen_pkt_spec *s)
 {
 	if (s->ip_version == 4)
 		return s->frag_off != 0;
@@ -93,17 +93,17 @@ has_later_frag(const struct gpurx_pkt_spec *s)
 
 /* Every field of the parse against the spec; returns failures. */
 static int
-check_round_trip(const struct gpurx_pkt_spec *s, const char *what)
+check_round_trip(const struct gpugen_pkt_spec *s, const char *what)
 {
 	static uint8_t buf[BUFSZ];
-	struct gpurx_pkt_layout lay;
+	struct gpugen_pkt_layout lay;
 	struct gpurx_pkt_info pi;
 	uint32_t len, pay;
 	int before = test_failures;
 	int later = has_later_frag(s);
 	uint8_t want[16];
 
-	len = gpurx_pkt_build(s, buf, sizeof(buf), &lay);
+	len = gpugen_pkt_build(s, buf, sizeof(buf), &lay);
 	CHECK(len != 0, "%s: not built", what);
 	if (len == 0)
 		return 1;
@@ -183,7 +183,7 @@ check_round_trip(const struct gpurx_pkt_spec *s, const char *what)
 	pay = lay.ip_end - lay.payload_off;
 	CHECK_EQ(pay, s->payload_len);
 	for (uint32_t k = 0; k < pay; k++) {
-		uint8_t b = s->payload_pattern == GPURX_PB_PAY_INC ?
+		uint8_t b = s->payload_pattern == GPUGEN_PB_PAY_INC ?
 			(uint8_t)(s->payload_byte + k) : s->payload_byte;
 
 		if (buf[lay.payload_off + k] != b) {
@@ -198,14 +198,14 @@ check_round_trip(const struct gpurx_pkt_spec *s, const char *what)
 
 /* libpcap's compiled filter must accept the frame. */
 static void
-check_bpf(const struct gpurx_pkt_spec *s, const char *expr, const char *what)
+check_bpf(const struct gpugen_pkt_spec *s, const char *expr, const char *what)
 {
 	static uint8_t buf[BUFSZ];
-	struct gpurx_pkt_layout lay;
+	struct gpugen_pkt_layout lay;
 	struct bpf_program bp;
 	struct pcap_pkthdr h;
 	pcap_t *p = pcap_open_dead(DLT_EN10MB, 65535);
-	uint32_t len = gpurx_pkt_build(s, buf, sizeof(buf), &lay);
+	uint32_t len = gpugen_pkt_build(s, buf, sizeof(buf), &lay);
 
 	CHECK(p != NULL, "pcap_open_dead");
 	if (p == NULL)
@@ -232,7 +232,7 @@ test_every_kind(void)
 	static const uint8_t protos6[] = {GPURX_IPPROTO_TCP, GPURX_IPPROTO_UDP,
 		GPURX_IPPROTO_ICMPV6, GPURX_IPPROTO_SCTP, GPURX_IPPROTO_ESP};
 	static const char *const pnames[] = {"tcp", "udp", "icmp", "sctp", ""};
-	struct gpurx_pkt_spec s;
+	struct gpugen_pkt_spec s;
 	char what[128], expr[256];
 	int built = 0;
 
@@ -308,29 +308,29 @@ test_every_kind(void)
 	/* Refusals: too big for the buffer, for IP, bad option lengths. */
 	{
 		static uint8_t buf[BUFSZ];
-		struct gpurx_pkt_layout lay;
+		struct gpugen_pkt_layout lay;
 
 		pb_base_spec(&s, 4, 0, GPURX_IPPROTO_UDP);
 		s.payload_len = BUFSZ;
-		CHECK_EQ(gpurx_pkt_build(&s, buf, sizeof(buf), &lay), 0);
+		CHECK_EQ(gpugen_pkt_build(&s, buf, sizeof(buf), &lay), 0);
 		s.payload_len = 20;
-		CHECK_EQ(gpurx_pkt_build(&s, buf, 59, &lay), 0);
+		CHECK_EQ(gpugen_pkt_build(&s, buf, 59, &lay), 0);
 		s.ip_opt_len = 6;
-		CHECK_EQ(gpurx_pkt_build(&s, buf, sizeof(buf), &lay), 0);
+		CHECK_EQ(gpugen_pkt_build(&s, buf, sizeof(buf), &lay), 0);
 		s.ip_opt_len = 0;
 		s.ip_version = 5;
-		CHECK_EQ(gpurx_pkt_build(&s, buf, sizeof(buf), &lay), 0);
+		CHECK_EQ(gpugen_pkt_build(&s, buf, sizeof(buf), &lay), 0);
 		s.ip_version = 4;
-		s.n_vlans = GPURX_PB_MAX_VLANS + 1;
-		CHECK_EQ(gpurx_pkt_build(&s, buf, sizeof(buf), &lay), 0);
+		s.n_vlans = GPUGEN_PB_MAX_VLANS + 1;
+		CHECK_EQ(gpugen_pkt_build(&s, buf, sizeof(buf), &lay), 0);
 		s.n_vlans = 0;
 		s.payload_len = 65535 - 28 + 1;
 		{
 			uint8_t *big = malloc(70000);
 
-			CHECK_EQ(gpurx_pkt_build(&s, big, 70000, &lay), 0);
+			CHECK_EQ(gpugen_pkt_build(&s, big, 70000, &lay), 0);
 			s.payload_len--;
-			CHECK(gpurx_pkt_build(&s, big, 70000, &lay) != 0,
+			CHECK(gpugen_pkt_build(&s, big, 70000, &lay) != 0,
 				"largest datagram");
 			CHECK(csums_ok(big, &lay), "largest datagram checksum");
 			free(big);
@@ -341,7 +341,7 @@ test_every_kind(void)
 static void
 test_fuzz_round_trip(void)
 {
-	struct gpurx_pkt_spec s;
+	struct gpugen_pkt_spec s;
 	char what[64];
 	int bad = 0;
 
@@ -358,34 +358,34 @@ static void
 test_incremental(void)
 {
 	static uint8_t buf[BUFSZ], ref[BUFSZ];
-	struct gpurx_pkt_layout lay;
-	struct gpurx_pkt_spec s;
-	struct gpurx_fe_prog p;
+	struct gpugen_pkt_layout lay;
+	struct gpugen_pkt_spec s;
+	struct gpugen_fe_prog p;
 	int tried = 0;
 
 	for (int n = 0; n < 20000; n++) {
 		uint32_t m[2], m2[2], off, len, lo;
 
 		pb_random_spec(&s);
-		if (gpurx_pkt_build(&s, buf, sizeof(buf), &lay) == 0 ||
+		if (gpugen_pkt_build(&s, buf, sizeof(buf), &lay) == 0 ||
 				(lay.ip4_csum_off == 0 && lay.l4_csum_off == 0))
 			continue;
-		CHECK_EQ(gpurx_fe_init(&p, &lay, 1, 0, 1), 0);
+		CHECK_EQ(gpugen_fe_init(&p, &lay, 1, 0, 1), 0);
 		/* A few bytes anywhere in IP but the fields the engine keeps. */
 		lo = lay.l3_off;
 		len = 1 + pb_rnd(8);
 		if (lay.ip_end - lo < len)
 			continue;
 		off = lo + pb_rnd(lay.ip_end - lo - len + 1);
-		if (gpurx_fe_protected(&p, off, len))
+		if (gpugen_fe_protected(&p, off, len))
 			continue;
-		gpurx_fe_sums(&p, buf, off, len, m);
+		gpugen_fe_sums(&p, buf, off, len, m);
 		for (uint32_t k = 0; k < len; k++)
 			buf[off + k] = pb_rnd(4) ? (uint8_t)pb_rnd(256) : 0;
-		gpurx_fe_sums(&p, buf, off, len, m2);
-		gpurx_fe_fix(&p, buf, m, m2);
+		gpugen_fe_sums(&p, buf, off, len, m2);
+		gpugen_fe_fix(&p, buf, m, m2);
 		memcpy(ref, buf, lay.len);
-		gpurx_pkt_csum_fill(ref, &lay);
+		gpugen_pkt_csum_fill(ref, &lay);
 		CHECK(memcmp(ref, buf, lay.len) == 0,
 			"#%d: incremental != full (off %u len %u, ip4 %04x/%04x, "
 			"l4 %04x/%04x)", n, off, len,
@@ -399,15 +399,15 @@ test_incremental(void)
 	CHECK(tried > 10000, "only %d incremental cases", tried);
 
 	/* RFC 1624's own example: 0xdd2f with 0x5555 changed to 0x3285. */
-	CHECK_EQ(gpurx_csum_adjust(0xdd2f, 0x5555, 0x3285), 0x0000);
+	CHECK_EQ(gpugen_csum_adjust(0xdd2f, 0x5555, 0x3285), 0x0000);
 }
 
 /* ---- Field engine ---------------------------------------------------- */
 
 static uint32_t
-make_tmpl(struct gpurx_pkt_spec *s, uint8_t *buf, struct gpurx_pkt_layout *lay)
+make_tmpl(struct gpugen_pkt_spec *s, uint8_t *buf, struct gpugen_pkt_layout *lay)
 {
-	uint32_t len = gpurx_pkt_build(s, buf, BUFSZ, lay);
+	uint32_t len = gpugen_pkt_build(s, buf, BUFSZ, lay);
 
 	CHECK(len != 0, "template not built");
 	return len;
@@ -417,24 +417,24 @@ static void
 test_fe_sequences(void)
 {
 	static uint8_t t[BUFSZ];
-	struct gpurx_pkt_layout lay;
-	struct gpurx_pkt_spec s;
-	struct gpurx_fe_prog p, q;
+	struct gpugen_pkt_layout lay;
+	struct gpugen_pkt_spec s;
+	struct gpugen_fe_prog p, q;
 	int a, b, c, d, e, f, g, tu;
 
 	pb_base_spec(&s, 4, 0, GPURX_IPPROTO_UDP);
 	s.payload_len = 40;
 	make_tmpl(&s, t, &lay);
-	CHECK_EQ(gpurx_fe_init(&p, &lay, 7, 3, 4), 0);
-	a = gpurx_fe_add_var(&p, 1, GPURX_FE_INC, 10, 13, 11, 1, 0);
-	b = gpurx_fe_add_var(&p, 1, GPURX_FE_INC, 10, 13, 11, 3, 0);
-	c = gpurx_fe_add_var(&p, 2, GPURX_FE_DEC, 100, 104, 101, 1, 0);
-	d = gpurx_fe_add_var(&p, 4, GPURX_FE_RANDOM, 1000, 1009, 1000, 1, 0);
-	e = gpurx_fe_add_var(&p, 8, GPURX_FE_INC, 0, ~0ull, ~0ull - 1, 1, 0);
-	f = gpurx_fe_add_var(&p, 2, GPURX_FE_INC, 0, 65535, 0, 1, 1);
-	g = gpurx_fe_add_var(&p, 8, GPURX_FE_INC, 5, (1ull << 62) + 5, 5,
+	CHECK_EQ(gpugen_fe_init(&p, &lay, 7, 3, 4), 0);
+	a = gpugen_fe_add_var(&p, 1, GPUGEN_FE_INC, 10, 13, 11, 1, 0);
+	b = gpugen_fe_add_var(&p, 1, GPUGEN_FE_INC, 10, 13, 11, 3, 0);
+	c = gpugen_fe_add_var(&p, 2, GPUGEN_FE_DEC, 100, 104, 101, 1, 0);
+	d = gpugen_fe_add_var(&p, 4, GPUGEN_FE_RANDOM, 1000, 1009, 1000, 1, 0);
+	e = gpugen_fe_add_var(&p, 8, GPUGEN_FE_INC, 0, ~0ull, ~0ull - 1, 1, 0);
+	f = gpugen_fe_add_var(&p, 2, GPUGEN_FE_INC, 0, 65535, 0, 1, 1);
+	g = gpugen_fe_add_var(&p, 8, GPUGEN_FE_INC, 5, (1ull << 62) + 5, 5,
 		(1ull << 61) + 3, 0);
-	tu = gpurx_fe_add_tuple(&p, 0x0a000001, 0x0a000003, 1000, 1001, 0, 0);
+	tu = gpugen_fe_add_tuple(&p, 0x0a000001, 0x0a000003, 1000, 1001, 0, 0);
 	CHECK(a == 0 && b == 1 && c == 2 && d == 3 && e == 4 && f == 5 &&
 		g == 6 && tu == 7, "var indexes %d %d %d %d %d %d %d %d",
 		a, b, c, d, e, f, g, tu);
@@ -444,25 +444,25 @@ test_fe_sequences(void)
 		static const uint64_t dec1[] = {101, 100, 104, 103, 102, 101, 100};
 
 		for (uint64_t i = 0; i < 6; i++) {
-			CHECK_EQ(gpurx_fe_value(&p, a, i), inc1[i]);
-			CHECK_EQ(gpurx_fe_value(&p, b, i), inc3[i]);
+			CHECK_EQ(gpugen_fe_value(&p, a, i), inc1[i]);
+			CHECK_EQ(gpugen_fe_value(&p, b, i), inc3[i]);
 		}
 		for (uint64_t i = 0; i < 7; i++)
-			CHECK_EQ(gpurx_fe_value(&p, c, i), dec1[i]);
+			CHECK_EQ(gpugen_fe_value(&p, c, i), dec1[i]);
 	}
 	/* 8 bytes over the full range: wraps past 2^64 - 1 to 0. */
-	CHECK_EQ(gpurx_fe_value(&p, e, 0), ~0ull - 1);
-	CHECK_EQ(gpurx_fe_value(&p, e, 1), ~0ull);
-	CHECK_EQ(gpurx_fe_value(&p, e, 2), 0);
+	CHECK_EQ(gpugen_fe_value(&p, e, 0), ~0ull - 1);
+	CHECK_EQ(gpugen_fe_value(&p, e, 1), ~0ull);
+	CHECK_EQ(gpugen_fe_value(&p, e, 2), 0);
 	/* Per burst of 4: one value per burst. */
 	for (uint64_t i = 0; i < 16; i++)
-		CHECK_EQ(gpurx_fe_value(&p, f, i), i / 4);
+		CHECK_EQ(gpugen_fe_value(&p, f, i), i / 4);
 	/* Large range and step: against 128-bit arithmetic. */
 	for (uint64_t i = 0; i < 1000; i++) {
 		unsigned __int128 r = (1ull << 62) + 1;
 		uint64_t idx = i * 0x9e3779b97f4a7c1ull + 13;
 
-		CHECK_EQ(gpurx_fe_value(&p, g, idx),
+		CHECK_EQ(gpugen_fe_value(&p, g, idx),
 			5 + (uint64_t)(((unsigned __int128)idx *
 			((1ull << 61) + 3)) % r));
 	}
@@ -473,13 +473,13 @@ test_fe_sequences(void)
 			1001, 1000};
 
 		for (uint64_t i = 0; i < 7; i++) {
-			uint64_t v = gpurx_fe_value(&p, tu, i);
+			uint64_t v = gpugen_fe_value(&p, tu, i);
 
 			CHECK_EQ(v >> 16, 0x0a000000u + ips[i]);
 			CHECK_EQ(v & 0xffff, ports[i]);
 		}
-		CHECK_EQ(gpurx_fe_add_tuple(&p, 1, 10, 5, 9, 4, 0), 8);
-		CHECK_EQ(gpurx_fe_value(&p, 8, 4) >> 16, 1);	/* limit 4 */
+		CHECK_EQ(gpugen_fe_add_tuple(&p, 1, 10, 5, 9, 4, 0), 8);
+		CHECK_EQ(gpugen_fe_value(&p, 8, 4) >> 16, 1);	/* limit 4 */
 	}
 	/* Random: in range, repeatable by seed, different with another. */
 	{
@@ -488,14 +488,14 @@ test_fe_sequences(void)
 		q = p;
 		q.seed = 8;
 		for (uint64_t i = 0; i < 10000; i++) {
-			uint64_t v = gpurx_fe_value(&p, d, i);
+			uint64_t v = gpugen_fe_value(&p, d, i);
 
 			CHECK(v >= 1000 && v <= 1009, "random %llu",
 				(unsigned long long)v);
 			if (v >= 1000 && v <= 1009)
 				hist[v - 1000]++;
-			CHECK_EQ(gpurx_fe_value(&p, d, i), v);
-			same += gpurx_fe_value(&q, d, i) == v;
+			CHECK_EQ(gpugen_fe_value(&p, d, i), v);
+			same += gpugen_fe_value(&q, d, i) == v;
 		}
 		for (int k = 0; k < 10; k++)
 			CHECK(hist[k] > 800 && hist[k] < 1200, "random bucket %d: %d",
@@ -505,20 +505,20 @@ test_fe_sequences(void)
 		q.stream = 4;
 		same = 0;
 		for (uint64_t i = 0; i < 1000; i++)
-			same += gpurx_fe_value(&q, d, i) == gpurx_fe_value(&p, d, i);
+			same += gpugen_fe_value(&q, d, i) == gpugen_fe_value(&p, d, i);
 		CHECK(same < 200, "streams 3 and 4 agree %d times in 1000", same);
 	}
 	/* Refusals. */
-	CHECK_EQ(gpurx_fe_add_var(&p, 3, GPURX_FE_INC, 0, 1, 0, 1, 0), -EINVAL);
-	CHECK_EQ(gpurx_fe_add_var(&p, 1, GPURX_FE_INC, 0, 256, 0, 1, 0), -EINVAL);
-	CHECK_EQ(gpurx_fe_add_var(&p, 2, GPURX_FE_INC, 5, 4, 5, 1, 0), -EINVAL);
-	CHECK_EQ(gpurx_fe_add_var(&p, 2, GPURX_FE_INC, 5, 9, 10, 1, 0), -EINVAL);
-	CHECK_EQ(gpurx_fe_add_var(&p, 2, 9, 5, 9, 5, 1, 0), -EINVAL);
-	CHECK_EQ(gpurx_fe_add_tuple(&p, 2, 1, 0, 0, 0, 0), -EINVAL);
-	while (p.n_vars < GPURX_FE_MAX_VARS)
-		gpurx_fe_add_var(&p, 1, GPURX_FE_INC, 0, 1, 0, 1, 0);
-	CHECK_EQ(gpurx_fe_add_var(&p, 1, GPURX_FE_INC, 0, 1, 0, 1, 0), -ENOSPC);
-	CHECK_EQ(gpurx_fe_init(&p, &lay, 1, 0, 0), -EINVAL);
+	CHECK_EQ(gpugen_fe_add_var(&p, 3, GPUGEN_FE_INC, 0, 1, 0, 1, 0), -EINVAL);
+	CHECK_EQ(gpugen_fe_add_var(&p, 1, GPUGEN_FE_INC, 0, 256, 0, 1, 0), -EINVAL);
+	CHECK_EQ(gpugen_fe_add_var(&p, 2, GPUGEN_FE_INC, 5, 4, 5, 1, 0), -EINVAL);
+	CHECK_EQ(gpugen_fe_add_var(&p, 2, GPUGEN_FE_INC, 5, 9, 10, 1, 0), -EINVAL);
+	CHECK_EQ(gpugen_fe_add_var(&p, 2, 9, 5, 9, 5, 1, 0), -EINVAL);
+	CHECK_EQ(gpugen_fe_add_tuple(&p, 2, 1, 0, 0, 0, 0), -EINVAL);
+	while (p.n_vars < GPUGEN_FE_MAX_VARS)
+		gpugen_fe_add_var(&p, 1, GPUGEN_FE_INC, 0, 1, 0, 1, 0);
+	CHECK_EQ(gpugen_fe_add_var(&p, 1, GPUGEN_FE_INC, 0, 1, 0, 1, 0), -ENOSPC);
+	CHECK_EQ(gpugen_fe_init(&p, &lay, 1, 0, 0), -EINVAL);
 }
 
 /* Build packets 0..n-1; each parsed back and checked by check(). */
@@ -526,36 +526,36 @@ static void
 test_fe_fields(void)
 {
 	static uint8_t t[BUFSZ], pkt[BUFSZ], again[BUFSZ];
-	struct gpurx_pkt_layout lay;
-	struct gpurx_pkt_spec s;
-	struct gpurx_fe_prog p;
+	struct gpugen_pkt_layout lay;
+	struct gpugen_pkt_spec s;
+	struct gpugen_fe_prog p;
 	struct gpurx_pkt_info pi;
-	struct gpurx_stamp st;
+	struct gpugen_stamp st;
 	int src, port, vid, ttl, tu, tos, tos4;
 
 	/* IPv4 UDP in two VLANs: addresses, ports, VLAN id, TTL, stamp. */
 	pb_base_spec(&s, 4, 2, GPURX_IPPROTO_UDP);
 	s.payload_len = 64;
 	make_tmpl(&s, t, &lay);
-	CHECK_EQ(gpurx_fe_init(&p, &lay, 99, 5, 8), 0);
-	src = gpurx_fe_add_var(&p, 4, GPURX_FE_INC, 0x0a000001, 0x0a0000ff,
+	CHECK_EQ(gpugen_fe_init(&p, &lay, 99, 5, 8), 0);
+	src = gpugen_fe_add_var(&p, 4, GPUGEN_FE_INC, 0x0a000001, 0x0a0000ff,
 		0x0a000001, 1, 0);
-	port = gpurx_fe_add_var(&p, 2, GPURX_FE_RANDOM, 1024, 65535, 1024, 1, 0);
-	vid = gpurx_fe_add_var(&p, 2, GPURX_FE_DEC, 1, 4094, 4094, 1, 1);
-	ttl = gpurx_fe_add_var(&p, 1, GPURX_FE_INC, 1, 255, 64, 1, 0);
-	tos4 = gpurx_fe_add_var(&p, 1, GPURX_FE_RANDOM, 0, 255, 0, 1, 0);
-	CHECK(gpurx_fe_write_field(&p, "ipv4.src", src, 0, 0) >= 0, "ipv4.src");
-	CHECK(gpurx_fe_write_field(&p, "ipv4.tos", tos4, 0, 0) >= 0, "ipv4.tos");
-	CHECK(gpurx_fe_write_field(&p, "udp.sport", port, 0, 0) >= 0, "sport");
-	CHECK(gpurx_fe_write_field(&p, "udp.dport", port, 0, 1) >= 0, "dport");
-	CHECK(gpurx_fe_write_field(&p, "vlan.inner.id", vid, 0, 0) >= 0, "vid");
-	CHECK(gpurx_fe_write_field(&p, "ip.ttl", ttl, 0, 0) >= 0, "ip.ttl");
-	CHECK(gpurx_fe_write_field(&p, "eth.src", src, 0, 0) >= 0, "eth.src");
-	CHECK_EQ(gpurx_fe_set_stamp(&p), 0);
+	port = gpugen_fe_add_var(&p, 2, GPUGEN_FE_RANDOM, 1024, 65535, 1024, 1, 0);
+	vid = gpugen_fe_add_var(&p, 2, GPUGEN_FE_DEC, 1, 4094, 4094, 1, 1);
+	ttl = gpugen_fe_add_var(&p, 1, GPUGEN_FE_INC, 1, 255, 64, 1, 0);
+	tos4 = gpugen_fe_add_var(&p, 1, GPUGEN_FE_RANDOM, 0, 255, 0, 1, 0);
+	CHECK(gpugen_fe_write_field(&p, "ipv4.src", src, 0, 0) >= 0, "ipv4.src");
+	CHECK(gpugen_fe_write_field(&p, "ipv4.tos", tos4, 0, 0) >= 0, "ipv4.tos");
+	CHECK(gpugen_fe_write_field(&p, "udp.sport", port, 0, 0) >= 0, "sport");
+	CHECK(gpugen_fe_write_field(&p, "udp.dport", port, 0, 1) >= 0, "dport");
+	CHECK(gpugen_fe_write_field(&p, "vlan.inner.id", vid, 0, 0) >= 0, "vid");
+	CHECK(gpugen_fe_write_field(&p, "ip.ttl", ttl, 0, 0) >= 0, "ip.ttl");
+	CHECK(gpugen_fe_write_field(&p, "eth.src", src, 0, 0) >= 0, "eth.src");
+	CHECK_EQ(gpugen_fe_set_stamp(&p), 0);
 	for (uint64_t i = 0; i < 300; i++) {
-		uint64_t sp = gpurx_fe_value(&p, port, i);
+		uint64_t sp = gpugen_fe_value(&p, port, i);
 
-		gpurx_fe_make(&p, t, pkt, i, 1000 + i);
+		gpugen_fe_make(&p, t, pkt, i, 1000 + i);
 		gpurx_pkt_parse(pkt, lay.len, lay.len, &pi);
 		CHECK(pi.malformed == GPURX_MAL_NONE, "#%llu %s",
 			(unsigned long long)i, gpurx_malformed_str(pi.malformed));
@@ -568,47 +568,47 @@ test_fe_fields(void)
 		CHECK_EQ(pi.inner_vlan_id, 4094 - i / 8);
 		CHECK_EQ(pkt[18] >> 5, 4);	/* PCP kept by the mask */
 		CHECK_EQ(pi.ttl, 64 + i > 255 ? 64 + i - 255 : 64 + i);
-		CHECK_EQ(pkt[lay.l3_off + 1], gpurx_fe_value(&p, tos4, i));
+		CHECK_EQ(pkt[lay.l3_off + 1], gpugen_fe_value(&p, tos4, i));
 		/* Its neighbours are the engine's. */
 		CHECK_EQ(pkt[lay.l3_off], 0x45);
 		CHECK_EQ(gpurx_be16(pkt + lay.l3_off + 2), lay.len - lay.l3_off);
 		CHECK(csums_ok(pkt, &lay), "#%llu: checksum",
 			(unsigned long long)i);
-		CHECK_EQ(gpurx_stamp_find(pkt, lay.len, &pi, &st), 0);
+		CHECK_EQ(gpugen_stamp_find(pkt, lay.len, &pi, &st), 0);
 		CHECK_EQ(st.stream, 5);
 		CHECK_EQ(st.seq, i);
 		CHECK_EQ(st.tx_ns, 1000 + i);
 		/* Pure function of i: the same bytes built again later. */
 		if (i % 37 == 0) {
-			gpurx_fe_make(&p, t, again, i, 1000 + i);
+			gpugen_fe_make(&p, t, again, i, 1000 + i);
 			CHECK(memcmp(again, pkt, lay.len) == 0, "#%llu rebuilt",
 				(unsigned long long)i);
 		}
 	}
 	/* The template itself has no stamp. */
 	gpurx_pkt_parse(t, lay.len, lay.len, &pi);
-	CHECK_EQ(gpurx_stamp_find(t, lay.len, &pi, &st), -1);
-	CHECK_EQ(gpurx_stamp_find(pkt, lay.payload_off + 23, &pi, &st), -1);
+	CHECK_EQ(gpugen_stamp_find(t, lay.len, &pi, &st), -1);
+	CHECK_EQ(gpugen_stamp_find(pkt, lay.payload_off + 23, &pi, &st), -1);
 
 	/* Refusals on this template. */
-	CHECK_EQ(gpurx_fe_write_field(&p, "tcp.sport", port, 0, 0), -ENXIO);
-	CHECK_EQ(gpurx_fe_write_field(&p, "ipv6.src", src, 0, 0), -ENXIO);
-	CHECK_EQ(gpurx_fe_write_field(&p, "udp.nope", port, 0, 0), -ENOENT);
-	CHECK_EQ(gpurx_fe_write_field(&p, "udp.sport", src, 0, 0), -EINVAL);
-	CHECK_EQ(gpurx_fe_write_field(&p, "udp.sport", 99, 0, 0), -EINVAL);
-	CHECK_EQ(gpurx_fe_write_off(&p, lay.l4_off + 6, port, 0, 0), -EPERM);
-	CHECK_EQ(gpurx_fe_write_off(&p, lay.l3_off + 9, ttl, 0, 0), -EPERM);
-	CHECK_EQ(gpurx_fe_write_off(&p, lay.l3_off, ttl, 0, 0), -EPERM);
-	CHECK_EQ(gpurx_fe_write_off(&p, lay.l3_off + 1, port, 0, 0), -EPERM);
-	CHECK_EQ(gpurx_fe_write_off(&p, lay.l3_off + 3, ttl, 0, 0), -EPERM);
-	CHECK_EQ(gpurx_fe_write_off(&p, lay.l3_off + 10, ttl, 0, 0), -EPERM);
-	CHECK_EQ(gpurx_fe_write_off(&p, lay.l4_off + 4, ttl, 0, 0), -EPERM);
-	CHECK_EQ(gpurx_fe_write_off(&p, lay.payload_off + 3, ttl, 0, 0), -EPERM);
-	CHECK_EQ(gpurx_fe_write_off(&p, lay.len - 1, port, 0, 0), -ERANGE);
+	CHECK_EQ(gpugen_fe_write_field(&p, "tcp.sport", port, 0, 0), -ENXIO);
+	CHECK_EQ(gpugen_fe_write_field(&p, "ipv6.src", src, 0, 0), -ENXIO);
+	CHECK_EQ(gpugen_fe_write_field(&p, "udp.nope", port, 0, 0), -ENOENT);
+	CHECK_EQ(gpugen_fe_write_field(&p, "udp.sport", src, 0, 0), -EINVAL);
+	CHECK_EQ(gpugen_fe_write_field(&p, "udp.sport", 99, 0, 0), -EINVAL);
+	CHECK_EQ(gpugen_fe_write_off(&p, lay.l4_off + 6, port, 0, 0), -EPERM);
+	CHECK_EQ(gpugen_fe_write_off(&p, lay.l3_off + 9, ttl, 0, 0), -EPERM);
+	CHECK_EQ(gpugen_fe_write_off(&p, lay.l3_off, ttl, 0, 0), -EPERM);
+	CHECK_EQ(gpugen_fe_write_off(&p, lay.l3_off + 1, port, 0, 0), -EPERM);
+	CHECK_EQ(gpugen_fe_write_off(&p, lay.l3_off + 3, ttl, 0, 0), -EPERM);
+	CHECK_EQ(gpugen_fe_write_off(&p, lay.l3_off + 10, ttl, 0, 0), -EPERM);
+	CHECK_EQ(gpugen_fe_write_off(&p, lay.l4_off + 4, ttl, 0, 0), -EPERM);
+	CHECK_EQ(gpugen_fe_write_off(&p, lay.payload_off + 3, ttl, 0, 0), -EPERM);
+	CHECK_EQ(gpugen_fe_write_off(&p, lay.len - 1, port, 0, 0), -ERANGE);
 	{
 		int nw = (int)p.n_writes;
 
-		CHECK_EQ(gpurx_fe_write_off(&p, lay.len - 1, ttl, 0, 0), nw);
+		CHECK_EQ(gpugen_fe_write_off(&p, lay.len - 1, ttl, 0, 0), nw);
 	}
 
 	/* IPv6 with extension headers, TCP: named offsets follow them. */
@@ -620,22 +620,22 @@ test_fe_fields(void)
 	s.tcp_opt_len = 8;
 	s.payload_len = 30;
 	make_tmpl(&s, t, &lay);
-	CHECK_EQ(gpurx_fe_init(&p, &lay, 1, 9, 1), 0);
-	tu = gpurx_fe_add_tuple(&p, 0xc0000201, 0xc0000210, 5000, 5003, 0, 0);
-	tos = gpurx_fe_add_var(&p, 1, GPURX_FE_INC, 0, 255, 0, 5, 0);
-	vid = gpurx_fe_add_var(&p, 2, GPURX_FE_INC, 7, 9, 7, 1, 0);
-	CHECK(gpurx_fe_write_field(&p, "ipv6.dst", tu, GPURX_FE_PART_IP, 0) >= 0,
+	CHECK_EQ(gpugen_fe_init(&p, &lay, 1, 9, 1), 0);
+	tu = gpugen_fe_add_tuple(&p, 0xc0000201, 0xc0000210, 5000, 5003, 0, 0);
+	tos = gpugen_fe_add_var(&p, 1, GPUGEN_FE_INC, 0, 255, 0, 5, 0);
+	vid = gpugen_fe_add_var(&p, 2, GPUGEN_FE_INC, 7, 9, 7, 1, 0);
+	CHECK(gpugen_fe_write_field(&p, "ipv6.dst", tu, GPUGEN_FE_PART_IP, 0) >= 0,
 		"ipv6.dst");
-	CHECK(gpurx_fe_write_field(&p, "tcp.dport", tu, GPURX_FE_PART_PORT, 0) >= 0,
+	CHECK(gpugen_fe_write_field(&p, "tcp.dport", tu, GPUGEN_FE_PART_PORT, 0) >= 0,
 		"tcp.dport");
-	CHECK(gpurx_fe_write_field(&p, "ip.tos", tos, 0, 0) >= 0, "ip.tos");
-	CHECK(gpurx_fe_write_field(&p, "vlan.id", vid, 0, 0) >= 0, "vlan.id");
-	CHECK_EQ(gpurx_fe_write_field(&p, "tcp.dport", tu, 0, 0), -EINVAL);
-	CHECK_EQ(gpurx_fe_write_field(&p, "vlan.inner.id", vid, 0, 0), -ENXIO);
-	CHECK_EQ(gpurx_fe_write_off(&p, lay.l3_off + 4, vid, 0, 0), -EPERM);
-	CHECK_EQ(gpurx_fe_set_stamp(&p), 0);
+	CHECK(gpugen_fe_write_field(&p, "ip.tos", tos, 0, 0) >= 0, "ip.tos");
+	CHECK(gpugen_fe_write_field(&p, "vlan.id", vid, 0, 0) >= 0, "vlan.id");
+	CHECK_EQ(gpugen_fe_write_field(&p, "tcp.dport", tu, 0, 0), -EINVAL);
+	CHECK_EQ(gpugen_fe_write_field(&p, "vlan.inner.id", vid, 0, 0), -ENXIO);
+	CHECK_EQ(gpugen_fe_write_off(&p, lay.l3_off + 4, vid, 0, 0), -EPERM);
+	CHECK_EQ(gpugen_fe_set_stamp(&p), 0);
 	for (uint64_t i = 0; i < 200; i++) {
-		gpurx_fe_make(&p, t, pkt, i, 5);
+		gpugen_fe_make(&p, t, pkt, i, 5);
 		gpurx_pkt_parse(pkt, lay.len, lay.len, &pi);
 		CHECK(pi.malformed == GPURX_MAL_NONE, "v6 #%llu",
 			(unsigned long long)i);
@@ -650,7 +650,7 @@ test_fe_fields(void)
 		CHECK_EQ(pi.vlan_id, 7 + i % 3);
 		CHECK(csums_ok(pkt, &lay), "v6 #%llu checksum",
 			(unsigned long long)i);
-		CHECK_EQ(gpurx_stamp_find(pkt, lay.len, &pi, &st), 0);
+		CHECK_EQ(gpugen_stamp_find(pkt, lay.len, &pi, &st), 0);
 		CHECK_EQ(st.seq, i);
 		CHECK_EQ(st.stream, 9);
 	}
@@ -659,27 +659,27 @@ test_fe_fields(void)
 	pb_base_spec(&s, 4, 0, GPURX_IPPROTO_ICMP);
 	s.payload_len = 32;
 	make_tmpl(&s, t, &lay);
-	CHECK_EQ(gpurx_fe_init(&p, &lay, 1, 2, 1), 0);
-	vid = gpurx_fe_add_var(&p, 2, GPURX_FE_INC, 0, 65535, 0, 1, 0);
-	CHECK(gpurx_fe_write_field(&p, "icmp.seq", vid, 0, 0) >= 0, "icmp.seq");
-	CHECK_EQ(gpurx_fe_set_stamp(&p), 0);
-	gpurx_fe_make(&p, t, pkt, 77, 1);
+	CHECK_EQ(gpugen_fe_init(&p, &lay, 1, 2, 1), 0);
+	vid = gpugen_fe_add_var(&p, 2, GPUGEN_FE_INC, 0, 65535, 0, 1, 0);
+	CHECK(gpugen_fe_write_field(&p, "icmp.seq", vid, 0, 0) >= 0, "icmp.seq");
+	CHECK_EQ(gpugen_fe_set_stamp(&p), 0);
+	gpugen_fe_make(&p, t, pkt, 77, 1);
 	gpurx_pkt_parse(pkt, lay.len, lay.len, &pi);
 	CHECK_EQ(gpurx_be16(pkt + lay.l4_off + 6), 77);
 	CHECK(csums_ok(pkt, &lay), "icmp checksum");
-	CHECK_EQ(gpurx_stamp_find(pkt, lay.len, &pi, &st), 0);
+	CHECK_EQ(gpugen_stamp_find(pkt, lay.len, &pi, &st), 0);
 	CHECK_EQ(st.seq, 77);
 	/* The same frame in two buffers (RX buffer split), cut at every
 	 * byte up to the stamp's end: the same stamp, even where it
 	 * straddles them. */
-	for (uint32_t cut = 1; cut < lay.payload_off + 4 + GPURX_STAMP_LEN;
+	for (uint32_t cut = 1; cut < lay.payload_off + 4 + GPUGEN_STAMP_LEN;
 			cut++) {
-		struct gpurx_stamp sv;
+		struct gpugen_stamp sv;
 		uint8_t tail[256];
 
 		memcpy(tail, pkt + cut, lay.len - cut);
 		memset(&sv, 0, sizeof(sv));
-		CHECK_EQ(gpurx_stamp_find_view(gpurx_view_split(pkt, cut, tail),
+		CHECK_EQ(gpugen_stamp_find_view(gpurx_view_split(pkt, cut, tail),
 			lay.len, &pi, &sv), 0);
 		CHECK(sv.stream == st.stream && sv.seq == 77 &&
 			sv.tx_ns == st.tx_ns, "split at %u", cut);
@@ -689,8 +689,8 @@ test_fe_fields(void)
 	pb_base_spec(&s, 4, 0, GPURX_IPPROTO_UDP);
 	s.payload_len = 23;
 	make_tmpl(&s, t, &lay);
-	CHECK_EQ(gpurx_fe_init(&p, &lay, 1, 2, 1), 0);
-	CHECK_EQ(gpurx_fe_set_stamp(&p), -EMSGSIZE);
+	CHECK_EQ(gpugen_fe_init(&p, &lay, 1, 2, 1), 0);
+	CHECK_EQ(gpugen_fe_set_stamp(&p), -EMSGSIZE);
 }
 
 /* Random programs over random templates: checksums stay right. */
@@ -702,18 +702,18 @@ test_fe_random_programs(void)
 		"ipv6.flow", "udp.sport", "udp.dport", "tcp.sport", "tcp.dport",
 		"tcp.seq", "icmp.id"};
 	static uint8_t t[BUFSZ], pkt[BUFSZ], ref[BUFSZ];
-	struct gpurx_pkt_layout lay;
-	struct gpurx_pkt_spec s;
-	struct gpurx_fe_prog p;
+	struct gpugen_pkt_layout lay;
+	struct gpugen_pkt_spec s;
+	struct gpugen_fe_prog p;
 	int progs = 0;
 
 	for (int n = 0; n < 2000; n++) {
 		pb_random_spec(&s);
-		if (gpurx_pkt_build(&s, t, sizeof(t), &lay) == 0)
+		if (gpugen_pkt_build(&s, t, sizeof(t), &lay) == 0)
 			continue;
-		CHECK_EQ(gpurx_fe_init(&p, &lay, pb_rnd64(), pb_rnd(4), 1 + pb_rnd(8)), 0);
+		CHECK_EQ(gpugen_fe_init(&p, &lay, pb_rnd64(), pb_rnd(4), 1 + pb_rnd(8)), 0);
 		if (pb_rnd(2))
-			gpurx_fe_set_stamp(&p);
+			gpugen_fe_set_stamp(&p);
 		for (int v = 0; v < 6; v++) {
 			static const uint8_t sizes[] = {1, 2, 4, 8};
 			uint8_t sz = sizes[pb_rnd(4)];
@@ -726,19 +726,19 @@ test_fe_random_programs(void)
 				lo = hi;
 				hi = x;
 			}
-			gpurx_fe_add_var(&p, sz, (uint8_t)pb_rnd(3), lo, hi, lo,
+			gpugen_fe_add_var(&p, sz, (uint8_t)pb_rnd(3), lo, hi, lo,
 				pb_rnd64() & lim, (int)pb_rnd(2));
 		}
-		gpurx_fe_add_tuple(&p, (uint32_t)pb_rnd64(), 0xffffffffu, 1, 9, 0, 0);
+		gpugen_fe_add_tuple(&p, (uint32_t)pb_rnd64(), 0xffffffffu, 1, 9, 0, 0);
 		for (int w = 0; w < 10; w++) {
 			int var = (int)pb_rnd(7);
 			uint8_t part = var == 6 ? (uint8_t)(1 + pb_rnd(2)) : 0;
 
 			if (pb_rnd(2))
-				gpurx_fe_write_field(&p, names[pb_rnd(16)], var, part,
+				gpugen_fe_write_field(&p, names[pb_rnd(16)], var, part,
 					pb_rnd64());
 			else
-				gpurx_fe_write_off(&p, pb_rnd(lay.len), var, part,
+				gpugen_fe_write_off(&p, pb_rnd(lay.len), var, part,
 					pb_rnd64());
 		}
 		if (p.n_writes == 0)
@@ -747,9 +747,9 @@ test_fe_random_programs(void)
 		for (uint64_t i = 0; i < 20; i++) {
 			uint64_t idx = pb_rnd64() >> pb_rnd(64);
 
-			gpurx_fe_make(&p, t, pkt, idx, pb_rnd64());
+			gpugen_fe_make(&p, t, pkt, idx, pb_rnd64());
 			memcpy(ref, pkt, lay.len);
-			gpurx_pkt_csum_fill(ref, &lay);
+			gpugen_pkt_csum_fill(ref, &lay);
 			CHECK(memcmp(ref, pkt, lay.len) == 0,
 				"program %d packet %llu: incremental != full", n,
 				(unsigned long long)idx);

@@ -17,7 +17,7 @@
 #include "classify_ref.h"
 #include "filter_compile.h"
 #include "filters.h"
-#include "gpurx_classify.h"
+#include "flow_classify.h"
 #include "test_common.h"
 
 #define N_PKTS 2000

@@ -15,7 +15,7 @@ static void
 feed(struct gpurx_stamps *s, uint16_t q, uint32_t stream, uint64_t seq,
 		uint64_t rx_ns, uint64_t tx_ns)
 {
-	struct gpurx_stamp st = { stream, seq, tx_ns };
+	struct gpugen_stamp st = { stream, seq, tx_ns };
 
 	gpurx_stamps_add(s, q, &st, rx_ns);
 }

@@ -61,18 +61,18 @@ csums_ok(const uint8_t *f, uint32_t len)
 	if (gpurx_pkt_parse(f, len, len, &pi) != GPURX_MAL_NONE)
 		return 0;
 	if (pi.ip_version == 4) {
-		sum = gpurx_csum_add(0, f + pi.l3_off, (f[pi.l3_off] & 15) * 4u);
-		if (gpurx_csum_fold(sum) != 0xffff)
+		sum = gpugen_csum_add(0, f + pi.l3_off, (f[pi.l3_off] & 15) * 4u);
+		if (gpugen_csum_fold(sum) != 0xffff)
 			return 0;
 	}
 	if (pi.ip_version != 0 && (pi.l4_proto == GPURX_IPPROTO_UDP ||
 			pi.l4_proto == GPURX_IPPROTO_TCP)) {
 		uint32_t l4len = pi.ip_end - pi.l4_off;
 
-		sum = gpurx_csum_pseudo(f + pi.l3_off, pi.ip_version,
+		sum = gpugen_csum_pseudo(f + pi.l3_off, pi.ip_version,
 			pi.l4_proto, l4len);
-		sum = gpurx_csum_add(sum, f + pi.l4_off, l4len);
-		if (gpurx_csum_fold(sum) != 0xffff)
+		sum = gpugen_csum_add(sum, f + pi.l4_off, l4len);
+		if (gpugen_csum_fold(sum) != 0xffff)
 			return 0;
 	}
 	return 1;
@@ -96,7 +96,7 @@ test_defaults(void)
 {
 	struct gpugen *g = new_gen(1);
 	struct gpurx_pkt_info pi;
-	struct gpurx_stamp st;
+	struct gpugen_stamp st;
 	uint8_t buf[2048];
 	uint32_t len;
 
@@ -107,10 +107,10 @@ test_defaults(void)
 		"ipv4/udp");
 	CHECK(pi.sport == 1024 && pi.dport == 1024, "ports");
 	CHECK(memcmp(pi.src + 12, "\x0a\x00\x00\x01", 4) == 0, "src 10.0.0.1");
-	CHECK(gpurx_stamp_find(buf, len, &pi, &st) == 0 && st.stream == 0 &&
+	CHECK(gpugen_stamp_find(buf, len, &pi, &st) == 0 && st.stream == 0 &&
 		st.seq == 0 && st.tx_ns == 1000, "stamp on by default");
 	len = build(g, 5, buf, &pi);
-	CHECK(gpurx_stamp_find(buf, len, &pi, &st) == 0 && st.seq == 5 &&
+	CHECK(gpugen_stamp_find(buf, len, &pi, &st) == 0 && st.seq == 5 &&
 		st.tx_ns == 1005, "stamp of packet 5");
 	gpugen_free(g);
 }
@@ -265,7 +265,7 @@ test_imix(void)
 		590, 590, 590, 590, 1514 };
 	struct gpugen_stream_info si;
 	struct gpurx_pkt_info pi;
-	struct gpurx_stamp st;
+	struct gpugen_stamp st;
 	uint8_t buf[2048];
 	uint32_t len;
 
@@ -284,7 +284,7 @@ test_imix(void)
 			(unsigned long)n, len, exp);
 		if (s == 3) {
 			gpurx_pkt_parse(buf, len, len, &pi);
-			CHECK(gpurx_stamp_find(buf, len, &pi, &st) == 0 &&
+			CHECK(gpugen_stamp_find(buf, len, &pi, &st) == 0 &&
 				st.stream == 3 && st.seq == idx && idx ==
 				(n / 14) * 2 + n % 14 - 12, "stream 3 seq");
 		}
@@ -370,8 +370,8 @@ static void
 test_pcap(const char *dir)
 {
 	char path[512], spec[600];
-	struct gpurx_pkt_spec s;
-	struct gpurx_pkt_layout lay;
+	struct gpugen_pkt_spec s;
+	struct gpugen_pkt_layout lay;
 	struct gpurx_pkt_info pi;
 	struct pcap_pkthdr h;
 	uint8_t buf[2048], frames[3][256];
@@ -397,7 +397,7 @@ test_pcap(const char *dir)
 		s.sport = 7;
 		s.dport = (uint16_t)(80 + k);
 		s.payload_len = 40 + 10u * k;
-		lens[k] = gpurx_pkt_build(&s, frames[k], 256, &lay);
+		lens[k] = gpugen_pkt_build(&s, frames[k], 256, &lay);
 		/* A broken checksum, as offloaded captures have. */
 		frames[k][lay.l4_csum_off] ^= 0x55;
 		memset(&h, 0, sizeof(h));

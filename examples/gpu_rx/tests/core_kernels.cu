@@ -4,8 +4,8 @@
 
 #include <cuda_runtime.h>
 
-#include "gpurx_classify.h"
-#include "gpurx_kernels_core.h"
+#include "flow_classify.h"
+#include "core_kernels.h"
 
 /* One thread per packet, grid-stride so any batch size fits any grid. */
 __global__ void

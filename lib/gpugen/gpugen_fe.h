@@ -16,35 +16,35 @@
  * i): any GPU thread builds any packet, byte-identical to the CPU.
  *
  * A write stores a variable's value plus a constant, big-endian, at a
- * byte offset or a named field (gpurx_fe_write_field()); sub-byte fields
+ * byte offset or a named field (gpugen_fe_write_field()); sub-byte fields
  * (VLAN id, IPv6 traffic class) are masked in. After each write the
  * IPv4 header and L4 checksums are adjusted incrementally (RFC 1624), as
- * is the stamp's when the program stamps (pkt_stamp.h). Writes may not
+ * is the stamp's when the program stamps (gpugen_stamp.h). Writes may not
  * touch a checksum, a length, a protocol field or the stamp: the engine
  * keeps those consistent itself.
  *
  * The program is plain data (no pointers): copy it to GPU memory as is.
  */
-#ifndef GPURX_PKT_FE_H
-#define GPURX_PKT_FE_H
+#ifndef GPUGEN_FE_H
+#define GPUGEN_FE_H
 
-#include "pkt_build.h"
-#include "pkt_stamp.h"
+#include "gpugen_build.h"
+#include "gpugen_stamp.h"
 
-#define GPURX_FE_MAX_VARS 16
-#define GPURX_FE_MAX_WRITES 32
+#define GPUGEN_FE_MAX_VARS 16
+#define GPUGEN_FE_MAX_WRITES 32
 
-#define GPURX_FE_INC 0
-#define GPURX_FE_DEC 1
-#define GPURX_FE_RANDOM 2
-#define GPURX_FE_TUPLE 3
+#define GPUGEN_FE_INC 0
+#define GPUGEN_FE_DEC 1
+#define GPUGEN_FE_RANDOM 2
+#define GPUGEN_FE_TUPLE 3
 
 /* Which part of a variable a write takes. */
-#define GPURX_FE_PART_VALUE 0	/* the value (inc, dec, random) */
-#define GPURX_FE_PART_IP 1	/* a tuple's address, 4 bytes */
-#define GPURX_FE_PART_PORT 2	/* a tuple's port, 2 bytes */
+#define GPUGEN_FE_PART_VALUE 0	/* the value (inc, dec, random) */
+#define GPUGEN_FE_PART_IP 1	/* a tuple's address, 4 bytes */
+#define GPUGEN_FE_PART_PORT 2	/* a tuple's port, 2 bytes */
 
-struct gpurx_fe_var {
+struct gpugen_fe_var {
 	uint64_t init, min, max, step;
 	uint32_t ip_min, ip_max;	/* tuple */
 	uint64_t flows;			/* tuple: flows before it repeats */
@@ -54,7 +54,7 @@ struct gpurx_fe_var {
 	uint8_t per_burst;
 };
 
-struct gpurx_fe_write {
+struct gpugen_fe_write {
 	uint64_t add;
 	uint64_t mask;		/* 0: the whole field */
 	uint32_t off;
@@ -64,7 +64,7 @@ struct gpurx_fe_write {
 	uint8_t shift;
 };
 
-struct gpurx_fe_prog {
+struct gpugen_fe_prog {
 	uint64_t seed;
 	uint32_t stream;
 	uint32_t burst;		/* packets per burst, >= 1 */
@@ -75,22 +75,22 @@ struct gpurx_fe_prog {
 	uint32_t l4_start, l4_end, l4_csum;
 	uint32_t ph_start, ph_end;	/* addresses in the L4 pseudo-header */
 	uint8_t l4_udp;
-	/* TX checksum offload (gpurx_fe_csum_offload): the IPv4 header
+	/* TX checksum offload (gpugen_fe_csum_offload): the IPv4 header
 	 * checksum stays 0; l4_phdr: the L4 field holds the pseudo-header's
 	 * sum, which only writes to the addresses change. */
 	uint8_t csum_offload;
 	uint8_t l4_phdr;
 	uint32_t n_vars, n_writes;
-	struct gpurx_pkt_layout lay;	/* for named fields, host side */
-	struct gpurx_fe_var vars[GPURX_FE_MAX_VARS];
-	struct gpurx_fe_write writes[GPURX_FE_MAX_WRITES];
+	struct gpugen_pkt_layout lay;	/* for named fields, host side */
+	struct gpugen_fe_var vars[GPUGEN_FE_MAX_VARS];
+	struct gpugen_fe_write writes[GPUGEN_FE_MAX_WRITES];
 };
 
 /* ---- Per packet: portable ------------------------------------------- */
 
 /* splitmix64's finaliser: a bijection that mixes every input bit. */
 GPURX_FN uint64_t
-gpurx_fe_mix64(uint64_t z)
+gpugen_fe_mix64(uint64_t z)
 {
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
@@ -102,18 +102,18 @@ gpurx_fe_mix64(uint64_t z)
  * at position i, so value i needs no state from value i - 1.
  */
 GPURX_FN uint64_t
-gpurx_fe_hash(uint64_t seed, uint32_t stream, uint32_t var, uint64_t i)
+gpugen_fe_hash(uint64_t seed, uint32_t stream, uint32_t var, uint64_t i)
 {
-	uint64_t key = gpurx_fe_mix64(seed ^
-		gpurx_fe_mix64((((uint64_t)stream << 8) | var) +
+	uint64_t key = gpugen_fe_mix64(seed ^
+		gpugen_fe_mix64((((uint64_t)stream << 8) | var) +
 			0x9e3779b97f4a7c15ull));
 
-	return gpurx_fe_mix64(key + (i + 1) * 0x9e3779b97f4a7c15ull);
+	return gpugen_fe_mix64(key + (i + 1) * 0x9e3779b97f4a7c15ull);
 }
 
 /* (a + b) mod r for a, b < r; r == 0 stands for 2^64. */
 GPURX_FN uint64_t
-gpurx_fe_addmod(uint64_t a, uint64_t b, uint64_t r)
+gpugen_fe_addmod(uint64_t a, uint64_t b, uint64_t r)
 {
 	if (r == 0)
 		return a + b;
@@ -122,7 +122,7 @@ gpurx_fe_addmod(uint64_t a, uint64_t b, uint64_t r)
 
 /* (a * b) mod r without 128-bit arithmetic; r == 0 stands for 2^64. */
 GPURX_FN uint64_t
-gpurx_fe_mulmod(uint64_t a, uint64_t b, uint64_t r)
+gpugen_fe_mulmod(uint64_t a, uint64_t b, uint64_t r)
 {
 	uint64_t res = 0;
 
@@ -135,8 +135,8 @@ gpurx_fe_mulmod(uint64_t a, uint64_t b, uint64_t r)
 	/* Double and add: only ranges over 2^32 with large steps get here. */
 	while (b != 0) {
 		if (b & 1)
-			res = gpurx_fe_addmod(res, a, r);
-		a = gpurx_fe_addmod(a, a, r);
+			res = gpugen_fe_addmod(res, a, r);
+		a = gpugen_fe_addmod(a, a, r);
 		b >>= 1;
 	}
 	return res;
@@ -144,29 +144,29 @@ gpurx_fe_mulmod(uint64_t a, uint64_t b, uint64_t r)
 
 /* Variable v's value for packet i (before a write's part selection). */
 GPURX_FN uint64_t
-gpurx_fe_value(const struct gpurx_fe_prog *p, uint32_t v, uint64_t i)
+gpugen_fe_value(const struct gpugen_fe_prog *p, uint32_t v, uint64_t i)
 {
-	const struct gpurx_fe_var *x = &p->vars[v];
+	const struct gpugen_fe_var *x = &p->vars[v];
 	uint64_t r = x->max - x->min + 1;	/* 0: the full 2^64 */
 	uint64_t idx = x->per_burst ? i / p->burst : i;
 	uint64_t a, b;
 
 	switch (x->op) {
-	case GPURX_FE_INC:
+	case GPUGEN_FE_INC:
 		a = x->init - x->min;
-		b = gpurx_fe_mulmod(idx, x->step, r);
-		return x->min + gpurx_fe_addmod(a, b, r);
-	case GPURX_FE_DEC:
+		b = gpugen_fe_mulmod(idx, x->step, r);
+		return x->min + gpugen_fe_addmod(a, b, r);
+	case GPUGEN_FE_DEC:
 		a = x->init - x->min;
-		b = gpurx_fe_mulmod(idx, x->step, r);
+		b = gpugen_fe_mulmod(idx, x->step, r);
 		/* a - b mod r = a + (r - b) mod r */
-		return x->min + (b == 0 ? a : gpurx_fe_addmod(a, r - b, r));
-	case GPURX_FE_RANDOM: {
-		uint64_t h = gpurx_fe_hash(p->seed, p->stream, v, idx);
+		return x->min + (b == 0 ? a : gpugen_fe_addmod(a, r - b, r));
+	case GPUGEN_FE_RANDOM: {
+		uint64_t h = gpugen_fe_hash(p->seed, p->stream, v, idx);
 
 		return x->min + (r != 0 ? h % r : h);
 	}
-	default: {	/* GPURX_FE_TUPLE */
+	default: {	/* GPUGEN_FE_TUPLE */
 		uint64_t n_ip = (uint64_t)x->ip_max - x->ip_min + 1;
 		uint64_t k = idx % x->flows;
 
@@ -178,37 +178,37 @@ gpurx_fe_value(const struct gpurx_fe_prog *p, uint32_t v, uint64_t i)
 
 /* Checksum sums over the bytes [off, off + len): m (or m') per region. */
 GPURX_FN void
-gpurx_fe_sums(const struct gpurx_fe_prog *p, const uint8_t *pkt, uint32_t off,
+gpugen_fe_sums(const struct gpugen_fe_prog *p, const uint8_t *pkt, uint32_t off,
 		uint32_t len, uint32_t s[2])
 {
 	s[0] = 0;
 	s[1] = 0;
 	if (p->ip4_csum != 0 && !p->csum_offload)
-		s[0] = gpurx_csum_span(pkt, p->ip4_start, p->ip4_end, off, len);
+		s[0] = gpugen_csum_span(pkt, p->ip4_start, p->ip4_end, off, len);
 	if (p->l4_csum != 0)
-		s[1] = (p->l4_phdr ? 0 : gpurx_csum_span(pkt, p->l4_start,
+		s[1] = (p->l4_phdr ? 0 : gpugen_csum_span(pkt, p->l4_start,
 			p->l4_end, off, len)) +
-			gpurx_csum_span(pkt, p->ph_start, p->ph_end, off, len);
+			gpugen_csum_span(pkt, p->ph_start, p->ph_end, off, len);
 }
 
 GPURX_FN void
-gpurx_fe_fix(const struct gpurx_fe_prog *p, uint8_t *pkt,
+gpugen_fe_fix(const struct gpugen_fe_prog *p, uint8_t *pkt,
 		const uint32_t m[2], const uint32_t m2[2])
 {
 	uint16_t c;
 
 	if (p->ip4_csum != 0 && m[0] != m2[0]) {
 		c = gpurx_be16(pkt + p->ip4_csum);
-		gpurx_put_be16(pkt + p->ip4_csum, gpurx_csum_adjust(c, m[0], m2[0]));
+		gpurx_put_be16(pkt + p->ip4_csum, gpugen_csum_adjust(c, m[0], m2[0]));
 	}
 	if (p->l4_csum != 0 && m[1] != m2[1] && p->l4_phdr) {
 		/* A sum, not its complement: S' = ~adjust(~S, m, m'). */
 		c = gpurx_be16(pkt + p->l4_csum);
 		gpurx_put_be16(pkt + p->l4_csum,
-			(uint16_t)~gpurx_csum_adjust((uint16_t)~c, m[1], m2[1]));
+			(uint16_t)~gpugen_csum_adjust((uint16_t)~c, m[1], m2[1]));
 	} else if (p->l4_csum != 0 && m[1] != m2[1]) {
 		c = gpurx_be16(pkt + p->l4_csum);
-		c = gpurx_csum_adjust(c, m[1], m2[1]);
+		c = gpugen_csum_adjust(c, m[1], m2[1]);
 		/* UDP sends a computed 0 as 0xffff: 0 means "none". */
 		if (c == 0 && p->l4_udp)
 			c = 0xffff;
@@ -218,44 +218,44 @@ gpurx_fe_fix(const struct gpurx_fe_prog *p, uint8_t *pkt,
 
 /* Apply the program to a copy of the template in pkt, as packet i. */
 GPURX_FN void
-gpurx_fe_apply(const struct gpurx_fe_prog *p, uint8_t *pkt, uint64_t i,
+gpugen_fe_apply(const struct gpugen_fe_prog *p, uint8_t *pkt, uint64_t i,
 		uint64_t tx_ns)
 {
 	uint32_t m[2], m2[2];
 
 	for (uint32_t w = 0; w < p->n_writes; w++) {
-		const struct gpurx_fe_write *x = &p->writes[w];
-		uint64_t v = gpurx_fe_value(p, x->var, i);
+		const struct gpugen_fe_write *x = &p->writes[w];
+		uint64_t v = gpugen_fe_value(p, x->var, i);
 		uint8_t *d = pkt + x->off;
 
-		if (x->part == GPURX_FE_PART_IP)
+		if (x->part == GPUGEN_FE_PART_IP)
 			v >>= 16;
-		else if (x->part == GPURX_FE_PART_PORT)
+		else if (x->part == GPUGEN_FE_PART_PORT)
 			v &= 0xffff;
 		v += x->add;
-		gpurx_fe_sums(p, pkt, x->off, x->width, m);
+		gpugen_fe_sums(p, pkt, x->off, x->width, m);
 		if (x->mask != 0)
 			v = (gpurx_get_ben(d, x->width) & ~x->mask) |
 				((v << x->shift) & x->mask);
 		gpurx_put_ben(d, x->width, v);
-		gpurx_fe_sums(p, pkt, x->off, x->width, m2);
-		gpurx_fe_fix(p, pkt, m, m2);
+		gpugen_fe_sums(p, pkt, x->off, x->width, m2);
+		gpugen_fe_fix(p, pkt, m, m2);
 	}
 	if (p->stamp_off != 0) {
-		gpurx_fe_sums(p, pkt, p->stamp_off, GPURX_STAMP_LEN, m);
-		gpurx_stamp_put(pkt + p->stamp_off, p->stream, i, tx_ns);
-		gpurx_fe_sums(p, pkt, p->stamp_off, GPURX_STAMP_LEN, m2);
-		gpurx_fe_fix(p, pkt, m, m2);
+		gpugen_fe_sums(p, pkt, p->stamp_off, GPUGEN_STAMP_LEN, m);
+		gpugen_stamp_put(pkt + p->stamp_off, p->stream, i, tx_ns);
+		gpugen_fe_sums(p, pkt, p->stamp_off, GPUGEN_STAMP_LEN, m2);
+		gpugen_fe_fix(p, pkt, m, m2);
 	}
 }
 
 /* Packet i of the stream: the template copied to out, then the program. */
 GPURX_FN void
-gpurx_fe_make(const struct gpurx_fe_prog *p, const uint8_t *tmpl, uint8_t *out,
+gpugen_fe_make(const struct gpugen_fe_prog *p, const uint8_t *tmpl, uint8_t *out,
 		uint64_t i, uint64_t tx_ns)
 {
-	gpurx_pb_copy(out, tmpl, p->tmpl_len);
-	gpurx_fe_apply(p, out, i, tx_ns);
+	gpugen_pb_copy(out, tmpl, p->tmpl_len);
+	gpugen_fe_apply(p, out, i, tx_ns);
 }
 
 /* ---- Building a program: host only ----------------------------------- */
@@ -269,7 +269,7 @@ gpurx_fe_make(const struct gpurx_fe_prog *p, const uint8_t *tmpl, uint8_t *out,
  * burst: packets per burst for per-burst variables (>= 1).
  */
 static inline int
-gpurx_fe_init(struct gpurx_fe_prog *p, const struct gpurx_pkt_layout *lay,
+gpugen_fe_init(struct gpugen_fe_prog *p, const struct gpugen_pkt_layout *lay,
 		uint64_t seed, uint32_t stream, uint32_t burst)
 {
 	memset(p, 0, sizeof(*p));
@@ -299,13 +299,13 @@ gpurx_fe_init(struct gpurx_fe_prog *p, const struct gpurx_pkt_layout *lay,
 }
 
 /*
- * The program of a template readied by gpurx_pkt_csum_offload(): the
+ * The program of a template readied by gpugen_pkt_csum_offload(): the
  * IPv4 header checksum is left at 0 and a UDP or TCP checksum field kept
  * as the pseudo-header's sum (writes to the addresses adjust it; the
  * segment's bytes are the port's to sum). ICMP's is kept whole as before.
  */
 static inline void
-gpurx_fe_csum_offload(struct gpurx_fe_prog *p)
+gpugen_fe_csum_offload(struct gpugen_fe_prog *p)
 {
 	p->csum_offload = 1;
 	p->l4_phdr = p->l4_csum != 0 && p->ph_start != 0 &&
@@ -314,7 +314,7 @@ gpurx_fe_csum_offload(struct gpurx_fe_prog *p)
 }
 
 static inline int
-gpurx_fe_size_ok(uint8_t size)
+gpugen_fe_size_ok(uint8_t size)
 {
 	return size == 1 || size == 2 || size == 4 || size == 8;
 }
@@ -325,19 +325,19 @@ gpurx_fe_size_ok(uint8_t size)
  * -ENOSPC when the program is full.
  */
 static inline int
-gpurx_fe_add_var(struct gpurx_fe_prog *p, uint8_t size, uint8_t op,
+gpugen_fe_add_var(struct gpugen_fe_prog *p, uint8_t size, uint8_t op,
 		uint64_t min, uint64_t max, uint64_t init, uint64_t step,
 		int per_burst)
 {
-	struct gpurx_fe_var *x;
+	struct gpugen_fe_var *x;
 	uint64_t lim;
 
-	if (!gpurx_fe_size_ok(size) || op > GPURX_FE_RANDOM)
+	if (!gpugen_fe_size_ok(size) || op > GPUGEN_FE_RANDOM)
 		return -EINVAL;
 	lim = size == 8 ? ~0ull : (1ull << (8 * size)) - 1;
 	if (min > max || max > lim || init < min || init > max)
 		return -EINVAL;
-	if (p->n_vars >= GPURX_FE_MAX_VARS)
+	if (p->n_vars >= GPUGEN_FE_MAX_VARS)
 		return -ENOSPC;
 	x = &p->vars[p->n_vars];
 	memset(x, 0, sizeof(*x));
@@ -356,22 +356,22 @@ gpurx_fe_add_var(struct gpurx_fe_prog *p, uint8_t size, uint8_t op,
  * limit > 0 stops after that many flows. Returns its index or -errno.
  */
 static inline int
-gpurx_fe_add_tuple(struct gpurx_fe_prog *p, uint32_t ip_min, uint32_t ip_max,
+gpugen_fe_add_tuple(struct gpugen_fe_prog *p, uint32_t ip_min, uint32_t ip_max,
 		uint16_t port_min, uint16_t port_max, uint64_t limit,
 		int per_burst)
 {
-	struct gpurx_fe_var *x;
+	struct gpugen_fe_var *x;
 	uint64_t flows;
 
 	if (ip_min > ip_max || port_min > port_max)
 		return -EINVAL;
-	if (p->n_vars >= GPURX_FE_MAX_VARS)
+	if (p->n_vars >= GPUGEN_FE_MAX_VARS)
 		return -ENOSPC;
 	flows = ((uint64_t)ip_max - ip_min + 1) *
 		((uint64_t)port_max - port_min + 1);
 	x = &p->vars[p->n_vars];
 	memset(x, 0, sizeof(*x));
-	x->op = GPURX_FE_TUPLE;
+	x->op = GPUGEN_FE_TUPLE;
 	x->size = 6;
 	x->ip_min = ip_min;
 	x->ip_max = ip_max;
@@ -383,60 +383,60 @@ gpurx_fe_add_tuple(struct gpurx_fe_prog *p, uint32_t ip_min, uint32_t ip_max,
 }
 
 static inline int
-gpurx_fe_overlap(uint32_t a, uint32_t alen, uint32_t b, uint32_t blen)
+gpugen_fe_overlap(uint32_t a, uint32_t alen, uint32_t b, uint32_t blen)
 {
 	return a < b + blen && b < a + alen;
 }
 
 /* Whether [off, off + len) touches what the engine keeps consistent. */
 static inline int
-gpurx_fe_protected(const struct gpurx_fe_prog *p, uint32_t off, uint32_t len)
+gpugen_fe_protected(const struct gpugen_fe_prog *p, uint32_t off, uint32_t len)
 {
-	const struct gpurx_pkt_layout *l = &p->lay;
+	const struct gpugen_pkt_layout *l = &p->lay;
 
-	if (p->ip4_csum && gpurx_fe_overlap(off, len, p->ip4_csum, 2))
+	if (p->ip4_csum && gpugen_fe_overlap(off, len, p->ip4_csum, 2))
 		return 1;
-	if (p->l4_csum && gpurx_fe_overlap(off, len, p->l4_csum, 2))
+	if (p->l4_csum && gpugen_fe_overlap(off, len, p->l4_csum, 2))
 		return 1;
 	if (p->stamp_off &&
-			gpurx_fe_overlap(off, len, p->stamp_off, GPURX_STAMP_LEN))
+			gpugen_fe_overlap(off, len, p->stamp_off, GPUGEN_STAMP_LEN))
 		return 1;
 	/* Version and IHL, total length, protocol; not the TOS byte
 	 * between them: it is a field like any other, in the checksummed
 	 * header. */
 	if (l->ip_version == 4 &&
-			(gpurx_fe_overlap(off, len, l->l3_off, 1) ||
-			gpurx_fe_overlap(off, len, l->l3_off + 2, 2) ||
-			gpurx_fe_overlap(off, len, l->l3_off + 9, 1)))
+			(gpugen_fe_overlap(off, len, l->l3_off, 1) ||
+			gpugen_fe_overlap(off, len, l->l3_off + 2, 2) ||
+			gpugen_fe_overlap(off, len, l->l3_off + 9, 1)))
 		return 1;
 	if (l->ip_version == 6 &&
-			gpurx_fe_overlap(off, len, l->l3_off + 4, 3))
+			gpugen_fe_overlap(off, len, l->l3_off + 4, 3))
 		return 1;	/* payload length, next header */
 	if (l->l4_off && l->l4_proto == GPURX_IPPROTO_UDP &&
-			gpurx_fe_overlap(off, len, l->l4_off + 4, 2))
+			gpugen_fe_overlap(off, len, l->l4_off + 4, 2))
 		return 1;	/* UDP length */
 	return 0;
 }
 
 static inline int
-gpurx_fe_add_write(struct gpurx_fe_prog *p, uint32_t off, uint32_t width,
+gpugen_fe_add_write(struct gpugen_fe_prog *p, uint32_t off, uint32_t width,
 		uint64_t mask, uint8_t shift, int var, uint8_t part,
 		uint64_t add)
 {
-	struct gpurx_fe_write *w;
-	const struct gpurx_fe_var *x;
+	struct gpugen_fe_write *w;
+	const struct gpugen_fe_var *x;
 
 	if (var < 0 || (uint32_t)var >= p->n_vars)
 		return -EINVAL;
 	x = &p->vars[var];
-	if ((x->op == GPURX_FE_TUPLE) != (part != GPURX_FE_PART_VALUE) ||
-			part > GPURX_FE_PART_PORT)
+	if ((x->op == GPUGEN_FE_TUPLE) != (part != GPUGEN_FE_PART_VALUE) ||
+			part > GPUGEN_FE_PART_PORT)
 		return -EINVAL;
 	if (off > p->tmpl_len || width > p->tmpl_len - off)
 		return -ERANGE;
-	if (gpurx_fe_protected(p, off, width))
+	if (gpugen_fe_protected(p, off, width))
 		return -EPERM;
-	if (p->n_writes >= GPURX_FE_MAX_WRITES)
+	if (p->n_writes >= GPUGEN_FE_MAX_WRITES)
 		return -ENOSPC;
 	w = &p->writes[p->n_writes];
 	memset(w, 0, sizeof(*w));
@@ -451,11 +451,11 @@ gpurx_fe_add_write(struct gpurx_fe_prog *p, uint32_t off, uint32_t width,
 }
 
 static inline uint32_t
-gpurx_fe_part_size(const struct gpurx_fe_prog *p, int var, uint8_t part)
+gpugen_fe_part_size(const struct gpugen_fe_prog *p, int var, uint8_t part)
 {
-	if (part == GPURX_FE_PART_IP)
+	if (part == GPUGEN_FE_PART_IP)
 		return 4;
-	if (part == GPURX_FE_PART_PORT)
+	if (part == GPUGEN_FE_PART_PORT)
 		return 2;
 	return var >= 0 && (uint32_t)var < p->n_vars ? p->vars[var].size : 0;
 }
@@ -467,17 +467,17 @@ gpurx_fe_part_size(const struct gpurx_fe_prog *p, int var, uint8_t part)
  * -ENOSPC.
  */
 static inline int
-gpurx_fe_write_off(struct gpurx_fe_prog *p, uint32_t off, int var,
+gpugen_fe_write_off(struct gpugen_fe_prog *p, uint32_t off, int var,
 		uint8_t part, uint64_t add)
 {
-	uint32_t n = gpurx_fe_part_size(p, var, part);
+	uint32_t n = gpugen_fe_part_size(p, var, part);
 
 	if (n == 0)
 		return -EINVAL;
-	return gpurx_fe_add_write(p, off, n, 0, 0, var, part, add);
+	return gpugen_fe_add_write(p, off, n, 0, 0, var, part, add);
 }
 
-struct gpurx_fe_field {
+struct gpugen_fe_field {
 	uint32_t off;
 	uint32_t width;
 	uint64_t mask;
@@ -489,8 +489,8 @@ struct gpurx_fe_field {
  * unknown name, -ENXIO for a header the template does not have.
  */
 static inline int
-gpurx_fe_field_find(const struct gpurx_pkt_layout *l, const char *name,
-		struct gpurx_fe_field *f)
+gpugen_fe_field_find(const struct gpugen_pkt_layout *l, const char *name,
+		struct gpugen_fe_field *f)
 {
 	uint32_t n_vlans = (l->l3_off - 14) / 4;
 	uint32_t l3 = l->l3_off, l4 = l->l4_off;
@@ -507,43 +507,43 @@ gpurx_fe_field_find(const struct gpurx_pkt_layout *l, const char *name,
 		snprintf(alias, sizeof(alias), "ipv%c.%s", v4 ? '4' : '6',
 			name + 3);
 		if (v6 && strcmp(name + 3, "ttl") == 0)
-			return gpurx_fe_field_find(l, "ipv6.hlim", f);
+			return gpugen_fe_field_find(l, "ipv6.hlim", f);
 		if (v6 && strcmp(name + 3, "tos") == 0)
-			return gpurx_fe_field_find(l, "ipv6.tc", f);
-		return gpurx_fe_field_find(l, alias, f);
+			return gpugen_fe_field_find(l, "ipv6.tc", f);
+		return gpugen_fe_field_find(l, alias, f);
 	}
-#define GPURX_FE_F(nm, cond, o, w, m, s) \
+#define GPUGEN_FE_F(nm, cond, o, w, m, s) \
 	if (strcmp(name, nm) == 0) { \
 		have = (cond); \
 		f->off = (o); f->width = (w); f->mask = (m); f->shift = (s); \
 		goto found; \
 	}
-	GPURX_FE_F("eth.dst", 1, 0, 6, 0, 0)
-	GPURX_FE_F("eth.src", 1, 6, 6, 0, 0)
-	GPURX_FE_F("vlan.id", n_vlans >= 1, 14, 2, 0x0fff, 0)
-	GPURX_FE_F("vlan.pcp", n_vlans >= 1, 14, 2, 0xe000, 13)
-	GPURX_FE_F("vlan.inner.id", n_vlans >= 2, 18, 2, 0x0fff, 0)
-	GPURX_FE_F("ipv4.tos", v4, l3 + 1, 1, 0, 0)
-	GPURX_FE_F("ipv4.id", v4, l3 + 4, 2, 0, 0)
-	GPURX_FE_F("ipv4.ttl", v4, l3 + 8, 1, 0, 0)
-	GPURX_FE_F("ipv4.src", v4, l3 + 12, 4, 0, 0)
-	GPURX_FE_F("ipv4.dst", v4, l3 + 16, 4, 0, 0)
-	GPURX_FE_F("ipv6.tc", v6, l3, 2, 0x0ff0, 4)
-	GPURX_FE_F("ipv6.flow", v6, l3 + 1, 3, 0x0fffff, 0)
-	GPURX_FE_F("ipv6.hlim", v6, l3 + 7, 1, 0, 0)
-	GPURX_FE_F("ipv6.src", v6, l3 + 8, 16, 0, 0)
-	GPURX_FE_F("ipv6.dst", v6, l3 + 24, 16, 0, 0)
-	GPURX_FE_F("udp.sport", l4 && pr == GPURX_IPPROTO_UDP, l4, 2, 0, 0)
-	GPURX_FE_F("udp.dport", l4 && pr == GPURX_IPPROTO_UDP, l4 + 2, 2, 0, 0)
-	GPURX_FE_F("tcp.sport", l4 && pr == GPURX_IPPROTO_TCP, l4, 2, 0, 0)
-	GPURX_FE_F("tcp.dport", l4 && pr == GPURX_IPPROTO_TCP, l4 + 2, 2, 0, 0)
-	GPURX_FE_F("tcp.seq", l4 && pr == GPURX_IPPROTO_TCP, l4 + 4, 4, 0, 0)
-	GPURX_FE_F("tcp.ack", l4 && pr == GPURX_IPPROTO_TCP, l4 + 8, 4, 0, 0)
-	GPURX_FE_F("icmp.id", l4 && (pr == GPURX_IPPROTO_ICMP ||
+	GPUGEN_FE_F("eth.dst", 1, 0, 6, 0, 0)
+	GPUGEN_FE_F("eth.src", 1, 6, 6, 0, 0)
+	GPUGEN_FE_F("vlan.id", n_vlans >= 1, 14, 2, 0x0fff, 0)
+	GPUGEN_FE_F("vlan.pcp", n_vlans >= 1, 14, 2, 0xe000, 13)
+	GPUGEN_FE_F("vlan.inner.id", n_vlans >= 2, 18, 2, 0x0fff, 0)
+	GPUGEN_FE_F("ipv4.tos", v4, l3 + 1, 1, 0, 0)
+	GPUGEN_FE_F("ipv4.id", v4, l3 + 4, 2, 0, 0)
+	GPUGEN_FE_F("ipv4.ttl", v4, l3 + 8, 1, 0, 0)
+	GPUGEN_FE_F("ipv4.src", v4, l3 + 12, 4, 0, 0)
+	GPUGEN_FE_F("ipv4.dst", v4, l3 + 16, 4, 0, 0)
+	GPUGEN_FE_F("ipv6.tc", v6, l3, 2, 0x0ff0, 4)
+	GPUGEN_FE_F("ipv6.flow", v6, l3 + 1, 3, 0x0fffff, 0)
+	GPUGEN_FE_F("ipv6.hlim", v6, l3 + 7, 1, 0, 0)
+	GPUGEN_FE_F("ipv6.src", v6, l3 + 8, 16, 0, 0)
+	GPUGEN_FE_F("ipv6.dst", v6, l3 + 24, 16, 0, 0)
+	GPUGEN_FE_F("udp.sport", l4 && pr == GPURX_IPPROTO_UDP, l4, 2, 0, 0)
+	GPUGEN_FE_F("udp.dport", l4 && pr == GPURX_IPPROTO_UDP, l4 + 2, 2, 0, 0)
+	GPUGEN_FE_F("tcp.sport", l4 && pr == GPURX_IPPROTO_TCP, l4, 2, 0, 0)
+	GPUGEN_FE_F("tcp.dport", l4 && pr == GPURX_IPPROTO_TCP, l4 + 2, 2, 0, 0)
+	GPUGEN_FE_F("tcp.seq", l4 && pr == GPURX_IPPROTO_TCP, l4 + 4, 4, 0, 0)
+	GPUGEN_FE_F("tcp.ack", l4 && pr == GPURX_IPPROTO_TCP, l4 + 8, 4, 0, 0)
+	GPUGEN_FE_F("icmp.id", l4 && (pr == GPURX_IPPROTO_ICMP ||
 		pr == GPURX_IPPROTO_ICMPV6), l4 + 4, 2, 0, 0)
-	GPURX_FE_F("icmp.seq", l4 && (pr == GPURX_IPPROTO_ICMP ||
+	GPUGEN_FE_F("icmp.seq", l4 && (pr == GPURX_IPPROTO_ICMP ||
 		pr == GPURX_IPPROTO_ICMPV6), l4 + 6, 2, 0, 0)
-#undef GPURX_FE_F
+#undef GPUGEN_FE_F
 	return -ENOENT;
 found:
 	return have ? 0 : -ENXIO;
@@ -554,49 +554,49 @@ found:
  * narrower than the field goes in its last bytes (the low bits of an
  * address); a wider one is refused (-EINVAL). A masked field (VLAN id,
  * IPv6 traffic class) takes the value's low bits. Returns the write's index or -errno as
- * gpurx_fe_write_off() and gpurx_fe_field_find().
+ * gpugen_fe_write_off() and gpugen_fe_field_find().
  */
 static inline int
-gpurx_fe_write_field(struct gpurx_fe_prog *p, const char *name, int var,
+gpugen_fe_write_field(struct gpugen_fe_prog *p, const char *name, int var,
 		uint8_t part, uint64_t add)
 {
-	struct gpurx_fe_field f;
-	uint32_t n = gpurx_fe_part_size(p, var, part);
-	int rc = gpurx_fe_field_find(&p->lay, name, &f);
+	struct gpugen_fe_field f;
+	uint32_t n = gpugen_fe_part_size(p, var, part);
+	int rc = gpugen_fe_field_find(&p->lay, name, &f);
 
 	if (rc != 0)
 		return rc;
 	if (n == 0 || n > f.width)
 		return -EINVAL;
 	if (f.mask != 0)
-		return gpurx_fe_add_write(p, f.off, f.width, f.mask, f.shift,
+		return gpugen_fe_add_write(p, f.off, f.width, f.mask, f.shift,
 			var, part, add);
-	return gpurx_fe_add_write(p, f.off + f.width - n, n, 0, 0, var, part,
+	return gpugen_fe_add_write(p, f.off + f.width - n, n, 0, 0, var, part,
 		add);
 }
 
 /*
- * Stamp every packet (pkt_stamp.h) at the start of the L4 payload.
+ * Stamp every packet (gpugen_stamp.h) at the start of the L4 payload.
  * -EMSGSIZE when the template's payload is shorter than a stamp, -EPERM
  * when a write already covers it.
  */
 static inline int
-gpurx_fe_set_stamp(struct gpurx_fe_prog *p)
+gpugen_fe_set_stamp(struct gpugen_fe_prog *p)
 {
-	const struct gpurx_pkt_layout *l = &p->lay;
-	uint32_t off = l->payload_off + GPURX_STAMP_PAYLOAD_OFF;
+	const struct gpugen_pkt_layout *l = &p->lay;
+	uint32_t off = l->payload_off + GPUGEN_STAMP_PAYLOAD_OFF;
 
 	if (l->ip_version == 0 || off >= l->ip_end ||
-			l->ip_end - off < GPURX_STAMP_LEN ||
+			l->ip_end - off < GPUGEN_STAMP_LEN ||
 			(l->frag && l->l4_off == 0))
 		return -EMSGSIZE;
 	for (uint32_t w = 0; w < p->n_writes; w++)
-		if (gpurx_fe_overlap(p->writes[w].off, p->writes[w].width, off,
-				GPURX_STAMP_LEN))
+		if (gpugen_fe_overlap(p->writes[w].off, p->writes[w].width, off,
+				GPUGEN_STAMP_LEN))
 			return -EPERM;
 	p->stamp_off = off;
 	return 0;
 }
 #endif /* !__CUDA_ARCH__ */
 
-#endif /* GPURX_PKT_FE_H */
+#endif /* GPUGEN_FE_H */

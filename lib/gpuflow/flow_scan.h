@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * C entry points of the flow table's GPU side (gpurx_flow_kernels.cu):
+ * C entry points of the flow table's GPU side (flow_scan.cu):
  * the scan that ends due flows into the export ring while the packet
  * kernels keep updating the table (flow_table.h).
  */

@@ -10,7 +10,7 @@
 #include <cuda_runtime.h>
 
 #include "flow_table.h"
-#include "gpurx_flow_kernels.h"
+#include "flow_scan.h"
 
 #define SCAN_THREADS 256
 #define SCAN_BLOCKS_MAX 1024u

@@ -3,9 +3,9 @@
  * Generator stamps: what a transmitter writes at the start of the L4
  * payload so that a receiver can count loss, reordering and duplicates
  * per stream and measure latency. Wire layout (big-endian, 24 bytes at
- * payload_off + GPURX_STAMP_PAYLOAD_OFF):
+ * payload_off + GPUGEN_STAMP_PAYLOAD_OFF):
  *
- *   0  magic     u32  GPURX_STAMP_MAGIC: tells stamped frames from others
+ *   0  magic     u32  GPUGEN_STAMP_MAGIC: tells stamped frames from others
  *   4  stream    u32  stream id
  *   8  seq       u64  packet index in the stream, from 0
  *  16  tx_ns     u64  transmit time in ns on the sender's clock
@@ -14,40 +14,28 @@
  * or the CPU's CLOCK_REALTIME); a receiver compares it with its own clock
  * only where the two are known to be the same or offset-corrected.
  */
-#ifndef GPURX_PKT_STAMP_H
-#define GPURX_PKT_STAMP_H
+#ifndef GPUGEN_STAMP_H
+#define GPUGEN_STAMP_H
 
-#include "pkt_build.h"
+#include "gpugen_build.h"
 
-#define GPURX_STAMP_MAGIC 0x47505354u	/* "GPST" */
-#define GPURX_STAMP_LEN 24
-#define GPURX_STAMP_PAYLOAD_OFF 0
+#define GPUGEN_STAMP_MAGIC 0x47505354u	/* "GPST" */
+#define GPUGEN_STAMP_LEN 24
+#define GPUGEN_STAMP_PAYLOAD_OFF 0
 
-struct gpurx_stamp {
+struct gpugen_stamp {
 	uint32_t stream;
 	uint64_t seq;
 	uint64_t tx_ns;
 };
 
 GPURX_FN void
-gpurx_stamp_put(uint8_t *p, uint32_t stream, uint64_t seq, uint64_t tx_ns)
+gpugen_stamp_put(uint8_t *p, uint32_t stream, uint64_t seq, uint64_t tx_ns)
 {
-	gpurx_put_be32(p, GPURX_STAMP_MAGIC);
+	gpurx_put_be32(p, GPUGEN_STAMP_MAGIC);
 	gpurx_put_be32(p + 4, stream);
 	gpurx_put_be64(p + 8, seq);
 	gpurx_put_be64(p + 16, tx_ns);
-}
-
-/* 0, or -1 when fewer than GPURX_STAMP_LEN bytes or no magic. */
-GPURX_FN int
-gpurx_stamp_get(const uint8_t *p, uint32_t avail, struct gpurx_stamp *st)
-{
-	if (avail < GPURX_STAMP_LEN || gpurx_be32(p) != GPURX_STAMP_MAGIC)
-		return -1;
-	st->stream = gpurx_be32(p + 4);
-	st->seq = gpurx_be64(p + 8);
-	st->tx_ns = gpurx_be64(p + 16);
-	return 0;
 }
 
 /*
@@ -57,10 +45,10 @@ gpurx_stamp_get(const uint8_t *p, uint32_t avail, struct gpurx_stamp *st)
  * straddling them. 0, or -1 when there is none.
  */
 GPURX_FN int
-gpurx_stamp_find_view(struct gpurx_pkt_view pkt, uint32_t caplen,
-		const struct gpurx_pkt_info *pi, struct gpurx_stamp *st)
+gpugen_stamp_find_view(struct gpurx_pkt_view pkt, uint32_t caplen,
+		const struct gpurx_pkt_info *pi, struct gpugen_stamp *st)
 {
-	uint32_t off = pi->payload_off + GPURX_STAMP_PAYLOAD_OFF;
+	uint32_t off = pi->payload_off + GPUGEN_STAMP_PAYLOAD_OFF;
 	uint32_t end = pi->ip_end < caplen ? pi->ip_end : caplen;
 	struct gpurx_pkt_view v;
 
@@ -72,10 +60,10 @@ gpurx_stamp_find_view(struct gpurx_pkt_view pkt, uint32_t caplen,
 
 	if (pi->ip_version == 0 || pi->malformed != GPURX_MAL_NONE ||
 			(pi->flags & GPURX_PF_FRAG_LATER) || off >= end ||
-			end - off < GPURX_STAMP_LEN)
+			end - off < GPUGEN_STAMP_LEN)
 		return -1;
 	v = gpurx_view_at(pkt, off);
-	if (gpurx_view_be32(v, 0) != GPURX_STAMP_MAGIC)
+	if (gpurx_view_be32(v, 0) != GPUGEN_STAMP_MAGIC)
 		return -1;
 	st->stream = gpurx_view_be32(v, 4);
 	st->seq = ((uint64_t)gpurx_view_be32(v, 8) << 32) |
@@ -85,12 +73,12 @@ gpurx_stamp_find_view(struct gpurx_pkt_view pkt, uint32_t caplen,
 	return 0;
 }
 
-/* gpurx_stamp_find_view() over one run of bytes. */
+/* gpugen_stamp_find_view() over one run of bytes. */
 GPURX_FN int
-gpurx_stamp_find(const uint8_t *frame, uint32_t caplen,
-		const struct gpurx_pkt_info *pi, struct gpurx_stamp *st)
+gpugen_stamp_find(const uint8_t *frame, uint32_t caplen,
+		const struct gpurx_pkt_info *pi, struct gpugen_stamp *st)
 {
-	return gpurx_stamp_find_view(gpurx_view_linear(frame), caplen, pi, st);
+	return gpugen_stamp_find_view(gpurx_view_linear(frame), caplen, pi, st);
 }
 
-#endif /* GPURX_PKT_STAMP_H */
+#endif /* GPUGEN_STAMP_H */

@@ -64,10 +64,38 @@ gpurx_put_be32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)v;
 }
 
-GPURX_FN uint32_t
-gpurx_min_u32(uint32_t a, uint32_t b)
+/* Network byte order, 64 bits. */
+GPURX_FN uint64_t
+gpurx_be64(const uint8_t *p)
 {
-	return a < b ? a : b;
+	return ((uint64_t)gpurx_be32(p) << 32) | gpurx_be32(p + 4);
+}
+
+GPURX_FN void
+gpurx_put_be64(uint8_t *p, uint64_t v)
+{
+	gpurx_put_be32(p, (uint32_t)(v >> 32));
+	gpurx_put_be32(p + 4, (uint32_t)v);
+}
+
+/* Big-endian field of 1 to 8 bytes. */
+GPURX_FN uint64_t
+gpurx_get_ben(const uint8_t *p, uint32_t n)
+{
+	uint64_t v = 0;
+
+	for (uint32_t k = 0; k < n; k++)
+		v = (v << 8) | p[k];
+	return v;
+}
+
+GPURX_FN void
+gpurx_put_ben(uint8_t *p, uint32_t n, uint64_t v)
+{
+	for (uint32_t k = n; k > 0; k--) {
+		p[k - 1] = (uint8_t)v;
+		v >>= 8;
+	}
 }
 
 #endif /* GPURX_PORTABLE_H */

@@ -7,32 +7,32 @@
  * with valid IPv4, TCP, UDP, ICMP and ICMPv6 checksums and returns where
  * each header landed, with the offsets gpurx_pkt_parse() reports for it.
  * The checksum helpers (full and RFC 1624 incremental) live here too, as
- * the field engine (pkt_fe.h) patches built frames with them.
+ * the field engine (gpugen_fe.h) patches built frames with them.
  *
  * Device code has no libc: every copy and fill is a byte loop.
  */
-#ifndef GPURX_PKT_BUILD_H
-#define GPURX_PKT_BUILD_H
+#ifndef GPUGEN_BUILD_H
+#define GPUGEN_BUILD_H
 
 #include "pkt_parse.h"
 
 /* More than the parser accepts, so tests can build the frames it refuses. */
-#define GPURX_PB_MAX_VLANS 6
-#define GPURX_PB_MAX_EXT 12
-#define GPURX_PB_MIN_FRAME 60	/* Ethernet minimum without FCS */
+#define GPUGEN_PB_MAX_VLANS 6
+#define GPUGEN_PB_MAX_EXT 12
+#define GPUGEN_PB_MIN_FRAME 60	/* Ethernet minimum without FCS */
 
-/* gpurx_pkt_spec.payload_pattern */
-#define GPURX_PB_PAY_FILL 0	/* every byte payload_byte */
-#define GPURX_PB_PAY_INC 1	/* byte k is payload_byte + k (mod 256) */
+/* gpugen_pkt_spec.payload_pattern */
+#define GPUGEN_PB_PAY_FILL 0	/* every byte payload_byte */
+#define GPUGEN_PB_PAY_INC 1	/* byte k is payload_byte + k (mod 256) */
 
 /* What to build. Zero-initialise, then set what matters. */
-struct gpurx_pkt_spec {
+struct gpugen_pkt_spec {
 	uint8_t eth_dst[6];
 	uint8_t eth_src[6];
 	int n_vlans;
-	uint16_t tpid[GPURX_PB_MAX_VLANS];	/* 0 means 0x8100 */
-	uint16_t vid[GPURX_PB_MAX_VLANS];
-	uint8_t pcp[GPURX_PB_MAX_VLANS];
+	uint16_t tpid[GPUGEN_PB_MAX_VLANS];	/* 0 means 0x8100 */
+	uint16_t vid[GPUGEN_PB_MAX_VLANS];
+	uint8_t pcp[GPUGEN_PB_MAX_VLANS];
 	uint16_t ethertype;	/* only when ip_version == 0 */
 	uint32_t l2_body_len;	/* non-IP body length */
 
@@ -47,8 +47,8 @@ struct gpurx_pkt_spec {
 	uint16_t frag_off;	/* 8-byte units, IPv4 or IPv6 fragment header */
 	int more_frags;
 	int n_ext;		/* IPv6 extension headers, in order */
-	uint8_t ext[GPURX_PB_MAX_EXT];
-	uint8_t ext_len[GPURX_PB_MAX_EXT];	/* the header's length byte */
+	uint8_t ext[GPUGEN_PB_MAX_EXT];
+	uint8_t ext_len[GPUGEN_PB_MAX_EXT];	/* the header's length byte */
 
 	uint8_t proto;		/* IPPROTO_* */
 	uint16_t sport;
@@ -61,7 +61,7 @@ struct gpurx_pkt_spec {
 	uint8_t icmp_code;
 	uint32_t payload_len;
 	uint8_t payload_byte;
-	uint8_t payload_pattern;	/* GPURX_PB_PAY_* */
+	uint8_t payload_pattern;	/* GPUGEN_PB_PAY_* */
 };
 
 /*
@@ -72,7 +72,7 @@ struct gpurx_pkt_spec {
  * header here), an IPv6 payload length of 0 reads there as a jumbogram,
  * and in an IPv6 non-first fragment it stops at the fragment header.
  */
-struct gpurx_pkt_layout {
+struct gpugen_pkt_layout {
 	uint32_t vlan_off;	/* first tag; 0 without VLAN */
 	uint32_t l3_off;
 	uint32_t l3_hlen;	/* IP header, IPv6 extension headers included */
@@ -80,7 +80,7 @@ struct gpurx_pkt_layout {
 	uint32_t l4_hlen;
 	uint32_t payload_off;	/* first byte after the last header */
 	uint32_t ip_end;	/* end of the IP datagram (or of the L2 body) */
-	uint32_t ext_off[GPURX_PB_MAX_EXT];
+	uint32_t ext_off[GPUGEN_PB_MAX_EXT];
 	uint32_t ip4_csum_off;	/* 0 when none */
 	uint32_t l4_csum_off;	/* 0 when none (SCTP, fragments, others) */
 	uint32_t len;		/* frame length incl. padding to 60 */
@@ -89,42 +89,8 @@ struct gpurx_pkt_layout {
 	uint8_t frag;		/* a fragment: L4 checksum not computable */
 };
 
-/* Network byte order, 64 bits (gpurx_portable.h has 16 and 32). */
-GPURX_FN uint64_t
-gpurx_be64(const uint8_t *p)
-{
-	return ((uint64_t)gpurx_be32(p) << 32) | gpurx_be32(p + 4);
-}
-
 GPURX_FN void
-gpurx_put_be64(uint8_t *p, uint64_t v)
-{
-	gpurx_put_be32(p, (uint32_t)(v >> 32));
-	gpurx_put_be32(p + 4, (uint32_t)v);
-}
-
-/* Big-endian field of 1 to 8 bytes. */
-GPURX_FN uint64_t
-gpurx_get_ben(const uint8_t *p, uint32_t n)
-{
-	uint64_t v = 0;
-
-	for (uint32_t k = 0; k < n; k++)
-		v = (v << 8) | p[k];
-	return v;
-}
-
-GPURX_FN void
-gpurx_put_ben(uint8_t *p, uint32_t n, uint64_t v)
-{
-	for (uint32_t k = n; k > 0; k--) {
-		p[k - 1] = (uint8_t)v;
-		v >>= 8;
-	}
-}
-
-GPURX_FN void
-gpurx_pb_copy(uint8_t *GPURX_RESTRICT d, const uint8_t *GPURX_RESTRICT s,
+gpugen_pb_copy(uint8_t *GPURX_RESTRICT d, const uint8_t *GPURX_RESTRICT s,
 		uint32_t n)
 {
 	for (uint32_t k = 0; k < n; k++)
@@ -132,7 +98,7 @@ gpurx_pb_copy(uint8_t *GPURX_RESTRICT d, const uint8_t *GPURX_RESTRICT s,
 }
 
 GPURX_FN void
-gpurx_pb_fill(uint8_t *d, uint8_t v, uint32_t n)
+gpugen_pb_fill(uint8_t *d, uint8_t v, uint32_t n)
 {
 	for (uint32_t k = 0; k < n; k++)
 		d[k] = v;
@@ -142,7 +108,7 @@ gpurx_pb_fill(uint8_t *d, uint8_t v, uint32_t n)
 
 /* Fold a 32-bit one's complement accumulator to 16 bits (not inverted). */
 GPURX_FN uint16_t
-gpurx_csum_fold(uint32_t sum)
+gpugen_csum_fold(uint32_t sum)
 {
 	sum = (sum & 0xffff) + (sum >> 16);
 	sum = (sum & 0xffff) + (sum >> 16);
@@ -155,11 +121,11 @@ gpurx_csum_fold(uint32_t sum)
  * number of calls with up to 64 KiB each cannot overflow.
  */
 GPURX_FN uint32_t
-gpurx_csum_add(uint32_t sum, const uint8_t *p, uint32_t len)
+gpugen_csum_add(uint32_t sum, const uint8_t *p, uint32_t len)
 {
 	uint32_t k;
 
-	sum = gpurx_csum_fold(sum);
+	sum = gpugen_csum_fold(sum);
 	for (k = 0; k + 1 < len; k += 2)
 		sum += ((uint32_t)p[k] << 8) | p[k + 1];
 	if (len & 1)
@@ -169,26 +135,26 @@ gpurx_csum_add(uint32_t sum, const uint8_t *p, uint32_t len)
 
 /* The TCP/UDP/ICMPv6 pseudo-header of the IP header at l3. */
 GPURX_FN uint32_t
-gpurx_csum_pseudo(const uint8_t *l3, int ip_version, uint8_t proto,
+gpugen_csum_pseudo(const uint8_t *l3, int ip_version, uint8_t proto,
 		uint32_t l4_len)
 {
 	uint32_t sum;
 
 	if (ip_version == 4)
-		sum = gpurx_csum_add(0, l3 + 12, 8);
+		sum = gpugen_csum_add(0, l3 + 12, 8);
 	else
-		sum = gpurx_csum_add(0, l3 + 8, 32);
+		sum = gpugen_csum_add(0, l3 + 8, 32);
 	return sum + proto + (l4_len >> 16) + (l4_len & 0xffff);
 }
 
 /* IPv4 header checksum of a header whose checksum field may be anything. */
 GPURX_FN uint16_t
-gpurx_ipv4_csum(const uint8_t *h, uint32_t ihl)
+gpugen_ipv4_csum(const uint8_t *h, uint32_t ihl)
 {
-	uint32_t sum = gpurx_csum_add(0, h, 10);
+	uint32_t sum = gpugen_csum_add(0, h, 10);
 
-	sum = gpurx_csum_add(sum, h + 12, ihl - 12);
-	return (uint16_t)~gpurx_csum_fold(sum);
+	sum = gpugen_csum_add(sum, h + 12, ihl - 12);
+	return (uint16_t)~gpugen_csum_fold(sum);
 }
 
 /*
@@ -197,7 +163,7 @@ gpurx_ipv4_csum(const uint8_t *h, uint32_t ihl)
  * means "no checksum" there.
  */
 GPURX_FN uint16_t
-gpurx_l4_csum(const uint8_t *frame, const struct gpurx_pkt_layout *lay)
+gpugen_l4_csum(const uint8_t *frame, const struct gpugen_pkt_layout *lay)
 {
 	uint32_t l4_len = lay->ip_end - lay->l4_off;
 	uint32_t coff = lay->l4_csum_off - lay->l4_off;
@@ -207,11 +173,11 @@ gpurx_l4_csum(const uint8_t *frame, const struct gpurx_pkt_layout *lay)
 
 	/* ICMPv4 alone has no pseudo-header. */
 	if (lay->l4_proto != GPURX_IPPROTO_ICMP)
-		sum = gpurx_csum_pseudo(frame + lay->l3_off, lay->ip_version,
+		sum = gpugen_csum_pseudo(frame + lay->l3_off, lay->ip_version,
 			lay->l4_proto, l4_len);
-	sum = gpurx_csum_add(sum, l4, coff);
-	sum = gpurx_csum_add(sum, l4 + coff + 2, l4_len - coff - 2);
-	c = (uint16_t)~gpurx_csum_fold(sum);
+	sum = gpugen_csum_add(sum, l4, coff);
+	sum = gpugen_csum_add(sum, l4 + coff + 2, l4_len - coff - 2);
+	c = (uint16_t)~gpugen_csum_fold(sum);
 	if (c == 0 && lay->l4_proto == GPURX_IPPROTO_UDP)
 		c = 0xffff;
 	return c;
@@ -219,20 +185,20 @@ gpurx_l4_csum(const uint8_t *frame, const struct gpurx_pkt_layout *lay)
 
 /* Recompute every checksum the layout names, from scratch. */
 GPURX_FN void
-gpurx_pkt_csum_fill(uint8_t *frame, const struct gpurx_pkt_layout *lay)
+gpugen_pkt_csum_fill(uint8_t *frame, const struct gpugen_pkt_layout *lay)
 {
 	if (lay->ip4_csum_off != 0)
 		gpurx_put_be16(frame + lay->ip4_csum_off,
-			gpurx_ipv4_csum(frame + lay->l3_off, lay->l3_hlen));
+			gpugen_ipv4_csum(frame + lay->l3_off, lay->l3_hlen));
 	if (lay->l4_csum_off != 0)
 		gpurx_put_be16(frame + lay->l4_csum_off,
-			gpurx_l4_csum(frame, lay));
+			gpugen_l4_csum(frame, lay));
 }
 
 /* What a port computes for a frame left to its TX checksum offload. */
-#define GPURX_CSUM_OFF_IP4 1u	/* the IPv4 header checksum */
-#define GPURX_CSUM_OFF_UDP 2u	/* UDP over IPv4 or IPv6 */
-#define GPURX_CSUM_OFF_TCP 4u	/* TCP over IPv4 or IPv6 */
+#define GPUGEN_CSUM_OFF_IP4 1u	/* the IPv4 header checksum */
+#define GPUGEN_CSUM_OFF_UDP 2u	/* UDP over IPv4 or IPv6 */
+#define GPUGEN_CSUM_OFF_TCP 4u	/* TCP over IPv4 or IPv6 */
 
 /*
  * Ready a frame with valid checksums (lay: its layout; only offsets are
@@ -242,18 +208,18 @@ gpurx_pkt_csum_fill(uint8_t *frame, const struct gpurx_pkt_layout *lay)
  * checksum 0, and in the UDP or TCP checksum field the folded sum of the
  * pseudo-header, not complemented, which the port adds to its sum of the
  * segment before complementing. ICMP and fragments keep their checksum
- * (no port offloads them). Returns the GPURX_CSUM_OFF_* the port must
+ * (no port offloads them). Returns the GPUGEN_CSUM_OFF_* the port must
  * compute.
  */
 GPURX_FN uint32_t
-gpurx_pkt_csum_offload(uint8_t *frame, const struct gpurx_pkt_layout *lay)
+gpugen_pkt_csum_offload(uint8_t *frame, const struct gpugen_pkt_layout *lay)
 {
 	const uint8_t *l3 = frame + lay->l3_off;
 	uint32_t what = 0, l4_len;
 
 	if (lay->ip4_csum_off != 0) {
 		gpurx_put_be16(frame + lay->ip4_csum_off, 0);
-		what |= GPURX_CSUM_OFF_IP4;
+		what |= GPUGEN_CSUM_OFF_IP4;
 	}
 	if (lay->l4_csum_off == 0 || (lay->l4_proto != GPURX_IPPROTO_UDP &&
 			lay->l4_proto != GPURX_IPPROTO_TCP))
@@ -264,10 +230,10 @@ gpurx_pkt_csum_offload(uint8_t *frame, const struct gpurx_pkt_layout *lay)
 		l4_len = gpurx_be16(l3 + 2) - (lay->l4_off - lay->l3_off);
 	else
 		l4_len = gpurx_be16(l3 + 4) + 40 - (lay->l4_off - lay->l3_off);
-	gpurx_put_be16(frame + lay->l4_csum_off, gpurx_csum_fold(
-		gpurx_csum_pseudo(l3, lay->ip_version, lay->l4_proto, l4_len)));
+	gpurx_put_be16(frame + lay->l4_csum_off, gpugen_csum_fold(
+		gpugen_csum_pseudo(l3, lay->ip_version, lay->l4_proto, l4_len)));
 	return what | (lay->l4_proto == GPURX_IPPROTO_UDP ?
-		GPURX_CSUM_OFF_UDP : GPURX_CSUM_OFF_TCP);
+		GPUGEN_CSUM_OFF_UDP : GPUGEN_CSUM_OFF_TCP);
 }
 
 /*
@@ -277,22 +243,22 @@ gpurx_pkt_csum_offload(uint8_t *frame, const struct gpurx_pkt_layout *lay)
  * field engine does to every packet.
  */
 GPURX_FN uint16_t
-gpurx_csum_adjust(uint16_t hc, uint32_t old_sum, uint32_t new_sum)
+gpugen_csum_adjust(uint16_t hc, uint32_t old_sum, uint32_t new_sum)
 {
 	uint32_t s = (uint32_t)(uint16_t)~hc +
-		(uint16_t)~gpurx_csum_fold(old_sum) + gpurx_csum_fold(new_sum);
+		(uint16_t)~gpugen_csum_fold(old_sum) + gpugen_csum_fold(new_sum);
 
-	return (uint16_t)~gpurx_csum_fold(s);
+	return (uint16_t)~gpugen_csum_fold(s);
 }
 
 /*
  * Sum of the words of the region [rstart, rend) of frame that bytes
  * [off, off + len) touch, words aligned on rstart; bytes outside the
  * region count as zero. Taken before and after a change, it is the m and
- * m' of gpurx_csum_adjust().
+ * m' of gpugen_csum_adjust().
  */
 GPURX_FN uint32_t
-gpurx_csum_span(const uint8_t *frame, uint32_t rstart, uint32_t rend,
+gpugen_csum_span(const uint8_t *frame, uint32_t rstart, uint32_t rend,
 		uint32_t off, uint32_t len)
 {
 	uint32_t a = off, b = off + len;
@@ -306,13 +272,13 @@ gpurx_csum_span(const uint8_t *frame, uint32_t rstart, uint32_t rend,
 	a = rstart + ((a - rstart) & ~1u);
 	if (((b - rstart) & 1) && b < rend)
 		b++;
-	return gpurx_csum_add(0, frame + a, b - a);
+	return gpugen_csum_add(0, frame + a, b - a);
 }
 
 /* ---- The builder ----------------------------------------------------- */
 
 GPURX_FN uint32_t
-gpurx_pb_ext_len(uint8_t type, uint8_t len_byte)
+gpugen_pb_ext_len(uint8_t type, uint8_t len_byte)
 {
 	if (type == GPURX_IPPROTO_FRAGMENT)
 		return 8;
@@ -323,7 +289,7 @@ gpurx_pb_ext_len(uint8_t type, uint8_t len_byte)
 
 /* Header bytes of the transports the builder writes; 0: payload only. */
 GPURX_FN uint32_t
-gpurx_pb_l4_hlen(const struct gpurx_pkt_spec *s)
+gpugen_pb_l4_hlen(const struct gpugen_pkt_spec *s)
 {
 	switch (s->proto) {
 	case GPURX_IPPROTO_TCP: return 20u + s->tcp_opt_len;
@@ -337,7 +303,7 @@ gpurx_pb_l4_hlen(const struct gpurx_pkt_spec *s)
 
 /* Returns the checksum field's offset in the header, or 0 for none. */
 GPURX_FN uint32_t
-gpurx_pb_put_l4(const struct gpurx_pkt_spec *s, uint8_t *p, uint32_t l4_total)
+gpugen_pb_put_l4(const struct gpugen_pkt_spec *s, uint8_t *p, uint32_t l4_total)
 {
 	switch (s->proto) {
 	case GPURX_IPPROTO_TCP:
@@ -349,7 +315,7 @@ gpurx_pb_put_l4(const struct gpurx_pkt_spec *s, uint8_t *p, uint32_t l4_total)
 		p[13] = s->tcp_flags;
 		gpurx_put_be16(p + 14, 65535);
 		/* Options as NOPs: valid and length-neutral. */
-		gpurx_pb_fill(p + 20, 1, s->tcp_opt_len);
+		gpugen_pb_fill(p + 20, 1, s->tcp_opt_len);
 		return 16;
 	case GPURX_IPPROTO_UDP:
 		gpurx_put_be16(p, s->sport);
@@ -375,8 +341,8 @@ gpurx_pb_put_l4(const struct gpurx_pkt_spec *s, uint8_t *p, uint32_t l4_total)
 }
 
 GPURX_FN void
-gpurx_pb_put_ipv6(const struct gpurx_pkt_spec *s, uint8_t *buf,
-		struct gpurx_pkt_layout *lay, uint32_t ip_plen)
+gpugen_pb_put_ipv6(const struct gpugen_pkt_spec *s, uint8_t *buf,
+		struct gpugen_pkt_layout *lay, uint32_t ip_plen)
 {
 	uint8_t *h = buf + lay->l3_off;
 	uint8_t *nh = h + 6;
@@ -384,9 +350,9 @@ gpurx_pb_put_ipv6(const struct gpurx_pkt_spec *s, uint8_t *buf,
 	gpurx_put_be32(h, 0x60000000u | ((uint32_t)s->tos << 20));
 	gpurx_put_be16(h + 4, (uint16_t)ip_plen);
 	h[7] = s->ttl ? s->ttl : 64;
-	gpurx_pb_copy(h + 8, s->src, 16);
-	gpurx_pb_copy(h + 24, s->dst, 16);
-	for (int i = 0; i < s->n_ext && i < GPURX_PB_MAX_EXT; i++) {
+	gpugen_pb_copy(h + 8, s->src, 16);
+	gpugen_pb_copy(h + 24, s->dst, 16);
+	for (int i = 0; i < s->n_ext && i < GPUGEN_PB_MAX_EXT; i++) {
 		uint8_t *e = buf + lay->ext_off[i];
 
 		*nh = s->ext[i];
@@ -411,17 +377,17 @@ gpurx_pb_put_ipv6(const struct gpurx_pkt_spec *s, uint8_t *buf,
  * bufsz or in IP's 16-bit lengths. Only the returned length is written.
  */
 GPURX_FN uint32_t
-gpurx_pkt_build(const struct gpurx_pkt_spec *s, uint8_t *buf, uint32_t bufsz,
-		struct gpurx_pkt_layout *lay)
+gpugen_pkt_build(const struct gpugen_pkt_spec *s, uint8_t *buf, uint32_t bufsz,
+		struct gpugen_pkt_layout *lay)
 {
-	struct gpurx_pkt_layout zero = GPURX_ZERO_INIT;
+	struct gpugen_pkt_layout zero = GPURX_ZERO_INIT;
 	uint32_t off = 12, l4_hlen, l3_hlen, l4_total = 0, total, pad_to;
 	int later_frag = 0;
 	uint8_t *h;
 
 	*lay = zero;
-	if (s->n_vlans < 0 || s->n_vlans > GPURX_PB_MAX_VLANS ||
-			s->n_ext < 0 || s->n_ext > GPURX_PB_MAX_EXT ||
+	if (s->n_vlans < 0 || s->n_vlans > GPUGEN_PB_MAX_VLANS ||
+			s->n_ext < 0 || s->n_ext > GPUGEN_PB_MAX_EXT ||
 			s->ip_opt_len > 40 || (s->ip_opt_len & 3) ||
 			s->tcp_opt_len > 40 || (s->tcp_opt_len & 3))
 		return 0;
@@ -449,7 +415,7 @@ gpurx_pkt_build(const struct gpurx_pkt_spec *s, uint8_t *buf, uint32_t bufsz,
 			l3_hlen = 40;
 			for (int i = 0; i < s->n_ext; i++) {
 				lay->ext_off[i] = lay->l3_off + l3_hlen;
-				l3_hlen += gpurx_pb_ext_len(s->ext[i], s->ext_len[i]);
+				l3_hlen += gpugen_pb_ext_len(s->ext[i], s->ext_len[i]);
 				if (s->ext[i] == GPURX_IPPROTO_FRAGMENT) {
 					lay->frag = 1;
 					if (s->frag_off)
@@ -457,7 +423,7 @@ gpurx_pkt_build(const struct gpurx_pkt_spec *s, uint8_t *buf, uint32_t bufsz,
 				}
 			}
 		}
-		l4_hlen = later_frag ? 0 : gpurx_pb_l4_hlen(s);
+		l4_hlen = later_frag ? 0 : gpugen_pb_l4_hlen(s);
 		l4_total = l4_hlen + s->payload_len;
 		if (l3_hlen + l4_total > 65535)
 			return 0;
@@ -469,13 +435,13 @@ gpurx_pkt_build(const struct gpurx_pkt_spec *s, uint8_t *buf, uint32_t bufsz,
 	} else {
 		return 0;
 	}
-	pad_to = total < GPURX_PB_MIN_FRAME ? GPURX_PB_MIN_FRAME : total;
+	pad_to = total < GPUGEN_PB_MIN_FRAME ? GPUGEN_PB_MIN_FRAME : total;
 	if (pad_to > bufsz)
 		return 0;
-	gpurx_pb_fill(buf, 0, pad_to);
+	gpugen_pb_fill(buf, 0, pad_to);
 
-	gpurx_pb_copy(buf, s->eth_dst, 6);
-	gpurx_pb_copy(buf + 6, s->eth_src, 6);
+	gpugen_pb_copy(buf, s->eth_dst, 6);
+	gpugen_pb_copy(buf + 6, s->eth_src, 6);
 	for (int i = 0; i < s->n_vlans; i++) {
 		h = buf + 12 + 4 * i;
 		gpurx_put_be16(h, s->tpid[i] ? s->tpid[i] : GPURX_ETHERTYPE_VLAN);
@@ -485,7 +451,7 @@ gpurx_pkt_build(const struct gpurx_pkt_spec *s, uint8_t *buf, uint32_t bufsz,
 	h = buf + lay->l3_off;
 	if (s->ip_version == 0) {
 		gpurx_put_be16(h - 2, s->ethertype);
-		gpurx_pb_fill(h, s->payload_byte, s->l2_body_len);
+		gpugen_pb_fill(h, s->payload_byte, s->l2_body_len);
 		lay->len = pad_to;
 		return pad_to;
 	}
@@ -499,36 +465,36 @@ gpurx_pkt_build(const struct gpurx_pkt_spec *s, uint8_t *buf, uint32_t bufsz,
 			(s->more_frags ? 0x2000 : 0) | (s->frag_off & 0x1fff)));
 		h[8] = s->ttl ? s->ttl : 64;
 		h[9] = s->proto;
-		gpurx_pb_copy(h + 12, s->src, 4);
-		gpurx_pb_copy(h + 16, s->dst, 4);
-		gpurx_pb_fill(h + 20, 1, s->ip_opt_len);	/* NOP options */
+		gpugen_pb_copy(h + 12, s->src, 4);
+		gpugen_pb_copy(h + 16, s->dst, 4);
+		gpugen_pb_fill(h + 20, 1, s->ip_opt_len);	/* NOP options */
 		if (s->ip_opt_len)
 			h[20 + s->ip_opt_len - 1] = 0;	/* end of list */
 		lay->ip4_csum_off = lay->l3_off + 10;
 	} else {
 		gpurx_put_be16(h - 2, GPURX_ETHERTYPE_IPV6);
-		gpurx_pb_put_ipv6(s, buf, lay, l3_hlen - 40 + l4_total);
+		gpugen_pb_put_ipv6(s, buf, lay, l3_hlen - 40 + l4_total);
 	}
 	if (l4_hlen != 0) {
 		uint32_t coff;
 
 		lay->l4_off = lay->l3_off + l3_hlen;
 		lay->l4_hlen = l4_hlen;
-		coff = gpurx_pb_put_l4(s, buf + lay->l4_off, l4_total);
+		coff = gpugen_pb_put_l4(s, buf + lay->l4_off, l4_total);
 		/* A fragment holds part of the segment its checksum covers. */
 		if (coff != 0 && !lay->frag)
 			lay->l4_csum_off = lay->l4_off + coff;
 	}
 	h = buf + lay->payload_off;
-	if (s->payload_pattern == GPURX_PB_PAY_INC) {
+	if (s->payload_pattern == GPUGEN_PB_PAY_INC) {
 		for (uint32_t k = 0; k < s->payload_len; k++)
 			h[k] = (uint8_t)(s->payload_byte + k);
 	} else {
-		gpurx_pb_fill(h, s->payload_byte, s->payload_len);
+		gpugen_pb_fill(h, s->payload_byte, s->payload_len);
 	}
-	gpurx_pkt_csum_fill(buf, lay);
+	gpugen_pkt_csum_fill(buf, lay);
 	lay->len = pad_to;
 	return pad_to;
 }
 
-#endif /* GPURX_PKT_BUILD_H */
+#endif /* GPUGEN_BUILD_H */
