@@ -26,6 +26,7 @@
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_gpudev.h>
+#include <rte_log.h>
 #include <rte_mbuf.h>
 #include <rte_cycles.h>
 
@@ -597,6 +598,26 @@ out:
 	CHECK(fake_cuda_live_registrations() == 0, "registrations left");
 }
 
+/* The ring library logs under the name the build gives it, so that
+ * --log-level=lib.gpucomm:debug reaches it. */
+static void
+logtype(void)
+{
+	char *dump = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&dump, &len);
+
+	CHECK(f != NULL, "open_memstream");
+	if (f == NULL)
+		return;
+	rte_log_dump(f);
+	fclose(f);
+	CHECK(strstr(dump, "lib.gpucomm") != NULL, "no logtype lib.gpucomm");
+	CHECK(strstr(dump, "RTE_LOG_DEFAULT_LOGTYPE") == NULL,
+		"a logtype named RTE_LOG_DEFAULT_LOGTYPE");
+	free(dump);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -626,6 +647,7 @@ main(int argc, char **argv)
 		printf("FAIL no fake GPU (%d) or no mbuf pool\n", gpu);
 		return 1;
 	}
+	RUN_CASE(logtype);
 	RUN_CASE(kstate_layout);
 	RUN_CASE(init_resets_and_refuses);
 	RUN_CASE(ring_order_and_accounting);

@@ -1114,3 +1114,9 @@ gpugen_table(const struct gpugen *g, size_t *len)
 	*len = g->t_len;
 	return g->t;
 }
+
+const char *
+gpugen_version(void)
+{
+	return GPUGEN_VERSION;
+}

@@ -24,6 +24,19 @@
 extern "C" {
 #endif
 
+/* The version of this header; gpugen_version() gives the library's, which
+ * a program loading it at run time compares with GPUGEN_VERSION. */
+#define GPUGEN_VERSION_MAJOR 0
+#define GPUGEN_VERSION_MINOR 1
+#define GPUGEN_VERSION_PATCH 0
+#define GPUGEN_VERSION "0.1.0"
+/* One number that orders versions: (major << 16) | (minor << 8) | patch. */
+#define GPUGEN_VERSION_NUM ((GPUGEN_VERSION_MAJOR << 16) | \
+	(GPUGEN_VERSION_MINOR << 8) | GPUGEN_VERSION_PATCH)
+
+/* "MAJOR.MINOR.PATCH" of the library linked or loaded. */
+const char *gpugen_version(void);
+
 struct gpugen;
 
 struct gpugen_conf {

@@ -91,6 +91,21 @@ build(struct gpugen *g, uint64_t n, uint8_t *buf, struct gpurx_pkt_info *pi)
 	return len;
 }
 
+/* The library linked is the header's version, in both spellings. */
+static void
+test_version(void)
+{
+	char v[32];
+
+	snprintf(v, sizeof(v), "%d.%d.%d", GPUGEN_VERSION_MAJOR,
+		GPUGEN_VERSION_MINOR, GPUGEN_VERSION_PATCH);
+	CHECK(strcmp(gpugen_version(), GPUGEN_VERSION) == 0, "%s",
+		gpugen_version());
+	CHECK(strcmp(v, GPUGEN_VERSION) == 0, "%s", v);
+	CHECK(GPUGEN_VERSION_NUM == ((GPUGEN_VERSION_MAJOR << 16) |
+		(GPUGEN_VERSION_MINOR << 8) | GPUGEN_VERSION_PATCH), "num");
+}
+
 static void
 test_defaults(void)
 {
@@ -555,6 +570,7 @@ test_csum_offload(void)
 int
 main(int argc, char **argv)
 {
+	test_version();
 	test_defaults();
 	test_ipv6_tcp_vlan();
 	test_vars();
