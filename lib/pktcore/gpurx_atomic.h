@@ -13,44 +13,6 @@
 #include <cuda/atomic>
 #endif
 
-/* Returns the value seen before the operation, like atomicCAS(). */
-GPURX_FN uint32_t
-gpurx_atomic_cas_u32(uint32_t *p, uint32_t expected, uint32_t desired)
-{
-#if GPURX_ON_DEVICE
-	return atomicCAS((unsigned int *)p, expected, desired);
-#else
-	__atomic_compare_exchange_n(p, &expected, desired, 0,
-		__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
-	return expected;
-#endif
-}
-
-GPURX_FN uint32_t
-gpurx_atomic_load_acquire_u32(const uint32_t *p)
-{
-#if GPURX_ON_DEVICE
-	/* volatile bypasses the non-coherent L1; the fence orders what follows. */
-	uint32_t v = *(const volatile uint32_t *)p;
-
-	__threadfence();
-	return v;
-#else
-	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
-#endif
-}
-
-GPURX_FN void
-gpurx_atomic_store_release_u32(uint32_t *p, uint32_t v)
-{
-#if GPURX_ON_DEVICE
-	__threadfence();
-	atomicExch((unsigned int *)p, v);
-#else
-	__atomic_store_n(p, v, __ATOMIC_RELEASE);
-#endif
-}
-
 GPURX_FN void
 gpurx_atomic_add_u64(uint64_t *p, uint64_t v)
 {
@@ -168,16 +130,6 @@ gpurx_atomic_load_x2_u64(const uint64_t *p, uint64_t *a, uint64_t *b, int ord)
 #endif
 }
 
-GPURX_FN uint32_t
-gpurx_atomic_load_relaxed_u32(const uint32_t *p)
-{
-#if GPURX_ON_DEVICE
-	return *(const volatile uint32_t *)p;
-#else
-	return __atomic_load_n(p, __ATOMIC_RELAXED);
-#endif
-}
-
 GPURX_FN uint16_t
 gpurx_atomic_load_relaxed_u16(const uint16_t *p)
 {
@@ -224,16 +176,6 @@ gpurx_atomic_cas_ord_u64(uint64_t *p, uint64_t expected, uint64_t desired,
 		__ATOMIC_RELAXED);
 #endif
 	return expected;
-}
-
-GPURX_FN void
-gpurx_atomic_or_u32(uint32_t *p, uint32_t v)
-{
-#if GPURX_ON_DEVICE
-	atomicOr((unsigned int *)p, v);
-#else
-	__atomic_fetch_or(p, v, __ATOMIC_RELAXED);
-#endif
 }
 
 GPURX_FN void

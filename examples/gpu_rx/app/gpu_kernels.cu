@@ -43,6 +43,7 @@
 
 #include "gpucomm_persistent.cuh"
 #include "flow_classify.h"
+#include "flow_order.h"
 #include "gpu_kernels.h"
 #include "opts.h"
 
@@ -492,7 +493,7 @@ warp_ring_reserve(struct gpurx_flow_table *ft, uint32_t need,
 
 /*
  * Flow accounting in arrival order, where flows end (--ipfix, --ipfix-file:
- * p->flow_order set). Whether a packet ends its flow's record depends on
+ * p->flow_order.slots set). Whether a packet ends its flow's record depends on
  * the packets before it (a FIN, then a new connection of the same tuple
  * past the linger; the first packet past an active timeout), so a queue's
  * packets of one flow must be decided one after the other, as on the CPU.
@@ -503,16 +504,16 @@ warp_ring_reserve(struct gpurx_flow_table *ft, uint32_t need,
  *
  * Only the decision waits for anything (flow_table.h's four steps): every
  * lane of the item pins its flow's slot first (inserting it if new), and
- * the item publishes that in its queue's order slot (ORDER_PINNED). Once
- * every earlier item of the queue is pinned too, a group whose flow's
- * pins are its own alone has nobody before it on the flow (a packet
+ * the item publishes that in its queue's order slot (flow_order.h:
+ * PINNED). Once every earlier item of the queue is pinned too, a group
+ * whose flow's pins are its own alone has nobody before it on the flow (a packet
  * before it is pinned, or has let go after its commit) and nobody after
  * it that has decided: it plans and commits at once, out of the queue's
  * order (gpurx_flow_plan_alone). A chunk with a group that is not alone
  * (the flow's packets in another chunk, another in-flight item or
  * another queue) takes its place in the order: after the item's earlier
- * chunks (s_decided) and every earlier item of the queue (ORDER_DECIDED)
- * have decided, as one thread per queue would, and plans again then. So
+ * chunks (s_decided) and every earlier item of the queue (DECIDED) have
+ * decided, as one thread per queue would, and plans again then. So
  * only items that share a flow with an item in flight wait for each
  * other; a queue of many flows decides its items side by side. (A turn
  * handed from item to item made every item wait for the one before: its
@@ -524,47 +525,7 @@ warp_ring_reserve(struct gpurx_flow_table *ft, uint32_t need,
  * after committing it finishes: sums, records ended within the group
  * written out, buffers let go (the last holder of an ended record writes
  * it out), pins let go.
- *
- * The queue's order slots: item seq at seq % n_items, holding 2 seq + 1
- * once pinned and 2 seq + 2 once decided (0 never). An item reuses a slot
- * only after the item n_items before it is done, so a slot holding more
- * than item j's mark says j is past it too.
  */
-#define ORDER_PINNED 1ull
-#define ORDER_DECIDED 2ull
-
-static __device__ __forceinline__ unsigned long long *
-order_slot(const struct gpurx_kparams *p, uint32_t q, uint32_t n_items,
-		unsigned long long seq)
-{
-	return &p->flow_order[(size_t)q * p->flow_order_stride + seq % n_items];
-}
-
-static __device__ __forceinline__ void
-order_mark(const struct gpurx_kparams *p, uint32_t q, uint32_t n_items,
-		unsigned long long seq, unsigned long long what)
-{
-	/* Release: the item's pins (ORDER_PINNED) or commits
-	 * (ORDER_DECIDED), seen by this thread through a barrier, before. */
-	gpucomm_st_release_gpu_u64(order_slot(p, q, n_items, seq),
-		2 * seq + what);
-}
-
-/* Every lane of a warp: wait until every earlier item of the queue has got
- * as far as `what`; acquire (each lane its slots, the syncwarp for all). */
-static __device__ void
-order_wait_earlier(const struct gpurx_kparams *p, uint32_t q,
-		uint32_t n_items, unsigned long long seq, unsigned long long what)
-{
-	const unsigned long long lo = seq >= n_items ? seq - n_items + 1 : 0;
-
-	for (unsigned long long j = lo + threadIdx.x % 32; j < seq; j += 32)
-		while (gpucomm_ld_acquire_gpu_u64(order_slot(p, q, n_items,
-				j)) < 2 * j + what)
-			/* Spaced out: the L2 serves the table first. */
-			__nanosleep(64);
-	__syncwarp();
-}
 
 /* Step 1, not ordered, per lane: the packet's flow slot pinned (NULL: no
  * flow, or the overflow counters took it), its side of the plan in pk. */
@@ -688,7 +649,8 @@ account_decide(const struct gpurx_kparams *p, uint32_t q, uint32_t n_items,
 				/* Acquire: their commits. */
 				__threadfence_block();
 			}
-			order_wait_earlier(p, q, n_items, seq, ORDER_DECIDED);
+			gpurx_flow_order_wait_earlier(&p->flow_order, q,
+				n_items, seq, GPURX_FLOW_ORDER_DECIDED);
 			ordered = true;
 			fresh = false;
 		}
@@ -760,7 +722,8 @@ account_decide(const struct gpurx_kparams *p, uint32_t q, uint32_t n_items,
 
 		__threadfence_block();
 		if ((atomicOr(s_decided, 1u << chunk) | 1u << chunk) == all)
-			order_mark(p, q, n_items, seq, ORDER_DECIDED);
+			gpurx_flow_order_mark(&p->flow_order, q, n_items, seq,
+				GPURX_FLOW_ORDER_DECIDED);
 	}
 	/* Step 4, not ordered: the group's pins are let go with it. */
 	if (leader) {
@@ -941,7 +904,7 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 		}
 		inspect_deep_warp<SPLIT>(p, s_deep[threadIdx.x / 32], deep,
 			where, caplen, wl, len0, tail, staged, &v, &pi);
-		if (p->flow_order != NULL) {
+		if (p->flow_order.slots != NULL) {
 			/* Flows end: pinned now, decided once the whole
 			 * item is (account_decide). */
 			fe[m] = account_pin(p, q, mine, &pi, v, wl,
@@ -955,19 +918,21 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 		gpurx_classify_account_q(&pi, v, wl, ts[m], (uint16_t)q, p->ft);
 		packet_result(gq, base + i, i, v, pi.malformed, s_len, &s_sum);
 	}
-	if (p->flow_order != NULL && n == 0) {
+	if (p->flow_order.slots != NULL && n == 0) {
 		/* An item without packets waits for nothing. */
 		if (threadIdx.x == 0)
-			order_mark(p, q, gq->n_items, seq, ORDER_DECIDED);
-	} else if (p->flow_order != NULL) {
-		/* Every pin of the item (the barrier) before ORDER_PINNED,
+			gpurx_flow_order_mark(&p->flow_order, q, gq->n_items, seq,
+				GPURX_FLOW_ORDER_DECIDED);
+	} else if (p->flow_order.slots != NULL) {
+		/* Every pin of the item (the barrier) before its PINNED mark,
 		 * and every earlier item's before any decision. */
 		__syncthreads();
 		if (threadIdx.x == 0)
-			order_mark(p, q, gq->n_items, seq, ORDER_PINNED);
+			gpurx_flow_order_mark(&p->flow_order, q, gq->n_items, seq,
+				GPURX_FLOW_ORDER_PINNED);
 		if (threadIdx.x / 32 == 0)
-			order_wait_earlier(p, q, gq->n_items, seq,
-				ORDER_PINNED);
+			gpurx_flow_order_wait_earlier(&p->flow_order, q,
+				gq->n_items, seq, GPURX_FLOW_ORDER_PINNED);
 		__syncthreads();
 #pragma unroll
 		for (int m = 0; m < GPURX_PKTS_PER_THREAD; m++) {

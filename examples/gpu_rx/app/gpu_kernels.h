@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "flow_order.h"
 #include "gpucomm_kernel.h"
 #include "gpurx_portable.h"
 
@@ -175,32 +176,20 @@ struct gpurx_gq {
  * The app's kernel parameters besides the ring library's (struct
  * gpucomm_kparams: lists, dispatch state, quit flag, test hooks).
  */
-/* A queue's flow order slots start on a 128-byte line of their own. */
-#define GPURX_FLOW_ORDER_ALIGN 16
-
-/* The order slots' stride between queues, for ring_items items a queue. */
-static inline uint32_t
-gpurx_flow_order_stride(uint32_t ring_items)
-{
-	return (ring_items + GPURX_FLOW_ORDER_ALIGN - 1) /
-		GPURX_FLOW_ORDER_ALIGN * GPURX_FLOW_ORDER_ALIGN;
-}
-
 struct gpurx_kparams {
 	struct gpurx_gq *gq;		/* [queues], mapped pinned memory */
 	const struct bpf_vm_insn *prog;	/* device memory, validated */
 	uint32_t prog_len;
 	struct gpurx_flow_table *ft;	/* device memory */
 	/*
-	 * Flows end (flow export): per queue, from q * flow_order_stride,
+	 * Flows end (flow export): per queue, from q * flow_order.stride,
 	 * a slot per ring item saying how far the item's packets have got
 	 * with the flow table (pinned, decided), zeroed (device memory), so
 	 * that a queue's packets of one flow reach it in arrival order
 	 * (gpu_kernels.cu, account_decide). NULL: flows never end, and
 	 * counting them commutes.
 	 */
-	unsigned long long *flow_order;
-	uint32_t flow_order_stride;
+	struct gpurx_flow_order flow_order;
 	/* A capture file is written: copy accepted packets to the arena
 	 * (else the copy, a PCIe round trip or two per accepted packet,
 	 * would only add to every item's latency). */

@@ -183,8 +183,8 @@ gpurx_gpu_setup(struct gpurx_app *a)
 	g->kp.prog = g->d_prog;
 	g->kp.prog_len = a->filter.len;
 	g->kp.ft = g->d_ft;
-	g->kp.flow_order = g->d_flow_order;
-	g->kp.flow_order_stride = gpurx_flow_order_stride(a->opt.ring_items);
+	g->kp.flow_order.slots = g->d_flow_order;
+	g->kp.flow_order.stride = gpurx_flow_order_stride(a->opt.ring_items);
 	g->kp.capture = a->cap != NULL;
 	g->kp.split = a->split != 0;
 	printf("memory: %u ring items x %u packets per queue, %zu MiB pinned "

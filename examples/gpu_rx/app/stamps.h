@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * --stamps: the receiver's side of the generator's stamps
- * (lib/gpugen_stamp.h). Per stream id: stamped packets received, lost,
+ * (lib/gpugen/gpugen_stamp.h). Per stream id: stamped packets received, lost,
  * reordered, duplicated, and the latency, RX time minus the stamp's
  * tx_ns (min, median, p99, max).
  *
