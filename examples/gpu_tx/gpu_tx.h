@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dpdk-gpu-tx's private header: the state main.c wires together and the
+ * other files share (struct app, the TX queues), the stop flag the
+ * signal handler raises, and what each file offers the others.
+ */
+#ifndef GPUTX_GPU_TX_H
+#define GPUTX_GPU_TX_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+#include <rte_mempool.h>
+
+#include "gpugen.h"
+#include "gpugen_fill.h"
+#include "gpupkt_pool.h"
+#include "tx_opts.h"
+
+/* Post-to-built histogram: 1 us buckets to 20 ms, the last for longer. */
+#define BUILD_LAT_BUCKETS 20000
+
+struct tx_stats {
+	uint64_t pkts, bytes, retries, failed;
+	uint64_t first_tx_ns, last_tx_ns;
+};
+
+/* Set by SIGINT and SIGTERM (main.c): every loop stops. */
+extern volatile sig_atomic_t gputx_quit;
+
+struct chunk_list {
+	void *addr[256];
+	unsigned int n;
+};
+
+struct app;
+
+/* A TX queue and its lcore: its own counters on a line of their own. */
+struct txq {
+	struct app *a;
+	uint16_t q;
+	int rc;
+	struct tx_stats st;
+	/* GPU builds: when each burst in flight was posted (TSC, by ring
+	 * position), and post-to-built times, 1 us a bucket. */
+	uint64_t *post_tsc;
+	uint64_t *lat_hist;
+	uint64_t posted, built;
+} __rte_cache_aligned;
+
+struct app {
+	struct opts o;
+	struct gpugen *gen;
+	struct gpugen_gpu *gg;
+	struct gpugen_fill *fill;
+	int16_t gpu_id;
+	struct rte_mempool *pool;
+	struct gpupkt_ext_pool ext;
+	struct chunk_list chunks;
+	uint32_t link_mbps;
+	double rate_units;	/* per second, in pkt_cost() units; 0: none */
+	/* Every packet's length when all streams have one and the same (the
+	 * per-packet lookup is a good part of a TX lcore's time); else 0. */
+	uint32_t fixed_len;
+	int fast_free;		/* the port frees sent mbufs in bulk */
+	/* --csum-offload: per stream, what its mbufs carry (ol_flags with
+	 * l2_len and l3_len packed as in rte_mbuf's tx_offload). */
+	uint64_t *ol_flags;
+	uint64_t *tx_offload;
+	uint64_t ol_needed;	/* RTE_ETH_TX_OFFLOAD_*_CKSUM the port must offer */
+	int one_ol;		/* every stream carries the same */
+	uint64_t tsc_start, tsc_end, end_tsc;
+	uint64_t tsc_per_us;
+	struct txq txq[MAX_QUEUES];
+	struct tx_stats st;	/* the queues' summed */
+};
+
+/* tx_port.c: the GPU, the mbuf pool, the port and its link. */
+int gputx_setup_gpu(struct app *a);
+int gputx_setup_pool(struct app *a, int socket);
+void gputx_release_pool(struct app *a);
+int gputx_setup_port(struct app *a);
+int gputx_wait_link(struct app *a);
+void gputx_linger(struct app *a);
+
+/* tx_lcore.c: the TX queues, their pacing and their lcores. */
+int gputx_txq_setup(struct app *a);
+void gputx_txq_release(struct app *a);
+int gputx_set_rate(struct app *a);
+int gputx_run(struct app *a);
+
+/* tx_summary.c: the end-of-run report, and its JSON with --json. */
+int gputx_report(struct app *a);
+
+#endif /* GPUTX_GPU_TX_H */

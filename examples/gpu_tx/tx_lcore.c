@@ -1,0 +1,382 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dpdk-gpu-tx's TX queues and their lcores: each queue's state, the rate
+ * and its pacing by token bucket, the loop that allocates, builds (on
+ * the CPU, or posts to the GPU and collects what it built) and sends
+ * bursts, and the run over the worker lcores with the queues' counters
+ * summed at its end.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_pause.h>
+
+#include "gpupkt_clock.h"
+#include "gpupkt_lat_hist.h"
+#include "gpupkt_tsc.h"
+#include "gpu_tx.h"
+
+/* Preamble, start delimiter and inter-frame gap: what % of link counts. */
+#define WIRE_OVERHEAD 20
+
+/* What one packet of len bytes (no FCS) costs against the rate. */
+static double
+pkt_cost(const struct opts *o, uint32_t len)
+{
+	switch (o->unit) {
+	case RATE_BPS: return (len + 4.0) * 8;
+	case RATE_PCT: return (len + 4.0 + WIRE_OVERHEAD) * 8;
+	default: return 1;
+	}
+}
+
+/* The rate in pkt_cost() units a second, from --rate and the link's
+ * speed: 0, or -1 (said). */
+int
+gputx_set_rate(struct app *a)
+{
+	const struct opts *o = &a->o;
+
+	if (o->unit == RATE_NONE) {
+		a->rate_units = 0;
+		return 0;
+	}
+	if (o->unit == RATE_PCT) {
+		if (a->link_mbps == 0) {
+			fprintf(stderr, "error: --rate %g%%: port %u reports no link "
+				"speed; give pps or bps\n", o->rate, o->port);
+			return -1;
+		}
+		a->rate_units = o->rate / 100 * a->link_mbps * 1e6;
+	} else {
+		a->rate_units = o->rate;
+	}
+	if (o->unit == RATE_BPS && a->link_mbps != 0 &&
+			o->rate > a->link_mbps * 1e6)
+		fprintf(stderr, "warning: --rate %g bps beyond port %u's link "
+			"(%u Mb/s): the port sets the rate\n", o->rate, o->port,
+			a->link_mbps);
+	return 0;
+}
+
+/* Each queue's lcore state; with the GPU, its post times and build
+ * latency histogram (microseconds). 0, or -1 out of memory (said). */
+int
+gputx_txq_setup(struct app *a)
+{
+	a->tsc_per_us = RTE_MAX(gpupkt_tsc_hz() / 1000000, (uint64_t)1);
+	for (uint16_t q = 0; q < a->o.queues; q++) {
+		a->txq[q].a = a;
+		a->txq[q].q = q;
+		if (a->o.mem == MEM_CPU)
+			continue;
+		a->txq[q].post_tsc = rte_zmalloc("gputx_post_tsc",
+			a->o.ring_items * sizeof(uint64_t),
+			RTE_CACHE_LINE_SIZE);
+		a->txq[q].lat_hist = rte_zmalloc("gputx_lat",
+			BUILD_LAT_BUCKETS * sizeof(uint64_t),
+			RTE_CACHE_LINE_SIZE);
+		if (a->txq[q].post_tsc == NULL || a->txq[q].lat_hist == NULL) {
+			fprintf(stderr, "error: queue %u: out of memory\n", q);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void
+gputx_txq_release(struct app *a)
+{
+	for (uint16_t q = 0; q < MAX_QUEUES; q++) {
+		rte_free(a->txq[q].post_tsc);
+		rte_free(a->txq[q].lat_hist);
+	}
+}
+
+/*
+ * Post the burst until the port took every packet; stopped half way, the
+ * rest is freed and counted as failed, never lost unsaid. The lengths
+ * are read before: a frame the port took is the port's, and may already
+ * be back in the pool and taken by another lcore.
+ */
+static void
+post(struct txq *T, struct rte_mbuf **m, uint16_t n)
+{
+	const uint16_t port = T->a->o.port;
+	const uint32_t fixed = T->a->fixed_len;
+	uint32_t len[MAX_BURST];
+	uint16_t done = 0;
+
+	if (fixed == 0)
+		for (uint16_t j = 0; j < n; j++)
+			len[j] = m[j]->pkt_len;
+	while (done < n) {
+		uint16_t k = rte_eth_tx_burst(port, T->q, m + done, n - done);
+
+		if (fixed != 0)
+			T->st.bytes += (uint64_t)k * fixed;
+		else
+			for (uint16_t j = done; j < done + k; j++)
+				T->st.bytes += len[j];
+		done += k;
+		T->st.pkts += k;
+		if (done < n) {
+			T->st.retries++;
+			if (gputx_quit) {
+				T->st.failed += n - done;
+				rte_pktmbuf_free_bulk(m + done, n - done);
+				return;
+			}
+			rte_pause();
+		}
+	}
+}
+
+/*
+ * n mbufs of the pool, for single-segment frames: 0 or -ENOENT. Not
+ * rte_pktmbuf_alloc_bulk: its reset writes each mbuf's second cache line
+ * (next, tx_offload), a miss per packet that was the TX lcore's largest
+ * cost (perf, --no-build at 64 B). The pool holds only this program's
+ * mbufs, which come back through rte_pktmbuf_free or the port's bulk
+ * free (next NULL, one segment, refcnt 1: the raw state) and carry no
+ * VLAN tags, nor offload flags unless --csum-offload, which sets them on
+ * every mbuf; the caller sets the first line's data_off and lengths, in
+ * the one pass it makes over the burst.
+ */
+static inline int
+alloc_raw(struct rte_mempool *mp, struct rte_mbuf **m, uint32_t n)
+{
+	if (rte_mempool_get_bulk(mp, (void **)m, n) != 0)
+		return -ENOENT;
+#ifdef RTE_LIBRTE_MBUF_DEBUG
+	for (uint32_t i = 0; i < n; i++)
+		__rte_mbuf_raw_sanity_check(m[i]);
+#endif
+	return 0;
+}
+
+/*
+ * Sends the bursts the GPU has built, oldest first, as long as there
+ * are some. 0, or -1 when the kernel failed one (said).
+ */
+static int
+send_built(struct txq *T)
+{
+	struct app *a = T->a;
+	struct rte_mbuf **m;
+	uint32_t n;
+	int rc;
+
+	while ((rc = gpugen_fill_collect(a->fill, T->q, &m, &n)) == 1) {
+		/* Bursts come back in post order. */
+		gpupkt_lat_hist_add(T->lat_hist, BUILD_LAT_BUCKETS,
+			(rte_rdtsc() - T->post_tsc[T->built++ % a->o.ring_items]) /
+			a->tsc_per_us);
+		post(T, m, (uint16_t)n);
+		rc = gpugen_fill_release(a->fill, T->q);
+		if (rc != 0)
+			break;
+	}
+	if (rc < 0) {
+		fprintf(stderr, "error: queue %u: GPU build: %s\n", T->q,
+			rte_strerror(-rc));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * A TX queue's lcore. Bursts of the global packet sequence are dealt out
+ * round robin (queue q sends bursts q, q + queues, ...), so every packet
+ * is the same whatever the number of queues, and each queue paces its
+ * share of the rate. With the GPU, up to --ring-items bursts are being
+ * built while earlier ones are sent.
+ */
+static int
+tx_lcore(void *arg)
+{
+	struct txq *T = arg;
+	struct app *a = T->a;
+	const struct opts *o = &a->o;
+	const uint64_t hz = gpupkt_tsc_hz();
+	const double rate = a->rate_units / o->queues;
+	/* Two bursts of credit at most: a stall is not made up by a flood. */
+	const double cap = 2.0 * o->burst * pkt_cost(o, gpugen_max_len(a->gen));
+	/* Locals: the per-packet loop stores through mbuf pointers, after
+	 * which the compiler would load these again each packet. */
+	const uint32_t fixed = a->fixed_len;
+	const int cpu_build = o->mem == MEM_CPU && !o->no_build;
+	/* --csum-offload: the same flags for every packet, or per stream. */
+	const int ol = a->ol_needed != 0;
+	const uint64_t ol_flags = a->ol_flags[0], tx_offload = a->tx_offload[0];
+	const int raw_post = a->fill != NULL && !ol;
+	struct rte_mbuf *m[MAX_BURST];
+	uint64_t k = T->q, last = rte_rdtsc();
+	double tokens = 0;
+	int posting = 1;
+
+	T->rc = 0;
+	for (;;) {
+		uint64_t first = k * o->burst, tx_ns;
+		uint32_t b = o->burst;
+		double cost = 0;
+		int rc;
+
+		if (a->fill != NULL && send_built(T) != 0) {
+			/* The kernel failed a burst: the rest will not come
+			 * back either; their mbufs are freed and counted. */
+			T->st.failed += gpugen_fill_abandon(a->fill, T->q);
+			T->rc = -1;
+			break;
+		}
+		if (posting && (gputx_quit || (a->end_tsc &&
+				rte_rdtsc() >= a->end_tsc) ||
+				(o->count != 0 && first >= o->count)))
+			posting = 0;
+		if (!posting) {
+			if (a->fill == NULL || gpugen_fill_inflight(a->fill,
+					T->q) == 0)
+				break;
+			rte_pause();
+			continue;
+		}
+		if (a->fill != NULL && gpugen_fill_inflight(a->fill, T->q) ==
+				o->ring_items) {
+			rte_pause();
+			continue;
+		}
+		if (o->count != 0 && o->count - first < b)
+			b = (uint32_t)(o->count - first);
+		if (rate > 0) {
+			uint64_t t;
+
+			for (uint32_t i = 0; i < b; i++)
+				cost += pkt_cost(o, a->fixed_len != 0 ? a->fixed_len :
+					gpugen_len(a->gen, first + i));
+			t = rte_rdtsc();
+			tokens += (double)(t - last) * rate / hz;
+			last = t;
+			if (tokens > cap)
+				tokens = cap;
+			if (tokens < cost) {
+				rte_pause();
+				continue;
+			}
+			tokens -= cost;
+		}
+		if (alloc_raw(a->pool, m, b) != 0) {
+			/* All out: the port or the GPU still hold them. */
+			rte_pause();
+			continue;
+		}
+		tx_ns = gpupkt_real_ns();
+		if (T->st.first_tx_ns == 0)
+			T->st.first_tx_ns = tx_ns;
+		T->st.last_tx_ns = tx_ns;
+		/* GPU builds without offload flags: the fill readies the
+		 * mbufs in the pass it makes to post them. */
+		for (uint32_t i = 0; i < b && !raw_post; i++) {
+			uint32_t len = fixed != 0 ? fixed :
+				gpugen_len(a->gen, first + i);
+
+			m[i]->data_off = RTE_PKTMBUF_HEADROOM;
+			m[i]->data_len = (uint16_t)len;
+			m[i]->pkt_len = len;
+			if (ol) {
+				/* Every mbuf of this run gets its flags set:
+				 * none comes back with another stream's. */
+				uint32_t st = a->one_ol ? 0 :
+					gpugen_stream_of(a->gen, first + i);
+
+				m[i]->ol_flags = a->one_ol ? ol_flags :
+					a->ol_flags[st];
+				m[i]->tx_offload = a->one_ol ? tx_offload :
+					a->tx_offload[st];
+			}
+			if (cpu_build)
+				gpugen_build_cpu(a->gen, first + i, tx_ns,
+					rte_pktmbuf_mtod(m[i], uint8_t *),
+					rte_pktmbuf_tailroom(m[i]) + len, NULL, NULL);
+		}
+		k += o->queues;
+		if (o->mem == MEM_CPU) {
+			post(T, m, (uint16_t)b);
+			continue;
+		}
+		T->post_tsc[T->posted % o->ring_items] = rte_rdtsc();
+		rc = raw_post ? gpugen_fill_post_raw(a->fill, T->q, m, b, first,
+			tx_ns) : gpugen_fill_post(a->fill, T->q, m, b, first, tx_ns);
+		if (rc != 0) {
+			fprintf(stderr, "error: queue %u: posting a burst to the "
+				"GPU: %s\n", T->q, rte_strerror(-rc));
+			/* Not posted (-EINVAL): still ours. Posted, its kernel
+			 * not launched (-EIO): never coming back. */
+			if (rc == -EIO)
+				T->st.failed += gpugen_fill_abandon(a->fill, T->q);
+			else
+				rte_pktmbuf_free_bulk(m, b);
+			T->rc = -1;
+			break;
+		}
+		T->posted++;
+	}
+	return T->rc;
+}
+
+/*
+ * The queues on worker lcores, or a single one on this (main) lcore when
+ * there is no worker. 0, or -1 when a queue failed.
+ */
+int
+gputx_run(struct app *a)
+{
+	/* Measured here, once, not by the first lcore to pace. */
+	const uint64_t hz = gpupkt_tsc_hz();
+	unsigned int lc, q = 0;
+	int rc = 0;
+
+	a->tsc_start = rte_rdtsc();
+	if (a->o.duration > 0)
+		a->end_tsc = a->tsc_start + (uint64_t)(a->o.duration * hz);
+	if (rte_lcore_count() == 1) {
+		rc = tx_lcore(&a->txq[0]);
+	} else {
+		RTE_LCORE_FOREACH_WORKER(lc) {
+			if (q == a->o.queues)
+				break;
+			if (rte_eal_remote_launch(tx_lcore, &a->txq[q], lc) != 0) {
+				fprintf(stderr, "error: lcore %u: launch failed\n", lc);
+				gputx_quit = 1;
+				rc = -1;
+				break;
+			}
+			q++;
+		}
+		rte_eal_mp_wait_lcore();
+	}
+	a->tsc_end = rte_rdtsc();
+	for (q = 0; q < a->o.queues; q++) {
+		const struct tx_stats *s = &a->txq[q].st;
+
+		if (a->txq[q].rc != 0)
+			rc = -1;
+		a->st.pkts += s->pkts;
+		a->st.bytes += s->bytes;
+		a->st.retries += s->retries;
+		a->st.failed += s->failed;
+		if (s->first_tx_ns != 0 && (a->st.first_tx_ns == 0 ||
+				s->first_tx_ns < a->st.first_tx_ns))
+			a->st.first_tx_ns = s->first_tx_ns;
+		if (s->last_tx_ns > a->st.last_tx_ns)
+			a->st.last_tx_ns = s->last_tx_ns;
+	}
+	return rc;
+}
