@@ -185,7 +185,7 @@ run_pass(enum engine e, const struct prog *pg, const struct pktgen_set *set,
 	case ENG_PCAP:
 		for (i = 0; i < set->n; i++)
 			matched += bpf_filter(pg->cbpf.bf_insns,
-				pktgen_pkt(set, i), set->len[i], set->len[i]) != 0;
+				pktgen_set_pkt(set, i), set->len[i], set->len[i]) != 0;
 		break;
 	case ENG_RTE_INTERP:
 		for (i = 0; i < set->n; i += n) {
@@ -225,7 +225,7 @@ make_mbufs(const struct pktgen_set *set, struct rte_mbuf **storage)
 	}
 	memset(m, 0, sizeof(*m) * set->n);
 	for (i = 0; i < set->n; i++) {
-		m[i].buf_addr = (void *)(uintptr_t)pktgen_pkt(set, i);
+		m[i].buf_addr = (void *)(uintptr_t)pktgen_set_pkt(set, i);
 		m[i].buf_len = set->len[i];
 		m[i].data_off = 0;
 		m[i].data_len = set->len[i];

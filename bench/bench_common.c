@@ -98,7 +98,7 @@ bench_stats_self_test(void)
 {
 	struct bench_stats st;
 	double v[1000];
-	uint64_t rng = bench_seed(42);
+	uint64_t rng = rand64_seed(42);
 	int fails = 0;
 	size_t i;
 
@@ -106,7 +106,7 @@ bench_stats_self_test(void)
 	for (i = 0; i < 100; i++)
 		v[i] = (double)(i + 1);
 	for (i = 99; i > 0; i--) {
-		size_t k = bench_rand(&rng) % (i + 1);
+		size_t k = rand64_next(&rng) % (i + 1);
 		double t = v[i];
 
 		v[i] = v[k];
@@ -161,8 +161,8 @@ bench_stats_self_test(void)
 		unsigned char buf[64];
 		unsigned int nz = 0;
 
-		rng = bench_seed(0);
-		bench_fill_random(buf, sizeof(buf), &rng);
+		rng = rand64_seed(0);
+		rand64_fill(buf, sizeof(buf), &rng);
 		for (i = 0; i < sizeof(buf); i++)
 			nz += buf[i] != 0;
 		if (nz < 32) {
@@ -228,24 +228,6 @@ uint64_t
 bench_now_ns(void)
 {
 	return gpupkt_mono_ns();
-}
-
-void
-bench_fill_random(void *buf, size_t len, uint64_t *rng)
-{
-	unsigned char *p = buf;
-	size_t i = 0;
-
-	for (; i + 8 <= len; i += 8) {
-		uint64_t r = bench_rand(rng);
-
-		memcpy(p + i, &r, 8);
-	}
-	if (i < len) {
-		uint64_t r = bench_rand(rng);
-
-		memcpy(p + i, &r, len - i);
-	}
 }
 
 /* --- JSON ----------------------------------------------------------------------- */

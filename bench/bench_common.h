@@ -14,6 +14,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* Deterministic random numbers: rand64_next(), rand64_seed(),
+ * rand64_fill(), the generator the traffic mix (pktgen_generate()) draws
+ * from (tests/support), so one seed fixes a whole run. */
+#include "rand64.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -82,30 +87,6 @@ double bench_timer_overhead_ns(void);
 
 /* Monotonic clock in ns, for deadlines where the TSC is not known yet. */
 uint64_t bench_now_ns(void);
-
-/* --- Deterministic random numbers (xorshift64*) --------------------------- */
-
-static inline uint64_t
-bench_rand(uint64_t *s)
-{
-	uint64_t x = *s;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*s = x;
-	return x * 0x2545F4914F6CDD1DULL;
-}
-
-/* A seed never 0 (xorshift would stay at 0). */
-static inline uint64_t
-bench_seed(uint64_t s)
-{
-	return s != 0 ? s : 0x9E3779B97F4A7C15ULL;
-}
-
-/* Fills buf with random bytes (so no benchmark ever reads all zeros). */
-void bench_fill_random(void *buf, size_t len, uint64_t *rng);
 
 /* --- JSON writer ------------------------------------------------------------ */
 

@@ -18,6 +18,9 @@
  *    beside the raw calls with as many live.
  * Every operation is timed alone with rte_rdtsc_precise(); medians and
  * p99 over many repetitions, alternating the variants.
+ * The raw calls go through the driver's own CUDA loader (cuda_api.h):
+ * the same entry points at the same ABI versions as the driver's, from
+ * libcuda.so.1 or $GPU_CUDA_LIBCUDA.
  *
  * Usage: bench-driver [EAL options] -- [--reps N] [--wmb-reps N]
  *        [--size BYTES] [--live N[,N...]] [--live-reps N] [--seed N]
@@ -40,7 +43,7 @@
 #include <rte_gpudev.h>
 
 #include "bench_common.h"
-#include "bench_cuda.h"
+#include "cuda_api.h"
 
 #define PAGE 4096
 #define LIVE_BLOCK 4096
@@ -74,8 +77,7 @@ struct env {
 #define CU_OK(env, call) __extension__ ({ \
 	CUresult r_ = (call); \
 	if (r_ != CUDA_SUCCESS) { \
-		fprintf(stderr, "%s:%d: %s failed: %s\n", __func__, __LINE__, \
-			#call, bench_cuda_err(r_)); \
+		gpu_cuda_log_error(__func__, #call, r_); \
 		(env)->status = BENCH_EXIT_FAIL; \
 	} \
 	r_ == CUDA_SUCCESS; \
@@ -180,11 +182,11 @@ raw_alloc(struct env *e, size_t size, CUdeviceptr *d)
 {
 	unsigned int one = 1;
 
-	return CU_OK(e, bcu.cuMemAlloc(d, size)) &&
-		CU_OK(e, bcu.cuPointerSetAttribute(&one,
+	return CU_OK(e, gpu_cuda.cuMemAlloc(d, size)) &&
+		CU_OK(e, gpu_cuda.cuPointerSetAttribute(&one,
 			CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, *d)) &&
-		CU_OK(e, bcu.cuMemsetD8Async(*d, 0, size, e->stream)) &&
-		CU_OK(e, bcu.cuStreamSynchronize(e->stream));
+		CU_OK(e, gpu_cuda.cuMemsetD8Async(*d, 0, size, e->stream)) &&
+		CU_OK(e, gpu_cuda.cuStreamSynchronize(e->stream));
 }
 
 /* Allocates like the driver does; the time of the allocation in *ns. */
@@ -208,12 +210,12 @@ do_alloc(struct env *e, enum variant v, size_t size, void **ptr, double *ns)
 		}
 		break;
 	case V_RAW_CTX:
-		ok = CU_OK(e, bcu.cuCtxPushCurrent(e->ctx));
+		ok = CU_OK(e, gpu_cuda.cuCtxPushCurrent(e->ctx));
 		ok = ok && raw_alloc(e, size, &d);
 		{
 			CUcontext popped;
 
-			ok = CU_OK(e, bcu.cuCtxPopCurrent(&popped)) && ok;
+			ok = CU_OK(e, gpu_cuda.cuCtxPopCurrent(&popped)) && ok;
 		}
 		t1 = rte_rdtsc_precise();
 		if (!ok)
@@ -245,12 +247,12 @@ do_free(struct env *e, enum variant v, void *ptr, double *ns)
 		ok = RTE_OK(e, rte_gpu_mem_free(e->dev_id, ptr));
 		break;
 	case V_RAW_CTX:
-		ok = CU_OK(e, bcu.cuCtxPushCurrent(e->ctx));
-		ok = ok && CU_OK(e, bcu.cuMemFree((CUdeviceptr)(uintptr_t)ptr));
-		ok = CU_OK(e, bcu.cuCtxPopCurrent(&popped)) && ok;
+		ok = CU_OK(e, gpu_cuda.cuCtxPushCurrent(e->ctx));
+		ok = ok && CU_OK(e, gpu_cuda.cuMemFree((CUdeviceptr)(uintptr_t)ptr));
+		ok = CU_OK(e, gpu_cuda.cuCtxPopCurrent(&popped)) && ok;
 		break;
 	default:
-		ok = CU_OK(e, bcu.cuMemFree((CUdeviceptr)(uintptr_t)ptr));
+		ok = CU_OK(e, gpu_cuda.cuMemFree((CUdeviceptr)(uintptr_t)ptr));
 		break;
 	}
 	t1 = rte_rdtsc_precise();
@@ -273,12 +275,12 @@ do_register(struct env *e, enum variant v, void *p, size_t size, double *ns)
 		ok = RTE_OK(e, rte_gpu_mem_register(e->dev_id, size, p));
 		break;
 	case V_RAW_CTX:
-		ok = CU_OK(e, bcu.cuCtxPushCurrent(e->ctx));
-		ok = ok && CU_OK(e, bcu.cuMemHostRegister(p, size, flags));
-		ok = CU_OK(e, bcu.cuCtxPopCurrent(&popped)) && ok;
+		ok = CU_OK(e, gpu_cuda.cuCtxPushCurrent(e->ctx));
+		ok = ok && CU_OK(e, gpu_cuda.cuMemHostRegister(p, size, flags));
+		ok = CU_OK(e, gpu_cuda.cuCtxPopCurrent(&popped)) && ok;
 		break;
 	default:
-		ok = CU_OK(e, bcu.cuMemHostRegister(p, size, flags));
+		ok = CU_OK(e, gpu_cuda.cuMemHostRegister(p, size, flags));
 		break;
 	}
 	t1 = rte_rdtsc_precise();
@@ -299,12 +301,12 @@ do_unregister(struct env *e, enum variant v, void *p, double *ns)
 		ok = RTE_OK(e, rte_gpu_mem_unregister(e->dev_id, p));
 		break;
 	case V_RAW_CTX:
-		ok = CU_OK(e, bcu.cuCtxPushCurrent(e->ctx));
-		ok = ok && CU_OK(e, bcu.cuMemHostUnregister(p));
-		ok = CU_OK(e, bcu.cuCtxPopCurrent(&popped)) && ok;
+		ok = CU_OK(e, gpu_cuda.cuCtxPushCurrent(e->ctx));
+		ok = ok && CU_OK(e, gpu_cuda.cuMemHostUnregister(p));
+		ok = CU_OK(e, gpu_cuda.cuCtxPopCurrent(&popped)) && ok;
 		break;
 	default:
-		ok = CU_OK(e, bcu.cuMemHostUnregister(p));
+		ok = CU_OK(e, gpu_cuda.cuMemHostUnregister(p));
 		break;
 	}
 	t1 = rte_rdtsc_precise();
@@ -404,7 +406,7 @@ bench_register(struct env *e, const struct opts *o, uint64_t *rng)
 	if (buf == NULL)
 		goto out;
 	/* Backed by real pages before anyone pins them. */
-	bench_fill_random(buf, size, rng);
+	rand64_fill(buf, size, rng);
 	for (v = 0; v < V_MAX; v++) {
 		a[v] = calloc(o->reps, sizeof(double));
 		u[v] = calloc(o->reps, sizeof(double));
@@ -478,16 +480,16 @@ bench_wmb(struct env *e, const struct opts *o)
 				ok = RTE_OK(e, rte_gpu_wmb(e->dev_id));
 				break;
 			case W_RAW:
-				ok = CU_OK(e, bcu.cuFlushGPUDirectRDMAWrites(
+				ok = CU_OK(e, gpu_cuda.cuFlushGPUDirectRDMAWrites(
 					CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
 					CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER));
 				break;
 			case W_RAW_CTX:
-				ok = CU_OK(e, bcu.cuCtxPushCurrent(e->ctx));
-				ok = ok && CU_OK(e, bcu.cuFlushGPUDirectRDMAWrites(
+				ok = CU_OK(e, gpu_cuda.cuCtxPushCurrent(e->ctx));
+				ok = ok && CU_OK(e, gpu_cuda.cuFlushGPUDirectRDMAWrites(
 					CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
 					CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER));
-				ok = CU_OK(e, bcu.cuCtxPopCurrent(&popped)) && ok;
+				ok = CU_OK(e, gpu_cuda.cuCtxPopCurrent(&popped)) && ok;
 				break;
 			default:
 				/* The store fence rte_gpu_wmb starts with. */
@@ -554,7 +556,7 @@ live_run(struct env *e, bool reg, enum variant v, size_t live, size_t reps,
 			free(slot);
 			return 0;
 		}
-		bench_fill_random(pages, live * PAGE, rng);
+		rand64_fill(pages, live * PAGE, rng);
 	}
 	for (have = 0; have < live; have++) {
 		void *p = reg ? pages + have * PAGE : NULL;
@@ -572,7 +574,7 @@ live_run(struct env *e, bool reg, enum variant v, size_t live, size_t reps,
 		goto release;
 	}
 	for (r = 0; r < reps; r++) {
-		size_t k = bench_rand(rng) % live;
+		size_t k = rand64_next(rng) % live;
 		void *p = slot[k];
 		bool ok = reg ? do_unregister(e, v, p, &samples[r]) :
 			do_free(e, v, p, &samples[r]);
@@ -664,37 +666,35 @@ bench_live(struct env *e, const struct opts *o, uint64_t *rng)
 static int
 setup_cuda(struct env *e)
 {
-	char why[512];
 	int opts = 0;
 
-	if (bench_cuda_load(why, sizeof(why)) != 0) {
-		printf("SKIP: %s\n", why);
+	/* Loads libcuda and calls cuInit; logs why not (bench.cuda). */
+	if (gpu_cuda_api_get() == NULL) {
+		printf("SKIP: the CUDA driver cannot be used (the bench.cuda log says why)\n");
 		return BENCH_EXIT_SKIP;
 	}
-	if (!CU_OK(e, bcu.cuInit(0)))
-		return BENCH_EXIT_SKIP;
 	/* PCI-probed gpudev devices are named by their PCI address. */
-	if (bcu.cuDeviceGetByPCIBusId(&e->cu_dev, e->info.name) != CUDA_SUCCESS) {
+	if (gpu_cuda.cuDeviceGetByPCIBusId(&e->cu_dev, e->info.name) != CUDA_SUCCESS) {
 		fprintf(stderr, "gpudev %d '%s' is not a PCI address CUDA knows: using CUDA device 0\n",
 			e->dev_id, e->info.name);
-		if (!CU_OK(e, bcu.cuDeviceGet(&e->cu_dev, 0)))
+		if (!CU_OK(e, gpu_cuda.cuDeviceGet(&e->cu_dev, 0)))
 			return BENCH_EXIT_FAIL;
 	}
 	/* The driver's own context when it says which (the primary one). */
 	if (e->info.context != 0) {
 		e->ctx = (CUcontext)(uintptr_t)e->info.context;
 	} else {
-		if (!CU_OK(e, bcu.cuDevicePrimaryCtxRetain(&e->ctx, e->cu_dev)))
+		if (!CU_OK(e, gpu_cuda.cuDevicePrimaryCtxRetain(&e->ctx, e->cu_dev)))
 			return BENCH_EXIT_FAIL;
 		e->retained = true;
 	}
 	/* Current on this thread for the "raw" variants. */
-	if (!CU_OK(e, bcu.cuCtxPushCurrent(e->ctx)))
+	if (!CU_OK(e, gpu_cuda.cuCtxPushCurrent(e->ctx)))
 		return BENCH_EXIT_FAIL;
 	/* Non-blocking, as the driver's own. */
-	if (!CU_OK(e, bcu.cuStreamCreate(&e->stream, CU_STREAM_NON_BLOCKING)))
+	if (!CU_OK(e, gpu_cuda.cuStreamCreate(&e->stream, CU_STREAM_NON_BLOCKING)))
 		return BENCH_EXIT_FAIL;
-	if (bcu.cuDeviceGetAttribute(&opts,
+	if (gpu_cuda.cuDeviceGetAttribute(&opts,
 			CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS,
 			e->cu_dev) != CUDA_SUCCESS)
 		opts = 0;
@@ -722,7 +722,7 @@ main(int argc, char **argv)
 	ret = bench_start(argc, argv, parse_args, &o, usage);
 	if (ret >= 0)
 		return ret;
-	rng = bench_seed(o.seed);
+	rng = rand64_seed(o.seed);
 
 	ret = bench_first_gpu(&e.dev_id, &e.info);
 	if (ret >= 0)
@@ -732,13 +732,13 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return ret;
 	}
-	if (bcu.cuDeviceGetName(gpu_name, sizeof(gpu_name), e.cu_dev) !=
+	if (gpu_cuda.cuDeviceGetName(gpu_name, sizeof(gpu_name), e.cu_dev) !=
 			CUDA_SUCCESS)
 		snprintf(gpu_name, sizeof(gpu_name), "unknown");
 	printf("# bench-driver: gpudev %d (%s, %s), CUDA driver %d.%d, "
 		"GPUDirect RDMA host flush %s, timer overhead %.0f ns\n",
-		e.dev_id, e.info.name, gpu_name, bcu.driver_version / 1000,
-		bcu.driver_version % 1000 / 10, e.flush_host ? "yes" : "no",
+		e.dev_id, e.info.name, gpu_name, gpu_cuda.driver_version / 1000,
+		gpu_cuda.driver_version % 1000 / 10, e.flush_host ? "yes" : "no",
 		bench_timer_overhead_ns());
 	fflush(stdout);
 
@@ -752,7 +752,7 @@ main(int argc, char **argv)
 	bench_json_obj_begin(&e.j, "gpu");
 	bench_json_str(&e.j, "name", gpu_name);
 	bench_json_str(&e.j, "gpudev_name", e.info.name);
-	bench_json_int(&e.j, "cuda_driver_version", bcu.driver_version);
+	bench_json_int(&e.j, "cuda_driver_version", gpu_cuda.driver_version);
 	bench_json_bool(&e.j, "rdma_flush_host", e.flush_host);
 	bench_json_obj_end(&e.j);
 	bench_json_obj_begin(&e.j, "config");
@@ -797,14 +797,14 @@ main(int argc, char **argv)
 		e.status = BENCH_EXIT_FAIL;
 
 	if (e.stream != NULL)
-		CU_OK(&e, bcu.cuStreamDestroy(e.stream));
+		CU_OK(&e, gpu_cuda.cuStreamDestroy(e.stream));
 	{
 		CUcontext popped;
 
-		CU_OK(&e, bcu.cuCtxPopCurrent(&popped));
+		CU_OK(&e, gpu_cuda.cuCtxPopCurrent(&popped));
 	}
 	if (e.retained)
-		CU_OK(&e, bcu.cuDevicePrimaryCtxRelease(e.cu_dev));
+		CU_OK(&e, gpu_cuda.cuDevicePrimaryCtxRelease(e.cu_dev));
 	rte_eal_cleanup();
 	return e.status;
 }

@@ -49,7 +49,7 @@
 #include <rte_mbuf.h>
 
 #include "bench_common.h"
-#include "bench_cuda.h"
+#include "cuda_api.h"
 #include "gpudma_frames.h"
 #include "rte_pmd_net_gpudma.h"
 
@@ -173,21 +173,21 @@ h2d_bandwidth(struct env *e)
 	CUcontext c;
 	int i;
 
-	if (bcu.cuCtxPushCurrent(e->ctx) != CUDA_SUCCESS)
+	if (gpu_cuda.cuCtxPushCurrent(e->ctx) != CUDA_SUCCESS)
 		return -1;
 	src = aligned_alloc(4096, H2D_BYTES);
 	if (src == NULL)
 		goto out;
 	memset(src, 1, H2D_BYTES);
-	if (bcu.cuMemHostRegister(src, H2D_BYTES, CU_MEMHOSTREGISTER_PORTABLE) !=
+	if (gpu_cuda.cuMemHostRegister(src, H2D_BYTES, CU_MEMHOSTREGISTER_PORTABLE) !=
 			CUDA_SUCCESS)
 		goto out_free;
-	if (bcu.cuMemAlloc(&dst, H2D_BYTES) != CUDA_SUCCESS)
+	if (gpu_cuda.cuMemAlloc(&dst, H2D_BYTES) != CUDA_SUCCESS)
 		goto out_unreg;
 	for (i = 0; i < 11; i++) {
 		uint64_t t0 = bench_now_ns(), t1;
 
-		if (bcu.cuMemcpyHtoD(dst, src, H2D_BYTES) != CUDA_SUCCESS) {
+		if (gpu_cuda.cuMemcpyHtoD(dst, src, H2D_BYTES) != CUDA_SUCCESS) {
 			best = -1;
 			break;
 		}
@@ -196,13 +196,17 @@ h2d_bandwidth(struct env *e)
 		if (i > 0 && (double)H2D_BYTES / (double)(t1 - t0) > best)
 			best = (double)H2D_BYTES / (double)(t1 - t0);
 	}
-	bcu.cuMemFree(dst);
+	/* A failed release fails the reference too: the run is suspect. */
+	if (gpu_cuda.cuMemFree(dst) != CUDA_SUCCESS)
+		best = -1;
 out_unreg:
-	bcu.cuMemHostUnregister(src);
+	if (gpu_cuda.cuMemHostUnregister(src) != CUDA_SUCCESS)
+		best = -1;
 out_free:
 	free(src);
 out:
-	bcu.cuCtxPopCurrent(&c);
+	if (gpu_cuda.cuCtxPopCurrent(&c) != CUDA_SUCCESS)
+		best = -1;
 	return best;
 }
 
@@ -494,7 +498,7 @@ verify(struct env *e)
 			return -1;
 		}
 	}
-	if (bcu.cuCtxPushCurrent(e->ctx) != CUDA_SUCCESS) {
+	if (gpu_cuda.cuCtxPushCurrent(e->ctx) != CUDA_SUCCESS) {
 		port_down(e, &r);
 		return -1;
 	}
@@ -512,7 +516,7 @@ verify(struct env *e)
 				bad++;
 			for (s = pkts[i]; s != NULL && off < MAX_FRAME; s = s->next) {
 				if (off + s->data_len > MAX_FRAME ||
-						bcu.cuMemcpyDtoH(host + off,
+						gpu_cuda.cuMemcpyDtoH(host + off,
 						rte_pktmbuf_mtod(s, CUdeviceptr),
 						s->data_len) != CUDA_SUCCESS) {
 					bad++;
@@ -528,7 +532,8 @@ verify(struct env *e)
 		}
 		rte_pktmbuf_free_bulk(pkts, n);
 	}
-	bcu.cuCtxPopCurrent(&c);
+	if (gpu_cuda.cuCtxPopCurrent(&c) != CUDA_SUCCESS)
+		bad++;
 	port_down(e, &r);
 	/* Every buffer net_ring handed over was freed by the port. */
 	if (feed != NULL && rte_mempool_avail_count(feed) != 8191)
@@ -544,7 +549,6 @@ int
 main(int argc, char **argv)
 {
 	struct env e = { 0 };
-	char why[256];
 	double h2d;
 	int ret, failed = 0;
 
@@ -560,17 +564,18 @@ main(int argc, char **argv)
 	ret = bench_first_gpu(&e.dev_id, &e.info);
 	if (ret >= 0)
 		return ret;
-	if (bench_cuda_load(why, sizeof(why)) != 0 || bcu.cuInit(0) != CUDA_SUCCESS) {
-		printf("SKIP: %s\n", why);
+	/* Loads libcuda and calls cuInit; logs why not (bench.cuda). */
+	if (gpu_cuda_api_get() == NULL) {
+		printf("SKIP: the CUDA driver cannot be used (the bench.cuda log says why)\n");
 		rte_eal_cleanup();
 		return BENCH_EXIT_SKIP;
 	}
-	if (bcu.cuDeviceGetByPCIBusId(&e.cu_dev, e.info.name) != CUDA_SUCCESS &&
-			bcu.cuDeviceGet(&e.cu_dev, 0) != CUDA_SUCCESS) {
+	if (gpu_cuda.cuDeviceGetByPCIBusId(&e.cu_dev, e.info.name) != CUDA_SUCCESS &&
+			gpu_cuda.cuDeviceGet(&e.cu_dev, 0) != CUDA_SUCCESS) {
 		rte_eal_cleanup();
 		return BENCH_EXIT_FAIL;
 	}
-	if (bcu.cuDevicePrimaryCtxRetain(&e.ctx, e.cu_dev) != CUDA_SUCCESS) {
+	if (gpu_cuda.cuDevicePrimaryCtxRetain(&e.ctx, e.cu_dev) != CUDA_SUCCESS) {
 		rte_eal_cleanup();
 		return BENCH_EXIT_FAIL;
 	}
@@ -603,7 +608,8 @@ main(int argc, char **argv)
 out:
 	if (e.gpu_mem != NULL)
 		rte_gpu_mem_free(e.dev_id, e.gpu_mem);
-	bcu.cuDevicePrimaryCtxRelease(e.cu_dev);
+	if (gpu_cuda.cuDevicePrimaryCtxRelease(e.cu_dev) != CUDA_SUCCESS)
+		failed = 1;
 	rte_eal_cleanup();
 	return failed ? BENCH_EXIT_FAIL : 0;
 }

@@ -322,7 +322,7 @@ packets_pool_gpu(struct env *e, uint64_t *rng)
 	}
 	/* Random bytes everywhere, so every mbuf's data is random wherever
 	 * the pool put its buffer; one copy to the GPU. */
-	bench_fill_random(e->gpu_data_copy, e->gpu_data_len, rng);
+	rand64_fill(e->gpu_data_copy, e->gpu_data_len, rng);
 	err = gpucuda_copy(e->gpu_data, e->gpu_data_copy, e->gpu_data_len);
 	if (err != 0) {
 		fprintf(stderr, "packet data to GPU memory: %s\n", gpucuda_strerror(err));
@@ -386,7 +386,7 @@ packets_create(struct env *e, const struct opts *o, uint64_t *rng)
 			return -1;
 		}
 		if (e->gpu_data == NULL)
-			bench_fill_random(rte_pktmbuf_mtod(e->mb[i], void *),
+			rand64_fill(rte_pktmbuf_mtod(e->mb[i], void *),
 				MAX_MBUF_DATA, rng);
 	}
 	return 0;
@@ -402,7 +402,7 @@ packets_set_len(struct env *e, unsigned int fixed, uint64_t *rng)
 	for (i = 0; i < e->n_mb; i++) {
 		struct rte_mbuf *m = e->mb[i];
 		uint16_t len = fixed ? fixed :
-			(uint16_t)(64 + bench_rand(rng) % (MAX_MBUF_DATA - 64 + 1));
+			(uint16_t)(64 + rand64_next(rng) % (MAX_MBUF_DATA - 64 + 1));
 		const uint8_t *d;
 		uint64_t s = 0;
 		uint16_t k;
@@ -848,7 +848,7 @@ main(int argc, char **argv)
 	ret = bench_start(argc, argv, parse_args, &o, usage);
 	if (ret >= 0)
 		return ret;
-	rng = bench_seed(o.seed);
+	rng = rand64_seed(o.seed);
 
 	ret = bench_first_gpu(&e.dev_id, &e.info);
 	if (ret >= 0)

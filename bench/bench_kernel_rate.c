@@ -438,7 +438,7 @@ bandwidth(struct ctx *c, bool tiny)
 	size_t host_bytes = tiny ? (64u << 20) : BW_HOST_BYTES;
 	unsigned long long *sink = NULL;
 	void *dbuf = NULL, *hbuf = NULL, *hdev = NULL;
-	uint64_t rng = bench_seed(c->o.seed ^ 0xb0b0);
+	uint64_t rng = rand64_seed(c->o.seed ^ 0xb0b0);
 	char a[32], b[32];
 	int ret = -1;
 
@@ -448,7 +448,7 @@ bandwidth(struct ctx *c, bool tiny)
 	CK(cudaMalloc(&dbuf, dev_bytes));
 	CK(kr_fill_launch(dbuf, dev_bytes, c->o.seed, c->stream));
 	CK(cudaHostAlloc(&hbuf, host_bytes, cudaHostAllocMapped));
-	bench_fill_random(hbuf, host_bytes, &rng);
+	rand64_fill(hbuf, host_bytes, &rng);
 	CK(cudaHostGetDevicePointer(&hdev, hbuf, 0));
 	CK(cudaStreamSynchronize(c->stream));
 	if (measure_bw(c, dbuf, dev_bytes, 0, sink, &c->bw.dev_median,

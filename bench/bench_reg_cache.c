@@ -184,7 +184,7 @@ bench_size(int16_t dev_id, const struct opts *o, size_t size,
 		return BENCH_EXIT_FAIL;
 	}
 	/* Backed by real pages before anyone pins them. */
-	bench_fill_random(buf, size, rng);
+	rand64_fill(buf, size, rng);
 	for (v = 0; v < V_MAX; v++) {
 		r[v] = calloc(o->reps, sizeof(double));
 		u[v] = calloc(o->reps, sizeof(double));
@@ -275,7 +275,7 @@ main(int argc, char **argv)
 	struct bench_json j;
 	int status, ret;
 	int16_t dev_id;
-	uint64_t rng = bench_seed(1);
+	uint64_t rng = rand64_seed(1);
 	unsigned int i;
 
 	ret = bench_start(argc, argv, parse_args, &o, usage);

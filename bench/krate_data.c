@@ -51,15 +51,13 @@ page_alloc(size_t len, size_t *bytes)
 static void
 make_tuple(struct kr_tuple *t, bool v6, uint64_t *rng)
 {
-	unsigned int c = bench_rand(rng) % 100;
-
 	memset(t, 0, sizeof(*t));
-	t->proto = c < 70 ? 6 : c < 95 ? 17 : 1;
-	t->sport = (uint16_t)(1024 + bench_rand(rng) % 64512);
+	t->proto = pktgen_pick_proto(rng);
+	t->sport = (uint16_t)(1024 + rand64_next(rng) % 64512);
 	t->dport = pktgen_pick_dport(rng);
 	if (v6) {
-		bench_fill_random(t->src, 16, rng);
-		bench_fill_random(t->dst, 16, rng);
+		rand64_fill(t->src, 16, rng);
+		rand64_fill(t->dst, 16, rng);
 		gpurx_put_be32(t->src, 0x20010DB8);
 		gpurx_put_be32(t->dst, 0x20010DB8);
 	} else {
@@ -76,7 +74,7 @@ make_tuple(struct kr_tuple *t, bool v6, uint64_t *rng)
 static void
 put_l4(uint8_t *p, const struct kr_tuple *t, uint16_t l4_len, uint64_t *rng)
 {
-	bench_fill_random(p, KR_L4_ROOM, rng);
+	rand64_fill(p, KR_L4_ROOM, rng);
 	switch (t->proto) {
 	case 6:
 		gpurx_put_be16(p, t->sport);
@@ -108,16 +106,16 @@ write_v4(uint8_t *p, uint16_t len, const struct kr_tuple *t, bool frag,
 	l3[0] = 0x45;
 	l3[1] = 0;
 	gpurx_put_be16(l3 + 2, (uint16_t)(len - KR_ETH_HLEN));
-	gpurx_put_be16(l3 + 4, (uint16_t)bench_rand(rng));
+	gpurx_put_be16(l3 + 4, (uint16_t)rand64_next(rng));
 	/* DF, or a non-first fragment (offset in 8-byte units). */
-	gpurx_put_be16(l3 + 6, frag ? (uint16_t)(1 + bench_rand(rng) % 1000) : 0x4000);
+	gpurx_put_be16(l3 + 6, frag ? (uint16_t)(1 + rand64_next(rng) % 1000) : 0x4000);
 	l3[8] = 64;
 	l3[9] = frag ? 6 : t->proto;
-	gpurx_put_be16(l3 + 10, (uint16_t)bench_rand(rng));
+	gpurx_put_be16(l3 + 10, (uint16_t)rand64_next(rng));
 	memcpy(l3 + 12, t->src, 4);
 	memcpy(l3 + 16, t->dst, 4);
 	if (frag)
-		bench_fill_random(l3 + KR_IP4_HLEN, KR_L4_ROOM, rng);
+		rand64_fill(l3 + KR_IP4_HLEN, KR_L4_ROOM, rng);
 	else
 		put_l4(l3 + KR_IP4_HLEN, t,
 			(uint16_t)(len - KR_ETH_HLEN - KR_IP4_HLEN), rng);
@@ -130,7 +128,7 @@ write_v6(uint8_t *p, uint16_t len, const struct kr_tuple *t, uint64_t *rng)
 	uint16_t l4_len = (uint16_t)(len - KR_ETH_HLEN - KR_IP6_HLEN);
 
 	gpurx_put_be16(p + 12, 0x86DD);
-	gpurx_put_be32(l3, 0x60000000 | (uint32_t)(bench_rand(rng) & 0xFFFFF));
+	gpurx_put_be32(l3, 0x60000000 | (uint32_t)(rand64_next(rng) & 0xFFFFF));
 	gpurx_put_be16(l3 + 4, l4_len);
 	l3[6] = t->proto == 1 ? 58 : t->proto;
 	l3[7] = 64;
@@ -191,11 +189,11 @@ make_fixed64(struct kr_dataset *d, uint32_t n, uint64_t seed)
 			uint8_t c;
 
 			/* pktgen's frames are at least 64 bytes. */
-			memcpy(dst, pktgen_pkt(&tmp, k), KR_FIXED_LEN);
+			memcpy(dst, pktgen_set_pkt(&tmp, k), KR_FIXED_LEN);
 			s->off[i + k] = (uint64_t)(i + k) * KR_FIXED_LEN;
 			s->len[i + k] = KR_FIXED_LEN;
 			/* Too short for IPv6 + TCP: IPv4, as in pktgen. */
-			c = pclass_of(pktgen_pkt(&tmp, k), tmp.len[k]);
+			c = pclass_of(pktgen_set_pkt(&tmp, k), tmp.len[k]);
 			d->cls[i + k] = c == KR_PC_V6 ? KR_PC_V4 : c;
 		}
 		pktgen_free(&tmp);
@@ -228,7 +226,7 @@ kr_dataset_make(struct kr_dataset *d, uint32_t n, uint64_t seed, bool fixed64)
 		if (pktgen_generate(s, n, seed) != 0)
 			goto nomem;
 		for (i = 0; i < n; i++)
-			d->cls[i] = pclass_of(pktgen_pkt(s, i), s->len[i]);
+			d->cls[i] = pclass_of(pktgen_set_pkt(s, i), s->len[i]);
 	}
 	/* The kernels take 32-bit offsets, as a capture batch would. */
 	if (s->buf_size > UINT32_MAX) {
@@ -254,7 +252,7 @@ nomem:
 void
 kr_dataset_set_flows(struct kr_dataset *d, uint32_t flows, uint64_t seed)
 {
-	uint64_t rng = bench_seed(seed ^ 0x6b726174652d666cULL ^
+	uint64_t rng = rand64_seed(seed ^ 0x6b726174652d666cULL ^
 		((uint64_t)flows << 20));
 	uint32_t n6, n4, nfrag, i;
 	struct kr_tuple *t4, *t6;
@@ -283,13 +281,13 @@ kr_dataset_set_flows(struct kr_dataset *d, uint32_t flows, uint64_t seed)
 
 		switch (d->cls[i]) {
 		case KR_PC_V4:
-			write_v4(p, len, &t4[bench_rand(&rng) % n4], false, &rng);
+			write_v4(p, len, &t4[rand64_next(&rng) % n4], false, &rng);
 			break;
 		case KR_PC_V4_FRAG:
-			write_v4(p, len, &t4[bench_rand(&rng) % nfrag], true, &rng);
+			write_v4(p, len, &t4[rand64_next(&rng) % nfrag], true, &rng);
 			break;
 		case KR_PC_V6:
-			write_v6(p, len, &t6[bench_rand(&rng) % n6], &rng);
+			write_v6(p, len, &t6[rand64_next(&rng) % n6], &rng);
 			break;
 		default:
 			break;

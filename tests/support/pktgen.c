@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "pkt_parse.h"
 #include "pktgen.h"
+#include "rand64.h"
+
+/* --- The tests' stream ----------------------------------------------------- */
 
 /* splitmix64: tiny, seedable, good enough for test variety. */
 uint64_t
@@ -221,6 +226,17 @@ random_spec(struct pktgen *g, struct gpugen_pkt_spec *s, int mut)
 	s->ttl = (uint8_t)(1 + rnd(g, 255));
 }
 
+/* Sets the IP header at h to say the datagram is len bytes (IPv6: its
+ * payload length, the 40-byte header left out), whatever it holds. */
+static void
+put_ip_len(uint8_t *h, int ip_version, uint32_t len)
+{
+	if (ip_version == 4)
+		gpurx_put_be16(h + 2, (uint16_t)len);
+	else
+		gpurx_put_be16(h + 4, (uint16_t)(len - 40));
+}
+
 void
 pktgen_next(struct pktgen *g, struct pktgen_pkt *p)
 {
@@ -278,19 +294,11 @@ pktgen_next(struct pktgen *g, struct pktgen_pkt *p)
 	case MUT_BAD_IP_LEN: {
 		uint32_t over = len - l3 + 1 + rnd(g, 100);
 
-		if (s.ip_version == 4) {
-			uint32_t ihl = (h[0] & 0x0f) * 4u;
-
-			h[2] = (uint8_t)(over >> 8);
-			h[3] = (uint8_t)over;
-			if (rnd(g, 2)) {
-				h[2] = 0;
-				h[3] = (uint8_t)rnd(g, ihl);
-			}
-		} else {
-			over -= 40;
-			h[4] = (uint8_t)(over >> 8);
-			h[5] = (uint8_t)over;
+		put_ip_len(h, s.ip_version, over);
+		/* Or, IPv4, shorter than its own header. */
+		if (s.ip_version == 4 && rnd(g, 2)) {
+			h[2] = 0;
+			h[3] = (uint8_t)rnd(g, (h[0] & 0x0f) * 4u);
 		}
 		p->expect_malformed = GPURX_MAL_BAD_IP_LEN;
 		break;
@@ -318,14 +326,7 @@ pktgen_next(struct pktgen *g, struct pktgen_pkt *p)
 
 		if (lay.l4_off == 0)
 			break;
-		if (s.ip_version == 4) {
-			h[2] = (uint8_t)(short_len >> 8);
-			h[3] = (uint8_t)short_len;
-		} else {
-			short_len -= 40;
-			h[4] = (uint8_t)(short_len >> 8);
-			h[5] = (uint8_t)short_len;
-		}
+		put_ip_len(h, s.ip_version, short_len);
 		p->expect_malformed = GPURX_MAL_BAD_L4_LEN;
 		break;
 	}
@@ -353,4 +354,192 @@ pktgen_next(struct pktgen *g, struct pktgen_pkt *p)
 	default:
 		break;
 	}
+}
+
+/* --- The benchmarks' mix --------------------------------------------------- */
+
+#define PKTGEN_HUGE_ALIGN ((size_t)2 << 20)
+
+static uint16_t
+mix_pick_len(uint64_t *rng)
+{
+	unsigned int r = rand64_next(rng) % 100;
+	unsigned int lo, hi;
+
+	if (r < 40) {
+		lo = PKTGEN_MIX_MIN_LEN;
+		hi = 127;
+	} else if (r < 60) {
+		lo = 128;
+		hi = 575;
+	} else if (r < 75) {
+		lo = 576;
+		hi = 1023;
+	} else {
+		lo = 1024;
+		hi = PKTGEN_MIX_MAX_LEN;
+	}
+	return (uint16_t)(lo + rand64_next(rng) % (hi - lo + 1));
+}
+
+uint32_t
+pktgen_pick_ip4(uint64_t *rng)
+{
+	uint64_t r = rand64_next(rng);
+
+	if (r % 100 < 50) {
+		if ((r >> 8) % 100 < 2)
+			return 0x0A010203; /* 10.1.2.3 */
+		return 0x0A000000 | (uint32_t)((r >> 16) & 0xFFFFFF);
+	}
+	return (uint32_t)(r >> 32);
+}
+
+uint16_t
+pktgen_pick_dport(uint64_t *rng)
+{
+	uint64_t r = rand64_next(rng);
+	unsigned int c = r % 100;
+
+	if (c < 30)
+		return 443;
+	if (c < 45)
+		return 80;
+	if (c < 55)
+		return 53;
+	return (uint16_t)(1 + (r >> 16) % 65535);
+}
+
+uint8_t
+pktgen_pick_proto(uint64_t *rng)
+{
+	unsigned int c = rand64_next(rng) % 100;
+
+	return c < 70 ? GPURX_IPPROTO_TCP : c < 95 ? GPURX_IPPROTO_UDP :
+		GPURX_IPPROTO_ICMP;
+}
+
+/*
+ * The mix's frame of len bytes at p: the spec drawn from the mix's
+ * distributions, the headers written by gpugen_pkt_build(), then random
+ * bytes after them and the checksums over those. Returns 0, or -1 when
+ * the builder refuses the spec (a bug here: every length fits).
+ */
+static int
+mix_packet(uint8_t *p, uint16_t len, uint64_t *rng)
+{
+	unsigned int c = rand64_next(rng) % 100;
+	struct gpugen_pkt_layout lay;
+	struct gpugen_pkt_spec s;
+	uint32_t hdr = GPURX_ETH_HLEN, body;
+
+	memset(&s, 0, sizeof(s));
+	rand64_fill(s.eth_dst, sizeof(s.eth_dst), rng);
+	rand64_fill(s.eth_src, sizeof(s.eth_src), rng);
+	s.eth_dst[0] &= 0xFE; /* unicast destination */
+	if (c < 88) {
+		s.ip_version = 4;
+		s.proto = pktgen_pick_proto(rng);
+		s.ip_id = (uint16_t)rand64_next(rng);
+		/* A non-first fragment (offset in 8-byte units, no L4
+		 * header, TCP's part), else DF. */
+		if (rand64_next(rng) % 100 == 0) {
+			s.proto = GPURX_IPPROTO_TCP;
+			s.frag_off = (uint16_t)(1 + rand64_next(rng) % 1000);
+		} else {
+			s.dont_frag = 1;
+		}
+		gpurx_put_be32(s.src, pktgen_pick_ip4(rng));
+		gpurx_put_be32(s.dst, pktgen_pick_ip4(rng));
+		hdr += 20;
+	} else if (c < 97 && len >= GPURX_ETH_HLEN + 40 + 20) {
+		s.ip_version = 6;
+		s.proto = pktgen_pick_proto(rng);
+		if (s.proto == GPURX_IPPROTO_ICMP)
+			s.proto = GPURX_IPPROTO_ICMPV6;
+		/* Random addresses in 2001:db8::/32. */
+		rand64_fill(s.src, sizeof(s.src), rng);
+		rand64_fill(s.dst, sizeof(s.dst), rng);
+		gpurx_put_be32(s.src, 0x20010DB8);
+		gpurx_put_be32(s.dst, 0x20010DB8);
+		hdr += 40;
+	} else {
+		/* ARP, and IPv6's share of the frames too short for it. */
+		s.ethertype = 0x0806;
+		s.l2_body_len = len - hdr;
+	}
+	if (s.ip_version != 0 && s.frag_off == 0) {
+		s.sport = (uint16_t)(1024 + rand64_next(rng) % 64512);
+		s.dport = pktgen_pick_dport(rng);
+		s.tcp_seq = (uint32_t)rand64_next(rng);
+		s.tcp_ack = (uint32_t)rand64_next(rng);
+		s.tcp_flags = 0x18; /* PSH|ACK */
+		s.icmp_type = s.proto == GPURX_IPPROTO_ICMPV6 ? 128 : 8; /* echo */
+		hdr += gpugen_pb_l4_hlen(&s);
+	}
+	if (s.ip_version != 0)
+		s.payload_len = len - hdr;
+	if (gpugen_pkt_build(&s, p, len, &lay) != len)
+		return -1;
+	body = lay.payload_off;
+	if (s.ip_version == 0) {
+		/* An ARP request's fixed part; addresses random below. */
+		uint8_t *a = p + lay.l3_off;
+
+		gpurx_put_be16(a, 1);		/* Ethernet */
+		gpurx_put_be16(a + 2, GPURX_ETHERTYPE_IPV4);
+		a[4] = 6;
+		a[5] = 4;
+		gpurx_put_be16(a + 6, 1);	/* request */
+		body += 8;
+	}
+	rand64_fill(p + body, len - body, rng);
+	gpugen_pkt_csum_fill(p, &lay);
+	return 0;
+}
+
+int
+pktgen_generate(struct pktgen_set *set, uint32_t n, uint64_t seed)
+{
+	uint64_t rng = rand64_seed(seed);
+	uint64_t off = 0;
+	uint32_t i;
+
+	memset(set, 0, sizeof(*set));
+	set->off = malloc(sizeof(*set->off) * (n ? n : 1));
+	set->len = malloc(sizeof(*set->len) * (n ? n : 1));
+	if (set->off == NULL || set->len == NULL)
+		goto fail;
+	for (i = 0; i < n; i++) {
+		set->len[i] = mix_pick_len(&rng);
+		set->off[i] = off;
+		off += (set->len[i] + PKTGEN_ALIGN - 1) & ~(uint64_t)(PKTGEN_ALIGN - 1);
+		set->total_bytes += set->len[i];
+	}
+	set->buf_size = off ? off : PKTGEN_ALIGN;
+	/* 2 MiB-aligned and, where the kernel allows, backed by transparent
+	 * huge pages: like a capture application's hugepage mempools, the
+	 * filters then pay cache misses, not TLB misses on 4 KiB pages. */
+	set->buf = aligned_alloc(PKTGEN_HUGE_ALIGN,
+		(set->buf_size + PKTGEN_HUGE_ALIGN - 1) & ~(size_t)(PKTGEN_HUGE_ALIGN - 1));
+	if (set->buf == NULL)
+		goto fail;
+	(void)madvise(set->buf, set->buf_size, MADV_HUGEPAGE); /* best effort */
+	for (i = 0; i < n; i++)
+		if (mix_packet(set->buf + set->off[i], set->len[i], &rng) != 0)
+			goto fail;
+	set->n = n;
+	return 0;
+fail:
+	pktgen_free(set);
+	return -1;
+}
+
+void
+pktgen_free(struct pktgen_set *set)
+{
+	free(set->buf);
+	free(set->off);
+	free(set->len);
+	memset(set, 0, sizeof(*set));
 }
