@@ -71,9 +71,18 @@ if [ -n "$build_b" ]; then
 	sides+=(b)
 	build[b]=$build_b
 fi
+# The stand-in is built beside its source in examples/gpu_rx/tests; a
+# side may be an older build, which has it in app/.
+declare -A standin
 for s in "${sides[@]}"; do
-	[ -x "${build[$s]}/examples/gpu_rx/app/dpdk-gpu-rx-standin" ] || {
-		echo "no ${build[$s]}/examples/gpu_rx/app/dpdk-gpu-rx-standin: build first" >&2
+	for d in tests app; do
+		f=${build[$s]}/examples/gpu_rx/$d/dpdk-gpu-rx-standin
+		if [ -z "${standin[$s]:-}" ] && [ -x "$f" ]; then
+			standin[$s]=$f
+		fi
+	done
+	[ -n "${standin[$s]:-}" ] || {
+		echo "no dpdk-gpu-rx-standin in ${build[$s]}/examples/gpu_rx/tests: build first" >&2
 		exit 2
 	}
 done
@@ -148,7 +157,7 @@ for ((r = 1; r <= reps; r++)); do
 	for s in "${sides[@]}"; do
 		json=$work/$s-$r.json
 		GPU_CUDA_LIBCUDA=$fake timed $s-$r timeout $((secs + 60)) \
-			"${build[$s]}/examples/gpu_rx/app/dpdk-gpu-rx-standin" \
+			"${standin[$s]}" \
 			"${eal[@]}" --file-prefix "rxc-$s-$$" \
 			--vdev gpu_cuda0,dev=0 --vdev net_null0,size=64,copy=0 -- \
 			--mem "$mode" --queues 1 --burst "$burst" "${kargs[@]}" \
