@@ -223,7 +223,7 @@ main(int argc, char **argv)
 		}
 		rc = gpupkt_ext_pool_create(&gp, "rxs_pool_gpu", (int16_t)o.gpu,
 			port, (uint32_t)o.mbufs, 256, RTE_MBUF_DEFAULT_BUF_SIZE,
-			rte_socket_id(), 0, err, sizeof(err));
+			rte_socket_id(), err, sizeof(err));
 		if (rc != 0) {
 			fprintf(stderr, "mbufs in GPU %" PRId64 "'s memory: %s%s\n",
 				o.gpu, rc == 1 ? "the port cannot DMA into it: " : "",

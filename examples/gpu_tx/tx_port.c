@@ -67,7 +67,7 @@ gputx_setup_pool(struct app *a, int socket)
 
 	if (a->o.mem == MEM_GPU) {
 		rc = gpupkt_ext_pool_create(&a->ext, "gputx_mbufs_gpu", a->gpu_id,
-			a->o.port, n, 256, RTE_MBUF_DEFAULT_BUF_SIZE, socket, 0,
+			a->o.port, n, 256, RTE_MBUF_DEFAULT_BUF_SIZE, socket,
 			err, sizeof(err));
 		if (rc != 0) {
 			fprintf(stderr, "error: --mem gpu: port %u: %s%s\n",

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -54,8 +53,7 @@ gpupkt_ext_pool_free(struct gpupkt_ext_pool *p)
 int
 gpupkt_ext_pool_create(struct gpupkt_ext_pool *p, const char *name,
 		int16_t gpu_id, uint16_t port, uint32_t n, unsigned int cache,
-		uint16_t data_room, int socket, int refuse_map, char *err,
-		size_t errlen)
+		uint16_t data_room, int socket, char *err, size_t errlen)
 {
 	struct rte_pktmbuf_extmem ext;
 	struct rte_eth_dev_info di;
@@ -87,12 +85,7 @@ gpupkt_ext_pool_create(struct gpupkt_ext_pool *p, const char *name,
 		return -e;
 	}
 	p->registered = 1;
-	if (refuse_map) {
-		rc = -1;
-		rte_errno = ENOTSUP;
-	} else {
-		rc = rte_dev_dma_map(p->dev, p->mem, RTE_BAD_IOVA, p->len);
-	}
+	rc = rte_dev_dma_map(p->dev, p->mem, RTE_BAD_IOVA, p->len);
 	if (rc != 0) {
 		e = rte_errno;
 		say(err, errlen, "rte_dev_dma_map: %s", rte_strerror(e));

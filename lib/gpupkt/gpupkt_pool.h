@@ -28,14 +28,13 @@ struct gpupkt_ext_pool {
  * n mbufs of data_room bytes in GPU memory of gpu_id: allocated with
  * rte_gpu_mem_alloc, registered with EAL as external memory, mapped for
  * port's DMA, and an extbuf pool over it. Returns 0; 1 when the port
- * refused the DMA mapping (rte_errno holds why; refuse_map fakes that,
- * for tests), everything released, so the caller may fall back to host
- * memory; -errno on any other failure, released too. err says what.
+ * refused the DMA mapping (rte_errno holds why), everything released, so
+ * the caller may fall back to host memory; -errno on any other failure,
+ * released too. err says what.
  */
 int gpupkt_ext_pool_create(struct gpupkt_ext_pool *p, const char *name,
 		int16_t gpu_id, uint16_t port, uint32_t n, unsigned int cache,
-		uint16_t data_room, int socket, int refuse_map, char *err,
-		size_t errlen);
+		uint16_t data_room, int socket, char *err, size_t errlen);
 /* Pool first (its buffers are the memory), then unmap, unregister, free. */
 void gpupkt_ext_pool_free(struct gpupkt_ext_pool *p);
 

@@ -28,9 +28,6 @@ struct gpurx_flow_clock gpurx_flow_clocks[GPURX_MAX_QUEUES];
 
 #define DRAIN_BATCH 4096
 #define WARN_EVERY_S 10
-/* Ring of at least a quarter of the table, within these bounds. */
-#define RING_MIN (1u << 12)
-#define RING_MAX (1u << 21)
 
 struct gpurx_flow_export {
 	struct gpurx_app *a;
@@ -53,22 +50,12 @@ struct gpurx_flow_export {
 
 /* --- Set-up ------------------------------------------------------------- */
 
-static uint64_t
-ring_size_for(uint32_t flows)
-{
-	uint64_t n = RING_MIN;
-
-	while (n < flows / 4 && n < RING_MAX)
-		n <<= 1;
-	return n;
-}
-
 int
 gpurx_flow_export_init(struct gpurx_app *a)
 {
 	struct gpurx_flow_export *fx;
-	uint64_t rsize = ring_size_for(a->opt.flow_capacity), slack = 0;
-	size_t rbytes = gpurx_flow_ring_bytes(rsize);
+	uint64_t rsize, slack = 0;
+	size_t rbytes;
 	void *mem = NULL;
 
 	a->fx = NULL;
@@ -79,19 +66,8 @@ gpurx_flow_export_init(struct gpurx_app *a)
 		fprintf(stderr, "error: flow export: out of memory\n");
 		return -1;
 	}
-	/* Test only: a ring this small fills at once (the full-ring path). */
-	if (getenv("GPURX_TEST_FLOW_RING") != NULL) {
-		rsize = strtoull(getenv("GPURX_TEST_FLOW_RING"), NULL, 0);
-		if (rsize == 0 || (rsize & (rsize - 1)) != 0) {
-			fprintf(stderr, "error: GPURX_TEST_FLOW_RING: not a power "
-				"of two\n");
-			free(fx);
-			return -1;
-		}
-		rbytes = gpurx_flow_ring_bytes(rsize);
-		printf("test: flow export ring of %" PRIu64 " records "
-			"(GPURX_TEST_FLOW_RING)\n", rsize);
-	}
+	rsize = gpurx_flow_export_ring_limit(a->opt.flow_capacity);
+	rbytes = gpurx_flow_ring_bytes(rsize);
 	a->fx = fx;
 	fx->a = a;
 	fx->hz = a->clk.hz;

@@ -44,6 +44,15 @@ gpurx_flow_note(uint16_t q, uint64_t ns)
 }
 
 /*
+ * The records the export ring holds waiting, for a flow table of flows slots:
+ * a power of two, at least a quarter of the table, within 4096 and 2^21.
+ * In an object of its own (flow_ring_limit.c): the test variant wraps it
+ * (-Wl,--wrap, which redirects only references between objects) for a
+ * ring small enough to fill.
+ */
+uint64_t gpurx_flow_export_ring_limit(uint32_t flows);
+
+/*
  * After the flow table a->ft is laid out (and the GPU chosen), before it
  * is used: with --ipfix or --ipfix-file, the export ring, the timeouts
  * and the IPFIX session (the collector is connected to later, by the

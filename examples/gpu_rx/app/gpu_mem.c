@@ -25,7 +25,6 @@
 
 #include "gpu_path.h"
 #include "gpu_priv.h"
-#include "test_hooks.h"
 #include "gpupkt_eal.h"
 #include "gpupkt_pool.h"
 
@@ -196,10 +195,9 @@ gpurx_gpu_create_pool(struct gpurx_app *a)
 		return -1;
 	}
 	a->data_room = RTE_MBUF_DEFAULT_BUF_SIZE;
-	/* Test only: a port that refuses, as one without peer memory does. */
 	rc = gpupkt_ext_pool_create(&g->extp, "gpurx_mbufs_gpu", a->gpu_id,
 		a->port, a->pool_size, (unsigned int)cache, a->data_room,
-		a->socket, gpurx_test.dma_map_refused, err, sizeof(err));
+		a->socket, err, sizeof(err));
 	if (rc == 1) {
 		int e = rte_errno;
 

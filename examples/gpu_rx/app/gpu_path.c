@@ -54,7 +54,6 @@
 #include "gpu_path.h"
 #include "gpu_priv.h"
 #include "gpupkt_lat_hist.h"
-#include "test_hooks.h"
 
 _Static_assert(GPURX_MAX_BURST <= RTE_GPU_COMM_LIST_PKTS_MAX, "burst");
 _Static_assert(GPURX_SUM_MATCH_WORDS * 32 == GPURX_MAX_BURST, "match bits");
@@ -529,8 +528,6 @@ gpurx_rx_gpu_lcore(void *arg)
 		n = rte_eth_rx_burst(a->port, q, pkts, a->opt.burst);
 		if (n == 0)
 			continue;
-		if (unlikely(gpurx_test_mangle_every != 0))
-			gpurx_test_mangle(q, pkts, n);
 		rx_ns = a->opt.ts_source == GPURX_TS_NONE ? 0 :
 			gpupkt_tsc_ns(&a->clk, rte_get_tsc_cycles());
 		take = gpurx_admit(a, n);

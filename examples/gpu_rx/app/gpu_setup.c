@@ -20,7 +20,6 @@
 #include "gpu_path.h"
 #include "gpu_priv.h"
 #include "gpupkt_lat_hist.h"
-#include "test_hooks.h"
 
 /* The persistent kernel, where the GPU can run it safely. */
 static int
@@ -41,8 +40,6 @@ launch_persistent(struct gpurx_app *a)
 			a->gpu_id, why);
 		return -1;
 	}
-	g->ck.kp.fault_at = gpurx_test.kernel_fault_at;
-	g->ck.kp.hold = gpurx_test.kernel_hold != 0;
 	rc = gpucuda_stream_create(&g->kstream);
 	if (rc != 0)
 		return gpurx_gpu_cuda_fail("kernel stream", rc);
@@ -74,12 +71,6 @@ setup_queue(struct gpurx_app *a, uint16_t q)
 			q, n, rte_strerror(rte_errno));
 		return -1;
 	}
-	/* Test only: memory as a previous run could have left it. */
-	if (gpurx_test.dirty_ring)
-		for (uint32_t i = 0; i < n; i++)
-			if (rte_gpu_comm_set_status(&Q->list[i],
-					RTE_GPU_COMM_LIST_READY) != 0)
-				return -1;
 	rc = gpucomm_ring_init(&Q->ring, a->gpu_id, Q->list, n,
 		gpurx_mem_needs_gpu_wmb(a->mem) ? GPUCOMM_RING_GPU_WMB : 0);
 	if (rc != 0) {

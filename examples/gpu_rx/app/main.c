@@ -27,7 +27,6 @@
 #include "gpu_path.h"
 #include "gpupkt_eal.h"
 #include "stamps.h"
-#include "test_hooks.h"
 
 struct gpurx_app gpurx_app;
 
@@ -259,7 +258,7 @@ check_released(void)
  * the normal exit: RX lcores stopped, the port closed (its descriptors
  * hold mbufs of the pools), the capture closed, the GPU torn down (it
  * unregisters the pools' chunks and frees the --mem gpu pool), then the
- * host pools, the test pools, flow export, flow table, filter and EAL.
+ * host pools, flow export, flow table, filter and EAL.
  * port_set: gpurx_port_setup() was called (the port may be configured
  * or started). Returns the exit status.
  */
@@ -279,7 +278,6 @@ fail_release(struct gpurx_app *a, int port_set)
 	if (gpurx_gpu_kernel_held(a))
 		return 1;
 	gpurx_gpu_teardown(a);
-	gpurx_test_hooks_fini();
 	for (uint16_t i = 0; i < a->n_pools; i++) {
 		rte_mempool_free(a->pools[i]);
 		a->pools[i] = NULL;
@@ -328,7 +326,6 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return ret > 0 ? 0 : GPURX_EXIT_USAGE;
 	}
-	gpurx_test_switches_read();
 	/* A bad --write pattern fails before any port or GPU is touched. */
 	if (a->opt.write_path != NULL && gpurx_capture_path_check(
 			a->opt.write_path, err, sizeof(err)) < 0) {
@@ -380,8 +377,6 @@ main(int argc, char **argv)
 		goto fail;
 	port_set = 1;
 	if (gpurx_port_setup(a) != 0)
-		goto fail;
-	if (gpurx_test_hooks_init(a) != 0)
 		goto fail;
 	printf("memory: %u mbuf pool(s) of %u x %u B (%s, per-lcore cache "
 		"%d)%s, flow table %zu B\n",
@@ -502,8 +497,6 @@ main(int argc, char **argv)
 		return 1;
 	if (!a->opt.cpu)
 		gpurx_gpu_teardown(a);
-	if (gpurx_test_hooks_fini() != 0)
-		status = 1;
 	for (uint16_t i = 0; i < a->n_pools; i++)
 		rte_mempool_free(a->pools[i]);
 	/* After the GPU teardown, which unregistered its chunks. */

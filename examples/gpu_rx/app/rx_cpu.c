@@ -18,7 +18,6 @@
 #include "flow_classify.h"
 #include "gpugen_stamp.h"
 #include "stamps.h"
-#include "test_hooks.h"
 
 static void
 cpu_process(struct gpurx_app *a, struct gpurx_qstats *qs, uint16_t q,
@@ -123,8 +122,6 @@ gpurx_rx_cpu_lcore(void *arg)
 			gpurx_capture_poll(a->cap, q);
 		if (n == 0)
 			continue;
-		if (unlikely(gpurx_test_mangle_every != 0))
-			gpurx_test_mangle(q, pkts, n);
 		take = gpurx_admit(a, n);
 		GPURX_STAT_ADD(qs, bursts, 1);
 		cpu_process(a, qs, q, pkts, take, scratch);

@@ -8,6 +8,8 @@
 #       | mangle | gpudma | queues | queues-files | capture-full
 #       | gpudma-split | setup-fail | stamps
 #       | split-options
+# APP: dpdk-gpu-rx; for mangle, which sets a test switch, the test variant
+# dpdk-gpu-rx-test (the shipped program has no test switches).
 # Extra EAL options (e.g. -d plugin dirs) come from $GPU_RX_EAL_EXTRA.
 set -u
 
@@ -312,6 +314,10 @@ mangle)
 		{ echo "FAIL: exit $rc"; exit 1; }
 	grep -q "GPURX_TEST_MANGLE" "$work/out.txt" ||
 		{ echo "FAIL: the switch is not on"; exit 1; }
+	mangled=$(sed -n 's/^test: \([0-9]*\) received mbufs made .*/\1/p' \
+		"$work/out.txt")
+	[ "${mangled:-0}" -gt 0 ] ||
+		{ echo "FAIL: no mbuf mangled (the seam did not act)"; exit 1; }
 	mbufs_all_back || { echo "FAIL: mbufs not all returned"; exit 1; }
 	exec "$check" "$in" "$work/out.pcapng" "$filter" 262144
 	;;

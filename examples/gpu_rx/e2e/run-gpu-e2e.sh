@@ -13,6 +13,8 @@
 # flow export (issue 14) in every memory mode.
 #
 # Usage: run-gpu-e2e.sh BUILD_DIR OUT_DIR
+# Runs dpdk-gpu-rx, and dpdk-gpu-rx-test (its objects with the test
+# switches, tests/test_switches.c) for the cases that set a switch.
 # Env:   GPU_RX_EAL_EXTRA  extra EAL options, e.g. "-d /path/pmds-23.0"
 #        (dpdk-gpu-rx is linked with the build's librte_gpu_cuda.so)
 #        GPU_RX_E2E_PCAP  real traffic to replay through every GPU mode too
@@ -23,6 +25,7 @@ set -u
 
 build=$1 out=$2
 app=$build/examples/gpu_rx/app/dpdk-gpu-rx
+test_app=$build/examples/gpu_rx/tests/dpdk-gpu-rx-test
 gen=$build/examples/gpu_rx/e2e/gpurx-e2e-genpcap
 check=$build/examples/gpu_rx/e2e/gpurx-e2e-check
 eal_extra=${GPU_RX_EAL_EXTRA:-}
@@ -31,7 +34,7 @@ if [ ! -e /dev/nvidia0 ] && ! nvidia-smi -L > /dev/null 2>&1; then
 	echo "SKIP: no NVIDIA GPU on this machine"
 	exit 77
 fi
-for f in "$app" "$gen" "$check"; do
+for f in "$app" "$test_app" "$gen" "$check"; do
 	[ -x "$f" ] || { echo "FAIL: $f not built"; exit 1; }
 done
 mkdir -p "$out" || exit 1
@@ -53,7 +56,7 @@ giants="200 65553"
 # drivers are not taken by DPDK).
 run=0
 # Env: bg=1 in the background; lcores (default 0-1); app_env: VAR=value
-# words for the app's environment (test switches).
+# words for the app's environment (test switches: the test variant runs).
 app_run() { # NAME VDEV_ARGS -- APP_ARGS...
 	name=$1 vdev=$2
 	shift 2
@@ -62,8 +65,10 @@ app_run() { # NAME VDEV_ARGS -- APP_ARGS...
 	# the app itself and SIGINT reaches it.
 	pre=""
 	[ "${bg:-0}" = 1 ] && pre="exec"
+	bin=$app
+	[ -n "${app_env:-}" ] && bin=$test_app
 	# shellcheck disable=SC2086
-	$pre env ${app_env:-} "$app" --no-huge -m 2048 --no-shconf \
+	$pre env ${app_env:-} "$bin" --no-huge -m 2048 --no-shconf \
 		--file-prefix "gpurx-gpu-$$-$run" \
 		-l "${lcores:-0-1}" --log-level=lib.eal:warning $eal_extra \
 		--vdev "${port:-net_pcap0},$vdev" -- --quiet "$@" \
@@ -640,7 +645,8 @@ fi
 # export ring the GPU writes: full, counted, no packet lost from the
 # records. Record boundaries of one flow a few packets apart (dense:
 # several in one 32-packet chunk, decided by one lane for the flow's
-# lanes), with the file's timestamps.
+# lanes), with the file's timestamps. ring-full's small ring is a test
+# switch: the test variant runs it.
 ipfix_sh=$(dirname "$0")/run-ipfix-e2e.sh
 ipfix_bin=$build/examples/gpu_rx/e2e
 # Each memory mode with the persistent kernel and per burst.
@@ -656,10 +662,12 @@ for m in host-mapped staged gpu gpu+split host-mapped,launch-per-burst \
 	esac
 	iport=net_pcap0
 	case $im in gpu*) iport=net_gpudma0 ;; esac
+	iapp=$app
+	[ "$icase" = ring-full ] && iapp=$test_app
 	name=ipfix-$(echo "$m" | tr ,:+ ---)
 	# shellcheck disable=SC2046,SC2086
 	GPU_RX_IPFIX_EAL="--no-huge -m 2048 $eal_extra" PORT=$iport sh "$ipfix_sh" \
-		"$icase" "$app" "$ipfix_bin" "$out/$name" $(mode_args "$im") \
+		"$icase" "$iapp" "$ipfix_bin" "$out/$name" $(mode_args "$im") \
 		--backpressure > "$out/$name.log" 2>&1
 	rc=$?
 	if [ "$rc" -eq 0 ]; then

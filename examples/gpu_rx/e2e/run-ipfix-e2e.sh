@@ -11,6 +11,8 @@
 #
 # Usage: run-ipfix-e2e.sh CASE APP BUILD_E2E_DIR WORKDIR [APP_MODE_ARGS...]
 # CASE: nfcapd | tcp | unreachable | ring-full | bad-args | dense
+# APP: dpdk-gpu-rx; for ring-full, which sets a test switch, the test
+# variant dpdk-gpu-rx-test.
 # BUILD_E2E_DIR holds gpurx-e2e-genflows, gpurx-flowref, gpurx-ipfix-read.
 # APP_MODE_ARGS: how to process (default --cpu); the GPU e2e script passes
 # --mem MODE ..., with in the environment GPU_RX_IPFIX_EAL (EAL memory and

@@ -11,6 +11,7 @@
 # frames cut short, foreign and odd mbufs (GPURX_TEST_MANGLE), two queues.
 #
 # Usage: run-standin-e2e.sh APP GENPCAP CHECK FAKE_LIBCUDA WORK_DIR
+# APP: dpdk-gpu-rx-standin, which has the test variant's switches.
 # Exit: 0 all passed, 1 a failure.
 set -u
 
@@ -163,6 +164,12 @@ GPURX_TEST_MANGLE=3 run mangle "$pcap" -- --mem host-mapped \
 rc=$?
 grep -q GPURX_TEST_MANGLE "$work/mangle.txt" ||
 	{ echo "FAIL: mangle: the switch is not on"; failed=$((failed + 1)); }
+mangled=$(sed -n 's/^test: \([0-9]*\) received mbufs made .*/\1/p' \
+	"$work/mangle.txt")
+[ "${mangled:-0}" -gt 0 ] || {
+	echo "FAIL: mangle: no mbuf mangled (the seam did not act)"
+	failed=$((failed + 1))
+}
 check_run mangle "tcp or udp" 262144 ""
 
 # Two queues, the same file on each: one capture, twice the packets
