@@ -8,6 +8,10 @@
  * No P2P token is involved: the fd is the only handle, it is never logged
  * with anything that would let another process map the memory, and it is
  * closed with the allocation.
+ *
+ * Works on the context alone (the table, its dmabuf list, entering it):
+ * mem_free calls in here to close an allocation's fds, so nothing here may
+ * call mem; the public entry points are cuda_dev.c's.
  */
 
 #include <errno.h>
@@ -22,7 +26,6 @@
 #include "cuda_dmabuf.h"
 #include "cuda_gpu.h"
 #include "cuda_log.h"
-#include "rte_pmd_gpu_cuda.h"
 
 struct gpu_cuda_dmabuf {
 	struct gpu_cuda_dmabuf *next;
@@ -170,9 +173,9 @@ claim_locked(struct gpu_cuda_mem *m, void *arg)
 	return 0;
 }
 
-static int
-dmabuf_export(struct gpu_cuda_ctx *c, const void *ptr, size_t size, int *fd,
-		uint64_t *offset)
+int
+gpu_cuda_dmabuf_export(struct gpu_cuda_ctx *c, const void *ptr, size_t size,
+		int *fd, uint64_t *offset)
 {
 	struct export_request req = {
 		.c = c, .ptr = (uintptr_t)ptr, .size = size,
@@ -254,30 +257,10 @@ dmabuf_export(struct gpu_cuda_ctx *c, const void *ptr, size_t size, int *fd,
 }
 
 int
-rte_pmd_gpu_cuda_dmabuf_export(int16_t dev_id, const void *ptr, size_t size,
-		int *fd, uint64_t *offset)
+gpu_cuda_dmabuf_close(struct gpu_cuda_ctx *c, int fd)
 {
-	struct gpu_cuda_ctx *c;
-	int ret;
-
-	c = gpu_cuda_ctx_get_by_id(dev_id, "dmabuf_export", &ret);
-	if (c == NULL)
-		return ret;
-	ret = dmabuf_export(c, ptr, size, fd, offset);
-	gpu_cuda_ctx_put(c);
-	return ret;
-}
-
-int
-rte_pmd_gpu_cuda_dmabuf_close(int16_t dev_id, int fd)
-{
-	struct gpu_cuda_ctx *c;
 	struct gpu_cuda_dmabuf *d;
-	int ret;
 
-	c = gpu_cuda_ctx_get_by_id(dev_id, "dmabuf_close", &ret);
-	if (c == NULL)
-		return ret;
 	rte_spinlock_lock(&c->dmabuf_lock);
 	for (d = c->dmabufs; d != NULL; d = d->next)
 		if (d->fd == fd && fd >= 0)
@@ -288,12 +271,9 @@ rte_pmd_gpu_cuda_dmabuf_close(int16_t dev_id, int fd)
 	if (d == NULL) {
 		CUDA_LOG(ERR, "dmabuf_close(%d) on %s: not a dma-buf fd this device exported (or already closed, by this call or by freeing its allocation)",
 			fd, c->name);
-		ret = -EINVAL;
-	} else {
-		close_fd(c, d, "dmabuf_close");
-		free(d);
-		ret = 0;
+		return -EINVAL;
 	}
-	gpu_cuda_ctx_put(c);
-	return ret;
+	close_fd(c, d, "dmabuf_close");
+	free(d);
+	return 0;
 }

@@ -3,6 +3,13 @@
 #ifndef GPU_CUDA_GPU_H
 #define GPU_CUDA_GPU_H
 
+/*
+ * The device context object (cuda_ctx.c), which every other part of the
+ * driver works on: what one GPU of this driver is, and what cuda_ctx.c
+ * offers on it. It names no other part's functions, so that each part
+ * can depend on it without depending on the others.
+ */
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -66,20 +73,8 @@ struct gpu_cuda_ctx {
 	/* Calls in flight and the closing flag (see gpu_cuda_ctx_get). */
 	uint32_t active;
 	uint32_t closing;
-	struct gpu_cuda_ctx *retired_next; /* see gpu_cuda_dev_close */
+	struct gpu_cuda_ctx *retired_next; /* see gpu_cuda_ctx_retire */
 };
-
-/*
- * Sets up what every context of this driver has beside its CUDA context
- * (memory table, stream, registration cache); c->ctx, c->cu_dev, c->name
- * and the devarg fields must be set. Returns 0 or a negative errno, having
- * undone its part.
- */
-int gpu_cuda_ctx_setup(struct gpu_cuda_ctx *c);
-
-/* Undoes gpu_cuda_ctx_setup (dev_close, failed probe). Returns 0 or the
- * first error. */
-int gpu_cuda_ctx_teardown(struct gpu_cuda_ctx *c);
 
 /*
  * Enters a call on dev's context: returns it, or NULL (logged) when the
@@ -97,17 +92,10 @@ bool gpu_cuda_ctx_begin_close(struct gpu_cuda_ctx *c);
 /* dev_close, last: detaches c from dev; c is kept for late callers. */
 void gpu_cuda_ctx_retire(struct rte_gpu *dev, struct gpu_cuda_ctx *c);
 
-/* Same for a public function of rte_pmd_gpu_cuda.h: the device of dev_id,
- * if it is one of this driver's. *err gets the negative errno on NULL. */
-struct gpu_cuda_ctx *gpu_cuda_ctx_get_by_id(int16_t dev_id, const char *op,
-		int *err);
-
-/* Fills the operations every device of this driver has. */
-void gpu_cuda_set_ops(struct rte_gpu *dev);
-
-/* dev_close: releases what the context still holds (logging each leak),
- * then the context itself. */
-int gpu_cuda_dev_close(struct rte_gpu *dev);
+/* Makes the context current on the calling thread / restores the previous
+ * one. Both log and return a negative errno on failure. */
+int gpu_cuda_ctx_enter(const struct gpu_cuda_ctx *c, const char *what);
+int gpu_cuda_ctx_leave(const char *what);
 
 /* Undoes a host registration that no table entry holds (one the
  * registration cache kept), retrying once if the context could not be
@@ -115,9 +103,9 @@ int gpu_cuda_dev_close(struct rte_gpu *dev);
 int gpu_cuda_host_unregister(struct gpu_cuda_ctx *c, uintptr_t base,
 		const char *what);
 
-/* Makes the context current on the calling thread / restores the previous
- * one. Both log and return a negative errno on failure. */
-int gpu_cuda_ctx_enter(const struct gpu_cuda_ctx *c, const char *what);
-int gpu_cuda_ctx_leave(const char *what);
+/* One try of the above, without the leak log: *held is set when nothing
+ * was undone because the context could not be entered. */
+int gpu_cuda_host_unregister_try(struct gpu_cuda_ctx *c, uintptr_t base,
+		const char *what, bool *held);
 
 #endif /* GPU_CUDA_GPU_H */

@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
-/* The memory operations of the driver: GPU allocations, host registrations,
- * CPU mappings and the write barrier. */
+/*
+ * The memory operations of the driver, on a context whose gate cuda_dev.c's
+ * entry points passed: GPU allocations, host registrations and CPU mappings,
+ * and the table entries that record them. Above the registration cache,
+ * which registrations go through, and the dma-buf records, which go with
+ * their allocation; neither calls back here.
+ */
 
 #include <errno.h>
 #include <inttypes.h>
@@ -9,29 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <rte_atomic.h>
 #include <rte_common.h>
 
 #include "cuda_dmabuf.h"
 #include "cuda_gdr.h"
 #include "cuda_gpu.h"
 #include "cuda_log.h"
+#include "cuda_mem.h"
 #include "cuda_reg_cache.h"
-#include "rte_pmd_gpu_cuda.h"
-
-int
-gpu_cuda_ctx_enter(const struct gpu_cuda_ctx *c, const char *what)
-{
-	return GPU_CUDA_CALL(what, cuCtxPushCurrent, c->ctx);
-}
-
-int
-gpu_cuda_ctx_leave(const char *what)
-{
-	CUcontext popped;
-
-	return GPU_CUDA_CALL(what, cuCtxPopCurrent, &popped);
-}
 
 /* Explains, for the log, why ptr is not what the caller thought it was. */
 static void
@@ -64,25 +54,22 @@ release_mem(struct gpu_cuda_ctx *c, struct gpu_cuda_mem *m, const char *what,
 	int ret = 0;
 	int r;
 
+	if (m->kind != GPU_CUDA_MEM_DEVICE)
+		return gpu_cuda_host_unregister_try(c, m->base, what, held);
 	*held = false;
-	if (m->kind == GPU_CUDA_MEM_DEVICE) {
-		/* Importers keep their own reference; the fds go with the
-		 * allocation so that none names freed memory. */
-		gpu_cuda_dmabuf_release_alloc(c, m->id);
-		if (m->cpu_map != NULL) {
-			ret = gpu_cuda_gdr_unmap(m->cpu_map);
-			m->cpu_map = NULL;
-		}
+	/* Importers keep their own reference; the fds go with the
+	 * allocation so that none names freed memory. */
+	gpu_cuda_dmabuf_release_alloc(c, m->id);
+	if (m->cpu_map != NULL) {
+		ret = gpu_cuda_gdr_unmap(m->cpu_map);
+		m->cpu_map = NULL;
 	}
 	r = gpu_cuda_ctx_enter(c, what);
 	if (r != 0) {
 		*held = true;
 		return r;
 	}
-	if (m->kind == GPU_CUDA_MEM_DEVICE)
-		r = GPU_CUDA_CALL(what, cuMemFree, (CUdeviceptr)m->base);
-	else
-		r = GPU_CUDA_CALL(what, cuMemHostUnregister, (void *)m->base);
+	r = GPU_CUDA_CALL(what, cuMemFree, (CUdeviceptr)m->base);
 	if (r != 0 && ret == 0)
 		ret = r;
 	r = gpu_cuda_ctx_leave(what);
@@ -122,8 +109,9 @@ release_entry(struct gpu_cuda_ctx *c, struct gpu_cuda_mem *m, const char *what)
  * which a later allocation may reuse. */
 static uint64_t next_mem_id;
 
-static int
-mem_alloc(struct gpu_cuda_ctx *c, size_t size, unsigned int align, void **ptr)
+int
+gpu_cuda_mem_alloc(struct gpu_cuda_ctx *c, size_t size, unsigned int align,
+		void **ptr)
 {
 	const char *name = c->name;
 	struct gpu_cuda_mem *m;
@@ -234,8 +222,8 @@ free_entry:
 	return ret;
 }
 
-static int
-mem_free(struct gpu_cuda_ctx *c, void *ptr)
+int
+gpu_cuda_mem_free(struct gpu_cuda_ctx *c, void *ptr)
 {
 	const char *name = c->name;
 	struct gpu_cuda_mem *m;
@@ -259,22 +247,6 @@ mem_free(struct gpu_cuda_ctx *c, void *ptr)
 		CUDA_LOG(WARNING, "mem_free(%p) on %s: still mapped for the CPU, unmapping",
 			ptr, name);
 	return release_entry(c, m, "mem_free");
-}
-
-int
-gpu_cuda_host_unregister(struct gpu_cuda_ctx *c, uintptr_t base,
-		const char *what)
-{
-	struct gpu_cuda_mem tmp = {
-		.kind = GPU_CUDA_MEM_REGISTERED, .ptr = base, .base = base,
-	};
-	bool held;
-	int ret = release_mem_retry(c, &tmp, what, &held);
-
-	if (held)
-		CUDA_LOG(ERR, "%s on %s: registration of %#" PRIxPTR " leaked",
-			what, c->name, base);
-	return ret;
 }
 
 /* Gives back what gpu_cuda_reg_cache_acquire handed out when the
@@ -310,8 +282,8 @@ host_register(void *ptr, size_t size)
 	return 0;
 }
 
-static int
-mem_register(struct gpu_cuda_ctx *c, size_t size, void *ptr)
+int
+gpu_cuda_mem_register(struct gpu_cuda_ctx *c, size_t size, void *ptr)
 {
 	const char *name = c->name;
 	struct gpu_cuda_mem *m;
@@ -402,8 +374,8 @@ unclaim:
 	return ret;
 }
 
-static int
-mem_unregister(struct gpu_cuda_ctx *c, void *ptr)
+int
+gpu_cuda_mem_unregister(struct gpu_cuda_ctx *c, void *ptr)
 {
 	const char *name = c->name;
 	struct gpu_cuda_mem *m;
@@ -466,8 +438,9 @@ cpu_map_locked(struct gpu_cuda_mem *m, void *arg)
 			&req->out, &m->cpu_map);
 }
 
-static int
-mem_cpu_map(struct gpu_cuda_ctx *c, size_t size, void *ptr_in, void **ptr_out)
+int
+gpu_cuda_mem_cpu_map(struct gpu_cuda_ctx *c, size_t size, void *ptr_in,
+		void **ptr_out)
 {
 	const char *name = c->name;
 	struct cpu_map_request req = { .size = size, .name = name };
@@ -509,8 +482,8 @@ cpu_unmap_locked(struct gpu_cuda_mem *m, void *arg)
 	return gpu_cuda_gdr_unmap(handle);
 }
 
-static int
-mem_cpu_unmap(struct gpu_cuda_ctx *c, void *ptr)
+int
+gpu_cuda_mem_cpu_unmap(struct gpu_cuda_ctx *c, void *ptr)
 {
 	int ret;
 
@@ -526,74 +499,15 @@ mem_cpu_unmap(struct gpu_cuda_ctx *c, void *ptr)
 	return ret;
 }
 
-static int
-cuda_wmb(struct rte_gpu *dev)
-{
-	struct gpu_cuda_ctx *c = __atomic_load_n(
-			(struct gpu_cuda_ctx **)&dev->process_private,
-			__ATOMIC_ACQUIRE);
-	int ret, r;
-
-	/* Orders the CPU's earlier stores (including write-combined GDRCopy
-	 * mappings) before whatever the caller writes next, typically the
-	 * flag or status that publishes the data to the GPU. */
-	rte_wmb();
-	if (c == NULL)
-		return -ENODEV;
-	if (!c->flush_on_wmb) {
-		/* Ordered by the GPU itself for its own kernels: the CPU
-		 * barrier is all there is to do. Neither ordered nor
-		 * flushable: writes a NIC made into GPU memory may not be
-		 * visible yet, and saying 0 would be a lie (the probe log
-		 * says so once; this is the per-burst path). */
-		return c->caps.rdma_writes_ordering >=
-			CU_GPU_DIRECT_RDMA_WRITES_ORDERING_OWNER ? 0 : -ENOTSUP;
-	}
-	/* Makes writes peers (a NIC through GPUDirect RDMA) made into this
-	 * GPU's memory visible to the context's kernels before the caller
-	 * tells them the data is there. */
-	c = gpu_cuda_ctx_get(dev, "wmb");
-	if (c == NULL)
-		return -ENODEV;
-	ret = gpu_cuda_ctx_enter(c, "wmb");
-	if (ret == 0) {
-		ret = GPU_CUDA_CALL("wmb", cuFlushGPUDirectRDMAWrites,
-				CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX,
-				CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER);
-		r = gpu_cuda_ctx_leave("wmb");
-		if (ret == 0)
-			ret = r;
-	}
-	gpu_cuda_ctx_put(c);
-	return ret;
-}
 
 int
-gpu_cuda_dev_close(struct rte_gpu *dev)
+gpu_cuda_mem_release_all(struct gpu_cuda_ctx *c, const char *name)
 {
-	const char *name = dev->mpshared->info.name;
-	struct gpu_cuda_ctx *c = dev->process_private;
-	struct gpu_cuda_mem *m;
-	unsigned int leaked_alloc = 0, leaked_reg = 0, fds;
-	int16_t child;
+	struct gpu_cuda_mem *m = gpu_cuda_mem_table_drain(&c->mem);
+	unsigned int leaked_alloc = 0, leaked_reg = 0;
 	int ret = 0;
 	int r;
 
-	if (c == NULL)
-		return 0;
-	RTE_GPU_FOREACH_CHILD(child, dev->mpshared->info.dev_id) {
-		CUDA_LOG(ERR, "close %s: child device %d still open, close it first",
-			name, child);
-		return -EBUSY;
-	}
-	/* From here on calls are refused, and those in flight are over: no
-	 * one uses the table, and no entry is added after the drain. */
-	if (!gpu_cuda_ctx_begin_close(c))
-		return -EBUSY;
-	/* Parked registrations first, while EAL's callback can still remove
-	 * them concurrently: then no event can be missed. */
-	gpu_cuda_reg_cache_flush(c);
-	m = gpu_cuda_mem_table_drain(&c->mem);
 	while (m != NULL) {
 		struct gpu_cuda_mem *next = m->next;
 		bool held;
@@ -607,7 +521,8 @@ gpu_cuda_dev_close(struct rte_gpu *dev)
 			CUDA_LOG(WARNING, "close %s: host memory %#" PRIxPTR " (%zu bytes) was never unregistered, unregistering it",
 				name, m->ptr, m->size);
 		}
-		/* The cache's record goes with the cache, below. */
+		/* The cache's record goes with the cache, which dev_close
+		 * tears down after this. */
 		m->cache_ent = NULL;
 		/* The first failure is reported even if the retry works. */
 		r = release_mem_retry(c, m, "dev_close", &held);
@@ -622,103 +537,5 @@ gpu_cuda_dev_close(struct rte_gpu *dev)
 	if (leaked_alloc + leaked_reg != 0)
 		CUDA_LOG(WARNING, "close %s: released %u leaked GPU allocation(s) and %u leaked host registration(s)",
 			name, leaked_alloc, leaked_reg);
-	/* Freeing the allocations closed their fds; none should be left. */
-	fds = gpu_cuda_dmabuf_release_all(c);
-	if (fds != 0)
-		CUDA_LOG(ERR, "close %s: %u dma-buf fd(s) outlived their allocation, closed",
-			name, fds);
-	r = gpu_cuda_ctx_teardown(c);
-	if (r != 0 && ret == 0)
-		ret = r;
-	if (c->primary) {
-		r = GPU_CUDA_CALL("dev_close", cuDevicePrimaryCtxRelease, c->cu_dev);
-		if (r != 0 && ret == 0)
-			ret = r;
-	}
-	CUDA_LOG(INFO, "closed %s", name);
-	gpu_cuda_ctx_retire(dev, c);
-	return ret;
-}
-
-/* The operations: each passes the context's gate (see gpu_cuda_ctx_get). */
-
-#define GPU_CUDA_GATED_OP(op, proto, ...) \
-static int \
-cuda_ ## op proto \
-{ \
-	struct gpu_cuda_ctx *c = gpu_cuda_ctx_get(dev, #op); \
-	int ret; \
- \
-	if (c == NULL) \
-		return -ENODEV; \
-	ret = op(c, __VA_ARGS__); \
-	gpu_cuda_ctx_put(c); \
-	return ret; \
-}
-
-GPU_CUDA_GATED_OP(mem_alloc,
-		(struct rte_gpu *dev, size_t size, unsigned int align, void **ptr),
-		size, align, ptr)
-GPU_CUDA_GATED_OP(mem_free, (struct rte_gpu *dev, void *ptr), ptr)
-GPU_CUDA_GATED_OP(mem_register, (struct rte_gpu *dev, size_t size, void *ptr),
-		size, ptr)
-GPU_CUDA_GATED_OP(mem_unregister, (struct rte_gpu *dev, void *ptr), ptr)
-GPU_CUDA_GATED_OP(mem_cpu_map,
-		(struct rte_gpu *dev, size_t size, void *ptr_in, void **ptr_out),
-		size, ptr_in, ptr_out)
-GPU_CUDA_GATED_OP(mem_cpu_unmap, (struct rte_gpu *dev, void *ptr), ptr)
-
-void
-gpu_cuda_set_ops(struct rte_gpu *dev)
-{
-	dev->ops.dev_close = gpu_cuda_dev_close;
-	dev->ops.mem_alloc = cuda_mem_alloc;
-	dev->ops.mem_free = cuda_mem_free;
-	dev->ops.mem_register = cuda_mem_register;
-	dev->ops.mem_unregister = cuda_mem_unregister;
-	dev->ops.mem_cpu_map = cuda_mem_cpu_map;
-	dev->ops.mem_cpu_unmap = cuda_mem_cpu_unmap;
-	dev->ops.wmb = cuda_wmb;
-}
-
-int
-rte_pmd_gpu_cuda_reg_cache_stats_get(int16_t dev_id,
-		struct rte_pmd_gpu_cuda_reg_cache_stats *stats)
-{
-	struct gpu_cuda_ctx *c;
-	int ret;
-
-	if (stats == NULL) {
-		CUDA_LOG(ERR, "reg_cache_stats_get(%d): NULL stats", dev_id);
-		return -EINVAL;
-	}
-	c = gpu_cuda_ctx_get_by_id(dev_id, "reg_cache_stats_get", &ret);
-	if (c == NULL)
-		return ret;
-	ret = gpu_cuda_reg_cache_stats(c, stats);
-	if (ret != 0)
-		CUDA_LOG(ERR, "reg_cache_stats_get on %s: no registration cache (probe with devarg reg_cache=1)",
-			c->name);
-	gpu_cuda_ctx_put(c);
-	return ret;
-}
-
-int
-rte_pmd_gpu_cuda_reg_cache_flush(int16_t dev_id)
-{
-	struct gpu_cuda_ctx *c;
-	int ret;
-
-	c = gpu_cuda_ctx_get_by_id(dev_id, "reg_cache_flush", &ret);
-	if (c == NULL)
-		return ret;
-	if (c->reg_cache == NULL) {
-		CUDA_LOG(ERR, "reg_cache_flush on %s: no registration cache (probe with devarg reg_cache=1)",
-			c->name);
-		ret = -ENOTSUP;
-	} else {
-		ret = (int)gpu_cuda_reg_cache_flush(c);
-	}
-	gpu_cuda_ctx_put(c);
 	return ret;
 }

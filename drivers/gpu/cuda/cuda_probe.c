@@ -5,7 +5,8 @@
  * its device ID) or as a virtual device (--vdev gpu_cuda0,dev=<ordinal or PCI
  * address>) where the PCI bus is not scanned. Also turns the child devices
  * applications add with rte_gpu_add_child into devices of this driver, when
- * asked to (rte_pmd_gpu_cuda_child_attach).
+ * asked to (rte_pmd_gpu_cuda_child_attach). The top of the driver: it reads
+ * what a GPU is and can do, and hands the device to cuda_dev.c for the rest.
  */
 
 #include <ctype.h>
@@ -21,6 +22,7 @@
 #include <rte_errno.h>
 #include <rte_spinlock.h>
 
+#include "cuda_dev.h"
 #include "cuda_devargs.h"
 #include "cuda_gdr.h"
 #include "cuda_gpu.h"
@@ -184,7 +186,7 @@ gpu_create(struct rte_device *rte_dev, const char *name, CUdevice d,
 	if (ret != 0)
 		goto free_ctx;
 	c->primary = true;
-	ret = gpu_cuda_ctx_setup(c);
+	ret = gpu_cuda_dev_setup(c);
 	if (ret != 0)
 		goto release_ctx;
 
@@ -237,7 +239,7 @@ gpu_create(struct rte_device *rte_dev, const char *name, CUdevice d,
 	return 0;
 
 teardown:
-	if (gpu_cuda_ctx_teardown(c) != 0)
+	if (gpu_cuda_dev_teardown(c) != 0)
 		CUDA_LOG(ERR, "%s: context teardown failed", name);
 release_ctx:
 	if (GPU_CUDA_CALL(name, cuDevicePrimaryCtxRelease, d) != 0)
@@ -307,7 +309,7 @@ rte_pmd_gpu_cuda_child_attach(int16_t dev_id)
 		free(c);
 		return ret;
 	}
-	ret = gpu_cuda_ctx_setup(c);
+	ret = gpu_cuda_dev_setup(c);
 	if (ret != 0) {
 		free(c);
 		return ret;
