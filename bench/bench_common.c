@@ -18,9 +18,9 @@
 #include <rte_gpudev.h>
 
 #include "bench_common.h"
-#include "gpupkt_clock.h"
-#include "gpupkt_tsc.h"
-#include "gpupkt_eal.h"
+#include "gpuapp_clock.h"
+#include "gpuapp_tsc.h"
+#include "gpuapp_eal.h"
 
 /* --- Statistics --------------------------------------------------------- */
 
@@ -187,24 +187,24 @@ bench_self_test_arg(int argc, char **argv)
 
 /* --- Time ------------------------------------------------------------------- */
 
-/* The measured rate (gpupkt_tsc.h): EAL's is rounded, up to 1500 ppm
+/* The measured rate (gpuapp_tsc.h): EAL's is rounded, up to 1500 ppm
  * off, and every rate and latency printed here divides by it. */
 uint64_t
 bench_tsc_hz(void)
 {
-	return gpupkt_tsc_hz();
+	return gpuapp_tsc_hz();
 }
 
 double
 bench_cycles_to_ns(uint64_t cycles)
 {
-	return (double)cycles * 1e9 / (double)gpupkt_tsc_hz();
+	return (double)cycles * 1e9 / (double)gpuapp_tsc_hz();
 }
 
 uint64_t
 bench_ns_to_cycles(uint64_t ns)
 {
-	return (uint64_t)((double)ns * (double)gpupkt_tsc_hz() / 1e9);
+	return (uint64_t)((double)ns * (double)gpuapp_tsc_hz() / 1e9);
 }
 
 double
@@ -227,7 +227,7 @@ bench_timer_overhead_ns(void)
 uint64_t
 bench_now_ns(void)
 {
-	return gpupkt_mono_ns();
+	return gpuapp_mono_ns();
 }
 
 /* --- JSON ----------------------------------------------------------------------- */
@@ -462,7 +462,7 @@ bench_json_host(struct bench_json *j)
 	bench_json_str(j, "kernel", kernel);
 	bench_json_str(j, "cpu", model);
 	bench_json_int(j, "online_cpus", sysconf(_SC_NPROCESSORS_ONLN));
-	bench_json_int(j, "tsc_hz", (int64_t)gpupkt_tsc_hz());
+	bench_json_int(j, "tsc_hz", (int64_t)gpuapp_tsc_hz());
 	bench_json_int(j, "tsc_hz_eal", (int64_t)rte_get_tsc_hz());
 	bench_json_obj_end(j);
 }
@@ -516,7 +516,7 @@ bench_start(int argc, char **argv,
 
 	if (ret >= 0)
 		return ret;
-	ret = gpupkt_eal_init(argc, argv);
+	ret = gpuapp_eal_init(argc, argv);
 	if (ret < 0) {
 		fprintf(stderr, "EAL init failed: %s\n", rte_strerror(rte_errno));
 		return BENCH_EXIT_USAGE;

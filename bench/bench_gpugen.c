@@ -66,7 +66,7 @@
 #include "bench_common.h"
 #include "gpugen.h"
 #include "gpugen_cuda.h"
-#include "gpupkt_eal.h"
+#include "gpuapp_eal.h"
 
 #define DEFAULT_PACKETS (8u << 20)
 #define DEFAULT_REPS 20
@@ -692,7 +692,7 @@ main(int argc, char **argv)
 		c.gpu_id = rte_gpu_find_next(0, RTE_GPU_ID_ANY);
 		if (rte_gpu_count_avail() == 0 || c.gpu_id < 0) {
 			printf("SKIP: GPU part: no GPU probed by gpudev (%s); the "
-				"CPU part runs alone\n", gpupkt_gpu_driver());
+				"CPU part runs alone\n", gpuapp_gpu_driver());
 		} else if (rte_gpu_info_get(c.gpu_id, &c.info) != 0) {
 			printf("FAIL: rte_gpu_info_get(%d): %s\n", c.gpu_id,
 				rte_strerror(rte_errno));

@@ -8,7 +8,7 @@
  * that source on those lcores (bench/pipeline-capacity.sh), whatever the
  * pipeline does with the packets. With --gpu the mbufs' data lies in that
  * GPU's memory, as dpdk-gpu-rx --mem gpu has it (the same pool code,
- * lib/gpupkt): the bare loop of a port that writes into GPU memory
+ * lib/gpuapp): the bare loop of a port that writes into GPU memory
  * (net_gpudma, or a NIC with GPUDirect RDMA).
  *
  * Usage: bench-rx-source [EAL options, one port, e.g. --vdev net_null0]
@@ -39,8 +39,8 @@
 #include <rte_mbuf.h>
 
 #include "bench_common.h"
-#include "gpupkt_pool.h"
-#include "gpupkt_port.h"
+#include "gpuapp_pool.h"
+#include "gpuapp_port.h"
 
 #define RXS_MAX_QUEUES 64
 #define RXS_MAX_BURST 512
@@ -183,7 +183,7 @@ main(int argc, char **argv)
 {
 	struct rxs_opts o = { .queues = 1, .burst = 32, .seconds = 3, .mbufs = 0,
 		.gpu = -1 };
-	struct gpupkt_ext_pool gp = { .mem = NULL };
+	struct gpuapp_ext_pool gp = { .mem = NULL };
 	char err[256];
 	char name[RTE_ETH_NAME_MAX_LEN] = "?";
 	struct rte_mempool *mp = NULL;
@@ -221,7 +221,7 @@ main(int argc, char **argv)
 			status = BENCH_EXIT_USAGE;
 			goto out;
 		}
-		rc = gpupkt_ext_pool_create(&gp, "rxs_pool_gpu", (int16_t)o.gpu,
+		rc = gpuapp_ext_pool_create(&gp, "rxs_pool_gpu", (int16_t)o.gpu,
 			port, (uint32_t)o.mbufs, 256, RTE_MBUF_DEFAULT_BUF_SIZE,
 			rte_socket_id(), err, sizeof(err));
 		if (rc != 0) {
@@ -278,7 +278,7 @@ main(int argc, char **argv)
 	 * port's own kernel or copies on the GPU, part of this loop's cost. */
 	printf("rx-source: port=%s%s queues=%u burst=%" PRIu64 " memory=%s "
 		"rate=%.2f Mpps per_lcore=%.2f Mpps\n", name,
-		gpupkt_port_is_gpudma(port) ? " (net_gpudma)" : "", nq, o.burst,
+		gpuapp_port_is_gpudma(port) ? " (net_gpudma)" : "", nq, o.burst,
 		o.gpu >= 0 ? "gpu" : "host", total / secs / 1e6,
 		total / secs / 1e6 / nq);
 	status = BENCH_EXIT_OK;
@@ -305,7 +305,7 @@ stop:
 out:
 	/* The GPU pool's mempool goes with its memory, in that order. */
 	if (gp.mem != NULL)
-		gpupkt_ext_pool_free(&gp);
+		gpuapp_ext_pool_free(&gp);
 	else
 		rte_mempool_free(mp);
 	rte_eal_cleanup();

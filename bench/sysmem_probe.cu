@@ -38,7 +38,7 @@
 #include <cuda_runtime.h>
 
 #include "gpucomm_dev.cuh"
-#include "gpupkt_clock.h"
+#include "gpuapp_clock.h"
 
 #define SP_THREADS 256
 #define SP_WARP 32
@@ -462,7 +462,7 @@ probe_rounds(struct sp_host *h, struct sp_pool *pl, uint32_t n_pkts,
 	SP_CHECK(cudaGetLastError());
 	for (int r = -100; r < reps; r++) {
 		uint32_t round = (uint32_t)(r + 101);
-		uint64_t t0 = gpupkt_mono_ns(), deadline = t0 + SP_TIMEOUT_NS;
+		uint64_t t0 = gpuapp_mono_ns(), deadline = t0 + SP_TIMEOUT_NS;
 		unsigned long long want = pool_next(pl, n_pkts);
 
 		h->count = n_pkts;
@@ -471,7 +471,7 @@ probe_rounds(struct sp_host *h, struct sp_pool *pl, uint32_t n_pkts,
 		__sync_synchronize();
 		h->ready = round;
 		while (h->done != round)
-			if (gpupkt_mono_ns() > deadline) {
+			if (gpuapp_mono_ns() > deadline) {
 				fprintf(stderr, "sysmem-probe: %s: round %u timed out\n",
 					name, round);
 				h->quit = 1;
@@ -479,7 +479,7 @@ probe_rounds(struct sp_host *h, struct sp_pool *pl, uint32_t n_pkts,
 				exit(1);
 			}
 		if (r >= 0)
-			t[r] = gpupkt_mono_ns() - t0;
+			t[r] = gpuapp_mono_ns() - t0;
 		__sync_synchronize();
 		if (h->sum != want)
 			bad++;
@@ -512,14 +512,14 @@ probe_launch(struct sp_pool *pl, uint32_t n_pkts, int reps)
 		cudaHostAllocMapped));
 	SP_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
 	for (int r = -100; r < reps; r++) {
-		uint64_t t0 = gpupkt_mono_ns();
+		uint64_t t0 = gpuapp_mono_ns();
 		unsigned long long want = pool_next(pl, n_pkts), got = 0;
 
 		sp_launch_kernel<<<blocks, SP_THREADS, 0, st>>>(pl->desc, n_pkts,
 			partial);
 		SP_CHECK(cudaStreamSynchronize(st));
 		if (r >= 0)
-			t[r] = gpupkt_mono_ns() - t0;
+			t[r] = gpuapp_mono_ns() - t0;
 		for (uint32_t b = 0; b < blocks; b++)
 			got += ((volatile unsigned long long *)partial)[b];
 		if (got != want)

@@ -33,7 +33,7 @@
 #include "fake_cuda.h"
 #include "gpucomm_kernel.h"
 #include "gpucomm_ring.h"
-#include "gpupkt_eal.h"
+#include "gpuapp_eal.h"
 #include "test_common.h"
 
 TEST_GLOBALS;
@@ -635,11 +635,11 @@ main(int argc, char **argv)
 	setenv("GPU_CUDA_LIBCUDA", argv[1], 1);
 	gdrcopy = argc > 2 && strcmp(argv[2], "gdrcopy") == 0;
 	snprintf(prefix, sizeof(prefix), "test-gpucomm-%d", (int)getpid());
-	if (gpupkt_eal_init(RTE_DIM(eal) - 1, eal) < 0) {
+	if (gpuapp_eal_init(RTE_DIM(eal) - 1, eal) < 0) {
 		printf("FAIL eal_init: %s\n", rte_strerror(rte_errno));
 		return 1;
 	}
-	printf("gpu_cuda driver %s over the fake CUDA\n", gpupkt_gpu_driver());
+	printf("gpu_cuda driver %s over the fake CUDA\n", gpuapp_gpu_driver());
 	gpu = rte_gpu_find_next(0, RTE_GPU_ID_ANY);
 	pool = rte_pktmbuf_pool_create("gpucomm_test", 63, 0, 0,
 		RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);

@@ -23,7 +23,7 @@
 #include <cuda_runtime_api.h>
 
 #include "cuda_drv.h"
-#include "gpupkt_eal.h"
+#include "gpuapp_eal.h"
 #include "tg.h"
 
 #define EXIT_SKIP 77
@@ -194,7 +194,7 @@ main(int argc, char **argv)
 	cudaError_t cerr;
 	size_t i;
 
-	ret = gpupkt_eal_init(argc, argv);
+	ret = gpuapp_eal_init(argc, argv);
 	if (ret < 0) {
 		fprintf(stderr, "EAL init failed: %s\n", rte_strerror(rte_errno));
 		return EXIT_USAGE;
@@ -212,7 +212,7 @@ main(int argc, char **argv)
 	if (rte_gpu_count_avail() == 0) {
 		printf("SKIP: no GPU probed by %s (let the PCI scan find "
 			"an NVIDIA GPU, or add --vdev gpu_cuda0,dev=0)\n",
-			gpupkt_gpu_driver());
+			gpuapp_gpu_driver());
 		rte_eal_cleanup();
 		return EXIT_SKIP;
 	}

@@ -8,12 +8,12 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "gpupkt_clock.h"
+#include "gpuapp_clock.h"
 
 static inline uint64_t
 tg_now_ns(void)
 {
-	return gpupkt_mono_ns();
+	return gpuapp_mono_ns();
 }
 
 static inline void

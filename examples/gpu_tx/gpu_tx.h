@@ -15,7 +15,7 @@
 
 #include "gpugen.h"
 #include "gpugen_fill.h"
-#include "gpupkt_pool.h"
+#include "gpuapp_pool.h"
 #include "tx_opts.h"
 
 /* Post-to-built histogram: 1 us buckets to 20 ms, the last for longer. */
@@ -56,7 +56,7 @@ struct app {
 	struct gpugen_fill *fill;
 	int16_t gpu_id;
 	struct rte_mempool *pool;
-	struct gpupkt_ext_pool ext;
+	struct gpuapp_ext_pool ext;
 	struct chunk_list chunks;
 	uint32_t link_mbps;
 	double rate_units;	/* per second, in pkt_cost() units; 0: none */

@@ -29,7 +29,7 @@
 
 #include "gpugen.h"
 #include "gpugen_fill.h"
-#include "gpupkt_eal.h"
+#include "gpuapp_eal.h"
 #include "gpu_tx.h"
 
 volatile sig_atomic_t gputx_quit;
@@ -140,7 +140,7 @@ main(int argc, char **argv)
 	int rc, ret = 1, port_started = 0;
 
 	memset(&a, 0, sizeof(a));
-	rc = gpupkt_eal_init(argc, argv);
+	rc = gpuapp_eal_init(argc, argv);
 	if (rc < 0) {
 		fprintf(stderr, "error: EAL: %s\n", rte_strerror(rte_errno));
 		return 1;

@@ -19,9 +19,9 @@
 #include <rte_mbuf.h>
 #include <rte_pause.h>
 
-#include "gpupkt_clock.h"
-#include "gpupkt_lat_hist.h"
-#include "gpupkt_tsc.h"
+#include "gpuapp_clock.h"
+#include "gpuapp_lat_hist.h"
+#include "gpuapp_tsc.h"
 #include "gpu_tx.h"
 
 /* Preamble, start delimiter and inter-frame gap: what % of link counts. */
@@ -72,7 +72,7 @@ gputx_set_rate(struct app *a)
 int
 gputx_txq_setup(struct app *a)
 {
-	a->tsc_per_us = RTE_MAX(gpupkt_tsc_hz() / 1000000, (uint64_t)1);
+	a->tsc_per_us = RTE_MAX(gpuapp_tsc_hz() / 1000000, (uint64_t)1);
 	for (uint16_t q = 0; q < a->o.queues; q++) {
 		a->txq[q].a = a;
 		a->txq[q].q = q;
@@ -177,7 +177,7 @@ send_built(struct txq *T)
 
 	while ((rc = gpugen_fill_collect(a->fill, T->q, &m, &n)) == 1) {
 		/* Bursts come back in post order. */
-		gpupkt_lat_hist_add(T->lat_hist, BUILD_LAT_BUCKETS,
+		gpuapp_lat_hist_add(T->lat_hist, BUILD_LAT_BUCKETS,
 			(rte_rdtsc() - T->post_tsc[T->built++ % a->o.ring_items]) /
 			a->tsc_per_us);
 		post(T, m, (uint16_t)n);
@@ -206,7 +206,7 @@ tx_lcore(void *arg)
 	struct txq *T = arg;
 	struct app *a = T->a;
 	const struct opts *o = &a->o;
-	const uint64_t hz = gpupkt_tsc_hz();
+	const uint64_t hz = gpuapp_tsc_hz();
 	const double rate = a->rate_units / o->queues;
 	/* Two bursts of credit at most: a stall is not made up by a flood. */
 	const double cap = 2.0 * o->burst * pkt_cost(o, gpugen_max_len(a->gen));
@@ -277,7 +277,7 @@ tx_lcore(void *arg)
 			rte_pause();
 			continue;
 		}
-		tx_ns = gpupkt_real_ns();
+		tx_ns = gpuapp_real_ns();
 		if (T->st.first_tx_ns == 0)
 			T->st.first_tx_ns = tx_ns;
 		T->st.last_tx_ns = tx_ns;
@@ -339,7 +339,7 @@ int
 gputx_run(struct app *a)
 {
 	/* Measured here, once, not by the first lcore to pace. */
-	const uint64_t hz = gpupkt_tsc_hz();
+	const uint64_t hz = gpuapp_tsc_hz();
 	unsigned int lc, q = 0;
 	int rc = 0;
 

@@ -18,10 +18,10 @@
 #include <rte_gpudev.h>
 #include <rte_mbuf.h>
 
-#include "gpupkt_eal.h"
-#include "gpupkt_pool.h"
-#include "gpupkt_port.h"
-#include "gpupkt_tsc.h"
+#include "gpuapp_eal.h"
+#include "gpuapp_pool.h"
+#include "gpuapp_port.h"
+#include "gpuapp_tsc.h"
 #include "gpu_tx.h"
 
 static int
@@ -46,7 +46,7 @@ gputx_setup_gpu(struct app *a)
 	if (rte_gpu_count_avail() == 0 || a->gpu_id < 0) {
 		fprintf(stderr, "error: --mem %s: no GPU probed by DPDK gpudev "
 			"(%s); it needs an NVIDIA GPU and its driver; or run with "
-			"--mem cpu\n", gputx_mem_str(a->o.mem), gpupkt_gpu_driver());
+			"--mem cpu\n", gputx_mem_str(a->o.mem), gpuapp_gpu_driver());
 		return -1;
 	}
 	return 0;
@@ -66,7 +66,7 @@ gputx_setup_pool(struct app *a, int socket)
 	int rc;
 
 	if (a->o.mem == MEM_GPU) {
-		rc = gpupkt_ext_pool_create(&a->ext, "gputx_mbufs_gpu", a->gpu_id,
+		rc = gpuapp_ext_pool_create(&a->ext, "gputx_mbufs_gpu", a->gpu_id,
 			a->o.port, n, 256, RTE_MBUF_DEFAULT_BUF_SIZE, socket,
 			err, sizeof(err));
 		if (rc != 0) {
@@ -86,7 +86,7 @@ gputx_setup_pool(struct app *a, int socket)
 		return -1;
 	}
 	if (a->o.mem == MEM_HOST_MAPPED &&
-			gpupkt_pool_register(a->gpu_id, a->pool, track_chunk,
+			gpuapp_pool_register(a->gpu_id, a->pool, track_chunk,
 			&a->chunks, err, sizeof(err)) != 0) {
 		fprintf(stderr, "error: --mem host-mapped: %s\n", err);
 		return -1;
@@ -103,7 +103,7 @@ gputx_release_pool(struct app *a)
 				rte_strerror(rte_errno));
 	a->chunks.n = 0;
 	if (a->o.mem == MEM_GPU)
-		gpupkt_ext_pool_free(&a->ext);
+		gpuapp_ext_pool_free(&a->ext);
 	else
 		rte_mempool_free(a->pool);
 	a->pool = NULL;
@@ -124,7 +124,7 @@ gputx_setup_port(struct app *a)
 			rte_strerror(-rc));
 		return -1;
 	}
-	if (a->o.mem == MEM_GPU && !gpupkt_port_is_gpudma(a->o.port) &&
+	if (a->o.mem == MEM_GPU && !gpuapp_port_is_gpudma(a->o.port) &&
 			(di.device == NULL || strcmp(rte_bus_name(
 			rte_dev_bus(di.device)), "vdev") == 0)) {
 		fprintf(stderr, "error: --mem gpu: port %u (%s) moves frames with "
@@ -188,7 +188,7 @@ gputx_setup_port(struct app *a)
 int
 gputx_wait_link(struct app *a)
 {
-	uint64_t hz = gpupkt_tsc_hz(), start = rte_rdtsc();
+	uint64_t hz = gpuapp_tsc_hz(), start = rte_rdtsc();
 	struct rte_eth_link link;
 	int said = 0, rc;
 
@@ -237,7 +237,7 @@ gputx_wait_link(struct app *a)
 void
 gputx_linger(struct app *a)
 {
-	uint64_t hz = gpupkt_tsc_hz(), start = rte_rdtsc();
+	uint64_t hz = gpuapp_tsc_hz(), start = rte_rdtsc();
 	struct rte_eth_link link;
 
 	while (!gputx_quit &&

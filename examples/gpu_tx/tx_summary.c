@@ -10,15 +10,15 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gpupkt_lat_hist.h"
-#include "gpupkt_tsc.h"
+#include "gpuapp_lat_hist.h"
+#include "gpuapp_tsc.h"
 #include "gpu_tx.h"
 
 static void
 summary(struct app *a, FILE *f, int json)
 {
 	double secs = (double)(a->tsc_end - a->tsc_start) /
-		gpupkt_tsc_hz();
+		gpuapp_tsc_hz();
 	double pps = secs > 0 ? a->st.pkts / secs : 0;
 	/* Frame bits with FCS, as --rate N bps counts them. */
 	double bps = secs > 0 ? (a->st.bytes + 4.0 * a->st.pkts) * 8 / secs : 0;
@@ -26,11 +26,11 @@ summary(struct app *a, FILE *f, int json)
 		a->o.unit == RATE_BPS ? "bps" : a->o.unit == RATE_PCT ? "%" :
 		"none";
 	const uint64_t *hists[MAX_QUEUES];
-	struct gpupkt_lat_summary lat;
+	struct gpuapp_lat_summary lat;
 
 	for (uint16_t q = 0; q < a->o.queues; q++)
 		hists[q] = a->txq[q].lat_hist;
-	gpupkt_lat_hist_summary(hists, a->o.queues, BUILD_LAT_BUCKETS, &lat);
+	gpuapp_lat_hist_summary(hists, a->o.queues, BUILD_LAT_BUCKETS, &lat);
 	if (!json) {
 		fprintf(f, "sent: %" PRIu64 " packets, %" PRIu64 " bytes in %.3f s\n"
 			"rate: requested %g %s, measured %.0f pps, %.0f bps\n"

@@ -25,7 +25,7 @@
 
 #include <fixbuf/public.h>
 
-#include "gpupkt_clock.h"
+#include "gpuapp_clock.h"
 #include "ipfix_target.h"
 #include "ipfix_writer.h"
 
@@ -163,7 +163,7 @@ lib_error(struct gpurx_ipfix *x, const char *what, GError *err)
 static void
 sink_warn(struct sink *s, const char *why)
 {
-	uint64_t now = gpupkt_mono_ns();
+	uint64_t now = gpuapp_mono_ns();
 
 	snprintf(s->last_error, sizeof(s->last_error), "%s", why);
 	if (now < s->next_warn)
@@ -234,13 +234,13 @@ tcp_connect(struct sink *s, char *why, size_t why_len)
 static void
 udp_pace(struct sink *s)
 {
-	uint64_t now = gpupkt_mono_ns();
+	uint64_t now = gpuapp_mono_ns();
 
 	if (s->tokens == 0) {
 		if (now - s->tokens_at < 1000000)
 			sleep_ns(s->tokens_at + 1000000 - now);
 		s->tokens = UDP_PER_MS;
-		s->tokens_at = gpupkt_mono_ns();
+		s->tokens_at = gpuapp_mono_ns();
 	}
 	s->tokens--;
 }
@@ -311,7 +311,7 @@ sink_send(struct sink *s, const uint8_t *msg, size_t len, uint32_t records,
 		snprintf(why, sizeof(why), "send: %s", n < 0 ?
 			strerror(errno) : "connection stalled");
 		sink_close_fd(s);
-		s->next_try = gpupkt_mono_ns() + RECONNECT_MS * 1000000ull;
+		s->next_try = gpuapp_mono_ns() + RECONNECT_MS * 1000000ull;
 		break;
 	}
 	s->lost_records += records;
@@ -324,7 +324,7 @@ sink_send(struct sink *s, const uint8_t *msg, size_t len, uint32_t records,
 static int
 reconnect(struct gpurx_ipfix *x)
 {
-	uint64_t now = gpupkt_mono_ns();
+	uint64_t now = gpuapp_mono_ns();
 	int connected = 0;
 
 	for (unsigned int i = 0; i < x->n_sinks; i++) {
@@ -334,7 +334,7 @@ reconnect(struct gpurx_ipfix *x)
 		if (s->kind != SINK_TCP || s->fd >= 0 || now < s->next_try)
 			continue;
 		if (tcp_connect(s, why, sizeof(why)) != 0) {
-			s->next_try = gpupkt_mono_ns() + RECONNECT_MS * 1000000ull;
+			s->next_try = gpuapp_mono_ns() + RECONNECT_MS * 1000000ull;
 			snprintf(s->last_error, sizeof(s->last_error), "%s", why);
 			continue;
 		}
@@ -391,7 +391,7 @@ send_templates(struct gpurx_ipfix *x)
 		return;
 	}
 	x->templates_in_msg = 1;
-	x->last_templates = gpupkt_mono_ns();
+	x->last_templates = gpuapp_mono_ns();
 	emit(x);
 }
 
@@ -515,7 +515,7 @@ void
 gpurx_ipfix_tick(struct gpurx_ipfix *x)
 {
 	emit(x);
-	if (reconnect(x) || (x->has_udp && gpupkt_mono_ns() - x->last_templates >=
+	if (reconnect(x) || (x->has_udp && gpuapp_mono_ns() - x->last_templates >=
 			GPURX_IPFIX_TEMPLATE_S * 1000000000ull))
 		send_templates(x);
 }

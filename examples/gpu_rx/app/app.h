@@ -14,7 +14,7 @@
 #include "capture.h"
 #include "filter_compile.h"
 #include "flow_table.h"
-#include "gpupkt_tsc.h"
+#include "gpuapp_tsc.h"
 #include "opts.h"
 #include "stats.h"
 
@@ -53,7 +53,7 @@ struct gpurx_app {
 	struct gpurx_filter filter;
 	struct gpurx_flow_table *ft;	/* host table: live (CPU), copy (GPU) */
 	struct gpurx_capture *cap;
-	struct gpupkt_tsc clk;
+	struct gpuapp_tsc clk;
 
 	/* Port timestamps (--ts port). */
 	int ts_off;			/* dynfield offset, -1 when unused */

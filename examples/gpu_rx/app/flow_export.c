@@ -128,7 +128,7 @@ flow_now(const struct gpurx_app *a)
 
 	switch (a->opt.ts_source) {
 	case GPURX_TS_RX:
-		return gpupkt_tsc_ns(&a->clk, rte_get_tsc_cycles());
+		return gpuapp_tsc_ns(&a->clk, rte_get_tsc_cycles());
 	case GPURX_TS_NONE:
 		return 0;
 	default:

@@ -147,7 +147,7 @@ gpurx_flow_gpu_tick(struct gpurx_flow_gpu *fg, uint64_t now)
 int
 gpurx_flow_gpu_close(struct gpurx_flow_gpu *fg)
 {
-	uint64_t t0 = rte_get_tsc_cycles(), hz = gpupkt_tsc_hz();
+	uint64_t t0 = rte_get_tsc_cycles(), hz = gpuapp_tsc_hz();
 
 	if (fg->stream == NULL)
 		return 0;

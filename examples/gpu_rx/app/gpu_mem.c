@@ -25,8 +25,8 @@
 
 #include "gpu_path.h"
 #include "gpu_priv.h"
-#include "gpupkt_eal.h"
-#include "gpupkt_pool.h"
+#include "gpuapp_eal.h"
+#include "gpuapp_pool.h"
 
 int
 gpurx_gpu_cuda_fail(const char *what, int err)
@@ -47,7 +47,7 @@ gpurx_gpu_init(struct gpurx_app *a)
 	if (rte_gpu_count_avail() == 0 || id < 0) {
 		fprintf(stderr, "error: no GPU probed by DPDK gpudev (%s): it "
 			"needs an NVIDIA GPU and its driver (libcuda.so.1); or run "
-			"with --cpu\n", gpupkt_gpu_driver());
+			"with --cpu\n", gpuapp_gpu_driver());
 		return -1;
 	}
 	rc = rte_gpu_info_get(id, &info);
@@ -168,7 +168,7 @@ release_ext_pool(struct gpurx_app *a)
 
 	if (g->ext == NULL)
 		return;
-	gpupkt_ext_pool_free(&g->extp);
+	gpuapp_ext_pool_free(&g->extp);
 	a->pools[0] = NULL;
 	a->n_pools = 0;
 	g->dev_bytes -= g->ext_len;
@@ -195,7 +195,7 @@ gpurx_gpu_create_pool(struct gpurx_app *a)
 		return -1;
 	}
 	a->data_room = RTE_MBUF_DEFAULT_BUF_SIZE;
-	rc = gpupkt_ext_pool_create(&g->extp, "gpurx_mbufs_gpu", a->gpu_id,
+	rc = gpuapp_ext_pool_create(&g->extp, "gpurx_mbufs_gpu", a->gpu_id,
 		a->port, a->pool_size, (unsigned int)cache, a->data_room,
 		a->socket, err, sizeof(err));
 	if (rc == 1) {
@@ -256,7 +256,7 @@ gpurx_gpu_mem_register_pool(struct gpurx_app *a, struct rte_mempool *mp)
 
 	if (g->chunks_failed)
 		return -1;
-	if (gpupkt_pool_register(a->gpu_id, mp, track_chunk, a, err,
+	if (gpuapp_pool_register(a->gpu_id, mp, track_chunk, a, err,
 			sizeof(err)) != 0) {
 		fprintf(stderr, "error: %s\n", err);
 		g->chunks_failed = 1;

@@ -53,7 +53,7 @@
 #include "flow_export.h"
 #include "gpu_path.h"
 #include "gpu_priv.h"
-#include "gpupkt_lat_hist.h"
+#include "gpuapp_lat_hist.h"
 
 _Static_assert(GPURX_MAX_BURST <= RTE_GPU_COMM_LIST_PKTS_MAX, "burst");
 _Static_assert(GPURX_SUM_MATCH_WORDS * 32 == GPURX_MAX_BURST, "match bits");
@@ -347,7 +347,7 @@ collect_item(struct gpurx_app *a, uint16_t q)
 	gpurx_flow_note(q, gpurx_in_ts(in->flags, in->ts, gq->ts,
 		base + it->n - 1));
 	if (Q->lat_hist != NULL)
-		gpupkt_lat_hist_add(Q->lat_hist, LAT_BUCKETS,
+		gpuapp_lat_hist_add(Q->lat_hist, LAT_BUCKETS,
 			(rte_get_tsc_cycles() - it->t_ready) * 1000000 /
 			a->clk.hz);
 	{
@@ -529,7 +529,7 @@ gpurx_rx_gpu_lcore(void *arg)
 		if (n == 0)
 			continue;
 		rx_ns = a->opt.ts_source == GPURX_TS_NONE ? 0 :
-			gpupkt_tsc_ns(&a->clk, rte_get_tsc_cycles());
+			gpuapp_tsc_ns(&a->clk, rte_get_tsc_cycles());
 		take = gpurx_admit(a, n);
 		if (take < n)
 			rte_pktmbuf_free_bulk(pkts + take, n - take);

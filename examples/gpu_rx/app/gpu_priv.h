@@ -20,7 +20,7 @@
 #include "gpu_guard.h"
 #include "gpu_kernels.h"
 #include "gpucuda.h"
-#include "gpupkt_pool.h"
+#include "gpuapp_pool.h"
 #include "liveness.h"
 
 #define ITEM_BYTES_MIN (256u * 1024)
@@ -105,8 +105,8 @@ struct gpurx_gpu {
 	struct gpurx_watch watch;
 	volatile int dead;
 	int watch_failed;
-	/* --mem gpu: the pool (lib/gpupkt), its memory's span here */
-	struct gpupkt_ext_pool extp;
+	/* --mem gpu: the pool (lib/gpuapp), its memory's span here */
+	struct gpuapp_ext_pool extp;
 	void *ext;
 	size_t ext_len;
 };

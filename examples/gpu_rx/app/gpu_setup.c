@@ -19,7 +19,7 @@
 
 #include "gpu_path.h"
 #include "gpu_priv.h"
-#include "gpupkt_lat_hist.h"
+#include "gpuapp_lat_hist.h"
 
 /* The persistent kernel, where the GPU can run it safely. */
 static int

@@ -13,7 +13,7 @@
 
 #include "gpu_path.h"
 #include "gpu_priv.h"
-#include "gpupkt_lat_hist.h"
+#include "gpuapp_lat_hist.h"
 #include "stats.h"
 
 void
@@ -23,7 +23,7 @@ gpurx_gpu_item_stats(const struct gpurx_app *a, struct gpurx_item_stats *st)
 	const uint64_t *hists[GPURX_MAX_QUEUES] = { NULL };
 	uint64_t busy = 0, wait = 0, done = 0;
 	uint64_t phase[GPURX_PHASES] = { 0 };
-	struct gpupkt_lat_summary lat;
+	struct gpuapp_lat_summary lat;
 
 	RTE_BUILD_BUG_ON(RTE_DIM(st->phase_us) != GPURX_PHASES);
 	memset(st, 0, sizeof(*st));
@@ -42,7 +42,7 @@ gpurx_gpu_item_stats(const struct gpurx_app *a, struct gpurx_item_stats *st)
 		hists[q] = g->q[q].lat_hist;
 	}
 	/* Percentiles over every queue's items together. */
-	gpupkt_lat_hist_summary(hists, a->nq, LAT_BUCKETS, &lat);
+	gpuapp_lat_hist_summary(hists, a->nq, LAT_BUCKETS, &lat);
 	st->items = lat.n;
 	st->lat_p50_us = lat.p50;
 	st->lat_p99_us = lat.p99;

@@ -25,7 +25,7 @@
 #include "app.h"
 #include "flow_export.h"
 #include "gpu_path.h"
-#include "gpupkt_eal.h"
+#include "gpuapp_eal.h"
 #include "stamps.h"
 
 struct gpurx_app gpurx_app;
@@ -311,7 +311,7 @@ main(int argc, char **argv)
 	int ret, status = 0, port_set = 0;
 	unsigned int avail, total, l;
 
-	ret = gpupkt_eal_init(argc, argv);
+	ret = gpuapp_eal_init(argc, argv);
 	if (ret < 0) {
 		fprintf(stderr, "error: EAL init: %s\n", rte_strerror(rte_errno));
 		return 1;
@@ -341,7 +341,7 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return GPURX_EXIT_USAGE;
 	}
-	if (gpupkt_tsc_init(&a->clk) != 0) {
+	if (gpuapp_tsc_init(&a->clk) != 0) {
 		fprintf(stderr, "error: cannot calibrate the TSC clock\n");
 		goto fail;
 	}

@@ -13,10 +13,10 @@
 #include "app.h"
 #include "gpu_kernels.h"
 #include "gpu_path.h"
-#include "gpupkt_port.h"
+#include "gpuapp_port.h"
 
 /* Virtual PMDs move packets with the CPU: no device can DMA for them
- * (net_gpudma, a vdev too, is the exception: gpupkt_port_is_gpudma). */
+ * (net_gpudma, a vdev too, is the exception: gpuapp_port_is_gpudma). */
 static const char *const sw_drivers[] = {
 	"net_pcap", "net_null", "net_ring", "net_tap", "net_af_packet",
 	"net_af_xdp", "net_memif", "net_vhost", "net_virtio_user",
@@ -30,7 +30,7 @@ is_software_port(uint16_t port, const struct rte_eth_dev_info *di)
 
 	/* Its RX writes GPU memory with the GPU's own engines, mapped with
 	 * rte_dev_dma_map() as a NIC's: what --mem gpu needs. */
-	if (gpupkt_port_is_gpudma(port))
+	if (gpuapp_port_is_gpudma(port))
 		return 0;
 	for (size_t i = 0; i < RTE_DIM(sw_drivers); i++)
 		if (strcmp(di->driver_name, sw_drivers[i]) == 0)

@@ -24,7 +24,7 @@ cpu_process(struct gpurx_app *a, struct gpurx_qstats *qs, uint16_t q,
 		struct rte_mbuf **pkts, uint16_t n, uint8_t *scratch)
 {
 	uint64_t rx_ns = a->opt.ts_source == GPURX_TS_NONE ? 0 :
-		gpupkt_tsc_ns(&a->clk, rte_get_tsc_cycles());
+		gpuapp_tsc_ns(&a->clk, rte_get_tsc_cycles());
 	uint64_t last_ts = rx_ns;
 
 	for (uint16_t i = 0; i < n; i++) {

@@ -21,7 +21,7 @@
 
 #include "gpugen.h"
 #include "gpugen_cuda.h"
-#include "gpupkt_eal.h"
+#include "gpuapp_eal.h"
 
 #define BURST 256
 #define SLOT 2048
@@ -170,13 +170,13 @@ main(int argc, char **argv)
 	int bad = 0;
 
 	(void)argc;
-	if (gpupkt_eal_init(6, eal) < 0) {
+	if (gpuapp_eal_init(6, eal) < 0) {
 		fprintf(stderr, "FAIL: EAL: %s\n", rte_strerror(rte_errno));
 		return 1;
 	}
 	gpu = rte_gpu_find_next(0, RTE_GPU_ID_ANY);
 	if (rte_gpu_count_avail() == 0 || gpu < 0) {
-		printf("SKIP: no GPU probed by gpudev (%s)\n", gpupkt_gpu_driver());
+		printf("SKIP: no GPU probed by gpudev (%s)\n", gpuapp_gpu_driver());
 		rte_eal_cleanup();
 		return 77;
 	}

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
-#ifndef GPUPKT_CLOCK_H
-#define GPUPKT_CLOCK_H
+#ifndef GPUAPP_CLOCK_H
+#define GPUAPP_CLOCK_H
 
 /*
  * The programs' clock, read in one place: CLOCK_MONOTONIC for intervals
  * and deadlines (steady across time-of-day steps), CLOCK_REALTIME for
  * times another program compares with its own (the generator's stamps
- * against dpdk-gpu-rx's TSC clock, gpupkt_tsc.h). Header only, no DPDK:
+ * against dpdk-gpu-rx's TSC clock, gpuapp_tsc.h). Header only, no DPDK:
  * CUDA-only programs include it too.
  */
 
@@ -16,7 +16,7 @@
 
 /* ns on clock clk; 0 when the system has no such clock. */
 static inline uint64_t
-gpupkt_clock_ns(clockid_t clk)
+gpuapp_clock_ns(clockid_t clk)
 {
 	struct timespec ts;
 
@@ -26,15 +26,15 @@ gpupkt_clock_ns(clockid_t clk)
 }
 
 static inline uint64_t
-gpupkt_mono_ns(void)
+gpuapp_mono_ns(void)
 {
-	return gpupkt_clock_ns(CLOCK_MONOTONIC);
+	return gpuapp_clock_ns(CLOCK_MONOTONIC);
 }
 
 static inline uint64_t
-gpupkt_real_ns(void)
+gpuapp_real_ns(void)
 {
-	return gpupkt_clock_ns(CLOCK_REALTIME);
+	return gpuapp_clock_ns(CLOCK_REALTIME);
 }
 
-#endif /* GPUPKT_CLOCK_H */
+#endif /* GPUAPP_CLOCK_H */

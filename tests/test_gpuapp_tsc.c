@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The measured TSC rate (lib/gpupkt/gpupkt_tsc.h) against the system
+ * The measured TSC rate (lib/gpuapp/gpuapp_tsc.h) against the system
  * clocks: what dpdk-gpu-rx's timestamps, rates and timeouts and the
  * benchmarks' numbers divide by. No EAL: the TSC and the clocks need none.
  */
@@ -11,8 +11,8 @@
 
 #include <rte_cycles.h>
 
-#include "gpupkt_clock.h"
-#include "gpupkt_tsc.h"
+#include "gpuapp_clock.h"
+#include "gpuapp_tsc.h"
 #include "test_common.h"
 
 TEST_GLOBALS;
@@ -30,7 +30,7 @@ pair_now(clockid_t clk, uint64_t *cycles, uint64_t *ns)
 
 	for (int k = 0; k < 16; k++) {
 		uint64_t t0 = rte_get_tsc_cycles();
-		uint64_t n = gpupkt_clock_ns(clk);
+		uint64_t n = gpuapp_clock_ns(clk);
 		uint64_t t1 = rte_get_tsc_cycles();
 
 		if (t1 - t0 < best) {
@@ -51,14 +51,14 @@ ppm(double got, double want)
 static void
 rate_matches_monotonic(void)
 {
-	uint64_t hz = gpupkt_tsc_hz(), c0, n0, c1, n1;
+	uint64_t hz = gpuapp_tsc_hz(), c0, n0, c1, n1;
 	double want, e;
 	struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)CHECK_NS };
 
 	CHECK(hz > 100000000ull, "rate %" PRIu64 " Hz", hz);
 	if (hz == 0)
 		return;
-	CHECK(gpupkt_tsc_hz() == hz, "a second call measured again");
+	CHECK(gpuapp_tsc_hz() == hz, "a second call measured again");
 	pair_now(CLOCK_MONOTONIC, &c0, &n0);
 	nanosleep(&ts, NULL);
 	pair_now(CLOCK_MONOTONIC, &c1, &n1);
@@ -73,17 +73,17 @@ rate_matches_monotonic(void)
 static void
 realtime_of_cycles(void)
 {
-	struct gpupkt_tsc c;
+	struct gpuapp_tsc c;
 	struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)CHECK_NS };
 	uint64_t cy, real;
 	int64_t d;
 
-	CHECK(gpupkt_tsc_init(&c) == 0, "init");
-	CHECK(c.hz == gpupkt_tsc_hz(), "one rate: %" PRIu64 " vs %" PRIu64,
-		c.hz, gpupkt_tsc_hz());
+	CHECK(gpuapp_tsc_init(&c) == 0, "init");
+	CHECK(c.hz == gpuapp_tsc_hz(), "one rate: %" PRIu64 " vs %" PRIu64,
+		c.hz, gpuapp_tsc_hz());
 	nanosleep(&ts, NULL);
 	pair_now(CLOCK_REALTIME, &cy, &real);
-	d = (int64_t)(gpupkt_tsc_ns(&c, cy) - real);
+	d = (int64_t)(gpuapp_tsc_ns(&c, cy) - real);
 	printf("  TSC as CLOCK_REALTIME: %+" PRId64 " ns off after 400 ms\n", d);
 	/* 100 ppm of 400 ms, and the two origins' reads. */
 	CHECK(d < 41000 && d > -41000, "%" PRId64 " ns off", d);
@@ -93,7 +93,7 @@ realtime_of_cycles(void)
 static void
 conversion_exact(void)
 {
-	const struct gpupkt_tsc c = {
+	const struct gpuapp_tsc c = {
 		.base_cycles = 5000, .base_ns = 1700000000ull * 1000000000ull,
 		.hz = 2596130000ull,
 	};
@@ -101,10 +101,10 @@ conversion_exact(void)
 	uint64_t days = 10ull * 86400;
 	uint64_t cy = c.base_cycles + days * c.hz + c.hz / 4 * 3;
 
-	CHECK(gpupkt_tsc_ns(&c, cy) == c.base_ns + days * 1000000000ull +
-		750000000ull, "%" PRIu64, gpupkt_tsc_ns(&c, cy));
-	CHECK(gpupkt_tsc_ns(&c, c.base_cycles + 2596) == c.base_ns + 999,
-		"%" PRIu64, gpupkt_tsc_ns(&c, c.base_cycles + 2596) - c.base_ns);
+	CHECK(gpuapp_tsc_ns(&c, cy) == c.base_ns + days * 1000000000ull +
+		750000000ull, "%" PRIu64, gpuapp_tsc_ns(&c, cy));
+	CHECK(gpuapp_tsc_ns(&c, c.base_cycles + 2596) == c.base_ns + 999,
+		"%" PRIu64, gpuapp_tsc_ns(&c, c.base_cycles + 2596) - c.base_ns);
 }
 
 int

@@ -9,8 +9,8 @@
  * measured once a process against CLOCK_MONOTONIC (50 ms, within a few
  * ppm), on the first call of either function below.
  */
-#ifndef GPUPKT_TSC_H
-#define GPUPKT_TSC_H
+#ifndef GPUAPP_TSC_H
+#define GPUAPP_TSC_H
 
 #include <stdint.h>
 
@@ -20,22 +20,22 @@
  * the system clock cannot be read (never on Linux) EAL's estimate.
  * Thread-safe.
  */
-uint64_t gpupkt_tsc_hz(void);
+uint64_t gpuapp_tsc_hz(void);
 
 /* A TSC reading and CLOCK_REALTIME at one instant, with the rate. */
-struct gpupkt_tsc {
+struct gpuapp_tsc {
 	uint64_t base_cycles;
 	uint64_t base_ns;
 	uint64_t hz;
 };
 
 /* After rte_eal_init(). 0, or -1 where the clocks cannot be read. */
-int gpupkt_tsc_init(struct gpupkt_tsc *c);
+int gpuapp_tsc_init(struct gpuapp_tsc *c);
 
 /* CLOCK_REALTIME ns of TSC reading cycles (the RX fast path reads only
  * the TSC). */
 static inline uint64_t
-gpupkt_tsc_ns(const struct gpupkt_tsc *c, uint64_t cycles)
+gpuapp_tsc_ns(const struct gpuapp_tsc *c, uint64_t cycles)
 {
 	uint64_t d = cycles - c->base_cycles;
 	uint64_t sec = d / c->hz;
@@ -45,4 +45,4 @@ gpupkt_tsc_ns(const struct gpupkt_tsc *c, uint64_t cycles)
 		(d - sec * c->hz) * 1000000000ull / c->hz;
 }
 
-#endif /* GPUPKT_TSC_H */
+#endif /* GPUAPP_TSC_H */

@@ -10,10 +10,10 @@
 #include <rte_mbuf.h>
 #include <rte_memory.h>
 
-#include "gpupkt_pool.h"
+#include "gpuapp_pool.h"
 
 /* GPU pages: what the DMA mapping and the GPU's peer access align to. */
-#define GPUPKT_GPU_PAGE (64 * 1024)
+#define GPUAPP_GPU_PAGE (64 * 1024)
 
 static void
 say(char *err, size_t errlen, const char *fmt, ...)
@@ -28,7 +28,7 @@ say(char *err, size_t errlen, const char *fmt, ...)
 }
 
 void
-gpupkt_ext_pool_free(struct gpupkt_ext_pool *p)
+gpuapp_ext_pool_free(struct gpuapp_ext_pool *p)
 {
 	if (p->mem == NULL)
 		return;
@@ -51,7 +51,7 @@ gpupkt_ext_pool_free(struct gpupkt_ext_pool *p)
 }
 
 int
-gpupkt_ext_pool_create(struct gpupkt_ext_pool *p, const char *name,
+gpuapp_ext_pool_create(struct gpuapp_ext_pool *p, const char *name,
 		int16_t gpu_id, uint16_t port, uint32_t n, unsigned int cache,
 		uint16_t data_room, int socket, char *err, size_t errlen)
 {
@@ -68,8 +68,8 @@ gpupkt_ext_pool_create(struct gpupkt_ext_pool *p, const char *name,
 		return rc;
 	}
 	p->dev = di.device;
-	p->len = RTE_ALIGN_CEIL((size_t)n * data_room, GPUPKT_GPU_PAGE);
-	p->mem = rte_gpu_mem_alloc(gpu_id, p->len, GPUPKT_GPU_PAGE);
+	p->len = RTE_ALIGN_CEIL((size_t)n * data_room, GPUAPP_GPU_PAGE);
+	p->mem = rte_gpu_mem_alloc(gpu_id, p->len, GPUAPP_GPU_PAGE);
 	if (p->mem == NULL) {
 		e = rte_errno;
 		say(err, errlen, "%zu bytes of GPU memory: %s", p->len,
@@ -78,10 +78,10 @@ gpupkt_ext_pool_create(struct gpupkt_ext_pool *p, const char *name,
 		return -e;
 	}
 	/* Known to EAL as external memory, then mapped for the port's DMA. */
-	if (rte_extmem_register(p->mem, p->len, NULL, 0, GPUPKT_GPU_PAGE) != 0) {
+	if (rte_extmem_register(p->mem, p->len, NULL, 0, GPUAPP_GPU_PAGE) != 0) {
 		e = rte_errno;
 		say(err, errlen, "rte_extmem_register: %s", rte_strerror(e));
-		gpupkt_ext_pool_free(p);
+		gpuapp_ext_pool_free(p);
 		return -e;
 	}
 	p->registered = 1;
@@ -89,7 +89,7 @@ gpupkt_ext_pool_create(struct gpupkt_ext_pool *p, const char *name,
 	if (rc != 0) {
 		e = rte_errno;
 		say(err, errlen, "rte_dev_dma_map: %s", rte_strerror(e));
-		gpupkt_ext_pool_free(p);
+		gpuapp_ext_pool_free(p);
 		rte_errno = e;
 		return 1;
 	}
@@ -103,7 +103,7 @@ gpupkt_ext_pool_create(struct gpupkt_ext_pool *p, const char *name,
 	if (p->mp == NULL) {
 		e = rte_errno;
 		say(err, errlen, "mbuf pool: %s", rte_strerror(e));
-		gpupkt_ext_pool_free(p);
+		gpuapp_ext_pool_free(p);
 		return -e;
 	}
 	return 0;
@@ -140,7 +140,7 @@ register_chunk(struct rte_mempool *mp __rte_unused, void *opaque,
 }
 
 int
-gpupkt_pool_register(int16_t gpu_id, struct rte_mempool *mp,
+gpuapp_pool_register(int16_t gpu_id, struct rte_mempool *mp,
 		int (*cb)(void *opaque, void *addr, size_t len), void *opaque,
 		char *err, size_t errlen)
 {

@@ -11,10 +11,10 @@
 #include <rte_errno.h>
 
 #include "rte_pmd_gpu_cuda.h"
-#include "gpupkt_eal.h"
+#include "gpuapp_eal.h"
 
 const char *
-gpupkt_gpu_driver(void)
+gpuapp_gpu_driver(void)
 {
 	/*
 	 * Also what keeps librte_gpu_cuda.so among the program's needed
@@ -25,7 +25,7 @@ gpupkt_gpu_driver(void)
 }
 
 int
-gpupkt_plugin_path_refused(const char *path, char *why, size_t len)
+gpuapp_plugin_path_refused(const char *path, char *why, size_t len)
 {
 	char *real = realpath(path, NULL);
 	char *p, *top = NULL;
@@ -86,7 +86,7 @@ explain_refused_plugins(int argc, char **argv)
 			path = argv[i] + 2;
 		if (path == NULL)
 			continue;
-		refused = gpupkt_plugin_path_refused(path, why, sizeof(why));
+		refused = gpuapp_plugin_path_refused(path, why, sizeof(why));
 		if (refused == 0)
 			continue;
 		fprintf(stderr, "error: EAL option -d %s: %s.\n", path, why);
@@ -104,7 +104,7 @@ explain_refused_plugins(int argc, char **argv)
 }
 
 int
-gpupkt_eal_init(int argc, char **argv)
+gpuapp_eal_init(int argc, char **argv)
 {
 	char **saved = malloc(sizeof(*saved) * (size_t)(argc + 1));
 	int ret, err;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
-#ifndef GPUPKT_EAL_H
-#define GPUPKT_EAL_H
+#ifndef GPUAPP_EAL_H
+#define GPUAPP_EAL_H
 
 #include <stddef.h>
 
@@ -17,7 +17,7 @@
  * is refused, a message on stderr saying which path, why, and what to do.
  * Returns what rte_eal_init() returns; rte_errno is kept.
  */
-int gpupkt_eal_init(int argc, char **argv);
+int gpuapp_eal_init(int argc, char **argv);
 
 /*
  * Why EAL would refuse to load the plugin at path (a file or directory),
@@ -26,9 +26,9 @@ int gpupkt_eal_init(int argc, char **argv);
  * others, /tmp included); -1, a path that does not resolve. 0 where EAL's
  * checks pass.
  */
-int gpupkt_plugin_path_refused(const char *path, char *why, size_t len);
+int gpuapp_plugin_path_refused(const char *path, char *why, size_t len);
 
 /* The CUDA gpudev driver this program is linked with, for start-up lines. */
-const char *gpupkt_gpu_driver(void);
+const char *gpuapp_gpu_driver(void);
 
-#endif /* GPUPKT_EAL_H */
+#endif /* GPUAPP_EAL_H */

@@ -2,11 +2,11 @@
 
 #include <string.h>
 
-#include "gpupkt_lat_hist.h"
+#include "gpuapp_lat_hist.h"
 
 void
-gpupkt_lat_hist_summary(const uint64_t *const *hists, unsigned int nh,
-		uint32_t buckets, struct gpupkt_lat_summary *s)
+gpuapp_lat_hist_summary(const uint64_t *const *hists, unsigned int nh,
+		uint32_t buckets, struct gpuapp_lat_summary *s)
 {
 	uint64_t n = 0, seen = 0, r50, r99;
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
-#ifndef GPUPKT_PORT_H
-#define GPUPKT_PORT_H
+#ifndef GPUAPP_PORT_H
+#define GPUAPP_PORT_H
 
 #include <stdint.h>
 
@@ -11,6 +11,6 @@
  * does, GPU memory included, honouring rte_dev_dma_map(). Programs that
  * call this link librte_net_gpudma.so and so need no EAL -d for it.
  */
-int gpupkt_port_is_gpudma(uint16_t port_id);
+int gpuapp_port_is_gpudma(uint16_t port_id);
 
-#endif /* GPUPKT_PORT_H */
+#endif /* GPUAPP_PORT_H */

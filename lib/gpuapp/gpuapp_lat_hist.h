@@ -5,12 +5,12 @@
  * One histogram per queue, each written by its lcore alone; summaries
  * merge them.
  */
-#ifndef GPUPKT_LAT_HIST_H
-#define GPUPKT_LAT_HIST_H
+#ifndef GPUAPP_LAT_HIST_H
+#define GPUAPP_LAT_HIST_H
 
 #include <stdint.h>
 
-struct gpupkt_lat_summary {
+struct gpuapp_lat_summary {
 	uint64_t n;		/* values counted */
 	uint32_t p50;		/* nearest-rank median, in buckets */
 	uint32_t p99;		/* nearest-rank 99th percentile */
@@ -19,14 +19,14 @@ struct gpupkt_lat_summary {
 
 /* Counts value in hist[buckets]; values past the end go to the last. */
 static inline void
-gpupkt_lat_hist_add(uint64_t *hist, uint32_t buckets, uint64_t value)
+gpuapp_lat_hist_add(uint64_t *hist, uint32_t buckets, uint64_t value)
 {
 	hist[value < buckets ? value : buckets - 1]++;
 }
 
 /* Percentiles over nh histograms of `buckets` counters taken together;
  * NULL histograms are skipped. All zero when nothing was counted. */
-void gpupkt_lat_hist_summary(const uint64_t *const *hists, unsigned int nh,
-		uint32_t buckets, struct gpupkt_lat_summary *s);
+void gpuapp_lat_hist_summary(const uint64_t *const *hists, unsigned int nh,
+		uint32_t buckets, struct gpuapp_lat_summary *s);
 
-#endif /* GPUPKT_LAT_HIST_H */
+#endif /* GPUAPP_LAT_HIST_H */

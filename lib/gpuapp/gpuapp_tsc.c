@@ -4,8 +4,8 @@
 
 #include <rte_cycles.h>
 
-#include "gpupkt_clock.h"
-#include "gpupkt_tsc.h"
+#include "gpuapp_clock.h"
+#include "gpuapp_tsc.h"
 
 /* Long enough that two reads' error (~30 ns each) weighs < 1 ppm. */
 #define TSC_CAL_NS (50ull * 1000 * 1000)
@@ -30,7 +30,7 @@ pair(clockid_t clk, uint64_t *cycles, uint64_t *ns)
 		uint64_t t0, t1, n;
 
 		t0 = rte_get_tsc_cycles();
-		n = gpupkt_clock_ns(clk);
+		n = gpuapp_clock_ns(clk);
 		t1 = rte_get_tsc_cycles();
 		if (n == 0)
 			return -1;
@@ -58,7 +58,7 @@ measure(void)
 }
 
 uint64_t
-gpupkt_tsc_hz(void)
+gpuapp_tsc_hz(void)
 {
 	if (pthread_once(&tsc_once, measure) != 0 || tsc_hz == 0)
 		return rte_get_tsc_hz();
@@ -66,7 +66,7 @@ gpupkt_tsc_hz(void)
 }
 
 int
-gpupkt_tsc_init(struct gpupkt_tsc *c)
+gpuapp_tsc_init(struct gpuapp_tsc *c)
 {
 	if (pthread_once(&tsc_once, measure) != 0 || tsc_hz == 0)
 		return -1;

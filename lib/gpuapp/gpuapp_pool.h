@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
-#ifndef GPUPKT_POOL_H
-#define GPUPKT_POOL_H
+#ifndef GPUAPP_POOL_H
+#define GPUAPP_POOL_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -14,7 +14,7 @@
  * registration of a host pool's memory with the GPU (host-mapped mode).
  */
 
-struct gpupkt_ext_pool {
+struct gpuapp_ext_pool {
 	struct rte_mempool *mp;
 	void *mem;		/* GPU memory behind the data buffers */
 	size_t len;
@@ -32,11 +32,11 @@ struct gpupkt_ext_pool {
  * the caller may fall back to host memory; -errno on any other failure,
  * released too. err says what.
  */
-int gpupkt_ext_pool_create(struct gpupkt_ext_pool *p, const char *name,
+int gpuapp_ext_pool_create(struct gpuapp_ext_pool *p, const char *name,
 		int16_t gpu_id, uint16_t port, uint32_t n, unsigned int cache,
 		uint16_t data_room, int socket, char *err, size_t errlen);
 /* Pool first (its buffers are the memory), then unmap, unregister, free. */
-void gpupkt_ext_pool_free(struct gpupkt_ext_pool *p);
+void gpuapp_ext_pool_free(struct gpuapp_ext_pool *p);
 
 /*
  * Register every memory chunk of host pool mp with gpu_id
@@ -45,8 +45,8 @@ void gpupkt_ext_pool_free(struct gpupkt_ext_pool *p);
  * (that chunk is then cb's to release, having said why). 0, or -1 with
  * err set; every chunk registered before a failure was passed to cb.
  */
-int gpupkt_pool_register(int16_t gpu_id, struct rte_mempool *mp,
+int gpuapp_pool_register(int16_t gpu_id, struct rte_mempool *mp,
 		int (*cb)(void *opaque, void *addr, size_t len), void *opaque,
 		char *err, size_t errlen);
 
-#endif /* GPUPKT_POOL_H */
+#endif /* GPUAPP_POOL_H */
