@@ -15,7 +15,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <cuda.h>
@@ -624,6 +626,113 @@ host_tx_bad_chain_counted(void)
 	CHECK(rte_mempool_avail_count(mp) == 64, "%u of 64 mbufs back",
 		rte_mempool_avail_count(mp));
 	rte_mempool_free(mp);
+}
+
+/* Whole records in a pcap file, -1 when it is unreadable or cut off. */
+static int
+count_pcap(const char *path)
+{
+	char err[PCAP_ERRBUF_SIZE];
+	struct pcap_pkthdr *h;
+	const u_char *b;
+	pcap_t *p;
+	int rc, k = 0;
+
+	p = pcap_open_offline(path, err);
+	if (p == NULL)
+		return -1;
+	while ((rc = pcap_next_ex(p, &h, &b)) == 1)
+		k++;
+	pcap_close(p);
+	return rc == PCAP_ERROR_BREAK ? k : -1;
+}
+
+/*
+ * Sends bursts x 16 frames of 100 bytes to tx_pcap=out; returns the
+ * port's stats in st. fsize > 0: writes past fsize bytes of any file fail
+ * (EFBIG, as a full disk fails them) while the bursts go out.
+ */
+static int
+tx_to_file(const char *out, rlim_t fsize, unsigned int bursts,
+		struct rte_eth_stats *st)
+{
+	struct rte_mempool *mp = host_pool("tx_werr", 512);
+	struct rte_mbuf *m[16];
+	struct rlimit old, lim;
+	char args[600];
+	unsigned int b, i;
+	uint16_t port;
+	int ret = 0;
+
+	snprintf(args, sizeof(args), "tx_pcap=%s", out);
+	if (mp == NULL || port_create("net_gpudma_werr", args, &port) != 0) {
+		rte_mempool_free(mp);
+		return -1;
+	}
+	if (port_setup(port, 1, NULL) != 0 || rte_eth_dev_start(port) != 0 ||
+			getrlimit(RLIMIT_FSIZE, &old) != 0)
+		ret = -1;
+	lim = old;
+	lim.rlim_cur = fsize;
+	if (ret == 0 && fsize > 0 && (signal(SIGXFSZ, SIG_IGN) == SIG_ERR ||
+			setrlimit(RLIMIT_FSIZE, &lim) != 0))
+		ret = -1;
+	for (b = 0; ret == 0 && b < bursts; b++) {
+		if (rte_pktmbuf_alloc_bulk(mp, m, RTE_DIM(m)) != 0) {
+			ret = -1;
+			break;
+		}
+		for (i = 0; i < RTE_DIM(m); i++)
+			memset(rte_pktmbuf_append(m[i], 100), (int)(b * 16 + i),
+				100);
+		if (rte_eth_tx_burst(port, 0, m, RTE_DIM(m)) != RTE_DIM(m))
+			ret = -1;
+	}
+	if (fsize > 0 && (setrlimit(RLIMIT_FSIZE, &old) != 0 ||
+			signal(SIGXFSZ, SIG_DFL) == SIG_ERR))
+		ret = -1;
+	if (rte_eth_stats_get(port, st) != 0)
+		ret = -1;
+	port_destroy("net_gpudma_werr", port);
+	if (rte_mempool_avail_count(mp) != 512)
+		ret = -1;
+	rte_mempool_free(mp);
+	return ret;
+}
+
+/*
+ * Write errors on tx_pcap are frames not sent: counted in oerrors, never
+ * in opackets, and the file keeps only whole records, each one counted.
+ */
+static void
+host_tx_write_errors_counted(void)
+{
+	const uint64_t rec = 16 + 100, burst = 16 * rec;
+	struct rte_eth_stats st;
+	char out[512];
+	struct stat sb;
+	int n;
+
+	log_begin();
+	CHECK(tx_to_file("/dev/full", 0, 4, &st) == 0, "/dev/full: set-up");
+	CHECK(st.opackets == 0 && st.obytes == 0 && st.oerrors == 64,
+		"/dev/full: opackets %" PRIu64 " obytes %" PRIu64 " oerrors %" PRIu64,
+		st.opackets, st.obytes, st.oerrors);
+	CHECK(log_has("tx_pcap: writing the file failed: No space left on device"),
+		"/dev/full: the error is not logged with its reason");
+
+	/* Room for the file header, 3 bursts and part of the 4th. */
+	path_in(out, sizeof(out), "tx-full.pcap");
+	CHECK(tx_to_file(out, 24 + 3 * burst + burst / 2, 8, &st) == 0,
+		"limited file: set-up");
+	CHECK(st.opackets == 48 && st.obytes == 4800 && st.oerrors == 80,
+		"limited file: opackets %" PRIu64 " obytes %" PRIu64 " oerrors %" PRIu64,
+		st.opackets, st.obytes, st.oerrors);
+	CHECK(stat(out, &sb) == 0 && (uint64_t)sb.st_size == 24 + 3 * burst,
+		"limited file: %lld bytes, not the 3 bursts written whole",
+		(long long)sb.st_size);
+	n = count_pcap(out);
+	CHECK(n == 48, "limited file: %d whole records, opackets 48", n);
 }
 
 /*
@@ -2222,6 +2331,7 @@ main(int argc, char **argv)
 		RUN_CASE(host_imissed_when_pool_empty);
 		RUN_CASE(host_tx_pcap_identical);
 		RUN_CASE(host_tx_bad_chain_counted);
+		RUN_CASE(host_tx_write_errors_counted);
 		RUN_CASE(host_tx_fast_free);
 		RUN_CASE(host_tx_csum_offload);
 		RUN_CASE(host_split);

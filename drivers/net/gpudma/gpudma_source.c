@@ -3,9 +3,12 @@
 /* The port's wire: frames read from rx_pcap, frames written to tx_pcap. */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/time.h>
+#include <unistd.h>
 
 #include <pcap/pcap.h>
 
@@ -20,6 +23,8 @@ struct gpudma_pcap_out {
 	pcap_t *dead;
 	pcap_dumper_t *dumper;
 	rte_spinlock_t lock;     /* queues share the file */
+	int64_t good;            /* the file's end after the last whole flush */
+	int err;                 /* the write error that stopped the file */
 };
 
 /* Grows the frame store to hold need bytes (page multiples: the store is
@@ -193,22 +198,76 @@ gpudma_pcap_out_open(struct gpudma_pcap_out **outp, const char *path)
 		rte_free(out);
 		return -EIO;
 	}
+	out->good = pcap_dump_ftell64(out->dumper);
 	*outp = out;
 	return 0;
 }
 
-void
-gpudma_pcap_out_write(struct gpudma_pcap_out *out, const uint8_t *frame,
-		uint32_t len)
+/*
+ * Stops the file after a failed write: cuts it back to the end of the last
+ * burst written whole, so that readers see whole records, each of them a
+ * frame counted as sent, and never a record cut off by a full disk. A
+ * device (/dev/full) cannot be cut and has no records to protect.
+ */
+static void
+pcap_out_fail(struct gpudma_pcap_out *out, int err)
+{
+	int fd = fileno(pcap_dump_file(out->dumper)), null;
+	struct stat st;
+
+	out->err = err;
+	GPUDMA_LOG(ERR, "tx_pcap: writing the file failed: %s; frames from now on are counted in oerrors, not written",
+		strerror(err));
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+			ftruncate(fd, (off_t)out->good) != 0)
+		GPUDMA_LOG(ERR, "tx_pcap: cutting the file back to its last whole record failed: %s",
+			strerror(errno));
+	/* stdio keeps what it could not write and writes it at close, past
+	 * the cut; the descriptor now points where those bytes are lost. */
+	null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || null < 0 || dup2(null, fd) < 0)
+		GPUDMA_LOG(ERR, "tx_pcap: detaching the failed file: %s",
+			strerror(errno));
+	if (null >= 0)
+		close(null);
+}
+
+uint16_t
+gpudma_pcap_out_write(struct gpudma_pcap_out *out, uint8_t *const *frames,
+		const uint32_t *lens, uint16_t n)
 {
 	struct pcap_pkthdr h;
+	int64_t end;
+	uint16_t i;
 
+	if (n == 0)
+		return 0;
 	gettimeofday(&h.ts, NULL);
-	h.caplen = len;
-	h.len = len;
 	rte_spinlock_lock(&out->lock);
-	pcap_dump((u_char *)out->dumper, &h, frame);
+	if (out->err != 0) {
+		rte_spinlock_unlock(&out->lock);
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		h.caplen = lens[i];
+		h.len = lens[i];
+		pcap_dump((u_char *)out->dumper, &h, frames[i]);
+	}
+	/*
+	 * pcap_dump() reports nothing: its stdio buffer meets the disk later.
+	 * Flushed per burst, a failure is known while this burst's frames can
+	 * still be counted as not sent, and the burst before it is whole.
+	 */
+	errno = 0;
+	if (pcap_dump_flush(out->dumper) != 0 ||
+			(end = pcap_dump_ftell64(out->dumper)) < 0) {
+		pcap_out_fail(out, errno != 0 ? errno : EIO);
+		n = 0;
+	} else {
+		out->good = end;
+	}
 	rte_spinlock_unlock(&out->lock);
+	return n;
 }
 
 void
@@ -216,7 +275,8 @@ gpudma_pcap_out_close(struct gpudma_pcap_out *out)
 {
 	if (out == NULL)
 		return;
-	if (pcap_dump_flush(out->dumper) != 0)
+	/* Every burst was flushed: this reports only what the close finds. */
+	if (out->err == 0 && pcap_dump_flush(out->dumper) != 0)
 		GPUDMA_LOG(ERR, "tx_pcap: writing the file failed: %s",
 			strerror(errno));
 	pcap_dump_close(out->dumper);

@@ -70,9 +70,14 @@ gpudma_cursor_next(struct gpudma_cursor *c)
 struct gpudma_pcap_out;
 
 int gpudma_pcap_out_open(struct gpudma_pcap_out **out, const char *path);
-/* Writes one frame of len bytes. */
-void gpudma_pcap_out_write(struct gpudma_pcap_out *out, const uint8_t *frame,
-	uint32_t len);
+/*
+ * Writes frames[0..n) (lens[i] bytes each) as one burst, flushed to the
+ * file. Returns n, or 0 when the burst could not be written whole: the
+ * file is then cut back to its last whole burst, the error logged once,
+ * and every later call returns 0 (frames the caller counts as oerrors).
+ */
+uint16_t gpudma_pcap_out_write(struct gpudma_pcap_out *out,
+	uint8_t *const *frames, const uint32_t *lens, uint16_t n);
 void gpudma_pcap_out_close(struct gpudma_pcap_out *out);
 
 #endif /* GPUDMA_SOURCE_H */

@@ -150,8 +150,11 @@ static void
 flush(struct gpudma_txq *q, struct rte_mbuf **pkts, const uint32_t *off,
 		uint16_t n, bool gpu)
 {
+	uint8_t *frames[GPUDMA_TX_MAX_BURST];
+	uint32_t lens[GPUDMA_TX_MAX_BURST];
+	uint16_t i, nb = 0, written;
+	uint64_t bytes = 0;
 	int ret = 0;
-	uint16_t i;
 
 	if (gpu && q->copier.n > 0) {
 		q->st.copy_batches++;
@@ -170,10 +173,9 @@ flush(struct gpudma_txq *q, struct rte_mbuf **pkts, const uint32_t *off,
 				pkts[i]) != 0) {
 			q->st.errors++;
 		} else if (ret == 0) {
-			gpudma_pcap_out_write(q->port->out, q->staging + off[i],
-				pkts[i]->pkt_len);
-			q->st.packets++;
-			q->st.bytes += pkts[i]->pkt_len;
+			frames[nb] = q->staging + off[i];
+			lens[nb] = pkts[i]->pkt_len;
+			bytes += lens[nb++];
 		} else {
 			q->st.errors++;
 		}
@@ -181,6 +183,14 @@ flush(struct gpudma_txq *q, struct rte_mbuf **pkts, const uint32_t *off,
 		 * reused meanwhile would be sent half new, so it stays out. */
 		if (ret != -EFAULT)
 			rte_pktmbuf_free(pkts[i]);
+	}
+	/* The frames' bytes sit in staging, not in the freed mbufs. */
+	written = gpudma_pcap_out_write(q->port->out, frames, lens, nb);
+	if (written == nb) {
+		q->st.packets += nb;
+		q->st.bytes += bytes;
+	} else {
+		q->st.errors += nb;	/* the writer sends a burst whole or not */
 	}
 }
 
