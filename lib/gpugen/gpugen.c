@@ -445,7 +445,9 @@ var_size_for(uint32_t width)
 struct var_target {
 	const char *name;	/* NULL: at off */
 	uint32_t off;
-	uint32_t width;
+	uint32_t width;		/* the variable's size */
+	uint32_t bits;		/* a masked field's bits; 0: whole bytes */
+	uint64_t vmax;		/* the largest value the field holds */
 };
 
 static int
@@ -469,13 +471,24 @@ parse_target(const struct gpugen_fe_prog *p, char *f, struct var_target *t,
 				"wanted", f);
 		t->off = (uint32_t)off;
 		t->width = (uint32_t)w;
+		t->vmax = w == 8 ? UINT64_MAX : (1ull << (8 * w)) - 1;
 		return 0;
 	}
 	rc = gpugen_fe_field_find(&p->lay, f, &ff);
 	if (rc != 0)
 		return fail(err, errlen, rc, "field '%s': %s", f, fe_why(rc));
 	t->name = f;
-	t->width = ff.mask != 0 ? ff.width : var_size_for(ff.width);
+	if (ff.mask != 0) {
+		t->vmax = ff.mask >> ff.shift;
+		t->bits = (uint32_t)__builtin_popcountll(ff.mask);
+		/* The smallest variable that holds every value of the bits
+		 * (20 for the flow label: 4 bytes, though it spans 3). */
+		t->width = t->vmax > UINT16_MAX ? 4 : t->vmax > UINT8_MAX ? 2 : 1;
+	} else {
+		t->width = var_size_for(ff.width);
+		t->vmax = t->width == 8 ? UINT64_MAX :
+			(1ull << (8 * t->width)) - 1;
+	}
 	return 0;
 }
 
@@ -496,7 +509,7 @@ compile_var(struct gpugen_fe_prog *p, const char *text, char *err,
 	char buf[128], *f[8];
 	unsigned int nf = 0;
 	struct var_target t;
-	uint64_t lo, hi, step = 1, init, lim;
+	uint64_t lo, hi, step = 1, init;
 	int have_init = 0, burst = 0, rc;
 	uint8_t op, size;
 
@@ -547,10 +560,11 @@ compile_var(struct gpugen_fe_prog *p, const char *text, char *err,
 	if (rc != 0)
 		return rc;
 	size = (uint8_t)t.width;
-	if (size > 8 || (size != 1 && size != 2 && size != 4 && size != 8))
-		size = var_size_for(size);
-	lim = size == 8 ? UINT64_MAX : (1ull << (8 * size)) - 1;
-	if (hi > lim)
+	if (hi > t.vmax && t.bits != 0)
+		return fail(err, errlen, -ERANGE, "var=%s: max %" PRIu64 " does "
+			"not fit the field's %u bits (0-%" PRIu64 ")", text, hi,
+			t.bits, t.vmax);
+	if (hi > t.vmax)
 		return fail(err, errlen, -ERANGE, "var=%s: max %" PRIu64 " does "
 			"not fit the field's %u bytes", text, hi, size);
 	rc = gpugen_fe_add_var(p, size, op, lo, hi, init, step, burst);

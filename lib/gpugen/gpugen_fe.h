@@ -552,8 +552,10 @@ found:
 /*
  * Write variable var (its part) plus add into a named field. A value
  * narrower than the field goes in its last bytes (the low bits of an
- * address); a wider one is refused (-EINVAL). A masked field (VLAN id,
- * IPv6 traffic class) takes the value's low bits. Returns the write's index or -errno as
+ * address); a wider one is refused (-EINVAL). A masked field (VLAN id
+ * and priority, IPv6 traffic class and flow label) takes values up to its
+ * bits' maximum, whatever the variable's size: a larger maximum (plus
+ * add) is refused (-ERANGE). Returns the write's index or -errno as
  * gpugen_fe_write_off() and gpugen_fe_field_find().
  */
 static inline int
@@ -566,11 +568,25 @@ gpugen_fe_write_field(struct gpugen_fe_prog *p, const char *name, int var,
 
 	if (rc != 0)
 		return rc;
-	if (n == 0 || n > f.width)
+	if (n == 0)
 		return -EINVAL;
-	if (f.mask != 0)
+	if (f.mask != 0) {
+		/* Bits, not bytes, bound a masked field: a value past them
+		 * would wrap into the field's low bits, silently. */
+		uint64_t room = f.mask >> f.shift, top;
+
+		if (var < 0 || (uint32_t)var >= p->n_vars)
+			return -EINVAL;
+		top = part == GPUGEN_FE_PART_IP ? p->vars[var].ip_max :
+			part == GPUGEN_FE_PART_PORT ? p->vars[var].port_max :
+			p->vars[var].max;
+		if (top > room || add > room - top)
+			return -ERANGE;
 		return gpugen_fe_add_write(p, f.off, f.width, f.mask, f.shift,
 			var, part, add);
+	}
+	if (n > f.width)
+		return -EINVAL;
 	return gpugen_fe_add_write(p, f.off + f.width - n, n, 0, 0, var, part,
 		add);
 }

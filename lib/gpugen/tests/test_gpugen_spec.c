@@ -202,6 +202,37 @@ test_vars(void)
 	}
 	gpugen_free(g);
 
+	/*
+	 * Masked fields take every value of their bits and only those:
+	 * the VLAN id to 4095 beside the priority to 7 in the same two
+	 * bytes, the flow label to 2^20 - 1 in its three bytes and a half
+	 * (the traffic class's low bits beside it untouched).
+	 */
+	g = new_gen(7);
+	CHECK(add(g, "vlan=1,udp,var=vlan.id:inc:4093-4095,"
+		"var=vlan.pcp:dec:0-7") == 1, "vlan id and pcp");
+	for (uint64_t n = 0; n < 24; n++) {
+		build(g, n, buf, &pi);
+		CHECK(pi.vlan_id == 4093 + n % 3 && buf[14] >> 5 == 7 - n % 8,
+			"vlan %lu: id %u pcp %u", (unsigned long)n, pi.vlan_id,
+			buf[14] >> 5);
+	}
+	gpugen_free(g);
+	g = new_gen(7);
+	CHECK(add(g, "ipv6,udp,tos=0xff,var=ipv6.flow:inc:0xffffe-0xfffff")
+		== 1, "flow label");
+	for (uint64_t n = 0; n < 4; n++) {
+		const uint8_t *ip;
+
+		build(g, n, buf, &pi);
+		ip = buf + pi.l3_off;
+		CHECK((gpurx_be32(ip) & 0xfffff) == 0xffffe + n % 2 &&
+			(gpurx_be32(ip) >> 20) == 0x6ff,
+			"flow label %lu: word %08x", (unsigned long)n,
+			gpurx_be32(ip));
+	}
+	gpugen_free(g);
+
 	/* A tuple: address varies fastest, then the port. */
 	g = new_gen(7);
 	CHECK(add(g, "tuple=ipv4.src:udp.sport:10.1.0.1-10.1.0.2:5000-5001")
@@ -353,6 +384,11 @@ test_bad(void)
 		{ "udp,tcp", -EINVAL, "udp and tcp" },
 		{ "vlan=5000", -EINVAL, "0..4095" },
 		{ "vlan=1,vlan=2,vlan=3", -EINVAL, "at most 2" },
+		{ "vlan=1,var=vlan.id:inc:0-4096", -ERANGE, "12 bits (0-4095)" },
+		{ "vlan=1,var=vlan.pcp:inc:0-9", -ERANGE, "3 bits (0-7)" },
+		{ "ipv6,var=ipv6.tc:inc:0-256", -ERANGE, "8 bits (0-255)" },
+		{ "ipv6,var=ipv6.flow:random:0-0x100000", -ERANGE,
+			"20 bits (0-1048575)" },
 		{ "dmac=00:11:22", -EINVAL, "MAC" },
 		{ "sport=65536", -EINVAL, "0..65535" },
 		{ "weight=0", -EINVAL, "weight" },
