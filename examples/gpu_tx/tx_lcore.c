@@ -208,8 +208,17 @@ tx_lcore(void *arg)
 	const struct opts *o = &a->o;
 	const uint64_t hz = gpuapp_tsc_hz();
 	const double rate = a->rate_units / o->queues;
+	const double burst_cost = o->burst * pkt_cost(o, gpugen_max_len(a->gen));
 	/* Two bursts of credit at most: a stall is not made up by a flood. */
-	const double cap = 2.0 * o->burst * pkt_cost(o, gpugen_max_len(a->gen));
+	const double cap = 2.0 * burst_cost;
+	/*
+	 * A low rate is one whose burst takes longer than 100 us to earn:
+	 * there a burst waits for no more than the credit its first packets
+	 * have (1 pps sends one packet a second, not 32 every 32 s, and
+	 * nothing at all in a 10 s run), while faster rates keep whole
+	 * bursts, which is what keeps them cheap.
+	 */
+	const int low_rate = rate > 0 && burst_cost / rate > 100e-6;
 	/* Locals: the per-packet loop stores through mbuf pointers, after
 	 * which the compiler would load these again each packet. */
 	const uint32_t fixed = a->fixed_len;
@@ -220,13 +229,17 @@ tx_lcore(void *arg)
 	const int raw_post = a->fill != NULL && !ol;
 	struct rte_mbuf *m[MAX_BURST];
 	uint64_t k = T->q, last = rte_rdtsc();
-	double tokens = 0;
+	/* The first packet (or burst) goes at once: the bucket starts with
+	 * the credit for it, not empty. */
+	double tokens = low_rate ? pkt_cost(o, gpugen_max_len(a->gen)) :
+		burst_cost;
+	uint32_t done = 0;	/* packets of burst k already sent */
 	int posting = 1;
 
 	T->rc = 0;
 	for (;;) {
-		uint64_t first = k * o->burst, tx_ns;
-		uint32_t b = o->burst;
+		uint64_t first = k * o->burst + done, tx_ns;
+		uint32_t b = o->burst - done;
 		double cost = 0;
 		int rc;
 
@@ -266,7 +279,23 @@ tx_lcore(void *arg)
 			last = t;
 			if (tokens > cap)
 				tokens = cap;
-			if (tokens < cost) {
+			if (tokens < cost && low_rate) {
+				/* The packets the credit pays for; the rest of
+				 * burst k follows as credit comes. */
+				uint32_t n = 0;
+				double c = 0, pc;
+
+				for (; n < b; n++) {
+					pc = pkt_cost(o, fixed != 0 ? fixed :
+						gpugen_len(a->gen, first + n));
+					if (c + pc > tokens)
+						break;
+					c += pc;
+				}
+				b = n;
+				cost = c;
+			}
+			if (b == 0 || tokens < cost) {
 				rte_pause();
 				continue;
 			}
@@ -306,7 +335,12 @@ tx_lcore(void *arg)
 					rte_pktmbuf_mtod(m[i], uint8_t *),
 					rte_pktmbuf_tailroom(m[i]) + len, NULL, NULL);
 		}
-		k += o->queues;
+		done += b;
+		if (done == o->burst || (o->count != 0 &&
+				first + b >= o->count)) {
+			k += o->queues;
+			done = 0;
+		}
 		if (o->mem == MEM_CPU) {
 			post(T, m, (uint16_t)b);
 			continue;

@@ -160,6 +160,18 @@ ok = j["packets"] == 2000 and 5000 <= j["pps"] <= 10500
 print("measured %.0f pps for 10000 requested" % j["pps"])
 sys.exit(0 if ok else 1)
 PY
+	# A rate below a burst per 100 us: packets go as their credit comes,
+	# the first at once, not a burst of 32 after 32 earned packets.
+	# shellcheck disable=SC2046
+	"$tx" $(eal) --vdev net_null0 -- --stream ipv4 --duration 1 \
+		--rate 10pps --json "$work/low.json" > "$work/low.txt" 2>&1 ||
+		{ cat "$work/low.txt"; echo "FAIL: exit"; exit 1; }
+	python3 - "$work/low.json" <<'PY' || { cat "$work/low.txt"; exit 1; }
+import json, sys
+j = json.load(open(sys.argv[1]))
+print("10 pps for 1 s: %d packets" % j["packets"])
+sys.exit(0 if j["packets"] == 10 else 1)
+PY
 	;;
 *)
 	echo "unknown case $case_name"
