@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,6 +138,8 @@ struct cap_queue {
 struct cap_file {
 	int fd;
 	char *path;
+	bool created;		/* a regular file this run opened: removed if
+				 * the capture cannot start */
 	/* Next free byte of the file: one atomic add per chunk, any queue
 	 * writing it. */
 	uint64_t end __rte_cache_aligned;
@@ -186,6 +189,26 @@ pwrite_all(int fd, const uint8_t *buf, size_t len, uint64_t off)
 	return 0;
 }
 
+/*
+ * Creates (truncates) f's file with flags. A regular file is marked for
+ * removal should the capture not start; a device such as /dev/null is
+ * written but never removed, and has no offsets to keep.
+ */
+static int
+create_file(struct cap_file *f, int flags, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd = open(f->path, flags | O_CREAT | O_TRUNC, 0644);
+
+	if (fd < 0) {
+		set_err(err, errlen, "cannot create %s: %s", f->path,
+			strerror(errno));
+		return -1;
+	}
+	f->created = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+	return fd;
+}
+
 static int
 open_pcap(struct gpurx_capture *c, struct cap_file *f, char *err,
 		size_t errlen)
@@ -200,12 +223,9 @@ open_pcap(struct gpurx_capture *c, struct cap_file *f, char *err,
 	};
 	int rc;
 
-	f->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (f->fd < 0) {
-		set_err(err, errlen, "cannot create %s: %s", path,
-			strerror(errno));
+	f->fd = create_file(f, O_WRONLY, err, errlen);
+	if (f->fd < 0)
 		return -1;
-	}
 	rc = pwrite_all(f->fd, (const uint8_t *)&h, sizeof(h), 0);
 	if (rc != 0) {
 		set_err(err, errlen, "cannot write %s: %s", path,
@@ -295,12 +315,9 @@ open_pcapng(struct gpurx_capture *c, struct cap_file *f, uint16_t port,
 	int fd, hdr_fd;
 
 	/* Read access too: the header is scrubbed after it is written. */
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0) {
-		set_err(err, errlen, "cannot create %s: %s", path,
-			strerror(errno));
+	fd = create_file(f, O_RDWR, err, errlen);
+	if (fd < 0)
 		return -1;
-	}
 	/* rte_pcapng_close() closes the descriptor it was given. */
 	hdr_fd = dup(fd);
 	if (hdr_fd < 0) {
@@ -313,24 +330,34 @@ open_pcapng(struct gpurx_capture *c, struct cap_file *f, uint16_t port,
 	else
 		snprintf(osname, sizeof(osname), "unknown");
 	snprintf(appname, sizeof(appname), "dpdk-gpu-rx (%s)", rte_version());
+	/* DPDK 22.11's rte_pcapng_fdopen() leaves rte_errno as it was when
+	 * its header write fails: the write's errno is the reason. */
+	errno = 0;
+	rte_errno = 0;
 	png = rte_pcapng_fdopen(hdr_fd, osname, NULL, appname,
 		filter != NULL && filter[0] != '\0' ? filter : NULL);
 	if (png == NULL) {
-		set_err(err, errlen, "rte_pcapng_fdopen(%s): %s", path,
-			rte_strerror(rte_errno));
+		set_err(err, errlen, "cannot write the pcapng header of %s: %s",
+			path, errno != 0 ? strerror(errno) : rte_errno != 0 ?
+			rte_strerror(rte_errno) : "rte_pcapng_fdopen failed");
 		close(hdr_fd);
 		close(fd);
 		return -1;
 	}
 	rte_pcapng_close(png);
+	f->fd = fd;
+	if (!f->created) {
+		/* A device (/dev/null): nothing to read back or seek in. */
+		f->end = 0;
+		c->iface = pcapng_iface_of(port);
+		return 0;
+	}
 	if (pcapng_scrub_header(fd) != 0) {
 		set_err(err, errlen, "cannot rewrite the header of %s: %s",
 			path, strerror(errno));
-		close(fd);
 		return -1;
 	}
 	/* Both descriptors shared one offset: fd is at the header's end. */
-	f->fd = fd;
 	hdr_end = lseek(fd, 0, SEEK_CUR);
 	if (hdr_end <= 0) {
 		set_err(err, errlen, "lseek(%s): %s", path, strerror(errno));
@@ -492,7 +519,7 @@ gpurx_capture_open(const char *path, enum gpurx_format fmt, uint32_t snaplen,
 		/* The files this run created hold a header at most: none
 		 * is left behind to be taken for a capture. */
 		for (uint16_t i = 0; i <= made; i++)
-			if (c->files[i].fd >= 0)
+			if (c->files[i].created)
 				unlink(c->files[i].path);
 		free_capture(c);
 		return NULL;

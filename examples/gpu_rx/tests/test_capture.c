@@ -718,6 +718,64 @@ test_refusals(void)
 	}
 }
 
+/*
+ * Devices and header writes: /dev/null takes either format (no seeking,
+ * no read-back); a header that cannot be written names the write's
+ * reason and leaves no file behind, per queue too.
+ */
+static void
+test_header_errors(void)
+{
+	static const enum gpurx_format fmts[] = {
+		GPURX_FMT_PCAPNG, GPURX_FMT_PCAP
+	};
+	struct gpurx_qstats qs[2];
+	struct rlimit old, lim;
+	char err[256], base[256], pattern[300], f0[320], f1[320];
+	struct gpurx_capture *c;
+
+	for (unsigned int k = 0; k < RTE_DIM(fmts); k++) {
+		const char *name = fmts[k] == GPURX_FMT_PCAP ? "pcap" : "pcapng";
+
+		err[0] = '\0';
+		c = gpurx_capture_open("/dev/null", fmts[k], 65535, 0, 1, qs,
+			"test", err, sizeof(err));
+		CHECK(c != NULL, "%s to /dev/null: '%s'", name, err);
+		if (c != NULL)
+			CHECK(gpurx_capture_close(c) == 0, "%s: /dev/null close",
+				name);
+		err[0] = '\0';
+		CHECK(gpurx_capture_open("/dev/full", fmts[k], 65535, 0, 1, qs,
+			"test", err, sizeof(err)) == NULL &&
+			strstr(err, strerror(ENOSPC)) != NULL,
+			"%s to /dev/full: '%s'", name, err);
+		CHECK(access("/dev/full", F_OK) == 0, "/dev/full removed");
+
+		/* No room for a header (EFBIG past RLIMIT_FSIZE, as on a
+		 * full file system), a file per queue. */
+		tmp_path(base, sizeof(base), "hdrfail");
+		snprintf(pattern, sizeof(pattern), "%s-%%q", base);
+		queue_file(f0, sizeof(f0), pattern, 0);
+		queue_file(f1, sizeof(f1), pattern, 1);
+		CHECK(getrlimit(RLIMIT_FSIZE, &old) == 0, "getrlimit");
+		lim = old;
+		lim.rlim_cur = 0;
+		CHECK(setrlimit(RLIMIT_FSIZE, &lim) == 0, "setrlimit");
+		err[0] = '\0';
+		c = gpurx_capture_open(pattern, fmts[k], 65535, 0, 2, qs, NULL,
+			err, sizeof(err));
+		CHECK(setrlimit(RLIMIT_FSIZE, &old) == 0, "setrlimit back");
+		CHECK(c == NULL && strstr(err, strerror(EFBIG)) != NULL &&
+			strstr(err, f0) != NULL, "%s, no room: '%s'", name, err);
+		CHECK(access(f0, F_OK) != 0 && access(f1, F_OK) != 0,
+			"%s: a file left behind", name);
+		if (c != NULL)
+			gpurx_capture_close(c);
+		unlink(f0);
+		unlink(f1);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -736,6 +794,7 @@ main(int argc, char **argv)
 	/* Past RLIMIT_FSIZE a write fails with EFBIG, as dpdk-gpu-rx has it. */
 	signal(SIGXFSZ, SIG_IGN);
 	test_refusals();
+	test_header_errors();
 	test_concurrent(GPURX_FMT_PCAPNG, GPURX_DEFAULT_SNAPLEN);
 	test_concurrent(GPURX_FMT_PCAP, GPURX_DEFAULT_SNAPLEN);
 	test_concurrent(GPURX_FMT_PCAP, 100);
