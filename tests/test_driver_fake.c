@@ -307,6 +307,7 @@ bad_devargs(void)
 		"dev=0,reg_cache=2", "dev=0,reg_cache_max=0",
 		"dev=0,reg_cache_max=abc", "dev=0,reg_cache_max=-1",
 		"dev=0,reg_cache_max=1T", "dev=0,reg_cache_max=99999999999G",
+		"dev=0,dev=1", "dev=0,gdrcopy=0,gdrcopy=1",
 	};
 	char name[32];
 	unsigned int i;

@@ -117,6 +117,12 @@ gpu_cuda_devargs_parse(const char *dev_name, const char *args, bool allow_dev,
 		if (value == NULL || value[0] == '\0') {
 			CUDA_LOG(ERR, "%s: devarg %s has no value", dev_name, key);
 			ret = -EINVAL;
+		} else if (rte_kvargs_count(kv, key) > 1) {
+			/* Which one was meant is a guess: refused, not the
+			 * last one silently taken. */
+			CUDA_LOG(ERR, "%s: devarg %s given %u times; give it once",
+				dev_name, key, rte_kvargs_count(kv, key));
+			ret = -EINVAL;
 		} else if (strcmp(key, GPU_CUDA_DEVARG_DEV) == 0 && allow_dev) {
 			ret = parse_dev(dev_name, value, out);
 		} else if (strcmp(key, GPU_CUDA_DEVARG_GDRCOPY) == 0) {
