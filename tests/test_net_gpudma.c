@@ -412,6 +412,65 @@ bad_devargs(void)
 
 /* ---- cases: host memory ------------------------------------------------------- */
 
+/*
+ * rx_pcap deals its frames over queues= queues: an application that sets
+ * up fewer is refused, naming both numbers, rather than never receiving
+ * the rest. Records with no captured byte are skipped with a count.
+ */
+static void
+host_rx_pcap_queues_and_empty_records(void)
+{
+	struct rte_eth_conf conf = { 0 };
+	struct pcap_pkthdr h = { .caplen = 0, .len = 60 };
+	char args[700], path[512];
+	uint8_t frame[60] = { 0 };
+	pcap_dumper_t *d;
+	pcap_t *dead;
+	uint16_t port;
+
+	snprintf(args, sizeof(args), "rx_pcap=%s,queues=2", in_pcap);
+	if (port_create("net_gpudma_q2", args, &port) != 0) {
+		CHECK(0, "port not created");
+		return;
+	}
+	log_begin();
+	CHECK(rte_eth_dev_configure(port, 1, 1, &conf) != 0,
+		"1 of queues=2 configured");
+	CHECK(log_has("1 rx queue(s) configured, but queues=2"),
+		"no log line naming the queues");
+	CHECK(rte_eth_dev_configure(port, 2, 2, &conf) == 0, "2 of 2 refused");
+	CHECK(rte_eth_dev_configure(port, 0, 1, &conf) == 0,
+		"TX only refused");
+	port_destroy("net_gpudma_q2", port);
+
+	/* Two frames around a record of caplen 0. */
+	path_in(path, sizeof(path), "empty-record.pcap");
+	dead = pcap_open_dead(DLT_EN10MB, 65535);
+	d = dead != NULL ? pcap_dump_open(dead, path) : NULL;
+	CHECK(d != NULL, "cannot write %s", path);
+	if (d == NULL) {
+		if (dead != NULL)
+			pcap_close(dead);
+		return;
+	}
+	pcap_dump((u_char *)d, &h, frame);
+	h.caplen = 60;
+	pcap_dump((u_char *)d, &h, frame);
+	h.caplen = 0;
+	pcap_dump((u_char *)d, &h, frame);
+	pcap_dump_close(d);
+	pcap_close(dead);
+	snprintf(args, sizeof(args), "rx_pcap=%s", path);
+	log_begin();
+	if (port_create("net_gpudma_empty", args, &port) != 0) {
+		CHECK(0, "port not created");
+		return;
+	}
+	CHECK(log_has("2 record(s) with no captured byte (caplen 0) skipped; 1 frames"),
+		"empty records not counted in the log");
+	port_destroy("net_gpudma_empty", port);
+}
+
 static void
 host_rx_chains(void)
 {
@@ -2328,6 +2387,7 @@ main(int argc, char **argv)
 		RUN_CASE(bad_devargs);
 		RUN_CASE(host_rx_chains);
 		RUN_CASE(host_multi_queue_and_loop_forever);
+		RUN_CASE(host_rx_pcap_queues_and_empty_records);
 		RUN_CASE(host_imissed_when_pool_empty);
 		RUN_CASE(host_tx_pcap_identical);
 		RUN_CASE(host_tx_bad_chain_counted);

@@ -51,8 +51,18 @@ gpudma_configure(struct rte_eth_dev *dev)
 	struct gpudma_port *p = port_of(dev);
 	struct rte_eth_conf conf = { 0 };
 	struct rte_eth_dev_info info;
+	const uint16_t nq = dev->data->nb_rx_queues;
 	int ret;
 
+	/* rx_pcap deals its frames over queues= queues at probe: a queue
+	 * left unconfigured would hold its share, never received. */
+	if (!p->has_sub && p->src.nb_frames > 0 && nq > 0 &&
+			nq < p->args.queues) {
+		GPUDMA_LOG(ERR, "port %u: %u rx queue(s) configured, but queues=%u deals rx_pcap's frames over %u: configure %u or give queues=%u",
+			p->port_id, nq, p->args.queues, p->args.queues,
+			p->args.queues, nq);
+		return -EINVAL;
+	}
 	if (!p->has_sub)
 		return 0;
 	ret = rte_eth_dev_info_get(p->sub_port, &info);
@@ -60,12 +70,11 @@ gpudma_configure(struct rte_eth_dev *dev)
 		return ret;
 	if (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER)
 		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
-	ret = rte_eth_dev_configure(p->sub_port, dev->data->nb_rx_queues, 0,
-		&conf);
+	ret = rte_eth_dev_configure(p->sub_port, nq, 0, &conf);
 	if (ret != 0)
 		GPUDMA_LOG(ERR, "port %u: rx_port %s (port %u): configuring %u rx queues: %s",
-			p->port_id, sub_name(p), p->sub_port,
-			dev->data->nb_rx_queues, rte_strerror(-ret));
+			p->port_id, sub_name(p), p->sub_port, nq,
+			rte_strerror(-ret));
 	return ret;
 }
 

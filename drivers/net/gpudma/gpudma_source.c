@@ -58,6 +58,7 @@ gpudma_source_load(struct gpudma_source *s, const char *path, uint64_t loop)
 	const u_char *bytes;
 	uint32_t cap_frames = 0;
 	size_t used = 0;
+	uint32_t empty = 0;
 	pcap_t *pc;
 	int ret = 0, rc;
 
@@ -75,8 +76,11 @@ gpudma_source_load(struct gpudma_source *s, const char *path, uint64_t loop)
 		goto out;
 	}
 	while ((rc = pcap_next_ex(pc, &hdr, &bytes)) == 1) {
-		if (hdr->caplen == 0)
+		/* No byte to receive: no NIC delivers an empty frame. */
+		if (hdr->caplen == 0) {
+			empty++;
 			continue;
+		}
 		if (hdr->caplen > GPUDMA_MAX_FRAME) {
 			GPUDMA_LOG(ERR, "rx_pcap %s: frame %u is %u bytes, more than the %u the port receives",
 				path, s->nb_frames + 1, hdr->caplen,
@@ -113,6 +117,9 @@ gpudma_source_load(struct gpudma_source *s, const char *path, uint64_t loop)
 		GPUDMA_LOG(ERR, "rx_pcap %s: %s", path, pcap_geterr(pc));
 		ret = -EIO;
 	}
+	if (ret == 0 && empty > 0)
+		GPUDMA_LOG(WARNING, "rx_pcap %s: %u record(s) with no captured byte (caplen 0) skipped; %u frames to receive",
+			path, empty, s->nb_frames);
 	goto out;
 nomem:
 	GPUDMA_LOG(ERR, "rx_pcap %s: out of memory after %u frames",
