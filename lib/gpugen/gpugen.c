@@ -6,6 +6,7 @@
  */
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -94,11 +95,22 @@ parse_u64(const char *s, uint64_t *v)
 {
 	char *end;
 
-	if (*s == '\0' || *s == '-' || *s == '+')
-		return -1;
+	int base = 10;
+
+	/* Decimal, or hex after 0x; never octal: 010 is ten, as people
+	 * read it. Signs and spaces, which strtoull takes, are refused. */
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	if (!isxdigit((unsigned char)*s) ||
+			(base == 10 && !isdigit((unsigned char)*s)))
+		return -EINVAL;
 	errno = 0;
-	*v = strtoull(s, &end, 0);
-	return errno != 0 || *end != '\0' ? -1 : 0;
+	*v = strtoull(s, &end, base);
+	if (*end != '\0')
+		return -EINVAL;
+	return errno == ERANGE ? -ERANGE : errno != 0 ? -EINVAL : 0;
 }
 
 /* A number, or a dotted IPv4 address as its 32-bit value. */
@@ -109,7 +121,7 @@ parse_value(const char *s, uint64_t *v)
 
 	if (strchr(s, '.') != NULL) {
 		if (inet_pton(AF_INET, s, &a) != 1)
-			return -1;
+			return -EINVAL;
 		*v = ntohl(a.s_addr);
 		return 0;
 	}
@@ -155,13 +167,19 @@ static int
 parse_range(char *s, uint64_t *lo, uint64_t *hi)
 {
 	char *dash = strchr(s, '-');
+	int rc;
 
-	if (dash == NULL)
-		return parse_value(s, lo) != 0 ? -1 :
-			(*hi = *lo, 0);
+	if (dash == NULL) {
+		rc = parse_value(s, lo);
+		*hi = *lo;
+		return rc;
+	}
 	*dash = '\0';
-	return parse_value(s, lo) == 0 && parse_value(dash + 1, hi) == 0 ?
-		0 : -1;
+	rc = parse_value(s, lo);
+	if (rc == 0)
+		rc = parse_value(dash + 1, hi);
+	*dash = '-';	/* the text stays whole for messages */
+	return rc;
 }
 
 /* ---- A stream's description, before compiling ----------------------- */
@@ -529,7 +547,11 @@ compile_var(struct gpugen_fe_prog *p, const char *text, char *err,
 	else
 		return fail(err, errlen, -EINVAL, "var=%s: operation '%s' "
 			"unknown (inc, dec, random)", text, f[1]);
-	if (parse_range(f[2], &lo, &hi) != 0)
+	rc = parse_range(f[2], &lo, &hi);
+	if (rc == -ERANGE)
+		return fail(err, errlen, -ERANGE, "var=%s: range '%s' holds a "
+			"number above 2^64 - 1", text, f[2]);
+	if (rc != 0)
 		return fail(err, errlen, -EINVAL, "var=%s: range '%s' is not "
 			"MIN-MAX (numbers or dotted IPv4)", text, f[2]);
 	for (unsigned int k = 3; k < nf; k++) {
@@ -757,14 +779,16 @@ add_spec_stream(struct gpugen *g, struct stream_desc *d, const char *desc,
 	uint32_t id = g->t->n_streams;
 	int rc;
 
-	if (d->size_hi - GPUGEN_FCS > g->conf.data_room)
-		return fail(err, errlen, -EMSGSIZE, "size %" PRIu64 " beyond the "
-			"mbuf data room (%u bytes, %u with FCS)", d->size_hi,
-			g->conf.data_room, g->conf.data_room + GPUGEN_FCS);
+	/* The minimum first: below the FCS's 4 bytes the data room test
+	 * would wrap. */
 	if (d->size_lo < GPUGEN_PB_MIN_FRAME + GPUGEN_FCS)
 		return fail(err, errlen, -EINVAL, "size %" PRIu64 " below the "
 			"Ethernet minimum of %d", d->size_lo,
 			GPUGEN_PB_MIN_FRAME + GPUGEN_FCS);
+	if (d->size_hi - GPUGEN_FCS > g->conf.data_room)
+		return fail(err, errlen, -EMSGSIZE, "size %" PRIu64 " beyond the "
+			"mbuf data room (%u bytes, %u with FCS)", d->size_hi,
+			g->conf.data_room, g->conf.data_room + GPUGEN_FCS);
 	st = calloc(1, sizeof(*st));
 	tmpl = malloc(d->size_hi);
 	if (st == NULL || tmpl == NULL) {
@@ -887,7 +911,13 @@ add_pcap_streams(struct gpugen *g, struct stream_desc *d, const char *desc,
 				"streams", d->pcap, GPUGEN_MAX_STREAMS);
 			break;
 		}
-		if (h->caplen != h->len || h->caplen == 0) {
+		if (h->caplen > h->len) {
+			rc = fail(err, errlen, -EINVAL, "pcap=%s: packet %u "
+				"malformed: %u bytes captured of a %u-byte packet",
+				d->pcap, k + 1, h->caplen, h->len);
+			break;
+		}
+		if (h->caplen < h->len || h->caplen == 0) {
 			rc = fail(err, errlen, -EINVAL, "pcap=%s: packet %u "
 				"truncated (%u of %u bytes captured)", d->pcap,
 				k + 1, h->caplen, h->len);

@@ -128,6 +128,14 @@ test_defaults(void)
 	CHECK(gpugen_stamp_find(buf, len, &pi, &st) == 0 && st.seq == 5 &&
 		st.tx_ns == 1005, "stamp of packet 5");
 	gpugen_free(g);
+
+	/* Numbers are decimal, or hex after 0x: 010 is ten, not eight. */
+	g = new_gen(1);
+	CHECK(add(g, "udp,ttl=010,sport=0x50") == 1, "ttl=010");
+	build(g, 0, buf, &pi);
+	CHECK(pi.ttl == 10 && pi.sport == 80, "ttl %u sport %u", pi.ttl,
+		pi.sport);
+	gpugen_free(g);
 }
 
 static void
@@ -357,6 +365,13 @@ test_bad(void)
 		{ "size=40,stamp=off", -EINVAL, "Ethernet minimum" },
 		{ "size=64", -EMSGSIZE, "stamp" },
 		{ "size=abc", -EINVAL, "size" },
+		{ "size=0", -EINVAL, "below the Ethernet minimum" },
+		{ "size=1", -EINVAL, "below the Ethernet minimum" },
+		{ "var=udp.sport:inc:0-99999999999999999999999", -ERANGE,
+			"range '0-99999999999999999999999' holds a number above" },
+		{ "var=udp.sport:inc: 1-5", -EINVAL, "is not MIN-MAX" },
+		{ "var=udp.sport:inc:+1-5", -EINVAL, "is not MIN-MAX" },
+		{ "sport=0x", -EINVAL, "0..65535" },
 		{ "size=100-200:step=0", -EINVAL, "step" },
 		{ "size=100-200:bogus", -EINVAL, "size option" },
 		{ "var=udp.sport:inc:10-5", -EINVAL, "min > max" },
@@ -482,6 +497,33 @@ test_pcap(const char *dir)
 	CHECK(gpugen_add_spec(g, spec, NULL, 0) == -ENXIO,
 		"a name the TCP packet lacks");
 	CHECK(gpugen_n_streams(g) == 5, "nothing added");
+	gpugen_free(g);
+
+	/* A record that claims more bytes captured than the packet had. */
+	p = pcap_open_dead(DLT_EN10MB, 65535);
+	d = p != NULL ? pcap_dump_open(p, path) : NULL;
+	if (d == NULL) {
+		CHECK(0, "cannot write %s", path);
+		if (p != NULL)
+			pcap_close(p);
+		return;
+	}
+	memset(&h, 0, sizeof(h));
+	h.caplen = lens[0];
+	h.len = 20;
+	pcap_dump((u_char *)d, &h, frames[0]);
+	pcap_dump_close(d);
+	pcap_close(p);
+	g = new_gen(1);
+	snprintf(spec, sizeof(spec), "pcap=%s", path);
+	{
+		char err[256] = "", want[64];
+
+		snprintf(want, sizeof(want), "malformed: %u bytes captured of a "
+			"20-byte packet", lens[0]);
+		CHECK(gpugen_add_spec(g, spec, err, sizeof(err)) == -EINVAL &&
+			strstr(err, want) != NULL, "caplen > len: '%s'", err);
+	}
 	gpugen_free(g);
 	unlink(path);
 }
