@@ -170,7 +170,9 @@ PY
 import json, sys
 j = json.load(open(sys.argv[1]))
 print("10 pps for 1 s: %d packets" % j["packets"])
-sys.exit(0 if j["packets"] == 10 else 1)
+# 10: at 0, 100, ... 900 ms. A busy machine that starts the lcore or
+# runs the last one late costs the 10th; the old bucket sent none.
+sys.exit(0 if j["packets"] in (9, 10) else 1)
 PY
 	;;
 *)
