@@ -189,6 +189,12 @@ int gpurx_port_setup(struct gpurx_app *a);
 int gpurx_mbuf_cache(const struct gpurx_app *a);
 void gpurx_port_close(struct gpurx_app *a);
 
+/* Ports replaying a file (port_file.c): 0, or -1 (said why) when one of
+ * net_pcap's rx_pcap files is malformed; a warning when such a port
+ * counted ierrors. */
+int gpurx_port_file_check(const struct gpurx_app *a);
+void gpurx_port_file_warn(const struct gpurx_app *a, uint64_t ierrors);
+
 /* CPU path (rx_cpu.c): lcore body for one queue. */
 int gpurx_rx_cpu_lcore(void *arg);
 

@@ -345,7 +345,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "error: cannot calibrate the TSC clock\n");
 		goto fail;
 	}
-	if (gpurx_port_probe(a) != 0 || choose_mem_mode(a) != 0)
+	if (gpurx_port_probe(a) != 0 || gpurx_port_file_check(a) != 0 ||
+			choose_mem_mode(a) != 0)
 		goto fail;
 	if (rte_lcore_count() < (unsigned int)a->nq + 1) {
 		fprintf(stderr, "error: %u RX queue(s) need %u lcores (main + one "
@@ -480,6 +481,7 @@ main(int argc, char **argv)
 		si.items = &items;
 	}
 	gpurx_summary_print(stdout, &tot, a->ft, &si);
+	gpurx_port_file_warn(a, tot.port_ierrors);
 	gpurx_flow_export_print(stdout, a);
 	if (jm.stamps != NULL)
 		gpurx_stamps_print(stdout, &sr, stamp_clock(a));

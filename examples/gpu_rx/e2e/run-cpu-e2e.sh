@@ -6,7 +6,7 @@
 # CASE: filter | pcap-format | snaplen | bad-filter | sigint | count | no-gpu
 #       | pool-per-queue | options | ts-port | short-chain | lo-capture
 #       | mangle | gpudma | queues | queues-files | capture-full
-#       | gpudma-split | setup-fail | stamps
+#       | gpudma-split | setup-fail | stamps | bad-file
 #       | split-options
 # APP: dpdk-gpu-rx; for mangle, which sets a test switch, the test variant
 # dpdk-gpu-rx-test (the shipped program has no test switches).
@@ -251,6 +251,32 @@ setup-fail)
 	! grep -q "still allocated" "$work/out.txt" ||
 		{ echo "FAIL: uncreatable capture: not released"; exit 1; }
 	echo "PASS: start-up failures in and after the port's setup release what they took"
+	;;
+bad-file)
+	# Files net_pcap would pass on as garbage: a record longer than any
+	# capture may hold (16,384 empty packets through net_pcap), and a
+	# file cut mid-record (ended silently). Refused at start with
+	# libpcap's reason, exit 1.
+	python3 - "$work/huge.pcap" <<'PY' || { echo "FAIL: cannot write"; exit 1; }
+import struct, sys
+with open(sys.argv[1], "wb") as f:
+    f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 262144, 1))
+    f.write(struct.pack("<IIII", 0, 0, 262145, 262145) + bytes(64))
+PY
+	size=$(stat -c %s "$in")
+	head -c $((size - 7)) "$in" > "$work/cut.pcap"
+	for f in huge cut; do
+		# shellcheck disable=SC2046
+		"$app" $(eal) --vdev "net_pcap0,rx_pcap=$work/$f.pcap" -- --cpu \
+			--quiet --idle-exit 500 > "$work/$f.txt" 2>&1
+		rc=$?
+		cat "$work/$f.txt"
+		[ "$rc" -eq 1 ] && grep -q "error: port 0 (net_pcap): rx_pcap $work/$f.pcap: " \
+			"$work/$f.txt" || { echo "FAIL: $f.pcap: exit $rc"; exit 1; }
+	done
+	grep -q "truncated" "$work/cut.txt" ||
+		{ echo "FAIL: cut.pcap: libpcap's reason not given"; exit 1; }
+	echo "PASS: malformed files refused with libpcap's reason"
 	;;
 capture-full)
 	# The capture may not grow past a limit set once the run is under way
