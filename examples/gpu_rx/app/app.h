@@ -29,6 +29,10 @@ struct gpurx_app {
 	int socket;
 	char driver[64];
 	int sw_port;			/* software PMD: cannot DMA */
+	/* Packets a port replaying files once (net_pcap without
+	 * infinite_rx) will deliver: the run ends when they are in, as
+	 * tcpdump -r ends with its file. 0: a live or endless port. */
+	uint64_t file_pkts;
 	enum gpurx_mem_mode mem;	/* resolved; AUTO only with --cpu */
 	const char *mem_why;
 
@@ -190,9 +194,9 @@ int gpurx_mbuf_cache(const struct gpurx_app *a);
 void gpurx_port_close(struct gpurx_app *a);
 
 /* Ports replaying a file (port_file.c): 0, or -1 (said why) when one of
- * net_pcap's rx_pcap files is malformed; a warning when such a port
- * counted ierrors. */
-int gpurx_port_file_check(const struct gpurx_app *a);
+ * net_pcap's rx_pcap files is malformed; sets a->file_pkts. A warning
+ * when such a port counted ierrors. */
+int gpurx_port_file_check(struct gpurx_app *a);
 void gpurx_port_file_warn(const struct gpurx_app *a, uint64_t ierrors);
 
 /* CPU path (rx_cpu.c): lcore body for one queue. */

@@ -279,6 +279,10 @@ gpurx_flow_export_quiesce(struct gpurx_app *a)
 		fx->stop = 1;
 		pthread_join(fx->thread, NULL);
 		fx->thread_on = 0;
+		/* A run shorter than the exporter's tick still hears of a
+		 * full ring, whatever the warning's rate limit. */
+		fx->next_ring_warn = 0;
+		warn_ring_full(fx);
 	}
 	if (fx->gpu_on && gpurx_flow_gpu_close(&fx->gpu) != 0)
 		fx->gpu_stuck = 1;

@@ -152,6 +152,10 @@ run_main_loop(struct gpurx_app *a)
 {
 	uint64_t hz = a->clk.hz, start = rte_get_tsc_cycles();
 	uint64_t last_line = start, last_rx_change = start, last_rx = 0;
+	/* Files replayed once: a record the port could not deliver must not
+	 * hold the run forever, so without --idle-exit 1 s of quiet ends it. */
+	const uint32_t idle_ms = a->opt.idle_exit_ms != 0 ? a->opt.idle_exit_ms :
+		a->file_pkts != 0 ? 1000 : 0;
 	struct gpurx_totals prev, now;
 
 	memset(&prev, 0, sizeof(prev));
@@ -174,14 +178,20 @@ run_main_loop(struct gpurx_app *a)
 				(double)(t - start) / hz >= a->opt.duration_s)
 			return "--duration reached";
 		gpurx_stats_sum(a->qs, a->nq, &sum);
+		if (a->file_pkts != 0 && sum.rx_pkts >= a->file_pkts) {
+			gpu_fault = a->opt.cpu ? NULL : gpurx_gpu_watch(a, 1);
+			return gpu_fault != NULL ? gpu_fault :
+				"end of the port's file(s)";
+		}
 		if (sum.rx_pkts != last_rx) {
 			last_rx = sum.rx_pkts;
 			last_rx_change = t;
-		} else if (a->opt.idle_exit_ms != 0 && (t - last_rx_change) *
-				1000 / hz >= a->opt.idle_exit_ms) {
+		} else if (idle_ms != 0 &&
+				(t - last_rx_change) * 1000 / hz >= idle_ms) {
 			gpu_fault = a->opt.cpu ? NULL : gpurx_gpu_watch(a, 1);
 			return gpu_fault != NULL ? gpu_fault :
-				"--idle-exit: no packets";
+				a->opt.idle_exit_ms != 0 ? "--idle-exit: no packets" :
+				"no packets for 1 s from the port's file(s)";
 		}
 		if (t - last_line >= hz) {
 			totals(&now);

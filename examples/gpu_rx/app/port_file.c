@@ -24,6 +24,7 @@
 struct file_check {
 	uint16_t port;
 	int bad;
+	uint64_t records;	/* in all the files */
 };
 
 static int
@@ -46,6 +47,7 @@ check_one(const char *key, const char *path, void *arg)
 	}
 	while ((rc = pcap_next_ex(p, &h, &b)) == 1)
 		n++;
+	fc->records += n;
 	if (rc == PCAP_ERROR) {
 		fprintf(stderr, "error: port %u (net_pcap): %s %s: after %" PRIu64
 			" good records: %s; net_pcap passes such a file on "
@@ -58,13 +60,23 @@ check_one(const char *key, const char *path, void *arg)
 	return 0;
 }
 
+/* net_pcap's infinite_rx: anything but 0 replays the files forever. */
+static int
+is_endless(const char *key, const char *value, void *arg)
+{
+	RTE_SET_USED(key);
+	*(int *)arg |= value == NULL || strcmp(value, "0") != 0;
+	return 0;
+}
+
 int
-gpurx_port_file_check(const struct gpurx_app *a)
+gpurx_port_file_check(struct gpurx_app *a)
 {
 	struct file_check fc = { .port = a->port };
 	const struct rte_devargs *da;
 	struct rte_eth_dev_info di;
 	struct rte_kvargs *kv;
+	int endless = 0;
 
 	if (strcmp(a->driver, "net_pcap") != 0)
 		return 0;
@@ -78,6 +90,14 @@ gpurx_port_file_check(const struct gpurx_app *a)
 		return 0;	/* net_pcap parsed them: nothing to add */
 	if (rte_kvargs_process(kv, "rx_pcap", check_one, &fc) != 0)
 		fc.bad = 1;
+	/* Read once (net_pcap's default) the files end the run when their
+	 * records are in; with infinite_rx they never end. Records of
+	 * caplen 0 net_pcap delivers too, as empty packets. */
+	if (!fc.bad && rte_kvargs_process(kv, "infinite_rx", is_endless,
+			&endless) == 0 && !endless &&
+			rte_kvargs_count(kv, "rx_iface") == 0 &&
+			rte_kvargs_count(kv, "rx_iface_in") == 0)
+		a->file_pkts = fc.records;
 	rte_kvargs_free(kv);
 	return fc.bad ? -1 : 0;
 }

@@ -6,7 +6,7 @@
 # CASE: filter | pcap-format | snaplen | bad-filter | sigint | count | no-gpu
 #       | pool-per-queue | options | ts-port | short-chain | lo-capture
 #       | mangle | gpudma | queues | queues-files | capture-full
-#       | gpudma-split | setup-fail | stamps | bad-file
+#       | gpudma-split | setup-fail | stamps | bad-file | file-end
 #       | split-options
 # APP: dpdk-gpu-rx; for mangle, which sets a test switch, the test variant
 # dpdk-gpu-rx-test (the shipped program has no test switches).
@@ -251,6 +251,19 @@ setup-fail)
 	! grep -q "still allocated" "$work/out.txt" ||
 		{ echo "FAIL: uncreatable capture: not released"; exit 1; }
 	echo "PASS: start-up failures in and after the port's setup release what they took"
+	;;
+file-end)
+	# Without --idle-exit a file replayed once ends the run when its
+	# records are in, as tcpdump -r ends with its file: every one
+	# captured, in well under the 1 s fallback.
+	# shellcheck disable=SC2046
+	timeout 60 "$app" $(eal) --vdev "net_pcap0,rx_pcap=$in" -- --cpu --quiet \
+		--write "$work/out.pcapng" > "$work/out.txt" 2>&1
+	rc=$?
+	cat "$work/out.txt"
+	[ "$rc" -eq 0 ] && grep -q "stopped by: *end of the port's file(s)" \
+		"$work/out.txt" || { echo "FAIL: exit $rc, not ended by the file"; exit 1; }
+	exec "$check" "$in" "$work/out.pcapng" "" 262144
 	;;
 bad-file)
 	# Files net_pcap would pass on as garbage: a record longer than any
