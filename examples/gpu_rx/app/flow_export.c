@@ -197,11 +197,11 @@ counters(const struct gpurx_flow_export *fx)
 	return fx->a->opt.cpu || !fx->gpu_on ? fx->a->ft : &fx->gpu.hdr;
 }
 
+/* full: the ring-full count as of now. */
 static void
-warn_ring_full(struct gpurx_flow_export *fx)
+warn_ring_full(struct gpurx_flow_export *fx, uint64_t full)
 {
-	uint64_t full = __atomic_load_n(&counters(fx)->ring_full,
-		__ATOMIC_RELAXED), now = rte_get_tsc_cycles();
+	uint64_t now = rte_get_tsc_cycles();
 
 	if (full == fx->ring_full_said || now < fx->next_ring_warn)
 		return;
@@ -232,7 +232,8 @@ exporter_main(void *arg)
 			scan(fx);
 			/* Records wait at most a tick in a message. */
 			gpurx_ipfix_tick(fx->ipfix);
-			warn_ring_full(fx);
+			warn_ring_full(fx, __atomic_load_n(
+				&counters(fx)->ring_full, __ATOMIC_RELAXED));
 		}
 		if (n == 0)
 			rte_delay_us_sleep(1000);
@@ -279,10 +280,6 @@ gpurx_flow_export_quiesce(struct gpurx_app *a)
 		fx->stop = 1;
 		pthread_join(fx->thread, NULL);
 		fx->thread_on = 0;
-		/* A run shorter than the exporter's tick still hears of a
-		 * full ring, whatever the warning's rate limit. */
-		fx->next_ring_warn = 0;
-		warn_ring_full(fx);
 	}
 	if (fx->gpu_on && gpurx_flow_gpu_close(&fx->gpu) != 0)
 		fx->gpu_stuck = 1;
@@ -326,6 +323,11 @@ gpurx_flow_export_finish(struct gpurx_app *a)
 	}
 	if (gpurx_ipfix_close(fx->ipfix) != 0)
 		rc = -1;
+	/* The table's final counters (the GPU's copied back): a run shorter
+	 * than the exporter's tick still hears of a full ring, whatever the
+	 * warning's rate limit. */
+	fx->next_ring_warn = 0;
+	warn_ring_full(fx, a->ft->ring_full);
 	return rc;
 }
 
