@@ -240,10 +240,12 @@ open_pcap(struct gpurx_capture *c, struct cap_file *f, char *err,
  * DPDK 22.11 builds the interface blocks in uninitialized stack memory
  * and leaves option padding as it found it: stack bytes leak into the
  * file and two runs never produce the same bytes. Walk the blocks
- * rte_pcapng_fdopen() wrote and zero each option's padding.
+ * rte_pcapng_fdopen() wrote and zero each option's padding. It also
+ * writes each interface's snaplen as 0 ("no limit"): the capture's own
+ * goes there, so that readers know packets were cut.
  */
 static int
-pcapng_scrub_header(int fd)
+pcapng_scrub_header(int fd, uint32_t snaplen)
 {
 	off_t end = lseek(fd, 0, SEEK_CUR);
 	uint8_t *buf;
@@ -262,6 +264,8 @@ pcapng_scrub_header(int fd)
 		memcpy(&blen, buf + pos + 4, 4);
 		if (blen < 12 || blen > (uint32_t)end - pos)
 			goto out;
+		if (type == 1 && blen >= 20)
+			memcpy(buf + pos + 12, &snaplen, 4);
 		/* Options follow the fixed part: 24 bytes SHB, 16 IDB. */
 		opt = pos + (type == 0x0a0d0d0a ? 24 : type == 1 ? 16 : blen);
 		oend = pos + blen - 4;
@@ -352,7 +356,7 @@ open_pcapng(struct gpurx_capture *c, struct cap_file *f, uint16_t port,
 		c->iface = pcapng_iface_of(port);
 		return 0;
 	}
-	if (pcapng_scrub_header(fd) != 0) {
+	if (pcapng_scrub_header(fd, c->snaplen) != 0) {
 		set_err(err, errlen, "cannot rewrite the header of %s: %s",
 			path, strerror(errno));
 		return -1;
@@ -422,6 +426,15 @@ int
 gpurx_capture_path_check(const char *pattern, char *err, size_t errlen)
 {
 	int rc = gpurx_capture_path(pattern, GPURX_MAX_QUEUES - 1, NULL, 0);
+
+	if (strcmp(pattern, "-") == 0) {
+		/* Not a file named "-", as it once silently was. */
+		set_err(err, errlen, "%s%s", "--write -: the capture cannot go "
+			"to stdout: its chunks are written at their own offsets, "
+			"so it needs a regular file (tmpfs to be fast, e.g. "
+			"/dev/shm/x.pcapng)", "");
+		return -EINVAL;
+	}
 
 	if (rc == -EINVAL)
 		set_err(err, errlen, "bad file name pattern '%s': a %% is "

@@ -723,6 +723,43 @@ test_refusals(void)
  * no read-back); a header that cannot be written names the write's
  * reason and leaves no file behind, per queue too.
  */
+/* pcapng: the interface block carries the capture's snaplen, not 0;
+ * "--write -" is refused rather than made a file named "-". */
+static void
+test_idb_snaplen_and_stdout(void)
+{
+	struct gpurx_qstats qs[1];
+	struct gpurx_capture *c;
+	char path[256], err[256] = "";
+	uint32_t shb_len = 0, idb_type = 0, snap = 0;
+	FILE *f;
+
+	tmp_path(path, sizeof(path), "idb");
+	c = gpurx_capture_open(path, GPURX_FMT_PCAPNG, 100, 0, 1, qs, NULL,
+		err, sizeof(err));
+	CHECK(c != NULL, "open: '%s'", err);
+	if (c == NULL)
+		return;
+	CHECK(gpurx_capture_close(c) == 0, "close");
+	f = fopen(path, "rb");
+	CHECK(f != NULL && fseek(f, 4, SEEK_SET) == 0 &&
+		fread(&shb_len, 4, 1, f) == 1 &&
+		fseek(f, shb_len, SEEK_SET) == 0 &&
+		fread(&idb_type, 4, 1, f) == 1 &&
+		fseek(f, shb_len + 12, SEEK_SET) == 0 &&
+		fread(&snap, 4, 1, f) == 1, "reading %s", path);
+	if (f != NULL)
+		fclose(f);
+	CHECK(idb_type == 1 && snap == 100, "IDB type %u snaplen %u", idb_type,
+		snap);
+	unlink(path);
+	err[0] = '\0';
+	CHECK(gpurx_capture_open("-", GPURX_FMT_PCAPNG, 100, 0, 1, qs, NULL,
+		err, sizeof(err)) == NULL && strstr(err, "--write -") != NULL,
+		"'-': '%s'", err);
+	CHECK(access("-", F_OK) != 0, "a file named - created");
+}
+
 static void
 test_header_errors(void)
 {
@@ -799,6 +836,7 @@ main(int argc, char **argv)
 	signal(SIGXFSZ, SIG_IGN);
 	test_refusals();
 	test_header_errors();
+	test_idb_snaplen_and_stdout();
 	test_concurrent(GPURX_FMT_PCAPNG, GPURX_DEFAULT_SNAPLEN);
 	test_concurrent(GPURX_FMT_PCAP, GPURX_DEFAULT_SNAPLEN);
 	test_concurrent(GPURX_FMT_PCAP, 100);
