@@ -222,27 +222,42 @@ free_entry:
 	return ret;
 }
 
+/*
+ * The entry of ptr, of kind, taken out of the table for op to release;
+ * NULL (said why: NULL, the other kind's release call, or unknown) when
+ * there is none.
+ */
+static struct gpu_cuda_mem *
+take_for_release(struct gpu_cuda_ctx *c, void *ptr, int kind, const char *op)
+{
+	struct gpu_cuda_mem *m;
+	int other_kind;
+
+	if (ptr == NULL) {
+		CUDA_LOG(ERR, "%s on %s: NULL pointer", op, c->name);
+		return NULL;
+	}
+	m = gpu_cuda_mem_table_remove(&c->mem, (uintptr_t)ptr, kind,
+			&other_kind);
+	if (m == NULL && other_kind)
+		CUDA_LOG(ERR, "%s(%p) on %s: %s", op, ptr, c->name,
+			kind == GPU_CUDA_MEM_DEVICE ?
+			"this is registered host memory, release it with rte_gpu_mem_unregister" :
+			"this is GPU memory from rte_gpu_mem_alloc, release it with rte_gpu_mem_free");
+	else if (m == NULL)
+		log_unknown_pointer(c, c->name, op, ptr);
+	return m;
+}
+
 int
 gpu_cuda_mem_free(struct gpu_cuda_ctx *c, void *ptr)
 {
 	const char *name = c->name;
 	struct gpu_cuda_mem *m;
-	int other_kind;
 
-	if (ptr == NULL) {
-		CUDA_LOG(ERR, "mem_free on %s: NULL pointer", name);
+	m = take_for_release(c, ptr, GPU_CUDA_MEM_DEVICE, "mem_free");
+	if (m == NULL)
 		return -EINVAL;
-	}
-	m = gpu_cuda_mem_table_remove(&c->mem, (uintptr_t)ptr,
-			GPU_CUDA_MEM_DEVICE, &other_kind);
-	if (m == NULL) {
-		if (other_kind)
-			CUDA_LOG(ERR, "mem_free(%p) on %s: this is registered host memory, release it with rte_gpu_mem_unregister",
-				ptr, name);
-		else
-			log_unknown_pointer(c, name, "mem_free", ptr);
-		return -EINVAL;
-	}
 	if (m->cpu_map != NULL)
 		CUDA_LOG(WARNING, "mem_free(%p) on %s: still mapped for the CPU, unmapping",
 			ptr, name);
@@ -377,24 +392,11 @@ unclaim:
 int
 gpu_cuda_mem_unregister(struct gpu_cuda_ctx *c, void *ptr)
 {
-	const char *name = c->name;
 	struct gpu_cuda_mem *m;
-	int other_kind;
 
-	if (ptr == NULL) {
-		CUDA_LOG(ERR, "mem_unregister on %s: NULL pointer", name);
+	m = take_for_release(c, ptr, GPU_CUDA_MEM_REGISTERED, "mem_unregister");
+	if (m == NULL)
 		return -EINVAL;
-	}
-	m = gpu_cuda_mem_table_remove(&c->mem, (uintptr_t)ptr,
-			GPU_CUDA_MEM_REGISTERED, &other_kind);
-	if (m == NULL) {
-		if (other_kind)
-			CUDA_LOG(ERR, "mem_unregister(%p) on %s: this is GPU memory from rte_gpu_mem_alloc, release it with rte_gpu_mem_free",
-				ptr, name);
-		else
-			log_unknown_pointer(c, name, "mem_unregister", ptr);
-		return -EINVAL;
-	}
 	if (m->cache_ent != NULL) {
 		bool parked = gpu_cuda_reg_cache_release(c, m->cache_ent);
 
