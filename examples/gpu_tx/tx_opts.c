@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,10 +64,12 @@ parse_u64_arg(const char *s, uint64_t *v)
 {
 	char *end;
 
-	errno = 0;
-	if (*s == '-' || *s == '\0')
+	/* Decimal digits only: strtoull would read 010 as eight, 0x40 as
+	 * 64 and " -1" as 2^64 - 1. */
+	if (*s < '0' || *s > '9')
 		return -1;
-	*v = strtoull(s, &end, 0);
+	errno = 0;
+	*v = strtoull(s, &end, 10);
 	return errno != 0 || *end != '\0' ? -1 : 0;
 }
 
@@ -88,9 +91,13 @@ parse_rate(const char *s, struct opts *o)
 	char *end;
 	double v, mult = 1;
 
+	/* A plain number: strtod also takes inf, nan, hex and spaces, and
+	 * nan compares false with everything (it paced nothing). */
+	if ((*s < '0' || *s > '9') && *s != '.')
+		return -1;
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno != 0 || end == s || v <= 0)
+	if (errno != 0 || end == s || !isfinite(v) || !(v > 0))
 		return -1;
 	if (*end == 'k' || *end == 'K')
 		mult = 1e3, end++;
@@ -107,7 +114,7 @@ parse_rate(const char *s, struct opts *o)
 	else
 		return -1;
 	o->rate = v * mult;
-	return 0;
+	return isfinite(o->rate) ? 0 : -1;
 }
 
 int
@@ -197,9 +204,14 @@ gputx_parse_opts(int argc, char **argv, struct opts *o)
 		case 'd':
 			errno = 0;
 			o->duration = strtod(optarg, &end);
-			if (errno != 0 || *end != '\0' || o->duration <= 0) {
-				fprintf(stderr, "error: --duration %s: seconds > 0\n",
-					optarg);
+			/* Finite and bounded: it becomes a TSC count (inf
+			 * made that conversion undefined and sent nothing). */
+			if (errno != 0 || *end != '\0' || end == optarg ||
+					((*optarg < '0' || *optarg > '9') &&
+					 *optarg != '.') ||
+					!(o->duration > 0 && o->duration <= 1e9)) {
+				fprintf(stderr, "error: --duration %s: seconds, more "
+					"than 0 and at most 1e9\n", optarg);
 				return -1;
 			}
 			break;
@@ -269,6 +281,8 @@ gputx_parse_opts(int argc, char **argv, struct opts *o)
 			errno = 0;
 			d = strtod(optarg, &end);
 			if (errno != 0 || *end != '\0' || end == optarg ||
+					((*optarg < '0' || *optarg > '9') &&
+					 *optarg != '.') ||
 					!(d >= 0 && d <= 86400)) {
 				fprintf(stderr, "error: --%s %s: seconds, 0 to 86400\n",
 					c == 'W' ? "wait-link" : "linger", optarg);
