@@ -142,9 +142,11 @@ parse_u64(const char *name, const char *s, uint64_t min, uint64_t max,
 	char *end;
 	unsigned long long v;
 
+	/* Decimal digits only: base 0 read 010 as eight and 0x40 as 64,
+	 * and strtoull takes spaces and a sign (" -1" is 2^64 - 1). */
 	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno != 0 || end == s || *end != '\0' || s[0] == '-' ||
+	v = s[0] >= '0' && s[0] <= '9' ? strtoull(s, &end, 10) : 0;
+	if (s[0] < '0' || s[0] > '9' || errno != 0 || *end != '\0' ||
 			v < min || v > max) {
 		fprintf(stderr, "--%s: '%s' is not a number in [%llu, %llu]\n",
 			name, s, (unsigned long long)min,
@@ -163,10 +165,12 @@ parse_secs(const char *name, const char *s, int zero_ok, double max_s,
 	char *end;
 	double v;
 
+	/* Plain numbers only (strtod takes inf, nan, hex and spaces); and
+	 * a nonzero value that rounds to 0 ns is refused with 0. */
 	errno = 0;
-	v = strtod(s, &end);
-	if (errno != 0 || end == s || *end != '\0' || !(v >= 0) ||
-			(v == 0 && !zero_ok) || v > max_s) {
+	v = (s[0] >= '0' && s[0] <= '9') || s[0] == '.' ? strtod(s, &end) : -1;
+	if (v < 0 || errno != 0 || end == s || *end != '\0' || !(v >= 0) ||
+			(v * 1e9 < 0.5 && !zero_ok) || v > max_s) {
 		fprintf(stderr, "--%s: '%s' is not a number of seconds in %s, %.0f]\n",
 			name, s, zero_ok ? "[0" : "(0", max_s);
 		return -1;
@@ -248,8 +252,10 @@ gpurx_opts_parse(int argc, char **argv, struct gpurx_opts *o)
 			errno = 0;
 			o->duration_s = strtod(optarg, &end);
 			if (errno != 0 || end == optarg || *end != '\0' ||
-					!(o->duration_s > 0)) {
-				fprintf(stderr, "--duration: '%s' is not a positive number of seconds\n",
+					((optarg[0] < '0' || optarg[0] > '9') &&
+					 optarg[0] != '.') ||
+					!(o->duration_s > 0 && o->duration_s <= 1e9)) {
+				fprintf(stderr, "--duration: '%s' is not a number of seconds in (0, 1e9]\n",
 					optarg);
 				return -1;
 			}

@@ -209,7 +209,9 @@ bad-args)
 	for a in "--ipfix collector" "--ipfix sctp://h:4739" "--ipfix h:0" \
 			"--ipfix h:65536" "--ipfix [::1:4739" "--ipfix ::1:4739" \
 			"--ipfix :4739" "--ipfix h:47x" "--flow-idle 0" \
-			"--flow-active -1" "--flow-linger x" "--ipfix-domain y"; do
+			"--flow-active -1" "--flow-linger x" "--ipfix-domain y" \
+			"--flow-idle 1e-12" "--flow-idle inf" "--flow-active nan" \
+			"--ipfix-domain 0x10" "--count 010x" "--duration inf"; do
 		# shellcheck disable=SC2086
 		set -- $a
 		run_app bad "$1" "$2" > /dev/null
