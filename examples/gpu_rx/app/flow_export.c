@@ -22,6 +22,7 @@
 #include "app.h"
 #include "flow_export.h"
 #include "flow_gpu.h"
+#include "gpuapp_json.h"
 #include "ipfix_writer.h"
 
 struct gpurx_flow_clock gpurx_flow_clocks[GPURX_MAX_QUEUES];
@@ -356,29 +357,42 @@ gpurx_flow_export_print(FILE *f, const struct gpurx_app *a)
 }
 
 void
-gpurx_flow_export_json(FILE *f, void *app)
+gpurx_flow_export_json(struct gpuapp_json *j, const struct gpurx_app *a)
 {
-	const struct gpurx_app *a = app;
 	const struct gpurx_flow_export *fx = a->fx;
 	const struct gpurx_ipfix_counts *c;
 
 	if (fx == NULL)
 		return;
 	c = gpurx_ipfix_counts(fx->ipfix);
-	fprintf(f, "  \"flow_export\": {\"records\": %" PRIu64 ", \"packets\": %"
-		PRIu64 ", \"bytes\": %" PRIu64 ", \"ended\": {\"idle\": %" PRIu64
-		", \"active\": %" PRIu64 ", \"eof\": %" PRIu64 ", \"exit\": %"
-		PRIu64 ", \"pressure\": %" PRIu64 "}, \"ring_full\": %" PRIu64
-		", \"ring_lost\": %" PRIu64 ", \"started\": %" PRIu64
-		", \"to\": ", c->records, c->packets, c->bytes,
-		c->by_reason[GPURX_FLOW_END_IDLE],
-		c->by_reason[GPURX_FLOW_END_ACTIVE],
-		c->by_reason[GPURX_FLOW_END_EOF],
-		c->by_reason[GPURX_FLOW_END_FORCED],
-		c->by_reason[GPURX_FLOW_END_PRESSURE], a->ft->ring_full,
-		fx->ring_lost, a->ft->n_flows);
-	gpurx_ipfix_json_sinks(f, fx->ipfix);
-	fprintf(f, "},\n");
+	gpuapp_json_obj_begin(j, "flow_export");
+	gpuapp_json_u64(j, "records", c->records);
+	gpuapp_json_u64(j, "packets", c->packets);
+	gpuapp_json_u64(j, "bytes", c->bytes);
+	gpuapp_json_obj_begin(j, "ended");
+	gpuapp_json_u64(j, "idle", c->by_reason[GPURX_FLOW_END_IDLE]);
+	gpuapp_json_u64(j, "active", c->by_reason[GPURX_FLOW_END_ACTIVE]);
+	gpuapp_json_u64(j, "eof", c->by_reason[GPURX_FLOW_END_EOF]);
+	gpuapp_json_u64(j, "exit", c->by_reason[GPURX_FLOW_END_FORCED]);
+	gpuapp_json_u64(j, "pressure", c->by_reason[GPURX_FLOW_END_PRESSURE]);
+	gpuapp_json_obj_end(j);
+	gpuapp_json_u64(j, "ring_full", a->ft->ring_full);
+	gpuapp_json_u64(j, "ring_lost", fx->ring_lost);
+	gpuapp_json_u64(j, "started", a->ft->n_flows);
+	gpuapp_json_arr_begin(j, "to");
+	for (unsigned int i = 0; i < gpurx_ipfix_n_sinks(fx->ipfix); i++) {
+		uint64_t messages, lost;
+		const char *name = gpurx_ipfix_sink(fx->ipfix, i, &messages,
+			&lost);
+
+		gpuapp_json_obj_begin(j, NULL);
+		gpuapp_json_str(j, "sink", name);
+		gpuapp_json_u64(j, "messages", messages);
+		gpuapp_json_u64(j, "lost_records", lost);
+		gpuapp_json_obj_end(j);
+	}
+	gpuapp_json_arr_end(j);
+	gpuapp_json_obj_end(j);
 }
 
 void

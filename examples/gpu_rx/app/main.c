@@ -242,13 +242,13 @@ struct json_more_args {
 };
 
 static void
-json_more(FILE *f, void *arg)
+json_more(struct gpuapp_json *j, void *arg)
 {
-	const struct json_more_args *j = arg;
+	const struct json_more_args *m = arg;
 
-	gpurx_flow_export_json(f, j->a);
-	if (j->stamps != NULL)
-		gpurx_stamps_json(f, j->stamps, stamp_clock(j->a));
+	gpurx_flow_export_json(j, m->a);
+	if (m->stamps != NULL)
+		gpurx_stamps_json(j, m->stamps, stamp_clock(m->a));
 }
 
 /* Before rte_eal_cleanup(), on every path: what the program took (its
@@ -500,11 +500,10 @@ main(int argc, char **argv)
 			total - avail);
 		status = 1;
 	}
+	/* A failure is said there, naming the file and why. */
 	if (a->opt.json_path != NULL &&
-			gpurx_summary_json(a->opt.json_path, &tot, a->ft, &si) != 0) {
-		fprintf(stderr, "error: cannot write %s\n", a->opt.json_path);
+			gpurx_summary_json(a->opt.json_path, &tot, a->ft, &si) != 0)
 		status = 1;
-	}
 	if (!a->opt.cpu && gpurx_gpu_kernel_held(a))
 		return 1;
 	if (!a->opt.cpu)

@@ -83,7 +83,7 @@ usage(const char *prog)
 		"  --duration S         stop after S seconds\n"
 		"  --idle-exit MS       stop when nothing arrived for MS ms\n"
 		"                       (end of a net_pcap input file)\n"
-		"  --json FILE          write the summary as JSON\n"
+		"  --json FILE          write the summary as JSON ('-': stdout)\n"
 		"  --top N              flows listed in the summary (default 10)\n"
 		"  --mem gpu|host-mapped|staged  packet memory (default: gpu if\n"
 		"                       the port can DMA into GPU memory)\n"

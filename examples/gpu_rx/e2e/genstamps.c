@@ -28,6 +28,7 @@
 
 #include <pcap/pcap.h>
 
+#include "gpuapp_json.h"
 #include "gpugen_build.h"
 #include "gpugen_stamp.h"
 #include "stamps.h"	/* the receiver's duplicate window */
@@ -156,7 +157,7 @@ cmp_i64(const void *a, const void *b)
 
 /* The figures of stream id, from the list of what was sent. */
 static void
-expect(FILE *f, uint32_t id)
+expect(struct gpuapp_json *j, uint32_t id)
 {
 	static int64_t lat[MAX_PKTS];
 	static uint8_t seen[MAX_PKTS];
@@ -194,19 +195,22 @@ expect(FILE *f, uint32_t id)
 	}
 	qsort(lat, nl, sizeof(lat[0]), cmp_i64);
 	/* Nearest rank, 1-based: ceil(0.5 n) and ceil(0.99 n). */
-	fprintf(f, "%s\n    {\"stream\": %u, \"received\": %llu, \"lost\": %llu, "
-		"\"reordered\": %llu, \"late\": %llu, \"duplicates\": %llu, "
-		"\"latency_ns\": {\"count\": %llu, \"negative\": %llu, "
-		"\"min\": %lld, \"median\": %lld, \"p99\": %lld, \"max\": %lld}}",
-		id == 1 ? "" : ",", id, (unsigned long long)rec,
-		(unsigned long long)(hi - lo + 1 - uniq),
-		(unsigned long long)reo, (unsigned long long)late,
-		(unsigned long long)dup, (unsigned long long)nl,
-		(unsigned long long)neg,
-		(long long)(nl ? lat[0] : 0),
-		(long long)(nl ? lat[(nl + 1) / 2 - 1] : 0),
-		(long long)(nl ? lat[(nl * 99 + 99) / 100 - 1] : 0),
-		(long long)(nl ? lat[nl - 1] : 0));
+	gpuapp_json_obj_begin(j, NULL);
+	gpuapp_json_u64(j, "stream", id);
+	gpuapp_json_u64(j, "received", rec);
+	gpuapp_json_u64(j, "lost", hi - lo + 1 - uniq);
+	gpuapp_json_u64(j, "reordered", reo);
+	gpuapp_json_u64(j, "late", late);
+	gpuapp_json_u64(j, "duplicates", dup);
+	gpuapp_json_obj_begin(j, "latency_ns");
+	gpuapp_json_u64(j, "count", nl);
+	gpuapp_json_u64(j, "negative", neg);
+	gpuapp_json_i64(j, "min", nl ? lat[0] : 0);
+	gpuapp_json_i64(j, "median", nl ? lat[(nl + 1) / 2 - 1] : 0);
+	gpuapp_json_i64(j, "p99", nl ? lat[(nl * 99 + 99) / 100 - 1] : 0);
+	gpuapp_json_i64(j, "max", nl ? lat[nl - 1] : 0);
+	gpuapp_json_obj_end(j);
+	gpuapp_json_obj_end(j);
 }
 
 int
@@ -215,7 +219,8 @@ main(int argc, char **argv)
 	static uint8_t buf[2048];
 	pcap_t *dead;
 	pcap_dumper_t *d;
-	FILE *f;
+	struct gpuapp_json *j;
+	int rc;
 	uint64_t stamped = 0, unstamped = 0;
 
 	if (argc != 3) {
@@ -249,18 +254,25 @@ main(int argc, char **argv)
 	}
 	pcap_dump_close(d);
 	pcap_close(dead);
-	f = fopen(argv[2], "w");
-	if (f == NULL) {
-		fprintf(stderr, "genstamps: cannot write %s\n", argv[2]);
+	j = gpuapp_json_create();
+	if (j == NULL) {
+		fprintf(stderr, "genstamps: cannot write %s: out of memory\n",
+			argv[2]);
 		return 1;
 	}
-	fprintf(f, "{\"stamped\": %llu, \"unstamped\": %llu, \"untracked\": 0, "
-		"\"streams\": [", (unsigned long long)stamped,
-		(unsigned long long)unstamped);
+	gpuapp_json_obj_begin(j, NULL);
+	gpuapp_json_u64(j, "stamped", stamped);
+	gpuapp_json_u64(j, "unstamped", unstamped);
+	gpuapp_json_u64(j, "untracked", 0);
+	gpuapp_json_arr_begin(j, "streams");
 	for (uint32_t id = 1; id <= N_STREAMS; id++)
-		expect(f, id);
-	fprintf(f, "]}\n");
-	fclose(f);
+		expect(j, id);
+	gpuapp_json_arr_end(j);
+	gpuapp_json_obj_end(j);
+	rc = gpuapp_json_write(j, argv[2], 1);
+	gpuapp_json_free(j);
+	if (rc != 0)
+		return 1;
 	printf("genstamps: %u frames, %llu stamped in %u streams\n", n_pkts,
 		(unsigned long long)stamped, N_STREAMS);
 	return 0;
