@@ -10,9 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <rte_bus.h>
 #include <rte_cycles.h>
-#include <rte_dev.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_gpudev.h>
@@ -124,9 +122,15 @@ gputx_setup_port(struct app *a)
 			rte_strerror(-rc));
 		return -1;
 	}
-	if (a->o.mem == MEM_GPU && !gpuapp_port_is_gpudma(a->o.port) &&
-			(di.device == NULL || strcmp(rte_bus_name(
-			rte_dev_bus(di.device)), "vdev") == 0)) {
+	/* lib/gpuapp's rule, explained there. */
+	rc = a->o.mem == MEM_GPU ? gpuapp_port_gpu_dma(a->o.port) : 1;
+	if (rc < 0) {
+		fprintf(stderr, "error: --mem gpu: port %u (%s): cannot tell "
+			"whether it can read GPU memory: %s\n", a->o.port,
+			di.driver_name, rte_strerror(-rc));
+		return -1;
+	}
+	if (rc == 0) {
 		fprintf(stderr, "error: --mem gpu: port %u (%s) moves frames with "
 			"the CPU and cannot read GPU memory; use a NIC, net_gpudma, "
 			"or --mem host-mapped\n", a->o.port, di.driver_name);

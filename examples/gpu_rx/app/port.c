@@ -3,8 +3,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <rte_bus.h>
-#include <rte_dev.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
@@ -14,31 +12,6 @@
 #include "gpu_kernels.h"
 #include "gpu_path.h"
 #include "gpuapp_port.h"
-
-/* Virtual PMDs move packets with the CPU: no device can DMA for them
- * (net_gpudma, a vdev too, is the exception: gpuapp_port_is_gpudma). */
-static const char *const sw_drivers[] = {
-	"net_pcap", "net_null", "net_ring", "net_tap", "net_af_packet",
-	"net_af_xdp", "net_memif", "net_vhost", "net_virtio_user",
-	"net_bonding", "net_failsafe", "net_kni",
-};
-
-static int
-is_software_port(uint16_t port, const struct rte_eth_dev_info *di)
-{
-	const char *bus;
-
-	/* Its RX writes GPU memory with the GPU's own engines, mapped with
-	 * rte_dev_dma_map() as a NIC's: what --mem gpu needs. */
-	if (gpuapp_port_is_gpudma(port))
-		return 0;
-	for (size_t i = 0; i < RTE_DIM(sw_drivers); i++)
-		if (strcmp(di->driver_name, sw_drivers[i]) == 0)
-			return 1;
-	/* Only devices on a DMA-capable bus (PCI, auxiliary) can write GPU memory. */
-	bus = di->device != NULL ? rte_bus_name(rte_dev_bus(di->device)) : NULL;
-	return bus == NULL || strcmp(bus, "vdev") == 0;
-}
 
 int
 gpurx_port_probe(struct gpurx_app *a)
@@ -60,7 +33,15 @@ gpurx_port_probe(struct gpurx_app *a)
 		return -1;
 	}
 	snprintf(a->driver, sizeof(a->driver), "%s", di.driver_name);
-	a->sw_port = is_software_port(a->port, &di);
+	/* lib/gpuapp's rule, explained there. */
+	rc = gpuapp_port_gpu_dma(a->port);
+	if (rc < 0) {
+		fprintf(stderr, "error: port %u (%s): cannot tell whether it can "
+			"DMA into GPU memory: %s\n", a->port, a->driver,
+			rte_strerror(-rc));
+		return -1;
+	}
+	a->sw_port = rc == 0;
 	a->nq = a->opt.queues;
 	if (a->nq > di.max_rx_queues) {
 		fprintf(stderr, "error: port %u (%s) has at most %u RX queues, %u asked\n",
