@@ -6,7 +6,7 @@
  * Per RX queue, a rte_gpu_comm_list of --ring-items items used as a ring
  * of the ring library (lib/gpucomm, gpucomm_ring.h): the lcore fills the
  * head item and publishes it READY, the kernel (per queue one dispatcher
- * and up to 64 worker blocks, see gpu_kernels.cu) processes items,
+ * and up to 64 worker blocks, see gpu_body.cuh) processes items,
  * several at once, and marks them DONE, the lcore collects the tail item
  * once DONE (so the output keeps the RX order), writes the captured
  * bytes, frees the mbufs and releases the item to FREE.

@@ -11,15 +11,15 @@
  * (bench/rx-lcore-cost.sh, with perf), and the lcore's handling of the
  * results (captures, counters, flow table) against --cpu.
  *
- * The "kernel" thread keeps the kernel's contract (gpu_kernels.cu,
+ * The "kernel" thread keeps the kernel's contract (gpu_body.cuh,
  * gpucomm_persistent.cuh): items of each ring taken in ring order once
  * READY (acquire: pairs with the lcore's rte_wmb before READY), the
  * packets classified with the per-packet code the kernel and --cpu run
  * (flow_classify.h), verdicts of matched packets, the item summary and,
  * with a capture, the accepted bytes into the arena; then DONE with a
  * release store (pairs with the lcore's rte_rmb after DONE); the block
- * counters after DONE. The persistent kernel's test hooks (kp.hold,
- * kp.fault_at) behave alike. It runs on the core of the thread that
+ * counters after DONE. The test variant's faults (kernel_faults.h: hold,
+ * fault_at) behave alike. It runs on the core of the thread that
  * launched it (the main lcore, which sleeps between its checks), at the
  * highest priority it may take, and naps when idle.
  *
@@ -49,6 +49,7 @@
 #include "gpu_kernels.h"
 #include "gpucuda.h"
 #include "flow_classify.h"
+#include "kernel_faults.h"
 #include "opts.h"
 
 /* cudaError_t values the app may be handed. */
@@ -78,6 +79,7 @@ struct standin_stream {
 struct standin_kernel {
 	struct gpucomm_kparams kp;
 	struct gpurx_kparams p;
+	struct gpurx_test_faults f;
 	struct standin_stream *s;
 };
 
@@ -132,7 +134,7 @@ classify_one(const struct gpurx_kparams *p, struct standin_last *last,
 	return v;
 }
 
-/* The kernel's body for item idx of queue q (gpu_kernels.cu,
+/* The kernel's body for item idx of queue q (gpu_body.cuh,
  * process_item), results before return. */
 static void
 process_item(const struct gpurx_kparams *p, struct standin_last *last,
@@ -238,7 +240,8 @@ kernel_main(void *arg)
 			if (__atomic_load_n(kp->items[q][idx].status_h,
 					__ATOMIC_ACQUIRE) != GPUCOMM_STATUS_READY)
 				continue;
-			if (q == 0 && kp->fault_at != 0 && seq[q] == kp->fault_at) {
+			if (q == 0 && k->f.fault_at != 0 &&
+					seq[q] == k->f.fault_at) {
 				err = STANDIN_ERR_ILLEGAL_ADDRESS;
 				goto out;
 			}
@@ -251,7 +254,7 @@ kernel_main(void *arg)
 			spins = 0;
 			continue;
 		}
-		if (!kp->hold && __atomic_load_n(kp->quit, __ATOMIC_ACQUIRE) != 0)
+		if (!k->f.hold && __atomic_load_n(kp->quit, __ATOMIC_ACQUIRE) != 0)
 			break;
 		if (++spins < STANDIN_SPINS) {
 			rte_pause();
@@ -277,7 +280,7 @@ gpucuda_strerror(int err)
 	case STANDIN_ERR_NOT_READY: return "not ready (CPU stand-in)";
 	case STANDIN_ERR_ILLEGAL_ADDRESS:
 		return "an illegal memory access was encountered (CPU stand-in, "
-			"kp.fault_at)";
+			"fault_at)";
 	default: return "error (CPU stand-in)";
 	}
 }
@@ -322,7 +325,7 @@ gpucuda_stream_destroy(void *s)
 		return 0;
 	if (st->has_thread) {
 		/* The kernel thread ends before its stream: a kernel that
-		 * ignores quit (kp.hold) is never destroyed by the app. */
+		 * ignores quit (hold) is never destroyed by the app. */
 		if (__atomic_load_n(&st->running, __ATOMIC_ACQUIRE))
 			return STANDIN_ERR_NOT_READY;
 		pthread_join(st->thread, NULL);
@@ -371,8 +374,9 @@ gpucuda_props(int *exec_timeout, int *coop)
 }
 
 int
-gpurx_cuda_launch_persistent(struct gpucomm_kparams *kp,
-		const struct gpurx_kparams *p, void *s)
+gpurx_test_launch_persistent(struct gpucomm_kparams *kp,
+		const struct gpurx_kparams *p, const struct gpurx_test_faults *f,
+		void *s)
 {
 	struct standin_stream *st = s;
 	struct standin_kernel *k;
@@ -385,6 +389,7 @@ gpurx_cuda_launch_persistent(struct gpucomm_kparams *kp,
 		return STANDIN_ERR_MEMORY;
 	k->kp = *kp;
 	k->p = *p;
+	k->f = *f;
 	k->s = st;
 	st->err = 0;
 	st->running = 1;
@@ -402,6 +407,15 @@ gpurx_cuda_launch_persistent(struct gpucomm_kparams *kp,
 }
 
 int
+gpurx_cuda_launch_persistent(struct gpucomm_kparams *kp,
+		const struct gpurx_kparams *p, void *s)
+{
+	const struct gpurx_test_faults none = { .fault_at = 0, .hold = 0 };
+
+	return gpurx_test_launch_persistent(kp, p, &none, s);
+}
+
+int
 gpurx_cuda_launch_item(const struct gpucomm_kparams *kp,
 		const struct gpurx_kparams *p, uint32_t q, uint32_t idx,
 		unsigned long long seq, void *s)
@@ -410,10 +424,9 @@ gpurx_cuda_launch_item(const struct gpucomm_kparams *kp,
 	struct standin_last last = { .len = 0 };
 
 	(void)s;
+	(void)seq;
 	if (q >= kp->n_rings || idx >= kp->n_items)
 		return STANDIN_ERR_INVALID_VALUE;
-	if (q == 0 && kp->fault_at != 0 && seq == kp->fault_at)
-		return STANDIN_ERR_ILLEGAL_ADDRESS;
 	run_item(kp, p, &last, q, idx);
 	return 0;
 }

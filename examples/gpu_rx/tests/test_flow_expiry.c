@@ -497,7 +497,7 @@ struct order_run {
 	const struct ref_pkt *pk;
 	uint32_t n_items;
 	/* Per ring slot, item it at it % ORDER_SLOTS: 2 it + 1 pinned,
-	 * 2 it + 2 decided (gpu_kernels.cu's order slots); and it + 1 once
+	 * 2 it + 2 decided (gpu_body.cuh's order slots); and it + 1 once
 	 * the item is done, which frees the slot for item it + ORDER_SLOTS
 	 * (the comm list's DONE). */
 	uint64_t mark[ORDER_SLOTS];
@@ -658,7 +658,7 @@ order_scanner(void *arg)
 
 /*
  * The split protocol under concurrency (flow_table.h, steps pin / plan /
- * commit / finish as gpu_kernels.cu runs them around its queue's order):
+ * commit / finish as gpu_body.cuh runs them around its queue's order):
  * threads pinning and finishing at once, one flow's packets in several
  * items in flight, groups alone on their flow deciding out of order, a
  * scanning thread: the records equal the sequential model's.

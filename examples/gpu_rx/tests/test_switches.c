@@ -24,8 +24,8 @@
  *   GPURX_TEST_KERNEL_FAULT=N: queue 0's first worker faults (an illegal
  *     address) on taking its item of sequence number N.
  *   GPURX_TEST_KERNEL_HOLD: the dispatchers never see the quit flag.
- *     Seam of both: gpurx_cuda_launch_persistent(), which gets them in
- *     the kernel's parameters.
+ *     Seam of both: gpurx_cuda_launch_persistent(), in whose place the
+ *     persistent kernel with the faults is launched (kernel_faults.h).
  *   GPURX_TEST_DIRTY_RING: every comm list item READY before the ring is
  *     initialized, as a crashed run could leave its memory. Seam:
  *     gpucomm_ring_init().
@@ -54,14 +54,14 @@
 #include "flow_export.h"
 #include "gpu_kernels.h"
 #include "gpucomm_ring.h"
+#include "kernel_faults.h"
 
 #define MANGLE_MBUFS 8191
 #define EXT_BUF_BYTES 4096
 
 static struct {
 	uint32_t mangle_every;			/* 0: off */
-	unsigned long long kernel_fault_at;	/* 0: off */
-	uint32_t kernel_hold;
+	struct gpurx_test_faults kernel;	/* zero: off */
 	int dirty_ring;
 	int dma_map_refused;
 	uint64_t flow_ring;			/* 0: the app's size */
@@ -85,11 +85,11 @@ switches_read(void)
 	const char *v = getenv("GPURX_TEST_KERNEL_FAULT");
 
 	if (v != NULL) {
-		sw.kernel_fault_at = strtoull(v, NULL, 0);
+		sw.kernel.fault_at = strtoull(v, NULL, 0);
 		printf("test: the kernel faults on purpose at queue 0's item "
-			"%llu (GPURX_TEST_KERNEL_FAULT)\n", sw.kernel_fault_at);
+			"%llu (GPURX_TEST_KERNEL_FAULT)\n", sw.kernel.fault_at);
 	}
-	sw.kernel_hold = test_switch("GPURX_TEST_KERNEL_HOLD",
+	sw.kernel.hold = test_switch("GPURX_TEST_KERNEL_HOLD",
 		"the kernel ignores the quit flag");
 	sw.dirty_ring = test_switch("GPURX_TEST_DIRTY_RING",
 		"every ring item READY before the ring is initialized");
@@ -380,24 +380,17 @@ __wrap_rte_eth_dev_stop(uint16_t port)
 
 /* --- GPURX_TEST_KERNEL_FAULT, GPURX_TEST_KERNEL_HOLD --------------------- */
 
-int __real_gpurx_cuda_launch_persistent(struct gpucomm_kparams *kp,
-		const struct gpurx_kparams *p, void *s);
 int __wrap_gpurx_cuda_launch_persistent(struct gpucomm_kparams *kp,
 		const struct gpurx_kparams *p, void *s);
 
-/*
- * The kernel (and the stand-in) reads kp->fault_at and kp->hold: still
- * fields of the shipped kernel's parameters, zero there. Taking them out
- * of the shipped kernel (a test build of gpucomm_persistent.cuh) is a
- * later step.
- */
+/* The app's kernel from the test build (kernel_faults.cu; the stand-in's
+ * thread in dpdk-gpu-rx-standin), which reads the faults: the shipped
+ * one has neither the fields nor the code. */
 int
 __wrap_gpurx_cuda_launch_persistent(struct gpucomm_kparams *kp,
 		const struct gpurx_kparams *p, void *s)
 {
-	kp->fault_at = sw.kernel_fault_at;
-	kp->hold = sw.kernel_hold;
-	return __real_gpurx_cuda_launch_persistent(kp, p, s);
+	return gpurx_test_launch_persistent(kp, p, &sw.kernel, s);
 }
 
 /* --- GPURX_TEST_DIRTY_RING ---------------------------------------------- */
