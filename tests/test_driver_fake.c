@@ -43,9 +43,8 @@
 #include "fake_cuda.h"
 #include "fake_gdrapi.h"
 #include "rte_pmd_gpu_cuda.h"
-#include "test_common.h"
+#include "check.h"
 
-TEST_GLOBALS;
 
 static const char *gpu_args = "dev=0";
 static unsigned int vdev_seq;
@@ -886,7 +885,7 @@ close_racing_calls(void)
 			round, fake_cuda_live_allocs(), fake_cuda_live_registrations());
 		remove_gpu(name);
 		CHECK_NO_LEAKS();
-		if (test_case_failed)
+		if (check_case_failed())
 			break;
 	}
 	alarm(0);
@@ -1705,7 +1704,7 @@ run_faults(void)
 		if (!device_lifetime(UINT64_MAX, why, sizeof(why), &total) || total < 20) {
 			printf("FAIL reference_lifetime(%s): %s (%" PRIu64 " calls)\n",
 				gpu_args, why, total);
-			test_failed++;
+			check_case_count(1);
 			continue;
 		}
 		printf("lifetime with %s makes %" PRIu64 " CUDA calls\n", gpu_args, total);
@@ -1713,18 +1712,17 @@ run_faults(void)
 			bool ok = device_lifetime(n, why, sizeof(why), &used);
 
 			if (ok) {
-				test_passed++;
+				check_case_count(0);
 				printf("PASS %s fail_call_%" PRIu64 " %s\n", gpu_args, n, why);
 			} else {
-				test_failed++;
+				check_case_count(1);
 				printf("FAIL %s fail_call_%" PRIu64 ": %s\n", gpu_args, n, why);
 			}
 			fflush(stdout);
 		}
 	}
 	printf("%u resources abandoned by failed releases\n", fake_cuda_abandoned());
-	printf("%u passed, %u failed\n", test_passed, test_failed);
-	return test_failed == 0 ? 0 : 1;
+	return check_finish("driver_fake faults");
 }
 
 /* ---- main ----------------------------------------------------------------- */
@@ -1765,37 +1763,37 @@ main(int argc, char **argv)
 	}
 
 	if (strcmp(mode, "no-gpu") == 0) {
+		check_case_begin();
 		CHECK(rte_gpu_count_avail() == 0, "%u GPUs probed", rte_gpu_count_avail());
-		printf("%s eal_starts_without_gpu\n", test_case_failed ? "FAIL" : "PASS");
-		test_case_failed ? test_failed++ : test_passed++;
+		check_case_end("eal_starts_without_gpu");
 	} else if (strcmp(mode, "functional") == 0) {
-		RUN_CASE(probe_info_remove);
-		RUN_CASE(bad_devargs);
-		RUN_CASE(alloc_free);
-		RUN_CASE(alloc_errors);
-		RUN_CASE(register_unregister);
-		RUN_CASE(wmb_flushes);
-		RUN_CASE(comm_list_and_flag);
-		RUN_CASE(child_contexts);
-		RUN_CASE(close_releases_leaks);
-		RUN_CASE(threads_stress);
-		RUN_CASE(wmb_neither_ordered_nor_flushable);
-		RUN_CASE(alloc_returns_cleared_memory);
-		RUN_CASE(close_racing_calls);
-		RUN_CASE(reg_cache_hits_and_overlaps);
-		RUN_CASE(reg_cache_uncached_memory);
-		RUN_CASE(reg_cache_lru_and_limit);
-		RUN_CASE(reg_cache_invalidation);
-		RUN_CASE(reg_cache_threads);
-		RUN_CASE(dmabuf_export_lifecycle);
-		RUN_CASE(dmabuf_threads);
+		CHECK_CASE(probe_info_remove);
+		CHECK_CASE(bad_devargs);
+		CHECK_CASE(alloc_free);
+		CHECK_CASE(alloc_errors);
+		CHECK_CASE(register_unregister);
+		CHECK_CASE(wmb_flushes);
+		CHECK_CASE(comm_list_and_flag);
+		CHECK_CASE(child_contexts);
+		CHECK_CASE(close_releases_leaks);
+		CHECK_CASE(threads_stress);
+		CHECK_CASE(wmb_neither_ordered_nor_flushable);
+		CHECK_CASE(alloc_returns_cleared_memory);
+		CHECK_CASE(close_racing_calls);
+		CHECK_CASE(reg_cache_hits_and_overlaps);
+		CHECK_CASE(reg_cache_uncached_memory);
+		CHECK_CASE(reg_cache_lru_and_limit);
+		CHECK_CASE(reg_cache_invalidation);
+		CHECK_CASE(reg_cache_threads);
+		CHECK_CASE(dmabuf_export_lifecycle);
+		CHECK_CASE(dmabuf_threads);
 	} else if (strcmp(mode, "dmabuf-nosym") == 0) {
-		RUN_CASE(dmabuf_without_symbol);
+		CHECK_CASE(dmabuf_without_symbol);
 	} else if (strcmp(mode, "gdrcopy") == 0) {
-		RUN_CASE(cpu_map_page_rounding);
-		RUN_CASE(cpu_map_unmap);
-		RUN_CASE(cpu_map_disabled_by_devarg);
-		RUN_CASE(comm_list_status_in_gpu_memory);
+		CHECK_CASE(cpu_map_page_rounding);
+		CHECK_CASE(cpu_map_unmap);
+		CHECK_CASE(cpu_map_disabled_by_devarg);
+		CHECK_CASE(comm_list_status_in_gpu_memory);
 	} else if (strcmp(mode, "faults") == 0) {
 		int ret = run_faults();
 
@@ -1806,5 +1804,5 @@ main(int argc, char **argv)
 		return 2;
 	}
 	rte_eal_cleanup();
-	TEST_SUMMARY_AND_EXIT();
+	return check_finish("driver_fake");
 }

@@ -13,9 +13,8 @@
 
 #include "gpuapp_clock.h"
 #include "gpuapp_tsc.h"
-#include "test_common.h"
+#include "check.h"
 
-TEST_GLOBALS;
 
 /* Over 400 ms the reads' brackets (tens of ns) weigh < 0.1 ppm. */
 #define CHECK_NS (400ull * 1000 * 1000)
@@ -110,8 +109,8 @@ conversion_exact(void)
 int
 main(void)
 {
-	RUN_CASE(conversion_exact);
-	RUN_CASE(rate_matches_monotonic);
-	RUN_CASE(realtime_of_cycles);
-	TEST_SUMMARY_AND_EXIT();
+	CHECK_CASE(conversion_exact);
+	CHECK_CASE(rate_matches_monotonic);
+	CHECK_CASE(realtime_of_cycles);
+	return check_finish("gpuapp_tsc");
 }

@@ -34,9 +34,8 @@
 #include "gpucomm_kernel.h"
 #include "gpucomm_ring.h"
 #include "gpuapp_eal.h"
-#include "test_common.h"
+#include "check.h"
 
-TEST_GLOBALS;
 
 static int16_t gpu;
 static bool gdrcopy;
@@ -647,15 +646,15 @@ main(int argc, char **argv)
 		printf("FAIL no fake GPU (%d) or no mbuf pool\n", gpu);
 		return 1;
 	}
-	RUN_CASE(logtype);
-	RUN_CASE(kstate_layout);
-	RUN_CASE(init_resets_and_refuses);
-	RUN_CASE(ring_order_and_accounting);
-	RUN_CASE(fill_mbufs);
-	RUN_CASE(publish_store_order);
-	RUN_CASE(concurrent_protocol);
-	RUN_CASE(kernel_setup);
+	CHECK_CASE(logtype);
+	CHECK_CASE(kstate_layout);
+	CHECK_CASE(init_resets_and_refuses);
+	CHECK_CASE(ring_order_and_accounting);
+	CHECK_CASE(fill_mbufs);
+	CHECK_CASE(publish_store_order);
+	CHECK_CASE(concurrent_protocol);
+	CHECK_CASE(kernel_setup);
 	rte_mempool_free(pool);
 	rte_eal_cleanup();
-	TEST_SUMMARY_AND_EXIT();
+	return check_finish("gpucomm_ring");
 }

@@ -7,9 +7,8 @@
 #include <stdlib.h>
 
 #include "cuda_mem_table.h"
-#include "test_common.h"
+#include "check.h"
 
-TEST_GLOBALS;
 
 static struct gpu_cuda_mem *
 entry(uintptr_t ptr, size_t size, enum gpu_cuda_mem_kind kind)
@@ -138,8 +137,8 @@ concurrent(void)
 int
 main(void)
 {
-	RUN_CASE(basic);
-	RUN_CASE(grows_and_keeps_everything);
-	RUN_CASE(concurrent);
-	TEST_SUMMARY_AND_EXIT();
+	CHECK_CASE(basic);
+	CHECK_CASE(grows_and_keeps_everything);
+	CHECK_CASE(concurrent);
+	return check_finish("mem_table");
 }

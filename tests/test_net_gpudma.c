@@ -41,9 +41,8 @@
 #include "fake_cuda.h"
 #include "gpudma_frames.h"
 #include "rte_pmd_net_gpudma.h"
-#include "test_common.h"
+#include "check.h"
 
-TEST_GLOBALS;
 
 #define MAX_FRAME GPUDMA_FRAMES_MAX
 #define SEG_ROOM 2048u       /* data room past the headroom, every pool */
@@ -1246,7 +1245,7 @@ gpu_rx_completion_order_on(bool no_batch)
 	 * never more frames than those whose every copy ran (copies: an
 	 * operation a segment, the fill's event one more). */
 	while (got < 3 * NB_FRAMES && fake_cuda_async_pending() > 0 &&
-			!test_case_failed) {
+			!check_case_failed()) {
 		CHECK(fake_cuda_async_complete(1) == 1, "ran");
 		ran++;
 		while (copied < 3 * NB_FRAMES &&
@@ -1935,7 +1934,7 @@ run_faults_on(struct rte_mempool *mp, struct rte_mempool *head)
 	path_in(out, sizeof(out), "tx-faults.pcap");
 	cuda_baseline();
 	/* No fault: the scenario runs clean and the capture is exact. */
-	test_case_failed = 0;
+	check_case_begin();
 	fake_cuda_reset_faults();
 	CHECK(gpu_scenario(mp, head, out) == 0, "clean run failed");
 	CHECK(check_pcap(out, frame_lens, NB_FRAMES) == (int)NB_FRAMES,
@@ -1973,15 +1972,15 @@ run_faults_on(struct rte_mempool *mp, struct rte_mempool *head)
 			"call %" PRIu64 " (%s): %u of rx_port's %u mbufs back", n,
 			name, rte_mempool_avail_count(fault_feed),
 			FAULT_FEED_MBUFS);
-		if (test_case_failed)
+		if (check_case_failed())
 			break;
 	}
 	CHECK(hit > 20, "only %u CUDA calls", hit);
 	printf("%s faults%s%s: %u CUDA calls made to fail one at a time, of:%s\n",
-		test_case_failed ? "FAIL" : "PASS",
+		check_case_failed() ? "FAIL" : "PASS",
 		head != NULL ? " (buffer split)" : "",
 		fault_feed != NULL ? " (rx_port)" : "", hit, names);
-	return test_case_failed;
+	return check_case_failed();
 }
 
 static int
@@ -2384,36 +2383,36 @@ main(int argc, char **argv)
 		return 1;
 	}
 	if (strcmp(mode, "host") == 0) {
-		RUN_CASE(bad_devargs);
-		RUN_CASE(host_rx_chains);
-		RUN_CASE(host_multi_queue_and_loop_forever);
-		RUN_CASE(host_rx_pcap_queues_and_empty_records);
-		RUN_CASE(host_imissed_when_pool_empty);
-		RUN_CASE(host_tx_pcap_identical);
-		RUN_CASE(host_tx_bad_chain_counted);
-		RUN_CASE(host_tx_write_errors_counted);
-		RUN_CASE(host_tx_fast_free);
-		RUN_CASE(host_tx_csum_offload);
-		RUN_CASE(host_split);
-		RUN_CASE(rx_port_refused);
-		RUN_CASE(host_rx_port_ring);
-		RUN_CASE(host_rx_port_imissed);
-		RUN_CASE(host_rx_port_pcap);
+		CHECK_CASE(bad_devargs);
+		CHECK_CASE(host_rx_chains);
+		CHECK_CASE(host_multi_queue_and_loop_forever);
+		CHECK_CASE(host_rx_pcap_queues_and_empty_records);
+		CHECK_CASE(host_imissed_when_pool_empty);
+		CHECK_CASE(host_tx_pcap_identical);
+		CHECK_CASE(host_tx_bad_chain_counted);
+		CHECK_CASE(host_tx_write_errors_counted);
+		CHECK_CASE(host_tx_fast_free);
+		CHECK_CASE(host_tx_csum_offload);
+		CHECK_CASE(host_split);
+		CHECK_CASE(rx_port_refused);
+		CHECK_CASE(host_rx_port_ring);
+		CHECK_CASE(host_rx_port_imissed);
+		CHECK_CASE(host_rx_port_pcap);
 	} else if (gpu_mem_init() != 0) {
 		printf("FAIL GPU memory from the fake CUDA\n");
 		ret = 1;
 	} else if (strcmp(mode, "gpu") == 0) {
-		RUN_CASE(gpu_pool_refused_until_mapped);
-		RUN_CASE(gpu_rx_completion_order);
-		RUN_CASE(gpu_rx_completion_order_batch0);
-		RUN_CASE(gpu_rx_polls_without_cuda);
-		RUN_CASE(gpu_rx_fill_covers_runs);
-		RUN_CASE(gpu_rx_port_ring);
-		RUN_CASE(gpu_tx_pcap_identical);
-		RUN_CASE(gpu_split_header_host_payload_gpu);
-		RUN_CASE(gpu_batch_required);
-		RUN_CASE(gpu_batch_copies_reach_host);
-		RUN_CASE(gpu_scatter_default_loaded_for_gpu_memory);
+		CHECK_CASE(gpu_pool_refused_until_mapped);
+		CHECK_CASE(gpu_rx_completion_order);
+		CHECK_CASE(gpu_rx_completion_order_batch0);
+		CHECK_CASE(gpu_rx_polls_without_cuda);
+		CHECK_CASE(gpu_rx_fill_covers_runs);
+		CHECK_CASE(gpu_rx_port_ring);
+		CHECK_CASE(gpu_tx_pcap_identical);
+		CHECK_CASE(gpu_split_header_host_payload_gpu);
+		CHECK_CASE(gpu_batch_required);
+		CHECK_CASE(gpu_batch_copies_reach_host);
+		CHECK_CASE(gpu_scatter_default_loaded_for_gpu_memory);
 	} else if (strcmp(mode, "faults") == 0) {
 		ret = run_faults();
 	} else {
@@ -2421,7 +2420,7 @@ main(int argc, char **argv)
 		ret = 2;
 	}
 	/* The log is in a temporary file: show it where a case failed. */
-	if (test_failed > 0 || ret != 0) {
+	if (check_any_failed() || ret != 0) {
 		char buf[4096];
 		size_t k;
 
@@ -2435,5 +2434,5 @@ main(int argc, char **argv)
 	rte_eal_cleanup();
 	if (ret != 0 || strcmp(mode, "faults") == 0)
 		return ret;
-	TEST_SUMMARY_AND_EXIT();
+	return check_finish("net_gpudma");
 }

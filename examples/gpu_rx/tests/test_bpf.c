@@ -15,7 +15,7 @@
 #include "filter_compile.h"
 #include "filters.h"
 #include "pktgen.h"
-#include "test_common.h"
+#include "check.h"
 
 #define SNAPLEN 65535
 #define N_PKTS 20000
@@ -481,5 +481,5 @@ main(void)
 	test_random_programs(&ps);
 	test_filters_vs_libpcap(&ps);
 	free_pkts(&ps);
-	return test_finish("test_bpf");
+	return check_finish("test_bpf");
 }

@@ -32,7 +32,7 @@
 #include <rte_ethdev.h>
 
 #include "capture.h"
-#include "test_common.h"
+#include "check.h"
 #include "test_eal.h"
 
 #define NQ_MAX 4
@@ -849,5 +849,5 @@ main(int argc, char **argv)
 	test_per_queue(GPURX_FMT_PCAPNG, 1);
 	rte_eal_hotplug_remove("vdev", "net_null0");
 	rte_eal_cleanup();
-	return test_finish("test_capture");
+	return check_finish("test_capture");
 }

@@ -14,7 +14,7 @@
 #include "classify_ref.h"
 #include "filter_compile.h"
 #include "flow_classify.h"
-#include "test_common.h"
+#include "check.h"
 
 #include <pcap/pcap.h>
 
@@ -426,5 +426,5 @@ main(void)
 	test_concurrent(256);
 	test_classify();
 	test_classify_inspect();
-	return test_finish("test_flow");
+	return check_finish("test_flow");
 }

@@ -19,7 +19,7 @@
 
 #include "flow_stress.h"
 #include "flow_table.h"
-#include "test_common.h"
+#include "check.h"
 
 struct tbl {
 	struct gpurx_flow_table *ft;
@@ -1623,5 +1623,5 @@ main(void)
 	test_dev_ring_table();
 	test_stress(&stress_wide);
 	test_stress(&stress_tiny);
-	return test_finish("test_flow_expiry");
+	return check_finish("test_flow_expiry");
 }

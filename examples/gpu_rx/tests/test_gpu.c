@@ -18,7 +18,7 @@
 #include "filters.h"
 #include "flow_classify.h"
 #include "core_kernels.h"
-#include "test_common.h"
+#include "check.h"
 
 #define EXIT_SKIP 77
 
@@ -223,5 +223,5 @@ main(void)
 
 	pkt_batch_free(&b);
 	pkt_batch_free(&hot);
-	return test_finish("gpurx-core-gpu-test");
+	return check_finish("gpurx-core-gpu-test");
 }

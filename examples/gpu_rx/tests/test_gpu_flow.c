@@ -25,7 +25,7 @@
 #include "gpucuda.h"
 #include "flow_scan.h"
 #include "core_kernels.h"
-#include "test_common.h"
+#include "check.h"
 
 #define EXIT_SKIP 77
 
@@ -401,5 +401,5 @@ main(void)
 	}
 	test_scan_equals_cpu();
 	test_under_load();
-	return test_finish("test_gpu_flow");
+	return check_finish("test_gpu_flow");
 }

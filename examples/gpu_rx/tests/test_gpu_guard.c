@@ -30,7 +30,7 @@
 
 #include "app.h"
 #include "gpu_guard.h"
-#include "test_common.h"
+#include "check.h"
 #include "test_eal.h"
 
 #define POOL_N 128
@@ -356,5 +356,5 @@ main(int argc, char **argv)
 	rte_mempool_free(other);
 	rte_mempool_free(body);
 	rte_eal_cleanup();
-	return test_finish("test_gpu_guard");
+	return check_finish("test_gpu_guard");
 }

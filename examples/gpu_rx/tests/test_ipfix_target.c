@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "ipfix_target.h"
-#include "test_common.h"
+#include "check.h"
 
 static void
 good(const char *arg, enum gpurx_ipfix_proto proto, const char *host,
@@ -54,5 +54,5 @@ main(void)
 	bad("[::1:4739", "no ']'");
 	bad("[::1]4739", "no ':PORT' after ']'");
 	bad("[]:4739", "no host");
-	return test_finish("test_ipfix_target");
+	return check_finish("test_ipfix_target");
 }

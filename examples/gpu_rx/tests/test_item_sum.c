@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "gpu_kernels.h"
-#include "test_common.h"
+#include "check.h"
 
 static uint32_t
 matched(const struct gpurx_item_sum *s, uint32_t n)
@@ -46,5 +46,5 @@ main(void)
 	CHECK_EQ(gpurx_sum_match_word(&odd, 0, 4), 0xau);
 	/* Past the summary's words: nothing, not a read out of bounds. */
 	CHECK_EQ(gpurx_sum_match_word(&all, GPURX_SUM_MATCH_WORDS, 100000), 0u);
-	return test_finish("test_item_sum");
+	return check_finish("test_item_sum");
 }

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "gpuapp_lat_hist.h"
-#include "test_common.h"
+#include "check.h"
 
 #define B 4096
 
@@ -71,5 +71,5 @@ main(void)
 	gpuapp_lat_hist_add(h2, B, 300);
 	expect(all, 3, "tail of 11 in 1001", 1001, 20, 300, B - 1);
 
-	return test_finish("test_lat_hist");
+	return check_finish("test_lat_hist");
 }

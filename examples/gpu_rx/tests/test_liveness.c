@@ -9,7 +9,7 @@
  */
 
 #include "liveness.h"
-#include "test_common.h"
+#include "check.h"
 
 #define HZ 1000000ull		/* 1 cycle = 1 us */
 #define MS (HZ / 1000)
@@ -131,5 +131,5 @@ main(void)
 	test_kernel();
 	test_stall();
 	test_due();
-	return test_finish("test_liveness");
+	return check_finish("test_liveness");
 }

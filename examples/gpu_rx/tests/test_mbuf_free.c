@@ -16,7 +16,7 @@
 #include <rte_mempool.h>
 
 #include "app.h"
-#include "test_common.h"
+#include "check.h"
 #include "test_eal.h"
 
 #define POOL_N 256
@@ -180,5 +180,5 @@ main(int argc, char **argv)
 	rte_mempool_free(b);
 	rte_mempool_free(clones);
 	rte_eal_cleanup();
-	return test_finish("test_mbuf_free");
+	return check_finish("test_mbuf_free");
 }

@@ -11,7 +11,7 @@
 
 #include "pkt_parse.h"
 #include "pktgen.h"
-#include "test_common.h"
+#include "check.h"
 
 static struct gpurx_pkt_info
 parse_exact(const uint8_t *data, uint32_t caplen, uint32_t wirelen)
@@ -421,5 +421,5 @@ main(void)
 	test_fields();
 	test_malformed();
 	test_generated();
-	return test_finish("test_parse");
+	return check_finish("test_parse");
 }

@@ -18,7 +18,7 @@
 #include "pkt_parse.h"
 #include "gpugen_stamp.h"
 #include "pb_specs.h"
-#include "test_common.h"
+#include "check.h"
 
 #define BUFSZ 4096
 
@@ -99,7 +99,7 @@ check_round_trip(const struct gpugen_pkt_spec *s, const char *what)
 	struct gpugen_pkt_layout lay;
 	struct gpurx_pkt_info pi;
 	uint32_t len, pay;
-	int before = test_failures;
+	unsigned int before = check_failures();
 	int later = has_later_frag(s);
 	uint8_t want[16];
 
@@ -123,7 +123,7 @@ check_round_trip(const struct gpugen_pkt_spec *s, const char *what)
 	if (s->ip_version == 0) {
 		CHECK_EQ(pi.ethertype, s->ethertype);
 		CHECK_EQ(lay.ip_end, lay.l3_off + s->l2_body_len);
-		return test_failures - before;
+		return (int)(check_failures() - before);
 	}
 	CHECK_EQ(pi.payload_off + (lay.l4_off && (s->proto == GPURX_IPPROTO_ICMP ||
 		s->proto == GPURX_IPPROTO_ICMPV6) ? 4 : 0), lay.payload_off);
@@ -193,7 +193,7 @@ check_round_trip(const struct gpugen_pkt_spec *s, const char *what)
 	}
 	for (uint32_t k = lay.ip_end; k < len; k++)
 		CHECK(buf[k] == 0, "%s: padding byte %u", what, k);
-	return test_failures - before;
+	return (int)(check_failures() - before);
 }
 
 /* libpcap's compiled filter must accept the frame. */
@@ -768,5 +768,5 @@ main(void)
 	test_fe_sequences();
 	test_fe_fields();
 	test_fe_random_programs();
-	return test_finish("gpurx-test-pkt-build");
+	return check_finish("gpurx-test-pkt-build");
 }

@@ -15,7 +15,7 @@
 #include "gpugen_build.h"
 #include "pkt_build_kernels.h"
 #include "gpugen_fe.h"
-#include "test_common.h"
+#include "check.h"
 
 #define EXIT_SKIP 77
 #define STRIDE 2048
@@ -171,5 +171,5 @@ main(void)
 	stream_case("v4-udp-vlan", 4, 1, GPURX_IPPROTO_UDP, f4, v4v, p4, 7);
 	stream_case("v6-tcp-qinq", 6, 2, GPURX_IPPROTO_TCP, f6, v6v, p6, 7);
 	compare_specs();
-	return test_finish("gpurx-pkt-build-gpu-test");
+	return check_finish("gpurx-pkt-build-gpu-test");
 }

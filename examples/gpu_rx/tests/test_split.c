@@ -18,7 +18,7 @@
 #include "filter_compile.h"
 #include "filters.h"
 #include "flow_classify.h"
-#include "test_common.h"
+#include "check.h"
 
 #define N_PKTS 2000
 #define TABLE_SLOTS (1u << 13)
@@ -223,5 +223,5 @@ main(void)
 		"matched a packet", matching, N_TEST_FILTERS);
 	free_splits(b.n);
 	pkt_batch_free(&b);
-	return test_finish("test_split");
+	return check_finish("test_split");
 }

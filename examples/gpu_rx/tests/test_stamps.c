@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "stamps.h"
-#include "test_common.h"
+#include "check.h"
 
 static void
 feed(struct gpurx_stamps *s, uint16_t q, uint32_t stream, uint64_t seq,
@@ -186,5 +186,5 @@ main(void)
 	test_two_queues();
 	test_many_streams();
 	test_latency_scales();
-	return test_finish("test_stamps");
+	return check_finish("test_stamps");
 }

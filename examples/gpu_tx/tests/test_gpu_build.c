@@ -19,6 +19,7 @@
 #include <rte_errno.h>
 #include <rte_gpudev.h>
 
+#include "check.h"
 #include "gpugen.h"
 #include "gpugen_cuda.h"
 #include "gpuapp_eal.h"
@@ -56,7 +57,7 @@ static const char *const specs[] = {
 	"imix,ipv4,udp,stamp=off,var=udp.dport:inc:1-65535,seed=99",
 };
 
-static int
+static void
 run_mode(struct gpugen *g, int16_t gpu, enum gpugen_gpu_mem where,
 		int gpu_frames)
 {
@@ -65,6 +66,7 @@ run_mode(struct gpugen *g, int16_t gpu, enum gpugen_gpu_mem where,
 	char err[256];
 	uint8_t *frames;
 	size_t len = (size_t)BURST * SLOT;
+	const unsigned int failed_before = check_failures();
 	int bad = 0;
 
 	if (gpu_frames) {
@@ -79,22 +81,19 @@ run_mode(struct gpugen *g, int16_t gpu, enum gpugen_gpu_mem where,
 			frames = NULL;
 		}
 	}
-	if (frames == NULL) {
-		fprintf(stderr, "FAIL: frame memory: %s\n", rte_strerror(rte_errno));
-		return 1;
-	}
+	CHECK(frames != NULL, "frame memory: %s", rte_strerror(rte_errno));
+	if (frames == NULL)
+		return;
 	if (gpugen_gpu_open(g, gpu, BURST, where, &gg, err, sizeof(err)) != 0) {
-		fprintf(stderr, "FAIL: gpugen_gpu_open: %s\n", err);
-		bad = 1;
+		CHECK(0, "gpugen_gpu_open: %s", err);
 		goto out;
 	}
 	/* Two packets of one build into one slot: refused, nothing queued. */
-	if (gpugen_gpu_build_ring(gg, frames, SLOT, BURST, 0, BURST + 1, 1,
-			err, sizeof(err)) != -EINVAL) {
-		fprintf(stderr, "FAIL: a build of %d packets into %d slots was "
-			"not refused\n", BURST + 1, BURST);
-		bad = 1;
-	}
+	CHECK(gpugen_gpu_build_ring(gg, frames, SLOT, BURST, 0, BURST + 1, 1,
+		err, sizeof(err)) == -EINVAL,
+		"a build of %d packets into %d slots was not refused",
+		BURST + 1, BURST);
+	bad = check_failures() != failed_before;
 	memset(fill, GUARD, sizeof(fill));
 	for (uint64_t b = 0; b < BURSTS && !bad; b++) {
 		uint64_t first = b * BURST + (b ? 7 : 0), tx_ns = 1000 * b + 5;
@@ -103,8 +102,7 @@ run_mode(struct gpugen *g, int16_t gpu, enum gpugen_gpu_mem where,
 
 		if (gpu_frames) {
 			if (gpucuda_copy(frames, fill, len) != 0) {
-				fprintf(stderr, "FAIL: filling GPU frames\n");
-				bad = 1;
+				CHECK(0, "filling GPU frames");
 				break;
 			}
 		} else {
@@ -114,8 +112,7 @@ run_mode(struct gpugen *g, int16_t gpu, enum gpugen_gpu_mem where,
 			gpugen_gpu_addrs(gg)[k] = frames + frame_off(b, k);
 		if (gpugen_gpu_build(gg, first, n_burst, tx_ns, err,
 				sizeof(err)) != 0) {
-			fprintf(stderr, "FAIL: build: %s\n", err);
-			bad = 1;
+			CHECK(0, "build: %s", err);
 			break;
 		}
 		for (uint32_t k = 0; k < BURST; k++) {
@@ -129,19 +126,16 @@ run_mode(struct gpugen *g, int16_t gpu, enum gpugen_gpu_mem where,
 				rc = gpucuda_copy(got, p, SLOT);
 				p = got;
 			}
-			if (rc != 0 || (k < n_burst && n == 0) ||
-					memcmp(p + off, ref, n) != 0 ||
-					!guarded(p, 0, off) ||
-					!guarded(p, off + n, SLOT)) {
-				if (bad++ < 10)
-					fprintf(stderr, "FAIL: %s frames, table in %s: "
-						"packet %lu differs from the CPU build, "
-						"or bytes around it changed\n",
-						gpu_frames ? "GPU" : "host-mapped",
-						where == GPUGEN_TABLE_DEVICE ? "GPU" :
-						"host", (unsigned long)(first + k));
-			}
+			CHECK(rc == 0 && (k >= n_burst || n != 0) &&
+				memcmp(p + off, ref, n) == 0 &&
+				guarded(p, 0, off) && guarded(p, off + n, SLOT),
+				"%s frames, table in %s: packet %lu differs from "
+				"the CPU build, or bytes around it changed",
+				gpu_frames ? "GPU" : "host-mapped",
+				where == GPUGEN_TABLE_DEVICE ? "GPU" : "host",
+				(unsigned long)(first + k));
 		}
+		bad = check_failures() != failed_before;
 	}
 	gpugen_gpu_close(gg);
 out:
@@ -150,11 +144,10 @@ out:
 	} else if (rte_gpu_mem_unregister(gpu, frames) == 0) {
 		munmap(frames, len);
 	}
-	if (!bad)
+	if (check_failures() == failed_before)
 		printf("ok: %s frames, table in %s: %d bursts identical\n",
 			gpu_frames ? "GPU" : "host-mapped",
 			where == GPUGEN_TABLE_DEVICE ? "GPU" : "host", BURSTS);
-	return bad != 0;
 }
 
 int
@@ -167,12 +160,11 @@ main(int argc, char **argv)
 	char err[256];
 	struct gpugen *g;
 	int16_t gpu;
-	int bad = 0;
 
 	(void)argc;
 	if (gpuapp_eal_init(6, eal) < 0) {
-		fprintf(stderr, "FAIL: EAL: %s\n", rte_strerror(rte_errno));
-		return 1;
+		CHECK(0, "EAL: %s", rte_strerror(rte_errno));
+		return check_finish("gputx-gpu-build");
 	}
 	gpu = rte_gpu_find_next(0, RTE_GPU_ID_ANY);
 	if (rte_gpu_count_avail() == 0 || gpu < 0) {
@@ -180,18 +172,20 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return 77;
 	}
-	if (gpugen_create(&g, &c) != 0)
-		return 1;
+	if (gpugen_create(&g, &c) != 0) {
+		CHECK(0, "gpugen_create");
+		return check_finish("gputx-gpu-build");
+	}
 	for (size_t k = 0; k < sizeof(specs) / sizeof(specs[0]); k++)
 		if (gpugen_add_spec(g, specs[k], err, sizeof(err)) < 0) {
-			fprintf(stderr, "FAIL: %s: %s\n", specs[k], err);
-			return 1;
+			CHECK(0, "%s: %s", specs[k], err);
+			return check_finish("gputx-gpu-build");
 		}
-	bad |= run_mode(g, gpu, GPUGEN_TABLE_HOST, 0);
-	bad |= run_mode(g, gpu, GPUGEN_TABLE_DEVICE, 0);
-	bad |= run_mode(g, gpu, GPUGEN_TABLE_DEVICE, 1);
-	bad |= run_mode(g, gpu, GPUGEN_TABLE_HOST, 1);
+	run_mode(g, gpu, GPUGEN_TABLE_HOST, 0);
+	run_mode(g, gpu, GPUGEN_TABLE_DEVICE, 0);
+	run_mode(g, gpu, GPUGEN_TABLE_DEVICE, 1);
+	run_mode(g, gpu, GPUGEN_TABLE_HOST, 1);
 	gpugen_free(g);
 	rte_eal_cleanup();
-	return bad;
+	return check_finish("gputx-gpu-build");
 }

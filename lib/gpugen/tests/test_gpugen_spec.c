@@ -13,19 +13,9 @@
 
 #include <pcap/pcap.h>
 
+#include "check.h"
 #include "gpugen.h"
 #include "gpugen_core.h"
-
-static int failures;
-
-#define CHECK(c, ...) do { \
-	if (!(c)) { \
-		failures++; \
-		fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #c); \
-		fprintf(stderr, __VA_ARGS__); \
-		fputc('\n', stderr); \
-	} \
-} while (0)
 
 static struct gpugen *
 new_gen(uint64_t seed)
@@ -657,10 +647,5 @@ main(int argc, char **argv)
 	test_bad();
 	test_csum_offload();
 	test_pcap(argc > 1 ? argv[1] : ".");
-	if (failures) {
-		fprintf(stderr, "%d failures\n", failures);
-		return 1;
-	}
-	printf("gpugen spec tests: ok\n");
-	return 0;
+	return check_finish("gpugen spec tests");
 }
