@@ -77,7 +77,7 @@ _Static_assert(sizeof(struct epb_hdr) + GPURX_DEFAULT_SNAPLEN +
 	sizeof(struct epb_trailer) <= GPURX_CAPTURE_CHUNK_BYTES,
 	"a chunk holds the largest packet block");
 
-/* The test build (tests/test_capture.c) swaps in a pwrite() that fails
+/* The test build (tests/gpu_rx/test_capture.c) swaps in a pwrite() that fails
  * or stalls on demand. */
 #ifdef GPURX_CAPTURE_PWRITE
 ssize_t GPURX_CAPTURE_PWRITE(int fd, const void *buf, size_t n, off_t off);

@@ -3,7 +3,7 @@
 #
 # The GPU modes' RX lcore code end to end without a GPU: dpdk-gpu-rx-standin
 # (dpdk-gpu-rx's objects with a CPU thread playing the kernel,
-# tests/gpu_standin.c) over the fake CUDA driver, on the input of the CPU
+# tests/gpu_rx/gpu_standin.c) over the fake CUDA driver, on the input of the CPU
 # e2e runs. Every capture must be libpcap's filtering of the input, byte
 # for byte (as run-gpu-e2e.sh asks of the GPU), with the counters of the
 # --cpu run and every mbuf back: host-mapped and staged, persistent and

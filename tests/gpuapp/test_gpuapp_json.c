@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "gpuapp_json.h"
-#include "test_common.h"
+#include "check.h"
 
 TEST_GLOBALS;
 
@@ -389,13 +389,13 @@ main(void)
 		printf("mkdtemp: %s\n", strerror(errno));
 		return 1;
 	}
-	RUN_CASE(layout);
-	RUN_CASE(stdout_target);
-	RUN_CASE(file_target);
-	RUN_CASE(unwritable_target);
-	RUN_CASE(escapes);
-	RUN_CASE(numbers);
-	RUN_CASE(misuse);
+	CHECK_CASE(layout);
+	CHECK_CASE(stdout_target);
+	CHECK_CASE(file_target);
+	CHECK_CASE(unwritable_target);
+	CHECK_CASE(escapes);
+	CHECK_CASE(numbers);
+	CHECK_CASE(misuse);
 	rmdir(dir);
-	TEST_SUMMARY_AND_EXIT();
+	return check_finish("test_gpuapp_json");
 }

@@ -14,7 +14,7 @@
 #
 # Usage: run-gpu-e2e.sh BUILD_DIR OUT_DIR
 # Runs dpdk-gpu-rx, and dpdk-gpu-rx-test (its objects with the test
-# switches, tests/test_switches.c) for the cases that set a switch.
+# switches, tests/gpu_rx/test_switches.c) for the cases that set a switch.
 # Env:   GPU_RX_EAL_EXTRA  extra EAL options, e.g. "-d /path/pmds-23.0"
 #        (dpdk-gpu-rx is linked with the build's librte_gpu_cuda.so)
 #        GPU_RX_E2E_PCAP  real traffic to replay through every GPU mode too
@@ -25,9 +25,9 @@ set -u
 
 build=$1 out=$2
 app=$build/examples/gpu_rx/app/dpdk-gpu-rx
-test_app=$build/examples/gpu_rx/tests/dpdk-gpu-rx-test
-gen=$build/examples/gpu_rx/e2e/gpurx-e2e-genpcap
-check=$build/examples/gpu_rx/e2e/gpurx-e2e-check
+test_app=$build/tests/gpu_rx/dpdk-gpu-rx-test
+gen=$build/tests/gpu_rx/e2e/gpurx-e2e-genpcap
+check=$build/tests/gpu_rx/e2e/gpurx-e2e-check
 eal_extra=${GPU_RX_EAL_EXTRA:-}
 
 if [ ! -e /dev/nvidia0 ] && ! nvidia-smi -L > /dev/null 2>&1; then
@@ -648,7 +648,7 @@ fi
 # lanes), with the file's timestamps. ring-full's small ring is a test
 # switch: the test variant runs it.
 ipfix_sh=$(dirname "$0")/run-ipfix-e2e.sh
-ipfix_bin=$build/examples/gpu_rx/e2e
+ipfix_bin=$build/tests/gpu_rx/e2e
 # Each memory mode with the persistent kernel and per burst.
 for m in host-mapped staged gpu gpu+split host-mapped,launch-per-burst \
 		staged,launch-per-burst gpu,launch-per-burst \
