@@ -19,6 +19,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <rte_eal.h>

@@ -5,6 +5,7 @@
  */
 
 #include <stdint.h>
+#include <string.h>
 
 #include "gpu_kernels.h"
 #include "check.h"

@@ -8,6 +8,8 @@
  * due at once.
  */
 
+#include <string.h>
+
 #include "liveness.h"
 #include "check.h"
 

@@ -4,6 +4,7 @@
  * nearest-rank percentiles over several per-queue histograms.
  */
 #include <stdint.h>
+#include <string.h>
 
 #include "gpuapp_lat_hist.h"
 #include "check.h"
