@@ -18,7 +18,6 @@
 #include "gpuapp_json.h"
 #include "check.h"
 
-TEST_GLOBALS;
 
 static char dir[] = "/tmp/gpuapp-json-XXXXXX";
 
