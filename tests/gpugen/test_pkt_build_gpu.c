@@ -62,12 +62,14 @@ add_vars(struct gpugen_fe_prog *p)
 	v[0] = gpugen_fe_add_var(p, 4, GPUGEN_FE_INC, 0x0a000001, 0x0a00ffff,
 		0x0a000010, 3, 0);
 	v[1] = gpugen_fe_add_var(p, 2, GPUGEN_FE_RANDOM, 1024, 65535, 1024, 1, 0);
-	v[2] = gpugen_fe_add_var(p, 2, GPUGEN_FE_DEC, 1, 4094, 4094, 1, 1);
+	/* Masked fields take values within their bits, the write's add
+	 * (the field's index here) included: 12 for the VLAN id. */
+	v[2] = gpugen_fe_add_var(p, 2, GPUGEN_FE_DEC, 1, 4090, 4090, 1, 1);
 	v[3] = gpugen_fe_add_var(p, 8, GPUGEN_FE_INC, 5, (1ull << 62) + 5, 5,
 		(1ull << 61) + 3, 0);
 	v[4] = gpugen_fe_add_tuple(p, 0xc0000201, 0xc00002ff, 1000, 1063, 5000, 0);
-	/* One byte: the TTL takes no wider value. */
-	v[5] = gpugen_fe_add_var(p, 1, GPUGEN_FE_DEC, 1, 255, 64, 1, 0);
+	/* One byte: the TTL and the traffic class take no wider value. */
+	v[5] = gpugen_fe_add_var(p, 1, GPUGEN_FE_DEC, 1, 250, 64, 1, 0);
 	for (int k = 0; k < 6; k++)
 		if (v[k] != k)
 			return -EINVAL;
@@ -158,7 +160,7 @@ main(void)
 		GPUGEN_FE_PART_PORT};
 	static const char *const f6[] = {"ipv6.src", "tcp.sport", "vlan.inner.id",
 		"ip.tos", "tcp.seq", "ipv6.dst", "tcp.dport"};
-	static const int v6v[] = {0, 1, 2, 1, 0, 4, 4};
+	static const int v6v[] = {0, 1, 2, 5, 0, 4, 4};
 	static const uint8_t p6[] = {0, 0, 0, 0, 0, GPUGEN_FE_PART_IP,
 		GPUGEN_FE_PART_PORT};
 	char why[256] = "";
