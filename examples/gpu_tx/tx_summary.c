@@ -74,13 +74,13 @@ gputx_report(struct app *a)
 			fopen(a->o.json, "w");
 
 		if (f == NULL) {
-			fprintf(stderr, "error: --json %s: %s\n", a->o.json,
+			GPUTX_LOG(ERR, "error: --json %s: %s\n", a->o.json,
 				strerror(errno));
 			rc = -1;
 		} else {
 			summary(a, f, 1);
 			if (f != stdout && fclose(f) != 0) {
-				fprintf(stderr, "error: --json %s: %s\n", a->o.json,
+				GPUTX_LOG(ERR, "error: --json %s: %s\n", a->o.json,
 					strerror(errno));
 				rc = -1;
 			}
