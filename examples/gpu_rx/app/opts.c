@@ -15,9 +15,6 @@
 #include "log.h"
 #include "opts.h"
 
-/* Every message of dpdk-gpu-rx goes through it: --log-level=app.gpu_rx:LEVEL. */
-RTE_LOG_REGISTER(gpurx_logtype, app.gpu_rx, INFO);
-
 /* The help below spells these out. */
 static_assert(GPURX_DEFAULT_SNAPLEN == 262144 && GPURX_SPLIT_MIN == 16 &&
 	GPURX_SPLIT_MAX == 2048 && GPURX_SPLIT_ALIGN == 16 &&
