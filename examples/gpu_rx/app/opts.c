@@ -106,6 +106,7 @@ parse_ipfix(const struct gpuapp_opt *opt, const char *arg, int logtype)
 	return 0;
 }
 
+/* OPEN: 0 s refused, (0, MAX]; else [0, MAX]. */
 #define SECS_ENTRY(N, P, OPEN, MAX, H) \
 	{ .name = (N), .kind = GPUAPP_OPT_CALLBACK, .cb = parse_secs, \
 	  .dst = (P), .flags = (OPEN) ? GPUAPP_OPT_F_MIN_OPEN : 0, \
@@ -222,14 +223,14 @@ gpurx_opts_parse(int argc, char **argv, struct gpurx_opts *o)
 			UINT32_MAX - UINT16_MAX, "N",
 			"observation domain of port 0; port P\n"
 			"exports as N + P (default 1)"),
-		SECS_ENTRY("flow-idle", &o->flow_idle_ns, 0, 86400,
+		SECS_ENTRY("flow-idle", &o->flow_idle_ns, 1, 86400,
 			"with an export, a flow record ends S s\n"
 			"after its last packet (default 15)"),
-		SECS_ENTRY("flow-active", &o->flow_active_ns, 1, 86400,
+		SECS_ENTRY("flow-active", &o->flow_active_ns, 0, 86400,
 			"... S s after its first packet, the flow\n"
 			"going on in a new record (default 60, 0:\n"
 			"never)"),
-		SECS_ENTRY("flow-linger", &o->flow_linger_ns, 1, 3600,
+		SECS_ENTRY("flow-linger", &o->flow_linger_ns, 0, 3600,
 			"... S s after its last packet once a TCP\n"
 			"FIN or RST was seen (default 1)"),
 		GPUAPP_OPT_HELP_ENTRY(0),
