@@ -65,7 +65,7 @@ summary_json(const struct app *a, const struct figures *fg, const char *to)
 	int rc;
 
 	if (j == NULL) {
-		fprintf(stderr, "error: --json %s: out of memory\n", to);
+		GPUTX_LOG(ERR, "error: --json %s: out of memory\n", to);
 		return -ENOMEM;
 	}
 	gpuapp_json_obj_begin(j, NULL);

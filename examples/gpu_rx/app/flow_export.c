@@ -24,6 +24,7 @@
 #include "flow_gpu.h"
 #include "gpuapp_json.h"
 #include "ipfix_writer.h"
+#include "log.h"
 
 struct gpurx_flow_clock gpurx_flow_clocks[GPURX_MAX_QUEUES];
 
@@ -64,7 +65,7 @@ gpurx_flow_export_init(struct gpurx_app *a)
 		return 0;
 	fx = calloc(1, sizeof(*fx));
 	if (fx == NULL) {
-		fprintf(stderr, "error: flow export: out of memory\n");
+		GPURX_LOG(ERR, "error: flow export: out of memory\n");
 		return -1;
 	}
 	rsize = gpurx_flow_export_ring_limit(a->opt.flow_capacity);
@@ -90,7 +91,7 @@ gpurx_flow_export_init(struct gpurx_app *a)
 	} else {
 		mem = rte_zmalloc("gpurx_flow_ring", rbytes, 64);
 		if (mem == NULL) {
-			fprintf(stderr, "error: flow export ring: no memory for "
+			GPURX_LOG(ERR, "error: flow export ring: no memory for "
 				"%" PRIu64 " records\n", rsize);
 			return -1;
 		}
@@ -100,7 +101,7 @@ gpurx_flow_export_init(struct gpurx_app *a)
 		a->opt.flow_active_ns, a->opt.flow_linger_ns);
 	if (slack != 0 && gpurx_flow_table_set_ring_slack(a->ft, rsize,
 			slack) != 0) {
-		fprintf(stderr, "error: flow export ring: %" PRIu64 " records "
+		GPURX_LOG(ERR, "error: flow export ring: %" PRIu64 " records "
 			"do not hold %" PRIu64 " and a slack of %" PRIu64 "\n",
 			fx->ring->size, rsize, slack);
 		return -1;
@@ -157,7 +158,7 @@ drain(struct gpurx_flow_export *fx, uint32_t max)
 			return 0;
 		if (!fx->gpu_on || gpurx_flow_gpu_pull(&fx->gpu, fx->ring,
 				fx->tail) != 0) {
-			fprintf(stderr, "error: flow export: no more records "
+			GPURX_LOG(ERR, "error: flow export: no more records "
 				"from the GPU\n");
 			fx->pull_failed = 1;
 			return 0;
@@ -185,7 +186,7 @@ scan(struct gpurx_flow_export *fx)
 	if (!fx->gpu_on || fx->gpu_failed)
 		return;
 	if (gpurx_flow_gpu_tick(&fx->gpu, now) < 0) {
-		fprintf(stderr, "error: flow export: no more scans of the flow "
+		GPURX_LOG(ERR, "error: flow export: no more scans of the flow "
 			"table; idle flows end only at exit\n");
 		fx->gpu_failed = 1;
 	}
@@ -206,7 +207,7 @@ warn_ring_full(struct gpurx_flow_export *fx, uint64_t full)
 
 	if (full == fx->ring_full_said || now < fx->next_ring_warn)
 		return;
-	fprintf(stderr, "warning: flow export: the export ring (%" PRIu64
+	GPURX_LOG(WARNING, "warning: flow export: the export ring (%" PRIu64
 		" records) was full: %" PRIu64 " flow ends put off so far (the "
 		"flows stay in the table; the collector or file is slower than "
 		"flows end)\n", fx->a->ft->ring_limit, full);
@@ -263,7 +264,7 @@ gpurx_flow_export_start(struct gpurx_app *a)
 	rc = rte_ctrl_thread_create(&fx->thread, "gpurx-export", NULL,
 		exporter_main, fx);
 	if (rc != 0) {
-		fprintf(stderr, "error: flow export thread: %s\n", strerror(-rc));
+		GPURX_LOG(ERR, "error: flow export thread: %s\n", strerror(-rc));
 		return -1;
 	}
 	fx->thread_on = 1;
@@ -308,7 +309,7 @@ gpurx_flow_export_finish(struct gpurx_app *a)
 	while (fx->tail < head) {
 		if (drain(fx, DRAIN_BATCH) == 0) {
 			fx->ring_lost = head - fx->tail;
-			fprintf(stderr, "error: flow export: %" PRIu64 " flow "
+			GPURX_LOG(ERR, "error: flow export: %" PRIu64 " flow "
 				"records reserved in the ring were never written "
 				"(the GPU stopped)\n", fx->ring_lost);
 			rc = -1;

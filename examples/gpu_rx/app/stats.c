@@ -9,6 +9,7 @@
 #include <rte_telemetry.h>
 
 #include "gpuapp_json.h"
+#include "log.h"
 #include "stats.h"
 
 /* Every field of struct gpurx_qstats is a uint64_t: sum them as an array. */
@@ -218,7 +219,7 @@ gpurx_summary_json(const char *path, const struct gpurx_totals *t,
 	int rc;
 
 	if (j == NULL) {
-		fprintf(stderr, "error: JSON to %s: out of memory\n", path);
+		GPURX_LOG(ERR, "error: JSON to %s: out of memory\n", path);
 		return -ENOMEM;
 	}
 	gpuapp_json_obj_begin(j, NULL);

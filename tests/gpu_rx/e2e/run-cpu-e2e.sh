@@ -93,6 +93,17 @@ options)
 		grep -q -- "^--$1: " "$work/out.txt" ||
 			{ echo "FAIL: --$1 $2: the message does not name --$1"; exit 1; }
 	done
+	# The messages go through rte_log on app.gpu_rx, a logtype EAL
+	# knows: --log-level filters them, the exit status stays.
+	GPU_RX_EAL_EXTRA="${GPU_RX_EAL_EXTRA:-} --log-level=app.gpu_rx:critical" \
+		run_app --snaplen 0 > /dev/null
+	[ "$rc" -eq 2 ] || { echo "FAIL: quiet --snaplen 0: exit $rc, expected 2"; exit 1; }
+	! grep -q -- "^--snaplen: " "$work/out.txt" ||
+		{ echo "FAIL: --log-level=app.gpu_rx:critical did not filter the message"; exit 1; }
+	GPU_RX_EAL_EXTRA="${GPU_RX_EAL_EXTRA:-} --log-level=app.gpu_rx:debug" \
+		run_app --snaplen 0 > /dev/null
+	grep -q -- "^--snaplen: '0' is not a number in \[1, 262144\]" "$work/out.txt" ||
+		{ echo "FAIL: app.gpu_rx:debug: no --snaplen message"; exit 1; }
 	# A per-lcore cache the pool cannot hold: refused, with the numbers.
 	run_app --mbufs 100 --mbuf-cache 512 > /dev/null
 	[ "$rc" -ne 0 ] || { echo "FAIL: --mbuf-cache 512 of 100 mbufs accepted"; exit 1; }
@@ -110,7 +121,7 @@ options)
 	grep -q "per-lcore cache 250)" "$work/out.txt" ||
 		{ echo "FAIL: the default cache of 1000 mbufs is not 250"; grep '^memory' "$work/out.txt"; exit 1; }
 	mbufs_all_back || { echo "FAIL: mbufs not all returned"; exit 1; }
-	echo "PASS: options out of range refused by name; --mbuf-cache"
+	echo "PASS: options out of range refused by name; --log-level app.gpu_rx; --mbuf-cache"
 	;;
 pool-per-queue)
 	# Two queues (the same file on each), a pool each: twice what one
