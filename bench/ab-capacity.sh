@@ -12,7 +12,7 @@
 #
 # Usage: bench/ab-capacity.sh OUT_DIR BUILD_A BUILD_B
 #        (a build directory, or a copy with examples/gpu_rx/app/dpdk-gpu-rx,
-#        bench/bench-rx-source and examples/gpu_rx/e2e/gpurx-e2e-genpcap)
+#        bench/bench-rx-source and tests/gpu_rx/e2e/gpurx-e2e-genpcap)
 # Env: BENCH_AB_REPS (runs of each build, default 3), and the BENCH_CAP_*
 #      and BENCH_EAL_EXTRA variables of pipeline-capacity.sh (its default
 #      modes include source, which does not depend on the build: set

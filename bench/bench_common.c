@@ -19,6 +19,7 @@
 
 #include "bench_common.h"
 #include "gpuapp_clock.h"
+#include "gpuapp_json.h"
 #include "gpuapp_tsc.h"
 #include "gpuapp_eal.h"
 
@@ -250,148 +251,77 @@ bench_json_open(struct bench_json *j, const char *dir, const char *name)
 		fprintf(stderr, "output path too long: %s/%s\n", dir, name);
 		return -1;
 	}
-	j->f = fopen(j->path, "w");
-	if (j->f == NULL) {
+	/* The file is written at the end: say now, not after the run, that
+	 * it cannot be. */
+	if (access(dir, W_OK | X_OK) != 0) {
 		fprintf(stderr, "cannot write %s: %s\n", j->path, strerror(errno));
+		return -1;
+	}
+	j->doc = gpuapp_json_create();
+	if (j->doc == NULL) {
+		fprintf(stderr, "cannot write %s: out of memory\n", j->path);
 		return -1;
 	}
 	return 0;
 }
 
-static void
-json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s != '\0'; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
-/* Comma, newline and indentation before a member, then its key. */
-static void
-json_member(struct bench_json *j, const char *key)
-{
-	int i;
-
-	if (j->need_comma[j->depth])
-		fputc(',', j->f);
-	if (j->depth > 0)
-		fputc('\n', j->f);
-	for (i = 0; i < j->depth; i++)
-		fputs("  ", j->f);
-	j->need_comma[j->depth] = true;
-	if (key != NULL) {
-		json_string(j->f, key);
-		fputs(": ", j->f);
-	}
-}
-
-static void
-json_open_nest(struct bench_json *j, const char *key, char c)
-{
-	if (j->f == NULL)
-		return;
-	json_member(j, key);
-	fputc(c, j->f);
-	if (j->depth + 1 >= BENCH_JSON_MAX_DEPTH) {
-		j->error = true;
-		return;
-	}
-	j->depth++;
-	j->need_comma[j->depth] = false;
-}
-
-static void
-json_close_nest(struct bench_json *j, char c)
-{
-	int i;
-
-	if (j->f == NULL)
-		return;
-	if (j->depth == 0) {
-		j->error = true;
-		return;
-	}
-	j->depth--;
-	fputc('\n', j->f);
-	for (i = 0; i < j->depth; i++)
-		fputs("  ", j->f);
-	fputc(c, j->f);
-}
+/* With no output (j->doc NULL) every member is dropped. */
 
 void
 bench_json_obj_begin(struct bench_json *j, const char *key)
 {
-	json_open_nest(j, key, '{');
+	if (j->doc != NULL)
+		gpuapp_json_obj_begin(j->doc, key);
 }
 
 void
 bench_json_obj_end(struct bench_json *j)
 {
-	json_close_nest(j, '}');
+	if (j->doc != NULL)
+		gpuapp_json_obj_end(j->doc);
 }
 
 void
 bench_json_arr_begin(struct bench_json *j, const char *key)
 {
-	json_open_nest(j, key, '[');
+	if (j->doc != NULL)
+		gpuapp_json_arr_begin(j->doc, key);
 }
 
 void
 bench_json_arr_end(struct bench_json *j)
 {
-	json_close_nest(j, ']');
+	if (j->doc != NULL)
+		gpuapp_json_arr_end(j->doc);
 }
 
 void
 bench_json_str(struct bench_json *j, const char *key, const char *val)
 {
-	if (j->f == NULL)
-		return;
-	json_member(j, key);
-	if (val == NULL)
-		fputs("null", j->f);
-	else
-		json_string(j->f, val);
+	if (j->doc != NULL)
+		gpuapp_json_str(j->doc, key, val);
 }
 
 void
 bench_json_num(struct bench_json *j, const char *key, double val)
 {
-	if (j->f == NULL)
-		return;
-	json_member(j, key);
-	/* JSON has no NaN or infinity. */
-	if (isfinite(val))
-		fprintf(j->f, "%.6f", val);
-	else
-		fputs("null", j->f);
+	/* The resolution the results have always had: 1e-6 (of a ns, mostly). */
+	if (j->doc != NULL)
+		gpuapp_json_fixed(j->doc, key, val, 6);
 }
 
 void
 bench_json_int(struct bench_json *j, const char *key, int64_t val)
 {
-	if (j->f == NULL)
-		return;
-	json_member(j, key);
-	fprintf(j->f, "%" PRId64, val);
+	if (j->doc != NULL)
+		gpuapp_json_i64(j->doc, key, val);
 }
 
 void
 bench_json_bool(struct bench_json *j, const char *key, bool val)
 {
-	if (j->f == NULL)
-		return;
-	json_member(j, key);
-	fputs(val ? "true" : "false", j->f);
+	if (j->doc != NULL)
+		gpuapp_json_bool(j->doc, key, val);
 }
 
 void
@@ -470,23 +400,19 @@ bench_json_host(struct bench_json *j)
 int
 bench_json_close(struct bench_json *j)
 {
-	int ret = 0;
+	int ret;
 
-	if (j->f == NULL)
+	if (j->doc == NULL)
 		return 0;
-	if (j->depth != 0)
-		j->error = true;
-	fputc('\n', j->f);
-	if (ferror(j->f) || j->error)
-		ret = -1;
-	if (fclose(j->f) != 0)
-		ret = -1;
-	j->f = NULL;
+	/* Every member on its own line. */
+	ret = gpuapp_json_write(j->doc, j->path, GPUAPP_JSON_EXPAND_ALL);
+	gpuapp_json_free(j->doc);
+	j->doc = NULL;
 	if (ret != 0)
 		fprintf(stderr, "writing %s failed\n", j->path);
 	else
 		printf("# wrote %s\n", j->path);
-	return ret;
+	return ret != 0 ? -1 : 0;
 }
 
 /* --- Misc ------------------------------------------------------------------------ */

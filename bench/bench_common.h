@@ -90,18 +90,17 @@ uint64_t bench_now_ns(void);
 
 /* --- JSON writer ------------------------------------------------------------ */
 
-#define BENCH_JSON_MAX_DEPTH 16
+struct gpuapp_json;
 
+/* Over lib/gpuapp's emitter (gpuapp_json.h): the same document built
+ * member by member, written whole at bench_json_close(). */
 struct bench_json {
-	FILE *f;
+	struct gpuapp_json *doc;	/* NULL: no output */
 	char path[4096];
-	int depth;
-	bool need_comma[BENCH_JSON_MAX_DEPTH];
-	bool error;
 };
 
-/* Creates dir (one level) if needed and opens dir/name for writing; dir
- * NULL or "" means no output (every call below is then a no-op). */
+/* Creates dir (one level) if needed and checks dir/name can be written;
+ * dir NULL or "" means no output (every call below is then a no-op). */
 int bench_json_open(struct bench_json *j, const char *dir, const char *name);
 /* key is NULL inside arrays and for the top-level object. */
 void bench_json_obj_begin(struct bench_json *j, const char *key);
@@ -117,7 +116,8 @@ void bench_json_stats(struct bench_json *j, const char *key,
 		const struct bench_stats *st);
 /* "host": {...} with date, host name, kernel, CPU model, TSC rate. */
 void bench_json_host(struct bench_json *j);
-/* Closes the file; 0, or -1 (with a message) if anything failed. */
+/* Writes the file; 0, or -1 (with a message) if anything failed, the
+ * document's building included. */
 int bench_json_close(struct bench_json *j);
 
 /* --- Misc -------------------------------------------------------------------- */

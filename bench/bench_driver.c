@@ -773,7 +773,7 @@ main(int argc, char **argv)
 
 		warm.reps = 20;
 		warm.wmb_reps = 100;
-		e.j.f = NULL;
+		e.j.doc = NULL;
 		e.quiet = true;
 		bench_alloc_free(&e, &warm);
 		bench_register(&e, &warm, &rng);

@@ -39,6 +39,7 @@
 #include <rte_mbuf.h>
 
 #include "bench_common.h"
+#include "gpuapp_json.h"
 #include "gpuapp_pool.h"
 #include "gpuapp_port.h"
 
@@ -283,20 +284,27 @@ main(int argc, char **argv)
 		total / secs / 1e6 / nq);
 	status = BENCH_EXIT_OK;
 	if (o.json != NULL) {
-		FILE *f = fopen(o.json, "w");
+		struct gpuapp_json *j = gpuapp_json_create();
 
-		if (f == NULL || fprintf(f, "{\"mode\": \"source\", \"port\": \"%s\", "
-				"\"memory\": \"%s\", \"queues\": %u, \"burst\": %" PRIu64
-				", \"rx_packets\": %" PRIu64 ", \"rx_bytes\": %" PRIu64
-				", \"elapsed_s\": %.6f}\n", name,
-				o.gpu >= 0 ? "gpu" : "host", nq, o.burst, total, bytes,
-				secs) < 0) {
-			fprintf(stderr, "cannot write %s: %s\n", o.json,
-				strerror(errno));
+		if (j == NULL) {
+			fprintf(stderr, "cannot write %s: out of memory\n", o.json);
 			status = BENCH_EXIT_FAIL;
+			goto stop;
 		}
-		if (f != NULL && fclose(f) != 0)
+		gpuapp_json_obj_begin(j, NULL);
+		gpuapp_json_str(j, "mode", "source");
+		gpuapp_json_str(j, "port", name);
+		gpuapp_json_str(j, "memory", o.gpu >= 0 ? "gpu" : "host");
+		gpuapp_json_u64(j, "queues", nq);
+		gpuapp_json_u64(j, "burst", o.burst);
+		gpuapp_json_u64(j, "rx_packets", total);
+		gpuapp_json_u64(j, "rx_bytes", bytes);
+		gpuapp_json_fixed(j, "elapsed_s", secs, 6);
+		gpuapp_json_obj_end(j);
+		/* One line, as this file has always been. */
+		if (gpuapp_json_write(j, o.json, 0) != 0)
 			status = BENCH_EXIT_FAIL;
+		gpuapp_json_free(j);
 	}
 stop:
 	if (rte_eth_dev_stop(port) != 0)

@@ -42,8 +42,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:?usage: $0 OUT_DIR [BUILD_DIR]}
 build=${2:-$top/build}
 app=$build/examples/gpu_rx/app/dpdk-gpu-rx
-gen=$build/examples/gpu_rx/e2e/gpurx-e2e-genpcap
-check=$build/examples/gpu_rx/e2e/gpurx-e2e-check
+gen=$build/tests/gpu_rx/e2e/gpurx-e2e-genpcap
+check=$build/tests/gpu_rx/e2e/gpurx-e2e-check
 secs=${BENCH_CAPT_SECONDS:-3}
 fmt=${BENCH_CAPT_FORMAT:-pcapng}
 # /dev/shm where it is a tmpfs with room (4 GiB: a container's is often

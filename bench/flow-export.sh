@@ -34,7 +34,7 @@ out=${1:?usage: $0 OUT_DIR [BUILD_DIR]}
 build=${2:-$top/build}
 bench=$build/bench/bench-flow-export
 app=$build/examples/gpu_rx/app/dpdk-gpu-rx
-gen=$build/examples/gpu_rx/e2e/gpurx-e2e-genflows
+gen=$build/tests/gpu_rx/e2e/gpurx-e2e-genflows
 for f in "$bench" "$app" "$gen"; do
 	[ -x "$f" ] || { echo "no $f: build first" >&2; exit 2; }
 done

@@ -3,7 +3,7 @@
 #
 # Closed-loop latency of the generator: dpdk-gpu-tx sends stamped frames
 # over a wire to dpdk-gpu-rx --cpu --stamps in another process (the loop
-# of examples/gpu_tx/tests/run-loop.sh, which this runs), at a few rates;
+# of tests/gpu_tx/run-loop.sh, which this runs), at a few rates;
 # per point the receiver's median and p99 latency (its RX time minus the
 # stamp's tx_ns, both CLOCK_REALTIME: doc/gpu_tx.md, "Closing the loop")
 # and the loss. "max" sends unpaced, then, where that lost packets, at
@@ -36,7 +36,7 @@ out=${1:?usage: $0 OUT_DIR [BUILD_DIR]}
 build=${2:-$top/build}
 tx=$build/examples/gpu_tx/dpdk-gpu-tx
 rx=$build/examples/gpu_rx/app/dpdk-gpu-rx
-loop=$top/examples/gpu_tx/tests/run-loop.sh
+loop=$top/tests/gpu_tx/run-loop.sh
 secs=${BENCH_LOOP_SECONDS:-2}
 for p in "$tx" "$rx"; do
 	[ -x "$p" ] || { echo "missing $p: build first (scripts/setup.sh $build)" >&2; exit 2; }

@@ -59,7 +59,7 @@ mem=("${bench_mem[@]}")
 
 # Realistic traffic for the pcap source (seed 3; no jumbo frames: net_pcap
 # replays in infinite_rx mode only what fits one mbuf).
-gen=$build/examples/gpu_rx/e2e/gpurx-e2e-genpcap
+gen=$build/tests/gpu_rx/e2e/gpurx-e2e-genpcap
 traffic=$out/capacity-traffic.pcap
 "$gen" "$traffic" 3 4000 0 > /dev/null || { echo "cannot generate $traffic" >&2; exit 2; }
 

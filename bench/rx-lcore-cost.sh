@@ -3,7 +3,7 @@
 #
 # What the GPU pipeline costs an RX lcore per packet, on any machine, GPU
 # or not: dpdk-gpu-rx-standin (dpdk-gpu-rx's own objects, the kernel played
-# by a CPU thread: examples/gpu_rx/tests/gpu_standin.c) over the fake CUDA
+# by a CPU thread: tests/gpu_rx/gpu_standin.c) over the fake CUDA
 # driver, one RX lcore, net_null 64-byte frames, beside bench-rx-source
 # (receive and free only) in the same run. By default the kernel is run
 # per item on the RX lcore itself (--launch-per-burst: the stand-in
@@ -71,18 +71,18 @@ if [ -n "$build_b" ]; then
 	sides+=(b)
 	build[b]=$build_b
 fi
-# The stand-in is built beside its source in examples/gpu_rx/tests; a
-# side may be an older build, which has it in app/.
+# The stand-in is built beside its source in tests/gpu_rx; a side may be
+# an older build, which has it in examples/gpu_rx/tests or app/.
 declare -A standin
 for s in "${sides[@]}"; do
-	for d in tests app; do
-		f=${build[$s]}/examples/gpu_rx/$d/dpdk-gpu-rx-standin
+	for d in tests/gpu_rx examples/gpu_rx/tests examples/gpu_rx/app; do
+		f=${build[$s]}/$d/dpdk-gpu-rx-standin
 		if [ -z "${standin[$s]:-}" ] && [ -x "$f" ]; then
 			standin[$s]=$f
 		fi
 	done
 	[ -n "${standin[$s]:-}" ] || {
-		echo "no dpdk-gpu-rx-standin in ${build[$s]}/examples/gpu_rx/tests: build first" >&2
+		echo "no dpdk-gpu-rx-standin in ${build[$s]}/tests/gpu_rx: build first" >&2
 		exit 2
 	}
 done

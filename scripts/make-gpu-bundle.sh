@@ -44,7 +44,7 @@ for p in $pmds; do
 done
 
 # nfdump's collector and reader where installed here, for the flow-export
-# tests (examples/gpu_rx/e2e/run-ipfix-e2e.sh; PATH=.gpu-bundle/bin), their
+# tests (tests/gpu_rx/e2e/run-ipfix-e2e.sh; PATH=.gpu-bundle/bin), their
 # libraries with the others.
 mkdir -p "$out/bin"
 for t in nfcapd nfdump; do

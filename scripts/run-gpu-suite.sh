@@ -68,7 +68,7 @@ run bench-reg-cache "$build/bench/bench-reg-cache" "${eal[@]}" --no-pci \
 	--vdev gpu_cuda0,dev=0,reg_cache=1 -- --reps 200 --out "$out"
 
 # The capture pipeline's per-packet core on the GPU against the CPU.
-for t in "$build"/examples/gpu_rx/*gpu-test* "$build"/examples/gpu_rx/tests/*gpu-test*; do
+for t in "$build"/examples/gpu_rx/*gpu-test* "$build"/tests/*/*gpu-test*; do
 	[ -f "$t" ] && [ -x "$t" ] && run "$(basename "$t")" "$t"
 done
 
@@ -76,10 +76,10 @@ done
 # with frames built on the GPU, host-mapped into net_pcap and in GPU memory
 # through net_gpudma's TX, each written file frame by frame against the
 # CPU reference (gputx-check), checksums by tshark where installed.
-for t in "$build"/examples/gpu_tx/tests/*gpu*-test; do
+for t in "$build"/tests/gpu_tx/*gpu*-test; do
 	[ -f "$t" ] && [ -x "$t" ] && run "$(basename "$t")" "$t"
 done
-txe2e=$top/examples/gpu_tx/tests/run-tx-e2e.sh
+txe2e=$top/tests/gpu_tx/run-tx-e2e.sh
 pmds=""
 [ -d "$bundle/pmds" ] && pmds="-d $bundle/pmds"
 if [ -x "$build/examples/gpu_tx/dpdk-gpu-tx" ]; then
@@ -100,7 +100,7 @@ if [ -x "$build/examples/gpu_tx/dpdk-gpu-tx" ]; then
 				TX_EAL="--no-huge -m 2048 $pmds" \
 				run "$name" sh "$txe2e" "$c" \
 				"$build/examples/gpu_tx/dpdk-gpu-tx" \
-				"$build/examples/gpu_tx/tests/gputx-check" \
+				"$build/tests/gpu_tx/gputx-check" \
 				"$build/examples/gpu_rx/app/dpdk-gpu-rx" "$out/$name"
 		done
 	done
@@ -119,7 +119,7 @@ fi
 # The capture pipeline's GPU modes under memcheck too (no stall watch:
 # memcheck slows the kernel by orders of magnitude).
 rx=$build/examples/gpu_rx/app/dpdk-gpu-rx
-gen=$build/examples/gpu_rx/e2e/gpurx-e2e-genpcap
+gen=$build/tests/gpu_rx/e2e/gpurx-e2e-genpcap
 if [ -n "$cs" ] && [ -x "$rx" ] && [ -x "$gen" ]; then
 	"$gen" "$out/memcheck-traffic.pcap" 7 3000 40 > /dev/null
 	# gpu: packets in GPU memory, put there by net_gpudma.

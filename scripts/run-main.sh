@@ -19,7 +19,7 @@ work=$build/sample
 mkdir -p "$work"
 sample=$work/traffic.pcap
 # seed 1, 20000 packets, a jumbo frame every 50th
-"$build/examples/gpu_rx/e2e/gpurx-e2e-genpcap" "$sample" 1 20000 50
+"$build/tests/gpu_rx/e2e/gpurx-e2e-genpcap" "$sample" 1 20000 50
 
 # An NVIDIA display/3D controller on the PCI bus and the CUDA driver library.
 has_gpu() {

@@ -28,6 +28,7 @@ packages=(
 	"gcc:command gcc"
 	"libdpdk-dev:pkgconfig libdpdk"
 	"libpcap-dev:pkgconfig libpcap"
+	"libjansson-dev:pkgconfig jansson"
 	"dpkg-dev:command dpkg-source"
 	"xz-utils:command xz"
 	"clang:command clang"

@@ -8,7 +8,6 @@
  */
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,11 +18,13 @@
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_gpudev.h>
+#include <rte_log.h>
 
 #include <cuda_runtime_api.h>
 
 #include "cuda_drv.h"
 #include "gpuapp_eal.h"
+#include "gpuapp_opts.h"
 #include "tg.h"
 
 #define EXIT_SKIP 77
@@ -61,30 +62,11 @@ struct tg_opts {
 	bool seed_given;
 };
 
-static void
-usage(const char *prog)
-{
-	size_t i;
-
-	fprintf(stderr, "Usage: %s [EAL options] -- [--gpu ID] [--case NAME[,NAME...]]\n"
-		"\t[--stress-threads N] [--stress-ops N] [--seed N]\nCases:",
-		prog);
-	for (i = 0; i < TG_NB_CASES; i++)
-		fprintf(stderr, " %s", tg_cases[i].name);
-	fprintf(stderr, "\n");
-}
-
-static int
-parse_uint(const char *s, unsigned long long max, unsigned long long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoull(s, &end, 0);
-	if (errno != 0 || end == s || *end != '\0' || *out > max || s[0] == '-')
-		return -1;
-	return 0;
-}
+/* Every diagnostic of the test: --log-level=app.test_gpudev:LEVEL. The
+ * case lines and the tally are its results: printf on stdout. */
+RTE_LOG_REGISTER(tg_logtype, app.test_gpudev, INFO);
+#define TG_LOG(level, ...) \
+	rte_log(RTE_LOG_ ## level, (uint32_t)tg_logtype, __VA_ARGS__)
 
 static int
 select_cases(struct tg_opts *o, const char *list)
@@ -92,8 +74,11 @@ select_cases(struct tg_opts *o, const char *list)
 	char buf[256], *tok, *save = NULL;
 	size_t i;
 
-	if (strlen(list) >= sizeof(buf))
+	if (strlen(list) >= sizeof(buf)) {
+		TG_LOG(ERR, "--case: list longer than %zu characters\n",
+			sizeof(buf) - 1);
 		return -1;
+	}
 	strcpy(buf, list);
 	for (tok = strtok_r(buf, ",", &save); tok != NULL;
 			tok = strtok_r(NULL, ",", &save)) {
@@ -101,7 +86,7 @@ select_cases(struct tg_opts *o, const char *list)
 			if (strcmp(tok, tg_cases[i].name) == 0)
 				break;
 		if (i == TG_NB_CASES) {
-			fprintf(stderr, "unknown case '%s'\n", tok);
+			TG_LOG(ERR, "--case: unknown case '%s'\n", tok);
 			return -1;
 		}
 		o->selected[i] = true;
@@ -111,54 +96,55 @@ select_cases(struct tg_opts *o, const char *list)
 }
 
 static int
+parse_case(const struct gpuapp_opt *opt, const char *arg, int logtype)
+{
+	RTE_SET_USED(logtype);
+	return select_cases(opt->dst, arg) < 0 ? -EINVAL : 0;
+}
+
+static int
+parse_seed(const struct gpuapp_opt *opt, const char *arg, int logtype)
+{
+	struct tg_opts *o = opt->dst;
+	uint64_t v;
+	int ret = gpuapp_opt_uint(opt, arg, logtype, &v);
+
+	if (ret != 0)
+		return ret;
+	o->seed = v;
+	o->seed_given = true;
+	return 0;
+}
+
+/* 0, 1 after --help, or a negative errno with the reason said. */
+static int
 parse_args(int argc, char **argv, struct tg_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "gpu", required_argument, NULL, 'g' },
-		{ "case", required_argument, NULL, 'c' },
-		{ "stress-threads", required_argument, NULL, 't' },
-		{ "stress-ops", required_argument, NULL, 'o' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	char cases[512];
+	size_t len;
+	const struct gpuapp_opt table[] = {
+		GPUAPP_OPT_UINT_ENTRY("gpu", &o->gpu, 0, INT16_MAX, "ID",
+			"gpudev device (default: the first probed)"),
+		GPUAPP_OPT_CALLBACK_ENTRY("case", parse_case, o,
+			"NAME[,NAME...]", cases),
+		GPUAPP_OPT_UINT_ENTRY("stress-threads", &o->stress_threads, 1,
+			1024, "N", "threads of the stress case (default 8)"),
+		GPUAPP_OPT_UINT_ENTRY("stress-ops", &o->stress_ops, 1,
+			100000000, "N",
+			"operations per stress thread (default 2000)"),
+		{ .name = "seed", .kind = GPUAPP_OPT_CALLBACK, .cb = parse_seed,
+		  .dst = o, .min = 0, .max = UINT64_MAX, .arg_name = "N",
+		  .help = "random seed (default: from the clock)" },
+		GPUAPP_OPT_HELP_ENTRY('h'),
 	};
-	unsigned long long v;
-	int opt;
 
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'g':
-			if (parse_uint(optarg, INT16_MAX, &v) < 0)
-				return -1;
-			o->gpu = (int)v;
-			break;
-		case 'c':
-			if (select_cases(o, optarg) < 0)
-				return -1;
-			break;
-		case 't':
-			if (parse_uint(optarg, 1024, &v) < 0 || v == 0)
-				return -1;
-			o->stress_threads = (unsigned int)v;
-			break;
-		case 'o':
-			if (parse_uint(optarg, 100000000, &v) < 0 || v == 0)
-				return -1;
-			o->stress_ops = (unsigned int)v;
-			break;
-		case 's':
-			if (parse_uint(optarg, UINT64_MAX, &v) < 0)
-				return -1;
-			o->seed = v;
-			o->seed_given = true;
-			break;
-		default:
-			return -1;
-		}
-	}
-	if (optind != argc)
-		return -1;
-	return 0;
+	/* The case list in --help follows tg_cases[]. */
+	len = (size_t)snprintf(cases, sizeof(cases), "cases to run (default all):");
+	for (size_t i = 0; i < TG_NB_CASES && len < sizeof(cases); i++)
+		len += (size_t)snprintf(cases + len, sizeof(cases) - len, "%s%s",
+			i % 4 == 0 ? "\n" : " ", tg_cases[i].name);
+	return gpuapp_opts_parse(table, RTE_DIM(table),
+		"Usage: %s [EAL options] -- [options]", tg_logtype, argc, argv);
 }
 
 /* The CUDA runtime ordinal of the GPU behind a gpudev device. */
@@ -196,17 +182,15 @@ main(int argc, char **argv)
 
 	ret = gpuapp_eal_init(argc, argv);
 	if (ret < 0) {
-		fprintf(stderr, "EAL init failed: %s\n", rte_strerror(rte_errno));
+		TG_LOG(ERR, "EAL init failed: %s\n", rte_strerror(rte_errno));
 		return EXIT_USAGE;
 	}
 	argc -= ret;
 	argv += ret;
-	/* getopt must see the application's own arguments from the start */
-	optind = 1;
-	if (parse_args(argc, argv, &o) < 0) {
-		usage(argv[0]);
+	ret = parse_args(argc, argv, &o);
+	if (ret != 0) {
 		rte_eal_cleanup();
-		return EXIT_USAGE;
+		return ret > 0 ? 0 : EXIT_USAGE;
 	}
 
 	if (rte_gpu_count_avail() == 0) {
@@ -228,7 +212,7 @@ main(int argc, char **argv)
 	env.dev_id = o.gpu >= 0 ? (int16_t)o.gpu :
 		rte_gpu_find_next(0, RTE_GPU_ID_NONE);
 	if (env.dev_id < 0 || !rte_gpu_is_valid(env.dev_id)) {
-		fprintf(stderr, "GPU %d is not a valid gpudev device\n", o.gpu);
+		TG_LOG(ERR, "GPU %d is not a valid gpudev device\n", o.gpu);
 		rte_eal_cleanup();
 		return EXIT_USAGE;
 	}

@@ -100,13 +100,13 @@ setup_gen(struct app *a)
 	gc.csum_offload = a->o.csum_offload;
 	rc = gpugen_create(&a->gen, &gc);
 	if (rc != 0) {
-		fprintf(stderr, "error: generator: %s\n", strerror(-rc));
+		GPUTX_LOG(ERR, "error: generator: %s\n", strerror(-rc));
 		return -1;
 	}
 	for (unsigned int k = 0; k < a->o.n_streams; k++) {
 		rc = gpugen_add_spec(a->gen, a->o.streams[k], err, sizeof(err));
 		if (rc < 0) {
-			fprintf(stderr, "error: stream '%s': %s\n",
+			GPUTX_LOG(ERR, "error: stream '%s': %s\n",
 				a->o.streams[k], err);
 			return -1;
 		}
@@ -116,7 +116,7 @@ setup_gen(struct app *a)
 	a->tx_offload = calloc(gpugen_n_streams(a->gen),
 		sizeof(*a->tx_offload));
 	if (a->ol_flags == NULL || a->tx_offload == NULL) {
-		fprintf(stderr, "error: out of memory\n");
+		GPUTX_LOG(ERR, "error: out of memory\n");
 		return -1;
 	}
 	for (uint32_t s = 0; s < gpugen_n_streams(a->gen); s++) {
@@ -142,30 +142,33 @@ main(int argc, char **argv)
 	memset(&a, 0, sizeof(a));
 	rc = gpuapp_eal_init(argc, argv);
 	if (rc < 0) {
-		fprintf(stderr, "error: EAL: %s\n", rte_strerror(rte_errno));
+		GPUTX_LOG(ERR, "error: EAL: %s\n", rte_strerror(rte_errno));
 		return 1;
 	}
 	argc -= rc;
 	argv += rc;
 	argv[0] = (char *)"dpdk-gpu-tx";
-	if (gputx_parse_opts(argc, argv, &a.o) != 0)
+	rc = gputx_parse_opts(argc, argv, &a.o);
+	if (rc > 0)
+		ret = 0;
+	if (rc != 0)
 		goto out;
 	if (setup_gen(&a) != 0)
 		goto out;
 	if (!rte_eth_dev_is_valid_port(a.o.port)) {
-		fprintf(stderr, "error: port %u does not exist (%u ports probed; "
+		GPUTX_LOG(ERR, "error: port %u does not exist (%u ports probed; "
 			"add one with -a PCI_ADDR or --vdev)\n", a.o.port,
 			rte_eth_dev_count_avail());
 		goto out;
 	}
 	if (rte_lcore_count() > 1 && rte_lcore_count() - 1 < a.o.queues) {
-		fprintf(stderr, "error: --queues %u: a worker lcore each, and EAL "
+		GPUTX_LOG(ERR, "error: --queues %u: a worker lcore each, and EAL "
 			"has %u (-l 0-%u gives %u)\n", a.o.queues,
 			rte_lcore_count() - 1, a.o.queues, a.o.queues);
 		goto out;
 	}
 	if (rte_lcore_count() == 1 && a.o.queues > 1) {
-		fprintf(stderr, "error: --queues %u: a worker lcore each, and EAL "
+		GPUTX_LOG(ERR, "error: --queues %u: a worker lcore each, and EAL "
 			"has none (-l 0-%u)\n", a.o.queues, a.o.queues);
 		goto out;
 	}
@@ -185,12 +188,12 @@ main(int argc, char **argv)
 			a.o.table_in_host ? GPUGEN_TABLE_HOST :
 			GPUGEN_TABLE_DEVICE, &a.gg, err, sizeof(err));
 		if (rc != 0) {
-			fprintf(stderr, "error: GPU build: %s\n", err);
+			GPUTX_LOG(ERR, "error: GPU build: %s\n", err);
 			goto out;
 		}
 		rc = open_fill(&a, err, sizeof(err));
 		if (rc != 0) {
-			fprintf(stderr, "error: GPU fill: %s\n", err);
+			GPUTX_LOG(ERR, "error: GPU fill: %s\n", err);
 			goto out;
 		}
 	}
@@ -208,12 +211,12 @@ main(int argc, char **argv)
 		a.o.queues > 1 ? "s" : "", a.o.burst, a.fill == NULL ? "" :
 		", bursts in flight per queue up to --ring-items");
 	if (a.fill != NULL && gpugen_fill_start(a.fill, err, sizeof(err)) != 0) {
-		fprintf(stderr, "error: GPU fill: %s\n", err);
+		GPUTX_LOG(ERR, "error: GPU fill: %s\n", err);
 		goto out;
 	}
 	rc = gputx_run(&a);
 	if (a.fill != NULL && gpugen_fill_stop(a.fill, err, sizeof(err)) != 0) {
-		fprintf(stderr, "error: GPU fill: %s\n", err);
+		GPUTX_LOG(ERR, "error: GPU fill: %s\n", err);
 		rc = -1;
 	}
 	if (rc == 0 && a.o.linger > 0)
@@ -225,9 +228,9 @@ out:
 	if (port_started) {
 		/* Stop and close: the port gives back the mbufs it holds. */
 		if (rte_eth_dev_stop(a.o.port) != 0)
-			fprintf(stderr, "warning: port %u stop failed\n", a.o.port);
+			GPUTX_LOG(WARNING, "warning: port %u stop failed\n", a.o.port);
 		if (rte_eth_dev_close(a.o.port) != 0)
-			fprintf(stderr, "warning: port %u close failed\n", a.o.port);
+			GPUTX_LOG(WARNING, "warning: port %u close failed\n", a.o.port);
 	}
 	gpugen_fill_close(a.fill);
 	gpugen_gpu_close(a.gg);

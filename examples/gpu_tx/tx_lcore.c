@@ -51,7 +51,7 @@ gputx_set_rate(struct app *a)
 	}
 	if (o->unit == RATE_PCT) {
 		if (a->link_mbps == 0) {
-			fprintf(stderr, "error: --rate %g%%: port %u reports no link "
+			GPUTX_LOG(ERR, "error: --rate %g%%: port %u reports no link "
 				"speed; give pps or bps\n", o->rate, o->port);
 			return -1;
 		}
@@ -61,7 +61,7 @@ gputx_set_rate(struct app *a)
 	}
 	if (o->unit == RATE_BPS && a->link_mbps != 0 &&
 			o->rate > a->link_mbps * 1e6)
-		fprintf(stderr, "warning: --rate %g bps beyond port %u's link "
+		GPUTX_LOG(WARNING, "warning: --rate %g bps beyond port %u's link "
 			"(%u Mb/s): the port sets the rate\n", o->rate, o->port,
 			a->link_mbps);
 	return 0;
@@ -85,7 +85,7 @@ gputx_txq_setup(struct app *a)
 			BUILD_LAT_BUCKETS * sizeof(uint64_t),
 			RTE_CACHE_LINE_SIZE);
 		if (a->txq[q].post_tsc == NULL || a->txq[q].lat_hist == NULL) {
-			fprintf(stderr, "error: queue %u: out of memory\n", q);
+			GPUTX_LOG(ERR, "error: queue %u: out of memory\n", q);
 			return -1;
 		}
 	}
@@ -186,7 +186,7 @@ send_built(struct txq *T)
 			break;
 	}
 	if (rc < 0) {
-		fprintf(stderr, "error: queue %u: GPU build: %s\n", T->q,
+		GPUTX_LOG(ERR, "error: queue %u: GPU build: %s\n", T->q,
 			rte_strerror(-rc));
 		return -1;
 	}
@@ -349,7 +349,7 @@ tx_lcore(void *arg)
 		rc = raw_post ? gpugen_fill_post_raw(a->fill, T->q, m, b, first,
 			tx_ns) : gpugen_fill_post(a->fill, T->q, m, b, first, tx_ns);
 		if (rc != 0) {
-			fprintf(stderr, "error: queue %u: posting a burst to the "
+			GPUTX_LOG(ERR, "error: queue %u: posting a burst to the "
 				"GPU: %s\n", T->q, rte_strerror(-rc));
 			/* Not posted (-EINVAL): still ours. Posted, its kernel
 			 * not launched (-EIO): never coming back. */
@@ -387,7 +387,7 @@ gputx_run(struct app *a)
 			if (q == a->o.queues)
 				break;
 			if (rte_eal_remote_launch(tx_lcore, &a->txq[q], lc) != 0) {
-				fprintf(stderr, "error: lcore %u: launch failed\n", lc);
+				GPUTX_LOG(ERR, "error: lcore %u: launch failed\n", lc);
 				gputx_quit = 1;
 				rc = -1;
 				break;

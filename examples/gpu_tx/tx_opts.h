@@ -9,6 +9,17 @@
 
 #include <stdint.h>
 
+#include <rte_log.h>
+
+/*
+ * dpdk-gpu-tx's diagnostics: rte_log on app.gpu_tx, so --log-level
+ * filters them; 22.11 writes them to stderr without a prefix, as fprintf
+ * did. The summary and --help stay printf on stdout.
+ */
+extern int gputx_logtype;
+#define GPUTX_LOG(level, ...) \
+	rte_log(RTE_LOG_ ## level, (uint32_t)gputx_logtype, __VA_ARGS__)
+
 #define MAX_BURST 512
 #define MAX_QUEUES 32
 #define DEFAULT_RING_ITEMS 8
@@ -42,8 +53,8 @@ struct opts {
 	int table_in_host;	/* GPU builds read the streams from host memory */
 };
 
-/* The options after EAL's into o: 0, or -1 with the error said; --help
- * prints the usage and exits 0. */
+/* The options after EAL's into o: 0, or -1 with the error said; 1 when
+ * --help printed the usage (the program then exits 0). */
 int gputx_parse_opts(int argc, char **argv, struct opts *o);
 
 /* --mem's name of a memory mode. */

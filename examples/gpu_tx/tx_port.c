@@ -10,9 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <rte_bus.h>
 #include <rte_cycles.h>
-#include <rte_dev.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_gpudev.h>
@@ -31,7 +29,7 @@ track_chunk(void *opaque, void *addr, size_t len)
 
 	(void)len;
 	if (l->n == RTE_DIM(l->addr)) {
-		fprintf(stderr, "error: more than %zu mempool chunks\n",
+		GPUTX_LOG(ERR, "error: more than %zu mempool chunks\n",
 			RTE_DIM(l->addr));
 		return -1;
 	}
@@ -44,7 +42,7 @@ gputx_setup_gpu(struct app *a)
 {
 	a->gpu_id = rte_gpu_find_next(0, RTE_GPU_ID_ANY);
 	if (rte_gpu_count_avail() == 0 || a->gpu_id < 0) {
-		fprintf(stderr, "error: --mem %s: no GPU probed by DPDK gpudev "
+		GPUTX_LOG(ERR, "error: --mem %s: no GPU probed by DPDK gpudev "
 			"(%s); it needs an NVIDIA GPU and its driver; or run with "
 			"--mem cpu\n", gputx_mem_str(a->o.mem), gpuapp_gpu_driver());
 		return -1;
@@ -70,7 +68,7 @@ gputx_setup_pool(struct app *a, int socket)
 			a->o.port, n, 256, RTE_MBUF_DEFAULT_BUF_SIZE, socket,
 			err, sizeof(err));
 		if (rc != 0) {
-			fprintf(stderr, "error: --mem gpu: port %u: %s%s\n",
+			GPUTX_LOG(ERR, "error: --mem gpu: port %u: %s%s\n",
 				a->o.port, err, rc == 1 ? "; use --mem "
 				"host-mapped" : "");
 			return -1;
@@ -81,14 +79,14 @@ gputx_setup_pool(struct app *a, int socket)
 	a->pool = rte_pktmbuf_pool_create("gputx_mbufs", n, 256, 0,
 		RTE_MBUF_DEFAULT_BUF_SIZE, socket);
 	if (a->pool == NULL) {
-		fprintf(stderr, "error: mbuf pool of %u: %s\n", n,
+		GPUTX_LOG(ERR, "error: mbuf pool of %u: %s\n", n,
 			rte_strerror(rte_errno));
 		return -1;
 	}
 	if (a->o.mem == MEM_HOST_MAPPED &&
 			gpuapp_pool_register(a->gpu_id, a->pool, track_chunk,
 			&a->chunks, err, sizeof(err)) != 0) {
-		fprintf(stderr, "error: --mem host-mapped: %s\n", err);
+		GPUTX_LOG(ERR, "error: --mem host-mapped: %s\n", err);
 		return -1;
 	}
 	return 0;
@@ -99,7 +97,7 @@ gputx_release_pool(struct app *a)
 {
 	for (unsigned int k = 0; k < a->chunks.n; k++)
 		if (rte_gpu_mem_unregister(a->gpu_id, a->chunks.addr[k]) != 0)
-			fprintf(stderr, "warning: rte_gpu_mem_unregister: %s\n",
+			GPUTX_LOG(WARNING, "warning: rte_gpu_mem_unregister: %s\n",
 				rte_strerror(rte_errno));
 	a->chunks.n = 0;
 	if (a->o.mem == MEM_GPU)
@@ -120,21 +118,27 @@ gputx_setup_port(struct app *a)
 
 	rc = rte_eth_dev_info_get(a->o.port, &di);
 	if (rc != 0) {
-		fprintf(stderr, "error: port %u: %s\n", a->o.port,
+		GPUTX_LOG(ERR, "error: port %u: %s\n", a->o.port,
 			rte_strerror(-rc));
 		return -1;
 	}
-	if (a->o.mem == MEM_GPU && !gpuapp_port_is_gpudma(a->o.port) &&
-			(di.device == NULL || strcmp(rte_bus_name(
-			rte_dev_bus(di.device)), "vdev") == 0)) {
-		fprintf(stderr, "error: --mem gpu: port %u (%s) moves frames with "
+	/* lib/gpuapp's rule, explained there. */
+	rc = a->o.mem == MEM_GPU ? gpuapp_port_gpu_dma(a->o.port) : 1;
+	if (rc < 0) {
+		GPUTX_LOG(ERR, "error: --mem gpu: port %u (%s): cannot tell "
+			"whether it can read GPU memory: %s\n", a->o.port,
+			di.driver_name, rte_strerror(-rc));
+		return -1;
+	}
+	if (rc == 0) {
+		GPUTX_LOG(ERR, "error: --mem gpu: port %u (%s) moves frames with "
 			"the CPU and cannot read GPU memory; use a NIC, net_gpudma, "
 			"or --mem host-mapped\n", a->o.port, di.driver_name);
 		return -1;
 	}
 	memset(&conf, 0, sizeof(conf));
 	if (a->o.queues > di.max_tx_queues) {
-		fprintf(stderr, "error: --queues %u: port %u (%s) has at most %u "
+		GPUTX_LOG(ERR, "error: --queues %u: port %u (%s) has at most %u "
 			"TX queues\n", a->o.queues, a->o.port, di.driver_name,
 			di.max_tx_queues);
 		return -1;
@@ -142,7 +146,7 @@ gputx_setup_port(struct app *a)
 	if ((di.tx_offload_capa & a->ol_needed) != a->ol_needed) {
 		uint64_t miss = a->ol_needed & ~di.tx_offload_capa;
 
-		fprintf(stderr, "error: --csum-offload: port %u (%s) offers no TX "
+		GPUTX_LOG(ERR, "error: --csum-offload: port %u (%s) offers no TX "
 			"checksum offload for%s%s%s; without --csum-offload the "
 			"generator computes them\n", a->o.port, di.driver_name,
 			miss & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM ? " IPv4" : "",
@@ -166,7 +170,7 @@ gputx_setup_port(struct app *a)
 	if (rc == 0)
 		rc = rte_eth_dev_start(a->o.port);
 	if (rc != 0) {
-		fprintf(stderr, "error: port %u (%s) setup: %s\n", a->o.port,
+		GPUTX_LOG(ERR, "error: port %u (%s) setup: %s\n", a->o.port,
 			di.driver_name, rte_strerror(-rc));
 		return -1;
 	}
@@ -196,7 +200,7 @@ gputx_wait_link(struct app *a)
 		rc = rte_eth_link_get_nowait(a->o.port, &link);
 		if (rc != 0) {
 			/* A port that cannot tell is taken as up. */
-			fprintf(stderr, "warning: port %u: link status: %s; sending "
+			GPUTX_LOG(WARNING, "warning: port %u: link status: %s; sending "
 				"without waiting\n", a->o.port, rte_strerror(-rc));
 			return 0;
 		}
@@ -205,7 +209,7 @@ gputx_wait_link(struct app *a)
 		if (gputx_quit)
 			return -1;
 		if ((double)(rte_rdtsc() - start) / hz >= a->o.wait_link) {
-			fprintf(stderr, "error: port %u: link still down after "
+			GPUTX_LOG(ERR, "error: port %u: link still down after "
 				"%g s (net_memif: no client connected; a cable, the "
 				"peer?); --wait-link S waits longer, 0 sends anyway\n",
 				a->o.port, a->o.wait_link);

@@ -12,6 +12,10 @@
 
 #include "rte_pmd_gpu_cuda.h"
 #include "gpuapp_eal.h"
+#include "gpuapp_log.h"
+
+/* The library's diagnostics: --log-level=lib.gpuapp:LEVEL. */
+RTE_LOG_REGISTER(gpuapp_logtype, lib.gpuapp, INFO);
 
 const char *
 gpuapp_gpu_driver(void)
@@ -89,15 +93,15 @@ explain_refused_plugins(int argc, char **argv)
 		refused = gpuapp_plugin_path_refused(path, why, sizeof(why));
 		if (refused == 0)
 			continue;
-		fprintf(stderr, "error: EAL option -d %s: %s.\n", path, why);
+		GPUAPP_LOG(ERR, "error: EAL option -d %s: %s.\n", path, why);
 		if (refused < 0)
 			continue;
 		if (strstr(path, "librte_gpu_cuda") != NULL)
-			fprintf(stderr, "  This program is linked with "
+			GPUAPP_LOG(ERR, "  This program is linked with "
 				"librte_gpu_cuda.so and loads it without -d: "
 				"leave that -d out.\n");
 		else
-			fprintf(stderr, "  Keep plugins in a directory only "
+			GPUAPP_LOG(ERR, "  Keep plugins in a directory only "
 				"you can write (not below /tmp), or install "
 				"them into DPDK's plugin directory.\n");
 	}

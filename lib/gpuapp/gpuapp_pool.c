@@ -11,6 +11,7 @@
 #include <rte_memory.h>
 
 #include "gpuapp_pool.h"
+#include "gpuapp_log.h"
 
 /* GPU pages: what the DMA mapping and the GPU's peer access align to. */
 #define GPUAPP_GPU_PAGE (64 * 1024)
@@ -36,13 +37,13 @@ gpuapp_ext_pool_free(struct gpuapp_ext_pool *p)
 	p->mp = NULL;
 	if (p->mapped && rte_dev_dma_unmap(p->dev, p->mem, RTE_BAD_IOVA,
 			p->len) != 0)
-		fprintf(stderr, "warning: rte_dev_dma_unmap: %s\n",
+		GPUAPP_LOG(WARNING, "warning: rte_dev_dma_unmap: %s\n",
 			rte_strerror(rte_errno));
 	if (p->registered && rte_extmem_unregister(p->mem, p->len) != 0)
-		fprintf(stderr, "warning: rte_extmem_unregister: %s\n",
+		GPUAPP_LOG(WARNING, "warning: rte_extmem_unregister: %s\n",
 			rte_strerror(rte_errno));
 	if (rte_gpu_mem_free(p->gpu_id, p->mem) != 0)
-		fprintf(stderr, "warning: rte_gpu_mem_free: %s\n",
+		GPUAPP_LOG(WARNING, "warning: rte_gpu_mem_free: %s\n",
 			rte_strerror(rte_errno));
 	p->mem = NULL;
 	p->len = 0;

@@ -68,12 +68,6 @@ struct gpucomm_kparams {
 	uint32_t poll_ns_max;
 	const uint32_t *quit;	/* rte_gpu_comm_flag memory: non-zero ends it */
 	struct gpucomm_kstate st;	/* GPU memory */
-	/* Test only: 0, or ring 0's first worker faults (an illegal address)
-	 * on taking its item of this sequence number, which is never DONE. */
-	unsigned long long fault_at;
-	/* Test only: the dispatchers never see the quit flag, so the kernel
-	 * runs on until the process ends. */
-	uint32_t hold;
 };
 
 /* Bytes of GPU memory the dispatch state of n_rings x n_items needs. */

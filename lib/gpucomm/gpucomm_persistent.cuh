@@ -49,7 +49,11 @@
  * needs relocatable device code when the body lives in another file, and
  * hides the body's register needs from the launch configuration. The
  * price of the template is one instantiation per body, in the program's
- * own .cu, which is where its per-item code is anyway.
+ * own .cu, which is where its per-item code is anyway. *
+ * A second template argument, the hook, is for tests alone: what a fault
+ * or a kernel that never quits would do, injected at compile time. The
+ * shipped kernels take the default, gpucomm_no_hook, whose calls compile
+ * to nothing: no test branch in them and no kernel parameter for one.
  */
 #ifndef GPUCOMM_PERSISTENT_CUH
 #define GPUCOMM_PERSISTENT_CUH
@@ -72,6 +76,34 @@ struct gpucomm_item_ctx {
 	uint32_t ring;
 	uint32_t idx;			/* item index in the ring: seq % items */
 	uint32_t slot;			/* worker block of the ring */
+};
+
+/*
+ * The skeleton's test seams (a hook type; its state, if any, travels in
+ * the body, which a test derives from the program's own):
+ *   hold(body)      the dispatchers' view of the quit flag: true, they
+ *                   never see it (a kernel that does not end);
+ *   taken(body, c)  every thread of a worker block once item c is handed
+ *                   over, before the body's item() (a worker that dies
+ *                   holding its item).
+ * This one, the shipped kernels', does nothing.
+ */
+struct gpucomm_no_hook {
+	template <class Body>
+	static __device__ __forceinline__ bool
+	hold(const Body &body)
+	{
+		(void)body;
+		return false;
+	}
+
+	template <class Body>
+	static __device__ __forceinline__ void
+	taken(const Body &body, const struct gpucomm_item_ctx &c)
+	{
+		(void)body;
+		(void)c;
+	}
 };
 
 /*
@@ -148,8 +180,10 @@ gpucomm_load_item(const struct gpucomm_item_ctx &c, uint32_t pre,
 }
 
 /* The ring's dispatcher: warp 0 of the ring's last block. */
+template <class Body, class Hook>
 static __device__ void
-gpucomm_dispatch(const struct gpucomm_kparams &kp, uint32_t ring)
+gpucomm_dispatch(const struct gpucomm_kparams &kp, const Body &body,
+		uint32_t ring)
 {
 	const unsigned int lane = threadIdx.x;
 	const uint32_t n = kp.n_items;
@@ -226,7 +260,7 @@ gpucomm_dispatch(const struct gpucomm_kparams &kp, uint32_t ring)
 		 * back DONE: quitting here loses nothing, and the flag carries
 		 * no data (relaxed).
 		 */
-		if (__shfl_sync(0xffffffffu, lane == 0 && !kp.hold ?
+		if (__shfl_sync(0xffffffffu, lane == 0 && !Hook::hold(body) ?
 				gpucomm_ld_relaxed_sys_u32(kp.quit) : 0, 0) != 0) {
 			for (uint32_t i = lane; i < n; i += 32)
 				gpucomm_st_relaxed_gpu_u64(&ready[i], GPUCOMM_SEQ_QUIT);
@@ -239,7 +273,7 @@ gpucomm_dispatch(const struct gpucomm_kparams &kp, uint32_t ring)
 }
 
 /* Worker block `slot` of ring `ring`: its items in ring order. */
-template <class Body>
+template <class Body, class Hook>
 static __device__ void
 gpucomm_worker_loop(const struct gpucomm_kparams &kp, const Body &body,
 		uint32_t ring, uint32_t slot)
@@ -317,10 +351,7 @@ gpucomm_worker_loop(const struct gpucomm_kparams &kp, const Body &body,
 		__syncthreads();
 		if (!s_go)
 			return;
-		/* Test only: die holding a taken item, as a fault would. */
-		if (kp.fault_at != 0 && ring == 0 && slot == 0 &&
-				seq >= kp.fault_at && threadIdx.x == 0)
-			*(volatile uint32_t *)(uintptr_t)8 = 1;
+		Hook::taken(body, s_ctx);
 		{
 			const struct gpucomm_item_ctx c = s_ctx;
 
@@ -350,7 +381,7 @@ gpucomm_worker_loop(const struct gpucomm_kparams &kp, const Body &body,
  * The persistent kernel: kp.n_rings x (kp.bpq workers + 1 dispatcher)
  * blocks of Body::threads threads, all resident (gpucomm_launch_persistent).
  */
-template <class Body>
+template <class Body, class Hook = gpucomm_no_hook>
 __global__ void __launch_bounds__(Body::threads)
 gpucomm_persistent_kernel(const struct gpucomm_kparams kp, const Body body)
 {
@@ -363,10 +394,10 @@ gpucomm_persistent_kernel(const struct gpucomm_kparams kp, const Body body)
 		return;
 	if (slot == kp.bpq) {
 		if (threadIdx.x < 32)
-			gpucomm_dispatch(kp, ring);
+			gpucomm_dispatch<Body, Hook>(kp, body, ring);
 		return;
 	}
-	gpucomm_worker_loop(kp, body, ring, slot);
+	gpucomm_worker_loop<Body, Hook>(kp, body, ring, slot);
 }
 
 /*
@@ -428,7 +459,7 @@ gpucomm_item_kernel(const struct gpucomm_kparams kp, const Body body,
  * workers because their blocks wait for others that never end.
  * Returns 0 or a cudaError_t value.
  */
-template <class Body>
+template <class Body, class Hook = gpucomm_no_hook>
 static inline int
 gpucomm_launch_persistent(struct gpucomm_kparams *kp, const Body &body,
 		cudaStream_t s)
@@ -450,7 +481,7 @@ gpucomm_launch_persistent(struct gpucomm_kparams *kp, const Body &body,
 		e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
 	if (e == cudaSuccess)
 		e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm,
-			gpucomm_persistent_kernel<Body>, Body::threads, 0);
+			gpucomm_persistent_kernel<Body, Hook>, Body::threads, 0);
 	if (e != cudaSuccess)
 		return (int)e;
 	bpq = gpucomm_fit_workers(kp->n_rings, kp->n_items, kp->bpq,
@@ -464,7 +495,7 @@ gpucomm_launch_persistent(struct gpucomm_kparams *kp, const Body &body,
 		return (int)e;
 	/* args[] point at *kp and body, copied as the parameters here. */
 	return (int)cudaLaunchCooperativeKernel(
-		(const void *)gpucomm_persistent_kernel<Body>,
+		(const void *)gpucomm_persistent_kernel<Body, Hook>,
 		dim3(kp->n_rings * (bpq + 1)), dim3(Body::threads), args, 0, s);
 }
 

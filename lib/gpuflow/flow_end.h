@@ -26,7 +26,7 @@ gpurx_flow_ring_tail_fresh(struct gpurx_flow_table *ft)
 /*
  * Reserve n consecutive ring positions from *pos. Returns how many it
  * got: n, or fewer (0 when the ring is full). Nothing is counted: for a
- * reservation ahead of need (gpu_kernels.cu reserves before its turn what
+ * reservation ahead of need (gpu_body.cuh reserves before its turn what
  * it expects to end), whose shortfall puts off no end yet.
  *
  * With a slack (gpurx_flow_table_set_ring_slack()), one fetch_add: a CAS

@@ -6,7 +6,7 @@
  * The kernel runs a queue's items side by side, so each item says in an
  * order slot of its own how far its packets have got with the flow table
  * (pinned, decided), and an item that shares a flow with an earlier one
- * in flight waits for it there (gpu_kernels.cu, account_decide).
+ * in flight waits for it there (gpu_body.cuh, account_decide).
  *
  * The slots: per queue from q * stride, item seq at seq % n_items,
  * holding 2 seq + 1 once pinned and 2 seq + 2 once decided (0 never:

@@ -144,7 +144,7 @@ gpurx_flow_plan(struct gpurx_flow_table *ft, struct gpurx_flow_entry *e,
 }
 
 /*
- * The same by a warp in its queue's order (gpu_kernels.cu): the record
+ * The same by a warp in its queue's order (gpu_body.cuh): the record
  * word and both buffers' times in one round trip, three 16-byte loads at
  * once, rather than the word and then its live buffer's times (the order
  * is the queue's critical path). Relaxed: the order's acquires, before,
@@ -176,7 +176,7 @@ gpurx_flow_plan_in_turn(struct gpurx_flow_table *ft,
 
 /*
  * Step 2 by a group that may find itself alone on its flow, before its
- * queue's order (gpu_kernels.cu): the plan as gpurx_flow_plan() makes it,
+ * queue's order (gpu_body.cuh): the plan as gpurx_flow_plan() makes it,
  * and whether the slot's pins are the group's `pins` alone. Alone, no
  * other packet of any queue is between its pin and its unpin on the
  * flow, so every packet before the group's (in every queue) has let go,
@@ -360,7 +360,7 @@ gpurx_flow_skip_n(struct gpurx_flow_table *ft, uint64_t pos, uint32_t n)
 
 /*
  * Steps 2 to 4 by one thread for a group of packets of the pinned flow
- * e (the CPU's; the GPU runs them around its turn, gpu_kernels.cu). The
+ * e (the CPU's; the GPU runs them around its turn, gpu_body.cuh). The
  * group's `pins` pins are let go.
  */
 GPURX_FN void

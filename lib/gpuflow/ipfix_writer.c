@@ -764,23 +764,19 @@ gpurx_ipfix_print_sinks(FILE *f, const struct gpurx_ipfix *x)
 	}
 }
 
-void
-gpurx_ipfix_json_sinks(FILE *f, const struct gpurx_ipfix *x)
+unsigned int
+gpurx_ipfix_n_sinks(const struct gpurx_ipfix *x)
 {
-	fprintf(f, "[");
-	for (unsigned int i = 0; i < x->n_sinks; i++) {
-		const struct sink *s = &x->sinks[i];
+	return x->n_sinks;
+}
 
-		fprintf(f, "%s{\"sink\": \"", i ? ", " : "");
-		/* A path may hold what JSON must escape. */
-		for (const char *c = s->name; *c != '\0'; c++) {
-			if (*c == '"' || *c == '\\')
-				fputc('\\', f);
-			if ((unsigned char)*c >= 0x20)
-				fputc(*c, f);
-		}
-		fprintf(f, "\", \"messages\": %" PRIu64 ", \"lost_records\": %"
-			PRIu64 "}", s->messages, s->lost_records);
-	}
-	fprintf(f, "]");
+const char *
+gpurx_ipfix_sink(const struct gpurx_ipfix *x, unsigned int i,
+		uint64_t *messages, uint64_t *lost_records)
+{
+	const struct sink *s = &x->sinks[i];
+
+	*messages = s->messages;
+	*lost_records = s->lost_records;
+	return s->name;
 }

@@ -68,8 +68,11 @@ const struct gpurx_ipfix_counts *gpurx_ipfix_counts(const struct gpurx_ipfix *x)
 
 /* "  -> NAME: M messages, L records lost (last: ...)" per destination. */
 void gpurx_ipfix_print_sinks(FILE *f, const struct gpurx_ipfix *x);
-/* [{"sink": ..., "messages": M, "lost_records": L}, ...] */
-void gpurx_ipfix_json_sinks(FILE *f, const struct gpurx_ipfix *x);
+/* Destinations, in --ipfix's order: i < gpurx_ipfix_n_sinks(). Its name
+ * (as in messages), messages sent, records lost. */
+unsigned int gpurx_ipfix_n_sinks(const struct gpurx_ipfix *x);
+const char *gpurx_ipfix_sink(const struct gpurx_ipfix *x, unsigned int i,
+		uint64_t *messages, uint64_t *lost_records);
 /* Records lost to any destination. */
 uint64_t gpurx_ipfix_lost(const struct gpurx_ipfix *x);
 

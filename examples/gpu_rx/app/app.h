@@ -28,7 +28,7 @@ struct gpurx_app {
 	uint16_t nq;
 	int socket;
 	char driver[64];
-	int sw_port;			/* software PMD: cannot DMA */
+	int sw_port;			/* no GPU-memory DMA (gpuapp_port.h) */
 	/* Packets a port replaying files once (net_pcap without
 	 * infinite_rx) will deliver: the run ends when they are in, as
 	 * tcpdump -r ends with its file. 0: a live or endless port. */

@@ -19,6 +19,7 @@
 #include <rte_version.h>
 
 #include "capture.h"
+#include "log.h"
 
 /*
  * pcapng: rte_pcapng writes the section and interface blocks; the packet
@@ -77,7 +78,7 @@ _Static_assert(sizeof(struct epb_hdr) + GPURX_DEFAULT_SNAPLEN +
 	sizeof(struct epb_trailer) <= GPURX_CAPTURE_CHUNK_BYTES,
 	"a chunk holds the largest packet block");
 
-/* The test build (tests/test_capture.c) swaps in a pwrite() that fails
+/* The test build (tests/gpu_rx/test_capture.c) swaps in a pwrite() that fails
  * or stalls on demand. */
 #ifdef GPURX_CAPTURE_PWRITE
 ssize_t GPURX_CAPTURE_PWRITE(int fd, const void *buf, size_t n, off_t off);
@@ -602,7 +603,7 @@ fail_at(struct cap_file *f, uint64_t off, uint32_t len, int err)
 		;
 	if (__atomic_exchange_n(&f->fail_said, 1, __ATOMIC_RELAXED) == 0) {
 		f->fail_errno = err;
-		fprintf(stderr, "error: capture %s: cannot write %u bytes at "
+		GPURX_LOG(ERR, "error: capture %s: cannot write %u bytes at "
 			"offset %" PRIu64 ": %s; capture stopped, later matches "
 			"are counted as capture drops\n", f->path, len, off,
 			strerror(err));
@@ -775,18 +776,18 @@ gpurx_capture_close(struct gpurx_capture *c)
 		if (fail != OFF_NONE) {
 			rc = -1;
 			if (ftruncate(f->fd, (off_t)fail) != 0)
-				fprintf(stderr, "error: capture %s: cannot cut it "
+				GPURX_LOG(ERR, "error: capture %s: cannot cut it "
 					"back to %" PRIu64 " bytes after the failed "
 					"write: %s\n", f->path, fail,
 					strerror(errno));
 			else
-				fprintf(stderr, "capture %s: cut back to %" PRIu64
+				GPURX_LOG(NOTICE, "capture %s: cut back to %" PRIu64
 					" bytes, its whole blocks before the failed "
 					"write (%s)\n", f->path, fail,
 					strerror(f->fail_errno));
 		}
 		if (close(f->fd) != 0) {
-			fprintf(stderr, "error: capture %s: close: %s\n",
+			GPURX_LOG(ERR, "error: capture %s: close: %s\n",
 				f->path, strerror(errno));
 			rc = -1;
 		}

@@ -22,7 +22,9 @@
 #include "app.h"
 #include "flow_export.h"
 #include "flow_gpu.h"
+#include "gpuapp_json.h"
 #include "ipfix_writer.h"
+#include "log.h"
 
 struct gpurx_flow_clock gpurx_flow_clocks[GPURX_MAX_QUEUES];
 
@@ -63,7 +65,7 @@ gpurx_flow_export_init(struct gpurx_app *a)
 		return 0;
 	fx = calloc(1, sizeof(*fx));
 	if (fx == NULL) {
-		fprintf(stderr, "error: flow export: out of memory\n");
+		GPURX_LOG(ERR, "error: flow export: out of memory\n");
 		return -1;
 	}
 	rsize = gpurx_flow_export_ring_limit(a->opt.flow_capacity);
@@ -89,7 +91,7 @@ gpurx_flow_export_init(struct gpurx_app *a)
 	} else {
 		mem = rte_zmalloc("gpurx_flow_ring", rbytes, 64);
 		if (mem == NULL) {
-			fprintf(stderr, "error: flow export ring: no memory for "
+			GPURX_LOG(ERR, "error: flow export ring: no memory for "
 				"%" PRIu64 " records\n", rsize);
 			return -1;
 		}
@@ -99,7 +101,7 @@ gpurx_flow_export_init(struct gpurx_app *a)
 		a->opt.flow_active_ns, a->opt.flow_linger_ns);
 	if (slack != 0 && gpurx_flow_table_set_ring_slack(a->ft, rsize,
 			slack) != 0) {
-		fprintf(stderr, "error: flow export ring: %" PRIu64 " records "
+		GPURX_LOG(ERR, "error: flow export ring: %" PRIu64 " records "
 			"do not hold %" PRIu64 " and a slack of %" PRIu64 "\n",
 			fx->ring->size, rsize, slack);
 		return -1;
@@ -156,7 +158,7 @@ drain(struct gpurx_flow_export *fx, uint32_t max)
 			return 0;
 		if (!fx->gpu_on || gpurx_flow_gpu_pull(&fx->gpu, fx->ring,
 				fx->tail) != 0) {
-			fprintf(stderr, "error: flow export: no more records "
+			GPURX_LOG(ERR, "error: flow export: no more records "
 				"from the GPU\n");
 			fx->pull_failed = 1;
 			return 0;
@@ -184,7 +186,7 @@ scan(struct gpurx_flow_export *fx)
 	if (!fx->gpu_on || fx->gpu_failed)
 		return;
 	if (gpurx_flow_gpu_tick(&fx->gpu, now) < 0) {
-		fprintf(stderr, "error: flow export: no more scans of the flow "
+		GPURX_LOG(ERR, "error: flow export: no more scans of the flow "
 			"table; idle flows end only at exit\n");
 		fx->gpu_failed = 1;
 	}
@@ -205,7 +207,7 @@ warn_ring_full(struct gpurx_flow_export *fx, uint64_t full)
 
 	if (full == fx->ring_full_said || now < fx->next_ring_warn)
 		return;
-	fprintf(stderr, "warning: flow export: the export ring (%" PRIu64
+	GPURX_LOG(WARNING, "warning: flow export: the export ring (%" PRIu64
 		" records) was full: %" PRIu64 " flow ends put off so far (the "
 		"flows stay in the table; the collector or file is slower than "
 		"flows end)\n", fx->a->ft->ring_limit, full);
@@ -262,7 +264,7 @@ gpurx_flow_export_start(struct gpurx_app *a)
 	rc = rte_ctrl_thread_create(&fx->thread, "gpurx-export", NULL,
 		exporter_main, fx);
 	if (rc != 0) {
-		fprintf(stderr, "error: flow export thread: %s\n", strerror(-rc));
+		GPURX_LOG(ERR, "error: flow export thread: %s\n", strerror(-rc));
 		return -1;
 	}
 	fx->thread_on = 1;
@@ -307,7 +309,7 @@ gpurx_flow_export_finish(struct gpurx_app *a)
 	while (fx->tail < head) {
 		if (drain(fx, DRAIN_BATCH) == 0) {
 			fx->ring_lost = head - fx->tail;
-			fprintf(stderr, "error: flow export: %" PRIu64 " flow "
+			GPURX_LOG(ERR, "error: flow export: %" PRIu64 " flow "
 				"records reserved in the ring were never written "
 				"(the GPU stopped)\n", fx->ring_lost);
 			rc = -1;
@@ -356,29 +358,42 @@ gpurx_flow_export_print(FILE *f, const struct gpurx_app *a)
 }
 
 void
-gpurx_flow_export_json(FILE *f, void *app)
+gpurx_flow_export_json(struct gpuapp_json *j, const struct gpurx_app *a)
 {
-	const struct gpurx_app *a = app;
 	const struct gpurx_flow_export *fx = a->fx;
 	const struct gpurx_ipfix_counts *c;
 
 	if (fx == NULL)
 		return;
 	c = gpurx_ipfix_counts(fx->ipfix);
-	fprintf(f, "  \"flow_export\": {\"records\": %" PRIu64 ", \"packets\": %"
-		PRIu64 ", \"bytes\": %" PRIu64 ", \"ended\": {\"idle\": %" PRIu64
-		", \"active\": %" PRIu64 ", \"eof\": %" PRIu64 ", \"exit\": %"
-		PRIu64 ", \"pressure\": %" PRIu64 "}, \"ring_full\": %" PRIu64
-		", \"ring_lost\": %" PRIu64 ", \"started\": %" PRIu64
-		", \"to\": ", c->records, c->packets, c->bytes,
-		c->by_reason[GPURX_FLOW_END_IDLE],
-		c->by_reason[GPURX_FLOW_END_ACTIVE],
-		c->by_reason[GPURX_FLOW_END_EOF],
-		c->by_reason[GPURX_FLOW_END_FORCED],
-		c->by_reason[GPURX_FLOW_END_PRESSURE], a->ft->ring_full,
-		fx->ring_lost, a->ft->n_flows);
-	gpurx_ipfix_json_sinks(f, fx->ipfix);
-	fprintf(f, "},\n");
+	gpuapp_json_obj_begin(j, "flow_export");
+	gpuapp_json_u64(j, "records", c->records);
+	gpuapp_json_u64(j, "packets", c->packets);
+	gpuapp_json_u64(j, "bytes", c->bytes);
+	gpuapp_json_obj_begin(j, "ended");
+	gpuapp_json_u64(j, "idle", c->by_reason[GPURX_FLOW_END_IDLE]);
+	gpuapp_json_u64(j, "active", c->by_reason[GPURX_FLOW_END_ACTIVE]);
+	gpuapp_json_u64(j, "eof", c->by_reason[GPURX_FLOW_END_EOF]);
+	gpuapp_json_u64(j, "exit", c->by_reason[GPURX_FLOW_END_FORCED]);
+	gpuapp_json_u64(j, "pressure", c->by_reason[GPURX_FLOW_END_PRESSURE]);
+	gpuapp_json_obj_end(j);
+	gpuapp_json_u64(j, "ring_full", a->ft->ring_full);
+	gpuapp_json_u64(j, "ring_lost", fx->ring_lost);
+	gpuapp_json_u64(j, "started", a->ft->n_flows);
+	gpuapp_json_arr_begin(j, "to");
+	for (unsigned int i = 0; i < gpurx_ipfix_n_sinks(fx->ipfix); i++) {
+		uint64_t messages, lost;
+		const char *name = gpurx_ipfix_sink(fx->ipfix, i, &messages,
+			&lost);
+
+		gpuapp_json_obj_begin(j, NULL);
+		gpuapp_json_str(j, "sink", name);
+		gpuapp_json_u64(j, "messages", messages);
+		gpuapp_json_u64(j, "lost_records", lost);
+		gpuapp_json_obj_end(j);
+	}
+	gpuapp_json_arr_end(j);
+	gpuapp_json_obj_end(j);
 }
 
 void

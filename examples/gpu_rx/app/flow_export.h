@@ -77,10 +77,12 @@ void gpurx_flow_export_quiesce(struct gpurx_app *a);
  */
 int gpurx_flow_export_finish(struct gpurx_app *a);
 
-/* Summary line(s), and the summary JSON's "flow_export" member (with a
- * trailing comma); nothing without an export. */
+struct gpuapp_json;
+
+/* Summary line(s), and the summary JSON's "flow_export" member; nothing
+ * without an export. */
 void gpurx_flow_export_print(FILE *f, const struct gpurx_app *a);
-void gpurx_flow_export_json(FILE *f, void *app);
+void gpurx_flow_export_json(struct gpuapp_json *j, const struct gpurx_app *a);
 
 /* Releases what init took (GPU memory goes with the GPU's teardown). */
 void gpurx_flow_export_free(struct gpurx_app *a);

@@ -10,6 +10,7 @@
 #include "flow_gpu.h"
 #include "gpu_priv.h"
 #include "flow_scan.h"
+#include "log.h"
 
 /* How long gpurx_flow_gpu_close() waits for a scan that cannot start (a
  * GPU whose every SM the persistent kernel holds). */
@@ -52,7 +53,7 @@ gpurx_flow_gpu_ring(struct gpurx_app *a, uint64_t limit, uint32_t cap,
 		return gpurx_gpu_cuda_fail("flow export ring's records", rc);
 	*ring = gpurx_flow_ring_init_dev(hdr, recs, size, mirror, cap);
 	if (*ring == NULL) {
-		fprintf(stderr, "error: flow export ring: bad size %" PRIu64
+		GPURX_LOG(ERR, "error: flow export ring: bad size %" PRIu64
 			" or copy size %u\n", size, cap);
 		return -1;
 	}

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Interface between the host C code and the CUDA side (gpu_kernels.cu),
- * compiled by both gcc and nvcc, without DPDK headers (nvcc does not take
- * DPDK's compiler flags). The gpudev communication list is seen through
- * the ring library's mirror of it (lib/gpucomm: gpucomm_layout.h, whose
- * layout the library checks against rte_gpudev.h).
+ * Interface between the host C code and the CUDA side (gpu_kernels.cu,
+ * gpu_body.cuh), compiled by both gcc and nvcc, without DPDK headers (nvcc
+ * does not take DPDK's compiler flags). The gpudev communication list is
+ * seen through the ring library's mirror of it (lib/gpucomm:
+ * gpucomm_layout.h, whose layout the library checks against rte_gpudev.h).
  */
 #ifndef GPURX_APP_GPU_KERNELS_H
 #define GPURX_APP_GPU_KERNELS_H
@@ -33,7 +33,7 @@ struct gpurx_flow_table;
  * At most this many items of one queue are processed at once (worker
  * blocks per queue of the ring library's persistent kernel, whose
  * GPUCOMM_WORKERS_MAX says why 64). With the host-line fixes (see
- * gpu_kernels.cu) a queue runs 42 Mpps at 64 B, limited by the RX lcore.
+ * gpu_body.cuh) a queue runs 42 Mpps at 64 B, limited by the RX lcore.
  */
 #define GPURX_BLOCKS_PER_QUEUE_MAX GPUCOMM_WORKERS_MAX
 #define GPURX_PHASES 4
@@ -81,7 +81,7 @@ gpurx_sum_match_word(const struct gpurx_item_sum *s, uint32_t w, uint32_t n)
  * pipeline cost an RX lcore beyond receiving on the build machine
  * (bench/rx-lcore-cost.sh, kernel played by a thread), and 16 more bytes
  * a packet for the kernel to read over PCIe. Read by the kernel in one
- * 16-byte load (gpu_kernels.cu checks the layout).
+ * 16-byte load (gpu_body.cuh checks the layout).
  */
 #define GPURX_IN_TS	1u	/* ts[] per packet (PMD timestamps); else
 				 * every packet's is .ts */
@@ -123,7 +123,7 @@ gpurx_arena_span(uint32_t cap)
 
 /*
  * Bytes of every packet the kernel stages into shared memory to classify
- * it from (gpu_kernels.cu), and the default of --split (port.c).
+ * it from (gpu_body.cuh), and the default of --split (port.c).
  */
 #define GPURX_STAGE_HEAD 128u
 
@@ -161,7 +161,7 @@ struct gpurx_gq {
 	/* Kernel time spent on items and items done, one slot per block of
 	 * the queue (each block writes only its own: no atomics on host
 	 * memory, which PCIe may not support). Written after the item's DONE
-	 * (gpu_kernels.cu): a reader may see them an item late. */
+	 * (gpu_body.cuh): a reader may see them an item late. */
 	uint64_t busy_ns[GPURX_BLOCKS_PER_QUEUE_MAX];
 	uint64_t items_done[GPURX_BLOCKS_PER_QUEUE_MAX];
 	/* Persistent kernel: time items waited from the dispatcher seeing
@@ -174,7 +174,7 @@ struct gpurx_gq {
 
 /*
  * The app's kernel parameters besides the ring library's (struct
- * gpucomm_kparams: lists, dispatch state, quit flag, test hooks).
+ * gpucomm_kparams: lists, dispatch state, quit flag).
  */
 struct gpurx_kparams {
 	struct gpurx_gq *gq;		/* [queues], mapped pinned memory */
@@ -186,7 +186,7 @@ struct gpurx_kparams {
 	 * a slot per ring item saying how far the item's packets have got
 	 * with the flow table (pinned, decided), zeroed (device memory), so
 	 * that a queue's packets of one flow reach it in arrival order
-	 * (gpu_kernels.cu, account_decide). NULL: flows never end, and
+	 * (gpu_body.cuh, account_decide). NULL: flows never end, and
 	 * counting them commutes.
 	 */
 	struct gpurx_flow_order flow_order;

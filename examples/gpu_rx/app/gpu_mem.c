@@ -27,11 +27,12 @@
 #include "gpu_priv.h"
 #include "gpuapp_eal.h"
 #include "gpuapp_pool.h"
+#include "log.h"
 
 int
 gpurx_gpu_cuda_fail(const char *what, int err)
 {
-	fprintf(stderr, "error: %s: %s\n", what, gpucuda_strerror(err));
+	GPURX_LOG(ERR, "error: %s: %s\n", what, gpucuda_strerror(err));
 	return -1;
 }
 
@@ -45,14 +46,14 @@ gpurx_gpu_init(struct gpurx_app *a)
 
 	id = rte_gpu_find_next(0, RTE_GPU_ID_ANY);
 	if (rte_gpu_count_avail() == 0 || id < 0) {
-		fprintf(stderr, "error: no GPU probed by DPDK gpudev (%s): it "
+		GPURX_LOG(ERR, "error: no GPU probed by DPDK gpudev (%s): it "
 			"needs an NVIDIA GPU and its driver (libcuda.so.1); or run "
 			"with --cpu\n", gpuapp_gpu_driver());
 		return -1;
 	}
 	rc = rte_gpu_info_get(id, &info);
 	if (rc != 0) {
-		fprintf(stderr, "error: rte_gpu_info_get(%d): %s\n", id,
+		GPURX_LOG(ERR, "error: rte_gpu_info_get(%d): %s\n", id,
 			rte_strerror(-rc));
 		return -1;
 	}
@@ -62,7 +63,7 @@ gpurx_gpu_init(struct gpurx_app *a)
 	/* The runtime must drive the same device (and primary context). */
 	rc = gpucuda_select(info.name, &g->cuda_dev);
 	if (rc != 0) {
-		fprintf(stderr, "error: GPU %d (%s): CUDA runtime: %s\n", id,
+		GPURX_LOG(ERR, "error: GPU %d (%s): CUDA runtime: %s\n", id,
 			info.name, gpucuda_strerror(rc));
 		rte_free(g);
 		return -1;
@@ -83,7 +84,7 @@ track(struct gpurx_gpu *g, void *ptr, size_t len, enum gpurx_buf_kind kind)
 		struct gpurx_gpu_buf *b = realloc(g->bufs, cap * sizeof(*b));
 
 		if (b == NULL) {
-			fprintf(stderr, "error: buffer registry: out of memory\n");
+			GPURX_LOG(ERR, "error: buffer registry: out of memory\n");
 			return -1;
 		}
 		g->bufs = b;
@@ -107,12 +108,12 @@ gpurx_gpu_mem_pinned(struct gpurx_app *a, void *p, size_t n, const char *what)
 
 	*(void **)p = NULL;
 	if (m == MAP_FAILED) {
-		fprintf(stderr, "error: %s: %zu bytes: %s\n", what, len,
+		GPURX_LOG(ERR, "error: %s: %zu bytes: %s\n", what, len,
 			strerror(errno));
 		return -1;
 	}
 	if (rte_gpu_mem_register(a->gpu_id, len, m) != 0) {
-		fprintf(stderr, "error: %s: rte_gpu_mem_register(%zu bytes): %s\n",
+		GPURX_LOG(ERR, "error: %s: rte_gpu_mem_register(%zu bytes): %s\n",
 			what, len, rte_strerror(rte_errno));
 		munmap(m, len);
 		return -1;
@@ -135,7 +136,7 @@ gpurx_gpu_mem_device(struct gpurx_app *a, void *d, size_t n, const char *what)
 
 	*(void **)d = NULL;
 	if (m == NULL) {
-		fprintf(stderr, "error: %s: %zu bytes of GPU memory: %s\n", what,
+		GPURX_LOG(ERR, "error: %s: %zu bytes of GPU memory: %s\n", what,
 			n, rte_strerror(rte_errno));
 		return -1;
 	}
@@ -191,7 +192,7 @@ gpurx_gpu_create_pool(struct gpurx_app *a)
 	 * kernel reads them; asked before any memory is taken. */
 	why = gpurx_wmb_refusal(a->mem, rte_gpu_wmb(a->gpu_id));
 	if (why != NULL) {
-		fprintf(stderr, "error: --mem gpu on GPU %d: %s\n", a->gpu_id, why);
+		GPURX_LOG(ERR, "error: --mem gpu on GPU %d: %s\n", a->gpu_id, why);
 		return -1;
 	}
 	a->data_room = RTE_MBUF_DEFAULT_BUF_SIZE;
@@ -208,14 +209,14 @@ gpurx_gpu_create_pool(struct gpurx_app *a)
 				rte_strerror(e));
 			return 1;
 		}
-		fprintf(stderr, "error: --mem gpu: port %u (%s) cannot DMA into GPU "
+		GPURX_LOG(ERR, "error: --mem gpu: port %u (%s) cannot DMA into GPU "
 			"memory (rte_dev_dma_map: %s); is nvidia-peermem loaded? "
 			"Use --mem host-mapped\n", a->port, a->driver,
 			rte_strerror(e));
 		return -1;
 	}
 	if (rc != 0) {
-		fprintf(stderr, "error: --mem gpu: %s\n", err);
+		GPURX_LOG(ERR, "error: --mem gpu: %s\n", err);
 		return -1;
 	}
 	g->ext = g->extp.mem;
@@ -241,7 +242,7 @@ track_chunk(void *opaque, void *addr, size_t len)
 		return -1;
 	}
 	if (gpurx_readable_add_span(&g->rd, addr, len) != 0) {
-		fprintf(stderr, "error: more than %u mempool chunks to register\n",
+		GPURX_LOG(ERR, "error: more than %u mempool chunks to register\n",
 			GPURX_READABLE_SPANS);
 		return -1;
 	}
@@ -258,12 +259,12 @@ gpurx_gpu_mem_register_pool(struct gpurx_app *a, struct rte_mempool *mp)
 		return -1;
 	if (gpuapp_pool_register(a->gpu_id, mp, track_chunk, a, err,
 			sizeof(err)) != 0) {
-		fprintf(stderr, "error: %s\n", err);
+		GPURX_LOG(ERR, "error: %s\n", err);
 		g->chunks_failed = 1;
 		return -1;
 	}
 	if (gpurx_readable_add_pool(&g->rd, mp) != 0) {
-		fprintf(stderr, "error: more than %u mempools for the GPU to "
+		GPURX_LOG(ERR, "error: more than %u mempools for the GPU to "
 			"read\n", GPURX_MAX_QUEUES);
 		return -1;
 	}
@@ -289,13 +290,13 @@ gpurx_gpu_mem_release(struct gpurx_app *a)
 
 		if (b->kind == GPURX_BUF_DEVICE) {
 			if (rte_gpu_mem_free(a->gpu_id, b->ptr) != 0)
-				fprintf(stderr, "warning: rte_gpu_mem_free: %s\n",
+				GPURX_LOG(WARNING, "warning: rte_gpu_mem_free: %s\n",
 					rte_strerror(rte_errno));
 			continue;
 		}
 		if (rte_gpu_mem_unregister(a->gpu_id, b->ptr) != 0) {
 			/* Still mapped for the GPU: the pages must stay. */
-			fprintf(stderr, "warning: rte_gpu_mem_unregister: %s\n",
+			GPURX_LOG(WARNING, "warning: rte_gpu_mem_unregister: %s\n",
 				rte_strerror(rte_errno));
 			continue;
 		}

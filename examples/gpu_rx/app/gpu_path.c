@@ -6,7 +6,7 @@
  * Per RX queue, a rte_gpu_comm_list of --ring-items items used as a ring
  * of the ring library (lib/gpucomm, gpucomm_ring.h): the lcore fills the
  * head item and publishes it READY, the kernel (per queue one dispatcher
- * and up to 64 worker blocks, see gpu_kernels.cu) processes items,
+ * and up to 64 worker blocks, see gpu_body.cuh) processes items,
  * several at once, and marks them DONE, the lcore collects the tail item
  * once DONE (so the output keeps the RX order), writes the captured
  * bytes, frees the mbufs and releases the item to FREE.
@@ -54,6 +54,7 @@
 #include "gpu_path.h"
 #include "gpu_priv.h"
 #include "gpuapp_lat_hist.h"
+#include "log.h"
 
 _Static_assert(GPURX_MAX_BURST <= RTE_GPU_COMM_LIST_PKTS_MAX, "burst");
 _Static_assert(GPURX_SUM_MATCH_WORDS * 32 == GPURX_MAX_BURST, "match bits");
@@ -82,7 +83,7 @@ chain_to_device(const struct rte_mbuf *m, uint8_t *dst, uint32_t cap,
 static int
 pkt_short(uint16_t q, const struct rte_mbuf *m, uint32_t cap)
 {
-	fprintf(stderr, "error: queue %u: mbuf of pkt_len %u, %u segment(s), "
+	GPURX_LOG(ERR, "error: queue %u: mbuf of pkt_len %u, %u segment(s), "
 		"holds fewer than %u bytes\n", q, rte_pktmbuf_pkt_len(m),
 		m->nb_segs, cap);
 	return -1;
@@ -275,7 +276,7 @@ fill_item_with(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts,
 		rc = gpucomm_ring_publish(&Q->ring, k);
 	}
 	if (rc != 0) {
-		fprintf(stderr, "error: queue %u: ring item publish (rte_gpu_wmb, "
+		GPURX_LOG(ERR, "error: queue %u: ring item publish (rte_gpu_wmb, "
 			"READY store): %s\n", q, rte_strerror(-rc));
 		return -1;
 	}
@@ -428,7 +429,7 @@ collect_item(struct gpurx_app *a, uint16_t q)
 	 * fill overwrites what the kernel reads). */
 	rc = gpucomm_ring_release(&Q->ring);
 	if (rc != 0) {
-		fprintf(stderr, "error: queue %u: rte_gpu_comm_set_status: %s\n",
+		GPURX_LOG(ERR, "error: queue %u: rte_gpu_comm_set_status: %s\n",
 			q, rte_strerror(-rc));
 		return -1;
 	}
@@ -471,7 +472,7 @@ drain_queue(struct gpurx_app *a, uint16_t q)
 	gpucomm_ring_abandon(&Q->ring);
 	GPURX_STAT_ADD(&a->qs[q], gpu_lost, lost);
 	__atomic_store_n(&Q->live.inflight_pkts, 0, __ATOMIC_RELAXED);
-	fprintf(stderr, "error: queue %u: %u ring items, %" PRIu64 " packets, "
+	GPURX_LOG(ERR, "error: queue %u: %u ring items, %" PRIu64 " packets, "
 		"never came back from the GPU (%s): mbufs freed, packets counted "
 		"lost\n", q, items, lost, g->dead ? "the kernel is dead" :
 		"not DONE within " RTE_STR(DRAIN_TIMEOUT_S) " s");
@@ -493,7 +494,7 @@ wait_item(struct gpurx_app *a, uint16_t q)
 		if (rc != 0)
 			return rc;
 		if (rte_get_tsc_cycles() > limit) {
-			fprintf(stderr, "error: queue %u: GPU returned no ring item for 5 s\n",
+			GPURX_LOG(ERR, "error: queue %u: GPU returned no ring item for 5 s\n",
 				q);
 			return -1;
 		}

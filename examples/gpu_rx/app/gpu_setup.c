@@ -20,6 +20,7 @@
 #include "gpu_path.h"
 #include "gpu_priv.h"
 #include "gpuapp_lat_hist.h"
+#include "log.h"
 
 /* The persistent kernel, where the GPU can run it safely. */
 static int
@@ -36,7 +37,7 @@ launch_persistent(struct gpurx_app *a)
 		return gpurx_gpu_cuda_fail("device attributes", rc);
 	why = gpurx_persistent_refusal(&props);
 	if (why != NULL) {
-		fprintf(stderr, "error: persistent kernel on GPU %d: %s\n",
+		GPURX_LOG(ERR, "error: persistent kernel on GPU %d: %s\n",
 			a->gpu_id, why);
 		return -1;
 	}
@@ -45,7 +46,7 @@ launch_persistent(struct gpurx_app *a)
 		return gpurx_gpu_cuda_fail("kernel stream", rc);
 	rc = gpurx_cuda_launch_persistent(&g->ck.kp, &g->kp, g->kstream);
 	if (rc != 0) {
-		fprintf(stderr, "error: persistent kernel launch, %u queue(s) x "
+		GPURX_LOG(ERR, "error: persistent kernel launch, %u queue(s) x "
 			"(1 dispatcher + %u workers) blocks, all resident together: "
 			"%s; fewer --queues or --ring-items, or --launch-per-burst\n",
 			a->nq, bpq, gpucuda_strerror(rc));
@@ -67,14 +68,14 @@ setup_queue(struct gpurx_app *a, uint16_t q)
 
 	Q->list = rte_gpu_comm_create_list(a->gpu_id, n);
 	if (Q->list == NULL) {
-		fprintf(stderr, "error: queue %u: rte_gpu_comm_create_list(%u): %s\n",
+		GPURX_LOG(ERR, "error: queue %u: rte_gpu_comm_create_list(%u): %s\n",
 			q, n, rte_strerror(rte_errno));
 		return -1;
 	}
 	rc = gpucomm_ring_init(&Q->ring, a->gpu_id, Q->list, n,
 		gpurx_mem_needs_gpu_wmb(a->mem) ? GPUCOMM_RING_GPU_WMB : 0);
 	if (rc != 0) {
-		fprintf(stderr, "error: queue %u: comm list statuses not reset to "
+		GPURX_LOG(ERR, "error: queue %u: comm list statuses not reset to "
 			"FREE: %s\n", q, rte_strerror(-rc));
 		return -1;
 	}
@@ -153,7 +154,7 @@ gpurx_gpu_setup(struct gpurx_app *a)
 		free(zero);
 		if (rc != 0) {
 			if (zero == NULL)
-				fprintf(stderr, "error: no memory for %zu bytes\n", tb);
+				GPURX_LOG(ERR, "error: no memory for %zu bytes\n", tb);
 			return -1;
 		}
 	}
@@ -166,7 +167,7 @@ gpurx_gpu_setup(struct gpurx_app *a)
 		a->opt.ring_items, RTE_MIN(a->opt.ring_items,
 			(uint32_t)GPURX_BLOCKS_PER_QUEUE_MAX));
 	if (rc != 0) {
-		fprintf(stderr, "error: GPU kernel state: %s\n", rte_strerror(-rc));
+		GPURX_LOG(ERR, "error: GPU kernel state: %s\n", rte_strerror(-rc));
 		return -1;
 	}
 	g->dev_bytes += g->ck.state_bytes;
@@ -230,7 +231,7 @@ gpurx_gpu_stop(struct gpurx_app *a)
 		} while (busy == -1 && (rte_get_tsc_cycles() - t0) * 1000 / hz <
 				KERNEL_QUIT_TIMEOUT_MS);
 		if (busy != 0) {
-			fprintf(stderr, "error: persistent kernel %s\n", busy == -1 ?
+			GPURX_LOG(ERR, "error: persistent kernel %s\n", busy == -1 ?
 				"did not quit within 1 s" : gpucuda_strerror(busy));
 			/* Ended with an error: it no longer runs. */
 			if (busy != -1)
@@ -262,7 +263,7 @@ gpurx_gpu_teardown(struct gpurx_app *a)
 
 		if (Q->list != NULL &&
 				rte_gpu_comm_destroy_list(Q->list, a->opt.ring_items) != 0)
-			fprintf(stderr, "warning: queue %u: comm list destroy failed\n", q);
+			GPURX_LOG(WARNING, "warning: queue %u: comm list destroy failed\n", q);
 		rte_free(Q->items);
 		rte_free(Q->lat_hist);
 		gpucuda_stream_destroy(Q->stream);

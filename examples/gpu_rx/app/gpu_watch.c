@@ -15,6 +15,7 @@
 #include "gpu_priv.h"
 #include "gpuapp_lat_hist.h"
 #include "stats.h"
+#include "log.h"
 
 void
 gpurx_gpu_item_stats(const struct gpurx_app *a, struct gpurx_item_stats *st)
@@ -61,7 +62,7 @@ report_in_flight(const struct gpurx_app *a, const struct gpurx_qlive *live)
 {
 	for (uint16_t q = 0; q < a->nq; q++)
 		if (live[q].published != live[q].collected)
-			fprintf(stderr, "error:   queue %u: %" PRIu64 " ring items, %"
+			GPURX_LOG(ERR, "error:   queue %u: %" PRIu64 " ring items, %"
 				PRIu64 " packets in flight\n", q,
 				live[q].published - live[q].collected,
 				live[q].inflight_pkts);
@@ -106,7 +107,7 @@ gpurx_gpu_watch(struct gpurx_app *a, int force)
 		/* The RX lcores stop waiting for items it will never finish. */
 		g->dead = 1;
 		g->watch_failed = 1;
-		fprintf(stderr, "error: persistent kernel %s%s, found %" PRIu64
+		GPURX_LOG(ERR, "error: persistent kernel %s%s, found %" PRIu64
 			" ms after items last came back; stopping. Lost with it:\n",
 			ks == GPURX_KSTATE_FAILED ? "failed: " :
 			"ended without being told to quit",
@@ -117,7 +118,7 @@ gpurx_gpu_watch(struct gpurx_app *a, int force)
 			"GPU kernel ended";
 	case GPURX_WATCH_STALLED:
 		g->watch_failed = 1;
-		fprintf(stderr, "error: queue %u stalled: READY ring items not "
+		GPURX_LOG(ERR, "error: queue %u stalled: READY ring items not "
 			"taken back by the GPU for %" PRIu64 " ms (--stall-ms %u), the "
 			"kernel %s; stopping. In flight:\n", q, age * 1000 / hz,
 			a->opt.stall_ms, ks == GPURX_KSTATE_RUNNING ? "still running" :
@@ -133,7 +134,7 @@ gpurx_gpu_kernel_held(const struct gpurx_app *a)
 {
 	if (a->gpu == NULL || !a->gpu->kernel_running)
 		return 0;
-	fprintf(stderr, "error: the persistent kernel is still running: exiting "
+	GPURX_LOG(ERR, "error: the persistent kernel is still running: exiting "
 		"without freeing what it polls (comm lists, registrations, pools) "
 		"and without rte_eal_cleanup(), which would free them under it; "
 		"the CUDA context ends with the process\n");

@@ -27,6 +27,7 @@
 #include "gpu_path.h"
 #include "gpuapp_eal.h"
 #include "stamps.h"
+#include "log.h"
 
 struct gpurx_app gpurx_app;
 
@@ -96,7 +97,7 @@ choose_mem_mode(struct gpurx_app *a)
 	switch (a->mem) {
 	case GPURX_MEM_GPU:
 		if (a->sw_port) {
-			fprintf(stderr, "error: --mem gpu: port %u (%s) is a software "
+			GPURX_LOG(ERR, "error: --mem gpu: port %u (%s) is a software "
 				"port and cannot DMA into GPU memory; use --mem "
 				"host-mapped (or staged)\n", a->port, a->driver);
 			return -1;
@@ -136,7 +137,7 @@ launch_rx_lcores(struct gpurx_app *a)
 			return -1;
 		rc = rte_eal_remote_launch(fn, (void *)(uintptr_t)q, lcore);
 		if (rc != 0) {
-			fprintf(stderr, "error: launch on lcore %u: %s\n", lcore,
+			GPURX_LOG(ERR, "error: launch on lcore %u: %s\n", lcore,
 				rte_strerror(-rc));
 			a->stop = 1;
 			return -1;
@@ -214,7 +215,7 @@ count_left(const struct rte_memzone *mz, void *arg)
 
 	/* Pools (MP_, RG_MP_) and rings of this program are named gpurx_. */
 	if (strstr(mz->name, "gpurx") != NULL) {
-		fprintf(stderr, "error: at exit, memzone %s (%zu B) still "
+		GPURX_LOG(ERR, "error: at exit, memzone %s (%zu B) still "
 			"allocated\n", mz->name, mz->len);
 		(*left)++;
 	}
@@ -242,13 +243,13 @@ struct json_more_args {
 };
 
 static void
-json_more(FILE *f, void *arg)
+json_more(struct gpuapp_json *j, void *arg)
 {
-	const struct json_more_args *j = arg;
+	const struct json_more_args *m = arg;
 
-	gpurx_flow_export_json(f, j->a);
-	if (j->stamps != NULL)
-		gpurx_stamps_json(f, j->stamps, stamp_clock(j->a));
+	gpurx_flow_export_json(j, m->a);
+	if (m->stamps != NULL)
+		gpurx_stamps_json(j, m->stamps, stamp_clock(m->a));
 }
 
 /* Before rte_eal_cleanup(), on every path: what the program took (its
@@ -323,7 +324,7 @@ main(int argc, char **argv)
 
 	ret = gpuapp_eal_init(argc, argv);
 	if (ret < 0) {
-		fprintf(stderr, "error: EAL init: %s\n", rte_strerror(rte_errno));
+		GPURX_LOG(ERR, "error: EAL init: %s\n", rte_strerror(rte_errno));
 		return 1;
 	}
 	argc -= ret;
@@ -339,27 +340,27 @@ main(int argc, char **argv)
 	/* A bad --write pattern fails before any port or GPU is touched. */
 	if (a->opt.write_path != NULL && gpurx_capture_path_check(
 			a->opt.write_path, err, sizeof(err)) < 0) {
-		fprintf(stderr, "error: --write: %s\n", err);
+		GPURX_LOG(ERR, "error: --write: %s\n", err);
 		rte_eal_cleanup();
 		return GPURX_EXIT_USAGE;
 	}
 	/* Bad filters fail before any port or GPU is touched. */
 	if (gpurx_filter_compile(a->opt.filter, DLT_EN10MB, (int)a->opt.snaplen,
 			&a->filter, err, sizeof(err)) != 0) {
-		fprintf(stderr, "error: invalid filter '%s': %s\n",
+		GPURX_LOG(ERR, "error: invalid filter '%s': %s\n",
 			a->opt.filter ? a->opt.filter : "", err);
 		rte_eal_cleanup();
 		return GPURX_EXIT_USAGE;
 	}
 	if (gpuapp_tsc_init(&a->clk) != 0) {
-		fprintf(stderr, "error: cannot calibrate the TSC clock\n");
+		GPURX_LOG(ERR, "error: cannot calibrate the TSC clock\n");
 		goto fail;
 	}
 	if (gpurx_port_probe(a) != 0 || gpurx_port_file_check(a) != 0 ||
 			choose_mem_mode(a) != 0)
 		goto fail;
 	if (rte_lcore_count() < (unsigned int)a->nq + 1) {
-		fprintf(stderr, "error: %u RX queue(s) need %u lcores (main + one "
+		GPURX_LOG(ERR, "error: %u RX queue(s) need %u lcores (main + one "
 			"per queue); EAL has %u: pass -l 0-%u\n", a->nq, a->nq + 1,
 			rte_lcore_count(), a->nq);
 		goto fail;
@@ -367,7 +368,7 @@ main(int argc, char **argv)
 	if (a->opt.stamps) {
 		a->stamps = gpurx_stamps_create(a->nq);
 		if (a->stamps == NULL) {
-			fprintf(stderr, "error: --stamps: out of memory\n");
+			GPURX_LOG(ERR, "error: --stamps: out of memory\n");
 			goto fail;
 		}
 	}
@@ -380,7 +381,7 @@ main(int argc, char **argv)
 		gpurx_flow_table_bytes(a->opt.flow_capacity), 64);
 	if (a->ft == NULL || gpurx_flow_table_init(a->ft, a->opt.flow_capacity,
 			64) == NULL) {
-		fprintf(stderr, "error: no memory for %u flow slots\n",
+		GPURX_LOG(ERR, "error: no memory for %u flow slots\n",
 			a->opt.flow_capacity);
 		goto fail;
 	}
@@ -401,7 +402,7 @@ main(int argc, char **argv)
 			a->opt.snaplen, a->port, a->nq, a->qs, a->opt.filter,
 			err, sizeof(err));
 		if (a->cap == NULL) {
-			fprintf(stderr, "error: capture: %s\n", err);
+			GPURX_LOG(ERR, "error: capture: %s\n", err);
 			goto fail;
 		}
 	}
@@ -415,10 +416,10 @@ main(int argc, char **argv)
 		goto fail;
 	ret = gpurx_telemetry_register(totals);
 	if (ret != 0)
-		fprintf(stderr, "warning: telemetry /gpu_rx/stats: %s\n",
+		GPURX_LOG(WARNING, "warning: telemetry /gpu_rx/stats: %s\n",
 			rte_strerror(-ret));
 	if (install_signals() != 0) {
-		fprintf(stderr, "error: cannot install signal handlers\n");
+		GPURX_LOG(ERR, "error: cannot install signal handlers\n");
 		goto fail;
 	}
 	fflush(stdout);
@@ -443,7 +444,7 @@ main(int argc, char **argv)
 	/* Before the totals: the last buffered packets are counted as the
 	 * file has them. */
 	if (a->cap != NULL && gpurx_capture_close(a->cap) != 0) {
-		fprintf(stderr, "error: capture file %s is incomplete\n",
+		GPURX_LOG(ERR, "error: capture file %s is incomplete\n",
 			a->opt.write_path);
 		status = 1;
 	}
@@ -463,7 +464,7 @@ main(int argc, char **argv)
 		if (mp == NULL)
 			continue;
 		if (in != mp->size)
-			fprintf(stderr, "error: pool %s: %u of %u mbufs not "
+			GPURX_LOG(ERR, "error: pool %s: %u of %u mbufs not "
 				"returned\n", mp->name, mp->size - in, mp->size);
 		avail += in;
 		total += mp->size;
@@ -479,7 +480,7 @@ main(int argc, char **argv)
 	si.items = NULL;
 	memset(&sr, 0, sizeof(sr));
 	if (a->stamps != NULL && gpurx_stamps_report(a->stamps, &sr) != 0) {
-		fprintf(stderr, "error: --stamps: out of memory for the report\n");
+		GPURX_LOG(ERR, "error: --stamps: out of memory for the report\n");
 		status = 1;
 	}
 	jm.a = a;
@@ -496,15 +497,14 @@ main(int argc, char **argv)
 	if (jm.stamps != NULL)
 		gpurx_stamps_print(stdout, &sr, stamp_clock(a));
 	if (avail != total) {
-		fprintf(stderr, "error: %u mbufs not returned to their pools\n",
+		GPURX_LOG(ERR, "error: %u mbufs not returned to their pools\n",
 			total - avail);
 		status = 1;
 	}
+	/* A failure is said there, naming the file and why. */
 	if (a->opt.json_path != NULL &&
-			gpurx_summary_json(a->opt.json_path, &tot, a->ft, &si) != 0) {
-		fprintf(stderr, "error: cannot write %s\n", a->opt.json_path);
+			gpurx_summary_json(a->opt.json_path, &tot, a->ft, &si) != 0)
 		status = 1;
-	}
 	if (!a->opt.cpu && gpurx_gpu_kernel_held(a))
 		return 1;
 	if (!a->opt.cpu)

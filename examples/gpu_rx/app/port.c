@@ -3,8 +3,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <rte_bus.h>
-#include <rte_dev.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
@@ -14,31 +12,7 @@
 #include "gpu_kernels.h"
 #include "gpu_path.h"
 #include "gpuapp_port.h"
-
-/* Virtual PMDs move packets with the CPU: no device can DMA for them
- * (net_gpudma, a vdev too, is the exception: gpuapp_port_is_gpudma). */
-static const char *const sw_drivers[] = {
-	"net_pcap", "net_null", "net_ring", "net_tap", "net_af_packet",
-	"net_af_xdp", "net_memif", "net_vhost", "net_virtio_user",
-	"net_bonding", "net_failsafe", "net_kni",
-};
-
-static int
-is_software_port(uint16_t port, const struct rte_eth_dev_info *di)
-{
-	const char *bus;
-
-	/* Its RX writes GPU memory with the GPU's own engines, mapped with
-	 * rte_dev_dma_map() as a NIC's: what --mem gpu needs. */
-	if (gpuapp_port_is_gpudma(port))
-		return 0;
-	for (size_t i = 0; i < RTE_DIM(sw_drivers); i++)
-		if (strcmp(di->driver_name, sw_drivers[i]) == 0)
-			return 1;
-	/* Only devices on a DMA-capable bus (PCI, auxiliary) can write GPU memory. */
-	bus = di->device != NULL ? rte_bus_name(rte_dev_bus(di->device)) : NULL;
-	return bus == NULL || strcmp(bus, "vdev") == 0;
-}
+#include "log.h"
 
 int
 gpurx_port_probe(struct gpurx_app *a)
@@ -48,22 +22,30 @@ gpurx_port_probe(struct gpurx_app *a)
 
 	a->port = a->opt.port;
 	if (!rte_eth_dev_is_valid_port(a->port)) {
-		fprintf(stderr, "error: port %u does not exist (%u ports probed; "
+		GPURX_LOG(ERR, "error: port %u does not exist (%u ports probed; "
 			"add one with -a PCI_ADDR or --vdev)\n", a->port,
 			rte_eth_dev_count_avail());
 		return -1;
 	}
 	rc = rte_eth_dev_info_get(a->port, &di);
 	if (rc != 0) {
-		fprintf(stderr, "error: port %u: rte_eth_dev_info_get: %s\n",
+		GPURX_LOG(ERR, "error: port %u: rte_eth_dev_info_get: %s\n",
 			a->port, rte_strerror(-rc));
 		return -1;
 	}
 	snprintf(a->driver, sizeof(a->driver), "%s", di.driver_name);
-	a->sw_port = is_software_port(a->port, &di);
+	/* lib/gpuapp's rule, explained there. */
+	rc = gpuapp_port_gpu_dma(a->port);
+	if (rc < 0) {
+		GPURX_LOG(ERR, "error: port %u (%s): cannot tell whether it can "
+			"DMA into GPU memory: %s\n", a->port, a->driver,
+			rte_strerror(-rc));
+		return -1;
+	}
+	a->sw_port = rc == 0;
 	a->nq = a->opt.queues;
 	if (a->nq > di.max_rx_queues) {
-		fprintf(stderr, "error: port %u (%s) has at most %u RX queues, %u asked\n",
+		GPURX_LOG(ERR, "error: port %u (%s) has at most %u RX queues, %u asked\n",
 			a->port, a->driver, di.max_rx_queues, a->nq);
 		return -1;
 	}
@@ -89,7 +71,7 @@ gpurx_mbuf_cache(const struct gpurx_app *a)
 			a->pool_size / 4);
 	/* rte_mempool_create's own limit, said here with the numbers. */
 	if ((uint64_t)a->opt.mbuf_cache * 3 / 2 > a->pool_size) {
-		fprintf(stderr, "error: --mbuf-cache %d: at most 2/3 of the "
+		GPURX_LOG(ERR, "error: --mbuf-cache %d: at most 2/3 of the "
 			"pool's %u mbufs\n", a->opt.mbuf_cache, a->pool_size);
 		return -1;
 	}
@@ -114,7 +96,7 @@ create_host_pools(struct gpurx_app *a, uint16_t n)
 		a->pools[q] = rte_pktmbuf_pool_create(name, a->pool_size,
 			(unsigned int)cache, 0, a->data_room, a->socket);
 		if (a->pools[q] == NULL) {
-			fprintf(stderr, "error: mbuf pool %s of %u: %s\n",
+			GPURX_LOG(ERR, "error: mbuf pool %s of %u: %s\n",
 				name, a->pool_size, rte_strerror(rte_errno));
 			while (q-- > 0) {
 				rte_mempool_free(a->pools[q]);
@@ -193,14 +175,14 @@ choose_split(struct gpurx_app *a, const struct rte_eth_dev_info *di)
 		return 0;
 	}
 	if (!a->opt.cpu && a->mem != GPURX_MEM_GPU) {
-		fprintf(stderr, "error: --split %u puts the payload into GPU memory: "
+		GPURX_LOG(ERR, "error: --split %u puts the payload into GPU memory: "
 			"it needs --mem gpu, and --mem is %s here (%s); drop --split "
 			"or give --split off\n", want, gpurx_mem_mode_str(a->mem),
 			a->mem_why);
 		return -1;
 	}
 	if (!can) {
-		fprintf(stderr, "error: --split %u: port %u (%s) offers no RX buffer "
+		GPURX_LOG(ERR, "error: --split %u: port %u (%s) offers no RX buffer "
 			"split (RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT, 2 segments from 2 "
 			"pools); give --split off\n", want, a->port, a->driver);
 		return -1;
@@ -225,7 +207,7 @@ create_hdr_pool(struct gpurx_app *a)
 		(unsigned int)cache, 0,
 		(uint16_t)(RTE_PKTMBUF_HEADROOM + a->split), a->socket);
 	if (a->hdr_pool == NULL) {
-		fprintf(stderr, "error: header mbuf pool of %u x %u B: %s\n",
+		GPURX_LOG(ERR, "error: header mbuf pool of %u x %u B: %s\n",
 			a->pool_size, a->split, rte_strerror(rte_errno));
 		return -1;
 	}
@@ -274,7 +256,7 @@ port_timestamps(struct gpurx_app *a)
 			RTE_MBUF_DYNFLAG_RX_TIMESTAMP_NAME, NULL);
 		if (a->ts_off < 0 || bit < 0) {
 			a->ts_off = -1;
-			fprintf(stderr, "error: port %u (%s) has no RX timestamps "
+			GPURX_LOG(ERR, "error: port %u (%s) has no RX timestamps "
 				"(no timestamp offload, and the port registered no "
 				"rx-timestamp field): use --ts rx\n", a->port,
 				a->driver);
@@ -303,7 +285,7 @@ gpurx_port_setup(struct gpurx_app *a)
 	if (rc != 0)
 		goto fail_rc;
 	if (a->mem == GPURX_MEM_GPU && a->opt.pool_per_queue) {
-		fprintf(stderr, "error: --pool-per-queue: --mem gpu has one pool "
+		GPURX_LOG(ERR, "error: --pool-per-queue: --mem gpu has one pool "
 			"of GPU memory\n");
 		return -1;
 	}
@@ -334,7 +316,7 @@ gpurx_port_setup(struct gpurx_app *a)
 			RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP;
 		conf.rx_adv_conf.rss_conf.rss_hf &= di.flow_type_rss_offloads;
 		if (conf.rx_adv_conf.rss_conf.rss_hf == 0)
-			fprintf(stderr, "warning: port %u (%s) offers no IP RSS: "
+			GPURX_LOG(WARNING, "warning: port %u (%s) offers no IP RSS: "
 				"queues other than 0 may stay idle\n",
 				a->port, a->driver);
 	}
@@ -365,7 +347,7 @@ gpurx_port_setup(struct gpurx_app *a)
 		/* ethdev checks the header pool's room; the port its own
 		 * rules for a split (its log says which). */
 		if (rc != 0 && a->split != 0)
-			fprintf(stderr, "error: port %u (%s) refused RX queue %u "
+			GPURX_LOG(ERR, "error: port %u (%s) refused RX queue %u "
 				"split at %u bytes: %s; another --split N, or "
 				"--split off\n", a->port, a->driver, q, a->split,
 				rte_strerror(-rc));
@@ -374,7 +356,7 @@ gpurx_port_setup(struct gpurx_app *a)
 	}
 	rc = rte_eth_promiscuous_enable(a->port);
 	if (rc != 0 && rc != -ENOTSUP)
-		fprintf(stderr, "warning: port %u: promiscuous mode: %s\n",
+		GPURX_LOG(WARNING, "warning: port %u: promiscuous mode: %s\n",
 			a->port, rte_strerror(-rc));
 	rc = rte_eth_dev_start(a->port);
 	if (rc != 0)
@@ -382,13 +364,13 @@ gpurx_port_setup(struct gpurx_app *a)
 	if (a->opt.ts_source == GPURX_TS_PORT && port_timestamps(a) != 0) {
 		rc = rte_eth_dev_stop(a->port);
 		if (rc != 0)
-			fprintf(stderr, "warning: port %u stop: %s\n", a->port,
+			GPURX_LOG(WARNING, "warning: port %u stop: %s\n", a->port,
 				rte_strerror(-rc));
 		return -1;
 	}
 	return 0;
 fail_rc:
-	fprintf(stderr, "error: port %u (%s) setup: %s\n", a->port, a->driver,
+	GPURX_LOG(ERR, "error: port %u (%s) setup: %s\n", a->port, a->driver,
 		rte_strerror(-rc));
 	return -1;
 }
@@ -401,10 +383,10 @@ gpurx_port_close(struct gpurx_app *a)
 	/* Stop and close give back every mbuf the RX descriptors hold. */
 	rc = rte_eth_dev_stop(a->port);
 	if (rc != 0)
-		fprintf(stderr, "warning: port %u stop: %s\n", a->port,
+		GPURX_LOG(WARNING, "warning: port %u stop: %s\n", a->port,
 			rte_strerror(-rc));
 	rc = rte_eth_dev_close(a->port);
 	if (rc != 0)
-		fprintf(stderr, "warning: port %u close: %s\n", a->port,
+		GPURX_LOG(WARNING, "warning: port %u close: %s\n", a->port,
 			rte_strerror(-rc));
 }

@@ -20,6 +20,7 @@
 #include <rte_kvargs.h>
 
 #include "app.h"
+#include "log.h"
 
 struct file_check {
 	uint16_t port;
@@ -40,7 +41,7 @@ check_one(const char *key, const char *path, void *arg)
 
 	p = pcap_open_offline(path, err);
 	if (p == NULL) {
-		fprintf(stderr, "error: port %u (net_pcap): %s %s: %s\n",
+		GPURX_LOG(ERR, "error: port %u (net_pcap): %s %s: %s\n",
 			fc->port, key, path, err);
 		fc->bad = 1;
 		return 0;
@@ -49,7 +50,7 @@ check_one(const char *key, const char *path, void *arg)
 		n++;
 	fc->records += n;
 	if (rc == PCAP_ERROR) {
-		fprintf(stderr, "error: port %u (net_pcap): %s %s: after %" PRIu64
+		GPURX_LOG(ERR, "error: port %u (net_pcap): %s %s: after %" PRIu64
 			" good records: %s; net_pcap passes such a file on "
 			"wrongly (as empty packets, or ending without a word), "
 			"so the run stops here\n", fc->port, key,
@@ -106,7 +107,7 @@ void
 gpurx_port_file_warn(const struct gpurx_app *a, uint64_t ierrors)
 {
 	if (strcmp(a->driver, "net_pcap") == 0 && ierrors > 0)
-		fprintf(stderr, "warning: port %u (net_pcap) counted %" PRIu64
+		GPURX_LOG(WARNING, "warning: port %u (net_pcap) counted %" PRIu64
 			" ierrors: records of its file were not delivered "
 			"whole\n", a->port, ierrors);
 }

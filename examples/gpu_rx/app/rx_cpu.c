@@ -18,6 +18,7 @@
 #include "flow_classify.h"
 #include "gpugen_stamp.h"
 #include "stamps.h"
+#include "log.h"
 
 static void
 cpu_process(struct gpurx_app *a, struct gpurx_qstats *qs, uint16_t q,
@@ -109,7 +110,7 @@ gpurx_rx_cpu_lcore(void *arg)
 	scratch = rte_malloc_socket("gpurx_scratch", GPURX_SCRATCH_BYTES, 64,
 		(int)rte_socket_id());
 	if (scratch == NULL) {
-		fprintf(stderr, "error: queue %u: no memory for the scratch buffer\n",
+		GPURX_LOG(ERR, "error: queue %u: no memory for the scratch buffer\n",
 			q);
 		a->stop = 1;
 		return -1;

@@ -7,6 +7,7 @@
 
 #include <rte_common.h>
 
+#include "gpuapp_json.h"
 #include "stamps.h"
 
 /*
@@ -344,25 +345,35 @@ gpurx_stamps_print(FILE *f, const struct gpurx_stamp_report *r,
 }
 
 void
-gpurx_stamps_json(FILE *f, const struct gpurx_stamp_report *r,
+gpurx_stamps_json(struct gpuapp_json *j, const struct gpurx_stamp_report *r,
 		const char *clock)
 {
-	fprintf(f, "  \"stamps\": {\"stamped\": %" PRIu64 ", \"unstamped\": %"
-		PRIu64 ", \"untracked\": %" PRIu64 ", \"rx_clock\": \"%s\", "
-		"\"streams\": [", r->stamped, r->unstamped, r->untracked, clock);
+	gpuapp_json_obj_begin(j, "stamps");
+	gpuapp_json_u64(j, "stamped", r->stamped);
+	gpuapp_json_u64(j, "unstamped", r->unstamped);
+	gpuapp_json_u64(j, "untracked", r->untracked);
+	gpuapp_json_str(j, "rx_clock", clock);
+	gpuapp_json_arr_begin(j, "streams");
 	for (uint32_t i = 0; i < r->n_streams; i++) {
 		const struct gpurx_stamp_stream *s = &r->streams[i];
 
-		fprintf(f, "%s\n    {\"stream\": %" PRIu32 ", \"received\": %"
-			PRIu64 ", \"lost\": %" PRIu64 ", \"reordered\": %" PRIu64
-			", \"late\": %" PRIu64 ", \"duplicates\": %" PRIu64
-			", \"latency_ns\": {\"count\": %" PRIu64 ", \"negative\": %"
-			PRIu64 ", \"min\": %" PRIu64 ", \"median\": %" PRIu64
-			", \"p99\": %" PRIu64 ", \"max\": %" PRIu64 "}}",
-			i ? "," : "", s->stream, s->received, s->lost,
-			s->reordered, s->late, s->duplicates, s->lat_n,
-			s->negative, s->lat_min, s->lat_p50, s->lat_p99,
-			s->lat_max);
+		gpuapp_json_obj_begin(j, NULL);
+		gpuapp_json_u64(j, "stream", s->stream);
+		gpuapp_json_u64(j, "received", s->received);
+		gpuapp_json_u64(j, "lost", s->lost);
+		gpuapp_json_u64(j, "reordered", s->reordered);
+		gpuapp_json_u64(j, "late", s->late);
+		gpuapp_json_u64(j, "duplicates", s->duplicates);
+		gpuapp_json_obj_begin(j, "latency_ns");
+		gpuapp_json_u64(j, "count", s->lat_n);
+		gpuapp_json_u64(j, "negative", s->negative);
+		gpuapp_json_u64(j, "min", s->lat_min);
+		gpuapp_json_u64(j, "median", s->lat_p50);
+		gpuapp_json_u64(j, "p99", s->lat_p99);
+		gpuapp_json_u64(j, "max", s->lat_max);
+		gpuapp_json_obj_end(j);
+		gpuapp_json_obj_end(j);
 	}
-	fprintf(f, "]},\n");
+	gpuapp_json_arr_end(j);
+	gpuapp_json_obj_end(j);
 }

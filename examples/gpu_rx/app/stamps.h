@@ -86,8 +86,10 @@ int gpurx_stamps_report(const struct gpurx_stamps *s,
 void gpurx_stamps_print(FILE *f, const struct gpurx_stamp_report *r,
 		const char *clock);
 
-/* "  \"stamps\": {...},\n" for the JSON summary. */
-void gpurx_stamps_json(FILE *f, const struct gpurx_stamp_report *r,
-		const char *clock);
+struct gpuapp_json;
+
+/* The JSON summary's "stamps" member. */
+void gpurx_stamps_json(struct gpuapp_json *j,
+		const struct gpurx_stamp_report *r, const char *clock);
 
 #endif /* GPURX_APP_STAMPS_H */

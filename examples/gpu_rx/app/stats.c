@@ -8,6 +8,8 @@
 
 #include <rte_telemetry.h>
 
+#include "gpuapp_json.h"
+#include "log.h"
 #include "stats.h"
 
 /* Every field of struct gpurx_qstats is a uint64_t: sum them as an array. */
@@ -164,21 +166,45 @@ gpurx_summary_print(FILE *f, const struct gpurx_totals *t,
 	free(top);
 }
 
+/* One flow of the summary's top list. */
 static void
-json_str(FILE *f, const char *s)
+json_flow(struct gpuapp_json *j, const struct gpurx_flow_entry *e)
 {
-	fputc('"', f);
-	for (; s != NULL && *s != '\0'; s++) {
-		unsigned char ch = (unsigned char)*s;
+	const struct gpurx_flow_key *k = &e->key;
+	const struct gpurx_flow_acc *l = gpurx_flow_live(e);
+	char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN], pb[16];
 
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
+	addr_str(k->src, k->ip_version, s, sizeof(s));
+	addr_str(k->dst, k->ip_version, d, sizeof(d));
+	gpuapp_json_obj_begin(j, NULL);
+	gpuapp_json_str(j, "proto", proto_str(k->proto, pb, sizeof(pb)));
+	gpuapp_json_str(j, "src", s);
+	gpuapp_json_u64(j, "sport", k->sport);
+	gpuapp_json_str(j, "dst", d);
+	gpuapp_json_u64(j, "dport", k->dport);
+	gpuapp_json_u64(j, "vlan", k->vlan_id);
+	gpuapp_json_u64(j, "packets", l->packets);
+	gpuapp_json_u64(j, "bytes", l->bytes);
+	gpuapp_json_u64(j, "first_seen_ns", l->first_seen);
+	gpuapp_json_u64(j, "last_seen_ns", l->last_seen);
+	gpuapp_json_obj_end(j);
+}
+
+static void
+json_items(struct gpuapp_json *j, const struct gpurx_item_stats *it)
+{
+	gpuapp_json_obj_begin(j, "gpu_items");
+	gpuapp_json_u64(j, "items", it->items);
+	gpuapp_json_u64(j, "latency_p50_us", it->lat_p50_us);
+	gpuapp_json_u64(j, "latency_p99_us", it->lat_p99_us);
+	gpuapp_json_u64(j, "latency_max_us", it->lat_max_us);
+	gpuapp_json_fixed(j, "wait_us", it->wait_us, 2);
+	gpuapp_json_fixed(j, "busy_us", it->busy_us, 2);
+	gpuapp_json_fixed(j, "inputs_us", it->phase_us[0], 2);
+	gpuapp_json_fixed(j, "staging_us", it->phase_us[1], 2);
+	gpuapp_json_fixed(j, "classify_us", it->phase_us[2], 2);
+	gpuapp_json_fixed(j, "results_us", it->phase_us[3], 2);
+	gpuapp_json_obj_end(j);
 }
 
 int
@@ -188,75 +214,61 @@ gpurx_summary_json(const char *path, const struct gpurx_totals *t,
 {
 	const struct gpurx_qstats *q = &t->q;
 	const struct gpurx_flow_entry **top;
-	FILE *f = fopen(path, "w");
+	struct gpuapp_json *j = gpuapp_json_create();
 	uint32_t n;
 	int rc;
 
-	if (f == NULL)
-		return -1;
-	fprintf(f, "{\n  \"mode\": ");
-	json_str(f, si->mode);
-	fprintf(f, ",\n  \"filter\": ");
-	json_str(f, si->filter);
-	fprintf(f, ",\n  \"stopped_by\": ");
-	json_str(f, si->exit_reason);
-	fprintf(f, ",\n  \"elapsed_s\": %.6f,\n", t->elapsed_s);
-	fprintf(f, "  \"rx_packets\": %" PRIu64 ",\n  \"rx_bytes\": %" PRIu64
-		",\n  \"matched\": %" PRIu64 ",\n  \"captured\": %" PRIu64
-		",\n  \"captured_bytes\": %" PRIu64 ",\n  \"chained\": %" PRIu64
-		",\n  \"short_chains\": %" PRIu64 ",\n  \"foreign\": %" PRIu64
-		",\n", q->rx_pkts, q->rx_bytes, q->matched, q->captured,
-		q->cap_bytes, q->chained, q->short_chain, q->foreign);
-	fprintf(f, "  \"dropped\": {\"port_imissed\": %" PRIu64
-		", \"port_ierrors\": %" PRIu64 ", \"no_mbuf\": %" PRIu64
-		", \"ring_full\": %" PRIu64 ", \"capture_full\": %" PRIu64
-		", \"cut_over_256k\": %" PRIu64 ", \"gpu_lost\": %" PRIu64 "},\n",
-		t->port_imissed, t->port_ierrors, t->port_nombuf, q->drop_ring,
-		q->drop_capture, q->truncated, q->gpu_lost);
-	fprintf(f, "  \"malformed\": {");
-	for (int k = 1; k < GPURX_MAL_COUNT; k++)
-		fprintf(f, "%s\"%s\": %" PRIu64, k > 1 ? ", " : "",
-			gpurx_malformed_str(k), q->malformed[k]);
-	fprintf(f, "},\n  \"mbufs\": {\"total\": %u, \"returned\": %u},\n",
-		si->mbufs_total, si->mbufs_avail);
-	if (si->items != NULL)
-		fprintf(f, "  \"gpu_items\": {\"items\": %" PRIu64 ", "
-			"\"latency_p50_us\": %u, \"latency_p99_us\": %u, "
-			"\"latency_max_us\": %u, \"wait_us\": %.2f, "
-			"\"busy_us\": %.2f, \"inputs_us\": %.2f, \"staging_us\": %.2f, "
-			"\"classify_us\": %.2f, \"results_us\": %.2f},\n",
-			si->items->items, si->items->lat_p50_us,
-			si->items->lat_p99_us, si->items->lat_max_us,
-			si->items->wait_us, si->items->busy_us,
-			si->items->phase_us[0], si->items->phase_us[1],
-			si->items->phase_us[2], si->items->phase_us[3]);
-	fprintf(f, "  \"flows\": %" PRIu64 ",\n  \"flow_overflow_packets\": %"
-		PRIu64 ",\n", ft ? ft->n_flows : 0, ft ? ft->overflow_pkts : 0);
-	if (si->json_more != NULL)
-		si->json_more(f, si->json_more_arg);
-	fprintf(f, "  \"top_flows\": [");
-	n = top_flows(ft, si->top_n, &top);
-	for (uint32_t i = 0; i < n; i++) {
-		const struct gpurx_flow_key *k = &top[i]->key;
-		const struct gpurx_flow_acc *l = gpurx_flow_live(top[i]);
-		char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN], pb[16];
-
-		addr_str(k->src, k->ip_version, s, sizeof(s));
-		addr_str(k->dst, k->ip_version, d, sizeof(d));
-		fprintf(f, "%s\n    {\"proto\": \"%s\", \"src\": \"%s\", "
-			"\"sport\": %u, \"dst\": \"%s\", \"dport\": %u, "
-			"\"vlan\": %u, \"packets\": %" PRIu64 ", \"bytes\": %"
-			PRIu64 ", \"first_seen_ns\": %" PRIu64
-			", \"last_seen_ns\": %" PRIu64 "}", i ? "," : "",
-			proto_str(k->proto, pb, sizeof(pb)), s, k->sport, d,
-			k->dport, k->vlan_id, l->packets, l->bytes,
-			l->first_seen, l->last_seen);
+	if (j == NULL) {
+		GPURX_LOG(ERR, "error: JSON to %s: out of memory\n", path);
+		return -ENOMEM;
 	}
+	gpuapp_json_obj_begin(j, NULL);
+	gpuapp_json_str(j, "mode", si->mode);
+	gpuapp_json_str(j, "filter", si->filter != NULL ? si->filter : "");
+	gpuapp_json_str(j, "stopped_by",
+		si->exit_reason != NULL ? si->exit_reason : "");
+	gpuapp_json_fixed(j, "elapsed_s", t->elapsed_s, 6);
+	gpuapp_json_u64(j, "rx_packets", q->rx_pkts);
+	gpuapp_json_u64(j, "rx_bytes", q->rx_bytes);
+	gpuapp_json_u64(j, "matched", q->matched);
+	gpuapp_json_u64(j, "captured", q->captured);
+	gpuapp_json_u64(j, "captured_bytes", q->cap_bytes);
+	gpuapp_json_u64(j, "chained", q->chained);
+	gpuapp_json_u64(j, "short_chains", q->short_chain);
+	gpuapp_json_u64(j, "foreign", q->foreign);
+	gpuapp_json_obj_begin(j, "dropped");
+	gpuapp_json_u64(j, "port_imissed", t->port_imissed);
+	gpuapp_json_u64(j, "port_ierrors", t->port_ierrors);
+	gpuapp_json_u64(j, "no_mbuf", t->port_nombuf);
+	gpuapp_json_u64(j, "ring_full", q->drop_ring);
+	gpuapp_json_u64(j, "capture_full", q->drop_capture);
+	gpuapp_json_u64(j, "cut_over_256k", q->truncated);
+	gpuapp_json_u64(j, "gpu_lost", q->gpu_lost);
+	gpuapp_json_obj_end(j);
+	gpuapp_json_obj_begin(j, "malformed");
+	for (int k = 1; k < GPURX_MAL_COUNT; k++)
+		gpuapp_json_u64(j, gpurx_malformed_str(k), q->malformed[k]);
+	gpuapp_json_obj_end(j);
+	gpuapp_json_obj_begin(j, "mbufs");
+	gpuapp_json_u64(j, "total", si->mbufs_total);
+	gpuapp_json_u64(j, "returned", si->mbufs_avail);
+	gpuapp_json_obj_end(j);
+	if (si->items != NULL)
+		json_items(j, si->items);
+	gpuapp_json_u64(j, "flows", ft ? ft->n_flows : 0);
+	gpuapp_json_u64(j, "flow_overflow_packets", ft ? ft->overflow_pkts : 0);
+	if (si->json_more != NULL)
+		si->json_more(j, si->json_more_arg);
+	gpuapp_json_arr_begin(j, "top_flows");
+	n = top_flows(ft, si->top_n, &top);
+	for (uint32_t i = 0; i < n; i++)
+		json_flow(j, top[i]);
 	free(top);
-	fprintf(f, "%s]\n}\n", n ? "\n  " : "");
-	rc = ferror(f) ? -1 : 0;
-	if (fclose(f) != 0)
-		rc = -1;
+	gpuapp_json_arr_end(j);
+	gpuapp_json_obj_end(j);
+	/* Top-level members one a line, each flow on its own. */
+	rc = gpuapp_json_write(j, path, 1);
+	gpuapp_json_free(j);
 	return rc;
 }
 

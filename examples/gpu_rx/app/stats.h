@@ -73,6 +73,8 @@ struct gpurx_item_stats {
 	double phase_us[4];
 };
 
+struct gpuapp_json;
+
 struct gpurx_summary_info {
 	const char *mode;		/* "cpu", "gpu/host-mapped", ... */
 	const char *filter;
@@ -83,9 +85,8 @@ struct gpurx_summary_info {
 	const struct gpurx_item_stats *items;	/* NULL with --cpu */
 	int exit_reason_signal;		/* 0, or the signal number */
 	const char *exit_reason;
-	/* More members for the JSON summary, written with their trailing
-	 * comma (NULL: none). */
-	void (*json_more)(FILE *f, void *arg);
+	/* More members for the JSON summary (NULL: none). */
+	void (*json_more)(struct gpuapp_json *j, void *arg);
 	void *json_more_arg;
 };
 
@@ -93,7 +94,8 @@ void gpurx_summary_print(FILE *f, const struct gpurx_totals *t,
 		const struct gpurx_flow_table *ft,
 		const struct gpurx_summary_info *si);
 
-/* Returns 0, or -1 if the file could not be written. */
+/* --json: the summary to path ("-": stdout). 0, or a negative errno after
+ * saying why on stderr. */
 int gpurx_summary_json(const char *path, const struct gpurx_totals *t,
 		const struct gpurx_flow_table *ft,
 		const struct gpurx_summary_info *si);

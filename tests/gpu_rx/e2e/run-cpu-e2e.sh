@@ -1,0 +1,567 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# One end-to-end case of dpdk-gpu-rx --cpu over net_pcap (meson test).
+# Usage: run-cpu-e2e.sh CASE APP GENPCAP CHECK WORKDIR [FILTER]
+# CASE: filter | pcap-format | snaplen | bad-filter | sigint | count | no-gpu
+#       | pool-per-queue | options | ts-port | short-chain | lo-capture
+#       | mangle | gpudma | queues | queues-files | capture-full
+#       | gpudma-split | setup-fail | stamps | bad-file | file-end
+#       | split-options
+# APP: dpdk-gpu-rx; for mangle, which sets a test switch, the test variant
+# dpdk-gpu-rx-test (the shipped program has no test switches).
+# Extra EAL options (e.g. -d plugin dirs) come from $GPU_RX_EAL_EXTRA.
+set -u
+
+case_name=$1 app=$2 gen=$3 check=$4 work=$5
+filter=${6:-}
+rm -rf "$work" && mkdir -p "$work" || exit 1
+in=$work/in.pcap
+# One frame in 200 over 64 KiB, as a capture on Linux's loopback has them
+# (an IP packet of 65535 bytes, 65549 or with a VLAN tag 65553 bytes).
+# Longer ones do not cross net_pcap: DPDK 22.11 keeps the length in 16
+# bits when it chains a frame (the short-chain case shows what then).
+giants="200 65553"
+# shellcheck disable=SC2086
+"$gen" "$in" 1 3000 50 $giants || { echo "FAIL: cannot generate $in"; exit 1; }
+
+# Debian's EAL loads its default plugin directory (RTE_EAL_PMD_PATH), so
+# net_pcap needs no -d here.
+eal() {
+	echo --no-huge -m 512 --no-pci --no-shconf \
+		--file-prefix "gpurx-e2e-$case_name-$$" -l 0-1 \
+		--log-level=lib.eal:warning ${GPU_RX_EAL_EXTRA:-}
+}
+
+run_app() {
+	# shellcheck disable=SC2046
+	"$app" $(eal) --vdev "net_pcap0,rx_pcap=$in" -- --cpu --quiet \
+		--idle-exit 500 "$@" > "$work/out.txt" 2>&1
+	rc=$?
+	cat "$work/out.txt"
+	return $rc
+}
+
+mbufs_all_back() {
+	grep -Eq 'mbufs: +([0-9]+) of \1 back in the pool' "$work/out.txt"
+}
+
+case $case_name in
+filter)
+	run_app --filter "$filter" --write "$work/out.pcapng" \
+		--json "$work/out.json" || { echo "FAIL: exit $rc"; exit 1; }
+	mbufs_all_back || { echo "FAIL: mbufs not all returned"; exit 1; }
+	exec "$check" "$in" "$work/out.pcapng" "$filter" 262144
+	;;
+pcap-format)
+	run_app --filter "tcp or udp" --format pcap --write "$work/out.pcap" ||
+		{ echo "FAIL: exit $rc"; exit 1; }
+	exec "$check" "$in" "$work/out.pcap" "tcp or udp" 262144
+	;;
+snaplen)
+	run_app --filter "ip or ip6" --snaplen 100 --write "$work/out.pcapng" ||
+		{ echo "FAIL: exit $rc"; exit 1; }
+	exec "$check" "$in" "$work/out.pcapng" "ip or ip6" 100
+	;;
+count)
+	run_app --count 100 --write "$work/out.pcapng" ||
+		{ echo "FAIL: exit $rc"; exit 1; }
+	# shellcheck disable=SC2086
+	"$gen" "$work/first100.pcap" 1 100 50 $giants || exit 1
+	exec "$check" "$work/first100.pcap" "$work/out.pcapng" "" 262144
+	;;
+bad-filter)
+	run_app --filter "tcp port" --write "$work/out.pcapng"
+	[ "$rc" -eq 2 ] || { echo "FAIL: exit $rc, expected 2"; exit 1; }
+	grep -q "invalid filter" "$work/out.txt" ||
+		{ echo "FAIL: no libpcap message"; exit 1; }
+	[ ! -e "$work/out.pcapng" ] ||
+		{ echo "FAIL: capture created for a bad filter"; exit 1; }
+	echo "PASS: bad filter exits 2"
+	;;
+options)
+	# Every numeric option out of its range: exit 2, and the message
+	# names that option.
+	for o in "snaplen 0" "count 0" "top 1001" "queues 0" "burst 513" \
+			"ring-items 1" "port 65535" "idle-exit 0" "rxd 31" \
+			"mbuf-cache 513" "mbufs 63" "flows 3" "stall-ms 3600001" \
+			"split 8" "split 2064" "split 100" "split yes"; do
+		# shellcheck disable=SC2086
+		set -- $o
+		run_app "--$1" "$2" > /dev/null
+		[ "$rc" -eq 2 ] || { echo "FAIL: --$1 $2: exit $rc, expected 2"; exit 1; }
+		grep -q -- "^--$1: " "$work/out.txt" ||
+			{ echo "FAIL: --$1 $2: the message does not name --$1"; exit 1; }
+	done
+	# The messages go through rte_log on app.gpu_rx, a logtype EAL
+	# knows: --log-level filters them, the exit status stays.
+	GPU_RX_EAL_EXTRA="${GPU_RX_EAL_EXTRA:-} --log-level=app.gpu_rx:critical" \
+		run_app --snaplen 0 > /dev/null
+	[ "$rc" -eq 2 ] || { echo "FAIL: quiet --snaplen 0: exit $rc, expected 2"; exit 1; }
+	! grep -q -- "^--snaplen: " "$work/out.txt" ||
+		{ echo "FAIL: --log-level=app.gpu_rx:critical did not filter the message"; exit 1; }
+	GPU_RX_EAL_EXTRA="${GPU_RX_EAL_EXTRA:-} --log-level=app.gpu_rx:debug" \
+		run_app --snaplen 0 > /dev/null
+	grep -q -- "^--snaplen: '0' is not a number in \[1, 262144\]" "$work/out.txt" ||
+		{ echo "FAIL: app.gpu_rx:debug: no --snaplen message"; exit 1; }
+	# A per-lcore cache the pool cannot hold: refused, with the numbers.
+	run_app --mbufs 100 --mbuf-cache 512 > /dev/null
+	[ "$rc" -ne 0 ] || { echo "FAIL: --mbuf-cache 512 of 100 mbufs accepted"; exit 1; }
+	grep -q "at most 2/3 of the pool's 100 mbufs" "$work/out.txt" ||
+		{ echo "FAIL: no reason for the refused cache"; exit 1; }
+	# The largest cache: runs, every mbuf back in the pool.
+	run_app --mbuf-cache 512 > /dev/null || { echo "FAIL: --mbuf-cache 512: exit $rc"; exit 1; }
+	mbufs_all_back || { echo "FAIL: mbufs not all returned"; exit 1; }
+	# It is the default where the pool holds four times it, else a
+	# quarter of the pool.
+	run_app > /dev/null || { echo "FAIL: default cache: exit $rc"; exit 1; }
+	grep -q "per-lcore cache 512)" "$work/out.txt" ||
+		{ echo "FAIL: the default cache is not 512"; grep '^memory' "$work/out.txt"; exit 1; }
+	run_app --mbufs 1000 > /dev/null || { echo "FAIL: --mbufs 1000: exit $rc"; exit 1; }
+	grep -q "per-lcore cache 250)" "$work/out.txt" ||
+		{ echo "FAIL: the default cache of 1000 mbufs is not 250"; grep '^memory' "$work/out.txt"; exit 1; }
+	mbufs_all_back || { echo "FAIL: mbufs not all returned"; exit 1; }
+	echo "PASS: options out of range refused by name; --log-level app.gpu_rx; --mbuf-cache"
+	;;
+pool-per-queue)
+	# Two queues (the same file on each), a pool each: twice what one
+	# queue receives, and every mbuf back in its own pool. Three lcores
+	# on whatever CPUs there are.
+	run_app || { echo "FAIL: one queue: exit $rc"; exit 1; }
+	one=$(sed -n 's/^received: *\([0-9]*\) packets.*/\1/p' "$work/out.txt")
+	# shellcheck disable=SC2046
+	"$app" $(eal | sed 's/-l 0-1/--lcores 0@0,1@0,2@0/') \
+		--vdev "net_pcap0,rx_pcap=$in,rx_pcap=$in" -- --cpu --quiet \
+		--idle-exit 500 --queues 2 --pool-per-queue > "$work/out.txt" 2>&1
+	rc=$?
+	cat "$work/out.txt"
+	[ "$rc" -eq 0 ] || { echo "FAIL: exit $rc"; exit 1; }
+	grep -q "memory: 2 mbuf pool(s)" "$work/out.txt" ||
+		{ echo "FAIL: not a pool per queue"; exit 1; }
+	two=$(sed -n 's/^received: *\([0-9]*\) packets.*/\1/p' "$work/out.txt")
+	[ -n "$one" ] && [ "$one" -gt 0 ] && [ "$two" = $((2 * one)) ] ||
+		{ echo "FAIL: $two packets on two queues, $one on one"; exit 1; }
+	mbufs_all_back || { echo "FAIL: mbufs not all returned"; exit 1; }
+	echo "PASS: a pool per queue, $two packets, every mbuf back"
+	;;
+queues)
+	# Two queues (the same file on each) writing one capture: each
+	# queue's packets in it, in the order of the file, are libpcap's
+	# matches of the input, whole; the queues' chunks interleave. Three
+	# lcores on whatever CPUs there are.
+	f="tcp or udp"
+	# shellcheck disable=SC2046
+	"$app" $(eal | sed 's/-l 0-1/--lcores 0@0,1@0,2@0/') \
+		--vdev "net_pcap0,rx_pcap=$in,rx_pcap=$in" -- --cpu --quiet \
+		--idle-exit 500 --queues 2 --filter "$f" \
+		--write "$work/out.pcapng" > "$work/out.txt" 2>&1
+	rc=$?
+	cat "$work/out.txt"
+	[ "$rc" -eq 0 ] || { echo "FAIL: exit $rc"; exit 1; }
+	mbufs_all_back || { echo "FAIL: mbufs not all returned"; exit 1; }
+	exec "$check" "$in" "$work/out.pcapng" "$f" 262144 --queues 2
+	;;
+queues-files)
+	# Two queues (the same file on each), a capture file per queue
+	# (--write with %q): each file on its own is libpcap's matches of the
+	# input, whole and in order; the pattern's own name is not created,
+	# and the files hold what the run counts as captured. A bad pattern
+	# is refused as a usage error, a file that cannot be created named.
+	f="tcp or udp"
+	# shellcheck disable=SC2046
+	"$app" $(eal | sed 's/-l 0-1/--lcores 0@0,1@0,2@0/') \
+		--vdev "net_pcap0,rx_pcap=$in,rx_pcap=$in" -- --cpu --quiet \
+		--idle-exit 500 --queues 2 --filter "$f" --json "$work/out.json" \
+		--write "$work/out-q%q.pcapng" > "$work/out.txt" 2>&1
+	rc=$?
+	cat "$work/out.txt"
+	[ "$rc" -eq 0 ] || { echo "FAIL: exit $rc"; exit 1; }
+	mbufs_all_back || { echo "FAIL: mbufs not all returned"; exit 1; }
+	[ ! -e "$work/out-q%q.pcapng" ] || { echo "FAIL: the pattern's name was created"; exit 1; }
+	total=0
+	for q in 0 1; do
+		"$check" "$in" "$work/out-q$q.pcapng" "$f" 262144 ||
+			{ echo "FAIL: queue $q's file"; exit 1; }
+		n=$("$check" --valid "$work/out-q$q.pcapng" |
+			sed -n 's/.* is valid, \([0-9]*\) packets$/\1/p')
+		total=$((total + n))
+	done
+	want=$(sed -n 's/^ *"captured": \([0-9]*\),$/\1/p' "$work/out.json")
+	[ "$total" -gt 0 ] && [ "$total" = "$want" ] ||
+		{ echo "FAIL: $total packets in the files, the run says $want"; exit 1; }
+	run_app --write "$work/bad-%d.pcapng"
+	[ "$rc" -eq 2 ] && grep -q "bad file name pattern" "$work/out.txt" &&
+		[ ! -e "$work/bad-%d.pcapng" ] ||
+		{ echo "FAIL: bad pattern: exit $rc"; exit 1; }
+	run_app --write "$work/no-such-dir/x-%q.pcapng"
+	[ "$rc" -eq 1 ] && grep -q "cannot create $work/no-such-dir/x-0.pcapng" \
+		"$work/out.txt" || { echo "FAIL: uncreatable file: exit $rc"; exit 1; }
+	echo "PASS: a capture file per queue, $total packets; bad pattern and uncreatable file refused by name"
+	;;
+stamps)
+	# --stamps over generated streams with known loss, reordering,
+	# duplicates and latency (gpurx-e2e-genstamps, beside GENPCAP, works
+	# the figures out from its scenario): the JSON's per-stream counts
+	# and latencies (RX time: the file's record times, --ts port) are
+	# exactly those. --ts none: the same counts, no latency; a filter:
+	# only the streams it passes; without --cpu: refused.
+	"$(dirname "$gen")/gpurx-e2e-genstamps" "$in" "$work/expected.json" ||
+		{ echo "FAIL: cannot generate"; exit 1; }
+	cmp_stamps() {
+		python3 - "$work/expected.json" "$work/out.json" "$1" "$2" <<'PY'
+import json, sys
+want = json.load(open(sys.argv[1]))
+got = json.load(open(sys.argv[2]))["stamps"]
+mode, keep = sys.argv[3], [int(x) for x in sys.argv[4].split(",")]
+want["streams"] = [s for s in want["streams"] if s["stream"] in keep]
+if mode == "nolat":
+    for s in want["streams"]:
+        s["latency_ns"] = dict.fromkeys(s["latency_ns"], 0)
+if mode == "filtered":
+    want["stamped"] = sum(s["received"] for s in want["streams"])
+got.pop("rx_clock")
+if got != want:
+    print("FAIL: stamps\n got  %s\n want %s" % (json.dumps(got), json.dumps(want)))
+    sys.exit(1)
+print("stamps as expected (%s): %s" % (mode, json.dumps(got["streams"])))
+PY
+	}
+	run_app --stamps --ts port --json "$work/out.json" ||
+		{ echo "FAIL: exit $rc"; exit 1; }
+	grep -q "latency: RX time (--ts port" "$work/out.txt" ||
+		{ echo "FAIL: the summary does not say which clock"; exit 1; }
+	cmp_stamps exact 1,2,3 || exit 1
+	run_app --stamps --ts none --json "$work/out.json" ||
+		{ echo "FAIL: --ts none: exit $rc"; exit 1; }
+	cmp_stamps nolat 1,2,3 || exit 1
+	run_app --stamps --ts port --filter udp --json "$work/out.json" ||
+		{ echo "FAIL: --filter udp: exit $rc"; exit 1; }
+	cmp_stamps filtered 1,3 || exit 1
+	# shellcheck disable=SC2046
+	"$app" $(eal) --vdev "net_pcap0,rx_pcap=$in" -- --stamps \
+		> "$work/out.txt" 2>&1
+	rc=$?
+	[ "$rc" -eq 2 ] && grep -q "^--stamps: .*add --cpu" "$work/out.txt" ||
+		{ echo "FAIL: --stamps without --cpu: exit $rc"; cat "$work/out.txt"; exit 1; }
+	echo "PASS: stamps: loss, reordering, duplicates and latency per stream exact"
+	;;
+setup-fail)
+	# Start-up failing after the pools were made: in the port's setup
+	# (--split on a port without buffer split) and after it (a capture
+	# file that cannot be created, the port started). Each exits 1 saying
+	# why, and releases what it took: the program names any memzone of
+	# its own (pools, rings) still allocated before rte_eal_cleanup().
+	run_app --split 64 --pool-per-queue --ipfix-file "$work/f.ipfix"
+	[ "$rc" -eq 1 ] && grep -q "offers no RX buffer split" "$work/out.txt" ||
+		{ echo "FAIL: --split on net_pcap: exit $rc"; exit 1; }
+	! grep -q "still allocated" "$work/out.txt" ||
+		{ echo "FAIL: --split on net_pcap: not released"; exit 1; }
+	run_app --write "$work/no-such-dir/x.pcapng" --ipfix-file "$work/f.ipfix"
+	[ "$rc" -eq 1 ] && grep -q "cannot create $work/no-such-dir/x.pcapng" \
+		"$work/out.txt" || { echo "FAIL: uncreatable capture: exit $rc"; exit 1; }
+	! grep -q "still allocated" "$work/out.txt" ||
+		{ echo "FAIL: uncreatable capture: not released"; exit 1; }
+	echo "PASS: start-up failures in and after the port's setup release what they took"
+	;;
+file-end)
+	# Without --idle-exit a file replayed once ends the run when its
+	# records are in, as tcpdump -r ends with its file: every one
+	# captured, in well under the 1 s fallback.
+	# shellcheck disable=SC2046
+	timeout 60 "$app" $(eal) --vdev "net_pcap0,rx_pcap=$in" -- --cpu --quiet \
+		--write "$work/out.pcapng" > "$work/out.txt" 2>&1
+	rc=$?
+	cat "$work/out.txt"
+	[ "$rc" -eq 0 ] && grep -q "stopped by: *end of the port's file(s)" \
+		"$work/out.txt" || { echo "FAIL: exit $rc, not ended by the file"; exit 1; }
+	exec "$check" "$in" "$work/out.pcapng" "" 262144
+	;;
+bad-file)
+	# Files net_pcap would pass on as garbage: a record longer than any
+	# capture may hold (16,384 empty packets through net_pcap), and a
+	# file cut mid-record (ended silently). Refused at start with
+	# libpcap's reason, exit 1.
+	python3 - "$work/huge.pcap" <<'PY' || { echo "FAIL: cannot write"; exit 1; }
+import struct, sys
+with open(sys.argv[1], "wb") as f:
+    f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 262144, 1))
+    f.write(struct.pack("<IIII", 0, 0, 262145, 262145) + bytes(64))
+PY
+	size=$(stat -c %s "$in")
+	head -c $((size - 7)) "$in" > "$work/cut.pcap"
+	for f in huge cut; do
+		# shellcheck disable=SC2046
+		"$app" $(eal) --vdev "net_pcap0,rx_pcap=$work/$f.pcap" -- --cpu \
+			--quiet --idle-exit 500 > "$work/$f.txt" 2>&1
+		rc=$?
+		cat "$work/$f.txt"
+		[ "$rc" -eq 1 ] && grep -q "error: port 0 (net_pcap): rx_pcap $work/$f.pcap: " \
+			"$work/$f.txt" || { echo "FAIL: $f.pcap: exit $rc"; exit 1; }
+	done
+	grep -q "truncated" "$work/cut.txt" ||
+		{ echo "FAIL: cut.pcap: libpcap's reason not given"; exit 1; }
+	echo "PASS: malformed files refused with libpcap's reason"
+	;;
+capture-full)
+	# The capture may not grow past a limit set once the run is under way
+	# (RLIMIT_FSIZE by prlimit: EAL itself needs large files at start), as
+	# on a file system that fills up: the run says why and exits 1, and
+	# leaves a valid capture, cut back to whole blocks, holding exactly
+	# what it counts as captured; every other match is a capture drop.
+	command -v prlimit > /dev/null || { echo "SKIP: no prlimit"; exit 77; }
+	"$gen" "$in" 1 500 0 || exit 1
+	# shellcheck disable=SC2046
+	"$app" $(eal) --vdev "net_pcap0,rx_pcap=$in,infinite_rx=1" -- --cpu \
+		--quiet --filter sctp --snaplen 64 --write "$work/out.pcapng" \
+		> "$work/out.txt" 2>&1 &
+	pid=$!
+	# Its first lines are out once it has opened the capture and ignores
+	# SIGXFSZ.
+	for _ in $(seq 300); do
+		grep -q "^dpdk-gpu-rx: port" "$work/out.txt" && break
+		sleep 0.1
+	done
+	[ -e "$work/out.pcapng" ] ||
+		{ kill $pid; cat "$work/out.txt"; echo "FAIL: not started"; exit 1; }
+	sleep 0.5
+	limit=$(($(wc -c < "$work/out.pcapng") + 1048576))
+	prlimit --pid $pid --fsize=$limit:
+	sleep 1
+	kill -INT $pid
+	wait $pid
+	rc=$?
+	cat "$work/out.txt"
+	[ "$rc" -eq 1 ] || { echo "FAIL: exit $rc, expected 1"; exit 1; }
+	grep -q "cannot write .*: File too large; capture stopped" \
+		"$work/out.txt" || { echo "FAIL: the write error is not said"; exit 1; }
+	grep -q "capture file .* is incomplete" "$work/out.txt" ||
+		{ echo "FAIL: not said incomplete"; exit 1; }
+	mbufs_all_back || { echo "FAIL: mbufs not all returned"; exit 1; }
+	# Cut back to where the failed write began (which may lie past the
+	# limit: the file grew while prlimit started).
+	size=$(wc -c < "$work/out.pcapng")
+	grep -q "cannot write [0-9]* bytes at offset $size: " "$work/out.txt" ||
+		{ echo "FAIL: $size bytes, not cut back to the failed write"; exit 1; }
+	n=$("$check" --valid "$work/out.pcapng" |
+		sed -n 's/.* is valid, \([0-9]*\) packets$/\1/p')
+	rm -f "$work/out.pcapng"
+	[ -n "$n" ] || { echo "FAIL: capture not valid"; exit 1; }
+	matched=$(sed -n 's/^matched: *\([0-9]*\)$/\1/p' "$work/out.txt")
+	captured=$(sed -n 's/^captured: *\([0-9]*\) packets.*/\1/p' "$work/out.txt")
+	drops=$(sed -n 's/.*, capture full \([0-9]*\),.*/\1/p' "$work/out.txt")
+	[ "$n" = "$captured" ] ||
+		{ echo "FAIL: $n packets in the file, $captured counted captured"; exit 1; }
+	[ "${drops:-0}" -gt 0 ] && [ $((captured + drops)) -eq "$matched" ] ||
+		{ echo "FAIL: $captured captured + ${drops:-?} dropped of $matched"; exit 1; }
+	echo "PASS: size limit: $n packets kept in $size bytes, $drops capture drops counted"
+	;;
+mangle)
+	# The test switch the GPU tests deliver foreign and odd mbufs with
+	# (external buffers, indirect mbufs, empty trailing segments): the
+	# same capture as libpcap's, every mbuf and external buffer back.
+	export GPURX_TEST_MANGLE=3
+	run_app --filter "$filter" --write "$work/out.pcapng" ||
+		{ echo "FAIL: exit $rc"; exit 1; }
+	grep -q "GPURX_TEST_MANGLE" "$work/out.txt" ||
+		{ echo "FAIL: the switch is not on"; exit 1; }
+	mangled=$(sed -n 's/^test: \([0-9]*\) received mbufs made .*/\1/p' \
+		"$work/out.txt")
+	[ "${mangled:-0}" -gt 0 ] ||
+		{ echo "FAIL: no mbuf mangled (the seam did not act)"; exit 1; }
+	mbufs_all_back || { echo "FAIL: mbufs not all returned"; exit 1; }
+	exec "$check" "$in" "$work/out.pcapng" "$filter" 262144
+	;;
+gpudma)
+	# The same capture through net_gpudma in host memory (its descriptor
+	# ring, chains up to 262144 bytes whole) instead of net_pcap.
+	# dpdk-gpu-rx links the port: no -d.
+	"$gen" "$in" 1 3000 50 200 || exit 1
+	# shellcheck disable=SC2046
+	"$app" $(eal) \
+		--vdev "net_gpudma0,rx_pcap=$in" -- --cpu --idle-exit 500 \
+		--filter "$filter" --write "$work/out.pcapng" > "$work/out.txt" 2>&1
+	rc=$?
+	cat "$work/out.txt"
+	[ "$rc" -eq 0 ] || { echo "FAIL: exit $rc"; exit 1; }
+	grep -q "port 0 (net_gpudma)" "$work/out.txt" ||
+		{ echo "FAIL: not received through net_gpudma"; exit 1; }
+	grep -q "0 holding less than their length" "$work/out.txt" ||
+		{ echo "FAIL: chains shorter than their length"; exit 1; }
+	mbufs_all_back || { echo "FAIL: mbufs not all returned"; exit 1; }
+	exec "$check" "$in" "$work/out.pcapng" "$filter" 262144
+	;;
+gpudma-split)
+	# RX buffer split through net_gpudma, host pools: the first N bytes
+	# into the header pool, the rest into the other; the CPU path reads
+	# the two buffers in place. The capture must be libpcap's and the
+	# unsplit run's, byte for byte (--ts none), the counters the same
+	# (but "chained": every packet past N is two segments), every mbuf
+	# of both pools back. N = 128 (the GPU default) and 64, with the
+	# full snaplen and one within the header buffer.
+	"$gen" "$in" 1 3000 50 200 || exit 1
+	gpudma_run() { # NAME ARGS...
+		name=$1
+		shift
+		# shellcheck disable=SC2046
+		"$app" $(eal) --vdev "net_gpudma0,rx_pcap=$in" -- --cpu \
+			--idle-exit 500 --ts none --filter "$filter" \
+			--write "$work/$name.pcapng" --json "$work/$name.json" \
+			"$@" > "$work/$name.txt" 2>&1
+		rc=$?
+		cp "$work/$name.txt" "$work/out.txt"
+		[ "$rc" -eq 0 ] || { cat "$work/$name.txt"; echo "FAIL: $name: exit $rc"; exit 1; }
+		mbufs_all_back || { cat "$work/$name.txt"; echo "FAIL: $name: mbufs not all returned"; exit 1; }
+	}
+	counters() {
+		grep -v -e '"elapsed_s"' -e '"stopped_by"' -e '"mbufs"' \
+			-e '"chained"' "$1"
+	}
+	for snap in 262144 100; do
+		gpudma_run "unsplit-$snap" --split off --snaplen $snap
+		grep -q "^split: off: asked with --split off" "$work/unsplit-$snap.txt" ||
+			{ echo "FAIL: no split line"; exit 1; }
+		"$check" "$in" "$work/unsplit-$snap.pcapng" "$filter" $snap ||
+			{ echo "FAIL: unsplit, snaplen $snap: capture differs from libpcap's"; exit 1; }
+		for n in 128 64; do
+			name=split$n-$snap
+			gpudma_run "$name" --split $n --snaplen $snap
+			grep -q "^split: the first $n bytes of each packet (headers) into host memory" \
+				"$work/$name.txt" || { echo "FAIL: $name: not split"; exit 1; }
+			grep -q "and a header pool of as many" "$work/$name.txt" ||
+				{ echo "FAIL: $name: no header pool"; exit 1; }
+			grep -Eq '"chained": [1-9]' "$work/$name.json" ||
+				{ echo "FAIL: $name: no packet came in two buffers"; exit 1; }
+			cmp "$work/unsplit-$snap.pcapng" "$work/$name.pcapng" ||
+				{ echo "FAIL: $name: capture differs from the unsplit run's"; exit 1; }
+			counters "$work/unsplit-$snap.json" > "$work/a.core"
+			counters "$work/$name.json" > "$work/b.core"
+			cmp "$work/a.core" "$work/b.core" ||
+				{ diff "$work/a.core" "$work/b.core"; echo "FAIL: $name: counters differ"; exit 1; }
+		done
+	done
+	echo "PASS: split at 128 and 64 bytes, snaplen 262144 and 100: captures and counters of the unsplit run, libpcap's, every mbuf back"
+	;;
+split-options)
+	# --split where it cannot be: a port without buffer split, a bad N;
+	# what --split auto chose is said in one line.
+	run_app --split 128 > /dev/null
+	if [ "$rc" -eq 0 ] || [ "$rc" -eq 2 ]; then
+		echo "FAIL: --split 128 on net_pcap: exit $rc"
+		exit 1
+	fi
+	grep -q "error: --split 128: port 0 (net_pcap) offers no RX buffer split.*--split off" \
+		"$work/out.txt" || { echo "FAIL: --split 128 on net_pcap: no reason"; exit 1; }
+	run_app > /dev/null || { echo "FAIL: default: exit $rc"; exit 1; }
+	grep -q "^split: off: default with --cpu" "$work/out.txt" ||
+		{ echo "FAIL: the default's choice is not said"; exit 1; }
+	run_app --split off > /dev/null || { echo "FAIL: --split off: exit $rc"; exit 1; }
+	run_app --split auto > /dev/null || { echo "FAIL: --split auto: exit $rc"; exit 1; }
+	echo "PASS: --split refused on a port without buffer split, saying why; the choice said"
+	;;
+no-gpu)
+	if [ -e /dev/nvidia0 ]; then
+		echo "SKIP: a GPU is present"
+		exit 77
+	fi
+	# shellcheck disable=SC2046
+	"$app" $(eal) --vdev "net_pcap0,rx_pcap=$in" -- --quiet \
+		--idle-exit 500 > "$work/out.txt" 2>&1
+	rc=$?
+	cat "$work/out.txt"
+	[ "$rc" -ne 0 ] || { echo "FAIL: ran without a GPU"; exit 1; }
+	grep -qi "gpu" "$work/out.txt" || { echo "FAIL: no message"; exit 1; }
+	echo "PASS: no GPU refused with exit $rc"
+	;;
+ts-port)
+	# net_pcap stamps every packet with the file's time (microseconds):
+	# with --ts port the capture keeps it, in pcapng and in pcap.
+	for fmt in pcapng pcap; do
+		run_app --ts port --filter "tcp or udp" --format $fmt \
+			--write "$work/out.$fmt" ||
+			{ echo "FAIL: --format $fmt: exit $rc"; exit 1; }
+		grep -q "^timestamps: port 0's RX timestamps (microseconds" \
+			"$work/out.txt" || { echo "FAIL: no timestamp line"; exit 1; }
+		"$check" "$in" "$work/out.$fmt" "tcp or udp" 262144 --ts ||
+			{ echo "FAIL: --format $fmt: timestamps differ"; exit 1; }
+		# The times tcpdump -tt prints for the original, if it is here.
+		if command -v tcpdump > /dev/null; then
+			tcpdump -tt -nn -r "$in" "tcp or udp" 2> /dev/null |
+				cut -d' ' -f1 > "$work/want-tt.txt"
+			tcpdump -tt -nn -r "$work/out.$fmt" 2> /dev/null |
+				cut -d' ' -f1 > "$work/got-tt.txt"
+			[ -s "$work/want-tt.txt" ] &&
+				cmp "$work/want-tt.txt" "$work/got-tt.txt" ||
+				{ echo "FAIL: --format $fmt: tcpdump -tt differs"; exit 1; }
+		fi
+	done
+	echo "PASS: --ts port keeps the file's timestamps (pcapng, pcap)"
+	;;
+short-chain)
+	# Frames up to 262144 B, 65549 B and longer: DPDK 22.11's net_pcap
+	# keeps the length of a frame it chains in 16 bits, so frames past
+	# 65535 B and one segment arrive holding less than their pkt_len.
+	# They are counted, classified and captured with the bytes they hold
+	# (wire length as the port says); nothing reads past the chain.
+	"$gen" "$in" 2 600 0 20 || exit 1
+	run_app --write "$work/out.pcapng" --json "$work/out.json" ||
+		{ echo "FAIL: exit $rc"; exit 1; }
+	mbufs_all_back || { echo "FAIL: mbufs not all returned"; exit 1; }
+	short=$(sed -n 's/.*"short_chains": \([0-9]*\).*/\1/p' "$work/out.json")
+	[ -n "$short" ] && [ "$short" -gt 0 ] ||
+		{ echo "FAIL: no short chain counted"; exit 1; }
+	grep -q "^captured: *600 packets" "$work/out.txt" ||
+		{ echo "FAIL: not every packet captured"; exit 1; }
+	"$check" --valid "$work/out.pcapng" || exit 1
+	echo "PASS: $short chains shorter than their length, counted and cut"
+	;;
+lo-capture)
+	# Real traffic on Linux's loopback (MTU 65536: 65549-byte frames),
+	# captured by tcpdump, replayed: every filter's capture must be
+	# tcpdump's own filtering of the file, byte for byte.
+	lo=$work/lo.pcap
+	"$(dirname "$0")/capture-lo.sh" "$lo"
+	rc=$?
+	[ $rc -eq 0 ] || exit $rc
+	in=$lo
+	for f in "" "tcp" "greater 65001" "tcp[tcpflags] & tcp-push != 0" \
+			"len < 1000"; do
+		for fmt in pcapng pcap; do
+			run_app --filter "$f" --format $fmt --ts port \
+				--write "$work/out.$fmt" > /dev/null ||
+				{ echo "FAIL: '$f' $fmt: exit $rc"; exit 1; }
+			grep -Eq "over 256 KiB cut 0(,|$)" "$work/out.txt" ||
+				{ echo "FAIL: '$f' $fmt: frames cut"; exit 1; }
+			"$check" "$lo" "$work/out.$fmt" "$f" 262144 --ts ||
+				{ echo "FAIL: '$f' $fmt: capture differs"; exit 1; }
+		done
+	done
+	echo "PASS: lo traffic with frames over 64 KiB, 5 filters, pcapng and pcap, timestamps kept"
+	;;
+sigint)
+	# infinite_rx replays from mbufs it holds and refuses chains: a
+	# small input without jumbo frames.
+	"$gen" "$in" 1 500 0 || exit 1
+	# shellcheck disable=SC2046
+	"$app" $(eal) --vdev "net_pcap0,rx_pcap=$in,infinite_rx=1" -- --cpu \
+		--quiet --filter sctp --snaplen 64 --write "$work/out.pcapng" \
+		> "$work/out.txt" 2>&1 &
+	pid=$!
+	sleep 2
+	kill -INT $pid
+	wait $pid
+	rc=$?
+	cat "$work/out.txt"
+	[ "$rc" -eq 0 ] || { echo "FAIL: exit $rc after SIGINT"; exit 1; }
+	grep -q "stopped by: *SIGINT" "$work/out.txt" ||
+		{ echo "FAIL: not stopped by SIGINT"; exit 1; }
+	mbufs_all_back || { echo "FAIL: mbufs not all returned"; exit 1; }
+	"$check" --valid "$work/out.pcapng"
+	rc=$?
+	rm -f "$work/out.pcapng"	# replayed traffic: large, no other use
+	exit $rc
+	;;
+*)
+	echo "unknown case $case_name"
+	exit 2
+	;;
+esac

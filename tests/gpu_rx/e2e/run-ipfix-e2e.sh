@@ -1,0 +1,239 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# One flow-export case of dpdk-gpu-rx over net_pcap (meson test): known
+# flows (gpurx-e2e-genflows: FIN/RST ends, idle gaps and long flows over a
+# compressed 240 s timeline, replayed with the file's timestamps) exported
+# as IPFIX, read back by a real collector (nfdump's nfcapd), by libfixbuf
+# from the IPFIX file and as a TCP collector, and checked record by record
+# against gpurx-flowref (the same rules computed the plain way) and the
+# app's own counts.
+#
+# Usage: run-ipfix-e2e.sh CASE APP BUILD_E2E_DIR WORKDIR [APP_MODE_ARGS...]
+# CASE: nfcapd | tcp | unreachable | ring-full | bad-args | dense
+# APP: dpdk-gpu-rx; for ring-full, which sets a test switch, the test
+# variant dpdk-gpu-rx-test.
+# BUILD_E2E_DIR holds gpurx-e2e-genflows, gpurx-flowref, gpurx-ipfix-read.
+# APP_MODE_ARGS: how to process (default --cpu); the GPU e2e script passes
+# --mem MODE ..., with in the environment GPU_RX_IPFIX_EAL (EAL memory and
+# device options, default "--no-huge -m 512 --no-pci") and, for --mem gpu,
+# PORT=net_gpudma0 (which keeps no file timestamps: --ts none then, and the
+# reference has every packet at time 0).
+# Exit: 0 pass, 1 fail, 77 skipped (no nfcapd/nfdump: apt-get install nfdump).
+set -u
+
+case_name=$1 app=$2 bin=$3 work=$4
+shift 4
+[ $# -gt 0 ] || set -- --cpu
+here=$(cd "$(dirname "$0")" && pwd)
+rm -rf "$work" && mkdir -p "$work" || exit 1
+in=$work/flows.pcap
+npkts=$("$bin/gpurx-e2e-genflows" "$in" 7 | sed -n 's/^\([0-9]*\) packets.*/\1/p')
+[ -n "$npkts" ] || { echo "FAIL: cannot generate $in"; exit 1; }
+port_kind=${PORT:-net_pcap0}
+# net_gpudma keeps no file timestamps: there the packets' time is 0.
+ts="--ts port"
+[ "$port_kind" = net_pcap0 ] || ts="--ts none"
+# A loopback port of our own for the collector.
+cport=$((20000 + $$ % 20000))
+
+eal() {
+	echo ${GPU_RX_IPFIX_EAL:---no-huge -m 512 --no-pci} --no-shconf \
+		--file-prefix "gpurx-ipfix-$case_name-$$" -l 0-1 \
+		--log-level=lib.eal:warning ${GPU_RX_EAL_EXTRA:-}
+}
+
+# run_app NAME APP_ARGS...: the app on the flows, its output in NAME.txt.
+run_app() {
+	name=$1
+	shift
+	# shellcheck disable=SC2046
+	"$app" $(eal) --vdev "$port_kind,rx_pcap=$in" -- "$@" --quiet \
+		--idle-exit 500 $ts --json "$work/$name.json" \
+		> "$work/$name.txt" 2>&1
+	rc=$?
+	cat "$work/$name.txt"
+	return $rc
+}
+
+# want IDLE ACTIVE LINGER: the records the reference computes.
+want() {
+	if [ "$port_kind" = net_pcap0 ]; then
+		"$bin/gpurx-flowref" "$in" "$1" "$2" "$3" 1 0 > "$work/want.csv"
+	else
+		# Every packet at time 0: nothing ends before the end.
+		"$bin/gpurx-flowref" "$in" "$1" "$2" "$3" 1 0 --time-zero \
+			> "$work/want.csv"
+	fi
+}
+
+cmp_flows() {
+	python3 "$here/flowcmp.py" --want "$work/want.csv" "$@"
+}
+
+# file_matches IPFIX [FLOWCMP_ARGS...]: the IPFIX file read back cleanly by
+# libfixbuf, against the records of the default timeouts.
+file_matches() {
+	f=$1
+	shift
+	"$bin/gpurx-ipfix-read" "$f" > "$f.csv" ||
+		{ echo "FAIL: libfixbuf cannot read $f back cleanly"; return 1; }
+	want 15 60 1 || return 1
+	cmp_flows --got "$f.csv" "$@"
+}
+
+mode_args="$*"
+case $case_name in
+nfcapd)
+	command -v nfcapd > /dev/null && command -v nfdump > /dev/null ||
+		{ echo "SKIP: nfcapd/nfdump not installed (apt-get install nfdump)"; exit 77; }
+	mkdir -p "$work/nf"
+	nfcapd -w "$work/nf" -b 127.0.0.1 -p $cport -t 3600 \
+		> "$work/nfcapd.log" 2>&1 &
+	nfpid=$!
+	# Whatever happens, the collector does not outlive the test.
+	trap 'kill $nfpid 2> /dev/null' EXIT
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		grep -q "Startup" "$work/nfcapd.log" && break
+		sleep 0.2
+	done
+	sleep 0.2
+	kill -0 $nfpid 2> /dev/null ||
+		{ cat "$work/nfcapd.log"; echo "FAIL: nfcapd did not start"; exit 1; }
+	# shellcheck disable=SC2086
+	run_app run $mode_args --ipfix "127.0.0.1:$cport" \
+		--ipfix-file "$work/out.ipfix"
+	rc_app=$rc
+	sleep 0.3
+	kill -TERM $nfpid
+	wait $nfpid
+	[ "$rc_app" -eq 0 ] || { echo "FAIL: exit $rc_app"; exit 1; }
+	grep -q "flow export: udp://127.0.0.1:$cport and file" "$work/run.txt" ||
+		{ echo "FAIL: no flow export line"; exit 1; }
+	TZ=UTC nfdump -R "$work/nf" -q -o csv > "$work/nfdump.csv" ||
+		{ echo "FAIL: nfdump cannot read what nfcapd wrote"; exit 1; }
+	nfdump -R "$work/nf" -I > "$work/nfdump-info.txt" || exit 1
+	grep -q "^Sequence failures: 0$" "$work/nfdump-info.txt" ||
+		{ cat "$work/nfdump-info.txt"; echo "FAIL: nfcapd saw sequence failures"; exit 1; }
+	min=""
+	[ "$port_kind" = net_pcap0 ] && min=--min=idle=150,active=30,eof=60,exit=5
+	# shellcheck disable=SC2086
+	file_matches "$work/out.ipfix" --nfdump "$work/nfdump.csv" \
+		--json "$work/run.json" $min || exit 1
+	echo "PASS: nfcapd collected every record the reference computes, as the IPFIX file holds them"
+	;;
+tcp)
+	# A TCP collector (libfixbuf's reader), other timeouts, domain 7.
+	"$bin/gpurx-ipfix-read" --tcp $cport "$work/ready" > "$work/tcp.csv" \
+		2> "$work/reader.log" &
+	rpid=$!
+	trap 'kill $rpid 2> /dev/null' EXIT
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		[ -e "$work/ready" ] && break
+		sleep 0.2
+	done
+	# shellcheck disable=SC2086
+	run_app run $mode_args --ipfix "tcp://127.0.0.1:$cport" \
+		--flow-idle 5 --flow-active 20 --flow-linger 0.5 --ipfix-domain 7
+	rc_app=$rc
+	wait $rpid
+	rc_read=$?
+	cat "$work/reader.log"
+	[ "$rc_app" -eq 0 ] || { echo "FAIL: exit $rc_app"; exit 1; }
+	[ "$rc_read" -eq 0 ] || { echo "FAIL: the TCP collector failed ($rc_read)"; exit 1; }
+	want 5 20 0.5 || exit 1
+	sed 's/^1,/7,/' "$work/want.csv" > "$work/want7.csv" &&
+		mv "$work/want7.csv" "$work/want.csv"
+	cmp_flows --got "$work/tcp.csv" --json "$work/run.json" || exit 1
+	echo "PASS: over TCP, every record as the reference computes it"
+	;;
+unreachable)
+	# Nobody listens: UDP and TCP say so and count, the run goes on to
+	# the end at full speed, and the file next to them is whole.
+	for proto in udp tcp; do
+		# shellcheck disable=SC2086
+		run_app "run-$proto" $mode_args --ipfix "$proto://127.0.0.1:$cport" \
+			--ipfix-file "$work/out-$proto.ipfix"
+		[ "$rc" -eq 0 ] || { echo "FAIL: $proto: exit $rc"; exit 1; }
+		grep -q "warning: flow export to $proto://127.0.0.1:$cport: .*records lost so far" \
+			"$work/run-$proto.txt" || { echo "FAIL: $proto: no warning"; exit 1; }
+		lost=$(sed -n "s/.*-> $proto:\/\/127.0.0.1:$cport: [0-9]* messages, \([0-9]*\) records lost.*/\1/p" \
+			"$work/run-$proto.txt")
+		[ -n "$lost" ] && [ "$lost" -gt 0 ] ||
+			{ echo "FAIL: $proto: no records counted lost"; exit 1; }
+		grep -q "^received: *$npkts packets" "$work/run-$proto.txt" ||
+			{ echo "FAIL: $proto: not every packet received"; exit 1; }
+		file_matches "$work/out-$proto.ipfix" || exit 1
+	done
+	echo "PASS: an unreachable collector (UDP, TCP): said, counted, the run and the file whole"
+	;;
+dense)
+	# Few flows sending at ticks seconds apart (genflows --dense): one
+	# flow's record boundaries (idle, FIN then the same ports again) a
+	# few packets apart, several in one GPU chunk, where its lanes are
+	# decided together and records start and end within the group.
+	"$bin/gpurx-e2e-genflows" --dense "$in" 7 > /dev/null ||
+		{ echo "FAIL: cannot generate $in"; exit 1; }
+	# shellcheck disable=SC2086
+	run_app run $mode_args --ipfix-file "$work/out.ipfix" \
+		--flow-idle 15 --flow-active 30 --flow-linger 1
+	[ "$rc" -eq 0 ] || { echo "FAIL: exit $rc"; exit 1; }
+	"$bin/gpurx-ipfix-read" "$work/out.ipfix" > "$work/out.csv" ||
+		{ echo "FAIL: libfixbuf cannot read the file back cleanly"; exit 1; }
+	want 15 30 1 || exit 1
+	min=""
+	[ "$port_kind" = net_pcap0 ] && min=--min=idle=30,eof=10
+	# shellcheck disable=SC2086
+	cmp_flows --got "$work/out.csv" --json "$work/run.json" $min || exit 1
+	echo "PASS: record boundaries a few packets apart, every record as the reference computes it"
+	;;
+ring-full)
+	# A 4-record ring: flows wait in the table while it is full (counted,
+	# said); no packet is lost from the records, only their boundaries
+	# move.
+	# shellcheck disable=SC2086
+	GPURX_TEST_FLOW_RING=4 run_app run $mode_args \
+		--ipfix-file "$work/out.ipfix"
+	[ "$rc" -eq 0 ] || { echo "FAIL: exit $rc"; exit 1; }
+	grep -q "warning: flow export: the export ring (4 records) was full" \
+		"$work/run.txt" || { echo "FAIL: no ring-full warning"; exit 1; }
+	full=$(sed -n 's/.*"flow_export".*"ring_full": \([0-9]*\).*/\1/p' \
+		"$work/run.json")
+	[ -n "$full" ] && [ "$full" -gt 0 ] ||
+		{ echo "FAIL: ring_full not counted"; exit 1; }
+	file_matches "$work/out.ipfix" --per-key-bytes || exit 1
+	echo "PASS: a full ring: $full ends put off, every packet in a record"
+	;;
+bad-args)
+	# Exit 2 naming the option, before anything starts.
+	for a in "--ipfix collector" "--ipfix sctp://h:4739" "--ipfix h:0" \
+			"--ipfix h:65536" "--ipfix [::1:4739" "--ipfix ::1:4739" \
+			"--ipfix :4739" "--ipfix h:47x" "--flow-idle 0" \
+			"--flow-active -1" "--flow-linger x" "--ipfix-domain y" \
+			"--flow-idle 1e-12" "--flow-idle inf" "--flow-active nan" \
+			"--ipfix-domain 0x10" "--count 010x" "--duration inf"; do
+		# shellcheck disable=SC2086
+		set -- $a
+		run_app bad "$1" "$2" > /dev/null
+		[ "$rc" -eq 2 ] || { echo "FAIL: $a: exit $rc, expected 2"; exit 1; }
+		grep -q -- "^$1: " "$work/bad.txt" ||
+			{ echo "FAIL: $a: the message does not name $1"; exit 1; }
+	done
+	run_app bad --ipfix-file "" > /dev/null
+	[ "$rc" -eq 2 ] || { echo "FAIL: --ipfix-file '': exit $rc"; exit 1; }
+	# Valid syntax the run cannot use: said at start, exit 1, no traffic.
+	# shellcheck disable=SC2086
+	run_app bad $mode_args --ipfix no-such-host.invalid:4739 > /dev/null
+	[ "$rc" -eq 1 ] && grep -q "cannot resolve no-such-host.invalid" "$work/bad.txt" ||
+		{ echo "FAIL: unresolvable collector: exit $rc"; exit 1; }
+	# shellcheck disable=SC2086
+	run_app bad $mode_args --ipfix-file "$work/no/such/dir/x.ipfix" > /dev/null
+	[ "$rc" -eq 1 ] && grep -q -- "--ipfix-file $work/no/such/dir/x.ipfix: No such file" \
+		"$work/bad.txt" || { echo "FAIL: unwritable --ipfix-file: exit $rc"; exit 1; }
+	echo "PASS: bad --ipfix, --ipfix-file and flow timeout arguments refused, saying why"
+	;;
+*)
+	echo "unknown case $case_name"
+	exit 2
+	;;
+esac

@@ -1,0 +1,452 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A CPU stand-in for dpdk-gpu-rx's CUDA side (lib/gpucuda's runtime
+ * wrappers, the kernels of gpu_kernels.cu and lib/gpucomm's
+ * gpucomm_cuda.cu), linked instead of them into dpdk-gpu-rx-standin. With the fake CUDA driver
+ * behind gpudev (GPU_CUDA_LIBCUDA=libfakecuda.so, --vdev gpu_cuda0,dev=0)
+ * every GPU buffer is host memory, so the app's GPU modes run unchanged on
+ * a machine without a GPU: the RX lcores' fill, publish, collect and free
+ * are the shipped code, and only the kernel is played by a CPU thread.
+ * What that measures and tests: the RX lcore's own per-packet cost
+ * (bench/rx-lcore-cost.sh, with perf), and the lcore's handling of the
+ * results (captures, counters, flow table) against --cpu.
+ *
+ * The "kernel" thread keeps the kernel's contract (gpu_body.cuh,
+ * gpucomm_persistent.cuh): items of each ring taken in ring order once
+ * READY (acquire: pairs with the lcore's rte_wmb before READY), the
+ * packets classified with the per-packet code the kernel and --cpu run
+ * (flow_classify.h), verdicts of matched packets, the item summary and,
+ * with a capture, the accepted bytes into the arena; then DONE with a
+ * release store (pairs with the lcore's rte_rmb after DONE); the block
+ * counters after DONE. The test variant's faults (kernel_faults.h: hold,
+ * fault_at) behave alike. It runs on the core of the thread that
+ * launched it (the main lcore, which sleeps between its checks), at the
+ * highest priority it may take, and naps when idle.
+ *
+ * Consecutive packets of identical bytes (a net_null source: every frame
+ * the same) are classified once: the verdict and parse of the previous one
+ * are reused, its flow accounted again. This keeps the one thread ahead
+ * of an RX lcore, so that a benchmark measures the lcore, not the
+ * stand-in; the results are those of classifying each packet.
+ */
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_pause.h>
+#include <rte_prefetch.h>
+
+#include "gpu_kernels.h"
+#include "gpucuda.h"
+#include "flow_classify.h"
+#include "kernel_faults.h"
+#include "opts.h"
+
+/* cudaError_t values the app may be handed. */
+#define STANDIN_ERR_INVALID_VALUE 1
+#define STANDIN_ERR_MEMORY 2
+#define STANDIN_ERR_NOT_READY 600
+#define STANDIN_ERR_ILLEGAL_ADDRESS 700
+
+/* Bytes of a packet compared with the previous one to reuse its result:
+ * what the kernel stages to classify from (GPURX_STAGE_HEAD) suffices for
+ * short frames, and longer ones are classified anew. */
+#define STANDIN_SAME_MAX 128u
+/* Packets whose bytes are prefetched ahead of the one classified. */
+#define STANDIN_AHEAD 8u
+/* Idle polls before napping, and the nap: an RX lcore fills a ring item
+ * of 128 packets in a few microseconds and a ring of 64 in hundreds. */
+#define STANDIN_SPINS 2000u
+#define STANDIN_NAP_NS 20000
+
+struct standin_stream {
+	pthread_t thread;
+	int has_thread;
+	int running;		/* atomic: the kernel thread has not ended */
+	int err;		/* what it ended with, read after running 0 */
+};
+
+struct standin_kernel {
+	struct gpucomm_kparams kp;
+	struct gpurx_kparams p;
+	struct gpurx_test_faults f;
+	struct standin_stream *s;
+};
+
+/* Per thread: the previous packet classified, for the reuse above. */
+struct standin_last {
+	uint32_t len;		/* 0: none */
+	uint32_t wirelen;
+	uint32_t verdict;
+	struct gpurx_pkt_info pi;
+	uint8_t bytes[STANDIN_SAME_MAX];
+};
+
+static uint64_t
+standin_ns(void)
+{
+	return rte_get_tsc_cycles() * 1000000000.0 / rte_get_tsc_hz();
+}
+
+static uint32_t
+classify_one(const struct gpurx_kparams *p, struct standin_last *last,
+		const uint8_t *pkt, uint32_t caplen, uint32_t wirelen,
+		uint64_t ts, uint16_t q, const struct gpurx_split_pkt *sp,
+		struct gpurx_pkt_info *pi)
+{
+	struct gpurx_pkt_view view;
+	uint32_t v;
+
+	if (sp != NULL && sp->tail != 0) {
+		view = gpurx_view_split(pkt, sp->len0,
+			(const uint8_t *)(uintptr_t)sp->tail);
+		return gpurx_classify_pkt_view_info(view, caplen, wirelen, ts,
+			q, p->prog, p->prog_len, p->ft, pi);
+	}
+	if (caplen == last->len && wirelen == last->wirelen &&
+			memcmp(pkt, last->bytes, caplen) == 0) {
+		*pi = last->pi;
+		gpurx_classify_account_q(pi, last->verdict, wirelen, ts, q, p->ft);
+		return last->verdict;
+	}
+	view = gpurx_view_linear(pkt);
+	v = gpurx_classify_pkt_view_info(view, caplen, wirelen, ts, q,
+		p->prog, p->prog_len, p->ft, pi);
+	if (caplen <= STANDIN_SAME_MAX) {
+		memcpy(last->bytes, pkt, caplen);
+		last->len = caplen;
+		last->wirelen = wirelen;
+		last->verdict = v;
+		last->pi = *pi;
+	} else {
+		last->len = 0;
+	}
+	return v;
+}
+
+/* The kernel's body for item idx of queue q (gpu_body.cuh,
+ * process_item), results before return. */
+static void
+process_item(const struct gpurx_kparams *p, struct standin_last *last,
+		uint32_t q, uint32_t idx, uint32_t slot)
+{
+	struct gpurx_gq *gq = &p->gq[q];
+	const struct gpucomm_item *it = &gq->items[idx];
+	const uint32_t burst = gq->burst, base = idx * burst;
+	uint8_t *arena = gq->arena + (size_t)idx * gq->item_bytes;
+	const struct gpucomm_pkt *pkts = it->pkt_list;
+	struct gpurx_item_sum sum;
+	uint64_t t0 = standin_ns();
+	uint32_t n = RTE_MIN(it->num_pkts, burst);
+	const struct gpurx_item_in in = gq->in[idx];
+	uint32_t off = 0;	/* packet i's arena offset */
+
+	memset(&sum, 0, sizeof(sum));
+	/* The packets' first lines are read a few packets ahead: misses in
+	 * flight together, as the kernel's loads are (one at a time, a
+	 * miss per packet made this thread slower than the RX lcore). */
+	for (uint32_t i = 0; i < RTE_MIN(n, STANDIN_AHEAD); i++)
+		rte_prefetch0((const void *)pkts[i].addr);
+	for (uint32_t i = 0; i < n; i++) {
+		const uint8_t *pkt = (const uint8_t *)pkts[i].addr;
+		const uint32_t caplen = (uint32_t)pkts[i].size;
+		const struct gpurx_split_pkt *sp = p->split ?
+			&gq->split[base + i] : NULL;
+		struct gpurx_pkt_info pi;
+		uint32_t v, len, at = off;
+
+		off += gpurx_arena_span(caplen);
+		if (i + STANDIN_AHEAD < n)
+			rte_prefetch0((const void *)pkts[i + STANDIN_AHEAD].addr);
+		v = classify_one(p, last, pkt, caplen, gpurx_in_wirelen(in.flags,
+				gq->wirelen, base + i, caplen),
+			gpurx_in_ts(in.flags, in.ts, gq->ts, base + i),
+			(uint16_t)q, sp, &pi);
+		if (pi.malformed != GPURX_MAL_NONE)
+			sum.mal[pi.malformed % GPURX_SUM_MAL]++;
+		if (v == 0)
+			continue;
+		gq->verdict[base + i] = v;
+		sum.match[i / 32] |= 1u << (i % 32);
+		len = RTE_MIN(RTE_MIN(v, caplen), gq->max_caplen);
+		if (!p->capture || at > gq->item_bytes ||
+				len > gq->item_bytes - at)
+			continue;
+		if (sp != NULL && sp->tail != 0) {
+			uint32_t h = RTE_MIN(len, sp->len0);
+
+			memcpy(arena + at, pkt, h);
+			memcpy(arena + at + h,
+				(const uint8_t *)(uintptr_t)sp->tail, len - h);
+		} else if (sp == NULL || !sp->host || len > sp->len0) {
+			memcpy(arena + at, pkt, len);
+		}
+		/* else: within a header buffer in host memory, the CPU
+		 * writes it itself */
+	}
+	gq->sum[idx] = sum;
+	gq->busy_ns[slot] += standin_ns() - t0;
+	gq->items_done[slot]++;
+}
+
+/* Item idx of ring q READY: processed and DONE. */
+static void
+run_item(const struct gpucomm_kparams *kp, const struct gpurx_kparams *p,
+		struct standin_last *last, uint32_t q, uint32_t idx)
+{
+	uint32_t *status = kp->items[q][idx].status_h;
+
+	process_item(p, last, q, idx, kp->bpq == 0 ? 0 : idx % kp->bpq);
+	/* Results before DONE: pairs with collect's rte_rmb after it. */
+	__atomic_store_n(status, GPUCOMM_STATUS_DONE, __ATOMIC_RELEASE);
+}
+
+static void *
+kernel_main(void *arg)
+{
+	struct standin_kernel *k = arg;
+	const struct gpucomm_kparams *kp = &k->kp;
+	uint32_t next[GPUCOMM_MAX_RINGS] = { 0 };
+	unsigned long long seq[GPUCOMM_MAX_RINGS] = { 0 };
+	struct standin_last last = { .len = 0 };
+	const struct timespec nap = { .tv_sec = 0, .tv_nsec = STANDIN_NAP_NS };
+	uint32_t spins = 0;
+	int err = 0;
+
+	/* Ahead of the lcore even on a busy machine: first in line for its
+	 * core when it wakes (where allowed: root, CAP_SYS_NICE), napping
+	 * rather than spinning when idle so that it takes little from the
+	 * core's other threads, with wake-ups on time. */
+	(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), -20);
+	(void)prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	for (;;) {
+		int idle = 1;
+
+		for (uint32_t q = 0; q < kp->n_rings; q++) {
+			uint32_t idx = next[q];
+
+			/* Acquire: what the lcore wrote before READY (its
+			 * rte_wmb) is seen after. */
+			if (__atomic_load_n(kp->items[q][idx].status_h,
+					__ATOMIC_ACQUIRE) != GPUCOMM_STATUS_READY)
+				continue;
+			if (q == 0 && k->f.fault_at != 0 &&
+					seq[q] == k->f.fault_at) {
+				err = STANDIN_ERR_ILLEGAL_ADDRESS;
+				goto out;
+			}
+			run_item(kp, &k->p, &last, q, idx);
+			next[q] = idx + 1 == kp->n_items ? 0 : idx + 1;
+			seq[q]++;
+			idle = 0;
+		}
+		if (!idle) {
+			spins = 0;
+			continue;
+		}
+		if (!k->f.hold && __atomic_load_n(kp->quit, __ATOMIC_ACQUIRE) != 0)
+			break;
+		if (++spins < STANDIN_SPINS) {
+			rte_pause();
+		} else {
+			/* The ring holds far more than a nap's worth of RX. */
+			nanosleep(&nap, NULL);
+		}
+	}
+out:
+	k->s->err = err;
+	__atomic_store_n(&k->s->running, 0, __ATOMIC_RELEASE);
+	free(k);
+	return NULL;
+}
+
+const char *
+gpucuda_strerror(int err)
+{
+	switch (err) {
+	case 0: return "no error";
+	case STANDIN_ERR_INVALID_VALUE: return "invalid argument (CPU stand-in)";
+	case STANDIN_ERR_MEMORY: return "out of memory (CPU stand-in)";
+	case STANDIN_ERR_NOT_READY: return "not ready (CPU stand-in)";
+	case STANDIN_ERR_ILLEGAL_ADDRESS:
+		return "an illegal memory access was encountered (CPU stand-in, "
+			"fault_at)";
+	default: return "error (CPU stand-in)";
+	}
+}
+
+int
+gpucuda_still_running(int err)
+{
+	return err == STANDIN_ERR_NOT_READY;
+}
+
+int
+gpucuda_select(const char *pci_bus_id, int *ordinal)
+{
+	(void)pci_bus_id;
+	*ordinal = 0;
+	return 0;
+}
+
+/* Every buffer is host memory here (the fake CUDA's too). */
+int
+gpucuda_copy(void *dst, const void *src, size_t n)
+{
+	memcpy(dst, src, n);
+	return 0;
+}
+
+int
+gpucuda_stream_create(void **s)
+{
+	struct standin_stream *st = calloc(1, sizeof(*st));
+
+	*s = st;
+	return st == NULL ? STANDIN_ERR_MEMORY : 0;
+}
+
+int
+gpucuda_stream_destroy(void *s)
+{
+	struct standin_stream *st = s;
+
+	if (st == NULL)
+		return 0;
+	if (st->has_thread) {
+		/* The kernel thread ends before its stream: a kernel that
+		 * ignores quit (hold) is never destroyed by the app. */
+		if (__atomic_load_n(&st->running, __ATOMIC_ACQUIRE))
+			return STANDIN_ERR_NOT_READY;
+		pthread_join(st->thread, NULL);
+	}
+	free(st);
+	return 0;
+}
+
+/* Synchronous: done before the call returns, as after a stream sync. */
+int
+gpucuda_copy_async(void *dst, const void *src, size_t n, void *s)
+{
+	(void)s;
+	memcpy(dst, src, n);
+	return 0;
+}
+
+int
+gpucuda_stream_sync(void *s)
+{
+	struct standin_stream *st = s;
+
+	while (st != NULL && __atomic_load_n(&st->running, __ATOMIC_ACQUIRE))
+		rte_pause();
+	return st == NULL ? 0 : st->err;
+}
+
+int
+gpucuda_stream_busy(void *s)
+{
+	struct standin_stream *st = s;
+
+	if (st == NULL)
+		return 0;
+	if (__atomic_load_n(&st->running, __ATOMIC_ACQUIRE))
+		return -1;
+	return st->err;
+}
+
+int
+gpucuda_props(int *exec_timeout, int *coop)
+{
+	*exec_timeout = 0;
+	*coop = 1;
+	return 0;
+}
+
+int
+gpurx_test_launch_persistent(struct gpucomm_kparams *kp,
+		const struct gpurx_kparams *p, const struct gpurx_test_faults *f,
+		void *s)
+{
+	struct standin_stream *st = s;
+	struct standin_kernel *k;
+	int rc;
+
+	if (st == NULL || st->has_thread || kp->n_rings > GPUCOMM_MAX_RINGS)
+		return STANDIN_ERR_INVALID_VALUE;
+	k = malloc(sizeof(*k));
+	if (k == NULL)
+		return STANDIN_ERR_MEMORY;
+	k->kp = *kp;
+	k->p = *p;
+	k->f = *f;
+	k->s = st;
+	st->err = 0;
+	st->running = 1;
+	rc = pthread_create(&st->thread, NULL, kernel_main, k);
+	if (rc != 0) {
+		st->running = 0;
+		free(k);
+		fprintf(stderr, "error: CPU stand-in kernel thread: %s\n",
+			strerror(rc));
+		return STANDIN_ERR_MEMORY;
+	}
+	pthread_setname_np(st->thread, "gpu-standin");
+	st->has_thread = 1;
+	return 0;
+}
+
+int
+gpurx_cuda_launch_persistent(struct gpucomm_kparams *kp,
+		const struct gpurx_kparams *p, void *s)
+{
+	const struct gpurx_test_faults none = { .fault_at = 0, .hold = 0 };
+
+	return gpurx_test_launch_persistent(kp, p, &none, s);
+}
+
+int
+gpurx_cuda_launch_item(const struct gpucomm_kparams *kp,
+		const struct gpurx_kparams *p, uint32_t q, uint32_t idx,
+		unsigned long long seq, void *s)
+{
+	/* Per launch, as a kernel per item has no state between them. */
+	struct standin_last last = { .len = 0 };
+
+	(void)s;
+	(void)seq;
+	if (q >= kp->n_rings || idx >= kp->n_items)
+		return STANDIN_ERR_INVALID_VALUE;
+	run_item(kp, p, &last, q, idx);
+	return 0;
+}
+
+/* The dispatch state is the GPU kernels' alone: the thread above reads
+ * the items' own pointers. */
+int
+gpucomm_cuda_state_init(const struct gpucomm_kparams *kp, void *stream)
+{
+	(void)kp;
+	(void)stream;
+	return 0;
+}
+
+/* Copies here are done when queued: READY is stored at once, a release
+ * after the lcore's entries and side data (its rte_wmb came first). */
+int
+gpucomm_cuda_queue_ready(void *stream, uint32_t *status_d)
+{
+	(void)stream;
+	__atomic_store_n(status_d, GPUCOMM_STATUS_READY, __ATOMIC_RELEASE);
+	return 0;
+}

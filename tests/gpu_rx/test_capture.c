@@ -1,0 +1,855 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The capture writer (app/capture.c) with several threads writing one file
+ * at once, as the RX lcores do: the file must read back whole with libpcap,
+ * hold every packet (bytes, lengths, timestamps) and each queue's packets
+ * in the order it wrote them, and the writer's counters must say exactly
+ * what is in the file. Then failures: a file size limit reached mid-run
+ * (RLIMIT_FSIZE, as a full file system: short write, then EFBIG), a write
+ * that fails while other queues' later chunks are already written, and a
+ * write that hangs while another queue keeps receiving: the file stays
+ * valid, the capture drops are counted, and nobody waits.
+ *
+ * Built with GPURX_CAPTURE_PWRITE=test_pwrite, the writer's only
+ * pwrite(), so the second and third cases can fail or stall one chosen
+ * write; every other call is the real pwrite().
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <pcap/pcap.h>
+
+#include <rte_common.h>
+#include <rte_dev.h>
+#include <rte_ethdev.h>
+
+#include "capture.h"
+#include "check.h"
+#include "test_eal.h"
+
+#define NQ_MAX 4
+
+ssize_t test_pwrite(int fd, const void *buf, size_t n, off_t off);
+
+/* --- the writer's pwrite(), with one failure or stall on demand --------- */
+
+enum fault { FAULT_NONE, FAULT_FAIL_AFTER_LATER, FAULT_STALL_Q0,
+	FAULT_FAIL_Q1 };
+
+static struct {
+	enum fault kind;
+	int armed;		/* FAULT_STALL_Q0: queue 0's next write hangs */
+	int calls;		/* FAULT_FAIL_AFTER_LATER: chunk writes so far */
+	uint64_t hit_off;	/* offset of the write that was hit */
+	uint64_t retry_off;	/* where the writer retries its rest */
+	int hit;		/* set once it was hit */
+	int later_writes;	/* chunks written past hit_off since */
+	const int *stall_until;	/* queue 0's write waits for this flag */
+	int stalled;		/* queue 0's write is waiting */
+	int stall_released;	/* by the flag, not by the time limit */
+	int q1_calls;		/* FAULT_FAIL_Q1: queue 1's writes so far */
+} fault;
+
+static __thread int tl_queue = -1;
+
+static int
+wait_until(const int *flag, int secs)
+{
+	for (int i = 0; i < secs * 1000; i++) {
+		if (__atomic_load_n(flag, __ATOMIC_ACQUIRE))
+			return 0;
+		usleep(1000);
+	}
+	return -1;
+}
+
+ssize_t
+test_pwrite(int fd, const void *buf, size_t n, off_t off)
+{
+	uint64_t o = (uint64_t)off;
+
+	if (fault.kind == FAULT_FAIL_AFTER_LATER) {
+		/* The fifth chunk written: some before it stay. */
+		if (tl_queue >= 0 && __atomic_add_fetch(&fault.calls, 1,
+				__ATOMIC_ACQ_REL) == 5) {
+			ssize_t half;
+
+			fault.hit_off = o;
+			__atomic_store_n(&fault.hit, 1, __ATOMIC_RELEASE);
+			/* Other queues write chunks past this one meanwhile. */
+			for (int i = 0; i < 10000 && __atomic_load_n(
+					&fault.later_writes, __ATOMIC_ACQUIRE) < 3;
+					i++)
+				usleep(1000);
+			/* Half of it lands; the retry of the rest fails. */
+			half = pwrite(fd, buf, n / 2, off);
+			if (half > 0)
+				__atomic_store_n(&fault.retry_off,
+					o + (uint64_t)half, __ATOMIC_RELEASE);
+			return half;
+		}
+		if (__atomic_load_n(&fault.hit, __ATOMIC_ACQUIRE) &&
+				o == __atomic_load_n(&fault.retry_off,
+					__ATOMIC_ACQUIRE)) {
+			errno = EIO;
+			return -1;
+		}
+		if (__atomic_load_n(&fault.hit, __ATOMIC_ACQUIRE) &&
+				o > fault.hit_off) {
+			ssize_t r = pwrite(fd, buf, n, off);
+
+			if (r == (ssize_t)n)
+				__atomic_fetch_add(&fault.later_writes, 1,
+					__ATOMIC_RELEASE);
+			return r;
+		}
+	}
+	/* Queue 1's third chunk fails outright. */
+	if (fault.kind == FAULT_FAIL_Q1 && tl_queue == 1 &&
+			++fault.q1_calls == 3) {
+		fault.hit_off = o;
+		fault.hit = 1;
+		errno = EIO;
+		return -1;
+	}
+	if (fault.kind == FAULT_STALL_Q0 && tl_queue == 0 &&
+			__atomic_exchange_n(&fault.armed, 0, __ATOMIC_ACQ_REL)) {
+		__atomic_store_n(&fault.stalled, 1, __ATOMIC_RELEASE);
+		fault.stall_released = wait_until(fault.stall_until, 20) == 0;
+	}
+	return pwrite(fd, buf, n, off);
+}
+
+/* --- packets: (queue, seq) in their first bytes, the rest a pattern ---- */
+
+static uint32_t
+pkt_len(uint16_t q, uint32_t seq)
+{
+	RTE_SET_USED(q);
+	if (seq % 1999 == 1998)
+		return GPURX_DEFAULT_SNAPLEN;	/* the largest */
+	if (seq % 499 == 498)
+		return 70000;			/* over 64 KiB */
+	return 14 + (seq * 97) % 1800;
+}
+
+typedef uint32_t len_fn(uint16_t q, uint32_t seq);
+
+/* Some packets longer on the wire than their bytes. */
+static uint32_t
+pkt_wirelen(len_fn *len, uint16_t q, uint32_t seq)
+{
+	return len(q, seq) + (seq % 3 == 0 ? 10 : 0);
+}
+
+static uint64_t
+pkt_ts(uint16_t q, uint32_t seq)
+{
+	return 1700000000ull * 1000000000ull + (uint64_t)seq * 1000 + q;
+}
+
+static void
+pkt_fill(uint8_t *p, uint16_t q, uint32_t seq, uint32_t len)
+{
+	uint32_t v;
+
+	for (uint32_t i = 0; i < len; i++)
+		p[i] = (uint8_t)(q * 31 + seq * 7 + i);
+	v = q;
+	memcpy(p, &v, 4);
+	memcpy(p + 4, &seq, 4);
+}
+
+struct writer {
+	struct gpurx_capture *c;
+	uint16_t q;
+	uint32_t n;
+	len_fn *len;
+	uint32_t accepted;
+	int done;
+};
+
+static void *
+writer_main(void *arg)
+{
+	struct writer *w = arg;
+	uint8_t *buf = malloc(GPURX_DEFAULT_SNAPLEN);
+
+	tl_queue = w->q;
+	if (buf == NULL)
+		return NULL;
+	for (uint32_t seq = 0; seq < w->n; seq++) {
+		uint32_t len = w->len(w->q, seq);
+
+		pkt_fill(buf, w->q, seq, len);
+		if (gpurx_capture_write(w->c, w->q, buf, len,
+				pkt_wirelen(w->len, w->q, seq),
+				pkt_ts(w->q, seq)) == 0)
+			w->accepted++;
+		if ((seq & 63) == 0)
+			gpurx_capture_poll(w->c, w->q);
+	}
+	gpurx_capture_poll(w->c, w->q);
+	free(buf);
+	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* --- reading back ----------------------------------------------------------- */
+
+struct readback {
+	uint64_t n[NQ_MAX];		/* packets per queue */
+	int64_t last[NQ_MAX];		/* last seq per queue */
+	int ok;
+};
+
+/*
+ * The whole file through libpcap (nanosecond timestamps): every packet one
+ * the writers wrote, each queue's in increasing order, without gaps when
+ * `contiguous`.
+ */
+static void
+read_back(const char *path, uint16_t nq, uint32_t snaplen,
+		len_fn *len, int contiguous, struct readback *rb)
+{
+	char err[PCAP_ERRBUF_SIZE];
+	struct pcap_pkthdr *h;
+	const u_char *d;
+	pcap_t *p;
+	int rc;
+
+	memset(rb, 0, sizeof(*rb));
+	for (int q = 0; q < NQ_MAX; q++)
+		rb->last[q] = -1;
+	p = pcap_open_offline_with_tstamp_precision(path,
+		PCAP_TSTAMP_PRECISION_NANO, err);
+	CHECK(p != NULL, "%s: %s", path, err);
+	if (p == NULL)
+		return;
+	while ((rc = pcap_next_ex(p, &h, &d)) == 1) {
+		uint32_t q, seq, want, i;
+		uint64_t ts;
+
+		CHECK(h->caplen >= 8, "a packet of %u bytes", h->caplen);
+		if (h->caplen < 8)
+			break;
+		memcpy(&q, d, 4);
+		memcpy(&seq, d + 4, 4);
+		CHECK(q < nq, "queue %u", q);
+		if (q >= nq)
+			break;
+		CHECK((int64_t)seq > rb->last[q], "queue %u: seq %u after %lld",
+			q, seq, (long long)rb->last[q]);
+		if (contiguous)
+			CHECK((int64_t)seq == rb->last[q] + 1,
+				"queue %u: seq %u after %lld", q, seq,
+				(long long)rb->last[q]);
+		rb->last[q] = seq;
+		rb->n[q]++;
+		want = RTE_MIN(len((uint16_t)q, seq), snaplen);
+		CHECK(h->caplen == want &&
+			h->len == pkt_wirelen(len, (uint16_t)q, seq),
+			"queue %u seq %u: caplen %u len %u, want %u %u", q, seq,
+			h->caplen, h->len, want,
+			pkt_wirelen(len, (uint16_t)q, seq));
+		ts = (uint64_t)h->ts.tv_sec * 1000000000ull +
+			(uint64_t)h->ts.tv_usec;
+		CHECK(ts == pkt_ts((uint16_t)q, seq),
+			"queue %u seq %u: timestamp %llu", q, seq,
+			(unsigned long long)ts);
+		for (i = 8; i < RTE_MIN(h->caplen, want); i++)
+			if (d[i] != (uint8_t)(q * 31 + seq * 7 + i))
+				break;
+		CHECK(i >= RTE_MIN(h->caplen, want),
+			"queue %u seq %u: byte %u differs", q, seq, i);
+	}
+	CHECK(rc == PCAP_ERROR_BREAK, "%s: %s", path,
+		rc == PCAP_ERROR ? pcap_geterr(p) : "stopped early");
+	rb->ok = rc == PCAP_ERROR_BREAK;
+	pcap_close(p);
+}
+
+/* pcapng: each packet block's queue option is the queue in its bytes. */
+static void
+check_epb_queues(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf;
+	long size;
+	uint64_t epbs = 0;
+
+	CHECK(f != NULL, "%s", path);
+	if (f == NULL)
+		return;
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc((size_t)size);
+	CHECK(buf != NULL && fread(buf, 1, (size_t)size, f) == (size_t)size,
+		"reading %s", path);
+	fclose(f);
+	for (long pos = 0; buf != NULL && pos + 12 <= size;) {
+		uint32_t type, blen, qopt, qdata;
+
+		memcpy(&type, buf + pos, 4);
+		memcpy(&blen, buf + pos + 4, 4);
+		if (blen < 12 || pos + blen > size)
+			break;
+		if (type == 6) {
+			/* Trailer: flags option, queue option, end, length. */
+			memcpy(&qopt, buf + pos + blen - 12, 4);
+			memcpy(&qdata, buf + pos + 28, 4);
+			CHECK(qopt == qdata, "block at %ld: queue option %u, "
+				"packet of queue %u", pos, qopt, qdata);
+			epbs++;
+		}
+		pos += blen;
+	}
+	CHECK(epbs > 0, "%s: no packet block", path);
+	free(buf);
+}
+
+static long
+file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? (long)st.st_size : -1;
+}
+
+static void
+tmp_path(char *path, size_t len, const char *what)
+{
+	const char *dir = getenv("TMPDIR");
+	int fd;
+
+	snprintf(path, len, "%s/gpurx-test-capture-%s-XXXXXX",
+		dir != NULL ? dir : "/tmp", what);
+	fd = mkstemp(path);
+	if (fd >= 0)
+		close(fd);
+}
+
+static struct gpurx_capture *
+open_capture(const char *path, enum gpurx_format fmt, uint32_t snaplen,
+		uint16_t nq, struct gpurx_qstats *qs)
+{
+	char err[256];
+	struct gpurx_capture *c;
+
+	memset(qs, 0, sizeof(*qs) * nq);
+	c = gpurx_capture_open(path, fmt, snaplen, 0, nq, qs, "test", err,
+		sizeof(err));
+	CHECK(c != NULL, "open %s: %s", path, err);
+	return c;
+}
+
+/* nq writers of n packets each, the main thread asking for flushes. */
+static void
+run_writers(struct gpurx_capture *c, uint16_t nq, uint32_t n,
+		len_fn *len, struct writer *w)
+{
+	pthread_t th[NQ_MAX];
+	int running;
+
+	for (uint16_t q = 0; q < nq; q++) {
+		w[q] = (struct writer){ .c = c, .q = q, .n = n, .len = len };
+		CHECK(pthread_create(&th[q], NULL, writer_main, &w[q]) == 0,
+			"pthread_create");
+	}
+	do {
+		usleep(500);
+		gpurx_capture_flush(c);
+		running = 0;
+		for (uint16_t q = 0; q < nq; q++)
+			running += !__atomic_load_n(&w[q].done, __ATOMIC_ACQUIRE);
+	} while (running > 0);
+	for (uint16_t q = 0; q < nq; q++)
+		pthread_join(th[q], NULL);
+}
+
+/* What the counters say against what the file holds. */
+static void
+check_counts(const char *what, uint16_t nq, uint32_t n,
+		const struct gpurx_qstats *qs, const struct writer *w,
+		const struct readback *rb)
+{
+	for (uint16_t q = 0; q < nq; q++) {
+		CHECK(qs[q].captured == rb->n[q], "%s: queue %u: %llu captured, "
+			"%llu in the file", what, q,
+			(unsigned long long)qs[q].captured,
+			(unsigned long long)rb->n[q]);
+		CHECK(qs[q].captured + qs[q].drop_capture == n,
+			"%s: queue %u: %llu captured + %llu dropped of %u", what,
+			q, (unsigned long long)qs[q].captured,
+			(unsigned long long)qs[q].drop_capture, n);
+		CHECK(w[q].accepted >= qs[q].captured, "%s: queue %u", what, q);
+	}
+}
+
+/* Every packet of every queue, in order, counted; pcapng and pcap. */
+static void
+test_concurrent(enum gpurx_format fmt, uint32_t snaplen)
+{
+	const uint16_t nq = 4;
+	const uint32_t n = 6000;
+	struct gpurx_qstats qs[NQ_MAX];
+	struct writer w[NQ_MAX];
+	struct readback rb;
+	struct gpurx_capture *c;
+	char path[256];
+	uint64_t bytes = 0;
+
+	tmp_path(path, sizeof(path), "mt");
+	c = open_capture(path, fmt, snaplen, nq, qs);
+	if (c == NULL)
+		return;
+	run_writers(c, nq, n, pkt_len, w);
+	CHECK(gpurx_capture_close(c) == 0, "close");
+	read_back(path, nq, snaplen, pkt_len, 1, &rb);
+	for (uint16_t q = 0; q < nq; q++) {
+		CHECK(rb.n[q] == n, "queue %u: %llu of %u packets in the file",
+			q, (unsigned long long)rb.n[q], n);
+		CHECK(qs[q].drop_capture == 0, "queue %u: drops", q);
+	}
+	check_counts("concurrent", nq, n, qs, w, &rb);
+	for (uint32_t s = 0; s < n; s++)
+		bytes += RTE_MIN(pkt_len(0, s), snaplen);
+	for (uint16_t q = 0; q < nq; q++)
+		CHECK(qs[q].cap_bytes == bytes, "queue %u: %llu bytes, want %llu",
+			q, (unsigned long long)qs[q].cap_bytes,
+			(unsigned long long)bytes);
+	if (fmt == GPURX_FMT_PCAPNG)
+		check_epb_queues(path);
+	printf("concurrent %s snaplen %u: %u queues x %u packets, %ld bytes\n",
+		fmt == GPURX_FMT_PCAP ? "pcap" : "pcapng", snaplen, nq, n,
+		file_size(path));
+	unlink(path);
+}
+
+static uint32_t
+small_len(uint16_t q, uint32_t seq)
+{
+	RTE_SET_USED(q);
+	return 14 + (seq * 97) % 1800;
+}
+
+/*
+ * The file may not grow past a limit (RLIMIT_FSIZE, no SIGXFSZ): the chunk
+ * that crosses it is written short and its rest refused (EFBIG), as on a
+ * full file system. The capture stops, close() says so and cuts the file
+ * back to whole blocks; every queue's packets in it are its first ones.
+ */
+static void
+test_size_limit(enum gpurx_format fmt)
+{
+	const uint16_t nq = 4;
+	const uint32_t n = 5000;	/* 4 x ~4.5 MB */
+	const rlim_t limit = 6u << 20;
+	struct gpurx_qstats qs[NQ_MAX];
+	struct writer w[NQ_MAX];
+	struct rlimit old, lim;
+	struct readback rb;
+	struct gpurx_capture *c;
+	uint64_t drops = 0;
+	char path[256];
+	int rc;
+
+	tmp_path(path, sizeof(path), "limit");
+	c = open_capture(path, fmt, GPURX_DEFAULT_SNAPLEN, nq, qs);
+	if (c == NULL)
+		return;
+	CHECK(getrlimit(RLIMIT_FSIZE, &old) == 0, "getrlimit");
+	lim = old;
+	lim.rlim_cur = limit;
+	CHECK(setrlimit(RLIMIT_FSIZE, &lim) == 0, "setrlimit: %s",
+		strerror(errno));
+	run_writers(c, nq, n, small_len, w);
+	rc = gpurx_capture_close(c);
+	CHECK(setrlimit(RLIMIT_FSIZE, &old) == 0, "setrlimit back");
+	CHECK(rc == -1, "close said nothing of the failed write");
+	CHECK(file_size(path) > 0 && file_size(path) <= (long)limit,
+		"%ld bytes, limit %lu", file_size(path), (unsigned long)limit);
+	read_back(path, nq, GPURX_DEFAULT_SNAPLEN, small_len, 1, &rb);
+	check_counts("size limit", nq, n, qs, w, &rb);
+	for (uint16_t q = 0; q < nq; q++)
+		drops += qs[q].drop_capture;
+	CHECK(drops > 0, "no capture drop counted");
+	printf("size limit %s: %ld bytes kept, %llu packets dropped\n",
+		fmt == GPURX_FMT_PCAP ? "pcap" : "pcapng", file_size(path),
+		(unsigned long long)drops);
+	unlink(path);
+}
+
+/*
+ * One chunk's write fails (half written, then EIO) after other queues
+ * wrote chunks past it: those are cut off too, and counted as drops, so
+ * the counters still say exactly what the file holds.
+ */
+static void
+test_fail_mid(void)
+{
+	const uint16_t nq = 4;
+	const uint32_t n = 6000;
+	struct gpurx_qstats qs[NQ_MAX];
+	struct writer w[NQ_MAX];
+	struct readback rb;
+	struct gpurx_capture *c;
+	uint64_t drops = 0;
+	char path[256];
+
+	tmp_path(path, sizeof(path), "mid");
+	c = open_capture(path, GPURX_FMT_PCAPNG, GPURX_DEFAULT_SNAPLEN, nq, qs);
+	if (c == NULL)
+		return;
+	memset(&fault, 0, sizeof(fault));
+	fault.kind = FAULT_FAIL_AFTER_LATER;
+	run_writers(c, nq, n, pkt_len, w);
+	CHECK(gpurx_capture_close(c) == -1, "close said nothing of the failure");
+	CHECK(fault.hit, "no write was failed");
+	CHECK(fault.later_writes >= 3, "only %d chunks written past the failed "
+		"one: the case did not happen", fault.later_writes);
+	CHECK(file_size(path) == (long)fault.hit_off,
+		"%ld bytes, the failed chunk began at %llu", file_size(path),
+		(unsigned long long)fault.hit_off);
+	read_back(path, nq, GPURX_DEFAULT_SNAPLEN, pkt_len, 1, &rb);
+	check_counts("failed mid-file", nq, n, qs, w, &rb);
+	for (uint16_t q = 0; q < nq; q++)
+		drops += qs[q].drop_capture;
+	printf("failed write at %llu with %d chunks written past it: %llu "
+		"packets dropped\n", (unsigned long long)fault.hit_off,
+		fault.later_writes, (unsigned long long)drops);
+	memset(&fault, 0, sizeof(fault));
+	unlink(path);
+}
+
+/* Queue 0: small packets; queue 1: the largest. */
+static uint32_t
+stall_len(uint16_t q, uint32_t seq)
+{
+	return q == 0 ? small_len(q, seq) : GPURX_DEFAULT_SNAPLEN;
+}
+
+/*
+ * Queue 0's write hangs; queue 1 goes on: it must not wait for queue 0,
+ * its chunks past the hung one cannot be counted yet, and once it has too
+ * many of them it drops (counted) rather than wait. The hung write ends
+ * when queue 1 has written all its packets: then everything settles and
+ * the file is whole.
+ */
+static void
+test_stalled_queue(void)
+{
+	const uint32_t n1 = 3 * 80;	/* 80 chunks of 3 giant packets */
+	struct gpurx_qstats qs[NQ_MAX];
+	struct writer w[2];
+	struct readback rb;
+	struct gpurx_capture *c;
+	pthread_t th[2];
+	char path[256];
+
+	tmp_path(path, sizeof(path), "stall");
+	c = open_capture(path, GPURX_FMT_PCAPNG, GPURX_DEFAULT_SNAPLEN, 2, qs);
+	if (c == NULL)
+		return;
+	memset(&fault, 0, sizeof(fault));
+	fault.kind = FAULT_STALL_Q0;
+	fault.armed = 1;
+	fault.stall_until = &w[1].done;
+	w[0] = (struct writer){ .c = c, .q = 0, .n = 1, .len = stall_len };
+	w[1] = (struct writer){ .c = c, .q = 1, .n = n1, .len = stall_len };
+	/* Queue 0 writes one packet and flushes: its write hangs. */
+	gpurx_capture_flush(c);
+	CHECK(pthread_create(&th[0], NULL, writer_main, &w[0]) == 0, "thread");
+	CHECK(wait_until(&fault.stalled, 10) == 0, "queue 0 never wrote");
+	CHECK(pthread_create(&th[1], NULL, writer_main, &w[1]) == 0, "thread");
+	pthread_join(th[0], NULL);
+	pthread_join(th[1], NULL);
+	CHECK(fault.stall_released, "queue 1 waited for queue 0's write");
+	CHECK(gpurx_capture_close(c) == 0, "close");
+	read_back(path, 2, GPURX_DEFAULT_SNAPLEN, stall_len, 0, &rb);
+	CHECK(qs[1].drop_capture > 0, "queue 1 dropped nothing");
+	CHECK(qs[0].captured == 1 && rb.n[0] == 1, "queue 0's packet");
+	check_counts("stalled queue", 1, 1, qs, w, &rb);
+	CHECK(qs[1].captured == rb.n[1] &&
+		qs[1].captured + qs[1].drop_capture == n1,
+		"queue 1: %llu captured, %llu dropped, %llu in the file",
+		(unsigned long long)qs[1].captured,
+		(unsigned long long)qs[1].drop_capture,
+		(unsigned long long)rb.n[1]);
+	printf("stalled queue 0: queue 1 went on, %llu captured, %llu dropped\n",
+		(unsigned long long)qs[1].captured,
+		(unsigned long long)qs[1].drop_capture);
+	memset(&fault, 0, sizeof(fault));
+	unlink(path);
+}
+
+/* The file of queue q of a %q pattern. */
+static void
+queue_file(char *out, size_t len, const char *pattern, uint16_t q)
+{
+	CHECK(gpurx_capture_path(pattern, q, out, len) == 1, "pattern %s",
+		pattern);
+}
+
+/*
+ * A file per queue ("%q"): each file read back by libpcap on its own
+ * holds its queue's packets only, in order, and as many as the queue's
+ * counter says; nothing is written to the pattern's name. With fail,
+ * queue 1's third chunk cannot be written: its file is cut back to its
+ * first two chunks and the rest of queue 1 counted as drops; the other
+ * queues' files are whole, nothing of theirs dropped.
+ */
+static void
+test_per_queue(enum gpurx_format fmt, int fail)
+{
+	const uint16_t nq = 4;
+	const uint32_t n = 6000;
+	struct gpurx_qstats qs[NQ_MAX];
+	struct writer w[NQ_MAX];
+	struct readback rb;
+	struct gpurx_capture *c;
+	char base[256], pattern[300], path[320];
+
+	tmp_path(base, sizeof(base), fail ? "pqfail" : "pq");
+	snprintf(pattern, sizeof(pattern), "%s-q%%q.x", base);
+	c = open_capture(pattern, fmt, GPURX_DEFAULT_SNAPLEN, nq, qs);
+	if (c == NULL)
+		return;
+	CHECK(access(pattern, F_OK) != 0, "%s created", pattern);
+	memset(&fault, 0, sizeof(fault));
+	fault.kind = fail ? FAULT_FAIL_Q1 : FAULT_NONE;
+	run_writers(c, nq, n, pkt_len, w);
+	CHECK(gpurx_capture_close(c) == (fail ? -1 : 0), "close");
+	CHECK(fault.hit == fail, "the write of queue 1 %s failed",
+		fail ? "was not" : "was");
+	for (uint16_t q = 0; q < nq; q++) {
+		int cut = fail && q == 1;
+
+		queue_file(path, sizeof(path), pattern, q);
+		read_back(path, nq, GPURX_DEFAULT_SNAPLEN, pkt_len, 1, &rb);
+		for (uint16_t o = 0; o < nq; o++)
+			CHECK(o == q || rb.n[o] == 0, "%s: %llu packets of "
+				"queue %u", path, (unsigned long long)rb.n[o], o);
+		CHECK(qs[q].captured == rb.n[q] &&
+			qs[q].captured + qs[q].drop_capture == n &&
+			(cut ? qs[q].drop_capture > 0 && rb.n[q] > 0 &&
+				file_size(path) == (long)fault.hit_off :
+				rb.n[q] == n),
+			"queue %u: %llu captured + %llu dropped of %u, %llu in "
+			"%s (%ld bytes)", q, (unsigned long long)qs[q].captured,
+			(unsigned long long)qs[q].drop_capture, n,
+			(unsigned long long)rb.n[q], path, file_size(path));
+		if (fmt == GPURX_FMT_PCAPNG)
+			check_epb_queues(path);
+		unlink(path);
+	}
+	printf("per-queue files %s: %u queues x %u packets%s\n",
+		fmt == GPURX_FMT_PCAP ? "pcap" : "pcapng", nq, n, fail ?
+		", queue 1's write failed: its file cut back, the others whole" :
+		"");
+	memset(&fault, 0, sizeof(fault));
+	unlink(base);
+}
+
+/* Bad parameters are refused with a reason, nothing created. */
+static void
+test_refusals(void)
+{
+	struct gpurx_qstats qs[1];
+	char err[256] = "", path[256];
+
+	CHECK(gpurx_capture_open("/nonexistent-dir/x.pcapng",
+		GPURX_FMT_PCAPNG, 65535, 0, 1, qs, NULL, err,
+		sizeof(err)) == NULL && strstr(err, "cannot create") != NULL,
+		"unwritable path: '%s'", err);
+	CHECK(gpurx_capture_open("/tmp/never", GPURX_FMT_PCAP, 65535, 0, 0, qs,
+		NULL, err, sizeof(err)) == NULL && err[0] != '\0',
+		"no queues accepted");
+	CHECK(access("/tmp/never", F_OK) != 0, "file created for bad parameters");
+	/* A FIFO: refused at once, not opened (that would wait for a
+	 * reader). */
+	tmp_path(path, sizeof(path), "fifo");
+	unlink(path);
+	CHECK(mkfifo(path, 0600) == 0, "mkfifo: %s", strerror(errno));
+	err[0] = '\0';
+	CHECK(gpurx_capture_open(path, GPURX_FMT_PCAP, 65535, 0, 1, qs, NULL,
+		err, sizeof(err)) == NULL && strstr(err, "not a file") != NULL,
+		"FIFO: '%s'", err);
+	unlink(path);
+	/* Patterns: only %q and %% are expanded. */
+	CHECK(gpurx_capture_path("a%%b-%q-%q", 12, path, sizeof(path)) == 1 &&
+		strcmp(path, "a%b-12-12") == 0, "expanded to '%s'", path);
+	CHECK(gpurx_capture_path("a%%b", 3, path, sizeof(path)) == 0 &&
+		strcmp(path, "a%b") == 0, "expanded to '%s'", path);
+	err[0] = '\0';
+	CHECK(gpurx_capture_open("/tmp/never-%d", GPURX_FMT_PCAP, 65535, 0, 1,
+		qs, NULL, err, sizeof(err)) == NULL &&
+		strstr(err, "bad file name pattern '/tmp/never-%d'") != NULL,
+		"%%d: '%s'", err);
+	CHECK(gpurx_capture_path("x%", 0, NULL, 0) == -EINVAL, "trailing %%");
+	/* Queue 1's file cannot be created (a directory has its name): the
+	 * error names it, and queue 0's file, created first, is removed. */
+	{
+		struct gpurx_qstats q2[2];
+		char base[256], pattern[300], f0[320], f1[320];
+
+		tmp_path(base, sizeof(base), "pqbad");
+		snprintf(pattern, sizeof(pattern), "%s-%%q", base);
+		queue_file(f0, sizeof(f0), pattern, 0);
+		queue_file(f1, sizeof(f1), pattern, 1);
+		CHECK(mkdir(f1, 0700) == 0, "mkdir %s", f1);
+		err[0] = '\0';
+		CHECK(gpurx_capture_open(pattern, GPURX_FMT_PCAPNG, 65535, 0, 2,
+			q2, NULL, err, sizeof(err)) == NULL &&
+			strstr(err, f1) != NULL && strstr(err, "not a file"),
+			"queue 1's file a directory: '%s'", err);
+		CHECK(access(f0, F_OK) != 0, "%s left behind", f0);
+		rmdir(f1);
+		unlink(base);
+	}
+}
+
+/*
+ * Devices and header writes: /dev/null takes either format (no seeking,
+ * no read-back); a header that cannot be written names the write's
+ * reason and leaves no file behind, per queue too.
+ */
+/* pcapng: the interface block carries the capture's snaplen, not 0;
+ * "--write -" is refused rather than made a file named "-". */
+static void
+test_idb_snaplen_and_stdout(void)
+{
+	struct gpurx_qstats qs[1];
+	struct gpurx_capture *c;
+	char path[256], err[256] = "";
+	uint32_t shb_len = 0, idb_type = 0, snap = 0;
+	FILE *f;
+
+	tmp_path(path, sizeof(path), "idb");
+	c = gpurx_capture_open(path, GPURX_FMT_PCAPNG, 100, 0, 1, qs, NULL,
+		err, sizeof(err));
+	CHECK(c != NULL, "open: '%s'", err);
+	if (c == NULL)
+		return;
+	CHECK(gpurx_capture_close(c) == 0, "close");
+	f = fopen(path, "rb");
+	CHECK(f != NULL && fseek(f, 4, SEEK_SET) == 0 &&
+		fread(&shb_len, 4, 1, f) == 1 &&
+		fseek(f, shb_len, SEEK_SET) == 0 &&
+		fread(&idb_type, 4, 1, f) == 1 &&
+		fseek(f, shb_len + 12, SEEK_SET) == 0 &&
+		fread(&snap, 4, 1, f) == 1, "reading %s", path);
+	if (f != NULL)
+		fclose(f);
+	CHECK(idb_type == 1 && snap == 100, "IDB type %u snaplen %u", idb_type,
+		snap);
+	unlink(path);
+	err[0] = '\0';
+	CHECK(gpurx_capture_open("-", GPURX_FMT_PCAPNG, 100, 0, 1, qs, NULL,
+		err, sizeof(err)) == NULL && strstr(err, "--write -") != NULL,
+		"'-': '%s'", err);
+	CHECK(access("-", F_OK) != 0, "a file named - created");
+}
+
+static void
+test_header_errors(void)
+{
+	static const enum gpurx_format fmts[] = {
+		GPURX_FMT_PCAPNG, GPURX_FMT_PCAP
+	};
+	struct gpurx_qstats qs[2];
+	struct rlimit old, lim;
+	struct stat st;
+	char err[256], base[256], pattern[300], f0[320], f1[320];
+	struct gpurx_capture *c;
+
+	for (unsigned int k = 0; k < RTE_DIM(fmts); k++) {
+		const char *name = fmts[k] == GPURX_FMT_PCAP ? "pcap" : "pcapng";
+
+		err[0] = '\0';
+		c = gpurx_capture_open("/dev/null", fmts[k], 65535, 0, 1, qs,
+			"test", err, sizeof(err));
+		CHECK(c != NULL, "%s to /dev/null: '%s'", name, err);
+		if (c != NULL)
+			CHECK(gpurx_capture_close(c) == 0, "%s: /dev/null close",
+				name);
+		err[0] = '\0';
+		CHECK(gpurx_capture_open("/dev/full", fmts[k], 65535, 0, 1, qs,
+			"test", err, sizeof(err)) == NULL &&
+			strstr(err, strerror(ENOSPC)) != NULL,
+			"%s to /dev/full: '%s'", name, err);
+		/* As root, removing it would let the next open create a
+		 * regular file in its place (the old cleanup did). */
+		CHECK(stat("/dev/full", &st) == 0 && S_ISCHR(st.st_mode),
+			"/dev/full removed or replaced");
+
+		/* No room for a header (EFBIG past RLIMIT_FSIZE, as on a
+		 * full file system), a file per queue. */
+		tmp_path(base, sizeof(base), "hdrfail");
+		snprintf(pattern, sizeof(pattern), "%s-%%q", base);
+		queue_file(f0, sizeof(f0), pattern, 0);
+		queue_file(f1, sizeof(f1), pattern, 1);
+		CHECK(getrlimit(RLIMIT_FSIZE, &old) == 0, "getrlimit");
+		lim = old;
+		lim.rlim_cur = 0;
+		CHECK(setrlimit(RLIMIT_FSIZE, &lim) == 0, "setrlimit");
+		err[0] = '\0';
+		c = gpurx_capture_open(pattern, fmts[k], 65535, 0, 2, qs, NULL,
+			err, sizeof(err));
+		CHECK(setrlimit(RLIMIT_FSIZE, &old) == 0, "setrlimit back");
+		CHECK(c == NULL && strstr(err, strerror(EFBIG)) != NULL &&
+			strstr(err, f0) != NULL, "%s, no room: '%s'", name, err);
+		CHECK(access(f0, F_OK) != 0 && access(f1, F_OK) != 0,
+			"%s: a file left behind", name);
+		if (c != NULL)
+			gpurx_capture_close(c);
+		unlink(f0);
+		unlink(f1);
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	int rc;
+
+	RTE_SET_USED(argc);
+	if (test_eal_init(argv[0], "gpurx-test-capture") != 0)
+		return 1;
+	/* A port, so that rte_pcapng writes the interface block packets
+	 * refer to. */
+	rc = rte_eal_hotplug_add("vdev", "net_null0", "");
+	if (rc != 0) {
+		fprintf(stderr, "cannot add net_null0: %s\n", strerror(-rc));
+		return 1;
+	}
+	/* Past RLIMIT_FSIZE a write fails with EFBIG, as dpdk-gpu-rx has it. */
+	signal(SIGXFSZ, SIG_IGN);
+	test_refusals();
+	test_header_errors();
+	test_idb_snaplen_and_stdout();
+	test_concurrent(GPURX_FMT_PCAPNG, GPURX_DEFAULT_SNAPLEN);
+	test_concurrent(GPURX_FMT_PCAP, GPURX_DEFAULT_SNAPLEN);
+	test_concurrent(GPURX_FMT_PCAP, 100);
+	test_size_limit(GPURX_FMT_PCAPNG);
+	test_size_limit(GPURX_FMT_PCAP);
+	test_fail_mid();
+	test_stalled_queue();
+	test_per_queue(GPURX_FMT_PCAPNG, 0);
+	test_per_queue(GPURX_FMT_PCAP, 0);
+	test_per_queue(GPURX_FMT_PCAPNG, 1);
+	rte_eal_hotplug_remove("vdev", "net_null0");
+	rte_eal_cleanup();
+	return check_finish("test_capture");
+}

@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The receiver's stamp accounting (app/stamps.c) on sequences fed to it
+ * directly: the duplicate window's edge, a stream over two queues, more
+ * streams than a queue tracks, and latency percentiles across scales
+ * against the exact nearest-rank values (within the documented 1/64).
+ */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "stamps.h"
+#include "check.h"
+
+static void
+feed(struct gpurx_stamps *s, uint16_t q, uint32_t stream, uint64_t seq,
+		uint64_t rx_ns, uint64_t tx_ns)
+{
+	struct gpugen_stamp st = { stream, seq, tx_ns };
+
+	gpurx_stamps_add(s, q, &st, rx_ns);
+}
+
+static const struct gpurx_stamp_stream *
+find(const struct gpurx_stamp_report *r, uint32_t id)
+{
+	for (uint32_t i = 0; i < r->n_streams; i++)
+		if (r->streams[i].stream == id)
+			return &r->streams[i];
+	return NULL;
+}
+
+/* Stream id of r has these counts. */
+static void
+expect_counts(const struct gpurx_stamp_report *r, uint32_t id,
+		uint64_t received, uint64_t dup, uint64_t late,
+		uint64_t reordered, uint64_t lost)
+{
+	const struct gpurx_stamp_stream *x = find(r, id);
+
+	CHECK(x != NULL && x->received == received && x->duplicates == dup &&
+		x->late == late && x->reordered == reordered && x->lost == lost,
+		"stream %u: received %llu dup %llu late %llu reordered %llu "
+		"lost %llu", id, x ? (unsigned long long)x->received : 0,
+		x ? (unsigned long long)x->duplicates : 0,
+		x ? (unsigned long long)x->late : 0,
+		x ? (unsigned long long)x->reordered : 0,
+		x ? (unsigned long long)x->lost : 0);
+}
+
+/* A duplicate just inside the window is one; just outside it is late. */
+static void
+test_window(void)
+{
+	struct gpurx_stamps *s = gpurx_stamps_create(1);
+	struct gpurx_stamp_report r;
+	const uint64_t w = GPURX_STAMP_WINDOW;
+
+	CHECK(s != NULL, "create");
+	if (s == NULL)
+		return;
+	/* Stream 1: 0..w, then 1 again (w - 1 below the top: duplicate)
+	 * and 0 again (w below: late, taken for a first copy). */
+	for (uint64_t q = 0; q <= w; q++)
+		feed(s, 0, 1, q, 0, 0);
+	feed(s, 0, 1, 1, 0, 0);
+	feed(s, 0, 1, 0, 0, 0);
+	/* Stream 2: 0, 2*w (the window cleared whole by the jump), then 0
+	 * (late) and w + 1 (within the window, never seen: reordered). */
+	feed(s, 0, 2, 0, 0, 0);
+	feed(s, 0, 2, 2 * w, 0, 0);
+	feed(s, 0, 2, 0, 0, 0);
+	feed(s, 0, 2, w + 1, 0, 0);
+	gpurx_stamps_add(s, 0, NULL, 0);
+	CHECK(gpurx_stamps_report(s, &r) == 0, "report");
+	CHECK(r.n_streams == 2 && r.stamped == w + 3 + 4 && r.unstamped == 1,
+		"%u streams, %llu stamped, %llu unstamped", r.n_streams,
+		(unsigned long long)r.stamped, (unsigned long long)r.unstamped);
+	expect_counts(&r, 1, w + 3, 1, 1, 1, 0);
+	/* Seen: 0 (twice, the second late), w + 1, 2w: 2w + 1 numbers. */
+	expect_counts(&r, 2, 4, 0, 1, 2, 2 * w + 1 - 4);
+	free(r.streams);
+	gpurx_stamps_free(s);
+}
+
+/* Even numbers on queue 0, odd on queue 1, 7 missing: merged, one loss. */
+static void
+test_two_queues(void)
+{
+	struct gpurx_stamps *s = gpurx_stamps_create(2);
+	struct gpurx_stamp_report r;
+	const struct gpurx_stamp_stream *x;
+
+	CHECK(s != NULL, "create");
+	if (s == NULL)
+		return;
+	for (uint64_t q = 0; q < 100; q++)
+		if (q != 7)
+			feed(s, (uint16_t)(q % 2), 5, q, 1000 + q, 1000);
+	CHECK(gpurx_stamps_report(s, &r) == 0, "report");
+	x = find(&r, 5);
+	CHECK(r.n_streams == 1 && x != NULL && x->received == 99 &&
+		x->lost == 1 && x->reordered == 0 && x->duplicates == 0 &&
+		x->lat_n == 99 && x->lat_min == 0 && x->lat_max == 99,
+		"two queues: %u streams", r.n_streams);
+	free(r.streams);
+	gpurx_stamps_free(s);
+}
+
+/* Past GPURX_STAMP_STREAMS streams on a queue: counted untracked. */
+static void
+test_many_streams(void)
+{
+	struct gpurx_stamps *s = gpurx_stamps_create(1);
+	struct gpurx_stamp_report r;
+
+	CHECK(s != NULL, "create");
+	if (s == NULL)
+		return;
+	for (uint32_t id = 0; id < GPURX_STAMP_STREAMS + 10; id++)
+		for (uint64_t q = 0; q < 3; q++)
+			feed(s, 0, id * 7919u, q, 0, 0);
+	CHECK(gpurx_stamps_report(s, &r) == 0, "report");
+	CHECK(r.n_streams == GPURX_STAMP_STREAMS && r.untracked == 30 &&
+		r.stamped == 3 * (GPURX_STAMP_STREAMS + 10),
+		"%u streams, %llu untracked", r.n_streams,
+		(unsigned long long)r.untracked);
+	for (uint32_t i = 1; i < r.n_streams; i++)
+		CHECK(r.streams[i - 1].stream < r.streams[i].stream,
+			"streams not in increasing id");
+	free(r.streams);
+	gpurx_stamps_free(s);
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Latencies spread over ns to s: percentiles within 1/64 below exact. */
+static void
+test_latency_scales(void)
+{
+	enum { N = 10007 };
+	static uint64_t lat[N];
+	struct gpurx_stamps *s = gpurx_stamps_create(1);
+	struct gpurx_stamp_report r;
+	const struct gpurx_stamp_stream *x;
+	uint64_t v = 88172645463325252ull, p50, p99;
+
+	CHECK(s != NULL, "create");
+	if (s == NULL)
+		return;
+	for (uint64_t q = 0; q < N; q++) {
+		v ^= v << 13;
+		v ^= v >> 7;
+		v ^= v << 17;
+		/* 0 .. 2^31 ns, every scale as likely. */
+		lat[q] = (v >> 33) >> (v % 31);
+		feed(s, 0, 9, q, (1ull << 40) + lat[q], 1ull << 40);
+	}
+	feed(s, 0, 9, N, 5, 6);	/* sent after it was received */
+	qsort(lat, N, sizeof(lat[0]), cmp_u64);
+	p50 = lat[(N + 1) / 2 - 1];
+	p99 = lat[(N * 99 + 99) / 100 - 1];
+	CHECK(gpurx_stamps_report(s, &r) == 0, "report");
+	x = find(&r, 9);
+	CHECK(x != NULL && x->lat_n == N && x->negative == 1 &&
+		x->lat_min == lat[0] && x->lat_max == lat[N - 1],
+		"count, negative, min, max");
+	CHECK(x != NULL && x->lat_p50 <= p50 && p50 - x->lat_p50 <= p50 / 64 &&
+		x->lat_p99 <= p99 && p99 - x->lat_p99 <= p99 / 64,
+		"p50 %llu (exact %llu), p99 %llu (exact %llu)",
+		x ? (unsigned long long)x->lat_p50 : 0, (unsigned long long)p50,
+		x ? (unsigned long long)x->lat_p99 : 0, (unsigned long long)p99);
+	free(r.streams);
+	gpurx_stamps_free(s);
+}
+
+int
+main(void)
+{
+	test_window();
+	test_two_queues();
+	test_many_streams();
+	test_latency_scales();
+	return check_finish("test_stamps");
+}

@@ -1,0 +1,191 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# One end-to-end case of dpdk-gpu-tx over software ports (meson test).
+# Usage: run-tx-e2e.sh CASE TX CHECK RX WORKDIR
+# CASE: cpu-ref | queues | tshark | csum-offload | rx | bad | rate
+# Env (the GPU suite, scripts/run-gpu-suite.sh): TX_MEM the frames' memory
+# (default cpu: built by the CPU reference), TX_VDEV the port written
+# through (default net_pcap0; net_gpudma0 reads GPU memory), TX_EAL the EAL
+# memory and device options (default "--no-huge -m 512 --no-pci"), TX_ARGS
+# more dpdk-gpu-tx options (e.g. --launch-per-burst).
+set -u
+
+case_name=$1 tx=$2 check=$3 rx=$4 work=$5
+rm -rf "$work" && mkdir -p "$work" || exit 1
+out=$work/out.pcap
+
+eal() {
+	echo ${TX_EAL:---no-huge -m 512 --no-pci} --no-shconf \
+		--file-prefix "gputx-e2e-$case_name-$$" -l 0 \
+		--log-level=lib.eal:warning
+}
+
+# Streams that cover the builder and the field engine: IPv4/IPv6, UDP/TCP,
+# VLAN and QinQ, every variable kind, per-burst variables, a tuple,
+# stepped and random sizes, IMIX, and unstamped streams.
+set -- \
+	"ipv4,udp,src=10.1.0.1,dst=10.2.0.1,var=ipv4.src:inc:10.1.0.1-10.1.0.200,var=udp.sport:random:1024-65535,var=ipv4.tos:random:0-255,size=70-1518:random" \
+	"vlan=100,ipv6,tcp,dport=443,var=tcp.sport:dec:1000-2000:step=7,var=ipv6.src:random:0-0xffffffff,size=120-1500:step=13" \
+	"vlan=10,vlan=20,ipv4,tcp,tuple=ipv4.dst:tcp.dport:10.9.0.1-10.9.0.50:80-90,var=ipv4.ttl:inc:1-64:burst,size=200" \
+	"imix,ipv4,udp,stamp=off,var=udp.dport:inc:1-65535,seed=99"
+count=5000 seed=42 burst=32
+
+# send SPEC...: the run; $vdev_args and $lcores (default: one queue to
+# $out on lcore 0) and $tx_extra (more dpdk-gpu-tx options) may be set.
+send() {
+	# shellcheck disable=SC2046,SC2086
+	"$tx" $(eal | sed "s/-l 0/${lcores:--l 0}/") \
+		--vdev "${vdev_args:-${TX_VDEV:-net_pcap0},tx_pcap=$out}" -- \
+		--mem "${TX_MEM:-cpu}" ${tx_extra:-} ${TX_ARGS:-} \
+		--count $count --seed $seed --burst $burst \
+		--stream "$1" --stream "$2" --stream "$3" --stream "$4" \
+		--json "$work/tx.json" > "$work/tx.txt" 2>&1
+	rc=$?
+	cat "$work/tx.txt"
+	[ $rc -eq 0 ] || { echo "FAIL: dpdk-gpu-tx exit $rc"; exit 1; }
+	grep -q "\"packets\": $count," "$work/tx.json" ||
+		{ echo "FAIL: JSON does not say $count packets"; exit 1; }
+	grep -q '"tx_failed": 0' "$work/tx.json" ||
+		{ echo "FAIL: tx failures"; exit 1; }
+}
+
+# Every IPv4, UDP and TCP checksum of $out validated by tshark: none bad,
+# every frame checked.
+tshark_ok() {
+	# Checksum validation on: every bad one is an expert-info error.
+	tshark -r "$out" -o ip.check_checksum:TRUE -o udp.check_checksum:TRUE \
+		-o tcp.check_checksum:TRUE -Y 'ip.checksum.status == "Bad" or
+		udp.checksum.status == "Bad" or tcp.checksum.status == "Bad"' \
+		-T fields -e frame.number > "$work/bad.txt" 2> "$work/tshark.err" ||
+		{ cat "$work/tshark.err"; echo "FAIL: tshark"; exit 1; }
+	good=$(tshark -r "$out" -o ip.check_checksum:TRUE \
+		-o udp.check_checksum:TRUE -o tcp.check_checksum:TRUE \
+		-Y 'ip.checksum.status == "Good" or ipv6' -T fields \
+		-e frame.number 2>/dev/null | wc -l)
+	bad=$(wc -l < "$work/bad.txt")
+	echo "tshark: $bad frames with a bad checksum, $good IP frames checked"
+	[ "$bad" -eq 0 ] || { head "$work/bad.txt"; echo "FAIL: bad checksums"; exit 1; }
+	[ "$good" -eq $count ] || { echo "FAIL: $good of $count frames checked"; exit 1; }
+}
+
+case $case_name in
+cpu-ref)
+	send "$@"
+	exec "$check" "$out" $count $seed $burst "$@"
+	;;
+queues)
+	# Three TX queues, a worker lcore and a file each: every frame still
+	# equal to the reference, the bursts dealt out round robin.
+	# Four lcores floating over this machine's CPUs, however few.
+	lcores="--lcores=(0-3)@(0-$(($(nproc) - 1)))" tx_extra="--queues 3"
+	vdev_args="${TX_VDEV:-net_pcap0},tx_pcap=$work/q0.pcap,tx_pcap=$work/q1.pcap,tx_pcap=$work/q2.pcap"
+	send "$@"
+	exec "$check" "$work/q0.pcap,$work/q1.pcap,$work/q2.pcap" $count $seed \
+		$burst "$@"
+	;;
+tshark)
+	command -v tshark >/dev/null 2>&1 ||
+		{ echo "SKIP: tshark not installed (scripts/setup.sh installs it)"; exit 77; }
+	send "$@"
+	tshark_ok
+	;;
+csum-offload)
+	# Checksums left to net_gpudma's TX offload (computed into tx_pcap as
+	# a NIC computes them): every frame equal to the reference built with
+	# every checksum, and tshark finds none bad.
+	vdev_args="net_gpudma0,tx_pcap=$out" tx_extra="--csum-offload"
+	send "$@"
+	grep -q "checksum" "$work/tx.txt" ||
+		{ echo "FAIL: no word of the offload in the output"; exit 1; }
+	"$check" "$out" $count $seed $burst "$@" || exit 1
+	if command -v tshark >/dev/null 2>&1; then
+		tshark_ok
+	else
+		echo "tshark not installed: checksums checked against the reference only"
+	fi
+	;;
+rx)
+	send "$@"
+	# shellcheck disable=SC2046
+	"$rx" $(eal | sed 's/-l 0/-l 0-1/') --vdev "net_pcap0,rx_pcap=$out" -- --cpu --quiet \
+		--idle-exit 500 > "$work/rx.txt" 2>&1
+	rc=$?
+	cat "$work/rx.txt"
+	[ $rc -eq 0 ] || { echo "FAIL: dpdk-gpu-rx exit $rc"; exit 1; }
+	got=$(sed -n 's/^received: *\([0-9]*\) packets.*/\1/p' "$work/rx.txt")
+	[ "$got" = "$count" ] ||
+		{ echo "FAIL: dpdk-gpu-rx received '$got', dpdk-gpu-tx sent $count"; exit 1; }
+	;;
+bad)
+	# A bad stream, a port that cannot read GPU memory, no GPU: refused
+	# before anything is sent, with a message naming why.
+	expect() {
+		want=$1
+		shift
+		# shellcheck disable=SC2046
+		"$tx" $(eal) --vdev "net_pcap0,tx_pcap=$out" -- --count 10 "$@" \
+			> "$work/bad.txt" 2>&1 && { cat "$work/bad.txt"; echo "FAIL: $* accepted"; exit 1; }
+		grep -q "$want" "$work/bad.txt" ||
+			{ cat "$work/bad.txt"; echo "FAIL: $*: no '$want'"; exit 1; }
+		n=$(tcpdump -nr "$out" 2>/dev/null | wc -l)
+		[ "$n" -eq 0 ] || { echo "FAIL: $*: $n frames sent"; exit 1; }
+	}
+	expect "unknown key" --stream "ipv4,bogus=1"
+	expect "past the end" --stream "var=@500/2:inc:1-2"
+	expect "data room" --stream "size=9000"
+	expect "min > max" --stream "var=udp.sport:inc:9-1"
+	expect "no stream" --rate 1000
+	expect "rate" --stream ipv4 --rate 10foo
+	# Numbers as people read them: no inf, nan, hex, octal or signs.
+	expect "error: --rate nan" --stream ipv4 --rate nan
+	expect "error: --rate inf" --stream ipv4 --rate infpps
+	expect "rate" --stream ipv4 --rate 0x10
+	expect "^--duration: 'inf' is not" --stream ipv4 --duration inf
+	expect "^--duration: 'nan' is not" --stream ipv4 --duration nan
+	expect "^--duration: '1e12' is not" --stream ipv4 --duration 1e12
+	expect "^--count: '0x40' is not" --stream ipv4 --count 0x40
+	expect "^--count: ' -1' is not" --stream ipv4 --count " -1"
+	expect "cannot read GPU memory\|no GPU" --stream ipv4 --mem gpu
+	expect "no GPU" --stream ipv4 --mem host-mapped
+	expect "worker lcore" --stream ipv4 --queues 2
+	expect "queues" --stream ipv4 --queues 33
+	expect "ring-items" --stream ipv4 --ring-items 1
+	expect "offers no TX checksum offload" --stream ipv4 --csum-offload
+	echo "ok: every bad run refused"
+	;;
+rate)
+	# 2000 packets at 10 kpps: never faster than asked (the bucket holds
+	# two bursts at most); slower only when this shared machine is busy.
+	# shellcheck disable=SC2046
+	"$tx" $(eal) --vdev net_null0 -- --stream ipv4 --count 2000 \
+		--rate 10kpps --json "$work/tx.json" > "$work/tx.txt" 2>&1 ||
+		{ cat "$work/tx.txt"; echo "FAIL: exit"; exit 1; }
+	cat "$work/tx.txt"
+	python3 - "$work/tx.json" <<'PY' || exit 1
+import json, sys
+j = json.load(open(sys.argv[1]))
+ok = j["packets"] == 2000 and 5000 <= j["pps"] <= 10500
+print("measured %.0f pps for 10000 requested" % j["pps"])
+sys.exit(0 if ok else 1)
+PY
+	# A rate below a burst per 100 us: packets go as their credit comes,
+	# the first at once, not a burst of 32 after 32 earned packets.
+	# shellcheck disable=SC2046
+	"$tx" $(eal) --vdev net_null0 -- --stream ipv4 --duration 1 \
+		--rate 10pps --json "$work/low.json" > "$work/low.txt" 2>&1 ||
+		{ cat "$work/low.txt"; echo "FAIL: exit"; exit 1; }
+	python3 - "$work/low.json" <<'PY' || { cat "$work/low.txt"; exit 1; }
+import json, sys
+j = json.load(open(sys.argv[1]))
+print("10 pps for 1 s: %d packets" % j["packets"])
+# 10: at 0, 100, ... 900 ms. A busy machine that starts the lcore or
+# runs the last one late costs the 10th; the old bucket sent none.
+sys.exit(0 if j["packets"] in (9, 10) else 1)
+PY
+	;;
+*)
+	echo "unknown case $case_name"
+	exit 2
+	;;
+esac
