@@ -734,8 +734,8 @@ run_populate(struct env *e, const struct opts *o, uint32_t burst)
 }
 
 /*
- * Ping-pong of one flag: host is the CPU's pointer, the kernel gets
- * dev (the same for registered host memory). wc: the CPU's mapping is
+ * Ping-pong of one flag through the ring library's flag echo: host is the
+ * CPU's pointer, the kernel gets dev (the same for registered host memory). wc: the CPU's mapping is
  * write-combined (GDRCopy), so each store is followed by a store fence
  * to leave the write-combining buffer at once.
  */
@@ -743,14 +743,15 @@ static size_t
 run_pingpong(struct env *e, const struct opts *o, volatile uint32_t *host,
 		uint32_t *dev, bool wc)
 {
-	struct hk_pingpong *pp = NULL;
+	struct gpucomm_echo *echo = NULL;
+	struct gpucomm_echo_state st;
 	uint64_t k, total = o->warmup + o->reps;
 	size_t n = 0;
-	int err, timed_out = 0;
+	int err;
 
 	*host = 0;
 	rte_wmb(); /* the reset reaches memory before the kernel starts */
-	err = hk_pingpong_start(dev, KERNEL_TIMEOUT_NS, &pp);
+	err = gpucomm_echo_start(dev, 0, KERNEL_TIMEOUT_NS, &echo);
 	if (err != 0) {
 		fprintf(stderr, "launching the ping-pong kernel: %s\n",
 			gpucuda_strerror(err));
@@ -783,10 +784,10 @@ run_pingpong(struct env *e, const struct opts *o, volatile uint32_t *host,
 		if (k >= o->warmup)
 			e->samples[n++] = bench_cycles_to_ns(t1 - t0);
 	}
-	__atomic_store_n(host, HK_PP_QUIT, __ATOMIC_RELAXED);
+	__atomic_store_n(host, GPUCOMM_ECHO_QUIT, __ATOMIC_RELAXED);
 	rte_wmb(); /* the quit reaches the kernel (WC buffer drained) */
-	err = hk_pingpong_finish(pp, &timed_out);
-	if (err != 0 || timed_out) {
+	err = gpucomm_echo_finish(echo, &st);
+	if (err != 0 || st.timed_out) {
 		fprintf(stderr, "ping-pong kernel: %s\n",
 			err != 0 ? gpucuda_strerror(err) : "timed out waiting");
 		e->status = BENCH_EXIT_FAIL;

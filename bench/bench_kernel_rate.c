@@ -11,34 +11,37 @@
  * 38-instruction one), 1k and 1M flows (the flow table sized for them),
  * 64-byte frames and pktgen's 64..1500-byte mix (krate_data.h: how the
  * flow mix is made; about 1% more flows than asked, from fragments).
- * Launch shapes (krate_kernels.h): thread-256 (a thread per packet),
- * thread-128-gs (the same, grid-stride over resident blocks), warp-128
- * and warp-256-gs (a warp stages its 32 packets' first 64 bytes in
- * shared memory with 16-byte loads, a thread per packet inspects them,
- * and the packets that need more get up to --window bytes staged), and
- * warp-128-gs-pf and warp-256-gs-pf (the same, each round's descriptors
- * and first bytes loaded during the round before). All run;
- * the fastest by median is reported. A shape 4x slower than the best is
- * not run again for the rest of that packet size and memory; one whose
- * passes would take over 2 s gets fewer (flagged "few reps").
+ * The kernel is the one dpdk-gpu-rx ships: its persistent kernel (the
+ * ring library's skeleton, lib/gpucomm, around the app's per-item body,
+ * examples/gpu_rx/app/gpu_kernels.cu, linked from the app's kernel
+ * library), fed through the ring library's lcore side as the RX lcores
+ * feed it: the data set is cut into items of SHIP_BURST packets spread
+ * over SHIP_RINGS rings (queues), their comm list entries written once,
+ * and a pass publishes every item (count, barrier, READY) and collects
+ * every DONE. A pass is timed from the first publish to the last DONE
+ * seen by the CPU. The packets' descriptors are where gpudev keeps them,
+ * in host memory, as in the app; the packet bytes in GPU or host-mapped
+ * memory.
  *
  * In the same run: device-memory read bandwidth (a kernel streaming a
  * 1 GiB GPU buffer), PCIe read bandwidth (the same kernel over a 512 MiB
  * host-mapped buffer), the rate of scattered 32/64/128-byte reads from
- * host-mapped memory (pcie_scatter) and, per data set, the memory-only
- * version of the warp-staged kernel's first loads (gather). floor =
+ * host-mapped memory (pcie_scatter) and, per data set, the gather floor
+ * (krate_kernels.h: every packet's descriptor and first 64 bytes loaded
+ * by coalesced warps, nothing classified; floor-gather). floor =
  * bandwidth / bytes a kernel must read per packet (headers to the end of
  * L4 in 32-byte sectors, plus the 14-byte descriptor); line_floor (host
  * memory) = the 128-byte lines those headers touch at the scattered
  * 64-byte read rate, plus the descriptors at streaming bandwidth.
  *
- * Every kernel shape is checked against a CPU pass of the same code over
- * the same packets (every verdict, and the flow table: flow count,
- * counters, key hashes; key by key once per data set); a difference
- * fails the run. Each configuration: one checked pass on a fresh table
- * (timed: includes the flow inserts), then warm-up passes, then >= 20
- * timed passes (CUDA events) on the table that now holds every flow
- * (steady state: counter updates). Median and p99 (slowest) packets/s.
+ * The kernel's results are checked against a CPU pass of the same code
+ * over the same packets (every verdict, from the items' match bits and
+ * verdicts, and the flow table: flow count, counters, key hashes; key by
+ * key once per data set); a difference fails the run. Each
+ * configuration: one checked pass on a fresh table (timed: includes the
+ * flow inserts), then warm-up passes, then >= 20 timed passes on the
+ * table that now holds every flow (steady state: counter updates).
+ * Median and p99 (slowest) packets/s.
  * The CPU baseline (cpu1): the same code on one core, timed over the
  * same kind of table.
  *
@@ -51,8 +54,11 @@
  *
  * --budget-s: no new configuration starts after that many seconds (the
  * 64-byte ones run first); --cpu-only: the CPU part alone (packets, flow
- * mix, reference passes, and whether the staging window changes any
- * result), for CI; --tiny: 8192 packets, 100 and 4000 flows.
+ * mix, reference passes, and whether the window changes any result), for
+ * CI; --tiny: 8192 packets, 100 and 4000 flows. The GPU part starts EAL
+ * itself (no hugepages, no PCI scan, the driver on the chosen GPU as
+ * gpu_cuda0, the first lcore of the process's affinity): gpudev owns the
+ * comm lists.
  * Exit: 0 done, 1 failure (check failed, CUDA error), 2 usage, 77 no GPU.
  */
 
@@ -60,6 +66,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <pcap/dlt.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,8 +74,14 @@
 
 #include <cuda_runtime_api.h>
 
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_gpudev.h>
+
 #include "bench_common.h"
 #include "filter_compile.h"
+#include "gpu_kernels.h"
+#include "gpucomm_ring.h"
 #include "krate_data.h"
 #include "krate_kernels.h"
 
@@ -83,7 +96,8 @@
 #define BW_DEV_BYTES ((size_t)1 << 30)
 #define BW_HOST_BYTES ((size_t)512 << 20)
 #define BW_REPS 20
-/* A shape slower than this for all its passes gets fewer (flagged). */
+/* A configuration slower than this for all its passes gets fewer
+ * (flagged). */
 #define VARIANT_BUDGET_S 2.0
 #define MIN_REPS_SLOW 3
 /* Packets of the timed steady-state CPU pass (the table holds every
@@ -106,15 +120,22 @@ static const struct filter_def filters[] = {
 };
 #define N_FILTERS (sizeof(filters) / sizeof(filters[0]))
 
-static const struct kr_variant variants[] = {
-	{ "thread-256", KR_THREAD, 256, 0 },
-	{ "thread-128-gs", KR_THREAD, 128, 1 },
-	{ "warp-128", KR_WARP, 128, 0 },
-	{ "warp-256-gs", KR_WARP, 256, 1 },
-	{ "warp-128-gs-pf", KR_WARP_PF, 128, 1 },
-	{ "warp-256-gs-pf", KR_WARP_PF, 256, 1 },
-};
-#define N_VARIANTS (sizeof(variants) / sizeof(variants[0]))
+/*
+ * The shipped kernel as the bench drives it. Rings: queues of one
+ * persistent kernel, so that it takes as much of the GPU as the app's
+ * kernel does with that many RX queues (gpucomm_kernel_share). Items of
+ * the app's largest burst: the ring's per-item costs spread over the
+ * most packets, which is what a rate of resident packets asks.
+ */
+#define SHIP_NAME "gpu_rx-persistent"
+#define SHIP_RINGS 8
+#define SHIP_BURST (GPURX_SUM_MATCH_WORDS * 32)
+#define SHIP_WORKERS GPUCOMM_WORKERS_MAX
+/* The kernel ends this soon after its quit flag. */
+#define SHIP_QUIT_MS 2000
+/* A pass not done by then is a failure (a lost item). */
+#define SHIP_PASS_TIMEOUT_NS (30ULL * 1000000000ULL)
+#define SHIP_EAL_MEM_MB "2048"
 
 enum mem_kind { MEM_GPU, MEM_HOST, MEM_MAX };
 static const char *const mem_names[MEM_MAX] = { "gpu", "host" };
@@ -167,8 +188,38 @@ struct gpu_set {
 	size_t ft_bytes;
 };
 
+/*
+ * The shipped kernel's side: comm lists as rings (lcore side of
+ * lib/gpucomm), the kernel's quit flag and dispatch state, and the app's
+ * per-queue inputs and outputs (struct gpurx_gq), in mapped pinned
+ * memory (UVA: one address for the CPU and the GPU). Item k of a pass
+ * is item k / n_rings of ring k % n_rings and holds packets
+ * k * SHIP_BURST onwards.
+ */
+struct ship {
+	bool eal;
+	int16_t dev_id;
+	uint32_t n_rings;
+	uint32_t n_items;		/* items a ring */
+	uint32_t items;			/* items of a pass */
+	int filled;			/* entries point at this mem_kind; -1 */
+	struct rte_gpu_comm_list *lists[SHIP_RINGS];
+	struct gpucomm_ring rings[SHIP_RINGS];
+	struct gpucomm_kernel k;
+	bool k_ok;
+	bool running;
+	cudaStream_t stream;
+	struct gpurx_gq *gq;		/* [n_rings] */
+	struct gpurx_item_in *in;	/* [n_rings * n_items] */
+	uint64_t *ts;			/* [n_rings * n_items * SHIP_BURST] */
+	uint32_t *verdict;		/* the same */
+	struct gpurx_item_sum *sum;	/* [n_rings * n_items] */
+	unsigned int blocks;		/* of the running kernel */
+};
+
 struct ctx {
 	struct opts o;
+	struct ship ship;
 	struct kr_gpu_info gi;
 	struct bw bw;
 	struct bench_json j;
@@ -177,9 +228,6 @@ struct ctx {
 	cudaStream_t stream;
 	cudaEvent_t ev0, ev1;
 	uint64_t deadline_ns;
-	/* Shapes 4x slower than the best on the first configuration of a
-	 * (memory, packet size): not run again for it (time budget). */
-	bool dominated[MEM_MAX][N_VARIANTS];
 	double *samples;	/* reps */
 	int status;
 };
@@ -596,6 +644,326 @@ fail:
 	return -1;
 }
 
+/* --- The shipped kernel, through the ring library ---------------------------- */
+
+/*
+ * EAL for gpudev, started here rather than from the command line so that
+ * the bench keeps its options: no hugepages or PCI scan, the driver's
+ * device on the CUDA device or PCI address the runtime uses, and the
+ * first CPU the process may run on as its one lcore (run-all.sh pins it).
+ */
+static int
+ship_eal_init(struct ship *s, const struct opts *o)
+{
+	char dev[160], lcore[16];
+	char *argv[] = {
+		(char *)"bench-kernel-rate", (char *)"--no-huge",
+		(char *)"-m", (char *)SHIP_EAL_MEM_MB, (char *)"--no-shconf",
+		(char *)"--no-pci", (char *)"--no-telemetry",
+		(char *)"--file-prefix", (char *)"bench-krate", (char *)"-l",
+		lcore, (char *)"--log-level", (char *)"lib.eal:error",
+		(char *)"--vdev", dev, NULL,
+	};
+	cpu_set_t set;
+	int cpu = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		while (cpu < CPU_SETSIZE - 1 && !CPU_ISSET(cpu, &set))
+			cpu++;
+	snprintf(lcore, sizeof(lcore), "%d", cpu);
+	if (o->pci != NULL)
+		snprintf(dev, sizeof(dev), "gpu_cuda0,dev=%s", o->pci);
+	else
+		snprintf(dev, sizeof(dev), "gpu_cuda0,dev=%" PRIu64, o->device);
+	if (rte_eal_init((int)(sizeof(argv) / sizeof(argv[0])) - 1, argv) < 0) {
+		printf("FAIL: EAL start for gpudev: %s\n", rte_strerror(rte_errno));
+		return -1;
+	}
+	s->eal = true;
+	s->dev_id = rte_gpu_find_next(0, RTE_GPU_ID_ANY);
+	if (s->dev_id < 0) {
+		printf("FAIL: gpudev found no GPU at %s\n", dev);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+ship_free(struct ship *s)
+{
+	uint32_t r;
+
+	if (s->running) {
+		/* Only after a failure: the kernel gets its quit flag and
+		 * whatever time it takes; the process ends after. */
+		if (gpucomm_kernel_quit(&s->k) != 0 ||
+				gpucomm_cuda_wait(s->stream, SHIP_QUIT_MS) != 0)
+			printf("FAIL: the shipped kernel did not end\n");
+		s->running = false;
+	}
+	if (s->k_ok)
+		gpucomm_kernel_teardown(&s->k);
+	s->k_ok = false;
+	for (r = 0; r < SHIP_RINGS; r++)
+		if (s->lists[r] != NULL &&
+				rte_gpu_comm_destroy_list(s->lists[r], s->n_items) < 0)
+			printf("rte_gpu_comm_destroy_list: %s\n",
+				rte_strerror(rte_errno));
+	cudaFreeHost(s->gq);
+	cudaFreeHost(s->in);
+	cudaFreeHost(s->ts);
+	cudaFreeHost(s->verdict);
+	cudaFreeHost(s->sum);
+	if (s->stream != NULL)
+		cudaStreamDestroy(s->stream);
+	if (s->eal)
+		rte_eal_cleanup();
+	memset(s, 0, sizeof(*s));
+}
+
+/* Rings, kernel state and the app's queue inputs for passes of n packets. */
+static int
+ship_setup(struct ship *s, uint32_t n)
+{
+	size_t slots;
+	uint32_t r;
+	int rc;
+
+	s->filled = -1;
+	s->items = (n + SHIP_BURST - 1) / SHIP_BURST;
+	s->n_rings = s->items < SHIP_RINGS ? s->items : SHIP_RINGS;
+	s->n_items = (s->items + s->n_rings - 1) / s->n_rings;
+	for (r = 0; r < s->n_rings; r++) {
+		s->lists[r] = rte_gpu_comm_create_list(s->dev_id, s->n_items);
+		if (s->lists[r] == NULL) {
+			printf("FAIL: a comm list of %u items: %s\n", s->n_items,
+				rte_strerror(rte_errno));
+			return -1;
+		}
+	}
+	rc = gpucomm_kernel_setup(&s->k, s->dev_id, s->lists, s->n_rings,
+		s->n_items, SHIP_WORKERS);
+	if (rc != 0) {
+		printf("FAIL: the ring kernel's setup: %s\n", rte_strerror(-rc));
+		return -1;
+	}
+	s->k_ok = true;
+	slots = (size_t)s->n_rings * s->n_items;
+	CK(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
+	CK(cudaHostAlloc((void **)&s->gq, sizeof(*s->gq) * s->n_rings,
+		cudaHostAllocMapped));
+	CK(cudaHostAlloc((void **)&s->in, sizeof(*s->in) * slots,
+		cudaHostAllocMapped));
+	CK(cudaHostAlloc((void **)&s->ts, sizeof(*s->ts) * slots * SHIP_BURST,
+		cudaHostAllocMapped));
+	CK(cudaHostAlloc((void **)&s->verdict,
+		sizeof(*s->verdict) * slots * SHIP_BURST, cudaHostAllocMapped));
+	CK(cudaHostAlloc((void **)&s->sum, sizeof(*s->sum) * slots,
+		cudaHostAllocMapped));
+	memset(s->gq, 0, sizeof(*s->gq) * s->n_rings);
+	for (r = 0; r < s->n_rings; r++) {
+		struct gpurx_gq *q = &s->gq[r];
+
+		q->items = (struct gpucomm_item *)s->lists[r];
+		q->n_items = s->n_items;
+		q->burst = SHIP_BURST;
+		/* No capture: no arena, and no snap length cuts a verdict. */
+		q->max_caplen = UINT16_MAX;
+		q->in = s->in + (size_t)r * s->n_items;
+		q->ts = s->ts + (size_t)r * s->n_items * SHIP_BURST;
+		q->verdict = s->verdict + (size_t)r * s->n_items * SHIP_BURST;
+		q->sum = s->sum + (size_t)r * s->n_items;
+	}
+	return 0;
+fail:
+	return -1;
+}
+
+/* Ring slot (r * n_items + idx) of pass item k. */
+static size_t
+ship_slot(const struct ship *s, uint32_t k)
+{
+	return (size_t)(k % s->n_rings) * s->n_items + k / s->n_rings;
+}
+
+static uint32_t
+ship_item_pkts(const struct ship *s, uint32_t n, uint32_t k)
+{
+	(void)s;
+	return n - k * SHIP_BURST < SHIP_BURST ? n - k * SHIP_BURST : SHIP_BURST;
+}
+
+/*
+ * The items' side data for data set d: every packet's own timestamp, as
+ * the CPU pass takes it (GPURX_IN_TS); wire length = entry size, as the
+ * data set's packets are whole.
+ */
+static void
+ship_set_times(struct ship *s, const struct kr_dataset *d)
+{
+	uint32_t k, j;
+
+	for (k = 0; k < s->items; k++) {
+		size_t slot = ship_slot(s, k);
+
+		s->in[slot].ts = 0;
+		s->in[slot].flags = GPURX_IN_TS;
+		for (j = 0; j < ship_item_pkts(s, d->n, k); j++)
+			s->ts[slot * SHIP_BURST + j] = d->ts[(size_t)k * SHIP_BURST + j];
+	}
+	s->filled = -1;
+}
+
+/* The items' entries at the packets as the GPU sees them in memory m. */
+static void
+ship_fill(struct ship *s, const struct kr_dataset *d, const struct kr_batch *b,
+		int m)
+{
+	uint32_t k, j;
+
+	if (s->filled == m)
+		return;
+	for (k = 0; k < s->items; k++) {
+		struct rte_gpu_comm_list *it =
+			&s->lists[k % s->n_rings][k / s->n_rings];
+
+		for (j = 0; j < ship_item_pkts(s, d->n, k); j++) {
+			size_t i = (size_t)k * SHIP_BURST + j;
+
+			it->pkt_list[j].addr = (uintptr_t)(b->pkts + d->offs[i]);
+			it->pkt_list[j].size = d->lens[i];
+		}
+	}
+	s->filled = m;
+}
+
+/* The shipped kernel on this filter and table, rings fresh. */
+static int
+ship_start(struct ship *s, const struct bpf_vm_insn *prog, uint32_t prog_len,
+		struct gpurx_flow_table *ft)
+{
+	struct gpurx_kparams p;
+	uint32_t r;
+	int rc;
+
+	for (r = 0; r < s->n_rings; r++) {
+		rc = gpucomm_ring_init(&s->rings[r], s->dev_id, s->lists[r],
+			s->n_items, 0);
+		if (rc != 0) {
+			printf("FAIL: ring %u init: %s\n", r, rte_strerror(-rc));
+			return -1;
+		}
+	}
+	memset(&p, 0, sizeof(p));
+	p.gq = s->gq;
+	p.prog = prog;
+	p.prog_len = prog_len;
+	p.ft = ft;
+	/* flow_order NULL: flows never end here, so the table's counts
+	 * do not depend on the order items are worked on. */
+	s->k.kp.bpq = SHIP_WORKERS;
+	CK(gpurx_cuda_launch_persistent(&s->k.kp, &p, s->stream));
+	s->running = true;
+	s->blocks = s->k.kp.n_rings * (s->k.kp.bpq + 1);
+	return 0;
+fail:
+	return -1;
+}
+
+/* Quit flag after every item came back; the kernel ends; flag down. */
+static int
+ship_stop(struct ship *s)
+{
+	int rc, err;
+
+	if (!s->running)
+		return 0;
+	rc = gpucomm_kernel_quit(&s->k);
+	err = gpucomm_cuda_wait(s->stream, SHIP_QUIT_MS);
+	if (rc != 0 || err != 0) {
+		printf("FAIL: the shipped kernel did not end on its quit flag: "
+			"%s\n", rc != 0 ? rte_strerror(-rc) :
+			cudaGetErrorString((cudaError_t)err));
+		return -1;
+	}
+	s->running = false;
+	rc = gpucomm_kernel_rearm(&s->k);
+	if (rc != 0) {
+		printf("FAIL: quit flag rearm: %s\n", rte_strerror(-rc));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * One pass: every item published (all fit: each ring has room for its
+ * share), then every ring's items collected in order and released.
+ * *t_ns: first publish to last DONE seen.
+ */
+static int
+ship_pass(struct ship *s, uint32_t n, double *t_ns)
+{
+	struct rte_gpu_comm_list *it;
+	uint64_t t0 = bench_now_ns(), deadline = t0 + SHIP_PASS_TIMEOUT_NS;
+	unsigned int spins = 0;
+	uint32_t k, r;
+	int rc;
+
+	for (k = 0; k < s->items; k++) {
+		rc = gpucomm_ring_publish(&s->rings[k % s->n_rings],
+			ship_item_pkts(s, n, k));
+		if (rc != 0) {
+			printf("FAIL: publishing item %u: %s\n", k,
+				rte_strerror(-rc));
+			return -1;
+		}
+	}
+	for (r = 0; r < s->n_rings; r++) {
+		while (gpucomm_ring_inflight(&s->rings[r]) > 0) {
+			rc = gpucomm_ring_collect(&s->rings[r], &it);
+			if (rc == 0) {
+				if ((++spins & 1023) == 0 &&
+						bench_now_ns() > deadline) {
+					printf("FAIL: ring %u: %u items not done "
+						"after %llu s\n", r,
+						gpucomm_ring_inflight(&s->rings[r]),
+						SHIP_PASS_TIMEOUT_NS / 1000000000ULL);
+					return -1;
+				}
+				continue;
+			}
+			if (rc < 0 || (rc = gpucomm_ring_release(&s->rings[r])) != 0) {
+				printf("FAIL: ring %u: collecting an item: %s\n",
+					r, rte_strerror(-rc));
+				return -1;
+			}
+		}
+	}
+	*t_ns = (double)(bench_now_ns() - t0);
+	return 0;
+}
+
+/* Every packet's verdict as the CPU pass gives it: the item's match bit,
+ * and the verdict the kernel wrote for a matched packet (0 otherwise). */
+static void
+ship_verdicts(const struct ship *s, uint32_t n, uint32_t *v)
+{
+	uint32_t k, j;
+
+	for (k = 0; k < s->items; k++) {
+		size_t slot = ship_slot(s, k);
+		uint32_t np = ship_item_pkts(s, n, k);
+
+		for (j = 0; j < np; j++) {
+			uint32_t bits = gpurx_sum_match_word(&s->sum[slot], j / 32,
+				np);
+
+			v[(size_t)k * SHIP_BURST + j] = (bits >> (j % 32)) & 1 ?
+				s->verdict[slot * SHIP_BURST + j] : 0;
+		}
+	}
+}
+
 /* --- One configuration ------------------------------------------------------ */
 
 /* What the CPU pass found, which the GPU must reproduce. */
@@ -619,19 +987,19 @@ struct vres {
 };
 
 /*
- * One kernel shape: checked pass on a fresh table, warm-up, timed
+ * The shipped kernel: checked pass on a fresh table, warm-up, timed
  * passes. Returns 0 (r filled; r->verified false if the check failed),
- * -1 on a CUDA error.
+ * -1 on a CUDA or ring error.
  */
 static int
-run_variant(struct ctx *c, struct gpu_set *g, const struct kr_batch *b,
-		const struct kr_variant *v, const struct gpurx_filter *f,
+run_shipped(struct ctx *c, struct gpu_set *g, const struct kr_dataset *d,
+		int mem, const struct gpurx_filter *f,
 		const struct bpf_vm_insn *dprog, const struct cpu_ref *ref,
 		bool full_check, const char *tag,
 		struct gpurx_flow_table *ft_host, uint32_t *verdicts_host,
 		struct vres *r)
 {
-	uint32_t window = (uint32_t)c->o.window;
+	struct ship *s = &c->ship;
 	struct gpurx_flow_table hdr;
 	struct kr_table_sum sum;
 	char name[192];
@@ -639,21 +1007,22 @@ run_variant(struct ctx *c, struct gpu_set *g, const struct kr_batch *b,
 	double t;
 
 	memset(r, 0, sizeof(*r));
-	snprintf(name, sizeof(name), "%s %s", tag, v->name);
-	CK(kr_classify_prepare(v, b->n, window, f->len, &r->blocks));
+	snprintf(name, sizeof(name), "%s %s", tag, SHIP_NAME);
 	if (ft_reset(c, g, ref->ft) != 0)
+		return -1;
+	ship_fill(s, d, &g->batch[mem], mem);
+	if (ship_start(s, dprog, f->len, g->ft) != 0)
 		goto fail;
-	CK(cudaMemsetAsync(g->verdicts, 0xff, sizeof(uint32_t) * b->n,
-		c->stream));
-	TIMED(c, r->first_ns, kr_classify_launch(v, r->blocks, b, window,
-		dprog, f->len, g->ft, g->verdicts, c->stream));
+	r->blocks = s->blocks;
+	if (ship_pass(s, d->n, &r->first_ns) != 0)
+		goto fail;
 	r->run = true;
 
-	/* The check: every verdict, then the table. */
-	CK(cudaMemcpy(verdicts_host, g->verdicts, sizeof(uint32_t) * b->n,
-		cudaMemcpyDeviceToHost));
+	/* The check: every verdict, then the table (copied on the legacy
+	 * stream, which the kernel's non-blocking stream does not hold). */
+	ship_verdicts(s, d->n, verdicts_host);
 	CK(cudaMemcpy(ft_host, g->ft, g->ft_bytes, cudaMemcpyDeviceToHost));
-	r->verified = kr_verdicts_cmp(name, ref->verdicts, verdicts_host, b->n) == 0;
+	r->verified = kr_verdicts_cmp(name, ref->verdicts, verdicts_host, d->n) == 0;
 	kr_table_sum(ft_host, &sum);
 	if (kr_table_sum_cmp(name, &ref->sum, &sum) != 0)
 		r->verified = false;
@@ -661,9 +1030,9 @@ run_variant(struct ctx *c, struct gpu_set *g, const struct kr_batch *b,
 			kr_table_cmp_full(name, ref->ft, ft_host) != 0)
 		r->verified = false;
 	if (!r->verified)
-		return 0;
+		return ship_stop(s);
 
-	/* A very slow shape (threads reading bytes over PCIe) would eat the
+	/* A very slow configuration (packets read over PCIe) would eat the
 	 * time budget: it gets the passes that fit in VARIANT_BUDGET_S (it
 	 * has had one), and says so; none, when even one does not fit. */
 	if ((double)(1 + warm + reps) * r->first_ns * 1e-9 > VARIANT_BUDGET_S) {
@@ -674,11 +1043,11 @@ run_variant(struct ctx *c, struct gpu_set *g, const struct kr_batch *b,
 		r->reps_cut = true;
 	}
 	for (k = 0; k < warm; k++)
-		TIMED(c, t, kr_classify_launch(v, r->blocks, b, window,
-			dprog, f->len, g->ft, g->verdicts, c->stream));
+		if (ship_pass(s, d->n, &t) != 0)
+			goto fail;
 	for (k = 0; k < reps; k++) {
-		TIMED(c, t, kr_classify_launch(v, r->blocks, b, window,
-			dprog, f->len, g->ft, g->verdicts, c->stream));
+		if (ship_pass(s, d->n, &t) != 0)
+			goto fail;
 		c->samples[k] = t;
 	}
 	r->reps = (unsigned int)reps;
@@ -695,12 +1064,13 @@ run_variant(struct ctx *c, struct gpu_set *g, const struct kr_batch *b,
 			hdr.overflow_pkts);
 		r->verified = false;
 	}
-	return 0;
+	return ship_stop(s);
 fail:
+	(void)ship_stop(s);
 	return -1;
 }
 
-/* Memory-only floor of the warp-staged kernels on this data set. */
+/* The gather floor on this data set. */
 static int
 run_gather(struct ctx *c, struct gpu_set *g, const struct kr_batch *b,
 		struct bench_stats *st)
@@ -736,8 +1106,8 @@ json_rates(struct bench_json *j, const char *key, uint32_t n,
 }
 
 /*
- * All kernel shapes for one (data set, filter, memory). Writes the JSON
- * result object and the summary line.
+ * The shipped kernel and the gather floor for one (data set, filter,
+ * memory). Writes the JSON result object and the summary line.
  */
 static int
 run_config(struct ctx *c, struct gpu_set *g, const struct kr_dataset *d,
@@ -747,7 +1117,7 @@ run_config(struct ctx *c, struct gpu_set *g, const struct kr_dataset *d,
 {
 	const struct kr_batch *b = &g->batch[mem];
 	const struct gpurx_filter *f = &c->prog[fi];
-	struct vres vr[N_VARIANTS];
+	struct vres vr;
 	struct bench_stats gst;
 	double bw = mem == MEM_GPU ? c->bw.dev_median : c->bw.host_median;
 	double floor_pps = bw / rb->sectors, gather_pps, best_pps = 0, frac;
@@ -756,8 +1126,7 @@ run_config(struct ctx *c, struct gpu_set *g, const struct kr_dataset *d,
 	double line_floor_pps = 1.0 / (rb->lines / c->bw.scatter_median[SCATTER_HDR] +
 		KR_DESC_BYTES / c->bw.host_median);
 	char tag[160], s1[32], s2[32], s3[32], s4[32], s5[32], s6[80];
-	size_t v, best = N_VARIANTS;
-	bool all_ok = true, cut = false;
+	bool all_ok = true, timed;
 
 	snprintf(tag, sizeof(tag), "mem=%s filter=%s %s", mem_names[mem],
 		filters[fi].name, dtag);
@@ -765,39 +1134,16 @@ run_config(struct ctx *c, struct gpu_set *g, const struct kr_dataset *d,
 		return -1;
 	gather_pps = (double)d->n / (gst.median * 1e-9);
 
-	for (v = 0; v < N_VARIANTS; v++) {
-		vr[v].run = false;
-		if (c->dominated[mem][v])
-			continue;
-		if (past_deadline(c)) {
-			cut = true;
-			continue;
-		}
-		if (run_variant(c, g, b, &variants[v], f, c->dprog[fi], ref,
-				full_check && v == 0, tag, ft_host,
-				verdicts_host, &vr[v]) != 0)
-			return -1;
-		if (!vr[v].verified) {
-			all_ok = false;
-			continue;
-		}
-		/* Only shapes with timed passes compete. */
-		if (vr[v].reps > 0 &&
-				(double)d->n / (vr[v].st.median * 1e-9) > best_pps) {
-			best_pps = (double)d->n / (vr[v].st.median * 1e-9);
-			best = v;
-		}
-	}
+	if (run_shipped(c, g, d, mem, f, c->dprog[fi], ref, full_check, tag,
+			ft_host, verdicts_host, &vr) != 0)
+		return -1;
+	all_ok = vr.verified;
 	if (!all_ok)
 		c->status = BENCH_EXIT_FAIL;
-	for (v = 0; v < N_VARIANTS; v++) {
-		double t = !vr[v].run ? NAN : vr[v].reps > 0 ? vr[v].st.median :
-			vr[v].first_ns;
-
-		if (vr[v].run && vr[v].verified && (double)d->n / (t * 1e-9) <
-				best_pps / 4)
-			c->dominated[mem][v] = true;
-	}
+	/* Only a configuration with timed passes has a rate. */
+	timed = vr.verified && vr.reps > 0;
+	if (timed)
+		best_pps = (double)d->n / (vr.st.median * 1e-9);
 
 	bench_json_obj_begin(&c->j, NULL);
 	bench_json_str(&c->j, "mem", mem_names[mem]);
@@ -821,59 +1167,42 @@ run_config(struct ctx *c, struct gpu_set *g, const struct kr_dataset *d,
 		bench_json_num(&c->j, "line_floor_pps", line_floor_pps);
 	bench_json_num(&c->j, "bandwidth_Bps", bw);
 	bench_json_num(&c->j, "floor_pps", floor_pps);
-	json_rates(&c->j, "gather_pps", d->n, &gst);
+	json_rates(&c->j, "floor_gather_pps", d->n, &gst);
 	bench_json_num(&c->j, "cpu_classify_pps_first", ref->pps_first);
 	bench_json_num(&c->j, "cpu_classify_pps", ref->pps_steady);
 	bench_json_bool(&c->j, "verified", all_ok);
-	bench_json_bool(&c->j, "time_budget_cut", cut);
-	bench_json_str(&c->j, "best", best < N_VARIANTS ? variants[best].name : NULL);
-	if (best < N_VARIANTS) {
-		json_rates(&c->j, "rate_pps", d->n, &vr[best].st);
+	bench_json_bool(&c->j, "time_budget_cut", false);
+	/* The kernel timed, kept under the key of the shapes it replaced. */
+	bench_json_str(&c->j, "best", timed ? SHIP_NAME : NULL);
+	if (timed) {
+		json_rates(&c->j, "rate_pps", d->n, &vr.st);
 		bench_json_num(&c->j, "first_pass_pps",
-			(double)d->n / (vr[best].first_ns * 1e-9));
-		/* Share of the measured bandwidth the best shape moves, as
+			(double)d->n / (vr.first_ns * 1e-9));
+		/* Share of the measured bandwidth the kernel moves, as
 		 * bytes it must read (32-byte sectors) per second. */
 		bench_json_num(&c->j, "bw_fraction", best_pps * rb->sectors / bw);
 		bench_json_num(&c->j, "speedup_vs_cpu_core",
 			best_pps / ref->pps_steady);
 	}
-	bench_json_arr_begin(&c->j, "variants");
-	for (v = 0; v < N_VARIANTS; v++) {
-		if (!vr[v].run) {
-			if (c->dominated[mem][v]) {
-				bench_json_obj_begin(&c->j, NULL);
-				bench_json_str(&c->j, "name", variants[v].name);
-				bench_json_str(&c->j, "skipped",
-					"4x slower than the best before");
-				bench_json_obj_end(&c->j);
-			}
-			continue;
-		}
-		bench_json_obj_begin(&c->j, NULL);
-		bench_json_str(&c->j, "name", variants[v].name);
-		bench_json_str(&c->j, "kind", variants[v].kind == KR_WARP ?
-			"warp-staged" : variants[v].kind == KR_WARP_PF ?
-			"warp-staged-prefetch" : "thread-per-packet");
-		bench_json_int(&c->j, "tpb", variants[v].tpb);
-		bench_json_bool(&c->j, "grid_stride", variants[v].grid_stride);
-		bench_json_int(&c->j, "blocks", vr[v].blocks);
-		bench_json_bool(&c->j, "verified", vr[v].verified);
+	bench_json_obj_begin(&c->j, "kernel");
+	bench_json_str(&c->j, "name", SHIP_NAME);
+	bench_json_int(&c->j, "rings", c->ship.n_rings);
+	bench_json_int(&c->j, "burst", SHIP_BURST);
+	bench_json_int(&c->j, "blocks", vr.blocks);
+	bench_json_bool(&c->j, "verified", vr.verified);
+	if (vr.run)
 		bench_json_num(&c->j, "first_pass_pps",
-			(double)d->n / (vr[v].first_ns * 1e-9));
-		if (vr[v].verified) {
-			bench_json_int(&c->j, "reps", vr[v].reps);
-			bench_json_bool(&c->j, "reps_cut", vr[v].reps_cut);
-			if (vr[v].reps > 0) {
-				json_rates(&c->j, "rate_pps", d->n, &vr[v].st);
-				bench_json_stats(&c->j, "pass_time", &vr[v].st);
-			}
-		}
-		bench_json_obj_end(&c->j);
+			(double)d->n / (vr.first_ns * 1e-9));
+	if (vr.verified) {
+		bench_json_int(&c->j, "reps", vr.reps);
+		bench_json_bool(&c->j, "reps_cut", vr.reps_cut);
+		if (vr.reps > 0)
+			bench_json_stats(&c->j, "pass_time", &vr.st);
 	}
-	bench_json_arr_end(&c->j);
+	bench_json_obj_end(&c->j);
 	bench_json_obj_end(&c->j);
 
-	if (best == N_VARIANTS) {
+	if (!timed) {
 		printf("kernel-rate %s NO RESULT (%s)\n", tag,
 			all_ok ? "time budget" : "check failed");
 		return 0;
@@ -885,16 +1214,15 @@ run_config(struct ctx *c, struct gpu_set *g, const struct kr_dataset *d,
 			100 * best_pps / line_floor_pps);
 	else
 		s6[0] = '\0';
-	printf("kernel-rate %s rate=%s p99=%s best=%s%s floor=%s gather=%s "
-		"read=%.0fB/pkt bw_used=%.0f%%%s cpu1=%s x%.0f %s%s\n", tag,
+	printf("kernel-rate %s rate=%s p99=%s best=%s%s floor=%s floor_gather=%s "
+		"read=%.0fB/pkt bw_used=%.0f%%%s cpu1=%s x%.0f %s\n", tag,
 		pps_str(best_pps, s1, sizeof(s1)),
-		pps_str((double)d->n / (vr[best].st.p99 * 1e-9), s2, sizeof(s2)),
-		variants[best].name, vr[best].reps_cut ? "(few reps)" : "",
+		pps_str((double)d->n / (vr.st.p99 * 1e-9), s2, sizeof(s2)),
+		SHIP_NAME, vr.reps_cut ? "(few reps)" : "",
 		pps_str(floor_pps, s3, sizeof(s3)),
 		pps_str(gather_pps, s4, sizeof(s4)), rb->sectors, 100 * frac, s6,
 		pps_str(ref->pps_steady, s5, sizeof(s5)),
-		best_pps / ref->pps_steady, all_ok ? "verified" : "CHECK FAILED",
-		cut ? " (time budget: not every shape ran)" : "");
+		best_pps / ref->pps_steady, all_ok ? "verified" : "CHECK FAILED");
 	return 0;
 }
 
@@ -914,7 +1242,6 @@ run_dataset(struct ctx *c, bool fixed64)
 	int ret = -1;
 
 	memset(&g, 0, sizeof(g));
-	memset(c->dominated, 0, sizeof(c->dominated));
 	t0 = bench_now_ns();
 	if (kr_dataset_make(&d, (uint32_t)c->o.packets, c->o.seed, fixed64) != 0)
 		return -1;
@@ -930,8 +1257,11 @@ run_dataset(struct ctx *c, bool fixed64)
 		printf("FAIL: out of memory for verdicts\n");
 		goto out;
 	}
-	if (have_gpu && gpu_set_alloc(c, &g, &d) != 0)
-		goto out;
+	if (have_gpu) {
+		if (gpu_set_alloc(c, &g, &d) != 0)
+			goto out;
+		ship_set_times(&c->ship, &d);
+	}
 
 	for (fl = 0; fl < c->o.n_flows; fl++) {
 		uint32_t cap = kr_flow_capacity((uint32_t)c->o.flows[fl]);
@@ -1014,8 +1344,8 @@ run_dataset(struct ctx *c, bool fixed64)
 			ref.verdicts = v_cpu;
 
 			if (!have_gpu) {
-				/* What the warp-staged kernels do: only the
-				 * first window bytes. Same results here? */
+				/* The gather floor's window: would the first
+				 * window bytes alone decide every packet? */
 				struct gpurx_flow_table *ft_w = ft_host;
 				struct kr_table_sum ws;
 				bool same;
@@ -1151,6 +1481,11 @@ main(int argc, char **argv)
 			printf("SKIP: %s cannot map host memory\n", c.gi.name);
 			return BENCH_EXIT_SKIP;
 		}
+		if (ship_eal_init(&c.ship, o) != 0 ||
+				ship_setup(&c.ship, (uint32_t)o->packets) != 0) {
+			ship_free(&c.ship);
+			return BENCH_EXIT_FAIL;
+		}
 		printf("# kernel-rate: GPU %d %s, %d SMs, cc %d.%d, L2 %d MB, "
 			"driver %d, runtime %d\n", c.gi.dev, c.gi.name,
 			c.gi.sm_count, c.gi.cc_major, c.gi.cc_minor,
@@ -1161,6 +1496,7 @@ main(int argc, char **argv)
 		sizeof(*c.samples));
 	if (c.samples == NULL) {
 		printf("FAIL: out of memory\n");
+		ship_free(&c.ship);
 		return BENCH_EXIT_FAIL;
 	}
 	for (fi = 0; fi < N_FILTERS; fi++) {
@@ -1255,6 +1591,7 @@ close:
 	if (bench_json_close(&c.j) != 0)
 		c.status = BENCH_EXIT_FAIL;
 out:
+	ship_free(&c.ship);
 	for (fi = 0; fi < N_FILTERS; fi++) {
 		gpurx_filter_free(&c.prog[fi]);
 		if (c.dprog[fi] != NULL)

@@ -150,38 +150,6 @@ struct hk_sum_body {
 	};
 };
 
-struct hk_pingpong_state {
-	unsigned int timed_out;
-};
-
-__global__ void
-hk_pingpong_kernel(uint32_t *flag, uint64_t timeout_ns,
-		struct hk_pingpong_state *st)
-{
-	uint32_t want = 1;
-	uint64_t start = gpucomm_gpu_ns();
-
-	for (;;) {
-		/* Relaxed both ways: the flag publishes nothing else, so a
-		 * bare ping-pong needs no fence (this is the floor). */
-		uint32_t v = gpucomm_ld_relaxed_sys_u32(flag);
-
-		if (v == HK_PP_QUIT)
-			return;
-		if (v == want) {
-			gpucomm_st_relaxed_sys_u32(flag, want + 1);
-			want += 2;
-			start = gpucomm_gpu_ns();
-			continue;
-		}
-		if (gpucomm_gpu_ns() - start > timeout_ns) {
-			/* The CPU reads it after the kernel ends. */
-			gpucomm_st_relaxed_sys_u32(&st->timed_out, 1);
-			return;
-		}
-	}
-}
-
 __global__ void
 hk_empty_kernel(void)
 {
@@ -330,61 +298,6 @@ hk_ring_finish(struct hk_ring *r, struct hk_report *reports, uint64_t n,
 	return err;
 }
 
-struct hk_pingpong {
-	cudaStream_t stream;
-	struct hk_pingpong_state *st;	/* mapped host memory */
-};
-
-extern "C" int
-hk_pingpong_start(uint32_t *flag, uint64_t timeout_ns, struct hk_pingpong **out)
-{
-	struct hk_pingpong *pp;
-	cudaError_t err;
-
-	pp = (struct hk_pingpong *)calloc(1, sizeof(*pp));
-	if (pp == NULL)
-		return cudaErrorMemoryAllocation;
-	err = cudaHostAlloc((void **)&pp->st, sizeof(*pp->st),
-			cudaHostAllocMapped);
-	if (err != cudaSuccess)
-		goto fail;
-	memset(pp->st, 0, sizeof(*pp->st));
-	err = cudaStreamCreateWithFlags(&pp->stream, cudaStreamNonBlocking);
-	if (err != cudaSuccess)
-		goto fail_host;
-	hk_pingpong_kernel<<<1, 1, 0, pp->stream>>>(flag,
-			timeout_ns, pp->st);
-	err = cudaGetLastError();
-	if (err != cudaSuccess)
-		goto fail_stream;
-	*out = pp;
-	return cudaSuccess;
-
-fail_stream:
-	cudaStreamDestroy(pp->stream);
-fail_host:
-	cudaFreeHost(pp->st);
-fail:
-	free(pp);
-	return err;
-}
-
-extern "C" int
-hk_pingpong_finish(struct hk_pingpong *pp, int *timed_out)
-{
-	cudaError_t err, e2;
-
-	err = cudaStreamSynchronize(pp->stream);
-	*timed_out = *(volatile unsigned int *)&pp->st->timed_out != 0;
-	e2 = cudaStreamDestroy(pp->stream);
-	if (err == cudaSuccess)
-		err = e2;
-	e2 = cudaFreeHost(pp->st);
-	if (err == cudaSuccess)
-		err = e2;
-	free(pp);
-	return err;
-}
 struct hk_launcher {
 	cudaStream_t stream;
 	struct hk_sum_body body;	/* one report, mapped host memory */

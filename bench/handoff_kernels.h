@@ -88,21 +88,6 @@ int hk_ring_finish(struct hk_ring *r, struct hk_report *reports, uint64_t n,
  * did not quit. */
 int hk_error_not_ready(void);
 
-/*
- * Ping-pong of one 32-bit flag in CPU-visible memory (registered host
- * memory, or GPU memory the CPU maps): the CPU writes 2k+1, the kernel
- * answers 2k+2. HK_PP_QUIT ends it.
- */
-#define HK_PP_QUIT 0xFFFFFFFFu
-
-struct hk_pingpong;
-
-int hk_pingpong_start(uint32_t *flag, uint64_t timeout_ns,
-		struct hk_pingpong **pp);
-/* Waits for the kernel (write HK_PP_QUIT first); *timed_out set if it
- * gave up waiting. */
-int hk_pingpong_finish(struct hk_pingpong *pp, int *timed_out);
-
 /* Launch-per-burst baseline: the same body in the ring library's item
  * kernel, one launch + stream sync per burst. */
 struct hk_launcher;

@@ -7,11 +7,12 @@
 #include <sys/mman.h>
 
 #include "bench_common.h"
+#include "gpugen_build.h"
 #include "gpurx_portable.h"
 #include "krate_data.h"
+#include "pkt_parse.h"
 
 #define KR_PAGE 4096
-#define KR_ETH_HLEN 14
 #define KR_IP4_HLEN 20
 #define KR_IP6_HLEN 40
 /* Room every rewritten L4 header gets (a TCP header without options). */
@@ -66,75 +67,65 @@ make_tuple(struct kr_tuple *t, bool v6, uint64_t *rng)
 	}
 }
 
-/* --- Header writers ------------------------------------------------------ */
+/* --- Headers, by the generator's builder ---------------------------------- */
 
-/* The KR_L4_ROOM bytes at p are all written, whatever the protocol, so
- * a packet's bytes depend only on (seed, flows), not on earlier
- * rewrites. */
-static void
-put_l4(uint8_t *p, const struct kr_tuple *t, uint16_t l4_len, uint64_t *rng)
+/*
+ * Rewrites the headers of the packet of len bytes at p for tuple t with
+ * lib/gpugen's frame builder (the one pktgen builds the packets with):
+ * its Ethernet addresses kept, the IP header and the L4 header (none for
+ * a non-first fragment) built anew, the bytes after the headers left as
+ * generated. The KR_L4_ROOM bytes after the IP header are first drawn at
+ * random whatever the protocol, so a packet's bytes depend only on
+ * (seed, flows), not on earlier rewrites. Checksums are not computed
+ * (nothing here reads them). Returns 0, or -1 when the builder refuses
+ * (a bug: the lengths fit).
+ */
+static int
+rewrite(uint8_t *p, uint16_t len, const struct kr_tuple *t, int ip_version,
+		bool frag, uint64_t *rng)
 {
-	rand64_fill(p, KR_L4_ROOM, rng);
-	switch (t->proto) {
-	case 6:
-		gpurx_put_be16(p, t->sport);
-		gpurx_put_be16(p + 2, t->dport);
-		p[12] = 5 << 4;		/* data offset: 20 bytes */
-		p[13] = 0x18;		/* PSH|ACK */
-		gpurx_put_be16(p + 14, 65535);
-		gpurx_put_be16(p + 18, 0);
-		break;
-	case 17:
-		gpurx_put_be16(p, t->sport);
-		gpurx_put_be16(p + 2, t->dport);
-		gpurx_put_be16(p + 4, l4_len);
-		break;
-	default:
-		p[0] = 8;		/* echo request */
-		p[1] = 0;
-		break;
+	uint8_t frame[PKTGEN_MIX_MAX_LEN];
+	struct gpugen_pkt_layout lay;
+	struct gpugen_pkt_spec sp;
+	const uint32_t l3_end = GPURX_ETH_HLEN + (ip_version == 4 ?
+		KR_IP4_HLEN : KR_IP6_HLEN);
+	uint32_t hdr = l3_end;
+
+	memset(&sp, 0, sizeof(sp));
+	memcpy(sp.eth_dst, p, sizeof(sp.eth_dst));
+	memcpy(sp.eth_src, p + 6, sizeof(sp.eth_src));
+	sp.ip_version = ip_version;
+	memcpy(sp.src, t->src, sizeof(sp.src));
+	memcpy(sp.dst, t->dst, sizeof(sp.dst));
+	sp.proto = ip_version == 6 && t->proto == GPURX_IPPROTO_ICMP ?
+		GPURX_IPPROTO_ICMPV6 : t->proto;
+	if (ip_version == 4) {
+		sp.ip_id = (uint16_t)rand64_next(rng);
+		if (frag) {
+			/* A non-first fragment of TCP: no L4 header. */
+			sp.proto = GPURX_IPPROTO_TCP;
+			sp.frag_off = (uint16_t)(1 + rand64_next(rng) % 1000);
+		} else {
+			sp.dont_frag = 1;
+		}
 	}
-}
-
-static void
-write_v4(uint8_t *p, uint16_t len, const struct kr_tuple *t, bool frag,
-		uint64_t *rng)
-{
-	uint8_t *l3 = p + KR_ETH_HLEN;
-
-	gpurx_put_be16(p + 12, 0x0800);
-	l3[0] = 0x45;
-	l3[1] = 0;
-	gpurx_put_be16(l3 + 2, (uint16_t)(len - KR_ETH_HLEN));
-	gpurx_put_be16(l3 + 4, (uint16_t)rand64_next(rng));
-	/* DF, or a non-first fragment (offset in 8-byte units). */
-	gpurx_put_be16(l3 + 6, frag ? (uint16_t)(1 + rand64_next(rng) % 1000) : 0x4000);
-	l3[8] = 64;
-	l3[9] = frag ? 6 : t->proto;
-	gpurx_put_be16(l3 + 10, (uint16_t)rand64_next(rng));
-	memcpy(l3 + 12, t->src, 4);
-	memcpy(l3 + 16, t->dst, 4);
-	if (frag)
-		rand64_fill(l3 + KR_IP4_HLEN, KR_L4_ROOM, rng);
-	else
-		put_l4(l3 + KR_IP4_HLEN, t,
-			(uint16_t)(len - KR_ETH_HLEN - KR_IP4_HLEN), rng);
-}
-
-static void
-write_v6(uint8_t *p, uint16_t len, const struct kr_tuple *t, uint64_t *rng)
-{
-	uint8_t *l3 = p + KR_ETH_HLEN;
-	uint16_t l4_len = (uint16_t)(len - KR_ETH_HLEN - KR_IP6_HLEN);
-
-	gpurx_put_be16(p + 12, 0x86DD);
-	gpurx_put_be32(l3, 0x60000000 | (uint32_t)(rand64_next(rng) & 0xFFFFF));
-	gpurx_put_be16(l3 + 4, l4_len);
-	l3[6] = t->proto == 1 ? 58 : t->proto;
-	l3[7] = 64;
-	memcpy(l3 + 8, t->src, 16);
-	memcpy(l3 + 24, t->dst, 16);
-	put_l4(l3 + KR_IP6_HLEN, t, l4_len, rng);
+	if (!frag) {
+		sp.sport = t->sport;
+		sp.dport = t->dport;
+		sp.tcp_seq = (uint32_t)rand64_next(rng);
+		sp.tcp_ack = (uint32_t)rand64_next(rng);
+		sp.tcp_flags = 0x18;	/* PSH|ACK */
+		sp.icmp_type = sp.proto == GPURX_IPPROTO_ICMPV6 ? 128 : 8; /* echo */
+		hdr += gpugen_pb_l4_hlen(&sp);
+	}
+	if (len < hdr || len > sizeof(frame))
+		return -1;
+	sp.payload_len = len - hdr;
+	if (gpugen_pkt_build(&sp, frame, len, &lay) != len)
+		return -1;
+	rand64_fill(p + l3_end, KR_L4_ROOM, rng);
+	memcpy(p, frame, lay.payload_off);
+	return 0;
 }
 
 /* --- Data set -------------------------------------------------------------- */
@@ -144,10 +135,10 @@ pclass_of(const uint8_t *p, uint16_t len)
 {
 	uint16_t et = gpurx_be16(p + 12);
 
-	if (et == 0x0800 && len >= KR_ETH_HLEN + KR_IP4_HLEN + KR_L4_ROOM)
-		return (gpurx_be16(p + KR_ETH_HLEN + 6) & 0x1FFF) != 0 ?
+	if (et == 0x0800 && len >= GPURX_ETH_HLEN + KR_IP4_HLEN + KR_L4_ROOM)
+		return (gpurx_be16(p + GPURX_ETH_HLEN + 6) & 0x1FFF) != 0 ?
 			KR_PC_V4_FRAG : KR_PC_V4;
-	if (et == 0x86DD && len >= KR_ETH_HLEN + KR_IP6_HLEN + KR_L4_ROOM)
+	if (et == 0x86DD && len >= GPURX_ETH_HLEN + KR_IP6_HLEN + KR_L4_ROOM)
 		return KR_PC_V6;
 	return KR_PC_OTHER;
 }
@@ -279,18 +270,29 @@ kr_dataset_set_flows(struct kr_dataset *d, uint32_t flows, uint64_t seed)
 		uint8_t *p = d->set.buf + d->offs[i];
 		uint16_t len = d->lens[i];
 
+		int rc = 0;
+
 		switch (d->cls[i]) {
 		case KR_PC_V4:
-			write_v4(p, len, &t4[rand64_next(&rng) % n4], false, &rng);
+			rc = rewrite(p, len, &t4[rand64_next(&rng) % n4], 4,
+				false, &rng);
 			break;
 		case KR_PC_V4_FRAG:
-			write_v4(p, len, &t4[rand64_next(&rng) % nfrag], true, &rng);
+			rc = rewrite(p, len, &t4[rand64_next(&rng) % nfrag], 4,
+				true, &rng);
 			break;
 		case KR_PC_V6:
-			write_v6(p, len, &t6[rand64_next(&rng) % n6], &rng);
+			rc = rewrite(p, len, &t6[rand64_next(&rng) % n6], 6,
+				false, &rng);
 			break;
 		default:
 			break;
+		}
+		if (rc != 0) {
+			/* Every class's headers fit its length (pclass_of). */
+			fprintf(stderr, "packet %u: the frame builder refused "
+				"its headers\n", i);
+			abort();
 		}
 	}
 	free(t4);
@@ -333,8 +335,8 @@ kr_dataset_read_bytes(const struct kr_dataset *d, uint32_t window,
 
 		gpurx_pkt_parse(p, len, len, &pi);
 		h = pi.ip_version != 0 ? pi.payload_off : pi.l3_off;
-		if (h < KR_ETH_HLEN)
-			h = KR_ETH_HLEN;
+		if (h < GPURX_ETH_HLEN)
+			h = GPURX_ETH_HLEN;
 		if (h > len)
 			h = len;
 		w = len < window ? len : window;

@@ -9,7 +9,9 @@
  *
  * Packets come from pktgen (the generator and seed of bench-bpf-cpu: the
  * same length mix and protocol mix). Their flow tuples are then rewritten
- * so that the packets of a data set belong to a chosen number of flows:
+ * (the headers built again by lib/gpugen's frame builder, as pktgen
+ * builds them) so that the packets of a data set belong to a chosen
+ * number of flows:
  * pktgen draws addresses and ports per packet, which makes almost every
  * packet a flow of its own. Each IPv4 packet takes the tuple (addresses,
  * protocol, ports) of one of the IPv4 flows, each IPv6 packet one of the

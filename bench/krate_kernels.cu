@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
- * Kernels of bench-kernel-rate: the per-packet step of the capture
- * pipeline (gpurx_classify_pkt: cBPF filter, parse, flow-table update)
- * over a resident batch, in two shapes, plus the memory-only kernels the
- * rates are compared with.
+ * Kernels of bench-kernel-rate besides the shipped one (dpdk-gpu-rx's
+ * persistent kernel, which the bench drives through the ring library):
+ * the memory-only kernels its rate is compared with. The gather floor
+ * reads what a header-inspecting kernel must read; the bandwidth kernels
+ * measure the memory and the PCIe link themselves.
  */
 
 #include <stdio.h>
@@ -12,7 +13,6 @@
 
 #include <cuda_runtime.h>
 
-#include "flow_classify.h"
 #include "krate_kernels.h"
 
 #define KR_WARP_SIZE 32
@@ -20,63 +20,6 @@
 #define KR_MAX_TPB 512
 #define KR_BW_TPB 256
 #define KR_BW_UNROLL 4
-
-/* Shared memory holds the program first, then the packet slots. */
-static __host__ __device__ __forceinline__ uint32_t
-kr_prog_smem_bytes(uint32_t prog_len)
-{
-	return prog_len <= KR_PROG_SMEM_MAX ?
-		(prog_len * (uint32_t)sizeof(struct bpf_vm_insn) + 15) & ~15u : 0;
-}
-
-/*
- * A slot holds window bytes plus one word: an odd stride in words, so
- * the 32 threads of a warp reading the same offset of their own packets
- * hit 32 different banks.
- */
-static __host__ __device__ __forceinline__ uint32_t
-kr_slot_words(uint32_t window)
-{
-	return window / 4 + 1;
-}
-
-/*
- * The filter program is read by every thread at every step: a copy in
- * shared memory is served without touching L1/L2. Returns where the
- * block should read it from. Every thread of the block must call it.
- */
-static __device__ __forceinline__ const struct bpf_vm_insn *
-kr_stage_prog(const struct bpf_vm_insn *prog, uint32_t prog_len,
-		uint32_t *smem)
-{
-	struct bpf_vm_insn *sp = (struct bpf_vm_insn *)smem;
-
-	if (prog_len > KR_PROG_SMEM_MAX)
-		return prog;
-	for (uint32_t k = threadIdx.x; k < prog_len; k += blockDim.x)
-		sp[k] = prog[k];
-	__syncthreads();
-	return sp;
-}
-
-/* One thread per packet; the packet is read where it lies. */
-__global__ void __launch_bounds__(KR_MAX_TPB)
-kr_thread_kernel(struct kr_batch b, const struct bpf_vm_insn *prog,
-		uint32_t prog_len, struct gpurx_flow_table *ft,
-		uint32_t *__restrict__ verdicts)
-{
-	extern __shared__ uint32_t kr_smem[];
-	const struct bpf_vm_insn *p = kr_stage_prog(prog, prog_len, kr_smem);
-	uint64_t stride = (uint64_t)blockDim.x * gridDim.x;
-
-	for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-			i < b.n; i += stride) {
-		uint32_t len = b.lens[i];
-
-		verdicts[i] = gpurx_classify_pkt(b.pkts + b.offs[i], len, len,
-			b.ts[i], p, prog_len, ft, NULL);
-	}
-}
 
 /* Word r of a lane when a warp loads `chunks` 16-byte words of each of
  * its 32 packets: chunk *c (counted from the first loaded) of packet *p. */
@@ -88,19 +31,6 @@ kr_warp_word(uint32_t r, unsigned int lane, uint32_t chunks, uint32_t *p,
 
 	*p = f / chunks;
 	*c = f % chunks;
-}
-
-/* Chunk c of packet slot `slot` into a warp's shared-memory slots (sw
- * words a slot). */
-static __device__ __forceinline__ void
-kr_slot_put(uint32_t *slots, uint32_t sw, uint32_t slot, uint32_t c, uint4 v)
-{
-	uint32_t *d = slots + slot * sw + c * 4;
-
-	d[0] = v.x;
-	d[1] = v.y;
-	d[2] = v.z;
-	d[3] = v.w;
 }
 
 /*
@@ -139,157 +69,12 @@ kr_head_bytes(uint32_t window)
 	return window < KR_HEAD_BYTES ? window : KR_HEAD_BYTES;
 }
 
-/* 16-byte words of the head each lane loads for its warp's 32 packets. */
-#define KR_HEAD_WORDS (KR_HEAD_BYTES / 16)
-
 /*
- * The next round's heads, loaded into registers by the prefetching shape
- * while the current round is classified, word r of this lane in
- * kr_warp_load's order (kr_warp_word); a chunk past a packet's window is
- * zero (never read: the inspection is bounded by the window).
- */
-struct kr_heads {
-	uint4 w[KR_HEAD_WORDS];
-};
-
-static __device__ __forceinline__ void
-kr_heads_load(struct kr_heads *h, const uint8_t *pkts, uint32_t off,
-		uint32_t win, unsigned int lane)
-{
-#pragma unroll
-	for (uint32_t r = 0; r < KR_HEAD_WORDS; r++) {
-		uint32_t p, c;
-
-		kr_warp_word(r, lane, KR_HEAD_WORDS, &p, &c);
-		const uint32_t poff = __shfl_sync(KR_FULL_MASK, off, p);
-		const uint32_t pwin = __shfl_sync(KR_FULL_MASK, win, p);
-
-		h->w[r] = c * 16 < pwin ?
-			__ldg((const uint4 *)(pkts + poff) + c) :
-			make_uint4(0, 0, 0, 0);
-	}
-}
-
-static __device__ __forceinline__ void
-kr_heads_store(const struct kr_heads *h, uint32_t *slots, uint32_t sw,
-		unsigned int lane)
-{
-#pragma unroll
-	for (uint32_t r = 0; r < KR_HEAD_WORDS; r++) {
-		uint32_t p, c;
-
-		kr_warp_word(r, lane, KR_HEAD_WORDS, &p, &c);
-		kr_slot_put(slots, sw, p, c, h->w[r]);
-	}
-}
-
-/*
- * A warp per 32 packets: stage their first KR_HEAD_BYTES in shared
- * memory, a thread per packet filters and parses its copy; the packets
- * whose filter or headers reach further get the rest of their window
- * staged and are inspected again; then each accepted packet's flow is
- * accounted. A scattered 64-byte read costs a PCIe request as a 128-byte
- * one does, at 1.5x the rate (bench-kernel-rate's pcie_scatter line), and
- * most packets need no more. The filter and parser see caplen =
- * min(len, window); the CPU check runs on whole packets, so a filter or
- * header beyond the window shows up as a failed check.
- *
- * PF (grid-stride only, window >= KR_HEAD_BYTES): the next round's
- * descriptors are loaded before this round's packets are inspected, and
- * its heads, into registers, before this round's flows are accounted, so
- * that those loads travel while the warp computes and waits on the flow
- * table, instead of each round starting with two dependent round trips.
- */
-template <bool PF>
-__global__ void __launch_bounds__(KR_MAX_TPB)
-kr_warp_kernel(struct kr_batch b, uint32_t window,
-		const struct bpf_vm_insn *prog, uint32_t prog_len,
-		struct gpurx_flow_table *ft, uint32_t *__restrict__ verdicts)
-{
-	extern __shared__ uint32_t kr_smem[];
-	const struct bpf_vm_insn *p = kr_stage_prog(prog, prog_len, kr_smem);
-	const unsigned int lane = threadIdx.x % KR_WARP_SIZE;
-	const unsigned int warp = threadIdx.x / KR_WARP_SIZE;
-	const uint32_t wpb = blockDim.x / KR_WARP_SIZE;
-	const uint32_t sw = kr_slot_words(window);
-	const uint32_t head = kr_head_bytes(window);
-	uint32_t *slots = kr_smem + kr_prog_smem_bytes(prog_len) / 4 +
-		(size_t)warp * KR_WARP_SIZE * sw;
-	const uint8_t *mine = (const uint8_t *)(slots + lane * sw);
-	uint64_t stride = (uint64_t)gridDim.x * wpb * KR_WARP_SIZE;
-	auto stage = [&](uint32_t slot, uint32_t c, uint4 v) {
-		kr_slot_put(slots, sw, slot, c, v);
-	};
-	/* This round's descriptor of the lane's packet (PF: loaded the round
-	 * before), and with PF its heads. */
-	uint64_t base = ((uint64_t)blockIdx.x * wpb + warp) * KR_WARP_SIZE;
-	auto desc = [&](uint64_t at, uint32_t *len, uint32_t *off,
-			uint64_t *ts) {
-		const bool v = at < b.n;
-
-		*len = v ? b.lens[at] : 0;
-		*off = v ? b.offs[at] : 0;
-		*ts = v ? b.ts[at] : 0;
-	};
-	uint32_t len, off;
-	uint64_t ts;
-	struct kr_heads h;
-
-	desc(base + lane, &len, &off, &ts);
-	if (PF)
-		kr_heads_load(&h, b.pkts, off, len < window ? len : window,
-			lane);
-	/* base is the same in every lane: the shuffles see the whole warp. */
-	for (; base < b.n; base += stride) {
-		const uint64_t i = base + lane;
-		const bool valid = i < b.n;
-		const uint32_t win = len < window ? len : window;
-		uint32_t verdict = 0, nlen = 0, noff = 0;
-		uint64_t nts = 0;
-		struct gpurx_pkt_info pi;
-		bool more = false;
-
-		if (PF) {
-			kr_heads_store(&h, slots, sw, lane);
-			desc(base + stride + lane, &nlen, &noff, &nts);
-		} else {
-			kr_warp_load(b.pkts, off, win, 0, head, lane, stage);
-		}
-		__syncwarp();
-		if (valid)
-			more = !gpurx_classify_inspect(mine, win < head ? win : head,
-				win, len, p, prog_len, &verdict, &pi);
-		if (__any_sync(KR_FULL_MASK, more)) {
-			kr_warp_load(b.pkts, off, more ? win : 0, head, window,
-				lane, stage);
-			__syncwarp();
-			if (more)
-				gpurx_classify_inspect(mine, win, win, len, p,
-					prog_len, &verdict, &pi);
-		}
-		if (PF && base + stride < b.n)
-			kr_heads_load(&h, b.pkts, noff,
-				nlen < window ? nlen : window, lane);
-		if (valid) {
-			gpurx_classify_account(&pi, verdict, len, ts, ft);
-			verdicts[i] = verdict;
-		}
-		if (PF) {
-			len = nlen;
-			off = noff;
-			ts = nts;
-		} else if (base + stride < b.n) {
-			desc(base + stride + lane, &len, &off, &ts);
-		}
-		/* The slots are refilled on the next round. */
-		__syncwarp();
-	}
-}
-
-/*
- * kr_warp_kernel's first loads (every packet's first KR_HEAD_BYTES) and
- * its stores without the work: its memory floor when no packet needs
- * more than those.
+ * The gather floor: every packet's descriptor and first KR_HEAD_BYTES
+ * loaded a warp per 32 packets with coalesced 16-byte loads, a word
+ * stored per packet, and nothing else: what any kernel that looks at the
+ * headers of resident packets must at least move. The shipped kernel's
+ * rate is set against it.
  */
 __global__ void __launch_bounds__(KR_MAX_TPB)
 kr_gather_kernel(struct kr_batch b, uint32_t window, uint32_t *out)
@@ -451,88 +236,10 @@ kr_device_open(const char *pci, int dev, struct kr_gpu_info *gi)
 	return cudaFree(0);
 }
 
-static size_t
-kr_smem_bytes(const struct kr_variant *v, uint32_t window, uint32_t prog_len)
-{
-	size_t s = kr_prog_smem_bytes(prog_len);
-
-	if (v->kind != KR_THREAD)
-		s += (size_t)v->tpb * kr_slot_words(window) * 4;
-	return s;
-}
-
-static const void *
-kr_fn(const struct kr_variant *v)
-{
-	return v->kind == KR_WARP ? (const void *)kr_warp_kernel<false> :
-		v->kind == KR_WARP_PF ? (const void *)kr_warp_kernel<true> :
-		(const void *)kr_thread_kernel;
-}
-
 static int
 kr_window_ok(uint32_t window)
 {
 	return window >= 16 && window <= KR_WINDOW_MAX && window % 16 == 0;
-}
-
-extern "C" int
-kr_classify_prepare(const struct kr_variant *v, uint32_t n, uint32_t window,
-		uint32_t prog_len, unsigned int *blocks)
-{
-	size_t smem = kr_smem_bytes(v, window, prog_len);
-	const void *fn = kr_fn(v);
-	uint64_t want = ((uint64_t)n + v->tpb - 1) / v->tpb;
-	cudaError_t err;
-	int per_sm = 0;
-
-	if (v->tpb == 0 || v->tpb % KR_WARP_SIZE != 0 || v->tpb > KR_MAX_TPB ||
-			(v->kind != KR_THREAD && !kr_window_ok(window)) ||
-			(v->kind == KR_WARP_PF && (!v->grid_stride ||
-				window < KR_HEAD_BYTES)))
-		return cudaErrorInvalidValue;
-	/* Above 48 KiB a kernel must ask for its shared memory. */
-	err = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
-		(int)smem);
-	if (err != cudaSuccess)
-		return err;
-	err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn,
-		(int)v->tpb, smem);
-	if (err != cudaSuccess)
-		return err;
-	if (per_sm == 0)
-		return cudaErrorInvalidConfiguration;
-	/* Grid-stride: exactly what fits at once on every SM. */
-	if (v->grid_stride && want > (uint64_t)per_sm * kr_sm_count)
-		want = (uint64_t)per_sm * kr_sm_count;
-	if (want == 0)
-		want = 1;
-	if (want > 0x7fffffffULL)
-		return cudaErrorInvalidConfiguration;
-	*blocks = (unsigned int)want;
-	return cudaSuccess;
-}
-
-extern "C" int
-kr_classify_launch(const struct kr_variant *v, unsigned int blocks,
-		const struct kr_batch *b, uint32_t window,
-		const struct bpf_vm_insn *prog, uint32_t prog_len,
-		struct gpurx_flow_table *ft, uint32_t *verdicts,
-		cudaStream_t stream)
-{
-	size_t smem = kr_smem_bytes(v, window, prog_len);
-
-	if (b->n == 0)
-		return cudaSuccess;
-	if (v->kind == KR_WARP)
-		kr_warp_kernel<false><<<blocks, v->tpb, smem, stream>>>(*b,
-			window, prog, prog_len, ft, verdicts);
-	else if (v->kind == KR_WARP_PF)
-		kr_warp_kernel<true><<<blocks, v->tpb, smem, stream>>>(*b,
-			window, prog, prog_len, ft, verdicts);
-	else
-		kr_thread_kernel<<<blocks, v->tpb, smem, stream>>>(*b, prog,
-			prog_len, ft, verdicts);
-	return cudaGetLastError();
 }
 
 extern "C" int

@@ -4,7 +4,8 @@
 #define BENCH_KRATE_KERNELS_H
 
 /*
- * CUDA side of bench-kernel-rate, callable from C. Every function returns
+ * CUDA side of bench-kernel-rate besides the shipped kernel, callable
+ * from C. Every function returns
  * 0 or a cudaError_t value (cudaGetErrorString() names it); launches are
  * asynchronous on the given stream.
  */
@@ -18,9 +19,6 @@
 extern "C" {
 #endif
 
-struct bpf_vm_insn;
-struct gpurx_flow_table;
-
 /* A batch as a capture pipeline hands it over: one buffer, descriptors. */
 struct kr_batch {
 	const uint8_t *pkts;	/* packet i at pkts + offs[i], 16-byte aligned */
@@ -30,33 +28,11 @@ struct kr_batch {
 	uint32_t n;
 };
 
-enum kr_kind {
-	/* One thread per packet, reading the packet where it lies. */
-	KR_THREAD = 0,
-	/* A warp stages the first `window` bytes of its 32 packets into
-	 * shared memory with coalesced 16-byte loads, then each thread
-	 * classifies its packet from there (caplen = min(len, window)). */
-	KR_WARP = 1,
-	/* KR_WARP, grid-stride, with the next round's descriptors and
-	 * first bytes loaded while the current round is worked on. */
-	KR_WARP_PF = 2,
-};
-
-struct kr_variant {
-	const char *name;
-	int kind;		/* enum kr_kind */
-	unsigned int tpb;	/* threads per block, a multiple of 32, <= 512 */
-	int grid_stride;	/* 0: a thread (warp) per packet (32 packets),
-				 * 1: as many blocks as fit at once, looping */
-};
-
 /* Largest staging window (bytes, multiple of 16). */
 #define KR_WINDOW_MAX 256
-/* What the warp-staged kernels fetch of every packet before looking at
- * it: the headers of most packets fit. */
+/* What the gather floor loads of every packet: the headers of most
+ * packets fit. */
 #define KR_HEAD_BYTES 64
-/* Programs up to this many instructions are copied to shared memory. */
-#define KR_PROG_SMEM_MAX 256
 
 struct kr_gpu_info {
 	int dev;
@@ -79,24 +55,9 @@ int kr_error_is_no_gpu(int err);
 int kr_device_open(const char *pci, int dev, struct kr_gpu_info *gi);
 
 /*
- * Blocks for variant v over n packets (prepares the kernel for its
- * shared memory too). prog_len decides where the program lives.
- */
-int kr_classify_prepare(const struct kr_variant *v, uint32_t n,
-		uint32_t window, uint32_t prog_len, unsigned int *blocks);
-
-/* Classify every packet of b: verdicts[i], flows into ft (device). */
-int kr_classify_launch(const struct kr_variant *v, unsigned int blocks,
-		const struct kr_batch *b, uint32_t window,
-		const struct bpf_vm_insn *prog, uint32_t prog_len,
-		struct gpurx_flow_table *ft, uint32_t *verdicts,
-		cudaStream_t stream);
-
-/*
- * The memory traffic the KR_WARP kernels cannot avoid: the descriptors
- * and the first min(len, window, KR_HEAD_BYTES) bytes of every packet
- * loaded as the warp-staged kernel loads them, a word written per
- * packet; no classification.
+ * The gather floor: the descriptors and the first min(len, window,
+ * KR_HEAD_BYTES) bytes of every packet loaded by coalesced warps, a word
+ * written per packet; no classification.
  */
 int kr_gather_launch(const struct kr_batch *b, uint32_t window,
 		uint32_t *out, cudaStream_t stream);

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# Nsight Compute profile of the classification kernel (issue 18): for each
-# filter and memory kind, bench-kernel-rate's kernels (the shipped
-# gpurx_classify_pkt, a thread per packet and warp-staged), 64-byte
-# packets, one timed pass each: duration, achieved memory and SM
+# Nsight Compute profile of bench-kernel-rate's gather floor (issue 18):
+# for each filter and memory kind, 64-byte packets, one timed pass each.
+# The shipped kernel the bench times (dpdk-gpu-rx's persistent kernel)
+# runs until the CPU raises its quit flag while the CPU feeds it, which
+# ncu's serialised, replayed launches cannot profile: use nsys for it.
+# Per launch: duration, achieved memory and SM
 # throughput (% of peak), DRAM and PCIe-read bandwidth, achieved
 # occupancy (and registers per thread, the blocks per SM they allow), and
 # the warp stall reasons that dominate (warps stalled per issued
@@ -36,11 +38,10 @@ failed=0
 for f in ${PROF_FILTERS:-empty tcp443 complex}; do
 	for m in ${PROF_MEMS:-gpu host}; do
 		csv=$out/ncu-$f-$m.csv
-		# The checked pass and one timed pass of each kernel shape:
-		# the timed one (steady table) is the second launch of each.
+		# The floor's warm-up-free timed pass (--warmup 0 --reps 1).
 		"$ncu" --csv --page raw --section SpeedOfLight \
 			--section MemoryWorkloadAnalysis --section Occupancy \
-			--section WarpStateStats -k 'regex:^kr_(warp|thread)_kernel' \
+			--section WarpStateStats -k 'regex:^kr_gather_kernel' \
 			"$bench" --packets "${PROF_PACKETS:-1048576}" --reps 1 \
 			--warmup 0 --flows "${PROF_FLOWS:-1000}" \
 			--sizes "${PROF_SIZES:-64}" --mem "$m" --filters "$f" \

@@ -20,7 +20,7 @@
 #include "tg_time.h"
 
 /* Kernel's own give-up time: longer than any CPU wait below. */
-#define KERNEL_TIMEOUT_MS 10000
+#define KERNEL_TIMEOUT_NS (10ULL * 1000000000ULL)
 #define CPU_WAIT_NS (5ULL * 1000000000ULL)
 
 static enum tg_status
@@ -43,15 +43,23 @@ check_bad_args(const struct tg_env *env, struct tg_result *res)
 	return TG_PASS;
 }
 
+/*
+ * The ring library's flag echo (gpucomm_kernel.h) over the flag's memory:
+ * the kernel must wait while the flag holds 0, see the CPU's value
+ * through rte_gpu_comm_set_flag and answer through the same word, which
+ * rte_gpu_comm_get_flag_value must return.
+ */
 static enum tg_status
 run_handshake(const struct tg_env *env, struct tg_result *res,
 		struct rte_gpu_comm_flag *f)
 {
 	uint64_t rnd = tg_seed(env, 400);
-	uint32_t want = (uint32_t)rnd | 1, reply = want ^ 0x5a5a5a5aU, v = 0;
-	struct gk_flag_probe *probe = NULL;
-	struct gk_flag_result st;
-	uint64_t cycles, deadline;
+	/* An ask is odd, and the echo's quit value is no ask. */
+	uint32_t want = ((uint32_t)rnd & 0x7ffffffeU) | 1, reply = want + 1;
+	struct gpucomm_echo *echo = NULL;
+	struct gpucomm_echo_state st;
+	uint32_t v = 0;
+	uint64_t deadline;
 	int err;
 
 	if (rte_gpu_comm_set_flag(f, 0) != 0)
@@ -59,16 +67,13 @@ run_handshake(const struct tg_env *env, struct tg_result *res,
 	if (rte_gpu_comm_get_flag_value(f, &v) != 0 || v != 0)
 		return tg_fail(res, "get_flag_value after set 0 gave %u", v);
 
-	err = gk_cycles_for_ms(KERNEL_TIMEOUT_MS, &cycles);
-	if (err != 0)
-		return tg_fail(res, "device clock rate: %s", gpucuda_strerror(err));
-	err = gk_flag_probe_start(f->ptr, want, reply, cycles, &probe);
+	err = gpucomm_echo_start(f->ptr, 1, KERNEL_TIMEOUT_NS, &echo);
 	if (err != 0)
 		return tg_fail(res, "launch flag kernel: %s", gpucuda_strerror(err));
 
 	deadline = tg_now_ns() + CPU_WAIT_NS;
 	do {
-		gk_flag_probe_peek(probe, &st);
+		gpucomm_echo_peek(echo, &st);
 	} while (!st.started && tg_now_ns() < deadline);
 	if (!st.started) {
 		tg_fail(res, "flag kernel did not start within 5 s");
@@ -76,7 +81,7 @@ run_handshake(const struct tg_env *env, struct tg_result *res,
 	}
 	/* The flag still holds 0: the kernel must be waiting, not done. */
 	tg_sleep_us(20000);
-	gk_flag_probe_peek(probe, &st);
+	gpucomm_echo_peek(echo, &st);
 	if (st.done) {
 		tg_fail(res, "kernel ended before the flag was set (saw %#x, "
 			"timed out %u)", st.seen, st.timed_out);
@@ -100,15 +105,21 @@ run_handshake(const struct tg_env *env, struct tg_result *res,
 			"after seeing %#x", v, reply, want);
 
 finish:
-	err = gk_flag_probe_finish(probe, &st);
+	/* Ends a kernel still waiting (a failure above) at once. */
+	if (v != reply && rte_gpu_comm_set_flag(f, GPUCOMM_ECHO_QUIT) != 0)
+		tg_fail(res, "set_flag(quit): %s", tg_errno_str(rte_errno));
+	err = gpucomm_echo_finish(echo, &st);
 	if (err != 0)
 		return tg_fail(res, "flag kernel: %s", gpucuda_strerror(err));
+	if (res->status == TG_FAIL)
+		return TG_FAIL;
 	if (st.timed_out)
 		return tg_fail(res, "kernel timed out waiting for %#x, last saw %#x",
 			want, st.seen);
-	if (st.seen != want)
-		return tg_fail(res, "kernel saw %#x, CPU set %#x", st.seen, want);
-	return res->status == TG_FAIL ? TG_FAIL : TG_PASS;
+	if (st.seen != want || st.rounds != 1)
+		return tg_fail(res, "kernel saw %#x in %u rounds, CPU set %#x once",
+			st.seen, st.rounds, want);
+	return TG_PASS;
 }
 
 enum tg_status

@@ -2,8 +2,9 @@
 
 /*
  * Kernels that talk to the CPU while they run, through the ring library's
- * system-scope operations (lib/gpucomm): a flag probe, and the library's
- * persistent kernel with a checksumming body over gpudev comm lists.
+ * system-scope operations (lib/gpucomm): the library's persistent kernel
+ * with a checksumming body over gpudev comm lists (the flag case uses the
+ * library's flag echo).
  */
 
 #include <stdlib.h>
@@ -15,40 +16,6 @@
 #include "gpucomm_persistent.cuh"
 
 #define GK_RING_THREADS 256
-
-struct gk_flag_probe {
-	cudaStream_t stream;
-	struct gk_flag_result *state; /* mapped host memory */
-};
-
-__global__ void
-gk_flag_kernel(uint32_t *flag, uint32_t want, uint32_t reply,
-		uint64_t timeout_cycles, struct gk_flag_result *st)
-{
-	volatile struct gk_flag_result *vst = st;
-	long long start = clock64();
-	uint32_t v;
-
-	gpucomm_st_release_sys_u32(&st->started, 1);
-	for (;;) {
-		/* Acquire: the record below follows the CPU's value. */
-		v = gpucomm_ld_acquire_sys_u32(flag);
-		if (v == want)
-			break;
-		if ((uint64_t)(clock64() - start) > timeout_cycles) {
-			vst->seen = v;
-			vst->timed_out = 1;
-			/* Release: the record before done. */
-			gpucomm_st_release_sys_u32(&st->done, 1);
-			return;
-		}
-	}
-	vst->seen = v;
-	/* Release: the CPU sees the record before the reply that ends its
-	 * wait. */
-	gpucomm_st_release_sys_u32(flag, reply);
-	gpucomm_st_release_sys_u32(&st->done, 1);
-}
 
 /*
  * The ring kernels' per-item body: the item's count and descriptors
@@ -112,71 +79,6 @@ struct gk_ring {
 	cudaStream_t stream;
 	struct gk_sum_body body;	/* reports: mapped host memory */
 };
-
-extern "C" int
-gk_flag_probe_start(uint32_t *flag, uint32_t want, uint32_t reply,
-		uint64_t timeout_cycles, struct gk_flag_probe **probe)
-{
-	struct gk_flag_probe *pr;
-	cudaError_t err;
-
-	pr = (struct gk_flag_probe *)calloc(1, sizeof(*pr));
-	if (pr == NULL)
-		return cudaErrorMemoryAllocation;
-	err = cudaHostAlloc((void **)&pr->state, sizeof(*pr->state),
-			cudaHostAllocMapped);
-	if (err != cudaSuccess)
-		goto fail;
-	memset(pr->state, 0, sizeof(*pr->state));
-	/* Own stream: nothing the test does meanwhile waits on the spin. */
-	err = cudaStreamCreateWithFlags(&pr->stream, cudaStreamNonBlocking);
-	if (err != cudaSuccess)
-		goto fail_host;
-	gk_flag_kernel<<<1, 1, 0, pr->stream>>>(flag, want, reply,
-			timeout_cycles, pr->state);
-	err = cudaGetLastError();
-	if (err != cudaSuccess)
-		goto fail_stream;
-	*probe = pr;
-	return cudaSuccess;
-
-fail_stream:
-	cudaStreamDestroy(pr->stream);
-fail_host:
-	cudaFreeHost(pr->state);
-fail:
-	free(pr);
-	return err;
-}
-
-extern "C" void
-gk_flag_probe_peek(const struct gk_flag_probe *probe,
-		struct gk_flag_result *res)
-{
-	const volatile struct gk_flag_result *st = probe->state;
-
-	res->started = st->started;
-	res->done = st->done;
-	res->timed_out = st->timed_out;
-	res->seen = st->seen;
-}
-
-extern "C" int
-gk_flag_probe_finish(struct gk_flag_probe *probe, struct gk_flag_result *res)
-{
-	cudaError_t err, err2;
-
-	err = cudaStreamSynchronize(probe->stream);
-	gk_flag_probe_peek(probe, res);
-	err2 = cudaStreamDestroy(probe->stream);
-	if (err == cudaSuccess)
-		err = err2;
-	err2 = cudaFreeHost(probe->state);
-	if (err == cudaSuccess)
-		err = err2;
-	free(probe);
-	return err;
-}
 
 extern "C" int
 gk_ring_create(uint32_t n_reports, struct gk_ring **ring)

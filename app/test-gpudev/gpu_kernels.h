@@ -20,8 +20,6 @@
 extern "C" {
 #endif
 
-/* Clock cycles of the current device for a wall-clock duration. */
-int gk_cycles_for_ms(unsigned int ms, uint64_t *cycles);
 
 /* Write tg_pattern over buf (device or registered host memory), then wait. */
 int gk_pattern_fill(void *buf, size_t len, uint64_t seed);
@@ -29,29 +27,6 @@ int gk_pattern_fill(void *buf, size_t len, uint64_t seed);
 /* Count on the GPU the bytes of buf that differ from tg_pattern. */
 int gk_pattern_check(const void *buf, size_t len, uint64_t seed,
 		uint64_t *bad, uint64_t *first_bad);
-
-/*
- * Flag probe: a kernel spins on *flag (CPU memory registered for the GPU)
- * until it reads `want`, records it, answers by storing `reply` in the
- * flag and ends. It gives up after timeout_cycles so a bug cannot hang.
- */
-struct gk_flag_probe;
-
-struct gk_flag_result {
-	uint32_t started;
-	uint32_t done;
-	uint32_t timed_out;
-	uint32_t seen;
-};
-
-int gk_flag_probe_start(uint32_t *flag, uint32_t want, uint32_t reply,
-		uint64_t timeout_cycles, struct gk_flag_probe **probe);
-/* Snapshot of what the kernel reported so far, without waiting. */
-void gk_flag_probe_peek(const struct gk_flag_probe *probe,
-		struct gk_flag_result *res);
-/* Wait for the kernel, report, release the probe (even on error). */
-int gk_flag_probe_finish(struct gk_flag_probe *probe,
-		struct gk_flag_result *res);
 
 enum gk_item_state {
 	GK_ITEM_PENDING = 0,

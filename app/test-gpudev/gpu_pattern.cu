@@ -66,23 +66,6 @@ gk_check_kernel(const uint8_t *buf, size_t len, uint64_t seed,
 }
 
 extern "C" int
-gk_cycles_for_ms(unsigned int ms, uint64_t *cycles)
-{
-	cudaError_t err;
-	int dev, khz;
-
-	err = cudaGetDevice(&dev);
-	if (err != cudaSuccess)
-		return err;
-	err = cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev);
-	if (err != cudaSuccess)
-		return err;
-	/* Peak clock: the bound is reached no later than the wall time. */
-	*cycles = (uint64_t)khz * ms;
-	return cudaSuccess;
-}
-
-extern "C" int
 gk_pattern_fill(void *buf, size_t len, uint64_t seed)
 {
 	cudaError_t err;

@@ -147,6 +147,41 @@ int gpucomm_cuda_wait(void *stream, uint32_t timeout_ms);
  * device-side address, status_d): after whatever was queued before it. */
 int gpucomm_cuda_queue_ready(void *stream, uint32_t *status_d);
 
+/*
+ * The flag echo: the bare round trip of one 32-bit word in memory both
+ * sides see (registered host memory, or GPU memory the CPU maps), the
+ * floor under the ring's READY -> DONE handoff. A one-thread kernel
+ * answers every odd value v the CPU stores with v + 1 in the same word,
+ * relaxed both ways (the word carries nothing else), until `rounds`
+ * answers (0: no limit), GPUCOMM_ECHO_QUIT in the word, or timeout_ns
+ * (GPU clock) without a new ask. Shared by dpdk-test-gpudev (the values
+ * travel both ways) and bench-handoff (the floor's latency).
+ */
+#define GPUCOMM_ECHO_QUIT 0xFFFFFFFFu
+
+struct gpucomm_echo;
+
+/* What the kernel did, as the CPU last read it. */
+struct gpucomm_echo_state {
+	uint32_t started;	/* the kernel runs */
+	uint32_t done;		/* it ended */
+	uint32_t timed_out;	/* it ended on timeout_ns */
+	uint32_t seen;		/* the last ask it answered */
+	uint32_t rounds;	/* asks answered */
+};
+
+/* Launches the echo on a stream of its own; flag is the address the GPU
+ * uses. 0 or a cudaError_t value (nothing kept). */
+int gpucomm_echo_start(uint32_t *flag, uint32_t rounds, uint64_t timeout_ns,
+		struct gpucomm_echo **e);
+/* What the kernel reported so far, without waiting. */
+void gpucomm_echo_peek(const struct gpucomm_echo *e,
+		struct gpucomm_echo_state *st);
+/* Waits for the kernel to end (store GPUCOMM_ECHO_QUIT first unless it
+ * ends by itself), reports into st (may be NULL) and frees e, even on
+ * error. 0 or a cudaError_t value. */
+int gpucomm_echo_finish(struct gpucomm_echo *e, struct gpucomm_echo_state *st);
+
 #ifdef __cplusplus
 }
 #endif
