@@ -30,6 +30,7 @@
 #include "gpugen.h"
 #include "gpugen_fill.h"
 #include "gpuapp_eal.h"
+#include "gpuapp_json.h"
 #include "gpu_tx.h"
 
 volatile sig_atomic_t gputx_quit;
@@ -152,6 +153,10 @@ main(int argc, char **argv)
 	if (rc > 0)
 		ret = 0;
 	if (rc != 0)
+		goto out;
+	/* The summary's file is written at the end: a typo must not cost
+	 * the run. */
+	if (a.o.json != NULL && gpuapp_json_check_target(a.o.json) != 0)
 		goto out;
 	if (setup_gen(&a) != 0)
 		goto out;

@@ -14,9 +14,6 @@
 #include "gpuapp_eal.h"
 #include "gpuapp_log.h"
 
-/* The library's diagnostics: --log-level=lib.gpuapp:LEVEL. */
-RTE_LOG_REGISTER(gpuapp_logtype, lib.gpuapp, INFO);
-
 const char *
 gpuapp_gpu_driver(void)
 {

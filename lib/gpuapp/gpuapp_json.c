@@ -15,6 +15,7 @@
 #include <rte_errno.h>
 
 #include "gpuapp_json.h"
+#include "gpuapp_log.h"
 
 /* Deeper than any document the programs write; a runaway begin without
  * its end shows here rather than as a huge file. */
@@ -396,7 +397,7 @@ render(const struct gpuapp_json *j, unsigned int expand, char **text,
 static int
 say(const char *target, const char *what, int err)
 {
-	fprintf(stderr, "error: JSON to %s: %s: %s\n", target, what,
+	GPUAPP_LOG(ERR, "error: JSON to %s: %s: %s\n", target, what,
 		strerror(-err));
 	return err;
 }
@@ -462,7 +463,7 @@ write_replace(const char *path, const struct stat *old, const char *text,
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 	if (fd < 0) {
 		rc = -errno;
-		fprintf(stderr, "error: JSON to %s: create %s: %s\n", path, tmp,
+		GPUAPP_LOG(ERR, "error: JSON to %s: create %s: %s\n", path, tmp,
 			strerror(-rc));
 		return rc;
 	}
@@ -492,18 +493,18 @@ gpuapp_json_write(const struct gpuapp_json *j, const char *target,
 	int rc;
 
 	if (target == NULL || target[0] == '\0') {
-		fprintf(stderr, "error: JSON: no target (a file name, or - for "
+		GPUAPP_LOG(ERR, "error: JSON: no target (a file name, or - for "
 			"stdout)\n");
 		return -EINVAL;
 	}
 	if (j->err != 0) {
-		fprintf(stderr, "error: JSON to %s: not written, member \"%s\": "
+		GPUAPP_LOG(ERR, "error: JSON to %s: not written, member \"%s\": "
 			"%s\n", target, j->err_at, j->err == -ERANGE ?
 			"a counter above INT64_MAX" : strerror(-j->err));
 		return j->err;
 	}
 	if (j->root == NULL || j->depth != 0) {
-		fprintf(stderr, "error: JSON to %s: not written, the document "
+		GPUAPP_LOG(ERR, "error: JSON to %s: not written, the document "
 			"is %s\n", target, j->root == NULL ? "empty" :
 			"not closed");
 		return -EINVAL;
@@ -521,4 +522,57 @@ gpuapp_json_write(const struct gpuapp_json *j, const char *target,
 		rc = write_replace(target, have_st ? &st : NULL, text, len);
 	free(text);
 	return rc;
+}
+
+int
+gpuapp_json_check_target(const char *target)
+{
+	char tmp[PATH_MAX];
+	struct stat st;
+	int fd, n;
+
+	if (target == NULL || target[0] == '\0') {
+		GPUAPP_LOG(ERR, "error: JSON: no target (a file name, or - for "
+			"stdout)\n");
+		return -EINVAL;
+	}
+	if (strcmp(target, "-") == 0)
+		return 0;
+	/* What gpuapp_json_write() will do, tried now: opened in place, or
+	 * a temporary file created beside the target, then taken away. */
+	if (lstat(target, &st) == 0 && !S_ISREG(st.st_mode)) {
+		if (S_ISDIR(st.st_mode)) {
+			GPUAPP_LOG(ERR, "error: JSON to %s: %s\n", target,
+				strerror(EISDIR));
+			return -EISDIR;
+		}
+		fd = open(target, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+		/* A FIFO without a reader yet: its reader may come later. */
+		if (fd < 0 && errno == ENXIO && S_ISFIFO(st.st_mode))
+			return 0;
+		if (fd < 0) {
+			n = -errno;
+			GPUAPP_LOG(ERR, "error: JSON to %s: open: %s\n", target,
+				strerror(-n));
+			return n;
+		}
+		close(fd);
+		return 0;
+	}
+	n = snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", target, (long)getpid());
+	if (n < 0 || (size_t)n >= sizeof(tmp)) {
+		GPUAPP_LOG(ERR, "error: JSON to %s: %s\n", target,
+			strerror(ENAMETOOLONG));
+		return -ENAMETOOLONG;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		n = -errno;
+		GPUAPP_LOG(ERR, "error: JSON to %s: cannot create a file there: "
+			"%s\n", target, strerror(-n));
+		return n;
+	}
+	close(fd);
+	unlink(tmp);
+	return 0;
 }

@@ -65,11 +65,20 @@ int gpuapp_json_error(const struct gpuapp_json *j);
  * Write the document, with a final newline, to target: "-" is stdout,
  * anything else a file, replaced whole (a temporary file renamed over
  * it, so a reader never sees half a document; a device, FIFO or symbolic
- * link is written in place). 0, or a negative errno after a message on
- * stderr that names the target and the reason; a file is then left as
- * it was.
+ * link is written in place). 0, or a negative errno after a message
+ * (rte_log on lib.gpuapp) that names the target and the reason; a file
+ * is then left as it was.
  */
 int gpuapp_json_write(const struct gpuapp_json *j, const char *target,
 		unsigned int expand);
+
+/*
+ * For a program's start: whether gpuapp_json_write() could write target
+ * (a file created in its directory and removed, a device or FIFO
+ * opened), so that a typo costs no run. 0, or a negative errno after a
+ * message naming the target and the reason. A full filesystem is found
+ * only at the write, which then leaves the old file as it was.
+ */
+int gpuapp_json_check_target(const char *target);
 
 #endif /* GPUAPP_JSON_H */

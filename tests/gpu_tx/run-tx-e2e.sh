@@ -146,6 +146,8 @@ bad)
 	expect "^--duration: '1e12' is not" --stream ipv4 --duration 1e12
 	expect "^--count: '0x40' is not" --stream ipv4 --count 0x40
 	expect "^--count: ' -1' is not" --stream ipv4 --count " -1"
+	expect "JSON to $work/no/dir/t.json: .*No such file" --stream ipv4 \
+		--json "$work/no/dir/t.json"
 	expect "cannot read GPU memory\|no GPU" --stream ipv4 --mem gpu
 	expect "no GPU" --stream ipv4 --mem host-mapped
 	expect "worker lcore" --stream ipv4 --queues 2

@@ -6,10 +6,12 @@
  * and the errors a writer's mistakes give. No EAL.
  */
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -244,6 +246,57 @@ unwritable_target(void)
 	gpuapp_json_free(j);
 }
 
+/* The start-time check: what the write would refuse, refused before the
+ * run, and nothing left behind where it passes. */
+static void
+target_check(void)
+{
+	struct stat st;
+	char p[512], q[600];
+	FILE *f;
+	DIR *d;
+	struct dirent *e;
+	int rc, left = 0;
+
+	CHECK(gpuapp_json_check_target("-") == 0, "stdout");
+	CHECK(gpuapp_json_check_target("/dev/null") == 0, "a device");
+	path_in_dir(p, sizeof(p), "no/such/dir/out.json");
+	rc = gpuapp_json_check_target(p);
+	CHECK(rc == -ENOENT, "missing directory: rc %d", rc);
+	path_in_dir(p, sizeof(p), "adir");
+	CHECK(mkdir(p, 0755) == 0, "mkdir");
+	rc = gpuapp_json_check_target(p);
+	CHECK(rc == -EISDIR, "a directory: rc %d", rc);
+	/* A file below a regular file: its "directory" is no directory. */
+	path_in_dir(p, sizeof(p), "afile");
+	f = fopen(p, "w");
+	CHECK(f != NULL && fputs("old\n", f) >= 0 && fclose(f) == 0,
+		"write afile");
+	snprintf(q, sizeof(q), "%s/out.json", p);
+	rc = gpuapp_json_check_target(q);
+	CHECK(rc == -ENOTDIR, "under a file: rc %d", rc);
+	/* Writable: 0, the existing file untouched, no temporary left. */
+	rc = gpuapp_json_check_target(p);
+	CHECK(rc == 0, "existing file: rc %d", rc);
+	CHECK(stat(p, &st) == 0 && st.st_size == 4, "existing file kept");
+	path_in_dir(q, sizeof(q), "new.json");
+	rc = gpuapp_json_check_target(q);
+	CHECK(rc == 0, "new file: rc %d", rc);
+	CHECK(access(q, F_OK) != 0, "the check created %s", q);
+	d = opendir(dir);
+	CHECK(d != NULL, "opendir");
+	while (d != NULL && (e = readdir(d)) != NULL)
+		left += strstr(e->d_name, ".tmp.") != NULL;
+	if (d != NULL)
+		closedir(d);
+	CHECK(left == 0, "%d temporary file(s) left", left);
+	CHECK(gpuapp_json_check_target("") == -EINVAL, "empty name");
+	CHECK(gpuapp_json_check_target(NULL) == -EINVAL, "no name");
+	unlink(p);
+	path_in_dir(p, sizeof(p), "adir");
+	rmdir(p);
+}
+
 /* jansson escapes what JSON must; bytes that are not UTF-8 become
  * U+FFFD rather than invalid JSON. */
 static void
@@ -392,6 +445,7 @@ main(void)
 	CHECK_CASE(stdout_target);
 	CHECK_CASE(file_target);
 	CHECK_CASE(unwritable_target);
+	CHECK_CASE(target_check);
 	CHECK_CASE(escapes);
 	CHECK_CASE(numbers);
 	CHECK_CASE(misuse);

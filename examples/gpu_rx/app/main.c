@@ -26,6 +26,7 @@
 #include "flow_export.h"
 #include "gpu_path.h"
 #include "gpuapp_eal.h"
+#include "gpuapp_json.h"
 #include "stamps.h"
 #include "log.h"
 
@@ -337,6 +338,12 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return ret > 0 ? 0 : GPURX_EXIT_USAGE;
 	}
+	/* --json's file is written at the end: a typo must not cost the run. */
+	if (a->opt.json_path != NULL &&
+			gpuapp_json_check_target(a->opt.json_path) != 0) {
+		rte_eal_cleanup();
+		return GPURX_EXIT_USAGE;
+	}
 	/* A bad --write pattern fails before any port or GPU is touched. */
 	if (a->opt.write_path != NULL && gpurx_capture_path_check(
 			a->opt.write_path, err, sizeof(err)) < 0) {
@@ -425,10 +432,15 @@ main(int argc, char **argv)
 	fflush(stdout);
 
 	t_start = rte_get_tsc_cycles();
-	if (launch_rx_lcores(a) != 0)
-		a->stop = 1;
 	memset(&si, 0, sizeof(si));
-	si.exit_reason = a->stop ? "start-up failure" : run_main_loop(a);
+	/* The launch's own result: a->stop may already be set by an RX
+	 * lcore that reached --count before this line. */
+	if (launch_rx_lcores(a) != 0) {
+		a->stop = 1;
+		si.exit_reason = "start-up failure";
+	} else {
+		si.exit_reason = run_main_loop(a);
+	}
 	/* RX lcores drain their in-flight items before returning. */
 	a->stop = 1;
 	RTE_LCORE_FOREACH_WORKER(l) {

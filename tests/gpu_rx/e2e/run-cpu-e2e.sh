@@ -66,6 +66,20 @@ snaplen)
 count)
 	run_app --count 100 --write "$work/out.pcapng" ||
 		{ echo "FAIL: exit $rc"; exit 1; }
+	grep -q "^stopped by: *--count reached" "$work/out.txt" ||
+		{ echo "FAIL: not stopped by --count"; exit 1; }
+	# An endless port and 2 packets: the RX lcore reaches --count at
+	# once, often before the main lcore looks; that is no start-up
+	# failure (it was said so, in the summary and its JSON).
+	for i in 1 2 3 4 5; do
+		# shellcheck disable=SC2046
+		"$app" $(eal) --vdev net_null0 -- --cpu --quiet --count 2 \
+			--json "$work/null.json" > "$work/null.txt" 2>&1 ||
+			{ cat "$work/null.txt"; echo "FAIL: net_null exit"; exit 1; }
+		grep -q "^stopped by: *--count reached" "$work/null.txt" &&
+			grep -q '"stopped_by": *"--count reached"' "$work/null.json" ||
+			{ cat "$work/null.txt"; echo "FAIL: net_null run $i"; exit 1; }
+	done
 	# shellcheck disable=SC2086
 	"$gen" "$work/first100.pcap" 1 100 50 $giants || exit 1
 	exec "$check" "$work/first100.pcap" "$work/out.pcapng" "" 262144
@@ -104,6 +118,14 @@ options)
 		run_app --snaplen 0 > /dev/null
 	grep -q -- "^--snaplen: '0' is not a number in \[1, 262144\]" "$work/out.txt" ||
 		{ echo "FAIL: app.gpu_rx:debug: no --snaplen message"; exit 1; }
+	# --json where no file can be made: refused before the run (exit 2,
+	# no packet received), naming the file and why.
+	run_app --json "$work/no/such/dir/s.json" > /dev/null
+	[ "$rc" -eq 2 ] || { echo "FAIL: --json into a missing directory: exit $rc"; exit 1; }
+	grep -q "JSON to $work/no/such/dir/s.json: .*No such file or directory" \
+		"$work/out.txt" || { echo "FAIL: no reason for the refused --json"; exit 1; }
+	! grep -q "^received:" "$work/out.txt" ||
+		{ echo "FAIL: ran before refusing --json"; exit 1; }
 	# A per-lcore cache the pool cannot hold: refused, with the numbers.
 	run_app --mbufs 100 --mbuf-cache 512 > /dev/null
 	[ "$rc" -ne 0 ] || { echo "FAIL: --mbuf-cache 512 of 100 mbufs accepted"; exit 1; }
