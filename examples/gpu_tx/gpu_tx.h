@@ -74,6 +74,9 @@ struct app {
 	uint64_t tsc_per_us;
 	struct txq txq[MAX_QUEUES];
 	struct tx_stats st;	/* the queues' summed */
+	/* Frames the port took but did not send (its oerrors, read at the
+	 * report): a write error of a file port, a NIC's TX error. */
+	uint64_t port_oerrors;
 };
 
 /* tx_port.c: the GPU, the mbuf pool, the port and its link. */

@@ -10,6 +10,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+
 #include "gpuapp_json.h"
 #include "gpuapp_lat_hist.h"
 #include "gpuapp_tsc.h"
@@ -50,6 +53,10 @@ summary_text(const struct app *a, const struct figures *fg, FILE *f)
 		"sent (stopped with the port full)\n",
 		a->st.pkts, a->st.bytes, fg->secs, a->o.rate, fg->unit, fg->pps,
 		fg->bps, a->st.retries, a->st.failed);
+	if (a->port_oerrors != 0)
+		fprintf(f, "port: %" PRIu64 " of the packets sent not written "
+			"or sent by port %u (its oerrors)\n", a->port_oerrors,
+			a->o.port);
 	if (fg->lat.n != 0)
 		fprintf(f, "GPU build: %" PRIu64 " bursts, posted to built "
 			"(us): median %u, p99 %u, max %u%s\n", fg->lat.n,
@@ -83,6 +90,7 @@ summary_json(const struct app *a, const struct figures *fg, const char *to)
 	gpuapp_json_fixed(j, "bps", fg->bps, 1);
 	gpuapp_json_u64(j, "tx_retries", a->st.retries);
 	gpuapp_json_u64(j, "tx_failed", a->st.failed);
+	gpuapp_json_u64(j, "port_oerrors", a->port_oerrors);
 	gpuapp_json_u64(j, "first_tx_ns", a->st.first_tx_ns);
 	gpuapp_json_u64(j, "last_tx_ns", a->st.last_tx_ns);
 	gpuapp_json_bool(j, "fast_free", a->fast_free);
@@ -103,8 +111,18 @@ summary_json(const struct app *a, const struct figures *fg, const char *to)
 int
 gputx_report(struct app *a)
 {
+	struct rte_eth_stats es;
 	struct figures fg;
+	int rc;
 
+	/* After the run and --linger: what the port still holds is sent
+	 * or dropped by now, and its count is final. */
+	rc = rte_eth_stats_get(a->o.port, &es);
+	if (rc != 0)
+		GPUTX_LOG(WARNING, "warning: port %u statistics: %s; frames it "
+			"failed to send are not known\n", a->o.port,
+			rte_strerror(-rc));
+	a->port_oerrors = rc == 0 ? es.oerrors : 0;
 	figures(a, &fg);
 	summary_text(a, &fg, stdout);
 	if (a->o.json != NULL && summary_json(a, &fg, a->o.json) != 0)

@@ -154,6 +154,18 @@ bad)
 	expect "queues" --stream ipv4 --queues 33
 	expect "ring-items" --stream ipv4 --ring-items 1
 	expect "offers no TX checksum offload" --stream ipv4 --csum-offload
+	# Frames the port took but could not write (net_gpudma's tx_pcap on
+	# a full device, bursts past stdio's buffer): exit 1, and the
+	# summary and its JSON name them.
+	# shellcheck disable=SC2046
+	"$tx" $(eal) --vdev net_gpudma0,tx_pcap=/dev/full -- --stream \
+		"ipv4,udp,size=1500" --count 64 --json "$work/full.json" \
+		> "$work/full.txt" 2>&1 &&
+		{ cat "$work/full.txt"; echo "FAIL: frames lost, exit 0"; exit 1; }
+	grep -q "^port: 64 of the packets sent not written or sent by port 0" \
+		"$work/full.txt" || { cat "$work/full.txt"; echo "FAIL: no port line"; exit 1; }
+	grep -q '"port_oerrors": 64' "$work/full.json" ||
+		{ cat "$work/full.json"; echo "FAIL: JSON port_oerrors"; exit 1; }
 	echo "ok: every bad run refused"
 	;;
 rate)

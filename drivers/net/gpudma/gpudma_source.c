@@ -255,6 +255,7 @@ gpudma_pcap_out_write(struct gpudma_pcap_out *out, uint8_t *const *frames,
 		rte_spinlock_unlock(&out->lock);
 		return 0;
 	}
+	errno = 0;
 	for (i = 0; i < n; i++) {
 		h.caplen = lens[i];
 		h.len = lens[i];
@@ -264,9 +265,12 @@ gpudma_pcap_out_write(struct gpudma_pcap_out *out, uint8_t *const *frames,
 	 * pcap_dump() reports nothing: its stdio buffer meets the disk later.
 	 * Flushed per burst, a failure is known while this burst's frames can
 	 * still be counted as not sent, and the burst before it is whole.
+	 * A burst larger than the buffer meets the disk inside pcap_dump()
+	 * already: stdio then keeps only its error flag, and the flush after
+	 * it finds nothing left to fail on.
 	 */
-	errno = 0;
-	if (pcap_dump_flush(out->dumper) != 0 ||
+	if (ferror(pcap_dump_file(out->dumper)) ||
+			pcap_dump_flush(out->dumper) != 0 ||
 			(end = pcap_dump_ftell64(out->dumper)) < 0) {
 		pcap_out_fail(out, errno != 0 ? errno : EIO);
 		n = 0;
