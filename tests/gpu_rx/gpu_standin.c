@@ -32,6 +32,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,7 +86,8 @@ struct standin_kernel {
 
 /* Per thread: the previous packet classified, for the reuse above. */
 struct standin_last {
-	uint32_t len;		/* 0: none */
+	bool valid;		/* false: none yet (a 0-byte frame is one) */
+	uint32_t len;
 	uint32_t wirelen;
 	uint32_t verdict;
 	struct gpurx_pkt_info pi;
@@ -113,7 +115,7 @@ classify_one(const struct gpurx_kparams *p, struct standin_last *last,
 		return gpurx_classify_pkt_view_info(view, caplen, wirelen, ts,
 			q, p->prog, p->prog_len, p->ft, pi);
 	}
-	if (caplen == last->len && wirelen == last->wirelen &&
+	if (last->valid && caplen == last->len && wirelen == last->wirelen &&
 			memcmp(pkt, last->bytes, caplen) == 0) {
 		*pi = last->pi;
 		gpurx_classify_account_q(pi, last->verdict, wirelen, ts, q, p->ft);
@@ -124,12 +126,13 @@ classify_one(const struct gpurx_kparams *p, struct standin_last *last,
 		p->prog, p->prog_len, p->ft, pi);
 	if (caplen <= STANDIN_SAME_MAX) {
 		memcpy(last->bytes, pkt, caplen);
+		last->valid = true;
 		last->len = caplen;
 		last->wirelen = wirelen;
 		last->verdict = v;
 		last->pi = *pi;
 	} else {
-		last->len = 0;
+		last->valid = false;
 	}
 	return v;
 }
@@ -218,7 +221,7 @@ kernel_main(void *arg)
 	const struct gpucomm_kparams *kp = &k->kp;
 	uint32_t next[GPUCOMM_MAX_RINGS] = { 0 };
 	unsigned long long seq[GPUCOMM_MAX_RINGS] = { 0 };
-	struct standin_last last = { .len = 0 };
+	struct standin_last last = { .valid = false };
 	const struct timespec nap = { .tv_sec = 0, .tv_nsec = STANDIN_NAP_NS };
 	uint32_t spins = 0;
 	int err = 0;
@@ -421,7 +424,7 @@ gpurx_cuda_launch_item(const struct gpucomm_kparams *kp,
 		unsigned long long seq, void *s)
 {
 	/* Per launch, as a kernel per item has no state between them. */
-	struct standin_last last = { .len = 0 };
+	struct standin_last last = { .valid = false };
 
 	(void)s;
 	(void)seq;
