@@ -82,7 +82,10 @@ struct gpucomm_ring {
  * read back: rte_gpu_comm_create_list() of DPDK 22.11 leaves item 0's
  * status as it found it when the statuses are in GPU memory, and GPU
  * memory is not cleared, so a READY left by an earlier user would put a
- * kernel a lap ahead. flags: GPUCOMM_RING_*.
+ * kernel a lap ahead. Without a CPU mapping of GPU memory (GDRCopy), the
+ * same function leaks one GPU page per list until the device closes
+ * (doc/gpu_cuda.md): create lists once, not per run of a loop.
+ * flags: GPUCOMM_RING_*.
  * 0; -EINVAL (bad argument, said why), a negative errno from gpudev, or
  * -EIO when a status reads back other than FREE.
  */
