@@ -104,6 +104,10 @@ ssize_t GPURX_CAPTURE_PWRITE(int fd, const void *buf, size_t n, off_t off);
  * written or not, are counted as drops; to count exactly, a queue counts
  * a written chunk as captured only once no chunk before it is still being
  * written (settle()), so every counter is final when published.
+ * A process killed outright runs no close(): a reserved chunk not yet
+ * written then stays zeros between written ones, where readers stop.
+ * Serializing the writes would avoid that at the cost of the parallel
+ * writes this design is for; doc/gpu_rx.md says so, and points to %q.
  */
 struct chunk_rec {
 	uint64_t off;
