@@ -318,9 +318,10 @@ take_value(const struct gpuapp_opt *o, const char *arg, int logtype)
 	}
 }
 
-int
-gpuapp_opts_parse(const struct gpuapp_opt *table, size_t n,
-		const char *usage, int logtype, int argc, char **argv)
+/* first_operand NULL: an argument left after the options is an error. */
+static int
+parse(const struct gpuapp_opt *table, size_t n, const char *usage,
+		int logtype, int argc, char **argv, int *first_operand)
 {
 	const char *prog = argc > 0 ? argv[0] : "?";
 	struct option *lo = NULL;
@@ -389,14 +390,35 @@ gpuapp_opts_parse(const struct gpuapp_opt *table, size_t n,
 		if (ret != 0)
 			goto out;
 	}
-	if (ret == 0 && optind < argc) {
+	if (ret == 0 && optind < argc && first_operand == NULL) {
 		OPT_LOG(logtype, ERR, "unexpected argument '%s'\n", argv[optind]);
 		ret = -EINVAL;
 	}
+	if (ret == 0 && first_operand != NULL)
+		*first_operand = optind;
 	if (ret != 0)
 		gpuapp_opts_usage(table, n, usage, prog, stderr);
 out:
 	free(letters);
 	free(lo);
 	return ret;
+}
+
+int
+gpuapp_opts_parse(const struct gpuapp_opt *table, size_t n,
+		const char *usage, int logtype, int argc, char **argv)
+{
+	return parse(table, n, usage, logtype, argc, argv, NULL);
+}
+
+int
+gpuapp_opts_parse_operands(const struct gpuapp_opt *table, size_t n,
+		const char *usage, int logtype, int argc, char **argv,
+		int *first_operand)
+{
+	if (first_operand == NULL) {
+		OPT_LOG(logtype, ERR, "options: no place for the operands\n");
+		return -EINVAL;
+	}
+	return parse(table, n, usage, logtype, argc, argv, first_operand);
 }

@@ -103,6 +103,16 @@ struct gpuapp_opt {
 int gpuapp_opts_parse(const struct gpuapp_opt *table, size_t n,
 		const char *usage, int logtype, int argc, char **argv);
 
+/*
+ * As gpuapp_opts_parse(), for programs that take operands after their
+ * options (tcpdump's filter expression): arguments that are no option
+ * are moved to the end of argv (getopt's order), and *first_operand is
+ * set to the index of the first of them (argc when there is none).
+ */
+int gpuapp_opts_parse_operands(const struct gpuapp_opt *table, size_t n,
+		const char *usage, int logtype, int argc, char **argv,
+		int *first_operand);
+
 /* The usage text written from the table, as --help prints it. */
 void gpuapp_opts_usage(const struct gpuapp_opt *table, size_t n,
 		const char *usage, const char *prog, FILE *f);

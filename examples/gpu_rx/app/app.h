@@ -69,7 +69,8 @@ struct gpurx_app {
 	struct gpurx_flow_export *fx;	/* flow export (flow_export.c) */
 	struct gpurx_stamps *stamps;	/* --stamps, else NULL */
 
-	uint64_t admitted;		/* packets taken against --count */
+	uint64_t admitted;		/* taken against --count-received */
+	uint64_t matches_taken;		/* taken against -c/--count */
 	volatile int stop;		/* RX lcores: stop receiving, drain */
 	struct gpurx_qstats qs[GPURX_MAX_QUEUES];
 };
@@ -166,23 +167,39 @@ gpurx_pkt_ts(const struct gpurx_app *a, const struct rte_mbuf *m,
 }
 
 /*
- * Take up to n packets against --count. Returns how many of the burst
- * to process; the rest are freed uncounted. Sets a->stop when the count
- * is reached.
+ * Take up to n of *taken's budget (limit; 0: none), shared by the RX
+ * lcores. Returns how many may go on; sets a->stop once the limit is
+ * reached.
  */
-static inline uint16_t
-gpurx_admit(struct gpurx_app *a, uint16_t n)
+static inline uint32_t
+gpurx_take(struct gpurx_app *a, uint64_t *taken, uint64_t limit, uint32_t n)
 {
 	uint64_t old;
 
-	if (a->opt.count == 0)
+	if (limit == 0 || n == 0)
 		return n;
-	old = __atomic_fetch_add(&a->admitted, n, __ATOMIC_RELAXED);
-	if (old + n >= a->opt.count)
+	old = __atomic_fetch_add(taken, n, __ATOMIC_RELAXED);
+	if (old + n >= limit)
 		a->stop = 1;
-	if (old >= a->opt.count)
+	if (old >= limit)
 		return 0;
-	return (uint16_t)RTE_MIN((uint64_t)n, a->opt.count - old);
+	return (uint32_t)RTE_MIN((uint64_t)n, limit - old);
+}
+
+/* Packets of a burst to process against --count-received; the rest are
+ * freed uncounted. */
+static inline uint16_t
+gpurx_admit(struct gpurx_app *a, uint16_t n)
+{
+	return (uint16_t)gpurx_take(a, &a->admitted, a->opt.count_received, n);
+}
+
+/* Matched packets that count against -c/--count, as tcpdump -c: of n
+ * matches, how many may be captured and counted. */
+static inline uint32_t
+gpurx_take_matches(struct gpurx_app *a, uint32_t n)
+{
+	return gpurx_take(a, &a->matches_taken, a->opt.count, n);
 }
 
 /* Port and pool (port.c). */

@@ -366,8 +366,14 @@ collect_item(struct gpurx_app *a, uint16_t q)
 		rte_prefetch0(sum->mal);
 		for (uint32_t w = 0; w * 32 < it->n; w++) {
 			uint32_t bits = gpurx_sum_match_word(sum, w, it->n);
+			uint32_t k = (uint32_t)__builtin_popcount(bits);
+			uint32_t take = gpurx_take_matches(a, k);
 
-			matched += (uint32_t)__builtin_popcount(bits);
+			matched += k;
+			/* Past -c: the item was classified whole on the GPU
+			 * (counted), its later matches are not captured. */
+			for (; take < k; k--)
+				bits &= ~(UINT32_C(1) << (31 - __builtin_clz(bits)));
 			for (; a->cap != NULL && bits != 0; bits &= bits - 1) {
 				uint32_t i = w * 32 + (uint32_t)__builtin_ctz(bits);
 				uint32_t v = RTE_GPU_VOLATILE(gq->verdict[base + i]);

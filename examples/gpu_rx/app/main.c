@@ -175,7 +175,9 @@ run_main_loop(struct gpurx_app *a)
 		if (gpu_fault != NULL)
 			return gpu_fault;
 		if (a->stop)
-			return a->opt.count ? "--count reached" : "RX lcore stopped";
+			return a->opt.count ? "--count reached" :
+				a->opt.count_received ?
+				"--count-received reached" : "RX lcore stopped";
 		if (a->opt.duration_s > 0 &&
 				(double)(t - start) / hz >= a->opt.duration_s)
 			return "--duration reached";

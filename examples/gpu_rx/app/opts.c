@@ -127,6 +127,40 @@ gpurx_mem_mode_str(enum gpurx_mem_mode m)
 	}
 }
 
+/*
+ * The filter as tcpdump takes it, the arguments after the options joined
+ * by spaces. Static: the options live for the whole run, and a filter
+ * longer than this is no filter anyone types.
+ */
+static int
+filter_operands(struct gpurx_opts *o, int n, char **args)
+{
+	static char buf[16384];
+	size_t len = 0;
+
+	if (o->filter != NULL) {
+		GPURX_LOG(ERR, "the filter is given twice: --filter '%s' and "
+			"'%s...' after the options\n", o->filter, args[0]);
+		return -EINVAL;
+	}
+	for (int i = 0; i < n; i++) {
+		size_t l = strlen(args[i]);
+
+		if (len + l + 2 > sizeof(buf)) {
+			GPURX_LOG(ERR, "the filter after the options is longer "
+				"than %zu bytes\n", sizeof(buf) - 1);
+			return -E2BIG;
+		}
+		if (i > 0)
+			buf[len++] = ' ';
+		memcpy(buf + len, args[i], l);
+		len += l;
+	}
+	buf[len] = '\0';
+	o->filter = buf;
+	return 0;
+}
+
 int
 gpurx_opts_parse(int argc, char **argv, struct gpurx_opts *o)
 {
@@ -135,18 +169,24 @@ gpurx_opts_parse(int argc, char **argv, struct gpurx_opts *o)
 		  .flags = GPUAPP_OPT_F_EMPTY_OK, .dst = &o->filter,
 		  .arg_name = "EXPR",
 		  .help = "tcpdump filter (default: everything)" },
-		GPUAPP_OPT_STRING_ENTRY("write", &o->write_path, "FILE",
-			"capture matching packets to FILE; %q in\n"
+		{ .name = "write", .letter = 'w', .kind = GPUAPP_OPT_STRING,
+		  .dst = &o->write_path, .arg_name = "FILE",
+		  .help = "capture matching packets to FILE; %q in\n"
 			"FILE: a file per RX queue (%q its number,\n"
-			"%% a %), which scales with the queues"),
+			"%% a %), which scales with the queues" },
 		GPUAPP_OPT_CHOICE_ENTRY("format", &o->format, GPURX_FMT_PCAPNG,
 			format_names, "pcapng|pcap",
 			"capture file format (default pcapng)"),
-		GPUAPP_OPT_UINT_ENTRY("snaplen", &o->snaplen, 1,
-			GPURX_DEFAULT_SNAPLEN, "N",
-			"bytes kept per packet (default 262144)"),
-		GPUAPP_OPT_UINT_ENTRY("count", &o->count, 1, UINT64_MAX, "N",
-			"stop after N received packets"),
+		{ .name = "snaplen", .letter = 's', .kind = GPUAPP_OPT_UINT,
+		  .dst = &o->snaplen, .dst_size = sizeof(o->snaplen),
+		  .min = 1, .max = GPURX_DEFAULT_SNAPLEN, .arg_name = "N",
+		  .help = "bytes kept per packet (default 262144)" },
+		{ .name = "count", .letter = 'c', .kind = GPUAPP_OPT_UINT,
+		  .dst = &o->count, .dst_size = sizeof(o->count),
+		  .min = 1, .max = UINT64_MAX, .arg_name = "N",
+		  .help = "stop after N matched packets (tcpdump -c)" },
+		GPUAPP_OPT_UINT_ENTRY("count-received", &o->count_received, 1,
+			UINT64_MAX, "N", "stop after N received packets"),
 		{ .name = "duration", .kind = GPUAPP_OPT_DOUBLE,
 		  .flags = GPUAPP_OPT_F_MIN_OPEN, .dst = &o->duration_s,
 		  .dmin = 0, .dmax = 1e9, .arg_name = "S",
@@ -211,8 +251,8 @@ gpurx_opts_parse(int argc, char **argv, struct gpurx_opts *o)
 			ts_names, "rx|port|none",
 			"timestamp: TSC at RX (default), the port's\n"
 			"RX timestamp, or 0 (reproducible output)"),
-		GPUAPP_OPT_FLAG_ENTRY("quiet", &o->quiet,
-			"no per-second stats line"),
+		{ .name = "quiet", .letter = 'q', .kind = GPUAPP_OPT_FLAG,
+		  .dst = &o->quiet, .help = "no per-second stats line" },
 		GPUAPP_OPT_FLAG_ENTRY("stamps", &o->stamps,
 			"per generator stream (stamped packets):\n"
 			"received, lost, reordered, duplicates,\n"
@@ -237,9 +277,9 @@ gpurx_opts_parse(int argc, char **argv, struct gpurx_opts *o)
 		SECS_ENTRY("flow-linger", &o->flow_linger_ns, 0, 3600,
 			"... S s after its last packet once a TCP\n"
 			"FIN or RST was seen (default 1)"),
-		GPUAPP_OPT_HELP_ENTRY(0),
+		GPUAPP_OPT_HELP_ENTRY('h'),
 	};
-	int ret;
+	int ret, first;
 
 	memset(o, 0, sizeof(*o));
 	o->snaplen = GPURX_DEFAULT_SNAPLEN;
@@ -257,11 +297,13 @@ gpurx_opts_parse(int argc, char **argv, struct gpurx_opts *o)
 	o->flow_linger_ns = 1000000000ull;
 	o->ipfix_domain = 1;
 
-	ret = gpuapp_opts_parse(table, RTE_DIM(table),
-		"Usage: %s [EAL options] -- [options]", gpurx_logtype,
-		argc, argv);
+	ret = gpuapp_opts_parse_operands(table, RTE_DIM(table),
+		"Usage: %s [EAL options] -- [options] [filter expression]",
+		gpurx_logtype, argc, argv, &first);
 	if (ret != 0)
 		return ret > 0 ? 1 : -1;
+	if (first < argc && filter_operands(o, argc - first, argv + first) != 0)
+		return -1;
 	if (o->cpu && o->mem != GPURX_MEM_AUTO) {
 		GPURX_LOG(ERR, "--cpu and --mem %s exclude each other\n",
 			gpurx_mem_mode_str(o->mem));

@@ -52,7 +52,8 @@ struct gpurx_opts {
 	const char *json_path;
 	enum gpurx_format format;
 	uint32_t snaplen;
-	uint64_t count;		/* 0: unlimited */
+	uint64_t count;		/* matched packets (-c); 0: unlimited */
+	uint64_t count_received;	/* received packets; 0: unlimited */
 	double duration_s;	/* 0: unlimited */
 	uint32_t idle_exit_ms;	/* 0: never */
 	uint32_t top_n;

@@ -71,6 +71,10 @@ cpu_process(struct gpurx_app *a, struct gpurx_qstats *qs, uint16_t q,
 				gpugen_stamp_find_view(view, caplen, &pi, &st) == 0 ?
 				&st : NULL, ts);
 		}
+		/* A match past -c ends the burst here, uncounted, as the
+		 * packets past --count-received are (its flow was counted). */
+		if (verdict != 0 && gpurx_take_matches(a, 1) == 0)
+			break;
 		GPURX_STAT_ADD(qs, rx_pkts, 1);
 		GPURX_STAT_ADD(qs, rx_bytes, wirelen);
 		GPURX_STAT_ADD(qs, malformed[mal], 1);

@@ -10,7 +10,10 @@
  * queue (its packet blocks' queue option), in the file's order, must be
  * IN's matches in order; the queues' blocks may interleave.
  *
- * Usage: gpurx-e2e-check IN.pcap CAPTURE FILTER SNAPLEN [--ts | --queues N]
+ * With --first N only IN's first N matches are expected (-c N).
+ *
+ * Usage: gpurx-e2e-check IN.pcap CAPTURE FILTER SNAPLEN
+ *            [--ts | --queues N | --first N]
  *        gpurx-e2e-check --valid CAPTURE   (reads to the end, prints count)
  * Exit: 0 equal, 1 different, 2 usage or unreadable input.
  */
@@ -205,13 +208,14 @@ main(int argc, char **argv)
 	unsigned long idx = 0, matched = 0;
 	unsigned long snaplen;
 	pcap_t *in, *out;
+	unsigned long first = 0;
 	int check_ts, rc;
 
 	if (argc == 3 && strcmp(argv[1], "--valid") == 0)
 		return check_valid(argv[2]);
 	if (argc < 5 || argc > 7) {
 		fprintf(stderr, "usage: %s IN CAPTURE FILTER SNAPLEN [--ts | "
-			"--queues N]\n", argv[0]);
+			"--queues N | --first N]\n", argv[0]);
 		return 2;
 	}
 	if (argc == 7 && strcmp(argv[5], "--queues") == 0) {
@@ -220,6 +224,8 @@ main(int argc, char **argv)
 			strtoul(argv[4], NULL, 0), strtoul(argv[6], NULL, 0));
 	}
 	check_ts = argc == 6 && strcmp(argv[5], "--ts") == 0;
+	if (argc == 7 && strcmp(argv[5], "--first") == 0)
+		first = strtoul(argv[6], NULL, 10);
 	snaplen = strtoul(argv[4], NULL, 0);
 	in = open_file(argv[1]);
 	out = open_file(argv[2]);
@@ -235,6 +241,8 @@ main(int argc, char **argv)
 		idx++;
 		if (pcap_offline_filter(&prog, hi, di) == 0)
 			continue;
+		if (first != 0 && matched == first)
+			break;
 		matched++;
 		want = hi->caplen < snaplen ? hi->caplen : (uint32_t)snaplen;
 		if (pcap_next_ex(out, &ho, &dout) != 1) {

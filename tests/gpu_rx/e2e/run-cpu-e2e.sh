@@ -68,6 +68,23 @@ count)
 		{ echo "FAIL: exit $rc"; exit 1; }
 	grep -q "^stopped by: *--count reached" "$work/out.txt" ||
 		{ echo "FAIL: not stopped by --count"; exit 1; }
+	# -c counts matched packets, as tcpdump -c; the filter may follow
+	# the options, as tcpdump's does; -w and -s are --write and
+	# --snaplen.
+	run_app -c 7 -s 100 -w "$work/c7.pcapng" udp and port 53 ||
+		{ echo "FAIL: -c 7: exit $rc"; exit 1; }
+	grep -Eq "^matched: +7$" "$work/out.txt" ||
+		{ echo "FAIL: -c 7: matched is not 7"; exit 1; }
+	"$check" "$in" "$work/c7.pcapng" "udp and port 53" 100 --first 7 ||
+		{ echo "FAIL: -c 7: not the first 7 matches"; exit 1; }
+	# --count-received is the received count, whatever the filter.
+	run_app --count-received 100 --filter "udp and port 53" ||
+		{ echo "FAIL: --count-received: exit $rc"; exit 1; }
+	grep -Eq "^received: +100 packets" "$work/out.txt" ||
+		{ echo "FAIL: --count-received 100: not 100 received"; exit 1; }
+	run_app --filter udp tcp > /dev/null
+	[ "$rc" -eq 2 ] && grep -q "the filter is given twice" "$work/out.txt" ||
+		{ echo "FAIL: two filters: exit $rc"; exit 1; }
 	# An endless port and 2 packets: the RX lcore reaches --count at
 	# once, often before the main lcore looks; that is no start-up
 	# failure (it was said so, in the summary and its JSON).
