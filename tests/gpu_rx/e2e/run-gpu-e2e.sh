@@ -221,6 +221,30 @@ cat "$out/filters.log"
 passed=$((passed + $(grep -c '^PASS' "$out/filters.log")))
 failed=$((failed + $(grep -c '^FAIL' "$out/filters.log")))
 
+# -c N as tcpdump -c: each GPU mode captures exactly libpcap's first N
+# matches of the input and stops by itself.
+for m in $modes; do
+	mem=${m%%,*}
+	name=count-$(echo "$m" | tr ,+ --)
+	port=net_pcap0
+	case $mem in gpu*) port=net_gpudma0 ;; esac
+	# shellcheck disable=SC2046
+	if ! app_run "$name" "rx_pcap=$in" $(mode_args "$m") --backpressure \
+			--ts none -c 7 -w "$out/$name.pcapng" udp; then
+		echo "FAIL: -c 7 $m: exit $? (see $out/$name.txt)"
+	elif ! grep -q "^stopped by: *--count reached" "$out/$name.txt"; then
+		echo "FAIL: -c 7 $m: not stopped by --count (see $out/$name.txt)"
+	elif ! "$check" "$in" "$out/$name.pcapng" udp 262144 --first 7 \
+			> "$out/$name.check" 2>&1; then
+		echo "FAIL: -c 7 $m: $(cat "$out/$name.check")"
+	else
+		echo "PASS: -c 7 $m: libpcap's first 7 matches, then stopped"
+	fi
+done > "$out/count.log"
+cat "$out/count.log"
+passed=$((passed + $(grep -c '^PASS' "$out/count.log")))
+failed=$((failed + $(grep -c '^FAIL' "$out/count.log")))
+
 # Real traffic captured elsewhere (capture-lo.sh: loopback, 65549-byte
 # frames; the GPU machine may have no tcpdump), when GPU_RX_E2E_PCAP names
 # it: each GPU mode's capture, pcapng and pcap, with the file's own
