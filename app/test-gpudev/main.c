@@ -180,6 +180,20 @@ main(int argc, char **argv)
 	cudaError_t cerr;
 	size_t i;
 
+	/* --help and --version need no EAL (nor hugepages, nor a GPU). */
+	switch (gpuapp_early_option(argc, argv)) {
+	case GPUAPP_EARLY_HELP: {
+		char *help[] = { (char *)"dpdk-test-gpudev", (char *)"--help",
+			NULL };
+
+		return parse_args(2, help, &o) > 0 ? 0 : 1;
+	}
+	case GPUAPP_EARLY_VERSION:
+		gpuapp_print_version("dpdk-test-gpudev");
+		return 0;
+	default:
+		break;
+	}
 	ret = gpuapp_eal_init(argc, argv);
 	if (ret < 0) {
 		TG_LOG(ERR, "EAL init failed: %s\n", rte_strerror(rte_errno));

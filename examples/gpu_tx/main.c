@@ -141,6 +141,19 @@ main(int argc, char **argv)
 	int rc, ret = 1, port_started = 0;
 
 	memset(&a, 0, sizeof(a));
+	/* --help and --version need no EAL (nor hugepages, nor a GPU). */
+	switch (gpuapp_early_option(argc, argv)) {
+	case GPUAPP_EARLY_HELP: {
+		char *help[] = { (char *)"dpdk-gpu-tx", (char *)"--help", NULL };
+
+		return gputx_parse_opts(2, help, &a.o) > 0 ? 0 : 1;
+	}
+	case GPUAPP_EARLY_VERSION:
+		gpuapp_print_version("dpdk-gpu-tx");
+		return 0;
+	default:
+		break;
+	}
 	rc = gpuapp_eal_init(argc, argv);
 	if (rc < 0) {
 		GPUTX_LOG(ERR, "error: EAL: %s\n", rte_strerror(rte_errno));

@@ -9,6 +9,7 @@
 
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_version.h>
 
 #include "rte_pmd_gpu_cuda.h"
 #include "gpuapp_eal.h"
@@ -122,4 +123,33 @@ gpuapp_eal_init(int argc, char **argv)
 	}
 	free(saved);
 	return ret;
+}
+
+enum gpuapp_early
+gpuapp_early_option(int argc, char **argv)
+{
+	int first = 1;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0) {
+			first = i + 1;
+			break;
+		}
+	}
+	for (int i = first; i < argc; i++) {
+		/* A value of the program's, such as a filter word, is no
+		 * option: only these exact words count. */
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+			return GPUAPP_EARLY_HELP;
+		if (strcmp(argv[i], "--version") == 0)
+			return GPUAPP_EARLY_VERSION;
+	}
+	return GPUAPP_EARLY_NONE;
+}
+
+void
+gpuapp_print_version(const char *prog)
+{
+	printf("%s %s (%s, %s)\n", prog, GPUAPP_VERSION, rte_version(),
+		gpuapp_gpu_driver());
 }

@@ -28,6 +28,24 @@ int gpuapp_eal_init(int argc, char **argv);
  */
 int gpuapp_plugin_path_refused(const char *path, char *why, size_t len);
 
+/* What a program answers before EAL starts, needing none. */
+enum gpuapp_early {
+	GPUAPP_EARLY_NONE,
+	GPUAPP_EARLY_HELP,	/* -h or --help */
+	GPUAPP_EARLY_VERSION,	/* --version */
+};
+
+/*
+ * Looks for --help, -h or --version among the program's options: the
+ * arguments after the first "--", or all of them when there is none
+ * (dpdk-gpu-rx --version). Called before gpuapp_eal_init(), so that
+ * they work where EAL cannot start (no hugepages, no permissions).
+ */
+enum gpuapp_early gpuapp_early_option(int argc, char **argv);
+
+/* "PROG VERSION (DPDK x.y.z, librte_gpu_cuda a.b.c)" on stdout. */
+void gpuapp_print_version(const char *prog);
+
 /* The CUDA gpudev driver this program is linked with, for start-up lines. */
 const char *gpuapp_gpu_driver(void);
 

@@ -166,6 +166,13 @@ bad)
 		"$work/full.txt" || { cat "$work/full.txt"; echo "FAIL: no port line"; exit 1; }
 	grep -q '"port_oerrors": 64' "$work/full.json" ||
 		{ cat "$work/full.json"; echo "FAIL: JSON port_oerrors"; exit 1; }
+	# --version and --help need no EAL.
+	"$tx" --no-such-eal-option -- --version > "$work/ver.txt" 2>&1 &&
+		grep -Eq "^dpdk-gpu-tx [0-9]+\.[0-9]+\.[0-9]+ \(DPDK " "$work/ver.txt" ||
+		{ cat "$work/ver.txt"; echo "FAIL: --version without EAL"; exit 1; }
+	"$tx" --no-such-eal-option -- -h > "$work/help.txt" 2>&1 &&
+		grep -q -- "--stream SPEC" "$work/help.txt" ||
+		{ cat "$work/help.txt"; echo "FAIL: -h without EAL"; exit 1; }
 	echo "ok: every bad run refused"
 	;;
 rate)

@@ -135,6 +135,15 @@ options)
 		run_app --snaplen 0 > /dev/null
 	grep -q -- "^--snaplen: '0' is not a number in \[1, 262144\]" "$work/out.txt" ||
 		{ echo "FAIL: app.gpu_rx:debug: no --snaplen message"; exit 1; }
+	# --version and --help without EAL: an EAL option it would refuse
+	# does not stop them.
+	"$app" --no-such-eal-option -- --version > "$work/ver.txt" 2>&1 &&
+		grep -Eq "^dpdk-gpu-rx [0-9]+\.[0-9]+\.[0-9]+ \(DPDK " "$work/ver.txt" ||
+		{ cat "$work/ver.txt"; echo "FAIL: --version without EAL"; exit 1; }
+	"$app" --no-such-eal-option --help > "$work/help.txt" 2>&1 &&
+		grep -q "^Usage: dpdk-gpu-rx .*filter expression" "$work/help.txt" &&
+		grep -q -- "-c, --count N" "$work/help.txt" ||
+		{ cat "$work/help.txt"; echo "FAIL: --help without EAL"; exit 1; }
 	# --json where no file can be made: refused before the run (exit 2,
 	# no packet received), naming the file and why.
 	run_app --json "$work/no/such/dir/s.json" > /dev/null
