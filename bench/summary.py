@@ -352,7 +352,7 @@ def capacity_moved(mode, size):
         return "into GPU memory by net_gpudma's scatter kernel"
     moved = []
     if size == "mix":
-        moved.append("net_pcap's copy into host memory")
+        moved.append("net_pcap's copy")
     if mode == "staged":
         moved.append("DMA to the GPU")
     return " + ".join(moved) or None
