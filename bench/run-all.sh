@@ -36,6 +36,8 @@
 #                    3 s per point; without a GPU its CPU-only modes)
 #   BENCH_CAPTURE=0  leave out the capture throughput sweep (about 5 minutes;
 #                    its files go to /dev/shm, BENCH_CAPT_DIR, tens of GB)
+#                    and its floor, bench/tmpfs-probe.py (one thread
+#                    writing into the same directory, 2 GiB 5 times)
 #   BENCH_CAPT_*     passed to bench/capture-throughput.sh (defaults here:
 #                    host-mapped and --cpu, 1/2/4 RX lcores as the CPUs
 #                    allow; --cpu alone without a GPU)
@@ -212,7 +214,7 @@ run() {
 	echo "\$ $*" > "$out/$name.log"
 	timeout --kill-after=10 "$limit" "$@" >> "$out/$name.log" 2>&1
 	rc=$?
-	grep -E '^(handoff|driver|reg-cache|PASS dmabuf|bpf-cpu|kernel-rate|sysmem-probe|gpugen|capacity|capture|gpudma|cuMemcpyHtoD|flow-export:|SKIP|FAIL)' "$out/$name.log" | sed 's/^/   /'
+	grep -E '^(handoff|driver|reg-cache|PASS dmabuf|bpf-cpu|kernel-rate|sysmem-probe|gpugen|capacity|capture|gpudma|cuMemcpyHtoD|flow-export:|tmpfs-probe|SKIP|FAIL)' "$out/$name.log" | sed 's/^/   /'
 	case $rc in
 	0) echo "   $name: done" ;;
 	77) echo "   $name: skipped (no GPU)" ;;
@@ -330,7 +332,15 @@ if [ "${BENCH_CAPTURE:-1}" = 1 ]; then
 	for lc in ${BENCH_CAPT_LCORES:-$([ "$quick" = 1 ] && echo 1 || echo 1 2 4)}; do
 		[ $((lc + 1)) -le "$(nproc)" ] && capt_lcores+="$lc "
 	done
+	# The sweep's floor: one thread writing into a file in the same
+	# directory (tmpfs_probe.json).
+	bench_capt_dir
+	if command -v python3 > /dev/null 2>&1; then
+		run tmpfs_probe 120 python3 "$top/bench/tmpfs-probe.py" "$bench_capt_dir" \
+			"$out/tmpfs_probe.json" $([ "$quick" = 1 ] && echo 128 3 || echo 2048 5)
+	fi
 	run capture 900 env BENCH_EAL_EXTRA="${extra[*]}" BENCH_CAPT_MODES="$capt_modes" \
+		BENCH_CAPT_DIR="$bench_capt_dir" \
 		BENCH_CAPT_LCORES="${capt_lcores:-1}" \
 		BENCH_CAPT_TRAFFIC="${BENCH_CAPT_TRAFFIC:-$([ "$quick" = 1 ] && echo mix1500 || echo mix mix1500)}" \
 		BENCH_CAPT_SECONDS="${BENCH_CAPT_SECONDS:-$([ "$quick" = 1 ] && echo 1 || echo 3)}" \

@@ -9,7 +9,8 @@ Usage: test-summary.py SOURCE_ROOT
    the run's directory, report.md naming the same run, the ratios the
    issue asks for present.
 2. A pipeline faster than its bare loop is marked "baseline is not a
-   ceiling", in summary.json and in report.md.
+   ceiling", in summary.json and in report.md; a tmpfs write probe
+   becomes the capture's floor.
 3. The checker rejects broken-summary.json and each fault put into a
    valid summary one at a time: the test can fail.
 4. doc/perf/summary.json, where it is committed (after a full GPU run).
@@ -107,6 +108,10 @@ def main():
         j["rx_packets"] = int(j["rx_packets"] * 0.9)
         with open(os.path.join(out, "capacity-burst128", "cap-gpu-source-64-1.json"), "w") as fh:
             json.dump(j, fh)
+        # And the capture sweep's floor, one writer into its directory.
+        with open(os.path.join(out, "tmpfs_probe.json"), "w") as fh:
+            json.dump({"bench": "tmpfs_probe", "dir": "/dev/shm", "fstype": "tmpfs",
+                       "write_Bps_median": 4e9}, fh)
         rc, text = run([os.path.join(top, "bench", "plot.py"), out])
         expect(rc == 0, "plot.py with a gpu-source run: exit %d\n%s" % (rc, text))
         with open(path) as fh:
@@ -117,6 +122,10 @@ def main():
         expect(f is not None and f["ratio"] is not None and f["ratio"] > 1 and
                f.get("note") == "baseline is not a ceiling",
                "gpu over a slower gpu-source is not marked: %r" % f)
+        f = figure(s, "capture.host-mapped.mix.1lcore.all.captured.gbytes")
+        expect(f is not None and f["baseline"] is not None and
+               f["baseline"]["name"] == "capture.write_probe.gbytes" and
+               f["baseline"]["value"] == 4.0, "capture has no write-probe floor: %r" % f)
         expect("(baseline is not a ceiling)" in report,
                "report.md's ratio table does not say the baseline is not a ceiling")
         expect(check(s, out) == [], "the summary with gpu-source is invalid: %s" % check(s, out))
