@@ -1067,16 +1067,16 @@ def main():
     b = load(out, "bpf_cpu")
     # summary.json first: report.md's header and floors name its run.
     summ = summary.write(out)
-    md = ["# Benchmark results\n",
-          "- run id: %s\n- date: %s\n- GPU: %s\n- driver: %s\n- revision: %s\n" % (
-              summ["run_id"], summ["date"], summ["gpu"], summ["driver"],
-              summ["revision"])]
+    head = "- run id: %s\n- date: %s\n- GPU: %s\n- driver: %s\n- revision: %s\n" % (
+        summ["run_id"], summ["date"], summ["gpu"], summ["driver"], summ["revision"])
     if machine:
-        md.append("- CPU: %s (%s CPUs), benchmarks on lcore %s\n"
-                  "- OS: %s, kernel %s%s\n" % (
-                      machine.get("cpu"), machine.get("cpus"), machine.get("lcore"),
-                      machine.get("os"), machine.get("kernel"),
-                      "\n- QUICK RUN (fewer repetitions): not for the report" if machine.get("quick") else ""))
+        head += ("- CPU: %s (%s CPUs), benchmarks on lcore %s\n"
+                 "- OS: %s, kernel %s%s\n" % (
+                     machine.get("cpu"), machine.get("cpus"), machine.get("lcore"),
+                     machine.get("os"), machine.get("kernel"),
+                     "\n- QUICK RUN (fewer repetitions): not for the report"
+                     if machine.get("quick") else ""))
+    md = ["# Benchmark results\n", head]
     plots = []
     for name, title in (("handoff", "CPU→GPU→CPU handoff latency (bench-handoff)"),
                         ("handoff_gpu_pkts", "Handoff latency, packet data in GPU "

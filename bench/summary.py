@@ -257,8 +257,11 @@ def gpugen(fig, out):
         g = load_json(os.path.join(out, name))
     if not g:
         return
-    # The unbuilt-frame ceiling: frames the same lcores hand out without a
-    # build, where the bench measures it in the same invocation.
+    # The unbuilt-frame ceiling: frames handed out without a build, where
+    # bench-gpugen measures it in the same invocation, as a result
+    # {"mem": "unbuilt", "size", "case", "pps"}. It does not yet: until it
+    # does, the build rates have no floor here (never gen-tx-rate.sh's of
+    # another run).
     ceil = {}
     for r in g.get("results", []):
         if r.get("mem") == "unbuilt":
