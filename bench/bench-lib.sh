@@ -49,3 +49,17 @@ bench_machine_lines() {
 	lscpu 2>/dev/null | grep -E '^(L2|L3) cache' | sed 's/  */ /g'
 	echo "gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader -i 0 2>/dev/null || echo none)"
 }
+
+# Where capture files go, into bench_capt_dir: BENCH_CAPT_DIR, else
+# /dev/shm where it is a tmpfs with room (4 GiB: a container's is often
+# 64 MiB), else TMPDIR. The capture sweep and run-all.sh's tmpfs write
+# probe use the same, so that the probe is the sweep's floor.
+bench_capt_dir() {
+	bench_capt_dir=${BENCH_CAPT_DIR:-}
+	[ -n "$bench_capt_dir" ] && return
+	bench_capt_dir=${TMPDIR:-/tmp}
+	if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] &&
+			[ "$(df -k --output=avail /dev/shm 2>/dev/null | tail -n 1)" -ge 4194304 ]; then
+		bench_capt_dir=/dev/shm
+	fi
+}

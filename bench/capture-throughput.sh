@@ -46,16 +46,10 @@ gen=$build/tests/gpu_rx/e2e/gpurx-e2e-genpcap
 check=$build/tests/gpu_rx/e2e/gpurx-e2e-check
 secs=${BENCH_CAPT_SECONDS:-3}
 fmt=${BENCH_CAPT_FORMAT:-pcapng}
-# /dev/shm where it is a tmpfs with room (4 GiB: a container's is often
-# 64 MiB), else TMPDIR.
-dir=${BENCH_CAPT_DIR:-}
-if [ -z "$dir" ]; then
-	dir=${TMPDIR:-/tmp}
-	if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] &&
-			[ "$(df -k --output=avail /dev/shm 2>/dev/null | tail -n 1)" -ge 4194304 ]; then
-		dir=/dev/shm
-	fi
-fi
+# shellcheck source=bench/bench-lib.sh
+. "$top/bench/bench-lib.sh"
+bench_capt_dir
+dir=$bench_capt_dir
 verify=${BENCH_CAPT_VERIFY:-1}
 for p in "$app" "$gen" "$check"; do
 	[ -x "$p" ] || { echo "no $p: build first" >&2; exit 2; }
@@ -72,8 +66,6 @@ fstype=$(stat -f -c %T "$dir" 2>/dev/null || echo unknown)
 read -r -a extra <<< "${BENCH_EAL_EXTRA:-}"
 read -r -a app_args <<< "${BENCH_CAPT_APP_ARGS:-}"
 
-# shellcheck source=bench/bench-lib.sh
-. "$top/bench/bench-lib.sh"
 bench_eal_mem 2048 2048
 mem=("${bench_mem[@]}")
 

@@ -19,15 +19,19 @@ OUT_DIR/gpugen.json (or gpugen_cpu.json; optional),
 and the capacity sweep in OUT_DIR/capacity-burst128/ (cap-*.json, and the
 programs' logs for the memory they hold) and the capture sweep in
 OUT_DIR/capture/ (capt-*.json; each optional) and writes
-OUT_DIR/report.md (markdown tables, always) and PNG plots (OUT_DIR/*.png,
-only where matplotlib is installed). Needs Python 3.6+ and nothing else for
-the tables.
+OUT_DIR/report.md (markdown tables, always; its header and its table of
+floors from OUT_DIR/summary.json, which bench/summary.py writes first) and
+PNG plots (OUT_DIR/*.png, only where matplotlib is installed). Needs
+Python 3.6+ and nothing else for the tables.
 """
 
 import json
 import math
 import os
 import sys
+
+import summary
+from summary import cap_source_of
 
 
 def load(out, name):
@@ -670,23 +674,9 @@ def cap_modes(runs):
 
 
 def bytes_moved(mode, size):
-    """What carried a capacity run's packet bytes, or None where nothing did.
-
-    net_null (the fixed sizes) hands out mbufs without writing a byte, and
-    the pipeline reads only what it inspects: such a run has a packet rate
-    and no bit rate. net_pcap (mix) copies every frame from its replay
-    buffer into the mbuf; staged copies the packets to the GPU by DMA; the
-    GPU-memory modes' source, net_gpudma, writes every frame (every size)
-    into the mbufs in GPU memory (and the headers into host memory, split).
-    """
-    moved = []
-    if mode.startswith("gpu"):
-        return "net_gpudma's DMA into GPU memory"
-    if size == "mix":
-        moved.append("net_pcap's copy")
-    if mode == "staged":
-        moved.append("DMA to the GPU")
-    return " + ".join(moved) or None
+    """What carried a capacity run's packet bytes and where to, or None
+    where nothing did (bench/summary.py says it for both files)."""
+    return summary.capacity_moved(mode, size)
 
 
 def capacity_rates(j, mode, size):
@@ -745,18 +735,6 @@ def load_capacity(d):
     return runs
 
 
-def cap_source_of(mode):
-    """The bare loop a pipeline mode is measured against: its own port
-    receiving into the same memory, or None where no mode is that. `gpu`
-    takes its packets from net_gpudma into GPU memory, the host-memory
-    modes from net_null or net_pcap into host memory. `gpu-split` has
-    none: its port writes each frame's first 128 bytes into host memory
-    (a 64-byte frame never reaches the GPU), which gpu-source does not."""
-    if mode == "gpu-split":
-        return None
-    return "gpu-source" if mode == "gpu" else "source"
-
-
 def capacity_ratios(runs):
     """Markdown: each pipeline's Mpps over its source alone's (the bare
     RX-and-free loop of the same port and memory) at the same packet size
@@ -773,14 +751,17 @@ def capacity_ratios(runs):
         row = ["%s / %s" % (CAP_MODE_NAMES.get(m, m), cap_source_of(m))]
         for size, lc in cols:
             r, src = runs.get((m, size, lc)), runs.get((cap_source_of(m), size, lc))
-            row.append("%.2f" % (r["mpps"] / src["mpps"])
-                       if r and src and src["mpps"] else "")
+            q = r["mpps"] / src["mpps"] if r and src and src["mpps"] else None
+            row.append("" if q is None else "%.2f%s" % (
+                q, " (%s)" % summary.NOT_A_CEILING if q > 1.0 else ""))
         rows.append(row)
     return ("Ratio to the source alone (RX and free, the same lcores, the "
             "same run): `source` is net_null or net_pcap into host memory, "
             "`gpu-source` net_gpudma into GPU memory (bench-rx-source --gpu); "
             "empty where that source did not run; none for `gpu-split`, whose "
-            "port puts the first 128 bytes of each frame in host memory:\n\n" +
+            "port puts the first 128 bytes of each frame in host memory. A "
+            "ratio above 1 means the pipeline beat its bare loop: that "
+            "baseline is not a ceiling:\n\n" +
             table(["mode / its source"] + [cap_column(s, l) for s, l in cols], rows))
 
 
@@ -1084,14 +1065,18 @@ def main():
     machine = load(out, "machine")
     d = load(out, "driver")
     b = load(out, "bpf_cpu")
-    md = ["# Benchmark results\n"]
+    # summary.json first: report.md's header and floors name its run.
+    summ = summary.write(out)
+    head = "- run id: %s\n- date: %s\n- GPU: %s\n- driver: %s\n- revision: %s\n" % (
+        summ["run_id"], summ["date"], summ["gpu"], summ["driver"], summ["revision"])
     if machine:
-        md.append("- date: %s\n- GPU: %s\n- CPU: %s (%s CPUs), benchmarks on lcore %s\n"
-                  "- OS: %s, kernel %s\n- git: %s%s\n" % (
-                      machine.get("date"), machine.get("gpu"), machine.get("cpu"),
-                      machine.get("cpus"), machine.get("lcore"), machine.get("os"),
-                      machine.get("kernel"), machine.get("git"),
-                      "\n- QUICK RUN (fewer repetitions): not for the report" if machine.get("quick") else ""))
+        head += ("- CPU: %s (%s CPUs), benchmarks on lcore %s\n"
+                 "- OS: %s, kernel %s%s\n" % (
+                     machine.get("cpu"), machine.get("cpus"), machine.get("lcore"),
+                     machine.get("os"), machine.get("kernel"),
+                     "\n- QUICK RUN (fewer repetitions): not for the report"
+                     if machine.get("quick") else ""))
+    md = ["# Benchmark results\n", head]
     plots = []
     for name, title in (("handoff", "CPU→GPU→CPU handoff latency (bench-handoff)"),
                         ("handoff_gpu_pkts", "Handoff latency, packet data in GPU "
@@ -1144,6 +1129,13 @@ def main():
     capt = load_capture(os.path.join(out, CAPT_DIR))
     if capt:
         md.append(capture_section(capt))
+    # bench/flow-export.sh's own table, as that script wrote it.
+    try:
+        with open(os.path.join(out, summary.FLOW_DIR, "flow-export.md")) as f:
+            md.append("## Flow export (bench/flow-export.sh)\n\n" + f.read())
+    except OSError:
+        pass
+    md.append(summary.floors_section(summ))
     plots = [p for p in plots if p]
     if plots:
         md.append("## Plots\n")
@@ -1152,7 +1144,8 @@ def main():
     path = os.path.join(out, "report.md")
     with open(path, "w") as f:
         f.write("\n".join(md))
-    print("plot.py: wrote %s%s" % (path, "".join(", " + p for p in plots)))
+    print("plot.py: wrote %s, %s%s" % (path, os.path.join(out, "summary.json"),
+                                      "".join(", " + p for p in plots)))
     return 0
 
 

@@ -3,11 +3,14 @@
 #
 # Runs every benchmark of bench/ on the first GPU and collects the results:
 # OUT_DIR/<bench>.json, OUT_DIR/<bench>.log, OUT_DIR/machine.json and
-# machine.txt, the pipeline capacity sweep (item 2, and the memory each
-# configuration holds, item 5) in OUT_DIR/capacity-burst128/, the capture
-# throughput sweep in OUT_DIR/capture/, then
-# bench/plot.py OUT_DIR (PNG plots where matplotlib is installed, and the
-# markdown tables in OUT_DIR/report.md in any case).
+# machine.txt, OUT_DIR/run_id (the run's id), the pipeline capacity sweep
+# (item 2, and the memory each configuration holds, item 5) in
+# OUT_DIR/capacity-burst128/, the capture throughput sweep in
+# OUT_DIR/capture/, the flow export runs in OUT_DIR/flow-export/, then
+# bench/plot.py OUT_DIR: OUT_DIR/summary.json (every figure beside its
+# floor of the same run, bench/summary.py), the markdown tables in
+# OUT_DIR/report.md in any case, and PNG plots where matplotlib is
+# installed.
 #
 # Usage: bench/run-all.sh OUT_DIR [BUILD_DIR]
 #
@@ -33,9 +36,15 @@
 #                    3 s per point; without a GPU its CPU-only modes)
 #   BENCH_CAPTURE=0  leave out the capture throughput sweep (about 5 minutes;
 #                    its files go to /dev/shm, BENCH_CAPT_DIR, tens of GB)
+#                    and its floor, bench/tmpfs-probe.py (one thread
+#                    writing into the same directory, 2 GiB 5 times)
 #   BENCH_CAPT_*     passed to bench/capture-throughput.sh (defaults here:
 #                    host-mapped and --cpu, 1/2/4 RX lcores as the CPUs
 #                    allow; --cpu alone without a GPU)
+#   BENCH_FLOW=0     leave out the flow export runs (bench/flow-export.sh,
+#                    about 3 minutes; quick: 50 k flows in the table, 20 k
+#                    replayed, 1 s a run, no UDP)
+#   BENCH_FLOW_*     passed to bench/flow-export.sh
 #   LD_LIBRARY_PATH  passed through (DPDK libraries of a bundle)
 # Exit: 0 when every benchmark ran (or skipped: no GPU), 1 otherwise.
 set -uo pipefail
@@ -145,12 +154,24 @@ json_str() {
 	printf '"%s"' "$s"
 }
 smi=$(nvidia-smi --query-gpu=name,driver_version,pci.bus_id,memory.total,clocks.max.sm,pcie.link.gen.max,pcie.link.width.max --format=csv,noheader -i 0 2>/dev/null | head -n 1)
+gpu_name=$(printf '%s' "$smi" | cut -d, -f1 | sed 's/^ *//; s/ *$//')
+driver=$(printf '%s' "$smi" | cut -d, -f2 -s | sed 's/^ *//; s/ *$//')
 cpu=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//')
 os=$( (. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME") || uname -s)
 rev=$(bench_revision "$build" "$top")
-date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+now=$(date -u +%s)
+date=$(date -u -d "@$now" +%Y-%m-%dT%H:%M:%SZ)
+# The run's id, named in report.md and summary.json alike: when, which
+# revision, and the host as a short hash (one id per machine start, the
+# same for all its files); bench/summary.py derives the same from an older
+# run's machine.json.
+host_hash=$(hostname | tr -d '\n' | sha256sum | cut -c1-6)
+run_id=$(date -u -d "@$now" +%Y%m%dT%H%M%SZ)-$rev-$host_hash
+echo "$run_id" > "$out/run_id" || exit 2
+echo "run id: $run_id"
 {
 	echo "{"
+	echo "  \"run_id\": $(json_str "$run_id"),"
 	echo "  \"date\": $(json_str "$date"),"
 	echo "  \"host\": $(json_str "$(hostname)"),"
 	echo "  \"os\": $(json_str "$os"),"
@@ -159,13 +180,17 @@ date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 	echo "  \"cpus\": $(nproc),"
 	echo "  \"lcore\": $lcore,"
 	echo "  \"gpu\": $(json_str "${smi:-unknown (no nvidia-smi)}"),"
+	echo "  \"gpu_name\": $(json_str "${gpu_name:-unknown}"),"
+	echo "  \"driver\": $(json_str "${driver:-unknown}"),"
 	echo "  \"gpu_pci\": $(json_str "${gpu_pci:-}"),"
 	echo "  \"git\": $(json_str "$rev"),"
+	echo "  \"revision\": $(json_str "$rev"),"
 	echo "  \"quick\": $([ "${BENCH_QUICK:-0}" = 1 ] && echo true || echo false),"
 	echo "  \"eal\": $(json_str "${eal[*]} ${gpu_args[*]} ${extra[*]}")"
 	echo "}"
 } > "$out/machine.json"
 {
+	echo "run id: $run_id"
 	echo "date: $date"
 	echo "git: $rev"
 	echo "os: $os, kernel $(uname -r)"
@@ -189,7 +214,7 @@ run() {
 	echo "\$ $*" > "$out/$name.log"
 	timeout --kill-after=10 "$limit" "$@" >> "$out/$name.log" 2>&1
 	rc=$?
-	grep -E '^(handoff|driver|reg-cache|PASS dmabuf|bpf-cpu|kernel-rate|sysmem-probe|gpugen|capacity|capture|gpudma|cuMemcpyHtoD|SKIP|FAIL)' "$out/$name.log" | sed 's/^/   /'
+	grep -E '^(handoff|driver|reg-cache|PASS dmabuf|bpf-cpu|kernel-rate|sysmem-probe|gpugen|capacity|capture|gpudma|cuMemcpyHtoD|flow-export:|tmpfs-probe|SKIP|FAIL)' "$out/$name.log" | sed 's/^/   /'
 	case $rc in
 	0) echo "   $name: done" ;;
 	77) echo "   $name: skipped (no GPU)" ;;
@@ -307,11 +332,35 @@ if [ "${BENCH_CAPTURE:-1}" = 1 ]; then
 	for lc in ${BENCH_CAPT_LCORES:-$([ "$quick" = 1 ] && echo 1 || echo 1 2 4)}; do
 		[ $((lc + 1)) -le "$(nproc)" ] && capt_lcores+="$lc "
 	done
+	# The sweep's floor: one thread writing into a file in the same
+	# directory (tmpfs_probe.json).
+	bench_capt_dir
+	if command -v python3 > /dev/null 2>&1; then
+		run tmpfs_probe 120 python3 "$top/bench/tmpfs-probe.py" "$bench_capt_dir" \
+			"$out/tmpfs_probe.json" $([ "$quick" = 1 ] && echo 128 3 || echo 2048 5)
+	fi
 	run capture 900 env BENCH_EAL_EXTRA="${extra[*]}" BENCH_CAPT_MODES="$capt_modes" \
+		BENCH_CAPT_DIR="$bench_capt_dir" \
 		BENCH_CAPT_LCORES="${capt_lcores:-1}" \
 		BENCH_CAPT_TRAFFIC="${BENCH_CAPT_TRAFFIC:-$([ "$quick" = 1 ] && echo mix1500 || echo mix mix1500)}" \
 		BENCH_CAPT_SECONDS="${BENCH_CAPT_SECONDS:-$([ "$quick" = 1 ] && echo 1 || echo 3)}" \
 		bash "$top/bench/capture-throughput.sh" "$out/capture" "$build"
+fi
+# Flow expiry and IPFIX export (issue 14): the flow table alone with the
+# export off, to a file and to nfcapd (where installed), and the pipeline
+# with and without the export, in OUT_DIR/flow-export/; on the GPU where
+# nvidia-smi sees one, else the CPU threads.
+if [ "${BENCH_FLOW:-1}" = 1 ]; then
+	flow_env=()
+	if [ "$quick" = 1 ]; then
+		flow_env=(BENCH_FLOW_SIZES="${BENCH_FLOW_SIZES:-50000}"
+			BENCH_FLOW_CHURN="${BENCH_FLOW_CHURN:-50000}"
+			BENCH_FLOW_SECONDS="${BENCH_FLOW_SECONDS:-1}"
+			BENCH_FLOW_EXPORTS="${BENCH_FLOW_EXPORTS:-off file}"
+			BENCH_FLOW_PIPE_FLOWS="${BENCH_FLOW_PIPE_FLOWS:-20000}")
+	fi
+	run flow_export 900 env BENCH_EAL_EXTRA="${extra[*]}" "${flow_env[@]}" \
+		bash "$top/bench/flow-export.sh" "$out/flow-export" "$build"
 fi
 echo "benchmarks took $(( $(date +%s) - start )) s"
 

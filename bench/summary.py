@@ -1,0 +1,579 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""OUT_DIR/summary.json: every figure of one bench/run-all.sh run beside
+the floor it is judged against, both from that run.
+
+Usage: bench/summary.py OUT_DIR
+
+Reads the raw files bench/run-all.sh leaves in OUT_DIR (its JSON files;
+the logs only of bench-gpudma, which writes no JSON) and writes one object
+per figure: figure (a stable id), value, unit, baseline ({name, value} or
+null), ratio (value / baseline value, or null), same_run (always true: a
+floor this run did not measure is null, never a number of another run),
+goal (the issue's goal text, or null), raw (the OUT_DIR-relative file it
+came from) and moved (for byte rates, where the bytes really moved; null
+for packet rates and times). bench/plot.py calls it for report.md's
+header and its table of floors, so that both name the same run.
+"""
+
+import hashlib
+import json
+import math
+import os
+import re
+import sys
+
+# The units a figure may have; tests/bench/check-summary.py holds the
+# same list.
+UNITS = ("Mpps", "us", "GB/s", "Gbit/s", "records/s")
+
+CAP_DIR = "capacity-burst128"
+CAPT_DIR = "capture"
+FLOW_DIR = "flow-export"
+NOT_A_CEILING = "baseline is not a ceiling"
+
+
+def load_json(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as e:
+        print("summary.py: cannot read %s: %s" % (path, e), file=sys.stderr)
+        return None
+
+
+def number(v):
+    """v where it is a finite number, else None (a JSON null, NaN)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    return v if math.isfinite(v) else None
+
+
+def run_info(out):
+    """run_id, date, gpu, driver and revision of the run in OUT_DIR.
+
+    run-all.sh writes OUT_DIR/run_id and the same id into machine.json;
+    a run of an older run-all.sh has neither, and gets the id its fields
+    give (date, revision, host), the same for every reader."""
+    m = load_json(os.path.join(out, "machine.json")) or {}
+    smi = [f.strip() for f in str(m.get("gpu", "")).split(",")]
+    gpu = m.get("gpu_name") or (smi[0] if smi and smi[0] else None)
+    driver = m.get("driver") or (smi[1] if len(smi) > 1 and smi[1] else None)
+    revision = m.get("revision") or m.get("git")
+    date = m.get("date")
+    run_id = None
+    try:
+        with open(os.path.join(out, "run_id")) as f:
+            run_id = f.read().strip() or None
+    except OSError:
+        pass
+    run_id = run_id or m.get("run_id") or make_run_id(date, revision, m.get("host"))
+    return {"run_id": run_id, "date": date, "gpu": gpu, "driver": driver,
+            "revision": revision}
+
+
+def make_run_id(date, revision, host):
+    """date-revision-host: the host as a short hash, no machine name in
+    files that are published."""
+    stamp = re.sub(r"[^0-9TZ]", "", str(date or "unknown"))
+    h = hashlib.sha256(str(host or "").encode()).hexdigest()[:6]
+    return "%s-%s-%s" % (stamp or "unknown", revision or "unknown", h)
+
+
+class Figures:
+    """The figures of one run, added in the report's order."""
+
+    def __init__(self):
+        self.list = []
+        self.ids = set()
+
+    def add(self, figure, value, unit, raw, baseline=None, goal=None,
+            moved=None, note=None):
+        """baseline: (name, value) measured in this run, or None."""
+        value = number(value)
+        if value is None or figure in self.ids:
+            return None
+        assert unit in UNITS, unit
+        base = None
+        r = None
+        # A floor of zero (nothing measured) is no floor.
+        if baseline is not None and number(baseline[1]):
+            base = {"name": baseline[0], "value": baseline[1]}
+            r = value / baseline[1]
+        if r is not None and note is None and baseline_is_ceiling(unit) \
+                and r > 1.0:
+            note = NOT_A_CEILING
+        f = {"figure": figure, "value": value, "unit": unit,
+             "baseline": base, "ratio": r, "same_run": True, "goal": goal,
+             "raw": raw, "moved": moved}
+        if note:
+            f["note"] = note
+        self.ids.add(figure)
+        self.list.append(f)
+        return f
+
+
+def baseline_is_ceiling(unit):
+    """A rate's floor is the rate of less work (a bare loop, one writer,
+    memory reads alone): a ratio above 1 says it was not the ceiling it
+    would be taken for. A time's ratio above 1 is the usual case."""
+    return unit != "us"
+
+
+# --- bench-handoff ----------------------------------------------------------
+
+def lat_us(e, key="median_ns"):
+    v = number((e or {}).get("latency", {}).get(key))
+    return None if v is None else v / 1e3
+
+
+def handoff(fig, out, name, tag):
+    h = load_json(os.path.join(out, name + ".json"))
+    if not h:
+        return
+    raw = name + ".json"
+    res = h.get("results", [])
+    single = {r.get("kind"): r for r in res if "burst" not in r}
+    # The comm list's floor is the flag ping-pong in the memory its status
+    # is in (bench_handoff.c).
+    st = str(h.get("config", {}).get("status_memory", ""))
+    fk = "floor_gpu" if st.startswith("gpu") and "floor_gpu" in single \
+        else "floor_host"
+    floor = single.get(fk)
+    for kind in ("floor_host", "floor_gpu", "launch_empty", "wmb"):
+        for q in ("median", "p99") if kind in single else ():
+            fig.add("handoff.%s.%s.%s.us" % (tag, kind, q),
+                    lat_us(single[kind], q + "_ns"), "us", raw)
+    for r in res:
+        if "burst" not in r or r.get("kind") not in ("handoff", "launch"):
+            continue
+        base = "handoff.%s.%sB.burst%d" % (tag, r.get("pkt_size"), r["burst"])
+        if r["kind"] == "launch":
+            fig.add(base + ".launch.median.us", lat_us(r), "us", raw)
+            continue
+        is32 = r.get("pkt_size") == "64" and r["burst"] == 32
+        for q, goal in (("median", "median ≤ 1.2× the flag floor (issue 4)"),
+                        ("p99", "p99 ≤ 2× the flag floor's p99 (issue 4)")):
+            key = q + "_ns"
+            fig.add("%s.%s.us" % (base, q), lat_us(r, key), "us", raw,
+                    baseline=("handoff.%s.%s.%s.us" % (tag, fk, q),
+                              lat_us(floor, key)) if floor else None,
+                    goal=goal if is32 else None)
+
+
+# --- bench-driver, bench-reg-cache, bench-bpf-cpu ----------------------------
+
+def driver(fig, out):
+    d = load_json(os.path.join(out, "driver.json"))
+    if not d:
+        return
+    ops = {(r.get("op"), r.get("variant")): r for r in d.get("ops", [])}
+    for op in ("mem_alloc", "mem_free", "mem_register", "mem_unregister"):
+        rte, raw_op = ops.get((op, "rte")), ops.get((op, "raw"))
+        if rte is None:
+            continue
+        fig.add("driver.%s.rte.median.us" % op, lat_us(rte), "us",
+                "driver.json",
+                baseline=("driver.%s.raw.median.us" % op, lat_us(raw_op))
+                if raw_op else None,
+                goal="≤ +10 % over the raw CUDA calls (issue 3)")
+    # rte_gpu_wmb() flushes GPUDirect writes where the GPU needs it; a CPU
+    # store fence is another operation, so no floor of it is taken.
+    if ("wmb", "rte") in ops:
+        fig.add("driver.wmb.rte.median.us", lat_us(ops[("wmb", "rte")]),
+                "us", "driver.json")
+
+
+def reg_cache(fig, out):
+    r = load_json(os.path.join(out, "reg_cache.json"))
+    if not r:
+        return
+    by = {(c.get("variant"), c.get("size")): c for c in r.get("cycles", [])}
+    for (variant, size), c in sorted(by.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+        if variant != "cached":
+            continue
+        u = by.get(("uncached", size))
+        reg = number(c.get("register", {}).get("median_ns"))
+        ureg = number((u or {}).get("register", {}).get("median_ns"))
+        fig.add("reg_cache.%dKiB.cached.register.median.us" % (size >> 10),
+                None if reg is None else reg / 1e3, "us", "reg_cache.json",
+                baseline=("reg_cache.%dKiB.uncached.register.median.us" % (size >> 10),
+                          None if ureg is None else ureg / 1e3),
+                goal="a cached re-registration ≥ 100× cheaper than an "
+                     "uncached one (ratio ≤ 0.01, issue 16)")
+
+
+def bpf_cpu(fig, out):
+    b = load_json(os.path.join(out, "bpf_cpu.json"))
+    if not b:
+        return
+    for r in b.get("results", []):
+        for eng, v in sorted(r.get("pps", {}).items()):
+            med = number(v.get("median"))
+            fig.add("bpf_cpu.%s.%s.mpps" % (r.get("filter"), eng),
+                    None if med is None else med / 1e6, "Mpps", "bpf_cpu.json")
+
+
+# --- bench-kernel-rate ----------------------------------------------------
+
+def kernel_rate(fig, out):
+    k = load_json(os.path.join(out, "kernel_rate.json"))
+    if not k:
+        return
+    for r in k.get("results", []):
+        if r.get("mem") not in ("gpu", "host"):
+            continue
+        base = "kernel_rate.%s.%s.%sflows.%s" % (r["mem"], r.get("pkts"),
+                                                r.get("flows"), r.get("filter"))
+        # floor_gather_pps since the floor was named one; gather_pps before.
+        g = number((r.get("floor_gather_pps") or r.get("gather_pps") or {})
+                   .get("median"))
+        g = None if g is None else g / 1e6
+        fig.add(base + ".gather_floor.mpps", g, "Mpps", "kernel_rate.json")
+        rate = number(r.get("rate_pps", {}).get("median"))
+        goal = None
+        if r["mem"] == "gpu" and r.get("pkts") == "64B":
+            goal = "≥ 1.2 Gpps from GPU memory, 64-byte frames (issue 4)"
+        fig.add(base + ".mpps", None if rate is None else rate / 1e6, "Mpps",
+                "kernel_rate.json",
+                baseline=(base + ".gather_floor.mpps", g), goal=goal)
+
+
+# --- bench-gpugen --------------------------------------------------------
+
+GEN_MOVED = {"gpu": "built in GPU memory, not sent",
+             "host": "built in host-mapped memory across PCIe, not sent",
+             "host-all": "built in host-mapped memory across PCIe (stream "
+                         "table in host memory too), not sent"}
+
+
+def gpugen(fig, out):
+    name = "gpugen.json"
+    g = load_json(os.path.join(out, name))
+    if not g:
+        name = "gpugen_cpu.json"
+        g = load_json(os.path.join(out, name))
+    if not g:
+        return
+    # The unbuilt-frame ceiling: frames handed out without a build, where
+    # bench-gpugen measures it in the same invocation, as a result
+    # {"mem": "unbuilt", "size", "case", "pps"}. It does not yet: until it
+    # does, the build rates have no floor here (never gen-tx-rate.sh's of
+    # another run).
+    ceil = {}
+    for r in g.get("results", []):
+        if r.get("mem") == "unbuilt":
+            ceil[(r.get("size"), r.get("case"))] = number(r.get("pps"))
+    for r in g.get("results", []):
+        mem = r.get("mem")
+        base = "gpugen.%s.%sB.%s" % (mem, r.get("size"), r.get("case"))
+        if mem == "cpu":
+            v = number(r.get("cpu_pps"))
+            fig.add(base + ".mpps", None if v is None else v / 1e6, "Mpps", name)
+            continue
+        if mem not in GEN_MOVED:
+            continue
+        v = number(r.get("gpu_pps"))
+        c = ceil.get((r.get("size"), r.get("case")))
+        fig.add(base + ".mpps", None if v is None else v / 1e6, "Mpps", name,
+                baseline=("gpugen.unbuilt.%sB.%s.mpps" % (r.get("size"), r.get("case")),
+                          c / 1e6) if c else None,
+                goal="≥ 1 Gpps GPU build rate, 64-byte frames (issue 13)"
+                if mem == "gpu" and r.get("size") == 64 else None)
+        fig.add(base + ".gbps", r.get("gpu_gbps"), "Gbit/s", name,
+                moved=GEN_MOVED[mem])
+
+
+# --- bench-gpudma (no JSON: its log's total lines) --------------------------
+
+GPUDMA_RE = re.compile(r"^gpudma (gpu|host)\s+(\d+) B total:\s+([\d.]+) Mpps\s+([\d.]+) GB/s")
+H2D_RE = re.compile(r"^cuMemcpyHtoD, pinned, \d+ MiB: ([\d.]+) GB/s")
+
+
+def gpudma(fig, out):
+    logs = sorted((f for f in os.listdir(out)
+                   if re.fullmatch(r"gpudma_q\d+\.log", f)),
+                  key=lambda f: int(f[len("gpudma_q"):-4]))
+    for f in logs:
+        q = int(f[len("gpudma_q"):-4])
+        h2d, scatter, rows = None, False, []
+        try:
+            with open(os.path.join(out, f)) as fh:
+                for line in fh:
+                    if "scatter=1" in line:
+                        scatter = True
+                    m = H2D_RE.match(line)
+                    if m:
+                        h2d = float(m.group(1))
+                    m = GPUDMA_RE.match(line)
+                    if m:
+                        rows.append(m.groups())
+        except OSError:
+            continue
+        for mem, size, mp, gb in rows:
+            base = "gpudma.q%d.%s.%sB" % (q, mem, size)
+            fig.add(base + ".mpps", float(mp), "Mpps", f)
+            if mem == "gpu":
+                moved = "into GPU memory by net_gpudma's %s" % (
+                    "scatter kernel" if scatter else "copy engine")
+            else:
+                moved = "into host memory by net_gpudma"
+            fig.add(base + ".gbytes", float(gb), "GB/s", f,
+                    baseline=("gpudma.q%d.cuMemcpyHtoD_pinned.gbytes" % q, h2d)
+                    if mem == "gpu" and h2d else None, moved=moved)
+        if h2d:
+            fig.add("gpudma.q%d.cuMemcpyHtoD_pinned.gbytes" % q, h2d, "GB/s",
+                    f, moved="host to GPU memory by the copy engine")
+
+
+# --- pipeline capacity (bench/pipeline-capacity.sh) --------------------------
+
+CAP_SOURCES = ("source", "gpu-source")
+
+
+def cap_source_of(mode):
+    """The bare RX-and-free loop of a pipeline mode's own port and memory
+    (bench/plot.py's capacity table uses the same); gpu-split has none:
+    its port puts each frame's first 128 bytes in host memory."""
+    if mode in CAP_SOURCES or mode == "gpu-split":
+        return None
+    return "gpu-source" if mode == "gpu" else "source"
+
+
+def capacity_moved(mode, size):
+    """Where a capacity run's packet bytes really moved, or None where no
+    byte did: net_null (fixed sizes, host memory) writes none, and the
+    pipeline reads only what it inspects."""
+    if mode == "gpu-split":
+        if size != "mix" and int(size) <= 128:
+            return "headers only: whole frames into host memory by " \
+                   "net_gpudma, none into GPU memory"
+        return "first 128 B of each frame into host memory, the rest " \
+               "into GPU memory by net_gpudma's scatter kernel"
+    if mode.startswith("gpu"):
+        return "into GPU memory by net_gpudma's scatter kernel"
+    moved = []
+    if size == "mix":
+        moved.append("net_pcap's copy")
+    if mode == "staged":
+        moved.append("DMA to the GPU")
+    return " + ".join(moved) or None
+
+
+def sweep(out, sub, pattern):
+    """{name's groups: (JSON, elapsed_s, file name)} of the dpdk-gpu-rx
+    summaries in OUT_DIR/sub whose names match pattern, leaving out runs
+    with no time and those their script marked failed."""
+    d = os.path.join(out, sub)
+    runs = {}
+    for f in os.listdir(d) if os.path.isdir(d) else ():
+        m = re.fullmatch(pattern, f)
+        if not m or os.path.exists(os.path.join(d, f[:-5] + ".failed")):
+            continue
+        j = load_json(os.path.join(d, f))
+        el = number((j or {}).get("elapsed_s"))
+        # The third group is the RX lcore count in every sweep's names.
+        if el:
+            runs[tuple(int(g) if g.isdigit() and i == 2 else g
+                       for i, g in enumerate(m.groups()))] = (j, el, f)
+    return runs
+
+
+def capacity(fig, out):
+    runs = sweep(out, CAP_DIR, r"cap-(.+)-(mix|\d+)-(\d+)\.json")
+
+    def mpps(k):
+        j, el, _ = runs[k]
+        return j.get("rx_packets", 0) / el / 1e6
+
+    order = sorted(runs, key=lambda k: (k[0] not in CAP_SOURCES, k[0],
+                                        k[1] != "mix", int(k[1]) if k[1] != "mix" else 0,
+                                        k[2]))
+    for k in order:
+        mode, size, lc = k
+        j, el, f = runs[k]
+        raw = "%s/%s" % (CAP_DIR, f)
+        label = "%s.%s" % (mode, size if size == "mix" else size + "B")
+        src = cap_source_of(mode)
+        sk = (src, size, lc)
+        goal = None
+        if mode == "host-mapped" and size == "64" and lc <= 4:
+            goal = "148.8 Mpps at 64 B with ≤ 4 RX lcores, host-mapped (issue 2)"
+        elif mode == "host-mapped" and size == "1500" and lc == 1:
+            goal = "8.2 Mpps at 1500 B on one RX lcore, host-mapped (issue 2)"
+        fig.add("capacity.%s.%dlcore.mpps" % (label, lc), mpps(k), "Mpps", raw,
+                baseline=("capacity.%s.%s.%dlcore.mpps" % (
+                    src, size if size == "mix" else size + "B", lc), mpps(sk))
+                if sk in runs else None, goal=goal)
+        moved = capacity_moved(mode, size)
+        if moved:
+            fig.add("capacity.%s.%dlcore.gbps" % (label, lc),
+                    j.get("rx_bytes", 0) * 8 / el / 1e9, "Gbit/s", raw,
+                    moved=moved)
+
+
+# --- capture (bench/capture-throughput.sh) ------------------------------
+
+def capture(fig, out):
+    d = os.path.join(out, CAPT_DIR)
+    pts = sweep(out, CAPT_DIR, r"capt-(.+)-([^-]+)-(\d+)-([a-z]+)\.json")
+    # run-all.sh's floor of the sweep: one thread writing into the same
+    # directory.
+    probe = load_json(os.path.join(out, "tmpfs_probe.json"))
+    floor = number((probe or {}).get("write_Bps_median"))
+    floor = None if floor is None else floor / 1e9
+    fig.add("capture.write_probe.gbytes", floor, "GB/s", "tmpfs_probe.json",
+            moved="written by one thread into a file on %s (%s)" % (
+                (probe or {}).get("fstype"), (probe or {}).get("dir")))
+    runs = ("off", "tcp", "all", "tcpq", "allq")
+    for k in sorted(pts, key=lambda k: (k[0], k[1], k[2],
+                                         runs.index(k[3]) if k[3] in runs else 9)):
+        mode, traffic, lc, run = k
+        j, el, f = pts[k]
+        raw = "%s/%s" % (CAPT_DIR, f)
+        base = "capture.%s.%s.%dlcore.%s" % (mode, traffic, lc, run)
+        off = pts.get((mode, traffic, lc, "off"))
+        fig.add(base + ".mpps", j.get("rx_packets", 0) / el / 1e6, "Mpps", raw,
+                baseline=("capture.%s.%s.%dlcore.off.mpps" % (mode, traffic, lc),
+                          off[0].get("rx_packets", 0) / off[1] / 1e6)
+                if off and run != "off" else None)
+        if run == "off":
+            continue
+        # The capture file's size, written by the script beside the JSON.
+        fl = load_json(os.path.join(d, f[:-5] + ".file"))
+        if fl and number(fl.get("file_bytes")) is not None:
+            fig.add(base + ".file.gbytes", fl["file_bytes"] / el / 1e9, "GB/s",
+                    raw, baseline=("capture.write_probe.gbytes", floor) if floor
+                    else None, moved="written to capture files on tmpfs (blocks "
+                    "and headers included)",
+                    goal="≥ 5 GB/s captured to tmpfs with ≤ 4 RX lcores "
+                    "(issue 12)" if run in ("all", "allq") and lc <= 4 else None)
+        else:
+            fig.add(base + ".captured.gbytes", j.get("captured_bytes", 0) / el / 1e9,
+                    "GB/s", raw, baseline=("capture.write_probe.gbytes", floor)
+                    if floor else None, moved="captured packet bytes written to "
+                    "capture files on tmpfs")
+
+
+# --- flow export (bench/flow-export.sh) ------------------------------------
+
+FLOW_GOAL = "≥ 1 M records/s with the packet rate within 10 % of export off (issue 14)"
+
+
+def flow_export(fig, out):
+    d = os.path.join(out, FLOW_DIR)
+    if not os.path.isdir(d):
+        return
+    files = {f: load_json(os.path.join(d, f)) for f in os.listdir(d)
+             if re.fullmatch(r"(table|pipe)-[a-z]+-\d+-[a-z0-9-]+\.json", f)}
+
+    def key(f):
+        kind, mode, flows, exp = re.fullmatch(
+            r"(table|pipe)-([a-z]+)-(\d+)-([a-z0-9-]+)\.json", f).groups()
+        return kind, mode, int(flows), exp
+
+    exps = ("off", "file", "udp", "file-a0", "file-pb")
+    for f in sorted(files, key=lambda f: (lambda k: (k[0] != "table", k[1], k[2],
+                                                     exps.index(k[3]) if k[3] in exps else 9))(key(f))):
+        j = files[f]
+        if not j:
+            continue
+        kind, mode, flows, exp = key(f)
+        raw = "%s/%s" % (FLOW_DIR, f)
+        base = "flow_export.%s.%s.%dflows.%s" % (kind, mode, flows, exp)
+        offf = "%s-%s-%d-off.json" % (kind, mode, flows)
+        off = files.get(offf) if exp != "off" else None
+        if kind == "table":
+            rate, off_rate = j.get("mpps"), (off or {}).get("mpps")
+            recs = number(j.get("records_per_s"))
+        else:
+            el = number(j.get("elapsed_s"))
+            rate = j.get("rx_packets", 0) / el / 1e6 if el else None
+            oel = number((off or {}).get("elapsed_s"))
+            off_rate = off.get("rx_packets", 0) / oel / 1e6 if oel else None
+            fx = j.get("flow_export")
+            recs = (fx["records"] - fx.get("ended", {}).get("exit", 0)) / el \
+                if fx and el else None
+        fig.add(base + ".mpps", rate, "Mpps", raw,
+                baseline=("flow_export.%s.%s.%dflows.off.mpps" % (kind, mode, flows),
+                          off_rate) if off else None,
+                goal=FLOW_GOAL if exp != "off" else None)
+        if exp == "off" or recs is None:
+            continue
+        churn = number(j.get("churn"))
+        note = None
+        if churn and abs(recs - churn) <= 0.02 * churn:
+            note = "equals the offered churn: the exporter's capacity is " \
+                   "not measured by this point"
+        fig.add(base + ".records_per_s", recs, "records/s", raw,
+                goal=FLOW_GOAL, note=note)
+
+
+def build(out):
+    info = run_info(out)
+    fig = Figures()
+    handoff(fig, out, "handoff", "host_pkts")
+    handoff(fig, out, "handoff_gpu_pkts", "gpu_pkts")
+    driver(fig, out)
+    reg_cache(fig, out)
+    bpf_cpu(fig, out)
+    kernel_rate(fig, out)
+    gpugen(fig, out)
+    gpudma(fig, out)
+    capacity(fig, out)
+    capture(fig, out)
+    flow_export(fig, out)
+    info["figures"] = fig.list
+    return info
+
+
+def write(out):
+    """Build OUT_DIR's summary and write OUT_DIR/summary.json; returns it."""
+    s = build(out)
+    path = os.path.join(out, "summary.json")
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(s, f, indent=1, ensure_ascii=False)
+        f.write("\n")
+    os.replace(tmp, path)
+    return s
+
+
+def fmt(v):
+    if v is None:
+        return "n/a"
+    return "%.3g" % v if abs(v) < 100 else "%.1f" % v
+
+
+def floors_section(s):
+    """report.md's table of the figures that have a floor in this run."""
+    rows = [f for f in s["figures"] if f["baseline"] is not None]
+    md = ["## Figures against their floors, same run (summary.json)\n",
+          "Every ratio is figure / floor, both measured in run %s; a figure "
+          "whose floor this run did not measure has none. Ratios above 1 "
+          "against a bare loop say that loop is not a ceiling.\n" % s["run_id"],
+          "| figure | value | unit | floor | floor value | ratio | note |",
+          "|---|---|---|---|---|---|---|"]
+    for f in rows:
+        md.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+            f["figure"], fmt(f["value"]), f["unit"], f["baseline"]["name"],
+            fmt(f["baseline"]["value"]),
+            "n/a" if f["ratio"] is None else "%.3f" % f["ratio"],
+            f.get("note", "")))
+    return "\n".join(md) + "\n"
+
+
+def main():
+    if len(sys.argv) != 2 or not os.path.isdir(sys.argv[1]):
+        print(__doc__, file=sys.stderr)
+        return 2
+    s = write(sys.argv[1])
+    print("summary.py: wrote %s (%d figures, run %s)" % (
+        os.path.join(sys.argv[1], "summary.json"), len(s["figures"]), s["run_id"]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

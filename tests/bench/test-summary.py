@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""The report step's summary.json against check-summary.py's schema.
+
+Usage: test-summary.py SOURCE_ROOT
+
+1. bench/plot.py on a copy of fixture/ (a few raw files of a real run,
+   doc/perf/run-283115e, cut down): summary.json valid, its raw files in
+   the run's directory, report.md naming the same run, the ratios the
+   issue asks for present.
+2. A pipeline faster than its bare loop is marked "baseline is not a
+   ceiling", in summary.json and in report.md; a tmpfs write probe
+   becomes the capture's floor.
+3. The checker rejects broken-summary.json and each fault put into a
+   valid summary one at a time: the test can fail.
+4. doc/perf/summary.json, where it is committed (after a full GPU run).
+"""
+
+import copy
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+failures = []
+
+
+def expect(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL: " + what)
+
+
+def run(argv):
+    # No __pycache__ left in the source tree by bench/'s modules.
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    p = subprocess.run([sys.executable] + argv, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, universal_newlines=True,
+                       env=env)
+    return p.returncode, p.stdout
+
+
+def figure(s, fid):
+    return next((f for f in s["figures"] if f["figure"] == fid), None)
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    top = sys.argv[1]
+    here = os.path.join(top, "tests", "bench")
+    checker = os.path.join(here, "check-summary.py")
+    sys.dont_write_bytecode = True
+    sys.path.insert(0, here)
+    check = __import__("check-summary").check
+    tmp = tempfile.mkdtemp(prefix="bench-summary-")
+    try:
+        out = os.path.join(tmp, "out")
+        shutil.copytree(os.path.join(here, "fixture"), out)
+        # 1. The report step on the fixture.
+        rc, text = run([os.path.join(top, "bench", "plot.py"), out])
+        expect(rc == 0, "plot.py on the fixture: exit %d\n%s" % (rc, text))
+        path = os.path.join(out, "summary.json")
+        rc, text = run([checker, path, "--out", out])
+        expect(rc == 0, "the fixture's summary is invalid:\n" + text)
+        with open(path) as f:
+            s = json.load(f)
+        with open(os.path.join(out, "report.md")) as f:
+            report = f.read()
+        expect("- run id: %s\n" % s["run_id"] in report,
+               "report.md's header does not name run %s" % s["run_id"])
+        for k in ("gpu", "driver", "revision", "date"):
+            expect(s[k] and str(s[k]) in report, "report.md lacks the %s" % k)
+        pairs = (("capacity.host-mapped.64B.1lcore.mpps", "capacity.source.64B.1lcore.mpps"),
+                 ("handoff.host_pkts.64B.burst32.median.us",
+                  "handoff.host_pkts.floor_host.median.us"),
+                 ("kernel_rate.gpu.64B.1000flows.empty.mpps",
+                  "kernel_rate.gpu.64B.1000flows.empty.gather_floor.mpps"),
+                 ("capture.host-mapped.mix.1lcore.all.mpps",
+                  "capture.host-mapped.mix.1lcore.off.mpps"),
+                 ("flow_export.table.cpu.1000000flows.file.mpps",
+                  "flow_export.table.cpu.1000000flows.off.mpps"),
+                 ("flow_export.pipe.cpu.1000000flows.file.mpps",
+                  "flow_export.pipe.cpu.1000000flows.off.mpps"),
+                 ("driver.mem_alloc.rte.median.us", "driver.mem_alloc.raw.median.us"))
+        for fid, base in pairs:
+            f = figure(s, fid)
+            expect(f is not None and f["baseline"] is not None and
+                   f["baseline"]["name"] == base,
+                   "%s has no baseline %s" % (fid, base))
+            if f is not None and f["baseline"] is not None:
+                expect("| %s |" % fid in report, "report.md has no floor row for %s" % fid)
+        # Floors the fixture has no run of: no baseline, never an old one.
+        for fid in ("capacity.gpu.64B.1lcore.mpps", "capacity.gpu-split.64B.1lcore.mpps"):
+            f = figure(s, fid)
+            expect(f is not None and f["baseline"] is None and f["ratio"] is None,
+                   "%s has a baseline the run did not measure" % fid)
+        f = figure(s, "capacity.gpu-split.64B.1lcore.gbps")
+        expect(f is not None and f["moved"].startswith("headers only"),
+               "gpu-split at 64 B does not say only headers moved")
+
+        # 2. A mode beating its bare loop: the loop is not a ceiling.
+        with open(os.path.join(out, "capacity-burst128", "cap-gpu-64-1.json")) as fh:
+            j = json.load(fh)
+        j["rx_packets"] = int(j["rx_packets"] * 0.9)
+        with open(os.path.join(out, "capacity-burst128", "cap-gpu-source-64-1.json"), "w") as fh:
+            json.dump(j, fh)
+        # And the capture sweep's floor, one writer into its directory.
+        with open(os.path.join(out, "tmpfs_probe.json"), "w") as fh:
+            json.dump({"bench": "tmpfs_probe", "dir": "/dev/shm", "fstype": "tmpfs",
+                       "write_Bps_median": 4e9}, fh)
+        rc, text = run([os.path.join(top, "bench", "plot.py"), out])
+        expect(rc == 0, "plot.py with a gpu-source run: exit %d\n%s" % (rc, text))
+        with open(path) as fh:
+            s = json.load(fh)
+        with open(os.path.join(out, "report.md")) as fh:
+            report = fh.read()
+        f = figure(s, "capacity.gpu.64B.1lcore.mpps")
+        expect(f is not None and f["ratio"] is not None and f["ratio"] > 1 and
+               f.get("note") == "baseline is not a ceiling",
+               "gpu over a slower gpu-source is not marked: %r" % f)
+        f = figure(s, "capture.host-mapped.mix.1lcore.all.captured.gbytes")
+        expect(f is not None and f["baseline"] is not None and
+               f["baseline"]["name"] == "capture.write_probe.gbytes" and
+               f["baseline"]["value"] == 4.0, "capture has no write-probe floor: %r" % f)
+        expect("(baseline is not a ceiling)" in report,
+               "report.md's ratio table does not say the baseline is not a ceiling")
+        expect(check(s, out) == [], "the summary with gpu-source is invalid: %s" % check(s, out))
+
+        # 3. The checker rejects what it must.
+        rc, text = run([checker, os.path.join(here, "broken-summary.json")])
+        expect(rc == 1, "check-summary accepted broken-summary.json (exit %d)" % rc)
+        i = next(n for n, f in enumerate(s["figures"]) if f["baseline"])
+        b = next(n for n, f in enumerate(s["figures"]) if f["unit"] == "Gbit/s")
+        faults = {
+            "same_run false": lambda t: t["figures"][i].update(same_run=False),
+            "ratio off by 1e-6": lambda t: t["figures"][i].update(
+                ratio=t["figures"][i]["ratio"] * (1 + 1e-6)),
+            "ratio without baseline": lambda t: t["figures"][i].update(baseline=None),
+            "baseline without ratio": lambda t: t["figures"][i].update(ratio=None),
+            "unknown unit": lambda t: t["figures"][i].update(unit="Mbps"),
+            "absolute raw": lambda t: t["figures"][i].update(raw="/tmp/x.json"),
+            "raw outside the run": lambda t: t["figures"][i].update(raw="../x.json"),
+            "missing raw file": lambda t: t["figures"][i].update(raw="nothere.json"),
+            "no moved on a byte rate": lambda t: t["figures"][b].update(moved=None),
+            "moved on a packet rate": lambda t: t["figures"][i].update(moved="somewhere"),
+            "value NaN": lambda t: t["figures"][i].update(value=float("nan")),
+            "no goal key": lambda t: t["figures"][i].pop("goal"),
+            "figure twice": lambda t: t["figures"].append(copy.deepcopy(t["figures"][i])),
+            "no run_id": lambda t: t.pop("run_id"),
+            "no figures": lambda t: t.update(figures=[]),
+        }
+        for what, hurt in faults.items():
+            t = copy.deepcopy(s)
+            hurt(t)
+            expect(check(t, out) != [], "check-summary accepted: " + what)
+
+        # 4. The committed summary of the last full GPU run.
+        perf = os.path.join(top, "doc", "perf")
+        committed = os.path.join(perf, "summary.json")
+        if os.path.exists(committed):
+            rc, text = run([checker, committed, "--out", perf])
+            print(text, end="")
+            expect(rc == 0, "doc/perf/summary.json is invalid")
+        else:
+            print("doc/perf/summary.json: not committed yet (it comes with the "
+                  "next full GPU run): that half skipped")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if failures:
+        print("%d failure(s)" % len(failures))
+        return 1
+    print("bench summary: fixture, markers, %d rejected faults: ok" % len(faults))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
