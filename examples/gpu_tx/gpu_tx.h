@@ -77,6 +77,8 @@ struct app {
 	/* Frames the port took but did not send (its oerrors, read at the
 	 * report): a write error of a file port, a NIC's TX error. */
 	uint64_t port_oerrors;
+	/* The measured rate fell more than 1% short of --rate (said). */
+	int rate_short;
 };
 
 /* tx_port.c: the GPU, the mbuf pool, the port and its link. */

@@ -242,7 +242,8 @@ main(int argc, char **argv)
 	if (gputx_report(&a) != 0)
 		rc = -1;
 	/* Frames the port dropped are frames not sent, as those it refused. */
-	ret = rc == 0 && a.st.failed == 0 && a.port_oerrors == 0 ? 0 : 1;
+	ret = rc == 0 && a.st.failed == 0 && a.port_oerrors == 0 &&
+		!(a.o.strict_rate && a.rate_short) ? 0 : 1;
 out:
 	if (port_started) {
 		/* Stop and close: the port gives back the mbufs it holds. */

@@ -171,6 +171,9 @@ gputx_parse_opts(int argc, char **argv, struct opts *o)
 			"or until its link goes down (default 0)"),
 		GPUAPP_OPT_STRING_ENTRY("json", &o->json, "FILE",
 			"summary as JSON ('-' for stdout)"),
+		GPUAPP_OPT_FLAG_ENTRY("strict-rate", &o->strict_rate,
+			"exit 1 when the measured rate falls more\n"
+			"than 1% short of --rate (always warned)"),
 		GPUAPP_OPT_HELP_ENTRY('h'),
 	};
 	int ret;

@@ -18,12 +18,32 @@
 #include "gpuapp_tsc.h"
 #include "gpu_tx.h"
 
+/* Preamble, start delimiter and inter-frame gap per frame (L1). */
+#define L1_OVERHEAD 20
+
 /* What both forms of the summary report. */
 struct figures {
 	double secs, pps, bps;
+	double bps_l1;		/* bps with each frame's L1 overhead */
+	double measured;	/* in --rate's own unit, 0 without one */
 	const char *unit;
 	struct gpuapp_lat_summary lat;
 };
+
+/* v with an SI prefix, as people read rates: "1.25 M". */
+static const char *
+si(double v, char *buf, size_t len)
+{
+	static const char *const pfx[] = { "", "k", "M", "G", "T" };
+	unsigned int k = 0;
+
+	while (v >= 1000 && k + 1 < RTE_DIM(pfx)) {
+		v /= 1000;
+		k++;
+	}
+	snprintf(buf, len, "%.*f %s", v < 10 ? 3 : v < 100 ? 2 : 1, v, pfx[k]);
+	return buf;
+}
 
 static void
 figures(const struct app *a, struct figures *fg)
@@ -35,6 +55,12 @@ figures(const struct app *a, struct figures *fg)
 	/* Frame bits with FCS, as --rate N bps counts them. */
 	fg->bps = fg->secs > 0 ?
 		(a->st.bytes + 4.0 * a->st.pkts) * 8 / fg->secs : 0;
+	fg->bps_l1 = fg->bps + (fg->secs > 0 ?
+		L1_OVERHEAD * 8.0 * a->st.pkts / fg->secs : 0);
+	/* In the unit the rate was asked in; % of link counts L1 bits. */
+	fg->measured = a->o.unit == RATE_PPS ? fg->pps :
+		a->o.unit == RATE_BPS ? fg->bps :
+		a->o.unit == RATE_PCT ? fg->bps_l1 : 0;
 	fg->unit = a->o.unit == RATE_PPS ? "pps" :
 		a->o.unit == RATE_BPS ? "bps" : a->o.unit == RATE_PCT ? "%" :
 		"none";
@@ -47,12 +73,24 @@ figures(const struct app *a, struct figures *fg)
 static void
 summary_text(const struct app *a, const struct figures *fg, FILE *f)
 {
+	char r[64], p[32], l2[32], l1[32];
+
+	if (a->o.unit == RATE_PPS)
+		snprintf(r, sizeof(r), "%spps", si(a->o.rate, p, sizeof(p)));
+	else if (a->o.unit == RATE_BPS)
+		snprintf(r, sizeof(r), "%sbit/s L2", si(a->o.rate, p, sizeof(p)));
+	else if (a->o.unit == RATE_PCT)
+		snprintf(r, sizeof(r), "%g%% of the link", a->o.rate);
+	else
+		snprintf(r, sizeof(r), "none");
 	fprintf(f, "sent: %" PRIu64 " packets, %" PRIu64 " bytes in %.3f s\n"
-		"rate: requested %g %s, measured %.0f pps, %.0f bps\n"
+		"rate: requested %s; measured %spps, %sbit/s L2 (frames "
+		"with FCS), %sbit/s L1 (with preamble and gap)\n"
 		"tx: %" PRIu64 " retries (port full), %" PRIu64 " not "
 		"sent (stopped with the port full)\n",
-		a->st.pkts, a->st.bytes, fg->secs, a->o.rate, fg->unit, fg->pps,
-		fg->bps, a->st.retries, a->st.failed);
+		a->st.pkts, a->st.bytes, fg->secs, r, si(fg->pps, p, sizeof(p)),
+		si(fg->bps, l2, sizeof(l2)), si(fg->bps_l1, l1, sizeof(l1)),
+		a->st.retries, a->st.failed);
 	if (a->port_oerrors != 0)
 		fprintf(f, "port: %" PRIu64 " of the packets sent not written "
 			"or sent by port %u (its oerrors)\n", a->port_oerrors,
@@ -88,6 +126,8 @@ summary_json(const struct app *a, const struct figures *fg, const char *to)
 	gpuapp_json_str(j, "rate_unit", fg->unit);
 	gpuapp_json_fixed(j, "pps", fg->pps, 1);
 	gpuapp_json_fixed(j, "bps", fg->bps, 1);
+	gpuapp_json_fixed(j, "bps_l1", fg->bps_l1, 1);
+	gpuapp_json_bool(j, "rate_short", a->rate_short != 0);
 	gpuapp_json_u64(j, "tx_retries", a->st.retries);
 	gpuapp_json_u64(j, "tx_failed", a->st.failed);
 	gpuapp_json_u64(j, "port_oerrors", a->port_oerrors);
@@ -124,6 +164,19 @@ gputx_report(struct app *a)
 			rte_strerror(-rc));
 	a->port_oerrors = rc == 0 ? es.oerrors : 0;
 	figures(a, &fg);
+	/* A tester must know when it did not offer what it was asked to. */
+	a->rate_short = a->rate_units > 0 && fg.measured < 0.99 * a->rate_units;
+	if (a->rate_short) {
+		const char *u = a->o.unit == RATE_PPS ? "pps" :
+			a->o.unit == RATE_BPS ? "bit/s L2" : "bit/s L1";
+		char m[32], w[32];
+
+		GPUTX_LOG(WARNING, "warning: measured %s%s, %.1f%% short of the "
+			"%s%s asked%s\n", si(fg.measured, m, sizeof(m)), u,
+			100 * (1 - fg.measured / a->rate_units),
+			si(a->rate_units, w, sizeof(w)), u,
+			a->o.strict_rate ? " (--strict-rate: exit 1)" : "");
+	}
 	summary_text(a, &fg, stdout);
 	if (a->o.json != NULL && summary_json(a, &fg, a->o.json) != 0)
 		return -1;

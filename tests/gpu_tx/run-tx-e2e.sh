@@ -204,6 +204,26 @@ print("10 pps for 1 s: %d packets" % j["packets"])
 # runs the last one late costs the 10th; the old bucket sent none.
 sys.exit(0 if j["packets"] in (9, 10) else 1)
 PY
+	# A rate no port reaches: said in units people read, warned, and
+	# with --strict-rate exit 1 (a tester's run that offered less than
+	# asked); without it exit 0.
+	# shellcheck disable=SC2046
+	"$tx" $(eal) --vdev net_null0 -- --stream ipv4 --count 20000 \
+		--rate 100Gpps > "$work/short.txt" 2>&1 ||
+		{ cat "$work/short.txt"; echo "FAIL: short rate, no --strict-rate: exit"; exit 1; }
+	grep -Eq "^warning: measured [0-9.]+ [kMG]?pps, [0-9.]+% short of the 100.0 Gpps asked" \
+		"$work/short.txt" &&
+		grep -Eq "^rate: requested 100.0 Gpps; measured [0-9.]+ [kMG]?pps, .*bit/s L2 .*bit/s L1" \
+		"$work/short.txt" ||
+		{ cat "$work/short.txt"; echo "FAIL: no shortfall warning or units"; exit 1; }
+	# shellcheck disable=SC2046
+	"$tx" $(eal) --vdev net_null0 -- --stream ipv4 --count 20000 \
+		--rate 100Gpps --strict-rate --json "$work/short.json" \
+		> "$work/short.txt" 2>&1 &&
+		{ cat "$work/short.txt"; echo "FAIL: --strict-rate: exit 0"; exit 1; }
+	grep -q '"rate_short": true' "$work/short.json" ||
+		{ cat "$work/short.json"; echo "FAIL: JSON rate_short"; exit 1; }
+	echo "ok: a short rate warned, --strict-rate exit 1"
 	;;
 *)
 	echo "unknown case $case_name"
