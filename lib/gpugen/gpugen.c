@@ -307,6 +307,45 @@ num_key(const char *key, const char *v, uint64_t max, uint64_t *out,
 	return 0;
 }
 
+/*
+ * flags=: a number, or tcpdump's letters in any order (S SYN, A ACK, F FIN,
+ * R RST, P PSH, U URG, E ECE, C CWR; "SA" is SYN-ACK, "." ACK alone as
+ * tcpdump prints it).
+ */
+static int
+set_tcp_flags(struct stream_desc *d, const char *v, char *err, size_t errlen)
+{
+	static const char letters[] = "FSRPAUEC";
+	uint64_t n;
+	unsigned int f = 0;
+
+	if (v[0] >= '0' && v[0] <= '9') {
+		if (num_key("flags", v, 255, &n, err, errlen) != 0)
+			return -EINVAL;
+		d->sp.tcp_flags = (uint8_t)n;
+		return 0;
+	}
+	if (v[0] == '\0')
+		return fail(err, errlen, -EINVAL, "flags=: empty (a number, or "
+			"letters of %s such as SA)", letters);
+	for (const char *c = v; *c != '\0'; c++) {
+		const char *at = *c == '.' ? strchr(letters, 'A') :
+			strchr(letters, *c);
+		unsigned int bit;
+
+		if (at == NULL)
+			return fail(err, errlen, -EINVAL, "flags=%s: '%c' is no "
+				"TCP flag (F S R P A U E C, . for ACK)", v, *c);
+		bit = 1u << (at - letters);
+		if (f & bit)
+			return fail(err, errlen, -EINVAL, "flags=%s: '%c' given "
+				"twice", v, *c);
+		f |= bit;
+	}
+	d->sp.tcp_flags = (uint8_t)f;
+	return 0;
+}
+
 static int
 parse_item(struct stream_desc *d, char *item, char *err, size_t errlen)
 {
@@ -381,16 +420,16 @@ parse_item(struct stream_desc *d, char *item, char *err, size_t errlen)
 			d->sp.dport = (uint16_t)n;
 		return 0;
 	}
+	if (strcmp(item, "flags") == 0)
+		return set_tcp_flags(d, v, err, errlen);
 	if (strcmp(item, "ttl") == 0 || strcmp(item, "tos") == 0 ||
-			strcmp(item, "flags") == 0 || strcmp(item, "payload") == 0) {
+			strcmp(item, "payload") == 0) {
 		if (num_key(item, v, 255, &n, err, errlen) != 0)
 			return -EINVAL;
 		if (strcmp(item, "ttl") == 0)
 			d->sp.ttl = (uint8_t)n;
 		else if (strcmp(item, "tos") == 0)
 			d->sp.tos = (uint8_t)n;
-		else if (strcmp(item, "flags") == 0)
-			d->sp.tcp_flags = (uint8_t)n;
 		else
 			d->sp.payload_byte = (uint8_t)n;
 		return 0;

@@ -128,6 +128,41 @@ test_defaults(void)
 	gpugen_free(g);
 }
 
+/* flags= as a number or tcpdump's letters. */
+static void
+test_tcp_flags(void)
+{
+	static const struct {
+		const char *v;
+		int flags;	/* -1: refused */
+	} c[] = {
+		{ "S", 0x02 }, { "SA", 0x12 }, { "AS", 0x12 }, { "FA", 0x11 },
+		{ "R", 0x04 }, { "PA", 0x18 }, { ".", 0x10 }, { "UEC", 0xe0 },
+		{ "FSRPAUEC", 0xff }, { "24", 24 }, { "0x12", 0x12 },
+		{ "s", -1 }, { "SS", -1 }, { "A.", -1 }, { "X", -1 },
+		{ "", -1 }, { "256", -1 },
+	};
+	struct gpurx_pkt_info pi;
+	uint8_t buf[2048];
+	char spec[64];
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct gpugen *g = new_gen(1);
+
+		snprintf(spec, sizeof(spec), "ipv4,tcp,flags=%s", c[i].v);
+		if (c[i].flags < 0) {
+			CHECK(add(g, spec) < 0, "'%s' accepted", spec);
+		} else if (add(g, spec) != 1) {
+			CHECK(0, "'%s' refused", spec);
+		} else {
+			build(g, 0, buf, &pi);
+			CHECK(pi.tcp_flags == c[i].flags, "%s: flags %#x, want %#x",
+				spec, pi.tcp_flags, c[i].flags);
+		}
+		gpugen_free(g);
+	}
+}
+
 static void
 test_ipv6_tcp_vlan(void)
 {
@@ -641,6 +676,7 @@ main(int argc, char **argv)
 	test_version();
 	test_defaults();
 	test_ipv6_tcp_vlan();
+	test_tcp_flags();
 	test_vars();
 	test_sizes();
 	test_imix();
