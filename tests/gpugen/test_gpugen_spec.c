@@ -370,6 +370,27 @@ test_imix(void)
 	}
 	CHECK(gpugen_max_len(g) == 1514, "max len");
 	gpugen_free(g);
+
+	/* As documented, plain "imix": the stamp where it fits (594 and
+	 * 1518 B), left out of the 64 B frames and said by stream_info;
+	 * stamp=on insists and is refused. */
+	g = new_gen(1);
+	CHECK(add(g, "imix") == 3, "plain imix: 3 streams");
+	CHECK(gpugen_stream_info(g, 0, &si) == 0 && si.stamp_off == 0,
+		"imix 64 B: no stamp");
+	for (uint32_t k = 1; k < 3; k++) {
+		CHECK(gpugen_stream_info(g, k, &si) == 0 && si.stamp_off != 0,
+			"imix stream %u: stamped", k);
+		len = gpugen_build_cpu(g, 7 + (k - 1) * 4, 5, buf, sizeof(buf),
+			NULL, NULL);
+		gpurx_pkt_parse(buf, len, len, &pi);
+		CHECK(gpugen_stamp_find(buf, len, &pi, &st) == 0 &&
+			st.stream == k, "imix stream %u: stamp read back", k);
+	}
+	gpugen_free(g);
+	g = new_gen(1);
+	CHECK(add(g, "imix,stamp=on") < 0, "imix,stamp=on refused");
+	gpugen_free(g);
 }
 
 /* Each bad spec: refused with rc, a message holding what, nothing added. */
@@ -437,7 +458,7 @@ test_bad(void)
 		{ "all", -EINVAL, "pcap" },
 		{ "pcap=/nonexistent/x.pcap", -ENOENT, "pcap=" },
 		{ "pcap=/dev/null,ipv4", -EINVAL, "comes from the file" },
-		{ "imix", -EMSGSIZE, "stamp" },	/* 64-byte frames stamped */
+		{ "imix,stamp=on", -EMSGSIZE, "stamp" },	/* 64-byte frames */
 	};
 	struct gpugen *g = new_gen(1);
 	char err[512];
