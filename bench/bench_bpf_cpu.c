@@ -16,7 +16,6 @@
  *        bench-bpf-cpu --self-test
  */
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <pcap/pcap.h>
@@ -78,56 +77,38 @@ struct prog {
 
 static volatile uint64_t sink;
 
+/* --tiny: the CI's quick run. */
 static void
-usage(const char *prog)
+set_tiny(void *opts)
 {
-	fprintf(stderr, "Usage: %s [EAL options] -- [--packets N] [--reps N] "
-		"[--seed N] [--out DIR] [--tiny]\n       %s --self-test\n",
-		prog, prog);
+	struct opts *o = opts;
+
+	o->packets = TINY_PACKETS;
+	o->reps = TINY_REPS;
 }
 
 static int
 parse_args(int argc, char **argv, void *opts)
 {
 	struct opts *o = opts;
-	static const struct option longopts[] = {
-		{ "packets", required_argument, NULL, 'p' },
-		{ "reps", required_argument, NULL, 'r' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "tiny", no_argument, NULL, 't' },
-		{ NULL, 0, NULL, 0 },
+	struct bench_opt_preset tiny_preset = { .apply = set_tiny, .opts = o };
+	const struct gpuapp_opt table[] = {
+		GPUAPP_OPT_UINT_ENTRY("packets", &o->packets, 1, UINT32_MAX, "N",
+			"packets generated (default 1048576)"),
+		GPUAPP_OPT_UINT_ENTRY("reps", &o->reps, 1, 10000, "N",
+			"repetitions, the median reported (default 7)"),
+		GPUAPP_OPT_UINT_ENTRY("seed", &o->seed, 0, UINT64_MAX, "N",
+			"seed of the traffic mix (default 1)"),
+		BENCH_OPT_OUT_ENTRY(&o->out, "write bpf_cpu.json there"),
+		BENCH_OPT_PRESET_ENTRY("tiny", &tiny_preset,
+			"4096 packets, 3 repetitions"),
+		GPUAPP_OPT_HELP_ENTRY(0),
 	};
-	int c;
 
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			if (bench_parse_u64(optarg, UINT32_MAX, &o->packets) < 0 ||
-					o->packets == 0)
-				return -1;
-			break;
-		case 'r':
-			if (bench_parse_u64(optarg, 10000, &o->reps) < 0 ||
-					o->reps == 0)
-				return -1;
-			break;
-		case 's':
-			if (bench_parse_u64(optarg, UINT64_MAX, &o->seed) < 0)
-				return -1;
-			break;
-		case 'o':
-			o->out = optarg;
-			break;
-		case 't':
-			o->packets = TINY_PACKETS;
-			o->reps = TINY_REPS;
-			break;
-		default:
-			return -1;
-		}
-	}
-	return optind == argc ? 0 : -1;
+	return bench_opts_parse(table, RTE_DIM(table),
+		"usage: %s [EAL options] -- [options]\n"
+		"       (or --self-test alone: the statistics' self-test)",
+		argc, argv);
 }
 
 static int
@@ -138,13 +119,13 @@ prog_build(pcap_t *dead, const struct filter_def *fd, struct prog *pg)
 	memset(pg, 0, sizeof(*pg));
 	if (pcap_compile(dead, &pg->cbpf, fd->expr, 1,
 			PCAP_NETMASK_UNKNOWN) != 0) {
-		fprintf(stderr, "pcap_compile(\"%s\"): %s\n", fd->expr,
+		BENCH_LOG(ERR, "pcap_compile(\"%s\"): %s\n", fd->expr,
 			pcap_geterr(dead));
 		return -1;
 	}
 	prm = rte_bpf_convert(&pg->cbpf);
 	if (prm == NULL) {
-		fprintf(stderr, "rte_bpf_convert(\"%s\"): %s\n", fd->expr,
+		BENCH_LOG(ERR, "rte_bpf_convert(\"%s\"): %s\n", fd->expr,
 			rte_strerror(rte_errno));
 		return -1;
 	}
@@ -152,12 +133,12 @@ prog_build(pcap_t *dead, const struct filter_def *fd, struct prog *pg)
 	pg->bpf = rte_bpf_load(prm);
 	rte_free(prm);
 	if (pg->bpf == NULL) {
-		fprintf(stderr, "rte_bpf_load(\"%s\"): %s\n", fd->expr,
+		BENCH_LOG(ERR, "rte_bpf_load(\"%s\"): %s\n", fd->expr,
 			rte_strerror(rte_errno));
 		return -1;
 	}
 	if (rte_bpf_get_jit(pg->bpf, &pg->jit) != 0 || pg->jit.func == NULL) {
-		fprintf(stderr, "rte_bpf_get_jit(\"%s\"): no JIT code on this CPU\n",
+		BENCH_LOG(ERR, "rte_bpf_get_jit(\"%s\"): no JIT code on this CPU\n",
 			fd->expr);
 		pg->jit.func = NULL;
 	}
@@ -254,12 +235,12 @@ main(int argc, char **argv)
 	int ret, status = BENCH_EXIT_OK;
 	size_t f;
 
-	ret = bench_start(argc, argv, parse_args, &o, usage);
+	ret = bench_start(argc, argv, parse_args, &o);
 	if (ret >= 0)
 		return ret;
 
 	if (pktgen_generate(&set, (uint32_t)o.packets, o.seed) != 0) {
-		fprintf(stderr, "out of memory for %" PRIu64 " packets\n",
+		BENCH_LOG(ERR, "out of memory for %" PRIu64 " packets\n",
 			o.packets);
 		rte_eal_cleanup();
 		return BENCH_EXIT_FAIL;
@@ -270,7 +251,7 @@ main(int argc, char **argv)
 		pps[f] = calloc(o.reps, sizeof(double));
 	if (mbufs == NULL || dead == NULL || pps[0] == NULL || pps[1] == NULL ||
 			pps[2] == NULL) {
-		fprintf(stderr, "setup failed (out of memory)\n");
+		BENCH_LOG(ERR, "setup failed (out of memory)\n");
 		status = BENCH_EXIT_FAIL;
 		goto out;
 	}
@@ -318,7 +299,7 @@ main(int argc, char **argv)
 		if (matched[ENG_RTE_INTERP] != matched[ENG_PCAP] ||
 				(pg.jit.func != NULL &&
 				 matched[ENG_RTE_JIT] != matched[ENG_PCAP])) {
-			fprintf(stderr, "filter %s: engines disagree: pcap %" PRIu64
+			BENCH_LOG(ERR, "filter %s: engines disagree: pcap %" PRIu64
 				", rte_bpf %" PRIu64 ", jit %" PRIu64 " accepted\n",
 				fd->name, matched[0], matched[1], matched[2]);
 			status = BENCH_EXIT_FAIL;

@@ -10,8 +10,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <getopt.h>
-
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
@@ -22,6 +20,13 @@
 #include "gpuapp_json.h"
 #include "gpuapp_tsc.h"
 #include "gpuapp_eal.h"
+
+/*
+ * One logtype for every benchmark, not one each: a process runs one
+ * benchmark, so a name per program would filter nothing more, and the
+ * harnesses pass one --log-level to all of them.
+ */
+RTE_LOG_REGISTER(bench_logtype, bench, INFO);
 
 /* --- Statistics --------------------------------------------------------- */
 
@@ -242,24 +247,24 @@ bench_json_open(struct bench_json *j, const char *dir, const char *name)
 	if (dir == NULL || dir[0] == '\0')
 		return 0;
 	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-		fprintf(stderr, "cannot create output directory %s: %s\n", dir,
+		BENCH_LOG(ERR, "cannot create output directory %s: %s\n", dir,
 			strerror(errno));
 		return -1;
 	}
 	n = snprintf(j->path, sizeof(j->path), "%s/%s", dir, name);
 	if (n < 0 || (size_t)n >= sizeof(j->path)) {
-		fprintf(stderr, "output path too long: %s/%s\n", dir, name);
+		BENCH_LOG(ERR, "output path too long: %s/%s\n", dir, name);
 		return -1;
 	}
 	/* The file is written at the end: say now, not after the run, that
 	 * it cannot be. */
 	if (access(dir, W_OK | X_OK) != 0) {
-		fprintf(stderr, "cannot write %s: %s\n", j->path, strerror(errno));
+		BENCH_LOG(ERR, "cannot write %s: %s\n", j->path, strerror(errno));
 		return -1;
 	}
 	j->doc = gpuapp_json_create();
 	if (j->doc == NULL) {
-		fprintf(stderr, "cannot write %s: out of memory\n", j->path);
+		BENCH_LOG(ERR, "cannot write %s: out of memory\n", j->path);
 		return -1;
 	}
 	return 0;
@@ -409,34 +414,24 @@ bench_json_close(struct bench_json *j)
 	gpuapp_json_free(j->doc);
 	j->doc = NULL;
 	if (ret != 0)
-		fprintf(stderr, "writing %s failed\n", j->path);
+		BENCH_LOG(ERR, "writing %s failed\n", j->path);
 	else
 		printf("# wrote %s\n", j->path);
 	return ret != 0 ? -1 : 0;
 }
 
-/* --- Misc ------------------------------------------------------------------------ */
+/* --- Options ----------------------------------------------------------------- */
 
 int
-bench_parse_u64(const char *s, uint64_t max, uint64_t *out)
+bench_opts_parse(const struct gpuapp_opt *table, size_t n, const char *usage,
+		int argc, char **argv)
 {
-	char *end;
-	unsigned long long v;
-
-	if (s == NULL || s[0] == '\0' || s[0] == '-')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno != 0 || *end != '\0' || v > max)
-		return -1;
-	*out = v;
-	return 0;
+	return gpuapp_opts_parse(table, n, usage, bench_logtype, argc, argv);
 }
 
 int
 bench_start(int argc, char **argv,
-		int (*parse)(int argc, char **argv, void *opts), void *opts,
-		void (*usage)(const char *prog))
+		int (*parse)(int argc, char **argv, void *opts), void *opts)
 {
 	int ret = bench_self_test_arg(argc, argv);
 
@@ -444,19 +439,144 @@ bench_start(int argc, char **argv,
 		return ret;
 	ret = gpuapp_eal_init(argc, argv);
 	if (ret < 0) {
-		fprintf(stderr, "EAL init failed: %s\n", rte_strerror(rte_errno));
+		BENCH_LOG(ERR, "EAL init failed: %s\n", rte_strerror(rte_errno));
 		return BENCH_EXIT_USAGE;
 	}
 	argc -= ret;
 	argv += ret;
-	optind = 1;
-	if (parse(argc, argv, opts) < 0) {
-		usage(argv[0]);
-		rte_eal_cleanup();
-		return BENCH_EXIT_USAGE;
-	}
-	return -1;
+	ret = parse(argc, argv, opts);
+	if (ret == 0)
+		return -1;
+	rte_eal_cleanup();
+	/* --help is an answer, not a failure. */
+	return ret > 0 ? BENCH_EXIT_OK : BENCH_EXIT_USAGE;
 }
+
+int
+bench_opt_preset(const struct gpuapp_opt *opt, const char *arg, int logtype)
+{
+	const struct bench_opt_preset *p = opt->dst;
+
+	RTE_SET_USED(arg);
+	RTE_SET_USED(logtype);
+	p->apply(p->opts);
+	return 0;
+}
+
+/*
+ * Calls each(opt, item, k, logtype) for the k-th comma-separated item of
+ * arg, empty items skipped as strtok() did. 0; each's error; or -EINVAL
+ * after saying so when arg has no item or one too long. what names the
+ * items in that message.
+ */
+static int
+each_item(const struct gpuapp_opt *opt, const char *arg, int logtype,
+		const char *what,
+		int (*each)(const struct gpuapp_opt *opt, const char *item,
+			unsigned int k, int logtype))
+{
+	const char *s = arg;
+	unsigned int k = 0;
+	char item[64];
+	size_t len;
+	int ret;
+
+	for (;;) {
+		s += strspn(s, ",");
+		if (*s == '\0')
+			break;
+		len = strcspn(s, ",");
+		if (len >= sizeof(item))
+			goto bad;
+		memcpy(item, s, len);
+		item[len] = '\0';
+		s += len;
+		ret = each(opt, item, k++, logtype);
+		if (ret != 0)
+			return ret;
+	}
+	if (k != 0)
+		return 0;
+bad:
+	rte_log(RTE_LOG_ERR, (uint32_t)logtype,
+		"--%s: '%s' is not a list of %s\n", opt->name, arg, what);
+	return -EINVAL;
+}
+
+static int
+list_item(const struct gpuapp_opt *opt, const char *item, unsigned int k,
+		int logtype)
+{
+	const struct bench_opt_list *l = opt->dst;
+
+	if (k == l->max_n) {
+		rte_log(RTE_LOG_ERR, (uint32_t)logtype,
+			"--%s: more than %u numbers\n", opt->name, l->max_n);
+		return -E2BIG;
+	}
+	*l->n = k + 1;
+	return gpuapp_opt_uint(opt, item, logtype, &l->v[k]);
+}
+
+int
+bench_opt_u64_list(const struct gpuapp_opt *opt, const char *arg, int logtype)
+{
+	return each_item(opt, arg, logtype, "numbers (N[,N...])", list_item);
+}
+
+/* The index of name among ns's names, or ns->n. */
+static unsigned int
+name_index(const struct bench_opt_names *ns, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < ns->n && strcmp(name, ns->names[i]) != 0; i++)
+		;
+	return i;
+}
+
+/* First pass: every name checked before the set changes. */
+static int
+name_known(const struct gpuapp_opt *opt, const char *item, unsigned int k,
+		int logtype)
+{
+	const struct bench_opt_names *ns = opt->dst;
+
+	RTE_SET_USED(k);
+	if (name_index(ns, item) < ns->n)
+		return 0;
+	rte_log(RTE_LOG_ERR, (uint32_t)logtype, "--%s: unknown name \"%s\"\n",
+		opt->name, item);
+	return -EINVAL;
+}
+
+static int
+name_select(const struct gpuapp_opt *opt, const char *item, unsigned int k,
+		int logtype)
+{
+	const struct bench_opt_names *ns = opt->dst;
+
+	RTE_SET_USED(k);
+	RTE_SET_USED(logtype);
+	ns->sel[name_index(ns, item)] = true;
+	return 0;
+}
+
+int
+bench_opt_name_set(const struct gpuapp_opt *opt, const char *arg, int logtype)
+{
+	const struct bench_opt_names *ns = opt->dst;
+	/* No name at all is refused: it would measure nothing. */
+	int ret = each_item(opt, arg, logtype, "names (NAME[,NAME...])",
+		name_known);
+
+	if (ret != 0)
+		return ret;
+	memset(ns->sel, 0, ns->n * sizeof(*ns->sel));
+	return each_item(opt, arg, logtype, "names", name_select);
+}
+
+
 
 int
 bench_first_gpu(int16_t *dev_id, struct rte_gpu_info *info)
@@ -470,7 +590,7 @@ bench_first_gpu(int16_t *dev_id, struct rte_gpu_info *info)
 	*dev_id = rte_gpu_find_next(0, RTE_GPU_ID_NONE);
 	if (*dev_id < 0 || rte_gpu_info_get(*dev_id, info) < 0 ||
 			info->name == NULL) {
-		fprintf(stderr, "rte_gpu_info_get(%d): %s\n", *dev_id,
+		BENCH_LOG(ERR, "rte_gpu_info_get(%d): %s\n", *dev_id,
 			rte_strerror(rte_errno));
 		rte_eal_cleanup();
 		return BENCH_EXIT_FAIL;
@@ -478,22 +598,3 @@ bench_first_gpu(int16_t *dev_id, struct rte_gpu_info *info)
 	return -1;
 }
 
-int
-bench_parse_u64_list(const char *s, uint64_t max, uint64_t *out,
-		unsigned int max_n, unsigned int *n)
-{
-	char buf[256], *tok, *save = NULL;
-
-	if (strlen(s) >= sizeof(buf))
-		return -1;
-	strcpy(buf, s);
-	*n = 0;
-	for (tok = strtok_r(buf, ",", &save); tok != NULL;
-			tok = strtok_r(NULL, ",", &save)) {
-		if (*n == max_n || bench_parse_u64(tok, max, &out[*n]) < 0 ||
-				out[*n] == 0)
-			return -1;
-		(*n)++;
-	}
-	return *n > 0 ? 0 : -1;
-}

@@ -14,6 +14,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <rte_log.h>
+
+#include "gpuapp_opts.h"
+
 /* Deterministic random numbers: rand64_next(), rand64_seed(),
  * rand64_fill(), the generator the traffic mix (pktgen_generate()) draws
  * from (tests/support), so one seed fixes a whole run. */
@@ -63,14 +67,82 @@ int bench_self_test_arg(int argc, char **argv);
 struct rte_gpu_info;
 
 /*
- * Start-up shared by the benchmarks: --self-test, EAL, then the benchmark's
- * own options (after "--") through parse(argc, argv, opts), usage() on
- * error. Returns -1 when the benchmark should go on (EAL is up), else the
- * exit status to return.
+ * The benchmarks' diagnostics go through rte_log on one logtype, "bench",
+ * so --log-level=bench:LEVEL filters them; results asked for (tables, the
+ * JSON summary line) stay printf on stdout.
+ */
+extern int bench_logtype;
+
+#define BENCH_LOG(level, ...) \
+	rte_log(RTE_LOG_ ## level, (uint32_t)bench_logtype, __VA_ARGS__)
+
+/*
+ * A benchmark's options: lib/gpuapp's parser (gpuapp_opts.h) on the
+ * benchmarks' logtype. usage is --help's first line, a printf format with
+ * the program's name for its one %s. Returns 0, 1 after --help (usage on
+ * stdout), or a negative errno after saying what is wrong.
+ */
+int bench_opts_parse(const struct gpuapp_opt *table, size_t n,
+		const char *usage, int argc, char **argv);
+
+/*
+ * Start-up shared by the benchmarks: --self-test, EAL, then the
+ * benchmark's own options (after "--") through parse(argc, argv, opts),
+ * which returns as bench_opts_parse() does (and may check more after it).
+ * Returns -1 when the benchmark should go on (EAL is up), else the exit
+ * status to return: BENCH_EXIT_OK after --help, BENCH_EXIT_USAGE on a bad
+ * option.
  */
 int bench_start(int argc, char **argv,
-		int (*parse)(int argc, char **argv, void *opts), void *opts,
-		void (*usage)(const char *prog));
+		int (*parse)(int argc, char **argv, void *opts), void *opts);
+
+/*
+ * CALLBACK entries for the values no kind of the parser takes whole: a
+ * comma-separated list of numbers, each in the entry's [min, max], and a
+ * comma-separated set of names. The entry's dst is the context below.
+ */
+struct bench_opt_list {
+	uint64_t *v;		/* the numbers, in the order given */
+	unsigned int max_n;	/* at most this many */
+	unsigned int *n;	/* how many were given */
+};
+
+struct bench_opt_names {
+	const char *const *names;	/* the names that may be given */
+	bool *sel;			/* sel[i]: names[i] was given */
+	unsigned int n;			/* entries of names[] and sel[] */
+};
+
+/*
+ * A flag that sets several options at once (--tiny), where it stands on
+ * the command line: options after it still change what it set.
+ */
+struct bench_opt_preset {
+	void (*apply)(void *opts);
+	void *opts;
+};
+
+int bench_opt_preset(const struct gpuapp_opt *opt, const char *arg,
+		int logtype);
+int bench_opt_u64_list(const struct gpuapp_opt *opt, const char *arg,
+		int logtype);
+int bench_opt_name_set(const struct gpuapp_opt *opt, const char *arg,
+		int logtype);
+
+/* --out DIR, where the JSON result goes; "" is no output, as no --out. */
+#define BENCH_OPT_OUT_ENTRY(P, H) \
+	{ .name = "out", .kind = GPUAPP_OPT_STRING, \
+	  .flags = GPUAPP_OPT_F_EMPTY_OK, .dst = (P), .arg_name = "DIR", \
+	  .help = (H) }
+#define BENCH_OPT_PRESET_ENTRY(N, P, H) \
+	GPUAPP_OPT_CALLBACK_ENTRY((N), bench_opt_preset, (P), NULL, (H))
+#define BENCH_OPT_LIST_ENTRY(N, L, LO, HI, A, H) \
+	{ .name = (N), .kind = GPUAPP_OPT_CALLBACK, \
+	  .cb = bench_opt_u64_list, .dst = (L), .min = (LO), .max = (HI), \
+	  .arg_name = (A), .help = (H) }
+#define BENCH_OPT_NAMES_ENTRY(N, S, A, H) \
+	{ .name = (N), .kind = GPUAPP_OPT_CALLBACK, \
+	  .cb = bench_opt_name_set, .dst = (S), .arg_name = (A), .help = (H) }
 
 /* The first GPU gpudev probed. Returns -1 with *dev_id and *info set, else
  * (EAL cleaned up) BENCH_EXIT_SKIP when there is none, BENCH_EXIT_FAIL. */
@@ -119,16 +191,6 @@ void bench_json_host(struct bench_json *j);
 /* Writes the file; 0, or -1 (with a message) if anything failed, the
  * document's building included. */
 int bench_json_close(struct bench_json *j);
-
-/* --- Misc -------------------------------------------------------------------- */
-
-/* Parses an unsigned integer (decimal or 0x); -1 on garbage or > max. */
-int bench_parse_u64(const char *s, uint64_t max, uint64_t *out);
-
-/* Parses a comma-separated list of 1..max_n integers, each in 1..max;
- * *n gets how many. -1 on garbage, 0 or too many. */
-int bench_parse_u64_list(const char *s, uint64_t max, uint64_t *out,
-		unsigned int max_n, unsigned int *n);
 
 #ifdef __cplusplus
 }

@@ -30,7 +30,6 @@
  */
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -87,76 +86,41 @@ struct env {
 #define RTE_OK(env, call) __extension__ ({ \
 	int r_ = (call); \
 	if (r_ < 0) { \
-		fprintf(stderr, "%s:%d: %s failed: %s\n", __func__, __LINE__, \
+		BENCH_LOG(ERR, "%s:%d: %s failed: %s\n", __func__, __LINE__, \
 			#call, rte_strerror(rte_errno)); \
 		(env)->status = BENCH_EXIT_FAIL; \
 	} \
 	r_ >= 0; \
 })
 
-static void
-usage(const char *prog)
-{
-	fprintf(stderr, "Usage: %s [EAL options] -- [--reps N] [--wmb-reps N] "
-		"[--size BYTES] [--live N[,N...]] [--live-reps N] [--seed N] "
-		"[--out DIR]\n       %s --self-test\n", prog, prog);
-}
-
 static int
 parse_args(int argc, char **argv, void *opts)
 {
 	struct opts *o = opts;
-	static const struct option longopts[] = {
-		{ "reps", required_argument, NULL, 'r' },
-		{ "wmb-reps", required_argument, NULL, 'w' },
-		{ "size", required_argument, NULL, 'S' },
-		{ "live", required_argument, NULL, 'l' },
-		{ "live-reps", required_argument, NULL, 'L' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "out", required_argument, NULL, 'o' },
-		{ NULL, 0, NULL, 0 },
+	struct bench_opt_list live = {
+		.v = o->live, .max_n = MAX_LIVE_SIZES, .n = &o->n_live,
 	};
-	int c;
+	const struct gpuapp_opt table[] = {
+		GPUAPP_OPT_UINT_ENTRY("reps", &o->reps, 1, 100000000, "N",
+			"calls timed per case (default 2000)"),
+		GPUAPP_OPT_UINT_ENTRY("wmb-reps", &o->wmb_reps, 1, 100000000, "N",
+			"write barriers timed (default 20000)"),
+		GPUAPP_OPT_UINT_ENTRY("size", &o->size, 1, 1ULL << 34, "BYTES",
+			"buffer size of the allocation cases\n(default 65536)"),
+		BENCH_OPT_LIST_ENTRY("live", &live, 1, 10000000, "N[,N...]",
+			"allocations held live, at most 8\n(default 1,1000,100000)"),
+		GPUAPP_OPT_UINT_ENTRY("live-reps", &o->live_reps, 1, 100000000,
+			"N", "calls timed per live count (default 1000)"),
+		GPUAPP_OPT_UINT_ENTRY("seed", &o->seed, 0, UINT64_MAX, "N",
+			"seed of the random data and order\n(default 1)"),
+		BENCH_OPT_OUT_ENTRY(&o->out, "write driver.json there"),
+		GPUAPP_OPT_HELP_ENTRY(0),
+	};
 
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'r':
-			if (bench_parse_u64(optarg, 100000000, &o->reps) < 0 ||
-					o->reps == 0)
-				return -1;
-			break;
-		case 'w':
-			if (bench_parse_u64(optarg, 100000000, &o->wmb_reps) < 0 ||
-					o->wmb_reps == 0)
-				return -1;
-			break;
-		case 'S':
-			if (bench_parse_u64(optarg, 1ULL << 34, &o->size) < 0 ||
-					o->size == 0)
-				return -1;
-			break;
-		case 'l':
-			if (bench_parse_u64_list(optarg, 10000000, o->live,
-					MAX_LIVE_SIZES, &o->n_live) < 0)
-				return -1;
-			break;
-		case 'L':
-			if (bench_parse_u64(optarg, 100000000, &o->live_reps) < 0 ||
-					o->live_reps == 0)
-				return -1;
-			break;
-		case 's':
-			if (bench_parse_u64(optarg, UINT64_MAX, &o->seed) < 0)
-				return -1;
-			break;
-		case 'o':
-			o->out = optarg;
-			break;
-		default:
-			return -1;
-		}
-	}
-	return optind == argc ? 0 : -1;
+	return bench_opts_parse(table, RTE_DIM(table),
+		"usage: %s [EAL options] -- [options]\n"
+		"       (or --self-test alone: the statistics' self-test)",
+		argc, argv);
 }
 
 static inline double
@@ -203,7 +167,7 @@ do_alloc(struct env *e, enum variant v, size_t size, void **ptr, double *ns)
 		*ptr = rte_gpu_mem_alloc(e->dev_id, size, 0);
 		t1 = rte_rdtsc_precise();
 		if (*ptr == NULL) {
-			fprintf(stderr, "rte_gpu_mem_alloc(%zu) failed: %s\n",
+			BENCH_LOG(ERR, "rte_gpu_mem_alloc(%zu) failed: %s\n",
 				size, rte_strerror(rte_errno));
 			e->status = BENCH_EXIT_FAIL;
 			return false;
@@ -568,7 +532,7 @@ live_run(struct env *e, bool reg, enum variant v, size_t live, size_t reps,
 		slot[have] = p;
 	}
 	if (have < live) {
-		fprintf(stderr, "live set: only %zu of %zu %s made (%s)\n", have,
+		BENCH_LOG(ERR, "live set: only %zu of %zu %s made (%s)\n", have,
 			live, reg ? "registrations" : "allocations",
 			variant_names[v]);
 		goto release;
@@ -675,7 +639,7 @@ setup_cuda(struct env *e)
 	}
 	/* PCI-probed gpudev devices are named by their PCI address. */
 	if (gpu_cuda.cuDeviceGetByPCIBusId(&e->cu_dev, e->info.name) != CUDA_SUCCESS) {
-		fprintf(stderr, "gpudev %d '%s' is not a PCI address CUDA knows: using CUDA device 0\n",
+		BENCH_LOG(WARNING, "gpudev %d '%s' is not a PCI address CUDA knows: using CUDA device 0\n",
 			e->dev_id, e->info.name);
 		if (!CU_OK(e, gpu_cuda.cuDeviceGet(&e->cu_dev, 0)))
 			return BENCH_EXIT_FAIL;
@@ -719,7 +683,7 @@ main(int argc, char **argv)
 	uint64_t rng;
 	int ret;
 
-	ret = bench_start(argc, argv, parse_args, &o, usage);
+	ret = bench_start(argc, argv, parse_args, &o);
 	if (ret >= 0)
 		return ret;
 	rng = rand64_seed(o.seed);

@@ -31,7 +31,6 @@
  */
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -104,82 +103,58 @@ window_base(const struct bfe *b, uint64_t t)
 	return (uint64_t)((double)(t - b->t0) * (double)b->o.churn / 1e9);
 }
 
-static void
-usage(const char *prog)
-{
-	fprintf(stderr, "usage: %s [--cpu [--threads N]] --flows F --churn C "
-		"[--seconds S] [--idle S] [--active S] "
-		"[--export off|FILE|udp://H:P|tcp://H:P] [--json FILE]\n", prog);
-}
-
+/*
+ * 0; 1 after --help; a negative errno after saying why. No EAL: the
+ * benchmark starts CUDA itself.
+ */
 static int
 parse(int argc, char **argv, struct bfe_opts *o)
 {
-	static const struct option lo[] = {
-		{ "cpu", no_argument, NULL, 'c' },
-		{ "threads", required_argument, NULL, 't' },
-		{ "flows", required_argument, NULL, 'f' },
-		{ "churn", required_argument, NULL, 'n' },
-		{ "seconds", required_argument, NULL, 's' },
-		{ "idle", required_argument, NULL, 'i' },
-		{ "active", required_argument, NULL, 'a' },
-		{ "export", required_argument, NULL, 'e' },
-		{ "json", required_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 },
+	const struct gpuapp_opt table[] = {
+		GPUAPP_OPT_FLAG_ENTRY("cpu", &o->cpu,
+			"the table in host memory, CPU threads"),
+		GPUAPP_OPT_UINT_ENTRY("threads", &o->threads, 1, MAX_THREADS,
+			"N", "--cpu: threads (default 1)"),
+		GPUAPP_OPT_UINT_ENTRY("flows", &o->flows, 1, 1ull << 30, "F",
+			"flows live at once (needed)"),
+		GPUAPP_OPT_UINT_ENTRY("churn", &o->churn, 0, 1ull << 30, "C",
+			"new flows a second"),
+		/* Bounded: each becomes a count of ns. */
+		{ .name = "seconds", .kind = GPUAPP_OPT_DOUBLE,
+		  .flags = GPUAPP_OPT_F_MIN_OPEN, .dst = &o->seconds,
+		  .dmin = 0, .dmax = 1e9, .arg_name = "S",
+		  .help = "run time (default 5)" },
+		{ .name = "idle", .kind = GPUAPP_OPT_DOUBLE,
+		  .flags = GPUAPP_OPT_F_MIN_OPEN, .dst = &o->idle_s,
+		  .dmin = 0, .dmax = 1e9, .arg_name = "S",
+		  .help = "idle timeout of a flow (default 1)" },
+		GPUAPP_OPT_DOUBLE_ENTRY("active", &o->active_s, 0, 1e9, "S",
+			"active timeout of a flow (default 60)"),
+		GPUAPP_OPT_STRING_ENTRY("export", &o->export, "TARGET",
+			"off, FILE, udp://HOST:PORT or tcp://HOST:PORT\n"
+			"(default off)"),
+		GPUAPP_OPT_STRING_ENTRY("json", &o->json, "FILE",
+			"the numbers as JSON"),
+		GPUAPP_OPT_HELP_ENTRY(0),
 	};
-	int c;
+	int ret;
 
 	memset(o, 0, sizeof(*o));
 	o->threads = 1;
 	o->seconds = 5;
 	o->idle_s = 1;
 	o->active_s = 60;
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			o->cpu = 1;
-			break;
-		case 't':
-			if (bench_parse_u64(optarg, MAX_THREADS, &o->threads) ||
-					o->threads == 0)
-				goto bad;
-			break;
-		case 'f':
-			if (bench_parse_u64(optarg, 1ull << 30, &o->flows) ||
-					o->flows == 0)
-				goto bad;
-			break;
-		case 'n':
-			if (bench_parse_u64(optarg, 1ull << 30, &o->churn))
-				goto bad;
-			break;
-		case 's':
-			o->seconds = atof(optarg);
-			break;
-		case 'i':
-			o->idle_s = atof(optarg);
-			break;
-		case 'a':
-			o->active_s = atof(optarg);
-			break;
-		case 'e':
-			o->export = strcmp(optarg, "off") == 0 ? NULL : optarg;
-			break;
-		case 'j':
-			o->json = optarg;
-			break;
-
-		default:
-			goto bad;
-		}
+	ret = bench_opts_parse(table, RTE_DIM(table),
+		"usage: %s [options]", argc, argv);
+	if (ret != 0)
+		return ret;
+	if (o->flows == 0) {
+		BENCH_LOG(ERR, "--flows F is needed: how many flows live at once\n");
+		return -EINVAL;
 	}
-	if (o->flows == 0 || !(o->seconds > 0) || !(o->idle_s > 0) ||
-			o->active_s < 0 || optind != argc)
-		goto bad;
+	if (o->export != NULL && strcmp(o->export, "off") == 0)
+		o->export = NULL;
 	return 0;
-bad:
-	usage(argv[0]);
-	return -1;
 }
 
 /* --- CPU ------------------------------------------------------------------- */
@@ -237,7 +212,7 @@ scan(struct bfe *b)
 		b->scan_t0 = realtime_ns();
 	}
 	if (rc != 0)
-		fprintf(stderr, "scan: %s\n", gpucuda_strerror(rc));
+		BENCH_LOG(ERR, "scan: %s\n", gpucuda_strerror(rc));
 	return rc;
 }
 
@@ -253,7 +228,7 @@ drain(struct bfe *b, uint32_t max)
 			b->tail, b->pull_stream);
 
 		if (rc != 0) {
-			fprintf(stderr, "records from the GPU: %s\n",
+			BENCH_LOG(ERR, "records from the GPU: %s\n",
 				gpucuda_strerror(rc));
 			return -1;
 		}
@@ -360,7 +335,7 @@ setup(struct bfe *b)
 			if (rc == 0)
 				rc = gpucuda_stream_create(&b->pull_stream);
 			if (rc != 0) {
-				fprintf(stderr, "export ring: %s\n",
+				BENCH_LOG(ERR, "export ring: %s\n",
 					gpucuda_strerror(rc));
 				return -1;
 			}
@@ -368,7 +343,7 @@ setup(struct bfe *b)
 				rsize, b->mirror, PULL_RECORDS);
 		}
 		if (b->ring == NULL) {
-			fprintf(stderr, "no memory for the export ring\n");
+			BENCH_LOG(ERR, "no memory for the export ring\n");
 			return -1;
 		}
 	}
@@ -376,7 +351,7 @@ setup(struct bfe *b)
 		/* The table lives here; zeroed by the kernel, page by page. */
 		b->ft = aligned_alloc(64, (b->ft_bytes + 63) & ~(size_t)63);
 		if (b->ft == NULL || gpurx_flow_table_init(b->ft, cap, 64) == NULL) {
-			fprintf(stderr, "no memory for %u flow slots\n", cap);
+			BENCH_LOG(ERR, "no memory for %u flow slots\n", cap);
 			return -1;
 		}
 	} else {
@@ -391,7 +366,7 @@ setup(struct bfe *b)
 		if (rc == 0)
 			rc = fbk_memset(b->d_ft, b->ft_bytes);
 		if (rc != 0) {
-			fprintf(stderr, "%u flow slots in GPU memory: %s\n", cap,
+			BENCH_LOG(ERR, "%u flow slots in GPU memory: %s\n", cap,
 				gpucuda_strerror(rc));
 			return -1;
 		}
@@ -404,7 +379,7 @@ setup(struct bfe *b)
 	 * by fetch_add. */
 	if (b->slack != 0 && gpurx_flow_table_set_ring_slack(b->ft,
 			RING_RECORDS, b->slack) != 0) {
-		fprintf(stderr, "export ring: no room for the slack\n");
+		BENCH_LOG(ERR, "export ring: no room for the slack\n");
 		return -1;
 	}
 	if (!b->o.cpu) {
@@ -412,7 +387,7 @@ setup(struct bfe *b)
 		if (rc == 0 && b->ring != NULL)
 			rc = gpurx_flow_cuda_stream(&b->scan_stream);
 		if (rc != 0) {
-			fprintf(stderr, "GPU set-up: %s\n", gpucuda_strerror(rc));
+			BENCH_LOG(ERR, "GPU set-up: %s\n", gpucuda_strerror(rc));
 			return -1;
 		}
 	}
@@ -447,7 +422,7 @@ run_gpu(struct bfe *b, uint64_t *packets)
 			gpucuda_stream_destroy(s[i]);
 	}
 	if (rc != 0)
-		fprintf(stderr, "updates: %s\n", gpucuda_strerror(rc));
+		BENCH_LOG(ERR, "updates: %s\n", gpucuda_strerror(rc));
 	*packets = first;
 	return rc == 0 ? 0 : -1;
 }
@@ -464,8 +439,9 @@ main(int argc, char **argv)
 	int rc = 0;
 
 	memset(&b, 0, sizeof(b));
-	if (parse(argc, argv, &b.o) != 0)
-		return 2;
+	rc = parse(argc, argv, &b.o);
+	if (rc != 0)
+		return rc > 0 ? BENCH_EXIT_OK : BENCH_EXIT_USAGE;
 	epoch_offset = (uint64_t)time(NULL) * 1000000000ull - bench_now_ns();
 
 	if (!b.o.cpu && fbk_gpu_count() == 0) {
@@ -476,7 +452,7 @@ main(int argc, char **argv)
 		return 1;
 	b.t0 = realtime_ns();
 	if (b.ipfix != NULL && pthread_create(&exporter, NULL, export_main, &b)) {
-		fprintf(stderr, "cannot start the exporter thread\n");
+		BENCH_LOG(ERR, "cannot start the exporter thread\n");
 		return 1;
 	}
 	if (b.o.cpu) {

@@ -29,7 +29,6 @@
  */
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,11 +65,13 @@ struct opts {
 	unsigned int seconds;
 	unsigned int burst;
 	const char *dir;
-	bool no_batch;
-	bool scatter;
-	const char *bulk;        /* bulk= devarg: 0, 1 or auto */
-	bool rx_port;
+	int no_batch;
+	int scatter;
+	int bulk;                /* bulk= devarg: an index of bulk_names[] */
+	int rx_port;
 };
+
+static const char *const bulk_names[] = { "0", "1", "auto", NULL };
 
 struct env {
 	struct opts o;
@@ -91,76 +92,42 @@ struct worker {
 
 static struct worker workers[MAX_QUEUES];
 
-static void
-usage(const char *prog)
-{
-	fprintf(stderr, "usage: %s [EAL options] -- [--queues N] [--seconds S] [--burst N] [--dir DIR] [--no-batch] [--scatter] [--bulk 0|1|auto] [--rx-port]\n",
-		prog);
-}
-
 static int
 parse(int argc, char **argv, void *arg)
 {
-	static const struct option lo[] = {
-		{ "queues", required_argument, NULL, 'q' },
-		{ "seconds", required_argument, NULL, 's' },
-		{ "burst", required_argument, NULL, 'b' },
-		{ "dir", required_argument, NULL, 'd' },
-		{ "no-batch", no_argument, NULL, 'n' },
-		{ "scatter", no_argument, NULL, 'k' },
-		{ "bulk", required_argument, NULL, 'u' },
-		{ "rx-port", no_argument, NULL, 'r' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct opts *o = arg;
-	uint64_t v;
-	int c;
+	const struct gpuapp_opt table[] = {
+		GPUAPP_OPT_UINT_ENTRY("queues", &o->queues, 1, MAX_QUEUES, "N",
+			"RX queues, one lcore each (default 1)"),
+		GPUAPP_OPT_UINT_ENTRY("seconds", &o->seconds, 1, 3600, "S",
+			"time of each rate run (default 5)"),
+		GPUAPP_OPT_UINT_ENTRY("burst", &o->burst, 1, 4096, "N",
+			"packets per RX burst (default 256)"),
+		GPUAPP_OPT_STRING_ENTRY("dir", &o->dir, "DIR",
+			"where the pcap file goes (default /tmp)"),
+		GPUAPP_OPT_FLAG_ENTRY("no-batch", &o->no_batch,
+			"the port's batch=0: one cuMemcpyHtoDAsync\n"
+			"per segment"),
+		GPUAPP_OPT_FLAG_ENTRY("scatter", &o->scatter,
+			"the port's scatter=1: RX by the kernel, one\n"
+			"launch a fill"),
+		GPUAPP_OPT_CHOICE_ENTRY("bulk", &o->bulk, 0, bulk_names,
+			"0|1|auto", "the port's bulk= (default auto)"),
+		GPUAPP_OPT_FLAG_ENTRY("rx-port", &o->rx_port,
+			"frames from a net_pcap port replaying the\n"
+			"file (rx_port=)"),
+		GPUAPP_OPT_HELP_ENTRY(0),
+	};
 
 	o->queues = 1;
 	o->seconds = 5;
 	o->burst = 256;
 	o->dir = "/tmp";
-	o->bulk = "auto";
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		switch (c) {
-		case 'q':
-			if (bench_parse_u64(optarg, MAX_QUEUES, &v) != 0 || v == 0)
-				return -1;
-			o->queues = (unsigned int)v;
-			break;
-		case 's':
-			if (bench_parse_u64(optarg, 3600, &v) != 0 || v == 0)
-				return -1;
-			o->seconds = (unsigned int)v;
-			break;
-		case 'b':
-			if (bench_parse_u64(optarg, 4096, &v) != 0 || v == 0)
-				return -1;
-			o->burst = (unsigned int)v;
-			break;
-		case 'd':
-			o->dir = optarg;
-			break;
-		case 'n':
-			o->no_batch = true;
-			break;
-		case 'k':
-			o->scatter = true;
-			break;
-		case 'u':
-			if (strcmp(optarg, "0") != 0 && strcmp(optarg, "1") != 0 &&
-					strcmp(optarg, "auto") != 0)
-				return -1;
-			o->bulk = optarg;
-			break;
-		case 'r':
-			o->rx_port = true;
-			break;
-		default:
-			return -1;
-		}
-	}
-	return 0;
+	o->bulk = 2;
+	return bench_opts_parse(table, RTE_DIM(table),
+		"usage: %s [EAL options] -- [options]\n"
+		"       (or --self-test alone: the statistics' self-test)",
+		argc, argv);
 }
 
 /* cuMemcpyHtoD of a pinned buffer: GB/s, or < 0 on failure. */
@@ -268,7 +235,7 @@ port_down(struct env *e, struct port_run *r)
 	(void)rte_eth_dev_stop(r->port);
 	if (r->mapped && rte_dev_dma_unmap(r->dev, e->gpu_mem, RTE_BAD_IOVA,
 			e->gpu_len) != 0)
-		fprintf(stderr, "dma unmap: %s\n", rte_strerror(rte_errno));
+		BENCH_LOG(ERR, "dma unmap: %s\n", rte_strerror(rte_errno));
 	(void)rte_eth_dev_close(r->port);
 	(void)rte_vdev_uninit(r->name);
 	/* Closed with the port that took it over; the vdev goes now. */
@@ -302,7 +269,7 @@ sub_up(struct port_run *r, const char *pcap, unsigned int nq, const char *tag,
 			r->rings, 1, r->rings, 1, SOCKET_ID_ANY);
 		if (id < 0 || rte_eth_dev_get_name_by_port((uint16_t)id,
 				r->sub) != 0) {
-			fprintf(stderr, "net_ring port: %s\n", rte_strerror(rte_errno));
+			BENCH_LOG(ERR, "net_ring port: %s\n", rte_strerror(rte_errno));
 			return -1;
 		}
 	} else {
@@ -313,7 +280,7 @@ sub_up(struct port_run *r, const char *pcap, unsigned int nq, const char *tag,
 		snprintf(sargs + off, sizeof(sargs) - RTE_MIN(off, sizeof(sargs)),
 			"infinite_rx=1");
 		if (off >= sizeof(sargs) || rte_vdev_init(r->sub, sargs) != 0) {
-			fprintf(stderr, "%s %s: cannot create it\n", r->sub, sargs);
+			BENCH_LOG(ERR, "%s %s: cannot create it\n", r->sub, sargs);
 			r->sub[0] = '\0';
 			return -1;
 		}
@@ -343,12 +310,12 @@ port_up(struct env *e, struct port_run *r, const char *pcap, uint64_t loop,
 		goto fail_sub;
 	snprintf(args, sizeof(args), "%s,queues=%u,gpu=%d,batch=%s,scatter=%d,bulk=%s",
 		wire, nq, (int)e->cu_dev, e->o.no_batch ? "0" : "auto",
-		e->o.scatter, e->o.bulk);
+		e->o.scatter, bulk_names[e->o.bulk]);
 	if (rte_vdev_init(r->name, args) != 0 ||
 			rte_eth_dev_get_port_by_name(r->name, &r->port) != 0 ||
 			rte_pmd_gpudma_is_port(r->port) != 1 ||
 			rte_eth_dev_info_get(r->port, &info) != 0) {
-		fprintf(stderr, "%s: cannot create the port\n", r->name);
+		BENCH_LOG(ERR, "%s: cannot create the port\n", r->name);
 		(void)rte_vdev_uninit(r->name);
 		goto fail_sub;
 	}
@@ -359,7 +326,7 @@ port_up(struct env *e, struct port_run *r, const char *pcap, uint64_t loop,
 	if (gpu) {
 		if (rte_dev_dma_map(r->dev, e->gpu_mem, RTE_BAD_IOVA,
 				e->gpu_len) != 0) {
-			fprintf(stderr, "dma map: %s\n", rte_strerror(rte_errno));
+			BENCH_LOG(ERR, "dma map: %s\n", rte_strerror(rte_errno));
 			goto fail;
 		}
 		r->mapped = true;
@@ -368,7 +335,7 @@ port_up(struct env *e, struct port_run *r, const char *pcap, uint64_t loop,
 		r->mp[q] = make_pool(e, q, gpu, tag);
 		if (r->mp[q] == NULL || rte_eth_rx_queue_setup(r->port, q, NB_DESC,
 				SOCKET_ID_ANY, NULL, r->mp[q]) != 0) {
-			fprintf(stderr, "queue %u: %s\n", q, rte_strerror(rte_errno));
+			BENCH_LOG(ERR, "queue %u: %s\n", q, rte_strerror(rte_errno));
 			goto fail;
 		}
 	}
@@ -492,7 +459,7 @@ verify(struct env *e)
 			2048 + RTE_PKTMBUF_HEADROOM, (int)rte_socket_id());
 		if (feed == NULL || feed_ring(r.rings[0], feed, lens,
 				RTE_DIM(lens), n_frames) != 0) {
-			fprintf(stderr, "feeding net_ring: %s\n", rte_strerror(rte_errno));
+			BENCH_LOG(ERR, "feeding net_ring: %s\n", rte_strerror(rte_errno));
 			port_down(e, &r);
 			rte_mempool_free(feed);
 			return -1;
@@ -552,11 +519,11 @@ main(int argc, char **argv)
 	double h2d;
 	int ret, failed = 0;
 
-	ret = bench_start(argc, argv, parse, &e.o, usage);
+	ret = bench_start(argc, argv, parse, &e.o);
 	if (ret >= 0)
 		return ret;
 	if (rte_lcore_count() < e.o.queues + 1) {
-		fprintf(stderr, "%u queues need %u lcores (-l 0-%u)\n", e.o.queues,
+		BENCH_LOG(ERR, "%u queues need %u lcores (-l 0-%u)\n", e.o.queues,
 			e.o.queues + 1, e.o.queues);
 		rte_eal_cleanup();
 		return BENCH_EXIT_USAGE;
@@ -583,7 +550,7 @@ main(int argc, char **argv)
 		e.info.name, (int)e.cu_dev, e.o.queues, e.o.burst, e.o.seconds,
 		e.o.scatter ? "RX by the scatter kernel (scatter=1)" :
 		e.o.no_batch ? "a copy per segment (batch=0)" :
-		"batched copies where the driver has them", e.o.bulk,
+		"batched copies where the driver has them", bulk_names[e.o.bulk],
 		e.o.rx_port ? ", frames from another port (rx_port=)" : "");
 
 	e.gpu_len = RTE_ALIGN_CEIL((size_t)e.o.queues * MBUFS_PER_QUEUE * ELT,
@@ -591,7 +558,7 @@ main(int argc, char **argv)
 	e.gpu_mem = rte_gpu_mem_alloc(e.dev_id, e.gpu_len, GPU_PAGE);
 	if (e.gpu_mem == NULL ||
 			rte_extmem_register(e.gpu_mem, e.gpu_len, NULL, 0, GPU_PAGE) != 0) {
-		fprintf(stderr, "GPU memory: %s\n", rte_strerror(rte_errno));
+		BENCH_LOG(ERR, "GPU memory: %s\n", rte_strerror(rte_errno));
 		failed = 1;
 		goto out;
 	}

@@ -48,7 +48,6 @@
  * 2 usage, 77 no GPU.
  */
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdbool.h>
@@ -138,7 +137,7 @@ struct opts {
 	bool use_case[N_CASES];
 	bool mem[MEM_MAX];
 	const char *out;
-	bool cpu_only;
+	int cpu_only;
 };
 
 struct ctx {
@@ -155,135 +154,77 @@ struct ctx {
 	double *ns;		/* reps samples */
 };
 
+/* --tiny: every case and memory, small (CI, a first look). */
 static void
-usage(const char *prog)
+set_tiny(void *opts)
 {
-	fprintf(stderr, "Usage: %s [EAL args] -- [--packets N] [--reps N] [--warmup N]\n"
-		"       [--cpu-packets N] [--cpu-reps N] [--ring-mb N] [--sample N] [--budget-s N]\n"
-		"       [--sizes 64,512] [--cases v0,v2,v8,v2-ipv6-tcp-stamp]\n"
-		"       [--mem gpu,host,host-all] [--seed N] [--out DIR] [--cpu-only] [--tiny]\n"
-		"       %s --self-test\n", prog, prog);
+	struct opts *o = opts;
+
+	o->packets = TINY_PACKETS;
+	o->cpu_packets = TINY_PACKETS;
+	o->reps = 3;
+	o->warmup = 1;
+	o->cpu_reps = 1;
+	o->ring_mb = TINY_RING_MB;
+	o->sample = 512;
 }
-
-/* A comma-separated list of names into sel[]; -1 for an unknown one. */
-static int
-parse_names(const char *s, const char *(*name)(size_t), size_t n, bool *sel)
-{
-	char buf[256], *tok, *save = NULL;
-	size_t i;
-
-	if (strlen(s) >= sizeof(buf))
-		return -1;
-	strcpy(buf, s);
-	memset(sel, 0, n * sizeof(*sel));
-	for (tok = strtok_r(buf, ",", &save); tok != NULL;
-			tok = strtok_r(NULL, ",", &save)) {
-		for (i = 0; i < n && strcmp(tok, name(i)) != 0; i++)
-			;
-		if (i == n) {
-			fprintf(stderr, "unknown name \"%s\"\n", tok);
-			return -1;
-		}
-		sel[i] = true;
-	}
-	return 0;
-}
-
-static const char *
-case_name(size_t i)
-{
-	return cases[i].name;
-}
-
-static const char *
-mem_name(size_t i)
-{
-	return mem_names[i];
-}
-
-/* The numeric options: each a field of struct opts in [min, max]. */
-struct num_opt {
-	const char *name;
-	size_t off;
-	uint64_t min, max;
-};
-
-static const struct num_opt num_opts[] = {
-	{ "packets", offsetof(struct opts, packets), 1, UINT32_MAX },
-	{ "reps", offsetof(struct opts, reps), 1, 100000 },
-	{ "warmup", offsetof(struct opts, warmup), 0, 1000 },
-	{ "cpu-packets", offsetof(struct opts, cpu_packets), 1, UINT32_MAX },
-	{ "cpu-reps", offsetof(struct opts, cpu_reps), 1, 1000 },
-	{ "ring-mb", offsetof(struct opts, ring_mb), 1, 65536 },
-	{ "sample", offsetof(struct opts, sample), 1, 1u << 24 },
-	{ "seed", offsetof(struct opts, seed), 0, UINT64_MAX },
-	{ "budget-s", offsetof(struct opts, budget_s), 0, 86400 },
-};
-#define N_NUM_OPTS (sizeof(num_opts) / sizeof(num_opts[0]))
 
 static int
 parse_args(int argc, char **argv, void *arg)
 {
-	/* getopt values below N_NUM_OPTS index num_opts[]. */
-	static const struct option other[] = {
-		{ "sizes", required_argument, NULL, 'z' },
-		{ "cases", required_argument, NULL, 'c' },
-		{ "mem", required_argument, NULL, 'M' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "cpu-only", no_argument, NULL, 'C' },
-		{ "tiny", no_argument, NULL, 't' },
-	};
-	struct option longopts[N_NUM_OPTS + RTE_DIM(other) + 1];
 	struct opts *o = arg;
-	int opt, li = 0;
-	size_t k;
+	const char *case_names[N_CASES];
+	struct bench_opt_list sizes = {
+		.v = o->sizes, .max_n = MAX_SIZES, .n = &o->n_sizes,
+	};
+	struct bench_opt_names use_case = {
+		.names = case_names, .sel = o->use_case, .n = N_CASES,
+	};
+	struct bench_opt_names mem = {
+		.names = mem_names, .sel = o->mem, .n = MEM_MAX,
+	};
+	struct bench_opt_preset tiny_preset = { .apply = set_tiny, .opts = o };
+	const struct gpuapp_opt table[] = {
+		GPUAPP_OPT_UINT_ENTRY("packets", &o->packets, 1, UINT32_MAX, "N",
+			"frames built per GPU pass (default 8388608)"),
+		GPUAPP_OPT_UINT_ENTRY("reps", &o->reps, 1, 100000, "N",
+			"GPU passes timed (default 20)"),
+		GPUAPP_OPT_UINT_ENTRY("warmup", &o->warmup, 0, 1000, "N",
+			"GPU passes before them (default 3)"),
+		GPUAPP_OPT_UINT_ENTRY("cpu-packets", &o->cpu_packets, 1,
+			UINT32_MAX, "N",
+			"frames built per CPU pass (default 2097152)"),
+		GPUAPP_OPT_UINT_ENTRY("cpu-reps", &o->cpu_reps, 1, 1000, "N",
+			"CPU passes timed (default 3)"),
+		GPUAPP_OPT_UINT_ENTRY("ring-mb", &o->ring_mb, 1, 65536, "N",
+			"MB of frame slots written round (default 256)"),
+		GPUAPP_OPT_UINT_ENTRY("sample", &o->sample, 1, 1u << 24, "N",
+			"frames checked against the CPU (default 4096)"),
+		GPUAPP_OPT_UINT_ENTRY("budget-s", &o->budget_s, 0, 86400, "N",
+			"time budget in s (default 150)"),
+		BENCH_OPT_LIST_ENTRY("sizes", &sizes, 64, FRAME_MAX, "N[,N...]",
+			"frame sizes, at most 8\n"
+			"(default 64,512)"),
+		BENCH_OPT_NAMES_ENTRY("cases", &use_case, "NAME[,NAME...]",
+			"v0, v2, v8, v2-ipv6-tcp-stamp (default all)"),
+		BENCH_OPT_NAMES_ENTRY("mem", &mem, "NAME[,NAME...]",
+			"gpu, host, host-all (default all)"),
+		GPUAPP_OPT_UINT_ENTRY("seed", &o->seed, 0, UINT64_MAX, "N",
+			"seed of the streams (default 1)"),
+		BENCH_OPT_OUT_ENTRY(&o->out, "where the JSON result goes"),
+		GPUAPP_OPT_FLAG_ENTRY("cpu-only", &o->cpu_only,
+			"the CPU part alone, no GPU"),
+		BENCH_OPT_PRESET_ENTRY("tiny", &tiny_preset,
+			"small runs of every case (CI)"),
+		GPUAPP_OPT_HELP_ENTRY(0),
+	};
 
-	memset(longopts, 0, sizeof(longopts));
-	for (k = 0; k < N_NUM_OPTS; k++) {
-		longopts[k].name = num_opts[k].name;
-		longopts[k].has_arg = required_argument;
-		longopts[k].val = (int)k;
-	}
-	memcpy(&longopts[N_NUM_OPTS], other, sizeof(other));
-	while ((opt = getopt_long(argc, argv, "", longopts, &li)) != -1) {
-		int bad = 0;
-
-		if (opt >= 0 && (size_t)opt < N_NUM_OPTS) {
-			const struct num_opt *n = &num_opts[opt];
-			uint64_t *v = (uint64_t *)((char *)o + n->off);
-
-			bad = bench_parse_u64(optarg, n->max, v) < 0 || *v < n->min;
-		} else if (opt == 'z') {
-			bad = bench_parse_u64_list(optarg, FRAME_MAX, o->sizes,
-				MAX_SIZES, &o->n_sizes) < 0;
-		} else if (opt == 'c') {
-			bad = parse_names(optarg, case_name, N_CASES, o->use_case) < 0;
-		} else if (opt == 'M') {
-			bad = parse_names(optarg, mem_name, MEM_MAX, o->mem) < 0;
-		} else if (opt == 'o') {
-			o->out = optarg;
-		} else if (opt == 'C') {
-			o->cpu_only = true;
-		} else if (opt == 't') {
-			o->packets = TINY_PACKETS;
-			o->cpu_packets = TINY_PACKETS;
-			o->reps = 3;
-			o->warmup = 1;
-			o->cpu_reps = 1;
-			o->ring_mb = TINY_RING_MB;
-			o->sample = 512;
-		} else {
-			return -1;
-		}
-		if (bad) {
-			fprintf(stderr, "bad value for --%s: %s\n",
-				longopts[li].name, optarg);
-			return -1;
-		}
-	}
-	if (optind != argc)
-		return -1;
-	return 0;
+	for (size_t k = 0; k < N_CASES; k++)
+		case_names[k] = cases[k].name;
+	return bench_opts_parse(table, RTE_DIM(table),
+		"usage: %s [EAL options] -- [options]\n"
+		"       (or --self-test alone: the statistics' self-test)",
+		argc, argv);
 }
 
 static char *
@@ -668,16 +609,9 @@ main(int argc, char **argv)
 		o->use_case[ci] = true;
 	for (ci = 0; ci < MEM_MAX; ci++)
 		o->mem[ci] = true;
-	ret = bench_start(argc, argv, parse_args, o, usage);
+	ret = bench_start(argc, argv, parse_args, o);
 	if (ret >= 0)
 		return ret;
-	for (si = 0; si < o->n_sizes; si++)
-		if (o->sizes[si] < 64) {
-			printf("FAIL: --sizes: %" PRIu64 " is below 64\n",
-				o->sizes[si]);
-			rte_eal_cleanup();
-			return BENCH_EXIT_USAGE;
-		}
 	c.ring_bytes = (size_t)o->ring_mb << 20;
 	c.deadline_ns = bench_now_ns() + o->budget_s * 1000000000ull;
 	c.ns = calloc(o->reps > o->cpu_reps ? o->reps : o->cpu_reps,

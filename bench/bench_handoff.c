@@ -44,7 +44,6 @@
  */
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -78,15 +77,17 @@ struct opts {
 	uint64_t warmup;
 	uint64_t bursts[MAX_BURSTS];
 	unsigned int n_bursts;
-	bool size_64;
-	bool size_mix;
+	bool sizes[2];		/* 64 B, the mix: size_names[] */
 	uint64_t pool;
 	uint64_t seed;
 	uint64_t timeout_ms;
 	uint64_t idle_us;	/* diagnostic: CPU idles this long before polling DONE */
-	bool pkt_gpu;		/* packet data in GPU memory (--pkt-mem gpu) */
+	int pkt_gpu;		/* packet data in GPU memory (--pkt-mem gpu) */
 	const char *out;
 };
+
+static const char *const size_names[] = { "64", "mix" };
+static const char *const pkt_mem_names[] = { "host", "gpu", NULL };
 
 struct pool_reg {
 	int16_t dev_id;
@@ -125,130 +126,46 @@ struct env {
 	int status;
 };
 
-static void
-usage(const char *prog)
-{
-	fprintf(stderr, "Usage: %s [EAL options] -- [--reps N] [--warmup N] "
-		"[--bursts N[,N...]] [--sizes 64,mix] [--pool N] [--seed N] "
-		"[--pkt-mem host|gpu] [--timeout-ms N] [--cpu-idle-us N] "
-		"[--out DIR]\n       %s --self-test\n",
-		prog, prog);
-}
-
-static int
-parse_bursts(const char *s, struct opts *o)
-{
-	char buf[256], *tok, *save = NULL;
-
-	if (strlen(s) >= sizeof(buf))
-		return -1;
-	strcpy(buf, s);
-	o->n_bursts = 0;
-	for (tok = strtok_r(buf, ",", &save); tok != NULL;
-			tok = strtok_r(NULL, ",", &save)) {
-		if (o->n_bursts == MAX_BURSTS ||
-				bench_parse_u64(tok, RTE_GPU_COMM_LIST_PKTS_MAX,
-					&o->bursts[o->n_bursts]) < 0 ||
-				o->bursts[o->n_bursts] == 0)
-			return -1;
-		o->n_bursts++;
-	}
-	return o->n_bursts > 0 ? 0 : -1;
-}
-
-static int
-parse_sizes(const char *s, struct opts *o)
-{
-	char buf[64], *tok, *save = NULL;
-
-	if (strlen(s) >= sizeof(buf))
-		return -1;
-	strcpy(buf, s);
-	o->size_64 = o->size_mix = false;
-	for (tok = strtok_r(buf, ",", &save); tok != NULL;
-			tok = strtok_r(NULL, ",", &save)) {
-		if (strcmp(tok, "64") == 0)
-			o->size_64 = true;
-		else if (strcmp(tok, "mix") == 0)
-			o->size_mix = true;
-		else
-			return -1;
-	}
-	return o->size_64 || o->size_mix ? 0 : -1;
-}
-
 static int
 parse_args(int argc, char **argv, void *opts)
 {
 	struct opts *o = opts;
-	static const struct option longopts[] = {
-		{ "reps", required_argument, NULL, 'r' },
-		{ "warmup", required_argument, NULL, 'w' },
-		{ "bursts", required_argument, NULL, 'b' },
-		{ "sizes", required_argument, NULL, 'z' },
-		{ "pool", required_argument, NULL, 'p' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "timeout-ms", required_argument, NULL, 't' },
-		{ "cpu-idle-us", required_argument, NULL, 'i' },
-		{ "pkt-mem", required_argument, NULL, 'm' },
-		{ "out", required_argument, NULL, 'o' },
-		{ NULL, 0, NULL, 0 },
+	struct bench_opt_list bursts = {
+		.v = o->bursts, .max_n = MAX_BURSTS, .n = &o->n_bursts,
 	};
-	int c;
+	struct bench_opt_names sizes = {
+		.names = size_names, .sel = o->sizes, .n = RTE_DIM(o->sizes),
+	};
+	const struct gpuapp_opt table[] = {
+		GPUAPP_OPT_UINT_ENTRY("reps", &o->reps, 1, 10000000, "N",
+			"round trips timed per case (default 10000)"),
+		GPUAPP_OPT_UINT_ENTRY("warmup", &o->warmup, 0, 10000000, "N",
+			"round trips before them (default 1000)"),
+		BENCH_OPT_LIST_ENTRY("bursts", &bursts, 1,
+			RTE_GPU_COMM_LIST_PKTS_MAX, "N[,N...]",
+			"packets per handoff, at most 8\n"
+			"(default 1,32,256,1024)"),
+		BENCH_OPT_NAMES_ENTRY("sizes", &sizes, "64,mix",
+			"packet sizes: 64 B, the mix (default both)"),
+		GPUAPP_OPT_UINT_ENTRY("pool", &o->pool, RTE_GPU_COMM_LIST_PKTS_MAX,
+			1 << 22, "N", "mbufs in the pool (default 32768)"),
+		GPUAPP_OPT_UINT_ENTRY("seed", &o->seed, 0, UINT64_MAX, "N",
+			"seed of the traffic mix (default 1)"),
+		GPUAPP_OPT_CHOICE_ENTRY("pkt-mem", &o->pkt_gpu, 0, pkt_mem_names,
+			"host|gpu", "where the packet data lies (default host)"),
+		GPUAPP_OPT_UINT_ENTRY("timeout-ms", &o->timeout_ms, 1, 600000,
+			"N", "a round trip's time limit (default 2000)"),
+		GPUAPP_OPT_UINT_ENTRY("cpu-idle-us", &o->idle_us, 0, 1000000,
+			"N", "diagnostic: the CPU idles this long before\n"
+			"polling DONE (default 0)"),
+		BENCH_OPT_OUT_ENTRY(&o->out, "where the JSON result goes"),
+		GPUAPP_OPT_HELP_ENTRY(0),
+	};
 
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'r':
-			if (bench_parse_u64(optarg, 10000000, &o->reps) < 0 ||
-					o->reps == 0)
-				return -1;
-			break;
-		case 'w':
-			if (bench_parse_u64(optarg, 10000000, &o->warmup) < 0)
-				return -1;
-			break;
-		case 'i':
-			if (bench_parse_u64(optarg, 1000000, &o->idle_us) < 0)
-				return -1;
-			break;
-		case 'b':
-			if (parse_bursts(optarg, o) < 0)
-				return -1;
-			break;
-		case 'z':
-			if (parse_sizes(optarg, o) < 0)
-				return -1;
-			break;
-		case 'p':
-			if (bench_parse_u64(optarg, 1 << 22, &o->pool) < 0 ||
-					o->pool < RTE_GPU_COMM_LIST_PKTS_MAX)
-				return -1;
-			break;
-		case 's':
-			if (bench_parse_u64(optarg, UINT64_MAX, &o->seed) < 0)
-				return -1;
-			break;
-		case 't':
-			if (bench_parse_u64(optarg, 600000, &o->timeout_ms) < 0 ||
-					o->timeout_ms == 0)
-				return -1;
-			break;
-		case 'o':
-			o->out = optarg;
-			break;
-		case 'm':
-			if (strcmp(optarg, "gpu") == 0)
-				o->pkt_gpu = true;
-			else if (strcmp(optarg, "host") == 0)
-				o->pkt_gpu = false;
-			else
-				return -1;
-			break;
-		default:
-			return -1;
-		}
-	}
-	return optind == argc ? 0 : -1;
+	return bench_opts_parse(table, RTE_DIM(table),
+		"usage: %s [EAL options] -- [options]\n"
+		"       (or --self-test alone: the statistics' self-test)",
+		argc, argv);
 }
 
 /* --- Packets ------------------------------------------------------------ */
@@ -279,7 +196,7 @@ unregister_chunks(struct env *e)
 		void *addr = e->reg.addr[--e->reg.n];
 
 		if (rte_gpu_mem_unregister(e->reg.dev_id, addr) < 0) {
-			fprintf(stderr, "rte_gpu_mem_unregister(%p): %s\n", addr,
+			BENCH_LOG(ERR, "rte_gpu_mem_unregister(%p): %s\n", addr,
 				rte_strerror(rte_errno));
 			e->status = BENCH_EXIT_FAIL;
 		}
@@ -310,13 +227,13 @@ packets_pool_gpu(struct env *e, uint64_t *rng)
 		RTE_MBUF_DEFAULT_BUF_SIZE, 65536);
 	e->gpu_data = rte_gpu_mem_alloc(e->dev_id, e->gpu_data_len, 65536);
 	if (e->gpu_data == NULL) {
-		fprintf(stderr, "rte_gpu_mem_alloc(%zu) for packet data: %s\n",
+		BENCH_LOG(ERR, "rte_gpu_mem_alloc(%zu) for packet data: %s\n",
 			e->gpu_data_len, rte_strerror(rte_errno));
 		return -1;
 	}
 	e->gpu_data_copy = malloc(e->gpu_data_len);
 	if (e->gpu_data_copy == NULL) {
-		fprintf(stderr, "host copy of the packet data (%zu B): %s\n",
+		BENCH_LOG(ERR, "host copy of the packet data (%zu B): %s\n",
 			e->gpu_data_len, strerror(errno));
 		return -1;
 	}
@@ -325,7 +242,7 @@ packets_pool_gpu(struct env *e, uint64_t *rng)
 	rand64_fill(e->gpu_data_copy, e->gpu_data_len, rng);
 	err = gpucuda_copy(e->gpu_data, e->gpu_data_copy, e->gpu_data_len);
 	if (err != 0) {
-		fprintf(stderr, "packet data to GPU memory: %s\n", gpucuda_strerror(err));
+		BENCH_LOG(ERR, "packet data to GPU memory: %s\n", gpucuda_strerror(err));
 		return -1;
 	}
 	ext.buf_ptr = e->gpu_data;
@@ -335,7 +252,7 @@ packets_pool_gpu(struct env *e, uint64_t *rng)
 	e->mp = rte_pktmbuf_pool_create_extbuf("bench_handoff", e->n_mb, 0, 0,
 		RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id(), &ext, 1);
 	if (e->mp == NULL) {
-		fprintf(stderr, "rte_pktmbuf_pool_create_extbuf(%u mbufs): %s\n",
+		BENCH_LOG(ERR, "rte_pktmbuf_pool_create_extbuf(%u mbufs): %s\n",
 			e->n_mb, rte_strerror(rte_errno));
 		return -1;
 	}
@@ -357,14 +274,14 @@ packets_create(struct env *e, const struct opts *o, uint64_t *rng)
 		e->mp = rte_pktmbuf_pool_create("bench_handoff", e->n_mb, 0, 0,
 				RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
 		if (e->mp == NULL) {
-			fprintf(stderr, "rte_pktmbuf_pool_create(%u mbufs): %s\n",
+			BENCH_LOG(ERR, "rte_pktmbuf_pool_create(%u mbufs): %s\n",
 				e->n_mb, rte_strerror(rte_errno));
 			return -1;
 		}
 		e->reg.dev_id = e->dev_id;
 		rte_mempool_mem_iter(e->mp, register_chunk, &e->reg);
 		if (e->reg.err != 0 || e->reg.n == 0) {
-			fprintf(stderr, "registering the mbuf pool with the GPU: %s\n",
+			BENCH_LOG(ERR, "registering the mbuf pool with the GPU: %s\n",
 				e->reg.n == 0 && e->reg.err == 0 ? "no memory chunk" :
 				rte_strerror(e->reg.err));
 			return -1;
@@ -375,14 +292,14 @@ packets_create(struct env *e, const struct opts *o, uint64_t *rng)
 	if (e->mb == NULL || e->sum == NULL)
 		return -1;
 	if (rte_pktmbuf_alloc_bulk(e->mp, e->mb, e->n_mb) != 0) {
-		fprintf(stderr, "rte_pktmbuf_alloc_bulk(%u) failed\n", e->n_mb);
+		BENCH_LOG(ERR, "rte_pktmbuf_alloc_bulk(%u) failed\n", e->n_mb);
 		free(e->mb);
 		e->mb = NULL;
 		return -1;
 	}
 	for (i = 0; i < e->n_mb; i++) {
 		if (rte_pktmbuf_tailroom(e->mb[i]) < MAX_MBUF_DATA) {
-			fprintf(stderr, "mbuf data room too small\n");
+			BENCH_LOG(ERR, "mbuf data room too small\n");
 			return -1;
 		}
 		if (e->gpu_data == NULL)
@@ -450,7 +367,7 @@ ring_reset(struct env *e, const struct opts *o)
 
 	if (rc == 0)
 		return true;
-	fprintf(stderr, "ring init: %s\n", rte_strerror(-rc));
+	BENCH_LOG(ERR, "ring init: %s\n", rte_strerror(-rc));
 	e->status = BENCH_EXIT_FAIL;
 	return false;
 }
@@ -466,7 +383,7 @@ publish(struct env *e, struct rte_mbuf **b, uint32_t burst)
 		rc = gpucomm_ring_publish(&e->ring, burst);
 	if (rc == 0)
 		return true;
-	fprintf(stderr, "ring publish(%u): %s\n", burst, rte_strerror(-rc));
+	BENCH_LOG(ERR, "ring publish(%u): %s\n", burst, rte_strerror(-rc));
 	e->status = BENCH_EXIT_FAIL;
 	return false;
 }
@@ -485,7 +402,7 @@ wait_done(struct env *e, uint64_t deadline)
 			return false;
 	if (rc == 1)
 		return true;
-	fprintf(stderr, "ring collect: %s\n", rte_strerror(-rc));
+	BENCH_LOG(ERR, "ring collect: %s\n", rte_strerror(-rc));
 	e->status = BENCH_EXIT_FAIL;
 	return false;
 }
@@ -498,7 +415,7 @@ item_release(struct env *e)
 
 	if (rc == 0)
 		return true;
-	fprintf(stderr, "ring release: %s\n", rte_strerror(-rc));
+	BENCH_LOG(ERR, "ring release: %s\n", rte_strerror(-rc));
 	e->status = BENCH_EXIT_FAIL;
 	return false;
 }
@@ -528,7 +445,7 @@ check_reports(const struct hk_report *rep, const uint64_t *want,
 		if (rep[r].state == HK_STATE_OK && rep[r].round == r &&
 				rep[r].num_pkts == burst && rep[r].checksum == want[r])
 			continue;
-		fprintf(stderr, "handoff burst=%u round %" PRIu64
+		BENCH_LOG(ERR, "handoff burst=%u round %" PRIu64
 			": GPU report state %u, round %" PRIu64 ", %u packets, sum %"
 			PRIu64 "; expected round %" PRIu64 ", %u packets, sum %"
 			PRIu64 "\n", burst, r, rep[r].state, rep[r].round,
@@ -581,7 +498,7 @@ run_handoff(struct env *e, const struct opts *o, uint32_t burst)
 	rep = calloc(total, sizeof(*rep));
 	want = calloc(total, sizeof(*want));
 	if (rep == NULL || want == NULL) {
-		fprintf(stderr, "out of memory for %" PRIu64 " rounds\n", total);
+		BENCH_LOG(ERR, "out of memory for %" PRIu64 " rounds\n", total);
 		free(rep);
 		free(want);
 		e->status = BENCH_EXIT_FAIL;
@@ -596,7 +513,7 @@ run_handoff(struct env *e, const struct opts *o, uint32_t burst)
 	e->k.kp.bpq = GPUCOMM_WORKERS_MAX;
 	err = hk_ring_start(&e->k.kp, burst, total, &p);
 	if (err != 0) {
-		fprintf(stderr, "launching the ring's persistent kernel: %s\n",
+		BENCH_LOG(ERR, "launching the ring's persistent kernel: %s\n",
 			gpucuda_strerror(err));
 		free(rep);
 		free(want);
@@ -616,7 +533,7 @@ run_handoff(struct env *e, const struct opts *o, uint32_t burst)
 		if (o->idle_us != 0)
 			rte_delay_us_block((unsigned int)o->idle_us);
 		if (!wait_done(e, rte_rdtsc() + e->timeout_cycles)) {
-			fprintf(stderr, "handoff burst=%u round %" PRIu64
+			BENCH_LOG(ERR, "handoff burst=%u round %" PRIu64
 				": item not DONE within %" PRIu64 " ms\n",
 				burst, round, o->timeout_ms);
 			e->status = BENCH_EXIT_FAIL;
@@ -636,7 +553,7 @@ run_handoff(struct env *e, const struct opts *o, uint32_t burst)
 		e->status = BENCH_EXIT_FAIL;
 	err = hk_ring_finish(p, rep, round, KERNEL_QUIT_MS);
 	if (err != 0) {
-		fprintf(stderr, "ring's persistent kernel: %s\n",
+		BENCH_LOG(ERR, "ring's persistent kernel: %s\n",
 			err == hk_error_not_ready() ? "did not quit" : gpucuda_strerror(err));
 		e->kernel_alive = err == hk_error_not_ready();
 		e->status = BENCH_EXIT_FAIL;
@@ -665,7 +582,7 @@ run_launch(struct env *e, const struct opts *o, struct hk_launcher *l,
 		return 0;
 	err = hk_launcher_prepare(l, &e->k.kp);
 	if (err != 0) {
-		fprintf(stderr, "launch: dispatch state: %s\n", gpucuda_strerror(err));
+		BENCH_LOG(ERR, "launch: dispatch state: %s\n", gpucuda_strerror(err));
 		e->status = BENCH_EXIT_FAIL;
 		return 0;
 	}
@@ -681,7 +598,7 @@ run_launch(struct env *e, const struct opts *o, struct hk_launcher *l,
 			burst, &got);
 		t1 = rte_rdtsc_precise();
 		if (err != 0) {
-			fprintf(stderr, "launch burst=%u: %s\n", burst,
+			BENCH_LOG(ERR, "launch burst=%u: %s\n", burst,
 				gpucuda_strerror(err));
 			e->status = BENCH_EXIT_FAIL;
 			item_return(e);
@@ -690,13 +607,13 @@ run_launch(struct env *e, const struct opts *o, struct hk_launcher *l,
 		/* The kernel stored DONE before it ended. */
 		if (!wait_done(e, rte_rdtsc() + e->timeout_cycles) ||
 				!item_release(e)) {
-			fprintf(stderr, "launch burst=%u round %" PRIu64
+			BENCH_LOG(ERR, "launch burst=%u round %" PRIu64
 				": item not DONE after its kernel\n", burst, round);
 			e->status = BENCH_EXIT_FAIL;
 			break;
 		}
 		if (got != want) {
-			fprintf(stderr, "launch burst=%u round %" PRIu64 ": sum %"
+			BENCH_LOG(ERR, "launch burst=%u round %" PRIu64 ": sum %"
 				PRIu64 ", expected %" PRIu64 "\n", burst, round,
 				got, want);
 			e->status = BENCH_EXIT_FAIL;
@@ -753,7 +670,7 @@ run_pingpong(struct env *e, const struct opts *o, volatile uint32_t *host,
 	rte_wmb(); /* the reset reaches memory before the kernel starts */
 	err = gpucomm_echo_start(dev, 0, KERNEL_TIMEOUT_NS, &echo);
 	if (err != 0) {
-		fprintf(stderr, "launching the ping-pong kernel: %s\n",
+		BENCH_LOG(ERR, "launching the ping-pong kernel: %s\n",
 			gpucuda_strerror(err));
 		e->status = BENCH_EXIT_FAIL;
 		return 0;
@@ -776,7 +693,7 @@ run_pingpong(struct env *e, const struct opts *o, volatile uint32_t *host,
 		} while (v != ask + 1);
 		t1 = rte_rdtsc_precise();
 		if (v != ask + 1) {
-			fprintf(stderr, "ping-pong round %" PRIu64 ": no answer within %"
+			BENCH_LOG(ERR, "ping-pong round %" PRIu64 ": no answer within %"
 				PRIu64 " ms (flag %u)\n", k, o->timeout_ms, v);
 			e->status = BENCH_EXIT_FAIL;
 			break;
@@ -788,7 +705,7 @@ run_pingpong(struct env *e, const struct opts *o, volatile uint32_t *host,
 	rte_wmb(); /* the quit reaches the kernel (WC buffer drained) */
 	err = gpucomm_echo_finish(echo, &st);
 	if (err != 0 || st.timed_out) {
-		fprintf(stderr, "ping-pong kernel: %s\n",
+		BENCH_LOG(ERR, "ping-pong kernel: %s\n",
 			err != 0 ? gpucuda_strerror(err) : "timed out waiting");
 		e->status = BENCH_EXIT_FAIL;
 	}
@@ -828,8 +745,7 @@ main(int argc, char **argv)
 		.warmup = 1000,
 		.bursts = { 1, 32, 256, 1024 },
 		.n_bursts = 4,
-		.size_64 = true,
-		.size_mix = true,
+		.sizes = { true, true },
 		.pool = 32768,
 		.seed = 1,
 		.timeout_ms = 2000,
@@ -846,7 +762,7 @@ main(int argc, char **argv)
 	size_t n;
 	int ret, err;
 
-	ret = bench_start(argc, argv, parse_args, &o, usage);
+	ret = bench_start(argc, argv, parse_args, &o);
 	if (ret >= 0)
 		return ret;
 	rng = rand64_seed(o.seed);
@@ -885,7 +801,7 @@ main(int argc, char **argv)
 	}
 	e.list = rte_gpu_comm_create_list(e.dev_id, N_ITEMS);
 	if (e.list == NULL) {
-		fprintf(stderr, "rte_gpu_comm_create_list: %s\n",
+		BENCH_LOG(ERR, "rte_gpu_comm_create_list: %s\n",
 			rte_strerror(rte_errno));
 		e.status = BENCH_EXIT_FAIL;
 		goto out;
@@ -894,14 +810,14 @@ main(int argc, char **argv)
 	err = gpucomm_kernel_setup(&e.k, e.dev_id, &e.list, 1, N_ITEMS,
 		GPUCOMM_WORKERS_MAX);
 	if (err != 0) {
-		fprintf(stderr, "ring kernel setup: %s\n", rte_strerror(-err));
+		BENCH_LOG(ERR, "ring kernel setup: %s\n", rte_strerror(-err));
 		e.status = BENCH_EXIT_FAIL;
 		goto out;
 	}
 	e.k_ok = true;
 	err = hk_launcher_create(&launcher);
 	if (err != 0) {
-		fprintf(stderr, "launcher: %s\n", gpucuda_strerror(err));
+		BENCH_LOG(ERR, "launcher: %s\n", gpucuda_strerror(err));
 		e.status = BENCH_EXIT_FAIL;
 		goto out;
 	}
@@ -949,7 +865,7 @@ main(int argc, char **argv)
 		uint64_t t0 = rte_rdtsc_precise(), t1;
 
 		if (rte_gpu_wmb(e.dev_id) < 0) {
-			fprintf(stderr, "rte_gpu_wmb: %s\n", rte_strerror(rte_errno));
+			BENCH_LOG(ERR, "rte_gpu_wmb: %s\n", rte_strerror(rte_errno));
 			e.status = BENCH_EXIT_FAIL;
 			goto end_json;
 		}
@@ -973,7 +889,7 @@ main(int argc, char **argv)
 			RTE_CACHE_LINE_SIZE);
 	if (flag_host == NULL ||
 			rte_gpu_mem_register(e.dev_id, RTE_CACHE_LINE_SIZE, flag_host) < 0) {
-		fprintf(stderr, "flag in host memory: %s\n", rte_strerror(rte_errno));
+		BENCH_LOG(ERR, "flag in host memory: %s\n", rte_strerror(rte_errno));
 		e.status = BENCH_EXIT_FAIL;
 		goto end_json;
 	}
@@ -1012,7 +928,7 @@ main(int argc, char **argv)
 		err = hk_launch_empty(launcher);
 		t1 = rte_rdtsc_precise();
 		if (err != 0) {
-			fprintf(stderr, "empty launch: %s\n", gpucuda_strerror(err));
+			BENCH_LOG(ERR, "empty launch: %s\n", gpucuda_strerror(err));
 			e.status = BENCH_EXIT_FAIL;
 			goto end_json;
 		}
@@ -1029,11 +945,11 @@ main(int argc, char **argv)
 		const char *size = s == 0 ? "64" : "mix";
 		uint64_t bytes;
 
-		if ((s == 0 && !o.size_64) || (s == 1 && !o.size_mix))
+		if (!o.sizes[s])
 			continue;
 		bytes = packets_set_len(&e, s == 0 ? 64 : 0, &rng);
 		if (bytes == 0) {
-			fprintf(stderr, "cannot set packet lengths\n");
+			BENCH_LOG(ERR, "cannot set packet lengths\n");
 			e.status = BENCH_EXIT_FAIL;
 			goto end_json;
 		}
@@ -1083,7 +999,7 @@ out:
 	if (e.kernel_alive) {
 		/* A ring kernel still reads the list and the packets: free
 		 * none of it, and leave EAL as it is. */
-		fprintf(stderr, "the ring's persistent kernel did not quit: "
+		BENCH_LOG(ERR, "the ring's persistent kernel did not quit: "
 			"exiting without freeing what it may read\n");
 		return BENCH_EXIT_FAIL;
 	}
@@ -1100,7 +1016,7 @@ out:
 		rte_free(flag_host);
 	}
 	if (e.list != NULL && rte_gpu_comm_destroy_list(e.list, N_ITEMS) < 0) {
-		fprintf(stderr, "rte_gpu_comm_destroy_list: %s\n",
+		BENCH_LOG(ERR, "rte_gpu_comm_destroy_list: %s\n",
 			rte_strerror(rte_errno));
 		e.status = BENCH_EXIT_FAIL;
 	}

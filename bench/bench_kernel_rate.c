@@ -62,7 +62,6 @@
  * Exit: 0 done, 1 failure (check failed, CUDA error), 2 usage, 77 no GPU.
  */
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <pcap/dlt.h>
@@ -147,8 +146,7 @@ struct opts {
 	uint64_t seed;
 	uint64_t flows[MAX_FLOW_COUNTS];
 	unsigned int n_flows;
-	bool size64;
-	bool size_mix;
+	bool sizes[2];		/* 64 B, the mix: size_names[] */
 	bool mem[MEM_MAX];
 	bool filter[N_FILTERS];	/* which of filters[] run (profiling one) */
 	uint64_t window;
@@ -156,8 +154,10 @@ struct opts {
 	uint64_t device;
 	const char *pci;
 	const char *out;
-	bool cpu_only;
+	int cpu_only;
 };
+
+static const char *const size_names[] = { "64", "mix" };
 
 /* Scattered reads from host-mapped memory: bytes read, one read per
  * SCATTER_STRIDE bytes. */
@@ -241,166 +241,97 @@ struct ctx {
 	} \
 } while (0)
 
+/* --window: the staging window, whole warps of 16-packet rows. */
+static int
+opt_window(const struct gpuapp_opt *opt, const char *arg, int logtype)
+{
+	uint64_t v;
+	int ret = gpuapp_opt_uint(opt, arg, logtype, &v);
+
+	if (ret != 0)
+		return ret;
+	if (v % 16 != 0) {
+		rte_log(RTE_LOG_ERR, (uint32_t)logtype,
+			"--%s: '%s' is not a multiple of 16\n", opt->name, arg);
+		return -EINVAL;
+	}
+	*(uint64_t *)opt->dst = v;
+	return 0;
+}
+
+/* --tiny: the CI's quick run. */
 static void
-usage(const char *prog)
+set_tiny(void *opts)
 {
-	fprintf(stderr, "Usage: %s [--packets N] [--reps N] [--warmup N] [--seed N]\n"
-		"       [--flows N,N] [--sizes 64,mix] [--mem gpu,host] [--window N]\n"
-		"       [--filters empty,tcp443,complex]\n"
-		"       [--budget-s N] [--device N | --pci BUS_ID] [--out DIR]\n"
-		"       [--cpu-only] [--tiny]\n"
-		"       %s --self-test\n", prog, prog);
-}
+	struct opts *o = opts;
 
-static int
-parse_list_u64(const char *s, uint64_t *v, unsigned int max, unsigned int *n)
-{
-	char buf[256], *tok, *save = NULL;
-
-	if (strlen(s) >= sizeof(buf))
-		return -1;
-	snprintf(buf, sizeof(buf), "%s", s);
-	*n = 0;
-	for (tok = strtok_r(buf, ",", &save); tok != NULL;
-			tok = strtok_r(NULL, ",", &save)) {
-		if (*n >= max || bench_parse_u64(tok, UINT32_MAX, &v[*n]) < 0 ||
-				v[*n] == 0)
-			return -1;
-		(*n)++;
-	}
-	return *n ? 0 : -1;
-}
-
-/* "64,mix" or "gpu,host": sets the flags of the names given. */
-static int
-parse_names(const char *s, const char *const *names, bool *flags, unsigned int n)
-{
-	char buf[64], *tok, *save = NULL;
-	unsigned int i, seen = 0;
-
-	if (strlen(s) >= sizeof(buf))
-		return -1;
-	snprintf(buf, sizeof(buf), "%s", s);
-	for (i = 0; i < n; i++)
-		flags[i] = false;
-	for (tok = strtok_r(buf, ",", &save); tok != NULL;
-			tok = strtok_r(NULL, ",", &save)) {
-		for (i = 0; i < n; i++)
-			if (strcmp(tok, names[i]) == 0)
-				break;
-		if (i == n)
-			return -1;
-		flags[i] = true;
-		seen++;
-	}
-	return seen ? 0 : -1;
+	o->packets = TINY_PACKETS;
+	o->reps = 3;
+	o->warmup = 1;
+	o->flows[0] = 100;
+	o->flows[1] = 4000;
+	o->n_flows = 2;
 }
 
 static int
 parse_args(int argc, char **argv, struct opts *o)
 {
-	static const struct option longopts[] = {
-		{ "packets", required_argument, NULL, 'p' },
-		{ "reps", required_argument, NULL, 'r' },
-		{ "warmup", required_argument, NULL, 'w' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "flows", required_argument, NULL, 'f' },
-		{ "sizes", required_argument, NULL, 'z' },
-		{ "mem", required_argument, NULL, 'm' },
-		{ "filters", required_argument, NULL, 'F' },
-		{ "window", required_argument, NULL, 'W' },
-		{ "budget-s", required_argument, NULL, 'b' },
-		{ "device", required_argument, NULL, 'd' },
-		{ "pci", required_argument, NULL, 'P' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "cpu-only", no_argument, NULL, 'c' },
-		{ "tiny", no_argument, NULL, 't' },
-		{ NULL, 0, NULL, 0 },
+	const char *filter_names[N_FILTERS];
+	struct bench_opt_list flows = {
+		.v = o->flows, .max_n = MAX_FLOW_COUNTS, .n = &o->n_flows,
 	};
-	static const char *const size_names[] = { "64", "mix" };
-	static const char *const filter_names[] = { "empty", "tcp443",
-		"complex" };
-	_Static_assert(sizeof(filter_names) / sizeof(filter_names[0]) ==
-		N_FILTERS, "a name for each of filters[]");
-	bool sizes[2];
-	int c;
+	struct bench_opt_names sizes = {
+		.names = size_names, .sel = o->sizes, .n = RTE_DIM(o->sizes),
+	};
+	struct bench_opt_names mem = {
+		.names = mem_names, .sel = o->mem, .n = MEM_MAX,
+	};
+	struct bench_opt_names filter = {
+		.names = filter_names, .sel = o->filter, .n = N_FILTERS,
+	};
+	struct bench_opt_preset tiny_preset = { .apply = set_tiny, .opts = o };
+	const struct gpuapp_opt table[] = {
+		GPUAPP_OPT_UINT_ENTRY("packets", &o->packets, 1, UINT32_MAX, "N",
+			"packets per pass (default 4194304)"),
+		GPUAPP_OPT_UINT_ENTRY("reps", &o->reps, 1, 100000, "N",
+			"passes timed (default 20)"),
+		GPUAPP_OPT_UINT_ENTRY("warmup", &o->warmup, 0, 1000, "N",
+			"passes before them (default 3)"),
+		GPUAPP_OPT_UINT_ENTRY("seed", &o->seed, 0, UINT64_MAX, "N",
+			"seed of the traffic mix (default 1)"),
+		BENCH_OPT_LIST_ENTRY("flows", &flows, 1, UINT32_MAX, "N[,N...]",
+			"flow counts, at most 4 (default 1000,1000000)"),
+		BENCH_OPT_NAMES_ENTRY("sizes", &sizes, "64,mix",
+			"packet sizes: 64 B, the mix (default both)"),
+		BENCH_OPT_NAMES_ENTRY("mem", &mem, "gpu,host",
+			"where the packets lie (default both)"),
+		BENCH_OPT_NAMES_ENTRY("filters", &filter, "NAME[,NAME...]",
+			"empty, tcp443, complex (default all)"),
+		{ .name = "window", .kind = GPUAPP_OPT_CALLBACK,
+		  .cb = opt_window, .dst = &o->window, .min = 16,
+		  .max = KR_WINDOW_MAX, .arg_name = "N",
+		  .help = "staging window, a multiple of 16 (default 128)" },
+		GPUAPP_OPT_UINT_ENTRY("budget-s", &o->budget_s, 1, 86400, "N",
+			"time budget in s (default 60)"),
+		GPUAPP_OPT_UINT_ENTRY("device", &o->device, 0, 1024, "N",
+			"CUDA device (default 0)"),
+		GPUAPP_OPT_STRING_ENTRY("pci", &o->pci, "BUS_ID",
+			"CUDA device by PCI address"),
+		BENCH_OPT_OUT_ENTRY(&o->out, "where the JSON result goes"),
+		GPUAPP_OPT_FLAG_ENTRY("cpu-only", &o->cpu_only,
+			"the CPU part alone, no GPU"),
+		BENCH_OPT_PRESET_ENTRY("tiny", &tiny_preset,
+			"small runs (CI)"),
+		GPUAPP_OPT_HELP_ENTRY(0),
+	};
 
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			if (bench_parse_u64(optarg, UINT32_MAX, &o->packets) < 0 ||
-					o->packets == 0)
-				return -1;
-			break;
-		case 'r':
-			if (bench_parse_u64(optarg, 100000, &o->reps) < 0 ||
-					o->reps == 0)
-				return -1;
-			break;
-		case 'w':
-			if (bench_parse_u64(optarg, 1000, &o->warmup) < 0)
-				return -1;
-			break;
-		case 's':
-			if (bench_parse_u64(optarg, UINT64_MAX, &o->seed) < 0)
-				return -1;
-			break;
-		case 'f':
-			if (parse_list_u64(optarg, o->flows, MAX_FLOW_COUNTS,
-					&o->n_flows) < 0)
-				return -1;
-			break;
-		case 'z':
-			if (parse_names(optarg, size_names, sizes, 2) < 0)
-				return -1;
-			o->size64 = sizes[0];
-			o->size_mix = sizes[1];
-			break;
-		case 'm':
-			if (parse_names(optarg, mem_names, o->mem, MEM_MAX) < 0)
-				return -1;
-			break;
-		case 'F':
-			if (parse_names(optarg, filter_names, o->filter,
-					N_FILTERS) < 0)
-				return -1;
-			break;
-		case 'W':
-			if (bench_parse_u64(optarg, KR_WINDOW_MAX, &o->window) < 0 ||
-					o->window < 16 || o->window % 16 != 0)
-				return -1;
-			break;
-		case 'b':
-			if (bench_parse_u64(optarg, 86400, &o->budget_s) < 0 ||
-					o->budget_s == 0)
-				return -1;
-			break;
-		case 'd':
-			if (bench_parse_u64(optarg, 1024, &o->device) < 0)
-				return -1;
-			break;
-		case 'P':
-			o->pci = optarg;
-			break;
-		case 'o':
-			o->out = optarg;
-			break;
-		case 'c':
-			o->cpu_only = true;
-			break;
-		case 't':
-			o->packets = TINY_PACKETS;
-			o->reps = 3;
-			o->warmup = 1;
-			o->flows[0] = 100;
-			o->flows[1] = 4000;
-			o->n_flows = 2;
-			break;
-		default:
-			return -1;
-		}
-	}
-	return optind == argc ? 0 : -1;
+	for (size_t k = 0; k < N_FILTERS; k++)
+		filter_names[k] = filters[k].name;
+	/* No EAL here: the bench starts CUDA itself. */
+	return bench_opts_parse(table, RTE_DIM(table),
+		"usage: %s [options]\n"
+		"       (or --self-test alone: the statistics' self-test)",
+		argc, argv);
 }
 
 static const char *
@@ -1448,16 +1379,15 @@ main(int argc, char **argv)
 	o->flows[0] = 1000;
 	o->flows[1] = 1000000;
 	o->n_flows = 2;
-	o->size64 = o->size_mix = true;
+	o->sizes[0] = o->sizes[1] = true;
 	o->mem[MEM_GPU] = o->mem[MEM_HOST] = true;
 	for (size_t fi = 0; fi < N_FILTERS; fi++)
 		o->filter[fi] = true;
 	o->window = DEFAULT_WINDOW;
 	o->budget_s = DEFAULT_BUDGET_S;
-	if (parse_args(argc, argv, o) < 0) {
-		usage(argv[0]);
-		return BENCH_EXIT_USAGE;
-	}
+	ret = parse_args(argc, argv, o);
+	if (ret != 0)
+		return ret > 0 ? BENCH_EXIT_OK : BENCH_EXIT_USAGE;
 	tiny = o->packets <= TINY_PACKETS;
 	c.deadline_ns = bench_now_ns() + o->budget_s * 1000000000ULL;
 	c.status = BENCH_EXIT_OK;
@@ -1573,7 +1503,7 @@ main(int argc, char **argv)
 	for (m = 0; m < 2; m++) {
 		bool fixed64 = m == 0;
 
-		if ((fixed64 && !o->size64) || (!fixed64 && !o->size_mix))
+		if (!o->sizes[fixed64 ? 0 : 1])
 			continue;
 		if (past_deadline(&c)) {
 			printf("kernel-rate pkts=%s SKIPPED (time budget of %"

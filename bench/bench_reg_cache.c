@@ -23,7 +23,6 @@
  */
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,46 +47,28 @@ struct opts {
 	const char *out;
 };
 
-static void
-usage(const char *prog)
-{
-	fprintf(stderr, "Usage: %s [EAL options, GPU probed with devarg reg_cache=1] -- "
-		"[--reps N] [--sizes BYTES[,BYTES...]] [--out DIR]\n"
-		"       %s --self-test\n", prog, prog);
-}
-
 static int
 parse_args(int argc, char **argv, void *opts)
 {
-	static const struct option longopts[] = {
-		{ "reps", required_argument, NULL, 'r' },
-		{ "sizes", required_argument, NULL, 's' },
-		{ "out", required_argument, NULL, 'o' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct opts *o = opts;
-	int c;
+	struct bench_opt_list sizes = {
+		.v = o->sizes, .max_n = MAX_SIZES, .n = &o->n_sizes,
+	};
+	const struct gpuapp_opt table[] = {
+		GPUAPP_OPT_UINT_ENTRY("reps", &o->reps, 1, 10000000, "N",
+			"registrations timed per size (default 200)"),
+		BENCH_OPT_LIST_ENTRY("sizes", &sizes, 1, 1ULL << 34,
+			"BYTES[,BYTES...]",
+			"buffer sizes, at most 8 (default 2097152,67108864)"),
+		BENCH_OPT_OUT_ENTRY(&o->out, "write reg_cache.json there"),
+		GPUAPP_OPT_HELP_ENTRY(0),
+	};
 
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'r':
-			if (bench_parse_u64(optarg, 10000000, &o->reps) < 0 ||
-					o->reps == 0)
-				return -1;
-			break;
-		case 's':
-			if (bench_parse_u64_list(optarg, 1ULL << 34, o->sizes,
-					MAX_SIZES, &o->n_sizes) < 0)
-				return -1;
-			break;
-		case 'o':
-			o->out = optarg;
-			break;
-		default:
-			return -1;
-		}
-	}
-	return optind == argc ? 0 : -1;
+	return bench_opts_parse(table, RTE_DIM(table),
+		"usage: %s [EAL options, GPU probed with devarg reg_cache=1] "
+		"-- [options]\n"
+		"       (or --self-test alone: the statistics' self-test)",
+		argc, argv);
 }
 
 /* --- dma-buf check ------------------------------------------------------- */
@@ -180,7 +161,7 @@ bench_size(int16_t dev_id, const struct opts *o, size_t size,
 	uint64_t i, t0, t1;
 
 	if (buf == NULL) {
-		fprintf(stderr, "rte_malloc(%zu): %s\n", size, rte_strerror(rte_errno));
+		BENCH_LOG(ERR, "rte_malloc(%zu): %s\n", size, rte_strerror(rte_errno));
 		return BENCH_EXIT_FAIL;
 	}
 	/* Backed by real pages before anyone pins them. */
@@ -250,7 +231,7 @@ bench_size(int16_t dev_id, const struct opts *o, size_t size,
 	status = BENCH_EXIT_OK;
 	goto out;
 fail_call:
-	fprintf(stderr, "size %zu: a register/unregister/flush failed: %s\n", size,
+	BENCH_LOG(ERR, "size %zu: a register/unregister/flush failed: %s\n", size,
 		rte_strerror(rte_errno));
 	rte_pmd_gpu_cuda_reg_cache_flush(dev_id);
 out:
@@ -278,7 +259,7 @@ main(int argc, char **argv)
 	uint64_t rng = rand64_seed(1);
 	unsigned int i;
 
-	ret = bench_start(argc, argv, parse_args, &o, usage);
+	ret = bench_start(argc, argv, parse_args, &o);
 	if (ret >= 0)
 		return ret;
 	ret = bench_first_gpu(&dev_id, &info);

@@ -24,7 +24,6 @@
  */
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,62 +66,30 @@ struct rxs_queue {
 static volatile int rxs_stop;
 static struct rxs_queue rxs_q[RXS_MAX_QUEUES];
 
-static void
-usage(const char *prog)
-{
-	fprintf(stderr, "Usage: %s [EAL options] -- [--queues N] [--burst N] "
-		"[--seconds N] [--mbufs N] [--gpu ID] [--json FILE]\n"
-		"       %s --self-test\n", prog, prog);
-}
-
 static int
 parse(int argc, char **argv, void *arg)
 {
-	static const struct option longopts[] = {
-		{ "queues", required_argument, NULL, 'q' },
-		{ "burst", required_argument, NULL, 'b' },
-		{ "seconds", required_argument, NULL, 's' },
-		{ "mbufs", required_argument, NULL, 'm' },
-		{ "gpu", required_argument, NULL, 'g' },
-		{ "json", required_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct rxs_opts *o = arg;
-	int c;
+	const struct gpuapp_opt table[] = {
+		GPUAPP_OPT_UINT_ENTRY("queues", &o->queues, 1, RXS_MAX_QUEUES,
+			"N", "RX queues, one lcore each (default 1)"),
+		GPUAPP_OPT_UINT_ENTRY("burst", &o->burst, 1, RXS_MAX_BURST, "N",
+			"packets per rte_eth_rx_burst() (default 32)"),
+		GPUAPP_OPT_UINT_ENTRY("seconds", &o->seconds, 1, 3600, "N",
+			"run time (default 3)"),
+		GPUAPP_OPT_UINT_ENTRY("mbufs", &o->mbufs, 1, 1u << 24, "N",
+			"mbuf pool size (default: the rings' fill)"),
+		GPUAPP_OPT_UINT_ENTRY("gpu", &o->gpu, 0, INT16_MAX, "ID",
+			"the mbufs' data in this gpudev's memory"),
+		GPUAPP_OPT_STRING_ENTRY("json", &o->json, "FILE",
+			"rx_packets, rx_bytes and elapsed_s as JSON"),
+		GPUAPP_OPT_HELP_ENTRY(0),
+	};
 
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		const char *which;
-		uint64_t *dst, max;
-
-		if (c == 'j') {
-			o->json = optarg;
-			continue;
-		}
-		if (c == 'g') {
-			uint64_t id;
-
-			if (bench_parse_u64(optarg, INT16_MAX, &id) != 0) {
-				fprintf(stderr, "bad value for --gpu: %s (a gpudev "
-					"id, 0..%d)\n", optarg, INT16_MAX);
-				return -1;
-			}
-			o->gpu = (int64_t)id;
-			continue;
-		}
-		switch (c) {
-		case 'q': which = "queues"; dst = &o->queues; max = RXS_MAX_QUEUES; break;
-		case 'b': which = "burst"; dst = &o->burst; max = RXS_MAX_BURST; break;
-		case 's': which = "seconds"; dst = &o->seconds; max = 3600; break;
-		case 'm': which = "mbufs"; dst = &o->mbufs; max = 1u << 24; break;
-		default: return -1;
-		}
-		if (bench_parse_u64(optarg, max, dst) != 0 || *dst == 0) {
-			fprintf(stderr, "bad value for --%s: %s (1..%" PRIu64 ")\n",
-				which, optarg, max);
-			return -1;
-		}
-	}
-	return optind == argc ? 0 : -1;
+	return bench_opts_parse(table, RTE_DIM(table),
+		"usage: %s [EAL options, one port] -- [options]\n"
+		"       (or --self-test alone: the statistics' self-test)",
+		argc, argv);
 }
 
 static int
@@ -158,7 +125,7 @@ port_start(uint16_t port, uint16_t nq, struct rte_mempool *mp)
 	memset(&conf, 0, sizeof(conf));
 	rc = rte_eth_dev_configure(port, nq, 0, &conf);
 	if (rc != 0) {
-		fprintf(stderr, "rte_eth_dev_configure(%u RX queues): %s\n", nq,
+		BENCH_LOG(ERR, "rte_eth_dev_configure(%u RX queues): %s\n", nq,
 			rte_strerror(-rc));
 		return -1;
 	}
@@ -166,14 +133,14 @@ port_start(uint16_t port, uint16_t nq, struct rte_mempool *mp)
 		rc = rte_eth_rx_queue_setup(port, q, RXS_RING,
 			rte_eth_dev_socket_id(port), NULL, mp);
 		if (rc != 0) {
-			fprintf(stderr, "rte_eth_rx_queue_setup(%u): %s\n", q,
+			BENCH_LOG(ERR, "rte_eth_rx_queue_setup(%u): %s\n", q,
 				rte_strerror(-rc));
 			return -1;
 		}
 	}
 	rc = rte_eth_dev_start(port);
 	if (rc != 0) {
-		fprintf(stderr, "rte_eth_dev_start: %s\n", rte_strerror(-rc));
+		BENCH_LOG(ERR, "rte_eth_dev_start: %s\n", rte_strerror(-rc));
 		return -1;
 	}
 	return 0;
@@ -194,19 +161,19 @@ main(int argc, char **argv)
 	int rc, status = BENCH_EXIT_FAIL;
 	double secs;
 
-	rc = bench_start(argc, argv, parse, &o, usage);
+	rc = bench_start(argc, argv, parse, &o);
 	if (rc >= 0)
 		return rc;
 	nq = (unsigned int)o.queues;
 	if (rte_eth_dev_count_avail() == 0) {
-		fprintf(stderr, "no ethdev port: give one, e.g. --vdev net_null0\n");
+		BENCH_LOG(ERR, "no ethdev port: give one, e.g. --vdev net_null0\n");
 		goto out;
 	}
 	RTE_ETH_FOREACH_DEV(port)
 		break;
 	rte_eth_dev_get_name_by_port(port, name);
 	if (rte_lcore_count() < nq + 1) {
-		fprintf(stderr, "%u queues need %u lcores (-l 0-%u), have %u\n",
+		BENCH_LOG(ERR, "%u queues need %u lcores (-l 0-%u), have %u\n",
 			nq, nq + 1, nq, rte_lcore_count());
 		status = BENCH_EXIT_USAGE;
 		goto out;
@@ -216,7 +183,7 @@ main(int argc, char **argv)
 		o.mbufs = nq * (RXS_RING + o.burst + 512) + 1024;
 	if (o.gpu >= 0) {
 		if (!rte_gpu_is_valid((int16_t)o.gpu)) {
-			fprintf(stderr, "--gpu %" PRId64 ": no such GPU (%u probed; "
+			BENCH_LOG(ERR, "--gpu %" PRId64 ": no such GPU (%u probed; "
 				"load the CUDA gpudev plugin with -d)\n", o.gpu,
 				(unsigned int)rte_gpu_count_avail());
 			status = BENCH_EXIT_USAGE;
@@ -226,7 +193,7 @@ main(int argc, char **argv)
 			port, (uint32_t)o.mbufs, 256, RTE_MBUF_DEFAULT_BUF_SIZE,
 			rte_socket_id(), err, sizeof(err));
 		if (rc != 0) {
-			fprintf(stderr, "mbufs in GPU %" PRId64 "'s memory: %s%s\n",
+			BENCH_LOG(ERR, "mbufs in GPU %" PRId64 "'s memory: %s%s\n",
 				o.gpu, rc == 1 ? "the port cannot DMA into it: " : "",
 				rc == 1 ? rte_strerror(rte_errno) : err);
 			goto out;
@@ -237,7 +204,7 @@ main(int argc, char **argv)
 			256, 0, RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
 	}
 	if (mp == NULL) {
-		fprintf(stderr, "rte_pktmbuf_pool_create(%" PRIu64 "): %s\n",
+		BENCH_LOG(ERR, "rte_pktmbuf_pool_create(%" PRIu64 "): %s\n",
 			o.mbufs, rte_strerror(rte_errno));
 		goto out;
 	}
@@ -256,7 +223,7 @@ main(int argc, char **argv)
 			.burst = (uint16_t)o.burst };
 		rc = rte_eal_remote_launch(rx_loop, &rxs_q[nq], lcore);
 		if (rc != 0) {
-			fprintf(stderr, "rte_eal_remote_launch(lcore %u): %s\n",
+			BENCH_LOG(ERR, "rte_eal_remote_launch(lcore %u): %s\n",
 				lcore, rte_strerror(-rc));
 			rxs_stop = 1;
 			break;
@@ -287,7 +254,7 @@ main(int argc, char **argv)
 		struct gpuapp_json *j = gpuapp_json_create();
 
 		if (j == NULL) {
-			fprintf(stderr, "cannot write %s: out of memory\n", o.json);
+			BENCH_LOG(ERR, "cannot write %s: out of memory\n", o.json);
 			status = BENCH_EXIT_FAIL;
 			goto stop;
 		}

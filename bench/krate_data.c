@@ -221,7 +221,7 @@ kr_dataset_make(struct kr_dataset *d, uint32_t n, uint64_t seed, bool fixed64)
 	}
 	/* The kernels take 32-bit offsets, as a capture batch would. */
 	if (s->buf_size > UINT32_MAX) {
-		fprintf(stderr, "%u packets need %zu bytes: more than 32-bit "
+		BENCH_LOG(ERR, "%u packets need %zu bytes: more than 32-bit "
 			"offsets reach (use fewer packets)\n", n, s->buf_size);
 		kr_dataset_free(d);
 		return -1;
@@ -235,7 +235,7 @@ kr_dataset_make(struct kr_dataset *d, uint32_t n, uint64_t seed, bool fixed64)
 	}
 	return 0;
 nomem:
-	fprintf(stderr, "out of memory for %u packets\n", n);
+	BENCH_LOG(ERR, "out of memory for %u packets\n", n);
 	kr_dataset_free(d);
 	return -1;
 }
@@ -259,7 +259,7 @@ kr_dataset_set_flows(struct kr_dataset *d, uint32_t flows, uint64_t seed)
 	if (t4 == NULL || t6 == NULL) {
 		/* Sizes are bounded by the packet count: the packets were
 		 * allocated, so this is the least of the memory. */
-		fprintf(stderr, "out of memory for %u flow tuples\n", flows);
+		BENCH_LOG(ERR, "out of memory for %u flow tuples\n", flows);
 		abort();
 	}
 	for (i = 0; i < n4; i++)
@@ -290,7 +290,7 @@ kr_dataset_set_flows(struct kr_dataset *d, uint32_t flows, uint64_t seed)
 		}
 		if (rc != 0) {
 			/* Every class's headers fit its length (pclass_of). */
-			fprintf(stderr, "packet %u: the frame builder refused "
+			BENCH_LOG(ERR, "packet %u: the frame builder refused "
 				"its headers\n", i);
 			abort();
 		}

@@ -25,9 +25,22 @@
 
 #include <fixbuf/public.h>
 
+#include <rte_log.h>
+
 #include "gpuapp_clock.h"
 #include "ipfix_target.h"
 #include "ipfix_writer.h"
+
+/*
+ * The flow library's logtype, lib.gpuflow (RTE_LOG_DEFAULT_LOGTYPE, from
+ * lib/gpuflow/meson.build): the exporter's errors and warnings, so that
+ * --log-level=lib.gpuflow:LEVEL reaches them. DPDK 22.11 writes them to
+ * stderr with no prefix, as the fprintf calls before did.
+ */
+RTE_LOG_REGISTER_DEFAULT(gpuflow_logtype, INFO);
+
+#define FLOW_LOG(level, ...) \
+	rte_log(RTE_LOG_ ## level, (uint32_t)gpuflow_logtype, __VA_ARGS__)
 
 #define TID_V4 0x0100
 #define TID_V6 0x0101
@@ -151,7 +164,7 @@ sleep_ns(uint64_t ns)
 static void
 lib_error(struct gpurx_ipfix *x, const char *what, GError *err)
 {
-	fprintf(stderr, "error: flow export: %s: %s\n", what,
+	FLOW_LOG(ERR, "error: flow export: %s: %s\n", what,
 		err != NULL ? err->message : "unknown error");
 	if (err != NULL)
 		g_clear_error(&err);
@@ -169,7 +182,7 @@ sink_warn(struct sink *s, const char *why)
 	if (now < s->next_warn)
 		return;
 	s->next_warn = now + WARN_EVERY_S * 1000000000ull;
-	fprintf(stderr, "warning: flow export to %s: %s; %" PRIu64 " records "
+	FLOW_LOG(WARNING, "warning: flow export to %s: %s; %" PRIu64 " records "
 		"lost so far (the packet path goes on)\n", s->name, why,
 		s->lost_records);
 }
@@ -339,7 +352,7 @@ reconnect(struct gpurx_ipfix *x)
 			continue;
 		}
 		if (s->lost_records != 0)
-			fprintf(stderr, "flow export to %s: connected again\n",
+			FLOW_LOG(NOTICE, "flow export to %s: connected again\n",
 				s->name);
 		s->need_templates = 1;
 		connected = 1;
@@ -545,7 +558,7 @@ add_template(struct gpurx_ipfix *x, uint16_t tid, fbInfoElementSpec_t *addr,
 			!append_specs(external, addr, 0, &err))
 		goto fail_both;
 	if (fbTemplateGetIELenOfMemBuffer(internal) != rec_len) {
-		fprintf(stderr, "error: flow export: template %#x describes %u "
+		FLOW_LOG(ERR, "error: flow export: template %#x describes %u "
 			"bytes, the record has %zu\n", tid,
 			fbTemplateGetIELenOfMemBuffer(internal), rec_len);
 		x->lib_failed = 1;
@@ -576,7 +589,7 @@ open_file(struct gpurx_ipfix *x, const char *path)
 	snprintf(s->name, sizeof(s->name), "file %s", path);
 	s->fp = fopen(path, "wb");
 	if (s->fp == NULL) {
-		fprintf(stderr, "error: --ipfix-file %s: %s\n", path,
+		FLOW_LOG(ERR, "error: --ipfix-file %s: %s\n", path,
 			strerror(errno));
 		return -1;
 	}
@@ -593,7 +606,7 @@ open_collector(struct gpurx_ipfix *x, const char *arg)
 	int rc;
 
 	if (gpurx_ipfix_target_parse(arg, &t, why, sizeof(why)) != 0) {
-		fprintf(stderr, "error: --ipfix: %s\n", why);
+		FLOW_LOG(ERR, "error: --ipfix: %s\n", why);
 		return -1;
 	}
 	s->kind = t.proto == GPURX_IPFIX_TCP ? SINK_TCP : SINK_UDP;
@@ -606,7 +619,7 @@ open_collector(struct gpurx_ipfix *x, const char *arg)
 	hints.ai_socktype = s->kind == SINK_TCP ? SOCK_STREAM : SOCK_DGRAM;
 	rc = getaddrinfo(t.host, t.port, &hints, &s->addrs);
 	if (rc != 0) {
-		fprintf(stderr, "error: --ipfix %s: cannot resolve %s: %s\n",
+		FLOW_LOG(ERR, "error: --ipfix %s: cannot resolve %s: %s\n",
 			arg, t.host, gai_strerror(rc));
 		s->addrs = NULL;
 		return -1;
@@ -620,7 +633,7 @@ open_collector(struct gpurx_ipfix *x, const char *arg)
 	s->fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC,
 		ai->ai_protocol);
 	if (s->fd < 0 || connect(s->fd, ai->ai_addr, ai->ai_addrlen) != 0) {
-		fprintf(stderr, "error: --ipfix %s: %s\n", arg, strerror(errno));
+		FLOW_LOG(ERR, "error: --ipfix %s: %s\n", arg, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -633,7 +646,7 @@ gpurx_ipfix_open(const char *collector, const char *file, uint32_t domain,
 	struct gpurx_ipfix *x = calloc(1, sizeof(*x));
 
 	if (x == NULL) {
-		fprintf(stderr, "error: flow export: out of memory\n");
+		FLOW_LOG(ERR, "error: flow export: out of memory\n");
 		return NULL;
 	}
 	for (unsigned int i = 0; i < 2; i++)
@@ -649,7 +662,7 @@ gpurx_ipfix_open(const char *collector, const char *file, uint32_t domain,
 	x->model = fbInfoModelAlloc();
 	x->session = fbSessionAlloc(x->model);
 	if (x->msg == NULL || x->model == NULL || x->session == NULL) {
-		fprintf(stderr, "error: flow export: out of memory\n");
+		FLOW_LOG(ERR, "error: flow export: out of memory\n");
 		goto fail;
 	}
 	/* Sequence numbers and templates are per observation domain.
@@ -664,7 +677,7 @@ gpurx_ipfix_open(const char *collector, const char *file, uint32_t domain,
 	x->fbuf = x->exporter != NULL ?
 		fBufAllocForExport(x->session, x->exporter) : NULL;
 	if (x->fbuf == NULL) {
-		fprintf(stderr, "error: flow export: libfixbuf cannot make an "
+		FLOW_LOG(ERR, "error: flow export: libfixbuf cannot make an "
 			"export buffer\n");
 		goto fail;
 	}
@@ -694,14 +707,14 @@ gpurx_ipfix_close(struct gpurx_ipfix *x)
 		struct sink *s = &x->sinks[i];
 
 		if (s->fp != NULL && fclose(s->fp) != 0 && !s->failed) {
-			fprintf(stderr, "error: flow export to %s: %s\n", s->name,
+			FLOW_LOG(ERR, "error: flow export to %s: %s\n", s->name,
 				strerror(errno));
 			s->failed = 1;
 		}
 		s->fp = NULL;
 		sink_close_fd(s);
 		if (s->failed) {
-			fprintf(stderr, "error: flow export: %s is incomplete\n",
+			FLOW_LOG(ERR, "error: flow export: %s is incomplete\n",
 				s->name);
 			rc = -1;
 		}
