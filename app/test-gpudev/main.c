@@ -147,6 +147,14 @@ parse_args(int argc, char **argv, struct tg_opts *o)
 		"Usage: %s [EAL options] -- [options]", tg_logtype, argc, argv);
 }
 
+static int
+print_help(void *o)
+{
+	char *help[] = { (char *)"dpdk-test-gpudev", (char *)"--help", NULL };
+
+	return parse_args(2, help, o) > 0 ? 0 : 1;
+}
+
 /* The CUDA runtime ordinal of the GPU behind a gpudev device. */
 static int
 find_cuda_device(const struct rte_gpu_info *info, int cuda_count, int *cuda_dev)
@@ -181,19 +189,10 @@ main(int argc, char **argv)
 	size_t i;
 
 	/* --help and --version need no EAL (nor hugepages, nor a GPU). */
-	switch (gpuapp_early_option(argc, argv)) {
-	case GPUAPP_EARLY_HELP: {
-		char *help[] = { (char *)"dpdk-test-gpudev", (char *)"--help",
-			NULL };
-
-		return parse_args(2, help, &o) > 0 ? 0 : 1;
-	}
-	case GPUAPP_EARLY_VERSION:
-		gpuapp_print_version("dpdk-test-gpudev");
-		return 0;
-	default:
-		break;
-	}
+	ret = gpuapp_early_answer(argc, argv, "dpdk-test-gpudev", print_help,
+		&o);
+	if (ret >= 0)
+		return ret;
 	ret = gpuapp_eal_init(argc, argv);
 	if (ret < 0) {
 		TG_LOG(ERR, "EAL init failed: %s\n", rte_strerror(rte_errno));

@@ -133,6 +133,14 @@ setup_gen(struct app *a)
 	return 0;
 }
 
+static int
+print_help(void *o)
+{
+	char *help[] = { (char *)"dpdk-gpu-tx", (char *)"--help", NULL };
+
+	return gputx_parse_opts(2, help, o) > 0 ? 0 : 1;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -142,18 +150,9 @@ main(int argc, char **argv)
 
 	memset(&a, 0, sizeof(a));
 	/* --help and --version need no EAL (nor hugepages, nor a GPU). */
-	switch (gpuapp_early_option(argc, argv)) {
-	case GPUAPP_EARLY_HELP: {
-		char *help[] = { (char *)"dpdk-gpu-tx", (char *)"--help", NULL };
-
-		return gputx_parse_opts(2, help, &a.o) > 0 ? 0 : 1;
-	}
-	case GPUAPP_EARLY_VERSION:
-		gpuapp_print_version("dpdk-gpu-tx");
-		return 0;
-	default:
-		break;
-	}
+	rc = gpuapp_early_answer(argc, argv, "dpdk-gpu-tx", print_help, &a.o);
+	if (rc >= 0)
+		return rc;
 	rc = gpuapp_eal_init(argc, argv);
 	if (rc < 0) {
 		GPUTX_LOG(ERR, "error: EAL: %s\n", rte_strerror(rte_errno));

@@ -153,3 +153,18 @@ gpuapp_print_version(const char *prog)
 	printf("%s %s (%s, %s)\n", prog, GPUAPP_VERSION, rte_version(),
 		gpuapp_gpu_driver());
 }
+
+int
+gpuapp_early_answer(int argc, char **argv, const char *prog,
+		int (*help)(void *ctx), void *ctx)
+{
+	switch (gpuapp_early_option(argc, argv)) {
+	case GPUAPP_EARLY_HELP:
+		return help(ctx);
+	case GPUAPP_EARLY_VERSION:
+		gpuapp_print_version(prog);
+		return 0;
+	default:
+		return -1;
+	}
+}

@@ -46,6 +46,14 @@ enum gpuapp_early gpuapp_early_option(int argc, char **argv);
 /* "PROG VERSION (DPDK x.y.z, librte_gpu_cuda a.b.c)" on stdout. */
 void gpuapp_print_version(const char *prog);
 
+/*
+ * gpuapp_early_option() answered: -1 when there is nothing to answer
+ * (start EAL); else the exit status, after help(ctx) printed the usage
+ * (its return is the status) or the version was printed.
+ */
+int gpuapp_early_answer(int argc, char **argv, const char *prog,
+		int (*help)(void *ctx), void *ctx);
+
 /* The CUDA gpudev driver this program is linked with, for start-up lines. */
 const char *gpuapp_gpu_driver(void);
 

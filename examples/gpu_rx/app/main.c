@@ -311,6 +311,14 @@ fail_release(struct gpurx_app *a, int port_set)
 	return 1;
 }
 
+static int
+print_help(void *opt)
+{
+	char *help[] = { (char *)"dpdk-gpu-rx", (char *)"--help", NULL };
+
+	return gpurx_opts_parse(2, help, opt) > 0 ? 0 : GPURX_EXIT_USAGE;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -326,19 +334,10 @@ main(int argc, char **argv)
 	unsigned int avail, total, l;
 
 	/* --help and --version need no EAL (nor hugepages, nor a GPU). */
-	switch (gpuapp_early_option(argc, argv)) {
-	case GPUAPP_EARLY_HELP: {
-		char *help[] = { (char *)"dpdk-gpu-rx", (char *)"--help", NULL };
-
-		return gpurx_opts_parse(2, help, &a->opt) > 0 ? 0 :
-			GPURX_EXIT_USAGE;
-	}
-	case GPUAPP_EARLY_VERSION:
-		gpuapp_print_version("dpdk-gpu-rx");
-		return 0;
-	default:
-		break;
-	}
+	ret = gpuapp_early_answer(argc, argv, "dpdk-gpu-rx", print_help,
+		&a->opt);
+	if (ret >= 0)
+		return ret;
 	ret = gpuapp_eal_init(argc, argv);
 	if (ret < 0) {
 		GPURX_LOG(ERR, "error: EAL init: %s\n", rte_strerror(rte_errno));
