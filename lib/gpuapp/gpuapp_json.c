@@ -546,10 +546,11 @@ gpuapp_json_check_target(const char *target)
 				strerror(EISDIR));
 			return -EISDIR;
 		}
-		fd = open(target, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-		/* A FIFO without a reader yet: its reader may come later. */
-		if (fd < 0 && errno == ENXIO && S_ISFIFO(st.st_mode))
+		/* A FIFO is not opened: a reader waiting on it would take
+		 * the probe's close for the end of the document. */
+		if (S_ISFIFO(st.st_mode))
 			return 0;
+		fd = open(target, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
 		if (fd < 0) {
 			n = -errno;
 			GPUAPP_LOG(ERR, "error: JSON to %s: open: %s\n", target,

@@ -290,6 +290,12 @@ target_check(void)
 	if (d != NULL)
 		closedir(d);
 	CHECK(left == 0, "%d temporary file(s) left", left);
+	/* A FIFO is left alone: opening it would hang without a reader,
+	 * or end a waiting reader's document. */
+	path_in_dir(q, sizeof(q), "fifo");
+	CHECK(mkfifo(q, 0600) == 0, "mkfifo");
+	CHECK(gpuapp_json_check_target(q) == 0, "a FIFO");
+	unlink(q);
 	CHECK(gpuapp_json_check_target("") == -EINVAL, "empty name");
 	CHECK(gpuapp_json_check_target(NULL) == -EINVAL, "no name");
 	unlink(p);
