@@ -20,6 +20,9 @@
 
 /* Post-to-built histogram: 1 us buckets to 20 ms, the last for longer. */
 #define BUILD_LAT_BUCKETS 20000
+/* Preamble, start delimiter and inter-frame gap of each frame on the
+ * wire: what --rate N% (of the link) and the L1 rate count. */
+#define GPUTX_L1_OVERHEAD 20
 
 struct tx_stats {
 	uint64_t pkts, bytes, retries, failed;

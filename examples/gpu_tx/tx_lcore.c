@@ -24,16 +24,13 @@
 #include "gpuapp_tsc.h"
 #include "gpu_tx.h"
 
-/* Preamble, start delimiter and inter-frame gap: what % of link counts. */
-#define WIRE_OVERHEAD 20
-
 /* What one packet of len bytes (no FCS) costs against the rate. */
 static double
 pkt_cost(const struct opts *o, uint32_t len)
 {
 	switch (o->unit) {
 	case RATE_BPS: return (len + 4.0) * 8;
-	case RATE_PCT: return (len + 4.0 + WIRE_OVERHEAD) * 8;
+	case RATE_PCT: return (len + 4.0 + GPUTX_L1_OVERHEAD) * 8;
 	default: return 1;
 	}
 }

@@ -18,9 +18,6 @@
 #include "gpuapp_tsc.h"
 #include "gpu_tx.h"
 
-/* Preamble, start delimiter and inter-frame gap per frame (L1). */
-#define L1_OVERHEAD 20
-
 /* What both forms of the summary report. */
 struct figures {
 	double secs, pps, bps;
@@ -56,7 +53,7 @@ figures(const struct app *a, struct figures *fg)
 	fg->bps = fg->secs > 0 ?
 		(a->st.bytes + 4.0 * a->st.pkts) * 8 / fg->secs : 0;
 	fg->bps_l1 = fg->bps + (fg->secs > 0 ?
-		L1_OVERHEAD * 8.0 * a->st.pkts / fg->secs : 0);
+		GPUTX_L1_OVERHEAD * 8.0 * a->st.pkts / fg->secs : 0);
 	/* In the unit the rate was asked in; % of link counts L1 bits. */
 	fg->measured = a->o.unit == RATE_PPS ? fg->pps :
 		a->o.unit == RATE_BPS ? fg->bps :
