@@ -23,6 +23,7 @@ struct figures {
 	double secs, pps, bps;
 	double bps_l1;		/* bps with each frame's L1 overhead */
 	double measured;	/* in --rate's own unit, 0 without one */
+	const char *measured_unit;	/* that unit as the text says it */
 	const char *unit;
 	struct gpuapp_lat_summary lat;
 };
@@ -58,6 +59,8 @@ figures(const struct app *a, struct figures *fg)
 	fg->measured = a->o.unit == RATE_PPS ? fg->pps :
 		a->o.unit == RATE_BPS ? fg->bps :
 		a->o.unit == RATE_PCT ? fg->bps_l1 : 0;
+	fg->measured_unit = a->o.unit == RATE_PPS ? "pps" :
+		a->o.unit == RATE_BPS ? "bit/s L2" : "bit/s L1";
 	fg->unit = a->o.unit == RATE_PPS ? "pps" :
 		a->o.unit == RATE_BPS ? "bps" : a->o.unit == RATE_PCT ? "%" :
 		"none";
@@ -72,10 +75,9 @@ summary_text(const struct app *a, const struct figures *fg, FILE *f)
 {
 	char r[64], p[32], l2[32], l1[32];
 
-	if (a->o.unit == RATE_PPS)
-		snprintf(r, sizeof(r), "%spps", si(a->o.rate, p, sizeof(p)));
-	else if (a->o.unit == RATE_BPS)
-		snprintf(r, sizeof(r), "%sbit/s L2", si(a->o.rate, p, sizeof(p)));
+	if (a->o.unit == RATE_PPS || a->o.unit == RATE_BPS)
+		snprintf(r, sizeof(r), "%s%s", si(a->o.rate, p, sizeof(p)),
+			fg->measured_unit);
 	else if (a->o.unit == RATE_PCT)
 		snprintf(r, sizeof(r), "%g%% of the link", a->o.rate);
 	else
@@ -164,14 +166,12 @@ gputx_report(struct app *a)
 	/* A tester must know when it did not offer what it was asked to. */
 	a->rate_short = a->rate_units > 0 && fg.measured < 0.99 * a->rate_units;
 	if (a->rate_short) {
-		const char *u = a->o.unit == RATE_PPS ? "pps" :
-			a->o.unit == RATE_BPS ? "bit/s L2" : "bit/s L1";
 		char m[32], w[32];
 
 		GPUTX_LOG(WARNING, "warning: measured %s%s, %.1f%% short of the "
-			"%s%s asked%s\n", si(fg.measured, m, sizeof(m)), u,
-			100 * (1 - fg.measured / a->rate_units),
-			si(a->rate_units, w, sizeof(w)), u,
+			"%s%s asked%s\n", si(fg.measured, m, sizeof(m)),
+			fg.measured_unit, 100 * (1 - fg.measured / a->rate_units),
+			si(a->rate_units, w, sizeof(w)), fg.measured_unit,
 			a->o.strict_rate ? " (--strict-rate: exit 1)" : "");
 	}
 	summary_text(a, &fg, stdout);

@@ -449,16 +449,25 @@ write_in_place(const char *path, const char *text, size_t len)
 	return 0;
 }
 
+/* The temporary file beside path that the write renames over it (and
+ * the start-up check tries): 0, or -ENAMETOOLONG. */
+static int
+tmp_path(const char *path, char *tmp, size_t len)
+{
+	int n = snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
 /* A regular file, or none yet: written beside it and renamed over it. */
 static int
 write_replace(const char *path, const struct stat *old, const char *text,
 		size_t len)
 {
 	char tmp[PATH_MAX];
-	int fd, rc, n;
+	int fd, rc;
 
-	n = snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
-	if (n < 0 || (size_t)n >= sizeof(tmp))
+	if (tmp_path(path, tmp, sizeof(tmp)) != 0)
 		return say(path, "temporary file name", -ENAMETOOLONG);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 	if (fd < 0) {
@@ -529,7 +538,7 @@ gpuapp_json_check_target(const char *target)
 {
 	char tmp[PATH_MAX];
 	struct stat st;
-	int fd, n;
+	int fd;
 
 	if (target == NULL || target[0] == '\0') {
 		GPUAPP_LOG(ERR, "error: JSON: no target (a file name, or - for "
@@ -541,38 +550,23 @@ gpuapp_json_check_target(const char *target)
 	/* What gpuapp_json_write() will do, tried now: opened in place, or
 	 * a temporary file created beside the target, then taken away. */
 	if (lstat(target, &st) == 0 && !S_ISREG(st.st_mode)) {
-		if (S_ISDIR(st.st_mode)) {
-			GPUAPP_LOG(ERR, "error: JSON to %s: %s\n", target,
-				strerror(EISDIR));
-			return -EISDIR;
-		}
+		if (S_ISDIR(st.st_mode))
+			return say(target, "a directory", -EISDIR);
 		/* A FIFO is not opened: a reader waiting on it would take
 		 * the probe's close for the end of the document. */
 		if (S_ISFIFO(st.st_mode))
 			return 0;
 		fd = open(target, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-		if (fd < 0) {
-			n = -errno;
-			GPUAPP_LOG(ERR, "error: JSON to %s: open: %s\n", target,
-				strerror(-n));
-			return n;
-		}
+		if (fd < 0)
+			return say(target, "open", -errno);
 		close(fd);
 		return 0;
 	}
-	n = snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", target, (long)getpid());
-	if (n < 0 || (size_t)n >= sizeof(tmp)) {
-		GPUAPP_LOG(ERR, "error: JSON to %s: %s\n", target,
-			strerror(ENAMETOOLONG));
-		return -ENAMETOOLONG;
-	}
+	if (tmp_path(target, tmp, sizeof(tmp)) != 0)
+		return say(target, "temporary file name", -ENAMETOOLONG);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-	if (fd < 0) {
-		n = -errno;
-		GPUAPP_LOG(ERR, "error: JSON to %s: cannot create a file there: "
-			"%s\n", target, strerror(-n));
-		return n;
-	}
+	if (fd < 0)
+		return say(target, "cannot create a file there", -errno);
 	close(fd);
 	unlink(tmp);
 	return 0;
