@@ -186,6 +186,9 @@ echo "run id: $run_id"
 	echo "  \"git\": $(json_str "$rev"),"
 	echo "  \"revision\": $(json_str "$rev"),"
 	echo "  \"quick\": $([ "${BENCH_QUICK:-0}" = 1 ] && echo true || echo false),"
+	# The sweeps' settings where the defaults were overridden: a figure
+	# is read with the lcores, sizes and seconds it was measured with.
+	echo "  \"settings\": $(json_str "$(env | grep -E '^BENCH_' | grep -v '^BENCH_EAL_EXTRA=' | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"),"
 	echo "  \"eal\": $(json_str "${eal[*]} ${gpu_args[*]} ${extra[*]}")"
 	echo "}"
 } > "$out/machine.json"
