@@ -573,6 +573,55 @@ def kernel_rate_plot(plt, out, k, b):
     return p
 
 
+# --- the generator end to end (bench/gen-tx-rate.sh) ------------------------
+
+GEN_TX_ROWS = (("unbuilt", "none", "frames unbuilt (--no-build): the TX lcores' ceiling"),
+               ("cpu", "cpu", "CPU build on the TX lcores"),
+               ("host-mapped", "persistent", "GPU build into host-mapped mbufs"),
+               ("gpu", "persistent", "GPU build into GPU-memory mbufs"))
+
+
+def gen_tx_section(summ):
+    """Rows per build and port, columns size x queues, from summary.json's
+    gen_tx figures; each build's ratio to the unbuilt frames of the same
+    port in this run."""
+    figs = [f for f in summ["figures"] if f["figure"].startswith("gen_tx.")]
+    if not figs:
+        return None
+    cells = {}
+    cols = []
+    for f in figs:
+        _, mem, b, port, free, size, q, _ = f["figure"].split(".")
+        col = (size, q)
+        if col not in cols:
+            cols.append(col)
+        cells[(mem, b, port, free, col)] = f
+    rows = []
+    for mem, b, what in GEN_TX_ROWS:
+        for port, free in sorted({(k[2], k[3]) for k in cells
+                                  if k[0] == mem and k[1] == b}):
+            row = ["%s, %s, %s frees" % (what, "net_gpudma" if port == "gpudma"
+                                          else "net_null", free)]
+            for c in cols:
+                f = cells.get((mem, b, port, free, c))
+                if f is None:
+                    row.append("")
+                elif f["ratio"] is None:
+                    row.append("%.1f" % f["value"])
+                else:
+                    row.append("%.1f (%.2f)" % (f["value"], f["ratio"]))
+            rows.append(row)
+    return ("## Generator transmit rate (bench/gen-tx-rate.sh)\n\n"
+            "dpdk-gpu-tx unpaced, every packet different (two field-engine "
+            "variables, IPv4 and UDP checksums), burst 256, a TX lcore per "
+            "queue. Mpps; in brackets the ratio to frames handed out unbuilt "
+            "on the same port, frees, size and queues in this run. net_null "
+            "drops what it is sent and net_gpudma counts and drops it: these "
+            "are packet rates, no frame bytes left the host.\n\n" +
+            table(["build, port, frees"] + ["%s × %s q" % (sz.replace("B", " B"), q[1:])
+                                             for sz, q in cols], rows))
+
+
 # --- the generator's build rate (bench-gpugen) ---------------------------
 
 GEN_GOAL_PPS = 1e9       # issue 13: >= 1 Gpps GPU build rate
@@ -1137,6 +1186,9 @@ def main():
     gen = load(out, "gpugen") or load(out, "gpugen_cpu")
     if gen:
         md.append(gpugen_section(gen))
+    gtx = gen_tx_section(summ)
+    if gtx:
+        md.append(gtx)
     runs = load_capacity(os.path.join(out, CAP_DIR))
     if runs:
         md.append(capacity_section(runs))

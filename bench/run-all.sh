@@ -30,6 +30,11 @@
 #   BENCH_BUILD=0    use BUILD_DIR as it is, build nothing
 #   BENCH_GPUGEN=0   leave out the generator's build rate (bench-gpugen,
 #                    about 2 minutes)
+#   BENCH_GENTX=0    leave out the generator's transmit rate
+#                    (bench/gen-tx-rate.sh, about 2 minutes; BENCH_TXR_*
+#                    passed to it, defaults here: unbuilt on net_null and
+#                    net_gpudma, cpu, host-mapped and gpu builds, 64 B
+#                    and IMIX, 1/2/4 TX queues, 2 s a point)
 #   BENCH_CAPACITY=0 leave out the capacity sweep (about 4 minutes)
 #   BENCH_CAP_*      passed to bench/pipeline-capacity.sh (defaults here:
 #                    128-packet items, 1/2/4/8 RX lcores as the CPUs allow,
@@ -217,7 +222,7 @@ run() {
 	echo "\$ $*" > "$out/$name.log"
 	timeout --kill-after=10 "$limit" "$@" >> "$out/$name.log" 2>&1
 	rc=$?
-	grep -E '^(handoff|driver|reg-cache|PASS dmabuf|bpf-cpu|kernel-rate|sysmem-probe|gpugen|capacity|capture|gpudma|cuMemcpyHtoD|flow-export:|tmpfs-probe|SKIP|FAIL)' "$out/$name.log" | sed 's/^/   /'
+	grep -E '^(handoff|driver|reg-cache|PASS dmabuf|bpf-cpu|kernel-rate|sysmem-probe|gpugen|txrate|capacity|capture|gpudma|cuMemcpyHtoD|flow-export:|tmpfs-probe|SKIP|FAIL)' "$out/$name.log" | sed 's/^/   /'
 	case $rc in
 	0) echo "   $name: done" ;;
 	77) echo "   $name: skipped (no GPU)" ;;
@@ -285,6 +290,20 @@ run sysmem_probe 100 "${probe_pin[@]}" "$bench/bench-sysmem-probe" \
 if [ "${BENCH_GPUGEN:-1}" = 1 ]; then
 	run gpugen 300 "$bench/bench-gpugen" "${eal[@]}" "${gpu_args[@]}" "${extra[@]}" -- \
 		--out "$out" "${gpugen_args[@]}"
+fi
+
+# The generator end to end (issue 35): dpdk-gpu-tx unpaced, every packet
+# different, each build beside frames handed out unbuilt (--no-build) on
+# the same port, queues and lcores: the TX lcores' own ceiling, measured
+# here so every transmit rate has its floor from this run. net_gpudma
+# counts and drops what it is sent: packet rates only.
+if [ "${BENCH_GENTX:-1}" = 1 ]; then
+	run gen_tx_rate 600 env BENCH_EAL_EXTRA="${extra[*]}" \
+		BENCH_TXR_MODES="${BENCH_TXR_MODES:-none none,gpudma cpu host-mapped gpu}" \
+		BENCH_TXR_SIZES="${BENCH_TXR_SIZES:-$([ "$quick" = 1 ] && echo 64 || echo 64 imix)}" \
+		BENCH_TXR_QUEUES="${BENCH_TXR_QUEUES:-$([ "$quick" = 1 ] && echo 1 || echo 1 2 4)}" \
+		BENCH_TXR_SECONDS="${BENCH_TXR_SECONDS:-$([ "$quick" = 1 ] && echo 1 || echo 2)}" \
+		bash "$top/bench/gen-tx-rate.sh" "$out/gen-tx-rate" "$build"
 fi
 
 # net_gpudma alone, the source of the capacity sweep's GPU-memory modes:

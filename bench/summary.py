@@ -286,6 +286,48 @@ def gpugen(fig, out):
                 moved=GEN_MOVED[mem])
 
 
+# --- the generator end to end (bench/gen-tx-rate.sh) -----------------------
+
+GEN_TX_DIR = "gen-tx-rate"
+TXRATE_RE = re.compile(r"^txrate mem=(\S+) build=(\S+) port=(\S+) free=(\S+) "
+                       r"size=(\S+) queues=(\d+) mpps=([\d.]+)")
+
+
+def gen_tx(fig, out):
+    """Each build's transmit rate against frames handed out unbuilt on
+    the same port, frees, size and queues of this run: the TX lcores'
+    ceiling. Packet rates only: net_null and net_gpudma's TX keep no
+    frame bytes."""
+    try:
+        with open(os.path.join(out, GEN_TX_DIR, "txrate.txt")) as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return
+    pts = []
+    for line in lines:
+        m = TXRATE_RE.match(line)
+        if m:
+            pts.append(m.groups())
+    unbuilt = {(port, free, size, q): float(mpps)
+               for mem, b, port, free, size, q, mpps in pts if b == "none"}
+    for mem, b, port, free, size, q, mpps in pts:
+        key = (port, free, size, q)
+        raw = "%s/txrate-%s-%s-%s-%s-%s-q%s.json" % (GEN_TX_DIR, mem, b, port,
+                                                    free, size, q)
+        name = "gen_tx.%s.%s.%s.%s.%s.q%s.mpps" % (
+            "unbuilt" if b == "none" else mem, b, port, free,
+            size + ("B" if size.isdigit() else ""), q)
+        base = None
+        if b != "none" and key in unbuilt:
+            base = ("gen_tx.unbuilt.none.%s.%s.%s.q%s.mpps" % (
+                port, free, size + ("B" if size.isdigit() else ""), q),
+                unbuilt[key])
+        fig.add(name, float(mpps), "Mpps", raw, baseline=base,
+                goal="≥ 0.9 of the unbuilt ceiling on 2 queues, ≥ 0.8 on 4, "
+                "GPU memory, 64 B (issue 35)"
+                if mem == "gpu" and size == "64" and q in ("2", "4") else None)
+
+
 # --- bench-gpudma (no JSON: its log's total lines) --------------------------
 
 GPUDMA_RE = re.compile(r"^gpudma (gpu|host)\s+(\d+) B total:\s+([\d.]+) Mpps\s+([\d.]+) GB/s")
@@ -521,6 +563,7 @@ def build(out):
     bpf_cpu(fig, out)
     kernel_rate(fig, out)
     gpugen(fig, out)
+    gen_tx(fig, out)
     gpudma(fig, out)
     capacity(fig, out)
     capture(fig, out)
