@@ -42,8 +42,8 @@ gpurx_flow_acc_add(struct gpurx_flow_acc *a, uint64_t packets,
  * and costs an OR more; the OR itself follows the state's acquire, so
  * it lands after the inserter's first value). Only flags the word lacks
  * are ORed: the build that ORed for every TCP packet (a reduction, no
- * wait for it) was not faster on the H100 (doc/performance.md, "Seventh
- * session").
+ * wait for it) was not faster on the H100 (git show
+ * 405aef3:doc/performance.md, "Seventh session").
  */
 GPURX_FN void
 gpurx_flow_count_rec(struct gpurx_flow_entry *e,
@@ -172,8 +172,8 @@ gpurx_flow_probe(struct gpurx_flow_entry *e, const struct gpurx_flow_key *key,
  * never end: a READY key never changes. *rec: the slot's record word,
  * read with its state (gpurx_flow_count_rec()).
  *
- * Measured on the H100 and not kept (issue 18, doc/performance.md
- * "Seventh session"): the home slot probed outside the loop, and a
+ * Measured on the H100 and not kept (issue 18, git show
+ * 405aef3:doc/performance.md, "Seventh session"): the home slot probed outside the loop, and a
  * lookup that missed there loading the next slots' hashes at once
  * (from the entries, or packed after them). Nsight Compute showed fewer
  * stalls and fewer lanes idle, but the packet rate did not rise: the

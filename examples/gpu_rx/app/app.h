@@ -114,7 +114,8 @@ gpurx_mbufs_plain_pool(struct rte_mbuf *const *pkts, unsigned int n)
  * (gpurx_mbuf_plain), then they go back to it as they are, like a PMD's
  * RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE; else NULL. rte_pktmbuf_free_bulk()
  * reads two cache lines of each mbuf again: a fifth of a GPU-mode RX
- * lcore's time at 64 B (perf, doc/performance.md).
+ * lcore's time at 64 B (perf on the H100: git show
+ * 405aef3:doc/performance.md).
  */
 static inline void
 gpurx_mbufs_free(struct rte_mbuf **pkts, unsigned int n,
