@@ -30,7 +30,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 case $libdir in /*) ;; *) libdir=$prefix/$libdir ;; esac
 pcdir=$stage$libdir/pkgconfig
 for f in libgpugen.pc libgpugen-cuda.pc librte_gpu_cuda.pc \
-		librte_gpu_cuda-static.pc; do
+		librte_gpu_cuda-static.pc librte_net_gpudma.pc; do
 	[ -f "$pcdir/$f" ] || fail "$f not installed in $pcdir"
 	# A staged tree: the .pc files say where the files will be once
 	# installed; point them at the stage.
@@ -39,20 +39,30 @@ for f in libgpugen.pc libgpugen-cuda.pc librte_gpu_cuda.pc \
 done
 for f in "$stage$prefix/include/gpugen.h" "$stage$libdir/libgpugen.a" \
 		"$stage$libdir/libgpugen_cuda.a" "$stage$libdir/librte_gpu_cuda.a" \
-		"$stage$plugin_dir/librte_gpu_cuda.so"; do
+		"$stage$plugin_dir/librte_gpu_cuda.so" \
+		"$stage$plugin_dir/librte_net_gpudma.so"; do
 	[ -f "$f" ] || fail "$f not installed"
 done
 export PKG_CONFIG_PATH="$pcdir"
 cc=${CC:-cc}
 
 # The installed headers compile alone, with only pkg-config's flags.
-for h in gpugen.h:libgpugen rte_pmd_gpu_cuda.h:librte_gpu_cuda; do
+for h in gpugen.h:libgpugen rte_pmd_gpu_cuda.h:librte_gpu_cuda \
+		rte_pmd_net_gpudma.h:librte_net_gpudma; do
 	# shellcheck disable=SC2046
 	printf '#include <%s>\nint main(void) { return 0; }\n' "${h%%:*}" |
 		$cc -Wall -Wextra -Werror -x c -o /dev/null - \
 			$(pkg-config --cflags "${h#*:}") ||
 		fail "${h%%:*} does not compile alone"
 done
+# The port's own API links through its .pc alone.
+# shellcheck disable=SC2046
+printf '#include <rte_pmd_net_gpudma.h>\nint main(void) { return rte_pmd_gpudma_is_port(0) > 0; }\n' |
+	$cc -Wall -Wextra -Werror -x c -o "$work/gpudma-link" - \
+		$(pkg-config --cflags --libs librte_net_gpudma) ||
+	fail "rte_pmd_gpudma_is_port does not link through librte_net_gpudma.pc"
+readelf -d "$work/gpudma-link" | grep -q 'NEEDED.*\[librte_net_gpudma.so\]' ||
+	fail "the program does not need librte_net_gpudma.so"
 
 eal() {
 	echo ${EMBED_EAL:---no-huge -m 512 --no-pci} --no-shconf \

@@ -22,6 +22,7 @@
 #include <rte_errno.h>
 #include <rte_spinlock.h>
 
+#include "pmd_info.h"
 #include "cuda_dev.h"
 #include "cuda_devargs.h"
 #include "cuda_gdr.h"
@@ -416,7 +417,8 @@ static struct rte_pci_driver pci_driver = {
 
 RTE_PMD_REGISTER_PCI(gpu_cuda, pci_driver);
 RTE_PMD_REGISTER_PCI_TABLE(gpu_cuda, pci_ids);
-RTE_PMD_REGISTER_KMOD_DEP(gpu_cuda, "* nvidia");
+#define GPU_CUDA_KMOD "* nvidia"
+RTE_PMD_REGISTER_KMOD_DEP(gpu_cuda, GPU_CUDA_KMOD);
 
 /* ---- virtual device ----------------------------------------------------- */
 
@@ -472,8 +474,15 @@ static struct rte_vdev_driver vdev_driver = {
 };
 
 RTE_PMD_REGISTER_VDEV(gpu_cuda, vdev_driver);
-RTE_PMD_REGISTER_PARAM_STRING(gpu_cuda,
-	GPU_CUDA_DEVARG_DEV "=<CUDA ordinal|PCI address> "
-	GPU_CUDA_DEVARG_GDRCOPY "=<0|1> "
-	GPU_CUDA_DEVARG_REG_CACHE "=<0|1> "
-	GPU_CUDA_DEVARG_REG_CACHE_MAX "=<bytes[K|M|G]>");
+#define GPU_CUDA_PARAMS \
+	GPU_CUDA_DEVARG_DEV "=<CUDA ordinal|PCI address> " \
+	GPU_CUDA_DEVARG_GDRCOPY "=<0|1> " \
+	GPU_CUDA_DEVARG_REG_CACHE "=<0|1> " \
+	GPU_CUDA_DEVARG_REG_CACHE_MAX "=<bytes[K|M|G]>"
+RTE_PMD_REGISTER_PARAM_STRING(gpu_cuda, GPU_CUDA_PARAMS);
+/* The PCI table as pmdinfo lists it: vendor, device and subsystem IDs.
+ * Its two rows differ only in the class code (VGA or 3D controller),
+ * which pmdinfo's format leaves out, so they are one row here. */
+_Static_assert(NVIDIA_VENDOR_ID == 4318, "the PCI IDs below name 0x10de");
+GPU_PMD_INFO(gpu_cuda, GPU_CUDA_PARAMS, GPU_CUDA_KMOD,
+	"[[4318, 65535, 65535, 65535]]");

@@ -16,6 +16,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "pmd_info.h"
 #include "gpudma.h"
 #include "rte_pmd_net_gpudma.h"
 
@@ -912,5 +913,9 @@ static struct rte_vdev_driver gpudma_driver = {
 };
 
 RTE_PMD_REGISTER_VDEV(net_gpudma, gpudma_driver);
-RTE_PMD_REGISTER_PARAM_STRING(net_gpudma,
-	"rx_pcap=<file> rx_port=<port id or name> tx_pcap=<file> loop=<n, 0 forever> queues=<1-16> gpu=<CUDA ordinal> batch=<0|1|auto> scatter=<0|1, default 1> bulk=<0|1|auto>");
+#define GPUDMA_PARAMS "rx_pcap=<file> rx_port=<port id or name> " \
+	"tx_pcap=<file> loop=<n, 0 forever> queues=<1-16> gpu=<CUDA ordinal> " \
+	"batch=<0|1|auto> scatter=<0|1, default 1> bulk=<0|1|auto>"
+RTE_PMD_REGISTER_PARAM_STRING(net_gpudma, GPUDMA_PARAMS);
+/* A virtual device: no PCI IDs; CUDA is reached through its library. */
+GPU_PMD_INFO(net_gpudma, GPUDMA_PARAMS, "", "[]");
