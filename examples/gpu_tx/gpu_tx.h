@@ -97,6 +97,10 @@ int gputx_txq_setup(struct app *a);
 void gputx_txq_release(struct app *a);
 int gputx_set_rate(struct app *a);
 int gputx_run(struct app *a);
+/* The queues' counters while they run (totals; first/last times zero). */
+void gputx_sent_so_far(const struct app *a, struct tx_stats *t);
+/* /gpu_tx/stats for DPDK's telemetry: 0, or a negative errno. */
+int gputx_telemetry_register(const struct app *a);
 
 /* tx_summary.c: the end-of-run report, and its JSON with --json. */
 int gputx_report(struct app *a);

@@ -223,6 +223,11 @@ main(int argc, char **argv)
 		goto out;
 	if (gputx_set_rate(&a) != 0)
 		goto out;
+	/* Telemetry is a view: a run goes on without it, and says so. */
+	rc = gputx_telemetry_register(&a);
+	if (rc != 0)
+		GPUTX_LOG(WARNING, "warning: telemetry /gpu_tx/stats: %s\n",
+			rte_strerror(-rc));
 	printf("memory: %s; build: %s; %u TX queue%s, burst %u%s\n",
 		gputx_mem_str(a.o.mem), gputx_build_str(&a.o), a.o.queues,
 		a.o.queues > 1 ? "s" : "", a.o.burst, a.fill == NULL ? "" :

@@ -8,7 +8,9 @@
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
@@ -371,6 +373,66 @@ tx_lcore(void *arg)
 }
 
 /*
+ * What the queues have sent so far. Each counter is a naturally aligned
+ * 64-bit word its lcore alone writes; a relaxed atomic load reads a
+ * whole value, however stale, which is all a progress line or a
+ * telemetry query needs (the summary reads them after the lcores end).
+ */
+void
+gputx_sent_so_far(const struct app *a, struct tx_stats *t)
+{
+	memset(t, 0, sizeof(*t));
+	for (unsigned int q = 0; q < a->o.queues; q++) {
+		const struct tx_stats *s = &a->txq[q].st;
+
+		t->pkts += __atomic_load_n(&s->pkts, __ATOMIC_RELAXED);
+		t->bytes += __atomic_load_n(&s->bytes, __ATOMIC_RELAXED);
+		t->retries += __atomic_load_n(&s->retries, __ATOMIC_RELAXED);
+		t->failed += __atomic_load_n(&s->failed, __ATOMIC_RELAXED);
+	}
+}
+
+/*
+ * While the workers send, the main lcore prints a line a second on
+ * stderr (stdout keeps the summary): what was sent in that second, in
+ * packets and L2 bits (frames with the FCS, as the summary counts).
+ */
+static void
+progress(struct app *a, const unsigned int *lcores, unsigned int n)
+{
+	const uint64_t hz = gpuapp_tsc_hz();
+	uint64_t next = a->tsc_start + hz, prev_tsc = a->tsc_start;
+	struct tx_stats prev = { 0 }, now;
+
+	for (;;) {
+		unsigned int running = 0;
+
+		for (unsigned int i = 0; i < n; i++)
+			if (rte_eal_get_lcore_state(lcores[i]) == RUNNING)
+				running++;
+		if (running == 0)
+			return;
+		rte_delay_us_sleep(20000);
+		uint64_t t = rte_rdtsc();
+		if (t < next)
+			continue;
+		double dt = (double)(t - prev_tsc) / hz;
+
+		gputx_sent_so_far(a, &now);
+		fprintf(stderr, "[%7.1fs] tx %.0f pps %.3f Mbps | retries %"
+			PRIu64 " | not sent %" PRIu64 "\n",
+			(double)(t - a->tsc_start) / hz,
+			(double)(now.pkts - prev.pkts) / dt,
+			(double)(now.bytes - prev.bytes + (now.pkts - prev.pkts) *
+				RTE_ETHER_CRC_LEN) * 8 / dt / 1e6,
+			now.retries, now.failed);
+		prev = now;
+		prev_tsc = t;
+		next += hz;
+	}
+}
+
+/*
  * The queues on worker lcores, or a single one on this (main) lcore when
  * there is no worker. 0, or -1 when a queue failed.
  */
@@ -379,7 +441,7 @@ gputx_run(struct app *a)
 {
 	/* Measured here, once, not by the first lcore to pace. */
 	const uint64_t hz = gpuapp_tsc_hz();
-	unsigned int lc, q = 0;
+	unsigned int lc, q = 0, launched[RTE_MAX_LCORE];
 	int rc = 0;
 
 	a->tsc_start = rte_rdtsc();
@@ -397,8 +459,10 @@ gputx_run(struct app *a)
 				rc = -1;
 				break;
 			}
-			q++;
+			launched[q++] = lc;
 		}
+		if (!a->o.quiet && rc == 0)
+			progress(a, launched, q);
 		rte_eal_mp_wait_lcore();
 	}
 	a->tsc_end = rte_rdtsc();

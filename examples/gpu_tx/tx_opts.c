@@ -174,6 +174,8 @@ gputx_parse_opts(int argc, char **argv, struct opts *o)
 		GPUAPP_OPT_FLAG_ENTRY("strict-rate", &o->strict_rate,
 			"exit 1 when the measured rate falls more\n"
 			"than 1% short of --rate (always warned)"),
+		{ .name = "quiet", .letter = 'q', .kind = GPUAPP_OPT_FLAG,
+		  .dst = &o->quiet, .help = "no per-second line on stderr" },
 		GPUAPP_OPT_HELP_ENTRY('h'),
 	};
 	int ret;

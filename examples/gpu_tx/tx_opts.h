@@ -52,6 +52,7 @@ struct opts {
 	int csum_offload;	/* IPv4/UDP/TCP checksums left to the port */
 	int table_in_host;	/* GPU builds read the streams from host memory */
 	int strict_rate;	/* exit 1 when the measured rate falls short */
+	int quiet;		/* no per-second line */
 };
 
 /* The options after EAL's into o: 0, or -1 with the error said; 1 when

@@ -12,6 +12,7 @@
 
 #include <rte_errno.h>
 #include <rte_ethdev.h>
+#include <rte_telemetry.h>
 
 #include "gpuapp_json.h"
 #include "gpuapp_lat_hist.h"
@@ -178,4 +179,34 @@ gputx_report(struct app *a)
 	if (a->o.json != NULL && summary_json(a, &fg, a->o.json) != 0)
 		return -1;
 	return 0;
+}
+
+/* The one run of this process, for the telemetry thread's queries. */
+static const struct app *tel_app;
+
+static int
+tel_stats(const char *cmd __rte_unused, const char *params __rte_unused,
+		struct rte_tel_data *d)
+{
+	struct tx_stats t;
+
+	if (tel_app == NULL)
+		return -EINVAL;
+	gputx_sent_so_far(tel_app, &t);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "tx_packets", t.pkts);
+	rte_tel_data_add_dict_u64(d, "tx_bytes", t.bytes);
+	rte_tel_data_add_dict_u64(d, "retries", t.retries);
+	rte_tel_data_add_dict_u64(d, "not_sent", t.failed);
+	rte_tel_data_add_dict_u64(d, "queues", tel_app->o.queues);
+	return 0;
+}
+
+int
+gputx_telemetry_register(const struct app *a)
+{
+	tel_app = a;
+	return rte_telemetry_register_cmd("/gpu_tx/stats", tel_stats,
+		"dpdk-gpu-tx counters: packets and bytes sent, retries, frames "
+		"not sent. No parameters");
 }

@@ -3,7 +3,7 @@
 #
 # One end-to-end case of dpdk-gpu-tx over software ports (meson test).
 # Usage: run-tx-e2e.sh CASE TX CHECK RX WORKDIR
-# CASE: cpu-ref | queues | tshark | csum-offload | rx | bad | rate
+# CASE: cpu-ref | queues | tshark | csum-offload | rx | bad | rate | progress
 # Env (the GPU suite, scripts/run-gpu-suite.sh): TX_MEM the frames' memory
 # (default cpu: built by the CPU reference), TX_VDEV the port written
 # through (default net_pcap0; net_gpudma0 reads GPU memory), TX_EAL the EAL
@@ -224,6 +224,50 @@ PY
 	grep -q '"rate_short": true' "$work/short.json" ||
 		{ cat "$work/short.json"; echo "FAIL: JSON rate_short"; exit 1; }
 	echo "ok: a short rate warned, --strict-rate exit 1"
+	;;
+progress)
+	# A line a second on stderr while worker lcores send, none with -q,
+	# and /gpu_tx/stats answering over DPDK's telemetry socket mid-run.
+	prefix=gputx-e2e-progress-$$
+	# shellcheck disable=SC2046
+	"$tx" $(eal | sed "s/-l 0/-l 0-1/; s/--file-prefix [^ ]*/--file-prefix $prefix/") \
+		--vdev net_null0 -- --stream ipv4 --duration 2.6 --rate 1000pps \
+		> "$work/run.out" 2> "$work/run.err" &
+	pid=$!
+	sleep 1.3
+	python3 "$(dirname "$0")/telemetry-query.py" "$prefix" /gpu_tx/stats 5 \
+		> "$work/tel.json" 2> "$work/tel.err"
+	tel=$?
+	wait $pid || { cat "$work/run.out" "$work/run.err"; echo "FAIL: exit"; exit 1; }
+	cat "$work/run.err"
+	if [ $tel -eq 3 ]; then
+		# The socket is there (telemetry registered and listening), but
+		# this machine's sandbox refuses AF_UNIX connects to it.
+		echo "NOTE: telemetry not checked here: $(cat "$work/tel.err")"
+	elif [ $tel -ne 0 ]; then
+		cat "$work/tel.err"; echo "FAIL: no telemetry answer"; exit 1
+	else
+	python3 - "$work/tel.json" <<'PY' || exit 1
+import json, sys
+d = json.load(open(sys.argv[1]))["/gpu_tx/stats"]
+print("telemetry mid-run:", d)
+ok = (set(d) >= {"tx_packets", "tx_bytes", "retries", "not_sent", "queues"}
+      and 0 < d["tx_packets"] < 2600 and d["tx_bytes"] == 124 * d["tx_packets"]
+      and d["queues"] == 1)
+sys.exit(0 if ok else 1)
+PY
+	fi
+	n=$(grep -Ec '^\[ +[0-9]+\.[0-9]s\] tx [0-9]+ pps [0-9.]+ Mbps \| retries 0 \| not sent 0$' "$work/run.err")
+	[ "$n" -ge 2 ] || { echo "FAIL: $n per-second lines, want 2 or more"; exit 1; }
+	# 1000 pps asked: each whole second's line says about that.
+	grep -Eq '^\[ +1\.[0-9]s\] tx (9[0-9][0-9]|10[0-9][0-9]) pps' "$work/run.err" ||
+		{ echo "FAIL: the first second's rate is not about 1000 pps"; exit 1; }
+	# shellcheck disable=SC2046
+	"$tx" $(eal | sed "s/-l 0/-l 0-1/") --vdev net_null0 -- --stream ipv4 \
+		--duration 1.5 --rate 1000pps -q > "$work/q.out" 2> "$work/q.err" ||
+		{ cat "$work/q.out" "$work/q.err"; echo "FAIL: -q exit"; exit 1; }
+	! grep -q '\] tx ' "$work/q.err" || { cat "$work/q.err"; echo "FAIL: a line with -q"; exit 1; }
+	echo "ok: $n per-second lines, none with -q; telemetry answered"
 	;;
 *)
 	echo "unknown case $case_name"
