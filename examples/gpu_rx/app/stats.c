@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,11 +128,14 @@ gpurx_summary_print(FILE *f, const struct gpurx_totals *t,
 		t->port_imissed, t->port_ierrors, t->port_nombuf,
 		q->drop_ring, q->drop_capture, q->truncated, q->gpu_lost);
 	fprintf(f, "malformed:");
+	bool any_malformed = false;
 	for (int k = 1; k < GPURX_MAL_COUNT; k++)
-		if (q->malformed[k] != 0)
+		if (q->malformed[k] != 0) {
 			fprintf(f, " %s=%" PRIu64, gpurx_malformed_str(k),
 				q->malformed[k]);
-	fprintf(f, "\n");
+			any_malformed = true;
+		}
+	fprintf(f, "%s\n", any_malformed ? "" : "     none");
 	if (ft != NULL)
 		fprintf(f, "flows:         %" PRIu64 " (overflow %" PRIu64
 			" packets)\n", ft->n_flows, ft->overflow_pkts);

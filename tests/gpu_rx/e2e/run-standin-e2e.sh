@@ -28,11 +28,14 @@ run() { # NAME VDEV -- APP_ARGS...; output in $work/NAME.txt
 	shift 3
 	n=$((n + 1))
 	# --backpressure: the stand-in, one thread, may fall behind; no item
-	# may be dropped for the capture to be whole.
+	# may be dropped for the capture to be whole. Each run ends at the
+	# file's last packet; --idle-exit is only a guard, long enough that
+	# a stand-in starved on a loaded 2-CPU machine (0.5 s was seen) does
+	# not end a run early.
 	GPU_CUDA_LIBCUDA=$fake "$app" --no-huge -m 1024 --no-pci --no-shconf \
 		--file-prefix "gpurx-standin-$$-$n" ${lcores:--l 0-1} \
 		--log-level=lib.eal:warning --vdev gpu_cuda0,dev=0 \
-		--vdev "$vdev" -- --idle-exit 500 --backpressure --ts none \
+		--vdev "$vdev" -- --idle-exit 10000 --backpressure --ts none \
 		"$@" > "$work/$name.txt" 2>&1
 }
 
