@@ -45,8 +45,8 @@
 #      step), BENCH_FLOW_CAP_MAX (2^30, lowered to what the table's memory
 #      allows), BENCH_FLOW_CAP_SECONDS (4 a step), BENCH_FLOW_CAP_BUDGET
 #      (90 s in all, shared by the targets), BENCH_FLOW_CAP_BISECT (4
-#      steps at most),
-#      BENCH_FLOW_CAP_DIR (the file target's directory: OUT_DIR).
+#      steps at most), BENCH_FLOW_CAP_DIR (the file target's directory:
+#      OUT_DIR).
 # Exit: 0; 1 a run failed (its row says so); 2 usage or missing build.
 set -uo pipefail
 

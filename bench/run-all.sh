@@ -370,7 +370,7 @@ if [ "${BENCH_FLOW:-1}" = 1 ]; then
 			BENCH_FLOW_CAP_SECONDS="${BENCH_FLOW_CAP_SECONDS:-3}"
 			BENCH_FLOW_CAP_BUDGET="${BENCH_FLOW_CAP_BUDGET:-6}")
 	fi
-	run flow_export 900 env BENCH_EAL_EXTRA="${extra[*]}" "${flow_env[@]}" \
+	run flow_export 1200 env BENCH_EAL_EXTRA="${extra[*]}" "${flow_env[@]}" \
 		bash "$top/bench/flow-export.sh" "$out/flow-export" "$build"
 fi
 echo "benchmarks took $(( $(date +%s) - start )) s"
