@@ -216,6 +216,10 @@ for mode in $modes; do
 	done
 done 2>&1
 rm -f "$traffic_mix" "$traffic_1500"
-python3 "$top/bench/plot.py" --capture-table "$out" > "$out/capture.md" || failed=1
+{
+	python3 "$top/bench/plot.py" --capture-table "$out" &&
+	echo "Each cell: of $reps repetition(s) of every run, alternating, the one of" \
+		"median Mpps (every one in reps/)."
+} > "$out/capture.md" || failed=1
 cat "$out/capture.md"
 exit $failed
