@@ -24,10 +24,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 [ $# -eq 3 ] || { echo "usage: $0 OUT_DIR BUILD_A BUILD_B" >&2; exit 2; }
 out=$1
 declare -A builds=([a]="$2" [b]="$3")
-reps=${BENCH_AB_REPS:-3}
-case $reps in
-'' | *[!0-9]* | 0) echo "BENCH_AB_REPS: a positive count, not '$reps'" >&2; exit 2 ;;
-esac
+# shellcheck source=bench/bench-lib.sh
+. "$here/bench-lib.sh"
+bench_reps BENCH_AB_REPS 3 || exit 2
+reps=$bench_reps
 mkdir -p "$out"
 
 failed=0

@@ -63,3 +63,51 @@ bench_capt_dir() {
 		bench_capt_dir=/dev/shm
 	fi
 }
+
+# A repetition count from the environment variable NAME (DEFAULT where it
+# is unset or empty) into bench_reps; 2 after a message where it is not a
+# positive integer. The A/B runs of the sweeps alternate, each repetition
+# running every side once, so that drift over a machine start hits both.
+bench_reps() {
+	local name=$1 def=$2
+
+	bench_reps=${!name:-$def}
+	case $bench_reps in
+	'' | *[!0-9]* | 0)
+		echo "$name: a positive count, not '$bench_reps'" >&2
+		return 2 ;;
+	esac
+}
+
+# Keep the median repetition of a run under its plain name: DIR/reps/
+# NAME.r1.json .. NAME.rREPS.json are its repetitions (with side files
+# NAME.rN.EXT); the one whose rate is the median (the lower of the two
+# middle ones for an even count) is copied with its side files to
+# DIR/NAME.json and DIR/NAME.EXT, so that a reader of one run a name reads
+# the median one. RATE: mpps (its "mpps") or rx (rx_packets / elapsed_s).
+# Repetitions without a rate (a failed run) are left out. 1 where none has
+# one.
+bench_keep_median() {
+	python3 - "$@" <<'PY'
+import glob, json, os, shutil, sys
+
+d, name, reps, rate = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+runs = []
+for r in range(1, reps + 1):
+    p = os.path.join(d, "reps", "%s.r%d.json" % (name, r))
+    try:
+        with open(p) as f:
+            j = json.load(f)
+        v = j["mpps"] if rate == "mpps" else j["rx_packets"] / j["elapsed_s"]
+    except (OSError, ValueError, KeyError, TypeError, ZeroDivisionError):
+        continue
+    runs.append((v, r))
+if not runs:
+    sys.exit(1)
+runs.sort()
+r = runs[(len(runs) - 1) // 2][1]
+stem = os.path.join(d, "reps", "%s.r%d." % (name, r))
+for p in glob.glob(glob.escape(stem) + "*"):
+    shutil.copyfile(p, os.path.join(d, name + "." + p[len(stem):]))
+PY
+}

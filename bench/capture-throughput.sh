@@ -15,10 +15,17 @@
 # Each capture file is read back with libpcap (gpurx-e2e-check --valid: it
 # must parse to the end; the files of a run together hold exactly the
 # packets the run says it captured), then deleted.
+# A capture is judged against the run without one, so the runs of a point
+# alternate: off, tcp, all, tcpq, allq, then the same again, BENCH_CAPT_REPS
+# times (ABAB: drift over the machine start hits every run alike).
 #
-# Output: OUT_DIR/capt-<mode>-<traffic>-<lcores>-<run>.{json,log,file},
-# the side-by-side table OUT_DIR/capture.md (bench/plot.py), one line per
-# run to stdout, the machine in OUT_DIR/machine.txt.
+# Output: every repetition in OUT_DIR/reps/<name>.r<N>.{json,log,file},
+# <name> = capt-<mode>-<traffic>-<lcores>-<run>; the repetition of median
+# Mpps of each run copied to OUT_DIR/<name>.{json,log,file} (what
+# bench/plot.py's table shows; bench/summary.py takes min / median / max
+# over the repetitions), OUT_DIR/<name>.failed where a repetition failed,
+# the side-by-side table OUT_DIR/capture.md, one line per repetition to
+# stdout, the machine in OUT_DIR/machine.txt.
 #
 # Usage: bench/capture-throughput.sh OUT_DIR [BUILD_DIR]
 # Env: BENCH_EAL_EXTRA (as for pipeline-capacity.sh),
@@ -27,6 +34,7 @@
 #      BENCH_CAPT_LCORES (default "1 2 4"),
 #      BENCH_CAPT_SECONDS (default 3),
 #      BENCH_CAPT_RUNS (default "off tcp all tcpq allq"),
+#      BENCH_CAPT_REPS (repetitions of every run, alternating; default 3),
 #      BENCH_CAPT_DIR (where capture files go; default /dev/shm, a tmpfs,
 #        so that the page cache's copy is what a capture costs, where it
 #        has 4 GiB free, else TMPDIR; it needs room for one run's file, up
@@ -51,11 +59,13 @@ fmt=${BENCH_CAPT_FORMAT:-pcapng}
 bench_capt_dir
 dir=$bench_capt_dir
 verify=${BENCH_CAPT_VERIFY:-1}
+bench_reps BENCH_CAPT_REPS 3 || exit 2
+reps=$bench_reps
 for p in "$app" "$gen" "$check"; do
 	[ -x "$p" ] || { echo "no $p: build first" >&2; exit 2; }
 done
 case $fmt in pcapng|pcap) ;; *) echo "BENCH_CAPT_FORMAT: pcapng or pcap, not $fmt" >&2; exit 2 ;; esac
-mkdir -p "$out" || exit 2
+mkdir -p "$out/reps" || exit 2
 if [ ! -d "$dir" ] || [ ! -w "$dir" ]; then
 	echo "BENCH_CAPT_DIR $dir: not a writable directory" >&2
 	exit 2
@@ -73,7 +83,7 @@ mem=("${bench_mem[@]}")
 	bench_machine_lines "$build" "$top"
 	echo "kernel: $(uname -r)"
 	echo "capture files: $dir ($fstype, $(df -h --output=avail "$dir" 2>/dev/null | tail -n 1 | tr -d ' ') free), format $fmt"
-	echo "settings: ${secs} s per run, EAL ${mem[*]} ${extra[*]}, app ${app_args[*]}"
+	echo "settings: ${secs} s per run, $reps repetition(s) alternating, EAL ${mem[*]} ${extra[*]}, app ${app_args[*]}"
 } > "$out/machine.txt"
 
 # The pipeline-capacity sweep's traffic (seed 3, no jumbo frames: net_pcap
@@ -129,70 +139,87 @@ for mode in $modes; do
 			pool=(--mbufs $((lc * 12288 + 16384)))
 			# shellcheck disable=SC2207
 			lcores=($(lcore_args "$lc"))
-			for run in ${BENCH_CAPT_RUNS:-off tcp all tcpq allq}; do
-				name=capt-$mode-$traffic-$lc-$run
-				# One file, or (tcpq, allq) a file per queue.
-				case $run in
-				*q) cap=$dir/gpurx-$name-$$-q%q.$fmt
-				    caps=()
-				    for ((i = 0; i < lc; i++)); do
-					caps+=("$dir/gpurx-$name-$$-q$i.$fmt")
-				    done ;;
-				*) cap=$dir/gpurx-$name-$$.$fmt; caps=("$cap") ;;
-				esac
-				case $run in
-				off) rargs=(--filter tcp) ;;
-				tcp|tcpq) rargs=(--filter tcp --format "$fmt" --write "$cap") ;;
-				all|allq) rargs=(--format "$fmt" --write "$cap") ;;
-				*) echo "BENCH_CAPT_RUNS: off, tcp, all, tcpq or allq, not $run" >&2; exit 2 ;;
-				esac
-				rm -f "${caps[@]}" "$out/$name.file"
-				timeout $((secs + 120)) "$app" "${mem[@]}" --file-prefix "$name" \
-					"${lcores[@]}" "${extra[@]}" --vdev "$vdev" -- \
-					"${margs[@]}" "${pool[@]}" --queues "$lc" --ts none \
-					--duration "$secs" --quiet --json "$out/$name.json" \
-					"${rargs[@]}" "${app_args[@]}" > "$out/$name.log" 2>&1
-				rc=$?
-				why=
-				if [ $rc -ne 0 ] || [ ! -s "$out/$name.json" ]; then
-					why="exit $rc, see $name.log"
-				elif [ "$run" != off ]; then
-					size=0
-					for c in "${caps[@]}"; do
-						size=$((size + $(stat -c %s "$c" 2>/dev/null || echo 0)))
-					done
-					echo "{\"file_bytes\": $size, \"files\": ${#caps[@]}, \"verified\": $verify}" > "$out/$name.file"
-					if [ "$verify" = 1 ]; then
-						n=0
+			runs=${BENCH_CAPT_RUNS:-off tcp all tcpq allq}
+			for run in $runs; do
+				rm -f "$out/capt-$mode-$traffic-$lc-$run".{json,log,file,failed} \
+					"$out/reps/capt-$mode-$traffic-$lc-$run".r*.*
+			done
+			for ((r = 1; r <= reps; r++)); do
+				for run in $runs; do
+					name=capt-$mode-$traffic-$lc-$run
+					rn=$out/reps/$name.r$r
+					# One file, or (tcpq, allq) a file per queue.
+					case $run in
+					*q) cap=$dir/gpurx-$name-$$-q%q.$fmt
+					    caps=()
+					    for ((i = 0; i < lc; i++)); do
+						caps+=("$dir/gpurx-$name-$$-q$i.$fmt")
+					    done ;;
+					*) cap=$dir/gpurx-$name-$$.$fmt; caps=("$cap") ;;
+					esac
+					case $run in
+					off) rargs=(--filter tcp) ;;
+					tcp|tcpq) rargs=(--filter tcp --format "$fmt" --write "$cap") ;;
+					all|allq) rargs=(--format "$fmt" --write "$cap") ;;
+					*) echo "BENCH_CAPT_RUNS: off, tcp, all, tcpq or allq, not $run" >&2; exit 2 ;;
+					esac
+					rm -f "${caps[@]}" "$rn.file"
+					timeout $((secs + 120)) "$app" "${mem[@]}" --file-prefix "$name" \
+						"${lcores[@]}" "${extra[@]}" --vdev "$vdev" -- \
+						"${margs[@]}" "${pool[@]}" --queues "$lc" --ts none \
+						--duration "$secs" --quiet --json "$rn.json" \
+						"${rargs[@]}" "${app_args[@]}" > "$rn.log" 2>&1
+					rc=$?
+					why=
+					if [ $rc -ne 0 ] || [ ! -s "$rn.json" ]; then
+						why="exit $rc, see reps/$name.r$r.log"
+					elif [ "$run" != off ]; then
+						size=0
 						for c in "${caps[@]}"; do
-							k=$("$check" --valid "$c" 2>> "$out/$name.log" |
-								sed -n 's/.* is valid, \([0-9]*\) packets$/\1/p')
-							if [ -z "$k" ]; then
-								why="capture file $(basename "$c") invalid, see $name.log"
-								break
-							fi
-							n=$((n + k))
+							size=$((size + $(stat -c %s "$c" 2>/dev/null || echo 0)))
 						done
-						want=$(sed -n 's/^ *"captured": \([0-9]*\),$/\1/p' "$out/$name.json")
-						if [ -z "$why" ] && [ "$n" != "$want" ]; then
-							why="capture files hold $n packets, the run says $want"
+						echo "{\"file_bytes\": $size, \"files\": ${#caps[@]}, \"verified\": $verify}" > "$rn.file"
+						if [ "$verify" = 1 ]; then
+							n=0
+							for c in "${caps[@]}"; do
+								k=$("$check" --valid "$c" 2>> "$rn.log" |
+									sed -n 's/.* is valid, \([0-9]*\) packets$/\1/p')
+								if [ -z "$k" ]; then
+									why="capture file $(basename "$c") invalid, see reps/$name.r$r.log"
+									break
+								fi
+								n=$((n + k))
+							done
+							want=$(sed -n 's/^ *"captured": \([0-9]*\),$/\1/p' "$rn.json")
+							if [ -z "$why" ] && [ "$n" != "$want" ]; then
+								why="capture files hold $n packets, the run says $want"
+							fi
 						fi
 					fi
-				fi
-				rm -f "${caps[@]}"
-				if [ -n "$why" ]; then
-					echo "capture mode=$mode traffic=$traffic lcores=$lc run=$run FAILED ($why)"
-					echo "$why" > "$out/$name.failed"
-					failed=1
-					continue
-				fi
-				rm -f "$out/$name.failed"
-				python3 "$top/bench/plot.py" --capture-line "$out/$name.json"
+					rm -f "${caps[@]}"
+					if [ -n "$why" ]; then
+						echo "capture mode=$mode traffic=$traffic lcores=$lc run=$run rep=$r FAILED ($why)"
+						echo "repetition $r: $why" >> "$out/$name.failed"
+						failed=1
+						continue
+					fi
+					python3 "$top/bench/plot.py" --capture-line "$rn.json"
+				done
+			done
+			# A run any of whose repetitions failed has no median.
+			for run in $runs; do
+				name=capt-$mode-$traffic-$lc-$run
+				[ -f "$out/$name.failed" ] ||
+					bench_keep_median "$out" "$name" "$reps" rx || failed=1
 			done
 		done
 	done
 done 2>&1
 rm -f "$traffic_mix" "$traffic_1500"
-python3 "$top/bench/plot.py" --capture-table "$out" > "$out/capture.md" || failed=1
+{
+	python3 "$top/bench/plot.py" --capture-table "$out" &&
+	echo "Each cell: of $reps repetition(s) of every run, alternating, the one of" \
+		"median Mpps (every one in reps/)."
+} > "$out/capture.md" || failed=1
 cat "$out/capture.md"
 exit $failed

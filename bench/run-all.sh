@@ -39,16 +39,20 @@
 #   BENCH_CAP_*      passed to bench/pipeline-capacity.sh (defaults here:
 #                    128-packet items, 1/2/4/8 RX lcores as the CPUs allow,
 #                    3 s per point; without a GPU its CPU-only modes)
-#   BENCH_CAPTURE=0  leave out the capture throughput sweep (about 5 minutes;
-#                    its files go to /dev/shm, BENCH_CAPT_DIR, tens of GB)
+#   BENCH_CAPTURE=0  leave out the capture throughput sweep (about 15 minutes:
+#                    3 repetitions, alternating; its files go to /dev/shm,
+#                    BENCH_CAPT_DIR, tens of GB)
 #                    and its floor, bench/tmpfs-probe.py (one thread
 #                    writing into the same directory, 2 GiB 5 times)
 #   BENCH_CAPT_*     passed to bench/capture-throughput.sh (defaults here:
 #                    host-mapped and --cpu, 1/2/4 RX lcores as the CPUs
-#                    allow; --cpu alone without a GPU)
+#                    allow; --cpu alone without a GPU; quick: off and all
+#                    only, 1 s a run)
 #   BENCH_FLOW=0     leave out the flow export runs (bench/flow-export.sh,
-#                    about 3 minutes; quick: 50 k flows in the table, 20 k
-#                    replayed, 1 s a run, no UDP)
+#                    about 6 minutes: 3 repetitions, alternating, and 90 s
+#                    of the exporter's capacity search; quick: 50 k flows
+#                    in the table, 20 k replayed, 1 s a run, no UDP, 6 s of
+#                    search)
 #   BENCH_FLOW_*     passed to bench/flow-export.sh
 #   LD_LIBRARY_PATH  passed through (DPDK libraries of a bundle)
 # Exit: 0 when every benchmark ran (or skipped: no GPU), 1 otherwise.
@@ -361,17 +365,22 @@ if [ "${BENCH_CAPTURE:-1}" = 1 ]; then
 		run tmpfs_probe 120 python3 "$top/bench/tmpfs-probe.py" "$bench_capt_dir" \
 			"$out/tmpfs_probe.json" $([ "$quick" = 1 ] && echo 128 3 || echo 2048 5)
 	fi
-	run capture 900 env BENCH_EAL_EXTRA="${extra[*]}" BENCH_CAPT_MODES="$capt_modes" \
+	# Every run 3 times, alternating (capture-throughput.sh): quick
+	# keeps the comparison, off against all, and leaves out the rest.
+	run capture 2700 env BENCH_EAL_EXTRA="${extra[*]}" BENCH_CAPT_MODES="$capt_modes" \
 		BENCH_CAPT_DIR="$bench_capt_dir" \
 		BENCH_CAPT_LCORES="${capt_lcores:-1}" \
+		BENCH_CAPT_RUNS="${BENCH_CAPT_RUNS:-$([ "$quick" = 1 ] && echo off all || echo off tcp all tcpq allq)}" \
 		BENCH_CAPT_TRAFFIC="${BENCH_CAPT_TRAFFIC:-$([ "$quick" = 1 ] && echo mix1500 || echo mix mix1500)}" \
 		BENCH_CAPT_SECONDS="${BENCH_CAPT_SECONDS:-$([ "$quick" = 1 ] && echo 1 || echo 3)}" \
 		bash "$top/bench/capture-throughput.sh" "$out/capture" "$build"
 fi
 # Flow expiry and IPFIX export (issue 14): the flow table alone with the
 # export off, to a file and to nfcapd (where installed), and the pipeline
-# with and without the export, in OUT_DIR/flow-export/; on the GPU where
-# nvidia-smi sees one, else the CPU threads.
+# with and without the export, alternating, 3 times each, then the
+# exporter's capacity (the highest churn that loses nothing), in
+# OUT_DIR/flow-export/; on the GPU where nvidia-smi sees one, else the CPU
+# threads.
 if [ "${BENCH_FLOW:-1}" = 1 ]; then
 	flow_env=()
 	if [ "$quick" = 1 ]; then
@@ -379,9 +388,11 @@ if [ "${BENCH_FLOW:-1}" = 1 ]; then
 			BENCH_FLOW_CHURN="${BENCH_FLOW_CHURN:-50000}"
 			BENCH_FLOW_SECONDS="${BENCH_FLOW_SECONDS:-1}"
 			BENCH_FLOW_EXPORTS="${BENCH_FLOW_EXPORTS:-off file}"
-			BENCH_FLOW_PIPE_FLOWS="${BENCH_FLOW_PIPE_FLOWS:-20000}")
+			BENCH_FLOW_PIPE_FLOWS="${BENCH_FLOW_PIPE_FLOWS:-20000}"
+			BENCH_FLOW_CAP_SECONDS="${BENCH_FLOW_CAP_SECONDS:-3}"
+			BENCH_FLOW_CAP_BUDGET="${BENCH_FLOW_CAP_BUDGET:-6}")
 	fi
-	run flow_export 900 env BENCH_EAL_EXTRA="${extra[*]}" "${flow_env[@]}" \
+	run flow_export 1200 env BENCH_EAL_EXTRA="${extra[*]}" "${flow_env[@]}" \
 		bash "$top/bench/flow-export.sh" "$out/flow-export" "$build"
 fi
 echo "benchmarks took $(( $(date +%s) - start )) s"

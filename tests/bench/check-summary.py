@@ -11,8 +11,11 @@ value finite and not 0), ratio (null exactly where baseline is, else
 value / baseline.value within 1e-9 relative), same_run (true), goal
 (string or null), raw (a relative path inside OUT_DIR; with --out, a file
 there), moved (where the bytes of a byte rate moved, a string; null for
-any other unit), note (optional string). Exit 0 when valid, 1 with a line
-per fault when not, 2 on usage or an unreadable file.
+any other unit), note (optional string). A figure of alternating A/B
+repetitions, and its baseline, may add min, median, max (finite, min <=
+median <= max, the value the median) and reps (an integer >= 3), all four
+or none. Exit 0 when valid, 1 with a line per fault when not, 2 on usage or
+an unreadable file.
 """
 
 import json
@@ -26,6 +29,7 @@ UNITS = ("Mpps", "us", "GB/s", "Gbit/s", "records/s")
 BYTE_UNITS = ("GB/s", "Gbit/s")
 FIGURE_KEYS = ("figure", "value", "unit", "baseline", "ratio", "same_run",
                "goal", "raw", "moved")
+SPREAD_KEYS = ("min", "median", "max", "reps")
 ID_RE = re.compile(r"^[A-Za-z0-9_+-]+(\.[A-Za-z0-9_+-]+)+$")
 
 
@@ -36,6 +40,32 @@ def finite(v):
 
 def str_or_null(v):
     return v is None or isinstance(v, str)
+
+
+def check_spread(o, where):
+    """The faults of the optional repetition fields of figure or baseline o."""
+    have = [k for k in SPREAD_KEYS if k in o]
+    if not have:
+        return []
+    if len(have) != len(SPREAD_KEYS):
+        return ["%s: %s without %s: min, median, max and reps go together" % (
+            where, ", ".join(have),
+            ", ".join(k for k in SPREAD_KEYS if k not in o))]
+    n = o["reps"]
+    if not isinstance(n, int) or isinstance(n, bool) or n < 3:
+        return ["%s: reps %r is not an integer of at least 3" % (where, n)]
+    if not all(finite(o[k]) for k in ("min", "median", "max")):
+        return ["%s: min, median, max %r, %r, %r are not finite numbers" % (
+            where, o["min"], o["median"], o["max"])]
+    errs = []
+    if not o["min"] <= o["median"] <= o["max"]:
+        errs.append("%s: not min <= median <= max (%r, %r, %r)" % (
+            where, o["min"], o["median"], o["max"]))
+    if finite(o.get("value")) and \
+            abs(o["value"] - o["median"]) > 1e-9 * max(abs(o["median"]), 1e-300):
+        errs.append("%s: value %r is not the median %r of its repetitions" % (
+            where, o["value"], o["median"]))
+    return errs
 
 
 def check_figure(f, i, out, seen):
@@ -76,6 +106,9 @@ def check_figure(f, i, out, seen):
         if abs(r - want) > 1e-9 * max(abs(want), 1e-300):
             errs.append("%s: ratio %r is not value / baseline.value = %r" %
                         (where, r, want))
+    errs += check_spread(f, where)
+    if isinstance(b, dict):
+        errs += check_spread(b, where + ": baseline")
     if not str_or_null(f["goal"]):
         errs.append("%s: goal %r is not a string or null" % (where, f["goal"]))
     raw = f["raw"]

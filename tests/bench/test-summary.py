@@ -11,6 +11,10 @@ Usage: test-summary.py SOURCE_ROOT
 2. A pipeline faster than its bare loop is marked "baseline is not a
    ceiling", in summary.json and in report.md; a tmpfs write probe
    becomes the capture's floor.
+   Alternating repetitions (reps/NAME.rN.json, as capture-throughput.sh
+   and flow-export.sh leave them): the median is the value, min / median /
+   max / reps on the figure and its floor, the ratio median / median; the
+   flow exporter's capacity search gives a figure with no floor.
 3. The checker rejects broken-summary.json and each fault put into a
    valid summary one at a time: the test can fail.
 4. doc/perf/summary.json, where it is committed (after a full GPU run).
@@ -130,11 +134,60 @@ def main():
                "report.md's ratio table does not say the baseline is not a ceiling")
         expect(check(s, out) == [], "the summary with gpu-source is invalid: %s" % check(s, out))
 
+        # 2b. Three alternating repetitions of A and B: the plain names
+        # are the median ones (bench_keep_median), the figures the medians.
+        def reps(sub, name, scales, key):
+            d = os.path.join(out, sub)
+            os.makedirs(os.path.join(d, "reps"), exist_ok=True)
+            with open(os.path.join(d, name + ".json")) as fh:
+                j = json.load(fh)
+            for r, x in enumerate(scales, 1):
+                t = dict(j, **{k: j[k] * x for k in key})
+                with open(os.path.join(d, "reps", "%s.r%d.json" % (name, r)), "w") as fh:
+                    json.dump(t, fh)
+        reps("capture", "capt-host-mapped-mix-1-off", (1.0, 0.8, 1.1), ["rx_packets"])
+        reps("capture", "capt-host-mapped-mix-1-all", (0.9, 1.0, 0.5), ["rx_packets"])
+        reps("flow-export", "table-cpu-1000000-off", (1.0, 1.2, 0.9), ["mpps"])
+        reps("flow-export", "table-cpu-1000000-file", (1.0, 0.7, 0.8),
+             ["mpps", "records_per_s"])
+        with open(os.path.join(out, "flow-export", "capacity-cpu-1000000-file.json"), "w") as fh:
+            json.dump({"flows": 1000000, "export": "file", "steps": [{}, {}],
+                       "capacity": {"churn": 4000000, "records_per_s": 3.9e6,
+                                    "started_per_s": 4.1e6, "mpps": 20.0},
+                       "bound": "at 8e+06 new flows/s: the export ring was full"}, fh)
+        rc, text = run([os.path.join(top, "bench", "plot.py"), out])
+        expect(rc == 0, "plot.py with repetitions: exit %d\n%s" % (rc, text))
+        with open(path) as fh:
+            s = json.load(fh)
+        expect(check(s, out) == [], "the summary with repetitions is invalid: %s" %
+               check(s, out))
+        for fid, base in (("capture.host-mapped.mix.1lcore.all.mpps",
+                           "capture.host-mapped.mix.1lcore.off.mpps"),
+                          ("flow_export.table.cpu.1000000flows.file.mpps",
+                           "flow_export.table.cpu.1000000flows.off.mpps")):
+            f = figure(s, fid)
+            one = figure(s, base)
+            ok = f is not None and one is not None and f.get("reps") == 3 and \
+                f["baseline"].get("reps") == 3 and one.get("reps") == 3 and \
+                f["min"] < f["median"] < f["max"] and f["value"] == f["median"] and \
+                f["baseline"]["value"] == one["median"] and \
+                abs(f["ratio"] - f["median"] / one["median"]) < 1e-12
+            expect(ok, "%s is not median / median of 3 repetitions: %r" % (fid, f))
+        f = figure(s, "flow_export.table.cpu.1000000flows.file.records_per_s")
+        expect(f is not None and f.get("reps") == 3 and f["value"] == f["median"],
+               "records/s has no spread of its repetitions: %r" % f)
+        f = figure(s, "flow_export.capacity.cpu.1000000flows.file.records_per_s")
+        expect(f is not None and f["value"] == 3.9e6 and f["baseline"] is None and
+               "export ring was full" in f.get("note", ""),
+               "the exporter's capacity is missing or has a floor: %r" % f)
+
         # 3. The checker rejects what it must.
         rc, text = run([checker, os.path.join(here, "broken-summary.json")])
         expect(rc == 1, "check-summary accepted broken-summary.json (exit %d)" % rc)
         i = next(n for n, f in enumerate(s["figures"]) if f["baseline"])
         b = next(n for n, f in enumerate(s["figures"]) if f["unit"] == "Gbit/s")
+        m = next(n for n, f in enumerate(s["figures"])
+                 if "reps" in f and f["baseline"] and "reps" in f["baseline"])
         faults = {
             "same_run false": lambda t: t["figures"][i].update(same_run=False),
             "ratio off by 1e-6": lambda t: t["figures"][i].update(
@@ -152,6 +205,14 @@ def main():
             "figure twice": lambda t: t["figures"].append(copy.deepcopy(t["figures"][i])),
             "no run_id": lambda t: t.pop("run_id"),
             "no figures": lambda t: t.update(figures=[]),
+            "min above the median": lambda t: t["figures"][m].update(
+                min=t["figures"][m]["median"] * 2),
+            "two repetitions": lambda t: t["figures"][m].update(reps=2),
+            "median without reps": lambda t: t["figures"][m].pop("reps"),
+            "value not the median": lambda t: t["figures"][m].update(
+                median=t["figures"][m]["median"] * 1.01),
+            "baseline max under its median": lambda t: t["figures"][m]["baseline"].update(
+                max=t["figures"][m]["baseline"]["median"] / 2),
         }
         for what, hurt in faults.items():
             t = copy.deepcopy(s)
