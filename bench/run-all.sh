@@ -37,20 +37,22 @@
 #                    and IMIX, 1/2/4 TX queues, 2 s a point)
 #   BENCH_CAPACITY=0 leave out the capacity sweep (about 4 minutes)
 #   BENCH_CAP_*      passed to bench/pipeline-capacity.sh (defaults here:
-#                    128-packet items, 1/2/4/8 RX lcores as the CPUs allow,
-#                    3 s per point; without a GPU its CPU-only modes)
-#   BENCH_CAPTURE=0  leave out the capture throughput sweep (about 15 minutes:
+#                    128-packet items, mix, 64 and 1500 B, 1/4/8 RX lcores
+#                    as the CPUs allow, 2 s per point; without a GPU its
+#                    CPU-only modes)
+#   BENCH_CAPTURE=0  leave out the capture throughput sweep (about 5 minutes:
 #                    3 repetitions, alternating; its files go to /dev/shm,
 #                    BENCH_CAPT_DIR, tens of GB)
 #                    and its floor, bench/tmpfs-probe.py (one thread
 #                    writing into the same directory, 2 GiB 5 times)
 #   BENCH_CAPT_*     passed to bench/capture-throughput.sh (defaults here:
-#                    host-mapped and --cpu, 1/2/4 RX lcores as the CPUs
-#                    allow; --cpu alone without a GPU; quick: off and all
-#                    only, 1 s a run)
+#                    host-mapped and --cpu, mix and mix1500, 1 and 4 RX
+#                    lcores as the CPUs allow, the runs off, tcp, all and
+#                    allq, 2 s a run; --cpu alone without a GPU; quick: off
+#                    and all only, 1 s a run)
 #   BENCH_FLOW=0     leave out the flow export runs (bench/flow-export.sh,
-#                    about 6 minutes: 3 repetitions, alternating, and 90 s
-#                    of the exporter's capacity search; quick: 50 k flows
+#                    about 4 minutes: 3 repetitions of 3 s, alternating,
+#                    and 90 s of the exporter's capacity search; quick: 50 k flows
 #                    in the table, 20 k replayed, 1 s a run, no UDP, 6 s of
 #                    search)
 #   BENCH_FLOW_*     passed to bench/flow-export.sh
@@ -335,12 +337,14 @@ if [ "${BENCH_CAPACITY:-1}" = 1 ]; then
 		echo "== capacity: no GPU found by nvidia-smi: modes $cap_modes only"
 	fi
 	cap_lcores=
-	for lc in ${BENCH_CAP_LCORES:-$([ "$quick" = 1 ] && echo 1 || echo 1 2 4 8)}; do
+	# The whole run fits one machine start's device time (about 20
+	# minutes on the H200): 2 and 512 B are the points left out.
+	for lc in ${BENCH_CAP_LCORES:-$([ "$quick" = 1 ] && echo 1 || echo 1 4 8)}; do
 		[ $((lc + 1)) -le "$(nproc)" ] && cap_lcores+="$lc "
 	done
 	[ -n "$cap_lcores" ] || cap_lcores=1
-	cap_sizes=${BENCH_CAP_SIZES:-$([ "$quick" = 1 ] && echo mix 64 || echo mix 64 512 1500)}
-	cap_secs=${BENCH_CAP_SECONDS:-$([ "$quick" = 1 ] && echo 1 || echo 3)}
+	cap_sizes=${BENCH_CAP_SIZES:-$([ "$quick" = 1 ] && echo mix 64 || echo mix 64 1500)}
+	cap_secs=${BENCH_CAP_SECONDS:-$([ "$quick" = 1 ] && echo 1 || echo 2)}
 	# The capacity programs take every lcore from 0: EAL arguments of
 	# this script's own (-l, the GPU's -a) are not passed on.
 	run capacity 900 env BENCH_EAL_EXTRA="${extra[*]}" BENCH_CAP_MODES="$cap_modes" \
@@ -355,7 +359,7 @@ if [ "${BENCH_CAPTURE:-1}" = 1 ]; then
 	capt_modes=${BENCH_CAPT_MODES:-host-mapped cpu}
 	[ -z "${BENCH_CAPT_MODES:-}" ] && [ -z "$gpu_pci" ] && capt_modes=cpu
 	capt_lcores=
-	for lc in ${BENCH_CAPT_LCORES:-$([ "$quick" = 1 ] && echo 1 || echo 1 2 4)}; do
+	for lc in ${BENCH_CAPT_LCORES:-$([ "$quick" = 1 ] && echo 1 || echo 1 4)}; do
 		[ $((lc + 1)) -le "$(nproc)" ] && capt_lcores+="$lc "
 	done
 	# The sweep's floor: one thread writing into a file in the same
@@ -370,9 +374,9 @@ if [ "${BENCH_CAPTURE:-1}" = 1 ]; then
 	run capture 2700 env BENCH_EAL_EXTRA="${extra[*]}" BENCH_CAPT_MODES="$capt_modes" \
 		BENCH_CAPT_DIR="$bench_capt_dir" \
 		BENCH_CAPT_LCORES="${capt_lcores:-1}" \
-		BENCH_CAPT_RUNS="${BENCH_CAPT_RUNS:-$([ "$quick" = 1 ] && echo off all || echo off tcp all tcpq allq)}" \
+		BENCH_CAPT_RUNS="${BENCH_CAPT_RUNS:-$([ "$quick" = 1 ] && echo off all || echo off tcp all allq)}" \
 		BENCH_CAPT_TRAFFIC="${BENCH_CAPT_TRAFFIC:-$([ "$quick" = 1 ] && echo mix1500 || echo mix mix1500)}" \
-		BENCH_CAPT_SECONDS="${BENCH_CAPT_SECONDS:-$([ "$quick" = 1 ] && echo 1 || echo 3)}" \
+		BENCH_CAPT_SECONDS="${BENCH_CAPT_SECONDS:-$([ "$quick" = 1 ] && echo 1 || echo 2)}" \
 		bash "$top/bench/capture-throughput.sh" "$out/capture" "$build"
 fi
 # Flow expiry and IPFIX export (issue 14): the flow table alone with the
@@ -382,7 +386,7 @@ fi
 # OUT_DIR/flow-export/; on the GPU where nvidia-smi sees one, else the CPU
 # threads.
 if [ "${BENCH_FLOW:-1}" = 1 ]; then
-	flow_env=()
+	flow_env=(BENCH_FLOW_SECONDS="${BENCH_FLOW_SECONDS:-3}")
 	if [ "$quick" = 1 ]; then
 		flow_env=(BENCH_FLOW_SIZES="${BENCH_FLOW_SIZES:-50000}"
 			BENCH_FLOW_CHURN="${BENCH_FLOW_CHURN:-50000}"
