@@ -249,6 +249,8 @@ else
 fi
 
 start=$(date +%s)
+# Packets in host memory: beside the flag floors, the floor + one dependent
+# host load (floor_host_load), these handoffs' baseline.
 run handoff 100 "$bench/bench-handoff" "${eal[@]}" "${gpu_args[@]}" "${extra[@]}" -- \
 	--out "$out" "${handoff_args[@]}"
 # The same with packet data in GPU memory, where GPUDirect RDMA puts it.

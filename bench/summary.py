@@ -136,13 +136,20 @@ def handoff(fig, out, name, tag):
     raw = name + ".json"
     res = h.get("results", [])
     single = {r.get("kind"): r for r in res if "burst" not in r}
-    # The comm list's floor is the flag ping-pong in the memory its status
-    # is in (bench_handoff.c).
+    # The comm list's flag floor is the ping-pong in the memory its status
+    # is in (bench_handoff.c). With packets in host memory the handoffs
+    # are taken against that floor plus one dependent host load
+    # (floor_host_load), where the run measured it: a handoff pays one
+    # PCIe round trip more to read its packets.
     st = str(h.get("config", {}).get("status_memory", ""))
     fk = "floor_gpu" if st.startswith("gpu") and "floor_gpu" in single \
         else "floor_host"
-    floor = single.get(fk)
-    for kind in ("floor_host", "floor_gpu", "launch_empty", "wmb"):
+    pk = "floor_host_load" if "floor_host_load" in single else fk
+    floor = single.get(pk)
+    what = "the floor + one dependent host load" if pk != fk \
+        else "the flag floor"
+    for kind in ("floor_host", "floor_gpu", "floor_host_load",
+                 "launch_empty", "wmb"):
         for q in ("median", "p99") if kind in single else ():
             fig.add("handoff.%s.%s.%s.us" % (tag, kind, q),
                     lat_us(single[kind], q + "_ns"), "us", raw)
@@ -154,11 +161,11 @@ def handoff(fig, out, name, tag):
             fig.add(base + ".launch.median.us", lat_us(r), "us", raw)
             continue
         is32 = r.get("pkt_size") == "64" and r["burst"] == 32
-        for q, goal in (("median", "median ≤ 1.2× the flag floor (issue 4)"),
-                        ("p99", "p99 ≤ 2× the flag floor's p99 (issue 4)")):
+        for q, goal in (("median", "median ≤ 1.2× %s (issue 4)" % what),
+                        ("p99", "p99 ≤ 2× %s's p99 (issue 4)" % what)):
             key = q + "_ns"
             fig.add("%s.%s.us" % (base, q), lat_us(r, key), "us", raw,
-                    baseline=("handoff.%s.%s.%s.us" % (tag, fk, q),
+                    baseline=("handoff.%s.%s.%s.us" % (tag, pk, q),
                               lat_us(floor, key)) if floor else None,
                     goal=goal if is32 else None)
 
