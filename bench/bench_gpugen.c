@@ -32,6 +32,16 @@
  * reported for it. The CPU rate: gpugen_build_cpu() into a ring of the
  * same size on the EAL main lcore, --cpu-reps passes, median.
  *
+ * The unbuilt-frame ceiling of that lcore (mem=unbuilt), on the same
+ * lcore in the same run: what dpdk-gpu-tx --mem cpu --no-build does per
+ * burst of 32, frames handed out without a byte written. Mbufs from a
+ * pool made as dpdk-gpu-tx makes its own (rte_mempool_get_bulk, its
+ * alloc_raw), each frame's data offset and lengths set (the generator's
+ * fixed length, else gpugen_len()), then handed back with
+ * rte_pktmbuf_free_bulk() where dpdk-gpu-tx gives them to the port,
+ * whose send frees them. --cpu-packets frames a pass, --cpu-reps
+ * passes, median: the rate no build on this lcore can beat.
+ *
  * Usage: bench-gpugen [EAL args] -- [--packets N] [--reps N] [--warmup N]
  *        [--cpu-packets N] [--cpu-reps N] [--ring-mb N] [--sample N]
  *        [--budget-s N]
@@ -61,6 +71,8 @@
 #include <rte_errno.h>
 #include <rte_gpudev.h>
 #include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
 
 #include "bench_common.h"
 #include "gpugen.h"
@@ -84,6 +96,11 @@
 /* A warp's frames in a row are among the frames checked. */
 #define CHECK_RUN 32
 #define FRAME_MAX 2048
+/* dpdk-gpu-tx's default burst, and its pool for one --mem cpu queue:
+ * at least 8191 mbufs, a 256-mbuf lcore cache, default buffers. */
+#define UNBUILT_BURST 32
+#define UNBUILT_MBUFS 8191
+#define UNBUILT_CACHE 256
 /* Stamp times: fixed, different per pass, so a stale frame differs. */
 #define TX_NS_BASE 1700000000000000000ull
 
@@ -151,6 +168,7 @@ struct ctx {
 	uint8_t *cpu_ring;	/* malloc'd, touched */
 	uint8_t *gpu_ring;	/* rte_gpu_mem_alloc */
 	uint8_t *host_ring;	/* mmap'd, registered with gpudev */
+	struct rte_mempool *mp;	/* the unbuilt frames' mbufs */
 	double *ns;		/* reps samples */
 };
 
@@ -281,6 +299,54 @@ cpu_rate(struct ctx *c, const struct gpugen *g, uint32_t stride,
 	bench_stats_compute(v, o->cpu_reps, &st);
 	pps = (double)o->cpu_packets / (st.median * 1e-9);
 	return pps;
+}
+
+/*
+ * The unbuilt-frame ceiling on this lcore: the CPU rate's passes with
+ * every frame handed out as dpdk-gpu-tx --no-build does, not built (see
+ * the top of the file); the median pass as packets/s. 0 (with a FAIL
+ * line) when the pool runs dry, which no pass of bursts freed at once
+ * should.
+ */
+static double
+unbuilt_rate(struct ctx *c, const struct gpugen *g)
+{
+	const struct opts *o = &c->o;
+	const uint32_t fixed = gpugen_fixed_len(g);
+	struct rte_mbuf *m[UNBUILT_BURST];
+	struct bench_stats st;
+	uint64_t first = 0;
+
+	for (uint64_t r = 0; r < o->cpu_reps; r++) {
+		const uint64_t end = first + o->cpu_packets;
+		uint64_t t0, t1;
+
+		t0 = bench_now_ns();
+		for (uint64_t p = first; p < end; p += UNBUILT_BURST) {
+			const uint32_t b = (uint32_t)RTE_MIN((uint64_t)UNBUILT_BURST,
+				end - p);
+
+			if (rte_mempool_get_bulk(c->mp, (void **)m, b) != 0) {
+				printf("FAIL: unbuilt frames: the pool of %u mbufs "
+					"ran dry\n", UNBUILT_MBUFS);
+				return 0;
+			}
+			for (uint32_t i = 0; i < b; i++) {
+				const uint32_t len = fixed != 0 ? fixed :
+					gpugen_len(g, p + i);
+
+				m[i]->data_off = RTE_PKTMBUF_HEADROOM;
+				m[i]->data_len = (uint16_t)len;
+				m[i]->pkt_len = len;
+			}
+			rte_pktmbuf_free_bulk(m, b);
+		}
+		t1 = bench_now_ns();
+		c->ns[r] = (double)(t1 - t0);
+		first = end;
+	}
+	bench_stats_compute(c->ns, o->cpu_reps, &st);
+	return (double)o->cpu_packets / (st.median * 1e-9);
 }
 
 /*
@@ -434,7 +500,7 @@ run_case(struct ctx *c, const struct gcase *cs, uint32_t size)
 	char spec[512], err[256], s1[32], s2[32], s3[32];
 	struct gpugen *g = NULL;
 	uint32_t len, stride, slots;
-	double cpu_pps;
+	double cpu_pps, unbuilt_pps;
 	int rc = -1, m;
 
 	if (size < cs->min_size) {
@@ -472,6 +538,13 @@ run_case(struct ctx *c, const struct gcase *cs, uint32_t size)
 		goto out;
 	printf("gpugen-cpu case=%s size=%u cpu1=%s %.1fGbit/s\n", cs->name,
 		size, pps_str(cpu_pps, s1, sizeof(s1)), gbps(cpu_pps, len));
+	unbuilt_pps = unbuilt_rate(c, g);
+	if (unbuilt_pps == 0)
+		goto out;
+	printf("gpugen-unbuilt case=%s size=%u unbuilt1=%s cpu1=%s "
+		"cpu/unbuilt=%.2f\n", cs->name, size,
+		pps_str(unbuilt_pps, s1, sizeof(s1)),
+		pps_str(cpu_pps, s2, sizeof(s2)), cpu_pps / unbuilt_pps);
 	if (!c->have_gpu) {
 		json_case(c, cs, spec, size, len);
 		bench_json_str(&c->j, "mem", "cpu");
@@ -520,6 +593,20 @@ run_case(struct ctx *c, const struct gcase *cs, uint32_t size)
 		bench_json_bool(&c->j, "verified", true);
 		bench_json_obj_end(&c->j);
 	}
+	/* After the builds' rows: a reader taking a case's first row for
+	 * its CPU figures finds a build's. */
+	json_case(c, cs, spec, size, len);
+	bench_json_str(&c->j, "mem", "unbuilt");
+	bench_json_str(&c->j, "path", "dpdk-gpu-tx --mem cpu --no-build: mbufs "
+		"from the pool, lengths set, no frame bytes written, freed");
+	bench_json_int(&c->j, "burst", UNBUILT_BURST);
+	bench_json_int(&c->j, "packets", (int64_t)o->cpu_packets);
+	bench_json_int(&c->j, "reps", (int64_t)o->cpu_reps);
+	bench_json_int(&c->j, "lcore", rte_lcore_id());
+	bench_json_num(&c->j, "pps", unbuilt_pps);
+	bench_json_num(&c->j, "cpu_pps", cpu_pps);
+	bench_json_num(&c->j, "cpu_gbps", gbps(cpu_pps, len));
+	bench_json_obj_end(&c->j);
 	rc = 0;
 out:
 	gpugen_free(g);
@@ -642,6 +729,13 @@ main(int argc, char **argv)
 	}
 	if (rings_alloc(&c) != 0)
 		goto out;
+	c.mp = rte_pktmbuf_pool_create("bench_gpugen_mbufs", UNBUILT_MBUFS,
+		UNBUILT_CACHE, 0, RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
+	if (c.mp == NULL) {
+		printf("FAIL: a pool of %u mbufs: %s\n", UNBUILT_MBUFS,
+			rte_strerror(rte_errno));
+		goto out;
+	}
 	if (bench_json_open(&c.j, o->out, c.have_gpu ? "gpugen.json" :
 			"gpugen_cpu.json") != 0)
 		goto out;
@@ -684,6 +778,7 @@ main(int argc, char **argv)
 	if (status == BENCH_EXIT_OK && !c.have_gpu && !o->cpu_only)
 		status = BENCH_EXIT_SKIP;
 out:
+	rte_mempool_free(c.mp);
 	rings_free(&c);
 	free(c.ns);
 	rte_eal_cleanup();

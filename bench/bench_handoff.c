@@ -18,6 +18,12 @@
  *           host memory (where gpudev puts the status without GDRCopy)
  *           and, where the driver can CPU-map GPU memory (GDRCopy), in
  *           GPU memory (where gpudev puts it then).
+ *  floor_host_load  (packets in host memory) the floor above (its flag
+ *           where the comm list's status is) whose kernel, after seeing
+ *           the flag, reads one 128-byte line of registered host memory
+ *           picked by the flag's value (a new line each round) and folds
+ *           the word into its answer: the least an item of host-memory
+ *           packets costs, one more PCIe round trip.
  *  launch   fill and publish, then the library's item kernel with the
  *           same body launched + cudaStreamSynchronize per burst.
  *  empty    an empty kernel launch + cudaStreamSynchronize.
@@ -71,6 +77,13 @@
 #define KERNEL_TIMEOUT_NS (5ULL * 1000000000ULL)
 /* The ring's kernel ends this soon after its quit flag. */
 #define KERNEL_QUIT_MS 1000
+/* The floor + load's lines: one a round, 64 MiB at most (past the 50 MB
+ * L2 of an H100 or H200), so a line comes round again only after more
+ * than an L2 of others. */
+#define LOAD_LINES_MAX 524288
+/* Each line a GPU L2 line (two of the CPU's); its first word is read. */
+#define LOAD_BYTES 128
+#define LOAD_WORDS (LOAD_BYTES / sizeof(uint32_t))
 
 struct opts {
 	uint64_t reps;
@@ -650,15 +663,25 @@ run_populate(struct env *e, const struct opts *o, uint32_t burst)
 	return e->status == BENCH_EXIT_OK ? n : 0;
 }
 
+/* The floor + one dependent host load: the lines its kernel reads, the
+ * first word of line i holding i. */
+struct load_lines {
+	uint32_t *addr;		/* registered host memory */
+	uint32_t n;
+};
+
 /*
  * Ping-pong of one flag through the ring library's flag echo: host is the
- * CPU's pointer, the kernel gets dev (the same for registered host memory). wc: the CPU's mapping is
- * write-combined (GDRCopy), so each store is followed by a store fence
- * to leave the write-combining buffer at once.
+ * CPU's pointer, the kernel gets dev (the same for registered host
+ * memory). wc: the CPU's mapping is write-combined (GDRCopy), so each
+ * store is followed by a store fence to leave the write-combining buffer
+ * at once. ld: the echo loads a line of it between ask and answer
+ * (gpucomm_echo_start_load), which the answer proves: round k reads line
+ * k % n.
  */
 static size_t
 run_pingpong(struct env *e, const struct opts *o, volatile uint32_t *host,
-		uint32_t *dev, bool wc)
+		uint32_t *dev, bool wc, const struct load_lines *ld)
 {
 	struct gpucomm_echo *echo = NULL;
 	struct gpucomm_echo_state st;
@@ -668,7 +691,9 @@ run_pingpong(struct env *e, const struct opts *o, volatile uint32_t *host,
 
 	*host = 0;
 	rte_wmb(); /* the reset reaches memory before the kernel starts */
-	err = gpucomm_echo_start(dev, 0, KERNEL_TIMEOUT_NS, &echo);
+	err = gpucomm_echo_start_load(dev, 0, KERNEL_TIMEOUT_NS,
+		ld != NULL ? ld->addr : NULL, ld != NULL ? ld->n : 0, LOAD_BYTES,
+		&echo);
 	if (err != 0) {
 		BENCH_LOG(ERR, "launching the ping-pong kernel: %s\n",
 			gpucuda_strerror(err));
@@ -677,6 +702,8 @@ run_pingpong(struct env *e, const struct opts *o, volatile uint32_t *host,
 	}
 	for (k = 0; k < total; k++) {
 		uint32_t ask = (uint32_t)(2 * k + 1), v;
+		const uint32_t want = ask + 1 +
+			(ld != NULL ? 2 * (uint32_t)(k % ld->n) : 0);
 		uint64_t t0, t1, deadline;
 		unsigned int spins = 0;
 
@@ -690,11 +717,12 @@ run_pingpong(struct env *e, const struct opts *o, volatile uint32_t *host,
 			v = __atomic_load_n(host, __ATOMIC_RELAXED);
 			if ((++spins & 1023) == 0 && rte_rdtsc() > deadline)
 				break;
-		} while (v != ask + 1);
+		} while (v != want);
 		t1 = rte_rdtsc_precise();
-		if (v != ask + 1) {
+		if (v != want) {
 			BENCH_LOG(ERR, "ping-pong round %" PRIu64 ": no answer within %"
-				PRIu64 " ms (flag %u)\n", k, o->timeout_ms, v);
+				PRIu64 " ms (flag %u, expected %u)\n", k,
+				o->timeout_ms, v, want);
 			e->status = BENCH_EXIT_FAIL;
 			break;
 		}
@@ -710,6 +738,54 @@ run_pingpong(struct env *e, const struct opts *o, volatile uint32_t *host,
 		e->status = BENCH_EXIT_FAIL;
 	}
 	return e->status == BENCH_EXIT_OK ? n : 0;
+}
+
+/*
+ * The lines of the floor + load: one per round up to LOAD_LINES_MAX (a
+ * line read again only that many rounds later, out of any GPU cache),
+ * in EAL memory registered with gpudev, as the mempool's packets are.
+ * 0, or -1 (said) with nothing kept.
+ */
+static int
+load_lines_create(struct env *e, const struct opts *o, struct load_lines *ld)
+{
+	uint64_t total = o->warmup + o->reps;
+	size_t len;
+
+	ld->n = (uint32_t)RTE_MIN(total, (uint64_t)LOAD_LINES_MAX);
+	len = (size_t)ld->n * LOAD_BYTES;
+	ld->addr = rte_zmalloc("bench_load_lines", len, LOAD_BYTES);
+	if (ld->addr == NULL) {
+		BENCH_LOG(ERR, "%zu bytes of host memory for the floor + load\n",
+			len);
+		return -1;
+	}
+	for (uint32_t i = 0; i < ld->n; i++)
+		ld->addr[(size_t)i * LOAD_WORDS] = i;
+	if (rte_gpu_mem_register(e->dev_id, len, ld->addr) < 0) {
+		BENCH_LOG(ERR, "registering the floor + load's lines: %s\n",
+			rte_strerror(rte_errno));
+		rte_free(ld->addr);
+		ld->addr = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+static void
+load_lines_free(struct env *e, struct load_lines *ld)
+{
+	if (ld->addr == NULL)
+		return;
+	if (rte_gpu_mem_unregister(e->dev_id, ld->addr) < 0) {
+		/* Still mapped for the GPU: keep the memory. */
+		BENCH_LOG(ERR, "rte_gpu_mem_unregister: %s\n",
+			rte_strerror(rte_errno));
+		e->status = BENCH_EXIT_FAIL;
+	} else {
+		rte_free(ld->addr);
+	}
+	ld->addr = NULL;
 }
 
 /* --- Reporting ------------------------------------------------------------ */
@@ -751,7 +827,9 @@ main(int argc, char **argv)
 		.timeout_ms = 2000,
 	};
 	struct env e = { .status = BENCH_EXIT_OK };
-	struct bench_stats st_floor_host, st_floor_gpu, st_empty, st_wmb;
+	struct bench_stats st_floor_host, st_floor_gpu, st_floor_load, st_empty,
+		st_wmb;
+	struct load_lines ld = { NULL, 0 };
 	struct hk_launcher *launcher = NULL;
 	bool have_floor_gpu = false;
 	const struct bench_stats *floor;
@@ -893,7 +971,7 @@ main(int argc, char **argv)
 		e.status = BENCH_EXIT_FAIL;
 		goto end_json;
 	}
-	if (!measure(&e, run_pingpong(&e, &o, flag_host, flag_host, false),
+	if (!measure(&e, run_pingpong(&e, &o, flag_host, flag_host, false, NULL),
 			&st_floor_host))
 		goto end_json;
 	json_case(&e, "floor_host", NULL, 0, &st_floor_host);
@@ -906,8 +984,8 @@ main(int argc, char **argv)
 	if (flag_gpu != NULL)
 		flag_gpu_cpu = rte_gpu_mem_cpu_map(e.dev_id, 65536, flag_gpu);
 	if (flag_gpu_cpu != NULL) {
-		if (!measure(&e, run_pingpong(&e, &o, flag_gpu_cpu, flag_gpu, true),
-				&st_floor_gpu))
+		if (!measure(&e, run_pingpong(&e, &o, flag_gpu_cpu, flag_gpu, true,
+				NULL), &st_floor_gpu))
 			goto end_json;
 		have_floor_gpu = true;
 		json_case(&e, "floor_gpu", NULL, 0, &st_floor_gpu);
@@ -921,6 +999,35 @@ main(int argc, char **argv)
 	/* The floor of the comm list is the one of the memory its status is
 	 * in. */
 	floor = e.status_in_gpu && have_floor_gpu ? &st_floor_gpu : &st_floor_host;
+
+	/* Packets in host memory: each item costs the flag's round trip plus
+	 * at least one read of packet bytes across PCIe after READY, the
+	 * floor of host_pkts' handoffs. The flag in the memory of the floor
+	 * above (the comm list's status). */
+	if (!o.pkt_gpu) {
+		const bool in_gpu = floor == &st_floor_gpu;
+
+		if (load_lines_create(&e, &o, &ld) != 0) {
+			e.status = BENCH_EXIT_FAIL;
+			goto end_json;
+		}
+		if (!measure(&e, run_pingpong(&e, &o, in_gpu ? flag_gpu_cpu :
+				(void *)flag_host, in_gpu ? flag_gpu :
+				(void *)flag_host, in_gpu, &ld), &st_floor_load))
+			goto end_json;
+		bench_json_obj_begin(&e.j, NULL);
+		bench_json_str(&e.j, "kind", "floor_host_load");
+		bench_json_str(&e.j, "flag_memory", in_gpu ? "gpu" : "host");
+		bench_json_int(&e.j, "load_bytes", LOAD_BYTES);
+		bench_json_int(&e.j, "load_lines", ld.n);
+		bench_json_stats(&e.j, "latency", &st_floor_load);
+		bench_json_obj_end(&e.j);
+		printf("handoff floor+load memory=%s median=%.2fus p99=%.2fus "
+			"mean=%.2fus (the flag floor + one dependent %d-byte "
+			"line read from host memory)\n", in_gpu ? "gpu(gdrcopy)" :
+			"host", st_floor_load.median / 1e3, st_floor_load.p99 / 1e3,
+			st_floor_load.mean / 1e3, LOAD_BYTES);
+	}
 
 	for (n = 0; n < o.warmup + o.reps; n++) {
 		uint64_t t0 = rte_rdtsc_precise(), t1;
@@ -1010,6 +1117,7 @@ out:
 		e.status = BENCH_EXIT_FAIL;
 	if (flag_gpu != NULL && rte_gpu_mem_free(e.dev_id, flag_gpu) < 0)
 		e.status = BENCH_EXIT_FAIL;
+	load_lines_free(&e, &ld);
 	if (flag_host != NULL) {
 		/* Not registered if registration failed: ignore that error. */
 		rte_gpu_mem_unregister(e.dev_id, flag_host);

@@ -255,6 +255,8 @@ else
 fi
 
 start=$(date +%s)
+# Packets in host memory: beside the flag floors, the floor + one dependent
+# host load (floor_host_load), these handoffs' baseline.
 run handoff 100 "$bench/bench-handoff" "${eal[@]}" "${gpu_args[@]}" "${extra[@]}" -- \
 	--out "$out" "${handoff_args[@]}"
 # The same with packet data in GPU memory, where GPUDirect RDMA puts it.
@@ -292,7 +294,9 @@ run sysmem_probe 100 "${probe_pin[@]}" "$bench/bench-sysmem-probe" \
 # The generator's build rate (issue 13): libgpugen's build kernel into GPU
 # and host-mapped memory against its CPU build on $lcore, 0/2/8 variables
 # and a stamped IPv6/TCP case, 64 and 512 B, every configuration checked
-# against the CPU; without a GPU the CPU part alone (exit 77).
+# against the CPU; and, on $lcore too, the unbuilt-frame ceiling (frames
+# handed out as dpdk-gpu-tx --no-build does), the builds' baseline;
+# without a GPU the CPU part alone (exit 77).
 if [ "${BENCH_GPUGEN:-1}" = 1 ]; then
 	run gpugen 300 "$bench/bench-gpugen" "${eal[@]}" "${gpu_args[@]}" "${extra[@]}" -- \
 		--out "$out" "${gpugen_args[@]}"

@@ -23,9 +23,13 @@ struct gpucomm_echo {
  * One thread. Relaxed loads and stores at system scope both ways: the flag
  * publishes nothing besides itself, so a fence would only add to the floor
  * this measures. The record is written as the kernel ends, before done.
+ * load: between ask and answer, the read gpucomm_echo_start_load() names;
+ * without it the kernel is the bare echo, not a branch of it.
  */
+template <bool load>
 __global__ void
 gpucomm_echo_kernel(uint32_t *flag, uint32_t rounds, uint64_t timeout_ns,
+		const uint32_t *lines, uint32_t n_lines, uint32_t line_words,
 		struct gpucomm_echo_state *st)
 {
 	uint64_t start = gpucomm_gpu_ns();
@@ -40,7 +44,15 @@ gpucomm_echo_kernel(uint32_t *flag, uint32_t rounds, uint64_t timeout_ns,
 		/* Odd values are asks; the answer (even) and an ask already
 		 * answered are not, so the kernel never answers itself. */
 		if ((v & 1) != 0 && v != last) {
-			gpucomm_st_relaxed_sys_u32(flag, v + 1);
+			uint32_t a = v + 1;
+
+			/* The line's address comes from v: the load cannot
+			 * start before the flag's value is back. ld.global.cv
+			 * as a kernel's reads of packets the CPU wrote. */
+			if (load)
+				a += 2 * __ldcv(lines + (size_t)((v >> 1) %
+					n_lines) * line_words);
+			gpucomm_st_relaxed_sys_u32(flag, a);
 			last = v;
 			n++;
 			if (n == rounds)
@@ -62,13 +74,16 @@ gpucomm_echo_kernel(uint32_t *flag, uint32_t rounds, uint64_t timeout_ns,
 }
 
 extern "C" int
-gpucomm_echo_start(uint32_t *flag, uint32_t rounds, uint64_t timeout_ns,
+gpucomm_echo_start_load(uint32_t *flag, uint32_t rounds, uint64_t timeout_ns,
+		const uint32_t *lines, uint32_t n_lines, uint32_t line_bytes,
 		struct gpucomm_echo **out)
 {
 	struct gpucomm_echo *e;
 	cudaError_t err;
 
-	if (flag == NULL || out == NULL || timeout_ns == 0)
+	if (flag == NULL || out == NULL || timeout_ns == 0 ||
+			(lines != NULL && (n_lines == 0 || line_bytes == 0 ||
+			line_bytes % sizeof(uint32_t) != 0)))
 		return (int)cudaErrorInvalidValue;
 	e = (struct gpucomm_echo *)calloc(1, sizeof(*e));
 	if (e == NULL)
@@ -83,8 +98,13 @@ gpucomm_echo_start(uint32_t *flag, uint32_t rounds, uint64_t timeout_ns,
 	err = cudaStreamCreateWithFlags(&e->stream, cudaStreamNonBlocking);
 	if (err != cudaSuccess)
 		goto fail_host;
-	gpucomm_echo_kernel<<<1, 1, 0, e->stream>>>(flag, rounds, timeout_ns,
-		e->st);
+	if (lines != NULL)
+		gpucomm_echo_kernel<true><<<1, 1, 0, e->stream>>>(flag, rounds,
+			timeout_ns, lines, n_lines, line_bytes / sizeof(uint32_t),
+			e->st);
+	else
+		gpucomm_echo_kernel<false><<<1, 1, 0, e->stream>>>(flag, rounds,
+			timeout_ns, NULL, 0, 0, e->st);
 	err = cudaGetLastError();
 	if (err != cudaSuccess)
 		goto fail_stream;
@@ -98,6 +118,14 @@ fail_host:
 fail:
 	free(e);
 	return (int)err;
+}
+
+extern "C" int
+gpucomm_echo_start(uint32_t *flag, uint32_t rounds, uint64_t timeout_ns,
+		struct gpucomm_echo **out)
+{
+	return gpucomm_echo_start_load(flag, rounds, timeout_ns, NULL, 0, 0,
+		out);
 }
 
 extern "C" void

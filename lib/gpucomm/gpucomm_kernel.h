@@ -174,6 +174,18 @@ struct gpucomm_echo_state {
  * uses. 0 or a cudaError_t value (nothing kept). */
 int gpucomm_echo_start(uint32_t *flag, uint32_t rounds, uint64_t timeout_ns,
 		struct gpucomm_echo **e);
+/*
+ * The echo with one dependent load between ask and answer: on ask v the
+ * kernel reads the first word w of line (v >> 1) % n_lines of lines
+ * (n_lines lines of line_bytes, a multiple of 4, at the address the GPU
+ * uses) and answers v + 1 + 2 * w, even, so never an ask; the CPU checks
+ * w. A new line each ask: the floor of a handoff whose kernel must read
+ * packets from host memory after it sees the flag. lines NULL: the bare
+ * echo. 0 or a cudaError_t value (nothing kept).
+ */
+int gpucomm_echo_start_load(uint32_t *flag, uint32_t rounds,
+		uint64_t timeout_ns, const uint32_t *lines, uint32_t n_lines,
+		uint32_t line_bytes, struct gpucomm_echo **e);
 /* What the kernel reported so far, without waiting. */
 void gpucomm_echo_peek(const struct gpucomm_echo *e,
 		struct gpucomm_echo_state *st);

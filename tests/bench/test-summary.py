@@ -10,7 +10,9 @@ Usage: test-summary.py SOURCE_ROOT
    issue asks for present.
 2. A pipeline faster than its bare loop is marked "baseline is not a
    ceiling", in summary.json and in report.md; a tmpfs write probe
-   becomes the capture's floor.
+   becomes the capture's floor; the floor + one dependent host load
+   becomes the host-memory handoffs' floor, and the unbuilt-frame rate
+   the generator builds'.
    Alternating repetitions (reps/NAME.rN.json, as capture-throughput.sh
    and flow-export.sh leave them): the median is the value, min / median /
    max / reps on the figure and its floor, the ratio median / median; the
@@ -180,6 +182,59 @@ def main():
         expect(f is not None and f["value"] == 3.9e6 and f["baseline"] is None and
                "export ring was full" in f.get("note", ""),
                "the exporter's capacity is missing or has a floor: %r" % f)
+
+        # 2c. The handoff's and the generator's same-run floors: with the
+        # floor + one dependent host load in handoff.json, the host-memory
+        # packets' handoffs are taken against it, the flag floor kept as a
+        # figure; the generator's builds against its unbuilt-frame rows.
+        hp = os.path.join(out, "handoff.json")
+        with open(hp) as fh:
+            h = json.load(fh)
+        flag = next(r for r in h["results"] if r.get("kind") == "floor_host")
+        load = copy.deepcopy(flag)
+        load.update(kind="floor_host_load", flag_memory="host")
+        for k in ("median_ns", "p99_ns"):
+            load["latency"][k] = flag["latency"][k] + 1000
+        h["results"].append(load)
+        with open(hp, "w") as fh:
+            json.dump(h, fh)
+        gen = [{"case": "v0", "size": 64, "mem": "gpu", "what": "IPv4/UDP",
+                "gpu_pps": 1.5e9, "gpu_pps_p99": 1.4e9, "gpu_gbps": 1000.0,
+                "cpu_pps": 30e6, "cpu_gbps": 20.0, "checked": 1},
+               {"case": "v0", "size": 64, "mem": "unbuilt", "pps": 120e6,
+                "cpu_pps": 30e6, "cpu_gbps": 20.0}]
+        with open(os.path.join(out, "gpugen.json"), "w") as fh:
+            json.dump({"bench": "gpugen", "config": {}, "results": gen,
+                       "status": "ok"}, fh)
+        rc, text = run([os.path.join(top, "bench", "plot.py"), out])
+        expect(rc == 0, "plot.py with the floor + load: exit %d\n%s" % (rc, text))
+        with open(path) as fh:
+            s = json.load(fh)
+        for fid, base, value in (
+                ("handoff.host_pkts.64B.burst32.median.us",
+                 "handoff.host_pkts.floor_host_load.median.us",
+                 load["latency"]["median_ns"] / 1e3),
+                ("handoff.host_pkts.64B.burst32.p99.us",
+                 "handoff.host_pkts.floor_host_load.p99.us",
+                 load["latency"]["p99_ns"] / 1e3),
+                ("gpugen.cpu.64B.v0.mpps", "gpugen.unbuilt.64B.v0.mpps", 120.0),
+                ("gpugen.gpu.64B.v0.mpps", "gpugen.unbuilt.64B.v0.mpps", 120.0)):
+            f = figure(s, fid)
+            expect(f is not None and f["baseline"] is not None and
+                   f["baseline"]["name"] == base and
+                   abs(f["baseline"]["value"] - value) < 1e-9 and
+                   figure(s, base) is not None,
+                   "%s is not taken against %s = %s: %r" % (fid, base, value, f))
+        f = figure(s, "handoff.host_pkts.64B.burst32.median.us")
+        expect(f is not None and "dependent host load" in (f["goal"] or ""),
+               "the handoff's goal does not say which floor: %r" % f)
+        expect(figure(s, "handoff.host_pkts.floor_host.median.us") is not None,
+               "the flag floor is no longer a figure")
+        f = figure(s, "gpugen.gpu.64B.v0.mpps")
+        expect(f is not None and f.get("note", "").startswith("GPU build"),
+               "the GPU build over the lcore's ceiling is not explained: %r" % f)
+        expect(check(s, out) == [], "the summary with the floor + load is "
+               "invalid: %s" % check(s, out))
 
         # 3. The checker rejects what it must.
         rc, text = run([checker, os.path.join(here, "broken-summary.json")])
