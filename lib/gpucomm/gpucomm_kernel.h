@@ -27,9 +27,10 @@ extern "C" {
 /* Rings one kernel serves (kernel parameter space holds their lists). */
 #define GPUCOMM_MAX_RINGS 32
 /* Worker blocks per ring. Measured with dpdk-gpu-rx on an H100 at 64 B
- * (git show 405aef3:doc/performance.md): 16 blocks each polling its own item 11.6 Mpps,
- * 64 such blocks 8.7 Mpps (the polls crowd out the packet reads), one
- * dispatcher + 64 workers 12.5 Mpps, 42 Mpps after the host-line fixes. */
+ * (git show 405aef3:doc/performance.md): 16 blocks each polling its own
+ * item 11.6 Mpps, 64 such blocks 8.7 Mpps (the polls crowd out the packet
+ * reads), one dispatcher + 64 workers 12.5 Mpps, 42 Mpps after the
+ * host-line fixes. */
 #define GPUCOMM_WORKERS_MAX 64
 /* Dispatcher poll back-off: low latency when busy, little PCIe chatter
  * when idle. */
