@@ -18,6 +18,7 @@
 #include <rte_cycles.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
+#include <rte_telemetry.h>
 
 #include "app.h"
 #include "flow_export.h"
@@ -355,6 +356,62 @@ gpurx_flow_export_print(FILE *f, const struct gpurx_app *a)
 		c->by_reason[GPURX_FLOW_END_PRESSURE], a->ft->ring_full,
 		fx->ring_lost);
 	gpurx_ipfix_print_sinks(f, fx->ipfix);
+}
+
+/* The run whose export the telemetry thread reports. */
+static const struct gpurx_app *tel_app;
+
+/*
+ * /gpu_rx/flow_export: the summary's export counters while the run goes
+ * on. The writer thread and the lcores update them as aligned 64-bit
+ * words; relaxed atomic loads read whole values, however stale.
+ */
+static int
+tel_flow_export(const char *cmd __rte_unused, const char *params __rte_unused,
+		struct rte_tel_data *d)
+{
+	static const struct {
+		const char *name;
+		int reason;
+	} ended[] = {
+		{ "ended_idle", GPURX_FLOW_END_IDLE },
+		{ "ended_active", GPURX_FLOW_END_ACTIVE },
+		{ "ended_fin_rst", GPURX_FLOW_END_EOF },
+		{ "ended_at_exit", GPURX_FLOW_END_FORCED },
+		{ "ended_table_full", GPURX_FLOW_END_PRESSURE },
+	};
+	const struct gpurx_ipfix_counts *c;
+
+	if (tel_app == NULL || tel_app->fx == NULL)
+		return -EINVAL;
+	c = gpurx_ipfix_counts(tel_app->fx->ipfix);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "records",
+		__atomic_load_n(&c->records, __ATOMIC_RELAXED));
+	rte_tel_data_add_dict_u64(d, "packets",
+		__atomic_load_n(&c->packets, __ATOMIC_RELAXED));
+	rte_tel_data_add_dict_u64(d, "bytes",
+		__atomic_load_n(&c->bytes, __ATOMIC_RELAXED));
+	for (unsigned int i = 0; i < RTE_DIM(ended); i++)
+		rte_tel_data_add_dict_u64(d, ended[i].name, __atomic_load_n(
+			&c->by_reason[ended[i].reason], __ATOMIC_RELAXED));
+	rte_tel_data_add_dict_u64(d, "ring_full",
+		__atomic_load_n(&tel_app->ft->ring_full, __ATOMIC_RELAXED));
+	rte_tel_data_add_dict_u64(d, "ring_lost",
+		__atomic_load_n(&tel_app->fx->ring_lost, __ATOMIC_RELAXED));
+	return 0;
+}
+
+int
+gpurx_flow_export_telemetry_register(const struct gpurx_app *a)
+{
+	if (a->fx == NULL)
+		return 0;
+	tel_app = a;
+	return rte_telemetry_register_cmd("/gpu_rx/flow_export",
+		tel_flow_export, "dpdk-gpu-rx flow export counters: records, "
+		"packets and bytes exported, why flows ended, ring full and "
+		"lost. No parameters");
 }
 
 void

@@ -83,6 +83,9 @@ struct gpuapp_json;
  * without an export. */
 void gpurx_flow_export_print(FILE *f, const struct gpurx_app *a);
 void gpurx_flow_export_json(struct gpuapp_json *j, const struct gpurx_app *a);
+/* /gpu_rx/flow_export in DPDK's telemetry, where the export is on: 0, or
+ * a negative errno. */
+int gpurx_flow_export_telemetry_register(const struct gpurx_app *a);
 
 /* Releases what init took (GPU memory goes with the GPU's teardown). */
 void gpurx_flow_export_free(struct gpurx_app *a);

@@ -440,6 +440,10 @@ main(int argc, char **argv)
 	if (ret != 0)
 		GPURX_LOG(WARNING, "warning: telemetry /gpu_rx/stats: %s\n",
 			rte_strerror(-ret));
+	ret = gpurx_flow_export_telemetry_register(a);
+	if (ret != 0)
+		GPURX_LOG(WARNING, "warning: telemetry /gpu_rx/flow_export: "
+			"%s\n", rte_strerror(-ret));
 	if (install_signals() != 0) {
 		GPURX_LOG(ERR, "error: cannot install signal handlers\n");
 		goto fail;
