@@ -36,10 +36,10 @@
  * lcore in the same run: what dpdk-gpu-tx --mem cpu --no-build does per
  * burst of 32, frames handed out without a byte written. Mbufs from a
  * pool made as dpdk-gpu-tx makes its own (rte_mempool_get_bulk, its
- * alloc_raw), each frame's data offset and lengths set (the generator's
- * fixed length, else gpugen_len()), then handed back with
- * rte_pktmbuf_free_bulk() where dpdk-gpu-tx gives them to the port,
- * whose send frees them. --cpu-packets frames a pass, --cpu-reps
+ * alloc_raw), each made ready by gpugen_mbuf_ready() as dpdk-gpu-tx
+ * makes it (the generator's fixed length, else gpugen_len()), then
+ * handed back with rte_pktmbuf_free_bulk() where dpdk-gpu-tx gives them
+ * to the port, whose send frees them. --cpu-packets frames a pass, --cpu-reps
  * passes, median: the rate no build on this lcore can beat.
  *
  * Usage: bench-gpugen [EAL args] -- [--packets N] [--reps N] [--warmup N]
@@ -77,6 +77,7 @@
 #include "bench_common.h"
 #include "gpugen.h"
 #include "gpugen_cuda.h"
+#include "gpugen_fill.h"
 #include "gpuapp_eal.h"
 
 #define DEFAULT_PACKETS (8u << 20)
@@ -331,14 +332,8 @@ unbuilt_rate(struct ctx *c, const struct gpugen *g)
 					"ran dry\n", UNBUILT_MBUFS);
 				return 0;
 			}
-			for (uint32_t i = 0; i < b; i++) {
-				const uint32_t len = fixed != 0 ? fixed :
-					gpugen_len(g, p + i);
-
-				m[i]->data_off = RTE_PKTMBUF_HEADROOM;
-				m[i]->data_len = (uint16_t)len;
-				m[i]->pkt_len = len;
-			}
+			for (uint32_t i = 0; i < b; i++)
+				gpugen_mbuf_ready(m[i], g, fixed, p + i);
 			rte_pktmbuf_free_bulk(m, b);
 		}
 		t1 = bench_now_ns();

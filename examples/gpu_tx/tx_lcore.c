@@ -320,12 +320,7 @@ tx_lcore(void *arg)
 		/* GPU builds without offload flags: the fill readies the
 		 * mbufs in the pass it makes to post them. */
 		for (uint32_t i = 0; i < b && !raw_post; i++) {
-			uint32_t len = fixed != 0 ? fixed :
-				gpugen_len(a->gen, first + i);
-
-			m[i]->data_off = RTE_PKTMBUF_HEADROOM;
-			m[i]->data_len = (uint16_t)len;
-			m[i]->pkt_len = len;
+			gpugen_mbuf_ready(m[i], a->gen, fixed, first + i);
 			if (ol) {
 				/* Every mbuf of this run gets its flags set:
 				 * none comes back with another stream's. */
@@ -340,7 +335,8 @@ tx_lcore(void *arg)
 			if (cpu_build)
 				gpugen_build_cpu(a->gen, first + i, tx_ns,
 					rte_pktmbuf_mtod(m[i], uint8_t *),
-					rte_pktmbuf_tailroom(m[i]) + len, NULL, NULL);
+					rte_pktmbuf_tailroom(m[i]) + m[i]->pkt_len,
+					NULL, NULL);
 		}
 		done += b;
 		if (done == o->burst || (o->count != 0 &&

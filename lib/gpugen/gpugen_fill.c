@@ -341,14 +341,10 @@ gpugen_fill_post_raw(struct gpugen_fill *f, uint32_t r, struct rte_mbuf **m,
 	e = it->pkt_list;
 	for (uint32_t i = 0; i < n; i++) {
 		struct rte_mbuf *b = m[i];
-		const uint32_t len = fixed != 0 ? fixed :
-			gpugen_len(f->gg->g, first + i);
 
-		b->data_off = RTE_PKTMBUF_HEADROOM;
-		b->data_len = (uint16_t)len;
-		b->pkt_len = len;
+		gpugen_mbuf_ready(b, f->gg->g, fixed, first + i);
 		e[i].addr = (uintptr_t)b->buf_addr + RTE_PKTMBUF_HEADROOM;
-		e[i].size = len;
+		e[i].size = b->pkt_len;
 		it->mbufs[i] = b;
 	}
 	return post_item(f, r, n, first, tx_ns);

@@ -40,6 +40,24 @@ extern "C" {
 
 struct gpugen_fill;
 
+/*
+ * An mbuf made ready for packet n of g's sequence, its bytes not
+ * written: data at the headroom, one segment of the packet's length
+ * (fixed: gpugen_fixed_len(g), read once by the caller; 0 asks
+ * gpugen_len() per packet). What every sender of unbuilt or GPU-built
+ * frames does to an mbuf it took raw from its pool.
+ */
+static inline void
+gpugen_mbuf_ready(struct rte_mbuf *m, const struct gpugen *g, uint32_t fixed,
+		uint64_t n)
+{
+	const uint32_t len = fixed != 0 ? fixed : gpugen_len(g, n);
+
+	m->data_off = RTE_PKTMBUF_HEADROOM;
+	m->data_len = (uint16_t)len;
+	m->pkt_len = len;
+}
+
 struct gpugen_fill_conf {
 	uint32_t rings;		/* TX lcores, 1 .. 32 */
 	uint32_t items;		/* bursts in flight per ring, 2 .. 1024 */
