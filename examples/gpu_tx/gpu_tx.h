@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include <rte_common.h>
+#include <rte_ether.h>
 #include <rte_mempool.h>
 
 #include "gpugen.h"
@@ -23,6 +24,21 @@
 /* Preamble, start delimiter and inter-frame gap of each frame on the
  * wire: what --rate N% (of the link) and the L1 rate count. */
 #define GPUTX_L1_OVERHEAD 20
+
+/* Bits of pkts frames of bytes bytes in all (no FCS) as --rate N bps
+ * counts them: with each frame's FCS. */
+static inline double
+gputx_l2_bits(double bytes, double pkts)
+{
+	return (bytes + RTE_ETHER_CRC_LEN * pkts) * 8;
+}
+
+/* The same on the wire, as --rate N% and the L1 rate count them. */
+static inline double
+gputx_l1_bits(double bytes, double pkts)
+{
+	return gputx_l2_bits(bytes, pkts) + GPUTX_L1_OVERHEAD * 8 * pkts;
+}
 
 struct tx_stats {
 	uint64_t pkts, bytes, retries, failed;

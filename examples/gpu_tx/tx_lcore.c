@@ -31,8 +31,8 @@ static double
 pkt_cost(const struct opts *o, uint32_t len)
 {
 	switch (o->unit) {
-	case RATE_BPS: return (len + 4.0) * 8;
-	case RATE_PCT: return (len + 4.0 + GPUTX_L1_OVERHEAD) * 8;
+	case RATE_BPS: return gputx_l2_bits(len, 1);
+	case RATE_PCT: return gputx_l1_bits(len, 1);
 	default: return 1;
 	}
 }
@@ -419,8 +419,8 @@ progress(struct app *a, const unsigned int *lcores, unsigned int n)
 			PRIu64 " | not sent %" PRIu64 "\n",
 			(double)(t - a->tsc_start) / hz,
 			(double)(now.pkts - prev.pkts) / dt,
-			(double)(now.bytes - prev.bytes + (now.pkts - prev.pkts) *
-				RTE_ETHER_CRC_LEN) * 8 / dt / 1e6,
+			gputx_l2_bits(now.bytes - prev.bytes,
+				now.pkts - prev.pkts) / dt / 1e6,
 			now.retries, now.failed);
 		prev = now;
 		prev_tsc = t;

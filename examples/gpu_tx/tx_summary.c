@@ -53,9 +53,9 @@ figures(const struct app *a, struct figures *fg)
 	fg->pps = fg->secs > 0 ? a->st.pkts / fg->secs : 0;
 	/* Frame bits with FCS, as --rate N bps counts them. */
 	fg->bps = fg->secs > 0 ?
-		(a->st.bytes + 4.0 * a->st.pkts) * 8 / fg->secs : 0;
-	fg->bps_l1 = fg->bps + (fg->secs > 0 ?
-		GPUTX_L1_OVERHEAD * 8.0 * a->st.pkts / fg->secs : 0);
+		gputx_l2_bits(a->st.bytes, a->st.pkts) / fg->secs : 0;
+	fg->bps_l1 = fg->secs > 0 ?
+		gputx_l1_bits(a->st.bytes, a->st.pkts) / fg->secs : 0;
 	/* In the unit the rate was asked in; % of link counts L1 bits. */
 	fg->measured = a->o.unit == RATE_PPS ? fg->pps :
 		a->o.unit == RATE_BPS ? fg->bps :

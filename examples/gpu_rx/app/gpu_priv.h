@@ -111,13 +111,6 @@ struct gpurx_gpu {
 	size_t ext_len;
 };
 
-/* Whether p lies in the --mem gpu pool's memory (else host memory). */
-static inline int
-gpurx_gpu_mem_holds(const struct gpurx_gpu *g, uintptr_t p)
-{
-	return p - (uintptr_t)g->ext < g->ext_len;
-}
-
 /* Prints what failed with the CUDA runtime's name of err; returns -1. */
 int gpurx_gpu_cuda_fail(const char *what, int err);
 
