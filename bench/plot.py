@@ -89,7 +89,12 @@ def handoff_section(h, title):
     status_mem = cfg.get("status_memory", "?")
     floor_kind = "floor_gpu" if status_mem.startswith("gpu") and \
         "floor_gpu" in single else "floor_host"
-    floor = single.get(floor_kind)
+    flag = single.get(floor_kind)
+    # As in summary.py: packets in host memory are taken against the flag
+    # floor plus one dependent host load, where the run measured it.
+    base_kind = "floor_host_load" if "floor_host_load" in single \
+        else floor_kind
+    floor = single.get(base_kind)
     md = ["## %s\n" % title,
           "GPU: %s; comm list status: %s memory; packet data: %s; "
           "%d measured rounds per case after %d warm-up rounds; "
@@ -101,12 +106,14 @@ def handoff_section(h, title):
     rows = []
     for kind, what in (("floor_host", "ping-pong of one flag, registered host memory"),
                        ("floor_gpu", "ping-pong of one flag, GPU memory mapped by GDRCopy"),
+                       ("floor_host_load", "the flag ping-pong + one dependent "
+                        "128-byte line read from host memory"),
                        ("launch_empty", "empty kernel launch + cudaStreamSynchronize"),
                        ("wmb", "rte_gpu_wmb()")):
         e = single.get(kind)
         if e is None:
             continue
-        rows.append([kind + (" (floor)" if kind == floor_kind else ""), what,
+        rows.append([kind + (" (baseline)" if kind == base_kind else ""), what,
                      us(lat(e)), us(lat(e, "p99_ns")), us(lat(e, "mean_ns"))])
     md.append(table(["case", "what", "median", "p99", "mean"], rows))
     md.append("")
@@ -125,21 +132,28 @@ def handoff_section(h, title):
                      fmt_ratio(ratio(lat(launch), lat(r)))])
     md.append(table(["packet bytes", "burst", "handoff median", "p99", "mean",
                      "launch median", "launch p99", "populate median",
-                     "median / floor median", "p99 / floor p99",
+                     "median / baseline median", "p99 / baseline p99",
                      "launch / handoff"], rows))
-    # Goals of issue 4 for 32-packet bursts (64-byte packets).
+    # Issue 34's goals for 32-packet bursts of 64-byte packets, against
+    # the flag floor: packets in GPU memory ≤ 1.35× at the median and
+    # ≤ 1.5× at p99; in host memory ≤ 1.8× (one host read is unavoidable).
     r = cases.get(("64", 32, "handoff"))
-    launch = cases.get(("64", 32, "launch"))
-    if r is not None and floor is not None:
-        g1 = ratio(lat(r), lat(floor))
-        g2 = ratio(lat(r, "p99_ns"), lat(floor, "p99_ns"))
-        g3 = ratio(lat(launch), lat(r))
-        md.append("\nGoals (32 × 64-byte packets): median ≤ 1.2× floor: %s (%s); "
-                  "p99 ≤ 2× floor p99: %s (%s); ≥ 3× faster than launch per "
-                  "burst: %s (%s).\n" % (
-                      fmt_ratio(g1), "met" if g1 is not None and g1 <= 1.2 else "missed",
-                      fmt_ratio(g2), "met" if g2 is not None and g2 <= 2 else "missed",
-                      fmt_ratio(g3), "met" if g3 is not None and g3 >= 3 else "missed"))
+    if r is not None and flag is not None:
+        g1 = ratio(lat(r), lat(flag))
+        g2 = ratio(lat(r, "p99_ns"), lat(flag, "p99_ns"))
+        if base_kind == "floor_host_load":
+            md.append("\nGoal (32 × 64-byte packets, issue 34): median ≤ "
+                      "1.8× the flag floor: %s (%s).\n" % (
+                          fmt_ratio(g1), "met" if g1 is not None and
+                          g1 <= 1.8 else "missed"))
+        else:
+            md.append("\nGoals (32 × 64-byte packets, issue 34): median ≤ "
+                      "1.35× the flag floor: %s (%s); p99 ≤ 1.5× its p99: "
+                      "%s (%s).\n" % (
+                          fmt_ratio(g1), "met" if g1 is not None and
+                          g1 <= 1.35 else "missed",
+                          fmt_ratio(g2), "met" if g2 is not None and
+                          g2 <= 1.5 else "missed"))
     return "\n".join(md) + "\n", cases, single, floor_kind
 
 
