@@ -45,6 +45,13 @@ struct tx_stats {
 	uint64_t first_tx_ns, last_tx_ns;
 };
 
+/* A stream's place in each round of the packet sequence (tx_streams.c). */
+struct tx_sched {
+	uint32_t wstart, weight;
+	uint32_t id;		/* the stream's id, as stamps carry it */
+	uint32_t len;		/* every frame's length, or 0: they vary */
+};
+
 /* Set by SIGINT and SIGTERM (main.c): every loop stops. */
 extern volatile sig_atomic_t gputx_quit;
 
@@ -66,6 +73,10 @@ struct txq {
 	uint64_t *post_tsc;
 	uint64_t *lat_hist;
 	uint64_t posted, built;
+	/* GPU builds: each burst in flight's first packet, by ring position. */
+	uint64_t *post_first;
+	/* What each stream sent from this queue (tx_streams.c). */
+	uint64_t *s_pkts, *s_bytes;
 } __rte_cache_aligned;
 
 struct app {
@@ -93,6 +104,12 @@ struct app {
 	uint64_t tsc_per_us;
 	struct txq txq[MAX_QUEUES];
 	struct tx_stats st;	/* the queues' summed */
+	/* Streams: their rounds, and what each sent (the queues' summed,
+	 * after the run). */
+	uint32_t n_streams, round;
+	int streams_var;	/* a stream's frames vary in size */
+	struct tx_sched *sched;
+	uint64_t *s_pkts, *s_bytes;
 	/* Frames the port took but did not send (its oerrors, read at the
 	 * report): a write error of a file port, a NIC's TX error. */
 	uint64_t port_oerrors;
@@ -117,6 +134,21 @@ int gputx_run(struct app *a);
 void gputx_sent_so_far(const struct app *a, struct tx_stats *t);
 /* /gpu_tx/stats for DPDK's telemetry: 0, or a negative errno. */
 int gputx_telemetry_register(const struct app *a);
+/* Before the run's counters are freed: queries answer -EINVAL after. */
+void gputx_telemetry_detach(void);
+
+/* tx_streams.c: per-stream counters. Count a queue's sent packets
+ * first … first+n−1; len[i] is packet first+i's length (read only when
+ * a stream's frames vary in size, when fixed_len is 0). */
+int gputx_streams_setup(struct app *a);
+void gputx_streams_release(struct app *a);
+void gputx_streams_count(struct txq *T, uint64_t first, uint32_t n,
+		const uint32_t *len);
+void gputx_streams_so_far(const struct app *a, uint64_t *pkts,
+		uint64_t *bytes);
+#define GPUTX_LINE_STREAMS 8
+void gputx_streams_line(const struct app *a, uint64_t *prev, double dt,
+		char *buf, size_t len);
 
 /* tx_summary.c: the end-of-run report, and its JSON with --json. */
 int gputx_report(struct app *a);

@@ -189,7 +189,7 @@ main(int argc, char **argv)
 			"has none (-l 0-%u)\n", a.o.queues, a.o.queues);
 		goto out;
 	}
-	if (gputx_txq_setup(&a) != 0)
+	if (gputx_txq_setup(&a) != 0 || gputx_streams_setup(&a) != 0)
 		goto out;
 	if (a.o.mem != MEM_CPU && gputx_setup_gpu(&a) != 0)
 		goto out;
@@ -260,6 +260,8 @@ out:
 	gpugen_gpu_close(a.gg);
 	if (a.pool != NULL)
 		gputx_release_pool(&a);
+	gputx_telemetry_detach();
+	gputx_streams_release(&a);
 	gputx_txq_release(&a);
 	gpugen_free(a.gen);
 	free(a.ol_flags);

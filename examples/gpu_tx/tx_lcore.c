@@ -83,7 +83,11 @@ gputx_txq_setup(struct app *a)
 		a->txq[q].lat_hist = rte_zmalloc("gputx_lat",
 			BUILD_LAT_BUCKETS * sizeof(uint64_t),
 			RTE_CACHE_LINE_SIZE);
-		if (a->txq[q].post_tsc == NULL || a->txq[q].lat_hist == NULL) {
+		a->txq[q].post_first = rte_zmalloc("gputx_post_first",
+			a->o.ring_items * sizeof(uint64_t),
+			RTE_CACHE_LINE_SIZE);
+		if (a->txq[q].post_tsc == NULL || a->txq[q].lat_hist == NULL ||
+				a->txq[q].post_first == NULL) {
 			GPUTX_LOG(ERR, "error: queue %u: out of memory\n", q);
 			return -1;
 		}
@@ -97,6 +101,7 @@ gputx_txq_release(struct app *a)
 	for (uint16_t q = 0; q < MAX_QUEUES; q++) {
 		rte_free(a->txq[q].post_tsc);
 		rte_free(a->txq[q].lat_hist);
+		rte_free(a->txq[q].post_first);
 	}
 }
 
@@ -107,7 +112,7 @@ gputx_txq_release(struct app *a)
  * be back in the pool and taken by another lcore.
  */
 static void
-post(struct txq *T, struct rte_mbuf **m, uint16_t n)
+post(struct txq *T, struct rte_mbuf **m, uint16_t n, uint64_t first)
 {
 	const uint16_t port = T->a->o.port;
 	const uint32_t fixed = T->a->fixed_len;
@@ -132,11 +137,12 @@ post(struct txq *T, struct rte_mbuf **m, uint16_t n)
 			if (gputx_quit) {
 				T->st.failed += n - done;
 				rte_pktmbuf_free_bulk(m + done, n - done);
-				return;
+				break;
 			}
 			rte_pause();
 		}
 	}
+	gputx_streams_count(T, first, done, len);
 }
 
 /*
@@ -176,10 +182,11 @@ send_built(struct txq *T)
 
 	while ((rc = gpugen_fill_collect(a->fill, T->q, &m, &n)) == 1) {
 		/* Bursts come back in post order. */
+		uint64_t i = T->built++ % a->o.ring_items;
+
 		gpuapp_lat_hist_add(T->lat_hist, BUILD_LAT_BUCKETS,
-			(rte_rdtsc() - T->post_tsc[T->built++ % a->o.ring_items]) /
-			a->tsc_per_us);
-		post(T, m, (uint16_t)n);
+			(rte_rdtsc() - T->post_tsc[i]) / a->tsc_per_us);
+		post(T, m, (uint16_t)n, T->post_first[i]);
 		rc = gpugen_fill_release(a->fill, T->q);
 		if (rc != 0)
 			break;
@@ -345,10 +352,11 @@ tx_lcore(void *arg)
 			done = 0;
 		}
 		if (o->mem == MEM_CPU) {
-			post(T, m, (uint16_t)b);
+			post(T, m, (uint16_t)b, first);
 			continue;
 		}
 		T->post_tsc[T->posted % o->ring_items] = rte_rdtsc();
+		T->post_first[T->posted % o->ring_items] = first;
 		rc = raw_post ? gpugen_fill_post_raw(a->fill, T->q, m, b, first,
 			tx_ns) : gpugen_fill_post(a->fill, T->q, m, b, first, tx_ns);
 		if (rc != 0) {
@@ -399,6 +407,8 @@ progress(struct app *a, const unsigned int *lcores, unsigned int n)
 	const uint64_t hz = gpuapp_tsc_hz();
 	uint64_t next = a->tsc_start + hz, prev_tsc = a->tsc_start;
 	struct tx_stats prev = { 0 }, now;
+	uint64_t prev_s[GPUTX_LINE_STREAMS] = { 0 };
+	char by_stream[256];
 
 	for (;;) {
 		unsigned int running = 0;
@@ -415,13 +425,14 @@ progress(struct app *a, const unsigned int *lcores, unsigned int n)
 		double dt = (double)(t - prev_tsc) / hz;
 
 		gputx_sent_so_far(a, &now);
+		gputx_streams_line(a, prev_s, dt, by_stream, sizeof(by_stream));
 		fprintf(stderr, "[%7.1fs] tx %.0f pps %.3f Mbps | retries %"
-			PRIu64 " | not sent %" PRIu64 "\n",
+			PRIu64 " | not sent %" PRIu64 "%s\n",
 			(double)(t - a->tsc_start) / hz,
 			(double)(now.pkts - prev.pkts) / dt,
 			gputx_l2_bits(now.bytes - prev.bytes,
 				now.pkts - prev.pkts) / dt / 1e6,
-			now.retries, now.failed);
+			now.retries, now.failed, by_stream);
 		prev = now;
 		prev_tsc = t;
 		next += hz;
@@ -462,6 +473,7 @@ gputx_run(struct app *a)
 		rte_eal_mp_wait_lcore();
 	}
 	a->tsc_end = rte_rdtsc();
+	gputx_streams_so_far(a, a->s_pkts, a->s_bytes);
 	for (q = 0; q < a->o.queues; q++) {
 		const struct tx_stats *s = &a->txq[q].st;
 

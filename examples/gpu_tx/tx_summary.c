@@ -8,10 +8,12 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_errno.h>
 #include <rte_ethdev.h>
+#include <rte_spinlock.h>
 #include <rte_telemetry.h>
 
 #include "gpuapp_json.h"
@@ -95,6 +97,14 @@ summary_text(const struct app *a, const struct figures *fg, FILE *f)
 		fprintf(f, "port: %" PRIu64 " of the packets sent not written "
 			"or sent by port %u (its oerrors)\n", a->port_oerrors,
 			a->o.port);
+	/* Per stream when there are several, as a tester lists them. */
+	for (uint32_t s = 0; a->n_streams > 1 && s < a->n_streams; s++)
+		fprintf(f, "stream %u: %" PRIu64 " packets, %" PRIu64 " bytes, "
+			"%spps, %sbit/s L2\n", s, a->s_pkts[s], a->s_bytes[s],
+			si(fg->secs > 0 ? a->s_pkts[s] / fg->secs : 0, p,
+				sizeof(p)),
+			si(fg->secs > 0 ? gputx_l2_bits(a->s_bytes[s],
+				a->s_pkts[s]) / fg->secs : 0, l2, sizeof(l2)));
 	if (fg->lat.n != 0)
 		fprintf(f, "GPU build: %" PRIu64 " bursts, posted to built "
 			"(us): median %u, p99 %u, max %u%s\n", fg->lat.n,
@@ -140,6 +150,17 @@ summary_json(const struct app *a, const struct figures *fg, const char *to)
 	gpuapp_json_u64(j, "p99", fg->lat.p99);
 	gpuapp_json_u64(j, "max", fg->lat.max);
 	gpuapp_json_obj_end(j);
+	gpuapp_json_arr_begin(j, "per_stream");
+	for (uint32_t s = 0; s < a->n_streams; s++) {
+		gpuapp_json_obj_begin(j, NULL);
+		gpuapp_json_u64(j, "stream", s);
+		gpuapp_json_u64(j, "id", a->sched[s].id);
+		gpuapp_json_u64(j, "weight", a->sched[s].weight);
+		gpuapp_json_u64(j, "packets", a->s_pkts[s]);
+		gpuapp_json_u64(j, "bytes", a->s_bytes[s]);
+		gpuapp_json_obj_end(j);
+	}
+	gpuapp_json_arr_end(j);
 	gpuapp_json_obj_end(j);
 	rc = gpuapp_json_write(j, to, 0);
 	gpuapp_json_free(j);
@@ -181,32 +202,72 @@ gputx_report(struct app *a)
 	return 0;
 }
 
-/* The one run of this process, for the telemetry thread's queries. */
+/* The one run of this process, for the telemetry thread's queries, and
+ * the lock that keeps it from going away under a query. */
 static const struct app *tel_app;
+static rte_spinlock_t tel_lock = RTE_SPINLOCK_INITIALIZER;
 
 static int
-tel_stats(const char *cmd __rte_unused, const char *params __rte_unused,
-		struct rte_tel_data *d)
+tel_stats_locked(const struct app *a, struct rte_tel_data *d,
+		struct rte_tel_data *by_stream, uint64_t *pkts)
 {
 	struct tx_stats t;
 
-	if (tel_app == NULL)
+	if (a == NULL)
 		return -EINVAL;
-	gputx_sent_so_far(tel_app, &t);
+	gputx_sent_so_far(a, &t);
+	gputx_streams_so_far(a, pkts, pkts + a->n_streams);
+	rte_tel_data_start_array(by_stream, RTE_TEL_U64_VAL);
+	for (uint32_t s = 0; s < a->n_streams; s++)
+		rte_tel_data_add_array_u64(by_stream, pkts[s]);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "tx_packets", t.pkts);
 	rte_tel_data_add_dict_u64(d, "tx_bytes", t.bytes);
 	rte_tel_data_add_dict_u64(d, "retries", t.retries);
 	rte_tel_data_add_dict_u64(d, "not_sent", t.failed);
-	rte_tel_data_add_dict_u64(d, "queues", tel_app->o.queues);
-	return 0;
+	rte_tel_data_add_dict_u64(d, "queues", a->o.queues);
+	/* Frees by_stream with d. */
+	return rte_tel_data_add_dict_container(d, "packets_by_stream",
+		by_stream, 0);
+}
+
+static int
+tel_stats(const char *cmd __rte_unused, const char *params __rte_unused,
+		struct rte_tel_data *d)
+{
+	struct rte_tel_data *by_stream = rte_tel_data_alloc();
+	uint64_t *pkts = NULL;
+	int rc = -ENOMEM;
+
+	rte_spinlock_lock(&tel_lock);
+	if (tel_app != NULL)
+		pkts = calloc(2 * (size_t)tel_app->n_streams + 1,
+			sizeof(*pkts));
+	if (by_stream != NULL && (pkts != NULL || tel_app == NULL))
+		rc = tel_stats_locked(tel_app, d, by_stream, pkts);
+	rte_spinlock_unlock(&tel_lock);
+	free(pkts);
+	if (rc != 0)
+		rte_tel_data_free(by_stream);
+	return rc;
+}
+
+/* No query reads the run any more: its counters may go. */
+void
+gputx_telemetry_detach(void)
+{
+	rte_spinlock_lock(&tel_lock);
+	tel_app = NULL;
+	rte_spinlock_unlock(&tel_lock);
 }
 
 int
 gputx_telemetry_register(const struct app *a)
 {
+	rte_spinlock_lock(&tel_lock);
 	tel_app = a;
+	rte_spinlock_unlock(&tel_lock);
 	return rte_telemetry_register_cmd("/gpu_tx/stats", tel_stats,
 		"dpdk-gpu-tx counters: packets and bytes sent, retries, frames "
-		"not sent. No parameters");
+		"not sent, packets by stream. No parameters");
 }

@@ -48,6 +48,11 @@ send() {
 		{ echo "FAIL: JSON does not say $count packets"; exit 1; }
 	grep -q '"tx_failed": 0' "$work/tx.json" ||
 		{ echo "FAIL: tx failures"; exit 1; }
+	# One queue writes the packets in order into $out: bytes checked too.
+	# shellcheck disable=SC2046
+	python3 "$(dirname "$0")/check-per-stream.py" "$work/tx.json" \
+		$([ -z "${lcores:-}" ] && [ -f "$out" ] && echo "$out") ||
+		exit 1
 }
 
 # Every IPv4, UDP and TCP checksum of $out validated by tshark: none bad,
@@ -267,6 +272,16 @@ PY
 		--duration 1.5 --rate 1000pps -q > "$work/q.out" 2> "$work/q.err" ||
 		{ cat "$work/q.out" "$work/q.err"; echo "FAIL: -q exit"; exit 1; }
 	! grep -q '\] tx ' "$work/q.err" || { cat "$work/q.err"; echo "FAIL: a line with -q"; exit 1; }
+	# Two streams, weights 3 and 1: each line splits the rate by stream.
+	# shellcheck disable=SC2046
+	"$tx" $(eal | sed "s/-l 0/-l 0-1/") --vdev net_null0 -- --stream ipv4,weight=3 \
+		--stream ipv6,weight=1 --duration 1.5 --rate 1000pps \
+		> "$work/s.out" 2> "$work/s.err" ||
+		{ cat "$work/s.out" "$work/s.err"; echo "FAIL: two streams exit"; exit 1; }
+	grep -Eq '^\[ +1\.[0-9]s\] tx .* \| pps by stream: 0=(7[0-9][0-9]|8[0-9][0-9]) 1=(2[0-9][0-9]|1[89][0-9])$' "$work/s.err" ||
+		{ cat "$work/s.err"; echo "FAIL: no line with each stream's rate"; exit 1; }
+	grep -Eq '^stream 1: [0-9]+ packets' "$work/s.out" ||
+		{ cat "$work/s.out"; echo "FAIL: no per-stream summary"; exit 1; }
 	echo "ok: $n per-second lines, none with -q; telemetry answered"
 	;;
 *)
