@@ -182,7 +182,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (ctl & 0x80)
 			gpurx_capture_poll(c, s->queue);
 	}
-	if (gpurx_capture_close(c) != 0)
+	if (gpurx_capture_close(c, NULL) != 0)
 		abort();
 
 	/* Read back: each file, every record matched once, in order. */

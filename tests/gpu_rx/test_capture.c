@@ -397,6 +397,97 @@ check_counts(const char *what, uint16_t nq, uint32_t n,
 	}
 }
 
+/* The counters a run would have beside the writer's own: the ISB's. */
+static void
+set_run_counters(struct gpurx_qstats *qs, uint16_t nq, uint32_t n)
+{
+	for (uint16_t q = 0; q < nq; q++) {
+		qs[q].rx_pkts = n + 100 + q;
+		qs[q].matched = n + 10 + q;
+		qs[q].drop_ring = 10 + q;
+	}
+}
+
+/*
+ * The file ends with one interface statistics block for interface 0
+ * whose counters are those of the queues in [q0, q1): received,
+ * accepted, lost (ring full and capture drops) and written; ifdrop and
+ * the times only where given (ifdrop UINT64_MAX, end_ns 0: absent).
+ */
+static void
+check_isb(const char *path, const struct gpurx_qstats *qs, uint16_t q0,
+		uint16_t q1, uint64_t ifdrop, const struct gpurx_capture_end *e)
+{
+	uint64_t want[9] = { 0 }, got[9] = { 0 };
+	int seen[9] = { 0 };
+	uint32_t blk[5], blen = 0, trail;
+	long size = file_size(path), pos = 0, last = -1;
+	FILE *f = fopen(path, "rb");
+	uint8_t opt[512];
+
+	CHECK(f != NULL, "open %s", path);
+	if (f == NULL)
+		return;
+	/* Walk the blocks to the last one. */
+	while (pos + 12 <= size && fseek(f, pos, SEEK_SET) == 0 &&
+			fread(blk, 4, 2, f) == 2 && blk[1] >= 12) {
+		last = pos;
+		blen = blk[1];
+		pos += blk[1];
+	}
+	CHECK(pos == size && last > 0, "%s: blocks end at %ld of %ld", path,
+		pos, size);
+	CHECK(fseek(f, last, SEEK_SET) == 0 && fread(blk, 4, 5, f) == 5 &&
+		blk[0] == 5 && blen >= 32 && blen - 24 <= sizeof(opt),
+		"%s: last block is of type %u, not an ISB", path, blk[0]);
+	if (blk[0] != 5 || blen < 32 || blen - 24 > sizeof(opt)) {
+		fclose(f);
+		return;
+	}
+	CHECK(blk[2] == 0, "%s: ISB of interface %u", path, blk[2]);
+	CHECK(((uint64_t)blk[3] << 32 | blk[4]) == e->end_ns,
+		"%s: ISB time", path);
+	CHECK(fread(opt, 1, blen - 24, f) == blen - 24 &&
+		fread(&trail, 4, 1, f) == 1 && trail == blen,
+		"%s: ISB length %u, trailer %u", path, blen, trail);
+	for (uint32_t o = 0; o + 4 <= blen - 24;) {
+		uint16_t code, len;
+
+		memcpy(&code, opt + o, 2);
+		memcpy(&len, opt + o + 2, 2);
+		if (code == 0)
+			break;
+		CHECK(code >= 2 && code <= 8 && len == 8, "%s: ISB option %u "
+			"of %u bytes", path, code, len);
+		if (code >= 2 && code <= 8 && len == 8) {
+			memcpy(&got[code], opt + o + 4, 8);
+			seen[code]++;
+		}
+		o += 4 + RTE_ALIGN_CEIL(len, 4u);
+	}
+	for (uint16_t q = q0; q < q1; q++) {
+		want[4] += qs[q].rx_pkts;
+		want[6] += qs[q].matched;
+		want[7] += qs[q].drop_ring + qs[q].drop_capture;
+		want[8] += qs[q].captured;
+	}
+	/* Times: high word first, as the block's own. */
+	want[2] = e->start_ns >> 32 | e->start_ns << 32;
+	want[3] = e->end_ns >> 32 | e->end_ns << 32;
+	want[5] = ifdrop;
+	for (int k = 2; k <= 8; k++) {
+		int present = (k == 2 || k == 3) ? e->end_ns != 0 :
+			k == 5 ? ifdrop != UINT64_MAX : 1;
+
+		CHECK(seen[k] == present, "%s: ISB option %d seen %d times",
+			path, k, seen[k]);
+		CHECK(!present || got[k] == want[k], "%s: ISB option %d: %llu, "
+			"want %llu", path, k, (unsigned long long)got[k],
+			(unsigned long long)want[k]);
+	}
+	fclose(f);
+}
+
 /* Every packet of every queue, in order, counted; pcapng and pcap. */
 static void
 test_concurrent(enum gpurx_format fmt, uint32_t snaplen)
@@ -406,6 +497,9 @@ test_concurrent(enum gpurx_format fmt, uint32_t snaplen)
 	struct gpurx_qstats qs[NQ_MAX];
 	struct writer w[NQ_MAX];
 	struct readback rb;
+	/* One file of every queue: the port's drops and the times too. */
+	const struct gpurx_capture_end end = { .start_ns = 1700000000123456789ull,
+		.end_ns = 1700000005987654321ull, .port_drops = 42 };
 	struct gpurx_capture *c;
 	char path[256];
 	uint64_t bytes = 0;
@@ -415,7 +509,8 @@ test_concurrent(enum gpurx_format fmt, uint32_t snaplen)
 	if (c == NULL)
 		return;
 	run_writers(c, nq, n, pkt_len, w);
-	CHECK(gpurx_capture_close(c) == 0, "close");
+	set_run_counters(qs, nq, n);
+	CHECK(gpurx_capture_close(c, &end) == 0, "close");
 	read_back(path, nq, snaplen, pkt_len, 1, &rb);
 	for (uint16_t q = 0; q < nq; q++) {
 		CHECK(rb.n[q] == n, "queue %u: %llu of %u packets in the file",
@@ -429,8 +524,10 @@ test_concurrent(enum gpurx_format fmt, uint32_t snaplen)
 		CHECK(qs[q].cap_bytes == bytes, "queue %u: %llu bytes, want %llu",
 			q, (unsigned long long)qs[q].cap_bytes,
 			(unsigned long long)bytes);
-	if (fmt == GPURX_FMT_PCAPNG)
+	if (fmt == GPURX_FMT_PCAPNG) {
 		check_epb_queues(path);
+		check_isb(path, qs, 0, nq, end.port_drops, &end);
+	}
 	printf("concurrent %s snaplen %u: %u queues x %u packets, %ld bytes\n",
 		fmt == GPURX_FMT_PCAP ? "pcap" : "pcapng", snaplen, nq, n,
 		file_size(path));
@@ -475,7 +572,7 @@ test_size_limit(enum gpurx_format fmt)
 	CHECK(setrlimit(RLIMIT_FSIZE, &lim) == 0, "setrlimit: %s",
 		strerror(errno));
 	run_writers(c, nq, n, small_len, w);
-	rc = gpurx_capture_close(c);
+	rc = gpurx_capture_close(c, NULL);
 	CHECK(setrlimit(RLIMIT_FSIZE, &old) == 0, "setrlimit back");
 	CHECK(rc == -1, "close said nothing of the failed write");
 	CHECK(file_size(path) > 0 && file_size(path) <= (long)limit,
@@ -515,7 +612,7 @@ test_fail_mid(void)
 	memset(&fault, 0, sizeof(fault));
 	fault.kind = FAULT_FAIL_AFTER_LATER;
 	run_writers(c, nq, n, pkt_len, w);
-	CHECK(gpurx_capture_close(c) == -1, "close said nothing of the failure");
+	CHECK(gpurx_capture_close(c, NULL) == -1, "close said nothing of the failure");
 	CHECK(fault.hit, "no write was failed");
 	CHECK(fault.later_writes >= 3, "only %d chunks written past the failed "
 		"one: the case did not happen", fault.later_writes);
@@ -576,7 +673,7 @@ test_stalled_queue(void)
 	pthread_join(th[0], NULL);
 	pthread_join(th[1], NULL);
 	CHECK(fault.stall_released, "queue 1 waited for queue 0's write");
-	CHECK(gpurx_capture_close(c) == 0, "close");
+	CHECK(gpurx_capture_close(c, NULL) == 0, "close");
 	read_back(path, 2, GPURX_DEFAULT_SNAPLEN, stall_len, 0, &rb);
 	CHECK(qs[1].drop_capture > 0, "queue 1 dropped nothing");
 	CHECK(qs[0].captured == 1 && rb.n[0] == 1, "queue 0's packet");
@@ -618,6 +715,8 @@ test_per_queue(enum gpurx_format fmt, int fail)
 	struct gpurx_qstats qs[NQ_MAX];
 	struct writer w[NQ_MAX];
 	struct readback rb;
+	/* --ts none: no times, the block's time 0. */
+	const struct gpurx_capture_end end = { .port_drops = 42 };
 	struct gpurx_capture *c;
 	char base[256], pattern[300], path[320];
 
@@ -630,7 +729,8 @@ test_per_queue(enum gpurx_format fmt, int fail)
 	memset(&fault, 0, sizeof(fault));
 	fault.kind = fail ? FAULT_FAIL_Q1 : FAULT_NONE;
 	run_writers(c, nq, n, pkt_len, w);
-	CHECK(gpurx_capture_close(c) == (fail ? -1 : 0), "close");
+	set_run_counters(qs, nq, n);
+	CHECK(gpurx_capture_close(c, &end) == (fail ? -1 : 0), "close");
 	CHECK(fault.hit == fail, "the write of queue 1 %s failed",
 		fail ? "was not" : "was");
 	for (uint16_t q = 0; q < nq; q++) {
@@ -652,6 +752,10 @@ test_per_queue(enum gpurx_format fmt, int fail)
 			(unsigned long long)rb.n[q], path, file_size(path));
 		if (fmt == GPURX_FMT_PCAPNG)
 			check_epb_queues(path);
+		/* A file per queue: its own counters, not the port's drops;
+		 * the file cut back after its failed write has no ISB. */
+		if (fmt == GPURX_FMT_PCAPNG && !cut)
+			check_isb(path, qs, q, q + 1, UINT64_MAX, &end);
 		unlink(path);
 	}
 	printf("per-queue files %s: %u queues x %u packets%s\n",
@@ -742,7 +846,7 @@ test_idb_snaplen_and_stdout(void)
 	CHECK(c != NULL, "open: '%s'", err);
 	if (c == NULL)
 		return;
-	CHECK(gpurx_capture_close(c) == 0, "close");
+	CHECK(gpurx_capture_close(c, NULL) == 0, "close");
 	f = fopen(path, "rb");
 	CHECK(f != NULL && fseek(f, 4, SEEK_SET) == 0 &&
 		fread(&shb_len, 4, 1, f) == 1 &&
@@ -782,7 +886,7 @@ test_header_errors(void)
 			"test", err, sizeof(err));
 		CHECK(c != NULL, "%s to /dev/null: '%s'", name, err);
 		if (c != NULL)
-			CHECK(gpurx_capture_close(c) == 0, "%s: /dev/null close",
+			CHECK(gpurx_capture_close(c, NULL) == 0, "%s: /dev/null close",
 				name);
 		err[0] = '\0';
 		CHECK(gpurx_capture_open("/dev/full", fmts[k], 65535, 0, 1, qs,
@@ -813,7 +917,7 @@ test_header_errors(void)
 		CHECK(access(f0, F_OK) != 0 && access(f1, F_OK) != 0,
 			"%s: a file left behind", name);
 		if (c != NULL)
-			gpurx_capture_close(c);
+			gpurx_capture_close(c, NULL);
 		unlink(f0);
 		unlink(f1);
 	}

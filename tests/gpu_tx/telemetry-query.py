@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Asks a running DPDK process's telemetry socket one command and prints
-the answer's JSON (DPDK's v2 protocol: a SEQPACKET socket that greets
+"""Asks a running DPDK process's telemetry socket one command, or several
+comma-separated on one connection, and prints the answers' JSON in one
+object (DPDK's v2 protocol: a SEQPACKET socket that greets
 with its limits, then answers each command with {command: data}).
 
-Usage: telemetry-query.py FILE_PREFIX COMMAND [WAIT_S]
+Usage: telemetry-query.py FILE_PREFIX COMMAND[,COMMAND...] [WAIT_S]
 Looks for the socket in the runtime directories EAL uses (root's
 /var/run/dpdk, else $XDG_RUNTIME_DIR/dpdk or /tmp/dpdk), waiting up to
 WAIT_S seconds (default 5) for it to appear.
@@ -38,8 +39,13 @@ def main():
                     s.close()
                     continue
                 greeting = json.loads(s.recv(16384).decode())
-                s.send(cmd.encode())
-                reply = json.loads(s.recv(int(greeting.get("max_output_len", 16384))).decode())
+                # Several commands, comma-separated, on one connection:
+                # their answers are of one moment of a run that may end.
+                reply = {}
+                for c in cmd.split(","):
+                    s.send(c.encode())
+                    reply.update(json.loads(s.recv(int(greeting.get(
+                        "max_output_len", 16384))).decode()))
                 print(json.dumps(reply))
                 return 0
         if time.monotonic() > deadline:

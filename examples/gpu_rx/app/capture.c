@@ -53,6 +53,17 @@ struct epb_trailer {
 	uint32_t len;
 };
 
+/* Interface Statistics Block and its options (pcapng 4.6). */
+#define ISB_TYPE 5u
+#define ISB_OPT_STARTTIME 2u
+#define ISB_OPT_ENDTIME 3u
+#define ISB_OPT_IFRECV 4u
+#define ISB_OPT_IFDROP 5u
+#define ISB_OPT_FILTERACCEPT 6u
+#define ISB_OPT_OSDROP 7u
+#define ISB_OPT_USRDELIV 8u
+#define ISB_MAX_BYTES (20 + 7 * 12 + 4 + 4)
+
 #define PCAP_MAGIC_NS 0xa1b23c4du
 #define PCAP_LINKTYPE_ETHERNET 1u
 
@@ -759,8 +770,90 @@ gpurx_capture_flush(struct gpurx_capture *c)
 	__atomic_fetch_add(&c->flush_gen, 1, __ATOMIC_RELAXED);
 }
 
+static uint32_t
+isb_opt_u64(uint8_t *p, uint16_t code, uint64_t v)
+{
+	uint16_t h[2] = { code, 8 };
+
+	memcpy(p, h, sizeof(h));
+	memcpy(p + 4, &v, 8);
+	return 12;
+}
+
+/* A timestamp option: high then low 32 bits, as the block's own. */
+static uint32_t
+isb_opt_ts(uint8_t *p, uint16_t code, uint64_t ns)
+{
+	return isb_opt_u64(p, code, (ns >> 32) | (ns << 32));
+}
+
+/*
+ * The interface statistics block of file f at its end: received,
+ * accepted by the filter, lost on the way to the file (ring full,
+ * capture drops) and written, over the queues writing f. rte_pcapng's
+ * rte_pcapng_write_stats() needs the rte_pcapng handle, closed once the
+ * header is written (the packets go by pwrite at reserved offsets), and
+ * cannot say what the filter accepted or what reached the file.
+ * 0, or -1 (said; the file is cut back to its packets).
+ */
+static int
+write_isb(struct gpurx_capture *c, struct cap_file *f,
+		const struct gpurx_capture_end *end)
+{
+	uint64_t recv = 0, accept = 0, lost = 0, deliv = 0;
+	uint8_t b[ISB_MAX_BYTES];
+	uint32_t len = 20, blen;
+	int rc;
+
+	for (uint16_t q = 0; q < c->nq; q++) {
+		const struct gpurx_qstats *qs = c->q[q].qs;
+
+		if (c->q[q].f != f)
+			continue;
+		recv += GPURX_STAT_GET(qs, rx_pkts);
+		accept += GPURX_STAT_GET(qs, matched);
+		lost += GPURX_STAT_GET(qs, drop_ring) +
+			GPURX_STAT_GET(qs, drop_capture);
+		deliv += GPURX_STAT_GET(qs, captured);
+	}
+	if (end->end_ns != 0) {
+		len += isb_opt_ts(b + len, ISB_OPT_STARTTIME, end->start_ns);
+		len += isb_opt_ts(b + len, ISB_OPT_ENDTIME, end->end_ns);
+	}
+	len += isb_opt_u64(b + len, ISB_OPT_IFRECV, recv);
+	/* The port counts its drops, not by queue. */
+	if (c->nfiles == 1 && end->port_drops != UINT64_MAX)
+		len += isb_opt_u64(b + len, ISB_OPT_IFDROP, end->port_drops);
+	len += isb_opt_u64(b + len, ISB_OPT_FILTERACCEPT, accept);
+	len += isb_opt_u64(b + len, ISB_OPT_OSDROP, lost);
+	len += isb_opt_u64(b + len, ISB_OPT_USRDELIV, deliv);
+	memset(b + len, 0, 4);			/* opt_endofopt */
+	len += 4;
+	blen = len + 4;
+	{
+		uint32_t hdr[5] = { ISB_TYPE, blen, c->iface,
+			(uint32_t)(end->end_ns >> 32), (uint32_t)end->end_ns };
+
+		memcpy(b, hdr, sizeof(hdr));
+	}
+	memcpy(b + len, &blen, 4);
+	rc = pwrite_all(f->fd, b, blen, f->end);
+	if (rc == 0) {
+		f->end += blen;
+		return 0;
+	}
+	GPURX_LOG(ERR, "error: capture %s: cannot write its statistics "
+		"block: %s\n", f->path, strerror(-rc));
+	if (f->created && ftruncate(f->fd, (off_t)f->end) != 0)
+		GPURX_LOG(ERR, "error: capture %s: cannot cut it back to %"
+			PRIu64 " bytes: %s\n", f->path, f->end,
+			strerror(errno));
+	return -1;
+}
+
 int
-gpurx_capture_close(struct gpurx_capture *c)
+gpurx_capture_close(struct gpurx_capture *c,
+		const struct gpurx_capture_end *end)
 {
 	uint64_t fail;
 	int rc = 0;
@@ -789,6 +882,9 @@ gpurx_capture_close(struct gpurx_capture *c)
 					" bytes, its whole blocks before the failed "
 					"write (%s)\n", f->path, fail,
 					strerror(f->fail_errno));
+		} else if (end != NULL && c->fmt == GPURX_FMT_PCAPNG &&
+				write_isb(c, f, end) != 0) {
+			rc = -1;
 		}
 		if (close(f->fd) != 0) {
 			GPURX_LOG(ERR, "error: capture %s: close: %s\n",

@@ -89,6 +89,25 @@ void gpurx_capture_flush(struct gpurx_capture *c);
  * written (said on stderr; the file is then cut back to the last whole
  * block before the first failed write).
  */
-int gpurx_capture_close(struct gpurx_capture *c);
+/*
+ * What a pcapng capture's interface statistics block says at close, as
+ * dumpcap writes one: the port's received, dropped and filter-accepted
+ * packets, those lost on the way to the file and those written.
+ */
+struct gpurx_capture_end {
+	uint64_t start_ns, end_ns;	/* the run's; both 0: no times
+					 * (--ts none) */
+	uint64_t port_drops;		/* the port's imissed + rx_nombuf;
+					 * UINT64_MAX: not known */
+};
+
+/*
+ * Writes what is buffered and closes the file(s): 0, or -1 when the
+ * capture is incomplete (said). With end and pcapng, each file ends with
+ * an interface statistics block of the queues it holds (the port's drops
+ * only where one file holds every queue); NULL: none (a failed start).
+ */
+int gpurx_capture_close(struct gpurx_capture *c,
+		const struct gpurx_capture_end *end);
 
 #endif /* GPURX_APP_CAPTURE_H */

@@ -25,6 +25,7 @@
 #include "app.h"
 #include "flow_export.h"
 #include "gpu_path.h"
+#include "gpuapp_clock.h"
 #include "gpuapp_eal.h"
 #include "gpuapp_json.h"
 #include "stamps.h"
@@ -286,7 +287,7 @@ fail_release(struct gpurx_app *a, int port_set)
 		gpurx_gpu_stop(a);
 	if (port_set)
 		gpurx_port_close(a);
-	gpurx_capture_close(a->cap);
+	gpurx_capture_close(a->cap, NULL);
 	a->cap = NULL;
 	/* A kernel that did not quit may still read all of it. */
 	if (gpurx_gpu_kernel_held(a))
@@ -329,6 +330,7 @@ main(int argc, char **argv)
 	struct json_more_args jm;
 	struct gpurx_totals tot;
 	char err[512];	/* libpcap messages are under 256 bytes */
+	struct gpurx_capture_end cap_end = { .port_drops = UINT64_MAX };
 	uint64_t t_start;
 	int ret, status = 0, port_set = 0;
 	unsigned int avail, total, l;
@@ -451,6 +453,9 @@ main(int argc, char **argv)
 	fflush(stdout);
 
 	t_start = rte_get_tsc_cycles();
+	/* The statistics block's times in the packets' clock, --ts rx. */
+	if (a->opt.ts_source == GPURX_TS_RX)
+		cap_end.start_ns = gpuapp_real_ns();
 	memset(&si, 0, sizeof(si));
 	/* The launch's own result: a->stop may already be set by an RX
 	 * lcore that reached --count before this line. */
@@ -474,7 +479,15 @@ main(int argc, char **argv)
 		status = 1;
 	/* Before the totals: the last buffered packets are counted as the
 	 * file has them. */
-	if (a->cap != NULL && gpurx_capture_close(a->cap) != 0) {
+	if (a->cap != NULL) {
+		struct rte_eth_stats es;
+
+		if (cap_end.start_ns != 0)
+			cap_end.end_ns = gpuapp_real_ns();
+		if (rte_eth_stats_get(a->port, &es) == 0)
+			cap_end.port_drops = es.imissed + es.rx_nombuf;
+	}
+	if (a->cap != NULL && gpurx_capture_close(a->cap, &cap_end) != 0) {
 		GPURX_LOG(ERR, "error: capture file %s is incomplete\n",
 			a->opt.write_path);
 		status = 1;
