@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -156,6 +158,9 @@ struct cap_file {
 	char *path;
 	bool created;		/* a regular file this run opened: removed if
 				 * the capture cannot start */
+	bool stream;		/* standard output (--write -): written in
+				 * order, one chunk at a time, under lock */
+	pthread_mutex_t lock;
 	/* Next free byte of the file: one atomic add per chunk, any queue
 	 * writing it. */
 	uint64_t end __rte_cache_aligned;
@@ -205,6 +210,54 @@ pwrite_all(int fd, const uint8_t *buf, size_t len, uint64_t off)
 	return 0;
 }
 
+/* Writes all of buf at the stream's end, retrying short writes. 0 or
+ * -errno (EPIPE: the reader went away). */
+static int
+write_all(int fd, const uint8_t *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EIO;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * len bytes to the end of file f; *off: where they go. A file takes them
+ * at a range reserved by one atomic add, written in parallel with other
+ * queues' ranges; a stream (a pipe) takes whole chunks one at a time,
+ * so a reader never sees two queues' blocks interleaved. 0 or -errno.
+ */
+static int
+file_put(struct cap_file *f, const uint8_t *buf, uint32_t len, uint64_t *off,
+		uint64_t *busy_off)
+{
+	int rc;
+
+	if (!f->stream) {
+		*off = __atomic_fetch_add(&f->end, len, __ATOMIC_SEQ_CST);
+		__atomic_store_n(busy_off, *off, __ATOMIC_SEQ_CST);
+		return pwrite_all(f->fd, buf, len, *off);
+	}
+	pthread_mutex_lock(&f->lock);
+	*off = f->end;
+	__atomic_store_n(busy_off, *off, __ATOMIC_SEQ_CST);
+	rc = write_all(f->fd, buf, len);
+	/* A chunk the reader did not take whole leaves the stream cut
+	 * there: nothing later goes after it. */
+	__atomic_store_n(&f->end, f->end + len, __ATOMIC_SEQ_CST);
+	pthread_mutex_unlock(&f->lock);
+	return rc;
+}
+
 /*
  * Creates (truncates) f's file with flags. A regular file is marked for
  * removal should the capture not start; a device such as /dev/null is
@@ -239,10 +292,12 @@ open_pcap(struct gpurx_capture *c, struct cap_file *f, char *err,
 	};
 	int rc;
 
-	f->fd = create_file(f, O_WRONLY, err, errlen);
+	if (!f->stream)
+		f->fd = create_file(f, O_WRONLY, err, errlen);
 	if (f->fd < 0)
 		return -1;
-	rc = pwrite_all(f->fd, (const uint8_t *)&h, sizeof(h), 0);
+	rc = f->stream ? write_all(f->fd, (const uint8_t *)&h, sizeof(h)) :
+		pwrite_all(f->fd, (const uint8_t *)&h, sizeof(h), 0);
 	if (rc != 0) {
 		set_err(err, errlen, "cannot write %s: %s", path,
 			strerror(-rc));
@@ -323,6 +378,37 @@ pcapng_iface_of(uint16_t port)
 	return index;
 }
 
+/* A stream's scrubbed header, from memory fd hdr (closed) to the stream. */
+static int
+send_header(struct gpurx_capture *c, struct cap_file *f, int hdr,
+		uint16_t port, char *err, size_t errlen)
+{
+	off_t end = lseek(hdr, 0, SEEK_CUR);
+	uint8_t *buf = NULL;
+	int rc = -1;
+
+	if (end <= 0 || pcapng_scrub_header(hdr, c->snaplen) != 0 ||
+			(buf = malloc((size_t)end)) == NULL ||
+			pread(hdr, buf, (size_t)end, 0) != end) {
+		set_err(err, errlen, "cannot make the pcapng header of %s: %s",
+			f->path, strerror(errno != 0 ? errno : EIO));
+		goto out;
+	}
+	rc = write_all(f->fd, buf, (size_t)end);
+	if (rc != 0) {
+		set_err(err, errlen, "cannot write the pcapng header to %s: %s",
+			f->path, strerror(-rc));
+		rc = -1;
+		goto out;
+	}
+	f->end = (uint64_t)end;
+	c->iface = pcapng_iface_of(port);
+out:
+	free(buf);
+	close(hdr);
+	return rc;
+}
+
 static int
 open_pcapng(struct gpurx_capture *c, struct cap_file *f, uint16_t port,
 		const char *filter, char *err, size_t errlen)
@@ -334,8 +420,18 @@ open_pcapng(struct gpurx_capture *c, struct cap_file *f, uint16_t port,
 	off_t hdr_end;
 	int fd, hdr_fd;
 
-	/* Read access too: the header is scrubbed after it is written. */
-	fd = create_file(f, O_RDWR, err, errlen);
+	/* Read access too: the header is scrubbed after it is written. A
+	 * stream's is made and scrubbed in memory, then sent whole. */
+	if (f->stream) {
+		fd = memfd_create("gpurx-pcapng-header", MFD_CLOEXEC);
+		if (fd < 0) {
+			set_err(err, errlen, "memfd_create for %s: %s", path,
+				strerror(errno));
+			return -1;
+		}
+	} else {
+		fd = create_file(f, O_RDWR, err, errlen);
+	}
 	if (fd < 0)
 		return -1;
 	/* rte_pcapng_close() closes the descriptor it was given. */
@@ -365,6 +461,8 @@ open_pcapng(struct gpurx_capture *c, struct cap_file *f, uint16_t port,
 		return -1;
 	}
 	rte_pcapng_close(png);
+	if (f->stream)
+		return send_header(c, f, fd, port, err, errlen);
 	f->fd = fd;
 	if (!f->created) {
 		/* A device (/dev/null): nothing to read back or seek in. */
@@ -395,6 +493,7 @@ free_capture(struct gpurx_capture *c)
 		if (c->files[i].fd >= 0)
 			close(c->files[i].fd);
 		free(c->files[i].path);
+		pthread_mutex_destroy(&c->files[i].lock);
 	}
 	free(c->files);
 	for (uint16_t q = 0; q < c->nq; q++)
@@ -443,15 +542,9 @@ gpurx_capture_path_check(const char *pattern, char *err, size_t errlen)
 {
 	int rc = gpurx_capture_path(pattern, GPURX_MAX_QUEUES - 1, NULL, 0);
 
-	if (strcmp(pattern, "-") == 0) {
-		/* Not a file named "-", as it once silently was. */
-		set_err(err, errlen, "%s%s", "--write -: the capture cannot go "
-			"to stdout: its chunks are written at their own offsets, "
-			"so it needs a regular file (tmpfs to be fast, e.g. "
-			"/dev/shm/x.pcapng)", "");
-		return -EINVAL;
-	}
-
+	/* Standard output, not a file named "-". */
+	if (strcmp(pattern, "-") == 0)
+		return 0;
 	if (rc == -EINVAL)
 		set_err(err, errlen, "bad file name pattern '%s': a %% is "
 			"followed by something other than q (the RX queue's "
@@ -461,12 +554,61 @@ gpurx_capture_path_check(const char *pattern, char *err, size_t errlen)
 	return rc;
 }
 
+/*
+ * --write -: the capture's stream is standard output as it was at start,
+ * and the program's own output (messages, summary) goes to stderr from
+ * then on, as with tcpdump -w -. Before EAL starts, whose messages go to
+ * stdout. 0 or -errno.
+ */
+static int cap_stdout_fd = -1;
+
+int
+gpurx_capture_take_stdout(void)
+{
+	int fd;
+
+	if (cap_stdout_fd >= 0)
+		return 0;
+	fflush(stdout);
+	fd = dup(STDOUT_FILENO);
+	if (fd < 0)
+		return -errno;
+	if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+		int e = errno;
+
+		close(fd);
+		return -e;
+	}
+	cap_stdout_fd = fd;
+	return 0;
+}
+
 /* Creates file f (its path set) with the format's header. */
 static int
 open_file(struct gpurx_capture *c, struct cap_file *f, uint16_t port,
 		const char *filter, char *err, size_t errlen)
 {
 	struct stat st;
+	int rc;
+
+	if (strcmp(f->path, "-") == 0) {
+		rc = gpurx_capture_take_stdout();
+		f->fd = rc == 0 ? dup(cap_stdout_fd) : -1;
+		if (f->fd < 0) {
+			set_err(err, errlen, "standard output: %s%s",
+				strerror(rc != 0 ? -rc : errno), "");
+			return -1;
+		}
+		f->stream = true;
+		free(f->path);
+		f->path = strdup("standard output");
+		if (f->path == NULL) {
+			set_err(err, errlen, "%s%s", "out of memory", "");
+			return -1;
+		}
+		return c->fmt == GPURX_FMT_PCAP ? open_pcap(c, f, err, errlen) :
+			open_pcapng(c, f, port, filter, err, errlen);
+	}
 
 	/* Not opened: opening a FIFO for writing waits for a reader. */
 	if (stat(f->path, &st) == 0 && (S_ISFIFO(st.st_mode) ||
@@ -515,10 +657,14 @@ gpurx_capture_open(const char *path, enum gpurx_format fmt, uint32_t snaplen,
 		c->nfiles * sizeof(*c->files));
 	rc = c->files == NULL;
 	for (uint16_t i = 0; rc == 0 && i < c->nfiles; i++) {
-		char name[PATH_MAX];
-
 		memset(&c->files[i], 0, sizeof(c->files[i]));
 		c->files[i].fd = -1;
+	}
+	for (uint16_t i = 0; rc == 0 && i < c->nfiles; i++)
+		rc = pthread_mutex_init(&c->files[i].lock, NULL);
+	for (uint16_t i = 0; rc == 0 && i < c->nfiles; i++) {
+		char name[PATH_MAX];
+
 		c->files[i].fail_off = OFF_NONE;
 		gpurx_capture_path(path, i, name, sizeof(name));
 		c->files[i].path = strdup(name);
@@ -643,10 +789,8 @@ chunk_out(struct gpurx_capture *c, struct cap_queue *w)
 
 			__atomic_store_n(&w->busy_off, __atomic_load_n(
 				&w->f->end, __ATOMIC_SEQ_CST), __ATOMIC_SEQ_CST);
-			off = __atomic_fetch_add(&w->f->end, w->len,
-				__ATOMIC_SEQ_CST);
-			__atomic_store_n(&w->busy_off, off, __ATOMIC_SEQ_CST);
-			rc = pwrite_all(w->f->fd, w->buf, w->len, off);
+			rc = file_put(w->f, w->buf, w->len, &off,
+				&w->busy_off);
 			if (rc == 0) {
 				r = &w->pending[(w->pending_head + w->n_pending) %
 					PENDING_MAX];
@@ -837,7 +981,8 @@ write_isb(struct gpurx_capture *c, struct cap_file *f,
 		memcpy(b, hdr, sizeof(hdr));
 	}
 	memcpy(b + len, &blen, 4);
-	rc = pwrite_all(f->fd, b, blen, f->end);
+	rc = f->stream ? write_all(f->fd, b, blen) :
+		pwrite_all(f->fd, b, blen, f->end);
 	if (rc == 0) {
 		f->end += blen;
 		return 0;
@@ -872,7 +1017,11 @@ gpurx_capture_close(struct gpurx_capture *c,
 		fail = __atomic_load_n(&f->fail_off, __ATOMIC_SEQ_CST);
 		if (fail != OFF_NONE) {
 			rc = -1;
-			if (ftruncate(f->fd, (off_t)fail) != 0)
+			if (f->stream)
+				GPURX_LOG(NOTICE, "capture %s: stopped after %"
+					PRIu64 " bytes, at the failed write (%s)\n",
+					f->path, fail, strerror(f->fail_errno));
+			else if (ftruncate(f->fd, (off_t)fail) != 0)
 				GPURX_LOG(ERR, "error: capture %s: cannot cut it "
 					"back to %" PRIu64 " bytes after the failed "
 					"write: %s\n", f->path, fail,

@@ -50,6 +50,15 @@ int gpurx_capture_path(const char *pattern, int queue, char *out,
 int gpurx_capture_path_check(const char *pattern, char *err, size_t errlen);
 
 /*
+ * --write - (path "-"): the capture goes to standard output as it is at
+ * this call, written in order by one lcore at a time, and stdout becomes
+ * stderr for the rest of the program (messages and summary), as with
+ * tcpdump -w -. Call it before anything is printed (EAL's messages go to
+ * stdout); opening "-" calls it if nobody did. 0 or -errno.
+ */
+int gpurx_capture_take_stdout(void);
+
+/*
  * Open path (a pattern, see gpurx_capture_path()) for writing, for RX queues 0..nq-1 whose counters are
  * qs[0..nq-1]. port is the ethdev port whose interface block the packets
  * refer to (pcapng lists every probed port). The filter text goes into

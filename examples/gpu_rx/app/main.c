@@ -49,14 +49,46 @@ install_signals(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
+	/* SIGPIPE: the reader of --write - went away; the run ends as on
+	 * SIGINT, every mbuf back (the failed write is counted). */
 	if (sigaction(SIGINT, &sa, NULL) != 0 ||
-			sigaction(SIGTERM, &sa, NULL) != 0)
+			sigaction(SIGTERM, &sa, NULL) != 0 ||
+			sigaction(SIGPIPE, &sa, NULL) != 0)
 		return -1;
 	/* A capture growing past RLIMIT_FSIZE: its write fails with EFBIG,
 	 * counted as capture drops, rather than the signal killing the run. */
 	sa.sa_handler = SIG_IGN;
 	if (sigaction(SIGXFSZ, &sa, NULL) != 0)
 		return -1;
+	return 0;
+}
+
+/*
+ * Whether the program's options (after EAL's "--") write the capture to
+ * standard output: -w -, -w-, --write -, --write=-. Read before EAL starts;
+ * the option parser then takes them as usual.
+ */
+static int
+writes_stdout(int argc, char **argv)
+{
+	int i = 1;
+
+	while (i < argc && strcmp(argv[i], "--") != 0)
+		i++;
+	for (i++; i < argc; i++) {
+		const char *o = argv[i];
+
+		if (strcmp(o, "--") == 0)
+			break;
+		if (strcmp(o, "-w-") == 0 || strcmp(o, "--write=-") == 0)
+			return 1;
+		if ((strcmp(o, "-w") == 0 || strcmp(o, "--write") == 0) &&
+				i + 1 < argc) {
+			if (strcmp(argv[i + 1], "-") == 0)
+				return 1;
+			i++;
+		}
+	}
 	return 0;
 }
 
@@ -169,7 +201,9 @@ run_main_loop(struct gpurx_app *a)
 
 		rte_delay_us_sleep(10 * 1000);
 		if (quit_signal != 0)
-			return quit_signal == SIGINT ? "SIGINT" : "SIGTERM";
+			return quit_signal == SIGINT ? "SIGINT" :
+				quit_signal == SIGPIPE ? "SIGPIPE (the reader of "
+				"standard output went away)" : "SIGTERM";
 		/* Before the other reasons: a dead kernel also stops RX
 		 * lcores (looked at once then) and inbound packets. */
 		gpu_fault = a->opt.cpu ? NULL : gpurx_gpu_watch(a, a->stop);
@@ -340,6 +374,12 @@ main(int argc, char **argv)
 		&a->opt);
 	if (ret >= 0)
 		return ret;
+	/* --write -: standard output is the capture's from here, before EAL
+	 * prints anything there. */
+	if (writes_stdout(argc, argv) && gpurx_capture_take_stdout() != 0) {
+		GPURX_LOG(ERR, "error: --write -: cannot take standard output\n");
+		return 1;
+	}
 	ret = gpuapp_eal_init(argc, argv);
 	if (ret < 0) {
 		GPURX_LOG(ERR, "error: EAL init: %s\n", rte_strerror(rte_errno));
@@ -358,6 +398,14 @@ main(int argc, char **argv)
 	/* --json's file is written at the end: a typo must not cost the run. */
 	if (a->opt.json_path != NULL &&
 			gpuapp_json_check_target(a->opt.json_path) != 0) {
+		rte_eal_cleanup();
+		return GPURX_EXIT_USAGE;
+	}
+	if (a->opt.write_path != NULL && a->opt.json_path != NULL &&
+			strcmp(a->opt.write_path, "-") == 0 &&
+			strcmp(a->opt.json_path, "-") == 0) {
+		GPURX_LOG(ERR, "error: --json - and --write -: both on standard "
+			"output; give --json a file\n");
 		rte_eal_cleanup();
 		return GPURX_EXIT_USAGE;
 	}
@@ -488,7 +536,9 @@ main(int argc, char **argv)
 			cap_end.port_drops = es.imissed + es.rx_nombuf;
 	}
 	if (a->cap != NULL && gpurx_capture_close(a->cap, &cap_end) != 0) {
-		GPURX_LOG(ERR, "error: capture file %s is incomplete\n",
+		GPURX_LOG(ERR, "error: capture %s%s is incomplete\n",
+			strcmp(a->opt.write_path, "-") == 0 ? "to standard output" :
+			"file ", strcmp(a->opt.write_path, "-") == 0 ? "" :
 			a->opt.write_path);
 		status = 1;
 	}
@@ -516,7 +566,9 @@ main(int argc, char **argv)
 
 	si.mode = mode_name(a);
 	si.filter = a->opt.filter;
-	si.capture_path = a->opt.write_path;
+	si.capture_path = a->opt.write_path != NULL &&
+		strcmp(a->opt.write_path, "-") == 0 ? "standard output" :
+		a->opt.write_path;
 	si.top_n = a->opt.top_n;
 	si.mbufs_total = total;
 	si.mbufs_avail = avail;

@@ -324,6 +324,46 @@ file-end)
 		"$work/out.txt" || { echo "FAIL: exit $rc, not ended by the file"; exit 1; }
 	exec "$check" "$in" "$work/out.pcapng" "" 262144
 	;;
+stdout)
+	# --write - into a pipe, as `| wireshark -k -i -` reads it: the same
+	# bytes as --write FILE (one queue, --ts none), pcapng and pcap, the
+	# program's own output on stderr; then a reader that goes away after
+	# 100 bytes: the run ends by itself, every mbuf back, exit 1.
+	for fmt in pcapng pcap; do
+		# shellcheck disable=SC2046
+		"$app" $(eal) --vdev "net_pcap0,rx_pcap=$in" -- --cpu --ts none \
+			--format $fmt -w "$work/file.$fmt" 'tcp or udp' \
+			> "$work/file.txt" 2>&1 || { cat "$work/file.txt"; echo "FAIL: file run"; exit 1; }
+		# shellcheck disable=SC2046
+		{ "$app" $(eal) --vdev "net_pcap0,rx_pcap=$in" -- --cpu --ts none \
+			--format $fmt -w - 'tcp or udp' 2> "$work/out.txt"; echo $? > "$work/rc"; } |
+			cat > "$work/pipe.$fmt"
+		rc=$(cat "$work/rc")
+		[ "$rc" -eq 0 ] || { cat "$work/out.txt"; echo "FAIL: --write - exit $rc"; exit 1; }
+		cmp "$work/file.$fmt" "$work/pipe.$fmt" ||
+			{ echo "FAIL: $fmt through the pipe differs from the file"; exit 1; }
+		grep -q "stopped by:" "$work/out.txt" && mbufs_all_back ||
+			{ cat "$work/out.txt"; echo "FAIL: no summary on stderr"; exit 1; }
+	done
+	"$check" "$in" "$work/pipe.pcapng" "tcp or udp" 262144 || exit 1
+	# net_pcap's infinite_rx takes no chained frames: no jumbo frames.
+	"$gen" "$work/small.pcap" 1 3000 0 || { echo "FAIL: cannot generate"; exit 1; }
+	# shellcheck disable=SC2046
+	{ timeout 60 "$app" $(eal) --vdev "net_pcap0,rx_pcap=$work/small.pcap,infinite_rx=1" -- \
+		--cpu -w - 2> "$work/out.txt"; echo $? > "$work/rc"; } | head -c 100 > /dev/null
+	rc=$(cat "$work/rc")
+	cat "$work/out.txt"
+	[ "$rc" -eq 1 ] && mbufs_all_back &&
+		grep -q "standard output" "$work/out.txt" ||
+		{ echo "FAIL: exit $rc after the reader went away"; exit 1; }
+	# shellcheck disable=SC2046
+	"$app" $(eal) --vdev "net_pcap0,rx_pcap=$in" -- --cpu -w - --json - \
+		> /dev/null 2> "$work/out.txt"
+	rc=$?
+	[ "$rc" -eq 2 ] && grep -q "both on standard output" "$work/out.txt" ||
+		{ cat "$work/out.txt"; echo "FAIL: --json - with --write -: exit $rc"; exit 1; }
+	echo "ok: --write - equals the file's bytes (pcapng, pcap); a reader gone ends the run"
+	;;
 bad-file)
 	# Files net_pcap would pass on as garbage: a record longer than any
 	# capture may hold (16,384 empty packets through net_pcap), and a
