@@ -113,7 +113,13 @@ uint32_t gpugen_build_cpu(const struct gpugen *g, uint64_t n, uint64_t tx_ns,
  */
 const void *gpugen_table(const struct gpugen *g, size_t *len);
 
-/* ---- GPU build (gpugen_gpu.c, gpugen_kernels.cu) ------------------- */
+/* ---- GPU build for DPDK programs (libgpugen-dpdk) ------------------ */
+/*
+ * Over gpudev memory and mbufs, for programs with DPDK (pkg-config
+ * libgpugen-dpdk; gpugen_fill.h: the persistent fill). A program with no
+ * DPDK builds into its own CUDA buffers through libgpugen-cuda instead
+ * (gpugen_frames.h).
+ */
 
 enum gpugen_gpu_mem {
 	GPUGEN_TABLE_DEVICE,	/* the table in GPU memory */
