@@ -21,22 +21,13 @@ case_name=$1 meson=$2 build=$3 src=$4 prefix=$5 libdir=$6 plugin_dir=$7
 check=$8 fake=$9 work=${10}
 check=$(readlink -f "$check") fake=$(readlink -f "$fake")
 rm -rf "$work" && mkdir -p "$work" || exit 1
-stage=$work/stage
 
 fail() { echo "FAIL: $*"; exit 1; }
 
-"$meson" install -C "$build" --no-rebuild --destdir "$stage" \
-	> "$work/install.log" 2>&1 || { cat "$work/install.log"; fail "meson install"; }
-case $libdir in /*) ;; *) libdir=$prefix/$libdir ;; esac
-pcdir=$stage$libdir/pkgconfig
-for f in libgpugen.pc libgpugen-cuda.pc libgpugen-dpdk.pc librte_gpu_cuda.pc \
-		librte_gpu_cuda-static.pc librte_net_gpudma.pc; do
-	[ -f "$pcdir/$f" ] || fail "$f not installed in $pcdir"
-	# A staged tree: the .pc files say where the files will be once
-	# installed; point them at the stage.
-	sed -i -e "s|^prefix=.*|prefix=$stage$prefix|" \
-		-e "s|^plugindir=.*|plugindir=$stage$plugin_dir|" "$pcdir/$f"
-done
+. "$(dirname "$0")/stage-install.sh"
+stage_install "$meson" "$build" "$work" "$prefix" "$libdir" "$plugin_dir" \
+	libgpugen.pc libgpugen-cuda.pc libgpugen-dpdk.pc librte_gpu_cuda.pc \
+	librte_gpu_cuda-static.pc librte_net_gpudma.pc
 for f in "$stage$prefix/include/gpugen.h" "$stage$libdir/libgpugen.a" \
 		"$stage$libdir/libgpugen_cuda.a" "$stage$libdir/libgpugen_dpdk.a" \
 		"$stage$libdir/librte_gpu_cuda.a" \
