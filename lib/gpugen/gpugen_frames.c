@@ -26,16 +26,20 @@ struct gpugen_frames {
 void
 gpugen_frames_close(struct gpugen_frames *f)
 {
-	int rc;
+	void *mem[2];
 
 	if (f == NULL)
 		return;
-	rc = gpugen_cuda_dev_free(f->table);
-	if (rc == 0)
-		rc = gpugen_cuda_dev_free(f->scratch.base);
-	if (rc != 0)
-		fprintf(stderr, "gpugen: device memory free: %s\n",
-			gpucuda_strerror(rc));
+	mem[0] = f->table;
+	mem[1] = f->scratch.base;
+	for (unsigned int i = 0; i < 2; i++) {
+		int rc = gpugen_cuda_dev_free(mem[i]);
+
+		if (rc != 0)
+			fprintf(stderr, "gpugen: %s: cudaFree: %s\n",
+				i == 0 ? "table" : "build scratch",
+				gpucuda_strerror(rc));
+	}
 	free(f);
 }
 

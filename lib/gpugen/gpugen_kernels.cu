@@ -87,7 +87,8 @@ gpugen_cuda_dev_alloc(void **p, size_t len)
 extern "C" int
 gpugen_cuda_dev_free(void *p)
 {
-	return (int)cudaFree(p);
+	/* cudaFree(NULL) would still need a working runtime. */
+	return p == NULL ? 0 : (int)cudaFree(p);
 }
 
 extern "C" int
