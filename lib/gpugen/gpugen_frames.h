@@ -37,7 +37,9 @@
 extern "C" {
 #endif
 
-/* A cudaStream_t of the handle's device; NULL is the default stream. */
+/* A cudaStream_t of the handle's device; NULL is the default stream.
+ * Builds are launched on the calling thread's current CUDA device, which
+ * must be the one the handle was opened on. */
 typedef void *gpugen_cuda_stream_t;
 
 struct gpugen_frames;
