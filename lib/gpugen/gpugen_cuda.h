@@ -41,7 +41,7 @@ int gpugen_cuda_mem_in_gpu(const void *p, uint32_t *in_gpu);
 
 /* Device memory of the current device (cudaMalloc), for builds with no
  * gpudev (gpugen_frames.c); freed by gpugen_cuda_dev_free (NULL: no-op).
- * The current device's ordinal and multiprocessors. */
+ * The current device's ordinal and (sms not NULL) multiprocessors. */
 int gpugen_cuda_dev_alloc(void **p, size_t len);
 int gpugen_cuda_dev_free(void *p);
 int gpugen_cuda_current(int *dev, int *sms);

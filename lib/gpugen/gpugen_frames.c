@@ -107,7 +107,7 @@ gpugen_frames_build(struct gpugen_frames *f,
 {
 	struct gpugen_cuda_dst d = { .addrs = NULL };
 	uint32_t room;
-	int rc;
+	int rc, dev;
 
 	if (f == NULL || dst == NULL)
 		return gpugen_fail(err, errlen, -EINVAL, "no handle or no "
@@ -141,6 +141,15 @@ gpugen_frames_build(struct gpugen_frames *f,
 		return gpugen_fail(err, errlen, -EMSGSIZE, "frame buffers of %u "
 			"bytes cannot hold the longest frame (%u bytes)", room,
 			f->max_len);
+	/* The table and scratch are the opening device's: a launch on
+	 * another would read memory that is not there. */
+	rc = gpugen_cuda_current(&dev, NULL);
+	if (rc != 0)
+		return gpugen_fail(err, errlen, -EIO, "CUDA runtime: %s",
+			gpucuda_strerror(rc));
+	if (dev != f->dev)
+		return gpugen_fail(err, errlen, -EINVAL, "the thread's current "
+			"CUDA device is %d, the handle's %d", dev, f->dev);
 	d.in_gpu = (dst->flags & GPUGEN_FRAMES_IN_GPU) != 0;
 	rc = gpugen_cuda_build(f->table, &d, &f->scratch, first, n, tx_ns,
 		stream);

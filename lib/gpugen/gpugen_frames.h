@@ -39,7 +39,7 @@ extern "C" {
 
 /* A cudaStream_t of the handle's device; NULL is the default stream.
  * Builds are launched on the calling thread's current CUDA device, which
- * must be the one the handle was opened on. */
+ * must be the one the handle was opened on (else -EINVAL). */
 typedef void *gpugen_cuda_stream_t;
 
 struct gpugen_frames;
@@ -90,7 +90,8 @@ struct gpugen_frames_dst {
  * when they are written). lens (host memory, n entries, may be NULL)
  * receives each frame's length (no FCS) before the call returns, as
  * gpugen_len() gives it. 0, or -EINVAL (NULL handle or dst, n = 0, no
- * buffers, unknown flags, a strided span beyond the address space),
+ * buffers, unknown flags, a strided span beyond the address space, the
+ * thread's current device not the handle's),
  * -EMSGSIZE (buffers smaller than the longest frame), -EIO (the launch
  * failed; nothing was queued).
  */

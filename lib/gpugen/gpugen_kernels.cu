@@ -96,7 +96,7 @@ gpugen_cuda_current(int *dev, int *sms)
 {
 	cudaError_t e = cudaGetDevice(dev);
 
-	if (e == cudaSuccess)
+	if (e == cudaSuccess && sms != NULL)
 		e = cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount,
 			*dev);
 	return (int)e;
