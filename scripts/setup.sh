@@ -26,6 +26,7 @@ packages=(
 	"meson:command meson"
 	"ninja-build:command ninja"
 	"gcc:command gcc"
+	"make:command make"
 	"libdpdk-dev:pkgconfig libdpdk"
 	"libpcap-dev:pkgconfig libpcap"
 	"libjansson-dev:pkgconfig jansson"

@@ -2,7 +2,7 @@
 /*
  * gpugen-embed: how a program with its own DPDK set-up (a TRex-like
  * tester) embeds the generator through the installed libraries only
- * (pkg-config libgpugen libgpugen-cuda librte_gpu_cuda): it builds each
+ * (pkg-config libgpugen libgpugen-dpdk librte_gpu_cuda): it builds each
  * burst with the CPU reference, where gpudev has a GPU also on the GPU,
  * compares the two byte for byte, and sends the CPU's frames to port 0.
  *

@@ -21,24 +21,16 @@ case_name=$1 meson=$2 build=$3 src=$4 prefix=$5 libdir=$6 plugin_dir=$7
 check=$8 fake=$9 work=${10}
 check=$(readlink -f "$check") fake=$(readlink -f "$fake")
 rm -rf "$work" && mkdir -p "$work" || exit 1
-stage=$work/stage
 
 fail() { echo "FAIL: $*"; exit 1; }
 
-"$meson" install -C "$build" --no-rebuild --destdir "$stage" \
-	> "$work/install.log" 2>&1 || { cat "$work/install.log"; fail "meson install"; }
-case $libdir in /*) ;; *) libdir=$prefix/$libdir ;; esac
-pcdir=$stage$libdir/pkgconfig
-for f in libgpugen.pc libgpugen-cuda.pc librte_gpu_cuda.pc \
-		librte_gpu_cuda-static.pc librte_net_gpudma.pc; do
-	[ -f "$pcdir/$f" ] || fail "$f not installed in $pcdir"
-	# A staged tree: the .pc files say where the files will be once
-	# installed; point them at the stage.
-	sed -i -e "s|^prefix=.*|prefix=$stage$prefix|" \
-		-e "s|^plugindir=.*|plugindir=$stage$plugin_dir|" "$pcdir/$f"
-done
+. "$(dirname "$0")/stage-install.sh"
+stage_install "$meson" "$build" "$work" "$prefix" "$libdir" "$plugin_dir" \
+	libgpugen.pc libgpugen-cuda.pc libgpugen-dpdk.pc librte_gpu_cuda.pc \
+	librte_gpu_cuda-static.pc librte_net_gpudma.pc
 for f in "$stage$prefix/include/gpugen.h" "$stage$libdir/libgpugen.a" \
-		"$stage$libdir/libgpugen_cuda.a" "$stage$libdir/librte_gpu_cuda.a" \
+		"$stage$libdir/libgpugen_cuda.a" "$stage$libdir/libgpugen_dpdk.a" \
+		"$stage$libdir/librte_gpu_cuda.a" \
 		"$stage$plugin_dir/librte_gpu_cuda.so" \
 		"$stage$plugin_dir/librte_net_gpudma.so"; do
 	[ -f "$f" ] || fail "$f not installed"
@@ -46,8 +38,16 @@ done
 export PKG_CONFIG_PATH="$pcdir"
 cc=${CC:-cc}
 
+# The GPU build's core is for programs with any DPDK or none: DPDK is
+# required by its DPDK layer alone.
+! pkg-config --print-requires libgpugen-cuda | grep -q dpdk ||
+	fail "libgpugen-cuda.pc requires DPDK"
+pkg-config --print-requires libgpugen-dpdk | grep -q '^libdpdk' ||
+	fail "libgpugen-dpdk.pc does not require libdpdk"
+
 # The installed headers compile alone, with only pkg-config's flags.
-for h in gpugen.h:libgpugen rte_pmd_gpu_cuda.h:librte_gpu_cuda \
+for h in gpugen.h:libgpugen gpugen_frames.h:libgpugen-cuda \
+		gpugen_fill.h:libgpugen-dpdk rte_pmd_gpu_cuda.h:librte_gpu_cuda \
 		rte_pmd_net_gpudma.h:librte_net_gpudma; do
 	# shellcheck disable=SC2046
 	printf '#include <%s>\nint main(void) { return 0; }\n' "${h%%:*}" |
@@ -77,17 +77,17 @@ case $case_name in
 shared)
 	# shellcheck disable=SC2046
 	$cc -Wall -Wextra -Werror -o "$exe" "$src" \
-		$(pkg-config --cflags --libs libgpugen libgpugen-cuda librte_gpu_cuda) ||
+		$(pkg-config --cflags --libs libgpugen libgpugen-dpdk librte_gpu_cuda) ||
 		fail "out-of-tree build"
 	readelf -d "$exe" > "$work/dyn.txt" || fail "readelf"
-	for lib in libgpugen.so.0 libgpugen_cuda.so.0 librte_gpu_cuda.so; do
+	for lib in libgpugen.so.0 libgpugen_dpdk.so.0 librte_gpu_cuda.so; do
 		grep -q "NEEDED.*\[$lib\]" "$work/dyn.txt" || fail "$exe does not need $lib"
 	done
 	# The rpath names the plugin directory (staged here); the rest is
 	# found through the library path, which must not reach the build.
 	export LD_LIBRARY_PATH="$stage$libdir"
 	ldd "$exe" > "$work/ldd.txt" || fail "ldd"
-	for lib in libgpugen.so.0 libgpugen_cuda.so.0 librte_gpu_cuda.so; do
+	for lib in libgpugen.so.0 libgpugen_dpdk.so.0 librte_gpu_cuda.so; do
 		grep -q "$lib => $stage/" "$work/ldd.txt" ||
 			{ cat "$work/ldd.txt"; fail "$lib not taken from the staged install"; }
 	done
@@ -114,13 +114,14 @@ static-driver)
 	# The driver's archive before DPDK's libraries, which come with
 	# --as-needed; libdpdk.pc does not list the buses the driver uses.
 	# The generator's archives too, with what their .pc files give a
-	# static link (libgpugen-cuda's Libs.private: the CUDA runtime),
+	# static link (the DPDK layer's archive before the core's, and
+	# libgpugen-cuda's Libs.private: the CUDA runtime),
 	# DPDK staying shared: -Wl,-Bstatic would take DPDK's archives too.
 	# shellcheck disable=SC2046
 	$cc -Wall -Wextra -Werror -o "$exe" "$src" \
 		$(pkg-config --cflags --libs librte_gpu_cuda-static) \
-		"$stage$libdir/libgpugen_cuda.a" "$stage$libdir/libgpugen.a" \
-		$(sed -n 's/^Libs.private: //p' "$pcdir/libgpugen-cuda.pc") \
+		"$stage$libdir/libgpugen_dpdk.a" "$stage$libdir/libgpugen_cuda.a" \
+		"$stage$libdir/libgpugen.a" $(sed -n 's/^Libs.private: //p' "$pcdir/libgpugen-cuda.pc") \
 		$(pkg-config --cflags libgpugen) \
 		$(pkg-config --cflags --libs libdpdk libpcap) \
 		-lrte_bus_pci -lrte_bus_vdev || fail "out-of-tree build"

@@ -28,6 +28,15 @@
 #define GPUGEN_MAX_TOKENS 64
 #define GPUGEN_DIM(a) (sizeof(a) / sizeof((a)[0]))
 
+GPURX_STATIC_ASSERT(GPUGEN_MAX_VARS == GPUGEN_FE_MAX_VARS &&
+	GPUGEN_PROTO_UDP == GPURX_IPPROTO_UDP &&
+	GPUGEN_PROTO_TCP == GPURX_IPPROTO_TCP &&
+	GPUGEN_SIZES_FIXED == GPUGEN_SIZE_FIXED &&
+	GPUGEN_SIZES_STEP == GPUGEN_SIZE_STEP &&
+	GPUGEN_SIZES_RANDOM == GPUGEN_SIZE_RANDOM &&
+	GPUGEN_VAR_INC == GPUGEN_FE_INC && GPUGEN_VAR_DEC == GPUGEN_FE_DEC &&
+	GPUGEN_VAR_RANDOM == GPUGEN_FE_RANDOM, "the public numbers are the "
+	"engine's");
 GPURX_STATIC_ASSERT(GPUGEN_CSUM_IP4 == GPUGEN_CSUM_OFF_IP4 &&
 	GPUGEN_CSUM_UDP == GPUGEN_CSUM_OFF_UDP &&
 	GPUGEN_CSUM_TCP == GPUGEN_CSUM_OFF_TCP, "one set of offload bits");
@@ -189,20 +198,19 @@ struct var_desc {
 	int tuple;
 };
 
+/* The spec's items as a struct stream (def), with what the parser needs
+ * besides: the variables' text, compiled once the frame's layout is
+ * known, and sizes as given (they may pass 32 bits). */
 struct stream_desc {
-	struct gpugen_pkt_spec sp;
-	int have_ip, have_l4, n_vlan_words;
-	uint64_t size_lo, size_hi, size_step;
-	uint8_t size_mode;
+	struct gpugen_stream_def def;
+	int have_ip, have_l4;
+	uint64_t size_lo, size_hi;
 	int stamp;		/* -1: the default */
-	uint64_t seed;
-	uint64_t weight;
 	const char *pcap;
 	int pcap_all;
 	int imix;
 	int size_given;
-	unsigned int n_vars;
-	struct var_desc vars[GPUGEN_FE_MAX_VARS];
+	struct var_desc vars[GPUGEN_FE_MAX_VARS];	/* def.n_vars of them */
 };
 
 static const char known_keys[] = "eth, vlan[=ID], ipv4, ipv6, udp, tcp, "
@@ -213,9 +221,10 @@ static int
 set_size(struct stream_desc *d, char *v, char *err, size_t errlen)
 {
 	char *opt = strchr(v, ':');
+	uint64_t step;
 
-	d->size_mode = GPUGEN_SIZE_FIXED;
-	d->size_step = 1;
+	d->def.size_mode = GPUGEN_SIZE_FIXED;
+	d->def.size_step = 1;
 	if (opt != NULL)
 		*opt++ = '\0';
 	if (parse_range(v, &d->size_lo, &d->size_hi) != 0)
@@ -225,19 +234,20 @@ set_size(struct stream_desc *d, char *v, char *err, size_t errlen)
 		return fail(err, errlen, -EINVAL, "size %" PRIu64 "-%" PRIu64
 			": min > max", d->size_lo, d->size_hi);
 	if (d->size_lo != d->size_hi)
-		d->size_mode = GPUGEN_SIZE_STEP;
+		d->def.size_mode = GPUGEN_SIZE_STEP;
 	while (opt != NULL) {
 		char *next = strchr(opt, ':');
 
 		if (next != NULL)
 			*next++ = '\0';
 		if (strcmp(opt, "random") == 0) {
-			d->size_mode = GPUGEN_SIZE_RANDOM;
+			d->def.size_mode = GPUGEN_SIZE_RANDOM;
 		} else if (strncmp(opt, "step=", 5) == 0) {
-			if (parse_u64(opt + 5, &d->size_step) != 0 ||
-					d->size_step == 0 || d->size_step > 65535)
+			if (parse_u64(opt + 5, &step) != 0 ||
+					step == 0 || step > 65535)
 				return fail(err, errlen, -EINVAL, "size step '%s': "
 					"not a number in 1..65535", opt + 5);
+			d->def.size_step = (uint32_t)step;
 		} else {
 			return fail(err, errlen, -EINVAL, "size option '%s' "
 				"unknown (step=N, random)", opt);
@@ -245,7 +255,7 @@ set_size(struct stream_desc *d, char *v, char *err, size_t errlen)
 		opt = next;
 	}
 	if (d->size_lo == d->size_hi)
-		d->size_mode = GPUGEN_SIZE_FIXED;
+		d->def.size_mode = GPUGEN_SIZE_FIXED;
 	d->size_given = 1;
 	return 0;
 }
@@ -258,15 +268,15 @@ set_addr(struct stream_desc *d, uint8_t *dst, const char *key, const char *v,
 
 	memset(b, 0, sizeof(b));
 	if (inet_pton(AF_INET, v, b) == 1) {
-		if (d->sp.ip_version == 6)
+		if (d->def.ip_version == 6)
 			return fail(err, errlen, -EINVAL, "%s=%s: an IPv4 address "
 				"in an IPv6 stream", key, v);
-		d->sp.ip_version = 4;
+		d->def.ip_version = 4;
 	} else if (inet_pton(AF_INET6, v, b) == 1) {
-		if (d->sp.ip_version == 4)
+		if (d->def.ip_version == 4)
 			return fail(err, errlen, -EINVAL, "%s=%s: an IPv6 address "
 				"in an IPv4 stream", key, v);
-		d->sp.ip_version = 6;
+		d->def.ip_version = 6;
 	} else {
 		return fail(err, errlen, -EINVAL, "%s=%s: not an IPv4 or IPv6 "
 			"address", key, v);
@@ -279,10 +289,10 @@ set_addr(struct stream_desc *d, uint8_t *dst, const char *key, const char *v,
 static int
 set_ipver(struct stream_desc *d, int v, char *err, size_t errlen)
 {
-	if (d->sp.ip_version != 0 && d->sp.ip_version != v)
+	if (d->def.ip_version != 0 && d->def.ip_version != v)
 		return fail(err, errlen, -EINVAL, "ipv%d: the stream is already "
-			"IPv%d (by a word or an address)", v, d->sp.ip_version);
-	d->sp.ip_version = v;
+			"IPv%d (by a word or an address)", v, d->def.ip_version);
+	d->def.ip_version = v;
 	d->have_ip = 1;
 	return 0;
 }
@@ -290,9 +300,9 @@ set_ipver(struct stream_desc *d, int v, char *err, size_t errlen)
 static int
 set_l4(struct stream_desc *d, uint8_t proto, char *err, size_t errlen)
 {
-	if (d->have_l4 && d->sp.proto != proto)
+	if (d->have_l4 && d->def.proto != proto)
 		return fail(err, errlen, -EINVAL, "udp and tcp in one stream");
-	d->sp.proto = proto;
+	d->def.proto = proto;
 	d->have_l4 = 1;
 	return 0;
 }
@@ -322,7 +332,7 @@ set_tcp_flags(struct stream_desc *d, const char *v, char *err, size_t errlen)
 	if (v[0] >= '0' && v[0] <= '9') {
 		if (num_key("flags", v, 255, &n, err, errlen) != 0)
 			return -EINVAL;
-		d->sp.tcp_flags = (uint8_t)n;
+		d->def.tcp_flags = (uint8_t)n;
 		return 0;
 	}
 	if (v[0] == '\0')
@@ -342,7 +352,7 @@ set_tcp_flags(struct stream_desc *d, const char *v, char *err, size_t errlen)
 				"twice", v, *c);
 		f |= bit;
 	}
-	d->sp.tcp_flags = (uint8_t)f;
+	d->def.tcp_flags = (uint8_t)f;
 	return 0;
 }
 
@@ -381,43 +391,37 @@ parse_item(struct stream_desc *d, char *item, char *err, size_t errlen)
 				"(known: %s)", item, known_keys);
 	}
 	if (strcmp(item, "vlan") == 0) {
-		if (d->sp.n_vlans >= 2)
+		if (d->def.n_vlans >= 2)
 			return fail(err, errlen, -EINVAL, "vlan: at most 2 tags "
 				"(QinQ)");
 		if (num_key(item, v, 4095, &n, err, errlen) != 0)
 			return -EINVAL;
-		d->sp.vid[d->sp.n_vlans++] = (uint16_t)n;
-		/* Two tags: an 802.1ad outer tag, as QinQ is sent. */
-		if (d->sp.n_vlans == 2) {
-			d->sp.tpid[0] = GPURX_ETHERTYPE_QINQ;
-			d->sp.tpid[1] = GPURX_ETHERTYPE_VLAN;
-		}
+		d->def.vid[d->def.n_vlans++] = (uint16_t)n;
 		return 0;
 	}
 	if (strcmp(item, "pcp") == 0) {
 		if (num_key(item, v, 7, &n, err, errlen) != 0)
 			return -EINVAL;
-		for (int i = 0; i < GPUGEN_PB_MAX_VLANS; i++)
-			d->sp.pcp[i] = (uint8_t)n;
+		d->def.pcp = (uint8_t)n;
 		return 0;
 	}
 	if (strcmp(item, "dmac") == 0 || strcmp(item, "smac") == 0) {
-		if (parse_mac(v, item[0] == 'd' ? d->sp.eth_dst : d->sp.eth_src))
+		if (parse_mac(v, item[0] == 'd' ? d->def.eth_dst : d->def.eth_src))
 			return fail(err, errlen, -EINVAL, "%s=%s: not a MAC "
 				"address (xx:xx:xx:xx:xx:xx)", item, v);
 		return 0;
 	}
 	if (strcmp(item, "src") == 0)
-		return set_addr(d, d->sp.src, item, v, err, errlen);
+		return set_addr(d, d->def.src, item, v, err, errlen);
 	if (strcmp(item, "dst") == 0)
-		return set_addr(d, d->sp.dst, item, v, err, errlen);
+		return set_addr(d, d->def.dst, item, v, err, errlen);
 	if (strcmp(item, "sport") == 0 || strcmp(item, "dport") == 0) {
 		if (num_key(item, v, 65535, &n, err, errlen) != 0)
 			return -EINVAL;
 		if (item[0] == 's')
-			d->sp.sport = (uint16_t)n;
+			d->def.sport = (uint16_t)n;
 		else
-			d->sp.dport = (uint16_t)n;
+			d->def.dport = (uint16_t)n;
 		return 0;
 	}
 	if (strcmp(item, "flags") == 0)
@@ -427,11 +431,11 @@ parse_item(struct stream_desc *d, char *item, char *err, size_t errlen)
 		if (num_key(item, v, 255, &n, err, errlen) != 0)
 			return -EINVAL;
 		if (strcmp(item, "ttl") == 0)
-			d->sp.ttl = (uint8_t)n;
+			d->def.ttl = (uint8_t)n;
 		else if (strcmp(item, "tos") == 0)
-			d->sp.tos = (uint8_t)n;
+			d->def.tos = (uint8_t)n;
 		else
-			d->sp.payload_byte = (uint8_t)n;
+			d->def.payload_byte = (uint8_t)n;
 		return 0;
 	}
 	if (strcmp(item, "size") == 0)
@@ -446,11 +450,12 @@ parse_item(struct stream_desc *d, char *item, char *err, size_t errlen)
 		return 0;
 	}
 	if (strcmp(item, "seed") == 0)
-		return num_key(item, v, UINT64_MAX, &d->seed, err, errlen);
+		return num_key(item, v, UINT64_MAX, &d->def.seed, err, errlen);
 	if (strcmp(item, "weight") == 0) {
-		rc = num_key(item, v, 1000000, &d->weight, err, errlen);
-		if (rc == 0 && d->weight == 0)
+		rc = num_key(item, v, 1000000, &n, err, errlen);
+		if (rc == 0 && n == 0)
 			return fail(err, errlen, -EINVAL, "weight=0: at least 1");
+		d->def.weight = (uint32_t)n;
 		return rc;
 	}
 	if (strcmp(item, "pcap") == 0) {
@@ -460,10 +465,10 @@ parse_item(struct stream_desc *d, char *item, char *err, size_t errlen)
 	if (strcmp(item, "var") == 0 || strcmp(item, "tuple") == 0) {
 		struct var_desc *x;
 
-		if (d->n_vars >= GPUGEN_FE_MAX_VARS)
+		if (d->def.n_vars >= GPUGEN_FE_MAX_VARS)
 			return fail(err, errlen, -ENOSPC, "more than %d variables",
 				GPUGEN_FE_MAX_VARS);
-		x = &d->vars[d->n_vars++];
+		x = &d->vars[d->def.n_vars++];
 		x->tuple = item[0] == 't';
 		if (strlen(v) >= sizeof(x->text))
 			return fail(err, errlen, -EINVAL, "%s=%s: too long", item,
@@ -558,19 +563,42 @@ add_write(struct gpugen_fe_prog *p, const struct var_target *t, int var,
 	return gpugen_fe_write_off(p, t->off, var, part, 0);
 }
 
-/* var=FIELD:OP:MIN-MAX[:step=N][:init=V][:burst] */
+/*
+ * ref as a write target, named in buf (bufsz bytes, which t->name may
+ * point into: keep it until the write is added).
+ */
 static int
-compile_var(struct gpugen_fe_prog *p, const char *text, char *err,
+ref_target(const struct gpugen_fe_prog *p, const struct gpugen_field_ref *ref,
+		char *buf, size_t bufsz, struct var_target *t, char *err,
 		size_t errlen)
 {
-	char buf[128], *f[8];
-	unsigned int nf = 0;
-	struct var_target t;
-	uint64_t lo, hi, step = 1, init;
-	int have_init = 0, burst = 0, rc;
-	uint8_t op, size;
+	if (ref->name == NULL) {
+		if (ref->off > 65535 || (ref->width != 1 && ref->width != 2 &&
+				ref->width != 4 && ref->width != 8))
+			return fail(err, errlen, -EINVAL, "field at offset %u, "
+				"%u bytes: an offset in 0..65535 and 1, 2, 4 or 8 "
+				"bytes wanted", ref->off, ref->width);
+		snprintf(buf, bufsz, "@%u/%u", ref->off, ref->width);
+	} else if ((size_t)snprintf(buf, bufsz, "%s", ref->name) >= bufsz) {
+		return fail(err, errlen, -EINVAL, "field '%s': too long",
+			ref->name);
+	}
+	return parse_target(p, buf, t, err, errlen);
+}
 
-	snprintf(buf, sizeof(buf), "%s", text);
+/* text (var=, the item's value) as a variable whose field names point
+ * into buf (128 bytes). */
+static int
+var_of_text(const char *text, char *buf, struct gpugen_var_def *v,
+		char *err, size_t errlen)
+{
+	char *f[8];
+	unsigned int nf;
+	int rc;
+
+	memset(v, 0, sizeof(*v));
+	v->step = 1;
+	snprintf(buf, 128, "%s", text);
 	nf = split(buf, ':', f, GPUGEN_DIM(f));
 	if (nf == 0)
 		return fail(err, errlen, -EINVAL, "%s: too many parts", text);
@@ -578,15 +606,15 @@ compile_var(struct gpugen_fe_prog *p, const char *text, char *err,
 		return fail(err, errlen, -EINVAL, "var=%s: FIELD:OP:MIN-MAX "
 			"wanted", text);
 	if (strcmp(f[1], "inc") == 0)
-		op = GPUGEN_FE_INC;
+		v->op = GPUGEN_FE_INC;
 	else if (strcmp(f[1], "dec") == 0)
-		op = GPUGEN_FE_DEC;
+		v->op = GPUGEN_FE_DEC;
 	else if (strcmp(f[1], "random") == 0)
-		op = GPUGEN_FE_RANDOM;
+		v->op = GPUGEN_FE_RANDOM;
 	else
 		return fail(err, errlen, -EINVAL, "var=%s: operation '%s' "
 			"unknown (inc, dec, random)", text, f[1]);
-	rc = parse_range(f[2], &lo, &hi);
+	rc = parse_range(f[2], &v->min, &v->max);
 	if (rc == -ERANGE)
 		return fail(err, errlen, -ERANGE, "var=%s: range '%s' holds a "
 			"number above 2^64 - 1", text, f[2]);
@@ -595,111 +623,162 @@ compile_var(struct gpugen_fe_prog *p, const char *text, char *err,
 			"MIN-MAX (numbers or dotted IPv4)", text, f[2]);
 	for (unsigned int k = 3; k < nf; k++) {
 		if (strncmp(f[k], "step=", 5) == 0) {
-			if (parse_u64(f[k] + 5, &step) != 0 || step == 0)
+			if (parse_u64(f[k] + 5, &v->step) != 0 || v->step == 0)
 				return fail(err, errlen, -EINVAL, "var=%s: step "
 					"'%s' not a number >= 1", text, f[k] + 5);
 		} else if (strncmp(f[k], "init=", 5) == 0) {
-			if (parse_value(f[k] + 5, &init) != 0)
+			if (parse_value(f[k] + 5, &v->init) != 0)
 				return fail(err, errlen, -EINVAL, "var=%s: init "
 					"'%s' not a value", text, f[k] + 5);
-			have_init = 1;
+			v->has_init = 1;
 		} else if (strcmp(f[k], "burst") == 0) {
-			burst = 1;
+			v->burst = 1;
 		} else {
 			return fail(err, errlen, -EINVAL, "var=%s: option '%s' "
 				"unknown (step=N, init=V, burst)", text, f[k]);
 		}
 	}
-	if (lo > hi)
-		return fail(err, errlen, -EINVAL, "var=%s: min > max", text);
-	if (!have_init)
-		init = op == GPUGEN_FE_DEC ? hi : lo;
-	if (init < lo || init > hi)
-		return fail(err, errlen, -EINVAL, "var=%s: init outside "
-			"[min, max]", text);
-	rc = parse_target(p, f[0], &t, err, errlen);
-	if (rc != 0)
-		return rc;
-	size = (uint8_t)t.width;
-	if (hi > t.vmax && t.bits != 0)
-		return fail(err, errlen, -ERANGE, "var=%s: max %" PRIu64 " does "
-			"not fit the field's %u bits (0-%" PRIu64 ")", text, hi,
-			t.bits, t.vmax);
-	if (hi > t.vmax)
-		return fail(err, errlen, -ERANGE, "var=%s: max %" PRIu64 " does "
-			"not fit the field's %u bytes", text, hi, size);
-	rc = gpugen_fe_add_var(p, size, op, lo, hi, init, step, burst);
-	if (rc < 0)
-		return fail(err, errlen, rc, "var=%s: %s", text, fe_why(rc));
-	rc = add_write(p, &t, rc, GPUGEN_FE_PART_VALUE);
-	if (rc < 0)
-		return fail(err, errlen, rc, "var=%s: field %s: %s", text, f[0],
-			fe_why(rc));
+	v->field.name = f[0];
 	return 0;
 }
 
-/* tuple=IPFIELD:PORTFIELD:IPMIN-IPMAX:PMIN-PMAX[:limit=N][:burst] */
+/* text (tuple=) as a tuple whose field names point into buf (128
+ * bytes). */
 static int
-compile_tuple(struct gpugen_fe_prog *p, const char *text, char *err,
-		size_t errlen)
+tuple_of_text(const char *text, char *buf, struct gpugen_var_def *v,
+		char *err, size_t errlen)
 {
-	char buf[128], *f[7];
-	unsigned int nf = 0;
-	struct var_target tip, tport;
-	uint64_t ilo, ihi, plo, phi, limit = 0;
-	int burst = 0, rc, var;
+	char *f[7];
+	unsigned int nf;
+	uint64_t plo, phi;
 
-	snprintf(buf, sizeof(buf), "%s", text);
+	memset(v, 0, sizeof(*v));
+	v->tuple = 1;
+	v->step = 1;
+	snprintf(buf, 128, "%s", text);
 	nf = split(buf, ':', f, GPUGEN_DIM(f));
 	if (nf == 0)
 		return fail(err, errlen, -EINVAL, "%s: too many parts", text);
 	if (nf < 4)
 		return fail(err, errlen, -EINVAL, "tuple=%s: IPFIELD:PORTFIELD:"
 			"IPMIN-IPMAX:PMIN-PMAX wanted", text);
-	if (parse_range(f[2], &ilo, &ihi) != 0 || ihi > UINT32_MAX)
+	if (parse_range(f[2], &v->min, &v->max) != 0 || v->max > UINT32_MAX)
 		return fail(err, errlen, -EINVAL, "tuple=%s: address range '%s' "
 			"not IPv4 MIN-MAX", text, f[2]);
 	if (parse_range(f[3], &plo, &phi) != 0 || phi > 65535)
 		return fail(err, errlen, -EINVAL, "tuple=%s: port range '%s' "
 			"not MIN-MAX in 0..65535", text, f[3]);
-	if (ilo > ihi || plo > phi)
+	if (v->min > v->max || plo > phi)
 		return fail(err, errlen, -EINVAL, "tuple=%s: min > max", text);
 	for (unsigned int k = 4; k < nf; k++) {
 		if (strncmp(f[k], "limit=", 6) == 0) {
-			if (parse_u64(f[k] + 6, &limit) != 0)
+			if (parse_u64(f[k] + 6, &v->limit) != 0)
 				return fail(err, errlen, -EINVAL, "tuple=%s: limit "
 					"'%s' not a number", text, f[k] + 6);
 		} else if (strcmp(f[k], "burst") == 0) {
-			burst = 1;
+			v->burst = 1;
 		} else {
 			return fail(err, errlen, -EINVAL, "tuple=%s: option '%s' "
 				"unknown (limit=N, burst)", text, f[k]);
 		}
 	}
-	rc = parse_target(p, f[0], &tip, err, errlen);
-	if (rc == 0)
-		rc = parse_target(p, f[1], &tport, err, errlen);
+	v->field.name = f[0];
+	v->port_field.name = f[1];
+	v->port_min = (uint16_t)plo;
+	v->port_max = (uint16_t)phi;
+	return 0;
+}
+
+/* A variable into p; label names it in messages (its spec text). */
+static int
+compile_var(struct gpugen_fe_prog *p, const struct gpugen_var_def *v,
+		const char *label, char *err, size_t errlen)
+{
+	char fname[64];
+	struct var_target t;
+	uint64_t init = v->init;
+	uint8_t size;
+	int rc;
+
+	if (v->op > GPUGEN_FE_RANDOM)
+		return fail(err, errlen, -EINVAL, "var=%s: operation %u unknown "
+			"(GPUGEN_VAR_INC, _DEC, _RANDOM)", label, v->op);
+	if (v->step == 0)
+		return fail(err, errlen, -EINVAL, "var=%s: step 0, not >= 1",
+			label);
+	if (v->min > v->max)
+		return fail(err, errlen, -EINVAL, "var=%s: min > max", label);
+	if (!v->has_init)
+		init = v->op == GPUGEN_FE_DEC ? v->max : v->min;
+	if (init < v->min || init > v->max)
+		return fail(err, errlen, -EINVAL, "var=%s: init outside "
+			"[min, max]", label);
+	rc = ref_target(p, &v->field, fname, sizeof(fname), &t, err, errlen);
 	if (rc != 0)
 		return rc;
-	var = gpugen_fe_add_tuple(p, (uint32_t)ilo, (uint32_t)ihi,
-		(uint16_t)plo, (uint16_t)phi, limit, burst);
-	if (var < 0)
-		return fail(err, errlen, var, "tuple=%s: %s", text, fe_why(var));
-	rc = add_write(p, &tip, var, GPUGEN_FE_PART_IP);
+	size = (uint8_t)t.width;
+	if (v->max > t.vmax && t.bits != 0)
+		return fail(err, errlen, -ERANGE, "var=%s: max %" PRIu64 " does "
+			"not fit the field's %u bits (0-%" PRIu64 ")", label,
+			v->max, t.bits, t.vmax);
+	if (v->max > t.vmax)
+		return fail(err, errlen, -ERANGE, "var=%s: max %" PRIu64 " does "
+			"not fit the field's %u bytes", label, v->max, size);
+	rc = gpugen_fe_add_var(p, size, (uint8_t)v->op, v->min, v->max, init,
+		v->step, v->burst);
 	if (rc < 0)
-		return fail(err, errlen, rc, "tuple=%s: field %s: %s", text, f[0],
-			fe_why(rc));
-	rc = add_write(p, &tport, var, GPUGEN_FE_PART_PORT);
+		return fail(err, errlen, rc, "var=%s: %s", label, fe_why(rc));
+	rc = add_write(p, &t, rc, GPUGEN_FE_PART_VALUE);
 	if (rc < 0)
-		return fail(err, errlen, rc, "tuple=%s: field %s: %s", text, f[1],
+		return fail(err, errlen, rc, "var=%s: field %s: %s", label, fname,
 			fe_why(rc));
 	return 0;
 }
 
+/* A tuple into p; label names it in messages. */
+static int
+compile_tuple(struct gpugen_fe_prog *p, const struct gpugen_var_def *v,
+		const char *label, char *err, size_t errlen)
+{
+	char fip[64], fport[64];
+	struct var_target tip, tport;
+	int rc, var;
+
+	if (v->max > UINT32_MAX)
+		return fail(err, errlen, -EINVAL, "tuple=%s: address range not "
+			"IPv4 MIN-MAX", label);
+	if (v->min > v->max || v->port_min > v->port_max)
+		return fail(err, errlen, -EINVAL, "tuple=%s: min > max", label);
+	rc = ref_target(p, &v->field, fip, sizeof(fip), &tip, err, errlen);
+	if (rc == 0)
+		rc = ref_target(p, &v->port_field, fport, sizeof(fport), &tport,
+			err, errlen);
+	if (rc != 0)
+		return rc;
+	var = gpugen_fe_add_tuple(p, (uint32_t)v->min, (uint32_t)v->max,
+		v->port_min, v->port_max, v->limit, v->burst);
+	if (var < 0)
+		return fail(err, errlen, var, "tuple=%s: %s", label, fe_why(var));
+	rc = add_write(p, &tip, var, GPUGEN_FE_PART_IP);
+	if (rc < 0)
+		return fail(err, errlen, rc, "tuple=%s: field %s: %s", label, fip,
+			fe_why(rc));
+	rc = add_write(p, &tport, var, GPUGEN_FE_PART_PORT);
+	if (rc < 0)
+		return fail(err, errlen, rc, "tuple=%s: field %s: %s", label,
+			fport, fe_why(rc));
+	return 0;
+}
+
+/*
+ * st's program: the stamp, then def's variables, from their spec text
+ * when text is set (the parser's), else from def->vars.
+ */
 static int
 compile_prog(const struct gpugen *g, struct gpugen_stream_dev *st,
-		const struct stream_desc *d, const struct gpugen_pkt_layout *lay,
-		int stamp, uint32_t id, char *err, size_t errlen)
+		const struct gpugen_stream_def *def, const struct var_desc *text,
+		const struct gpugen_pkt_layout *lay, int stamp, uint32_t id,
+		char *err, size_t errlen)
 {
 	int rc = gpugen_fe_init(&st->prog, lay, st->seed, id, g->conf.burst);
 
@@ -714,10 +793,27 @@ compile_prog(const struct gpugen *g, struct gpugen_stream_dev *st,
 				st->from_spec ? "shortest" : "pcap", lay->len,
 				GPUGEN_STAMP_LEN);
 	}
-	for (unsigned int k = 0; k < d->n_vars; k++) {
-		rc = d->vars[k].tuple ?
-			compile_tuple(&st->prog, d->vars[k].text, err, errlen) :
-			compile_var(&st->prog, d->vars[k].text, err, errlen);
+	for (unsigned int k = 0; k < def->n_vars; k++) {
+		struct gpugen_var_def parsed;
+		const struct gpugen_var_def *v = &def->vars[k];
+		char buf[128], label[32];
+		const char *name = label;
+
+		if (text != NULL) {
+			rc = text[k].tuple ?
+				tuple_of_text(text[k].text, buf, &parsed, err,
+					errlen) :
+				var_of_text(text[k].text, buf, &parsed, err,
+					errlen);
+			if (rc != 0)
+				return rc;
+			v = &parsed;
+			name = text[k].text;
+		} else {
+			snprintf(label, sizeof(label), "vars[%u]", k);
+		}
+		rc = v->tuple ? compile_tuple(&st->prog, v, name, err, errlen) :
+			compile_var(&st->prog, v, name, err, errlen);
 		if (rc != 0)
 			return rc;
 	}
@@ -761,55 +857,173 @@ append_stream(struct gpugen *g, const struct gpugen_stream_dev *st,
 	return 0;
 }
 
+/* A spec's defaults but those of the IP version and protocol. */
 static void
-desc_defaults(struct stream_desc *d, const struct gpugen *g)
+def_defaults(struct gpugen_stream_def *d, const struct gpugen *g)
 {
 	static const uint8_t dmac[6] = { 2, 0, 0, 0, 0, 2 };
 	static const uint8_t smac[6] = { 2, 0, 0, 0, 0, 1 };
 
 	memset(d, 0, sizeof(*d));
-	memcpy(d->sp.eth_dst, dmac, 6);
-	memcpy(d->sp.eth_src, smac, 6);
-	d->sp.sport = 1024;
-	d->sp.dport = 1024;
-	d->stamp = -1;
+	memcpy(d->eth_dst, dmac, 6);
+	memcpy(d->eth_src, smac, 6);
+	d->sport = 1024;
+	d->dport = 1024;
 	d->seed = g->conf.seed;
 	d->weight = 1;
+	d->size_min = d->size_max = GPUGEN_DEFAULT_SIZE;
+	d->stamp = 1;
 }
 
 static void
-ip_defaults(struct stream_desc *d, int src_set, int dst_set)
+desc_defaults(struct stream_desc *d, const struct gpugen *g)
+{
+	memset(d, 0, sizeof(*d));
+	def_defaults(&d->def, g);
+	d->stamp = -1;
+}
+
+/* Version, protocol, flags and addresses the spec left unsaid. */
+static void
+ip_defaults(struct gpugen_stream_def *d, int have_l4, int src_set,
+		int dst_set)
 {
 	static const uint8_t v6[16] = { 0x20, 0x01, 0x0d, 0xb8 };
 
-	if (d->sp.ip_version == 0)
-		d->sp.ip_version = 4;
-	if (!d->have_l4)
-		d->sp.proto = GPURX_IPPROTO_UDP;
-	if (d->sp.proto == GPURX_IPPROTO_TCP && d->sp.tcp_flags == 0)
-		d->sp.tcp_flags = 0x10;		/* ACK: a segment mid-flow */
-	if (d->sp.ip_version == 4) {
+	if (d->ip_version == 0)
+		d->ip_version = 4;
+	if (!have_l4)
+		d->proto = GPURX_IPPROTO_UDP;
+	if (d->proto == GPURX_IPPROTO_TCP && d->tcp_flags == 0)
+		d->tcp_flags = 0x10;		/* ACK: a segment mid-flow */
+	if (d->ip_version == 4) {
 		const uint8_t s4[4] = { 10, 0, 0, 1 }, d4[4] = { 10, 0, 0, 2 };
 
 		if (!src_set)
-			memcpy(d->sp.src, s4, 4);
+			memcpy(d->src, s4, 4);
 		if (!dst_set)
-			memcpy(d->sp.dst, d4, 4);
+			memcpy(d->dst, d4, 4);
 	} else {
 		if (!src_set) {
-			memcpy(d->sp.src, v6, 16);
-			d->sp.src[15] = 1;
+			memcpy(d->src, v6, 16);
+			d->src[15] = 1;
 		}
 		if (!dst_set) {
-			memcpy(d->sp.dst, v6, 16);
-			d->sp.dst[15] = 2;
+			memcpy(d->dst, v6, 16);
+			d->dst[15] = 2;
 		}
 	}
 }
 
-/* A spec stream: template of the longest size, program on the shortest. */
+int
+gpugen_stream_def_init(const struct gpugen *g, struct gpugen_stream_def *d,
+		uint8_t ip_version, uint8_t proto)
+{
+	if (g == NULL || d == NULL || (ip_version != 4 && ip_version != 6) ||
+			(proto != GPUGEN_PROTO_UDP && proto != GPUGEN_PROTO_TCP))
+		return -EINVAL;
+	def_defaults(d, g);
+	d->ip_version = ip_version;
+	d->proto = proto;
+	ip_defaults(d, 1, 0, 0);
+	return 0;
+}
+
+/* Frame sizes with the FCS: the minimum first, as below the FCS's 4
+ * bytes the data room test would wrap. */
 static int
-add_spec_stream(struct gpugen *g, struct stream_desc *d, const char *desc,
+sizes_check(const struct gpugen *g, uint64_t lo, uint64_t hi, char *err,
+		size_t errlen)
+{
+	if (lo < GPUGEN_PB_MIN_FRAME + GPUGEN_FCS)
+		return fail(err, errlen, -EINVAL, "size %" PRIu64 " below the "
+			"Ethernet minimum of %d", lo,
+			GPUGEN_PB_MIN_FRAME + GPUGEN_FCS);
+	if (hi - GPUGEN_FCS > g->conf.data_room)
+		return fail(err, errlen, -EMSGSIZE, "size %" PRIu64 " beyond the "
+			"mbuf data room (%u bytes, %u with FCS)", hi,
+			g->conf.data_room, g->conf.data_room + GPUGEN_FCS);
+	return 0;
+}
+
+/* What the spec parser's syntax rules out, checked for a struct. */
+static int
+def_check(const struct gpugen_stream_def *d, char *err, size_t errlen)
+{
+	if (d->n_vlans > 2)
+		return fail(err, errlen, -EINVAL, "%u VLAN tags: at most 2 "
+			"(QinQ)", d->n_vlans);
+	for (uint32_t i = 0; i < d->n_vlans; i++)
+		if (d->vid[i] > 4095)
+			return fail(err, errlen, -EINVAL, "VLAN id %u: not in "
+				"0..4095", d->vid[i]);
+	if (d->pcp > 7)
+		return fail(err, errlen, -EINVAL, "pcp %u: not in 0..7", d->pcp);
+	if (d->ip_version != 4 && d->ip_version != 6)
+		return fail(err, errlen, -EINVAL, "IP version %u: 4 or 6",
+			d->ip_version);
+	if (d->proto != GPURX_IPPROTO_UDP && d->proto != GPURX_IPPROTO_TCP)
+		return fail(err, errlen, -EINVAL, "protocol %u: UDP (17) or TCP "
+			"(6)", d->proto);
+	if (d->weight == 0 || d->weight > 1000000)
+		return fail(err, errlen, -EINVAL, "weight %u: not in 1..1000000",
+			d->weight);
+	if (d->size_min > d->size_max)
+		return fail(err, errlen, -EINVAL, "size %u-%u: min > max",
+			d->size_min, d->size_max);
+	if (d->size_mode > GPUGEN_SIZE_RANDOM)
+		return fail(err, errlen, -EINVAL, "size mode %u unknown "
+			"(GPUGEN_SIZES_FIXED, _STEP, _RANDOM)", d->size_mode);
+	if (d->size_mode == GPUGEN_SIZE_STEP &&
+			(d->size_step == 0 || d->size_step > 65535))
+		return fail(err, errlen, -EINVAL, "size step %u: not in "
+			"1..65535", d->size_step);
+	if (d->stamp != 0 && d->stamp != 1)
+		return fail(err, errlen, -EINVAL, "stamp %d: 0 or 1", d->stamp);
+	if (d->n_vars > GPUGEN_FE_MAX_VARS)
+		return fail(err, errlen, -ENOSPC, "more than %d variables",
+			GPUGEN_FE_MAX_VARS);
+	return 0;
+}
+
+/* The packet builder's spec of d's headers, no payload. */
+static void
+def_headers(const struct gpugen_stream_def *d, struct gpugen_pkt_spec *sp)
+{
+	memset(sp, 0, sizeof(*sp));
+	memcpy(sp->eth_dst, d->eth_dst, 6);
+	memcpy(sp->eth_src, d->eth_src, 6);
+	sp->n_vlans = (int)d->n_vlans;
+	for (uint32_t i = 0; i < d->n_vlans; i++)
+		sp->vid[i] = d->vid[i];
+	/* Two tags: an 802.1ad outer tag, as QinQ is sent. */
+	if (d->n_vlans == 2) {
+		sp->tpid[0] = GPURX_ETHERTYPE_QINQ;
+		sp->tpid[1] = GPURX_ETHERTYPE_VLAN;
+	}
+	for (int i = 0; i < GPUGEN_PB_MAX_VLANS; i++)
+		sp->pcp[i] = d->pcp;
+	sp->ip_version = d->ip_version;
+	memcpy(sp->src, d->src, 16);
+	memcpy(sp->dst, d->dst, 16);
+	sp->ttl = d->ttl;
+	sp->tos = d->tos;
+	sp->proto = d->proto;
+	sp->sport = d->sport;
+	sp->dport = d->dport;
+	sp->tcp_flags = d->tcp_flags;
+	sp->payload_byte = d->payload_byte;
+}
+
+/*
+ * One stream of d (every spec stream but pcap's, and every struct one):
+ * template of the longest size, program on the shortest. text: the
+ * variables' spec text (NULL: d->vars). stamp_optional: with no room
+ * for the stamp, go without (imix's default).
+ */
+static int
+add_def_stream(struct gpugen *g, const struct gpugen_stream_def *d,
+		const struct var_desc *text, int stamp_optional, const char *desc,
 		char *err, size_t errlen)
 {
 	struct gpugen_stream_dev *st;
@@ -818,31 +1032,29 @@ add_spec_stream(struct gpugen *g, struct stream_desc *d, const char *desc,
 	uint32_t id = g->t->n_streams;
 	int rc;
 
-	/* The minimum first: below the FCS's 4 bytes the data room test
-	 * would wrap. */
-	if (d->size_lo < GPUGEN_PB_MIN_FRAME + GPUGEN_FCS)
-		return fail(err, errlen, -EINVAL, "size %" PRIu64 " below the "
-			"Ethernet minimum of %d", d->size_lo,
-			GPUGEN_PB_MIN_FRAME + GPUGEN_FCS);
-	if (d->size_hi - GPUGEN_FCS > g->conf.data_room)
-		return fail(err, errlen, -EMSGSIZE, "size %" PRIu64 " beyond the "
-			"mbuf data room (%u bytes, %u with FCS)", d->size_hi,
-			g->conf.data_room, g->conf.data_room + GPUGEN_FCS);
+	if (g->t->n_streams >= GPUGEN_MAX_STREAMS)
+		return fail(err, errlen, -ENOSPC, "more than %d streams",
+			GPUGEN_MAX_STREAMS);
+	rc = sizes_check(g, d->size_min, d->size_max, err, errlen);
+	if (rc == 0)
+		rc = def_check(d, err, errlen);
+	if (rc != 0)
+		return rc;
 	st = calloc(1, sizeof(*st));
-	tmpl = malloc(d->size_hi);
+	tmpl = malloc(d->size_max);
 	if (st == NULL || tmpl == NULL) {
 		rc = -ENOMEM;
 		goto out;
 	}
 	st->from_spec = 1;
 	st->seed = d->seed;
-	st->weight = (uint32_t)d->weight;
-	st->size_mode = d->size_mode;
-	st->len_min = (uint32_t)d->size_lo - GPUGEN_FCS;
-	st->len_max = (uint32_t)d->size_hi - GPUGEN_FCS;
-	st->len_step = (uint32_t)d->size_step;
-	st->spec = d->sp;
-	st->spec.payload_len = 0;
+	st->weight = d->weight;
+	st->size_mode = d->size_min == d->size_max ? GPUGEN_SIZE_FIXED :
+		(uint8_t)d->size_mode;
+	st->len_min = d->size_min - GPUGEN_FCS;
+	st->len_max = d->size_max - GPUGEN_FCS;
+	st->len_step = d->size_step;
+	def_headers(d, &st->spec);
 	if (gpugen_pkt_build(&st->spec, tmpl, st->len_max, &lay) == 0) {
 		rc = fail(err, errlen, -EINVAL, "headers do not fit");
 		goto out;
@@ -862,14 +1074,14 @@ add_spec_stream(struct gpugen *g, struct stream_desc *d, const char *desc,
 			st->len_min + GPUGEN_FCS);
 		goto out;
 	}
-	rc = compile_prog(g, st, d, &lay, d->stamp != 0, id, err, errlen);
+	rc = compile_prog(g, st, d, text, &lay, d->stamp, id, err, errlen);
 	/* imix's 64-byte frames have no room for a stamp behind IPv6 or
 	 * TCP headers: there the stamp is left out unless stamp=on asked
 	 * for it (gpugen_stream_info() says which streams carry one). */
-	if (rc == -EMSGSIZE && d->imix && d->stamp == -1) {
+	if (rc == -EMSGSIZE && stamp_optional) {
 		if (err != NULL && errlen > 0)
 			err[0] = '\0';
-		rc = compile_prog(g, st, d, &lay, 0, id, err, errlen);
+		rc = compile_prog(g, st, d, text, &lay, 0, id, err, errlen);
 	}
 	if (rc != 0)
 		goto out;
@@ -934,7 +1146,7 @@ add_pcap_streams(struct gpugen *g, struct stream_desc *d, const char *desc,
 	pcap_t *pc;
 	int rc = 0, r;
 
-	if (d->have_ip || d->have_l4 || d->sp.n_vlans || d->size_given ||
+	if (d->have_ip || d->have_l4 || d->def.n_vlans || d->size_given ||
 			d->imix)
 		return fail(err, errlen, -EINVAL, "pcap=%s: the frame comes from "
 			"the file; only var, tuple, stamp, seed, weight and all "
@@ -993,12 +1205,12 @@ add_pcap_streams(struct gpugen *g, struct stream_desc *d, const char *desc,
 		/* Valid checksums from the start, whatever the capture held
 		 * (offloaded checksums are often garbage there). */
 		gpugen_pkt_csum_fill(tmpl, &lay);
-		st->seed = d->seed;
-		st->weight = (uint32_t)d->weight;
+		st->seed = d->def.seed;
+		st->weight = d->def.weight;
 		st->tmpl_len = st->len_min = st->len_max = h->caplen;
 		st->hdr_len = lay.payload_off;
-		rc = compile_prog(g, st, d, &lay, d->stamp == 1, first + k, err,
-			errlen);
+		rc = compile_prog(g, st, &d->def, d->vars, &lay, d->stamp == 1,
+			first + k, err, errlen);
 		if (rc == 0)
 			rc = append_stream(g, st, tmpl, desc);
 		free(st);
@@ -1085,21 +1297,24 @@ gpugen_add_spec(struct gpugen *g, const char *spec, char *err, size_t errlen)
 		rc = add_pcap_streams(g, &d, spec, err, errlen);
 		goto out;
 	}
-	ip_defaults(&d, src_set, dst_set);
+	ip_defaults(&d.def, d.have_l4, src_set, dst_set);
 	if (!d.size_given)
 		d.size_lo = d.size_hi = GPUGEN_DEFAULT_SIZE;
+	/* Sizes past 32 bits, refused as any too large. */
+	if (d.size_hi > UINT32_MAX &&
+			(rc = sizes_check(g, d.size_lo, d.size_hi, err, errlen)) != 0)
+		goto out;
+	d.def.size_min = (uint32_t)d.size_lo;
+	d.def.size_max = (uint32_t)d.size_hi;
+	d.def.stamp = d.stamp != 0;
 	for (unsigned int k = 0; k < (d.imix ? GPUGEN_DIM(imix) : 1); k++) {
-		if (g->t->n_streams >= GPUGEN_MAX_STREAMS) {
-			rc = fail(err, errlen, -ENOSPC, "more than %d streams",
-				GPUGEN_MAX_STREAMS);
-			goto out;
-		}
 		if (d.imix) {
-			d.size_lo = d.size_hi = imix[k].size;
-			d.size_mode = GPUGEN_SIZE_FIXED;
-			d.weight = imix[k].weight;
+			d.def.size_min = d.def.size_max = imix[k].size;
+			d.def.size_mode = GPUGEN_SIZE_FIXED;
+			d.def.weight = imix[k].weight;
 		}
-		rc = add_spec_stream(g, &d, spec, err, errlen);
+		rc = add_def_stream(g, &d.def, d.vars, d.imix && d.stamp == -1,
+			spec, err, errlen);
 		if (rc != 0)
 			goto out;
 	}
@@ -1110,6 +1325,19 @@ out:
 		return rc;
 	}
 	return (int)(g->t->n_streams - first);
+}
+
+int
+gpugen_add_stream(struct gpugen *g, const struct gpugen_stream_def *d,
+		char *err, size_t errlen)
+{
+	int rc;
+
+	if (g == NULL || d == NULL)
+		return fail(err, errlen, -EINVAL, "no generator or no stream");
+	rc = add_def_stream(g, d, NULL, 0, d->desc != NULL ? d->desc : "struct",
+		err, errlen);
+	return rc != 0 ? rc : 1;
 }
 
 uint32_t

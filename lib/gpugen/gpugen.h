@@ -84,6 +84,102 @@ void gpugen_free(struct gpugen *g);
 int gpugen_add_spec(struct gpugen *g, const char *spec, char *err,
 		size_t errlen);
 
+/* ---- Streams as C structs ----------------------------------------- */
+/*
+ * What a spec string says, as structs a program fills from its own
+ * stream model: gpugen_add_spec() parses a spec into these and adds it
+ * through gpugen_add_stream(), so both make the same frames. Start from
+ * gpugen_stream_def_init() (a spec's defaults), then set what differs.
+ */
+
+#define GPUGEN_MAX_VARS 16	/* variables and tuples per stream */
+
+/* gpugen_stream_def.proto */
+#define GPUGEN_PROTO_TCP 6
+#define GPUGEN_PROTO_UDP 17
+
+/* gpugen_stream_def.size_mode (one size when size_min == size_max) */
+#define GPUGEN_SIZES_FIXED 0	/* size_max alone */
+#define GPUGEN_SIZES_STEP 1	/* min, min + step, ... up to max, again */
+#define GPUGEN_SIZES_RANDOM 2	/* uniform in [min, max] */
+
+/* gpugen_var_def.op */
+#define GPUGEN_VAR_INC 0
+#define GPUGEN_VAR_DEC 1
+#define GPUGEN_VAR_RANDOM 2
+
+/*
+ * A field a variable writes: by name (the spec's FIELD: "ipv4.src",
+ * "udp.sport", ..., doc/gpu_tx.md, or "@OFFSET[/BYTES]"), or with name
+ * NULL at byte offset off of the frame, width 1, 2, 4 or 8 bytes.
+ */
+struct gpugen_field_ref {
+	const char *name;
+	uint32_t off;
+	uint32_t width;
+};
+
+/* var=FIELD:OP:MIN-MAX[:step=N][:init=V][:burst], or with tuple set,
+ * tuple=IPFIELD:PORTFIELD:IPMIN-IPMAX:PMIN-PMAX[:limit=N][:burst]. */
+struct gpugen_var_def {
+	int tuple;
+	struct gpugen_field_ref field;	/* a tuple's address field */
+	uint32_t op;			/* GPUGEN_VAR_*; not for tuples */
+	uint64_t min, max;		/* a tuple's: IPv4 addresses, host order */
+	uint64_t step;			/* >= 1 */
+	int has_init;
+	uint64_t init;			/* the first value (else min, max for dec) */
+	/* Tuples: */
+	struct gpugen_field_ref port_field;
+	uint16_t port_min, port_max;
+	uint64_t limit;			/* 0: none */
+	int burst;			/* one value per burst (both kinds) */
+};
+
+struct gpugen_stream_def {
+	/* Ethernet: addresses, up to 2 VLAN tags (two: QinQ, 802.1ad
+	 * outer), the priority of every tag. */
+	uint8_t eth_dst[6], eth_src[6];
+	uint32_t n_vlans;
+	uint16_t vid[2];		/* 0 .. 4095, outer first */
+	uint8_t pcp;			/* 0 .. 7 */
+	/* IP: version 4 or 6, addresses in network order (IPv4: the
+	 * first 4 bytes). */
+	uint8_t ip_version;
+	uint8_t src[16], dst[16];
+	uint8_t ttl;			/* 0: 64 */
+	uint8_t tos;
+	uint8_t proto;			/* GPUGEN_PROTO_UDP or _TCP */
+	uint16_t sport, dport;
+	uint8_t tcp_flags;		/* TCP's flags byte */
+	uint8_t payload_byte;		/* what fills the payload */
+	/* Frame sizes, with the FCS the port adds (as in size=). */
+	uint32_t size_min, size_max;
+	uint32_t size_step;		/* GPUGEN_SIZES_STEP: 1 .. 65535 (0 by
+					 * default: set it with the mode) */
+	uint32_t size_mode;		/* GPUGEN_SIZES_* */
+	int stamp;			/* 1: stamped (a spec's default), 0 not */
+	uint64_t seed;
+	uint32_t weight;		/* packets per round, 1 .. 1000000 */
+	uint32_t n_vars;
+	struct gpugen_var_def vars[GPUGEN_MAX_VARS];
+	const char *desc;		/* gpugen_stream_info()'s; NULL: "struct" */
+};
+
+/*
+ * d set to what a spec of ip_version (4, 6) and proto (GPUGEN_PROTO_*)
+ * gets by default: 02:00:00:00:00:02 from ...:01, 10.0.0.1 to 10.0.0.2
+ * (2001:db8::1 to ::2), ports 1024, TCP flags ACK, 128-byte frames,
+ * stamped, g's seed, weight 1, no variables. 0, or -EINVAL.
+ */
+int gpugen_stream_def_init(const struct gpugen *g, struct gpugen_stream_def *d,
+		uint8_t ip_version, uint8_t proto);
+
+/* One stream from d, checked as a spec is. Returns 1 (the streams added)
+ * or -errno with err said why; nothing is added on error. */
+int gpugen_add_stream(struct gpugen *g, const struct gpugen_stream_def *d,
+		char *err, size_t errlen);
+
 uint32_t gpugen_n_streams(const struct gpugen *g);
 int gpugen_stream_info(const struct gpugen *g, uint32_t s,
 		struct gpugen_stream_info *info);
@@ -113,7 +209,13 @@ uint32_t gpugen_build_cpu(const struct gpugen *g, uint64_t n, uint64_t tx_ns,
  */
 const void *gpugen_table(const struct gpugen *g, size_t *len);
 
-/* ---- GPU build (gpugen_gpu.c, gpugen_kernels.cu) ------------------- */
+/* ---- GPU build for DPDK programs (libgpugen-dpdk) ------------------ */
+/*
+ * Over gpudev memory and mbufs, for programs with DPDK (pkg-config
+ * libgpugen-dpdk; gpugen_fill.h: the persistent fill). A program with no
+ * DPDK builds into its own CUDA buffers through libgpugen-cuda instead
+ * (gpugen_frames.h).
+ */
 
 enum gpugen_gpu_mem {
 	GPUGEN_TABLE_DEVICE,	/* the table in GPU memory */

@@ -39,6 +39,13 @@ struct gpugen_cuda_dst {
  * memory; 0 or a cudaError_t value. */
 int gpugen_cuda_mem_in_gpu(const void *p, uint32_t *in_gpu);
 
+/* Device memory of the current device (cudaMalloc), for builds with no
+ * gpudev (gpugen_frames.c); freed by gpugen_cuda_dev_free (NULL: no-op).
+ * The current device's ordinal and (sms not NULL) multiprocessors. */
+int gpugen_cuda_dev_alloc(void **p, size_t len);
+int gpugen_cuda_dev_free(void *p);
+int gpugen_cuda_current(int *dev, int *sms);
+
 /* Threads per block of the build kernel. */
 #define GPUGEN_CUDA_BLOCK 128
 
@@ -56,6 +63,34 @@ struct gpugen_cuda_scratch {
 	uint32_t slot;
 	uint32_t threads;
 };
+
+/*
+ * The scratch's shape for frames of up to max_len bytes on a GPU of sms
+ * multiprocessors (0 when unknown: then one multiprocessor's worth): as
+ * many threads as the GPU runs at once (2048 a multiprocessor on sm_80
+ * and sm_90), a slot each, but no more than 128 MiB in all, so long
+ * frames take fewer threads rather than more memory; the kernel strides
+ * over the rest. Returns the bytes to allocate (16-byte aligned).
+ */
+static inline size_t
+gpugen_cuda_scratch_shape(uint32_t max_len, uint32_t sms,
+		struct gpugen_cuda_scratch *sc)
+{
+	const size_t sm_threads = 2048, most = (size_t)128 << 20;
+	/* The frame starts at its destination's offset modulo 16. */
+	size_t slot = ((size_t)max_len + 15) / 16 * 16 + 16;
+	size_t threads = (size_t)(sms != 0 ? sms : 1) * sm_threads;
+
+	if (threads * slot > most)
+		threads = most / slot;
+	threads -= threads % GPUGEN_CUDA_BLOCK;
+	if (threads == 0)
+		threads = GPUGEN_CUDA_BLOCK;
+	sc->base = NULL;
+	sc->slot = (uint32_t)slot;
+	sc->threads = (uint32_t)threads;
+	return threads * slot;
+}
 
 /*
  * Queue the build of global packets first .. first + n - 1 of the table

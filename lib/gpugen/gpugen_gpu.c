@@ -22,16 +22,6 @@
 #include "gpugen_gpu_priv.h"
 #include "gpugen_priv.h"
 
-/*
- * The build scratch (gpugen_kernels.cu): as many threads as the GPU runs
- * at once (2048 a multiprocessor on sm_80 and sm_90), a slot each, but
- * no more than GPUGEN_SCRATCH_MAX bytes in all, so long frames take
- * fewer threads rather than more memory; the kernel strides over the
- * rest.
- */
-#define GPUGEN_SM_THREADS 2048u
-#define GPUGEN_SCRATCH_MAX ((size_t)128 << 20)
-
 void *
 gpugen_pinned(int16_t gpu_id, size_t *len)
 {
@@ -70,24 +60,16 @@ gpugen_unpin(int16_t gpu_id, void *m, size_t len)
 
 /*
  * Size and allocate gg's build scratch for a GPU of sms multiprocessors
- * (0 when gpudev does not say: then one multiprocessor's worth).
+ * (0 when gpudev does not say).
  */
 static int
 scratch_alloc(struct gpugen_gpu *gg, uint32_t sms, char *err, size_t errlen)
 {
-	/* The frame starts at its destination's offset modulo 16. */
-	size_t slot = ((size_t)gg->max_len + 15) / 16 * 16 + 16;
-	size_t threads = (size_t)(sms != 0 ? sms : 1) * GPUGEN_SM_THREADS;
-	size_t len;
+	struct gpugen_cuda_scratch sc;
+	size_t len = gpugen_cuda_scratch_shape(gg->max_len, sms, &sc);
 
-	if (threads * slot > GPUGEN_SCRATCH_MAX)
-		threads = GPUGEN_SCRATCH_MAX / slot;
-	threads -= threads % GPUGEN_CUDA_BLOCK;
-	if (threads == 0)
-		threads = GPUGEN_CUDA_BLOCK;
-	len = threads * slot;
-	gg->scratch.base = rte_gpu_mem_alloc(gg->gpu_id, len, 16);
-	if (gg->scratch.base == NULL) {
+	sc.base = rte_gpu_mem_alloc(gg->gpu_id, len, 16);
+	if (sc.base == NULL) {
 		/* A failure must not read as success should rte_errno be
 		 * left unset. */
 		int e = rte_errno != 0 ? rte_errno : ENOMEM;
@@ -95,8 +77,7 @@ scratch_alloc(struct gpugen_gpu *gg, uint32_t sms, char *err, size_t errlen)
 		return gpugen_fail(err, errlen, -e, "build scratch: %zu bytes "
 			"of GPU memory: %s", len, rte_strerror(e));
 	}
-	gg->scratch.slot = (uint32_t)slot;
-	gg->scratch.threads = (uint32_t)threads;
+	gg->scratch = sc;
 	return 0;
 }
 

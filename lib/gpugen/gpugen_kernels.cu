@@ -79,6 +79,30 @@ gpugen_cuda_mem_in_gpu(const void *p, uint32_t *in_gpu)
 }
 
 extern "C" int
+gpugen_cuda_dev_alloc(void **p, size_t len)
+{
+	return (int)cudaMalloc(p, len);
+}
+
+extern "C" int
+gpugen_cuda_dev_free(void *p)
+{
+	/* cudaFree(NULL) would still need a working runtime. */
+	return p == NULL ? 0 : (int)cudaFree(p);
+}
+
+extern "C" int
+gpugen_cuda_current(int *dev, int *sms)
+{
+	cudaError_t e = cudaGetDevice(dev);
+
+	if (e == cudaSuccess && sms != NULL)
+		e = cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount,
+			*dev);
+	return (int)e;
+}
+
+extern "C" int
 gpugen_cuda_build(const void *table, const struct gpugen_cuda_dst *dst,
 		const struct gpugen_cuda_scratch *scratch, uint64_t first,
 		uint32_t n, uint64_t tx_ns, void *s)
