@@ -11,6 +11,8 @@
  *   for rte_thread_create_control() (rte_thread_t, uint32_t return).
  * - From 23.03 rte_pcapng_fdopen() no longer writes an interface block
  *   per port; the caller adds them with rte_pcapng_add_interface().
+ * - 25.07's RTE_PMD_EXPORT_NAME() lost its __COUNTER__ suffix: a file can
+ *   no longer register one driver name on two buses.
  */
 #ifndef GPU_DPDK_COMPAT_H
 #define GPU_DPDK_COMPAT_H
@@ -66,6 +68,25 @@ gpu_compat_thread_join(gpu_compat_thread_t thread)
 {
 	return -pthread_join(thread, NULL);
 }
+#endif
+
+/*
+ * The vdev registration of a driver whose PCI registration in the same
+ * file has the same name (the CUDA driver: gpu_cuda on both buses). From
+ * 25.07 both macros would define one this_pmd_name<nm>; the vdev side then
+ * registers as RTE_PMD_REGISTER_VDEV() does, without that marker, which
+ * only DPDK's own pmdinfogen reads (drivers/pmd_info.h describes ours).
+ */
+#if RTE_VERSION >= RTE_VERSION_NUM(25, 7, 0, 0)
+#define GPU_COMPAT_PMD_REGISTER_VDEV_AFTER_PCI(nm, vdrv) \
+	RTE_INIT(vdrvinitfn_ ## vdrv) \
+	{ \
+		(vdrv).driver.name = RTE_STR(nm); \
+		rte_vdev_register(&(vdrv)); \
+	}
+#else
+#define GPU_COMPAT_PMD_REGISTER_VDEV_AFTER_PCI(nm, vdrv) \
+	RTE_PMD_REGISTER_VDEV(nm, vdrv)
 #endif
 
 /*
