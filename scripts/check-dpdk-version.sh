@@ -70,7 +70,9 @@ record() { echo "- $*" >> "$summary"; }
 	echo
 	echo "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "- command: scripts/check-dpdk-version.sh $1 $2"
-	echo "- project revision: $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+	rev=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)
+	git -C "$top" diff --quiet HEAD -- 2>/dev/null || rev="$rev+dirty"
+	echo "- project revision: $rev"
 } > "$summary"
 
 # --- DPDK source at that release ----------------------------------------
