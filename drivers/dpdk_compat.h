@@ -50,7 +50,8 @@ gpu_compat_ctrl_thread_create(gpu_compat_thread_t *thread, const char *name,
 static inline int
 gpu_compat_thread_join(gpu_compat_thread_t thread)
 {
-	return rte_thread_join(thread, NULL);
+	/* A positive errno, as pthread_join(). */
+	return -rte_thread_join(thread, NULL);
 }
 #else
 typedef pthread_t gpu_compat_thread_t;
