@@ -9,11 +9,13 @@
 # be loaded with EAL -d.
 #
 # Usage: scripts/make-gpu-bundle.sh [BUILD_DIR]
+# (GPU_BUNDLE_DIR: another place than .gpu-bundle, e.g. one bundle per DPDK
+# version, scripts/check-dpdk-version.sh)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$top/build}
-out=$top/.gpu-bundle
+out=${GPU_BUNDLE_DIR:-$top/.gpu-bundle}
 libdir=$(pkg-config --variable=libdir libdpdk)
 pmd_src=$(ls -d "$libdir"/dpdk/pmds-* 2>/dev/null | head -n 1)
 [ -n "$pmd_src" ] || { echo "no DPDK plugin directory under $libdir/dpdk" >&2; exit 1; }

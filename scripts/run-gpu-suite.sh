@@ -7,12 +7,13 @@
 # suite and a summary (results.md) into OUT_DIR.
 #
 # Usage: scripts/run-gpu-suite.sh [OUT_DIR] [BUILD_DIR]
+# (GPU_BUNDLE_DIR: a bundle elsewhere than .gpu-bundle)
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$top/build/gpu-results}
 build=${2:-$top/build}
-bundle=$top/.gpu-bundle
+bundle=${GPU_BUNDLE_DIR:-$top/.gpu-bundle}
 mkdir -p "$out"
 
 eal=(--no-huge -m 2048 --no-shconf --file-prefix gpu-suite

@@ -865,9 +865,11 @@ csum_frame(uint8_t *f, unsigned int k, bool ref, uint16_t *l2,
 		h->payload_len = rte_cpu_to_be_16(l4h + pay);
 		h->proto = udp ? IPPROTO_UDP : IPPROTO_TCP;
 		h->hop_limits = 64;
+		/* An array in 22.11, struct rte_ipv6_addr from 24.11:
+		 * the same 16 bytes. */
 		for (j = 0; j < 16; j++) {
-			h->src_addr[j] = (uint8_t)(0x20 + j + k);
-			h->dst_addr[j] = (uint8_t)(0xf0 - j);
+			((uint8_t *)&h->src_addr)[j] = (uint8_t)(0x20 + j + k);
+			((uint8_t *)&h->dst_addr)[j] = (uint8_t)(0xf0 - j);
 		}
 		cs = ref ? rte_ipv6_udptcp_cksum(h, l4) :
 			rte_ipv6_phdr_cksum(h, 0);

@@ -22,6 +22,7 @@
 #include <rte_errno.h>
 #include <rte_spinlock.h>
 
+#include "dpdk_compat.h"
 #include "pmd_info.h"
 #include "cuda_dev.h"
 #include "cuda_devargs.h"
@@ -473,7 +474,7 @@ static struct rte_vdev_driver vdev_driver = {
 	.remove = vdev_remove,
 };
 
-RTE_PMD_REGISTER_VDEV(gpu_cuda, vdev_driver);
+GPU_COMPAT_PMD_REGISTER_VDEV_AFTER_PCI(gpu_cuda, vdev_driver);
 #define GPU_CUDA_PARAMS \
 	GPU_CUDA_DEVARG_DEV "=<CUDA ordinal|PCI address> " \
 	GPU_CUDA_DEVARG_GDRCOPY "=<0|1> " \

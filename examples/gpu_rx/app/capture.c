@@ -21,6 +21,7 @@
 #include <rte_version.h>
 
 #include "capture.h"
+#include "dpdk_compat.h"
 #include "log.h"
 
 /*
@@ -363,7 +364,7 @@ out:
 	return rc;
 }
 
-/* Interface index rte_pcapng_fdopen() gave the port: ports in order. */
+/* Interface index the pcapng header gave the port: ports in order. */
 static uint32_t
 pcapng_iface_of(uint16_t port)
 {
@@ -457,6 +458,14 @@ open_pcapng(struct gpurx_capture *c, struct cap_file *f, uint16_t port,
 			path, errno != 0 ? strerror(errno) : rte_errno != 0 ?
 			rte_strerror(rte_errno) : "rte_pcapng_fdopen failed");
 		close(hdr_fd);
+		close(fd);
+		return -1;
+	}
+	/* 22.11's fdopen wrote the interface blocks itself. */
+	if (gpu_compat_pcapng_add_ports(png) != 0) {
+		set_err(err, errlen, "cannot write the pcapng interfaces of %s: %s",
+			path, strerror(errno));
+		rte_pcapng_close(png);
 		close(fd);
 		return -1;
 	}

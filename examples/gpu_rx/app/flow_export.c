@@ -11,7 +11,6 @@
  */
 
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +20,7 @@
 #include <rte_telemetry.h>
 
 #include "app.h"
+#include "dpdk_compat.h"
 #include "flow_export.h"
 #include "flow_gpu.h"
 #include "gpuapp_json.h"
@@ -39,7 +39,7 @@ struct gpurx_flow_export {
 	uint64_t tail;		/* records taken from the ring */
 	struct gpurx_ipfix *ipfix;
 	/* The thread. */
-	pthread_t thread;
+	gpu_compat_thread_t thread;
 	int thread_on;
 	volatile int stop;
 	struct gpurx_flow_gpu gpu;
@@ -216,7 +216,7 @@ warn_ring_full(struct gpurx_flow_export *fx, uint64_t full)
 	fx->next_ring_warn = now + WARN_EVERY_S * fx->hz;
 }
 
-static void *
+static gpu_compat_thread_ret_t
 exporter_main(void *arg)
 {
 	struct gpurx_flow_export *fx = arg;
@@ -241,7 +241,7 @@ exporter_main(void *arg)
 		if (n == 0)
 			rte_delay_us_sleep(1000);
 	}
-	return NULL;
+	return 0;
 }
 
 int
@@ -262,7 +262,7 @@ gpurx_flow_export_start(struct gpurx_app *a)
 	gpurx_ipfix_connect(fx->ipfix);
 	/* A control thread: on the CPUs no lcore runs on, where there are
 	 * any, so that the RX lcores keep theirs. */
-	rc = rte_ctrl_thread_create(&fx->thread, "gpurx-export", NULL,
+	rc = gpu_compat_ctrl_thread_create(&fx->thread, "gpurx-export",
 		exporter_main, fx);
 	if (rc != 0) {
 		GPURX_LOG(ERR, "error: flow export thread: %s\n", strerror(-rc));
@@ -280,8 +280,13 @@ gpurx_flow_export_quiesce(struct gpurx_app *a)
 	if (fx == NULL)
 		return;
 	if (fx->thread_on) {
+		int rc;
+
 		fx->stop = 1;
-		pthread_join(fx->thread, NULL);
+		rc = gpu_compat_thread_join(fx->thread);
+		if (rc != 0)
+			GPURX_LOG(ERR, "error: joining the flow export thread: %s\n",
+				strerror(-rc));
 		fx->thread_on = 0;
 	}
 	if (fx->gpu_on && gpurx_flow_gpu_close(&fx->gpu) != 0)
