@@ -35,7 +35,11 @@ for f in "$stage$prefix/include/gpugen.h" "$stage$libdir/libgpugen.a" \
 		"$stage$plugin_dir/librte_net_gpudma.so"; do
 	[ -f "$f" ] || fail "$f not installed"
 done
-export PKG_CONFIG_PATH="$pcdir"
+# The staged files first, then the DPDK the tree was built against
+# (another release than the system's in scripts/check-dpdk-version.sh),
+# whose libraries the programs run with.
+export PKG_CONFIG_PATH="$pcdir${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+dpdk_libdir=$(pkg-config --variable=libdir libdpdk) || fail "no libdpdk.pc"
 cc=${CC:-cc}
 
 # The GPU build's core is for programs with any DPDK or none: DPDK is
@@ -85,7 +89,7 @@ shared)
 	done
 	# The rpath names the plugin directory (staged here); the rest is
 	# found through the library path, which must not reach the build.
-	export LD_LIBRARY_PATH="$stage$libdir"
+	export LD_LIBRARY_PATH="$stage$libdir:$dpdk_libdir"
 	ldd "$exe" > "$work/ldd.txt" || fail "ldd"
 	for lib in libgpugen.so.0 libgpugen_dpdk.so.0 librte_gpu_cuda.so; do
 		grep -q "$lib => $stage/" "$work/ldd.txt" ||
@@ -128,7 +132,7 @@ static-driver)
 	readelf -d "$exe" > "$work/dyn.txt" || fail "readelf"
 	! grep -q 'NEEDED.*\(librte_gpu_cuda\|libgpugen\)' "$work/dyn.txt" ||
 		fail "$exe needs a shared library of the project: not all linked in"
-	export LD_LIBRARY_PATH="$stage$libdir"
+	export LD_LIBRARY_PATH="$stage$libdir:$dpdk_libdir"
 	EMBED_EAL="--no-huge -m 512 --no-pci"	# the fake's GPU alone
 	# The fake CUDA's one GPU, probed by the linked-in driver alone: no
 	# plugin directory holds it (-d is not given).
