@@ -23,7 +23,9 @@
 # streams from host memory: the baseline of the table in GPU memory).
 #
 # Output: a line per point ("txrate mem=... build=... port=... free=...
-# size=... queues=N mpps=... gbps=..."); OUT_DIR/txrate.txt the lines;
+# size=... queues=N mpps=... handed_gbps=...": the L2 bits of the frames
+# handed to the port, which net_null and net_gpudma drop: none is sent);
+# OUT_DIR/txrate.txt the lines;
 # OUT_DIR/<point>.json and .log each run's summary and output;
 # OUT_DIR/machine.txt.
 #
@@ -137,7 +139,7 @@ for mode in ${BENCH_TXR_MODES:-$default_modes}; do
 import json, sys
 j = json.load(open(sys.argv[1]))
 print("txrate mem=%s build=%s port=%s free=%s size=%s queues=%s mpps=%.1f "
-      "gbps=%.1f packets=%d" % (*sys.argv[2:8], j["pps"] / 1e6,
+      "handed_gbps=%.1f packets=%d" % (*sys.argv[2:8], j["pps"] / 1e6,
                                 j["bps"] / 1e9, j["packets"]))
 PY
 )

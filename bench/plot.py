@@ -681,6 +681,11 @@ def gpugen_section(g):
     for _, name in mems:
         header += ["%s Mpps (p99)" % name, "Gbit/s"]
     header += ["CPU 1 core Mpps", "Gbit/s"]
+    # One TX lcore handing out mbufs with their lengths set, no frame
+    # byte written: what a sender of built frames is held to.
+    unbuilt = any("unbuilt" in v for v in rows_by.values())
+    if unbuilt:
+        header += ["unbuilt, 1 TX lcore Mpps"]
     if mems:
         header += ["GPU memory × CPU", "frames checked (each memory)"]
     rows = []
@@ -696,6 +701,8 @@ def gpugen_section(g):
             else:
                 row += ["n/a", "n/a"]
         row += [mpps(any_r.get("cpu_pps")), "%.1f" % any_r.get("cpu_gbps", 0)]
+        if unbuilt:
+            row += [mpps((by.get("unbuilt") or {}).get("pps"))]
         if mems:
             ref = by.get("gpu") or next((by[m] for m, _ in mems if m in by), None)
             row += [fmt_ratio(ratio((ref or {}).get("gpu_pps"), any_r.get("cpu_pps"))),
