@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_ether.h>
 #include <rte_log.h>
 #include <rte_mempool.h>
 
@@ -107,6 +108,28 @@ parse_ipfix(const struct gpuapp_opt *opt, const char *arg, int logtype)
 		return -EINVAL;
 	}
 	*(const char **)opt->dst = arg;
+	return 0;
+}
+
+/* --mtu max|keep|N: N in the range every port accepts at most. */
+static int
+parse_mtu(const struct gpuapp_opt *opt, const char *arg, int logtype)
+{
+	uint64_t v;
+	int ret;
+
+	if (strcmp(arg, "max") == 0) {
+		*(uint32_t *)opt->dst = GPURX_MTU_MAX;
+		return 0;
+	}
+	if (strcmp(arg, "keep") == 0) {
+		*(uint32_t *)opt->dst = GPURX_MTU_KEEP;
+		return 0;
+	}
+	ret = gpuapp_opt_uint(opt, arg, logtype, &v);
+	if (ret != 0)
+		return ret;
+	*(uint32_t *)opt->dst = (uint32_t)v;
 	return 0;
 }
 
@@ -247,6 +270,12 @@ gpurx_opts_parse(int argc, char **argv, struct gpurx_opts *o)
 		  .cb = parse_flows, .dst = &o->flow_capacity,
 		  .min = 1, .max = 1u << 26, .arg_name = "N",
 		  .help = "flow table slots, power of two (65536)" },
+		{ .name = "mtu", .kind = GPUAPP_OPT_CALLBACK, .cb = parse_mtu,
+		  .dst = &o->mtu, .min = RTE_ETHER_MIN_MTU, .max = UINT16_MAX,
+		  .arg_name = "max|keep|N",
+		  .help = "the port's MTU: its largest (default, so\n"
+			"jumbo frames arrive whole; kernel-backed\n"
+			"ports keep theirs), as it is, or N" },
 		GPUAPP_OPT_CHOICE_ENTRY("ts", &o->ts_source, GPURX_TS_RX,
 			ts_names, "rx|port|none",
 			"timestamp: TSC at RX (default), the port's\n"

@@ -46,6 +46,10 @@ enum gpurx_ts_source {
 #define GPURX_SPLIT_MAX 2048u
 #define GPURX_SPLIT_ALIGN 16u
 
+/* --mtu: the port's largest (default), or the port's own. */
+#define GPURX_MTU_MAX 0u
+#define GPURX_MTU_KEEP UINT32_MAX
+
 struct gpurx_opts {
 	const char *filter;
 	const char *write_path;	/* NULL: count only */
@@ -75,6 +79,7 @@ struct gpurx_opts {
 	uint32_t stall_ms;	/* a queue's items not back for this long:
 				 * stalled, the run stops; 0: never */
 	enum gpurx_ts_source ts_source;
+	uint32_t mtu;		/* GPURX_MTU_MAX, GPURX_MTU_KEEP or a value */
 	int quiet;		/* no per-second stats line */
 	uint32_t split;		/* header bytes, or GPURX_SPLIT_AUTO/OFF */
 	/* Flow records (with an export): they end this long after their

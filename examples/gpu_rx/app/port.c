@@ -272,6 +272,64 @@ port_timestamps(struct gpurx_app *a)
 	return 0;
 }
 
+/*
+ * --mtu: by default the port's largest, so that jumbo frames arrive whole
+ * rather than dropped by the port (a NIC's default is 1500); without RX
+ * scatter, the largest one mbuf holds. Ports over a kernel interface
+ * (af_packet, tap) keep theirs: it is the system's, and a change would
+ * outlive the run. A port with no MTU to set keeps its own, unless N was
+ * asked. 0, or -1 (said).
+ */
+static int
+set_mtu(struct gpurx_app *a, const struct rte_eth_dev_info *di, int scatter)
+{
+	const int dflt = a->opt.mtu == GPURX_MTU_MAX;
+	uint32_t want = a->opt.mtu, overhead, room;
+	const char *why = "";
+	uint16_t cur;
+	int rc;
+
+	if (want == GPURX_MTU_KEEP || (dflt &&
+			(strcmp(a->driver, "net_af_packet") == 0 ||
+			 strcmp(a->driver, "net_tap") == 0)))
+		return 0;
+	/* ethdev's own rule for a frame's bytes beyond the MTU. */
+	overhead = di->max_mtu != UINT16_MAX && di->max_rx_pktlen > di->max_mtu ?
+		di->max_rx_pktlen - di->max_mtu :
+		RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
+	if (dflt) {
+		want = di->max_mtu;
+		why = " (its largest, so that jumbo frames arrive whole; "
+			"--mtu keep leaves it)";
+		room = rte_pktmbuf_data_room_size(a->pools[0]) -
+			RTE_PKTMBUF_HEADROOM;
+		if (!scatter && room > overhead && room - overhead < want) {
+			want = room - overhead;
+			why = " (the largest one mbuf holds: the port offers no "
+				"RX scatter; --mtu keep leaves it)";
+		}
+	}
+	if (rte_eth_dev_get_mtu(a->port, &cur) == 0 && cur == want)
+		return 0;
+	rc = rte_eth_dev_set_mtu(a->port, (uint16_t)want);
+	if (rc == 0) {
+		printf("mtu: port %u set to %u%s\n", a->port, want, why);
+		return 0;
+	}
+	if (dflt) {
+		if (rc != -ENOTSUP)
+			GPURX_LOG(WARNING, "warning: port %u (%s) kept its MTU: "
+				"%u refused: %s\n", a->port, a->driver, want,
+				rte_strerror(-rc));
+		return 0;
+	}
+	GPURX_LOG(ERR, "error: --mtu %u: port %u (%s) refused it: %s (its "
+		"range: %u to %u)\n", want, a->port, a->driver,
+		rc == -ENOTSUP ? "it has no MTU to set" : rte_strerror(-rc),
+		di->min_mtu, di->max_mtu);
+	return -1;
+}
+
 int
 gpurx_port_setup(struct gpurx_app *a)
 {
@@ -330,6 +388,9 @@ gpurx_port_setup(struct gpurx_app *a)
 	rc = rte_eth_dev_configure(a->port, a->nq, 0, &conf);
 	if (rc != 0)
 		goto fail_rc;
+	if (set_mtu(a, &di, (conf.rxmode.offloads &
+			RTE_ETH_RX_OFFLOAD_SCATTER) != 0) != 0)
+		return -1;
 	if (conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_TIMESTAMP) {
 		rc = rte_mbuf_dyn_rx_timestamp_register(&a->ts_off, &a->ts_flag);
 		if (rc != 0) {

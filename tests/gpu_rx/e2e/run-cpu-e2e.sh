@@ -116,7 +116,8 @@ options)
 	for o in "snaplen 0" "count 0" "top 1001" "queues 0" "burst 513" \
 			"ring-items 1" "port 65535" "idle-exit 0" "rxd 31" \
 			"mbuf-cache 513" "mbufs 63" "flows 3" "stall-ms 3600001" \
-			"split 8" "split 2064" "split 100" "split yes"; do
+			"split 8" "split 2064" "split 100" "split yes" \
+			"mtu 67" "mtu 65536" "mtu big"; do
 		# shellcheck disable=SC2086
 		set -- $o
 		run_app "--$1" "$2" > /dev/null
@@ -124,6 +125,23 @@ options)
 		grep -q -- "^--$1: " "$work/out.txt" ||
 			{ echo "FAIL: --$1 $2: the message does not name --$1"; exit 1; }
 	done
+	# --mtu: the port's largest by default (net_null, no scatter: what
+	# one mbuf holds), a value asked, or left; a port with no MTU to set
+	# refuses a value (net_pcap: exit 1, said) but runs by default.
+	# shellcheck disable=SC2046
+	for m in "" "--mtu 1600" "--mtu keep"; do
+		# shellcheck disable=SC2086
+		"$app" $(eal) --vdev net_null0 -- --cpu --quiet --duration 0.2 $m \
+			> "$work/mtu.txt" 2>&1 || { cat "$work/mtu.txt"; echo "FAIL: mtu '$m'"; exit 1; }
+		case $m in
+		"") grep -q "^mtu: port 0 set to 2030 (the largest one mbuf holds" "$work/mtu.txt" ;;
+		*1600) grep -q "^mtu: port 0 set to 1600$" "$work/mtu.txt" ;;
+		*) ! grep -q "^mtu:" "$work/mtu.txt" ;;
+		esac || { cat "$work/mtu.txt"; echo "FAIL: mtu '$m': not as asked"; exit 1; }
+	done
+	run_app --mtu 9000 > /dev/null
+	[ "$rc" -eq 1 ] && grep -q "^error: --mtu 9000: port 0 (net_pcap) refused it" "$work/out.txt" ||
+		{ echo "FAIL: --mtu 9000 on net_pcap: exit $rc"; exit 1; }
 	# The messages go through rte_log on app.gpu_rx, a logtype EAL
 	# knows: --log-level filters them, the exit status stays.
 	GPU_RX_EAL_EXTRA="${GPU_RX_EAL_EXTRA:-} --log-level=app.gpu_rx:critical" \
