@@ -20,7 +20,11 @@
  *           the CPU times READY -> DONE and checks the sum. Variants
  *           switch single steps on or off; packets in cudaHostAlloc
  *           memory reused each round, or in registered memory rotating
- *           over 140 MB (mbuf-sized slots, as bench-handoff's pool).
+ *           over 140 MB (mbuf-sized slots, like a DPDK mbuf pool). The
+ *           first variant is the naive persistent kernel, a system-scope
+ *           fence in every block and before DONE; each later row drops or
+ *           changes one step of it. None of them is the shipped ring
+ *           (lib/gpucomm), which bench-handoff measures.
  *  launch   the same packet reads by a kernel launched per round + sync.
  *
  * CUDA runtime only (no DPDK): bench-sysmem-probe [--reps N].
@@ -543,7 +547,7 @@ main(int argc, char **argv)
 		const char *name;
 	} variants[] = {
 		{ SP_V_BLOCK_SYS_FENCE | SP_V_LOAD_CV | SP_V_DONE_SC_SYS,
-		  "as bench-handoff" },
+		  "block + DONE sys fences" },
 		{ SP_V_LOAD_CV, "no block/DONE sys fences" },
 		{ SP_V_LOAD_CV | SP_V_SHARED_COUNT, "every warp loads one count word" },
 		{ SP_V_LOAD_CV | SP_V_BLOCK_DESC, "descriptors: one load per block" },

@@ -420,6 +420,7 @@ static int
 cpu_map_locked(struct gpu_cuda_mem *m, void *arg)
 {
 	struct cpu_map_request *req = arg;
+	int ret;
 
 	if (m->kind != GPU_CUDA_MEM_DEVICE) {
 		CUDA_LOG(ERR, "mem_cpu_map(%#" PRIxPTR ") on %s: registered host memory needs no CPU mapping",
@@ -429,6 +430,7 @@ cpu_map_locked(struct gpu_cuda_mem *m, void *arg)
 	if (req->size > m->size) {
 		CUDA_LOG(ERR, "mem_cpu_map(%#" PRIxPTR ", %zu) on %s: larger than the allocation (%zu bytes)",
 			m->ptr, req->size, req->name, m->size);
+		m->cpu_map_refused = true;
 		return -EINVAL;
 	}
 	if (m->cpu_map != NULL) {
@@ -436,8 +438,29 @@ cpu_map_locked(struct gpu_cuda_mem *m, void *arg)
 			m->ptr, req->name);
 		return -EEXIST;
 	}
-	return gpu_cuda_gdr_map(m->ptr, req->size, m->base, m->base_size,
+	ret = gpu_cuda_gdr_map(m->ptr, req->size, m->base, m->base_size,
 			&req->out, &m->cpu_map);
+	if (ret != 0)
+		m->cpu_map_refused = true;
+	return ret;
+}
+
+static int
+mark_map_refused(struct gpu_cuda_mem *m, void *arg)
+{
+	RTE_SET_USED(arg);
+	if (m->kind == GPU_CUDA_MEM_DEVICE)
+		m->cpu_map_refused = true;
+	return 0;
+}
+
+/* Remembers the refusal on the allocation (see cpu_map_refused). */
+static int
+cpu_map_refuse(struct gpu_cuda_ctx *c, void *ptr_in)
+{
+	(void)gpu_cuda_mem_table_with(&c->mem, (uintptr_t)ptr_in,
+			mark_map_refused, NULL);
+	return -ENOTSUP;
 }
 
 int
@@ -455,11 +478,11 @@ gpu_cuda_mem_cpu_map(struct gpu_cuda_ctx *c, size_t size, void *ptr_in,
 	if (!c->use_gdrcopy) {
 		CUDA_LOG(ERR, "mem_cpu_map on %s: disabled by devarg gdrcopy=0",
 			name);
-		return -ENOTSUP;
+		return cpu_map_refuse(c, ptr_in);
 	}
 	if (gpu_cuda_gdr_probe() != 0) {
 		CUDA_LOG(DEBUG, "mem_cpu_map on %s: GDRCopy not available", name);
-		return -ENOTSUP;
+		return cpu_map_refuse(c, ptr_in);
 	}
 	ret = gpu_cuda_mem_table_with(&c->mem, (uintptr_t)ptr_in,
 			cpu_map_locked, &req);
@@ -506,7 +529,7 @@ int
 gpu_cuda_mem_release_all(struct gpu_cuda_ctx *c, const char *name)
 {
 	struct gpu_cuda_mem *m = gpu_cuda_mem_table_drain(&c->mem);
-	unsigned int leaked_alloc = 0, leaked_reg = 0;
+	unsigned int leaked_alloc = 0, leaked_reg = 0, dropped = 0;
 	int ret = 0;
 	int r;
 
@@ -514,7 +537,11 @@ gpu_cuda_mem_release_all(struct gpu_cuda_ctx *c, const char *name)
 		struct gpu_cuda_mem *next = m->next;
 		bool held;
 
-		if (m->kind == GPU_CUDA_MEM_DEVICE) {
+		if (m->kind == GPU_CUDA_MEM_DEVICE && m->cpu_map_refused) {
+			dropped++;
+			CUDA_LOG(DEBUG, "close %s: GPU allocation %#" PRIxPTR " (%zu bytes), refused a CPU mapping, was never freed, freeing it",
+				name, m->ptr, m->size);
+		} else if (m->kind == GPU_CUDA_MEM_DEVICE) {
 			leaked_alloc++;
 			CUDA_LOG(WARNING, "close %s: GPU allocation %#" PRIxPTR " (%zu bytes) was never freed, freeing it",
 				name, m->ptr, m->size);
@@ -539,5 +566,11 @@ gpu_cuda_mem_release_all(struct gpu_cuda_ctx *c, const char *name)
 	if (leaked_alloc + leaked_reg != 0)
 		CUDA_LOG(WARNING, "close %s: released %u leaked GPU allocation(s) and %u leaked host registration(s)",
 			name, leaked_alloc, leaked_reg);
+	/* Without GDRCopy, every rte_gpu_comm_create_list leaves one: its
+	 * status flags' GPU allocation, replaced by host memory when the
+	 * CPU mapping fails and then forgotten (DPDK 22.11 to 25.07). */
+	if (dropped != 0)
+		CUDA_LOG(INFO, "close %s: freed %u GPU allocation(s) whose CPU mapping was refused and that were never freed (rte_gpu_comm_create_list leaves one per list without GDRCopy)",
+			name, dropped);
 	return ret;
 }

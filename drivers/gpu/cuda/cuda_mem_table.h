@@ -14,6 +14,7 @@
  * The lock is never held across a CUDA call.
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,6 +39,11 @@ struct gpu_cuda_mem {
 	size_t base_size;
 	uint64_t id;                 /* unique in the process, never reused */
 	void *cpu_map;               /* GDRCopy state, NULL if not mapped */
+	/* A CPU mapping of it was refused (no GDRCopy). DPDK's
+	 * rte_gpu_comm_create_list then drops its pointer to the allocation
+	 * and never frees it, so close frees it without calling it the
+	 * application's leak. */
+	bool cpu_map_refused;
 	/* The registration cache's record of this registration, NULL when
 	 * it is not cached. */
 	struct gpu_cuda_reg_cache_entry *cache_ent;
