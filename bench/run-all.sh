@@ -43,8 +43,9 @@
 #   BENCH_CAPTURE=0  leave out the capture throughput sweep (about 5 minutes:
 #                    3 repetitions, alternating; its files go to /dev/shm,
 #                    BENCH_CAPT_DIR, tens of GB)
-#                    and its floor, bench/tmpfs-probe.py (one thread
-#                    writing into the same directory, 2 GiB 5 times)
+#                    and its floors, bench/tmpfs-probe.py (one thread,
+#                    and one per RX lcore each into its own file, writing
+#                    2 GiB into the same directory, 5 times)
 #   BENCH_CAPT_*     passed to bench/capture-throughput.sh (defaults here:
 #                    host-mapped and --cpu, mix and mix1500, 1 and 4 RX
 #                    lcores as the CPUs allow, the runs off, tcp, all and
@@ -366,12 +367,15 @@ if [ "${BENCH_CAPTURE:-1}" = 1 ]; then
 	for lc in ${BENCH_CAPT_LCORES:-$([ "$quick" = 1 ] && echo 1 || echo 1 4)}; do
 		[ $((lc + 1)) -le "$(nproc)" ] && capt_lcores+="$lc "
 	done
-	# The sweep's floor: one thread writing into a file in the same
-	# directory (tmpfs_probe.json).
+	# The sweep's floors: one thread writing into a file in the same
+	# directory, and as many threads as RX lcores, each into its own
+	# file, for the file-per-queue runs (tmpfs_probe.json).
 	bench_capt_dir
 	if command -v python3 > /dev/null 2>&1; then
-		run tmpfs_probe 120 python3 "$top/bench/tmpfs-probe.py" "$bench_capt_dir" \
-			"$out/tmpfs_probe.json" $([ "$quick" = 1 ] && echo 128 3 || echo 2048 5)
+		probe_threads=$(echo 1 $capt_lcores | tr ' ' '\n' | sort -nu | paste -sd,)
+		run tmpfs_probe 240 python3 "$top/bench/tmpfs-probe.py" "$bench_capt_dir" \
+			"$out/tmpfs_probe.json" $([ "$quick" = 1 ] && echo 128 3 || echo 2048 5) \
+			"$probe_threads"
 	fi
 	# Every run 3 times, alternating (capture-throughput.sh): quick
 	# keeps the comparison, off against all, and leaves out the rest.

@@ -551,14 +551,29 @@ def capture(fig, out):
     def mpps_of(f, j):
         sp = spread(mpps(rj) for rj, _ in rep_files(d, f[:-5]))
         return rep_value(sp, mpps(j)), sp
-    # run-all.sh's floor of the sweep: one thread writing into the same
-    # directory.
+    # run-all.sh's floors of the sweep: one thread writing into the same
+    # directory, the floor of one file; N threads each into its own file,
+    # that of a file per queue on N lcores (one thread is beaten there).
     probe = load_json(os.path.join(out, "tmpfs_probe.json"))
     floor = number((probe or {}).get("write_Bps_median"))
     floor = None if floor is None else floor / 1e9
+    where = ((probe or {}).get("fstype"), (probe or {}).get("dir"))
     fig.add("capture.write_probe.gbytes", floor, "GB/s", "tmpfs_probe.json",
-            moved="written by one thread into a file on %s (%s)" % (
-                (probe or {}).get("fstype"), (probe or {}).get("dir")))
+            moved="written by one thread into a file on %s (%s)" % where)
+    nfloor = {}
+    for n, p in sorted(((probe or {}).get("threads") or {}).items()):
+        v = number((p or {}).get("write_Bps_median"))
+        if n == "1" or v is None or not n.isdigit():
+            continue
+        nfloor[int(n)] = ("capture.write_probe.%sthreads.gbytes" % n, v / 1e9)
+        fig.add(nfloor[int(n)][0], v / 1e9, "GB/s", "tmpfs_probe.json",
+                moved="written by %s threads, each into its own file on %s (%s)"
+                % ((n,) + where))
+
+    def floor_of(run, lc):
+        if run in ("tcpq", "allq") and lc in nfloor:
+            return nfloor[lc]
+        return ("capture.write_probe.gbytes", floor) if floor else None
     runs = ("off", "tcp", "all", "tcpq", "allq")
     for k in sorted(pts, key=lambda k: (k[0], k[1], k[2],
                                          runs.index(k[3]) if k[3] in runs else 9)):
@@ -581,16 +596,14 @@ def capture(fig, out):
             fsp = spread(file_gbytes(rj, rel) for rj, rel in rep_files(d, f[:-5]))
             with_spread(fig.add(
                 base + ".file.gbytes", rep_value(fsp, fgb), "GB/s",
-                raw, baseline=("capture.write_probe.gbytes", floor) if floor
-                else None, moved="written to capture files on tmpfs (blocks "
+                raw, baseline=floor_of(run, lc), moved="written to capture files on tmpfs (blocks "
                 "and headers included)",
                 goal="≥ 5 GB/s captured to tmpfs with ≤ 4 RX lcores "
                 "(issue 12)" if run in ("all", "allq") and lc <= 4 else None),
                 fsp)
         else:
             fig.add(base + ".captured.gbytes", j.get("captured_bytes", 0) / el / 1e9,
-                    "GB/s", raw, baseline=("capture.write_probe.gbytes", floor)
-                    if floor else None, moved="captured packet bytes written to "
+                    "GB/s", raw, baseline=floor_of(run, lc), moved="captured packet bytes written to "
                     "capture files on tmpfs")
 
 

@@ -114,10 +114,16 @@ def main():
         j["rx_packets"] = int(j["rx_packets"] * 0.9)
         with open(os.path.join(out, "capacity-burst128", "cap-gpu-source-64-1.json"), "w") as fh:
             json.dump(j, fh)
-        # And the capture sweep's floor, one writer into its directory.
+        # And the capture sweep's floors: one writer into its directory,
+        # and four writers, each into its own file, for a file per queue
+        # on four lcores.
         with open(os.path.join(out, "tmpfs_probe.json"), "w") as fh:
             json.dump({"bench": "tmpfs_probe", "dir": "/dev/shm", "fstype": "tmpfs",
-                       "write_Bps_median": 4e9}, fh)
+                       "write_Bps_median": 4e9,
+                       "threads": {"1": {"write_Bps_median": 4e9},
+                                   "4": {"write_Bps_median": 9e9}}}, fh)
+        shutil.copy(os.path.join(out, "capture", "capt-host-mapped-mix-1-all.json"),
+                    os.path.join(out, "capture", "capt-host-mapped-mix-4-allq.json"))
         rc, text = run([os.path.join(top, "bench", "plot.py"), out])
         expect(rc == 0, "plot.py with a gpu-source run: exit %d\n%s" % (rc, text))
         with open(path) as fh:
@@ -132,6 +138,11 @@ def main():
         expect(f is not None and f["baseline"] is not None and
                f["baseline"]["name"] == "capture.write_probe.gbytes" and
                f["baseline"]["value"] == 4.0, "capture has no write-probe floor: %r" % f)
+        f = figure(s, "capture.host-mapped.mix.4lcore.allq.captured.gbytes")
+        expect(f is not None and f["baseline"] is not None and
+               f["baseline"]["name"] == "capture.write_probe.4threads.gbytes" and
+               f["baseline"]["value"] == 9.0,
+               "a file per queue on 4 lcores is not against 4 writers: %r" % f)
         expect("(baseline is not a ceiling)" in report,
                "report.md's ratio table does not say the baseline is not a ceiling")
         expect(check(s, out) == [], "the summary with gpu-source is invalid: %s" % check(s, out))
