@@ -125,8 +125,8 @@ gpuapp_eal_init(int argc, char **argv)
 	return ret;
 }
 
-enum gpuapp_early
-gpuapp_early_option(int argc, char **argv)
+int
+gpuapp_prog_args(int argc, char **argv, int *end)
 {
 	int first = 1;
 
@@ -136,7 +136,18 @@ gpuapp_early_option(int argc, char **argv)
 			break;
 		}
 	}
-	for (int i = first; i < argc; i++) {
+	*end = first;
+	while (*end < argc && strcmp(argv[*end], "--") != 0)
+		(*end)++;
+	return first;
+}
+
+enum gpuapp_early
+gpuapp_early_option(int argc, char **argv)
+{
+	int end;
+
+	for (int i = gpuapp_prog_args(argc, argv, &end); i < end; i++) {
 		/* A value of the program's, such as a filter word, is no
 		 * option: only these exact words count. */
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)

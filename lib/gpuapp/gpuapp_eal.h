@@ -28,6 +28,14 @@ int gpuapp_eal_init(int argc, char **argv);
  */
 int gpuapp_plugin_path_refused(const char *path, char *why, size_t len);
 
+/*
+ * Where the program's own options are in argv, before EAL has parsed it:
+ * returns the index after the first "--" (EAL's end), or 1 when there is
+ * none (dpdk-gpu-rx --version), and sets *end to the index of the next
+ * "--" (after which only operands, such as filter words, follow) or argc.
+ */
+int gpuapp_prog_args(int argc, char **argv, int *end);
+
 /* What a program answers before EAL starts, needing none. */
 enum gpuapp_early {
 	GPUAPP_EARLY_NONE,
@@ -36,10 +44,9 @@ enum gpuapp_early {
 };
 
 /*
- * Looks for --help, -h or --version among the program's options: the
- * arguments after the first "--", or all of them when there is none
- * (dpdk-gpu-rx --version). Called before gpuapp_eal_init(), so that
- * they work where EAL cannot start (no hugepages, no permissions).
+ * Looks for --help, -h or --version among the program's options
+ * (gpuapp_prog_args()). Called before gpuapp_eal_init(), so that they
+ * work where EAL cannot start (no hugepages, no permissions).
  */
 enum gpuapp_early gpuapp_early_option(int argc, char **argv);
 

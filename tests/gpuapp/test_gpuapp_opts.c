@@ -17,6 +17,7 @@
 
 #include <rte_log.h>
 
+#include "gpuapp_eal.h"
 #include "gpuapp_opts.h"
 #include "check.h"
 
@@ -304,6 +305,24 @@ test_bad_table(void)
 		"name twice");
 }
 
+/* The program's options before EAL: after EAL's "--", up to the next. */
+static void
+test_prog_args(void)
+{
+	char *eal[] = { (char *)"p", (char *)"-l", (char *)"0", (char *)"--",
+		(char *)"-w", (char *)"-", (char *)"--", (char *)"--help", NULL };
+	char *none[] = { (char *)"p", (char *)"--version", NULL };
+	char *empty[] = { (char *)"p", (char *)"--", NULL };
+	int end;
+
+	CHECK(gpuapp_prog_args(8, eal, &end) == 4 && end == 6, "after --, to --");
+	CHECK(gpuapp_early_option(8, eal) == GPUAPP_EARLY_NONE,
+		"--help after the second -- is an operand");
+	CHECK(gpuapp_prog_args(2, none, &end) == 1 && end == 2, "no --: all");
+	CHECK(gpuapp_early_option(2, none) == GPUAPP_EARLY_VERSION, "--version");
+	CHECK(gpuapp_prog_args(2, empty, &end) == 2 && end == 2, "nothing after --");
+}
+
 int
 main(void)
 {
@@ -324,6 +343,7 @@ main(void)
 	CHECK_CASE(test_usage_errors);
 	CHECK_CASE(test_help);
 	CHECK_CASE(test_bad_table);
+	CHECK_CASE(test_prog_args);
 
 	rte_openlog_stream(NULL);
 	fclose(logf);

@@ -71,19 +71,15 @@ install_signals(void)
 static int
 writes_stdout(int argc, char **argv)
 {
-	int i = 1;
+	int end;
 
-	while (i < argc && strcmp(argv[i], "--") != 0)
-		i++;
-	for (i++; i < argc; i++) {
+	for (int i = gpuapp_prog_args(argc, argv, &end); i < end; i++) {
 		const char *o = argv[i];
 
-		if (strcmp(o, "--") == 0)
-			break;
 		if (strcmp(o, "-w-") == 0 || strcmp(o, "--write=-") == 0)
 			return 1;
 		if ((strcmp(o, "-w") == 0 || strcmp(o, "--write") == 0) &&
-				i + 1 < argc) {
+				i + 1 < end) {
 			if (strcmp(argv[i + 1], "-") == 0)
 				return 1;
 			i++;
