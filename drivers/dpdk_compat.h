@@ -13,6 +13,8 @@
  *   per port; the caller adds them with rte_pcapng_add_interface().
  * - 25.07's RTE_PMD_EXPORT_NAME() lost its __COUNTER__ suffix: a file can
  *   no longer register one driver name on two buses.
+ * - 23.03 renamed telemetry's rte_tel_data_add_{dict,array}_u64 to _uint
+ *   and deprecated the old names.
  */
 #ifndef GPU_DPDK_COMPAT_H
 #define GPU_DPDK_COMPAT_H
@@ -28,6 +30,15 @@
 #endif
 #if RTE_VERSION >= RTE_VERSION_NUM(23, 3, 0, 0)
 #define GPU_COMPAT_PCAPNG_ADD_INTERFACE 1
+#endif
+
+/* Telemetry's unsigned values (include rte_telemetry.h to use them). */
+#if RTE_VERSION >= RTE_VERSION_NUM(23, 3, 0, 0)
+#define gpu_compat_tel_dict_uint rte_tel_data_add_dict_uint
+#define gpu_compat_tel_array_uint rte_tel_data_add_array_uint
+#else
+#define gpu_compat_tel_dict_uint rte_tel_data_add_dict_u64
+#define gpu_compat_tel_array_uint rte_tel_data_add_array_u64
 #endif
 
 /*

@@ -391,18 +391,18 @@ tel_flow_export(const char *cmd __rte_unused, const char *params __rte_unused,
 		return -EINVAL;
 	c = gpurx_ipfix_counts(tel_app->fx->ipfix);
 	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_u64(d, "records",
+	gpu_compat_tel_dict_uint(d, "records",
 		__atomic_load_n(&c->records, __ATOMIC_RELAXED));
-	rte_tel_data_add_dict_u64(d, "packets",
+	gpu_compat_tel_dict_uint(d, "packets",
 		__atomic_load_n(&c->packets, __ATOMIC_RELAXED));
-	rte_tel_data_add_dict_u64(d, "bytes",
+	gpu_compat_tel_dict_uint(d, "bytes",
 		__atomic_load_n(&c->bytes, __ATOMIC_RELAXED));
 	for (unsigned int i = 0; i < RTE_DIM(ended); i++)
-		rte_tel_data_add_dict_u64(d, ended[i].name, __atomic_load_n(
+		gpu_compat_tel_dict_uint(d, ended[i].name, __atomic_load_n(
 			&c->by_reason[ended[i].reason], __ATOMIC_RELAXED));
-	rte_tel_data_add_dict_u64(d, "ring_full",
+	gpu_compat_tel_dict_uint(d, "ring_full",
 		__atomic_load_n(&tel_app->ft->ring_full, __ATOMIC_RELAXED));
-	rte_tel_data_add_dict_u64(d, "ring_lost",
+	gpu_compat_tel_dict_uint(d, "ring_lost",
 		__atomic_load_n(&tel_app->fx->ring_lost, __ATOMIC_RELAXED));
 	return 0;
 }
