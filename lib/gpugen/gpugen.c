@@ -817,21 +817,31 @@ compile_prog(const struct gpugen *g, struct gpugen_stream_dev *st,
 		if (rc != 0)
 			return rc;
 	}
-	if (g->conf.csum_offload)
+	/* A replay stream's frames differ in layout, and the port's part of
+	 * an offload is one per stream: they carry their own checksums. */
+	if (g->conf.csum_offload && st->size_mode != GPUGEN_SIZE_REPLAY)
 		gpugen_fe_csum_offload(&st->prog);
 	return 0;
 }
 
-/* Append a stream with template bytes tmpl (st->tmpl_len of them). */
+/*
+ * Append a stream with template bytes tmpl (tmpl_len of them; a replay
+ * stream's start 8-byte aligned, for the frame index and programs).
+ */
 static int
-append_stream(struct gpugen *g, const struct gpugen_stream_dev *st,
-		const uint8_t *tmpl, const char *desc)
+append_area(struct gpugen *g, const struct gpugen_stream_dev *st,
+		const uint8_t *tmpl, size_t tmpl_len, const char *desc)
 {
-	size_t len = g->t_len + st->tmpl_len;
+	const uint32_t pad = st->size_mode == GPUGEN_SIZE_REPLAY ?
+		(8 - g->t->tmpl_bytes % 8) % 8 : 0;
+	size_t len = g->t_len + pad + tmpl_len;
 	struct gpugen_table *t;
 	uint32_t s = g->t->n_streams;
-	char *dup = strdup(desc);
+	char *dup;
 
+	if ((uint64_t)g->t->tmpl_bytes + pad + tmpl_len > UINT32_MAX)
+		return -EFBIG;
+	dup = strdup(desc);
 	if (dup == NULL)
 		return -ENOMEM;
 	t = realloc(g->t, len);
@@ -841,20 +851,29 @@ append_stream(struct gpugen *g, const struct gpugen_stream_dev *st,
 	}
 	g->t = t;
 	t->s[s] = *st;
-	t->s[s].tmpl_off = t->tmpl_bytes;
-	memcpy((uint8_t *)(t + 1) + t->tmpl_bytes, tmpl, st->tmpl_len);
+	t->s[s].tmpl_off = t->tmpl_bytes + pad;
+	t->s[s].area_len = (uint32_t)(pad + tmpl_len);
+	memset((uint8_t *)(t + 1) + t->tmpl_bytes, 0, pad);
+	memcpy((uint8_t *)(t + 1) + t->tmpl_bytes + pad, tmpl, tmpl_len);
 	/* The program's layout is the shortest frame's: the same header
 	 * offsets; the lengths are read from the frame's own headers. */
 	if (st->prog.csum_offload)
 		t->s[s].csum_offload = gpugen_pkt_csum_offload(
-			(uint8_t *)(t + 1) + t->tmpl_bytes, &st->prog.lay);
-	t->tmpl_bytes += st->tmpl_len;
+			(uint8_t *)(t + 1) + t->s[s].tmpl_off, &st->prog.lay);
+	t->tmpl_bytes += t->s[s].area_len;
 	t->s[s].wstart = t->round;
 	t->round += st->weight;
 	t->n_streams++;
 	g->t_len = len;
 	g->desc[s] = dup;
 	return 0;
+}
+
+static int
+append_stream(struct gpugen *g, const struct gpugen_stream_dev *st,
+		const uint8_t *tmpl, const char *desc)
+{
+	return append_area(g, st, tmpl, st->tmpl_len, desc);
 }
 
 /* A spec's defaults but those of the IP version and protocol. */
@@ -1135,22 +1154,246 @@ layout_of(const uint8_t *p, uint32_t len, struct gpugen_pkt_layout *lay)
 	return 0;
 }
 
+/* Whether frame k + 1 of d's file can be sent as it is. */
+static int
+pcap_frame_check(const struct gpugen *g, const struct stream_desc *d,
+		const struct pcap_pkthdr *h, uint32_t k, char *err, size_t errlen)
+{
+	if (h->caplen > h->len)
+		return fail(err, errlen, -EINVAL, "pcap=%s: packet %u "
+			"malformed: %u bytes captured of a %u-byte packet",
+			d->pcap, k + 1, h->caplen, h->len);
+	if (h->caplen < h->len || h->caplen == 0)
+		return fail(err, errlen, -EINVAL, "pcap=%s: packet %u "
+			"truncated (%u of %u bytes captured)", d->pcap,
+			k + 1, h->caplen, h->len);
+	if (h->caplen > g->conf.data_room)
+		return fail(err, errlen, -EMSGSIZE, "pcap=%s: packet %u of %u "
+			"bytes beyond the mbuf data room (%u)", d->pcap,
+			k + 1, h->caplen, g->conf.data_room);
+	return 0;
+}
+
+/*
+ * A frame read from a file, ready to send: valid checksums from the
+ * start, whatever the capture held (offloaded checksums are often
+ * garbage there), and its layout for the variables.
+ */
+static void
+pcap_frame_ready(uint8_t *f, uint32_t len, struct gpugen_pkt_layout *lay)
+{
+	if (layout_of(f, len, lay) != 0) {
+		/* Not parsable: sent as is, variables by offset only. */
+		memset(lay, 0, sizeof(*lay));
+		lay->len = len;
+	}
+	gpugen_pkt_csum_fill(f, lay);
+}
+
+/* The file's first frame as a stream of its own (pcap=FILE). */
+static int
+add_pcap_frame(struct gpugen *g, const struct stream_desc *d,
+		const u_char *data, uint32_t len, const char *desc, char *err,
+		size_t errlen)
+{
+	struct gpugen_stream_dev *st = calloc(1, sizeof(*st));
+	uint8_t *tmpl = malloc(len);
+	struct gpugen_pkt_layout lay;
+	int rc;
+
+	if (st == NULL || tmpl == NULL) {
+		free(st);
+		free(tmpl);
+		return -ENOMEM;
+	}
+	memcpy(tmpl, data, len);
+	pcap_frame_ready(tmpl, len, &lay);
+	st->seed = d->def.seed;
+	st->weight = d->def.weight;
+	st->tmpl_len = st->len_min = st->len_max = len;
+	st->hdr_len = lay.payload_off;
+	rc = compile_prog(g, st, &d->def, d->vars, &lay, d->stamp == 1,
+		g->t->n_streams, err, errlen);
+	if (rc == 0)
+		rc = append_stream(g, st, tmpl, desc);
+	free(st);
+	free(tmpl);
+	return rc;
+}
+
+/* Frames and programs of a replay stream at most (GPUGEN_SIZE_REPLAY). */
+#define REPLAY_MAX_BYTES ((size_t)1 << 30)
+
+/* A replay stream being read from its file. */
+struct replay {
+	uint8_t *frames;
+	size_t frames_len, frames_cap;
+	struct gpugen_replay_frame *idx;
+	struct gpugen_fe_prog *progs;	/* with variables or a stamp */
+	uint32_t n, cap;
+	struct gpugen_stream_dev st;	/* its first frame's program */
+};
+
+static int
+replay_grow(struct replay *r, uint32_t len, int with_prog)
+{
+	if (r->frames_len + len > r->frames_cap) {
+		size_t cap = r->frames_cap * 2 > r->frames_len + len ?
+			r->frames_cap * 2 : r->frames_len + len;
+		uint8_t *f = realloc(r->frames, cap);
+
+		if (f == NULL)
+			return -ENOMEM;
+		r->frames = f;
+		r->frames_cap = cap;
+	}
+	if (r->n == r->cap) {
+		uint32_t cap = r->cap ? r->cap * 2 : 64;
+		struct gpugen_replay_frame *x = realloc(r->idx,
+			cap * sizeof(*x));
+
+		if (x == NULL)
+			return -ENOMEM;
+		r->idx = x;
+		if (with_prog) {
+			struct gpugen_fe_prog *p = realloc(r->progs,
+				cap * sizeof(*p));
+
+			if (p == NULL)
+				return -ENOMEM;
+			r->progs = p;
+		}
+		r->cap = cap;
+	}
+	return 0;
+}
+
+/*
+ * Frame n of the replay: its bytes, and its program (each frame its own
+ * layout), all with the stream's id, so that its stamps and counters are
+ * the stream's.
+ */
+static int
+replay_add(struct gpugen *g, const struct stream_desc *d, struct replay *r,
+		const u_char *data, uint32_t len, int with_prog, char *err,
+		size_t errlen)
+{
+	struct gpugen_stream_dev st;
+	struct gpugen_pkt_layout lay;
+	uint8_t *f;
+	int rc = replay_grow(r, len, with_prog);
+
+	if (rc != 0)
+		return rc;
+	f = r->frames + r->frames_len;
+	memcpy(f, data, len);
+	pcap_frame_ready(f, len, &lay);
+	memset(&st, 0, sizeof(st));
+	st.seed = d->def.seed;
+	st.size_mode = GPUGEN_SIZE_REPLAY;
+	rc = compile_prog(g, &st, &d->def, d->vars, &lay, d->stamp == 1,
+		g->t->n_streams, err, errlen);
+	/* Real traffic has frames too short for the stamp (bare ACKs): they
+	 * go unstamped, as imix's 64-byte frames do. */
+	if (rc == -EMSGSIZE && d->stamp == 1) {
+		memset(&st, 0, sizeof(st));
+		st.seed = d->def.seed;
+		st.size_mode = GPUGEN_SIZE_REPLAY;
+		rc = compile_prog(g, &st, &d->def, d->vars, &lay, 0,
+			g->t->n_streams, err, errlen);
+	}
+	if (rc != 0) {
+		char why[256];
+
+		snprintf(why, sizeof(why), "%s", err != NULL ? err : "");
+		return fail(err, errlen, rc, "pcap=%s: packet %u: %s", d->pcap,
+			r->n + 1, why);
+	}
+	/* The stream's own program (what gpugen_stream_info() tells) is its
+	 * first stamped frame's, else its first frame's. */
+	if (r->n == 0 || (r->st.prog.stamp_off == 0 && st.prog.stamp_off != 0))
+		r->st.prog = st.prog;
+	if (with_prog)
+		r->progs[r->n] = st.prog;
+	r->idx[r->n] = (struct gpugen_replay_frame){
+		.off = (uint32_t)r->frames_len, .len = len,
+		.stamp_rank = r->st.n_stamped };
+	r->st.n_stamped += st.prog.stamp_off != 0;
+	r->frames_len += len;
+	r->n++;
+	if (r->n * (sizeof(*r->idx) + (with_prog ? sizeof(*r->progs) : 0)) +
+			r->frames_len > REPLAY_MAX_BYTES)
+		return fail(err, errlen, -EFBIG, "pcap=%s: more than %zu MiB "
+			"of frames%s by packet %u", d->pcap, REPLAY_MAX_BYTES >> 20,
+			with_prog ? " and their variables" : "", r->n);
+	if (r->n == 1 || len < r->st.len_min)
+		r->st.len_min = len;
+	if (len > r->st.len_max)
+		r->st.len_max = len;
+	return 0;
+}
+
+/* The replay as one stream: frame index, frames, programs. */
+static int
+replay_append(struct gpugen *g, const struct stream_desc *d,
+		struct replay *r, int with_prog, const char *desc)
+{
+	const size_t idx_len = (size_t)r->n * sizeof(*r->idx);
+	const size_t frames_end = (idx_len + r->frames_len + 7) / 8 * 8;
+	const size_t area_len = frames_end +
+		(with_prog ? (size_t)r->n * sizeof(*r->progs) : 0);
+	uint8_t *area;
+	int rc;
+
+	if (d->stamp == 1 && r->st.prog.stamp_off == 0)
+		return -EMSGSIZE;
+	area = calloc(1, area_len);
+	if (area == NULL)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < r->n; k++) {
+		r->idx[k].off += (uint32_t)idx_len;
+		r->idx[k].prog_off = with_prog ? (uint32_t)(frames_end +
+			k * sizeof(*r->progs)) : GPUGEN_REPLAY_NO_PROG;
+	}
+	memcpy(area, r->idx, idx_len);
+	memcpy(area + idx_len, r->frames, r->frames_len);
+	if (with_prog)
+		memcpy(area + frames_end, r->progs, r->n * sizeof(*r->progs));
+	r->st.seed = d->def.seed;
+	r->st.weight = d->def.weight;
+	r->st.size_mode = GPUGEN_SIZE_REPLAY;
+	r->st.n_frames = r->n;
+	r->st.tmpl_len = r->st.len_max;	/* the room a packet needs */
+	rc = append_area(g, &r->st, area, area_len, desc);
+	free(area);
+	return rc;
+}
+
+/*
+ * pcap=FILE: its first frame as a stream. pcap=FILE,all: every frame of
+ * it, in its order, as one replay stream of any length.
+ */
 static int
 add_pcap_streams(struct gpugen *g, struct stream_desc *d, const char *desc,
 		char *err, size_t errlen)
 {
+	const int with_prog = d->def.n_vars != 0 || d->stamp == 1;
 	char perr[PCAP_ERRBUF_SIZE];
+	struct replay r = { 0 };
 	struct pcap_pkthdr *h;
 	const u_char *data;
-	uint32_t first = g->t->n_streams, k = 0;
+	uint32_t k = 0;
 	pcap_t *pc;
-	int rc = 0, r;
+	int rc = 0, n;
 
 	if (d->have_ip || d->have_l4 || d->def.n_vlans || d->size_given ||
 			d->imix)
 		return fail(err, errlen, -EINVAL, "pcap=%s: the frame comes from "
 			"the file; only var, tuple, stamp, seed, weight and all "
 			"go with it", d->pcap);
+	if (g->t->n_streams >= GPUGEN_MAX_STREAMS)
+		return fail(err, errlen, -ENOSPC, "pcap=%s: more than %d "
+			"streams", d->pcap, GPUGEN_MAX_STREAMS);
 	pc = pcap_open_offline(d->pcap, perr);
 	if (pc == NULL)
 		return fail(err, errlen, -ENOENT, "pcap=%s: %s", d->pcap, perr);
@@ -1160,73 +1403,39 @@ add_pcap_streams(struct gpugen *g, struct stream_desc *d, const char *desc,
 			"Ethernet", d->pcap,
 			pcap_datalink_val_to_name(pcap_datalink(pc)));
 	}
-	while ((r = pcap_next_ex(pc, &h, &data)) == 1) {
-		struct gpugen_stream_dev *st;
-		struct gpugen_pkt_layout lay;
-		uint8_t *tmpl;
-
-		if (first + k >= GPUGEN_MAX_STREAMS) {
-			rc = fail(err, errlen, -ENOSPC, "pcap=%s: more than %d "
-				"streams", d->pcap, GPUGEN_MAX_STREAMS);
-			break;
-		}
-		if (h->caplen > h->len) {
-			rc = fail(err, errlen, -EINVAL, "pcap=%s: packet %u "
-				"malformed: %u bytes captured of a %u-byte packet",
-				d->pcap, k + 1, h->caplen, h->len);
-			break;
-		}
-		if (h->caplen < h->len || h->caplen == 0) {
-			rc = fail(err, errlen, -EINVAL, "pcap=%s: packet %u "
-				"truncated (%u of %u bytes captured)", d->pcap,
-				k + 1, h->caplen, h->len);
-			break;
-		}
-		if (h->caplen > g->conf.data_room) {
-			rc = fail(err, errlen, -EMSGSIZE, "pcap=%s: packet %u of %u "
-				"bytes beyond the mbuf data room (%u)", d->pcap,
-				k + 1, h->caplen, g->conf.data_room);
-			break;
-		}
-		st = calloc(1, sizeof(*st));
-		tmpl = malloc(h->caplen);
-		if (st == NULL || tmpl == NULL) {
-			free(st);
-			free(tmpl);
-			rc = -ENOMEM;
-			break;
-		}
-		memcpy(tmpl, data, h->caplen);
-		if (layout_of(tmpl, h->caplen, &lay) != 0) {
-			/* Not parsable: sent as is, variables by offset only. */
-			memset(&lay, 0, sizeof(lay));
-			lay.len = h->caplen;
-		}
-		/* Valid checksums from the start, whatever the capture held
-		 * (offloaded checksums are often garbage there). */
-		gpugen_pkt_csum_fill(tmpl, &lay);
-		st->seed = d->def.seed;
-		st->weight = d->def.weight;
-		st->tmpl_len = st->len_min = st->len_max = h->caplen;
-		st->hdr_len = lay.payload_off;
-		rc = compile_prog(g, st, &d->def, d->vars, &lay, d->stamp == 1,
-			first + k, err, errlen);
-		if (rc == 0)
-			rc = append_stream(g, st, tmpl, desc);
-		free(st);
-		free(tmpl);
+	while ((n = pcap_next_ex(pc, &h, &data)) == 1) {
+		rc = pcap_frame_check(g, d, h, k, err, errlen);
+		if (rc == 0 && !d->pcap_all)
+			rc = add_pcap_frame(g, d, data, h->caplen, desc, err,
+				errlen);
+		else if (rc == 0)
+			rc = replay_add(g, d, &r, data, h->caplen, with_prog,
+				err, errlen);
 		if (rc != 0)
 			break;
 		k++;
 		if (!d->pcap_all)
 			break;
 	}
-	if (rc == 0 && r == -1)
+	if (rc == 0 && n == -1)
 		rc = fail(err, errlen, -EIO, "pcap=%s: %s", d->pcap,
 			pcap_geterr(pc));
 	if (rc == 0 && k == 0)
 		rc = fail(err, errlen, -ENODATA, "pcap=%s: no packets", d->pcap);
+	if (rc == 0 && d->pcap_all) {
+		rc = replay_append(g, d, &r, with_prog, desc);
+		if (rc == -EFBIG)
+			rc = fail(err, errlen, rc, "pcap=%s: the table would pass "
+				"4 GiB", d->pcap);
+		else if (rc == -EMSGSIZE)
+			rc = fail(err, errlen, rc, "pcap=%s: stamp: no frame has "
+				"room for the %d-byte stamp after its headers; "
+				"stamp=off", d->pcap, GPUGEN_STAMP_LEN);
+	}
 	pcap_close(pc);
+	free(r.frames);
+	free(r.idx);
+	free(r.progs);
 	return rc;
 }
 
@@ -1239,9 +1448,9 @@ truncate_streams(struct gpugen *g, uint32_t n)
 	while (t->n_streams > n) {
 		struct gpugen_stream_dev *st = &t->s[--t->n_streams];
 
-		t->tmpl_bytes -= st->tmpl_len;
+		t->tmpl_bytes -= st->area_len;
 		t->round -= st->weight;
-		g->t_len -= st->tmpl_len;
+		g->t_len -= st->area_len;
 		free(g->desc[t->n_streams]);
 		g->desc[t->n_streams] = NULL;
 		memset(st, 0, sizeof(*st));
@@ -1422,7 +1631,7 @@ gpugen_build_cpu(const struct gpugen *g, uint64_t n, uint64_t tx_ns,
 		*stream = s;
 	if (idx != NULL)
 		*idx = i;
-	if (gpugen_stream_len(&t->s[s], i) > bufsz)
+	if (gpugen_stream_len(t, &t->s[s], i) > bufsz)
 		return 0;
 	return gpugen_make(t, &t->s[s], i, tx_ns, buf);
 }

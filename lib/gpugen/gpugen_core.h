@@ -22,6 +22,23 @@
 #define GPUGEN_SIZE_FIXED 0
 #define GPUGEN_SIZE_STEP 1	/* min, min + step, ... wrapping at max */
 #define GPUGEN_SIZE_RANDOM 2	/* uniform in [min, max] */
+#define GPUGEN_SIZE_REPLAY 3	/* the frames of a file, one after another */
+
+/*
+ * One frame of a replay stream (pcap=FILE,all). The stream's template
+ * bytes start with n_frames of these, then the frames, then, when the
+ * stream has variables or a stamp, one program per frame (each frame has
+ * its own layout): its packet idx is frame idx % n_frames, with idx for
+ * the variables.
+ */
+struct gpugen_replay_frame {
+	uint32_t off;		/* the frame, from the stream's tmpl_off */
+	uint32_t len;		/* no FCS */
+	uint32_t prog_off;	/* its program, from the stream's tmpl_off;
+				 * GPUGEN_REPLAY_NO_PROG: none */
+	uint32_t stamp_rank;	/* stamped frames before it in the file */
+};
+#define GPUGEN_REPLAY_NO_PROG UINT32_MAX
 
 struct gpugen_stream_dev {
 	struct gpugen_fe_prog prog;	/* compiled against the shortest frame */
@@ -36,6 +53,9 @@ struct gpugen_stream_dev {
 	uint8_t size_mode;
 	uint8_t from_spec;
 	uint32_t csum_offload;		/* GPUGEN_CSUM_OFF_*: the port's part */
+	uint32_t n_frames;		/* GPUGEN_SIZE_REPLAY: frames replayed, */
+	uint32_t n_stamped;		/* and how many of them stamped */
+	uint32_t area_len;		/* template bytes the stream owns */
 };
 
 struct gpugen_table {
@@ -71,13 +91,25 @@ gpugen_locate(const struct gpugen_table *t, uint64_t n, uint64_t *idx)
 	return s;
 }
 
+/* The frame a replay stream's packet idx sends. */
+GPURX_FN const struct gpugen_replay_frame *
+gpugen_replay_frame(const struct gpugen_table *t,
+		const struct gpugen_stream_dev *st, uint64_t idx)
+{
+	return (const struct gpugen_replay_frame *)gpugen_tmpl(t, st) +
+		idx % st->n_frames;
+}
+
 /* Frame length (no FCS) of packet idx of stream st. */
 GPURX_FN uint32_t
-gpugen_stream_len(const struct gpugen_stream_dev *st, uint64_t idx)
+gpugen_stream_len(const struct gpugen_table *t,
+		const struct gpugen_stream_dev *st, uint64_t idx)
 {
 	uint64_t r = (uint64_t)st->len_max - st->len_min + 1;
 
 	switch (st->size_mode) {
+	case GPUGEN_SIZE_REPLAY:
+		return gpugen_replay_frame(t, st, idx)->len;
 	case GPUGEN_SIZE_STEP: {
 		/* Positions min, min + step, ... below max + 1, then again. */
 		uint64_t n_pos = (r + st->len_step - 1) / st->len_step;
@@ -105,8 +137,20 @@ GPURX_FN uint32_t
 gpugen_make(const struct gpugen_table *t, const struct gpugen_stream_dev *st,
 		uint64_t idx, uint64_t tx_ns, uint8_t *out)
 {
-	uint32_t len = gpugen_stream_len(st, idx);
+	uint32_t len = gpugen_stream_len(t, st, idx);
 
+	if (st->size_mode == GPUGEN_SIZE_REPLAY) {
+		const struct gpugen_replay_frame *f =
+			gpugen_replay_frame(t, st, idx);
+
+		gpugen_pb_copy(out, gpugen_tmpl(t, st) + f->off, len);
+		if (f->prog_off != GPUGEN_REPLAY_NO_PROG)
+			gpugen_fe_apply_seq((const struct gpugen_fe_prog *)
+				(gpugen_tmpl(t, st) + f->prog_off), out, idx,
+				idx / st->n_frames * st->n_stamped +
+				f->stamp_rank, tx_ns);
+		return len;
+	}
 	if (len == st->tmpl_len) {
 		gpugen_pb_copy(out, gpugen_tmpl(t, st), len);
 	} else {
@@ -142,7 +186,7 @@ gpugen_table_len(const struct gpugen_table *t, uint64_t n)
 	uint64_t idx;
 	uint32_t s = gpugen_locate(t, n, &idx);
 
-	return gpugen_stream_len(&t->s[s], idx);
+	return gpugen_stream_len(t, &t->s[s], idx);
 }
 
 #endif /* GPUGEN_CORE_H */

@@ -216,10 +216,14 @@ gpugen_fe_fix(const struct gpugen_fe_prog *p, uint8_t *pkt,
 	}
 }
 
-/* Apply the program to a copy of the template in pkt, as packet i. */
+/*
+ * Apply the program to a copy of the template in pkt, as packet i, its
+ * stamp numbered seq (a replay stream numbers only its stamped frames,
+ * so that the receiver counts no unstamped one as lost).
+ */
 GPURX_FN void
-gpugen_fe_apply(const struct gpugen_fe_prog *p, uint8_t *pkt, uint64_t i,
-		uint64_t tx_ns)
+gpugen_fe_apply_seq(const struct gpugen_fe_prog *p, uint8_t *pkt, uint64_t i,
+		uint64_t seq, uint64_t tx_ns)
 {
 	uint32_t m[2], m2[2];
 
@@ -243,10 +247,18 @@ gpugen_fe_apply(const struct gpugen_fe_prog *p, uint8_t *pkt, uint64_t i,
 	}
 	if (p->stamp_off != 0) {
 		gpugen_fe_sums(p, pkt, p->stamp_off, GPUGEN_STAMP_LEN, m);
-		gpugen_stamp_put(pkt + p->stamp_off, p->stream, i, tx_ns);
+		gpugen_stamp_put(pkt + p->stamp_off, p->stream, seq, tx_ns);
 		gpugen_fe_sums(p, pkt, p->stamp_off, GPUGEN_STAMP_LEN, m2);
 		gpugen_fe_fix(p, pkt, m, m2);
 	}
+}
+
+/* Apply the program to a copy of the template in pkt, as packet i. */
+GPURX_FN void
+gpugen_fe_apply(const struct gpugen_fe_prog *p, uint8_t *pkt, uint64_t i,
+		uint64_t tx_ns)
+{
+	gpugen_fe_apply_seq(p, pkt, i, i, tx_ns);
 }
 
 /* Packet i of the stream: the template copied to out, then the program. */

@@ -7,13 +7,18 @@
  * at every offset modulo 16 and bursts are not all whole warps, so the
  * kernel's copy-out (16-byte pieces between a head and a tail of bytes)
  * is checked at each alignment; the bytes around each frame must stay as
- * they were. Exit 77 when gpudev finds no GPU.
+ * they were. A replay stream (pcap=FILE,all) of 150 frames of four
+ * kinds, most stamped, with a variable, is among the streams. Exit 77
+ * when gpudev finds no GPU.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
+
+#include <pcap/pcap.h>
 
 #include <rte_eal.h>
 #include <rte_errno.h>
@@ -21,6 +26,7 @@
 
 #include "check.h"
 #include "gpugen.h"
+#include "gpugen_build.h"
 #include "gpugen_cuda.h"
 #include "gpuapp_eal.h"
 
@@ -56,6 +62,50 @@ static const char *const specs[] = {
 		"80-90,var=ipv4.ttl:inc:1-64:burst,size=200",
 	"imix,ipv4,udp,stamp=off,var=udp.dport:inc:1-65535,seed=99",
 };
+
+/* 150 frames into a new pcap file at path (a mkstemp template). */
+static int
+write_replay(char *path)
+{
+	pcap_t *p = pcap_open_dead(DLT_EN10MB, 65535);
+	pcap_dumper_t *d;
+	int fd = mkstemp(path);
+
+	if (fd < 0 || p == NULL) {
+		if (p != NULL)
+			pcap_close(p);
+		return -1;
+	}
+	close(fd);
+	d = pcap_dump_open(p, path);
+	if (d == NULL) {
+		pcap_close(p);
+		return -1;
+	}
+	for (uint32_t k = 0; k < 150; k++) {
+		struct gpugen_pkt_spec s;
+		struct gpugen_pkt_layout lay;
+		struct pcap_pkthdr h;
+		uint8_t f[1600];
+
+		memset(&s, 0, sizeof(s));
+		s.ip_version = k % 4 == 3 ? 6 : 4;
+		s.src[0] = 10;
+		s.dst[0] = 10;
+		s.dst[3] = (uint8_t)k;
+		s.proto = k % 2 ? GPURX_IPPROTO_TCP : GPURX_IPPROTO_UDP;
+		s.sport = (uint16_t)(2000 + k);
+		s.dport = 443;
+		/* Some too short for the stamp: they go unstamped. */
+		s.payload_len = (k * 37) % 1400;
+		memset(&h, 0, sizeof(h));
+		h.caplen = h.len = gpugen_pkt_build(&s, f, sizeof(f), &lay);
+		pcap_dump((u_char *)d, &h, f);
+	}
+	pcap_dump_close(d);
+	pcap_close(p);
+	return 0;
+}
 
 static void
 run_mode(struct gpugen *g, int16_t gpu, enum gpugen_gpu_mem where,
@@ -157,9 +207,10 @@ main(int argc, char **argv)
 	char *eal[] = { argv[0], "--no-huge", "-m", "512", "--no-shconf",
 		"--log-level=lib.eal:warning", NULL };
 	struct gpugen_conf c = { .burst = 32, .seed = 7 };
-	char err[256];
+	char err[256], replay[] = "/tmp/gputx-replay-XXXXXX", spec[128];
 	struct gpugen *g;
 	int16_t gpu;
+	int rc;
 
 	(void)argc;
 	if (gpuapp_eal_init(6, eal) < 0) {
@@ -181,6 +232,18 @@ main(int argc, char **argv)
 			CHECK(0, "%s: %s", specs[k], err);
 			return check_finish("gputx-gpu-build");
 		}
+	if (write_replay(replay) != 0) {
+		CHECK(0, "cannot write %s", replay);
+		return check_finish("gputx-gpu-build");
+	}
+	snprintf(spec, sizeof(spec), "pcap=%s,all,stamp=on,weight=3,"
+		"var=@26/4:random:0-0xffffffff", replay);
+	rc = gpugen_add_spec(g, spec, err, sizeof(err));
+	unlink(replay);
+	if (rc != 1) {
+		CHECK(0, "%s: %s", spec, err);
+		return check_finish("gputx-gpu-build");
+	}
 	run_mode(g, gpu, GPUGEN_TABLE_HOST, 0);
 	run_mode(g, gpu, GPUGEN_TABLE_DEVICE, 0);
 	run_mode(g, gpu, GPUGEN_TABLE_DEVICE, 1);

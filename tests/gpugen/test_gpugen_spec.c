@@ -478,6 +478,23 @@ test_bad(void)
 	gpugen_free(g);
 }
 
+/* A new pcap file at path, to dump into; NULL (a failed check) if not. */
+static pcap_dumper_t *
+dump_open(const char *path, pcap_t **p)
+{
+	pcap_dumper_t *d;
+
+	*p = pcap_open_dead(DLT_EN10MB, 65535);
+	d = *p != NULL ? pcap_dump_open(*p, path) : NULL;
+	if (d == NULL) {
+		CHECK(0, "cannot write %s", path);
+		if (*p != NULL)
+			pcap_close(*p);
+		*p = NULL;
+	}
+	return d;
+}
+
 static void
 test_pcap(const char *dir)
 {
@@ -493,12 +510,9 @@ test_pcap(const char *dir)
 	struct gpugen *g;
 
 	snprintf(path, sizeof(path), "%s/gpugen-spec-test.pcap", dir);
-	p = pcap_open_dead(DLT_EN10MB, 65535);
-	d = p != NULL ? pcap_dump_open(p, path) : NULL;
-	if (d == NULL) {
-		CHECK(0, "cannot write %s", path);
+	d = dump_open(path, &p);
+	if (d == NULL)
 		return;
-	}
 	for (int k = 0; k < 3; k++) {
 		memset(&s, 0, sizeof(s));
 		s.ip_version = k == 2 ? 6 : 4;
@@ -522,38 +536,117 @@ test_pcap(const char *dir)
 	g = new_gen(1);
 	snprintf(spec, sizeof(spec), "pcap=%s", path);
 	CHECK(add(g, spec) == 1, "pcap first packet");
+	/* all: one replay stream, the file's frames in turn; its variable
+	 * counts the stream's packets. */
 	snprintf(spec, sizeof(spec), "pcap=%s,all,var=@34/2:inc:1-3", path);
-	CHECK(add(g, spec) == 3, "pcap all packets");
+	CHECK(add(g, spec) == 1, "pcap all packets: one stream");
 	snprintf(spec, sizeof(spec), "pcap=%s,stamp=on", path);
 	CHECK(add(g, spec) == 1, "pcap stamped");
-	for (uint64_t n = 0; n < 10; n++) {
+	for (uint64_t n = 0; n < 30; n++) {
 		uint32_t len = build(g, n, buf, &pi);
-		uint32_t k = n % 5 == 0 ? 0 : n % 5 <= 3 ? (uint32_t)(n % 5 - 1) :
-			0;
+		uint64_t i = n / 3;
+		uint32_t k = n % 3 == 1 ? (uint32_t)(i % 3) : 0;
 
 		CHECK(len == lens[k], "pcap packet %lu: len %u want %u",
 			(unsigned long)n, len, lens[k]);
 		CHECK(pi.dport == 80 + k, "pcap packet %lu: dport %u",
 			(unsigned long)n, pi.dport);
-		if (n % 5 == 1 || n % 5 == 2)	/* the IPv4 ones */
-			CHECK(pi.sport == 1 + n / 5, "pcap var on %lu: sport %u",
+		CHECK(gpugen_stream_of(g, n) == n % 3, "pcap packet %lu: stream",
+			(unsigned long)n);
+		if (n % 3 == 1 && k != 2)	/* the IPv4 ones */
+			CHECK(pi.sport == 1 + i % 3, "pcap var on %lu: sport %u",
 				(unsigned long)n, pi.sport);
 	}
 	snprintf(spec, sizeof(spec), "pcap=%s,all,var=udp.sport:inc:1-3", path);
 	CHECK(gpugen_add_spec(g, spec, NULL, 0) == -ENXIO,
 		"a name the TCP packet lacks");
-	CHECK(gpugen_n_streams(g) == 5, "nothing added");
+	CHECK(gpugen_n_streams(g) == 3, "nothing added");
 	gpugen_free(g);
 
-	/* A record that claims more bytes captured than the packet had. */
-	p = pcap_open_dead(DLT_EN10MB, 65535);
-	d = p != NULL ? pcap_dump_open(p, path) : NULL;
-	if (d == NULL) {
-		CHECK(0, "cannot write %s", path);
-		if (p != NULL)
-			pcap_close(p);
+	/* More frames than streams: 300 frames, sizes 60..359, one stream,
+	 * every frame whole and in order, with and without a stamp. */
+	d = dump_open(path, &p);
+	if (d == NULL)
 		return;
+	for (uint32_t k = 0; k < 300; k++) {
+		uint8_t f[400];
+
+		memset(&s, 0, sizeof(s));
+		s.ip_version = 4;
+		s.src[0] = 10;
+		s.dst[0] = 10;
+		s.proto = GPURX_IPPROTO_UDP;
+		s.sport = (uint16_t)(1000 + k);
+		s.dport = 53;
+		s.payload_len = 60 + k - 42;
+		memset(&h, 0, sizeof(h));
+		h.caplen = h.len = gpugen_pkt_build(&s, f, sizeof(f), &lay);
+		pcap_dump((u_char *)d, &h, f);
 	}
+	pcap_dump_close(d);
+	pcap_close(p);
+	for (int stamp = 0; stamp < 2; stamp++) {
+		struct gpugen_stream_info si;
+
+		g = new_gen(1);
+		snprintf(spec, sizeof(spec), "pcap=%s,all%s", path,
+			stamp ? ",stamp=on" : "");
+		CHECK(add(g, spec) == 1, "300 frames: one stream");
+		CHECK(gpugen_stream_info(g, 0, &si) == 0 && si.len_min == 60 &&
+			si.len_max == 359, "300 frames: sizes %u..%u", si.len_min,
+			si.len_max);
+		for (uint64_t n = 0; n < 650; n++) {
+			uint32_t len = build(g, n, buf, &pi);
+
+			CHECK(len == 60 + n % 300 && pi.sport == 1000 + n % 300,
+				"replay packet %lu: len %u sport %u",
+				(unsigned long)n, len, pi.sport);
+			/* 42 bytes of headers: the stamp fits from 66 bytes,
+			 * in 294 of the 300 frames; their numbers run on
+			 * without gaps. */
+			if (stamp) {
+				struct gpugen_stamp gs;
+				int found = gpugen_stamp_find(buf, len, &pi,
+					&gs) == 0;
+				uint64_t want = n / 300 * 294 + (n % 300 - 6);
+
+				CHECK(found == (len >= 66) && (!found ||
+					(gs.stream == 0 && gs.seq == want)),
+					"replay packet %lu (%u bytes): stamp %d "
+					"seq %lu", (unsigned long)n, len, found,
+					found ? (unsigned long)gs.seq : 0UL);
+			}
+		}
+		gpugen_free(g);
+	}
+	/* With no frame that has room for the stamp, stamp=on is refused. */
+	d = dump_open(path, &p);
+	if (d != NULL) {
+		uint8_t f[64];
+		char err[256] = "";
+
+		memset(&s, 0, sizeof(s));
+		s.ip_version = 4;
+		s.proto = GPURX_IPPROTO_UDP;
+		s.payload_len = 18;
+		memset(&h, 0, sizeof(h));
+		h.caplen = h.len = gpugen_pkt_build(&s, f, sizeof(f), &lay);
+		pcap_dump((u_char *)d, &h, f);
+		pcap_dump((u_char *)d, &h, f);
+		pcap_dump_close(d);
+		g = new_gen(1);
+		snprintf(spec, sizeof(spec), "pcap=%s,all,stamp=on", path);
+		CHECK(gpugen_add_spec(g, spec, err, sizeof(err)) == -EMSGSIZE &&
+			strstr(err, "no frame has room") != NULL &&
+			gpugen_n_streams(g) == 0, "unstampable replay: '%s'", err);
+		gpugen_free(g);
+		pcap_close(p);
+	}
+
+	/* A record that claims more bytes captured than the packet had. */
+	d = dump_open(path, &p);
+	if (d == NULL)
+		return;
 	memset(&h, 0, sizeof(h));
 	h.caplen = lens[0];
 	h.len = 20;
