@@ -29,16 +29,24 @@ say(char *err, size_t errlen, const char *fmt, ...)
 }
 
 void
+gpuapp_ext_pool_unmap(struct gpuapp_ext_pool *p)
+{
+	if (p->mem == NULL || !p->mapped)
+		return;
+	if (rte_dev_dma_unmap(p->dev, p->mem, RTE_BAD_IOVA, p->len) != 0)
+		GPUAPP_LOG(WARNING, "warning: rte_dev_dma_unmap: %s\n",
+			rte_strerror(rte_errno));
+	p->mapped = 0;
+}
+
+void
 gpuapp_ext_pool_free(struct gpuapp_ext_pool *p)
 {
 	if (p->mem == NULL)
 		return;
 	rte_mempool_free(p->mp);
 	p->mp = NULL;
-	if (p->mapped && rte_dev_dma_unmap(p->dev, p->mem, RTE_BAD_IOVA,
-			p->len) != 0)
-		GPUAPP_LOG(WARNING, "warning: rte_dev_dma_unmap: %s\n",
-			rte_strerror(rte_errno));
+	gpuapp_ext_pool_unmap(p);
 	if (p->registered && rte_extmem_unregister(p->mem, p->len) != 0)
 		GPUAPP_LOG(WARNING, "warning: rte_extmem_unregister: %s\n",
 			rte_strerror(rte_errno));

@@ -35,6 +35,14 @@ struct gpuapp_ext_pool {
 int gpuapp_ext_pool_create(struct gpuapp_ext_pool *p, const char *name,
 		int16_t gpu_id, uint16_t port, uint32_t n, unsigned int cache,
 		uint16_t data_room, int socket, char *err, size_t errlen);
+/*
+ * Undo the DMA mapping for the port, once it is stopped and before it is
+ * closed: a closed port's device no longer knows the mapping (net_gpudma
+ * answers ENODEV; mlx5 has dropped its memory regions). Safe to call
+ * twice; gpuapp_ext_pool_free() does it if it was not done.
+ */
+void gpuapp_ext_pool_unmap(struct gpuapp_ext_pool *p);
+
 /* Pool first (its buffers are the memory), then unmap, unregister, free. */
 void gpuapp_ext_pool_free(struct gpuapp_ext_pool *p);
 

@@ -161,6 +161,13 @@ gpurx_gpu_mem_upload(struct gpurx_app *a, void *d, const void *src, size_t n,
 	return rc == 0 ? 0 : gpurx_gpu_cuda_fail(what, rc);
 }
 
+void
+gpurx_gpu_port_unmap(struct gpurx_app *a)
+{
+	if (a->gpu != NULL && a->gpu->ext != NULL)
+		gpuapp_ext_pool_unmap(&a->gpu->extp);
+}
+
 /* The --mem gpu pool and its memory, whatever of them exists. */
 static void
 release_ext_pool(struct gpurx_app *a)

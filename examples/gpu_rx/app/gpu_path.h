@@ -68,6 +68,10 @@ struct gpurx_item_stats;
 void gpurx_gpu_item_stats(const struct gpurx_app *a,
 		struct gpurx_item_stats *st);
 
+/* The --mem gpu pool's DMA mapping undone: after the port stops, before
+ * it closes (gpuapp_ext_pool_unmap()). Nothing without one. */
+void gpurx_gpu_port_unmap(struct gpurx_app *a);
+
 /* Free everything; after the port is closed. */
 void gpurx_gpu_teardown(struct gpurx_app *a);
 

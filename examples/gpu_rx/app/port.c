@@ -446,6 +446,7 @@ gpurx_port_close(struct gpurx_app *a)
 	if (rc != 0)
 		GPURX_LOG(WARNING, "warning: port %u stop: %s\n", a->port,
 			rte_strerror(-rc));
+	gpurx_gpu_port_unmap(a);
 	rc = rte_eth_dev_close(a->port);
 	if (rc != 0)
 		GPURX_LOG(WARNING, "warning: port %u close: %s\n", a->port,
