@@ -62,10 +62,28 @@ struct chunk_list {
 
 struct app;
 
+/*
+ * A GPU the run builds frames on (GPU modes), or the one pool of --mem
+ * cpu (id -1): its generator context, its fill (a ring for each queue it
+ * serves, in queue order), and its mbuf pool, host memory registered
+ * with it or its own memory, so that no build crosses GPUs.
+ */
+struct tx_gpu {
+	int16_t id;
+	uint16_t n_queues;
+	struct gpugen_gpu *gg;
+	struct gpugen_fill *fill;
+	struct rte_mempool *pool;
+	struct gpuapp_ext_pool ext;
+	struct chunk_list chunks;
+};
+
 /* A TX queue and its lcore: its own counters on a line of their own. */
 struct txq {
 	struct app *a;
 	uint16_t q;
+	struct tx_gpu *g;	/* its GPU (or --mem cpu's pool) */
+	uint32_t ring;		/* its ring in g's fill */
 	int rc;
 	struct tx_stats st;
 	/* GPU builds: when each burst in flight was posted (TSC, by ring
@@ -82,12 +100,10 @@ struct txq {
 struct app {
 	struct opts o;
 	struct gpugen *gen;
-	struct gpugen_gpu *gg;
-	struct gpugen_fill *fill;
-	int16_t gpu_id;
-	struct rte_mempool *pool;
-	struct gpuapp_ext_pool ext;
-	struct chunk_list chunks;
+	/* GPU modes: the GPUs in use, by first queue mapped; --mem cpu:
+	 * gpu[0] alone, holding the pool. */
+	struct tx_gpu gpu[MAX_QUEUES];
+	unsigned int n_gpus;
 	uint32_t link_mbps;
 	double rate_units;	/* per second, in pkt_cost() units; 0: none */
 	/* Every packet's length when all streams have one and the same (the
@@ -117,10 +133,12 @@ struct app {
 	int rate_short;
 };
 
-/* tx_port.c: the GPU, the mbuf pool, the port and its link. */
+/* tx_port.c: the GPUs, the mbuf pools, the port and its link. */
 int gputx_setup_gpu(struct app *a);
 int gputx_setup_pool(struct app *a, int socket);
 void gputx_release_pool(struct app *a);
+/* Packets sent so far by the queues of GPU g (relaxed reads). */
+uint64_t gputx_gpu_pkts(const struct app *a, const struct tx_gpu *g);
 int gputx_setup_port(struct app *a);
 int gputx_wait_link(struct app *a);
 void gputx_linger(struct app *a);

@@ -42,19 +42,95 @@ on_signal(int sig)
 	gputx_quit = 1;
 }
 
-/* The GPU's persistent fill (or per-burst launches): a ring a queue. */
+/* A GPU's persistent fill (or per-burst launches): a ring for each
+ * queue it serves. */
 static int
-open_fill(struct app *a, char *err, size_t errlen)
+open_fill(struct app *a, struct tx_gpu *g, char *err, size_t errlen)
 {
 	struct gpugen_fill_conf fc = {
-		.rings = a->o.queues,
+		.rings = g->n_queues,
 		.items = a->o.ring_items,
 		.burst = a->o.burst,
 		.frames_in_gpu = a->o.mem == MEM_GPU,
 		.launch_per_burst = a->o.launch_per_burst,
 	};
 
-	return gpugen_fill_open(a->gg, &fc, &a->fill, err, errlen);
+	return gpugen_fill_open(g->gg, &fc, &g->fill, err, errlen);
+}
+
+/*
+ * Each GPU's generator context and fill. The streams go to GPU memory
+ * whatever the frames' memory: each packet's build reads them (program,
+ * template) in dependent steps, each a PCIe round trip from host memory.
+ * Host-mapped, 32-packet bursts, posted to built: 39 -> 28 us for one
+ * 100-byte stream, 58 -> 48 us for the memif loop's streams. 0, or -1
+ * (said); what was opened is closed by close_gpus().
+ */
+static int
+open_gpus(struct app *a)
+{
+	char err[512];
+	int rc;
+
+	for (unsigned int k = 0; k < a->n_gpus; k++) {
+		struct tx_gpu *g = &a->gpu[k];
+		/* Which GPU, where there are several to tell apart. */
+		char which[32] = "";
+
+		if (a->n_gpus > 1)
+			snprintf(which, sizeof(which), " (GPU %d)", g->id);
+		rc = gpugen_gpu_open(a->gen, g->id, a->o.burst,
+			a->o.table_in_host ? GPUGEN_TABLE_HOST :
+			GPUGEN_TABLE_DEVICE, &g->gg, err, sizeof(err));
+		if (rc != 0) {
+			GPUTX_LOG(ERR, "error: GPU build%s: %s\n", which, err);
+			return -1;
+		}
+		rc = open_fill(a, g, err, sizeof(err));
+		if (rc != 0) {
+			GPUTX_LOG(ERR, "error: GPU fill%s: %s\n", which, err);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void
+close_gpus(struct app *a)
+{
+	for (unsigned int k = 0; k < a->n_gpus; k++) {
+		gpugen_fill_close(a->gpu[k].fill);
+		a->gpu[k].fill = NULL;
+		gpugen_gpu_close(a->gpu[k].gg);
+		a->gpu[k].gg = NULL;
+	}
+}
+
+/* Every GPU's fill started, or stopped: 0, or -1 (said). A stop goes on
+ * over the others after one failed: each must give its mbufs back. */
+static int
+fills(struct app *a, int start)
+{
+	char err[512];
+	int rc = 0;
+
+	for (unsigned int k = 0; k < a->n_gpus; k++) {
+		struct tx_gpu *g = &a->gpu[k];
+
+		if (g->fill == NULL)
+			continue;
+		if ((start ? gpugen_fill_start(g->fill, err, sizeof(err)) :
+				gpugen_fill_stop(g->fill, err, sizeof(err))) == 0)
+			continue;
+		if (a->n_gpus > 1)
+			GPUTX_LOG(ERR, "error: GPU fill (GPU %d): %s\n", g->id, err);
+		else
+			GPUTX_LOG(ERR, "error: GPU fill: %s\n", err);
+		rc = -1;
+		if (start)
+			break;
+	}
+	return rc;
 }
 
 /* The mbuf flags and lengths stream s's frames need for the port to
@@ -145,7 +221,6 @@ int
 main(int argc, char **argv)
 {
 	struct app a;
-	char err[512];
 	int rc, ret = 1, port_started = 0;
 
 	memset(&a, 0, sizeof(a));
@@ -191,29 +266,12 @@ main(int argc, char **argv)
 	}
 	if (gputx_txq_setup(&a) != 0 || gputx_streams_setup(&a) != 0)
 		goto out;
-	if (a.o.mem != MEM_CPU && gputx_setup_gpu(&a) != 0)
+	if (gputx_setup_gpu(&a) != 0)
 		goto out;
 	if (gputx_setup_pool(&a, rte_eth_dev_socket_id(a.o.port)) != 0)
 		goto out;
-	if (a.o.mem != MEM_CPU) {
-		/* The streams in GPU memory whatever the frames' memory: each
-		 * packet's build reads them (program, template) in dependent
-		 * steps, each a PCIe round trip from host memory. Host-mapped,
-		 * 32-packet bursts, posted to built: 39 -> 28 us for one
-		 * 100-byte stream, 58 -> 48 us for the memif loop's streams. */
-		rc = gpugen_gpu_open(a.gen, a.gpu_id, a.o.burst,
-			a.o.table_in_host ? GPUGEN_TABLE_HOST :
-			GPUGEN_TABLE_DEVICE, &a.gg, err, sizeof(err));
-		if (rc != 0) {
-			GPUTX_LOG(ERR, "error: GPU build: %s\n", err);
-			goto out;
-		}
-		rc = open_fill(&a, err, sizeof(err));
-		if (rc != 0) {
-			GPUTX_LOG(ERR, "error: GPU fill: %s\n", err);
-			goto out;
-		}
-	}
+	if (a.o.mem != MEM_CPU && open_gpus(&a) != 0)
+		goto out;
 	if (gputx_setup_port(&a) != 0)
 		goto out;
 	port_started = 1;
@@ -230,17 +288,16 @@ main(int argc, char **argv)
 			rte_strerror(-rc));
 	printf("memory: %s; build: %s; %u TX queue%s, burst %u%s\n",
 		gputx_mem_str(a.o.mem), gputx_build_str(&a.o), a.o.queues,
-		a.o.queues > 1 ? "s" : "", a.o.burst, a.fill == NULL ? "" :
-		", bursts in flight per queue up to --ring-items");
-	if (a.fill != NULL && gpugen_fill_start(a.fill, err, sizeof(err)) != 0) {
-		GPUTX_LOG(ERR, "error: GPU fill: %s\n", err);
+		a.o.queues > 1 ? "s" : "", a.o.burst, a.gpu[0].fill == NULL ?
+		"" : ", bursts in flight per queue up to --ring-items");
+	if (fills(&a, 1) != 0) {
+		/* Those started must give back what they hold. */
+		fills(&a, 0);
 		goto out;
 	}
 	rc = gputx_run(&a);
-	if (a.fill != NULL && gpugen_fill_stop(a.fill, err, sizeof(err)) != 0) {
-		GPUTX_LOG(ERR, "error: GPU fill: %s\n", err);
+	if (fills(&a, 0) != 0)
 		rc = -1;
-	}
 	if (rc == 0 && a.o.linger > 0)
 		gputx_linger(&a);
 	if (gputx_report(&a) != 0)
@@ -256,10 +313,8 @@ out:
 		if (rte_eth_dev_close(a.o.port) != 0)
 			GPUTX_LOG(WARNING, "warning: port %u close failed\n", a.o.port);
 	}
-	gpugen_fill_close(a.fill);
-	gpugen_gpu_close(a.gg);
-	if (a.pool != NULL)
-		gputx_release_pool(&a);
+	close_gpus(&a);
+	gputx_release_pool(&a);
 	gputx_telemetry_detach();
 	gputx_streams_release(&a);
 	gputx_txq_release(&a);

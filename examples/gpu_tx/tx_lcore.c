@@ -176,18 +176,19 @@ static int
 send_built(struct txq *T)
 {
 	struct app *a = T->a;
+	struct gpugen_fill *f = T->g->fill;
 	struct rte_mbuf **m;
 	uint32_t n;
 	int rc;
 
-	while ((rc = gpugen_fill_collect(a->fill, T->q, &m, &n)) == 1) {
+	while ((rc = gpugen_fill_collect(f, T->ring, &m, &n)) == 1) {
 		/* Bursts come back in post order. */
 		uint64_t i = T->built++ % a->o.ring_items;
 
 		gpuapp_lat_hist_add(T->lat_hist, BUILD_LAT_BUCKETS,
 			(rte_rdtsc() - T->post_tsc[i]) / a->tsc_per_us);
 		post(T, m, (uint16_t)n, T->post_first[i]);
-		rc = gpugen_fill_release(a->fill, T->q);
+		rc = gpugen_fill_release(f, T->ring);
 		if (rc != 0)
 			break;
 	}
@@ -232,7 +233,10 @@ tx_lcore(void *arg)
 	/* --csum-offload: the same flags for every packet, or per stream. */
 	const int ol = a->ol_needed != 0;
 	const uint64_t ol_flags = a->ol_flags[0], tx_offload = a->tx_offload[0];
-	const int raw_post = a->fill != NULL && !ol;
+	/* This queue's GPU: its fill (ring T->ring) and its pool. */
+	struct gpugen_fill *const fill = T->g->fill;
+	struct rte_mempool *const pool = T->g->pool;
+	const int raw_post = fill != NULL && !ol;
 	struct rte_mbuf *m[MAX_BURST];
 	uint64_t k = T->q, last = rte_rdtsc();
 	/* The first packet (or burst) goes at once: the bucket starts with
@@ -249,10 +253,10 @@ tx_lcore(void *arg)
 		double cost = 0;
 		int rc;
 
-		if (a->fill != NULL && send_built(T) != 0) {
+		if (fill != NULL && send_built(T) != 0) {
 			/* The kernel failed a burst: the rest will not come
 			 * back either; their mbufs are freed and counted. */
-			T->st.failed += gpugen_fill_abandon(a->fill, T->q);
+			T->st.failed += gpugen_fill_abandon(fill, T->ring);
 			T->rc = -1;
 			break;
 		}
@@ -261,13 +265,13 @@ tx_lcore(void *arg)
 				(o->count != 0 && first >= o->count)))
 			posting = 0;
 		if (!posting) {
-			if (a->fill == NULL || gpugen_fill_inflight(a->fill,
-					T->q) == 0)
+			if (fill == NULL || gpugen_fill_inflight(fill,
+					T->ring) == 0)
 				break;
 			rte_pause();
 			continue;
 		}
-		if (a->fill != NULL && gpugen_fill_inflight(a->fill, T->q) ==
+		if (fill != NULL && gpugen_fill_inflight(fill, T->ring) ==
 				o->ring_items) {
 			rte_pause();
 			continue;
@@ -315,7 +319,7 @@ tx_lcore(void *arg)
 			}
 			tokens -= cost;
 		}
-		if (alloc_raw(a->pool, m, b) != 0) {
+		if (alloc_raw(pool, m, b) != 0) {
 			/* All out: the port or the GPU still hold them. */
 			rte_pause();
 			continue;
@@ -357,15 +361,15 @@ tx_lcore(void *arg)
 		}
 		T->post_tsc[T->posted % o->ring_items] = rte_rdtsc();
 		T->post_first[T->posted % o->ring_items] = first;
-		rc = raw_post ? gpugen_fill_post_raw(a->fill, T->q, m, b, first,
-			tx_ns) : gpugen_fill_post(a->fill, T->q, m, b, first, tx_ns);
+		rc = raw_post ? gpugen_fill_post_raw(fill, T->ring, m, b, first,
+			tx_ns) : gpugen_fill_post(fill, T->ring, m, b, first, tx_ns);
 		if (rc != 0) {
 			GPUTX_LOG(ERR, "error: queue %u: posting a burst to the "
 				"GPU: %s\n", T->q, rte_strerror(-rc));
 			/* Not posted (-EINVAL): still ours. Posted, its kernel
 			 * not launched (-EIO): never coming back. */
 			if (rc == -EIO)
-				T->st.failed += gpugen_fill_abandon(a->fill, T->q);
+				T->st.failed += gpugen_fill_abandon(fill, T->ring);
 			else
 				rte_pktmbuf_free_bulk(m, b);
 			T->rc = -1;
@@ -408,7 +412,8 @@ progress(struct app *a, const unsigned int *lcores, unsigned int n)
 	uint64_t next = a->tsc_start + hz, prev_tsc = a->tsc_start;
 	struct tx_stats prev = { 0 }, now;
 	uint64_t prev_s[GPUTX_LINE_STREAMS] = { 0 };
-	char by_stream[256];
+	uint64_t prev_g[MAX_QUEUES] = { 0 };
+	char by_stream[256], by_gpu[MAX_QUEUES * 32];
 
 	for (;;) {
 		unsigned int running = 0;
@@ -426,13 +431,24 @@ progress(struct app *a, const unsigned int *lcores, unsigned int n)
 
 		gputx_sent_so_far(a, &now);
 		gputx_streams_line(a, prev_s, dt, by_stream, sizeof(by_stream));
+		/* Several GPUs: each one's share of the second. */
+		by_gpu[0] = '\0';
+		for (unsigned int k = 0, len = 0; a->n_gpus > 1 &&
+				k < a->n_gpus && len < sizeof(by_gpu); k++) {
+			uint64_t g = gputx_gpu_pkts(a, &a->gpu[k]);
+
+			len += snprintf(by_gpu + len, sizeof(by_gpu) - len,
+				"%s GPU %d %.0f pps", k == 0 ? " |" : ",",
+				a->gpu[k].id, (double)(g - prev_g[k]) / dt);
+			prev_g[k] = g;
+		}
 		fprintf(stderr, "[%7.1fs] tx %.0f pps %.3f Mbps | retries %"
-			PRIu64 " | not sent %" PRIu64 "%s\n",
+			PRIu64 " | not sent %" PRIu64 "%s%s\n",
 			(double)(t - a->tsc_start) / hz,
 			(double)(now.pkts - prev.pkts) / dt,
 			gputx_l2_bits(now.bytes - prev.bytes,
 				now.pkts - prev.pkts) / dt / 1e6,
-			now.retries, now.failed, by_stream);
+			now.retries, now.failed, by_gpu, by_stream);
 		prev = now;
 		prev_tsc = t;
 		next += hz;

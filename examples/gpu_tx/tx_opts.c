@@ -109,6 +109,20 @@ parse_pcap(const struct gpuapp_opt *opt, const char *arg, int logtype)
 	return add_stream(opt->dst, arg, 1);
 }
 
+static int
+parse_gpus(const struct gpuapp_opt *opt, const char *arg, int logtype)
+{
+	struct opts *o = opt->dst;
+	char err[256];
+
+	RTE_SET_USED(logtype);
+	if (gpuapp_gpus_parse(arg, &o->gpus, err, sizeof(err)) != 0) {
+		GPUTX_LOG(ERR, "error: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
 int
 gputx_parse_opts(int argc, char **argv, struct opts *o)
 {
@@ -140,6 +154,12 @@ gputx_parse_opts(int argc, char **argv, struct opts *o)
 			"TX queues, each sent by a worker lcore of\n"
 			"its own (default 1; one queue runs on the\n"
 			"main lcore when there is no worker)"),
+		GPUAPP_OPT_CALLBACK_ENTRY("gpus", parse_gpus, o, "LIST",
+			"GPU modes: the GPU building each queue's\n"
+			"frames: auto (default: the GPU nearest the\n"
+			"port), all (queues round robin over every\n"
+			"GPU), or a list: 0,1 (queue q on the\n"
+			"(q mod n)th), q1=1, p0:q1=1 (doc/gpu_tx.md)"),
 		GPUAPP_OPT_UINT_ENTRY("ring-items", &o->ring_items, 2, 1024, "N",
 			"GPU: bursts in flight per queue (default 8)"),
 		GPUAPP_OPT_FLAG_ENTRY("launch-per-burst", &o->launch_per_burst,

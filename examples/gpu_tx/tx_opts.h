@@ -11,6 +11,8 @@
 
 #include <rte_log.h>
 
+#include "gpuapp_gpus.h"
+
 /*
  * dpdk-gpu-tx's diagnostics: rte_log on app.gpu_tx, so --log-level
  * filters them; 22.11 writes them to stderr without a prefix, as fprintf
@@ -45,6 +47,7 @@ struct opts {
 	double linger;		/* s the port stays up after the last burst */
 	const char *json;
 	uint16_t queues;	/* TX queues, an lcore each */
+	struct gpuapp_gpus gpus;	/* GPU modes: each queue's GPU */
 	uint32_t ring_items;	/* GPU: bursts in flight per queue */
 	int launch_per_burst;	/* GPU: a kernel per burst */
 	int no_build;		/* benchmark baseline: frames not built */

@@ -37,14 +37,125 @@ track_chunk(void *opaque, void *addr, size_t len)
 	return 0;
 }
 
+/* The GPU entry of gpudev id, added in first-queue order. */
+static struct tx_gpu *
+gpu_of(struct app *a, int16_t id)
+{
+	struct tx_gpu *g;
+
+	for (unsigned int k = 0; k < a->n_gpus; k++)
+		if (a->gpu[k].id == id)
+			return &a->gpu[k];
+	g = &a->gpu[a->n_gpus++];
+	g->id = id;
+	return g;
+}
+
 int
 gputx_setup_gpu(struct app *a)
 {
-	a->gpu_id = rte_gpu_find_next(0, RTE_GPU_ID_ANY);
-	if (rte_gpu_count_avail() == 0 || a->gpu_id < 0) {
+	int16_t map[MAX_QUEUES];
+	char err[256];
+	int rc;
+
+	if (a->o.mem == MEM_CPU) {
+		/* No GPU: gpu[0] only holds the one pool. */
+		a->n_gpus = 1;
+		a->gpu[0].id = -1;
+		a->gpu[0].n_queues = a->o.queues;
+		for (uint16_t q = 0; q < a->o.queues; q++) {
+			a->txq[q].g = &a->gpu[0];
+			a->txq[q].ring = q;
+		}
+		return 0;
+	}
+	if (rte_gpu_count_avail() == 0 || rte_gpu_find_next(0,
+			RTE_GPU_ID_ANY) < 0) {
 		GPUTX_LOG(ERR, "error: --mem %s: no GPU probed by DPDK gpudev "
 			"(%s); it needs an NVIDIA GPU and its driver; or run with "
 			"--mem cpu\n", gputx_mem_str(a->o.mem), gpuapp_gpu_driver());
+		return -1;
+	}
+	rc = gpuapp_gpus_map_port(&a->o.gpus, "/sys", a->o.port, a->o.queues,
+		map, err, sizeof(err));
+	if (rc != 0) {
+		GPUTX_LOG(ERR, "error: %s\n", err);
+		return -1;
+	}
+	for (uint16_t q = 0; q < a->o.queues; q++) {
+		struct tx_gpu *g = gpu_of(a, map[q]);
+
+		a->txq[q].g = g;
+		a->txq[q].ring = g->n_queues++;
+	}
+	/* One GPU says nothing more than before several were possible. */
+	for (unsigned int k = 0; a->n_gpus > 1 && k < a->n_gpus; k++) {
+		char qs[MAX_QUEUES * 4] = "";
+		size_t len = 0;
+
+		for (uint16_t q = 0; q < a->o.queues; q++)
+			if (a->txq[q].g == &a->gpu[k] && len < sizeof(qs))
+				len += snprintf(qs + len, sizeof(qs) - len, "%s%u",
+					len > 0 ? "," : "", q);
+		printf("GPU %d: queue%s %s\n", a->gpu[k].id,
+			a->gpu[k].n_queues > 1 ? "s" : "", qs);
+	}
+	return 0;
+}
+
+uint64_t
+gputx_gpu_pkts(const struct app *a, const struct tx_gpu *g)
+{
+	uint64_t n = 0;
+
+	for (uint16_t q = 0; q < a->o.queues; q++)
+		if (a->txq[q].g == g)
+			n += __atomic_load_n(&a->txq[q].st.pkts, __ATOMIC_RELAXED);
+	return n;
+}
+
+/* GPU g's pool: its queues' share, named apart from the others'. */
+static int
+setup_gpu_pool(struct app *a, struct tx_gpu *g, unsigned int k, int socket)
+{
+	/* Per queue: the bursts in flight to the GPU, the port's ring, one
+	 * burst being posted and the lcore's mempool cache. */
+	uint64_t need = (uint64_t)g->n_queues * ((uint64_t)(a->o.mem ==
+		MEM_CPU ? 1 : a->o.ring_items) * a->o.burst + 1024 +
+		a->o.burst + 256);
+	uint32_t n = a->o.mbufs ? a->o.mbufs :
+		(uint32_t)RTE_MAX((uint64_t)8191, need + need / 4);
+	char name[RTE_MEMPOOL_NAMESIZE], err[256];
+	int rc;
+
+	if (a->o.mem == MEM_GPU) {
+		snprintf(name, sizeof(name), k == 0 ? "gputx_mbufs_gpu" :
+			"gputx_mbufs_gpu%u", k);
+		rc = gpuapp_ext_pool_create(&g->ext, name, g->id, a->o.port, n,
+			256, RTE_MBUF_DEFAULT_BUF_SIZE, socket, err, sizeof(err));
+		if (rc != 0) {
+			GPUTX_LOG(ERR, "error: --mem gpu: port %u: GPU %d: %s%s\n",
+				a->o.port, g->id, err, rc == 1 ? "; use --mem "
+				"host-mapped" : "");
+			return -1;
+		}
+		g->pool = g->ext.mp;
+		return 0;
+	}
+	snprintf(name, sizeof(name), k == 0 ? "gputx_mbufs" : "gputx_mbufs%u",
+		k);
+	g->pool = rte_pktmbuf_pool_create(name, n, 256, 0,
+		RTE_MBUF_DEFAULT_BUF_SIZE, socket);
+	if (g->pool == NULL) {
+		GPUTX_LOG(ERR, "error: mbuf pool of %u: %s\n", n,
+			rte_strerror(rte_errno));
+		return -1;
+	}
+	if (a->o.mem == MEM_HOST_MAPPED &&
+			gpuapp_pool_register(g->id, g->pool, track_chunk,
+			&g->chunks, err, sizeof(err)) != 0) {
+		GPUTX_LOG(ERR, "error: --mem host-mapped: GPU %d: %s\n", g->id,
+			err);
 		return -1;
 	}
 	return 0;
@@ -53,58 +164,31 @@ gputx_setup_gpu(struct app *a)
 int
 gputx_setup_pool(struct app *a, int socket)
 {
-	/* Per queue: the bursts in flight to the GPU, the port's ring, one
-	 * burst being posted and the lcore's mempool cache. */
-	uint64_t need = (uint64_t)a->o.queues * ((uint64_t)(a->o.mem ==
-		MEM_CPU ? 1 : a->o.ring_items) * a->o.burst + 1024 +
-		a->o.burst + 256);
-	uint32_t n = a->o.mbufs ? a->o.mbufs :
-		(uint32_t)RTE_MAX((uint64_t)8191, need + need / 4);
-	char err[256];
-	int rc;
-
-	if (a->o.mem == MEM_GPU) {
-		rc = gpuapp_ext_pool_create(&a->ext, "gputx_mbufs_gpu", a->gpu_id,
-			a->o.port, n, 256, RTE_MBUF_DEFAULT_BUF_SIZE, socket,
-			err, sizeof(err));
-		if (rc != 0) {
-			GPUTX_LOG(ERR, "error: --mem gpu: port %u: %s%s\n",
-				a->o.port, err, rc == 1 ? "; use --mem "
-				"host-mapped" : "");
+	for (unsigned int k = 0; k < a->n_gpus; k++)
+		if (setup_gpu_pool(a, &a->gpu[k], k, socket) != 0)
 			return -1;
-		}
-		a->pool = a->ext.mp;
-		return 0;
-	}
-	a->pool = rte_pktmbuf_pool_create("gputx_mbufs", n, 256, 0,
-		RTE_MBUF_DEFAULT_BUF_SIZE, socket);
-	if (a->pool == NULL) {
-		GPUTX_LOG(ERR, "error: mbuf pool of %u: %s\n", n,
-			rte_strerror(rte_errno));
-		return -1;
-	}
-	if (a->o.mem == MEM_HOST_MAPPED &&
-			gpuapp_pool_register(a->gpu_id, a->pool, track_chunk,
-			&a->chunks, err, sizeof(err)) != 0) {
-		GPUTX_LOG(ERR, "error: --mem host-mapped: %s\n", err);
-		return -1;
-	}
 	return 0;
 }
 
+/* Every GPU's pool, whatever was set up of it. */
 void
 gputx_release_pool(struct app *a)
 {
-	for (unsigned int k = 0; k < a->chunks.n; k++)
-		if (rte_gpu_mem_unregister(a->gpu_id, a->chunks.addr[k]) != 0)
-			GPUTX_LOG(WARNING, "warning: rte_gpu_mem_unregister: %s\n",
-				rte_strerror(rte_errno));
-	a->chunks.n = 0;
-	if (a->o.mem == MEM_GPU)
-		gpuapp_ext_pool_free(&a->ext);
-	else
-		rte_mempool_free(a->pool);
-	a->pool = NULL;
+	for (unsigned int k = 0; k < a->n_gpus; k++) {
+		struct tx_gpu *g = &a->gpu[k];
+
+		for (unsigned int c = 0; c < g->chunks.n; c++)
+			if (rte_gpu_mem_unregister(g->id, g->chunks.addr[c]) != 0)
+				GPUTX_LOG(WARNING, "warning: "
+					"rte_gpu_mem_unregister: %s\n",
+					rte_strerror(rte_errno));
+		g->chunks.n = 0;
+		if (a->o.mem == MEM_GPU)
+			gpuapp_ext_pool_free(&g->ext);
+		else
+			rte_mempool_free(g->pool);
+		g->pool = NULL;
+	}
 }
 
 int
@@ -155,8 +239,9 @@ gputx_setup_port(struct app *a)
 		return -1;
 	}
 	conf.txmode.offloads |= a->ol_needed;
-	/* Every mbuf comes from a->pool, one segment, refcnt 1, never
-	 * attached: the port may free sent ones in bulk, as NICs do. */
+	/* A queue's mbufs all come from its GPU's pool, one segment,
+	 * refcnt 1, never attached: the port may free sent ones in bulk,
+	 * as NICs do. */
 	a->fast_free = !a->o.no_fast_free &&
 		(di.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE) != 0;
 	if (a->fast_free)

@@ -105,6 +105,15 @@ summary_text(const struct app *a, const struct figures *fg, FILE *f)
 				sizeof(p)),
 			si(fg->secs > 0 ? gputx_l2_bits(a->s_bytes[s],
 				a->s_pkts[s]) / fg->secs : 0, l2, sizeof(l2)));
+	/* Per GPU when there are several: the share each built. */
+	for (unsigned int k = 0; a->n_gpus > 1 && k < a->n_gpus; k++) {
+		uint64_t n = gputx_gpu_pkts(a, &a->gpu[k]);
+
+		fprintf(f, "GPU %d: %u queue%s, %" PRIu64 " packets, %spps\n",
+			a->gpu[k].id, a->gpu[k].n_queues, a->gpu[k].n_queues > 1 ?
+			"s" : "", n, si(fg->secs > 0 ? n / fg->secs : 0, p,
+				sizeof(p)));
+	}
 	if (fg->lat.n != 0)
 		fprintf(f, "GPU build: %" PRIu64 " bursts, posted to built "
 			"(us): median %u, p99 %u, max %u%s\n", fg->lat.n,
@@ -161,6 +170,22 @@ summary_json(const struct app *a, const struct figures *fg, const char *to)
 		gpuapp_json_obj_end(j);
 	}
 	gpuapp_json_arr_end(j);
+	if (a->n_gpus > 1) {
+		gpuapp_json_arr_begin(j, "per_gpu");
+		for (unsigned int k = 0; k < a->n_gpus; k++) {
+			gpuapp_json_obj_begin(j, NULL);
+			gpuapp_json_u64(j, "gpu", (uint64_t)a->gpu[k].id);
+			gpuapp_json_arr_begin(j, "queues");
+			for (uint16_t q = 0; q < a->o.queues; q++)
+				if (a->txq[q].g == &a->gpu[k])
+					gpuapp_json_u64(j, NULL, q);
+			gpuapp_json_arr_end(j);
+			gpuapp_json_u64(j, "packets",
+				gputx_gpu_pkts(a, &a->gpu[k]));
+			gpuapp_json_obj_end(j);
+		}
+		gpuapp_json_arr_end(j);
+	}
 	gpuapp_json_obj_end(j);
 	rc = gpuapp_json_write(j, to, 0);
 	gpuapp_json_free(j);

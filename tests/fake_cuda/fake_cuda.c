@@ -1576,3 +1576,20 @@ fake_cuda_set_dmabuf_supported(int on)
 	dmabuf_supported = on;
 	pthread_mutex_unlock(&lock);
 }
+
+/*
+ * FAKE_CUDA_EXIT_REPORT=1: at exit, what a program run by a script left
+ * allocated or registered, for the scripts that cannot call the getters
+ * (a program that links the real driver API and is given this library).
+ */
+__attribute__((destructor)) static void
+fake_exit_report(void)
+{
+	const char *s = getenv("FAKE_CUDA_EXIT_REPORT");
+
+	if (s == NULL || strcmp(s, "1") != 0)
+		return;
+	fprintf(stderr, "fake_cuda: at exit: %u allocations, %u "
+		"registrations live\n", fake_cuda_live_allocs(),
+		fake_cuda_live_registrations());
+}

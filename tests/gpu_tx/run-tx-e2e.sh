@@ -4,6 +4,7 @@
 # One end-to-end case of dpdk-gpu-tx over software ports (meson test).
 # Usage: run-tx-e2e.sh CASE TX CHECK RX WORKDIR
 # CASE: cpu-ref | queues | tshark | csum-offload | rx | bad | rate | progress
+# | multi-gpu (GPUTX_FAKE_CUDA: the fake CUDA library)
 # Env (the GPU suite, scripts/run-gpu-suite.sh): TX_MEM the frames' memory
 # (default cpu: built by the CPU reference), TX_VDEV the port written
 # through (default net_pcap0; net_gpudma0 reads GPU memory), TX_EAL the EAL
@@ -75,6 +76,51 @@ tshark_ok() {
 }
 
 case $case_name in
+multi-gpu)
+	# Two GPUs of the fake CUDA (GPUTX_FAKE_CUDA, the driver API only):
+	# --gpus maps the queues, each GPU's pool is registered with it, and
+	# the build, which needs the CUDA runtime and so a real GPU, stops
+	# the run; every GPU's registrations are released on the way out.
+	# The bytes over several GPUs need a GPU (doc/gpu_tx.md).
+	fake_run() {
+		want=$1
+		shift
+		# shellcheck disable=SC2046
+		GPU_CUDA_LIBCUDA=$GPUTX_FAKE_CUDA FAKE_CUDA_EXIT_REPORT=1 \
+		FAKE_CUDA_GPUS=0000:01:00.0,0000:02:00.0 \
+		"$tx" $(eal | sed "s/-l 0/--lcores=(0-2)@(0-$(($(nproc) - 1)))/") \
+			--vdev gpu_cuda0,dev=0 \
+			--vdev gpu_cuda1,dev=1 --vdev "net_pcap0,tx_pcap=$out" -- \
+			--count 64 --stream ipv4 --queues 2 "$@" \
+			> "$work/mgpu.txt" 2>&1 &&
+			{ cat "$work/mgpu.txt"; echo "FAIL: $* ran without a GPU"; exit 1; }
+		cat "$work/mgpu.txt"
+		grep -q -- "$want" "$work/mgpu.txt" ||
+			{ echo "FAIL: $*: no '$want'"; exit 1; }
+		grep -q "fake_cuda: at exit: 0 allocations, 0 registrations" \
+			"$work/mgpu.txt" || { echo "FAIL: $*: GPU resources left"; exit 1; }
+	}
+	for mem in host-mapped gpu; do
+		fake_run "^GPU 0: queue 0$" --mem $mem --gpus all
+		grep -q "^GPU 1: queue 1$" "$work/mgpu.txt" ||
+			{ echo "FAIL: --gpus all: queue 1 not on GPU 1"; exit 1; }
+		grep -q "GPU build (GPU 0): .*CUDA runtime\|--mem gpu: port 0: GPU 0" \
+			"$work/mgpu.txt" || { echo "FAIL: $mem: not stopped at GPU 0"; exit 1; }
+	done
+	fake_run "^GPU 1: queue 0$" --mem host-mapped --gpus q0=1,q1=0
+	# One GPU: no mapping said, as before several were possible.
+	fake_run "error: GPU build: GPU 1 (gpu_cuda1)" --mem host-mapped --gpus 1
+	fake_run "error: GPU build: GPU 0 (gpu_cuda0)" --mem host-mapped --gpus 0,0
+	! grep -q "^GPU 0:" "$work/mgpu.txt" ||
+		{ echo "FAIL: one GPU: mapping said"; exit 1; }
+	fake_run "error: --gpus: GPU 5: no such gpudev GPU (2 probed, ids 0..1)" \
+		--mem host-mapped --gpus 5
+	fake_run "error: --gpus: q2: port 0 has 2 queues" --mem host-mapped \
+		--gpus q2=1
+	fake_run "error: --gpus: 'q1=1': that queue is already mapped" \
+		--mem host-mapped --gpus q1=0,q1=1
+	fake_run "error: --gpus: 'one': not G, qQ=G" --mem host-mapped --gpus one
+	;;
 cpu-ref)
 	send "$@"
 	exec "$check" "$out" $count $seed $burst "$@"
