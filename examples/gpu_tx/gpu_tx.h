@@ -136,6 +136,7 @@ struct app {
 /* tx_port.c: the GPUs, the mbuf pools, the port and its link. */
 int gputx_setup_gpu(struct app *a);
 int gputx_setup_pool(struct app *a, int socket);
+void gputx_unmap_pools(struct app *a);
 void gputx_release_pool(struct app *a);
 /* Packets sent so far by the queues of GPU g (relaxed reads). */
 uint64_t gputx_gpu_pkts(const struct app *a, const struct tx_gpu *g);

@@ -310,6 +310,7 @@ out:
 		/* Stop and close: the port gives back the mbufs it holds. */
 		if (rte_eth_dev_stop(a.o.port) != 0)
 			GPUTX_LOG(WARNING, "warning: port %u stop failed\n", a.o.port);
+		gputx_unmap_pools(&a);
 		if (rte_eth_dev_close(a.o.port) != 0)
 			GPUTX_LOG(WARNING, "warning: port %u close failed\n", a.o.port);
 	}

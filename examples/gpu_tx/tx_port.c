@@ -170,6 +170,15 @@ gputx_setup_pool(struct app *a, int socket)
 	return 0;
 }
 
+/* Every GPU pool's DMA mapping undone: the port stopped, not yet closed
+ * (gpuapp_ext_pool_unmap()). */
+void
+gputx_unmap_pools(struct app *a)
+{
+	for (unsigned int k = 0; a->o.mem == MEM_GPU && k < a->n_gpus; k++)
+		gpuapp_ext_pool_unmap(&a->gpu[k].ext);
+}
+
 /* Every GPU's pool, whatever was set up of it. */
 void
 gputx_release_pool(struct app *a)

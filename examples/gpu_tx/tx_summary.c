@@ -16,6 +16,7 @@
 #include <rte_spinlock.h>
 #include <rte_telemetry.h>
 
+#include "dpdk_compat.h"
 #include "gpuapp_json.h"
 #include "gpuapp_lat_hist.h"
 #include "gpuapp_tsc.h"
@@ -244,13 +245,13 @@ tel_stats_locked(const struct app *a, struct rte_tel_data *d,
 	gputx_streams_so_far(a, pkts, pkts + a->n_streams);
 	rte_tel_data_start_array(by_stream, RTE_TEL_U64_VAL);
 	for (uint32_t s = 0; s < a->n_streams; s++)
-		rte_tel_data_add_array_u64(by_stream, pkts[s]);
+		gpu_compat_tel_array_uint(by_stream, pkts[s]);
 	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_u64(d, "tx_packets", t.pkts);
-	rte_tel_data_add_dict_u64(d, "tx_bytes", t.bytes);
-	rte_tel_data_add_dict_u64(d, "retries", t.retries);
-	rte_tel_data_add_dict_u64(d, "not_sent", t.failed);
-	rte_tel_data_add_dict_u64(d, "queues", a->o.queues);
+	gpu_compat_tel_dict_uint(d, "tx_packets", t.pkts);
+	gpu_compat_tel_dict_uint(d, "tx_bytes", t.bytes);
+	gpu_compat_tel_dict_uint(d, "retries", t.retries);
+	gpu_compat_tel_dict_uint(d, "not_sent", t.failed);
+	gpu_compat_tel_dict_uint(d, "queues", a->o.queues);
 	/* Frees by_stream with d. */
 	return rte_tel_data_add_dict_container(d, "packets_by_stream",
 		by_stream, 0);
