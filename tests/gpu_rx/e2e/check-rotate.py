@@ -5,7 +5,8 @@
 Usage: check-rotate.py WHOLE.pcapng FILTER MAX_BYTES [--tail] FILE...
 
 Each FILE must be a complete pcapng: a section header, the interface
-blocks of WHOLE byte for byte (snaplen, if_filter FILTER on each), packet
+blocks of WHOLE byte for byte (snaplen, if_filter FILTER on each, none
+for an empty FILTER), packet
 blocks only, and an interface statistics block at its end, at most
 MAX_BYTES long (0: no limit). Their packet blocks, file after file, must
 be WHOLE's byte for byte; with --tail (a ring kept the last files) the
@@ -67,7 +68,7 @@ def main():
         if mine != idbs:
             sys.exit(f"FAIL: {path}: interface blocks differ from {whole}'s")
         for idb in mine:
-            if if_filter(idb) != b"\0" + filt:
+            if if_filter(idb) != (b"\0" + filt if filt else None):
                 sys.exit(f"FAIL: {path}: if_filter {if_filter(idb)!r}")
         if set(types) - {0x0a0d0d0a, 1, 6, 5}:
             sys.exit(f"FAIL: {path}: blocks of types {sorted(set(types))}")
