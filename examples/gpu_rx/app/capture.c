@@ -325,6 +325,7 @@ file_put(struct gpurx_capture *c, struct cap_file *f, const uint8_t *buf,
 		rc = rotate(c, f);
 		if (rc != 0) {
 			*off = f->end;
+			fail_at(f, *off, len, -rc);
 			pthread_mutex_unlock(&f->lock);
 			return rc;
 		}
@@ -337,6 +338,10 @@ file_put(struct gpurx_capture *c, struct cap_file *f, const uint8_t *buf,
 	/* A chunk the reader did not take whole leaves the stream cut
 	 * there: nothing later goes after it. */
 	__atomic_store_n(&f->end, f->end + len, __ATOMIC_SEQ_CST);
+	/* Stopped before the lock is let go: no other queue may rotate the
+	 * file this offset is of (chunk_out() repeats it, to no effect). */
+	if (rc != 0)
+		fail_at(f, *off, len, -rc);
 	if (rc == 0 && live && time_due(c, f)) {
 		int rrc = rotate(c, f);
 
@@ -910,8 +915,9 @@ gpurx_capture_open_rotate(const char *path, enum gpurx_format fmt,
 		}
 	}
 	rc = c->fmt == GPURX_FMT_PCAP ? make_pcap_header(c, err, errlen) :
-		make_pcapng_header(c, port, filter, c->files[0].path, err,
-			errlen);
+		make_pcapng_header(c, port, filter,
+			strcmp(path, "-") == 0 ? "standard output" :
+			c->files[0].path, err, errlen);
 	if (rc != 0) {
 		free_capture(c);
 		return NULL;

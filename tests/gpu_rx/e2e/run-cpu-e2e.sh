@@ -441,7 +441,7 @@ rotate)
 		# shellcheck disable=SC2086
 		run_app $o > /dev/null
 		opt=${o%% *}
-		[ "$rc" -eq 2 ] && grep -q -- "^$opt[: ]" "$work/out.txt" ||
+		[ "$rc" -eq 2 ] && grep -q -- "^${opt}[: ]" "$work/out.txt" ||
 			{ echo "FAIL: $o: exit $rc, or the message does not name $opt"; exit 1; }
 	done
 	[ ! -e "$work/x.pcapng" ] && ! ls "$work"/x_* > /dev/null 2>&1 ||
