@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -219,7 +220,7 @@ struct readback {
  * `contiguous`.
  */
 static void
-read_back(const char *path, uint16_t nq, uint32_t snaplen,
+read_back_more(const char *path, uint16_t nq, uint32_t snaplen,
 		len_fn *len, int contiguous, struct readback *rb)
 {
 	char err[PCAP_ERRBUF_SIZE];
@@ -228,9 +229,6 @@ read_back(const char *path, uint16_t nq, uint32_t snaplen,
 	pcap_t *p;
 	int rc;
 
-	memset(rb, 0, sizeof(*rb));
-	for (int q = 0; q < NQ_MAX; q++)
-		rb->last[q] = -1;
 	p = pcap_open_offline_with_tstamp_precision(path,
 		PCAP_TSTAMP_PRECISION_NANO, err);
 	CHECK(p != NULL, "%s: %s", path, err);
@@ -277,6 +275,18 @@ read_back(const char *path, uint16_t nq, uint32_t snaplen,
 		rc == PCAP_ERROR ? pcap_geterr(p) : "stopped early");
 	rb->ok = rc == PCAP_ERROR_BREAK;
 	pcap_close(p);
+}
+
+/* read_back_more() of one file from the start; files of a rotation
+ * go on from where the one before ended. */
+static void
+read_back(const char *path, uint16_t nq, uint32_t snaplen,
+		len_fn *len, int contiguous, struct readback *rb)
+{
+	memset(rb, 0, sizeof(*rb));
+	for (int q = 0; q < NQ_MAX; q++)
+		rb->last[q] = -1;
+	read_back_more(path, nq, snaplen, len, contiguous, rb);
 }
 
 /* pcapng: each packet block's queue option is the queue in its bytes. */
@@ -954,6 +964,242 @@ test_header_errors(void)
 	}
 }
 
+/* --- rotation ------------------------------------------------------------ */
+
+/* The first IDB's if_filter (its libpcap string), "" when it has none. */
+static void
+idb_filter(const char *path, char *out, size_t len)
+{
+	uint8_t buf[4096];
+	uint32_t shb, blen, o;
+	FILE *f = fopen(path, "rb");
+	size_t n = f != NULL ? fread(buf, 1, sizeof(buf), f) : 0;
+
+	out[0] = '\0';
+	if (f != NULL)
+		fclose(f);
+	if (n < 8)
+		return;
+	memcpy(&shb, buf + 4, 4);
+	if (shb + 16 > n)
+		return;
+	memcpy(&blen, buf + shb + 4, 4);
+	for (o = shb + 16; o + 4 <= shb + blen - 4 && o + 4 <= n;) {
+		uint16_t code, olen;
+
+		memcpy(&code, buf + o, 2);
+		memcpy(&olen, buf + o + 2, 2);
+		if (code == 0 || o + 4 + olen > n)
+			break;
+		if (code == 11 && olen >= 1 && buf[o + 4] == 0) {
+			snprintf(out, len, "%.*s", olen - 1,
+				(const char *)buf + o + 5);
+			return;
+		}
+		o += 4 + RTE_ALIGN_CEIL(olen, 4u);
+	}
+}
+
+/* The files of a rotation of name (one file's name, no %q), in order. */
+static size_t
+rotated_files(const char *name, const char *ext, glob_t *g)
+{
+	char pattern[512];
+
+	snprintf(pattern, sizeof(pattern), "%.*s_[0-9][0-9][0-9][0-9][0-9]_"
+		"[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]"
+		"[0-9]%s", (int)(strlen(name) - strlen(ext)), name, ext);
+	memset(g, 0, sizeof(*g));
+	if (glob(pattern, 0, NULL, g) != 0)
+		return 0;
+	return g->gl_pathc;
+}
+
+static uint32_t
+rot_len(uint16_t q, uint32_t seq)
+{
+	RTE_SET_USED(q);
+	if (seq % 997 == 996)
+		return 9000;
+	return 60 + (seq * 13) % 1400;
+}
+
+/*
+ * Rotation by size: every file a whole capture (read back, its ISB, the
+ * filter in if_filter) of at most the size, the files in order holding
+ * every packet of every queue, in order; with a ring, only the last N
+ * files, numbered on to the end. A shared file and a file per queue.
+ */
+static void
+test_rotate_size(enum gpurx_format fmt, int per_queue, uint32_t ring)
+{
+	const char *ext = fmt == GPURX_FMT_PCAP ? ".pcap" : ".pcapng";
+	const uint16_t nq = 2;
+	const uint32_t n = 3000;
+	const uint64_t limit = 200 * 1024;
+	const struct gpurx_capture_end end = { .port_drops = UINT64_MAX };
+	struct gpurx_capture_rotate rot = { .size = limit, .files = ring };
+	struct gpurx_qstats qs[NQ_MAX];
+	struct writer w[NQ_MAX];
+	struct readback rb;
+	struct gpurx_capture *c;
+	char base[256], pattern[320], name[320], filt[64], err[256] = "";
+	uint64_t total = 0;
+	size_t nfiles[NQ_MAX] = { 0 };
+
+	tmp_path(base, sizeof(base), "rot");
+	unlink(base);
+	snprintf(pattern, sizeof(pattern), "%s%s%s", base,
+		per_queue ? "-q%q" : "", ext);
+	memset(qs, 0, sizeof(qs));
+	c = gpurx_capture_open_rotate(pattern, fmt, GPURX_DEFAULT_SNAPLEN, 0,
+		nq, qs, "udp or tcp", &rot, err, sizeof(err));
+	CHECK(c != NULL, "rotate open %s: %s", pattern, err);
+	if (c == NULL)
+		return;
+	CHECK(access(pattern, F_OK) != 0, "%s itself created", pattern);
+	run_writers(c, nq, n, rot_len, w);
+	CHECK(gpurx_capture_close(c, &end) == 0, "close");
+	memset(&rb, 0, sizeof(rb));
+	for (int q = 0; q < NQ_MAX; q++)
+		rb.last[q] = -1;
+	for (uint16_t q = 0; q < (per_queue ? nq : 1); q++) {
+		glob_t g;
+
+		if (per_queue)
+			snprintf(name, sizeof(name), "%s-q%u%s", base, q, ext);
+		else
+			snprintf(name, sizeof(name), "%s%s", base, ext);
+		nfiles[q] = rotated_files(name, ext, &g);
+		for (size_t i = 0; i < nfiles[q]; i++) {
+			const char *f = g.gl_pathv[i];
+
+			CHECK(file_size(f) <= (long)limit, "%s: %ld bytes, "
+				"over %llu", f, file_size(f),
+				(unsigned long long)limit);
+			/* A ring keeps the last files: those read back go on
+			 * from the first of them. */
+			if (ring != 0 && i == 0)
+				for (int k = 0; k < NQ_MAX; k++)
+					rb.last[k] = -1;
+			read_back_more(f, nq, GPURX_DEFAULT_SNAPLEN, rot_len,
+				ring == 0, &rb);
+			if (fmt == GPURX_FMT_PCAPNG) {
+				idb_filter(f, filt, sizeof(filt));
+				CHECK(strcmp(filt, "udp or tcp") == 0,
+					"%s: if_filter '%s'", f, filt);
+				check_epb_queues(f);
+			}
+			unlink(f);
+		}
+		if (ring != 0 && nfiles[q] > 0) {
+			const char *last = g.gl_pathv[nfiles[q] - 1];
+			const char *num = last + strlen(name) - strlen(ext) + 1;
+
+			CHECK(nfiles[q] == ring, "%s: %zu files, ring of %u",
+				name, nfiles[q], ring);
+			CHECK(atoi(num) > (int)ring, "%s: the last is number %d",
+				name, atoi(num));
+		}
+		globfree(&g);
+	}
+	for (uint16_t q = 0; q < nq; q++) {
+		CHECK(qs[q].drop_capture == 0 && qs[q].captured == n,
+			"rotate: queue %u: %llu captured, %llu dropped", q,
+			(unsigned long long)qs[q].captured,
+			(unsigned long long)qs[q].drop_capture);
+		if (ring == 0)
+			CHECK(rb.n[q] == n, "rotate: queue %u: %llu of %u in "
+				"the files", q, (unsigned long long)rb.n[q], n);
+		/* The ring's last files may hold no packet of a queue that
+		 * finished early. */
+		CHECK(rb.last[q] == n - 1 || (ring != 0 && rb.last[q] == -1),
+			"rotate: queue %u ends at %lld", q,
+			(long long)rb.last[q]);
+		total += rb.n[q];
+	}
+	CHECK(total > 0, "rotate: no packet read back");
+	for (uint16_t q = 0; q < (per_queue ? nq : 1); q++)
+		CHECK(nfiles[q] > 2, "rotate: %zu files", nfiles[q]);
+	printf("rotate %s by size%s%s: %zu file(s), %llu packets read back\n",
+		fmt == GPURX_FMT_PCAP ? "pcap" : "pcapng",
+		per_queue ? ", a file per queue" : "", ring ? ", ring" : "",
+		nfiles[0], (unsigned long long)total);
+}
+
+/* Rotation by time: a queue writing slowly for a few seconds, polling
+ * as the RX lcores do, goes through several files and loses nothing. */
+static void
+test_rotate_time(void)
+{
+	struct gpurx_capture_rotate rot = { .seconds = 1 };
+	const struct gpurx_capture_end end = { .port_drops = UINT64_MAX };
+	struct gpurx_qstats qs[1];
+	struct readback rb;
+	struct gpurx_capture *c;
+	char base[256], name[320], err[256] = "";
+	static uint8_t buf[9216];
+	uint32_t seq = 0;
+	glob_t g;
+	size_t nf;
+	struct timespec t0, t;
+
+	tmp_path(base, sizeof(base), "rot-time");
+	unlink(base);
+	snprintf(name, sizeof(name), "%s.pcapng", base);
+	memset(qs, 0, sizeof(qs));
+	c = gpurx_capture_open_rotate(name, GPURX_FMT_PCAPNG, 65535, 0, 1, qs,
+		NULL, &rot, err, sizeof(err));
+	CHECK(c != NULL, "rotate open %s: %s", name, err);
+	if (c == NULL)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		uint32_t len = rot_len(0, seq);
+
+		pkt_fill(buf, 0, seq, len);
+		gpurx_capture_write(c, 0, buf, len,
+			pkt_wirelen(rot_len, 0, seq), pkt_ts(0, seq));
+		seq++;
+		gpurx_capture_poll(c, 0);
+		usleep(2000);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 +
+		(t.tv_nsec - t0.tv_nsec) / 1000000 < 2300);
+	CHECK(gpurx_capture_close(c, &end) == 0, "close");
+	memset(&rb, 0, sizeof(rb));
+	rb.last[0] = -1;
+	nf = rotated_files(name, ".pcapng", &g);
+	for (size_t i = 0; i < nf; i++) {
+		read_back_more(g.gl_pathv[i], 1, 65535, rot_len, 1, &rb);
+		unlink(g.gl_pathv[i]);
+	}
+	globfree(&g);
+	CHECK(nf >= 2, "rotate by time: %zu file(s) in 2.3 s", nf);
+	CHECK(rb.n[0] == seq && qs[0].captured == seq, "rotate by time: %llu "
+		"of %u read back", (unsigned long long)rb.n[0], seq);
+	printf("rotate by time: %zu files, %u packets\n", nf, seq);
+}
+
+/* Refused: a ring without a trigger, standard output. */
+static void
+test_rotate_refusals(void)
+{
+	struct gpurx_capture_rotate rot = { .files = 3 };
+	struct gpurx_qstats qs[1];
+	char err[256] = "";
+
+	CHECK(gpurx_capture_open_rotate("/tmp/never.pcapng", GPURX_FMT_PCAPNG,
+		65535, 0, 1, qs, NULL, &rot, err, sizeof(err)) == NULL &&
+		strstr(err, "--rotate-files") != NULL, "ring alone: '%s'", err);
+	rot.size = 1000;
+	err[0] = '\0';
+	CHECK(gpurx_capture_rotate_check("-", &rot, err, sizeof(err)) ==
+		-EINVAL && strstr(err, "--rotate-size") != NULL,
+		"rotate standard output: '%s'", err);
+	CHECK(access("/tmp/never.pcapng", F_OK) != 0, "a file created");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -984,6 +1230,12 @@ main(int argc, char **argv)
 	test_per_queue(GPURX_FMT_PCAPNG, 0);
 	test_per_queue(GPURX_FMT_PCAP, 0);
 	test_per_queue(GPURX_FMT_PCAPNG, 1);
+	test_rotate_refusals();
+	test_rotate_size(GPURX_FMT_PCAPNG, 0, 0);
+	test_rotate_size(GPURX_FMT_PCAP, 0, 0);
+	test_rotate_size(GPURX_FMT_PCAPNG, 1, 0);
+	test_rotate_size(GPURX_FMT_PCAPNG, 0, 3);
+	test_rotate_time();
 	rte_eal_hotplug_remove("vdev", "net_null0");
 	rte_eal_cleanup();
 	return check_finish("test_capture");

@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rte_common.h>
@@ -55,6 +56,11 @@ struct epb_trailer {
 	uint16_t end_code, end_len;
 	uint32_t len;
 };
+
+/* The header's blocks: section, interface and its if_filter option. */
+#define PCAPNG_SHB_TYPE 0x0a0d0d0au
+#define PCAPNG_IDB_TYPE 1u
+#define PCAPNG_IDB_OPT_FILTER 11u
 
 /* Interface Statistics Block and its options (pcapng 4.6). */
 #define ISB_TYPE 5u
@@ -127,6 +133,7 @@ struct chunk_rec {
 	uint64_t off;
 	uint64_t bytes;		/* packet bytes (caplen) */
 	uint32_t pkts;
+	uint32_t seq;		/* number of the file it went to (rotation) */
 };
 
 struct cap_queue {
@@ -170,12 +177,36 @@ struct cap_file {
 						 * chunk, OFF_NONE */
 	int fail_said;		/* the first failure was reported */
 	int fail_errno;
+	/*
+	 * Rotation: the file's name split at its extension, the number of
+	 * the file being written (from 1; read by settle()), when it is due
+	 * by time (CLOCK_MONOTONIC_COARSE ns, read by every poll) and the
+	 * name times of the last rot_files files, file n at (n - 1) %
+	 * rot_files, so the oldest can be removed. Changed under lock.
+	 */
+	char *base;
+	size_t ext_at;
+	uint32_t seq;
+	uint64_t deadline;
+	time_t *ring;
 } __rte_cache_aligned;
 
 struct gpurx_capture {
 	enum gpurx_format fmt;
 	uint32_t snaplen;
 	uint32_t iface;		/* pcapng interface of the port */
+	uint8_t *hdr;		/* every file's header */
+	uint32_t hdr_len;
+	/* Rotation (gpurx_capture_rotate), all 0 without: a new file once
+	 * one would pass rot_size bytes, every rot_ns ns; keep rot_files. */
+	bool rotating;
+	bool rot_times;
+	uint32_t rot_files;
+	uint64_t rot_size;
+	uint32_t rot_tail;	/* bytes a file ends with: its ISB at most */
+	uint64_t rot_ns;
+	uint64_t start_ns;	/* real time at open, for the rotated files'
+				 * statistics blocks */
 	uint16_t nq;
 	uint16_t nfiles;	/* 1, or nq with a file per queue */
 	struct cap_file *files;
@@ -231,30 +262,93 @@ write_all(int fd, const uint8_t *buf, size_t len)
 	return 0;
 }
 
+static int rotate(struct gpurx_capture *c, struct cap_file *f);
+static int rot_name(const struct cap_file *f, uint32_t seq, time_t t,
+		char *out, size_t len);
+static uint64_t real_ns(void);
+static void fail_at(struct cap_file *f, uint64_t off, uint32_t len, int err);
+
+/* Now, for rotation by time: cheap, a few ms coarse. */
+static inline uint64_t
+coarse_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* f, holding packets, would pass the size limit with len more bytes
+ * (and the statistics block it ends with). */
+static inline bool
+size_due(const struct gpurx_capture *c, const struct cap_file *f,
+		uint64_t len)
+{
+	return c->rot_size != 0 && f->end > c->hdr_len &&
+		f->end + len + c->rot_tail > c->rot_size;
+}
+
+static inline bool
+time_due(const struct gpurx_capture *c, const struct cap_file *f)
+{
+	return c->rot_ns != 0 &&
+		coarse_ns() >= __atomic_load_n(&f->deadline, __ATOMIC_RELAXED);
+}
+
 /*
- * len bytes to the end of file f; *off: where they go. A file takes them
- * at a range reserved by one atomic add, written in parallel with other
- * queues' ranges; a stream (a pipe) takes whole chunks one at a time,
- * so a reader never sees two queues' blocks interleaved. 0 or -errno.
+ * len bytes to the end of file f; *off: where they go, *seq: in which
+ * file of a rotation. A file takes them at a range reserved by one
+ * atomic add, written in parallel with other queues' ranges; a stream
+ * (a pipe) takes whole chunks one at a time, so a reader never sees two
+ * queues' blocks interleaved. A rotating file too, so that every write
+ * has ended when it rotates: a chunk that would pass the size limit
+ * goes to the next file, one written when the time is up ends its file.
+ * 0 or -errno.
  */
 static int
-file_put(struct cap_file *f, const uint8_t *buf, uint32_t len, uint64_t *off,
-		uint64_t *busy_off)
+file_put(struct gpurx_capture *c, struct cap_file *f, const uint8_t *buf,
+		uint32_t len, uint64_t *off, uint32_t *seq, uint64_t *busy_off)
 {
+	bool live;
 	int rc;
 
-	if (!f->stream) {
+	if (!f->stream && !c->rotating) {
 		*off = __atomic_fetch_add(&f->end, len, __ATOMIC_SEQ_CST);
+		*seq = f->seq;
 		__atomic_store_n(busy_off, *off, __ATOMIC_SEQ_CST);
 		return pwrite_all(f->fd, buf, len, *off);
 	}
 	pthread_mutex_lock(&f->lock);
+	/* A file that failed stops the capture: it does not rotate. */
+	live = __atomic_load_n(&f->fail_off, __ATOMIC_SEQ_CST) == OFF_NONE;
+	if (live && size_due(c, f, len)) {
+		rc = rotate(c, f);
+		if (rc != 0) {
+			*off = f->end;
+			fail_at(f, *off, len, -rc);
+			pthread_mutex_unlock(&f->lock);
+			return rc;
+		}
+	}
 	*off = f->end;
+	*seq = f->seq;
 	__atomic_store_n(busy_off, *off, __ATOMIC_SEQ_CST);
-	rc = write_all(f->fd, buf, len);
+	rc = f->stream ? write_all(f->fd, buf, len) :
+		pwrite_all(f->fd, buf, len, *off);
 	/* A chunk the reader did not take whole leaves the stream cut
 	 * there: nothing later goes after it. */
 	__atomic_store_n(&f->end, f->end + len, __ATOMIC_SEQ_CST);
+	/* Stopped before the lock is let go: no other queue may rotate the
+	 * file this offset is of (chunk_out() repeats it, to no effect). */
+	if (rc != 0)
+		fail_at(f, *off, len, -rc);
+	if (rc == 0 && live && time_due(c, f)) {
+		int rrc = rotate(c, f);
+
+		/* The chunk is in the file, the capture stops after it. */
+		if (rrc != 0)
+			fail_at(f, f->end, 0, -rrc);
+	}
 	pthread_mutex_unlock(&f->lock);
 	return rc;
 }
@@ -279,11 +373,10 @@ create_file(struct cap_file *f, int flags, char *err, size_t errlen)
 	return fd;
 }
 
+/* The pcap file header every file of the capture starts with. */
 static int
-open_pcap(struct gpurx_capture *c, struct cap_file *f, char *err,
-		size_t errlen)
+make_pcap_header(struct gpurx_capture *c, char *err, size_t errlen)
 {
-	const char *path = f->path;
 	struct pcap_file_hdr h = {
 		.magic = PCAP_MAGIC_NS,
 		.version_major = 2,
@@ -291,77 +384,124 @@ open_pcap(struct gpurx_capture *c, struct cap_file *f, char *err,
 		.snaplen = c->snaplen,
 		.linktype = PCAP_LINKTYPE_ETHERNET,
 	};
-	int rc;
 
-	if (!f->stream)
-		f->fd = create_file(f, O_WRONLY, err, errlen);
-	if (f->fd < 0)
-		return -1;
-	rc = f->stream ? write_all(f->fd, (const uint8_t *)&h, sizeof(h)) :
-		pwrite_all(f->fd, (const uint8_t *)&h, sizeof(h), 0);
-	if (rc != 0) {
-		set_err(err, errlen, "cannot write %s: %s", path,
-			strerror(-rc));
+	c->hdr = malloc(sizeof(h));
+	if (c->hdr == NULL) {
+		set_err(err, errlen, "%s%s", "out of memory", "");
 		return -1;
 	}
-	f->end = sizeof(h);
+	memcpy(c->hdr, &h, sizeof(h));
+	c->hdr_len = sizeof(h);
 	return 0;
 }
 
 /*
+ * One pcapng option at p (code, len bytes of v then v2), padded with
+ * zeros to 32 bits. Returns the bytes written.
+ */
+static uint32_t
+put_option(uint8_t *p, uint16_t code, const void *v, uint16_t vlen,
+		const void *v2, uint16_t v2len)
+{
+	uint16_t h[2] = { code, (uint16_t)(vlen + v2len) };
+	uint32_t padded = RTE_ALIGN_CEIL((uint32_t)vlen + v2len, 4);
+
+	memcpy(p, h, sizeof(h));
+	memcpy(p + 4, v, vlen);
+	if (v2len != 0)
+		memcpy(p + 4 + vlen, v2, v2len);
+	memset(p + 4 + vlen + v2len, 0, padded - vlen - v2len);
+	return 4 + padded;
+}
+
+/*
+ * The header rte_pcapng_fdopen() wrote (in, len bytes), as the capture
+ * writes it: into *out (malloc'd), *out_len bytes.
+ *
  * DPDK 22.11 builds the interface blocks in uninitialized stack memory
  * and leaves option padding as it found it: stack bytes leak into the
- * file and two runs never produce the same bytes. Walk the blocks
- * rte_pcapng_fdopen() wrote and zero each option's padding. It also
- * writes each interface's snaplen as 0 ("no limit"): the capture's own
- * goes there, so that readers know packets were cut.
+ * file and two runs never produce the same bytes, so each option's
+ * padding is zeroed. It also writes each interface's snaplen as 0 ("no
+ * limit"): the capture's own goes there, so that readers know packets
+ * were cut. And it has no if_filter: each interface block gets the
+ * filter (a libpcap expression) there, where readers look for it
+ * (capinfos -I, Wireshark's capture file properties).
+ * 0, or -EINVAL for a block it cannot walk, -ENOMEM.
  */
 static int
-pcapng_scrub_header(int fd, uint32_t snaplen)
+pcapng_fix_header(const uint8_t *in, uint32_t len, uint32_t snaplen,
+		const char *filter, uint8_t **out, uint32_t *out_len)
 {
-	off_t end = lseek(fd, 0, SEEK_CUR);
-	uint8_t *buf;
-	uint32_t pos = 0;
-	int rc = -1;
+	const uint8_t libpcap_syntax = 0;	/* if_filter's first byte */
+	size_t flen = filter != NULL ? strlen(filter) : 0;
+	uint32_t fopt = flen != 0 ? 4 + RTE_ALIGN_CEIL(1 + (uint32_t)flen, 4) :
+		0;
+	uint32_t pos = 0, o = 0;
+	uint8_t *b;
 
-	if (end <= 0 || end > (1 << 20))
-		return -1;
-	buf = malloc((size_t)end);
-	if (buf == NULL || pread(fd, buf, (size_t)end, 0) != end)
-		goto out;
-	while (pos + 12 <= (uint32_t)end) {
-		uint32_t type, blen, opt, oend;
+	/* An option holds 65535 bytes: make_pcapng_header() says so. */
+	if (flen >= UINT16_MAX)
+		return -EINVAL;
+	/* Each block at least 12 bytes, each gaining the option and an
+	 * end of options at most. */
+	b = malloc((size_t)len + (len / 12 + 1) * ((size_t)fopt + 4));
+	if (b == NULL)
+		return -ENOMEM;
+	while (pos < len) {
+		uint32_t type, blen, fixed, opt, oend, start = o;
 
-		memcpy(&type, buf + pos, 4);
-		memcpy(&blen, buf + pos + 4, 4);
-		if (blen < 12 || blen > (uint32_t)end - pos)
-			goto out;
-		if (type == 1 && blen >= 20)
-			memcpy(buf + pos + 12, &snaplen, 4);
+		if (len - pos < 12)
+			goto bad;
+		memcpy(&type, in + pos, 4);
+		memcpy(&blen, in + pos + 4, 4);
+		if (blen < 12 || blen > len - pos || blen % 4 != 0)
+			goto bad;
 		/* Options follow the fixed part: 24 bytes SHB, 16 IDB. */
-		opt = pos + (type == 0x0a0d0d0a ? 24 : type == 1 ? 16 : blen);
+		fixed = type == PCAPNG_SHB_TYPE ? 24 : type == PCAPNG_IDB_TYPE ?
+			16 : blen - 4;
+		if (fixed > blen - 4)
+			goto bad;
+		memcpy(b + o, in + pos, fixed);
+		if (type == PCAPNG_IDB_TYPE)
+			memcpy(b + o + 12, &snaplen, 4);
+		o += fixed;
+		opt = pos + fixed;
 		oend = pos + blen - 4;
 		while (opt + 4 <= oend) {
 			uint16_t code, olen;
 			uint32_t padded;
 
-			memcpy(&code, buf + opt, 2);
-			memcpy(&olen, buf + opt + 2, 2);
+			memcpy(&code, in + opt, 2);
+			memcpy(&olen, in + opt + 2, 2);
 			padded = RTE_ALIGN_CEIL((uint32_t)olen, 4);
-			if (opt + 4 + padded > oend)
+			if (code == 0 || opt + 4 + padded > oend)
 				break;
-			memset(buf + opt + 4 + olen, 0, padded - olen);
+			o += put_option(b + o, code, in + opt + 4, olen, NULL, 0);
 			opt += 4 + padded;
-			if (code == 0)
-				break;
 		}
-		pos += blen;
+		if (type == PCAPNG_IDB_TYPE && fopt != 0) {
+			o += put_option(b + o, PCAPNG_IDB_OPT_FILTER,
+				&libpcap_syntax, 1, filter, (uint16_t)flen);
+			/* opt_endofopt */
+			memset(b + o, 0, 4);
+			o += 4;
+		} else if (opt < oend) {
+			/* opt_endofopt, as it was */
+			memset(b + o, 0, oend - opt);
+			o += oend - opt;
+		}
+		o += 4;
+		blen = o - start;
+		memcpy(b + start + 4, &blen, 4);
+		memcpy(b + o - 4, &blen, 4);
+		pos = oend + 4;
 	}
-	if (pwrite(fd, buf, (size_t)end, 0) == end)
-		rc = 0;
-out:
-	free(buf);
-	return rc;
+	*out = b;
+	*out_len = o;
+	return 0;
+bad:
+	free(b);
+	return -EINVAL;
 }
 
 /* Interface index the pcapng header gave the port: ports in order. */
@@ -379,62 +519,33 @@ pcapng_iface_of(uint16_t port)
 	return index;
 }
 
-/* A stream's scrubbed header, from memory fd hdr (closed) to the stream. */
+/*
+ * The pcapng header every file of the capture starts with (the first
+ * file's name in messages): made once, in memory, by rte_pcapng, so
+ * that a rotated file costs its lcore no call into ethdev.
+ */
 static int
-send_header(struct gpurx_capture *c, struct cap_file *f, int hdr,
-		uint16_t port, char *err, size_t errlen)
+make_pcapng_header(struct gpurx_capture *c, uint16_t port,
+		const char *filter, const char *path, char *err, size_t errlen)
 {
-	off_t end = lseek(hdr, 0, SEEK_CUR);
-	uint8_t *buf = NULL;
-	int rc = -1;
-
-	if (end <= 0 || pcapng_scrub_header(hdr, c->snaplen) != 0 ||
-			(buf = malloc((size_t)end)) == NULL ||
-			pread(hdr, buf, (size_t)end, 0) != end) {
-		set_err(err, errlen, "cannot make the pcapng header of %s: %s",
-			f->path, strerror(errno != 0 ? errno : EIO));
-		goto out;
-	}
-	rc = write_all(f->fd, buf, (size_t)end);
-	if (rc != 0) {
-		set_err(err, errlen, "cannot write the pcapng header to %s: %s",
-			f->path, strerror(-rc));
-		rc = -1;
-		goto out;
-	}
-	f->end = (uint64_t)end;
-	c->iface = pcapng_iface_of(port);
-out:
-	free(buf);
-	close(hdr);
-	return rc;
-}
-
-static int
-open_pcapng(struct gpurx_capture *c, struct cap_file *f, uint16_t port,
-		const char *filter, char *err, size_t errlen)
-{
-	const char *path = f->path;
 	char osname[256], appname[64];
+	uint8_t *buf = NULL;
 	struct utsname u;
 	rte_pcapng_t *png;
-	off_t hdr_end;
-	int fd, hdr_fd;
+	int fd, hdr_fd, rc = -1;
+	off_t end;
 
-	/* Read access too: the header is scrubbed after it is written. A
-	 * stream's is made and scrubbed in memory, then sent whole. */
-	if (f->stream) {
-		fd = memfd_create("gpurx-pcapng-header", MFD_CLOEXEC);
-		if (fd < 0) {
-			set_err(err, errlen, "memfd_create for %s: %s", path,
-				strerror(errno));
-			return -1;
-		}
-	} else {
-		fd = create_file(f, O_RDWR, err, errlen);
-	}
-	if (fd < 0)
+	if (filter != NULL && strlen(filter) >= UINT16_MAX) {
+		set_err(err, errlen, "the filter of %s is longer than a pcapng "
+			"if_filter option holds (%s)", path, "65534 bytes");
 		return -1;
+	}
+	fd = memfd_create("gpurx-pcapng-header", MFD_CLOEXEC);
+	if (fd < 0) {
+		set_err(err, errlen, "memfd_create for %s: %s", path,
+			strerror(errno));
+		return -1;
+	}
 	/* rte_pcapng_close() closes the descriptor it was given. */
 	hdr_fd = dup(fd);
 	if (hdr_fd < 0) {
@@ -448,11 +559,11 @@ open_pcapng(struct gpurx_capture *c, struct cap_file *f, uint16_t port,
 		snprintf(osname, sizeof(osname), "unknown");
 	snprintf(appname, sizeof(appname), "dpdk-gpu-rx (%s)", rte_version());
 	/* DPDK 22.11's rte_pcapng_fdopen() leaves rte_errno as it was when
-	 * its header write fails: the write's errno is the reason. */
+	 * its header write fails: the write's errno is the reason. The
+	 * filter goes into if_filter (pcapng_fix_header()), not a comment. */
 	errno = 0;
 	rte_errno = 0;
-	png = rte_pcapng_fdopen(hdr_fd, osname, NULL, appname,
-		filter != NULL && filter[0] != '\0' ? filter : NULL);
+	png = rte_pcapng_fdopen(hdr_fd, osname, NULL, appname, NULL);
 	if (png == NULL) {
 		set_err(err, errlen, "cannot write the pcapng header of %s: %s",
 			path, errno != 0 ? strerror(errno) : rte_errno != 0 ?
@@ -470,28 +581,51 @@ open_pcapng(struct gpurx_capture *c, struct cap_file *f, uint16_t port,
 		return -1;
 	}
 	rte_pcapng_close(png);
-	if (f->stream)
-		return send_header(c, f, fd, port, err, errlen);
-	f->fd = fd;
-	if (!f->created) {
-		/* A device (/dev/null): nothing to read back or seek in. */
-		f->end = 0;
-		c->iface = pcapng_iface_of(port);
-		return 0;
-	}
-	if (pcapng_scrub_header(fd, c->snaplen) != 0) {
-		set_err(err, errlen, "cannot rewrite the header of %s: %s",
-			path, strerror(errno));
-		return -1;
-	}
 	/* Both descriptors shared one offset: fd is at the header's end. */
-	hdr_end = lseek(fd, 0, SEEK_CUR);
-	if (hdr_end <= 0) {
-		set_err(err, errlen, "lseek(%s): %s", path, strerror(errno));
+	end = lseek(fd, 0, SEEK_CUR);
+	if (end <= 0 || end > (1 << 20) ||
+			(buf = malloc((size_t)end)) == NULL ||
+			pread(fd, buf, (size_t)end, 0) != end) {
+		set_err(err, errlen, "cannot make the pcapng header of %s: %s",
+			path, strerror(errno != 0 ? errno : EIO));
+		goto out;
+	}
+	rc = pcapng_fix_header(buf, (uint32_t)end, c->snaplen, filter,
+		&c->hdr, &c->hdr_len);
+	if (rc != 0) {
+		set_err(err, errlen, "cannot make the pcapng header of %s: %s",
+			path, strerror(-rc));
+		rc = -1;
+		goto out;
+	}
+	c->iface = pcapng_iface_of(port);
+out:
+	free(buf);
+	close(fd);
+	return rc;
+}
+
+/* Creates file f (a regular file or a device; standard output already
+ * open) and writes the capture's header. */
+static int
+write_header(struct gpurx_capture *c, struct cap_file *f, char *err,
+		size_t errlen)
+{
+	int rc;
+
+	if (!f->stream) {
+		f->fd = create_file(f, O_WRONLY, err, errlen);
+		if (f->fd < 0)
+			return -1;
+	}
+	rc = f->stream ? write_all(f->fd, c->hdr, c->hdr_len) :
+		pwrite_all(f->fd, c->hdr, c->hdr_len, 0);
+	if (rc != 0) {
+		set_err(err, errlen, "cannot write %s: %s", f->path,
+			strerror(-rc));
 		return -1;
 	}
-	f->end = (uint64_t)hdr_end;
-	c->iface = pcapng_iface_of(port);
+	f->end = c->hdr_len;
 	return 0;
 }
 
@@ -502,9 +636,12 @@ free_capture(struct gpurx_capture *c)
 		if (c->files[i].fd >= 0)
 			close(c->files[i].fd);
 		free(c->files[i].path);
+		free(c->files[i].base);
+		free(c->files[i].ring);
 		pthread_mutex_destroy(&c->files[i].lock);
 	}
 	free(c->files);
+	free(c->hdr);
 	for (uint16_t q = 0; q < c->nq; q++)
 		free(c->q[q].buf);
 	free(c);
@@ -592,10 +729,10 @@ gpurx_capture_take_stdout(void)
 	return 0;
 }
 
-/* Creates file f (its path set) with the format's header. */
+/* Creates file f (its path set) with the capture's header. */
 static int
-open_file(struct gpurx_capture *c, struct cap_file *f, uint16_t port,
-		const char *filter, char *err, size_t errlen)
+open_file(struct gpurx_capture *c, struct cap_file *f, char *err,
+		size_t errlen)
 {
 	struct stat st;
 	int rc;
@@ -615,8 +752,7 @@ open_file(struct gpurx_capture *c, struct cap_file *f, uint16_t port,
 			set_err(err, errlen, "%s%s", "out of memory", "");
 			return -1;
 		}
-		return c->fmt == GPURX_FMT_PCAP ? open_pcap(c, f, err, errlen) :
-			open_pcapng(c, f, port, filter, err, errlen);
+		return write_header(c, f, err, errlen);
 	}
 
 	/* Not opened: opening a FIFO for writing waits for a reader. */
@@ -627,9 +763,61 @@ open_file(struct gpurx_capture *c, struct cap_file *f, uint16_t port,
 			"regular file (%s)", f->path, "on tmpfs to be fast");
 		return -1;
 	}
-	if (c->fmt == GPURX_FMT_PCAP)
-		return open_pcap(c, f, err, errlen);
-	return open_pcapng(c, f, port, filter, err, errlen);
+	return write_header(c, f, err, errlen);
+}
+
+int
+gpurx_capture_rotate_check(const char *path,
+		const struct gpurx_capture_rotate *rot, char *err, size_t errlen)
+{
+	if (rot == NULL || (rot->seconds == 0 && rot->size == 0 &&
+			rot->files == 0))
+		return 0;
+	if (rot->files != 0 && rot->seconds == 0 && rot->size == 0) {
+		set_err(err, errlen, "--rotate-files keeps a ring of files: it "
+			"needs --rotate-seconds or --rotate-size to start %s%s",
+			"each next one", "");
+		return -EINVAL;
+	}
+	if (path != NULL && strcmp(path, "-") == 0) {
+		set_err(err, errlen, "--rotate-%s: the capture goes to standard "
+			"output (--write -), which cannot be rotated%s",
+			rot->seconds != 0 ? "seconds" : rot->size != 0 ? "size" :
+			"files", "");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* File f's first file of a rotation, its path the expanded --write name. */
+static int
+rotate_start(struct gpurx_capture *c, struct cap_file *f, time_t now)
+{
+	const char *slash = strrchr(f->path, '/');
+	const char *dot = strrchr(f->path, '.');
+	const char *name = slash != NULL ? slash + 1 : f->path;
+	char *path = malloc(PATH_MAX);
+
+	f->base = f->path;
+	f->path = path;
+	if (path == NULL)
+		return -ENOMEM;
+	/* As dumpcap: "cap.pcapng" is cap_..., .pcapng; ".x" is no
+	 * extension. */
+	f->ext_at = dot != NULL && dot > name ? (size_t)(dot - f->base) :
+		strlen(f->base);
+	if (c->rot_files != 0) {
+		f->ring = calloc(c->rot_files, sizeof(*f->ring));
+		if (f->ring == NULL)
+			return -ENOMEM;
+		f->ring[0] = now;
+	}
+	f->seq = 1;
+	f->deadline = coarse_ns() + c->rot_ns;
+	/* The longest number its names will have fits too. */
+	if (rot_name(f, UINT32_MAX, now, path, PATH_MAX) != 0)
+		return -ENAMETOOLONG;
+	return rot_name(f, 1, now, path, PATH_MAX);
 }
 
 struct gpurx_capture *
@@ -637,8 +825,19 @@ gpurx_capture_open(const char *path, enum gpurx_format fmt, uint32_t snaplen,
 		uint16_t port, uint16_t nq, struct gpurx_qstats *qs,
 		const char *filter, char *err, size_t errlen)
 {
+	return gpurx_capture_open_rotate(path, fmt, snaplen, port, nq, qs,
+		filter, NULL, err, errlen);
+}
+
+struct gpurx_capture *
+gpurx_capture_open_rotate(const char *path, enum gpurx_format fmt,
+		uint32_t snaplen, uint16_t port, uint16_t nq,
+		struct gpurx_qstats *qs, const char *filter,
+		const struct gpurx_capture_rotate *rot, char *err, size_t errlen)
+{
 	size_t size = RTE_ALIGN_CEIL(sizeof(struct gpurx_capture) +
 		(size_t)nq * sizeof(struct cap_queue), RTE_CACHE_LINE_SIZE);
+	time_t now = time(NULL);
 	struct gpurx_capture *c;
 	int rc, per_queue;
 	uint16_t made = 0;
@@ -649,6 +848,8 @@ gpurx_capture_open(const char *path, enum gpurx_format fmt, uint32_t snaplen,
 			"counters or snaplen)", "");
 		return NULL;
 	}
+	if (gpurx_capture_rotate_check(path, rot, err, errlen) != 0)
+		return NULL;
 	per_queue = gpurx_capture_path_check(path, err, errlen);
 	if (per_queue < 0)
 		return NULL;
@@ -662,6 +863,15 @@ gpurx_capture_open(const char *path, enum gpurx_format fmt, uint32_t snaplen,
 	c->snaplen = snaplen;
 	c->nq = nq;
 	c->nfiles = per_queue ? nq : 1;
+	if (rot != NULL && (rot->seconds != 0 || rot->size != 0)) {
+		c->rotating = true;
+		c->rot_times = rot->times;
+		c->rot_files = rot->files;
+		c->rot_size = rot->size;
+		c->rot_tail = fmt == GPURX_FMT_PCAPNG ? ISB_MAX_BYTES : 0;
+		c->rot_ns = (uint64_t)rot->seconds * 1000000000ull;
+		c->start_ns = real_ns();
+	}
 	c->files = aligned_alloc(RTE_CACHE_LINE_SIZE,
 		c->nfiles * sizeof(*c->files));
 	rc = c->files == NULL;
@@ -695,9 +905,25 @@ gpurx_capture_open(const char *path, enum gpurx_format fmt, uint32_t snaplen,
 		free_capture(c);
 		return NULL;
 	}
+	for (uint16_t i = 0; c->rotating && i < c->nfiles; i++) {
+		rc = rotate_start(c, &c->files[i], now);
+		if (rc != 0) {
+			set_err(err, errlen, "rotating %s: %s", path,
+				strerror(-rc));
+			free_capture(c);
+			return NULL;
+		}
+	}
+	rc = c->fmt == GPURX_FMT_PCAP ? make_pcap_header(c, err, errlen) :
+		make_pcapng_header(c, port, filter,
+			strcmp(path, "-") == 0 ? "standard output" :
+			c->files[0].path, err, errlen);
+	if (rc != 0) {
+		free_capture(c);
+		return NULL;
+	}
 	for (; made < c->nfiles; made++)
-		if (open_file(c, &c->files[made], port, filter, err,
-				errlen) != 0)
+		if (open_file(c, &c->files[made], err, errlen) != 0)
 			break;
 	if (made < c->nfiles) {
 		/* The files this run created hold a header at most: none
@@ -730,9 +956,14 @@ static void
 settle(struct gpurx_capture *c, struct cap_queue *w)
 {
 	uint64_t low = OFF_NONE, fail, pkts = 0, bytes = 0, lost = 0;
+	uint32_t seq;
 
 	if (w->n_pending == 0)
 		return;
+	/* A chunk of a file rotation has closed was written whole (no
+	 * write is in flight when a file rotates, and a failed one does
+	 * not rotate); offsets and failures are those of the file now. */
+	seq = __atomic_load_n(&w->f->seq, __ATOMIC_SEQ_CST);
 	/* Only the queues writing the same file (with a file per queue,
 	 * none but w: all its chunks are final once written). */
 	for (uint16_t q = 0; q < c->nq; q++)
@@ -740,12 +971,15 @@ settle(struct gpurx_capture *c, struct cap_queue *w)
 			low = RTE_MIN(low, __atomic_load_n(&c->q[q].busy_off,
 				__ATOMIC_SEQ_CST));
 	fail = __atomic_load_n(&w->f->fail_off, __ATOMIC_SEQ_CST);
+	/* Rotated meanwhile: low and fail may be the next file's. */
+	if (__atomic_load_n(&w->f->seq, __ATOMIC_SEQ_CST) != seq)
+		return;
 	while (w->n_pending > 0) {
 		const struct chunk_rec *r = &w->pending[w->pending_head];
 
-		if (r->off >= low)
+		if (r->seq == seq && r->off >= low)
 			break;
-		if (r->off < fail) {
+		if (r->seq != seq || r->off < fail) {
 			pkts += r->pkts;
 			bytes += r->bytes;
 		} else {
@@ -794,16 +1028,18 @@ chunk_out(struct gpurx_capture *c, struct cap_queue *w)
 		} else {
 			struct chunk_rec *r;
 			uint64_t off;
+			uint32_t seq;
 			int rc;
 
 			__atomic_store_n(&w->busy_off, __atomic_load_n(
 				&w->f->end, __ATOMIC_SEQ_CST), __ATOMIC_SEQ_CST);
-			rc = file_put(w->f, w->buf, w->len, &off,
+			rc = file_put(c, w->f, w->buf, w->len, &off, &seq,
 				&w->busy_off);
 			if (rc == 0) {
 				r = &w->pending[(w->pending_head + w->n_pending) %
 					PENDING_MAX];
 				r->off = off;
+				r->seq = seq;
 				r->pkts = w->pkts;
 				r->bytes = w->bytes;
 				w->n_pending++;
@@ -890,6 +1126,12 @@ gpurx_capture_write(struct gpurx_capture *c, uint16_t queue,
 			sizeof(struct epb_trailer));
 	if (unlikely(need > GPURX_CAPTURE_CHUNK_BYTES - w->len))
 		chunk_out(c, w);
+	else if (unlikely(c->rot_size != 0) && w->len != 0 &&
+			__atomic_load_n(&w->f->end, __ATOMIC_RELAXED) + w->len +
+			need + c->rot_tail > c->rot_size)
+		/* What the file still takes goes now: this packet starts the
+		 * chunk that goes to the next file. */
+		chunk_out(c, w);
 	if (unlikely(stopped(w->f))) {
 		GPURX_STAT_ADD(w->qs, drop_capture, 1);
 		return -1;
@@ -911,6 +1153,23 @@ gpurx_capture_poll(struct gpurx_capture *c, uint16_t queue)
 	struct cap_queue *w = &c->q[queue];
 	uint32_t gen = __atomic_load_n(&c->flush_gen, __ATOMIC_RELAXED);
 
+	if (unlikely(c->rot_ns != 0) && time_due(c, w->f)) {
+		struct cap_file *f = w->f;
+
+		/* What arrived before the time goes to the file that ends:
+		 * a chunk written rotates it, else it rotates here. */
+		w->seen_gen = gen;
+		chunk_out(c, w);
+		pthread_mutex_lock(&f->lock);
+		if (!stopped(f) && time_due(c, f)) {
+			int rc = rotate(c, f);
+
+			if (rc != 0)
+				fail_at(f, f->end, 0, -rc);
+		}
+		pthread_mutex_unlock(&f->lock);
+		return;
+	}
 	if (likely(gen == w->seen_gen))
 		return;
 	w->seen_gen = gen;
@@ -1003,6 +1262,102 @@ write_isb(struct gpurx_capture *c, struct cap_file *f,
 			PRIu64 " bytes: %s\n", f->path, f->end,
 			strerror(errno));
 	return -1;
+}
+
+static uint64_t
+real_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The name of file number seq of f's rotation, started at time t, as
+ * dumpcap's ring buffer names them: the --write name split at its
+ * extension, PREFIX_NNNNN_YYYYmmddHHMMSS.EXT (local time). 0, or
+ * -ENAMETOOLONG.
+ */
+static int
+rot_name(const struct cap_file *f, uint32_t seq, time_t t, char *out,
+		size_t len)
+{
+	char stamp[32];
+	struct tm tm;
+	int n;
+
+	if (localtime_r(&t, &tm) == NULL ||
+			strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm) == 0)
+		snprintf(stamp, sizeof(stamp), "%lld", (long long)t);
+	n = snprintf(out, len, "%.*s_%05" PRIu32 "_%s%s", (int)f->ext_at,
+		f->base, seq, stamp, f->base + f->ext_at);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+/*
+ * Under f's lock, with no write in flight: ends f's current file (its
+ * statistics block, with the counters so far) and goes on in the next,
+ * removing the oldest beyond the ring. The next file is made first, so
+ * that should it fail, the current one stays whole (no statistics
+ * block: the capture stops there). 0 or -errno (said).
+ */
+static int
+rotate(struct gpurx_capture *c, struct cap_file *f)
+{
+	struct gpurx_capture_end end = { .port_drops = UINT64_MAX };
+	uint32_t seq = f->seq + 1;
+	time_t now = time(NULL);
+	char name[PATH_MAX];
+	int fd = -1, rc;
+
+	rc = rot_name(f, seq, now, name, sizeof(name));
+	if (rc == 0) {
+		fd = open(name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		rc = fd < 0 ? -errno : pwrite_all(fd, c->hdr, c->hdr_len, 0);
+	}
+	if (rc != 0) {
+		if (fd >= 0) {
+			close(fd);
+			unlink(name);
+		}
+		GPURX_LOG(ERR, "error: capture %s: cannot start the next file "
+			"of the rotation (%" PRIu32 "): %s; capture stopped, "
+			"later matches are counted as capture drops\n", f->path,
+			seq, strerror(-rc));
+		f->fail_errno = -rc;
+		__atomic_store_n(&f->fail_said, 1, __ATOMIC_RELAXED);
+		return rc;
+	}
+	if (c->rot_times) {
+		end.start_ns = c->start_ns;
+		end.end_ns = real_ns();
+	}
+	/* A failed one is said, and the file cut back to its packets. */
+	if (c->fmt == GPURX_FMT_PCAPNG)
+		write_isb(c, f, &end);
+	if (close(f->fd) != 0)
+		GPURX_LOG(ERR, "error: capture %s: close: %s\n", f->path,
+			strerror(errno));
+	f->fd = fd;
+	__atomic_store_n(&f->end, c->hdr_len, __ATOMIC_SEQ_CST);
+	snprintf(f->path, PATH_MAX, "%s", name);
+	if (c->rot_files != 0) {
+		time_t *slot = &f->ring[(seq - 1) % c->rot_files];
+		char old[PATH_MAX];
+
+		if (seq > c->rot_files && rot_name(f, seq - c->rot_files, *slot,
+				old, sizeof(old)) == 0 &&
+				unlink(old) != 0 && errno != ENOENT)
+			GPURX_LOG(WARNING, "warning: capture: cannot remove %s, "
+				"the oldest file of the ring: %s\n", old,
+				strerror(errno));
+		*slot = now;
+	}
+	__atomic_store_n(&f->deadline, coarse_ns() + c->rot_ns,
+		__ATOMIC_RELAXED);
+	__atomic_store_n(&f->seq, seq, __ATOMIC_SEQ_CST);
+	return 0;
 }
 
 int

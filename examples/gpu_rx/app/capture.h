@@ -25,6 +25,7 @@
 #ifndef GPURX_APP_CAPTURE_H
 #define GPURX_APP_CAPTURE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -62,12 +63,43 @@ int gpurx_capture_take_stdout(void);
  * Open path (a pattern, see gpurx_capture_path()) for writing, for RX queues 0..nq-1 whose counters are
  * qs[0..nq-1]. port is the ethdev port whose interface block the packets
  * refer to (pcapng lists every probed port). The filter text goes into
- * the pcapng section comment. NULL with the reason in err.
+ * each pcapng interface block's if_filter. NULL with the reason in err.
  */
 struct gpurx_capture *gpurx_capture_open(const char *path,
 		enum gpurx_format fmt, uint32_t snaplen, uint16_t port,
 		uint16_t nq, struct gpurx_qstats *qs, const char *filter,
 		char *err, size_t errlen);
+
+/*
+ * Rotation, as dumpcap's ring buffer (-b duration, filesize, files):
+ * each file (each queue's, with %q) goes on in a new one every `seconds`,
+ * or before a chunk would take it past `size` bytes (a file holds one
+ * packet at least), keeping the last `files` (0: all). The files are
+ * named from the --write name split at its extension,
+ * PREFIX_NNNNN_YYYYmmddHHMMSS.EXT, NNNNN from 00001; each is a complete
+ * capture, pcapng ending with an interface statistics block (the
+ * counters so far, since the start). No packet is lost or split at a
+ * rotation. All 0: no rotation.
+ */
+struct gpurx_capture_rotate {
+	uint32_t seconds;
+	uint64_t size;
+	uint32_t files;
+	bool times;		/* the statistics blocks carry start and end
+				 * times (the packets have real times) */
+};
+
+/* The rotation's own checks (files without seconds or size, standard
+ * output): 0, or -EINVAL with the reason, naming the option, in err. */
+int gpurx_capture_rotate_check(const char *path,
+		const struct gpurx_capture_rotate *rot, char *err, size_t errlen);
+
+/* gpurx_capture_open(), rotating as rot says (NULL: no rotation). */
+struct gpurx_capture *gpurx_capture_open_rotate(const char *path,
+		enum gpurx_format fmt, uint32_t snaplen, uint16_t port,
+		uint16_t nq, struct gpurx_qstats *qs, const char *filter,
+		const struct gpurx_capture_rotate *rot, char *err,
+		size_t errlen);
 
 /*
  * Append one packet of RX queue `queue`: caplen bytes at data (cut to the

@@ -466,9 +466,16 @@ main(int argc, char **argv)
 		" and a header pool of as many (host)" : "",
 		gpurx_flow_table_bytes(a->opt.flow_capacity));
 	if (a->opt.write_path != NULL) {
-		a->cap = gpurx_capture_open(a->opt.write_path, a->opt.format,
-			a->opt.snaplen, a->port, a->nq, a->qs, a->opt.filter,
-			err, sizeof(err));
+		struct gpurx_capture_rotate rot = {
+			.seconds = a->opt.rotate_seconds,
+			.size = a->opt.rotate_size,
+			.files = a->opt.rotate_files,
+			.times = a->opt.ts_source == GPURX_TS_RX,
+		};
+
+		a->cap = gpurx_capture_open_rotate(a->opt.write_path,
+			a->opt.format, a->opt.snaplen, a->port, a->nq, a->qs,
+			a->opt.filter, &rot, err, sizeof(err));
 		if (a->cap == NULL) {
 			GPURX_LOG(ERR, "error: capture: %s\n", err);
 			goto fail;

@@ -10,6 +10,7 @@
 #include <rte_log.h>
 #include <rte_mempool.h>
 
+#include "capture.h"
 #include "gpuapp_opts.h"
 #include "ipfix_target.h"
 #include "log.h"
@@ -197,6 +198,18 @@ gpurx_opts_parse(int argc, char **argv, struct gpurx_opts *o)
 		  .help = "capture matching packets to FILE; %q in\n"
 			"FILE: a file per RX queue (%q its number,\n"
 			"%% a %), which scales with the queues" },
+		GPUAPP_OPT_UINT_ENTRY("rotate-seconds", &o->rotate_seconds, 1,
+			GPURX_ROTATE_MAX_SECONDS, "N",
+			"a new capture file every N seconds\n"
+			"(dumpcap -b duration; names: FILE's\n"
+			"PREFIX_NNNNN_YYYYmmddHHMMSS.EXT)"),
+		GPUAPP_OPT_SIZE_ENTRY("rotate-size", &o->rotate_size, 1,
+			UINT64_MAX >> 30, "SIZE",
+			"a new capture file before one passes\n"
+			"SIZE bytes (k, M, G: x 1024^n)"),
+		GPUAPP_OPT_UINT_ENTRY("rotate-files", &o->rotate_files, 1,
+			GPURX_ROTATE_MAX_FILES, "N",
+			"keep only the last N rotated files"),
 		GPUAPP_OPT_CHOICE_ENTRY("format", &o->format, GPURX_FMT_PCAPNG,
 			format_names, "pcapng|pcap",
 			"capture file format (default pcapng)"),
@@ -333,6 +346,28 @@ gpurx_opts_parse(int argc, char **argv, struct gpurx_opts *o)
 		return ret > 0 ? 1 : -1;
 	if (first < argc && filter_operands(o, argc - first, argv + first) != 0)
 		return -1;
+	if (o->rotate_seconds != 0 || o->rotate_size != 0 ||
+			o->rotate_files != 0) {
+		struct gpurx_capture_rotate rot = {
+			.seconds = o->rotate_seconds,
+			.size = o->rotate_size,
+			.files = o->rotate_files,
+		};
+		char why[256];
+
+		if (o->write_path == NULL) {
+			GPURX_LOG(ERR, "--rotate-%s: there is no capture to "
+				"rotate: add --write FILE\n",
+				o->rotate_seconds != 0 ? "seconds" :
+				o->rotate_size != 0 ? "size" : "files");
+			return -1;
+		}
+		if (gpurx_capture_rotate_check(o->write_path, &rot, why,
+				sizeof(why)) != 0) {
+			GPURX_LOG(ERR, "%s\n", why);
+			return -1;
+		}
+	}
 	if (o->cpu && o->mem != GPURX_MEM_AUTO) {
 		GPURX_LOG(ERR, "--cpu and --mem %s exclude each other\n",
 			gpurx_mem_mode_str(o->mem));

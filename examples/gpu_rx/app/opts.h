@@ -46,6 +46,10 @@ enum gpurx_ts_source {
 #define GPURX_SPLIT_MAX 2048u
 #define GPURX_SPLIT_ALIGN 16u
 
+/* --rotate-seconds (a year) and --rotate-files at most. */
+#define GPURX_ROTATE_MAX_SECONDS (366u * 86400u)
+#define GPURX_ROTATE_MAX_FILES 100000u
+
 /* --mtu: the port's largest (default), or the port's own. */
 #define GPURX_MTU_MAX 0u
 #define GPURX_MTU_KEEP UINT32_MAX
@@ -53,6 +57,9 @@ enum gpurx_ts_source {
 struct gpurx_opts {
 	const char *filter;
 	const char *write_path;	/* NULL: count only */
+	uint32_t rotate_seconds;	/* a new file every N s; 0: never */
+	uint64_t rotate_size;	/* a new file before N bytes; 0: never */
+	uint32_t rotate_files;	/* a ring of the last N files; 0: all */
 	const char *json_path;
 	enum gpurx_format format;
 	uint32_t snaplen;

@@ -7,7 +7,7 @@
 #       | pool-per-queue | options | ts-port | short-chain | lo-capture
 #       | mangle | gpudma | queues | queues-files | capture-full
 #       | gpudma-split | setup-fail | stamps | bad-file | file-end
-#       | split-options | telemetry
+#       | split-options | telemetry | stdout | rotate
 # APP: dpdk-gpu-rx; for mangle, which sets a test switch, the test variant
 # dpdk-gpu-rx-test (the shipped program has no test switches).
 # Extra EAL options (e.g. -d plugin dirs) come from $GPU_RX_EAL_EXTRA.
@@ -381,6 +381,72 @@ stdout)
 	[ "$rc" -eq 2 ] && grep -q "both on standard output" "$work/out.txt" ||
 		{ cat "$work/out.txt"; echo "FAIL: --json - with --write -: exit $rc"; exit 1; }
 	echo "ok: --write - equals the file's bytes (pcapng, pcap); a reader gone ends the run"
+	;;
+rotate)
+	# Rotation as dumpcap's ring buffer: by size, files of at most the
+	# size whose packet blocks, file after file, are those of one capture
+	# of the same input byte for byte, each a whole pcapng (header with
+	# if_filter, statistics block at its end) that tshark, capinfos and
+	# tcpdump read without an error; a ring of 2 keeps the last 2; by
+	# time, several files in a few seconds; the refusals name the option.
+	command -v tshark >/dev/null 2>&1 && command -v capinfos >/dev/null 2>&1 &&
+		command -v tcpdump >/dev/null 2>&1 ||
+		{ echo "SKIP: tshark, capinfos or tcpdump not installed (scripts/setup.sh installs them)"; exit 77; }
+	rotcheck=$(dirname "$0")/check-rotate.py
+	run_app --ts none -w "$work/whole.pcapng" tcp or udp ||
+		{ echo "FAIL: exit $rc"; exit 1; }
+	run_app --ts none -w "$work/size.pcapng" --rotate-size 300k \
+		tcp or udp || { echo "FAIL: --rotate-size: exit $rc"; exit 1; }
+	[ ! -e "$work/size.pcapng" ] ||
+		{ echo "FAIL: the --write name itself was written"; exit 1; }
+	set -- "$work"/size_[0-9][0-9][0-9][0-9][0-9]_[0-9]*[0-9].pcapng
+	[ $# -ge 3 ] || { echo "FAIL: --rotate-size 300k: $# file(s)"; exit 1; }
+	python3 "$rotcheck" "$work/whole.pcapng" "tcp or udp" 307200 "$@" ||
+		exit 1
+	for f in "$@"; do
+		tshark -r "$f" > /dev/null 2> "$work/tshark.err" &&
+			! grep -v "Running as user" "$work/tshark.err" &&
+			capinfos "$f" > "$work/capinfos.txt" 2>&1 &&
+			tcpdump -n -r "$f" > /dev/null 2>&1 ||
+			{ cat "$work/tshark.err" "$work/capinfos.txt"; echo "FAIL: $f unreadable"; exit 1; }
+	done
+	capinfos -I "$1" | grep -q "Filter string = tcp or udp$" ||
+		{ capinfos -I "$1"; echo "FAIL: capinfos shows no if_filter"; exit 1; }
+	run_app --ts none -w "$work/ring.pcapng" --rotate-size 100k \
+		--rotate-files 2 tcp or udp || { echo "FAIL: --rotate-files: exit $rc"; exit 1; }
+	set -- "$work"/ring_[0-9]*.pcapng
+	[ $# -eq 2 ] || { echo "FAIL: --rotate-files 2: $# file(s)"; exit 1; }
+	case $2 in
+	*ring_0000[4-9]_*|*ring_000[1-9][0-9]_*) ;;
+	*) echo "FAIL: --rotate-files 2 kept $1 $2"; exit 1 ;;
+	esac
+	python3 "$rotcheck" "$work/whole.pcapng" "tcp or udp" 102400 --tail "$@" ||
+		exit 1
+	# By time: net_null's frames, which "tcp" never matches, for 2.5 s.
+	# shellcheck disable=SC2046
+	"$app" $(eal) --vdev net_null0 -- --cpu --quiet --duration 2.5 \
+		-w "$work/time.pcapng" --rotate-seconds 1 tcp > "$work/out.txt" 2>&1 ||
+		{ cat "$work/out.txt"; echo "FAIL: --rotate-seconds: exit"; exit 1; }
+	set -- "$work"/time_[0-9]*.pcapng
+	[ $# -ge 2 ] || { echo "FAIL: --rotate-seconds 1, 2.5 s: $# file(s)"; exit 1; }
+	for f in "$@"; do
+		capinfos "$f" > "$work/capinfos.txt" 2>&1 ||
+			{ cat "$work/capinfos.txt"; echo "FAIL: $f unreadable"; exit 1; }
+	done
+	echo "ok: --rotate-seconds 1 for 2.5 s: $# files"
+	for o in "--rotate-size 0" "--rotate-size 10x" "--rotate-seconds 0" \
+			"--rotate-seconds soon" "--rotate-files 0" \
+			"--rotate-files 3 -w $work/x.pcapng" \
+			"--rotate-size 1M -w -" "--rotate-seconds 5"; do
+		# shellcheck disable=SC2086
+		run_app $o > /dev/null
+		opt=${o%% *}
+		[ "$rc" -eq 2 ] && grep -q -- "^${opt}[: ]" "$work/out.txt" ||
+			{ echo "FAIL: $o: exit $rc, or the message does not name $opt"; exit 1; }
+	done
+	[ ! -e "$work/x.pcapng" ] && ! ls "$work"/x_* > /dev/null 2>&1 ||
+		{ echo "FAIL: a refused rotation created a file"; exit 1; }
+	echo "ok: rotation refusals name their option"
 	;;
 bad-file)
 	# Files net_pcap would pass on as garbage: a record longer than any

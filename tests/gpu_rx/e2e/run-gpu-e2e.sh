@@ -474,6 +474,23 @@ else
 	pass "$name: items left READY reset before the kernel started"
 fi
 
+# The capture rotated by size from the kernel's capture arena, packets
+# in GPU memory: the files' packet blocks, file after file, are those of
+# the --cpu capture (check-rotate.py), each file whole.
+name=rotate-gpu
+rm -f "$out/$name"_[0-9]*.pcapng
+if ! port=net_gpudma0 app_run "$name" "rx_pcap=$in" --mem gpu --split off \
+		--backpressure --ts none --write "$out/$name.pcapng" \
+		--rotate-size 300k --idle-exit 1000; then
+	fail "$name: exit $? (see $out/$name.txt)"
+elif ! python3 "$(dirname "$0")/check-rotate.py" \
+		"$out/f1-cpu-net_gpudma0.pcapng" "" 307200 \
+		"$out/$name"_[0-9]*.pcapng > "$out/$name.check" 2>&1; then
+	fail "$name: $(tail -n 1 "$out/$name.check")"
+else
+	pass "$name: $(cat "$out/$name.check")"
+fi
+
 # Several queues (4, the same file on each) while a second process runs
 # its own persistent kernel (2 queues) on the same GPU: both launch with
 # every block resident (or say why not) and count what --cpu counts (the

@@ -8,7 +8,8 @@
 # for byte (as run-gpu-e2e.sh asks of the GPU), with the counters of the
 # --cpu run and every mbuf back: host-mapped and staged, persistent and
 # per burst, items of 32 and 128 packets, a snaplen, the port's timestamps,
-# frames cut short, foreign and odd mbufs (GPURX_TEST_MANGLE), two queues.
+# frames cut short, foreign and odd mbufs (GPURX_TEST_MANGLE), a capture
+# rotated by size, two queues.
 #
 # Usage: run-standin-e2e.sh APP GENPCAP CHECK FAKE_LIBCUDA WORK_DIR
 # APP: dpdk-gpu-rx-standin, which has the test variant's switches.
@@ -174,6 +175,24 @@ mangled=$(sed -n 's/^test: \([0-9]*\) received mbufs made .*/\1/p' \
 	failed=$((failed + 1))
 }
 check_run mangle "tcp or udp" 262144 ""
+
+# The capture writer rotating by size behind the GPU path: the files'
+# packet blocks, file after file, are the --cpu run's capture.
+run rotate "$pcap" -- --mem host-mapped --write "$work/rot.pcapng" \
+	--rotate-size 300k
+rc=$?
+if [ "$rc" -ne 0 ]; then
+	cat "$work/rotate.txt"
+	echo "FAIL: rotate: exit $rc"
+	failed=$((failed + 1))
+elif python3 "$(dirname "$0")/check-rotate.py" "$work/cpu-all.pcapng" "" \
+		307200 "$work"/rot_[0-9]*.pcapng > "$work/rotate.check" 2>&1; then
+	echo "PASS: rotate ($(cat "$work/rotate.check"))"
+else
+	cat "$work/rotate.check"
+	echo "FAIL: rotate: the files are not the --cpu run's capture"
+	failed=$((failed + 1))
+fi
 
 # Two queues, the same file on each: one capture, twice the packets
 # (three lcores on whatever CPUs there are).
