@@ -166,8 +166,10 @@ find_cuda_device(const struct rte_gpu_info *info, int cuda_count, int *cuda_dev)
 	if (cudaDeviceGetByPCIBusId(cuda_dev, info->name) == cudaSuccess)
 		return 0;
 	(void)cudaGetLastError();
-	/* A vdev has another name; its context tells the device. */
-	if (info->context != 0 && gd_init() == 0 &&
+	/* A vdev has another name; its context tells the device, in the
+	 * primary only: in a secondary it is the primary's context. */
+	if (rte_eal_process_type() == RTE_PROC_PRIMARY &&
+			info->context != 0 && gd_init() == 0 &&
 			gd_ctx_device(info->context, cuda_dev) == 0)
 		return 0;
 	if (cuda_count == 1) {

@@ -91,6 +91,26 @@ mp_publish(const char *name, const char *bus_id,
 	return 0;
 }
 
+void
+gpu_cuda_mp_forget(const char *name)
+{
+	const struct rte_memzone *mz;
+	struct gpu_cuda_mp_slot *slot;
+	unsigned int i;
+
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
+		return;
+	mz = rte_memzone_lookup(GPU_CUDA_MP_MZ);
+	if (mz == NULL)
+		return;
+	slot = mz->addr;
+	rte_spinlock_lock(&probe_lock);
+	for (i = 0; i < GPU_CUDA_MP_SLOTS; i++)
+		if (strcmp(slot[i].name, name) == 0)
+			memset(&slot[i], 0, sizeof(slot[i]));
+	rte_spinlock_unlock(&probe_lock);
+}
+
 /* In a secondary: the GPU and devargs the primary probed name with. */
 static int
 mp_lookup(const char *name, char *bus_id, size_t len,
