@@ -66,6 +66,7 @@ pair(const struct tg_env *a, const struct tg_env *b, struct tg_result *res,
 {
 	uint64_t seed = tg_seed(a, 400 + (uint64_t)b->dev_id);
 	uint8_t *host = NULL, *cpu;
+	uint64_t now = seed;	/* the pattern the memory holds */
 	int can_peer = 0;
 	cudaError_t cerr;
 	void *gpu;
@@ -130,6 +131,7 @@ pair(const struct tg_env *a, const struct tg_env *b, struct tg_result *res,
 		}
 		if (check_copy(a, res, gpu, host, seed + 1, "peer kernel") != TG_PASS)
 			goto free_gpu;
+		now = seed + 1;
 		*peer_used = true;
 	}
 
@@ -138,8 +140,7 @@ pair(const struct tg_env *a, const struct tg_env *b, struct tg_result *res,
 	if (cpu != NULL) {
 		size_t nbad, first;
 
-		nbad = tg_pattern_check(cpu, CROSS_SIZE, *peer_used ? seed + 1 : seed,
-			&first);
+		nbad = tg_pattern_check(cpu, CROSS_SIZE, now, &first);
 		if (nbad != 0)
 			tg_fail(res, "gpu %d: CPU mapping shows %zu bytes differing, first at %zu",
 				a->dev_id, nbad, first);
