@@ -2,7 +2,8 @@
 
 /*
  * dpdk-test-gpudev: functional test of every gpudev API through the CUDA
- * gpudev driver. One line per case (PASS/FAIL/SKIP), then a summary.
+ * gpudev driver, on every probed GPU (or the one of --gpu). One line per case
+ * and GPU (PASS/FAIL/SKIP name [gpu N]), then a summary.
  * Exit: 0 all passed or skipped, 1 a case failed, 2 usage or setup error,
  * 77 nothing to test (no GPU probed, no CUDA device).
  */
@@ -32,10 +33,11 @@
 
 struct tg_case {
 	const char *name;
+	/* Run on each GPU in turn; NULL: tg_case_cross_gpu, once over all. */
 	tg_case_fn *fn;
 };
 
-/* Order matters: close ends the device, so it runs last. */
+/* Order matters: close ends the devices, so it runs last. */
 static const struct tg_case tg_cases[] = {
 	{ "info", tg_case_info },
 	{ "mem_alloc_kernel", tg_case_mem_alloc_kernel },
@@ -47,13 +49,14 @@ static const struct tg_case tg_cases[] = {
 	{ "errors", tg_case_errors },
 	{ "child", tg_case_child },
 	{ "stress", tg_case_stress },
+	{ "cross_gpu", NULL },
 	{ "close", tg_case_close },
 };
 
 #define TG_NB_CASES RTE_DIM(tg_cases)
 
 struct tg_opts {
-	int gpu;			/* -1: first probed GPU */
+	int gpu;			/* -1: every probed GPU */
 	bool selected[TG_NB_CASES];	/* all false: run every case */
 	bool any_selected;
 	unsigned int stress_threads;
@@ -124,7 +127,7 @@ parse_args(int argc, char **argv, struct tg_opts *o)
 	size_t len;
 	const struct gpuapp_opt table[] = {
 		GPUAPP_OPT_UINT_ENTRY("gpu", &o->gpu, 0, INT16_MAX, "ID",
-			"gpudev device (default: the first probed)"),
+			"gpudev device only (default: every probed GPU)"),
 		GPUAPP_OPT_CALLBACK_ENTRY("case", parse_case, o,
 			"NAME[,NAME...]", cases),
 		GPUAPP_OPT_UINT_ENTRY("stress-threads", &o->stress_threads, 1,
@@ -163,8 +166,10 @@ find_cuda_device(const struct rte_gpu_info *info, int cuda_count, int *cuda_dev)
 	if (cudaDeviceGetByPCIBusId(cuda_dev, info->name) == cudaSuccess)
 		return 0;
 	(void)cudaGetLastError();
-	/* A vdev has another name; its context tells the device. */
-	if (info->context != 0 && gd_init() == 0 &&
+	/* A vdev has another name; its context tells the device, in the
+	 * primary only: in a secondary it is the primary's context. */
+	if (rte_eal_process_type() == RTE_PROC_PRIMARY &&
+			info->context != 0 && gd_init() == 0 &&
 			gd_ctx_device(info->context, cuda_dev) == 0)
 		return 0;
 	if (cuda_count == 1) {
@@ -172,6 +177,66 @@ find_cuda_device(const struct rte_gpu_info *info, int cuda_count, int *cuda_dev)
 		return 0;
 	}
 	return -1;
+}
+
+/* One GPU's environment: 0, or the exit status after saying why not. */
+static int
+env_setup(struct tg_env *env, int16_t dev_id, int cuda_count,
+		const struct tg_opts *o, uint64_t seed)
+{
+	cudaError_t cerr;
+
+	memset(env, 0, sizeof(*env));
+	env->dev_id = dev_id;
+	if (rte_gpu_info_get(dev_id, &env->info) < 0) {
+		printf("FAIL setup [gpu %d]: rte_gpu_info_get: %s\n", dev_id,
+			tg_errno_str(rte_errno));
+		return 1;
+	}
+	if (env->info.name == NULL ||
+			find_cuda_device(&env->info, cuda_count, &env->cuda_dev) < 0) {
+		printf("FAIL setup [gpu %d]: cannot tell which CUDA device it is (%s)\n",
+			dev_id, env->info.name ? env->info.name : "no name");
+		return 1;
+	}
+	cerr = cudaSetDevice(env->cuda_dev);
+	if (cerr != cudaSuccess) {
+		printf("FAIL setup [gpu %d]: cudaSetDevice(%d): %s\n", dev_id,
+			env->cuda_dev, cudaGetErrorString(cerr));
+		return 1;
+	}
+	env->seed = seed;
+	env->stress_threads = o->stress_threads;
+	env->stress_ops = o->stress_ops;
+	printf("# gpudev %d '%s', CUDA device %d\n", dev_id, env->info.name,
+		env->cuda_dev);
+	return 0;
+}
+
+/* The case's line, naming the GPU it ran on ("all": across GPUs). */
+static void
+report(const struct tg_case *c, const char *gpu, const struct tg_result *res,
+		unsigned int *passed, unsigned int *failed, unsigned int *skipped)
+{
+	switch (res->status) {
+	case TG_PASS:
+		(*passed)++;
+		if (res->msg[0] != '\0')
+			printf("PASS %s [gpu %s] (%s)\n", c->name, gpu, res->msg);
+		else
+			printf("PASS %s [gpu %s]\n", c->name, gpu);
+		break;
+	case TG_SKIP:
+		(*skipped)++;
+		printf("SKIP %s [gpu %s]: %s\n", c->name, gpu, res->msg);
+		break;
+	default:
+		(*failed)++;
+		printf("FAIL %s [gpu %s]: %s\n", c->name, gpu, res->msg);
+		break;
+	}
+	/* Case lines interleave with driver logs on stderr. */
+	fflush(stdout);
 }
 
 int
@@ -182,10 +247,13 @@ main(int argc, char **argv)
 		.stress_threads = 8,
 		.stress_ops = 2000,
 	};
-	struct tg_env env;
+	struct tg_env envs[RTE_GPU_DEFAULT_MAX];
+	int16_t ids[RTE_GPU_DEFAULT_MAX];
 	unsigned int passed = 0, failed = 0, skipped = 0;
+	unsigned int nb_envs, g;
 	int ret, cuda_count = 0;
 	cudaError_t cerr;
+	uint64_t seed;
 	size_t i;
 
 	/* --help and --version need no EAL (nor hugepages, nor a GPU). */
@@ -221,69 +289,62 @@ main(int argc, char **argv)
 		return EXIT_SKIP;
 	}
 
-	memset(&env, 0, sizeof(env));
-	env.dev_id = o.gpu >= 0 ? (int16_t)o.gpu :
-		rte_gpu_find_next(0, RTE_GPU_ID_NONE);
-	if (env.dev_id < 0 || !rte_gpu_is_valid(env.dev_id)) {
-		TG_LOG(ERR, "GPU %d is not a valid gpudev device\n", o.gpu);
-		rte_eal_cleanup();
-		return EXIT_USAGE;
+	nb_envs = 0;
+	if (o.gpu >= 0) {
+		if (!rte_gpu_is_valid((int16_t)o.gpu)) {
+			TG_LOG(ERR, "--gpu %d: not a valid gpudev device\n", o.gpu);
+			rte_eal_cleanup();
+			return EXIT_USAGE;
+		}
+		ids[nb_envs++] = (int16_t)o.gpu;
+	} else {
+		int16_t id;
+
+		/* Parents only: children are the child case's own. */
+		for (id = rte_gpu_find_next(0, RTE_GPU_ID_NONE);
+				id >= 0 && nb_envs < RTE_DIM(ids);
+				id = rte_gpu_find_next(id + 1, RTE_GPU_ID_NONE))
+			ids[nb_envs++] = id;
 	}
-	ret = rte_gpu_info_get(env.dev_id, &env.info);
-	if (ret < 0) {
-		printf("FAIL setup: rte_gpu_info_get(%d): %s\n", env.dev_id,
-			tg_errno_str(rte_errno));
-		rte_eal_cleanup();
-		return 1;
-	}
-	if (env.info.name == NULL ||
-			find_cuda_device(&env.info, cuda_count, &env.cuda_dev) < 0) {
-		printf("FAIL setup: cannot tell which CUDA device is gpudev %d (%s)\n",
-			env.dev_id, env.info.name ? env.info.name : "no name");
-		rte_eal_cleanup();
-		return 1;
-	}
-	cerr = cudaSetDevice(env.cuda_dev);
-	if (cerr != cudaSuccess) {
-		printf("FAIL setup: cudaSetDevice(%d): %s\n", env.cuda_dev,
-			cudaGetErrorString(cerr));
-		rte_eal_cleanup();
-		return 1;
-	}
-	env.seed = o.seed_given ? o.seed : (uint64_t)time(NULL) ^
+	seed = o.seed_given ? o.seed : (uint64_t)time(NULL) ^
 		((uint64_t)rte_rdtsc() << 20);
-	env.stress_threads = o.stress_threads;
-	env.stress_ops = o.stress_ops;
-	printf("# gpudev %d '%s', CUDA device %d, seed %" PRIu64 "\n",
-		env.dev_id, env.info.name, env.cuda_dev, env.seed);
+	for (i = 0; i < nb_envs; i++) {
+		ret = env_setup(&envs[i], ids[i], cuda_count, &o, seed);
+		if (ret != 0) {
+			rte_eal_cleanup();
+			return ret;
+		}
+	}
+	printf("# %u GPU(s), seed %" PRIu64 "\n", nb_envs, seed);
 	fflush(stdout);
 
 	for (i = 0; i < TG_NB_CASES; i++) {
-		struct tg_result res = { .status = TG_PASS };
-		enum tg_status st;
-
 		if (o.any_selected && !o.selected[i])
 			continue;
-		st = tg_cases[i].fn(&env, &res);
-		switch (st) {
-		case TG_PASS:
-			passed++;
-			if (res.msg[0] != '\0')
-				printf("PASS %s (%s)\n", tg_cases[i].name, res.msg);
+		if (tg_cases[i].fn == NULL) {
+			struct tg_result res = { .status = TG_PASS };
+
+			if (cudaSetDevice(envs[0].cuda_dev) != cudaSuccess)
+				tg_fail(&res, "cudaSetDevice(%d) failed", envs[0].cuda_dev);
 			else
-				printf("PASS %s\n", tg_cases[i].name);
-			break;
-		case TG_SKIP:
-			skipped++;
-			printf("SKIP %s: %s\n", tg_cases[i].name, res.msg);
-			break;
-		default:
-			failed++;
-			printf("FAIL %s: %s\n", tg_cases[i].name, res.msg);
-			break;
+				tg_case_cross_gpu(envs, nb_envs, &res);
+			report(&tg_cases[i], "all", &res, &passed, &failed, &skipped);
+			continue;
 		}
-		/* Case lines interleave with driver logs on stderr. */
-		fflush(stdout);
+		for (g = 0; g < nb_envs; g++) {
+			struct tg_result res = { .status = TG_PASS };
+			cudaError_t e = cudaSetDevice(envs[g].cuda_dev);
+			char label[16];
+
+			/* A case runs with its own GPU current. */
+			if (e != cudaSuccess)
+				tg_fail(&res, "cudaSetDevice(%d): %s", envs[g].cuda_dev,
+					cudaGetErrorString(e));
+			else
+				tg_cases[i].fn(&envs[g], &res);
+			snprintf(label, sizeof(label), "%d", envs[g].dev_id);
+			report(&tg_cases[i], label, &res, &passed, &failed, &skipped);
+		}
 	}
 	printf("%u passed, %u failed, %u skipped\n", passed, failed, skipped);
 	fflush(stdout);

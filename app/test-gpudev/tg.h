@@ -61,5 +61,8 @@ tg_case_fn tg_case_errors;
 tg_case_fn tg_case_child;
 tg_case_fn tg_case_stress;
 tg_case_fn tg_case_close;
+/* Across the n GPUs under test (envs[0] current on return). */
+enum tg_status tg_case_cross_gpu(const struct tg_env *envs, unsigned int n,
+		struct tg_result *res);
 
 #endif /* TG_H */

@@ -7,7 +7,7 @@
  * frames from another port (rx_port: net_ring, net_pcap) and its
  * ownership, and fault injection of every CUDA call the port makes.
  *
- * Usage: test-net-gpudma host|gpu|faults FAKE_LIBCUDA WORKDIR
+ * Usage: test-net-gpudma host|gpu|multi|faults FAKE_LIBCUDA WORKDIR
  */
 
 #include <errno.h>
@@ -180,17 +180,36 @@ static struct {
 	PFN_cuCtxPushCurrent_v4000 push;
 	PFN_cuCtxPopCurrent_v4000 pop;
 	PFN_cuMemAlloc_v3020 alloc;
-	CUcontext ctx;
 } cu;
 
-static void *gpu_mem;        /* GPU_MEM_LEN bytes, page aligned */
+static void *gpu_mem;        /* GPU_MEM_LEN bytes of GPU 0, page aligned */
+static void *gpu_mem1;       /* the same of GPU 1 (mode "multi") */
+
+/* GPU_MEM_LEN bytes of GPU ordinal, page aligned and registered with EAL
+ * once: pools come and go. */
+static int
+gpu_mem_on(int ordinal, void **mem)
+{
+	CUdeviceptr p;
+	CUcontext ctx, c;
+
+	if (cu.retain(&ctx, ordinal) != CUDA_SUCCESS ||
+			cu.push(ctx) != CUDA_SUCCESS)
+		return -1;
+	if (cu.alloc(&p, GPU_MEM_LEN + PAGE) != CUDA_SUCCESS) {
+		cu.pop(&c);
+		return -1;
+	}
+	cu.pop(&c);
+	*mem = (void *)RTE_ALIGN_CEIL((uintptr_t)p, PAGE);
+	return rte_extmem_register(*mem, GPU_MEM_LEN, NULL, 0, PAGE) == 0 ?
+		0 : -1;
+}
 
 static int
 gpu_mem_init(void)
 {
 	CUdriverProcAddressQueryResult st;
-	CUdeviceptr p;
-	CUcontext c;
 
 #define RESOLVE(field, sym, ver) \
 	if (cuGetProcAddress_v2(#sym, (void **)&cu.field, ver, \
@@ -203,19 +222,9 @@ gpu_mem_init(void)
 	RESOLVE(pop, cuCtxPopCurrent, 4000);
 	RESOLVE(alloc, cuMemAlloc, 3020);
 #undef RESOLVE
-	if (cu.init(0) != CUDA_SUCCESS || cu.retain(&cu.ctx, 0) != CUDA_SUCCESS ||
-			cu.push(cu.ctx) != CUDA_SUCCESS)
+	if (cu.init(0) != CUDA_SUCCESS)
 		return -1;
-	if (cu.alloc(&p, GPU_MEM_LEN + PAGE) != CUDA_SUCCESS) {
-		cu.pop(&c);
-		return -1;
-	}
-	cu.pop(&c);
-	gpu_mem = (void *)RTE_ALIGN_CEIL((uintptr_t)p, PAGE);
-	/* The GPU memory is registered with EAL once: pools come and go. */
-	if (rte_extmem_register(gpu_mem, GPU_MEM_LEN, NULL, 0, PAGE) != 0)
-		return -1;
-	return 0;
+	return gpu_mem_on(0, &gpu_mem);
 }
 
 /* ---- ports and pools ------------------------------------------------------- */
@@ -2349,6 +2358,146 @@ rx_port_refused(void)
 	ring_port_free("net_ring_own", rings, 1);
 }
 
+
+/* ---- several ports on several GPUs (mode "multi", two fake GPUs) ---------- */
+
+#define MULTI_PORTS 3
+#define MULTI_MBUFS 2048u
+
+/*
+ * Three ports in one process: gpu=0, gpu=1 and gpu=0 again, each with a
+ * pool in its own GPU's memory, all started before any is polled, then
+ * polled in turn. Each port fills its memory with its own GPU's context
+ * (another GPU's memory would be said in the log), and hands back every
+ * frame whole and in order, and sends them out to its own file.
+ */
+static void
+gpu_ports_on_two_gpus(void)
+{
+	static struct rte_mbuf *held[MULTI_PORTS][NB_FRAMES];
+	const size_t half = GPU_MEM_LEN / 2;
+	struct {
+		const char *name;
+		int gpu;
+		void *mem;
+		struct rte_mempool *mp;
+		uint16_t port;
+		bool up;
+		unsigned int got;
+		char out[512];
+	} pt[MULTI_PORTS] = {
+		{ "net_gpudma_g0a", 0, gpu_mem, NULL, 0, false, 0, "" },
+		{ "net_gpudma_g1", 1, gpu_mem1, NULL, 0, false, 0, "" },
+		{ "net_gpudma_g0b", 0, (char *)gpu_mem + half, NULL, 0, false, 0, "" },
+	};
+	struct rte_pktmbuf_extmem ext = {
+		.buf_iova = RTE_BAD_IOVA,
+		.buf_len = half,
+		.elt_size = SEG_ROOM + RTE_PKTMBUF_HEADROOM,
+	};
+	struct rte_eth_stats st;
+	unsigned int i, k, idle = 0;
+	char args[1200], pool[32], want[64];
+
+	cuda_baseline();
+	log_begin();
+	for (i = 0; i < MULTI_PORTS; i++) {
+		snprintf(pool, sizeof(pool), "multi_pool%u", i);
+		path_in(pt[i].out, sizeof(pt[i].out), pt[i].name);
+		snprintf(args, sizeof(args), "rx_pcap=%s,tx_pcap=%s,gpu=%d",
+			in_pcap, pt[i].out, pt[i].gpu);
+		memset(pt[i].mem, 0xee, half);
+		ext.buf_ptr = pt[i].mem;
+		pt[i].mp = rte_pktmbuf_pool_create_extbuf(pool, MULTI_MBUFS, 0, 0,
+			ext.elt_size, SOCKET_ID_ANY, &ext, 1);
+		if (pt[i].mp == NULL ||
+				port_create(pt[i].name, args, &pt[i].port) != 0) {
+			CHECK(0, "port %s on GPU %d not created", pt[i].name, pt[i].gpu);
+			break;
+		}
+		pt[i].up = true;
+		CHECK(port_setup(pt[i].port, 1, NULL) == 0, "%s: setup", pt[i].name);
+		CHECK(rte_dev_dma_map(port_dev(pt[i].port), pt[i].mem, RTE_BAD_IOVA,
+			half) == 0, "%s: dma map: %s", pt[i].name,
+			rte_strerror(rte_errno));
+		CHECK(rte_eth_rx_queue_setup(pt[i].port, 0, 256, SOCKET_ID_ANY,
+			NULL, pt[i].mp) == 0, "%s: rx setup", pt[i].name);
+		CHECK(rte_eth_dev_start(pt[i].port) == 0, "%s: start", pt[i].name);
+	}
+	for (k = 0; k < 2; k++) {
+		snprintf(want, sizeof(want), "copy engine of GPU %u", k);
+		CHECK(log_has(want), "no port on GPU %u", k);
+	}
+	CHECK(!log_has("the copy engine GPU"),
+		"a port fills another GPU's memory than its own");
+
+	/* Polled in turn: every port's frames arrive, each in its order. */
+	while (!check_case_failed() && idle < 64) {
+		bool any = false;
+
+		for (i = 0; i < MULTI_PORTS && pt[i].up; i++) {
+			struct rte_mbuf *pkts[8];
+			uint16_t n = rte_eth_rx_burst(pt[i].port, 0, pkts,
+				RTE_DIM(pkts));
+
+			for (k = 0; k < n; k++, pt[i].got++) {
+				unsigned int f = pt[i].got;
+
+				any = true;
+				if (f >= NB_FRAMES) {
+					CHECK(0, "%s: frame %u beyond the file", pt[i].name, f);
+					rte_pktmbuf_free(pkts[k]);
+					continue;
+				}
+				CHECK(check_chain(pkts[k], f, frame_lens[f]) == 0,
+					"%s: frame %u", pt[i].name, f);
+				held[i][f] = pkts[k];
+			}
+		}
+		idle = any ? 0 : idle + 1;
+	}
+	for (i = 0; i < MULTI_PORTS && pt[i].up; i++) {
+		uint16_t sent = 0;
+
+		CHECK(pt[i].got == NB_FRAMES, "%s: received %u of %u", pt[i].name,
+			pt[i].got, (unsigned int)NB_FRAMES);
+		if (pt[i].got == NB_FRAMES)
+			sent = rte_eth_tx_burst(pt[i].port, 0, held[i], NB_FRAMES);
+		CHECK(sent == pt[i].got, "%s: sent %u of %u", pt[i].name, sent,
+			pt[i].got);
+		rte_pktmbuf_free_bulk(held[i] + sent, RTE_MIN(pt[i].got,
+			NB_FRAMES) - sent);
+		CHECK(rte_eth_stats_get(pt[i].port, &st) == 0 &&
+			st.ipackets == NB_FRAMES && st.opackets == NB_FRAMES &&
+			st.ierrors == 0 && st.oerrors == 0,
+			"%s: ipackets %" PRIu64 " opackets %" PRIu64, pt[i].name,
+			st.ipackets, st.opackets);
+		CHECK(xstat(pt[i].port, "rx_copy_bytes") == total_bytes() &&
+			xstat(pt[i].port, "tx_copy_bytes") == total_bytes(),
+			"%s: rx_copy_bytes %" PRIu64 " tx_copy_bytes %" PRIu64,
+			pt[i].name, xstat(pt[i].port, "rx_copy_bytes"),
+			xstat(pt[i].port, "tx_copy_bytes"));
+	}
+	for (i = 0; i < MULTI_PORTS; i++) {
+		if (pt[i].up) {
+			CHECK(rte_eth_dev_stop(pt[i].port) == 0, "%s: stop", pt[i].name);
+			CHECK(rte_dev_dma_unmap(port_dev(pt[i].port), pt[i].mem,
+				RTE_BAD_IOVA, half) == 0, "%s: unmap: %s", pt[i].name,
+				rte_strerror(rte_errno));
+			port_destroy(pt[i].name, pt[i].port);
+			CHECK(check_pcap(pt[i].out, frame_lens, NB_FRAMES) ==
+				(int)NB_FRAMES, "%s: tx_pcap not the input", pt[i].name);
+		}
+		if (pt[i].mp != NULL) {
+			CHECK(rte_mempool_avail_count(pt[i].mp) == MULTI_MBUFS,
+				"%s: %u of %u mbufs back", pt[i].name,
+				rte_mempool_avail_count(pt[i].mp), MULTI_MBUFS);
+			rte_mempool_free(pt[i].mp);
+		}
+	}
+	check_cuda_released("after closing the ports of two GPUs");
+}
+
 /* ---- main ------------------------------------------------------------------- */
 
 int
@@ -2363,7 +2512,7 @@ main(int argc, char **argv)
 	int ret = 0;
 
 	if (argc != 4) {
-		fprintf(stderr, "usage: %s host|gpu|faults FAKE_LIBCUDA WORKDIR\n",
+		fprintf(stderr, "usage: %s host|gpu|multi|faults FAKE_LIBCUDA WORKDIR\n",
 			argv[0]);
 		return 2;
 	}
@@ -2426,6 +2575,13 @@ main(int argc, char **argv)
 		CHECK_CASE(gpu_batch_required);
 		CHECK_CASE(gpu_batch_copies_reach_host);
 		CHECK_CASE(gpu_scatter_default_loaded_for_gpu_memory);
+	} else if (strcmp(mode, "multi") == 0) {
+		if (gpu_mem_on(1, &gpu_mem1) != 0) {
+			printf("FAIL GPU 1 memory from the fake CUDA (FAKE_CUDA_GPUS names two?)\n");
+			ret = 1;
+		} else {
+			CHECK_CASE(gpu_ports_on_two_gpus);
+		}
 	} else if (strcmp(mode, "faults") == 0) {
 		ret = run_faults();
 	} else {

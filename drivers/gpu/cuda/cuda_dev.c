@@ -215,6 +215,7 @@ gpu_cuda_dev_close(struct rte_gpu *dev)
 		if (r != 0 && ret == 0)
 			ret = r;
 	}
+	gpu_cuda_mp_forget(name);
 	CUDA_LOG(INFO, "closed %s", name);
 	gpu_cuda_ctx_retire(dev, c);
 	return ret;

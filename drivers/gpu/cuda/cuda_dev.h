@@ -33,4 +33,9 @@ void gpu_cuda_set_ops(struct rte_gpu *dev);
  * driver's (its ops.dev_close). */
 int gpu_cuda_dev_close(struct rte_gpu *dev);
 
+/* In the primary: a closed GPU is no longer offered to secondary processes
+ * started later (gpudev leaves a released device's name in its shared
+ * data, where rte_gpu_attach would still find it). */
+void gpu_cuda_mp_forget(const char *name);
+
 #endif /* GPU_CUDA_DEV_H */

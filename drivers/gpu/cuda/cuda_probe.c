@@ -7,6 +7,8 @@
  * applications add with rte_gpu_add_child into devices of this driver, when
  * asked to (rte_pmd_gpu_cuda_child_attach). The top of the driver: it reads
  * what a GPU is and can do, and hands the device to cuda_dev.c for the rest.
+ * In a secondary process it attaches to the primary's device (gpudev's
+ * shared device data) with a context, memory and streams of its own.
  */
 
 #include <ctype.h>
@@ -20,6 +22,7 @@
 #include <bus_vdev_driver.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_memzone.h>
 #include <rte_spinlock.h>
 
 #include "dpdk_compat.h"
@@ -39,6 +42,117 @@ RTE_LOG_REGISTER(gpu_cuda_logtype, pmd.gpu.cuda, NOTICE);
 #define PCI_CLASS_DISPLAY_3D 0x030200
 
 static rte_spinlock_t probe_lock = RTE_SPINLOCK_INITIALIZER;
+
+/*
+ * What a secondary process cannot learn from gpudev's shared data: which
+ * GPU a device is and the devargs the primary probed it with (the vdev bus
+ * hands a secondary its devices' names only). The primary writes a slot
+ * per device at probe, under probe_lock; secondaries only read.
+ */
+#define GPU_CUDA_MP_MZ "gpu_cuda_mp"
+#define GPU_CUDA_MP_SLOTS 64
+
+struct gpu_cuda_mp_slot {
+	char name[RTE_DEV_NAME_MAX_LEN];
+	char bus_id[GPU_CUDA_BUS_ID_LEN];
+	struct gpu_cuda_devargs da;
+};
+
+static int
+mp_publish(const char *name, const char *bus_id,
+		const struct gpu_cuda_devargs *da)
+{
+	const struct rte_memzone *mz = rte_memzone_lookup(GPU_CUDA_MP_MZ);
+	struct gpu_cuda_mp_slot *slot, *use = NULL;
+	unsigned int i;
+
+	if (mz == NULL) {
+		mz = rte_memzone_reserve(GPU_CUDA_MP_MZ,
+			sizeof(*slot) * GPU_CUDA_MP_SLOTS, SOCKET_ID_ANY, 0);
+		if (mz == NULL)
+			return -rte_errno;
+		memset(mz->addr, 0, mz->len);
+	}
+	slot = mz->addr;
+	/* A name probed again (removed, then added) takes its old slot. */
+	for (i = 0; i < GPU_CUDA_MP_SLOTS; i++) {
+		if (strcmp(slot[i].name, name) == 0) {
+			use = &slot[i];
+			break;
+		}
+		if (use == NULL && slot[i].name[0] == '\0')
+			use = &slot[i];
+	}
+	if (use == NULL)
+		return -ENOSPC;
+	snprintf(use->bus_id, sizeof(use->bus_id), "%s", bus_id);
+	use->da = *da;
+	snprintf(use->name, sizeof(use->name), "%s", name);
+	return 0;
+}
+
+void
+gpu_cuda_mp_forget(const char *name)
+{
+	const struct rte_memzone *mz;
+	struct gpu_cuda_mp_slot *slot;
+	unsigned int i;
+
+	if (rte_eal_process_type() != RTE_PROC_PRIMARY)
+		return;
+	mz = rte_memzone_lookup(GPU_CUDA_MP_MZ);
+	if (mz == NULL)
+		return;
+	slot = mz->addr;
+	rte_spinlock_lock(&probe_lock);
+	for (i = 0; i < GPU_CUDA_MP_SLOTS; i++)
+		if (strcmp(slot[i].name, name) == 0)
+			memset(&slot[i], 0, sizeof(slot[i]));
+	rte_spinlock_unlock(&probe_lock);
+}
+
+/* In a secondary: the GPU and devargs the primary probed name with. */
+static int
+mp_lookup(const char *name, char *bus_id, size_t len,
+		struct gpu_cuda_devargs *da)
+{
+	const struct rte_memzone *mz = rte_memzone_lookup(GPU_CUDA_MP_MZ);
+	const struct gpu_cuda_mp_slot *slot;
+	unsigned int i;
+
+	if (mz == NULL)
+		return -ENOENT;
+	slot = mz->addr;
+	for (i = 0; i < GPU_CUDA_MP_SLOTS; i++) {
+		if (strcmp(slot[i].name, name) == 0) {
+			snprintf(bus_id, len, "%s", slot[i].bus_id);
+			*da = slot[i].da;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* In a secondary: the CUDA device the primary probed as name, with its
+ * devargs; 1 when the primary has no such GPU (not for this process). */
+static int
+secondary_device(const char *name, CUdevice *d, struct gpu_cuda_devargs *da)
+{
+	char bus_id[GPU_CUDA_BUS_ID_LEN];
+	int ret;
+
+	ret = mp_lookup(name, bus_id, sizeof(bus_id), da);
+	if (ret != 0) {
+		CUDA_LOG(INFO, "%s: not a GPU of the primary process: not attached",
+			name);
+		return 1;
+	}
+	ret = GPU_CUDA_CALL(name, cuDeviceGetByPCIBusId, d, bus_id);
+	if (ret != 0)
+		CUDA_LOG(ERR, "%s: the primary's GPU %s is unknown to CUDA in this process (CUDA_VISIBLE_DEVICES?)",
+			name, bus_id);
+	return ret;
+}
 
 static int
 query_attr(CUdevice d, CUdevice_attribute attr, const char *attr_name,
@@ -143,6 +257,7 @@ static int
 gpu_create(struct rte_device *rte_dev, const char *name, CUdevice d,
 		const struct gpu_cuda_devargs *da, int16_t numa_node)
 {
+	bool secondary = rte_eal_process_type() == RTE_PROC_SECONDARY;
 	struct gpu_cuda_ctx *c;
 	struct rte_gpu *dev;
 	const char *dup;
@@ -201,6 +316,30 @@ gpu_create(struct rte_device *rte_dev, const char *name, CUdevice d,
 		ret = -EEXIST;
 		goto teardown;
 	}
+	if (secondary) {
+		/*
+		 * The device and its info are the primary's, in gpudev's shared
+		 * memory: left as they are. This process works in its own
+		 * context (c) and its own memory table, so it can neither see
+		 * nor free the primary's memory.
+		 */
+		dev = rte_gpu_attach(name);
+		if (dev == NULL) {
+			rte_spinlock_unlock(&probe_lock);
+			CUDA_LOG(ERR, "%s: secondary process: the primary has no such GPU (%s)",
+				name, rte_strerror(rte_errno));
+			ret = -rte_errno;
+			goto teardown;
+		}
+		dev->device = rte_dev;
+		dev->process_private = c;
+		gpu_cuda_set_ops(dev);
+		rte_gpu_complete_new(dev);
+		rte_spinlock_unlock(&probe_lock);
+		CUDA_LOG(INFO, "%s: %s (PCI %s) attached as gpudev %d in a secondary process, own context",
+			name, model, c->bus_id, dev->mpshared->info.dev_id);
+		return 0;
+	}
 	dev = rte_gpu_allocate(name);
 	if (dev == NULL) {
 		rte_spinlock_unlock(&probe_lock);
@@ -216,6 +355,10 @@ gpu_create(struct rte_device *rte_dev, const char *name, CUdevice d,
 	dev->mpshared->info.page_size = GPU_CUDA_PAGE_SIZE;
 	dev->mpshared->info.numa_node = numa_node;
 	dev->process_private = c;
+	ret = mp_publish(name, c->bus_id, da);
+	if (ret != 0)
+		CUDA_LOG(WARNING, "%s: not recorded for secondary processes, which will not see it: %s",
+			name, strerror(-ret));
 	gpu_cuda_set_ops(dev);
 	rte_gpu_complete_new(dev);
 	rte_spinlock_unlock(&probe_lock);
@@ -344,16 +487,6 @@ gpu_remove(const char *name)
 	return rte_gpu_close(dev->mpshared->info.dev_id);
 }
 
-static int
-check_process(const char *name)
-{
-	if (rte_eal_process_type() != RTE_PROC_PRIMARY) {
-		CUDA_LOG(ERR, "%s: secondary processes are not supported", name);
-		return -ENOTSUP;
-	}
-	return 0;
-}
-
 /* ---- PCI bus ------------------------------------------------------------ */
 
 static int
@@ -367,9 +500,11 @@ pci_probe(struct rte_pci_driver *drv, struct rte_pci_device *pci_dev)
 	RTE_SET_USED(drv);
 	if (gpu_cuda_api_get() == NULL)
 		return 1; /* not for us without CUDA; the reason is logged */
-	ret = check_process(name);
-	if (ret != 0)
-		return ret;
+	if (rte_eal_process_type() == RTE_PROC_SECONDARY) {
+		ret = secondary_device(name, &d, &da);
+		return ret != 0 ? ret : gpu_create(&pci_dev->device, name, d,
+			&da, (int16_t)pci_dev->device.numa_node);
+	}
 	ret = gpu_cuda_devargs_parse(name, pci_dev->device.devargs != NULL ?
 			pci_dev->device.devargs->args : NULL, false, &da);
 	if (ret != 0)
@@ -436,9 +571,13 @@ vdev_probe(struct rte_vdev_device *vdev)
 		CUDA_LOG(ERR, "%s: CUDA is not usable (see above): no GPU", name);
 		return -ENODEV;
 	}
-	ret = check_process(name);
-	if (ret != 0)
-		return ret;
+	if (rte_eal_process_type() == RTE_PROC_SECONDARY) {
+		/* The vdev bus gives a secondary the name, not the devargs. */
+		ret = secondary_device(name, &d, &da);
+		if (ret > 0)
+			return -ENODEV;
+		return ret != 0 ? ret : gpu_create(&vdev->device, name, d, &da, -1);
+	}
 	ret = gpu_cuda_devargs_parse(name, rte_vdev_device_args(vdev), true, &da);
 	if (ret != 0)
 		return ret;
