@@ -23,6 +23,7 @@
 
 #include "capture.h"
 #include "dpdk_compat.h"
+#include "gpuapp_clock.h"
 #include "log.h"
 
 /*
@@ -265,17 +266,13 @@ write_all(int fd, const uint8_t *buf, size_t len)
 static int rotate(struct gpurx_capture *c, struct cap_file *f);
 static int rot_name(const struct cap_file *f, uint32_t seq, time_t t,
 		char *out, size_t len);
-static uint64_t real_ns(void);
 static void fail_at(struct cap_file *f, uint64_t off, uint32_t len, int err);
 
 /* Now, for rotation by time: cheap, a few ms coarse. */
 static inline uint64_t
 coarse_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return gpuapp_clock_ns(CLOCK_MONOTONIC_COARSE);
 }
 
 /* f, holding packets, would pass the size limit with len more bytes
@@ -870,7 +867,7 @@ gpurx_capture_open_rotate(const char *path, enum gpurx_format fmt,
 		c->rot_size = rot->size;
 		c->rot_tail = fmt == GPURX_FMT_PCAPNG ? ISB_MAX_BYTES : 0;
 		c->rot_ns = (uint64_t)rot->seconds * 1000000000ull;
-		c->start_ns = real_ns();
+		c->start_ns = gpuapp_real_ns();
 	}
 	c->files = aligned_alloc(RTE_CACHE_LINE_SIZE,
 		c->nfiles * sizeof(*c->files));
@@ -1264,15 +1261,6 @@ write_isb(struct gpurx_capture *c, struct cap_file *f,
 	return -1;
 }
 
-static uint64_t
-real_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * The name of file number seq of f's rotation, started at time t, as
  * dumpcap's ring buffer names them: the --write name split at its
@@ -1331,7 +1319,7 @@ rotate(struct gpurx_capture *c, struct cap_file *f)
 	}
 	if (c->rot_times) {
 		end.start_ns = c->start_ns;
-		end.end_ns = real_ns();
+		end.end_ns = gpuapp_real_ns();
 	}
 	/* A failed one is said, and the file cut back to its packets. */
 	if (c->fmt == GPURX_FMT_PCAPNG)
