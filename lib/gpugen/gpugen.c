@@ -1288,19 +1288,16 @@ replay_add(struct gpugen *g, const struct stream_desc *d, struct replay *r,
 	f = r->frames + r->frames_len;
 	memcpy(f, data, len);
 	pcap_frame_ready(f, len, &lay);
-	memset(&st, 0, sizeof(st));
-	st.seed = d->def.seed;
-	st.size_mode = GPUGEN_SIZE_REPLAY;
-	rc = compile_prog(g, &st, &d->def, d->vars, &lay, d->stamp == 1,
-		g->t->n_streams, err, errlen);
 	/* Real traffic has frames too short for the stamp (bare ACKs): they
 	 * go unstamped, as imix's 64-byte frames do. */
-	if (rc == -EMSGSIZE && d->stamp == 1) {
+	for (int stamp = d->stamp == 1; ; stamp = 0) {
 		memset(&st, 0, sizeof(st));
 		st.seed = d->def.seed;
 		st.size_mode = GPUGEN_SIZE_REPLAY;
-		rc = compile_prog(g, &st, &d->def, d->vars, &lay, 0,
+		rc = compile_prog(g, &st, &d->def, d->vars, &lay, stamp,
 			g->t->n_streams, err, errlen);
+		if (rc != -EMSGSIZE || !stamp)
+			break;
 	}
 	if (rc != 0) {
 		char why[256];
