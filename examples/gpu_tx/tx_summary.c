@@ -235,9 +235,11 @@ static rte_spinlock_t tel_lock = RTE_SPINLOCK_INITIALIZER;
 
 static int
 tel_stats_locked(const struct app *a, struct rte_tel_data *d,
-		struct rte_tel_data *by_stream, uint64_t *pkts)
+		struct rte_tel_data *by_stream, struct rte_tel_data *by_gpu,
+		uint64_t *pkts)
 {
 	struct tx_stats t;
+	int rc;
 
 	if (a == NULL)
 		return -EINVAL;
@@ -246,15 +248,33 @@ tel_stats_locked(const struct app *a, struct rte_tel_data *d,
 	rte_tel_data_start_array(by_stream, RTE_TEL_U64_VAL);
 	for (uint32_t s = 0; s < a->n_streams; s++)
 		gpu_compat_tel_array_uint(by_stream, pkts[s]);
+	/* Keyed by gpudev id, so that a reader needs no second list to
+	 * tell which GPU a count belongs to; --mem cpu builds on no GPU
+	 * (id -1), and the dict stays empty. */
+	rte_tel_data_start_dict(by_gpu);
+	for (unsigned int k = 0; k < a->n_gpus; k++) {
+		char id[16];
+
+		if (a->gpu[k].id < 0)
+			continue;
+		snprintf(id, sizeof(id), "%d", a->gpu[k].id);
+		gpu_compat_tel_dict_uint(by_gpu, id,
+			gputx_gpu_pkts(a, &a->gpu[k]));
+	}
 	rte_tel_data_start_dict(d);
 	gpu_compat_tel_dict_uint(d, "tx_packets", t.pkts);
 	gpu_compat_tel_dict_uint(d, "tx_bytes", t.bytes);
 	gpu_compat_tel_dict_uint(d, "retries", t.retries);
 	gpu_compat_tel_dict_uint(d, "not_sent", t.failed);
 	gpu_compat_tel_dict_uint(d, "queues", a->o.queues);
-	/* Frees by_stream with d. */
-	return rte_tel_data_add_dict_container(d, "packets_by_stream",
+	/* Each container is freed with d once added, even when the second
+	 * add fails; the caller frees only what was never added. */
+	rc = rte_tel_data_add_dict_container(d, "packets_by_stream",
 		by_stream, 0);
+	if (rc != 0)
+		return rc;
+	return rte_tel_data_add_dict_container(d, "packets_by_gpu", by_gpu, 0)
+		!= 0 ? 1 : 0;
 }
 
 static int
@@ -262,6 +282,7 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused,
 		struct rte_tel_data *d)
 {
 	struct rte_tel_data *by_stream = rte_tel_data_alloc();
+	struct rte_tel_data *by_gpu = rte_tel_data_alloc();
 	uint64_t *pkts = NULL;
 	int rc = -ENOMEM;
 
@@ -269,12 +290,21 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused,
 	if (tel_app != NULL)
 		pkts = calloc(2 * (size_t)tel_app->n_streams + 1,
 			sizeof(*pkts));
-	if (by_stream != NULL && (pkts != NULL || tel_app == NULL))
-		rc = tel_stats_locked(tel_app, d, by_stream, pkts);
+	if (by_stream != NULL && by_gpu != NULL &&
+			(pkts != NULL || tel_app == NULL))
+		rc = tel_stats_locked(tel_app, d, by_stream, by_gpu, pkts);
 	rte_spinlock_unlock(&tel_lock);
 	free(pkts);
-	if (rc != 0)
+	/* 1: by_stream is d's, by_gpu was refused (the reply goes out
+	 * without it); any other failure: neither was added. */
+	if (rc == 1) {
+		rte_tel_data_free(by_gpu);
+		return 0;
+	}
+	if (rc != 0) {
 		rte_tel_data_free(by_stream);
+		rte_tel_data_free(by_gpu);
+	}
 	return rc;
 }
 
@@ -295,5 +325,5 @@ gputx_telemetry_register(const struct app *a)
 	rte_spinlock_unlock(&tel_lock);
 	return rte_telemetry_register_cmd("/gpu_tx/stats", tel_stats,
 		"dpdk-gpu-tx counters: packets and bytes sent, retries, frames "
-		"not sent, packets by stream. No parameters");
+		"not sent, packets by stream and by GPU. No parameters");
 }
