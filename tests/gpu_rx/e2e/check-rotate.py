@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The files of a rotated capture against one capture of the same input.
 
-Usage: check-rotate.py WHOLE.pcapng FILTER MAX_BYTES [--tail] FILE...
+Usage: check-rotate.py WHOLE.pcapng FILTER MAX_BYTES [--tail | --cycle N] FILE...
 
 Each FILE must be a complete pcapng: a section header, the interface
 blocks of WHOLE byte for byte (snaplen, if_filter FILTER on each, none
@@ -10,7 +10,11 @@ for an empty FILTER), packet
 blocks only, and an interface statistics block at its end, at most
 MAX_BYTES long (0: no limit). Their packet blocks, file after file, must
 be WHOLE's byte for byte; with --tail (a ring kept the last files) the
-end of WHOLE's.
+end of WHOLE's. With --cycle N (a source that replays its input over and
+over, WHOLE one pass of it), the files hold N packet blocks, and each
+queue's (the blocks' epb_queue option), file after file, are WHOLE's of
+that queue over and over, at least once round: none lost or repeated
+where a file ends.
 """
 import struct
 import sys
@@ -44,12 +48,52 @@ def if_filter(idb):
     return None
 
 
+def epb_queue(b):
+    """An enhanced packet block's epb_queue option (6), None without."""
+    pos = 28 + (struct.unpack_from("<I", b, 20)[0] + 3) // 4 * 4
+    while pos + 4 <= len(b) - 4:
+        code, olen = struct.unpack_from("<HH", b, pos)
+        if code == 0:
+            break
+        if code == 6 and olen == 4:
+            return struct.unpack_from("<I", b, pos + 4)[0]
+        pos += 4 + (olen + 3) // 4 * 4
+    return None
+
+
+def by_queue(epbs):
+    out = {}
+    for b in epbs:
+        out.setdefault(epb_queue(b), []).append(b)
+    return out
+
+
+def check_cycle(want, got, count):
+    if len(got) != count:
+        sys.exit(f"FAIL: {len(got)} packet blocks in the files, "
+                 f"{count} captured")
+    w_q, g_q = by_queue(want), by_queue(got)
+    if set(g_q) != set(w_q) or len(w_q) < 2:
+        sys.exit(f"FAIL: queues {sorted(g_q, key=str)} in the files, "
+                 f"{sorted(w_q, key=str)} in one pass; two or more wanted")
+    for q, w in w_q.items():
+        g = g_q[q]
+        if len(g) < len(w):
+            sys.exit(f"FAIL: queue {q}: {len(g)} packet blocks, "
+                     f"not once round its {len(w)}")
+        for k, b in enumerate(g):
+            if b != w[k % len(w)]:
+                sys.exit(f"FAIL: queue {q}: packet block {k} is not "
+                         f"the pass's {k % len(w)}: lost or repeated")
+
+
 def main():
     args = sys.argv[1:]
     whole, filt, limit = args[0], args[1].encode(), int(args[2])
     args = args[3:]
     tail = bool(args) and args[0] == "--tail"
-    files = args[1:] if tail else args
+    cycle = int(args[1]) if args and args[0] == "--cycle" else None
+    files = args[2:] if cycle is not None else args[1:] if tail else args
     wb, _ = blocks(whole)
     idbs = [b for t, b in wb if t == 1]
     want = [b for t, b in wb if t == 6]
@@ -73,6 +117,11 @@ def main():
         if set(types) - {0x0a0d0d0a, 1, 6, 5}:
             sys.exit(f"FAIL: {path}: blocks of types {sorted(set(types))}")
         got += [b for t, b in fb if t == 6]
+    if cycle is not None:
+        check_cycle(want, got, cycle)
+        print(f"ok: {len(files)} files, {len(got)} packet blocks, each "
+              "queue's its pass over and over, each file whole")
+        return
     if tail:
         ok = 0 < len(got) < len(want) and want[-len(got):] == got
     else:

@@ -434,6 +434,36 @@ rotate)
 			{ cat "$work/capinfos.txt"; echo "FAIL: $f unreadable"; exit 1; }
 	done
 	echo "ok: --rotate-seconds 1 for 2.5 s: $# files"
+	# By time, two queues into one file: each queue's packets, file
+	# after file, are the matches of its input over and over (net_pcap's
+	# infinite_rx replays it), none lost or repeated where a file ends.
+	# infinite_rx takes no frame over one mbuf: an input without jumbo
+	# frames; a filter matching 4 frames of 3000 and the snaplen keep the
+	# files small.
+	"$gen" "$work/small.pcap" 1 3000 0 ||
+		{ echo "FAIL: cannot generate $work/small.pcap"; exit 1; }
+	f="src host 1.1.1.1 and less 150"
+	two="rx_pcap=$work/small.pcap,rx_pcap=$work/small.pcap"
+	# shellcheck disable=SC2046,SC2086
+	"$app" $(eal | sed 's/-l 0-1/--lcores 0@0,1@0,2@0/') \
+		--vdev "net_pcap0,$two" -- --cpu --quiet --idle-exit 500 \
+		--queues 2 --ts none --snaplen 64 -w "$work/pass.pcapng" $f \
+		> "$work/out.txt" 2>&1 ||
+		{ cat "$work/out.txt"; echo "FAIL: one pass on two queues: exit"; exit 1; }
+	# shellcheck disable=SC2046,SC2086
+	"$app" $(eal | sed 's/-l 0-1/--lcores 0@0,1@0,2@0/') \
+		--vdev "net_pcap0,$two,infinite_rx=1" -- --cpu --quiet \
+		--duration 2.5 --queues 2 --ts none --snaplen 64 \
+		-w "$work/time2.pcapng" \
+		--rotate-seconds 1 --json "$work/time2.json" $f \
+		> "$work/out.txt" 2>&1 ||
+		{ cat "$work/out.txt"; echo "FAIL: --rotate-seconds, two queues: exit"; exit 1; }
+	n=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["captured"])' \
+		"$work/time2.json") || { echo "FAIL: no captured count in the JSON"; exit 1; }
+	set -- "$work"/time2_[0-9]*.pcapng
+	[ $# -ge 2 ] || { echo "FAIL: --rotate-seconds 1, two queues, 2.5 s: $# file(s)"; exit 1; }
+	python3 "$rotcheck" "$work/pass.pcapng" "$f" 0 --cycle "$n" "$@" ||
+		exit 1
 	for o in "--rotate-size 0" "--rotate-size 10x" "--rotate-seconds 0" \
 			"--rotate-seconds soon" "--rotate-files 0" \
 			"--rotate-files 3 -w $work/x.pcapng" \
