@@ -11,19 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpugen.h"
-
-#define FAIL() __builtin_trap()
-#define ROOM 2048u
+#include "fuzz_add.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct gpugen_conf conf = { .data_room = ROOM, .burst = 4, .seed = 1 };
 	static uint8_t buf[ROOM];
-	char spec[512], err[256];
+	char spec[512];
 	struct gpugen *g;
 	int rc;
 
@@ -34,18 +30,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* Files are read by pcap=: the fuzzer would name /dev/stdin. */
 	if (strstr(spec, "pcap") != NULL)
 		return 0;
-	if (gpugen_create(&g, &conf) != 0)
-		FAIL();
-	err[0] = '\0';
-	rc = gpugen_add_spec(g, spec, err, sizeof(err));
-	if (rc < 0) {
-		/* Refused: said why, nothing added. */
-		if (err[0] == '\0' || gpugen_n_streams(g) != 0)
-			FAIL();
-	} else {
-		if (rc == 0 || gpugen_n_streams(g) != (uint32_t)rc ||
-				gpugen_max_len(g) > ROOM)
-			FAIL();
+	g = fuzz_add(spec, &rc);
+	if (rc > 0) {
 		for (uint64_t n = 0; n < 16; n++) {
 			uint32_t want = gpugen_len(g, n);
 			uint32_t len = gpugen_build_cpu(g, n, n, buf, ROOM, NULL,
