@@ -45,6 +45,13 @@ int gpugen_cuda_mem_in_gpu(const void *p, uint32_t *in_gpu);
 int gpugen_cuda_dev_alloc(void **p, size_t len);
 int gpugen_cuda_dev_free(void *p);
 int gpugen_cuda_current(int *dev, int *sms);
+/* Host memory mapped for every device (cudaHostAlloc, mapped and
+ * portable) whose device address is its host address (unified
+ * addressing; else cudaErrorNotSupported and nothing kept), for the
+ * persistent fill's rings with no gpudev; freed by gpugen_cuda_host_free
+ * (NULL: no-op). */
+int gpugen_cuda_host_alloc(void **p, size_t len);
+int gpugen_cuda_host_free(void *p);
 
 /* Threads per block of the build kernel. */
 #define GPUGEN_CUDA_BLOCK 128
@@ -108,6 +115,34 @@ int gpugen_cuda_build(const void *table, const struct gpugen_cuda_dst *dst,
  * builds packets side[ring][item].first + i into entry i's address.
  */
 #define GPUGEN_FILL_THREADS 256
+
+/* Staging scratch of a persistent fill at most (worker blocks are fewer
+ * for long frames). */
+#define GPUGEN_FILL_SCRATCH_MAX ((size_t)128 << 20)
+
+/*
+ * A persistent fill's worker blocks per ring (*bpq: as many as a ring has
+ * items, up to the ring library's most) and, for host-memory frames
+ * (in_gpu 0), the staging its blocks need: *slot bytes a thread, fewer
+ * blocks where the scratch would pass GPUGEN_FILL_SCRATCH_MAX. Returns the
+ * scratch bytes (0 for frames in GPU memory); *bpq 0 when even one block
+ * a ring does not fit.
+ */
+static inline size_t
+gpugen_fill_shape(uint32_t max_len, uint32_t rings, uint32_t items,
+		int in_gpu, uint32_t *bpq, uint32_t *slot)
+{
+	const size_t sl = ((size_t)max_len + 15) / 16 * 16 + 16;
+	const size_t per_block = sl * GPUGEN_FILL_THREADS * rings;
+
+	*bpq = items < GPUCOMM_WORKERS_MAX ? items : GPUCOMM_WORKERS_MAX;
+	*slot = (uint32_t)sl;
+	if (in_gpu)
+		return 0;
+	if ((size_t)*bpq * per_block > GPUGEN_FILL_SCRATCH_MAX)
+		*bpq = (uint32_t)(GPUGEN_FILL_SCRATCH_MAX / per_block);
+	return (size_t)*bpq * per_block;
+}
 
 /* Per item, in registered host memory, written before READY. */
 struct gpugen_fill_side {

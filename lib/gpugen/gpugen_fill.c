@@ -23,11 +23,10 @@
 #include "gpugen.h"
 #include "gpugen_cuda.h"
 #include "gpugen_fill.h"
+#include "gpugen_frames_priv.h"
 #include "gpugen_gpu_priv.h"
 #include "gpugen_priv.h"
 
-/* Staging scratch at most (worker blocks are fewer for long frames). */
-#define FILL_SCRATCH_MAX ((size_t)128 << 20)
 /* How long the kernel may take to see the quit flag and end. */
 #define FILL_QUIT_TIMEOUT_MS 2000
 
@@ -108,28 +107,21 @@ gpugen_fill_close(struct gpugen_fill *f)
 	rte_free(f);
 }
 
-/*
- * Worker blocks per ring and, for host-memory frames, the staging
- * scratch they need: as many as the ring has items (up to the ring
- * library's most), fewer where the scratch would pass FILL_SCRATCH_MAX.
- */
+/* Worker blocks per ring and, for host-memory frames, the staging
+ * scratch they need (gpugen_fill_shape). */
 static int
 fill_scratch(struct gpugen_fill *f, uint32_t *bpq, char *err, size_t errlen)
 {
-	size_t slot = ((size_t)f->gg->max_len + 15) / 16 * 16 + 16;
-	size_t per_block = slot * GPUGEN_FILL_THREADS * f->c.rings;
-	size_t len;
+	uint32_t slot;
+	size_t len = gpugen_fill_shape(f->gg->max_len, f->c.rings, f->c.items,
+		f->c.frames_in_gpu, bpq, &slot);
 
-	*bpq = RTE_MIN(f->c.items, (uint32_t)GPUCOMM_WORKERS_MAX);
 	if (f->c.frames_in_gpu)
 		return 0;
-	if ((size_t)*bpq * per_block > FILL_SCRATCH_MAX)
-		*bpq = (uint32_t)(FILL_SCRATCH_MAX / per_block);
 	if (*bpq == 0)
 		return gpugen_fail(err, errlen, -EINVAL, "frames of %u bytes on %u "
 			"rings need more than %zu MiB of staging", f->gg->max_len,
-			f->c.rings, FILL_SCRATCH_MAX >> 20);
-	len = (size_t)*bpq * per_block;
+			f->c.rings, GPUGEN_FILL_SCRATCH_MAX >> 20);
 	f->scratch = rte_gpu_mem_alloc(f->gg->gpu_id, len, 16);
 	if (f->scratch == NULL) {
 		int e = rte_errno != 0 ? rte_errno : ENOMEM;
@@ -138,7 +130,7 @@ fill_scratch(struct gpugen_fill *f, uint32_t *bpq, char *err, size_t errlen)
 			"memory: %s", len, rte_strerror(e));
 	}
 	f->ka.scratch = f->scratch;
-	f->ka.slot = (uint32_t)slot;
+	f->ka.slot = slot;
 	f->ka.workers = *bpq;
 	return 0;
 }
@@ -156,15 +148,10 @@ gpugen_fill_open(struct gpugen_gpu *gg, const struct gpugen_fill_conf *c,
 	*out = NULL;
 	if (gg == NULL || c == NULL)
 		return gpugen_fail(err, errlen, -EINVAL, "no GPU build or no conf");
-	if (c->rings == 0 || c->rings > GPUCOMM_MAX_RINGS)
-		return gpugen_fail(err, errlen, -EINVAL, "%u rings: 1 to %u",
-			c->rings, GPUCOMM_MAX_RINGS);
-	if (c->items < 2 || c->items > 1024)
-		return gpugen_fail(err, errlen, -EINVAL, "%u items a ring: 2 to "
-			"1024 (one in flight while the next is posted)", c->items);
-	if (c->burst == 0 || c->burst > GPUCOMM_PKTS_MAX)
-		return gpugen_fail(err, errlen, -EINVAL, "bursts of %u: 1 to %u",
-			c->burst, GPUCOMM_PKTS_MAX);
+	rc = gpugen_fill_conf_check(c->rings, c->items, c->burst, "bursts",
+		err, errlen);
+	if (rc != 0)
+		return rc;
 	rc = rte_gpu_info_get(gg->gpu_id, &info);
 	if (rc != 0)
 		return gpugen_fail(err, errlen, rc, "GPU %d: rte_gpu_info_get: %s",

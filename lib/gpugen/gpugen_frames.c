@@ -13,15 +13,8 @@
 #include "gpugen.h"
 #include "gpugen_cuda.h"
 #include "gpugen_frames.h"
+#include "gpugen_frames_priv.h"
 #include "gpugen_priv.h"
-
-struct gpugen_frames {
-	const struct gpugen *g;
-	uint32_t max_len;
-	int dev;
-	void *table;		/* device memory */
-	struct gpugen_cuda_scratch scratch;
-};
 
 void
 gpugen_frames_close(struct gpugen_frames *f)
@@ -100,6 +93,36 @@ fail:
 }
 
 int
+gpugen_frames_on_dev(const struct gpugen_frames *f, char *err, size_t errlen)
+{
+	int dev, rc = gpugen_cuda_current(&dev, NULL);
+
+	if (rc != 0)
+		return gpugen_fail(err, errlen, -EIO, "CUDA runtime: %s",
+			gpucuda_strerror(rc));
+	if (dev != f->dev)
+		return gpugen_fail(err, errlen, -EINVAL, "the thread's current "
+			"CUDA device is %d, the handle's %d", dev, f->dev);
+	return 0;
+}
+
+int
+gpugen_fill_conf_check(uint32_t rings, uint32_t items, uint32_t per_item,
+		const char *unit, char *err, size_t errlen)
+{
+	if (rings == 0 || rings > GPUCOMM_MAX_RINGS)
+		return gpugen_fail(err, errlen, -EINVAL, "%u rings: 1 to %u",
+			rings, GPUCOMM_MAX_RINGS);
+	if (items < 2 || items > 1024)
+		return gpugen_fail(err, errlen, -EINVAL, "%u items a ring: 2 to "
+			"1024 (one in flight while the next is posted)", items);
+	if (per_item == 0 || per_item > GPUCOMM_PKTS_MAX)
+		return gpugen_fail(err, errlen, -EINVAL, "%s of %u: 1 to %u",
+			unit, per_item, GPUCOMM_PKTS_MAX);
+	return 0;
+}
+
+int
 gpugen_frames_build(struct gpugen_frames *f,
 		const struct gpugen_frames_dst *dst, uint64_t first, uint32_t n,
 		uint64_t tx_ns, uint32_t *lens, gpugen_cuda_stream_t stream,
@@ -107,7 +130,7 @@ gpugen_frames_build(struct gpugen_frames *f,
 {
 	struct gpugen_cuda_dst d = { .addrs = NULL };
 	uint32_t room;
-	int rc, dev;
+	int rc;
 
 	if (f == NULL || dst == NULL)
 		return gpugen_fail(err, errlen, -EINVAL, "no handle or no "
@@ -141,15 +164,9 @@ gpugen_frames_build(struct gpugen_frames *f,
 		return gpugen_fail(err, errlen, -EMSGSIZE, "frame buffers of %u "
 			"bytes cannot hold the longest frame (%u bytes)", room,
 			f->max_len);
-	/* The table and scratch are the opening device's: a launch on
-	 * another would read memory that is not there. */
-	rc = gpugen_cuda_current(&dev, NULL);
+	rc = gpugen_frames_on_dev(f, err, errlen);
 	if (rc != 0)
-		return gpugen_fail(err, errlen, -EIO, "CUDA runtime: %s",
-			gpucuda_strerror(rc));
-	if (dev != f->dev)
-		return gpugen_fail(err, errlen, -EINVAL, "the thread's current "
-			"CUDA device is %d, the handle's %d", dev, f->dev);
+		return rc;
 	d.in_gpu = (dst->flags & GPUGEN_FRAMES_IN_GPU) != 0;
 	rc = gpugen_cuda_build(f->table, &d, &f->scratch, first, n, tx_ns,
 		stream);

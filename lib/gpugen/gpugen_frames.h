@@ -100,6 +100,85 @@ int gpugen_frames_build(struct gpugen_frames *f,
 		uint64_t tx_ns, uint32_t *lens, gpugen_cuda_stream_t stream,
 		char *err, size_t errlen);
 
+/*
+ * The persistent fill over plain memory: one kernel stays on the GPU and
+ * builds the batches that caller threads post through rings in host
+ * memory mapped for it, with no CUDA call per batch (gpugen_fill.h does
+ * the same over gpudev lists and mbufs for DPDK programs; both run one
+ * kernel). For a sender that hands out a batch of buffers at a time and
+ * would otherwise pay a launch per batch.
+ *
+ *   thread r                                    GPU (one kernel)
+ *   gpugen_frames_ring_post(fr, r, addrs, n,
+ *                           first, tx_ns)   ->  READY
+ *                                               a worker block builds
+ *                                               first .. first + n - 1
+ *                                               into addrs[0 .. n - 1]
+ *   gpugen_frames_ring_poll(fr, r, ...)     <-  DONE: 1, the oldest
+ *                                               batch's frames complete
+ *
+ * Each ring is one thread's, with no lock; rings are independent. A
+ * ring's batches complete in post order. The buffers (device memory, or
+ * host memory the GPU can write, as for gpugen_frames_build) must stay
+ * allocated and untouched until their batch is polled; the address array
+ * is copied at post. Frames are those of gpugen_build_cpu() for the same
+ * numbers and stamp time.
+ */
+struct gpugen_frames_ring;
+
+struct gpugen_frames_ring_conf {
+	uint32_t rings;		/* posting threads, 1 .. 32 */
+	uint32_t items;		/* batches in flight per ring, 2 .. 1024 */
+	uint32_t batch;		/* frames per batch at most, 1 .. 1024 */
+	uint32_t flags;		/* GPUGEN_FRAMES_IN_GPU: every buffer is GPU
+				 * memory (else built through a staging
+				 * scratch, as for gpugen_frames_build) */
+};
+
+/*
+ * Starts the fill of f's generator on f's device, which must be the
+ * calling thread's current one; every buffer must hold gpugen_max_len()
+ * bytes. The kernel keeps multiprocessors busy polling until closed.
+ * 0, or -EINVAL (bad conf, another current device), -ENOMEM (also
+ * without unified addressing: the rings' host and device addresses must
+ * be one), -EIO (the launch failed); nothing is kept on error.
+ */
+int gpugen_frames_ring_open(struct gpugen_frames *f,
+		const struct gpugen_frames_ring_conf *c,
+		struct gpugen_frames_ring **out, char *err, size_t errlen);
+
+/*
+ * Posts packets first .. first + n - 1, stamped tx_ns, into addrs[0 ..
+ * n - 1] on ring r. 0; -ENOSPC when the ring has items batches in
+ * flight (poll first); -EINVAL for a bad ring, n of 0 or over the batch,
+ * or a NULL address (nothing posted).
+ */
+int gpugen_frames_ring_post(struct gpugen_frames_ring *fr, uint32_t r,
+		void *const *addrs, uint32_t n, uint64_t first, uint64_t tx_ns);
+
+/*
+ * Ring r's oldest batch once built: 1 with its first packet and count in
+ * *first and *n (either may be NULL), the batch's slot free again; 0 when
+ * none is in flight or the oldest is not built yet; -EINVAL for a bad
+ * ring; -EIO when the kernel marked it failed.
+ */
+int gpugen_frames_ring_poll(struct gpugen_frames_ring *fr, uint32_t r,
+		uint64_t *first, uint32_t *n);
+
+/* Batches posted on ring r and not yet polled. */
+uint32_t gpugen_frames_ring_inflight(const struct gpugen_frames_ring *fr,
+		uint32_t r);
+
+/*
+ * Waits for the batches in flight (their frames are then complete, and
+ * no longer reported by poll), stops the kernel and frees the rings. 0;
+ * -ETIMEDOUT when batches or the kernel did not end within 2 s: nothing
+ * is freed, the kernel may still read the rings, call again; -EIO when
+ * the kernel ended with an error (freed). NULL: 0.
+ */
+int gpugen_frames_ring_close(struct gpugen_frames_ring *fr, char *err,
+		size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

@@ -92,6 +92,34 @@ gpugen_cuda_dev_free(void *p)
 }
 
 extern "C" int
+gpugen_cuda_host_alloc(void **p, size_t len)
+{
+	void *d = NULL;
+	cudaError_t e = cudaHostAlloc(p, len, cudaHostAllocMapped |
+		cudaHostAllocPortable);
+
+	if (e != cudaSuccess) {
+		*p = NULL;
+		return (int)e;
+	}
+	/* The rings hold addresses both sides use: one address for both. */
+	e = cudaHostGetDevicePointer(&d, *p, 0);
+	if (e == cudaSuccess && d != *p)
+		e = cudaErrorNotSupported;
+	if (e != cudaSuccess) {
+		(void)cudaFreeHost(*p);
+		*p = NULL;
+	}
+	return (int)e;
+}
+
+extern "C" int
+gpugen_cuda_host_free(void *p)
+{
+	return p == NULL ? 0 : (int)cudaFreeHost(p);
+}
+
+extern "C" int
 gpugen_cuda_current(int *dev, int *sms)
 {
 	cudaError_t e = cudaGetDevice(dev);

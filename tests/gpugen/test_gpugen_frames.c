@@ -5,9 +5,11 @@
  * device is involved; on a GPU, frames built into device memory in place
  * and into mapped host memory through the scratch, both strided, against
  * the CPU reference byte for byte (examples/gpugen_frames does it through
- * the installed libraries, with an address array). With no GPU, opening
- * says -ENODEV and the rest is left out. Named *gpu-test so
- * scripts/run-gpu-suite.sh runs it.
+ * the installed libraries, with an address array); and the persistent
+ * fill over plain memory: its refusals, batches on two rings into device
+ * and mapped host memory against the CPU build, a full ring, and a close
+ * with batches in flight. With no GPU, opening says -ENODEV and the rest
+ * is left out. Named *gpu-test so scripts/run-gpu-suite.sh runs it.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -164,11 +166,177 @@ test_frames(void)
 	gpugen_free(g);
 }
 
+#define RINGS 2
+#define ITEMS 4
+#define BATCH 64
+
+/* Batches of BATCH on each of RINGS rings into frames (device memory
+ * when in_gpu, copied back to host; else mapped host memory host), until
+ * N frames, against the CPU build. Ring r's batch k holds packets
+ * base + (k * RINGS + r) * BATCH onwards. */
+static void
+ring_vs_cpu(struct gpugen *g, struct gpugen_frames *f, uint8_t *frames,
+		uint8_t *host, int in_gpu)
+{
+	const struct gpugen_frames_ring_conf c = { .rings = RINGS,
+		.items = ITEMS, .batch = BATCH,
+		.flags = in_gpu ? GPUGEN_FRAMES_IN_GPU : 0 };
+	static void *addrs[N];
+	static uint8_t ref[STRIDE];
+	const uint64_t base = 900001;
+	struct gpugen_frames_ring *fr;
+	uint32_t posted[RINGS] = { 0 }, polled[RINGS] = { 0 }, done = 0;
+	uint64_t bad = 0;
+	char err[256] = "";
+	int rc;
+
+	rc = gpugen_frames_ring_open(f, &c, &fr, err, sizeof(err));
+	CHECK(rc == 0, "ring open: %d %s", rc, err);
+	if (rc != 0)
+		return;
+	for (uint32_t k = 0; k < N; k++)
+		addrs[k] = frames + (size_t)k * STRIDE;
+	/* Round robin over the rings, ITEMS in flight each at most. */
+	while (done < N / BATCH) {
+		for (uint32_t r = 0; r < RINGS; r++) {
+			uint32_t k = posted[r] * RINGS + r, n = 0;
+			uint64_t first = 0;
+
+			if (k < N / BATCH && gpugen_frames_ring_inflight(fr, r) <
+					ITEMS) {
+				rc = gpugen_frames_ring_post(fr, r,
+					addrs + (size_t)k * BATCH, BATCH,
+					base + (uint64_t)k * BATCH, 77);
+				CHECK(rc == 0, "post ring %u batch %u: %d", r, k, rc);
+				if (rc != 0)
+					goto out;
+				posted[r]++;
+			}
+			rc = gpugen_frames_ring_poll(fr, r, &first, &n);
+			CHECK(rc >= 0, "poll ring %u: %d", r, rc);
+			if (rc < 0)
+				goto out;
+			if (rc == 1) {
+				k = polled[r]++ * RINGS + r;
+				CHECK(first == base + (uint64_t)k * BATCH &&
+					n == BATCH, "ring %u: batch %lu+%u, "
+					"want %lu+%u: not in post order", r,
+					(unsigned long)first, n,
+					(unsigned long)(base + (uint64_t)k * BATCH),
+					BATCH);
+				done++;
+			}
+		}
+	}
+	if (in_gpu)
+		CHECK(cudaMemcpy(host, frames, (size_t)N * STRIDE,
+			cudaMemcpyDeviceToHost) == cudaSuccess, "copy back");
+	for (uint32_t k = 0; k < N; k++) {
+		uint32_t len = gpugen_build_cpu(g, base + k, 77, ref,
+			sizeof(ref), NULL, NULL);
+
+		bad += len == 0 || memcmp(host + (size_t)k * STRIDE, ref,
+			len) != 0;
+	}
+	CHECK(bad == 0, "ring, %s: %lu of %d frames differ", in_gpu ?
+		"device memory" : "mapped host memory", (unsigned long)bad, N);
+	/* Full: ITEMS in flight on ring 0, the next refused. */
+	for (uint32_t i = 0; i < ITEMS; i++)
+		CHECK_EQ(gpugen_frames_ring_post(fr, 0, addrs, BATCH, 5, 0), 0);
+	CHECK_EQ(gpugen_frames_ring_post(fr, 0, addrs, BATCH, 5, 0), -ENOSPC);
+	CHECK_EQ(gpugen_frames_ring_inflight(fr, 0), ITEMS);
+out:
+	/* Closed with batches in flight: they are waited for. */
+	rc = gpugen_frames_ring_close(fr, err, sizeof(err));
+	CHECK(rc == 0, "ring close: %d %s", rc, err);
+}
+
+static void
+test_ring(void)
+{
+	static uint8_t host[(size_t)N * STRIDE];
+	struct gpugen_frames_ring_conf c = { .rings = 1, .items = 2,
+		.batch = 1 };
+	struct gpugen_frames_ring *fr = (struct gpugen_frames_ring *)&c;
+	void *one[1] = { NULL };
+	uint8_t *dev = NULL, *mapped = NULL;
+	struct gpugen_frames *f;
+	struct gpugen *g;
+	char err[256] = "";
+	int rc;
+
+	CHECK_EQ(gpugen_frames_ring_open(NULL, &c, &fr, err, sizeof(err)),
+		-EINVAL);
+	CHECK(fr == NULL && err[0] != '\0', "no frames handle: '%s'", err);
+	CHECK_EQ(gpugen_frames_ring_post(NULL, 0, one, 1, 0, 0), -EINVAL);
+	CHECK_EQ(gpugen_frames_ring_poll(NULL, 0, NULL, NULL), -EINVAL);
+	CHECK_EQ(gpugen_frames_ring_inflight(NULL, 0), 0);
+	CHECK_EQ(gpugen_frames_ring_close(NULL, NULL, 0), 0);
+	CHECK_EQ(gpugen_create(&g, NULL), 0);
+	CHECK(gpugen_add_spec(g, "ipv4,udp,var=udp.sport:inc:1-9,"
+		"size=100-1400:random,stamp=on", err, sizeof(err)) == 1, "%s", err);
+	CHECK(gpugen_add_spec(g, "ipv6,tcp,vlan=7,size=1500", err,
+		sizeof(err)) == 1, "%s", err);
+	rc = gpugen_frames_open(g, &f, err, sizeof(err));
+	if (rc != 0) {
+		CHECK(rc == -ENODEV, "gpugen_frames_open: %d %s", rc, err);
+		gpugen_free(g);
+		return;
+	}
+	/* Refusals, each naming what is wrong; nothing is opened. */
+	{
+		static const struct gpugen_frames_ring_conf bad[] = {
+			{ 0, 4, 32, 0 }, { 33, 4, 32, 0 }, { 1, 1, 32, 0 },
+			{ 1, 1025, 32, 0 }, { 1, 4, 0, 0 }, { 1, 4, 1025, 0 },
+			{ 1, 4, 32, 0x80 },
+		};
+
+		for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			err[0] = '\0';
+			rc = gpugen_frames_ring_open(f, &bad[i], &fr, err,
+				sizeof(err));
+			CHECK(rc == -EINVAL && fr == NULL && err[0] != '\0',
+				"conf %u: %d '%s'", i, rc, err);
+		}
+	}
+	c.rings = 1;
+	c.items = 2;
+	c.batch = 1;
+	rc = gpugen_frames_ring_open(f, &c, &fr, err, sizeof(err));
+	CHECK(rc == 0, "ring open: %d %s", rc, err);
+	if (rc == 0) {
+		CHECK_EQ(gpugen_frames_ring_post(fr, 1, one, 1, 0, 0), -EINVAL);
+		CHECK_EQ(gpugen_frames_ring_post(fr, 0, one, 2, 0, 0), -EINVAL);
+		CHECK_EQ(gpugen_frames_ring_post(fr, 0, one, 0, 0, 0), -EINVAL);
+		/* A NULL buffer: refused, nothing posted. */
+		CHECK_EQ(gpugen_frames_ring_post(fr, 0, one, 1, 0, 0), -EINVAL);
+		CHECK_EQ(gpugen_frames_ring_inflight(fr, 0), 0);
+		CHECK_EQ(gpugen_frames_ring_poll(fr, 0, NULL, NULL), 0);
+		CHECK_EQ(gpugen_frames_ring_poll(fr, 1, NULL, NULL), -EINVAL);
+		rc = gpugen_frames_ring_close(fr, err, sizeof(err));
+		CHECK(rc == 0, "idle ring close: %d %s", rc, err);
+	}
+	if (cudaMalloc((void **)&dev, (size_t)N * STRIDE) == cudaSuccess &&
+			cudaHostAlloc((void **)&mapped, (size_t)N * STRIDE,
+			cudaHostAllocMapped) == cudaSuccess) {
+		ring_vs_cpu(g, f, dev, host, 1);
+		ring_vs_cpu(g, f, mapped, mapped, 0);
+	} else {
+		CHECK(0, "cudaMalloc or cudaHostAlloc of %d frames", N);
+	}
+	CHECK(cudaDeviceSynchronize() == cudaSuccess, "sync");
+	gpugen_frames_close(f);
+	(void)cudaFreeHost(mapped);
+	(void)cudaFree(dev);
+	gpugen_free(g);
+}
+
 int
 main(void)
 {
 	CHECK_CASE(test_open);
 	CHECK_CASE(test_build_args);
 	CHECK_CASE(test_frames);
+	CHECK_CASE(test_ring);
 	return check_finish("gpugen-frames");
 }
