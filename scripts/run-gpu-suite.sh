@@ -90,7 +90,9 @@ if [ -x "$build/examples/gpu_tx/dpdk-gpu-tx" ]; then
 		# tshark where installed (the GPU machine may have none).
 		# csum-offload: the GPU's frames readied for the port's TX
 		# checksum offload (net_gpudma's, whatever TX_VDEV says).
-		cases="cpu-ref cpu-ref:--launch-per-burst csum-offload"
+		# jumbo: frames up to 9216 bytes, replayed, offloaded.
+		cases="cpu-ref cpu-ref:--launch-per-burst csum-offload jumbo"
+		cases="$cases jumbo:--launch-per-burst"
 		[ "${m%%:*}" = host-mapped ] && cases="$cases queues queues:--launch-per-burst"
 		command -v tshark > /dev/null && cases="$cases tshark"
 		for cc in $cases; do

@@ -171,7 +171,9 @@ setup_gen(struct app *a)
 	char err[512];
 	int rc;
 
-	gc.data_room = RTE_MBUF_DEFAULT_DATAROOM;
+	/* Any frame up to the generator's largest: the pools' data room is
+	 * sized after the streams are parsed (gputx_setup_pool). */
+	gc.data_room = GPUGEN_FRAME_MAX - RTE_ETHER_CRC_LEN;
 	gc.burst = a->o.burst;
 	gc.seed = a->o.seed;
 	gc.csum_offload = a->o.csum_offload;

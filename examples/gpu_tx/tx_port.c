@@ -7,6 +7,7 @@
  * and the waits on its link before the first burst and after the last.
  */
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -114,6 +115,29 @@ gputx_gpu_pkts(const struct app *a, const struct tx_gpu *g)
 	return n;
 }
 
+/*
+ * Every mbuf's buffer (headroom and data room): room for the longest
+ * frame the streams make, so a frame is always one segment, and never
+ * less than DPDK's default, so pools for ordinary frames stay as they
+ * were. One segment rather than chained mbufs for jumbo frames: the
+ * builders (CPU reference, the per-burst kernels, the persistent fill)
+ * write a frame as one run of bytes at one address, a GPU-memory pool's
+ * elements are fixed slices of one allocation, and bulk frees
+ * (RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE) need single-segment mbufs; the
+ * cost is memory, 9.3 KiB a buffer at most (GPUGEN_FRAME_MAX). Whole
+ * cache lines, so that every buffer of a GPU-memory pool, a slice of
+ * this size, stays aligned.
+ */
+static uint16_t
+pool_buf_size(const struct app *a)
+{
+	uint32_t room = RTE_MAX(gpugen_max_len(a->gen),
+		(uint32_t)RTE_MBUF_DEFAULT_DATAROOM);
+
+	return (uint16_t)RTE_ALIGN_CEIL(RTE_PKTMBUF_HEADROOM + room,
+		RTE_CACHE_LINE_SIZE);
+}
+
 /* GPU g's pool: its queues' share, named apart from the others'. */
 static int
 setup_gpu_pool(struct app *a, struct tx_gpu *g, unsigned int k, int socket)
@@ -125,6 +149,7 @@ setup_gpu_pool(struct app *a, struct tx_gpu *g, unsigned int k, int socket)
 		a->o.burst + 256);
 	uint32_t n = a->o.mbufs ? a->o.mbufs :
 		(uint32_t)RTE_MAX((uint64_t)8191, need + need / 4);
+	const uint16_t buf_size = pool_buf_size(a);
 	char name[RTE_MEMPOOL_NAMESIZE], err[256];
 	int rc;
 
@@ -132,7 +157,7 @@ setup_gpu_pool(struct app *a, struct tx_gpu *g, unsigned int k, int socket)
 		snprintf(name, sizeof(name), k == 0 ? "gputx_mbufs_gpu" :
 			"gputx_mbufs_gpu%u", k);
 		rc = gpuapp_ext_pool_create(&g->ext, name, g->id, a->o.port, n,
-			256, RTE_MBUF_DEFAULT_BUF_SIZE, socket, err, sizeof(err));
+			256, buf_size, socket, err, sizeof(err));
 		if (rc != 0) {
 			GPUTX_LOG(ERR, "error: --mem gpu: port %u: GPU %d: %s%s\n",
 				a->o.port, g->id, err, rc == 1 ? "; use --mem "
@@ -144,11 +169,10 @@ setup_gpu_pool(struct app *a, struct tx_gpu *g, unsigned int k, int socket)
 	}
 	snprintf(name, sizeof(name), k == 0 ? "gputx_mbufs" : "gputx_mbufs%u",
 		k);
-	g->pool = rte_pktmbuf_pool_create(name, n, 256, 0,
-		RTE_MBUF_DEFAULT_BUF_SIZE, socket);
+	g->pool = rte_pktmbuf_pool_create(name, n, 256, 0, buf_size, socket);
 	if (g->pool == NULL) {
-		GPUTX_LOG(ERR, "error: mbuf pool of %u: %s\n", n,
-			rte_strerror(rte_errno));
+		GPUTX_LOG(ERR, "error: mbuf pool of %u of %u bytes: %s\n", n,
+			buf_size, rte_strerror(rte_errno));
 		return -1;
 	}
 	if (a->o.mem == MEM_HOST_MAPPED &&
@@ -200,6 +224,97 @@ gputx_release_pool(struct app *a)
 	}
 }
 
+/*
+ * The MTU the streams' frames need: the most bytes any frame carries past
+ * its Ethernet header and VLAN tags (what the MTU counts), and *frame,
+ * that frame's size with FCS. A stream not IP is counted past an
+ * untagged header; a replay stream by its first frame's tags, its
+ * longest frame may have fewer (the MTU then asked is a tag short).
+ */
+static uint32_t
+frames_mtu(const struct app *a, uint32_t *frame)
+{
+	uint32_t mtu = 0;
+
+	*frame = 0;
+	for (uint32_t s = 0; s < gpugen_n_streams(a->gen); s++) {
+		struct gpugen_stream_info si;
+		uint32_t l2, need;
+
+		if (gpugen_stream_info(a->gen, s, &si) != 0)
+			continue;
+		l2 = si.ip_version != 0 && si.l2_len >= RTE_ETHER_HDR_LEN ?
+			si.l2_len : RTE_ETHER_HDR_LEN;
+		need = si.len_max > l2 ? si.len_max - l2 : 0;
+		if (need > mtu) {
+			mtu = need;
+			*frame = si.len_max + RTE_ETHER_CRC_LEN;
+		}
+	}
+	return mtu;
+}
+
+/* The largest MTU the port takes, as ethdev checks it: its max_mtu, and
+ * its longest frame less its overhead (its own, or Ethernet's 18 bytes
+ * where it tells none). */
+static uint32_t
+port_mtu_max(const struct rte_eth_dev_info *di)
+{
+	uint32_t overhead = RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
+	uint32_t max = di->max_mtu;
+
+	if (di->max_mtu != UINT16_MAX && di->max_rx_pktlen > di->max_mtu)
+		overhead = di->max_rx_pktlen - di->max_mtu;
+	if (di->max_rx_pktlen < overhead)
+		return 0;
+	return RTE_MIN(max, di->max_rx_pktlen - overhead);
+}
+
+/*
+ * The port's MTU raised for jumbo frames, which a NIC drops past its MTU
+ * (mlx5 among them); ports the standard MTU serves are left as before.
+ * Through rxmode.mtu at configure and rte_eth_dev_set_mtu() after it:
+ * some drivers apply the one, some the other. 0, or -1 (said).
+ */
+static int
+check_mtu(struct app *a, const struct rte_eth_dev_info *di,
+		struct rte_eth_conf *conf, uint32_t *mtu)
+{
+	uint32_t frame, need = frames_mtu(a, &frame), max = port_mtu_max(di);
+
+	*mtu = 0;
+	if (need <= RTE_ETHER_MTU)
+		return 0;
+	if (need > max) {
+		GPUTX_LOG(ERR, "error: port %u (%s): frames of %u bytes (with "
+			"FCS) need an MTU of %u, and the port takes %u at most "
+			"(max_mtu %u, max_rx_pktlen %u); send shorter frames\n",
+			a->o.port, di->driver_name, frame, need, max, di->max_mtu,
+			di->max_rx_pktlen);
+		return -1;
+	}
+	conf->rxmode.mtu = need;
+	*mtu = need;
+	return 0;
+}
+
+/* After configure: the MTU check_mtu() chose set on the port. A port
+ * with no MTU to set (software ports) sends any frame it takes. */
+static int
+set_mtu(struct app *a, const struct rte_eth_dev_info *di, uint32_t mtu)
+{
+	int rc;
+
+	if (mtu == 0)
+		return 0;
+	rc = rte_eth_dev_set_mtu(a->o.port, (uint16_t)mtu);
+	if (rc == 0 || rc == -ENOTSUP)
+		return 0;
+	GPUTX_LOG(ERR, "error: port %u (%s): MTU %u for jumbo frames: %s\n",
+		a->o.port, di->driver_name, mtu, rte_strerror(-rc));
+	return -1;
+}
+
 int
 gputx_setup_port(struct app *a)
 {
@@ -207,6 +322,7 @@ gputx_setup_port(struct app *a)
 	struct rte_eth_dev_info di;
 	struct rte_eth_link link;
 	uint16_t nb_rxd = 0, nb_txd = 1024;
+	uint32_t mtu;
 	int rc;
 
 	rc = rte_eth_dev_info_get(a->o.port, &di);
@@ -247,6 +363,8 @@ gputx_setup_port(struct app *a)
 			miss & RTE_ETH_TX_OFFLOAD_TCP_CKSUM ? " TCP" : "");
 		return -1;
 	}
+	if (check_mtu(a, &di, &conf, &mtu) != 0)
+		return -1;
 	conf.txmode.offloads |= a->ol_needed;
 	/* A queue's mbufs all come from its GPU's pool, one segment,
 	 * refcnt 1, never attached: the port may free sent ones in bulk,
@@ -256,6 +374,8 @@ gputx_setup_port(struct app *a)
 	if (a->fast_free)
 		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
 	rc = rte_eth_dev_configure(a->o.port, 0, a->o.queues, &conf);
+	if (rc == 0 && set_mtu(a, &di, mtu) != 0)
+		return -1;
 	if (rc == 0)
 		rc = rte_eth_dev_adjust_nb_rx_tx_desc(a->o.port, &nb_rxd, &nb_txd);
 	for (uint16_t q = 0; rc == 0 && q < a->o.queues; q++)
@@ -272,9 +392,12 @@ gputx_setup_port(struct app *a)
 			link.link_speed != RTE_ETH_SPEED_NUM_NONE &&
 			link.link_speed != RTE_ETH_SPEED_NUM_UNKNOWN)
 		a->link_mbps = link.link_speed;
-	printf("port %u: %s, link %u Mb/s%s%s\n", a->o.port, di.driver_name,
+	printf("port %u: %s, link %u Mb/s%s%s", a->o.port, di.driver_name,
 		a->link_mbps, a->fast_free ? ", bulk TX frees" : "",
 		a->ol_needed != 0 ? ", TX checksums offloaded" : "");
+	if (mtu != 0)
+		printf(", MTU %u", mtu);
+	printf("\n");
 	return 0;
 }
 

@@ -74,6 +74,8 @@ gpugen_create(struct gpugen **gp, const struct gpugen_conf *conf)
 		g->conf = *conf;
 	if (g->conf.data_room == 0)
 		g->conf.data_room = GPUGEN_DEFAULT_ROOM;
+	if (g->conf.data_room > GPUGEN_FRAME_MAX - GPUGEN_FCS)
+		g->conf.data_room = GPUGEN_FRAME_MAX - GPUGEN_FCS;
 	if (g->conf.burst == 0)
 		g->conf.burst = GPUGEN_DEFAULT_BURST;
 	g->t_len = sizeof(*g->t);
@@ -958,6 +960,10 @@ sizes_check(const struct gpugen *g, uint64_t lo, uint64_t hi, char *err,
 		return fail(err, errlen, -EINVAL, "size %" PRIu64 " below the "
 			"Ethernet minimum of %d", lo,
 			GPUGEN_PB_MIN_FRAME + GPUGEN_FCS);
+	if (hi > GPUGEN_FRAME_MAX)
+		return fail(err, errlen, -EMSGSIZE, "size %" PRIu64 " beyond the "
+			"largest frame the generator makes (%d bytes with FCS, "
+			"a jumbo frame)", hi, GPUGEN_FRAME_MAX);
 	if (hi - GPUGEN_FCS > g->conf.data_room)
 		return fail(err, errlen, -EMSGSIZE, "size %" PRIu64 " beyond the "
 			"mbuf data room (%u bytes, %u with FCS)", hi,
@@ -1167,6 +1173,12 @@ pcap_frame_check(const struct gpugen *g, const struct stream_desc *d,
 		return fail(err, errlen, -EINVAL, "pcap=%s: packet %u "
 			"truncated (%u of %u bytes captured)", d->pcap,
 			k + 1, h->caplen, h->len);
+	if (h->caplen > GPUGEN_FRAME_MAX - GPUGEN_FCS)
+		return fail(err, errlen, -EMSGSIZE, "pcap=%s: packet %u of %u "
+			"bytes (%u with FCS) beyond the largest frame the "
+			"generator makes (%d bytes with FCS, a jumbo frame)",
+			d->pcap, k + 1, h->caplen, h->caplen + GPUGEN_FCS,
+			GPUGEN_FRAME_MAX);
 	if (h->caplen > g->conf.data_room)
 		return fail(err, errlen, -EMSGSIZE, "pcap=%s: packet %u of %u "
 			"bytes beyond the mbuf data room (%u)", d->pcap,

@@ -39,9 +39,17 @@ const char *gpugen_version(void);
 
 struct gpugen;
 
+/*
+ * The longest frame a stream may make, FCS included as in a spec's
+ * size= (9212 bytes built, the port adds the FCS): the jumbo frame
+ * switches and NICs commonly take. gpugen_conf.data_room limits further.
+ */
+#define GPUGEN_FRAME_MAX 9216
+
 struct gpugen_conf {
 	uint32_t data_room;	/* bytes a frame may take (mbuf data room
-				 * less headroom); 0: 2048 */
+				 * less headroom); 0: 2048; more than
+				 * GPUGEN_FRAME_MAX - 4 counts as that */
 	uint32_t burst;		/* packets per burst, for per-burst
 				 * variables; 0: 32 */
 	uint64_t seed;		/* default seed of every stream */

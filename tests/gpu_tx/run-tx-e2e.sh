@@ -4,7 +4,7 @@
 # One end-to-end case of dpdk-gpu-tx over software ports (meson test).
 # Usage: run-tx-e2e.sh CASE TX CHECK RX WORKDIR
 # CASE: cpu-ref | queues | tshark | csum-offload | rx | bad | rate | progress
-# | multi-gpu (GPUTX_FAKE_CUDA: the fake CUDA library)
+# | jumbo | multi-gpu (GPUTX_FAKE_CUDA: the fake CUDA library)
 # Env (the GPU suite, scripts/run-gpu-suite.sh): TX_MEM the frames' memory
 # (default cpu: built by the CPU reference), TX_VDEV the port written
 # through (default net_pcap0; net_gpudma0 reads GPU memory), TX_EAL the EAL
@@ -108,6 +108,12 @@ multi-gpu)
 			"$work/mgpu.txt" || { echo "FAIL: $mem: not stopped at GPU 0"; exit 1; }
 	done
 	fake_run "^GPU 1: queue 0$" --mem host-mapped --gpus q0=1,q1=0
+	# Jumbo frames: each GPU's pool of 9.3 KiB buffers registered, or
+	# allocated in its memory, and all of it given back.
+	for mem in host-mapped gpu; do
+		fake_run "^GPU 0: queue 0$" --mem $mem --gpus all \
+			--stream "ipv4,udp,size=9216"
+	done
 	# One GPU: no mapping said, as before several were possible.
 	fake_run "error: GPU build: GPU 1 (gpu_cuda1)" --mem host-mapped --gpus 1
 	fake_run "error: GPU build: GPU 0 (gpu_cuda0)" --mem host-mapped --gpus 0,0
@@ -184,7 +190,20 @@ bad)
 	}
 	expect "unknown key" --stream "ipv4,bogus=1"
 	expect "past the end" --stream "var=@500/2:inc:1-2"
-	expect "data room" --stream "size=9000"
+	# Past the largest jumbo frame; a jumbo frame past the port's MTU
+	# (net_memif takes 1518-byte frames), said with both numbers.
+	expect "size 9217 beyond the largest frame the generator makes (9216" \
+		--stream "size=9217"
+	expect "size 99999 beyond the largest frame" --stream "size=64-99999"
+	# shellcheck disable=SC2046
+	"$tx" $(eal) --vdev "net_memif0,role=server,socket=$work/mtu.sock" -- \
+		--count 10 --stream "ipv4,udp,size=64,stamp=off" --stream \
+		"vlan=3,ipv4,udp,size=9000" > "$work/mtu.txt" 2>&1 &&
+		{ cat "$work/mtu.txt"; echo "FAIL: 9000 B over net_memif accepted"; exit 1; }
+	grep -q "error: port 0 (net_memif): frames of 9000 bytes (with FCS) need an MTU of 8978, and the port takes 1500 at most" \
+		"$work/mtu.txt" ||
+		grep -q "failed to parse device\|unknown device" "$work/mtu.txt" ||
+		{ cat "$work/mtu.txt"; echo "FAIL: no word of the port's MTU"; exit 1; }
 	expect "min > max" --stream "var=udp.sport:inc:9-1"
 	expect "no stream" --rate 1000
 	expect "rate" --stream ipv4 --rate 10foo
@@ -225,6 +244,51 @@ bad)
 		grep -q -- "--stream SPEC" "$work/help.txt" ||
 		{ cat "$work/help.txt"; echo "FAIL: -h without EAL"; exit 1; }
 	echo "ok: every bad run refused"
+	;;
+jumbo)
+	# Jumbo frames: a 9000-byte stream, a 64/1500/9000 mix and the
+	# largest frame (9216 bytes, VLAN-tagged), built as TX_MEM says; then
+	# that file replayed (pcap=FILE and pcap=FILE,all, stamped), and the
+	# mix with its checksums left to the port. Every frame equal to the
+	# CPU reference; tcpdump reads each frame's length, tshark (where
+	# installed) checks every checksum.
+	set -- "ipv4,udp,size=9000,var=udp.sport:inc:1-100" \
+		"ipv4,udp,size=64,stamp=off,weight=4" \
+		"ipv6,tcp,size=1500,weight=2,var=tcp.sport:random:1-65535" \
+		"vlan=5,ipv4,tcp,size=9216,var=ipv4.src:random:1-0xfffffffe"
+	count=2000
+	send "$@"
+	# The frame that needs the most: 9212 bytes past a tagged header.
+	grep -q "^port 0: .*, MTU 9194$" "$work/tx.txt" ||
+		{ echo "FAIL: no MTU for the jumbo frames"; exit 1; }
+	"$check" "$out" $count $seed $burst "$@" || exit 1
+	if command -v tcpdump >/dev/null 2>&1; then
+		tcpdump -enr "$out" 2>/dev/null |
+			sed -n 's/.*, length \([0-9]*\):.*/\1/p' |
+			sort -n | uniq -c > "$work/lens.txt"
+		cat "$work/lens.txt"
+		[ "$(awk '{ printf "%s:%s ", $2, $1 }' "$work/lens.txt")" = \
+			"60:1000 1496:500 8996:250 9212:250 " ] ||
+			{ echo "FAIL: tcpdump's frame lengths"; exit 1; }
+	fi
+	command -v tshark >/dev/null 2>&1 && tshark_ok
+	mv "$out" "$work/jumbo.pcap"
+	set -- "pcap=$work/jumbo.pcap,all,stamp=on" "pcap=$work/jumbo.pcap" \
+		"pcap=$work/jumbo.pcap,all,weight=2" "ipv6,udp,size=9216,stamp=off"
+	count=3000
+	send "$@"
+	"$check" "$out" $count $seed $burst "$@" || exit 1
+	command -v tshark >/dev/null 2>&1 && tshark_ok
+	set -- "ipv4,udp,size=9000,var=udp.sport:inc:1-100" \
+		"ipv4,udp,size=64,stamp=off,weight=4" \
+		"ipv6,tcp,size=1500,weight=2,var=tcp.sport:random:1-65535" \
+		"vlan=5,ipv4,tcp,size=9216,var=ipv4.src:random:1-0xfffffffe"
+	count=2000
+	vdev_args="net_gpudma0,tx_pcap=$out" tx_extra="--csum-offload"
+	send "$@"
+	"$check" "$out" $count $seed $burst "$@" || exit 1
+	command -v tshark >/dev/null 2>&1 && tshark_ok
+	echo "ok: jumbo frames as the reference, replayed, offloaded"
 	;;
 rate)
 	# 2000 packets at 10 kpps: never faster than asked (the bucket holds

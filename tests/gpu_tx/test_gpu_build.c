@@ -8,8 +8,9 @@
  * kernel's copy-out (16-byte pieces between a head and a tail of bytes)
  * is checked at each alignment; the bytes around each frame must stay as
  * they were. A replay stream (pcap=FILE,all) of 150 frames of four
- * kinds, most stamped, with a variable, is among the streams. Exit 77
- * when gpudev finds no GPU.
+ * kinds, most stamped, with a variable, is among the streams. Then jumbo
+ * frames, a 64/1500/9000-byte mix and random sizes up to 9216, in slots
+ * of their size. Exit 77 when gpudev finds no GPU.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -32,14 +33,16 @@
 
 #define BURST 256
 #define SLOT 2048
+/* The largest frame at offset 15, rounded up to 16. */
+#define JUMBO_SLOT 9232
 #define BURSTS 6
 #define GUARD 0xa5	/* what the slots hold outside the frames */
 
 /* Frame k of burst b: at every offset modulo 16 across a burst. */
 static size_t
-frame_off(uint64_t b, uint32_t k)
+frame_off(uint64_t b, uint32_t k, size_t slot)
 {
-	return (size_t)k * SLOT + (size_t)((b * 5 + k) % 16);
+	return (size_t)k * slot + (size_t)((b * 5 + k) % 16);
 }
 
 /* Slot bytes [from, to) all GUARD. */
@@ -107,15 +110,25 @@ write_replay(char *path)
 	return 0;
 }
 
+static const char *const jumbo_specs[] = {
+	"ipv4,udp,size=9000,var=udp.sport:inc:1-100",
+	"ipv4,udp,size=64,stamp=off,weight=4",
+	"ipv6,tcp,size=1500,weight=2,var=tcp.sport:random:1-65535",
+	"vlan=5,ipv4,tcp,size=64-9216:random,stamp=off,"
+		"var=ipv4.src:random:1-0xfffffffe",
+};
+
+/* Each build's frames in slots of slot bytes. */
 static void
 run_mode(struct gpugen *g, int16_t gpu, enum gpugen_gpu_mem where,
-		int gpu_frames)
+		int gpu_frames, size_t slot)
 {
-	static uint8_t ref[SLOT], got[SLOT], fill[(size_t)BURST * SLOT];
+	static uint8_t ref[JUMBO_SLOT], got[JUMBO_SLOT],
+		fill[(size_t)BURST * JUMBO_SLOT];
 	struct gpugen_gpu *gg;
 	char err[256];
 	uint8_t *frames;
-	size_t len = (size_t)BURST * SLOT;
+	size_t len = (size_t)BURST * slot;
 	const unsigned int failed_before = check_failures();
 	int bad = 0;
 
@@ -139,12 +152,12 @@ run_mode(struct gpugen *g, int16_t gpu, enum gpugen_gpu_mem where,
 		goto out;
 	}
 	/* Two packets of one build into one slot: refused, nothing queued. */
-	CHECK(gpugen_gpu_build_ring(gg, frames, SLOT, BURST, 0, BURST + 1, 1,
+	CHECK(gpugen_gpu_build_ring(gg, frames, slot, BURST, 0, BURST + 1, 1,
 		err, sizeof(err)) == -EINVAL,
 		"a build of %d packets into %d slots was not refused",
 		BURST + 1, BURST);
 	bad = check_failures() != failed_before;
-	memset(fill, GUARD, sizeof(fill));
+	memset(fill, GUARD, len);
 	for (uint64_t b = 0; b < BURSTS && !bad; b++) {
 		uint64_t first = b * BURST + (b ? 7 : 0), tx_ns = 1000 * b + 5;
 		/* Some bursts end in a part of a warp. */
@@ -159,7 +172,7 @@ run_mode(struct gpugen *g, int16_t gpu, enum gpugen_gpu_mem where,
 			memset(frames, GUARD, len);
 		}
 		for (uint32_t k = 0; k < n_burst; k++)
-			gpugen_gpu_addrs(gg)[k] = frames + frame_off(b, k);
+			gpugen_gpu_addrs(gg)[k] = frames + frame_off(b, k, slot);
 		if (gpugen_gpu_build(gg, first, n_burst, tx_ns, err,
 				sizeof(err)) != 0) {
 			CHECK(0, "build: %s", err);
@@ -167,18 +180,18 @@ run_mode(struct gpugen *g, int16_t gpu, enum gpugen_gpu_mem where,
 		}
 		for (uint32_t k = 0; k < BURST; k++) {
 			uint32_t n = k < n_burst ? gpugen_build_cpu(g, first + k,
-				tx_ns, ref, SLOT, NULL, NULL) : 0;
-			size_t off = frame_off(b, k) % SLOT;
-			const uint8_t *p = frames + (size_t)k * SLOT;
+				tx_ns, ref, sizeof(ref), NULL, NULL) : 0;
+			size_t off = frame_off(b, k, slot) % slot;
+			const uint8_t *p = frames + (size_t)k * slot;
 			int rc = 0;
 
 			if (gpu_frames) {
-				rc = gpucuda_copy(got, p, SLOT);
+				rc = gpucuda_copy(got, p, slot);
 				p = got;
 			}
 			CHECK(rc == 0 && (k >= n_burst || n != 0) &&
 				memcmp(p + off, ref, n) == 0 &&
-				guarded(p, 0, off) && guarded(p, off + n, SLOT),
+				guarded(p, 0, off) && guarded(p, off + n, slot),
 				"%s frames, table in %s: packet %lu differs from "
 				"the CPU build, or bytes around it changed",
 				gpu_frames ? "GPU" : "host-mapped",
@@ -195,9 +208,30 @@ out:
 		munmap(frames, len);
 	}
 	if (check_failures() == failed_before)
-		printf("ok: %s frames, table in %s: %d bursts identical\n",
+		printf("ok: %s frames, table in %s: %d bursts identical%s\n",
 			gpu_frames ? "GPU" : "host-mapped",
-			where == GPUGEN_TABLE_DEVICE ? "GPU" : "host", BURSTS);
+			where == GPUGEN_TABLE_DEVICE ? "GPU" : "host", BURSTS,
+			slot > SLOT ? " (jumbo)" : "");
+}
+
+/* A generator of the n specs with conf c; NULL (a failed check) if not. */
+static struct gpugen *
+gen_of(const struct gpugen_conf *c, const char *const *sp, size_t n)
+{
+	struct gpugen *g;
+	char err[256];
+
+	if (gpugen_create(&g, c) != 0) {
+		CHECK(0, "gpugen_create");
+		return NULL;
+	}
+	for (size_t k = 0; k < n; k++)
+		if (gpugen_add_spec(g, sp[k], err, sizeof(err)) < 0) {
+			CHECK(0, "%s: %s", sp[k], err);
+			gpugen_free(g);
+			return NULL;
+		}
+	return g;
 }
 
 int
@@ -223,15 +257,9 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return 77;
 	}
-	if (gpugen_create(&g, &c) != 0) {
-		CHECK(0, "gpugen_create");
+	g = gen_of(&c, specs, sizeof(specs) / sizeof(specs[0]));
+	if (g == NULL)
 		return check_finish("gputx-gpu-build");
-	}
-	for (size_t k = 0; k < sizeof(specs) / sizeof(specs[0]); k++)
-		if (gpugen_add_spec(g, specs[k], err, sizeof(err)) < 0) {
-			CHECK(0, "%s: %s", specs[k], err);
-			return check_finish("gputx-gpu-build");
-		}
 	if (write_replay(replay) != 0) {
 		CHECK(0, "cannot write %s", replay);
 		return check_finish("gputx-gpu-build");
@@ -244,10 +272,18 @@ main(int argc, char **argv)
 		CHECK(0, "%s: %s", spec, err);
 		return check_finish("gputx-gpu-build");
 	}
-	run_mode(g, gpu, GPUGEN_TABLE_HOST, 0);
-	run_mode(g, gpu, GPUGEN_TABLE_DEVICE, 0);
-	run_mode(g, gpu, GPUGEN_TABLE_DEVICE, 1);
-	run_mode(g, gpu, GPUGEN_TABLE_HOST, 1);
+	run_mode(g, gpu, GPUGEN_TABLE_HOST, 0, SLOT);
+	run_mode(g, gpu, GPUGEN_TABLE_DEVICE, 0, SLOT);
+	run_mode(g, gpu, GPUGEN_TABLE_DEVICE, 1, SLOT);
+	run_mode(g, gpu, GPUGEN_TABLE_HOST, 1, SLOT);
+	gpugen_free(g);
+	c.data_room = GPUGEN_FRAME_MAX - 4;
+	g = gen_of(&c, jumbo_specs, sizeof(jumbo_specs) /
+		sizeof(jumbo_specs[0]));
+	if (g == NULL)
+		return check_finish("gputx-gpu-build");
+	run_mode(g, gpu, GPUGEN_TABLE_DEVICE, 0, JUMBO_SLOT);
+	run_mode(g, gpu, GPUGEN_TABLE_DEVICE, 1, JUMBO_SLOT);
 	gpugen_free(g);
 	rte_eal_cleanup();
 	return check_finish("gputx-gpu-build");

@@ -667,6 +667,119 @@ test_pcap(const char *dir)
 	unlink(path);
 }
 
+/* A pcap file at path of one UDP frame of len bytes (no FCS). */
+static int
+dump_one(const char *path, uint32_t len)
+{
+	static uint8_t f[GPUGEN_FRAME_MAX + 64];
+	struct gpugen_pkt_spec s;
+	struct gpugen_pkt_layout lay;
+	struct pcap_pkthdr h;
+	pcap_dumper_t *d;
+	pcap_t *p;
+
+	d = dump_open(path, &p);
+	if (d == NULL)
+		return -1;
+	memset(&s, 0, sizeof(s));
+	s.ip_version = 4;
+	s.proto = GPURX_IPPROTO_UDP;
+	s.payload_len = len - 42;
+	memset(&h, 0, sizeof(h));
+	h.caplen = h.len = gpugen_pkt_build(&s, f, sizeof(f), &lay);
+	pcap_dump((u_char *)d, &h, f);
+	pcap_dump_close(d);
+	pcap_close(p);
+	return h.caplen == len ? 0 : -1;
+}
+
+/*
+ * Jumbo frames: up to GPUGEN_FRAME_MAX with the FCS where the data room
+ * holds them (a larger room counts as that), a mix of 64, 1500 and 9000
+ * bytes as a tester sends it, checksums over the whole frame, stamps and
+ * variables in place; a byte more refused, from a spec and from a pcap
+ * file, naming the limit; the default room refuses what passes it.
+ */
+static void
+test_jumbo(const char *dir)
+{
+	struct gpugen_conf c = { .data_room = UINT32_MAX, .burst = 4,
+		.seed = 3 };
+	static uint8_t buf[GPUGEN_FRAME_MAX];
+	static const uint32_t sizes[] = { 64, 1500, 9000, 9216 };
+	uint32_t seen[4] = { 0 };
+	char path[512], spec[600], err[512];
+	struct gpurx_pkt_info pi;
+	struct gpugen *g;
+
+	if (gpugen_create(&g, &c) != 0) {
+		CHECK(0, "gpugen_create");
+		return;
+	}
+	CHECK(add(g, "ipv4,udp,size=64,stamp=off,weight=4") == 1 &&
+		add(g, "ipv4,tcp,size=1500,weight=2") == 1 &&
+		add(g, "ipv4,udp,size=9000,var=udp.sport:inc:1-100") == 1 &&
+		add(g, "vlan=7,ipv6,tcp,size=9216,var=ipv6.src:random:0-0xffff") == 1,
+		"jumbo streams");
+	CHECK(gpugen_max_len(g) == GPUGEN_FRAME_MAX - 4 &&
+		gpugen_fixed_len(g) == 0, "max len %u", gpugen_max_len(g));
+	for (uint64_t n = 0; n < 800; n++) {
+		uint32_t len = gpugen_build_cpu(g, n, 1000 + n, buf, sizeof(buf),
+			NULL, NULL);
+		uint32_t st = gpugen_stream_of(g, n);
+		struct gpugen_stamp gs;
+
+		CHECK(len == sizes[st] - 4 && len == gpugen_len(g, n) &&
+			gpurx_pkt_parse(buf, len, len, &pi) == GPURX_MAL_NONE &&
+			csums_ok(buf, len), "jumbo packet %lu: %u bytes, or bad",
+			(unsigned long)n, len);
+		CHECK(st == 0 || (gpugen_stamp_find(buf, len, &pi, &gs) == 0 &&
+			gs.stream == st && gs.tx_ns == 1000 + n),
+			"jumbo packet %lu: stamp", (unsigned long)n);
+		seen[st]++;
+	}
+	CHECK(seen[0] == 400 && seen[1] == 200 && seen[2] == 100 &&
+		seen[3] == 100, "jumbo mix %u/%u/%u/%u", seen[0], seen[1],
+		seen[2], seen[3]);
+	/* A buffer a byte short of the frame: nothing built. */
+	CHECK(gpugen_build_cpu(g, 2 * 8 + 6, 0, buf, 8995, NULL, NULL) == 0 &&
+		gpugen_stream_of(g, 22) == 2, "a short buffer took a jumbo frame");
+	CHECK(gpugen_add_spec(g, "ipv4,size=9217", err, sizeof(err)) ==
+		-EMSGSIZE && strstr(err, "size 9217 beyond the largest frame "
+		"the generator makes (9216 bytes with FCS") != NULL,
+		"size=9217: '%s'", err);
+	CHECK(gpugen_add_spec(g, "ipv4,size=64-99999:random", err,
+		sizeof(err)) == -EMSGSIZE && strstr(err, "largest frame") != NULL,
+		"size=64-99999: '%s'", err);
+	snprintf(path, sizeof(path), "%s/gpugen-jumbo-test.pcap", dir);
+	snprintf(spec, sizeof(spec), "pcap=%s,all", path);
+	if (dump_one(path, GPUGEN_FRAME_MAX - 4) == 0) {
+		CHECK(add(g, spec) == 1 && gpugen_build_cpu(g, 10, 0, buf,
+			sizeof(buf), NULL, NULL) != 0, "a 9212-byte pcap frame");
+	} else {
+		CHECK(0, "cannot write %s", path);
+	}
+	if (dump_one(path, GPUGEN_FRAME_MAX - 3) == 0) {
+		CHECK(gpugen_add_spec(g, spec, err, sizeof(err)) == -EMSGSIZE &&
+			strstr(err, "packet 1 of 9213 bytes (9217 with FCS) beyond "
+			"the largest frame") != NULL, "9213-byte pcap: '%s'", err);
+	} else {
+		CHECK(0, "cannot write %s", path);
+	}
+	CHECK(gpugen_n_streams(g) == 5, "%u streams", gpugen_n_streams(g));
+	gpugen_free(g);
+	/* The room given (2048 bytes) still bounds frames below the most. */
+	g = new_gen(1);
+	CHECK(gpugen_add_spec(g, "ipv4,size=9000", err, sizeof(err)) ==
+		-EMSGSIZE && strstr(err, "data room (2048 bytes") != NULL,
+		"size=9000 in 2048 bytes: '%s'", err);
+	CHECK(gpugen_add_spec(g, spec, err, sizeof(err)) == -EMSGSIZE &&
+		strstr(err, "largest frame") != NULL, "9213-byte pcap in 2048: "
+		"'%s'", err);
+	gpugen_free(g);
+	unlink(path);
+}
+
 /* One's complement sum of len bytes, big-endian words: the test's own. */
 static uint32_t
 ones_sum(const uint8_t *p, uint32_t len, uint32_t sum)
@@ -797,5 +910,6 @@ main(int argc, char **argv)
 	test_bad();
 	test_csum_offload();
 	test_pcap(argc > 1 ? argv[1] : ".");
+	test_jumbo(argc > 1 ? argv[1] : ".");
 	return check_finish("gpugen spec tests");
 }

@@ -195,6 +195,8 @@ test_bad(void)
 	BAD(-EINVAL, "min > max", (d.size_min = 200, d.size_max = 100));
 	BAD(-EINVAL, "below the Ethernet minimum", d.size_min = 60);
 	BAD(-EMSGSIZE, "beyond the data room", d.size_max = ROOM + 5);
+	BAD(-EMSGSIZE, "beyond the largest frame",
+		d.size_max = GPUGEN_FRAME_MAX + 1);
 	BAD(-EINVAL, "size mode 3", (d.size_max = 200, d.size_mode = 3));
 	BAD(-EINVAL, "size step 0", (d.size_max = 200,
 		d.size_mode = GPUGEN_SIZES_STEP, d.size_step = 0));
