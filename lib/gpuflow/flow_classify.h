@@ -27,6 +27,29 @@ gpurx_pkt_has_flow(const struct gpurx_pkt_info *pi)
 		 (pi->flags & GPURX_PF_L4));
 }
 
+/* What a packet's slot keeps if it inserts its key (flow_ring.h). */
+GPURX_FN void
+gpurx_flow_attr_from_pkt(const struct gpurx_pkt_info *pi,
+		struct gpurx_flow_attr *attr)
+{
+	struct gpurx_flow_attr zero = GPURX_ZERO_INIT;
+
+	*attr = zero;
+	for (int i = 0; i < 6; i++) {
+		attr->dst_mac[i] = pi->dst_mac[i];
+		attr->src_mac[i] = pi->src_mac[i];
+	}
+	attr->tos = pi->tos;
+}
+
+/* Whether the packet's transport is its IP version's ICMP. */
+GPURX_FN int
+gpurx_pkt_is_icmp(const struct gpurx_pkt_info *pi)
+{
+	return (pi->ip_version == 4 && pi->l4_proto == GPURX_IPPROTO_ICMP) ||
+		(pi->ip_version == 6 && pi->l4_proto == GPURX_IPPROTO_ICMPV6);
+}
+
 GPURX_FN void
 gpurx_flow_key_from_pkt(const struct gpurx_pkt_info *pi,
 		struct gpurx_flow_key *key)
@@ -41,6 +64,9 @@ gpurx_flow_key_from_pkt(const struct gpurx_pkt_info *pi,
 	if (pi->flags & GPURX_PF_L4_PORTS) {
 		key->sport = pi->sport;
 		key->dport = pi->dport;
+	} else if ((pi->flags & GPURX_PF_L4) && gpurx_pkt_is_icmp(pi)) {
+		/* A header that was there, not a later fragment's bytes. */
+		key->dport = (uint16_t)(pi->icmp_type << 8 | pi->icmp_code);
 	}
 	key->vlan_id = pi->vlan_id;
 	key->proto = pi->l4_proto;
@@ -79,10 +105,13 @@ gpurx_classify_account_q(const struct gpurx_pkt_info *pi, uint32_t verdict,
 		struct gpurx_flow_table *ft)
 {
 	struct gpurx_flow_key key;
+	struct gpurx_flow_attr attr;
 
-	if (gpurx_classify_flow_of(pi, verdict, ft, &key))
-		gpurx_flow_update_pkt(ft, &key, wirelen, ts,
-			gpurx_pkt_flow_tcp_flags(pi), queue);
+	if (!gpurx_classify_flow_of(pi, verdict, ft, &key))
+		return;
+	gpurx_flow_attr_from_pkt(pi, &attr);
+	gpurx_flow_update_pkt_attr(ft, &key, gpurx_flow_hash(&key), wirelen,
+		ts, gpurx_pkt_flow_tcp_flags(pi), pi->ttl, &attr, queue);
 }
 
 /* The same on queue 0. */

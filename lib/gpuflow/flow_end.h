@@ -146,12 +146,59 @@ gpurx_flow_acc_empty(struct gpurx_flow_acc *a)
 	gpurx_atomic_store_relaxed_u64(&a->last_seen, 0);
 }
 
-/* Write a record into the reserved ring position pos and publish it (an
- * empty record, no packets, is published as a skipped position). */
+/* Two TTL halves (GPURX_FLOW_TTL_ENC) as one: each byte's maximum. */
+GPURX_FN uint32_t
+gpurx_flow_ttl_merge(uint32_t a, uint32_t b)
+{
+	const uint32_t lo = (a & 0xffu) > (b & 0xffu) ? a & 0xffu : b & 0xffu;
+	const uint32_t hi = (a & 0xff00u) > (b & 0xff00u) ?
+		a & 0xff00u : b & 0xff00u;
+
+	return hi | lo;
+}
+
+/* Buffer x's TTL half set to f(half): merged with h (set), or cleared
+ * (!set). Relaxed: ordered like the buffer's sums, by the holders'
+ * releases and its writer's. */
+GPURX_FN void
+gpurx_flow_ttl_update(struct gpurx_flow_entry *e, uint32_t x, uint32_t h,
+		int set)
+{
+	const uint32_t sh = GPURX_FLOW_TTL_SHIFT(x);
+	uint32_t cur = gpurx_atomic_load_relaxed_u32(&e->ttl);
+
+	for (;;) {
+		const uint32_t half = set ? gpurx_flow_ttl_merge(
+			GPURX_FLOW_TTL_HALF(cur, x), h) : 0;
+		const uint32_t want = (cur & ~(0xffffu << sh)) | half << sh;
+		uint32_t seen;
+
+		if (want == cur)
+			return;
+		seen = gpurx_atomic_cas_u32(&e->ttl, cur, want);
+		if (seen == cur)
+			return;
+		cur = seen;
+	}
+}
+
+/* Buffer x's TTL half, read like its sums. */
+GPURX_FN uint32_t
+gpurx_flow_ttl_of(const struct gpurx_flow_entry *e, uint32_t x)
+{
+	return GPURX_FLOW_TTL_HALF(gpurx_atomic_load_relaxed_u32(&e->ttl), x);
+}
+
+/*
+ * Write a record into the reserved ring position pos and publish it (an
+ * empty record, no packets, is published as a skipped position). ttl:
+ * its packets' TTL half (GPURX_FLOW_TTL_ENC); attr: its flow's.
+ */
 GPURX_FN void
 gpurx_flow_put(struct gpurx_flow_table *ft, uint64_t pos, const void *key,
 		uint64_t packets, uint64_t bytes, uint64_t first, uint64_t last,
-		uint32_t tcp_flags, uint16_t queue, uint32_t why)
+		uint32_t tcp_flags, uint16_t queue, uint32_t why, uint32_t ttl,
+		const struct gpurx_flow_attr *attr)
 {
 	struct gpurx_flow_rec *rec = &ft->ring_recs[pos & (ft->ring_size - 1)];
 
@@ -167,6 +214,9 @@ gpurx_flow_put(struct gpurx_flow_table *ft, uint64_t pos, const void *key,
 	rec->queue = queue;
 	rec->tcp_flags = (uint8_t)tcp_flags;
 	rec->reason = (uint8_t)why;
+	rec->ttl_min = GPURX_FLOW_TTL_MIN(ttl);
+	rec->ttl_max = GPURX_FLOW_TTL_MAX(ttl);
+	memcpy(&rec->attr, attr, sizeof(rec->attr));
 	gpurx_flow_ring_publish(ft->ring_recs, ft->ring_size, pos,
 		ft->ring_dev);
 	gpurx_atomic_add_u64(&ft->ended[why & 7], 1);
@@ -223,7 +273,8 @@ gpurx_flow_end_at(struct gpurx_flow_table *ft, struct gpurx_flow_entry *e,
 		gpurx_atomic_load_u64(&a->bytes, GPURX_RELAXED),
 		gpurx_atomic_load_u64(&a->first_seen, GPURX_RELAXED),
 		gpurx_atomic_load_u64(&a->last_seen, GPURX_RELAXED),
-		GPURX_FLOW_REC_FLAGS(r, b), e->queue[b], why);
+		GPURX_FLOW_REC_FLAGS(r, b), e->queue[b], why,
+		gpurx_flow_ttl_of(e, b), &e->attr);
 	/* Release: the record was read out of the slot before its reuse. */
 	gpurx_flow_retag(e, GPURX_FLOW_CLOSING, next);
 	return 1;

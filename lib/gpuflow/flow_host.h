@@ -145,6 +145,11 @@ gpurx_flow_final_rec(const struct gpurx_flow_table *ft,
 	r->queue = gpurx_flow_live_queue(e);
 	r->tcp_flags = gpurx_flow_live_flags(e);
 	r->reason = (uint8_t)gpurx_flow_final_reason(ft, e, now);
+	r->ttl_min = GPURX_FLOW_TTL_MIN(GPURX_FLOW_TTL_HALF(e->ttl,
+		GPURX_FLOW_REC_B(e->rec)));
+	r->ttl_max = GPURX_FLOW_TTL_MAX(GPURX_FLOW_TTL_HALF(e->ttl,
+		GPURX_FLOW_REC_B(e->rec)));
+	r->attr = e->attr;
 }
 
 /* A slot with a live record (a key inserted for a packet that went no

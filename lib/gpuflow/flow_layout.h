@@ -41,6 +41,14 @@
 #define GPURX_FLOW_REC_FLAGS(r, b) \
 	((uint32_t)((r) >> GPURX_FLOW_REC_FLAGS_SHIFT(b)) & 0xffu)
 
+/* struct gpurx_flow_entry.ttl: buffer b's half, and a TTL as a half. */
+#define GPURX_FLOW_TTL_SHIFT(b) (16 * (b))
+#define GPURX_FLOW_TTL_HALF(w, b) \
+	((uint32_t)((w) >> GPURX_FLOW_TTL_SHIFT(b)) & 0xffffu)
+#define GPURX_FLOW_TTL_ENC(t) ((uint32_t)(t) | (255u - (uint32_t)(t)) << 8)
+#define GPURX_FLOW_TTL_MAX(h) ((uint8_t)((h) & 0xffu))
+#define GPURX_FLOW_TTL_MIN(h) ((uint8_t)(255u - ((h) >> 8)))
+
 /* TCP flags that end a flow (after the linger). */
 #define GPURX_TCP_FIN 0x01u
 #define GPURX_TCP_RST 0x04u
@@ -78,8 +86,20 @@ struct gpurx_flow_entry {
 	struct gpurx_flow_acc acc[2];	/* the record buffers */
 	uint64_t end_pos;	/* ring position of the CLOSED buffer's record */
 	uint16_t queue[2];	/* per buffer: RX queue of its first packet */
-	uint32_t reserved0;
-	uint64_t reserved1[2];
+	/*
+	 * Per buffer b, bits 16b..16b+15: its packets' TTLs, the largest in
+	 * the low byte, 255 - the smallest in the high byte
+	 * (GPURX_FLOW_TTL_*): both merge by a maximum, an empty buffer is
+	 * 0, and one 32-bit CAS moves them, only when a packet widens the
+	 * range (a flow's TTL rarely changes: a load and no store). They
+	 * are a record's like its sums: added by the buffer's holders
+	 * before they let go, read and cleared by its writer. In the space
+	 * the entry had spare: its 160 bytes, five 32-byte sectors, stay.
+	 */
+	uint32_t ttl;
+	/* The inserting packet's (set before READY, never changed while the
+	 * key lives: read without atomics like the key). */
+	struct gpurx_flow_attr attr;
 };
 
 #define GPURX_FLOW_REACH_ALL 0xffffu
@@ -133,6 +153,8 @@ GPURX_STATIC_ASSERT(offsetof(struct gpurx_flow_entry, hash) == 16 &&
 	sizeof(struct gpurx_flow_entry) % 16 == 0 &&
 	sizeof(struct gpurx_flow_table) % 16 == 0,
 	"hash, lock, reach and key are 16-byte words of every entry");
+GPURX_STATIC_ASSERT(offsetof(struct gpurx_flow_entry, ttl) % 4 == 0,
+	"the TTL word is CASed as 32 bits");
 GPURX_STATIC_ASSERT(offsetof(struct gpurx_flow_entry, reach) == 22,
 	"the reach in the state's 32-byte sector");
 GPURX_STATIC_ASSERT(offsetof(struct gpurx_flow_entry, acc[0].first_seen) % 16 ==

@@ -18,6 +18,7 @@ struct gpurx_flow_seg {
 	uint64_t first;
 	uint64_t last;
 	uint32_t flags;
+	uint32_t ttl;		/* their TTLs (GPURX_FLOW_TTL_ENC merged) */
 };
 
 /* What a group of one flow's packets does to it (steps 2 to 4). */
@@ -36,15 +37,16 @@ struct gpurx_flow_plan {
 /*
  * The group's packets pk[j], j the set bits of mask in increasing order
  * (their arrival order), through the timeouts from the live record as
- * the plan read it; noend: nothing ends (no ring room). key NULL: fill
- * the plan's segments and ends (step 2). key set: write the records that
- * start and end within the group, the 2nd to the ends-th, to ring
- * positions pos + 1, ... (step 4: the walk is the same, so are they).
+ * the plan read it; noend: nothing ends (no ring room). e NULL: fill
+ * the plan's segments and ends (step 2). e set (the pinned flow): write
+ * the records that start and end within the group, the 2nd to the
+ * ends-th, to ring positions pos + 1, ... (step 4: the walk is the same,
+ * so are they).
  */
 GPURX_FN void
 gpurx_flow_walk(struct gpurx_flow_table *ft, struct gpurx_flow_plan *pl,
 		const struct gpurx_flow_pkt *pk, uint32_t mask, int noend,
-		const struct gpurx_flow_key *key, uint64_t pos)
+		const struct gpurx_flow_entry *e, uint64_t pos)
 {
 	const uint32_t b = GPURX_FLOW_REC_B(pl->seen);
 	int live = (pl->seen & GPURX_FLOW_REC_LIVE) != 0;
@@ -56,6 +58,7 @@ gpurx_flow_walk(struct gpurx_flow_table *ft, struct gpurx_flow_plan *pl,
 	seg.first = pl->first;
 	seg.last = pl->last;
 	seg.flags = GPURX_FLOW_REC_FLAGS(pl->seen, b);
+	seg.ttl = 0;
 	while (mask != 0) {
 		const struct gpurx_flow_pkt *p = &pk[gpurx_flow_ctz(mask)];
 		uint32_t why = GPURX_FLOW_END_NONE;
@@ -68,13 +71,15 @@ gpurx_flow_walk(struct gpurx_flow_table *ft, struct gpurx_flow_plan *pl,
 			why = gpurx_flow_due(ft, seg.first, seg.last, seg.flags,
 				p->ts);
 		if (why != GPURX_FLOW_END_NONE) {
-			if (k == 0 && key == NULL) {
+			if (k == 0 && e == NULL) {
 				pl->s0 = seg;
 				pl->why0 = why;
-			} else if (k != 0 && key != NULL) {
-				gpurx_flow_put(ft, pos + k, key, seg.packets,
+			} else if (k != 0 && e != NULL) {
+				gpurx_flow_put(ft, pos + k,
+					(const void *)&e->key, seg.packets,
 					seg.bytes, seg.first, seg.last,
-					seg.flags, pl->queue, why);
+					seg.flags, pl->queue, why, seg.ttl,
+					&e->attr);
 			}
 			k++;
 			seg.packets = 0;
@@ -82,6 +87,7 @@ gpurx_flow_walk(struct gpurx_flow_table *ft, struct gpurx_flow_plan *pl,
 			seg.first = UINT64_MAX;
 			seg.last = 0;
 			seg.flags = 0;
+			seg.ttl = 0;
 		}
 		live = 1;
 		seg.packets++;
@@ -89,8 +95,10 @@ gpurx_flow_walk(struct gpurx_flow_table *ft, struct gpurx_flow_plan *pl,
 		seg.first = p->ts < seg.first ? p->ts : seg.first;
 		seg.last = p->ts > seg.last ? p->ts : seg.last;
 		seg.flags |= p->tcp_flags;
+		seg.ttl = gpurx_flow_ttl_merge(seg.ttl,
+			GPURX_FLOW_TTL_ENC(p->ttl));
 	}
-	if (key != NULL)
+	if (e != NULL)
 		return;
 	if (k == 0)
 		pl->s0 = seg;
@@ -106,7 +114,7 @@ gpurx_flow_plan_from(struct gpurx_flow_table *ft, uint64_t r, uint64_t first,
 		uint64_t last, const struct gpurx_flow_pkt *pk, uint32_t mask,
 		int noend, uint16_t queue, struct gpurx_flow_plan *pl)
 {
-	const struct gpurx_flow_seg none = { 0, 0, UINT64_MAX, 0, 0 };
+	const struct gpurx_flow_seg none = { 0, 0, UINT64_MAX, 0, 0, 0 };
 
 	pl->seen = r;
 	pl->first = first;
@@ -293,8 +301,10 @@ gpurx_flow_write_out(struct gpurx_flow_table *ft, struct gpurx_flow_entry *e,
 		gpurx_atomic_load_u64(&a->bytes, GPURX_RELAXED),
 		gpurx_atomic_load_u64(&a->first_seen, GPURX_RELAXED),
 		gpurx_atomic_load_u64(&a->last_seen, GPURX_RELAXED), flags,
-		gpurx_atomic_load_relaxed_u16(&e->queue[x]), why);
+		gpurx_atomic_load_relaxed_u16(&e->queue[x]), why,
+		gpurx_flow_ttl_of(e, x), &e->attr);
 	gpurx_flow_acc_empty(a);
+	gpurx_flow_ttl_update(e, x, 0, 0);
 	/* Release: read out and emptied before the next switch to x (its
 	 * CAS acquires). Nobody else changes these bits while CLOSED. */
 	gpurx_atomic_fetch_add_ord_u64(&e->rec, (uint64_t)0 -
@@ -334,13 +344,15 @@ gpurx_flow_finish(struct gpurx_flow_table *ft, struct gpurx_flow_entry *e,
 	const uint32_t b = GPURX_FLOW_REC_B(pl->seen), o = b ^ 1u;
 
 	if (pl->ends > 1)
-		gpurx_flow_walk(ft, pl, pk, mask, 0,
-			(const struct gpurx_flow_key *)&e->key, pos);
+		gpurx_flow_walk(ft, pl, pk, mask, 0, e, pos);
 	gpurx_flow_acc_add(&e->acc[b], pl->s0.packets, pl->s0.bytes,
 		UINT64_MAX, 0);
-	if (pl->ends != 0)
+	gpurx_flow_ttl_update(e, b, pl->s0.ttl, 1);
+	if (pl->ends != 0) {
 		gpurx_flow_acc_add(&e->acc[o], pl->sk.packets, pl->sk.bytes,
 			UINT64_MAX, 0);
+		gpurx_flow_ttl_update(e, o, pl->sk.ttl, 1);
+	}
 	if (pl->held & (1u << b))
 		gpurx_flow_let_go(ft, e, b);
 	if (pl->held & (1u << o))
@@ -408,12 +420,13 @@ gpurx_flow_account(struct gpurx_flow_table *ft, struct gpurx_flow_entry *e,
 
 /*
  * gpurx_flow_update_pkt() for a key whose gpurx_flow_hash() the caller
- * has already.
+ * has already, with the packet's TTL and attributes (NULL: zeros) too.
  */
 GPURX_FN int
-gpurx_flow_update_pkt_hashed(struct gpurx_flow_table *ft,
+gpurx_flow_update_pkt_attr(struct gpurx_flow_table *ft,
 		const struct gpurx_flow_key *key, uint32_t hash, uint64_t bytes,
-		uint64_t ts, uint8_t tcp_flags, uint16_t queue)
+		uint64_t ts, uint8_t tcp_flags, uint8_t ttl,
+		const struct gpurx_flow_attr *attr, uint16_t queue)
 {
 	struct gpurx_flow_pkt p;
 	struct gpurx_flow_entry *home, *e;
@@ -423,9 +436,10 @@ gpurx_flow_update_pkt_hashed(struct gpurx_flow_table *ft,
 	p.ts = ts;
 	p.hash = hash;
 	p.tcp_flags = tcp_flags;
+	p.ttl = ttl;
 	p.queue = queue;
 	if (ft->ring != NULL) {
-		if ((e = gpurx_flow_pin(ft, key, &p)) == NULL)
+		if ((e = gpurx_flow_pin_attr(ft, key, &p, attr)) == NULL)
 			return -1;
 		gpurx_flow_account(ft, e, &p, 1u, queue, 1);
 		return 0;
@@ -444,12 +458,22 @@ gpurx_flow_update_pkt_hashed(struct gpurx_flow_table *ft,
 		gpurx_flow_count(e, &p);
 	else if ((e = gpurx_flow_claim(ft, hash & (ft->capacity - 1),
 			&s)) != NULL)
-		gpurx_flow_fill(ft, e, s, key, &p, 0);
+		gpurx_flow_fill(ft, e, s, key, &p, attr, 0);
 	gpurx_atomic_unlock_u16(&home->lock);
 	if (e != NULL)
 		return 0;
 	gpurx_flow_overflow(ft, bytes);
 	return -1;
+}
+
+/* The same without TTL and attributes. */
+GPURX_FN int
+gpurx_flow_update_pkt_hashed(struct gpurx_flow_table *ft,
+		const struct gpurx_flow_key *key, uint32_t hash, uint64_t bytes,
+		uint64_t ts, uint8_t tcp_flags, uint16_t queue)
+{
+	return gpurx_flow_update_pkt_attr(ft, key, hash, bytes, ts, tcp_flags,
+		0, NULL, queue);
 }
 
 /*

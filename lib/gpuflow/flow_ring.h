@@ -45,10 +45,28 @@ struct gpurx_flow_key {
 	uint8_t src[16];	/* IPv4 as ::ffff:a.b.c.d */
 	uint8_t dst[16];
 	uint16_t sport;
+	/* ICMP and ICMPv6: type << 8 | code, as nfdump (and NetFlow v5)
+	 * keep it: an echo stream and each kind of error are flows apart. */
 	uint16_t dport;
 	uint16_t vlan_id;
 	uint8_t proto;
 	uint8_t ip_version;
+};
+
+/*
+ * What a flow's slot keeps of the packet that inserted its key: fields
+ * outside the key that a flow's packets share, MACs and TOS (they change
+ * only when the path does). Per slot, not per record: a record's first
+ * packet's would need room for two sets (the entry has 20 spare bytes).
+ * The packet that inserted the key is the flow's first, or the first
+ * after a timeout scan ended it; on the GPU, whose inserts are not
+ * ordered, any of the first item's packets of a new flow.
+ */
+struct gpurx_flow_attr {
+	uint8_t dst_mac[6];
+	uint8_t src_mac[6];
+	uint8_t tos;		/* IPv4 TOS or IPv6 traffic class */
+	uint8_t pad[3];
 };
 
 /* One ended flow record: what the exporter turns into IPFIX. */
@@ -61,9 +79,12 @@ struct gpurx_flow_rec {
 	uint16_t queue;		/* RX queue of its first packet */
 	uint8_t tcp_flags;	/* union over its packets */
 	uint8_t reason;		/* enum gpurx_flow_end */
-	uint32_t pad;
+	uint8_t ttl_min;	/* over its packets: IPv4 TTL, IPv6 hop limit */
+	uint8_t ttl_max;
+	uint16_t pad;
+	struct gpurx_flow_attr attr;	/* the flow's first packet's */
 	uint64_t seq;		/* ring position + 1, stored last */
-	uint64_t pad2;
+	uint64_t pad2[3];
 };
 
 /* Where a ring's records are (gpurx_flow_ring.flags). */
@@ -96,7 +117,10 @@ struct gpurx_flow_ring {
 
 /* Hashing and comparing walk the key as bytes: no padding allowed. */
 GPURX_STATIC_ASSERT(sizeof(struct gpurx_flow_key) == 40, "flow key has padding");
-GPURX_STATIC_ASSERT(sizeof(struct gpurx_flow_rec) == 96, "flow record layout");
+GPURX_STATIC_ASSERT(sizeof(struct gpurx_flow_attr) == 16, "flow attributes");
+/* 128: a whole number of 32-byte sectors for the GPU's stores and the
+ * pull's copies (96 held no room for the MACs). */
+GPURX_STATIC_ASSERT(sizeof(struct gpurx_flow_rec) == 128, "flow record layout");
 GPURX_STATIC_ASSERT(sizeof(struct gpurx_flow_ring) == 128, "flow ring header");
 
 /* A ring with its records after its header. */

@@ -16,6 +16,7 @@ struct gpurx_flow_pkt {
 	uint64_t ts;
 	uint32_t hash;
 	uint8_t tcp_flags;
+	uint8_t ttl;		/* in the padding: the struct stays 24 bytes */
 	uint16_t queue;
 };
 
@@ -56,6 +57,7 @@ gpurx_flow_count_rec(struct gpurx_flow_entry *e,
 	gpurx_atomic_add_u64(&e->acc[0].bytes, p->bytes);
 	gpurx_atomic_min_u64(&e->acc[0].first_seen, p->ts);
 	gpurx_atomic_max_u64(&e->acc[0].last_seen, p->ts);
+	gpurx_flow_ttl_update(e, 0, GPURX_FLOW_TTL_ENC(p->ttl), 1);
 	if (fl & ~rec)
 		gpurx_atomic_or_u64(&e->rec, fl);
 }
@@ -213,20 +215,27 @@ gpurx_flow_find(struct gpurx_flow_table *ft, const struct gpurx_flow_key *key,
 }
 
 /*
- * Fill a slot this thread holds BUSY (state s) with the key and publish
- * it READY: pinned by this thread with both buffers empty (pinned), or
- * with the packet counted (a table whose flows never end).
+ * Fill a slot this thread holds BUSY (state s) with the key and the
+ * packet's attributes (NULL: none, zeros) and publish it READY: pinned
+ * by this thread with both buffers empty (pinned), or with the packet
+ * counted (a table whose flows never end).
  */
 GPURX_FN void
 gpurx_flow_fill(struct gpurx_flow_table *ft, struct gpurx_flow_entry *e,
 		uint64_t s, const struct gpurx_flow_key *key,
-		const struct gpurx_flow_pkt *p, int pinned)
+		const struct gpurx_flow_pkt *p, const struct gpurx_flow_attr *attr,
+		int pinned)
 {
 	const uint64_t low = s & 0xffffffffull;
 	const uint64_t gen = ((low >> 8) + 1) & 0xffffffull;
 
 	e->hash = p->hash;
 	memcpy((void *)&e->key, key, sizeof(*key));
+	if (attr != NULL)
+		memcpy((void *)&e->attr, attr, sizeof(*attr));
+	else
+		memset((void *)&e->attr, 0, sizeof(e->attr));
+	e->ttl = pinned ? 0 : GPURX_FLOW_TTL_ENC(p->ttl);
 	gpurx_flow_acc_empty(&e->acc[0]);
 	gpurx_flow_acc_empty(&e->acc[1]);
 	e->queue[0] = p->queue;
@@ -328,12 +337,14 @@ gpurx_flow_overflow(struct gpurx_flow_table *ft, uint64_t bytes)
 
 /*
  * Step 1, pin (not ordered; a table whose flows end): the slot of the
- * packet's key, inserted if absent, pinned by this packet; NULL when the
- * window has no room for it (the packet went to the overflow counters).
+ * packet's key, inserted if absent (with attr, may be NULL), pinned by
+ * this packet; NULL when the window has no room for it (the packet went
+ * to the overflow counters).
  */
 GPURX_FN struct gpurx_flow_entry *
-gpurx_flow_pin(struct gpurx_flow_table *ft, const struct gpurx_flow_key *key,
-		const struct gpurx_flow_pkt *p)
+gpurx_flow_pin_attr(struct gpurx_flow_table *ft,
+		const struct gpurx_flow_key *key, const struct gpurx_flow_pkt *p,
+		const struct gpurx_flow_attr *attr)
 {
 	struct gpurx_flow_entry *home, *e;
 	uint64_t s;
@@ -350,11 +361,19 @@ gpurx_flow_pin(struct gpurx_flow_table *ft, const struct gpurx_flow_key *key,
 	e = gpurx_flow_find(ft, key, p->hash, 1);
 	if (e == NULL && (e = gpurx_flow_claim(ft,
 			p->hash & (ft->capacity - 1), &s)) != NULL)
-		gpurx_flow_fill(ft, e, s, key, p, 1);
+		gpurx_flow_fill(ft, e, s, key, p, attr, 1);
 	gpurx_atomic_unlock_u16(&home->lock);
 	if (e == NULL)
 		gpurx_flow_overflow(ft, p->bytes);
 	return e;
+}
+
+/* The same without attributes. */
+GPURX_FN struct gpurx_flow_entry *
+gpurx_flow_pin(struct gpurx_flow_table *ft, const struct gpurx_flow_key *key,
+		const struct gpurx_flow_pkt *p)
+{
+	return gpurx_flow_pin_attr(ft, key, p, NULL);
 }
 
 #endif /* GPURX_FLOW_SLOT_H */

@@ -4,8 +4,8 @@
  * sets, sequence numbers, export time, observation domain) into a buffer
  * exporter (fbExporterAllocBuffer) in manual mode, so each message is
  * known the moment it is complete; this file only moves the bytes: to a
- * file, a UDP socket (a datagram per message, paced, the templates again
- * every GPURX_IPFIX_TEMPLATE_S) and a TCP connection (templates first on
+ * file, a UDP socket (a datagram per message, paced to a rate of records,
+ * the templates again every GPURX_IPFIX_TEMPLATE_S) and a TCP connection (templates first on
  * every connection, a lost one made again every second). A destination
  * that cannot take a message has its records counted lost and warned
  * about; the caller never waits for it beyond a send timeout.
@@ -25,6 +25,7 @@
 
 #include <fixbuf/public.h>
 
+#include <rte_common.h>
 #include <rte_log.h>
 
 #include "gpuapp_clock.h"
@@ -44,6 +45,7 @@ RTE_LOG_REGISTER_DEFAULT(gpuflow_logtype, INFO);
 
 #define TID_V4 0x0100
 #define TID_V6 0x0101
+#define TID_STATS 0x0102
 /* A message per datagram within a 1500-byte MTU; on a stream or in a
  * file, large messages (a write per 65 KB). */
 #define MTU_DATAGRAM 1400
@@ -52,20 +54,24 @@ RTE_LOG_REGISTER_DEFAULT(gpuflow_logtype, INFO);
 #define CONNECT_TIMEOUT_MS 500
 #define SEND_TIMEOUT_MS 500
 #define WARN_EVERY_S 10
-/* UDP pacing: at most this many datagrams a millisecond (about 1.6 M
- * records/s), so that a burst (the flows live at exit, many flows ending
- * at once) fits a collector's socket buffer (Linux's default, 208 KiB,
- * holds about 90 such datagrams) instead of being dropped there. */
-#define UDP_PER_MS 64
+/* UDP pacing: datagrams go out ahead of the rate by this much at most,
+ * so a burst (the flows live at exit, many flows ending at once) never
+ * arrives faster than the rate for longer. */
+#define UDP_BURST_NS 1000000ull
 
 /* What libfixbuf reads per record: the internal templates below, field
- * for field (paddingOctets where C aligns). */
+ * for field (paddingOctets where C aligns). The fields after `reason`
+ * came later: appended, so that a reader of the older fields finds them
+ * where they were. */
 struct rec4 {
 	uint64_t start_ms, end_ms, packets, octets;
 	uint32_t src, dst, ingress;
 	uint16_t sport, dport, vlan, tcp_flags;
 	uint8_t proto, reason;
-	uint8_t pad[2];
+	uint16_t icmp;		/* type * 256 + code; 0 unless ICMP */
+	uint8_t src_mac[6], dst_mac[6];
+	uint8_t tos, ttl_min, ttl_max;
+	uint8_t pad[1];
 };
 
 struct rec6 {
@@ -74,11 +80,14 @@ struct rec6 {
 	uint32_t ingress;
 	uint16_t sport, dport, vlan, tcp_flags;
 	uint8_t proto, reason;
-	uint8_t pad[2];
+	uint16_t icmp;		/* type * 256 + code; 0 unless ICMPv6 */
+	uint8_t src_mac[6], dst_mac[6];
+	uint8_t tos, ttl_min, ttl_max;
+	uint8_t pad[1];
 };
 
-_Static_assert(sizeof(struct rec4) == 56, "rec4 layout");
-_Static_assert(sizeof(struct rec6) == 80, "rec6 layout");
+_Static_assert(sizeof(struct rec4) == 72, "rec4 layout");
+_Static_assert(sizeof(struct rec6) == 96, "rec6 layout");
 
 /* A template is the head, the addresses of its IP version, the tail.
  * Flag 1: the padding is in the internal template only; the messages
@@ -111,7 +120,59 @@ static fbInfoElementSpec_t spec_tail[] = {
 	{ "tcpControlBits", 2, 0 },
 	{ "protocolIdentifier", 1, 0 },
 	{ "flowEndReason", 1, 0 },
-	{ "paddingOctets", 2, 1 },
+	FB_IESPEC_NULL
+};
+
+/*
+ * The ICMP type and code of the IP version's template, then what both
+ * carry. TTL as minimumTTL/maximumTTL over the record's packets rather
+ * than ipTTL (192, one packet's): a range says more, is the same
+ * whichever packet came first (so the GPU's record equals the CPU's),
+ * and is what nfdump 1.7.2 and later read (1.7.1, Debian 12's, reads
+ * neither). MACs and TOS are the flow's first packet's (flow_ring.h).
+ */
+static fbInfoElementSpec_t spec_icmp4[] = {
+	{ "icmpTypeCodeIPv4", 2, 0 },
+	FB_IESPEC_NULL
+};
+
+static fbInfoElementSpec_t spec_icmp6[] = {
+	{ "icmpTypeCodeIPv6", 2, 0 },
+	FB_IESPEC_NULL
+};
+
+static fbInfoElementSpec_t spec_l2[] = {
+	{ "sourceMacAddress", 6, 0 },
+	{ "destinationMacAddress", 6, 0 },
+	{ "ipClassOfService", 1, 0 },
+	{ "minimumTTL", 1, 0 },
+	{ "maximumTTL", 1, 0 },
+	{ "paddingOctets", 1, 1 },
+	FB_IESPEC_NULL
+};
+
+/*
+ * The exporter's statistics, an options record (RFC 7011 section 4.3)
+ * scoped to the observation domain: what the exporter sent before it,
+ * packets the meter could not account (no flow slot) and records not
+ * sent (lost to a destination, or never written by a stopped GPU).
+ */
+struct rec_stats {
+	uint32_t domain;
+	uint32_t pad;
+	uint64_t messages, records, octets, ignored_packets, not_sent;
+};
+
+_Static_assert(sizeof(struct rec_stats) == 48, "rec_stats layout");
+
+static fbInfoElementSpec_t spec_stats[] = {
+	{ "observationDomainId", 4, 0 },
+	{ "paddingOctets", 4, 1 },
+	{ "exportedMessageTotalCount", 8, 0 },
+	{ "exportedFlowRecordTotalCount", 8, 0 },
+	{ "exportedOctetTotalCount", 8, 0 },
+	{ "ignoredPacketTotalCount", 8, 0 },
+	{ "notSentFlowTotalCount", 8, 0 },
 	FB_IESPEC_NULL
 };
 
@@ -125,8 +186,7 @@ struct sink {
 	struct addrinfo *addrs;	/* TCP: where to (re)connect */
 	int need_templates;	/* TCP: connected, templates not yet sent */
 	uint64_t next_try;	/* TCP: ns of the next connect attempt */
-	uint64_t tokens_at;	/* UDP: ns the pacing tokens were counted at */
-	uint32_t tokens;
+	uint64_t due_ns;	/* UDP: when the next datagram may go */
 	uint64_t messages, lost_records, lost_messages;
 	uint64_t next_warn;	/* ns */
 	char last_error[160];
@@ -142,8 +202,14 @@ struct gpurx_ipfix {
 	uint16_t cur_tid;
 	uint32_t in_msg;	/* records in the message being built */
 	int templates_in_msg;
+	int stats_in_msg;	/* the statistics record */
+	uint32_t domain;
+	uint64_t msgs_out, octets_out;	/* messages built, their bytes */
+	uint64_t ignored_packets, not_sent;	/* the caller's, for stats */
+	uint64_t last_stats;	/* ns */
 	int has_udp;
 	int lib_failed;		/* libfixbuf refused: nothing more */
+	uint64_t rate;		/* UDP: records/s, 0: unpaced */
 	uint32_t ingress;
 	uint64_t last_templates;	/* ns */
 	struct sink sinks[2];
@@ -243,25 +309,33 @@ tcp_connect(struct sink *s, char *why, size_t why_len)
 	return -1;
 }
 
-/* Waits, if need be, for the UDP sink's next datagram to be due. */
+/*
+ * Waits, if need be, for the UDP sink's next datagram to be due at
+ * `rate` records/s (0: never), then books its records (a templates-only
+ * datagram as one). A collector that cannot keep up drops datagrams in
+ * its socket buffer, where the exporter never sees it.
+ */
 static void
-udp_pace(struct sink *s)
+udp_pace(struct sink *s, uint64_t rate, uint32_t records)
 {
-	uint64_t now = gpuapp_mono_ns();
+	uint64_t now;
 
-	if (s->tokens == 0) {
-		if (now - s->tokens_at < 1000000)
-			sleep_ns(s->tokens_at + 1000000 - now);
-		s->tokens = UDP_PER_MS;
-		s->tokens_at = gpuapp_mono_ns();
-	}
-	s->tokens--;
+	if (rate == 0)
+		return;
+	now = gpuapp_mono_ns();
+	/* Time not used (an idle exporter) is not saved up beyond a burst. */
+	if (s->due_ns + UDP_BURST_NS < now)
+		s->due_ns = now - UDP_BURST_NS;
+	if (s->due_ns > now)
+		sleep_ns(s->due_ns - now);
+	s->due_ns += (uint64_t)(records != 0 ? records : 1) * 1000000000ull /
+		rate;
 }
 
 /* One whole message to s, or counted lost. */
 static void
-sink_send(struct sink *s, const uint8_t *msg, size_t len, uint32_t records,
-		int templates)
+sink_send(struct sink *s, uint64_t rate, const uint8_t *msg, size_t len,
+		uint32_t records, int templates)
 {
 	char why[160];
 	size_t off = 0;
@@ -281,7 +355,7 @@ sink_send(struct sink *s, const uint8_t *msg, size_t len, uint32_t records,
 		sink_warn(s, why);
 		return;
 	case SINK_UDP:
-		udp_pace(s);
+		udp_pace(s, rate, records);
 		/* Never waits on the socket: a full buffer drops the datagram.
 		 * A collector that is not there shows as the ICMP error the
 		 * kernel reports on a later send. */
@@ -369,18 +443,22 @@ emit(struct gpurx_ipfix *x)
 	GError *err = NULL;
 	size_t len;
 
-	if (x->lib_failed || (x->in_msg == 0 && !x->templates_in_msg))
+	if (x->lib_failed || (x->in_msg == 0 && !x->templates_in_msg &&
+			!x->stats_in_msg))
 		return;
 	if (!fBufEmit(x->fbuf, &err)) {
 		lib_error(x, "fBufEmit", err);
 		return;
 	}
 	len = fbExporterGetMsgLen(x->exporter);
+	x->msgs_out++;
+	x->octets_out += len;
 	for (unsigned int i = 0; i < x->n_sinks; i++)
-		sink_send(&x->sinks[i], x->msg, len, x->in_msg,
+		sink_send(&x->sinks[i], x->rate, x->msg, len, x->in_msg,
 			x->templates_in_msg);
 	x->in_msg = 0;
 	x->templates_in_msg = 0;
+	x->stats_in_msg = 0;
 }
 
 /* Templates in a message of their own (the one before is sent first). */
@@ -447,10 +525,21 @@ append(struct gpurx_ipfix *x, void *rec, size_t len)
 	return 0;
 }
 
+/* Whether the record is of its IP version's ICMP: then the key's dport
+ * is type << 8 | code (flow_ring.h), exported as the version's
+ * icmpTypeCode, and there are no ports. */
+static int
+rec_is_icmp(const struct gpurx_flow_key *k)
+{
+	return (k->ip_version == 4 && k->proto == 1) ||
+		(k->ip_version == 6 && k->proto == 58);
+}
+
 void
 gpurx_ipfix_add(struct gpurx_ipfix *x, const struct gpurx_flow_rec *r)
 {
 	const struct gpurx_flow_key *k = &r->key;
+	const int icmp = rec_is_icmp(k);
 
 	if (x->lib_failed)
 		return;
@@ -466,11 +555,15 @@ gpurx_ipfix_add(struct gpurx_ipfix *x, const struct gpurx_flow_rec *r)
 			.dst = ((uint32_t)k->dst[12] << 24) |
 				((uint32_t)k->dst[13] << 16) |
 				((uint32_t)k->dst[14] << 8) | k->dst[15],
-			.sport = k->sport, .dport = k->dport,
+			.sport = k->sport, .dport = icmp ? 0 : k->dport,
 			.vlan = k->vlan_id, .tcp_flags = r->tcp_flags,
 			.proto = k->proto, .reason = r->reason,
+			.icmp = icmp ? k->dport : 0, .tos = r->attr.tos,
+			.ttl_min = r->ttl_min, .ttl_max = r->ttl_max,
 		};
 
+		memcpy(v.src_mac, r->attr.src_mac, 6);
+		memcpy(v.dst_mac, r->attr.dst_mac, 6);
 		if (set_templates(x, TID_V4) != 0 ||
 				append(x, &v, sizeof(v)) != 0)
 			return;
@@ -480,11 +573,15 @@ gpurx_ipfix_add(struct gpurx_ipfix *x, const struct gpurx_flow_rec *r)
 			.end_ms = r->last_ns / 1000000,
 			.packets = r->packets, .octets = r->bytes,
 			.ingress = x->ingress,
-			.sport = k->sport, .dport = k->dport,
+			.sport = k->sport, .dport = icmp ? 0 : k->dport,
 			.vlan = k->vlan_id, .tcp_flags = r->tcp_flags,
 			.proto = k->proto, .reason = r->reason,
+			.icmp = icmp ? k->dport : 0, .tos = r->attr.tos,
+			.ttl_min = r->ttl_min, .ttl_max = r->ttl_max,
 		};
 
+		memcpy(v.src_mac, r->attr.src_mac, 6);
+		memcpy(v.dst_mac, r->attr.dst_mac, 6);
 		memcpy(v.src, k->src, 16);
 		memcpy(v.dst, k->dst, 16);
 		if (set_templates(x, TID_V6) != 0 ||
@@ -518,6 +615,41 @@ gpurx_ipfix_drain(struct gpurx_ipfix *x, struct gpurx_flow_ring *ring,
 }
 
 void
+gpurx_ipfix_set_meter_counts(struct gpurx_ipfix *x, uint64_t ignored_packets,
+		uint64_t not_sent)
+{
+	x->ignored_packets = ignored_packets;
+	x->not_sent = not_sent;
+}
+
+/* The statistics options record in a message of its own, counting the
+ * messages before it. */
+static void
+send_stats(struct gpurx_ipfix *x)
+{
+	struct rec_stats v = {
+		.domain = x->domain,
+		.records = x->counts.records,
+		.ignored_packets = x->ignored_packets,
+	};
+	uint64_t lost = 0;
+
+	emit(x);
+	if (x->lib_failed)
+		return;
+	for (unsigned int i = 0; i < x->n_sinks; i++)
+		lost = RTE_MAX(lost, x->sinks[i].lost_records);
+	v.messages = x->msgs_out;
+	v.octets = x->octets_out;
+	v.not_sent = x->not_sent + lost;
+	x->last_stats = gpuapp_mono_ns();
+	if (set_templates(x, TID_STATS) != 0 || append(x, &v, sizeof(v)) != 0)
+		return;
+	x->stats_in_msg = 1;
+	emit(x);
+}
+
+void
 gpurx_ipfix_connect(struct gpurx_ipfix *x)
 {
 	if (reconnect(x))
@@ -531,6 +663,9 @@ gpurx_ipfix_tick(struct gpurx_ipfix *x)
 	if (reconnect(x) || (x->has_udp && gpuapp_mono_ns() - x->last_templates >=
 			GPURX_IPFIX_TEMPLATE_S * 1000000000ull))
 		send_templates(x);
+	if (gpuapp_mono_ns() - x->last_stats >=
+			GPURX_IPFIX_STATS_S * 1000000000ull)
+		send_stats(x);
 }
 
 /* --- Set-up ---------------------------------------------------------------- */
@@ -538,25 +673,37 @@ gpurx_ipfix_tick(struct gpurx_ipfix *x)
 /* The template of records with these addresses, as internal template
  * (padding included, flags 1) or as the one the messages carry. */
 static int
-append_specs(fbTemplate_t *t, fbInfoElementSpec_t *addr, uint32_t flags,
-		GError **err)
+append_specs(fbTemplate_t *t, fbInfoElementSpec_t *addr,
+		fbInfoElementSpec_t *icmp, uint32_t flags, GError **err)
 {
 	return fbTemplateAppendSpecArray(t, spec_head, flags, err) &&
 		fbTemplateAppendSpecArray(t, addr, flags, err) &&
-		fbTemplateAppendSpecArray(t, spec_tail, flags, err);
+		fbTemplateAppendSpecArray(t, spec_tail, flags, err) &&
+		fbTemplateAppendSpecArray(t, icmp, flags, err) &&
+		fbTemplateAppendSpecArray(t, spec_l2, flags, err);
 }
 
+/* addr NULL: the statistics options template (spec_stats, scope 1). */
 static int
 add_template(struct gpurx_ipfix *x, uint16_t tid, fbInfoElementSpec_t *addr,
-		size_t rec_len)
+		fbInfoElementSpec_t *icmp, size_t rec_len)
 {
 	fbTemplate_t *internal = fbTemplateAlloc(x->model);
 	fbTemplate_t *external = fbTemplateAlloc(x->model);
 	GError *err = NULL;
 
-	if (!append_specs(internal, addr, 1, &err) ||
-			!append_specs(external, addr, 0, &err))
+	if (addr == NULL) {
+		if (!fbTemplateAppendSpecArray(internal, spec_stats, 1, &err) ||
+				!fbTemplateAppendSpecArray(external, spec_stats,
+					0, &err))
+			goto fail_both;
+		/* Scope: the first element, observationDomainId. */
+		fbTemplateSetOptionsScope(internal, 1);
+		fbTemplateSetOptionsScope(external, 1);
+	} else if (!append_specs(internal, addr, icmp, 1, &err) ||
+			!append_specs(external, addr, icmp, 0, &err)) {
 		goto fail_both;
+	}
 	if (fbTemplateGetIELenOfMemBuffer(internal) != rec_len) {
 		FLOW_LOG(ERR, "error: flow export: template %#x describes %u "
 			"bytes, the record has %zu\n", tid,
@@ -652,6 +799,8 @@ gpurx_ipfix_open(const char *collector, const char *file, uint32_t domain,
 	for (unsigned int i = 0; i < 2; i++)
 		x->sinks[i].fd = -1;
 	x->ingress = ingress;
+	x->domain = domain;
+	x->rate = GPURX_IPFIX_RATE_DEFAULT;
 	if ((file != NULL && open_file(x, file) != 0) ||
 			(collector != NULL && open_collector(x, collector) != 0))
 		goto fail;
@@ -669,8 +818,12 @@ gpurx_ipfix_open(const char *collector, const char *file, uint32_t domain,
 	 * Templates go into the session before it has a buffer, so that
 	 * they are written by send_templates() alone. */
 	fbSessionSetDomain(x->session, domain);
-	if (add_template(x, TID_V4, spec_addr4, sizeof(struct rec4)) != 0 ||
-			add_template(x, TID_V6, spec_addr6, sizeof(struct rec6)) != 0)
+	if (add_template(x, TID_V4, spec_addr4, spec_icmp4,
+			sizeof(struct rec4)) != 0 ||
+			add_template(x, TID_V6, spec_addr6, spec_icmp6,
+			sizeof(struct rec6)) != 0 ||
+			add_template(x, TID_STATS, NULL, NULL,
+			sizeof(struct rec_stats)) != 0)
 		goto fail;
 	x->exporter = fbExporterAllocBuffer(x->msg, x->has_udp ?
 		MTU_DATAGRAM : MTU_STREAM);
@@ -685,10 +838,24 @@ gpurx_ipfix_open(const char *collector, const char *file, uint32_t domain,
 	send_templates(x);
 	if (x->lib_failed)
 		goto fail;
+	/* The first statistics record one period from now. */
+	x->last_stats = gpuapp_mono_ns();
 	return x;
 fail:
 	gpurx_ipfix_free(x);
 	return NULL;
+}
+
+void
+gpurx_ipfix_set_rate(struct gpurx_ipfix *x, uint64_t rate)
+{
+	x->rate = rate;
+}
+
+int
+gpurx_ipfix_has_udp(const struct gpurx_ipfix *x)
+{
+	return x->has_udp;
 }
 
 const char *
@@ -702,7 +869,8 @@ gpurx_ipfix_close(struct gpurx_ipfix *x)
 {
 	int rc = 0;
 
-	emit(x);
+	/* The last statistics: every record counted. */
+	send_stats(x);
 	for (unsigned int i = 0; i < x->n_sinks; i++) {
 		struct sink *s = &x->sinks[i];
 

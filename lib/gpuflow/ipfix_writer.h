@@ -26,6 +26,17 @@ struct gpurx_ipfix;
 struct gpurx_ipfix *gpurx_ipfix_open(const char *collector, const char *file,
 		uint32_t domain, uint32_t ingress);
 
+/*
+ * UDP collectors: records/s at most (0: as fast as the socket takes
+ * them), GPURX_IPFIX_RATE_DEFAULT unless set. UDP has no flow control:
+ * a collector slower than this drops datagrams unseen by the exporter,
+ * which only the collector's sequence check shows.
+ */
+#define GPURX_IPFIX_RATE_DEFAULT 100000
+void gpurx_ipfix_set_rate(struct gpurx_ipfix *x, uint64_t rate);
+/* Whether a destination is a UDP collector. */
+int gpurx_ipfix_has_udp(const struct gpurx_ipfix *x);
+
 /* "udp://192.0.2.1:4739 and file x.ipfix", for messages. */
 const char *gpurx_ipfix_describe(const struct gpurx_ipfix *x);
 
@@ -52,6 +63,20 @@ uint32_t gpurx_ipfix_drain(struct gpurx_ipfix *x, struct gpurx_flow_ring *ring,
 #define GPURX_IPFIX_TICK_MS 100
 #define GPURX_IPFIX_TEMPLATE_S 10
 void gpurx_ipfix_tick(struct gpurx_ipfix *x);
+
+/*
+ * The exporter's statistics (an options record, RFC 7011 section 4.3,
+ * scoped to the observation domain: exportedMessageTotalCount,
+ * exportedFlowRecordTotalCount, exportedOctetTotalCount,
+ * ignoredPacketTotalCount, notSentFlowTotalCount) go out every
+ * GPURX_IPFIX_STATS_S from gpurx_ipfix_tick() and last from
+ * gpurx_ipfix_close(). The meter's part: packets no flow slot took,
+ * records it never handed over (the writer adds those a destination
+ * lost), as of now.
+ */
+#define GPURX_IPFIX_STATS_S 10
+void gpurx_ipfix_set_meter_counts(struct gpurx_ipfix *x,
+		uint64_t ignored_packets, uint64_t not_sent);
 
 /* Everything out, the file and sockets closed. 0, or -1 when a file is
  * incomplete or libfixbuf failed (said). */

@@ -188,6 +188,32 @@ gpurx_atomic_or_u64(uint64_t *p, uint64_t v)
 #endif
 }
 
+/* A 32-bit word other threads change with atomics, relaxed (on the
+ * device from L2, never a stale L1 line). */
+GPURX_FN uint32_t
+gpurx_atomic_load_relaxed_u32(const uint32_t *p)
+{
+#if GPURX_ON_DEVICE
+	return *(const volatile uint32_t *)p;
+#else
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+#endif
+}
+
+/* Compare-and-swap, relaxed; returns the value seen, like atomicCAS():
+ * expected when it swapped. */
+GPURX_FN uint32_t
+gpurx_atomic_cas_u32(uint32_t *p, uint32_t expected, uint32_t desired)
+{
+#if GPURX_ON_DEVICE
+	return atomicCAS((unsigned int *)p, expected, desired);
+#else
+	__atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_RELAXED,
+		__ATOMIC_RELAXED);
+	return expected;
+#endif
+}
+
 /* A word others read with atomics; relaxed: no ordering (on the device
  * a volatile store: performed in L2, never held in L1). */
 GPURX_FN void

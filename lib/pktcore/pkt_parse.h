@@ -89,12 +89,15 @@ struct gpurx_pkt_info {
 	uint8_t l4_proto;	/* IPv4 protocol or last IPv6 next header */
 	uint8_t ext_hdr_count;
 	uint8_t ttl;		/* TTL or hop limit */
+	uint8_t tos;		/* IPv4 TOS or IPv6 traffic class */
 	uint8_t tcp_flags;
 	uint8_t icmp_type;
 	uint8_t icmp_code;
 	uint8_t malformed;	/* enum gpurx_malformed */
 	uint8_t src[16];	/* IPv4 as ::ffff:a.b.c.d */
 	uint8_t dst[16];
+	uint8_t dst_mac[6];	/* the frame's first bytes, as on the wire */
+	uint8_t src_mac[6];
 };
 
 /*
@@ -125,9 +128,12 @@ gpurx_pkt_info_same(const struct gpurx_pkt_info *a,
 		a->vlan_count == b->vlan_count &&
 		a->ip_version == b->ip_version && a->l4_proto == b->l4_proto &&
 		a->ext_hdr_count == b->ext_hdr_count && a->ttl == b->ttl &&
-		a->tcp_flags == b->tcp_flags && a->icmp_type == b->icmp_type &&
+		a->tos == b->tos && a->tcp_flags == b->tcp_flags && a->icmp_type == b->icmp_type &&
 		a->icmp_code == b->icmp_code && a->malformed == b->malformed &&
-		memcmp(a->src, b->src, 16) == 0 && memcmp(a->dst, b->dst, 16) == 0;
+		memcmp(a->src, b->src, 16) == 0 &&
+		memcmp(a->dst, b->dst, 16) == 0 &&
+		memcmp(a->dst_mac, b->dst_mac, 6) == 0 &&
+		memcmp(a->src_mac, b->src_mac, 6) == 0;
 }
 
 /* off + len <= end, written so it cannot wrap. */
@@ -277,6 +283,7 @@ gpurx_parse_ipv4(struct gpurx_pkt_view pkt, uint32_t caplen, uint32_t wirelen,
 	pi->flags |= GPURX_PF_IPV4;
 	if (ihl > 20)
 		pi->flags |= GPURX_PF_IP_OPTIONS;
+	pi->tos = gpurx_view_u8(h, 1);
 	pi->ttl = gpurx_view_u8(h, 8);
 	pi->l4_proto = gpurx_view_u8(h, 9);
 	gpurx_addr_from_v4(pi->src, h, 12);
@@ -330,6 +337,9 @@ gpurx_parse_ipv6(struct gpurx_pkt_view pkt, uint32_t caplen, uint32_t wirelen,
 		return GPURX_MAL_TRUNCATED_L3;
 	pi->ip_version = 6;
 	pi->flags |= GPURX_PF_IPV6;
+	/* The traffic class straddles the first two bytes. */
+	pi->tos = (uint8_t)((gpurx_view_u8(h, 0) << 4) |
+		(gpurx_view_u8(h, 1) >> 4));
 	pi->ttl = gpurx_view_u8(h, 7);
 	for (int i = 0; i < 16; i++) {
 		pi->src[i] = gpurx_view_u8(h, 8 + i);
@@ -410,6 +420,10 @@ gpurx_pkt_parse_view(struct gpurx_pkt_view pkt, uint32_t caplen,
 	if (caplen < GPURX_ETH_HLEN) {
 		rc = GPURX_MAL_TRUNCATED_L2;
 		goto out;
+	}
+	for (uint32_t i = 0; i < 6; i++) {
+		pi->dst_mac[i] = gpurx_view_u8(pkt, i);
+		pi->src_mac[i] = gpurx_view_u8(pkt, 6 + i);
 	}
 	et = gpurx_view_be16(pkt, 12);
 	while (gpurx_is_vlan_tpid(et)) {

@@ -14,6 +14,7 @@
 #include "classify_ref.h"
 #include "filter_compile.h"
 #include "flow_classify.h"
+#include "gpugen_build.h"
 #include "check.h"
 
 #include <pcap/pcap.h>
@@ -416,6 +417,60 @@ test_classify_inspect(void)
 	pkt_batch_free(&b);
 }
 
+/* The flow key of the packet s builds (parsed into *pi). */
+static struct gpurx_flow_key
+key_of(const struct gpugen_pkt_spec *s, struct gpurx_pkt_info *pi)
+{
+	struct gpugen_pkt_layout lay;
+	struct gpurx_flow_key key;
+	uint8_t buf[256];
+	uint32_t len = gpugen_pkt_build(s, buf, sizeof(buf), &lay);
+
+	CHECK(len != 0, "the test packet does not fit");
+	gpurx_pkt_parse(buf, len, len, pi);
+	gpurx_flow_key_from_pkt(pi, &key);
+	return key;
+}
+
+/*
+ * ICMP flows are keyed by type and code (dport = type << 8 | code, as
+ * nfdump keeps them), ICMPv6 too; a later fragment, with no ICMP header,
+ * has none; the MACs and TOS go to the slot's attributes.
+ */
+static void
+test_icmp_key(void)
+{
+	struct gpugen_pkt_spec s;
+	struct gpurx_pkt_info pi;
+	struct gpurx_flow_key key;
+	struct gpurx_flow_attr attr;
+
+	memset(&s, 0, sizeof(s));
+	memcpy(s.eth_src, "\x02\0\0\0\0\x05", 6);
+	s.ip_version = 4;
+	s.proto = GPURX_IPPROTO_ICMP;
+	s.icmp_type = 3;
+	s.icmp_code = 1;
+	s.tos = 0x20;
+	key = key_of(&s, &pi);
+	CHECK_EQ(pi.malformed, GPURX_MAL_NONE);
+	CHECK_EQ(key.sport, 0);
+	CHECK_EQ(key.dport, 0x0301);
+	gpurx_flow_attr_from_pkt(&pi, &attr);
+	CHECK_EQ(attr.tos, 0x20);
+	CHECK_EQ(attr.src_mac[5], 5);
+	s.frag_off = 10;
+	CHECK_EQ(key_of(&s, &pi).dport, 0);
+	s.frag_off = 0;
+	s.ip_version = 6;
+	s.proto = GPURX_IPPROTO_ICMPV6;
+	s.icmp_type = 128;
+	s.icmp_code = 0;
+	key = key_of(&s, &pi);
+	CHECK_EQ(pi.malformed, GPURX_MAL_NONE);
+	CHECK_EQ(key.dport, 0x8000);
+}
+
 int
 main(void)
 {
@@ -426,5 +481,6 @@ main(void)
 	test_concurrent(256);
 	test_classify();
 	test_classify_inspect();
+	test_icmp_key();
 	return check_finish("test_flow");
 }

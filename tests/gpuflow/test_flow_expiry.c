@@ -91,6 +91,18 @@ upd(struct tbl *t, uint32_t id, uint64_t bytes, uint64_t ts, uint8_t flags)
 	return gpurx_flow_update_pkt(t->ft, &k, bytes, ts, flags, 3);
 }
 
+/* The same with a TTL, into the record's range. */
+static int
+upd_ttl(struct tbl *t, uint32_t id, uint64_t bytes, uint64_t ts,
+		uint8_t flags, uint8_t ttl)
+{
+	struct gpurx_flow_key k;
+
+	key_id(id, &k);
+	return gpurx_flow_update_pkt_attr(t->ft, &k, gpurx_flow_hash(&k),
+		bytes, ts, flags, ttl, NULL, 3);
+}
+
 static void
 check_rec(const struct gpurx_flow_rec *r, uint32_t id, uint64_t packets,
 		uint64_t bytes, uint64_t first, uint64_t last, uint32_t reason)
@@ -294,6 +306,7 @@ struct ref_flow {
 	int live;
 	uint64_t first, last, packets, bytes;
 	uint32_t flags;
+	uint8_t ttl_min, ttl_max;
 };
 
 /* The rules written out plainly: the earliest deadline, FIN first. */
@@ -340,6 +353,8 @@ ref_emit(struct gpurx_flow_rec *out, uint32_t *n, uint32_t id,
 	r->last_ns = f->last;
 	r->tcp_flags = (uint8_t)f->flags;
 	r->reason = (uint8_t)why;
+	r->ttl_min = f->ttl_min;
+	r->ttl_max = f->ttl_max;
 	f->live = 0;
 }
 
@@ -347,6 +362,7 @@ ref_emit(struct gpurx_flow_rec *out, uint32_t *n, uint32_t id,
 struct ref_pkt {
 	uint32_t id;
 	uint8_t flags;
+	uint8_t ttl;	/* records' TTL ranges: the CAS of both buffers' */
 	uint64_t ts;
 };
 
@@ -380,6 +396,7 @@ ref_stream(struct ref_pkt *pk, struct gpurx_flow_rec *want)
 		pk[i].id = id;
 		pk[i].flags = flags;
 		pk[i].ts = ts;
+		pk[i].ttl = (uint8_t)(30 + (rng >> 24) % 40);
 		f = &ref[id];
 		if (f->live && (why = ref_due(f, ts, REF_IDLE, REF_ACTIVE,
 				REF_LINGER)) != 0)
@@ -388,7 +405,10 @@ ref_stream(struct ref_pkt *pk, struct gpurx_flow_rec *want)
 			memset(f, 0, sizeof(*f));
 			f->live = 1;
 			f->first = ts;
+			f->ttl_min = 255;
 		}
+		f->ttl_min = pk[i].ttl < f->ttl_min ? pk[i].ttl : f->ttl_min;
+		f->ttl_max = pk[i].ttl > f->ttl_max ? pk[i].ttl : f->ttl_max;
 		f->last = ts;
 		f->packets++;
 		f->bytes += flow_stress_bytes(id);
@@ -437,7 +457,9 @@ ref_compare(const char *what, struct tbl *t, struct gpurx_flow_rec *got,
 				a->first_ns != b->first_ns ||
 				a->last_ns != b->last_ns ||
 				a->tcp_flags != b->tcp_flags ||
-				a->reason != b->reason) {
+				a->reason != b->reason ||
+				a->ttl_min != b->ttl_min ||
+				a->ttl_max != b->ttl_max) {
 			if (++bad <= 5)
 				CHECK(0, "%s: record %u: key %u [%llu, %llu] "
 					"%llu pkts reason %u; model key %u "
@@ -471,8 +493,8 @@ test_against_model(void)
 	nw = ref_stream(pk, want);
 	tbl_new(&t, 2048, 0, 1 << 16, REF_IDLE, REF_ACTIVE, REF_LINGER);
 	for (uint32_t i = 0; i < REF_PKTS; i++) {
-		CHECK_EQ(upd(&t, pk[i].id, flow_stress_bytes(pk[i].id), pk[i].ts,
-			pk[i].flags), 0);
+		CHECK_EQ(upd_ttl(&t, pk[i].id, flow_stress_bytes(pk[i].id),
+			pk[i].ts, pk[i].flags, pk[i].ttl), 0);
 		/* A scan now and then, at the time of the last packet. */
 		if (i % 1000 == 999)
 			gpurx_flow_scan(t.ft, 0, t.ft->capacity, pk[i].ts);
@@ -558,6 +580,7 @@ order_worker(void *arg)
 			pk[i].ts = x->ts;
 			pk[i].hash = gpurx_flow_hash(&k);
 			pk[i].tcp_flags = x->flags;
+			pk[i].ttl = x->ttl;
 			pk[i].queue = 0;
 			e[i] = gpurx_flow_pin(ft, &k, &pk[i]);
 			CHECK(e[i] != NULL, "order: packet %u overflowed",

@@ -91,6 +91,24 @@ test_fields(void)
 	CHECK_EQ(pi.dst[12], 192);
 	CHECK_EQ(pi.dst[15], 2);
 
+	/* The MACs as on the wire; TOS, and IPv6's traffic class, which
+	 * straddles its first two bytes. */
+	memcpy(s.eth_dst, "\x02\x11\x22\x33\x44\x55", 6);
+	memcpy(s.eth_src, "\x02\x66\x77\x88\x99\xaa", 6);
+	s.tos = 0xb9;
+	len = gpugen_pkt_build(&s, buf, sizeof(buf), &lay);
+	pi = parse_exact(buf, len, len);
+	CHECK(memcmp(pi.dst_mac, "\x02\x11\x22\x33\x44\x55", 6) == 0 &&
+		memcmp(pi.src_mac, "\x02\x66\x77\x88\x99\xaa", 6) == 0,
+		"MACs");
+	CHECK_EQ(pi.tos, 0xb9);
+	base_v6(&s, GPURX_IPPROTO_UDP);
+	s.tos = 0xa7;
+	len = gpugen_pkt_build(&s, buf, sizeof(buf), &lay);
+	pi = parse_exact(buf, len, len);
+	CHECK_EQ(pi.tos, 0xa7);
+	base_v4_tcp(&s);
+
 	/* TCP options move the payload, not the ports. */
 	s.tcp_opt_len = 12;
 	len = gpugen_pkt_build(&s, buf, sizeof(buf), &lay);

@@ -81,6 +81,7 @@ gpurx_flow_export_init(struct gpurx_app *a)
 		a->opt.ipfix_domain + a->port, a->port);
 	if (fx->ipfix == NULL)
 		return -1;
+	gpurx_ipfix_set_rate(fx->ipfix, a->opt.ipfix_rate);
 	/* The ring, for rsize records waiting: its records in GPU memory in
 	 * GPU modes (the GPU publishes them at GPU scope; drain() copies
 	 * them over), host memory with --cpu. */
@@ -118,6 +119,15 @@ gpurx_flow_export_init(struct gpurx_app *a)
 	if (a->opt.ts_source == GPURX_TS_NONE)
 		printf("flow export: --ts none: every packet at time 0, no "
 			"record ends before exit\n");
+	if (gpurx_ipfix_has_udp(fx->ipfix)) {
+		if (a->opt.ipfix_rate != 0)
+			printf("flow export: over UDP at most %" PRIu64
+				" records/s (--ipfix-rate)\n",
+				a->opt.ipfix_rate);
+		else
+			printf("flow export: over UDP unpaced (--ipfix-rate "
+				"0)\n");
+	}
 	return 0;
 }
 
@@ -233,6 +243,10 @@ exporter_main(void *arg)
 		if (t - last_tick >= tick) {
 			last_tick = t;
 			scan(fx);
+			/* For the statistics record the tick may send. */
+			gpurx_ipfix_set_meter_counts(fx->ipfix,
+				__atomic_load_n(&counters(fx)->overflow_pkts,
+					__ATOMIC_RELAXED), 0);
 			/* Records wait at most a tick in a message. */
 			gpurx_ipfix_tick(fx->ipfix);
 			warn_ring_full(fx, __atomic_load_n(
@@ -329,6 +343,8 @@ gpurx_flow_export_finish(struct gpurx_app *a)
 		gpurx_flow_final_rec(a->ft, e, now, &r);
 		gpurx_ipfix_add(fx->ipfix, &r);
 	}
+	gpurx_ipfix_set_meter_counts(fx->ipfix, a->ft->overflow_pkts,
+		fx->ring_lost);
 	if (gpurx_ipfix_close(fx->ipfix) != 0)
 		rc = -1;
 	/* The table's final counters (the GPU's copied back): a run shorter
@@ -361,6 +377,12 @@ gpurx_flow_export_print(FILE *f, const struct gpurx_app *a)
 		c->by_reason[GPURX_FLOW_END_PRESSURE], a->ft->ring_full,
 		fx->ring_lost);
 	gpurx_ipfix_print_sinks(f, fx->ipfix);
+	/* A datagram a collector drops is not seen here: say so, rather
+	 * than let "0 records lost" read as delivered. */
+	if (gpurx_ipfix_has_udp(fx->ipfix))
+		fprintf(f, "               UDP: records lost on the way or in "
+			"the collector show only in its sequence check (nfdump "
+			"-I: \"Sequence failures\")\n");
 }
 
 /* The run whose export the telemetry thread reports. */

@@ -541,6 +541,7 @@ account_pin(const struct gpurx_kparams *p, uint32_t q, bool mine,
 		uint64_t ts, struct gpurx_flow_pkt *pk)
 {
 	struct gpurx_flow_key key;
+	struct gpurx_flow_attr attr;
 
 	*pk = {};
 	if (!mine || !gpurx_classify_flow_of(pi, v, p->ft, &key))
@@ -549,8 +550,10 @@ account_pin(const struct gpurx_kparams *p, uint32_t q, bool mine,
 	pk->ts = ts;
 	pk->hash = gpurx_flow_hash(&key);
 	pk->tcp_flags = gpurx_pkt_flow_tcp_flags(pi);
+	pk->ttl = pi->ttl;
 	pk->queue = (uint16_t)q;
-	return gpurx_flow_pin(p->ft, &key, pk);
+	gpurx_flow_attr_from_pkt(pi, &attr);
+	return gpurx_flow_pin_attr(p->ft, &key, pk, &attr);
 }
 
 /*
@@ -586,12 +589,16 @@ account_decide(const struct gpurx_kparams *p, uint32_t q, uint32_t n_items,
 	if (__any_sync(0xffffffffu, e != NULL && multi)) {
 		for (int j = 0; j < 32; j++) {
 			struct gpurx_flow_pkt o;
+			uint32_t ft8;
 
 			o.bytes = __shfl_sync(0xffffffffu, pk.bytes, j);
 			o.ts = __shfl_sync(0xffffffffu, pk.ts, j);
 			o.hash = 0;
-			o.tcp_flags = (uint8_t)__shfl_sync(0xffffffffu,
-				(uint32_t)pk.tcp_flags, j);
+			/* Flags and TTL in one shuffle. */
+			ft8 = __shfl_sync(0xffffffffu, (uint32_t)pk.tcp_flags |
+				(uint32_t)pk.ttl << 8, j);
+			o.tcp_flags = (uint8_t)ft8;
+			o.ttl = (uint8_t)(ft8 >> 8);
 			o.queue = (uint16_t)q;
 			if (leader && multi && ((grp >> j) & 1u))
 				gpk[j] = o;

@@ -2,6 +2,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,6 +14,7 @@
 #include "capture.h"
 #include "gpuapp_opts.h"
 #include "ipfix_target.h"
+#include "ipfix_writer.h"
 #include "log.h"
 #include "opts.h"
 
@@ -109,6 +111,40 @@ parse_ipfix(const struct gpuapp_opt *opt, const char *arg, int logtype)
 		return -EINVAL;
 	}
 	*(const char **)opt->dst = arg;
+	return 0;
+}
+
+/*
+ * --ipfix-rate N[k|M]: records/s. The suffixes are decimal (a rate, not
+ * a size: 10k is 10000); 0 is unpaced.
+ */
+static int
+parse_rate(const struct gpuapp_opt *opt, const char *arg, int logtype)
+{
+	uint64_t mult = 1, v = 0;
+	size_t len = strlen(arg), i;
+
+	RTE_SET_USED(logtype);
+	if (len > 1 && (arg[len - 1] == 'k' || arg[len - 1] == 'K')) {
+		mult = 1000;
+		len--;
+	} else if (len > 1 && arg[len - 1] == 'M') {
+		mult = 1000000;
+		len--;
+	}
+	for (i = 0; i < len && arg[i] >= '0' && arg[i] <= '9'; i++) {
+		v = v * 10 + (uint64_t)(arg[i] - '0');
+		if (v > opt->max)
+			break;
+	}
+	if (len == 0 || i < len || v > opt->max / mult) {
+		GPURX_LOG(ERR, "--ipfix-rate: '%s' is not a rate in records/s "
+			"from 0 (unpaced) to %" PRIu64 "M: digits, then k "
+			"(x 1000) or M (x 1000000) if you like\n", arg,
+			opt->max / 1000000);
+		return i < len || len == 0 ? -EINVAL : -ERANGE;
+	}
+	*(uint64_t *)opt->dst = v * mult;
 	return 0;
 }
 
@@ -305,6 +341,13 @@ gpurx_opts_parse(int argc, char **argv, struct gpurx_opts *o)
 			"IPFIX collector (UDP by default)"),
 		GPUAPP_OPT_STRING_ENTRY("ipfix-file", &o->ipfix_file, "FILE",
 			"write flow records to an IPFIX file"),
+		{ .name = "ipfix-rate", .kind = GPUAPP_OPT_CALLBACK,
+		  .cb = parse_rate, .dst = &o->ipfix_rate, .max = 1000000000,
+		  .arg_name = "N[k|M]",
+		  .help = "UDP collectors: at most N records/s\n"
+			"(default 100k; 0: unpaced). UDP has no\n"
+			"flow control: loss shows only in the\n"
+			"collector's sequence check" },
 		GPUAPP_OPT_UINT_ENTRY("ipfix-domain", &o->ipfix_domain, 0,
 			UINT32_MAX - UINT16_MAX, "N",
 			"observation domain of port 0; port P\n"
@@ -338,6 +381,7 @@ gpurx_opts_parse(int argc, char **argv, struct gpurx_opts *o)
 	o->flow_active_ns = 60000000000ull;
 	o->flow_linger_ns = 1000000000ull;
 	o->ipfix_domain = 1;
+	o->ipfix_rate = GPURX_IPFIX_RATE_DEFAULT;
 
 	ret = gpuapp_opts_parse_operands(table, RTE_DIM(table),
 		"Usage: %s [EAL options] -- [options] [filter expression]",

@@ -98,6 +98,7 @@ struct gpurx_opts {
 	const char *ipfix;	/* collector, [udp://|tcp://]HOST:PORT */
 	const char *ipfix_file;	/* IPFIX file */
 	uint32_t ipfix_domain;	/* observation domain of port 0 (+ port) */
+	uint64_t ipfix_rate;	/* UDP: records/s, 0: unpaced */
 	int stamps;		/* --stamps: generator stamps (stamps.h) */
 };
 

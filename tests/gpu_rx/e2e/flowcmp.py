@@ -8,10 +8,12 @@ flowcmp.py --want WANT.csv [--got GOT.csv] [--nfdump NFDUMP.csv]
 
 WANT and GOT are CSV lines as gpurx-flowref and gpurx-ipfix-read print
 them (domain,proto,src,sport,dst,dport,vlan,packets,bytes,start_ms,end_ms,
-tcp_flags,end_reason,ingress); NFDUMP is `nfdump -q -o csv` (nfdump 1.7:
+tcp_flags,end_reason,ingress,icmp,src_mac,dst_mac,tos,ttl_min,ttl_max); NFDUMP is `nfdump -q -o csv` (nfdump 1.7:
 ts,te,td,sa,da,sp,dp,pr,flg,fwd,stos,ipkt,ibyt,opkt,obyt,in,out,...,svln,
 ...; times in UTC seconds, run it with TZ=UTC) of what nfcapd collected;
-SUMMARY is dpdk-gpu-rx's --json (its "flow_export" member). Records are
+ICMP records carry their type and code in icmp (type * 256 + code),
+which nfdump shows as the destination port; nfdump has no TTL field
+(1.7.1), so TTLs are compared only in GOT. SUMMARY is dpdk-gpu-rx's --json (its "flow_export" member). Records are
 compared as multisets, every field; with --per-key only the number of
 records, packets and bytes of each flow key (for runs whose record
 boundaries may legitimately differ), with --per-key-bytes only the packets
@@ -31,7 +33,9 @@ REASONS = {1: "idle", 2: "active", 3: "eof", 4: "exit", 5: "pressure"}
 PROTO_NAMES = {1: "ICMP", 6: "TCP", 17: "UDP", 58: "ICMP6", 132: "SCTP"}
 FIELDS = ("domain", "proto", "src", "sport", "dst", "dport", "vlan",
           "packets", "bytes", "start_ms", "end_ms", "tcp_flags", "reason",
-          "ingress")
+          "ingress", "icmp", "src_mac", "dst_mac", "tos", "ttl_min",
+          "ttl_max")
+TEXT = ("src", "dst", "src_mac", "dst_mac")
 
 
 def read_records(path):
@@ -42,7 +46,7 @@ def read_records(path):
                 sys.exit(f"{path}:{n}: {len(row)} fields, want {len(FIELDS)}")
             rec = dict(zip(FIELDS, row))
             for k in FIELDS:
-                if k not in ("src", "dst"):
+                if k not in TEXT:
                     rec[k] = int(rec[k])
             out.append(rec)
     return out
@@ -65,12 +69,13 @@ def as_nfdump(r):
     """The columns of nfdump's csv a record must show."""
     if r["proto"] not in PROTO_NAMES:
         sys.exit(f"no nfdump name known for protocol {r['proto']}")
+    dport = r["icmp"] if r["proto"] in (1, 58) else r["dport"]
     return (utc(r["start_ms"]), utc(r["end_ms"]),
             "%.3f" % ((r["end_ms"] - r["start_ms"]) / 1000.0),
-            r["src"], r["dst"], str(r["sport"]), str(r["dport"]),
+            r["src"], r["dst"], str(r["sport"]), str(dport),
             PROTO_NAMES[r["proto"]], nfdump_flags(r["tcp_flags"]),
             str(r["packets"]), str(r["bytes"]), str(r["ingress"]),
-            str(r["vlan"]))
+            str(r["vlan"]), str(r["tos"]), r["src_mac"], r["dst_mac"])
 
 
 def read_nfdump(path):
@@ -79,13 +84,15 @@ def read_nfdump(path):
         for n, row in enumerate(csv.reader(f), 1):
             if not row or not row[0][:1].isdigit():
                 continue            # a summary line
-            if len(row) < 26:
+            if len(row) < 30:
                 sys.exit(f"{path}:{n}: {len(row)} columns, not nfdump 1.7 csv")
-            # ts,te,td,sa,da,sp,dp,pr,flg,...,ipkt(11),ibyt(12),...,in(15),
-            # ...,svln(25)
+            # ts,te,td,sa,da,sp,dp,pr,flg,fwd,stos(10),ipkt(11),ibyt(12),
+            # ...,in(15),...,svln(25),dvln,ismc(27),odmc,idmc(29): IPFIX's
+            # sourceMacAddress and destinationMacAddress are nfdump's "in"
+            # MACs
             out.append((row[0], row[1], row[2].strip(), row[3], row[4],
                         row[5], row[6], row[7], row[8], row[11], row[12],
-                        row[15], row[25]))
+                        row[15], row[25], row[10], row[27], row[29]))
     return out
 
 

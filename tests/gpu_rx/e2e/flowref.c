@@ -12,7 +12,10 @@
  *
  * Prints one CSV line per record, as gpurx-ipfix-read does:
  *   domain,proto,src,sport,dst,dport,vlan,packets,bytes,start_ms,end_ms,
- *   tcp_flags,end_reason,ingress
+ *   tcp_flags,end_reason,ingress,icmp,src_mac,dst_mac,tos,ttl_min,ttl_max
+ * (ICMP: the key's type << 8 | code as icmp, no ports; MACs and TOS of
+ * the key's first packet: the tests' flows keep theirs; TTLs over the
+ * record's packets).
  *
  * Usage: gpurx-flowref PCAP IDLE_S ACTIVE_S LINGER_S DOMAIN INGRESS
  *            [--time-zero]
@@ -34,6 +37,8 @@ struct ref {
 	struct gpurx_flow_key key;
 	uint64_t first, last, packets, bytes;
 	uint8_t flags;
+	uint8_t ttl_min, ttl_max;
+	struct gpurx_flow_attr attr;	/* the key's first packet's */
 };
 
 static struct ref *map;
@@ -70,6 +75,9 @@ static void
 emit(struct ref *r, uint32_t why)
 {
 	const struct gpurx_flow_key *k = &r->key;
+	const int icmp = (k->ip_version == 4 && k->proto == 1) ||
+		(k->ip_version == 6 && k->proto == 58);
+	const uint8_t *sm = r->attr.src_mac, *dm = r->attr.dst_mac;
 	char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN];
 
 	if (k->ip_version == 4) {
@@ -80,16 +88,20 @@ emit(struct ref *r, uint32_t why)
 		inet_ntop(AF_INET6, k->dst, d, sizeof(d));
 	}
 	printf("%u,%u,%s,%u,%s,%u,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
-		PRIu64 ",%u,%u,%u\n", domain, k->proto, s, k->sport, d,
-		k->dport, k->vlan_id, r->packets, r->bytes, r->first / 1000000,
-		r->last / 1000000, r->flags, why, ingress);
+		PRIu64 ",%u,%u,%u,%u,%02x:%02x:%02x:%02x:%02x:%02x,"
+		"%02x:%02x:%02x:%02x:%02x:%02x,%u,%u,%u\n", domain, k->proto, s,
+		k->sport, d, icmp ? 0 : k->dport, k->vlan_id, r->packets,
+		r->bytes, r->first / 1000000, r->last / 1000000, r->flags, why,
+		ingress, icmp ? k->dport : 0, sm[0], sm[1], sm[2], sm[3], sm[4],
+		sm[5], dm[0], dm[1], dm[2], dm[3], dm[4], dm[5], r->attr.tos,
+		r->ttl_min, r->ttl_max);
 	r->live = 0;
 	n_records++;
 	by_reason[why]++;
 }
 
 static struct ref *
-lookup(const struct gpurx_flow_key *k)
+lookup(const struct gpurx_flow_key *k, const struct gpurx_pkt_info *pi)
 {
 	size_t i = gpurx_flow_hash(k) & (map_size - 1);
 
@@ -98,6 +110,7 @@ lookup(const struct gpurx_flow_key *k)
 	if (!map[i].used) {
 		map[i].used = 1;
 		map[i].key = *k;
+		gpurx_flow_attr_from_pkt(pi, &map[i].attr);
 	}
 	return &map[i];
 }
@@ -148,7 +161,7 @@ main(int argc, char **argv)
 		if (!gpurx_pkt_has_flow(&pi))
 			continue;
 		gpurx_flow_key_from_pkt(&pi, &k);
-		r = lookup(&k);
+		r = lookup(&k, &pi);
 		if (r->live && (why = why_ended(r, ts)) != 0)
 			emit(r, why);
 		if (!r->live) {
@@ -156,7 +169,11 @@ main(int argc, char **argv)
 			r->first = r->last = ts;
 			r->packets = r->bytes = 0;
 			r->flags = 0;
+			r->ttl_min = 255;
+			r->ttl_max = 0;
 		}
+		r->ttl_min = pi.ttl < r->ttl_min ? pi.ttl : r->ttl_min;
+		r->ttl_max = pi.ttl > r->ttl_max ? pi.ttl : r->ttl_max;
 		r->first = ts < r->first ? ts : r->first;
 		r->last = ts > r->last ? ts : r->last;
 		r->packets++;

@@ -10,7 +10,11 @@
  * - long flows, a packet every 2 s for 200 s: split by the active
  *   timeout (60 s);
  * - short flows of one to three packets;
- * IPv4 and IPv6, a quarter of them in a VLAN, and an ARP frame (no
+ * - ICMP and ICMPv6 flows: echo requests and replies, port and host
+ *   unreachables (one sender's two codes: two flows);
+ * IPv4 and IPv6, a quarter of them in a VLAN, each flow with its own
+ * MACs and TOS, the TTL of its packets varying from 60 to 64 (a record's
+ * minimum and maximum differ), and an ARP frame (no
  * flow) every 50 ms, so that packets of one flow a record boundary
  * separates (3 s or more apart) have more than a GPU ring item's worth
  * of other packets between them, whatever the item size up to 64.
@@ -68,6 +72,12 @@ flow_spec(struct gpugen_pkt_spec *s, uint32_t f, uint8_t proto)
 	memset(s, 0, sizeof(*s));
 	memcpy(s->eth_dst, "\x02\x00\x00\x00\x00\x01", 6);
 	memcpy(s->eth_src, "\x02\x00\x00\x00\x00\x02", 6);
+	s->eth_dst[3] = (uint8_t)(f >> 8);
+	s->eth_dst[4] = (uint8_t)f;
+	s->eth_src[3] = (uint8_t)(f >> 16);
+	s->eth_src[4] = (uint8_t)(f >> 8);
+	s->eth_src[5] = (uint8_t)f;
+	s->tos = (uint8_t)(f % 8 << 5 | f % 3);
 	if (f % 4 == 3) {
 		s->n_vlans = 1;
 		s->vid[0] = (uint16_t)(100 + f % 3);
@@ -106,6 +116,25 @@ add(uint64_t us, const struct gpugen_pkt_spec *s, uint8_t tcp_flags,
 	p->s = *s;
 	p->s.tcp_flags = tcp_flags;
 	p->s.payload_len = payload;
+	/* Not from rnd(): the flows' times stay as they were. */
+	p->s.ttl = (uint8_t)(60 + n_pkts % 5);
+}
+
+/* ICMP flow f from t0: n packets of this type and code, 1 s apart. */
+static void
+icmp_flow(uint32_t f, uint64_t t0, uint32_t n, uint8_t type4, uint8_t type6,
+		uint8_t code)
+{
+	struct gpugen_pkt_spec s;
+
+	flow_spec(&s, f, 0);
+	s.proto = s.ip_version == 4 ? GPURX_IPPROTO_ICMP : GPURX_IPPROTO_ICMPV6;
+	s.sport = 0;
+	s.dport = 0;
+	s.icmp_type = s.ip_version == 4 ? type4 : type6;
+	s.icmp_code = code;
+	for (uint32_t k = 0; k < n; k++)
+		add(t0 + k * 1000000ull, &s, 0, 32);
 }
 
 /* A TCP connection from t0: SYN, data, FIN (or RST), the last ACK. */
@@ -311,6 +340,27 @@ main(int argc, char **argv)
 		flow_spec(&s, f, i % 2 ? GPURX_IPPROTO_UDP : GPURX_IPPROTO_TCP);
 		for (uint32_t k = 0; k < n; k++, t += 10000 + rnd(100000))
 			add(t, &s, i % 2 ? 0 : 0x18, rnd(1400));
+	}
+	/* ICMP: echo request, echo reply, port unreachable, and host
+	 * unreachable with port unreachable from the same sender. */
+	for (uint32_t i = 0; i < 12; i++, f++) {
+		const uint64_t t0 = (5 + 18 * (uint64_t)i) * 1000000ull + 500;
+
+		switch (i % 4) {
+		case 0:
+			icmp_flow(f, t0, 4, 8, 128, 0);
+			break;
+		case 1:
+			icmp_flow(f, t0, 4, 0, 129, 0);
+			break;
+		case 2:
+			icmp_flow(f, t0, 2, 3, 1, 3);
+			break;
+		default:
+			icmp_flow(f, t0, 2, 3, 1, 1);
+			icmp_flow(f, t0 + 300000, 1, 3, 1, 3);
+			break;
+		}
 	}
 	/* ARP: counted, no flow. */
 	memset(&s, 0, sizeof(s));

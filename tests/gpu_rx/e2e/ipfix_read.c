@@ -4,7 +4,11 @@
  * every flow record of an IPFIX file, or of the first connection to a
  * TCP port on the loopback, one CSV line each:
  *   domain,proto,src,sport,dst,dport,vlan,packets,bytes,start_ms,end_ms,
- *   tcp_flags,end_reason,ingress
+ *   tcp_flags,end_reason,ingress,icmp,src_mac,dst_mac,tos,ttl_min,ttl_max
+ * (icmp: icmpTypeCodeIPv4 or IPv6, type * 256 + code), and each
+ * exporter statistics options record (RFC 7011 section 4.3) on stderr:
+ *   stats: domain D, messages M, records R, octets O, ignored packets I,
+ *   not sent N
  * Exits 1 when libfixbuf warned (a message out of sequence, a record
  * without a template) or failed, after printing what it read.
  *
@@ -27,6 +31,7 @@
 #include <fixbuf/public.h>
 
 #define TID_ALL 0x0200
+#define TID_STATS 0x0201
 #define ACCEPT_TIMEOUT_MS 60000
 
 /* Every field either export template has, so one internal template reads
@@ -37,7 +42,10 @@ struct rec {
 	uint32_t src4, dst4, ingress;
 	uint16_t sport, dport, vlan, tcp_flags;
 	uint8_t proto, reason;
-	uint8_t pad[6];
+	uint16_t icmp4, icmp6;
+	uint8_t src_mac[6], dst_mac[6];
+	uint8_t tos, ttl_min, ttl_max;
+	uint8_t pad[3];
 };
 
 static fbInfoElementSpec_t spec[] = {
@@ -56,13 +64,44 @@ static fbInfoElementSpec_t spec[] = {
 	{ "tcpControlBits", 2, 0 },
 	{ "protocolIdentifier", 1, 0 },
 	{ "flowEndReason", 1, 0 },
-	{ "paddingOctets", 6, 0 },
+	{ "icmpTypeCodeIPv4", 2, 0 },
+	{ "icmpTypeCodeIPv6", 2, 0 },
+	{ "sourceMacAddress", 6, 0 },
+	{ "destinationMacAddress", 6, 0 },
+	{ "ipClassOfService", 1, 0 },
+	{ "minimumTTL", 1, 0 },
+	{ "maximumTTL", 1, 0 },
+	{ "paddingOctets", 3, 0 },
 	FB_IESPEC_NULL
 };
 
 static fbInfoElementSpec_t v4_spec = { "sourceIPv4Address", 4, 0 };
 
+struct stats {
+	uint32_t domain, pad;
+	uint64_t messages, records, octets, ignored, not_sent;
+};
+
+static fbInfoElementSpec_t stats_spec[] = {
+	{ "observationDomainId", 4, 0 },
+	{ "paddingOctets", 4, 0 },
+	{ "exportedMessageTotalCount", 8, 0 },
+	{ "exportedFlowRecordTotalCount", 8, 0 },
+	{ "exportedOctetTotalCount", 8, 0 },
+	{ "ignoredPacketTotalCount", 8, 0 },
+	{ "notSentFlowTotalCount", 8, 0 },
+	FB_IESPEC_NULL
+};
+
 static unsigned int warnings;
+
+static const char *
+mac_str(const uint8_t *m, char out[18])
+{
+	snprintf(out, 18, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2],
+		m[3], m[4], m[5]);
+	return out;
+}
 
 static void
 on_log(const gchar *domain, GLogLevelFlags level, const gchar *msg,
@@ -158,6 +197,11 @@ main(int argc, char **argv)
 	if (!fbTemplateAppendSpecArray(tmpl, spec, 0, &err) ||
 			!fbSessionAddTemplate(session, TRUE, TID_ALL, tmpl, &err))
 		return fail("template", err);
+	tmpl = fbTemplateAlloc(model);
+	if (!fbTemplateAppendSpecArray(tmpl, stats_spec, 0, &err) ||
+			!fbSessionAddTemplate(session, TRUE, TID_STATS, tmpl,
+				&err))
+		return fail("options template", err);
 	coll = in != NULL ? fbCollectorAllocFP(NULL, in) :
 		fbCollectorAllocFile(NULL, argv[1], &err);
 	if (coll == NULL)
@@ -166,19 +210,44 @@ main(int argc, char **argv)
 	if (!fBufSetInternalTemplate(fbuf, TID_ALL, &err))
 		return fail("internal template", err);
 	for (;;) {
-		char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN];
+		char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN], sm[18], dm[18];
 		fbTemplate_t *ext;
 		int v4;
 
-		memset(&r, 0, sizeof(r));
-		len = sizeof(r);
-		if (!fBufNext(fbuf, (uint8_t *)&r, &len, &err)) {
+		ext = fBufNextCollectionTemplate(fbuf, NULL, &err);
+		if (ext == NULL) {
 			if (g_error_matches(err, FB_ERROR_DOMAIN, FB_ERROR_EOF))
 				break;
 			fBufFree(fbuf);
 			return fail("reading", err);
 		}
-		ext = fBufGetCollectionTemplate(fbuf, NULL);
+		if (fbTemplateGetOptionsScope(ext) != 0) {
+			struct stats st;
+
+			memset(&st, 0, sizeof(st));
+			len = sizeof(st);
+			if (!fBufSetInternalTemplate(fbuf, TID_STATS, &err) ||
+					!fBufNext(fbuf, (uint8_t *)&st, &len,
+						&err) ||
+					!fBufSetInternalTemplate(fbuf, TID_ALL,
+						&err)) {
+				fBufFree(fbuf);
+				return fail("reading an options record", err);
+			}
+			fprintf(stderr, "stats: domain %u, messages %" PRIu64
+				", records %" PRIu64 ", octets %" PRIu64
+				", ignored packets %" PRIu64 ", not sent %"
+				PRIu64 "\n", st.domain, st.messages,
+				st.records, st.octets, st.ignored,
+				st.not_sent);
+			continue;
+		}
+		memset(&r, 0, sizeof(r));
+		len = sizeof(r);
+		if (!fBufNext(fbuf, (uint8_t *)&r, &len, &err)) {
+			fBufFree(fbuf);
+			return fail("reading", err);
+		}
 		v4 = ext != NULL && fbTemplateContainsElementByName(ext, &v4_spec);
 		if (v4) {
 			uint32_t a = htonl(r.src4), b = htonl(r.dst4);
@@ -190,10 +259,12 @@ main(int argc, char **argv)
 			inet_ntop(AF_INET6, r.dst6, d, sizeof(d));
 		}
 		printf("%u,%u,%s,%u,%s,%u,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64
-			",%" PRIu64 ",%u,%u,%u\n",
+			",%" PRIu64 ",%u,%u,%u,%u,%s,%s,%u,%u,%u\n",
 			fbSessionGetDomain(fBufGetSession(fbuf)), r.proto, s,
 			r.sport, d, r.dport, r.vlan, r.packets, r.octets,
-			r.start_ms, r.end_ms, r.tcp_flags, r.reason, r.ingress);
+			r.start_ms, r.end_ms, r.tcp_flags, r.reason, r.ingress,
+			v4 ? r.icmp4 : r.icmp6, mac_str(r.src_mac, sm),
+			mac_str(r.dst_mac, dm), r.tos, r.ttl_min, r.ttl_max);
 		n++;
 	}
 	g_clear_error(&err);
