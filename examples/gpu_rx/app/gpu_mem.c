@@ -238,6 +238,9 @@ release_ext_pool(struct gpurx_gpu *g)
 	if (g->ext == NULL)
 		return 0;
 	gpuapp_ext_pool_free(&g->extp);
+	/* It held only this pool yet (a fallback to host pools follows) or
+	 * is done with (teardown). */
+	memset(&g->rd, 0, sizeof(g->rd));
 	g->dev_bytes -= g->ext_len;
 	g->ext = NULL;
 	g->ext_len = 0;

@@ -263,8 +263,9 @@ gpurx_opts_parse(int argc, char **argv, struct gpurx_opts *o)
 		GPUAPP_OPT_FLAG_ENTRY("cpu", &o->cpu,
 			"process on the CPU, no GPU needed"),
 		GPUAPP_OPT_CALLBACK_ENTRY("gpus", parse_gpus, &o->gpus,
-			"auto|all|LIST", "GPU of each RX queue (default auto:\n"
-			"the port's nearest; LIST: G,.. qQ=G pP=G)"),
+			"LIST", "GPU of each RX queue: auto (default,\n"
+			"the port's nearest), all, or G,G..\n"
+			"qQ=G pP=G pP:qQ=G"),
 		GPUAPP_OPT_UINT_ENTRY("port", &o->port, 0, UINT16_MAX - 1, "N",
 			"ethdev port (default 0)"),
 		GPUAPP_OPT_UINT_ENTRY("queues", &o->queues, 1, GPURX_MAX_QUEUES,
