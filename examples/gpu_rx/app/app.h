@@ -14,6 +14,7 @@
 #include "capture.h"
 #include "filter_compile.h"
 #include "flow_table.h"
+#include "gpuapp_gpus.h"
 #include "gpuapp_tsc.h"
 #include "opts.h"
 #include "stats.h"
@@ -44,6 +45,10 @@ struct gpurx_app {
 	 */
 	struct rte_mempool *pools[GPURX_MAX_QUEUES];
 	uint16_t n_pools;
+	/* Each RX queue's pool in pools[]: 0 with one pool, the queue with
+	 * --pool-per-queue, else its GPU's (several GPUs: one pool each, in
+	 * that GPU's memory or registered with it alone). */
+	uint8_t q_pool[GPURX_MAX_QUEUES];
 	uint32_t pool_size;		/* mbufs per pool */
 	uint16_t data_room;
 	/*
@@ -64,8 +69,16 @@ struct gpurx_app {
 	uint64_t ts_flag;
 	int ts_in_us;			/* net_pcap stores microseconds */
 
-	int16_t gpu_id;
-	struct gpurx_gpu *gpu;
+	/*
+	 * GPU modes: the GPUs --gpus gives the queues, in the order of
+	 * their first queue, each with its own kernel, rings, pools and
+	 * flow table (struct gpurx_gpu); queue q is ring q_ring[q] of
+	 * gpus[q_gpu[q]].
+	 */
+	uint16_t n_gpus;
+	struct gpurx_gpu *gpus[GPURX_MAX_QUEUES];
+	uint8_t q_gpu[GPURX_MAX_QUEUES];
+	uint16_t q_ring[GPURX_MAX_QUEUES];
 	struct gpurx_flow_export *fx;	/* flow export (flow_export.c) */
 	struct gpurx_stamps *stamps;	/* --stamps, else NULL */
 
@@ -80,7 +93,7 @@ extern struct gpurx_app gpurx_app;
 static inline struct rte_mempool *
 gpurx_queue_pool(const struct gpurx_app *a, uint16_t q)
 {
-	return a->pools[a->n_pools == 1 ? 0 : q];
+	return a->pools[a->q_pool[q]];
 }
 
 /*

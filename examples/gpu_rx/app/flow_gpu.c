@@ -21,6 +21,8 @@ gpurx_flow_gpu_ring(struct gpurx_app *a, uint64_t limit, uint32_t cap,
 		struct gpurx_flow_ring **ring, uint64_t *slack)
 {
 	const size_t mbytes = gpurx_flow_ring_mirror_bytes(cap);
+	/* The export runs with one GPU only (main.c refuses more). */
+	struct gpurx_gpu *g = a->gpus[0];
 	uint64_t size;
 	size_t rbytes;
 	void *hdr, *mirror, *recs;
@@ -37,11 +39,11 @@ gpurx_flow_gpu_ring(struct gpurx_app *a, uint64_t limit, uint32_t cap,
 	rbytes = (size_t)size * sizeof(struct gpurx_flow_rec);
 	/* Each buffer is kept in the GPU's registry, released with it
 	 * whatever fails below. */
-	if (gpurx_gpu_mem_pinned(a, &hdr, sizeof(struct gpurx_flow_ring),
+	if (gpurx_gpu_mem_pinned(g, &hdr, sizeof(struct gpurx_flow_ring),
 			"flow export ring") != 0 ||
-			gpurx_gpu_mem_pinned(a, &mirror, mbytes,
+			gpurx_gpu_mem_pinned(g, &mirror, mbytes,
 				"flow export ring's host copies") != 0 ||
-			gpurx_gpu_mem_device(a, &recs, rbytes,
+			gpurx_gpu_mem_device(g, &recs, rbytes,
 				"flow export ring's records") != 0)
 		return -1;
 	/* Seqs of 0: no position's. Zeroed from the (zeroed) host copies'
@@ -66,8 +68,8 @@ gpurx_flow_gpu_open(struct gpurx_app *a, struct gpurx_flow_gpu *fg)
 	int rc;
 
 	memset(fg, 0, sizeof(*fg));
-	fg->d_ft = a->gpu->d_ft;
-	fg->dev = a->gpu->cuda_dev;
+	fg->d_ft = a->gpus[0]->d_ft;
+	fg->dev = a->gpus[0]->cuda_dev;
 	rc = gpurx_flow_cuda_stream(&fg->stream);
 	if (rc != 0)
 		return gpurx_gpu_cuda_fail("flow export: scan stream", rc);

@@ -99,9 +99,9 @@ static __rte_always_inline int
 fill_item_with(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts,
 		uint16_t n, uint64_t rx_ns, const int split)
 {
-	struct gpurx_gpu *g = a->gpu;
-	struct gpu_queue *Q = &g->q[q];
-	struct gpurx_gq *gq = &g->gq[q];
+	struct gpurx_gpu *g = gpurx_queue_gpu(a, q);
+	struct gpu_queue *Q = &g->q[a->q_ring[q]];
+	struct gpurx_gq *gq = &g->gq[a->q_ring[q]];
 	struct gpurx_qstats *qs = &a->qs[q];
 	uint32_t idx = Q->ring.head, base = idx * gq->burst, off = 0, k;
 	struct rte_gpu_comm_list *ci = &Q->list[idx];
@@ -267,7 +267,7 @@ fill_item_with(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts,
 	 * receiving instead of waiting for it. t_ready below is then when the
 	 * copy was queued.
 	 */
-	if (copies && a->nq <= GPURX_STREAM_READY_QUEUES_MAX) {
+	if (copies && g->nq <= GPURX_STREAM_READY_QUEUES_MAX) {
 		rc = gpucomm_ring_publish_on_stream(&Q->ring, k, Q->stream);
 	} else {
 		/* The kernel may see READY as soon as it is stored. */
@@ -302,12 +302,12 @@ fill_item(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
 static int
 launch_item(struct gpurx_app *a, uint16_t q)
 {
-	struct gpurx_gpu *g = a->gpu;
-	struct gpu_queue *Q = &g->q[q];
+	struct gpurx_gpu *g = gpurx_queue_gpu(a, q);
+	struct gpu_queue *Q = &g->q[a->q_ring[q]];
 	const uint32_t n = Q->ring.n_items;
 	int rc;
 
-	rc = gpurx_cuda_launch_item(&g->ck.kp, &g->kp, q,
+	rc = gpurx_cuda_launch_item(&g->ck.kp, &g->kp, a->q_ring[q],
 		Q->ring.head == 0 ? n - 1 : Q->ring.head - 1,
 		Q->ring.published - 1, Q->stream);
 	if (rc == 0)
@@ -315,7 +315,9 @@ launch_item(struct gpurx_app *a, uint16_t q)
 	if (rc != 0) {
 		/* No kernel will finish the item: drain does not wait. */
 		g->dead = 1;
-		return gpurx_gpu_cuda_fail("per-burst kernel", rc);
+		GPURX_LOG(ERR, "error: queue %u: per-burst kernel on GPU %d: "
+			"%s\n", q, g->id, gpucuda_strerror(rc));
+		return -1;
 	}
 	return 0;
 }
@@ -325,9 +327,9 @@ launch_item(struct gpurx_app *a, uint16_t q)
 static int
 collect_item(struct gpurx_app *a, uint16_t q)
 {
-	struct gpurx_gpu *g = a->gpu;
-	struct gpu_queue *Q = &g->q[q];
-	struct gpurx_gq *gq = &g->gq[q];
+	struct gpurx_gpu *g = gpurx_queue_gpu(a, q);
+	struct gpu_queue *Q = &g->q[a->q_ring[q]];
+	struct gpurx_gq *gq = &g->gq[a->q_ring[q]];
 	struct gpurx_qstats *qs = &a->qs[q];
 	uint32_t idx = Q->ring.tail, base = idx * gq->burst;
 	/* The item collect returns, when it does. */
@@ -450,8 +452,8 @@ collect_item(struct gpurx_app *a, uint16_t q)
 static int
 drain_queue(struct gpurx_app *a, uint16_t q)
 {
-	struct gpurx_gpu *g = a->gpu;
-	struct gpu_queue *Q = &g->q[q];
+	struct gpurx_gpu *g = gpurx_queue_gpu(a, q);
+	struct gpu_queue *Q = &g->q[a->q_ring[q]];
 	uint64_t deadline = rte_get_tsc_cycles() +
 		DRAIN_TIMEOUT_S * a->clk.hz;
 	uint64_t lost = 0;
@@ -479,8 +481,8 @@ drain_queue(struct gpurx_app *a, uint16_t q)
 	GPURX_STAT_ADD(&a->qs[q], gpu_lost, lost);
 	__atomic_store_n(&Q->live.inflight_pkts, 0, __ATOMIC_RELAXED);
 	GPURX_LOG(ERR, "error: queue %u: %u ring items, %" PRIu64 " packets, "
-		"never came back from the GPU (%s): mbufs freed, packets counted "
-		"lost\n", q, items, lost, g->dead ? "the kernel is dead" :
+		"never came back from GPU %d (%s): mbufs freed, packets counted "
+		"lost\n", q, items, lost, g->id, g->dead ? "the kernel is dead" :
 		"not DONE within " RTE_STR(DRAIN_TIMEOUT_S) " s");
 	return -1;
 }
@@ -500,8 +502,8 @@ wait_item(struct gpurx_app *a, uint16_t q)
 		if (rc != 0)
 			return rc;
 		if (rte_get_tsc_cycles() > limit) {
-			GPURX_LOG(ERR, "error: queue %u: GPU returned no ring item for 5 s\n",
-				q);
+			GPURX_LOG(ERR, "error: queue %u: GPU %d returned no ring "
+				"item for 5 s\n", q, gpurx_queue_gpu(a, q)->id);
 			return -1;
 		}
 		rte_pause();
@@ -514,10 +516,16 @@ gpurx_rx_gpu_lcore(void *arg)
 {
 	struct gpurx_app *a = &gpurx_app;
 	uint16_t q = (uint16_t)(uintptr_t)arg;
-	struct gpu_queue *Q = &a->gpu->q[q];
+	struct gpu_queue *Q = &gpurx_queue_gpu(a, q)->q[a->q_ring[q]];
 	struct gpurx_qstats *qs = &a->qs[q];
 	struct rte_mbuf *pkts[GPURX_MAX_BURST];
 	int status = 0;
+
+	/* This lcore's copies and launches go to its queue's GPU. */
+	if (gpurx_gpu_use(gpurx_queue_gpu(a, q)) != 0) {
+		a->stop = 1;
+		return -1;
+	}
 
 	while (!a->stop) {
 		uint64_t rx_ns;

@@ -7,13 +7,19 @@
 #ifndef GPURX_APP_GPU_PATH_H
 #define GPURX_APP_GPU_PATH_H
 
+#include <stdint.h>
+
 struct gpurx_app;
 
 /*
- * Pick the gpudev device and its CUDA ordinal. Returns 0, or -1 after
- * printing why (no GPU probed, CUDA runtime unusable).
+ * The GPU of each RX queue (--gpus), each one's gpudev device and CUDA
+ * ordinal. Returns 0, or -1 after printing why (no GPU probed, a bad
+ * --gpus list, CUDA runtime unusable).
  */
 int gpurx_gpu_init(struct gpurx_app *a);
+
+/* The gpudev id of the kth GPU of the run (a->gpus[k]). */
+int16_t gpurx_gpu_id(const struct gpurx_app *a, uint16_t k);
 
 /*
  * --mem gpu: mbuf data buffers in GPU memory, DMA-mapped for the port.
@@ -68,7 +74,7 @@ struct gpurx_item_stats;
 void gpurx_gpu_item_stats(const struct gpurx_app *a,
 		struct gpurx_item_stats *st);
 
-/* The --mem gpu pool's DMA mapping undone: after the port stops, before
+/* Every --mem gpu pool's DMA mapping undone: after the port stops, before
  * it closes (gpuapp_ext_pool_unmap()). Nothing without one. */
 void gpurx_gpu_port_unmap(struct gpurx_app *a);
 

@@ -79,8 +79,15 @@ struct gpu_queue {
 	struct gpurx_qlive live;	/* progress, for the main lcore's watch */
 } __rte_cache_aligned;
 
+/* One GPU of the run and what it serves: its rings are numbered 0 .. nq
+ * - 1 on it (the kernel's queues), ring r being RX queue queues[r]. */
 struct gpurx_gpu {
+	int16_t id;		/* gpudev */
+	uint16_t idx;		/* in gpurx_app.gpus[] */
 	int cuda_dev;
+	char name[64];		/* PCI address, for the CUDA runtime */
+	uint16_t nq;
+	uint16_t queues[GPURX_MAX_QUEUES];
 	struct gpurx_gq *gq;
 	struct gpu_queue q[GPURX_MAX_QUEUES];
 	void *kstream;
@@ -105,6 +112,9 @@ struct gpurx_gpu {
 	struct gpurx_watch watch;
 	volatile int dead;
 	int watch_failed;
+	/* Its copy of the flow table, back from the GPU (gpurx_app.ft for
+	 * the first GPU; the others' are merged into that one). */
+	struct gpurx_flow_table *ft;
 	/* --mem gpu: the pool (lib/gpuapp), its memory's span here */
 	struct gpuapp_ext_pool extp;
 	void *ext;
@@ -114,27 +124,45 @@ struct gpurx_gpu {
 /* Prints what failed with the CUDA runtime's name of err; returns -1. */
 int gpurx_gpu_cuda_fail(const char *what, int err);
 
+/* The GPU of RX queue q, and q's ring on it. */
+static inline struct gpurx_gpu *
+gpurx_queue_gpu(const struct gpurx_app *a, uint16_t q)
+{
+	return a->gpus[a->q_gpu[q]];
+}
+
+/* Makes g the calling thread's current device for the CUDA runtime
+ * (streams, copies and launches go to it). 0, or -1 after saying why. */
+int gpurx_gpu_use(const struct gpurx_gpu *g);
+
 /*
- * The app's buffers for the GPU, all through gpudev (gpu_mem.c); each
- * kept in the registry and released by gpurx_gpu_mem_release(), whatever
- * happened after. 0, or -1 after printing what could not be had.
+ * GPU g's buffers, all through gpudev (gpu_mem.c); each kept in g's
+ * registry and released by gpurx_gpu_mem_release(), whatever happened
+ * after. 0, or -1 after printing what could not be had.
  * *p: n bytes of zeroed host memory the GPU reads and writes at the same
  * address (rte_gpu_mem_register), counted as pinned.
  */
-int gpurx_gpu_mem_pinned(struct gpurx_app *a, void *p, size_t n,
+int gpurx_gpu_mem_pinned(struct gpurx_gpu *g, void *p, size_t n,
 		const char *what);
 /* *d: n bytes of GPU memory (rte_gpu_mem_alloc), counted as GPU memory. */
-int gpurx_gpu_mem_device(struct gpurx_app *a, void *d, size_t n,
+int gpurx_gpu_mem_device(struct gpurx_gpu *g, void *d, size_t n,
 		const char *what);
 /* *d: GPU memory holding a copy of src[0..n). */
-int gpurx_gpu_mem_upload(struct gpurx_app *a, void *d, const void *src,
+int gpurx_gpu_mem_upload(struct gpurx_gpu *g, void *d, const void *src,
 		size_t n, const char *what);
-/* host-mapped: every chunk of the mbuf pools registered, so the kernel
- * reads packets where the port wrote them. */
-int gpurx_gpu_mem_register_pools(struct gpurx_app *a);
+/* host-mapped: every chunk of the mbuf pools of g's queues registered
+ * with g, so the kernel reads packets where the port wrote them. */
+int gpurx_gpu_mem_register_pools(struct gpurx_app *a, struct gpurx_gpu *g);
 /* One pool's chunks (--split: the header pool). */
-int gpurx_gpu_mem_register_pool(struct gpurx_app *a, struct rte_mempool *mp);
-/* Everything above, in reverse, and the --mem gpu pool with its memory. */
-void gpurx_gpu_mem_release(struct gpurx_app *a);
+int gpurx_gpu_mem_register_pool(struct gpurx_gpu *g, struct rte_mempool *mp);
+/* Everything above, in reverse. */
+void gpurx_gpu_mem_release(struct gpurx_gpu *g);
+/* src's flows into dst (flow_merge.c): a key in both is one flow, its
+ * sums added; without flow export only. */
+void gpurx_flow_merge(struct gpurx_flow_table *dst,
+		const struct gpurx_flow_table *src);
+/* Every GPU's --mem gpu pool and its memory, and a->pools[] emptied of
+ * them; nothing when there are none. */
+void gpurx_gpu_release_pools(struct gpurx_app *a);
 
 #endif /* GPURX_APP_GPU_PRIV_H */

@@ -5,6 +5,7 @@
  * through gpudev communication lists) or on the CPU (--cpu).
  */
 
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,6 +104,109 @@ totals(struct gpurx_totals *t)
 	}
 }
 
+/* Several GPUs: what the queues of one received, matched and captured. */
+struct gpu_figures {
+	uint64_t rx_pkts, rx_bytes, matched, captured, cap_bytes;
+	uint64_t drop_ring, gpu_lost;
+};
+
+static void
+gpu_figures(const struct gpurx_app *a, uint16_t k, struct gpu_figures *f)
+{
+	memset(f, 0, sizeof(*f));
+	for (uint16_t q = 0; q < a->nq; q++) {
+		struct gpurx_qstats s;
+
+		if (a->q_gpu[q] != k)
+			continue;
+		gpurx_stats_sum(&a->qs[q], 1, &s);
+		f->rx_pkts += s.rx_pkts;
+		f->rx_bytes += s.rx_bytes;
+		f->matched += s.matched;
+		f->captured += s.captured;
+		f->cap_bytes += s.cap_bytes;
+		f->drop_ring += s.drop_ring;
+		f->gpu_lost += s.gpu_lost;
+	}
+}
+
+/* The queues of the kth GPU, "0,2,...", into buf. */
+static const char *
+gpu_queues(const struct gpurx_app *a, uint16_t k, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (uint16_t q = 0; q < a->nq && at < len; q++)
+		if (a->q_gpu[q] == k)
+			at += snprintf(buf + at, len - at, "%s%u", at > 0 ? "," : "",
+				q);
+	return buf;
+}
+
+/* Under the per-second line: each GPU's share of it. */
+static void
+gpu_stats_line(FILE *f, const struct gpurx_app *a, struct gpu_figures *prev,
+		double dt)
+{
+	for (uint16_t k = 0; k < a->n_gpus; k++) {
+		struct gpu_figures now;
+
+		gpu_figures(a, k, &now);
+		fprintf(f, "%s GPU %d rx %.0f pps matched %.0f pps ring %" PRIu64
+			"%s", k == 0 ? "          " : " |", gpurx_gpu_id(a, k),
+			dt > 0 ? (now.rx_pkts - prev[k].rx_pkts) / dt : 0.0,
+			dt > 0 ? (now.matched - prev[k].matched) / dt : 0.0,
+			now.drop_ring, k + 1 == a->n_gpus ? "\n" : "");
+		prev[k] = now;
+	}
+}
+
+static void
+gpu_summary(FILE *f, const struct gpurx_app *a)
+{
+	for (uint16_t k = 0; k < a->n_gpus; k++) {
+		struct gpu_figures g;
+		char qs[GPURX_MAX_QUEUES * 4];
+
+		gpu_figures(a, k, &g);
+		fprintf(f, "GPU %d:%*squeue%s %s: received %" PRIu64 " packets, %"
+			PRIu64 " bytes; matched %" PRIu64 "; captured %" PRIu64
+			"; ring full %" PRIu64 "; lost on the GPU %" PRIu64 "\n",
+			gpurx_gpu_id(a, k), gpurx_gpu_id(a, k) < 10 ? 8 : 7, "",
+			strchr(gpu_queues(a, k, qs, sizeof(qs)), ',') ? "s" : "",
+			qs, g.rx_pkts, g.rx_bytes, g.matched, g.captured,
+			g.drop_ring, g.gpu_lost);
+	}
+}
+
+static void
+gpu_json(struct gpuapp_json *j, const struct gpurx_app *a)
+{
+	gpuapp_json_arr_begin(j, "per_gpu");
+	for (uint16_t k = 0; k < a->n_gpus; k++) {
+		struct gpu_figures g;
+
+		gpu_figures(a, k, &g);
+		gpuapp_json_obj_begin(j, NULL);
+		gpuapp_json_u64(j, "gpu", (uint64_t)gpurx_gpu_id(a, k));
+		gpuapp_json_arr_begin(j, "queues");
+		for (uint16_t q = 0; q < a->nq; q++)
+			if (a->q_gpu[q] == k)
+				gpuapp_json_u64(j, NULL, q);
+		gpuapp_json_arr_end(j);
+		gpuapp_json_u64(j, "rx_packets", g.rx_pkts);
+		gpuapp_json_u64(j, "rx_bytes", g.rx_bytes);
+		gpuapp_json_u64(j, "matched", g.matched);
+		gpuapp_json_u64(j, "captured", g.captured);
+		gpuapp_json_u64(j, "captured_bytes", g.cap_bytes);
+		gpuapp_json_u64(j, "drop_ring", g.drop_ring);
+		gpuapp_json_u64(j, "gpu_lost", g.gpu_lost);
+		gpuapp_json_obj_end(j);
+	}
+	gpuapp_json_arr_end(j);
+}
+
 static const char *
 mode_name(const struct gpurx_app *a)
 {
@@ -188,8 +292,10 @@ run_main_loop(struct gpurx_app *a)
 	const uint32_t idle_ms = a->opt.idle_exit_ms != 0 ? a->opt.idle_exit_ms :
 		a->file_pkts != 0 ? 1000 : 0;
 	struct gpurx_totals prev, now;
+	struct gpu_figures gprev[GPURX_MAX_QUEUES];
 
 	memset(&prev, 0, sizeof(prev));
+	memset(gprev, 0, sizeof(gprev));
 	for (;;) {
 		uint64_t t = rte_get_tsc_cycles();
 		struct gpurx_qstats sum;
@@ -234,6 +340,10 @@ run_main_loop(struct gpurx_app *a)
 			if (!a->opt.quiet)
 				gpurx_stats_line(stderr, &now, &prev,
 					(double)(t - last_line) / hz, a->nq);
+			/* One GPU: its figures are the line's. */
+			if (!a->opt.quiet && a->n_gpus > 1)
+				gpu_stats_line(stderr, a, gprev,
+					(double)(t - last_line) / hz);
 			prev = now;
 			last_line = t;
 			if (a->cap != NULL)
@@ -282,6 +392,8 @@ json_more(struct gpuapp_json *j, void *arg)
 	const struct json_more_args *m = arg;
 
 	gpurx_flow_export_json(j, m->a);
+	if (m->a->n_gpus > 1)
+		gpu_json(j, m->a);
 	if (m->stamps != NULL)
 		gpurx_stamps_json(j, m->stamps, stamp_clock(m->a));
 }
@@ -313,7 +425,7 @@ fail_release(struct gpurx_app *a, int port_set)
 	a->stop = 1;
 	rte_eal_mp_wait_lcore();
 	gpurx_flow_export_quiesce(a);
-	if (a->gpu != NULL)
+	if (a->n_gpus > 0)
 		gpurx_gpu_stop(a);
 	if (port_set)
 		gpurx_port_close(a);
@@ -385,7 +497,6 @@ main(int argc, char **argv)
 	argv += ret;
 	argv[0] = (char *)"dpdk-gpu-rx";
 	a->ts_off = -1;
-	a->gpu_id = -1;
 	ret = gpurx_opts_parse(argc, argv, &a->opt);
 	if (ret != 0) {
 		rte_eal_cleanup();
@@ -442,6 +553,15 @@ main(int argc, char **argv)
 	}
 	if (!a->opt.cpu && gpurx_gpu_init(a) != 0)
 		goto fail;
+	/* Each GPU's flows end in its own table and export ring; one
+	 * exporter merging them is not built yet. */
+	if (a->n_gpus > 1 && (a->opt.ipfix != NULL ||
+			a->opt.ipfix_file != NULL)) {
+		GPURX_LOG(ERR, "error: flow export (--ipfix, --ipfix-file) takes "
+			"one GPU, and --gpus gives the queues %u; give --gpus one "
+			"GPU (such as --gpus 0), or --cpu\n", a->n_gpus);
+		goto fail;
+	}
 	printf("dpdk-gpu-rx: port %u (%s), %u queue(s), mode %s: %s\n",
 		a->port, a->driver, a->nq, mode_name(a), a->mem_why);
 
@@ -591,6 +711,8 @@ main(int argc, char **argv)
 		si.items = &items;
 	}
 	gpurx_summary_print(stdout, &tot, a->ft, &si);
+	if (a->n_gpus > 1)
+		gpu_summary(stdout, a);
 	gpurx_port_file_warn(a, tot.port_ierrors);
 	gpurx_flow_export_print(stdout, a);
 	if (jm.stamps != NULL)

@@ -82,6 +82,19 @@ parse_split(const struct gpuapp_opt *opt, const char *arg, int logtype)
 
 /* Seconds (fractions allowed) to ns. */
 static int
+parse_gpus(const struct gpuapp_opt *opt, const char *arg, int logtype)
+{
+	char err[256];
+
+	RTE_SET_USED(logtype);
+	if (gpuapp_gpus_parse(arg, opt->dst, err, sizeof(err)) != 0) {
+		GPURX_LOG(ERR, "%s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+static int
 parse_secs(const struct gpuapp_opt *opt, const char *arg, int logtype)
 {
 	double v;
@@ -285,6 +298,10 @@ gpurx_opts_parse(int argc, char **argv, struct gpurx_opts *o)
 			"--mem gpu where the port offers it)" },
 		GPUAPP_OPT_FLAG_ENTRY("cpu", &o->cpu,
 			"process on the CPU, no GPU needed"),
+		GPUAPP_OPT_CALLBACK_ENTRY("gpus", parse_gpus, &o->gpus,
+			"LIST", "GPU of each RX queue: auto (default,\n"
+			"the port's nearest), all, or G,G..\n"
+			"qQ=G pP=G pP:qQ=G"),
 		GPUAPP_OPT_UINT_ENTRY("port", &o->port, 0, UINT16_MAX - 1, "N",
 			"ethdev port (default 0)"),
 		GPUAPP_OPT_UINT_ENTRY("queues", &o->queues, 1, GPURX_MAX_QUEUES,

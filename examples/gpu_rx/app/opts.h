@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
+#include "gpuapp_gpus.h"
+
 enum gpurx_mem_mode {
 	GPURX_MEM_AUTO = 0,	/* gpu where the port can DMA, else host-mapped */
 	GPURX_MEM_GPU,
@@ -70,6 +72,7 @@ struct gpurx_opts {
 	uint32_t top_n;
 	enum gpurx_mem_mode mem;
 	int cpu;
+	struct gpuapp_gpus gpus;	/* --gpus: which GPU serves each queue */
 	uint16_t port;
 	uint16_t queues;
 	uint16_t burst;

@@ -91,8 +91,10 @@ create_host_pools(struct gpurx_app *a, uint16_t n)
 	for (uint16_t q = 0; q < n; q++) {
 		if (n == 1)
 			snprintf(name, sizeof(name), "gpurx_mbufs");
-		else
+		else if (a->opt.pool_per_queue)
 			snprintf(name, sizeof(name), "gpurx_mbufs_q%u", q);
+		else
+			snprintf(name, sizeof(name), "gpurx_mbufs_g%u", q);
 		a->pools[q] = rte_pktmbuf_pool_create(name, a->pool_size,
 			(unsigned int)cache, 0, a->data_room, a->socket);
 		if (a->pools[q] == NULL) {
@@ -106,13 +108,26 @@ create_host_pools(struct gpurx_app *a, uint16_t n)
 		}
 	}
 	a->n_pools = n;
+	for (uint16_t q = 0; q < a->nq; q++)
+		a->q_pool[q] = n == 1 ? 0 : a->opt.pool_per_queue ? q :
+			a->q_gpu[q];
 	return 0;
+}
+
+/* Host pools: one, one per queue (--pool-per-queue), or one per GPU (each
+ * registered with its GPU alone). */
+static uint16_t
+host_pools(const struct gpurx_app *a)
+{
+	if (a->opt.pool_per_queue)
+		return a->nq;
+	return a->n_gpus > 1 ? a->n_gpus : 1;
 }
 
 static uint32_t
 pool_size(const struct gpurx_app *a)
 {
-	uint32_t per_q;
+	uint32_t per_q, nq = a->nq;
 
 	if (a->opt.mbufs != 0)
 		return a->opt.mbufs;
@@ -120,7 +135,15 @@ pool_size(const struct gpurx_app *a)
 	per_q = a->opt.nb_rxd + 4u * a->opt.burst;
 	if (!a->opt.cpu)
 		per_q += a->opt.ring_items * a->opt.burst;
-	return (a->opt.pool_per_queue ? 1u : a->nq) * per_q * 2 + 2048;
+	/* Several GPUs: a pool each, for the most queues one GPU serves. */
+	if (a->n_gpus > 1) {
+		uint32_t on[GPURX_MAX_QUEUES] = { 0 };
+
+		nq = 0;
+		for (uint16_t q = 0; q < a->nq; q++)
+			nq = RTE_MAX(nq, ++on[a->q_gpu[q]]);
+	}
+	return (a->opt.pool_per_queue ? 1u : nq) * per_q * 2 + 2048;
 }
 
 /* Buffer split by length into two pools, as --split configures it. */
@@ -153,6 +176,18 @@ choose_split(struct gpurx_app *a, const struct rte_eth_dev_info *di)
 	if (want == GPURX_SPLIT_OFF) {
 		printf("split: off: asked with --split off\n");
 		return 0;
+	}
+	/* The header pool would be host memory registered with every GPU
+	 * at once; each GPU's queues take packets whole instead. */
+	if (a->n_gpus > 1 && want == GPURX_SPLIT_AUTO) {
+		printf("split: off: default with %u GPUs\n", a->n_gpus);
+		return 0;
+	}
+	if (a->n_gpus > 1) {
+		GPURX_LOG(ERR, "error: --split %u: RX buffer split takes one GPU, "
+			"and --gpus gives the queues %u; give --split off, or one "
+			"GPU\n", want, a->n_gpus);
+		return -1;
 	}
 	if (want == GPURX_SPLIT_AUTO) {
 		if (a->opt.cpu)
@@ -357,7 +392,7 @@ gpurx_port_setup(struct gpurx_app *a)
 			a->mem_why = "default: the port refused to map GPU memory "
 				"for DMA";
 		}
-		rc = create_host_pools(a, a->opt.pool_per_queue ? a->nq : 1);
+		rc = create_host_pools(a, host_pools(a));
 	}
 	if (rc != 0)
 		return -1;

@@ -1,0 +1,120 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# dpdk-gpu-rx over two GPUs (--gpus) without a GPU: dpdk-gpu-rx-standin on
+# the fake CUDA driver with two fake devices, two queues on the same
+# file. Each queue's capture (%q) must equal the --cpu run's byte for
+# byte, the counters and top flows too (the second GPU's flow table
+# merged into the first's), with per-GPU lines and JSON, every mbuf back;
+# bad --gpus values, flow export and --split N with two GPUs refused
+# with a message; a kernel fault stops the run naming its GPU.
+#
+# Usage: run-gpus-e2e.sh APP GENPCAP FAKE_LIBCUDA WORK_DIR
+# Exit: 0 all passed, 1 a failure.
+set -u
+
+app=$1 gen=$2 fake=$3 work=$4
+rm -rf "$work" && mkdir -p "$work" || exit 1
+in=$work/in.pcap
+"$gen" "$in" 1 1500 50 200 65553 || { echo "FAIL: cannot generate $in"; exit 1; }
+# No frame over one mbuf: net_pcap's infinite_rx takes no chains.
+small=$work/small.pcap
+"$gen" "$small" 1 500 0 || { echo "FAIL: cannot generate $small"; exit 1; }
+failed=0 n=0
+fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
+
+run() { # NAME APP_ARGS...; output in $work/NAME.txt, exit status in rc
+	name=$1
+	shift
+	n=$((n + 1))
+	FAKE_CUDA_GPUS=0000:01:00.0,0000:02:00.0 GPU_CUDA_LIBCUDA=$fake \
+		"$app" --no-huge -m 1024 --no-pci --no-shconf \
+		--file-prefix "gpurx-gpus-$$-$n" --lcores 0@0,1@0,2@1 \
+		--log-level=lib.eal:warning --vdev gpu_cuda0,dev=0 \
+		--vdev gpu_cuda1,dev=1 \
+		--vdev "net_pcap0,${pcaps:-rx_pcap=$in,rx_pcap=$in}" -- \
+		--idle-exit 10000 --backpressure --ts none --queues 2 \
+		--filter "tcp or udp" "$@" > "$work/$name.txt" 2>&1
+	rc=$?
+}
+
+counters() {
+	grep -E '^(received|matched|captured|malformed|flows|chained):|^ +[0-9]+\. ' \
+		"$1" | sed 's/ -> .*//'
+}
+
+run cpu --cpu --write "$work/cpu-q%q.pcapng"
+[ "$rc" -eq 0 ] || { cat "$work/cpu.txt"; fail "cpu: exit $rc"; }
+for m in "one:host-mapped --gpus 0" "two:host-mapped --gpus 0,1" \
+		"two-staged:staged --gpus q0=1,q1=0" \
+		"two-per-burst:host-mapped --gpus all --launch-per-burst"; do
+	t=${m%%:*}
+	# shellcheck disable=SC2086
+	run "$t" --mem ${m#*:} --write "$work/$t-q%q.pcapng" \
+		--json "$work/$t.json"
+	if [ "$rc" -ne 0 ]; then
+		cat "$work/$t.txt"
+		fail "$t: exit $rc"
+		continue
+	fi
+	for q in 0 1; do
+		cmp -s "$work/cpu-q$q.pcapng" "$work/$t-q$q.pcapng" ||
+			fail "$t: queue $q's capture differs from the --cpu run's"
+	done
+	if [ "$(counters "$work/$t.txt")" != "$(counters "$work/cpu.txt")" ]; then
+		counters "$work/cpu.txt" > "$work/$t.want"
+		counters "$work/$t.txt" | diff "$work/$t.want" -
+		fail "$t: counters or top flows differ from the --cpu run's"
+	fi
+	grep -Eq 'mbufs: +([0-9]+) of \1 back in the pool' "$work/$t.txt" ||
+		fail "$t: mbufs not all back"
+	if [ "$t" = one ]; then echo "PASS: $t"; continue; fi
+	rx=$(sed -n 's/^received: *\([0-9]*\) packets.*/\1/p' "$work/$t.txt")
+	half=$((rx / 2))
+	for g in 0 1; do
+		grep -Eq "^GPU $g: +queue [01]: received $half packets" \
+			"$work/$t.txt" || fail "$t: no per-GPU line for GPU $g"
+	done
+	grep -q '"per_gpu": \[' "$work/$t.json" || fail "$t: no per_gpu in the JSON"
+	echo "PASS: $t"
+done
+
+# Refused, each with its message: (exit, message, options).
+refused() { # NAME EXIT PATTERN ARGS...
+	name=$1 want=$2 pat=$3
+	shift 3
+	run "$name" "$@"
+	if [ "$rc" -ne "$want" ] || ! grep -q -- "$pat" "$work/$name.txt"; then
+		cat "$work/$name.txt"
+		fail "$name: exit $rc (want $want) or no message '$pat'"
+	else
+		echo "PASS: $name refused"
+	fi
+}
+refused bad-item 2 "^--gpus: " --gpus 0,x
+refused bad-empty 2 "^--gpus: " --gpus ""
+refused bad-gpu 1 "error: --gpus: " --gpus 0,7
+refused bad-queue 1 "error: --gpus: " --gpus q5=1
+refused export 1 "flow export (--ipfix, --ipfix-file) takes one GPU" \
+	--gpus 0,1 --ipfix-file "$work/x.ipfix"
+refused split 1 "RX buffer split takes one GPU" --gpus 0,1 --split 128 \
+	--mem host-mapped
+
+# A kernel that faults (each GPU's queue 0 ring, item 50; the file
+# replayed endlessly): the run stops naming the GPU, exit non-zero,
+# every mbuf back.
+pcaps="rx_pcap=$small,rx_pcap=$small,infinite_rx=1" \
+	GPURX_TEST_KERNEL_FAULT=50 run fault \
+	--mem host-mapped --gpus 0,1 --duration 20
+if [ "$rc" -eq 0 ] ||
+		! grep -q "error: GPU [01]: persistent kernel failed" "$work/fault.txt" ||
+		! grep -q "stopped by: *GPU kernel failed (GPU [01])" "$work/fault.txt" ||
+		! grep -Eq 'mbufs: +([0-9]+) of \1 back in the pool' "$work/fault.txt"; then
+	cat "$work/fault.txt"
+	fail "fault: exit $rc, or the GPU not named, or mbufs not back"
+else
+	echo "PASS: fault"
+fi
+
+[ "$failed" -eq 0 ] || { echo "FAIL: $failed check(s)"; exit 1; }
+echo "PASS: every two-GPU run"
