@@ -120,6 +120,11 @@ else
 		extra+=(-d "$bundle/pmds")
 	fi
 fi
+# nfdump's collector from a bundle where the system has none: without it
+# bench/flow-export.sh skips its UDP runs.
+if ! command -v nfcapd > /dev/null 2>&1 && [ -x "$top/.gpu-bundle/bin/nfcapd" ]; then
+	export PATH=$top/.gpu-bundle/bin:$PATH
+fi
 
 # The first GPU: nvidia-smi's GPU 0, given to EAL in DPDK's PCI format.
 gpu_pci=${BENCH_GPU_PCI:-}
