@@ -22,6 +22,30 @@
 #include "gpugen.h"
 #include "gpugen_frames.h"
 
+/* g's frames handle, or NULL after freeing g: no GPU (-ENODEV, said with
+ * its reason, the rest of the case left out) or a failed check. */
+static struct gpugen_frames *
+open_or_skip(struct gpugen *g)
+{
+	struct gpugen_frames *f;
+	char err[256] = "";
+	int rc;
+
+	rc = gpugen_frames_open(g, &f, err, sizeof(err));
+	if (rc == -ENODEV) {
+		CHECK(f == NULL && err[0] != '\0', "no GPU: '%s'", err);
+		printf("no CUDA device (%s): the checks of an open handle "
+			"left out\n", err);
+	} else {
+		CHECK(rc == 0, "gpugen_frames_open: %d %s", rc, err);
+	}
+	if (rc != 0) {
+		gpugen_free(g);
+		return NULL;
+	}
+	return f;
+}
+
 static void
 test_open(void)
 {
@@ -49,24 +73,13 @@ test_build_args(void)
 	struct gpugen_frames_dst dst = { 0 };
 	struct gpugen *g;
 	char err[256] = "";
-	int rc;
 
 	CHECK_EQ(gpugen_create(&g, NULL), 0);
 	CHECK(gpugen_add_spec(g, "ipv4,udp,size=64-1518,stamp=off", err,
 		sizeof(err)) == 1, "spec: %s", err);
-	rc = gpugen_frames_open(g, &f, err, sizeof(err));
-	if (rc == -ENODEV) {
-		CHECK(f == NULL && err[0] != '\0', "no GPU: '%s'", err);
-		printf("no CUDA device (%s): the checks of an open handle "
-			"left out\n", err);
-		gpugen_free(g);
+	f = open_or_skip(g);
+	if (f == NULL)
 		return;
-	}
-	CHECK(rc == 0, "gpugen_frames_open: %d %s", rc, err);
-	if (rc != 0) {
-		gpugen_free(g);
-		return;
-	}
 	CHECK_EQ(gpugen_frames_build(f, NULL, 0, 1, 0, NULL, NULL, NULL, 0),
 		-EINVAL);
 	CHECK_EQ(gpugen_frames_build(f, &dst, 0, 1, 0, NULL, NULL, NULL, 0),
@@ -129,15 +142,43 @@ gpu_vs_cpu(struct gpugen *g, struct gpugen_frames *f, uint8_t *buf,
 		"device memory" : "mapped host memory", (unsigned long)bad, N);
 }
 
+/* N frames of device memory and N of mapped host memory. */
+struct bufs {
+	uint8_t *dev;
+	uint8_t *mapped;
+};
+
+/* 0, or -1 after a failed check (what was taken is freed by bufs_done). */
+static int
+bufs_alloc(struct bufs *b)
+{
+	if (cudaMalloc((void **)&b->dev, (size_t)N * STRIDE) == cudaSuccess &&
+			cudaHostAlloc((void **)&b->mapped, (size_t)N * STRIDE,
+			cudaHostAllocMapped) == cudaSuccess)
+		return 0;
+	CHECK(0, "cudaMalloc or cudaHostAlloc of %d frames", N);
+	return -1;
+}
+
+/* The end of a case on a GPU: everything it took given back. */
+static void
+bufs_done(struct bufs *b, struct gpugen *g, struct gpugen_frames *f)
+{
+	CHECK(cudaDeviceSynchronize() == cudaSuccess, "sync");
+	gpugen_frames_close(f);
+	(void)cudaFreeHost(b->mapped);
+	(void)cudaFree(b->dev);
+	gpugen_free(g);
+}
+
 static void
 test_frames(void)
 {
 	static uint8_t host[(size_t)N * STRIDE];
 	struct gpugen_frames *f;
-	uint8_t *dev = NULL, *mapped = NULL;
+	struct bufs b = { NULL, NULL };
 	struct gpugen *g;
 	char err[256] = "";
-	int rc;
 
 	CHECK_EQ(gpugen_create(&g, NULL), 0);
 	CHECK(gpugen_add_spec(g, "ipv4,udp,var=udp.sport:inc:1-9,"
@@ -145,25 +186,14 @@ test_frames(void)
 		"size=100-1518:random", err, sizeof(err)) == 1, "%s", err);
 	CHECK(gpugen_add_spec(g, "imix,tcp,vlan=5", err,
 		sizeof(err)) == 3, "%s", err);
-	rc = gpugen_frames_open(g, &f, err, sizeof(err));
-	if (rc != 0) {
-		CHECK(rc == -ENODEV, "gpugen_frames_open: %d %s", rc, err);
-		gpugen_free(g);
+	f = open_or_skip(g);
+	if (f == NULL)
 		return;
+	if (bufs_alloc(&b) == 0) {
+		gpu_vs_cpu(g, f, b.dev, host, GPUGEN_FRAMES_IN_GPU, 1000003);
+		gpu_vs_cpu(g, f, b.mapped, b.mapped, 0, 5);
 	}
-	if (cudaMalloc((void **)&dev, (size_t)N * STRIDE) == cudaSuccess &&
-			cudaHostAlloc((void **)&mapped, (size_t)N * STRIDE,
-			cudaHostAllocMapped) == cudaSuccess) {
-		gpu_vs_cpu(g, f, dev, host, GPUGEN_FRAMES_IN_GPU, 1000003);
-		gpu_vs_cpu(g, f, mapped, mapped, 0, 5);
-	} else {
-		CHECK(0, "cudaMalloc or cudaHostAlloc of %d frames", N);
-	}
-	CHECK(cudaDeviceSynchronize() == cudaSuccess, "sync");
-	gpugen_frames_close(f);
-	(void)cudaFreeHost(mapped);
-	(void)cudaFree(dev);
-	gpugen_free(g);
+	bufs_done(&b, g, f);
 }
 
 #define RINGS 2
@@ -259,7 +289,7 @@ test_ring(void)
 		.batch = 1 };
 	struct gpugen_frames_ring *fr = (struct gpugen_frames_ring *)&c;
 	void *one[1] = { NULL };
-	uint8_t *dev = NULL, *mapped = NULL;
+	struct bufs b = { NULL, NULL };
 	struct gpugen_frames *f;
 	struct gpugen *g;
 	char err[256] = "";
@@ -277,12 +307,9 @@ test_ring(void)
 		"size=100-1400:random,stamp=on", err, sizeof(err)) == 1, "%s", err);
 	CHECK(gpugen_add_spec(g, "ipv6,tcp,vlan=7,size=1500", err,
 		sizeof(err)) == 1, "%s", err);
-	rc = gpugen_frames_open(g, &f, err, sizeof(err));
-	if (rc != 0) {
-		CHECK(rc == -ENODEV, "gpugen_frames_open: %d %s", rc, err);
-		gpugen_free(g);
+	f = open_or_skip(g);
+	if (f == NULL)
 		return;
-	}
 	/* Refusals, each naming what is wrong; nothing is opened. */
 	{
 		static const struct gpugen_frames_ring_conf bad[] = {
@@ -316,19 +343,11 @@ test_ring(void)
 		rc = gpugen_frames_ring_close(fr, err, sizeof(err));
 		CHECK(rc == 0, "idle ring close: %d %s", rc, err);
 	}
-	if (cudaMalloc((void **)&dev, (size_t)N * STRIDE) == cudaSuccess &&
-			cudaHostAlloc((void **)&mapped, (size_t)N * STRIDE,
-			cudaHostAllocMapped) == cudaSuccess) {
-		ring_vs_cpu(g, f, dev, host, 1);
-		ring_vs_cpu(g, f, mapped, mapped, 0);
-	} else {
-		CHECK(0, "cudaMalloc or cudaHostAlloc of %d frames", N);
+	if (bufs_alloc(&b) == 0) {
+		ring_vs_cpu(g, f, b.dev, host, 1);
+		ring_vs_cpu(g, f, b.mapped, b.mapped, 0);
 	}
-	CHECK(cudaDeviceSynchronize() == cudaSuccess, "sync");
-	gpugen_frames_close(f);
-	(void)cudaFreeHost(mapped);
-	(void)cudaFree(dev);
-	gpugen_free(g);
+	bufs_done(&b, g, f);
 }
 
 int
