@@ -351,7 +351,7 @@ gpurx_opts_parse(int argc, char **argv, struct gpurx_opts *o)
 		GPUAPP_OPT_FLAG_ENTRY("stamps", &o->stamps,
 			"per generator stream (stamped packets):\n"
 			"received, lost, reordered, duplicates,\n"
-			"latency"),
+			"latency, jitter"),
 		GPUAPP_OPT_CALLBACK_ENTRY("ipfix", parse_ipfix, &o->ipfix,
 			"[udp://|tcp://]HOST:PORT",
 			"export flow records to an\n"

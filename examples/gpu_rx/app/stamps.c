@@ -48,6 +48,12 @@ struct stream_state {
 	uint64_t received, unique, duplicates, reordered, late;
 	uint64_t min_seq, max_seq;
 	uint64_t lat_n, negative, lat_min, lat_max;
+	/* RFC 3550 interarrival jitter over the packets with an RX time,
+	 * in arrival order: the last one's transit (RX time minus tx_ns,
+	 * signed: a clock offset cancels out) and J. */
+	uint64_t jit_n;
+	int64_t last_transit;
+	double jitter;
 	/* Bit seq % GPURX_STAMP_WINDOW: seq received, for the numbers
 	 * (max_seq - GPURX_STAMP_WINDOW, max_seq]. */
 	uint64_t seen[GPURX_STAMP_WINDOW / 64];
@@ -147,6 +153,28 @@ window_advance(struct stream_state *e, uint64_t seq)
 	}
 }
 
+/*
+ * RFC 3550, 6.4.1: D is the difference of two consecutive packets'
+ * transits, J += (|D| - J) / 16. In double: the RFC's integer form keeps
+ * J scaled by 16, which the report would have to undo anyway.
+ */
+static inline void
+jitter_step(double *j, int64_t transit, int64_t last_transit)
+{
+	int64_t d = transit - last_transit;
+
+	*j += ((double)(d < 0 ? -d : d) - *j) / 16.0;
+}
+
+static inline void
+jitter_add(struct stream_state *e, int64_t transit)
+{
+	if (e->jit_n != 0)
+		jitter_step(&e->jitter, transit, e->last_transit);
+	e->last_transit = transit;
+	e->jit_n++;
+}
+
 void
 gpurx_stamps_add(struct gpurx_stamps *s, uint16_t q,
 		const struct gpugen_stamp *st, uint64_t rx_ns)
@@ -192,6 +220,7 @@ gpurx_stamps_add(struct gpurx_stamps *s, uint16_t q,
 		e->min_seq = seq;
 	if (rx_ns == 0)
 		return;
+	jitter_add(e, (int64_t)(rx_ns - st->tx_ns));
 	if (rx_ns < st->tx_ns) {
 		e->negative++;
 		return;
@@ -216,7 +245,7 @@ merge_stream(const struct gpurx_stamps *s, uint32_t id, uint64_t *hist,
 		struct gpurx_stamp_stream *out)
 {
 	uint64_t unique = 0, min_seq = UINT64_MAX, max_seq = 0, span;
-	uint64_t r50, r99, seen = 0;
+	uint64_t r50, r99, seen = 0, jit_from = 0;
 
 	memset(out, 0, sizeof(*out));
 	memset(hist, 0, HB_N * sizeof(*hist));
@@ -241,6 +270,13 @@ merge_stream(const struct gpurx_stamps *s, uint32_t id, uint64_t *hist,
 			max_seq = RTE_MAX(max_seq, e->max_seq);
 			for (uint32_t b = 0; b < HB_N; b++)
 				hist[b] += e->hist[b];
+			/* J runs over consecutive packets: it does not add
+			 * up over queues. A stream split over queues reports
+			 * the J of the queue with most of its packets. */
+			if (e->jit_n > jit_from) {
+				jit_from = e->jit_n;
+				out->jitter = (uint64_t)(e->jitter + 0.5);
+			}
 		}
 	}
 	span = max_seq - min_seq + 1;
@@ -337,6 +373,8 @@ gpurx_stamps_print(FILE *f, const struct gpurx_stamp_report *r,
 			fprintf(f, "; latency us min %.3f median %.3f p99 %.3f "
 				"max %.3f", s->lat_min / 1e3, s->lat_p50 / 1e3,
 				s->lat_p99 / 1e3, s->lat_max / 1e3);
+		if (s->lat_n != 0 || s->negative != 0)
+			fprintf(f, "; jitter us %.3f", s->jitter / 1e3);
 		if (s->negative != 0)
 			fprintf(f, "; %" PRIu64 " sent after they were received "
 				"(clocks differ)", s->negative);
@@ -371,6 +409,7 @@ gpurx_stamps_json(struct gpuapp_json *j, const struct gpurx_stamp_report *r,
 		gpuapp_json_u64(j, "median", s->lat_p50);
 		gpuapp_json_u64(j, "p99", s->lat_p99);
 		gpuapp_json_u64(j, "max", s->lat_max);
+		gpuapp_json_u64(j, "jitter", s->jitter);
 		gpuapp_json_obj_end(j);
 		gpuapp_json_obj_end(j);
 	}

@@ -27,6 +27,13 @@
  *               exact). A packet with tx_ns after its RX time is counted
  *               as `negative`, outside the histogram (clocks not the
  *               same); with --ts none there is no RX time: no latency.
+ *   jitter      in ns, RFC 3550 interarrival jitter: over the stream's
+ *               packets with an RX time, in arrival order, D the change
+ *               of transit (RX time minus tx_ns) from one to the next,
+ *               J += (|D| - J) / 16, from J = 0 (the final J, rounded).
+ *               A clock offset cancels out: kept when latency is
+ *               negative. Of one queue (J is not a sum): a stream over
+ *               several reports that of the queue with most packets.
  */
 #ifndef GPURX_APP_STAMPS_H
 #define GPURX_APP_STAMPS_H
@@ -65,6 +72,7 @@ struct gpurx_stamp_stream {
 	uint64_t lat_n;		/* latencies in the histogram */
 	uint64_t negative;	/* tx_ns after the RX time */
 	uint64_t lat_min, lat_p50, lat_p99, lat_max;	/* ns */
+	uint64_t jitter;	/* ns, RFC 3550 */
 };
 
 struct gpurx_stamp_report {

@@ -15,13 +15,15 @@
  *      below the highest than the duplicate window: late); latency
  *      2000 ns, 3145728 ns for seq 4999
  *   3  IPv4 UDP, seq 500..509 (a stream joined mid-way: nothing lost),
- *      tx_ns 1 us after the RX time (clocks differ: negative)
+ *      tx_ns 1 us after the RX time (clocks differ: negative; jitter
+ *      0, the offset constant)
  * and 7 UDP frames without a stamp. Latencies are chosen on the bounds
  * of the receiver's histogram buckets, so its percentiles are exact.
  *
  * Usage: gpurx-e2e-genstamps OUT.pcap EXPECTED.json
  */
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,6 +165,8 @@ expect(struct gpuapp_json *j, uint32_t id)
 	static uint8_t seen[MAX_PKTS];
 	uint64_t rec = 0, dup = 0, reo = 0, late = 0, neg = 0, nl = 0;
 	uint64_t lo = UINT64_MAX, hi = 0, uniq = 0, max_seen = 0;
+	int64_t last_lat = 0;
+	double jit = 0;
 	int any = 0;
 
 	memset(seen, 0, sizeof(seen));
@@ -183,6 +187,14 @@ expect(struct gpuapp_json *j, uint32_t id)
 					late++;
 			}
 		}
+		/* RFC 3550: transit here is the latency itself (the RX
+		 * time is the record's, tx_ns that minus lat). */
+		if (any) {
+			int64_t d = p->lat - last_lat;
+
+			jit += ((double)(d < 0 ? -d : d) - jit) / 16.0;
+		}
+		last_lat = p->lat;
 		if (!any || p->seq > max_seen)
 			max_seen = p->seq;
 		any = 1;
@@ -209,6 +221,7 @@ expect(struct gpuapp_json *j, uint32_t id)
 	gpuapp_json_i64(j, "median", nl ? lat[(nl + 1) / 2 - 1] : 0);
 	gpuapp_json_i64(j, "p99", nl ? lat[(nl * 99 + 99) / 100 - 1] : 0);
 	gpuapp_json_i64(j, "max", nl ? lat[nl - 1] : 0);
+	gpuapp_json_u64(j, "jitter", (uint64_t)(jit + 0.5));
 	gpuapp_json_obj_end(j);
 	gpuapp_json_obj_end(j);
 }
