@@ -17,6 +17,10 @@
  *   3  IPv4 UDP, seq 500..509 (a stream joined mid-way: nothing lost),
  *      tx_ns 1 us after the RX time (clocks differ: negative; jitter
  *      0, the offset constant)
+ *   4  IPv4 TCP with 40 bytes of IP and 40 of TCP options, seq 0..19:
+ *      the stamp past the first 128 bytes, which the GPU kernel stages
+ *      (it reads it where the packet lies); latency 4096 ns, 8192 for
+ *      odd seq
  * and 7 UDP frames without a stamp. Latencies are chosen on the bounds
  * of the receiver's histogram buckets, so its percentiles are exact.
  *
@@ -37,7 +41,7 @@
 
 #define BASE_US 1700000000000000ull	/* RX time of the first frame */
 #define MAX_PKTS 6000
-#define N_STREAMS 3
+#define N_STREAMS 4
 
 struct sent {
 	uint32_t stream;	/* 0: no stamp */
@@ -70,11 +74,11 @@ lat2(uint64_t seq)
 static void
 scenario(void)
 {
-	uint64_t s1 = 0, s2 = 0, s3 = 500;
+	uint64_t s1 = 0, s2 = 0, s3 = 500, s4 = 0;
 	unsigned int unstamped = 0;
 
 	/* Round robin over the streams while any has packets left. */
-	while (s1 < 100 || s2 < 5000 || s3 < 510) {
+	while (s1 < 100 || s2 < 5000 || s3 < 510 || s4 < 20) {
 		if (s1 < 100) {
 			uint64_t q = s1++;
 
@@ -101,6 +105,10 @@ scenario(void)
 		if (s3 < 510) {
 			add(3, s3, -1000);
 			s3++;
+		}
+		if (s4 < 20) {
+			add(4, s4, s4 % 2 ? 8192 : 4096);
+			s4++;
 		}
 		if (unstamped < 7 && n_pkts % 11 == 3) {
 			add(0, 0, 0);
@@ -131,6 +139,14 @@ build(const struct sent *p, unsigned int i, uint8_t *buf, uint64_t rx_ns)
 		memcpy(s.dst, "\x20\x01\x0d\xb8\0\0\0\0\0\0\0\0\0\0\0\x02", 16);
 		s.proto = GPURX_IPPROTO_TCP;
 		s.tcp_flags = 0x18;
+	} else if (p->stream == 4) {
+		s.ip_version = 4;
+		memcpy(s.src, "\x0a\x00\x00\x01", 4);
+		memcpy(s.dst, "\x0a\x00\x00\x02", 4);
+		s.ip_opt_len = 40;
+		s.proto = GPURX_IPPROTO_TCP;
+		s.tcp_flags = 0x18;
+		s.tcp_opt_len = 40;
 	} else {
 		s.ip_version = 4;
 		memcpy(s.src, "\x0a\x00\x00\x01", 4);

@@ -297,10 +297,10 @@ PY
 		{ echo "FAIL: exit $rc"; exit 1; }
 	grep -q "latency: RX time (--ts port" "$work/out.txt" ||
 		{ echo "FAIL: the summary does not say which clock"; exit 1; }
-	cmp_stamps exact 1,2,3 || exit 1
+	cmp_stamps exact 1,2,3,4 || exit 1
 	run_app --stamps --ts none --json "$work/out.json" ||
 		{ echo "FAIL: --ts none: exit $rc"; exit 1; }
-	cmp_stamps nolat 1,2,3 || exit 1
+	cmp_stamps nolat 1,2,3,4 || exit 1
 	run_app --stamps --ts port --filter udp --json "$work/out.json" ||
 		{ echo "FAIL: --filter udp: exit $rc"; exit 1; }
 	cmp_stamps filtered 1,3 || exit 1

@@ -699,15 +699,20 @@ else
 			--cpu --stamps $sts --json "$out/stamps-cpu-$sport.json" \
 			--idle-exit 1000
 	done
-	for m in $modes; do
+	# gpu+split64: stamps straddling the header buffer and the rest
+	# (read through the two-run view); stream 4's lie past the 128
+	# bytes the kernel stages (read where the packet is).
+	for m in $modes gpu+split64; do
 		mem=${m%%,*}
 		sport=net_pcap0 sts="--ts port"
 		case $mem in gpu*) sport=net_gpudma0 sts="--ts none" ;; esac
 		name=stamps-$(echo "$m" | tr ,+ --)
 		want=$(stamps_of "$out/stamps-cpu-$sport.json" 2>/dev/null)
-		# shellcheck disable=SC2046,SC2086
+		margs=$(mode_args "$m")
+		[ "$m" = gpu+split64 ] && margs="--mem gpu --split 64"
+		# shellcheck disable=SC2086
 		port=$sport app_run "$name" "rx_pcap=$out/stamps.pcap" \
-			$(mode_args "$m") --backpressure --stamps $sts \
+			$margs --backpressure --stamps $sts \
 			--json "$out/$name.json" --idle-exit 1000
 		rc=$?
 		got=$(stamps_of "$out/$name.json" 2>/dev/null)

@@ -9,7 +9,8 @@
 # --cpu run and every mbuf back: host-mapped and staged, persistent and
 # per burst, items of 32 and 128 packets, a snaplen, the port's timestamps,
 # frames cut short, foreign and odd mbufs (GPURX_TEST_MANGLE), a capture
-# rotated by size, two queues; --stamps' report that of --cpu.
+# rotated by size, two queues; --stamps' report that of --cpu (also in
+# GPU memory, split).
 #
 # Usage: run-standin-e2e.sh APP GENPCAP CHECK FAKE_LIBCUDA WORK_DIR
 # APP: dpdk-gpu-rx-standin, which has the test variant's switches.
@@ -252,6 +253,31 @@ for s in "ts:--ts port" "none:--ts none" "udp:--ts port --filter udp"; do
 			echo "PASS: $name"
 		fi
 	done
+done
+
+# Through net_gpudma (packets in the fake GPU's memory, no file times),
+# whole and split at 64 bytes, where stamps straddle the two buffers.
+# net_gpudma does not say where its file ends: each run ends 2 s idle
+# (--backpressure: no packet is dropped meanwhile).
+run cpu-stamps-gpudma "net_gpudma0,rx_pcap=$stamped" -- --cpu --stamps \
+	--idle-exit 2000 --json "$work/cpu-stamps-gpudma.json"
+rc=$?
+want=$(stamps_of "$work/cpu-stamps-gpudma.json" 2>/dev/null)
+for sp in off 64; do
+	name=stamps-gpudma-split-$sp
+	run "$name" "net_gpudma0,rx_pcap=$stamped" -- --mem gpu --split "$sp" \
+		--idle-exit 2000 --stamps --json "$work/$name.json"
+	rc2=$?
+	got=$(stamps_of "$work/$name.json" 2>/dev/null)
+	if [ "$rc" -ne 0 ] || [ "$rc2" -ne 0 ] || [ -z "$want" ] ||
+			[ "$got" != "$want" ]; then
+		cat "$work/$name.txt"
+		printf 'got  %s\nwant %s\n' "$got" "$want"
+		echo "FAIL: $name: exit $rc2 (--cpu $rc), stamps differ from the --cpu run"
+		failed=$((failed + 1))
+	else
+		echo "PASS: $name"
+	fi
 done
 
 [ "$failed" -eq 0 ] || { echo "FAIL: $failed run(s)"; exit 1; }
