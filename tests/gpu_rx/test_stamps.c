@@ -3,7 +3,8 @@
  * The receiver's stamp accounting (app/stamps.c) on sequences fed to it
  * directly: the duplicate window's edge, a stream over two queues, more
  * streams than a queue tracks, and latency percentiles across scales
- * against the exact nearest-rank values (within the documented 1/64), and
+ * against the exact nearest-rank values (within the documented 1/64) and
+ * octave counts (exact), and
  * RFC 3550 jitter against values worked out by hand.
  */
 #include <stdint.h>
@@ -150,6 +151,8 @@ test_latency_scales(void)
 	struct gpurx_stamp_report r;
 	const struct gpurx_stamp_stream *x;
 	uint64_t v = 88172645463325252ull, p50, p99;
+	uint64_t oct[GPURX_STAMP_OCTAVES] = { 0 };
+	int oct_ok = 1;
 
 	CHECK(s != NULL, "create");
 	if (s == NULL)
@@ -161,6 +164,7 @@ test_latency_scales(void)
 		/* 0 .. 2^31 ns, every scale as likely. */
 		lat[q] = (v >> 33) >> (v % 31);
 		feed(s, 0, 9, q, (1ull << 40) + lat[q], 1ull << 40);
+		oct[lat[q] < 2 ? 0 : 63 - __builtin_clzll(lat[q])]++;
 	}
 	feed(s, 0, 9, N, 5, 6);	/* sent after it was received */
 	qsort(lat, N, sizeof(lat[0]), cmp_u64);
@@ -176,6 +180,11 @@ test_latency_scales(void)
 		"p50 %llu (exact %llu), p99 %llu (exact %llu)",
 		x ? (unsigned long long)x->lat_p50 : 0, (unsigned long long)p50,
 		x ? (unsigned long long)x->lat_p99 : 0, (unsigned long long)p99);
+	/* The octaves exact: a fine bucket never straddles two. */
+	for (uint32_t e = 0; x != NULL && e < GPURX_STAMP_OCTAVES; e++)
+		oct_ok &= x->hist[e] == oct[e];
+	CHECK(x != NULL && oct_ok, "latency octaves differ from the exact "
+		"counts");
 	free(r.streams);
 	gpurx_stamps_free(s);
 }

@@ -19,6 +19,7 @@
 #define HB_SUB 64u
 #define HB_EXP_MAX 40u
 #define HB_N (HB_SUB * (HB_EXP_MAX - 5u + 1u))
+_Static_assert(GPURX_STAMP_OCTAVES == HB_EXP_MAX + 1, "an octave per exponent");
 
 static inline uint32_t
 hb_bucket(uint64_t v)
@@ -31,6 +32,17 @@ hb_bucket(uint64_t v)
 	if (e > HB_EXP_MAX)
 		return HB_N - 1;
 	return HB_SUB * (e - 5u) + (uint32_t)((v >> (e - 6u)) - HB_SUB);
+}
+
+/* The octave (GPURX_STAMP_OCTAVES) bucket b's values lie in. */
+static inline uint32_t
+hb_octave(uint32_t b)
+{
+	if (b < 2)
+		return 0;
+	if (b < HB_SUB)
+		return 31u - (uint32_t)__builtin_clz(b);
+	return b / HB_SUB + 5u;
 }
 
 /* The lowest value of bucket b. */
@@ -293,6 +305,7 @@ merge_stream(const struct gpurx_stamps *s, uint32_t id, uint64_t *hist,
 	for (uint32_t b = 0; b < HB_N; b++) {
 		if (hist[b] == 0)
 			continue;
+		out->hist[hb_octave(b)] += hist[b];
 		if (seen < r50 && seen + hist[b] >= r50)
 			out->lat_p50 = hb_low(b);
 		if (seen < r99 && seen + hist[b] >= r99)
@@ -411,6 +424,17 @@ gpurx_stamps_json(struct gpuapp_json *j, const struct gpurx_stamp_report *r,
 		gpuapp_json_u64(j, "max", s->lat_max);
 		gpuapp_json_u64(j, "jitter", s->jitter);
 		gpuapp_json_obj_end(j);
+		/* Non-empty octaves only: from_ns, its lowest value. */
+		gpuapp_json_arr_begin(j, "latency_hist");
+		for (uint32_t e = 0; e < GPURX_STAMP_OCTAVES; e++) {
+			if (s->hist[e] == 0)
+				continue;
+			gpuapp_json_obj_begin(j, NULL);
+			gpuapp_json_u64(j, "from_ns", e == 0 ? 0 : 1ull << e);
+			gpuapp_json_u64(j, "count", s->hist[e]);
+			gpuapp_json_obj_end(j);
+		}
+		gpuapp_json_arr_end(j);
 		gpuapp_json_obj_end(j);
 	}
 	gpuapp_json_arr_end(j);

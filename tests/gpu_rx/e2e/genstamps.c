@@ -239,6 +239,21 @@ expect(struct gpuapp_json *j, uint32_t id)
 	gpuapp_json_i64(j, "max", nl ? lat[nl - 1] : 0);
 	gpuapp_json_u64(j, "jitter", (uint64_t)(jit + 0.5));
 	gpuapp_json_obj_end(j);
+	/* By octave, from the sorted latencies: [2^e, 2^(e+1)), 0-1 in the
+	 * first. */
+	gpuapp_json_arr_begin(j, "latency_hist");
+	for (uint64_t i = 0, k; i < nl; i = k) {
+		uint64_t lo = lat[i] < 2 ? 0 : 1ull << (63 - __builtin_clzll(
+			(uint64_t)lat[i]));
+
+		for (k = i; k < nl && (uint64_t)lat[k] < (lo ? 2 * lo : 2); k++)
+			;
+		gpuapp_json_obj_begin(j, NULL);
+		gpuapp_json_u64(j, "from_ns", lo);
+		gpuapp_json_u64(j, "count", k - i);
+		gpuapp_json_obj_end(j);
+	}
+	gpuapp_json_arr_end(j);
 	gpuapp_json_obj_end(j);
 }
 

@@ -284,6 +284,7 @@ want["streams"] = [s for s in want["streams"] if s["stream"] in keep]
 if mode == "nolat":
     for s in want["streams"]:
         s["latency_ns"] = dict.fromkeys(s["latency_ns"], 0)
+        s["latency_hist"] = []
 if mode == "filtered":
     want["stamped"] = sum(s["received"] for s in want["streams"])
 got.pop("rx_clock")
