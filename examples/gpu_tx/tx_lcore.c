@@ -248,7 +248,7 @@ tx_lcore(void *arg)
 
 	T->rc = 0;
 	for (;;) {
-		uint64_t first = k * o->burst + done, tx_ns;
+		uint64_t first = k * o->burst + done, tx_ns, gap;
 		uint32_t b = o->burst - done;
 		double cost = 0;
 		int rc;
@@ -325,9 +325,28 @@ tx_lcore(void *arg)
 			continue;
 		}
 		tx_ns = gpuapp_real_ns();
-		if (T->st.first_tx_ns == 0)
+		/*
+		 * Each frame its own transmit time: the burst's frames
+		 * spread evenly over the time since the queue's previous
+		 * burst (whose last frame carried last_tx_ns), the last one
+		 * at tx_ns, at most the interval --rate gives a frame apart
+		 * (a stall is not spread over the burst). A frame's time is
+		 * when its credit came due, and a queue's stamps never go
+		 * back (checked by gputx-check). Not forward from tx_ns: a
+		 * whole burst leaves at once, its later frames would be
+		 * stamped after they arrived. One clock read a burst still:
+		 * the GPU build takes the first time and the spacing.
+		 */
+		gap = 0;
+		if (T->st.first_tx_ns == 0) {
 			T->st.first_tx_ns = tx_ns;
+		} else if (b > 1 && tx_ns > T->st.last_tx_ns) {
+			gap = (tx_ns - T->st.last_tx_ns) / b;
+			if (rate > 0 && gap > cost * 1e9 / rate / b)
+				gap = (uint64_t)(cost * 1e9 / rate / b);
+		}
 		T->st.last_tx_ns = tx_ns;
+		tx_ns -= (b - 1) * gap;
 		/* GPU builds without offload flags: the fill readies the
 		 * mbufs in the pass it makes to post them. */
 		for (uint32_t i = 0; i < b && !raw_post; i++) {
@@ -344,7 +363,8 @@ tx_lcore(void *arg)
 					a->tx_offload[st];
 			}
 			if (cpu_build)
-				gpugen_build_cpu(a->gen, first + i, tx_ns,
+				gpugen_build_cpu(a->gen, first + i,
+					tx_ns + i * gap,
 					rte_pktmbuf_mtod(m[i], uint8_t *),
 					rte_pktmbuf_tailroom(m[i]) + m[i]->pkt_len,
 					NULL, NULL);
@@ -362,7 +382,8 @@ tx_lcore(void *arg)
 		T->post_tsc[T->posted % o->ring_items] = rte_rdtsc();
 		T->post_first[T->posted % o->ring_items] = first;
 		rc = raw_post ? gpugen_fill_post_raw(fill, T->ring, m, b, first,
-			tx_ns) : gpugen_fill_post(fill, T->ring, m, b, first, tx_ns);
+			tx_ns, gap) : gpugen_fill_post(fill, T->ring, m, b, first,
+			tx_ns, gap);
 		if (rc != 0) {
 			GPUTX_LOG(ERR, "error: queue %u: posting a burst to the "
 				"GPU: %s\n", T->q, rte_strerror(-rc));

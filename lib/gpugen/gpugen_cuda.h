@@ -147,7 +147,8 @@ gpugen_fill_shape(uint32_t max_len, uint32_t rings, uint32_t items,
 /* Per item, in registered host memory, written before READY. */
 struct gpugen_fill_side {
 	uint64_t first;		/* global number of the item's first packet */
-	uint64_t tx_ns;		/* stamp time */
+	uint64_t tx_ns;		/* the first packet's stamp time */
+	uint64_t tx_gap_ns;	/* and what each next one adds to it */
 };
 
 struct gpugen_fill_kargs {

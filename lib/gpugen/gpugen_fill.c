@@ -256,7 +256,7 @@ gpugen_fill_start(struct gpugen_fill *f, char *err, size_t errlen)
  * launch for it). */
 static inline int
 post_item(struct gpugen_fill *f, uint32_t r, uint32_t n, uint64_t first,
-		uint64_t tx_ns)
+		uint64_t tx_ns, uint64_t tx_gap_ns)
 {
 	struct fill_ring *R = &f->r[r];
 	const uint32_t idx = R->ring.head;
@@ -266,6 +266,7 @@ post_item(struct gpugen_fill *f, uint32_t r, uint32_t n, uint64_t first,
 	/* Plain stores: publish's barrier orders them before READY. */
 	R->side[idx].first = first;
 	R->side[idx].tx_ns = tx_ns;
+	R->side[idx].tx_gap_ns = tx_gap_ns;
 	rc = gpucomm_ring_publish(&R->ring, n);
 	if (unlikely(rc != 0))
 		return rc;
@@ -293,7 +294,7 @@ next_item(struct gpugen_fill *f, uint32_t r, uint32_t n,
 
 int
 gpugen_fill_post(struct gpugen_fill *f, uint32_t r, struct rte_mbuf **m,
-		uint32_t n, uint64_t first, uint64_t tx_ns)
+		uint32_t n, uint64_t first, uint64_t tx_ns, uint64_t tx_gap_ns)
 {
 	struct rte_gpu_comm_list *it;
 	struct rte_gpu_comm_pkt *e;
@@ -311,12 +312,12 @@ gpugen_fill_post(struct gpugen_fill *f, uint32_t r, struct rte_mbuf **m,
 		e[i].size = b->data_len;
 		it->mbufs[i] = b;
 	}
-	return post_item(f, r, n, first, tx_ns);
+	return post_item(f, r, n, first, tx_ns, tx_gap_ns);
 }
 
 int
 gpugen_fill_post_raw(struct gpugen_fill *f, uint32_t r, struct rte_mbuf **m,
-		uint32_t n, uint64_t first, uint64_t tx_ns)
+		uint32_t n, uint64_t first, uint64_t tx_ns, uint64_t tx_gap_ns)
 {
 	const uint32_t fixed = f->fixed_len;
 	struct rte_gpu_comm_list *it;
@@ -334,7 +335,7 @@ gpugen_fill_post_raw(struct gpugen_fill *f, uint32_t r, struct rte_mbuf **m,
 		e[i].size = b->pkt_len;
 		it->mbufs[i] = b;
 	}
-	return post_item(f, r, n, first, tx_ns);
+	return post_item(f, r, n, first, tx_ns, tx_gap_ns);
 }
 
 int

@@ -42,7 +42,7 @@ struct gpugen_fill_body {
 		{
 			__shared__ uintptr_t addr[GPUCOMM_PKTS_MAX];
 			__shared__ uint32_t size[GPUCOMM_PKTS_MAX];
-			__shared__ unsigned long long s_first, s_tx_ns;
+			__shared__ unsigned long long s_first, s_tx_ns, s_gap;
 			const struct gpugen_table *t =
 				(const struct gpugen_table *)b.a.table;
 			const uint32_t lane = threadIdx.x % GPUGEN_WARP;
@@ -62,12 +62,15 @@ struct gpugen_fill_body {
 
 				s_first = sd->first;
 				s_tx_ns = sd->tx_ns;
+				s_gap = sd->tx_gap_ns;
 			}
-			/* Synchronizes the block: s_first and s_tx_ns too. */
+			/* Synchronizes the block: s_first, s_tx_ns and s_gap
+			 * too. */
 			n = gpucomm_load_item(c, threads - GPUGEN_WARP, addr, size);
 			if (mine == NULL) {
 				for (uint32_t i = threadIdx.x; i < n; i += threads)
-					(void)gpugen_make_n(t, s_first + i, s_tx_ns,
+					(void)gpugen_make_n(t, s_first + i,
+						s_tx_ns + i * s_gap,
 						(uint8_t *)addr[i], &s);
 				return;
 			}
@@ -75,7 +78,7 @@ struct gpugen_fill_body {
 			for (uint32_t i = threadIdx.x; i - lane < n; i += threads)
 				gpugen_warp_build_staged(t, i < n ?
 					(uint8_t *)addr[i] : NULL, s_first + i,
-					s_tx_ns, mine, lane);
+					s_tx_ns + i * s_gap, mine, lane);
 		}
 	};
 };

@@ -22,7 +22,7 @@
  *
  * Threads: one lcore per ring, no locks; rings are independent.
  * Frames are those of gpugen_build_cpu() for the same packet numbers and
- * stamp time (the tests compare them byte for byte).
+ * stamp times (the tests compare them byte for byte).
  */
 #ifndef GPUGEN_FILL_H
 #define GPUGEN_FILL_H
@@ -86,7 +86,9 @@ int gpugen_fill_start(struct gpugen_fill *f, char *err, size_t errlen);
  * Ring r (its lcore only): build packets first .. first + n - 1 into the
  * data buffers of m[0 .. n - 1] (single segment, data_off where the
  * frame starts, room for gpugen_len() of each: the caller sets their
- * lengths), stamped tx_ns. The mbufs belong to the fill until
+ * lengths), packet first + i stamped tx_ns + i * tx_gap_ns (its own
+ * transmit time; gpugen_build_cpu() with that time builds the same
+ * frame). The mbufs belong to the fill until
  * gpugen_fill_collect returns them.
  * 0; -ENOSPC when the ring has `items` bursts in flight (collect first);
  * -EINVAL for n out of 1 .. burst or a chained mbuf (nothing posted);
@@ -94,7 +96,7 @@ int gpugen_fill_start(struct gpugen_fill *f, char *err, size_t errlen);
  * come back: gpugen_fill_abandon).
  */
 int gpugen_fill_post(struct gpugen_fill *f, uint32_t r, struct rte_mbuf **m,
-		uint32_t n, uint64_t first, uint64_t tx_ns);
+		uint32_t n, uint64_t first, uint64_t tx_ns, uint64_t tx_gap_ns);
 
 /*
  * The same for mbufs fresh from their pool (rte_mempool_get_bulk: one
@@ -106,7 +108,8 @@ int gpugen_fill_post(struct gpugen_fill *f, uint32_t r, struct rte_mbuf **m,
  * gpugen_fill_post.
  */
 int gpugen_fill_post_raw(struct gpugen_fill *f, uint32_t r,
-		struct rte_mbuf **m, uint32_t n, uint64_t first, uint64_t tx_ns);
+		struct rte_mbuf **m, uint32_t n, uint64_t first, uint64_t tx_ns,
+		uint64_t tx_gap_ns);
 
 /*
  * Ring r's oldest burst once built: 1 with *m and *n set (valid until

@@ -50,6 +50,7 @@
 #include "gpu_kernels.h"
 #include "gpucuda.h"
 #include "flow_classify.h"
+#include "gpu_stamp.h"
 #include "kernel_faults.h"
 #include "opts.h"
 
@@ -181,6 +182,11 @@ process_item(const struct gpurx_kparams *p, struct standin_last *last,
 			continue;
 		gq->verdict[base + i] = v;
 		sum.match[i / 32] |= 1u << (i % 32);
+		if (p->stamps)
+			gpurx_stamp_out_put(&gq->stamp[base + i], sp != NULL &&
+				sp->tail != 0 ? gpurx_view_split(pkt, sp->len0,
+					(const uint8_t *)(uintptr_t)sp->tail) :
+				gpurx_view_linear(pkt), caplen, &pi);
 		len = RTE_MIN(RTE_MIN(v, caplen), gq->max_caplen);
 		if (!p->capture || at > gq->item_bytes ||
 				len > gq->item_bytes - at)

@@ -3,7 +3,9 @@
  * The receiver's stamp accounting (app/stamps.c) on sequences fed to it
  * directly: the duplicate window's edge, a stream over two queues, more
  * streams than a queue tracks, and latency percentiles across scales
- * against the exact nearest-rank values (within the documented 1/64).
+ * against the exact nearest-rank values (within the documented 1/64) and
+ * octave counts (exact), and
+ * RFC 3550 jitter against values worked out by hand.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -149,6 +151,8 @@ test_latency_scales(void)
 	struct gpurx_stamp_report r;
 	const struct gpurx_stamp_stream *x;
 	uint64_t v = 88172645463325252ull, p50, p99;
+	uint64_t oct[GPURX_STAMP_OCTAVES] = { 0 };
+	int oct_ok = 1;
 
 	CHECK(s != NULL, "create");
 	if (s == NULL)
@@ -160,6 +164,7 @@ test_latency_scales(void)
 		/* 0 .. 2^31 ns, every scale as likely. */
 		lat[q] = (v >> 33) >> (v % 31);
 		feed(s, 0, 9, q, (1ull << 40) + lat[q], 1ull << 40);
+		oct[lat[q] < 2 ? 0 : 63 - __builtin_clzll(lat[q])]++;
 	}
 	feed(s, 0, 9, N, 5, 6);	/* sent after it was received */
 	qsort(lat, N, sizeof(lat[0]), cmp_u64);
@@ -175,6 +180,84 @@ test_latency_scales(void)
 		"p50 %llu (exact %llu), p99 %llu (exact %llu)",
 		x ? (unsigned long long)x->lat_p50 : 0, (unsigned long long)p50,
 		x ? (unsigned long long)x->lat_p99 : 0, (unsigned long long)p99);
+	/* The octaves exact: a fine bucket never straddles two. */
+	for (uint32_t e = 0; x != NULL && e < GPURX_STAMP_OCTAVES; e++)
+		oct_ok &= x->hist[e] == oct[e];
+	CHECK(x != NULL && oct_ok, "latency octaves differ from the exact "
+		"counts");
+	free(r.streams);
+	gpurx_stamps_free(s);
+}
+
+/*
+ * RFC 3550 jitter on transits worked out by hand: J_k = J_(k-1) +
+ * (|D_k| - J_(k-1)) / 16 from J = 0, over a queue's packets in arrival
+ * order, those without an RX time skipped.
+ */
+static void
+test_jitter(void)
+{
+	/* Transits 1000, 1100, 900, 900, 1300 ns: D 100, 200, 0, 400;
+	 * J 6.25, 18.359375, 17.2119140625, 41.13616943359375. */
+	static const int64_t transit[] = { 1000, 1100, 900, 900, 1300 };
+	struct gpurx_stamps *s = gpurx_stamps_create(2);
+	struct gpurx_stamp_report r;
+	const struct gpurx_stamp_stream *x;
+	const uint64_t base = 1ull << 50;
+
+	CHECK(s != NULL, "create");
+	if (s == NULL)
+		return;
+	for (uint64_t k = 0; k < sizeof(transit) / sizeof(transit[0]); k++) {
+		uint64_t rx = base + k * 1000000;
+
+		feed(s, 0, 1, k, rx, rx - (uint64_t)transit[k]);
+		/* No RX time (--ts none): no effect on J. */
+		if (k == 2)
+			feed(s, 0, 1, 100 + k, 0, rx);
+	}
+	/* A constant clock offset, tx_ns after the RX time: J 0. */
+	for (uint64_t k = 0; k < 50; k++)
+		feed(s, 0, 2, k, base + k * 1000, base + k * 1000 + 777);
+	/* Transits alternating 0 and 1600: J = 1600 (1 - (15/16)^n) after
+	 * n steps: 100 after one, 1600 within 0.5 after 150. */
+	feed(s, 0, 3, 0, base, base);
+	feed(s, 0, 3, 1, base + 10, base + 10 - 1600);
+	/* Stream 4 over two queues: 2 packets on queue 0 (J 100), 3 on
+	 * queue 1 (transits 0, 320, 0: J 20 then 38.75): queue 1's. */
+	feed(s, 0, 4, 0, base, base);
+	feed(s, 0, 4, 1, base + 5, base + 5 - 1600);
+	feed(s, 1, 4, 2, base + 10, base + 10);
+	feed(s, 1, 4, 3, base + 15, base + 15 - 320);
+	feed(s, 1, 4, 4, base + 20, base + 20);
+	CHECK(gpurx_stamps_report(s, &r) == 0, "report");
+	x = find(&r, 1);
+	CHECK(x != NULL && x->jitter == 41, "stream 1: jitter %llu, want 41",
+		x ? (unsigned long long)x->jitter : 0);
+	x = find(&r, 2);
+	CHECK(x != NULL && x->jitter == 0 && x->negative == 50,
+		"stream 2: jitter %llu, want 0 (offset clocks)",
+		x ? (unsigned long long)x->jitter : 0);
+	x = find(&r, 3);
+	CHECK(x != NULL && x->jitter == 100, "stream 3: jitter %llu, want 100",
+		x ? (unsigned long long)x->jitter : 0);
+	x = find(&r, 4);
+	CHECK(x != NULL && x->jitter == 39, "stream 4: jitter %llu, want 39",
+		x ? (unsigned long long)x->jitter : 0);
+	free(r.streams);
+	gpurx_stamps_free(s);
+
+	s = gpurx_stamps_create(1);
+	CHECK(s != NULL, "create");
+	if (s == NULL)
+		return;
+	for (uint64_t k = 0; k <= 150; k++)
+		feed(s, 0, 5, k, base + k * 10, base + k * 10 -
+			(k % 2 ? 1600 : 0));
+	CHECK(gpurx_stamps_report(s, &r) == 0, "report");
+	x = find(&r, 5);
+	CHECK(x != NULL && x->jitter == 1600, "stream 5: jitter %llu, want 1600",
+		x ? (unsigned long long)x->jitter : 0);
 	free(r.streams);
 	gpurx_stamps_free(s);
 }
@@ -186,5 +269,6 @@ main(void)
 	test_two_queues();
 	test_many_streams();
 	test_latency_scales();
+	test_jitter();
 	return check_finish("test_stamps");
 }

@@ -277,6 +277,14 @@ for i, want in enumerate(sent):
                                s["reordered"], s["duplicates"],
                                lat["min"] / 1e3, lat["median"] / 1e3,
                                lat["p99"] / 1e3, lat["max"] / 1e3))
+# Each frame has its own transmit time: streams interleaved in the same
+# bursts no longer share their latency figures (they did with one stamp
+# time a burst).
+figs = {tuple(got[i]["latency_ns"][k] for k in ("min", "median", "p99", "max"))
+        for i in got}
+if len(got) > 1 and len(figs) == 1:
+    bad.append("every stream has the same latency figures %s: stamps "
+               "are not per packet" % (figs.pop(),))
 print("loop %s: %d packets, %s %s requested, %.0f pps measured (mem %s)"
       % (case, tx["packets"], tx["rate_requested"], tx["rate_unit"],
          tx["pps"], tx["mem"]))

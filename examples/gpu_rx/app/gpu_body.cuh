@@ -51,6 +51,7 @@
 #include "flow_classify.h"
 #include "flow_order.h"
 #include "gpu_kernels.h"
+#include "gpu_stamp.h"
 #include "opts.h"
 
 static_assert(GPURX_SUM_MATCH_WORDS * 32 == GPURX_MAX_BURST,
@@ -79,6 +80,7 @@ struct gq_view {
 	const struct gpurx_split_pkt *split;	/* SPLIT only */
 	uint32_t *verdict;
 	struct gpurx_item_sum *sum;
+	struct gpurx_stamp_out *stamp;
 	uint8_t *arena;
 	uint32_t n_items;
 	uint32_t burst;
@@ -99,6 +101,7 @@ gq_view_load(struct gq_view *v, const struct gpurx_gq *gq)
 			v->split = gq->split;
 		v->verdict = gq->verdict;
 		v->sum = gq->sum;
+		v->stamp = gq->stamp;
 		v->arena = gq->arena;
 		v->n_items = gq->n_items;
 		v->burst = gq->burst;
@@ -762,6 +765,40 @@ packet_result(const struct gq_view *gq, uint32_t at, uint32_t i, uint32_t v,
 	s_len[i] = v == 0 ? 0 : min(min(v, s_len[i]), gq->max_caplen);
 }
 
+/*
+ * --stamps: the stamp of a matched packet for the CPU, read with the
+ * code --cpu runs (gpugen_stamp_find_view). From the staged bytes where
+ * the stamp lies within them (a 64-byte UDP frame's ends at byte 66 of
+ * the 128 staged), else where the packet lies; SPLIT with a tail,
+ * through the two-run view as the packet was classified. Stored before
+ * the barrier that precedes DONE, as the verdicts are. Not inlined:
+ * inlined, it raised the per-burst kernel from 128 to 160 registers
+ * (ptxas -v, sm_90), stamps on or off; called, the kernels keep their
+ * registers and only reserve a larger stack frame.
+ */
+template <bool SPLIT>
+static __device__ __noinline__ void
+stamp_result(const struct gq_view *gq, uint32_t at, const uint8_t *where,
+		uint32_t caplen, const uint8_t *staged, uint32_t n_staged,
+		uint32_t len0, const uint8_t *tail,
+		const struct gpurx_pkt_info *pi)
+{
+	/* The stamp's last byte, ICMP's 4 echo bytes before it counted in
+	 * every case (a bound, not the exact end). */
+	const uint32_t need = pi->payload_off + GPUGEN_STAMP_PAYLOAD_OFF + 4 +
+		GPUGEN_STAMP_LEN;
+	struct gpurx_pkt_view view;
+
+	if (SPLIT && tail != NULL)
+		view = gpurx_view_split(staged != NULL ? staged : where, len0,
+			tail);
+	else if (staged != NULL && need <= n_staged)
+		view = gpurx_view_linear(staged);
+	else
+		view = gpurx_view_linear(where);
+	gpurx_stamp_out_put(&gq->stamp[at], view, caplen, pi);
+}
+
 /* Packets of an item each thread classifies (one per thread per lap). */
 #define GPURX_PKTS_PER_THREAD ((GPURX_MAX_BURST + GPURX_KERNEL_THREADS - 1) / \
 	GPURX_KERNEL_THREADS)
@@ -917,6 +954,12 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 		}
 		inspect_deep_warp<SPLIT>(p, s_deep[threadIdx.x / 32], deep,
 			where, caplen, wl, len0, tail, staged, &v, &pi);
+		/* A kernel parameter: off, one uniform branch per packet. */
+		if (p->stamps && mine && v != 0)
+			stamp_result<SPLIT>(gq, base + i, where, caplen,
+				SPLIT ? staged : (i < k ? stage_at(s_stage,
+					s_start, s_addr, i) : NULL),
+				stage_bytes(len0), len0, tail, &pi);
 		if (p->flow_order.slots != NULL) {
 			/* Flows end: pinned now, decided once the whole
 			 * item is (account_decide). */

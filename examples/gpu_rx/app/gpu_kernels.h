@@ -142,6 +142,19 @@ struct gpurx_split_pkt {
 				 * from there, the kernel copies nothing */
 };
 
+/*
+ * --stamps: the generator stamp (gpugen_stamp.h) the kernel read from a
+ * matched packet, found or not; the RX lcore adds the packet's RX time,
+ * which it wrote itself (struct gpurx_item_in), and accounts it as --cpu
+ * does.
+ */
+struct gpurx_stamp_out {
+	uint64_t seq;
+	uint64_t tx_ns;
+	uint32_t stream;
+	uint32_t found;		/* 0: the packet has no stamp */
+};
+
 struct gpurx_gq {
 	struct gpucomm_item *items;	/* the gpudev list (registered) */
 	uint32_t n_items;
@@ -157,6 +170,8 @@ struct gpurx_gq {
 	uint32_t *verdict;		/* BPF result, bytes to keep: written
 					 * only for matched packets */
 	struct gpurx_item_sum *sum;	/* [n_items] */
+	struct gpurx_stamp_out *stamp;	/* --stamps, else NULL: written only
+					 * for matched packets */
 	uint8_t *arena;			/* captured bytes, item_bytes per item */
 	/* Kernel time spent on items and items done, one slot per block of
 	 * the queue (each block writes only its own: no atomics on host
@@ -197,6 +212,9 @@ struct gpurx_kparams {
 	/* --split: the queues' split side arrays are read (a kernel built
 	 * for it; without split the kernels never look at them). */
 	uint32_t split;
+	/* --stamps: matched packets' stamps are read into gq->stamp (one
+	 * uniform branch per packet when off). */
+	uint32_t stamps;
 };
 
 /*

@@ -55,6 +55,7 @@
 #include "gpu_priv.h"
 #include "gpuapp_lat_hist.h"
 #include "log.h"
+#include "stamps.h"
 
 _Static_assert(GPURX_MAX_BURST <= RTE_GPU_COMM_LIST_PKTS_MAX, "burst");
 _Static_assert(GPURX_SUM_MATCH_WORDS * 32 == GPURX_MAX_BURST, "match bits");
@@ -322,6 +323,34 @@ launch_item(struct gpurx_app *a, uint16_t q)
 	return 0;
 }
 
+/*
+ * --stamps: the stamps the kernel read of the matched packets of word w
+ * of an item (bits: those counted), in RX order, each with the RX time
+ * the lcore gave the packet: the accounting --cpu does, on the lcore that
+ * owns queue q's table.
+ */
+static void
+item_stamps(struct gpurx_app *a, uint16_t q, const struct gpurx_gq *gq,
+		const struct gpurx_item_in *in, uint32_t base, uint32_t w,
+		uint32_t bits)
+{
+	for (; bits != 0; bits &= bits - 1) {
+		uint32_t at = base + w * 32 + (uint32_t)__builtin_ctz(bits);
+		const volatile struct gpurx_stamp_out *o = &gq->stamp[at];
+		uint64_t ts = gpurx_in_ts(in->flags, in->ts, gq->ts, at);
+		struct gpugen_stamp st;
+
+		if (o->found == 0) {
+			gpurx_stamps_add(a->stamps, q, NULL, ts);
+			continue;
+		}
+		st.stream = o->stream;
+		st.seq = o->seq;
+		st.tx_ns = o->tx_ns;
+		gpurx_stamps_add(a->stamps, q, &st, ts);
+	}
+}
+
 /* Collect the tail item if DONE. Returns 1 collected, 0 not yet, -1
  * error. */
 static int
@@ -376,6 +405,8 @@ collect_item(struct gpurx_app *a, uint16_t q)
 			 * (counted), its later matches are not captured. */
 			for (; take < k; k--)
 				bits &= ~(UINT32_C(1) << (31 - __builtin_clz(bits)));
+			if (unlikely(a->stamps != NULL))
+				item_stamps(a, q, gq, in, base, w, bits);
 			for (; a->cap != NULL && bits != 0; bits &= bits - 1) {
 				uint32_t i = w * 32 + (uint32_t)__builtin_ctz(bits);
 				uint32_t v = RTE_GPU_VOLATILE(gq->verdict[base + i]);

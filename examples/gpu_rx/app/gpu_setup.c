@@ -101,6 +101,9 @@ setup_queue(struct gpurx_app *a, struct gpurx_gpu *g, uint16_t r)
 				"pinned item summaries") ||
 			gpurx_gpu_mem_pinned(g, &gq->arena, bytes, "capture arena"))
 		return -1;
+	if (a->opt.stamps && gpurx_gpu_mem_pinned(g, &gq->stamp,
+			slots * sizeof(*gq->stamp), "pinned stamps"))
+		return -1;
 	if (a->split != 0 && gpurx_gpu_mem_pinned(g, &gq->split,
 			slots * sizeof(*gq->split), "pinned split side data"))
 		return -1;
@@ -183,6 +186,7 @@ setup_gpu(struct gpurx_app *a, struct gpurx_gpu *g)
 	g->kp.flow_order.stride = gpurx_flow_order_stride(a->opt.ring_items);
 	g->kp.capture = a->cap != NULL;
 	g->kp.split = a->split != 0;
+	g->kp.stamps = a->opt.stamps != 0;
 	if (a->n_gpus > 1)
 		printf("memory: GPU %d: ", g->id);
 	else

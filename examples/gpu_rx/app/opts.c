@@ -351,7 +351,7 @@ gpurx_opts_parse(int argc, char **argv, struct gpurx_opts *o)
 		GPUAPP_OPT_FLAG_ENTRY("stamps", &o->stamps,
 			"per generator stream (stamped packets):\n"
 			"received, lost, reordered, duplicates,\n"
-			"latency (with --cpu)"),
+			"latency, jitter"),
 		GPUAPP_OPT_CALLBACK_ENTRY("ipfix", parse_ipfix, &o->ipfix,
 			"[udp://|tcp://]HOST:PORT",
 			"export flow records to an\n"
@@ -432,11 +432,6 @@ gpurx_opts_parse(int argc, char **argv, struct gpurx_opts *o)
 	if (o->cpu && o->mem != GPURX_MEM_AUTO) {
 		GPURX_LOG(ERR, "--cpu and --mem %s exclude each other\n",
 			gpurx_mem_mode_str(o->mem));
-		return -1;
-	}
-	if (o->stamps && !o->cpu) {
-		GPURX_LOG(ERR, "--stamps: the GPU modes do not read stamps yet: "
-			"add --cpu\n");
 		return -1;
 	}
 	if (o->cpu && o->launch_per_burst) {

@@ -64,6 +64,11 @@ cpu_process(struct gpurx_app *a, struct gpurx_qstats *qs, uint16_t q,
 		verdict = gpurx_classify_pkt_view_info(view, caplen, wirelen,
 			ts, q, a->filter.insns, a->filter.len, a->ft, &pi);
 		mal = pi.malformed;
+		/* A match past -c ends the burst here, uncounted, as the
+		 * packets past --count-received are (its flow was counted). */
+		if (verdict != 0 && gpurx_take_matches(a, 1) == 0)
+			break;
+		/* After -c, as the GPU modes: a stamp per counted match. */
 		if (a->stamps != NULL && verdict != 0) {
 			struct gpugen_stamp st;
 
@@ -71,10 +76,6 @@ cpu_process(struct gpurx_app *a, struct gpurx_qstats *qs, uint16_t q,
 				gpugen_stamp_find_view(view, caplen, &pi, &st) == 0 ?
 				&st : NULL, ts);
 		}
-		/* A match past -c ends the burst here, uncounted, as the
-		 * packets past --count-received are (its flow was counted). */
-		if (verdict != 0 && gpurx_take_matches(a, 1) == 0)
-			break;
 		GPURX_STAT_ADD(qs, rx_pkts, 1);
 		GPURX_STAT_ADD(qs, rx_bytes, wirelen);
 		GPURX_STAT_ADD(qs, malformed[mal], 1);

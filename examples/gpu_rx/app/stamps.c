@@ -19,6 +19,7 @@
 #define HB_SUB 64u
 #define HB_EXP_MAX 40u
 #define HB_N (HB_SUB * (HB_EXP_MAX - 5u + 1u))
+_Static_assert(GPURX_STAMP_OCTAVES == HB_EXP_MAX + 1, "an octave per exponent");
 
 static inline uint32_t
 hb_bucket(uint64_t v)
@@ -31,6 +32,17 @@ hb_bucket(uint64_t v)
 	if (e > HB_EXP_MAX)
 		return HB_N - 1;
 	return HB_SUB * (e - 5u) + (uint32_t)((v >> (e - 6u)) - HB_SUB);
+}
+
+/* The octave (GPURX_STAMP_OCTAVES) bucket b's values lie in. */
+static inline uint32_t
+hb_octave(uint32_t b)
+{
+	if (b < 2)
+		return 0;
+	if (b < HB_SUB)
+		return 31u - (uint32_t)__builtin_clz(b);
+	return b / HB_SUB + 5u;
 }
 
 /* The lowest value of bucket b. */
@@ -48,6 +60,12 @@ struct stream_state {
 	uint64_t received, unique, duplicates, reordered, late;
 	uint64_t min_seq, max_seq;
 	uint64_t lat_n, negative, lat_min, lat_max;
+	/* RFC 3550 interarrival jitter over the packets with an RX time,
+	 * in arrival order: the last one's transit (RX time minus tx_ns,
+	 * signed: a clock offset cancels out) and J. */
+	uint64_t jit_n;
+	int64_t last_transit;
+	double jitter;
 	/* Bit seq % GPURX_STAMP_WINDOW: seq received, for the numbers
 	 * (max_seq - GPURX_STAMP_WINDOW, max_seq]. */
 	uint64_t seen[GPURX_STAMP_WINDOW / 64];
@@ -147,6 +165,28 @@ window_advance(struct stream_state *e, uint64_t seq)
 	}
 }
 
+/*
+ * RFC 3550, 6.4.1: D is the difference of two consecutive packets'
+ * transits, J += (|D| - J) / 16. In double: the RFC's integer form keeps
+ * J scaled by 16, which the report would have to undo anyway.
+ */
+static inline void
+jitter_step(double *j, int64_t transit, int64_t last_transit)
+{
+	int64_t d = transit - last_transit;
+
+	*j += ((double)(d < 0 ? -d : d) - *j) / 16.0;
+}
+
+static inline void
+jitter_add(struct stream_state *e, int64_t transit)
+{
+	if (e->jit_n != 0)
+		jitter_step(&e->jitter, transit, e->last_transit);
+	e->last_transit = transit;
+	e->jit_n++;
+}
+
 void
 gpurx_stamps_add(struct gpurx_stamps *s, uint16_t q,
 		const struct gpugen_stamp *st, uint64_t rx_ns)
@@ -192,6 +232,7 @@ gpurx_stamps_add(struct gpurx_stamps *s, uint16_t q,
 		e->min_seq = seq;
 	if (rx_ns == 0)
 		return;
+	jitter_add(e, (int64_t)(rx_ns - st->tx_ns));
 	if (rx_ns < st->tx_ns) {
 		e->negative++;
 		return;
@@ -216,7 +257,7 @@ merge_stream(const struct gpurx_stamps *s, uint32_t id, uint64_t *hist,
 		struct gpurx_stamp_stream *out)
 {
 	uint64_t unique = 0, min_seq = UINT64_MAX, max_seq = 0, span;
-	uint64_t r50, r99, seen = 0;
+	uint64_t r50, r99, seen = 0, jit_from = 0;
 
 	memset(out, 0, sizeof(*out));
 	memset(hist, 0, HB_N * sizeof(*hist));
@@ -241,6 +282,13 @@ merge_stream(const struct gpurx_stamps *s, uint32_t id, uint64_t *hist,
 			max_seq = RTE_MAX(max_seq, e->max_seq);
 			for (uint32_t b = 0; b < HB_N; b++)
 				hist[b] += e->hist[b];
+			/* J runs over consecutive packets: it does not add
+			 * up over queues. A stream split over queues reports
+			 * the J of the queue with most of its packets. */
+			if (e->jit_n > jit_from) {
+				jit_from = e->jit_n;
+				out->jitter = (uint64_t)(e->jitter + 0.5);
+			}
 		}
 	}
 	span = max_seq - min_seq + 1;
@@ -257,6 +305,7 @@ merge_stream(const struct gpurx_stamps *s, uint32_t id, uint64_t *hist,
 	for (uint32_t b = 0; b < HB_N; b++) {
 		if (hist[b] == 0)
 			continue;
+		out->hist[hb_octave(b)] += hist[b];
 		if (seen < r50 && seen + hist[b] >= r50)
 			out->lat_p50 = hb_low(b);
 		if (seen < r99 && seen + hist[b] >= r99)
@@ -337,6 +386,8 @@ gpurx_stamps_print(FILE *f, const struct gpurx_stamp_report *r,
 			fprintf(f, "; latency us min %.3f median %.3f p99 %.3f "
 				"max %.3f", s->lat_min / 1e3, s->lat_p50 / 1e3,
 				s->lat_p99 / 1e3, s->lat_max / 1e3);
+		if (s->lat_n != 0 || s->negative != 0)
+			fprintf(f, "; jitter us %.3f", s->jitter / 1e3);
 		if (s->negative != 0)
 			fprintf(f, "; %" PRIu64 " sent after they were received "
 				"(clocks differ)", s->negative);
@@ -371,7 +422,19 @@ gpurx_stamps_json(struct gpuapp_json *j, const struct gpurx_stamp_report *r,
 		gpuapp_json_u64(j, "median", s->lat_p50);
 		gpuapp_json_u64(j, "p99", s->lat_p99);
 		gpuapp_json_u64(j, "max", s->lat_max);
+		gpuapp_json_u64(j, "jitter", s->jitter);
 		gpuapp_json_obj_end(j);
+		/* Non-empty octaves only: from_ns, its lowest value. */
+		gpuapp_json_arr_begin(j, "latency_hist");
+		for (uint32_t e = 0; e < GPURX_STAMP_OCTAVES; e++) {
+			if (s->hist[e] == 0)
+				continue;
+			gpuapp_json_obj_begin(j, NULL);
+			gpuapp_json_u64(j, "from_ns", e == 0 ? 0 : 1ull << e);
+			gpuapp_json_u64(j, "count", s->hist[e]);
+			gpuapp_json_obj_end(j);
+		}
+		gpuapp_json_arr_end(j);
 		gpuapp_json_obj_end(j);
 	}
 	gpuapp_json_arr_end(j);

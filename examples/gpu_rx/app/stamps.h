@@ -27,6 +27,14 @@
  *               exact). A packet with tx_ns after its RX time is counted
  *               as `negative`, outside the histogram (clocks not the
  *               same); with --ts none there is no RX time: no latency.
+ *   histogram   the latencies counted by octave (GPURX_STAMP_OCTAVES)
+ *   jitter      in ns, RFC 3550 interarrival jitter: over the stream's
+ *               packets with an RX time, in arrival order, D the change
+ *               of transit (RX time minus tx_ns) from one to the next,
+ *               J += (|D| - J) / 16, from J = 0 (the final J, rounded).
+ *               A clock offset cancels out: kept when latency is
+ *               negative. Of one queue (J is not a sum): a stream over
+ *               several reports that of the queue with most packets.
  */
 #ifndef GPURX_APP_STAMPS_H
 #define GPURX_APP_STAMPS_H
@@ -38,6 +46,9 @@
 
 /* Sequence numbers below the highest in which a duplicate is found. */
 #define GPURX_STAMP_WINDOW 4096u
+/* Octaves of the per-stream latency histogram: [0] 0-1 ns, [e]
+ * [2^e, 2^(e+1)) ns, the last from 2^40 ns (18 min) on. */
+#define GPURX_STAMP_OCTAVES 41u
 /* Streams each queue tracks; packets of more are counted `untracked`. */
 #define GPURX_STAMP_STREAMS 256u
 
@@ -65,6 +76,8 @@ struct gpurx_stamp_stream {
 	uint64_t lat_n;		/* latencies in the histogram */
 	uint64_t negative;	/* tx_ns after the RX time */
 	uint64_t lat_min, lat_p50, lat_p99, lat_max;	/* ns */
+	uint64_t jitter;	/* ns, RFC 3550 */
+	uint64_t hist[GPURX_STAMP_OCTAVES];	/* latencies by octave */
 };
 
 struct gpurx_stamp_report {

@@ -15,13 +15,19 @@
  *      below the highest than the duplicate window: late); latency
  *      2000 ns, 3145728 ns for seq 4999
  *   3  IPv4 UDP, seq 500..509 (a stream joined mid-way: nothing lost),
- *      tx_ns 1 us after the RX time (clocks differ: negative)
+ *      tx_ns 1 us after the RX time (clocks differ: negative; jitter
+ *      0, the offset constant)
+ *   4  IPv4 TCP with 40 bytes of IP and 40 of TCP options, seq 0..19:
+ *      the stamp past the first 128 bytes, which the GPU kernel stages
+ *      (it reads it where the packet lies); latency 4096 ns, 8192 for
+ *      odd seq
  * and 7 UDP frames without a stamp. Latencies are chosen on the bounds
  * of the receiver's histogram buckets, so its percentiles are exact.
  *
  * Usage: gpurx-e2e-genstamps OUT.pcap EXPECTED.json
  */
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +41,7 @@
 
 #define BASE_US 1700000000000000ull	/* RX time of the first frame */
 #define MAX_PKTS 6000
-#define N_STREAMS 3
+#define N_STREAMS 4
 
 struct sent {
 	uint32_t stream;	/* 0: no stamp */
@@ -68,11 +74,11 @@ lat2(uint64_t seq)
 static void
 scenario(void)
 {
-	uint64_t s1 = 0, s2 = 0, s3 = 500;
+	uint64_t s1 = 0, s2 = 0, s3 = 500, s4 = 0;
 	unsigned int unstamped = 0;
 
 	/* Round robin over the streams while any has packets left. */
-	while (s1 < 100 || s2 < 5000 || s3 < 510) {
+	while (s1 < 100 || s2 < 5000 || s3 < 510 || s4 < 20) {
 		if (s1 < 100) {
 			uint64_t q = s1++;
 
@@ -99,6 +105,10 @@ scenario(void)
 		if (s3 < 510) {
 			add(3, s3, -1000);
 			s3++;
+		}
+		if (s4 < 20) {
+			add(4, s4, s4 % 2 ? 8192 : 4096);
+			s4++;
 		}
 		if (unstamped < 7 && n_pkts % 11 == 3) {
 			add(0, 0, 0);
@@ -129,6 +139,14 @@ build(const struct sent *p, unsigned int i, uint8_t *buf, uint64_t rx_ns)
 		memcpy(s.dst, "\x20\x01\x0d\xb8\0\0\0\0\0\0\0\0\0\0\0\x02", 16);
 		s.proto = GPURX_IPPROTO_TCP;
 		s.tcp_flags = 0x18;
+	} else if (p->stream == 4) {
+		s.ip_version = 4;
+		memcpy(s.src, "\x0a\x00\x00\x01", 4);
+		memcpy(s.dst, "\x0a\x00\x00\x02", 4);
+		s.ip_opt_len = 40;
+		s.proto = GPURX_IPPROTO_TCP;
+		s.tcp_flags = 0x18;
+		s.tcp_opt_len = 40;
 	} else {
 		s.ip_version = 4;
 		memcpy(s.src, "\x0a\x00\x00\x01", 4);
@@ -163,6 +181,8 @@ expect(struct gpuapp_json *j, uint32_t id)
 	static uint8_t seen[MAX_PKTS];
 	uint64_t rec = 0, dup = 0, reo = 0, late = 0, neg = 0, nl = 0;
 	uint64_t lo = UINT64_MAX, hi = 0, uniq = 0, max_seen = 0;
+	int64_t last_lat = 0;
+	double jit = 0;
 	int any = 0;
 
 	memset(seen, 0, sizeof(seen));
@@ -183,6 +203,14 @@ expect(struct gpuapp_json *j, uint32_t id)
 					late++;
 			}
 		}
+		/* RFC 3550: transit here is the latency itself (the RX
+		 * time is the record's, tx_ns that minus lat). */
+		if (any) {
+			int64_t d = p->lat - last_lat;
+
+			jit += ((double)(d < 0 ? -d : d) - jit) / 16.0;
+		}
+		last_lat = p->lat;
 		if (!any || p->seq > max_seen)
 			max_seen = p->seq;
 		any = 1;
@@ -209,7 +237,23 @@ expect(struct gpuapp_json *j, uint32_t id)
 	gpuapp_json_i64(j, "median", nl ? lat[(nl + 1) / 2 - 1] : 0);
 	gpuapp_json_i64(j, "p99", nl ? lat[(nl * 99 + 99) / 100 - 1] : 0);
 	gpuapp_json_i64(j, "max", nl ? lat[nl - 1] : 0);
+	gpuapp_json_u64(j, "jitter", (uint64_t)(jit + 0.5));
 	gpuapp_json_obj_end(j);
+	/* By octave, from the sorted latencies: [2^e, 2^(e+1)), 0-1 in the
+	 * first. */
+	gpuapp_json_arr_begin(j, "latency_hist");
+	for (uint64_t i = 0, k; i < nl; i = k) {
+		uint64_t lo = lat[i] < 2 ? 0 : 1ull << (63 - __builtin_clzll(
+			(uint64_t)lat[i]));
+
+		for (k = i; k < nl && (uint64_t)lat[k] < (lo ? 2 * lo : 2); k++)
+			;
+		gpuapp_json_obj_begin(j, NULL);
+		gpuapp_json_u64(j, "from_ns", lo);
+		gpuapp_json_u64(j, "count", k - i);
+		gpuapp_json_obj_end(j);
+	}
+	gpuapp_json_arr_end(j);
 	gpuapp_json_obj_end(j);
 }
 

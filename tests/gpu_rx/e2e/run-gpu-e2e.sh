@@ -9,8 +9,8 @@
 # foreign and odd mbufs, a ring left READY by a previous user, several
 # queues beside a second process on the same GPU. Packets in GPU memory
 # (net_gpudma) whole and with RX buffer split (headers in host memory),
-# and both under compute-sanitizer memcheck where it is installed; and the
-# flow export (issue 14) in every memory mode.
+# and both under compute-sanitizer memcheck where it is installed; the
+# flow export (issue 14) and --stamps in every memory mode.
 #
 # Usage: run-gpu-e2e.sh BUILD_DIR OUT_DIR
 # Runs dpdk-gpu-rx, and dpdk-gpu-rx-test (its objects with the test
@@ -677,6 +677,51 @@ if [ -n "$cs" ]; then
 	rm -f "$out"/memcheck*.pcap*
 else
 	echo "SKIP: memcheck cases: no compute-sanitizer (CUDA toolkit) here"
+fi
+
+# --stamps in every GPU mode: the kernel reads each matched packet's
+# stamp, and the report (per stream received, lost, reordered,
+# duplicates, latency) must be the --cpu run's through the same port.
+# net_pcap with the file's record times (--ts port, latencies exact);
+# net_gpudma keeps no file times (--ts none: counts only).
+genstamps=$build/tests/gpu_rx/e2e/gpurx-e2e-genstamps
+stamps_of() { # JSON: its "stamps" member, one line
+	python3 -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1]))["stamps"], sort_keys=True))' "$1"
+}
+if ! "$genstamps" "$out/stamps.pcap" "$out/stamps-want.json" > /dev/null; then
+	fail "stamps: cannot generate $out/stamps.pcap"
+else
+	for sport in net_pcap0 net_gpudma0; do
+		sts="--ts port"
+		[ "$sport" = net_gpudma0 ] && sts="--ts none"
+		# shellcheck disable=SC2086
+		port=$sport app_run "stamps-cpu-$sport" "rx_pcap=$out/stamps.pcap" \
+			--cpu --stamps $sts --json "$out/stamps-cpu-$sport.json" \
+			--idle-exit 1000
+	done
+	# gpu+split64: stamps straddling the header buffer and the rest
+	# (read through the two-run view); stream 4's lie past the 128
+	# bytes the kernel stages (read where the packet is).
+	for m in $modes gpu+split64; do
+		mem=${m%%,*}
+		sport=net_pcap0 sts="--ts port"
+		case $mem in gpu*) sport=net_gpudma0 sts="--ts none" ;; esac
+		name=stamps-$(echo "$m" | tr ,+ --)
+		want=$(stamps_of "$out/stamps-cpu-$sport.json" 2>/dev/null)
+		margs=$(mode_args "$m")
+		[ "$m" = gpu+split64 ] && margs="--mem gpu --split 64"
+		# shellcheck disable=SC2086
+		port=$sport app_run "$name" "rx_pcap=$out/stamps.pcap" \
+			$margs --backpressure --stamps $sts \
+			--json "$out/$name.json" --idle-exit 1000
+		rc=$?
+		got=$(stamps_of "$out/$name.json" 2>/dev/null)
+		if [ "$rc" -eq 0 ] && [ -n "$want" ] && [ "$got" = "$want" ]; then
+			pass "$name: the stamps report of --cpu"
+		else
+			fail "$name: exit $rc, stamps differ from --cpu through $sport (see $out/$name.txt)"
+		fi
+	done
 fi
 
 # Flow export in every GPU memory mode: nfcapd collects exactly the

@@ -9,7 +9,8 @@
 # --cpu run and every mbuf back: host-mapped and staged, persistent and
 # per burst, items of 32 and 128 packets, a snaplen, the port's timestamps,
 # frames cut short, foreign and odd mbufs (GPURX_TEST_MANGLE), a capture
-# rotated by size, two queues.
+# rotated by size, two queues; --stamps' report that of --cpu (also in
+# GPU memory, split).
 #
 # Usage: run-standin-e2e.sh APP GENPCAP CHECK FAKE_LIBCUDA WORK_DIR
 # APP: dpdk-gpu-rx-standin, which has the test variant's switches.
@@ -208,6 +209,76 @@ if [ "$rc" -ne 0 ] || [ -z "$one" ] || [ "$two" != $((2 * one)) ]; then
 else
 	echo "PASS: queues ($two packets)"
 fi
+
+# --stamps: the kernel reads each matched packet's stamp and the lcore
+# accounts it as --cpu does, so the stamps report (per stream received,
+# lost, reordered, duplicates, latency on the file's times) is the --cpu
+# run's, in every mode, filtered, and with no RX time.
+stamped=$work/stamps.pcap
+"$(dirname "$gen")/gpurx-e2e-genstamps" "$stamped" "$work/stamps-want.json" \
+	> /dev/null || { echo "FAIL: cannot generate $stamped"; exit 1; }
+stamps_of() { # JSON: its "stamps" member, one line
+	python3 -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1]))["stamps"], sort_keys=True))' "$1"
+}
+for s in "ts:--ts port" "none:--ts none" "udp:--ts port --filter udp"; do
+	stag=${s%%:*} sargs=${s#*:}
+	# shellcheck disable=SC2086
+	run "cpu-stamps-$stag" "net_pcap0,rx_pcap=$stamped" -- --cpu --stamps \
+		$sargs --json "$work/cpu-stamps-$stag.json"
+	rc=$?
+	want=$(stamps_of "$work/cpu-stamps-$stag.json" 2>/dev/null)
+	if [ "$rc" -ne 0 ] || [ -z "$want" ]; then
+		cat "$work/cpu-stamps-$stag.txt"
+		echo "FAIL: cpu-stamps-$stag: exit $rc, no stamps report"
+		failed=$((failed + 1))
+		continue
+	fi
+	for m in "host-mapped" "staged" "burst32:host-mapped --burst 32 --ring-items 8" \
+			"per-burst:host-mapped --launch-per-burst"; do
+		mtag=${m%%:*} margs=${m#*:}
+		[ "$mtag" = "$m" ] && margs=$m
+		[ "$stag" != ts ] && [ "$mtag" != host-mapped ] && continue
+		name=stamps-$stag-$mtag
+		# shellcheck disable=SC2086
+		run "$name" "net_pcap0,rx_pcap=$stamped" -- --mem $margs \
+			--stamps $sargs --json "$work/$name.json"
+		rc=$?
+		got=$(stamps_of "$work/$name.json" 2>/dev/null)
+		if [ "$rc" -ne 0 ] || [ "$got" != "$want" ]; then
+			cat "$work/$name.txt"
+			printf 'got  %s\nwant %s\n' "$got" "$want"
+			echo "FAIL: $name: exit $rc, stamps differ from the --cpu run"
+			failed=$((failed + 1))
+		else
+			echo "PASS: $name"
+		fi
+	done
+done
+
+# Through net_gpudma (packets in the fake GPU's memory, no file times),
+# whole and split at 64 bytes, where stamps straddle the two buffers.
+# net_gpudma does not say where its file ends: each run ends 2 s idle
+# (--backpressure: no packet is dropped meanwhile).
+run cpu-stamps-gpudma "net_gpudma0,rx_pcap=$stamped" -- --cpu --stamps \
+	--idle-exit 2000 --json "$work/cpu-stamps-gpudma.json"
+rc=$?
+want=$(stamps_of "$work/cpu-stamps-gpudma.json" 2>/dev/null)
+for sp in off 64; do
+	name=stamps-gpudma-split-$sp
+	run "$name" "net_gpudma0,rx_pcap=$stamped" -- --mem gpu --split "$sp" \
+		--idle-exit 2000 --stamps --json "$work/$name.json"
+	rc2=$?
+	got=$(stamps_of "$work/$name.json" 2>/dev/null)
+	if [ "$rc" -ne 0 ] || [ "$rc2" -ne 0 ] || [ -z "$want" ] ||
+			[ "$got" != "$want" ]; then
+		cat "$work/$name.txt"
+		printf 'got  %s\nwant %s\n' "$got" "$want"
+		echo "FAIL: $name: exit $rc2 (--cpu $rc), stamps differ from the --cpu run"
+		failed=$((failed + 1))
+	else
+		echo "PASS: $name"
+	fi
+done
 
 [ "$failed" -eq 0 ] || { echo "FAIL: $failed run(s)"; exit 1; }
 echo "PASS: every stand-in run"
