@@ -260,6 +260,8 @@ gpugen_frames_ring_post(struct gpugen_frames_ring *fr, uint32_t r,
 	}
 	q->side[h].first = first;
 	q->side[h].tx_ns = tx_ns;
+	/* One stamp time for the whole batch (the API's promise). */
+	q->side[h].tx_gap_ns = 0;
 	it->num_pkts = n;
 	/* The entries, side words and count reach the GPU before READY. */
 	ring_wmb();
