@@ -17,6 +17,7 @@
 #include "gpugen.h"
 #include "gpugen_fill.h"
 #include "gpuapp_pool.h"
+#include "tx_breakdown.h"
 #include "tx_opts.h"
 
 /* Post-to-built histogram: 1 us buckets to 20 ms, the last for longer. */
@@ -93,6 +94,10 @@ struct txq {
 	uint64_t posted, built;
 	/* GPU builds: each burst in flight's first packet, by ring position. */
 	uint64_t *post_first;
+	/* --build-breakdown: the last GPUTX_BD_LOG bursts' TSC when posting
+	 * began, when the post returned and when DONE was seen, three words
+	 * a burst by its number on the ring; else NULL. */
+	uint64_t *bd_tsc;
 	/* What each stream sent from this queue (tx_streams.c). */
 	uint64_t *s_pkts, *s_bytes;
 } __rte_cache_aligned;
@@ -131,6 +136,12 @@ struct app {
 	uint64_t port_oerrors;
 	/* The measured rate fell more than 1% short of --rate (said). */
 	int rate_short;
+	/* --build-breakdown: the floor's round trips (TSC cycles, warm-up
+	 * first), and the figures once the run is over (bd_ok). */
+	uint64_t *floor_cycles;
+	int floor_in_gpu;
+	struct gputx_bd bd;
+	int bd_ok;
 };
 
 /* tx_port.c: the GPUs, the mbuf pools, the port and its link. */
@@ -149,6 +160,11 @@ int gputx_txq_setup(struct app *a);
 void gputx_txq_release(struct app *a);
 int gputx_set_rate(struct app *a);
 int gputx_run(struct app *a);
+/* --build-breakdown: the flag floor, from queue 0's lcore, with the
+ * fills started; after they stopped, the bursts' parts. 0, or -1
+ * (said). */
+int gputx_bd_floor(struct app *a);
+int gputx_bd_collect(struct app *a);
 /* The queues' counters while they run (totals; first/last times zero). */
 void gputx_sent_so_far(const struct app *a, struct tx_stats *t);
 /* /gpu_tx/stats for DPDK's telemetry: 0, or a negative errno. */

@@ -53,6 +53,7 @@ open_fill(struct app *a, struct tx_gpu *g, char *err, size_t errlen)
 		.burst = a->o.burst,
 		.frames_in_gpu = a->o.mem == MEM_GPU,
 		.launch_per_burst = a->o.launch_per_burst,
+		.times = a->o.build_breakdown ? GPUTX_BD_LOG : 0,
 	};
 
 	return gpugen_fill_open(g->gg, &fc, &g->fill, err, errlen);
@@ -270,6 +271,12 @@ main(int argc, char **argv)
 		goto out;
 	if (gputx_setup_gpu(&a) != 0)
 		goto out;
+	if (a.o.build_breakdown && a.n_gpus > 1) {
+		GPUTX_LOG(ERR, "error: --build-breakdown: one GPU at a time (the "
+			"floor it compares with is one GPU's); %u in use\n",
+			a.n_gpus);
+		goto out;
+	}
 	if (gputx_setup_pool(&a, rte_eth_dev_socket_id(a.o.port)) != 0)
 		goto out;
 	if (a.o.mem != MEM_CPU && open_gpus(&a) != 0)
@@ -297,8 +304,13 @@ main(int argc, char **argv)
 		fills(&a, 0);
 		goto out;
 	}
-	rc = gputx_run(&a);
+	/* The floor with the fill's kernel polling, as the bursts see it. */
+	rc = gputx_bd_floor(&a);
+	if (rc == 0)
+		rc = gputx_run(&a);
 	if (fills(&a, 0) != 0)
+		rc = -1;
+	else if (rc == 0 && gputx_bd_collect(&a) != 0)
 		rc = -1;
 	if (rc == 0 && a.o.linger > 0)
 		gputx_linger(&a);

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_cycles.h>
@@ -86,8 +87,13 @@ gputx_txq_setup(struct app *a)
 		a->txq[q].post_first = rte_zmalloc("gputx_post_first",
 			a->o.ring_items * sizeof(uint64_t),
 			RTE_CACHE_LINE_SIZE);
+		if (a->o.build_breakdown)
+			a->txq[q].bd_tsc = rte_zmalloc("gputx_bd_tsc",
+				3 * GPUTX_BD_LOG * sizeof(uint64_t),
+				RTE_CACHE_LINE_SIZE);
 		if (a->txq[q].post_tsc == NULL || a->txq[q].lat_hist == NULL ||
-				a->txq[q].post_first == NULL) {
+				a->txq[q].post_first == NULL ||
+				(a->o.build_breakdown && a->txq[q].bd_tsc == NULL)) {
 			GPUTX_LOG(ERR, "error: queue %u: out of memory\n", q);
 			return -1;
 		}
@@ -102,7 +108,10 @@ gputx_txq_release(struct app *a)
 		rte_free(a->txq[q].post_tsc);
 		rte_free(a->txq[q].lat_hist);
 		rte_free(a->txq[q].post_first);
+		rte_free(a->txq[q].bd_tsc);
 	}
+	rte_free(a->floor_cycles);
+	a->floor_cycles = NULL;
 }
 
 /*
@@ -183,10 +192,14 @@ send_built(struct txq *T)
 
 	while ((rc = gpugen_fill_collect(f, T->ring, &m, &n)) == 1) {
 		/* Bursts come back in post order. */
-		uint64_t i = T->built++ % a->o.ring_items;
+		const uint64_t now = rte_rdtsc();
+		uint64_t i = T->built % a->o.ring_items;
 
+		if (T->bd_tsc != NULL)
+			T->bd_tsc[3 * (T->built % GPUTX_BD_LOG) + 2] = now;
+		T->built++;
 		gpuapp_lat_hist_add(T->lat_hist, BUILD_LAT_BUCKETS,
-			(rte_rdtsc() - T->post_tsc[i]) / a->tsc_per_us);
+			(now - T->post_tsc[i]) / a->tsc_per_us);
 		post(T, m, (uint16_t)n, T->post_first[i]);
 		rc = gpugen_fill_release(f, T->ring);
 		if (rc != 0)
@@ -248,7 +261,7 @@ tx_lcore(void *arg)
 
 	T->rc = 0;
 	for (;;) {
-		uint64_t first = k * o->burst + done, tx_ns, gap;
+		uint64_t first = k * o->burst + done, tx_ns, gap, post_tsc;
 		uint32_t b = o->burst - done;
 		double cost = 0;
 		int rc;
@@ -379,11 +392,18 @@ tx_lcore(void *arg)
 			post(T, m, (uint16_t)b, first);
 			continue;
 		}
-		T->post_tsc[T->posted % o->ring_items] = rte_rdtsc();
+		post_tsc = rte_rdtsc();
+		T->post_tsc[T->posted % o->ring_items] = post_tsc;
 		T->post_first[T->posted % o->ring_items] = first;
 		rc = raw_post ? gpugen_fill_post_raw(fill, T->ring, m, b, first,
 			tx_ns, gap) : gpugen_fill_post(fill, T->ring, m, b, first,
 			tx_ns, gap);
+		if (T->bd_tsc != NULL) {
+			uint64_t *w = T->bd_tsc + 3 * (T->posted % GPUTX_BD_LOG);
+
+			w[0] = post_tsc;
+			w[1] = rte_rdtsc();
+		}
 		if (rc != 0) {
 			GPUTX_LOG(ERR, "error: queue %u: posting a burst to the "
 				"GPU: %s\n", T->q, rte_strerror(-rc));
@@ -474,6 +494,124 @@ progress(struct app *a, const unsigned int *lcores, unsigned int n)
 		prev_tsc = t;
 		next += hz;
 	}
+}
+
+struct floor_arg {
+	struct app *a;
+	int rc;
+	char err[256];
+};
+
+/* On queue 0's lcore: the floor its posts have under them. */
+static int
+floor_lcore(void *arg)
+{
+	struct floor_arg *fa = arg;
+	struct app *a = fa->a;
+	const struct txq *T = &a->txq[0];
+
+	fa->rc = gpugen_fill_floor(T->g->fill, T->ring, a->floor_cycles,
+		GPUTX_BD_FLOOR_WARMUP + GPUTX_BD_FLOOR_ROUNDS, &a->floor_in_gpu,
+		fa->err, sizeof(fa->err));
+	return fa->rc;
+}
+
+int
+gputx_bd_floor(struct app *a)
+{
+	struct floor_arg fa = { .a = a };
+	unsigned int lc;
+
+	if (!a->o.build_breakdown)
+		return 0;
+	a->floor_cycles = rte_zmalloc("gputx_floor", sizeof(uint64_t) *
+		(GPUTX_BD_FLOOR_WARMUP + GPUTX_BD_FLOOR_ROUNDS), 0);
+	if (a->floor_cycles == NULL) {
+		GPUTX_LOG(ERR, "error: --build-breakdown: out of memory\n");
+		return -1;
+	}
+	/* Queue 0 runs on the first worker, or here without one
+	 * (gputx_run). */
+	if (rte_lcore_count() == 1) {
+		floor_lcore(&fa);
+	} else {
+		lc = rte_get_next_lcore(-1, 1, 0);
+		if (rte_eal_remote_launch(floor_lcore, &fa, lc) != 0) {
+			GPUTX_LOG(ERR, "error: lcore %u: launch failed\n", lc);
+			return -1;
+		}
+		rte_eal_wait_lcore(lc);
+	}
+	if (fa.rc != 0) {
+		GPUTX_LOG(ERR, "error: --build-breakdown: %s\n", fa.err);
+		return -1;
+	}
+	return 0;
+}
+
+int
+gputx_bd_collect(struct app *a)
+{
+	struct gpugen_fill_times *t;
+	struct gputx_bd_burst *b;
+	size_t n = 0;
+	int rc = 0;
+
+	if (!a->o.build_breakdown || a->floor_cycles == NULL)
+		return 0;
+	t = malloc(GPUTX_BD_LOG * sizeof(*t));
+	b = malloc((size_t)a->o.queues * GPUTX_BD_LOG * sizeof(*b));
+	if (t == NULL || b == NULL) {
+		GPUTX_LOG(ERR, "error: --build-breakdown: out of memory\n");
+		rc = -1;
+		goto out;
+	}
+	for (uint16_t q = 0; q < a->o.queues; q++) {
+		const struct txq *T = &a->txq[q];
+
+		rc = gpugen_fill_times(T->g->fill, T->ring, t, GPUTX_BD_LOG);
+		if (rc != 0) {
+			GPUTX_LOG(ERR, "error: --build-breakdown: queue %u: the "
+				"GPU's times: %s\n", q, rte_strerror(-rc));
+			rc = -1;
+			goto out;
+		}
+		for (uint32_t k = 0; k < GPUTX_BD_LOG; k++) {
+			const uint64_t s = t[k].seq1 - 1;
+			const uint64_t *w = T->bd_tsc + 3 * k;
+
+			/* Both sides keep a burst's times in the slot of its
+			 * number: the lcore's are those of s unless a later
+			 * burst of the slot was collected. */
+			if (t[k].seq1 == 0 || s >= T->built ||
+					s + GPUTX_BD_LOG < T->built)
+				continue;
+			b[n++] = (struct gputx_bd_burst){
+				.post = w[0], .posted = w[1], .seen = w[2],
+				.g_seen = t[k].seen, .g_loaded = t[k].loaded,
+				.g_built = t[k].built, .g_done = t[k].done,
+			};
+		}
+	}
+	if (n == 0) {
+		GPUTX_LOG(WARNING, "warning: --build-breakdown: no burst was "
+			"built\n");
+		goto out;
+	}
+	rc = gputx_bd_compute(b, n, a->floor_cycles + GPUTX_BD_FLOOR_WARMUP,
+		GPUTX_BD_FLOOR_ROUNDS, (double)gpuapp_tsc_hz(), &a->bd);
+	if (rc != 0) {
+		GPUTX_LOG(ERR, "error: --build-breakdown: %s\n", strerror(-rc));
+		rc = -1;
+		goto out;
+	}
+	a->bd.floor_in_gpu = a->floor_in_gpu;
+	a->bd.per_burst = a->o.launch_per_burst;
+	a->bd_ok = 1;
+out:
+	free(t);
+	free(b);
+	return rc;
 }
 
 /*

@@ -165,6 +165,10 @@ gputx_parse_opts(int argc, char **argv, struct opts *o)
 		GPUAPP_OPT_FLAG_ENTRY("launch-per-burst", &o->launch_per_burst,
 			"GPU: a kernel launch per burst instead of\n"
 			"the persistent kernel"),
+		GPUAPP_OPT_FLAG_ENTRY("build-breakdown", &o->build_breakdown,
+			"GPU: time where each burst's build goes\n"
+			"(post, handoff, load, build, publish) and\n"
+			"measure the flag floor first (doc/gpu_tx.md)"),
 		GPUAPP_OPT_FLAG_ENTRY("no-build", &o->no_build,
 			"benchmark baseline (with --mem cpu): send the\n"
 			"streams' lengths unbuilt, the TX lcore's own\n"
@@ -215,6 +219,11 @@ gputx_parse_opts(int argc, char **argv, struct opts *o)
 	if (o->n_streams == 0) {
 		GPUTX_LOG(ERR, "error: no stream: give --stream SPEC or --pcap "
 			"FILE\n");
+		return -1;
+	}
+	if (o->build_breakdown && o->mem == MEM_CPU) {
+		GPUTX_LOG(ERR, "error: --build-breakdown times the GPU's builds: "
+			"with --mem host-mapped or gpu only\n");
 		return -1;
 	}
 	if (o->no_build && o->mem != MEM_CPU) {

@@ -120,6 +120,8 @@ summary_text(const struct app *a, const struct figures *fg, FILE *f)
 			"(us): median %u, p99 %u, max %u%s\n", fg->lat.n,
 			fg->lat.p50, fg->lat.p99, fg->lat.max, fg->lat.max ==
 			BUILD_LAT_BUCKETS - 1 ? " or more" : "");
+	if (a->bd_ok)
+		gputx_bd_text(&a->bd, f);
 }
 
 /* One object on one line. 0, or a negative errno (said). */
@@ -160,6 +162,8 @@ summary_json(const struct app *a, const struct figures *fg, const char *to)
 	gpuapp_json_u64(j, "p99", fg->lat.p99);
 	gpuapp_json_u64(j, "max", fg->lat.max);
 	gpuapp_json_obj_end(j);
+	if (a->bd_ok)
+		gputx_bd_json(&a->bd, j);
 	gpuapp_json_arr_begin(j, "per_stream");
 	for (uint32_t s = 0; s < a->n_streams; s++) {
 		gpuapp_json_obj_begin(j, NULL);

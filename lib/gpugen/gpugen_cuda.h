@@ -160,7 +160,17 @@ struct gpugen_fill_kargs {
 	uint8_t *scratch;
 	uint32_t slot;
 	uint32_t workers;
+	/* NULL: no times kept (the shipped path: one untaken branch per
+	 * item). Else GPU memory, n_times records of GPUGEN_FILL_TIME_WORDS
+	 * words a ring; ring r's burst seq in record r * n_times + seq %
+	 * n_times: seq + 1, then the %globaltimer ns when READY was seen,
+	 * the descriptors were held, every frame was written, DONE was
+	 * released (gpugen_fill_times in gpugen_fill.h). */
+	unsigned long long *times;
+	uint32_t n_times;
 };
+
+#define GPUGEN_FILL_TIME_WORDS 5
 
 /* The persistent kernel on stream s (gpucomm_launch_persistent: kp->bpq
  * lowered to what fits). 0 or a cudaError_t value. */

@@ -8,11 +8,15 @@
  * CUDA call unless each burst launches its own kernel.
  */
 
+#include <assert.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_dev.h>
 #include <rte_errno.h>
 #include <rte_gpudev.h>
@@ -29,6 +33,24 @@
 
 /* How long the kernel may take to see the quit flag and end. */
 #define FILL_QUIT_TIMEOUT_MS 2000
+/* The floor's echo gives up after this long without an ask (GPU clock);
+ * the CPU waits a second for each answer. */
+#define FLOOR_ECHO_IDLE_NS (5ULL * 1000000000ULL)
+/* GPU memory the floor's flag takes where the statuses are GPU memory:
+ * GDRCopy maps whole 64 KiB GPU pages. */
+#define FLOOR_GPU_BYTES 65536
+/* The times' records are cleared from a host buffer of this many zeros. */
+#define FILL_TIMES_ZERO ((size_t)1 << 20)
+
+/* The record's layout is the kernel's (gpugen_cuda.h). */
+static_assert(sizeof(struct gpugen_fill_times) ==
+	GPUGEN_FILL_TIME_WORDS * sizeof(uint64_t) &&
+	offsetof(struct gpugen_fill_times, seq1) == 0 &&
+	offsetof(struct gpugen_fill_times, seen) == 8 &&
+	offsetof(struct gpugen_fill_times, loaded) == 16 &&
+	offsetof(struct gpugen_fill_times, built) == 24 &&
+	offsetof(struct gpugen_fill_times, done) == 32,
+	"gpugen_fill_times against the kernel's GPUGEN_FILL_TIME_WORDS");
 
 /* A ring's state: its lcore's alone, a cache line of its own. */
 struct fill_ring {
@@ -46,6 +68,7 @@ struct gpugen_fill {
 	struct gpugen_fill_side *side;	/* registered host pages */
 	size_t side_len;
 	uint8_t *scratch;		/* GPU memory, staged builds only */
+	uint64_t *times;		/* GPU memory, with c.times only */
 	struct gpucomm_kernel k;
 	int k_ok;
 	struct gpugen_fill_kargs ka;
@@ -103,6 +126,9 @@ gpugen_fill_close(struct gpugen_fill *f)
 	if (f->scratch != NULL && rte_gpu_mem_free(id, f->scratch) != 0)
 		fprintf(stderr, "gpugen: rte_gpu_mem_free (fill scratch): %s\n",
 			rte_strerror(rte_errno));
+	if (f->times != NULL && rte_gpu_mem_free(id, f->times) != 0)
+		fprintf(stderr, "gpugen: rte_gpu_mem_free (fill times): %s\n",
+			rte_strerror(rte_errno));
 	gpugen_unpin(id, f->side, f->side_len);
 	rte_free(f);
 }
@@ -135,6 +161,41 @@ fill_scratch(struct gpugen_fill *f, uint32_t *bpq, char *err, size_t errlen)
 	return 0;
 }
 
+/* The GPU times' records (conf.times a ring), zeroed: a record never
+ * written reads seq1 0. */
+static int
+fill_times(struct gpugen_fill *f, char *err, size_t errlen)
+{
+	const size_t len = (size_t)f->c.rings * f->c.times *
+		sizeof(struct gpugen_fill_times);
+	void *zero;
+	int rc;
+
+	if (f->c.times == 0)
+		return 0;
+	f->times = rte_gpu_mem_alloc(f->gg->gpu_id, len, 16);
+	if (f->times == NULL) {
+		int e = rte_errno != 0 ? rte_errno : ENOMEM;
+
+		return gpugen_fail(err, errlen, -e, "fill times: %zu bytes of GPU "
+			"memory: %s", len, rte_strerror(e));
+	}
+	zero = calloc(1, RTE_MIN(len, (size_t)FILL_TIMES_ZERO));
+	if (zero == NULL)
+		return gpugen_fail(err, errlen, -ENOMEM, "fill times: no memory");
+	rc = select_gpu(f);
+	for (size_t off = 0; rc == 0 && off < len; off += FILL_TIMES_ZERO)
+		rc = gpucuda_copy((uint8_t *)f->times + off, zero,
+			RTE_MIN(len - off, (size_t)FILL_TIMES_ZERO));
+	free(zero);
+	if (rc != 0)
+		return gpugen_fail(err, errlen, -EIO, "fill times: clearing %zu "
+			"bytes: %s", len, gpucuda_strerror(rc));
+	f->ka.times = (unsigned long long *)f->times;
+	f->ka.n_times = f->c.times;
+	return 0;
+}
+
 int
 gpugen_fill_open(struct gpugen_gpu *gg, const struct gpugen_fill_conf *c,
 		struct gpugen_fill **out, char *err, size_t errlen)
@@ -152,6 +213,9 @@ gpugen_fill_open(struct gpugen_gpu *gg, const struct gpugen_fill_conf *c,
 		err, errlen);
 	if (rc != 0)
 		return rc;
+	if (c->times > GPUGEN_FILL_TIMES_MAX)
+		return gpugen_fail(err, errlen, -EINVAL, "times of %u bursts a "
+			"ring: at most %u", c->times, GPUGEN_FILL_TIMES_MAX);
 	rc = rte_gpu_info_get(gg->gpu_id, &info);
 	if (rc != 0)
 		return gpugen_fail(err, errlen, rc, "GPU %d: rte_gpu_info_get: %s",
@@ -200,6 +264,9 @@ gpugen_fill_open(struct gpugen_gpu *gg, const struct gpugen_fill_conf *c,
 		}
 	}
 	rc = fill_scratch(f, &bpq, err, errlen);
+	if (rc != 0)
+		goto fail;
+	rc = fill_times(f, err, errlen);
 	if (rc != 0)
 		goto fail;
 	rc = gpucomm_kernel_setup(&f->k, gg->gpu_id, lists, c->rings, c->items,
@@ -418,4 +485,167 @@ gpugen_fill_stop(struct gpugen_fill *f, char *err, size_t errlen)
 	f->running = 0;
 	return gpugen_fail(err, errlen, -EIO, "persistent fill kernel: %s",
 		gpucuda_strerror(rc));
+}
+
+int
+gpugen_fill_times(struct gpugen_fill *f, uint32_t r,
+		struct gpugen_fill_times *t, uint32_t n)
+{
+	int rc;
+
+	if (f == NULL || t == NULL || f->times == NULL || n != f->c.times ||
+			r >= f->c.rings)
+		return -EINVAL;
+	/* The kernel writes a record after its burst's DONE: only its end
+	 * (or, launched per burst, the ring's stream drained) orders the
+	 * last ones before this copy. */
+	if (f->running)
+		return -EBUSY;
+	rc = select_gpu(f);
+	if (rc == 0 && f->c.launch_per_burst)
+		rc = gpucuda_stream_sync(f->r[r].stream);
+	if (rc == 0)
+		rc = gpucuda_copy(t, f->times + (size_t)r * n *
+			GPUGEN_FILL_TIME_WORDS, (size_t)n * sizeof(*t));
+	return rc == 0 ? 0 : -EIO;
+}
+
+/* The floor's flag: where gpudev put ring r's statuses, GPU memory the
+ * CPU maps (*host the CPU's address, *dev the GPU's) or registered host
+ * memory (the same address). 0 or -errno with err. */
+static int
+floor_flag(struct gpugen_fill *f, int in_gpu, volatile uint32_t **host,
+		uint32_t **dev, char *err, size_t errlen)
+{
+	const int16_t id = f->gg->gpu_id;
+	void *m;
+
+	if (in_gpu) {
+		m = rte_gpu_mem_alloc(id, FLOOR_GPU_BYTES, FLOOR_GPU_BYTES);
+		if (m == NULL)
+			return gpugen_fail(err, errlen, -ENOMEM, "floor: %d bytes "
+				"of GPU memory: %s", FLOOR_GPU_BYTES,
+				rte_strerror(rte_errno));
+		*host = rte_gpu_mem_cpu_map(id, FLOOR_GPU_BYTES, m);
+		if (*host == NULL) {
+			int e = rte_errno;
+
+			rte_gpu_mem_free(id, m);
+			return gpugen_fail(err, errlen, -e, "floor: mapping GPU "
+				"memory for the CPU: %s", rte_strerror(e));
+		}
+		*dev = m;
+		return 0;
+	}
+	m = rte_zmalloc("gpugen_floor", RTE_CACHE_LINE_SIZE, RTE_CACHE_LINE_SIZE);
+	if (m == NULL)
+		return gpugen_fail(err, errlen, -ENOMEM, "floor: no memory");
+	if (rte_gpu_mem_register(id, RTE_CACHE_LINE_SIZE, m) != 0) {
+		int e = rte_errno;
+
+		rte_free(m);
+		return gpugen_fail(err, errlen, -e, "floor: registering the flag: "
+			"%s", rte_strerror(e));
+	}
+	*host = m;
+	*dev = m;
+	return 0;
+}
+
+static void
+floor_flag_free(struct gpugen_fill *f, int in_gpu, uint32_t *dev)
+{
+	const int16_t id = f->gg->gpu_id;
+
+	if (in_gpu) {
+		if (rte_gpu_mem_cpu_unmap(id, dev) != 0)
+			fprintf(stderr, "gpugen: floor: unmapping the flag: %s\n",
+				rte_strerror(rte_errno));
+		if (rte_gpu_mem_free(id, dev) != 0)
+			fprintf(stderr, "gpugen: floor: freeing the flag: %s\n",
+				rte_strerror(rte_errno));
+		return;
+	}
+	if (rte_gpu_mem_unregister(id, dev) != 0) {
+		/* Still mapped for the GPU: leave it rather than free it. */
+		fprintf(stderr, "gpugen: floor: unregistering the flag: %s\n",
+			rte_strerror(rte_errno));
+		return;
+	}
+	rte_free(dev);
+}
+
+int
+gpugen_fill_floor(struct gpugen_fill *f, uint32_t r, uint64_t *cycles,
+		uint32_t rounds, int *in_gpu, char *err, size_t errlen)
+{
+	const uint64_t wait = rte_get_tsc_hz();	/* a second */
+	struct gpucomm_echo_state st;
+	struct gpucomm_echo *echo;
+	volatile uint32_t *host;
+	uint32_t *dev, k;
+	int wc, rc, e;
+
+	if (f == NULL || cycles == NULL || rounds == 0 || r >= f->c.rings)
+		return gpugen_fail(err, errlen, -EINVAL, "floor: %s",
+			f == NULL ? "no fill" : cycles == NULL ? "nowhere for the "
+			"times" : rounds == 0 ? "no round" : "no such ring");
+	wc = f->r[r].ring.wc_status;
+	if (in_gpu != NULL)
+		*in_gpu = wc;
+	rc = select_gpu(f);
+	if (rc != 0)
+		return gpugen_fail(err, errlen, -ENODEV, "GPU %s: %s", f->gpu_name,
+			gpucuda_strerror(rc));
+	rc = floor_flag(f, wc, &host, &dev, err, errlen);
+	if (rc != 0)
+		return rc;
+	/* The echo must not take this 0 for an ask, nor a stale word left
+	 * in GPU memory: stored and, write-combined, flushed before the
+	 * launch. */
+	*host = 0;
+	rte_wmb();
+	e = gpucomm_echo_start(dev, rounds, FLOOR_ECHO_IDLE_NS, &echo);
+	if (e != 0) {
+		floor_flag_free(f, wc, dev);
+		return gpugen_fail(err, errlen, -EIO, "floor: launching the flag "
+			"echo: %s", gpucuda_strerror(e));
+	}
+	for (k = 0; k < rounds; k++) {
+		const uint32_t ask = 2 * k + 1;
+		uint64_t t0, t1;
+		uint32_t v;
+
+		t0 = rte_rdtsc_precise();
+		/* Relaxed: the flag carries nothing but itself, as the echo
+		 * reads it. */
+		__atomic_store_n(host, ask, __ATOMIC_RELAXED);
+		if (wc)
+			rte_wmb(); /* out of the write-combining buffer now */
+		do {
+			v = __atomic_load_n(host, __ATOMIC_RELAXED);
+			t1 = rte_rdtsc_precise();
+		} while (v != ask + 1 && t1 - t0 < wait);
+		if (v != ask + 1)
+			break;
+		cycles[k] = t1 - t0;
+	}
+	if (k < rounds) {
+		/* It ends on the quit word (or its idle timeout). */
+		__atomic_store_n(host, GPUCOMM_ECHO_QUIT, __ATOMIC_RELAXED);
+		rte_wmb();
+	}
+	e = gpucomm_echo_finish(echo, &st);
+	floor_flag_free(f, wc, dev);
+	if (k < rounds)
+		return gpugen_fail(err, errlen, -ETIMEDOUT, "floor: round %u of "
+			"%u: no answer from the GPU within a second", k + 1,
+			rounds);
+	if (e != 0)
+		return gpugen_fail(err, errlen, -EIO, "floor: flag echo: %s",
+			gpucuda_strerror(e));
+	if (st.rounds != rounds)
+		return gpugen_fail(err, errlen, -EIO, "floor: the echo answered "
+			"%u asks of %u", st.rounds, rounds);
+	return 0;
 }

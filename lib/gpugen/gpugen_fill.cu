@@ -25,11 +25,14 @@ struct gpugen_fill_body {
 
 	struct worker : gpucomm_worker_base<gpugen_fill_body> {
 		uint8_t *mine;	/* this thread's scratch slot, or NULL */
+		/* With b.a.times, thread 0's: the item's GPU times until
+		 * item_done records them. */
+		unsigned long long t_seen, t_loaded, t_built;
 
 		__device__
 		worker(const gpugen_fill_body &body, uint32_t ring, uint32_t slot)
 			: gpucomm_worker_base<gpugen_fill_body>(body, ring, slot),
-			mine(NULL)
+			mine(NULL), t_seen(0), t_loaded(0), t_built(0)
 		{
 			if (body.a.scratch != NULL)
 				mine = body.a.scratch + ((size_t)(ring *
@@ -46,8 +49,15 @@ struct gpugen_fill_body {
 			const struct gpugen_table *t =
 				(const struct gpugen_table *)b.a.table;
 			const uint32_t lane = threadIdx.x % GPUGEN_WARP;
+			/* A kernel argument: the whole block takes one way. */
+			const bool timed = b.a.times != NULL;
 			uint32_t n, s;
 
+			/* Launched per burst there is no READY poll: the item
+			 * kernel's start stands for it. */
+			if (timed && threadIdx.x == 0)
+				t_seen = c.ready_ns != 0 ? c.ready_ns :
+					gpucomm_gpu_ns();
 			if (threadIdx.x == 0) {
 				/*
 				 * Written by the CPU before READY: the worker
@@ -67,18 +77,55 @@ struct gpugen_fill_body {
 			/* Synchronizes the block: s_first, s_tx_ns and s_gap
 			 * too. */
 			n = gpucomm_load_item(c, threads - GPUGEN_WARP, addr, size);
+			/* After load_item's barrier: every thread holds them. */
+			if (timed && threadIdx.x == 0)
+				t_loaded = gpucomm_gpu_ns();
 			if (mine == NULL) {
 				for (uint32_t i = threadIdx.x; i < n; i += threads)
 					(void)gpugen_make_n(t, s_first + i,
 						s_tx_ns + i * s_gap,
 						(uint8_t *)addr[i], &s);
-				return;
+			} else {
+				/* Whole warps every step: the copy-out needs
+				 * them. */
+				for (uint32_t i = threadIdx.x; i - lane < n;
+						i += threads)
+					gpugen_warp_build_staged(t, i < n ?
+						(uint8_t *)addr[i] : NULL,
+						s_first + i, s_tx_ns + i * s_gap,
+						mine, lane);
 			}
-			/* Whole warps every step: the copy-out needs them. */
-			for (uint32_t i = threadIdx.x; i - lane < n; i += threads)
-				gpugen_warp_build_staged(t, i < n ?
-					(uint8_t *)addr[i] : NULL, s_first + i,
-					s_tx_ns + i * s_gap, mine, lane);
+			/* Timed only: a barrier of its own, so that the time is
+			 * the block's last frame issued, not thread 0's. */
+			if (timed) {
+				__syncthreads();
+				if (threadIdx.x == 0)
+					t_built = gpucomm_gpu_ns();
+			}
+		}
+
+		/*
+		 * Thread 0 comes here straight from its release of DONE: the
+		 * time read now is DONE's store issued, after its fence
+		 * drained the frames' writes. Plain stores to GPU memory, off
+		 * the item's critical path; the host reads them once the
+		 * kernel has ended (gpugen_fill_times), which orders them.
+		 */
+		__device__ void
+		item_done(const struct gpucomm_item_ctx &c)
+		{
+			unsigned long long t_done, *w;
+
+			if (b.a.times == NULL || threadIdx.x != 0)
+				return;
+			t_done = gpucomm_gpu_ns();
+			w = b.a.times + ((size_t)c.ring * b.a.n_times +
+				c.seq % b.a.n_times) * GPUGEN_FILL_TIME_WORDS;
+			w[1] = t_seen;
+			w[2] = t_loaded;
+			w[3] = t_built;
+			w[4] = t_done;
+			w[0] = c.seq + 1;
 		}
 	};
 };

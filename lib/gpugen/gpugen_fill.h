@@ -68,7 +68,14 @@ struct gpugen_fill_conf {
 	 * picks the fast one. */
 	int frames_in_gpu;
 	int launch_per_burst;	/* a kernel launch per post */
+	/* 0, or the kernel keeps the GPU times of each ring's last `times`
+	 * bursts (1 .. GPUGEN_FILL_TIMES_MAX; gpugen_fill_times): a
+	 * measurement, at a few clock reads, a barrier and five stores per
+	 * burst. 0 leaves the per-burst path as it is. */
+	uint32_t times;
 };
+
+#define GPUGEN_FILL_TIMES_MAX 65536u
 
 /*
  * The fill of gg's streams (gpugen_gpu_open) on its GPU. Nothing runs
@@ -130,6 +137,43 @@ uint32_t gpugen_fill_inflight(const struct gpugen_fill *f, uint32_t r);
  * that died (they never come back). Returns how many mbufs were freed.
  */
 uint32_t gpugen_fill_abandon(struct gpugen_fill *f, uint32_t r);
+
+/*
+ * One burst's way through the kernel, on the GPU's clock (%globaltimer,
+ * ns; its origin is not the host's, so only differences mean anything):
+ * seen, READY seen (by the ring's dispatcher or the waiting worker; with
+ * launch_per_burst the item kernel's start); loaded, the burst's count,
+ * descriptors and side words held by its worker block; built, the
+ * block's last frame written (its stores issued); done, DONE's release
+ * issued, after its fence made the frames visible to the CPU.
+ */
+struct gpugen_fill_times {
+	uint64_t seq1;		/* the burst's number on its ring + 1; 0: none */
+	uint64_t seen, loaded, built, done;
+};
+
+/*
+ * Ring r's records, n of them (conf.times): record k holds the last burst
+ * whose number s on the ring (0 for its first post, 1 for the next, ...)
+ * has s % n == k, or seq1 0. After gpugen_fill_stop (the kernel writes a
+ * record after its burst's DONE). 0; -EINVAL (no times kept, n not
+ * conf.times, r out of range), -EBUSY (the kernel runs), -EIO.
+ */
+int gpugen_fill_times(struct gpugen_fill *f, uint32_t r,
+		struct gpugen_fill_times *t, uint32_t n);
+
+/*
+ * The floor under ring r's handoff: `rounds` round trips of one 32-bit
+ * flag between the calling thread and one GPU thread (lib/gpucomm's flag
+ * echo), through the memory gpudev gave ring r's status words (*in_gpu
+ * 1: GPU memory the CPU maps through GDRCopy; 0: registered host
+ * memory). cycles[k]: TSC cycles (rte_rdtsc_precise) from round k's
+ * store to its answer seen. Call it from the lcore that posts to ring r,
+ * before or while the fill runs. 0, or -errno with err (-ETIMEDOUT: no
+ * answer within a second).
+ */
+int gpugen_fill_floor(struct gpugen_fill *f, uint32_t r, uint64_t *cycles,
+		uint32_t rounds, int *in_gpu, char *err, size_t errlen);
 
 /*
  * Ends the kernel once every ring's bursts came back (the lcores

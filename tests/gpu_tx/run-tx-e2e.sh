@@ -108,6 +108,13 @@ multi-gpu)
 			"$work/mgpu.txt" || { echo "FAIL: $mem: not stopped at GPU 0"; exit 1; }
 	done
 	fake_run "^GPU 1: queue 0$" --mem host-mapped --gpus q0=1,q1=0
+	# --build-breakdown compares with one GPU's floor: refused over two
+	# before anything is taken; on one it goes on to the build, which
+	# stops at the CUDA runtime as without it.
+	fake_run "error: --build-breakdown: one GPU at a time (the floor it compares with is one GPU's); 2 in use" \
+		--mem host-mapped --gpus all --build-breakdown
+	fake_run "error: GPU build: GPU 1 (gpu_cuda1)" --mem host-mapped --gpus 1 \
+		--build-breakdown
 	# Jumbo frames: each GPU's pool of 9.3 KiB buffers registered, or
 	# allocated in its memory, and all of it given back.
 	for mem in host-mapped gpu; do
@@ -205,6 +212,9 @@ bad)
 		grep -q "failed to parse device\|unknown device" "$work/mtu.txt" ||
 		{ cat "$work/mtu.txt"; echo "FAIL: no word of the port's MTU"; exit 1; }
 	expect "min > max" --stream "var=udp.sport:inc:9-1"
+	# The breakdown times a GPU's builds: the CPU build has none.
+	expect "error: --build-breakdown times the GPU's builds: with --mem host-mapped or gpu only" \
+		--stream ipv4 --build-breakdown
 	expect "no stream" --rate 1000
 	expect "rate" --stream ipv4 --rate 10foo
 	# Numbers as people read them: no inf, nan, hex, octal or signs.
