@@ -299,15 +299,17 @@ main(int argc, char **argv)
 		gputx_mem_str(a.o.mem), gputx_build_str(&a.o), a.o.queues,
 		a.o.queues > 1 ? "s" : "", a.o.burst, a.gpu[0].fill == NULL ?
 		"" : ", bursts in flight per queue up to --ring-items");
+	/* The floor before the fill's kernel starts: that persistent kernel
+	 * may hold every multiprocessor, and the echo's one block would then
+	 * wait behind it for good (seen on an H200: the run hung here). */
+	if (gputx_bd_floor(&a) != 0)
+		goto out;
 	if (fills(&a, 1) != 0) {
 		/* Those started must give back what they hold. */
 		fills(&a, 0);
 		goto out;
 	}
-	/* The floor with the fill's kernel polling, as the bursts see it. */
-	rc = gputx_bd_floor(&a);
-	if (rc == 0)
-		rc = gputx_run(&a);
+	rc = gputx_run(&a);
 	if (fills(&a, 0) != 0)
 		rc = -1;
 	else if (rc == 0 && gputx_bd_collect(&a) != 0)
