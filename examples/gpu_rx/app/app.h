@@ -19,6 +19,9 @@
 #include "opts.h"
 #include "stats.h"
 
+/* GPUs of a run: each serves one queue or more. */
+#define GPURX_MAX_GPUS GPURX_MAX_QUEUES
+
 struct gpurx_gpu;
 struct gpurx_flow_export;
 struct gpurx_stamps;
@@ -76,7 +79,7 @@ struct gpurx_app {
 	 * gpus[q_gpu[q]].
 	 */
 	uint16_t n_gpus;
-	struct gpurx_gpu *gpus[GPURX_MAX_QUEUES];
+	struct gpurx_gpu *gpus[GPURX_MAX_GPUS];
 	uint8_t q_gpu[GPURX_MAX_QUEUES];
 	uint16_t q_ring[GPURX_MAX_QUEUES];
 	struct gpurx_flow_export *fx;	/* flow export (flow_export.c) */

@@ -282,11 +282,12 @@ stop_gpu(struct gpurx_app *a, struct gpurx_gpu *g, struct gpurx_flow_table *ft)
 			printf("gpu: persistent kernel quit in %.3f ms\n",
 				(double)(rte_get_tsc_cycles() - t0) * 1000 / hz);
 	}
-	if (g->d_ft != NULL) {
+	if (g->d_ft != NULL && ft != NULL) {
 		rc = gpucuda_copy(ft, g->d_ft,
 			gpurx_flow_table_bytes(a->opt.flow_capacity));
 		if (rc != 0)
 			return gpurx_gpu_cuda_fail("flow table from the GPU", rc);
+		g->ft_back = 1;
 	}
 	return g->watch_failed ? -1 : 0;
 }
@@ -305,7 +306,7 @@ gpurx_gpu_stop(struct gpurx_app *a)
 		struct gpurx_gpu *g = a->gpus[k];
 
 		/* The first GPU's table is the run's; the others' are
-		 * merged into it. */
+		 * merged into it (gpurx_gpu_merge_flows()). */
 		if (k > 0 && g->d_ft != NULL && g->ft == NULL) {
 			g->ft = rte_malloc("gpurx_flows_gpu", ft_bytes, 64);
 			if (g->ft == NULL) {
@@ -314,14 +315,21 @@ gpurx_gpu_stop(struct gpurx_app *a)
 				status = -1;
 			}
 		}
-		if (stop_gpu(a, g, k == 0 ? a->ft : g->ft) != 0) {
+		if (stop_gpu(a, g, k == 0 ? a->ft : g->ft) != 0)
 			status = -1;
-			continue;
-		}
-		if (k > 0 && g->ft != NULL)
-			gpurx_flow_merge(a->ft, g->ft);
 	}
 	return status;
+}
+
+void
+gpurx_gpu_merge_flows(struct gpurx_app *a)
+{
+	for (uint16_t k = 1; k < a->n_gpus; k++) {
+		struct gpurx_gpu *g = a->gpus[k];
+
+		if (g->ft_back)
+			gpurx_flow_merge(a->ft, g->ft);
+	}
 }
 
 void

@@ -553,15 +553,6 @@ main(int argc, char **argv)
 	}
 	if (!a->opt.cpu && gpurx_gpu_init(a) != 0)
 		goto fail;
-	/* Each GPU's flows end in its own table and export ring; one
-	 * exporter merging them is not built yet. */
-	if (a->n_gpus > 1 && (a->opt.ipfix != NULL ||
-			a->opt.ipfix_file != NULL)) {
-		GPURX_LOG(ERR, "error: flow export (--ipfix, --ipfix-file) takes "
-			"one GPU, and --gpus gives the queues %u; give --gpus one "
-			"GPU (such as --gpus 0), or --cpu\n", a->n_gpus);
-		goto fail;
-	}
 	printf("dpdk-gpu-rx: port %u (%s), %u queue(s), mode %s: %s\n",
 		a->port, a->driver, a->nq, mode_name(a), a->mem_why);
 
@@ -648,6 +639,9 @@ main(int argc, char **argv)
 		status = 1;
 	if (gpurx_flow_export_finish(a) != 0)
 		status = 1;
+	/* After the export, which ends each GPU's flows from its own table. */
+	if (!a->opt.cpu)
+		gpurx_gpu_merge_flows(a);
 	/* Before the totals: the last buffered packets are counted as the
 	 * file has them. */
 	if (a->cap != NULL) {
