@@ -135,10 +135,10 @@ setup_gpu(struct gpurx_app *a, struct gpurx_gpu *g)
 	if (a->mem == GPURX_MEM_HOST_MAPPED &&
 			gpurx_gpu_mem_register_pools(a, g) != 0)
 		return -1;
-	/* --split (one GPU): the kernel reads the headers where the port
-	 * wrote them. */
-	if (a->hdr_pool != NULL &&
-			gpurx_gpu_mem_register_pool(g, a->hdr_pool) != 0)
+	/* --split: the kernel reads the headers where the port wrote them,
+	 * in its GPU's header pool. */
+	if (a->n_hdr_pools > 0 &&
+			gpurx_gpu_mem_register_pool(g, a->hdr_pools[g->idx]) != 0)
 		return -1;
 	if (gpurx_gpu_mem_upload(g, &g->d_prog, a->filter.insns,
 			a->filter.len * sizeof(*a->filter.insns), "filter program") ||

@@ -475,6 +475,16 @@ check_released(void)
 	return left == 0 ? 0 : -1;
 }
 
+static void
+free_hdr_pools(struct gpurx_app *a)
+{
+	for (uint16_t k = 0; k < a->n_hdr_pools; k++) {
+		rte_mempool_free(a->hdr_pools[k]);
+		a->hdr_pools[k] = NULL;
+	}
+	a->n_hdr_pools = 0;
+}
+
 /*
  * A start-up failure: what was taken so far, released in the order of
  * the normal exit: RX lcores stopped, the port closed (its descriptors
@@ -505,8 +515,7 @@ fail_release(struct gpurx_app *a, int port_set)
 		a->pools[i] = NULL;
 	}
 	a->n_pools = 0;
-	rte_mempool_free(a->hdr_pool);
-	a->hdr_pool = NULL;
+	free_hdr_pools(a);
 	/* Before the flow table: the export's free reads it. */
 	gpurx_flow_export_free(a);
 	rte_free(a->ft);
@@ -638,8 +647,9 @@ main(int argc, char **argv)
 		"%d)%s, flow table %zu B\n",
 		a->n_pools, a->pool_size, a->data_room,
 		a->mem == GPURX_MEM_GPU ? "data in GPU memory" : "host",
-		gpurx_mbuf_cache(a), a->hdr_pool != NULL ?
-		" and a header pool of as many (host)" : "",
+		gpurx_mbuf_cache(a), a->n_hdr_pools == 0 ? "" :
+		a->n_hdr_pools == 1 ? " and a header pool of as many (host)" :
+		" and a header pool of as many per GPU (host)",
 		gpurx_flow_table_bytes(a->opt.flow_capacity));
 	if (a->opt.write_path != NULL) {
 		struct gpurx_capture_rotate rot = {
@@ -730,15 +740,13 @@ main(int argc, char **argv)
 	gpurx_port_close(a);
 	avail = 0;
 	total = 0;
-	/* Every pool, the header pool of --split too: each mbuf of a split
+	/* Every pool, the header pools of --split too: each mbuf of a split
 	 * chain goes back to its own. */
-	for (uint16_t i = 0; i <= a->n_pools; i++) {
+	for (uint16_t i = 0; i < a->n_pools + a->n_hdr_pools; i++) {
 		struct rte_mempool *mp = i < a->n_pools ? a->pools[i] :
-			a->hdr_pool;
-		unsigned int in = mp != NULL ? rte_mempool_avail_count(mp) : 0;
+			a->hdr_pools[i - a->n_pools];
+		unsigned int in = rte_mempool_avail_count(mp);
 
-		if (mp == NULL)
-			continue;
 		if (in != mp->size)
 			GPURX_LOG(ERR, "error: pool %s: %u of %u mbufs not "
 				"returned\n", mp->name, mp->size - in, mp->size);
@@ -792,7 +800,7 @@ main(int argc, char **argv)
 	for (uint16_t i = 0; i < a->n_pools; i++)
 		rte_mempool_free(a->pools[i]);
 	/* After the GPU teardown, which unregistered its chunks. */
-	rte_mempool_free(a->hdr_pool);
+	free_hdr_pools(a);
 	gpurx_flow_export_free(a);
 	rte_free(a->ft);
 	free(sr.streams);

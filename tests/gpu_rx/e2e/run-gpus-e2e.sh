@@ -6,8 +6,8 @@
 # file. Each queue's capture (%q) must equal the --cpu run's byte for
 # byte, the counters and top flows too (the second GPU's flow table
 # merged into the first's), with per-GPU lines and JSON, every mbuf back;
-# per-GPU figures in /gpu_rx/stats mid-run; bad --gpus values and
-# --split N with two GPUs refused with a message; a kernel fault stops
+# per-GPU figures in /gpu_rx/stats mid-run; bad --gpus values, and
+# --split N without --mem gpu, refused with a message; a kernel fault stops
 # the run naming its GPU. (Flow export over two GPUs: run-ipfix-e2e.sh.)
 #
 # Usage: run-gpus-e2e.sh APP GENPCAP FAKE_LIBCUDA WORK_DIR
@@ -96,8 +96,9 @@ refused bad-item 2 "^--gpus: " --gpus 0,x
 refused bad-empty 2 "^--gpus: " --gpus ""
 refused bad-gpu 1 "error: --gpus: " --gpus 0,7
 refused bad-queue 1 "error: --gpus: " --gpus q5=1
-refused split 1 "RX buffer split takes one GPU" --gpus 0,1 --split 128 \
-	--mem host-mapped
+# --split over two GPUs (a header pool each) needs --mem gpu, as on one.
+refused split 1 "split 128 puts the payload into GPU memory: it needs --mem gpu" \
+	--gpus 0,1 --split 128 --mem host-mapped
 
 # /gpu_rx/stats mid-run: each figure of the JSON's per_gpu by gpudev id,
 # the queues of each, every GPU's packets in, and their sum at least the
