@@ -19,6 +19,9 @@
 #include "opts.h"
 #include "stats.h"
 
+/* GPUs of a run: each serves one queue or more. */
+#define GPURX_MAX_GPUS GPURX_MAX_QUEUES
+
 struct gpurx_gpu;
 struct gpurx_flow_export;
 struct gpurx_stamps;
@@ -53,11 +56,14 @@ struct gpurx_app {
 	uint16_t data_room;
 	/*
 	 * --split: the first `split` bytes of every packet go into a buffer
-	 * of hdr_pool (host memory), the rest into the pool(s) above (GPU
-	 * memory, or host with --cpu). split 0: no buffer split, no hdr_pool.
+	 * of a header pool (host memory), the rest into the pool(s) above
+	 * (GPU memory, or host with --cpu). A header pool per GPU, registered
+	 * with it alone (hdr_pools[k]: the kth GPU's), one with --cpu. split
+	 * 0: no buffer split, no header pool.
 	 */
 	uint32_t split;
-	struct rte_mempool *hdr_pool;
+	struct rte_mempool *hdr_pools[GPURX_MAX_GPUS];
+	uint16_t n_hdr_pools;
 
 	struct gpurx_filter filter;
 	struct gpurx_flow_table *ft;	/* host table: live (CPU), copy (GPU) */
@@ -76,7 +82,7 @@ struct gpurx_app {
 	 * gpus[q_gpu[q]].
 	 */
 	uint16_t n_gpus;
-	struct gpurx_gpu *gpus[GPURX_MAX_QUEUES];
+	struct gpurx_gpu *gpus[GPURX_MAX_GPUS];
 	uint8_t q_gpu[GPURX_MAX_QUEUES];
 	uint16_t q_ring[GPURX_MAX_QUEUES];
 	struct gpurx_flow_export *fx;	/* flow export (flow_export.c) */
@@ -94,6 +100,13 @@ static inline struct rte_mempool *
 gpurx_queue_pool(const struct gpurx_app *a, uint16_t q)
 {
 	return a->pools[a->q_pool[q]];
+}
+
+/* --split: RX queue q's header pool. */
+static inline struct rte_mempool *
+gpurx_queue_hdr_pool(const struct gpurx_app *a, uint16_t q)
+{
+	return a->hdr_pools[a->n_hdr_pools > 1 ? a->q_gpu[q] : 0];
 }
 
 /*

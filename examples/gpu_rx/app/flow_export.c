@@ -8,6 +8,11 @@
  * holds up the packet path: the RX lcores and the GPU only write the
  * ring, and when the thread falls behind the ring fills and flows stay in
  * the table longer (counted and said).
+ *
+ * Several GPUs: each has its table, export ring and scan (a part below),
+ * and the one thread takes every part's records into the one writer, one
+ * IPFIX stream per observation domain. A flow stays on one RX queue, so
+ * on one GPU: no record is ever combined across parts.
  */
 
 #include <inttypes.h>
@@ -23,6 +28,7 @@
 #include "dpdk_compat.h"
 #include "flow_export.h"
 #include "flow_gpu.h"
+#include "gpu_path.h"
 #include "gpuapp_json.h"
 #include "ipfix_writer.h"
 #include "log.h"
@@ -32,32 +38,62 @@ struct gpurx_flow_clock gpurx_flow_clocks[GPURX_MAX_QUEUES];
 #define DRAIN_BATCH 4096
 #define WARN_EVERY_S 10
 
+/* One table's export: --cpu's, or one GPU's (gpurx_app.gpus[k]). */
+struct fx_part {
+	uint16_t k;
+	struct gpurx_flow_ring *ring;
+	uint64_t tail;		/* records taken from the ring */
+	uint64_t slack;		/* the ring's (gpurx_flow_table_set_ring_slack) */
+	struct gpurx_flow_gpu gpu;
+	int gpu_on, gpu_failed, gpu_stuck;
+	int pull_failed;	/* the ring's records no longer come over */
+	uint64_t ring_lost;	/* reserved but never written (a GPU fault) */
+};
+
 struct gpurx_flow_export {
 	struct gpurx_app *a;
-	struct gpurx_flow_ring *ring;
-	int ring_gpu;		/* GPU memory registry owns the ring */
-	uint64_t tail;		/* records taken from the ring */
+	int ring_gpu;		/* GPU memory registry owns the rings */
 	struct gpurx_ipfix *ipfix;
 	/* The thread. */
 	gpu_compat_thread_t thread;
 	int thread_on;
 	volatile int stop;
-	struct gpurx_flow_gpu gpu;
-	int gpu_on, gpu_failed, gpu_stuck;
-	int pull_failed;	/* the ring's records no longer come over */
 	uint32_t scan_pos;
 	uint64_t hz;
-	uint64_t ring_lost;	/* reserved but never written (a GPU fault) */
+	/* Over every part: as of the thread's last tick during the run,
+	 * final after gpurx_flow_export_finish(). Written by one thread at
+	 * a time, read by the telemetry's as whole aligned words. */
+	uint64_t ring_full, ring_lost, started;
 	uint64_t ring_full_said, next_ring_warn;
+	uint16_t n_parts;
+	struct fx_part part[GPURX_MAX_GPUS];
 };
 
 /* --- Set-up ------------------------------------------------------------- */
+
+/* t's flows end into p's ring, at most limit records waiting. 0, or -1
+ * (said why). */
+static int
+bind_ring(const struct gpurx_app *a, struct gpurx_flow_table *t,
+		const struct fx_part *p, uint64_t limit)
+{
+	gpurx_flow_table_set_expiry(t, p->ring, a->opt.flow_idle_ns,
+		a->opt.flow_active_ns, a->opt.flow_linger_ns);
+	if (p->slack != 0 && gpurx_flow_table_set_ring_slack(t, limit,
+			p->slack) != 0) {
+		GPURX_LOG(ERR, "error: flow export ring: %" PRIu64 " records "
+			"do not hold %" PRIu64 " and a slack of %" PRIu64 "\n",
+			p->ring->size, limit, p->slack);
+		return -1;
+	}
+	return 0;
+}
 
 int
 gpurx_flow_export_init(struct gpurx_app *a)
 {
 	struct gpurx_flow_export *fx;
-	uint64_t rsize, slack = 0;
+	uint64_t rsize;
 	size_t rbytes;
 	void *mem = NULL;
 
@@ -82,40 +118,43 @@ gpurx_flow_export_init(struct gpurx_app *a)
 	if (fx->ipfix == NULL)
 		return -1;
 	gpurx_ipfix_set_rate(fx->ipfix, a->opt.ipfix_rate);
-	/* The ring, for rsize records waiting: its records in GPU memory in
-	 * GPU modes (the GPU publishes them at GPU scope; drain() copies
-	 * them over), host memory with --cpu. */
-	if (!a->opt.cpu) {
-		if (gpurx_flow_gpu_ring(a, rsize, RTE_MIN(rsize,
-				(uint64_t)DRAIN_BATCH), &fx->ring, &slack) != 0)
+	/* A ring per table, for rsize records waiting: its records in the
+	 * GPU's memory in GPU modes (the GPU publishes them at GPU scope;
+	 * drain() copies them over), host memory with --cpu. */
+	fx->n_parts = a->opt.cpu ? 1 : a->n_gpus;
+	for (uint16_t k = 0; k < fx->n_parts; k++) {
+		struct fx_part *p = &fx->part[k];
+
+		p->k = k;
+		if (a->opt.cpu)
+			break;
+		if (gpurx_flow_gpu_ring(a, k, rsize, RTE_MIN(rsize,
+				(uint64_t)DRAIN_BATCH), &p->ring, &p->slack) != 0)
 			return -1;
 		fx->ring_gpu = 1;
-	} else {
+	}
+	if (a->opt.cpu) {
 		mem = rte_zmalloc("gpurx_flow_ring", rbytes, 64);
 		if (mem == NULL) {
 			GPURX_LOG(ERR, "error: flow export ring: no memory for "
 				"%" PRIu64 " records\n", rsize);
 			return -1;
 		}
-		fx->ring = gpurx_flow_ring_init(mem, rsize);
+		fx->part[0].ring = gpurx_flow_ring_init(mem, rsize);
 	}
-	gpurx_flow_table_set_expiry(a->ft, fx->ring, a->opt.flow_idle_ns,
-		a->opt.flow_active_ns, a->opt.flow_linger_ns);
-	if (slack != 0 && gpurx_flow_table_set_ring_slack(a->ft, rsize,
-			slack) != 0) {
-		GPURX_LOG(ERR, "error: flow export ring: %" PRIu64 " records "
-			"do not hold %" PRIu64 " and a slack of %" PRIu64 "\n",
-			fx->ring->size, rsize, slack);
+	/* a->ft as every GPU gets it: the first GPU's ring, each GPU's own
+	 * put in its copy's header (gpurx_flow_export_start()). */
+	if (bind_ring(a, a->ft, &fx->part[0], rsize) != 0)
 		return -1;
-	}
 
 	printf("flow export: %s, observation domain %u; records end %.3g s "
 		"idle, %.3g s after their first packet%s, %.3g s after a FIN/RST; "
-		"ring of %" PRIu64 " records\n", gpurx_ipfix_describe(fx->ipfix),
+		"ring of %" PRIu64 " records%s\n", gpurx_ipfix_describe(fx->ipfix),
 		a->opt.ipfix_domain + a->port, a->opt.flow_idle_ns / 1e9,
 		a->opt.flow_active_ns / 1e9,
 		a->opt.flow_active_ns ? "" : " (never)",
-		a->opt.flow_linger_ns / 1e9, rsize);
+		a->opt.flow_linger_ns / 1e9, rsize,
+		fx->n_parts > 1 ? " per GPU" : "");
 	if (a->opt.ts_source == GPURX_TS_NONE)
 		printf("flow export: --ts none: every packet at time 0, no "
 			"record ends before exit\n");
@@ -133,9 +172,14 @@ gpurx_flow_export_init(struct gpurx_app *a)
 
 /* --- The exporter thread ------------------------------------------------ */
 
-/* The time flows end by: see flow_export.h. */
+/*
+ * The time flows end by (see flow_export.h) in part p's table; p NULL:
+ * in every table, at exit. A GPU's table goes by its own queues' time
+ * alone: another GPU's queues ahead of them (files replayed on each)
+ * would end its flows before their next packets came.
+ */
 static uint64_t
-flow_now(const struct gpurx_app *a)
+flow_now(const struct gpurx_app *a, const struct fx_part *p)
 {
 	uint64_t now = 0;
 
@@ -146,14 +190,26 @@ flow_now(const struct gpurx_app *a)
 		return 0;
 	default:
 		for (uint16_t q = 0; q < a->nq; q++) {
-			uint64_t t = __atomic_load_n(&gpurx_flow_clocks[q].ns,
-				__ATOMIC_ACQUIRE);
+			uint64_t t;
 
+			if (p != NULL && !a->opt.cpu && a->q_gpu[q] != p->k)
+				continue;
+			t = __atomic_load_n(&gpurx_flow_clocks[q].ns,
+				__ATOMIC_ACQUIRE);
 			if (t > now)
 				now = t;
 		}
 		return now;
 	}
+}
+
+/* The calling thread drives p's GPU: with several, it changes. */
+static int
+use_part(const struct gpurx_flow_export *fx, struct fx_part *p)
+{
+	if (fx->n_parts < 2 || !p->gpu_on)
+		return 0;
+	return gpurx_flow_gpu_attach(&p->gpu);
 }
 
 /*
@@ -162,27 +218,27 @@ flow_now(const struct gpurx_app *a)
  * DRAIN_BATCH): those published by then are taken, the others next time.
  */
 static uint32_t
-drain(struct gpurx_flow_export *fx, uint32_t max)
+drain(struct gpurx_flow_export *fx, struct fx_part *p, uint32_t max)
 {
 	if (fx->ring_gpu) {
-		if (fx->pull_failed)
+		if (p->pull_failed)
 			return 0;
-		if (!fx->gpu_on || gpurx_flow_gpu_pull(&fx->gpu, fx->ring,
-				fx->tail) != 0) {
+		if (!p->gpu_on || use_part(fx, p) != 0 ||
+				gpurx_flow_gpu_pull(&p->gpu, p->ring, p->tail) != 0) {
 			GPURX_LOG(ERR, "error: flow export: no more records "
-				"from the GPU\n");
-			fx->pull_failed = 1;
+				"from GPU %d\n", gpurx_gpu_id(fx->a, p->k));
+			p->pull_failed = 1;
 			return 0;
 		}
 	}
-	return gpurx_ipfix_drain(fx->ipfix, fx->ring, &fx->tail, max);
+	return gpurx_ipfix_drain(fx->ipfix, p->ring, &p->tail, max);
 }
 
 static void
-scan(struct gpurx_flow_export *fx)
+scan(struct gpurx_flow_export *fx, struct fx_part *p)
 {
 	struct gpurx_app *a = fx->a;
-	uint64_t now = flow_now(a);
+	uint64_t now = flow_now(a, p);
 
 	if (a->opt.cpu) {
 		/* The whole table once a second, a slice a tick. */
@@ -194,20 +250,21 @@ scan(struct gpurx_flow_export *fx)
 			fx->scan_pos + step;
 		return;
 	}
-	if (!fx->gpu_on || fx->gpu_failed)
+	if (!p->gpu_on || p->gpu_failed)
 		return;
-	if (gpurx_flow_gpu_tick(&fx->gpu, now) < 0) {
-		GPURX_LOG(ERR, "error: flow export: no more scans of the flow "
-			"table; idle flows end only at exit\n");
-		fx->gpu_failed = 1;
+	if (use_part(fx, p) != 0 || gpurx_flow_gpu_tick(&p->gpu, now) < 0) {
+		GPURX_LOG(ERR, "error: flow export: no more scans of GPU %d's "
+			"flow table; its idle flows end only at exit\n",
+			gpurx_gpu_id(a, p->k));
+		p->gpu_failed = 1;
 	}
 }
 
-/* The table's counters: live on the CPU, as of the last scan on the GPU. */
+/* A table's counters: live on the CPU, as of the last scan on the GPU. */
 static const struct gpurx_flow_table *
-counters(const struct gpurx_flow_export *fx)
+counters(const struct gpurx_flow_export *fx, const struct fx_part *p)
 {
-	return fx->a->opt.cpu || !fx->gpu_on ? fx->a->ft : &fx->gpu.hdr;
+	return fx->a->opt.cpu || !p->gpu_on ? fx->a->ft : &p->gpu.hdr;
 }
 
 /* full: the ring-full count as of now. */
@@ -233,24 +290,39 @@ exporter_main(void *arg)
 	const uint64_t tick = GPURX_IPFIX_TICK_MS * fx->hz / 1000;
 	uint64_t last_tick = 0;
 
-	/* The CUDA runtime keeps the current device per thread. */
-	if (fx->gpu_on && gpurx_flow_gpu_attach(&fx->gpu) != 0)
-		fx->gpu_failed = 1;
+	/* The CUDA runtime keeps the current device per thread: one GPU's
+	 * once, several before each one's work (use_part()). */
+	if (fx->n_parts == 1 && fx->part[0].gpu_on &&
+			gpurx_flow_gpu_attach(&fx->part[0].gpu) != 0)
+		fx->part[0].gpu_failed = 1;
 	while (!fx->stop) {
-		uint32_t n = drain(fx, DRAIN_BATCH);
 		uint64_t t = rte_get_tsc_cycles();
+		uint32_t n = 0;
 
+		for (uint16_t k = 0; k < fx->n_parts; k++)
+			n += drain(fx, &fx->part[k], DRAIN_BATCH);
 		if (t - last_tick >= tick) {
+			uint64_t overflow = 0, full = 0;
+
 			last_tick = t;
-			scan(fx);
+			for (uint16_t k = 0; k < fx->n_parts; k++) {
+				const struct fx_part *p = &fx->part[k];
+
+				scan(fx, &fx->part[k]);
+				overflow += __atomic_load_n(
+					&counters(fx, p)->overflow_pkts,
+					__ATOMIC_RELAXED);
+				full += __atomic_load_n(&counters(fx, p)->ring_full,
+					__ATOMIC_RELAXED);
+			}
+			/* Relaxed: a whole value for the telemetry's thread,
+			 * which orders nothing by it. */
+			__atomic_store_n(&fx->ring_full, full, __ATOMIC_RELAXED);
 			/* For the statistics record the tick may send. */
-			gpurx_ipfix_set_meter_counts(fx->ipfix,
-				__atomic_load_n(&counters(fx)->overflow_pkts,
-					__ATOMIC_RELAXED), 0);
+			gpurx_ipfix_set_meter_counts(fx->ipfix, overflow, 0);
 			/* Records wait at most a tick in a message. */
 			gpurx_ipfix_tick(fx->ipfix);
-			warn_ring_full(fx, __atomic_load_n(
-				&counters(fx)->ring_full, __ATOMIC_RELAXED));
+			warn_ring_full(fx, full);
 		}
 		if (n == 0)
 			rte_delay_us_sleep(1000);
@@ -266,10 +338,14 @@ gpurx_flow_export_start(struct gpurx_app *a)
 
 	if (fx == NULL)
 		return 0;
-	if (!a->opt.cpu) {
-		if (gpurx_flow_gpu_open(a, &fx->gpu) != 0)
+	for (uint16_t k = 0; k < fx->n_parts && !a->opt.cpu; k++) {
+		struct fx_part *p = &fx->part[k];
+		struct gpurx_flow_table hdr = *a->ft;
+
+		if (bind_ring(a, &hdr, p, a->ft->ring_limit) != 0 ||
+				gpurx_flow_gpu_open(a, k, &hdr, &p->gpu) != 0)
 			return -1;
-		fx->gpu_on = 1;
+		p->gpu_on = 1;
 	}
 	/* Connect a TCP collector before traffic, so the first records do
 	 * not wait a retry; not there yet is not an error. */
@@ -303,55 +379,105 @@ gpurx_flow_export_quiesce(struct gpurx_app *a)
 				strerror(-rc));
 		fx->thread_on = 0;
 	}
-	if (fx->gpu_on && gpurx_flow_gpu_close(&fx->gpu) != 0)
-		fx->gpu_stuck = 1;
+	for (uint16_t k = 0; k < fx->n_parts; k++) {
+		struct fx_part *p = &fx->part[k];
+
+		if (p->gpu_on && gpurx_flow_gpu_close(&p->gpu) != 0)
+			p->gpu_stuck = 1;
+	}
+}
+
+/* Part p's table as it ended: the host table with --cpu, else the GPU's
+ * copy back (NULL: the GPU failed before). */
+static const struct gpurx_flow_table *
+final_table(struct gpurx_flow_export *fx, const struct fx_part *p)
+{
+	return fx->a->opt.cpu ? fx->a->ft : gpurx_flow_gpu_table(fx->a, p->k);
+}
+
+/* Part p's last records: what its ring holds, then every flow still live
+ * in its table, ending at now. 0 or -1 (said why). */
+static int
+finish_part(struct gpurx_flow_export *fx, struct fx_part *p, uint64_t now)
+{
+	const struct gpurx_flow_table *ft;
+	const struct gpurx_flow_entry *e;
+	uint32_t pos = 0;
+	uint64_t head;
+	int rc = 0;
+
+	/* A scan the persistent kernel kept from starting ran when it quit,
+	 * after the table was copied back: take the table again. */
+	if (p->gpu_stuck && gpurx_flow_gpu_settle(fx->a, &p->gpu) != 0)
+		rc = -1;
+	ft = final_table(fx, p);
+	if (ft == NULL) {
+		GPURX_LOG(ERR, "error: flow export: GPU %d's flow table did not "
+			"come back: its flows still live and the records left in "
+			"its ring are lost\n", gpurx_gpu_id(fx->a, p->k));
+		return -1;
+	}
+	/* Every producer is done: what was reserved is written, unless the
+	 * GPU died holding it (in GPU memory: each drain copies it over). */
+	head = ft->ring_head;
+	while (p->tail < head) {
+		if (drain(fx, p, DRAIN_BATCH) == 0) {
+			p->ring_lost = head - p->tail;
+			GPURX_LOG(ERR, "error: flow export: %" PRIu64 " flow "
+				"records reserved in the ring were never written "
+				"(the GPU stopped)\n", p->ring_lost);
+			rc = -1;
+			break;
+		}
+	}
+	/* Then every flow still live. */
+	while ((e = gpurx_flow_table_next(ft, &pos)) != NULL) {
+		struct gpurx_flow_rec r;
+
+		gpurx_flow_final_rec(ft, e, now, &r);
+		gpurx_ipfix_add(fx->ipfix, &r);
+	}
+	return rc;
 }
 
 int
 gpurx_flow_export_finish(struct gpurx_app *a)
 {
 	struct gpurx_flow_export *fx = a->fx;
-	const struct gpurx_flow_entry *e;
-	uint64_t now, head;
-	uint32_t pos = 0;
+	/* Every packet is in: the last time of them all, as one table of
+	 * every queue's flows would end them. */
+	uint64_t now, overflow = 0, full = 0, lost = 0, started = 0;
 	int rc = 0;
 
 	if (fx == NULL)
 		return 0;
-	/* A scan the persistent kernel kept from starting ran when it quit,
-	 * after the table was copied back: take the table again. */
-	if (fx->gpu_stuck && gpurx_flow_gpu_settle(a, &fx->gpu) != 0)
-		rc = -1;
-	now = flow_now(a);
-	/* Every producer is done: what was reserved is written, unless the
-	 * GPU died holding it (in GPU memory: each drain copies it over). */
-	head = a->ft->ring_head;
-	while (fx->tail < head) {
-		if (drain(fx, DRAIN_BATCH) == 0) {
-			fx->ring_lost = head - fx->tail;
-			GPURX_LOG(ERR, "error: flow export: %" PRIu64 " flow "
-				"records reserved in the ring were never written "
-				"(the GPU stopped)\n", fx->ring_lost);
-			rc = -1;
-			break;
-		}
-	}
-	/* Then every flow still live. */
-	while ((e = gpurx_flow_table_next(a->ft, &pos)) != NULL) {
-		struct gpurx_flow_rec r;
+	now = flow_now(a, NULL);
+	for (uint16_t k = 0; k < fx->n_parts; k++) {
+		struct fx_part *p = &fx->part[k];
+		const struct gpurx_flow_table *ft;
 
-		gpurx_flow_final_rec(a->ft, e, now, &r);
-		gpurx_ipfix_add(fx->ipfix, &r);
+		if (finish_part(fx, p, now) != 0)
+			rc = -1;
+		ft = final_table(fx, p);
+		lost += p->ring_lost;
+		if (ft == NULL)
+			continue;
+		overflow += ft->overflow_pkts;
+		full += ft->ring_full;
+		started += ft->n_flows;
 	}
-	gpurx_ipfix_set_meter_counts(fx->ipfix, a->ft->overflow_pkts,
-		fx->ring_lost);
+	gpurx_ipfix_set_meter_counts(fx->ipfix, overflow, lost);
 	if (gpurx_ipfix_close(fx->ipfix) != 0)
 		rc = -1;
-	/* The table's final counters (the GPU's copied back): a run shorter
+	/* Relaxed: whole values for the telemetry's thread. */
+	__atomic_store_n(&fx->ring_full, full, __ATOMIC_RELAXED);
+	__atomic_store_n(&fx->ring_lost, lost, __ATOMIC_RELAXED);
+	fx->started = started;
+	/* The tables' final counters (the GPUs' copied back): a run shorter
 	 * than the exporter's tick still hears of a full ring, whatever the
 	 * warning's rate limit. */
 	fx->next_ring_warn = 0;
-	warn_ring_full(fx, a->ft->ring_full);
+	warn_ring_full(fx, full);
 	return rc;
 }
 
@@ -374,7 +500,7 @@ gpurx_flow_export_print(FILE *f, const struct gpurx_app *a)
 		c->by_reason[GPURX_FLOW_END_ACTIVE],
 		c->by_reason[GPURX_FLOW_END_EOF],
 		c->by_reason[GPURX_FLOW_END_FORCED],
-		c->by_reason[GPURX_FLOW_END_PRESSURE], a->ft->ring_full,
+		c->by_reason[GPURX_FLOW_END_PRESSURE], fx->ring_full,
 		fx->ring_lost);
 	gpurx_ipfix_print_sinks(f, fx->ipfix);
 	/* A datagram a collector drops is not seen here: say so, rather
@@ -423,7 +549,7 @@ tel_flow_export(const char *cmd __rte_unused, const char *params __rte_unused,
 		gpu_compat_tel_dict_uint(d, ended[i].name, __atomic_load_n(
 			&c->by_reason[ended[i].reason], __ATOMIC_RELAXED));
 	gpu_compat_tel_dict_uint(d, "ring_full",
-		__atomic_load_n(&tel_app->ft->ring_full, __ATOMIC_RELAXED));
+		__atomic_load_n(&tel_app->fx->ring_full, __ATOMIC_RELAXED));
 	gpu_compat_tel_dict_uint(d, "ring_lost",
 		__atomic_load_n(&tel_app->fx->ring_lost, __ATOMIC_RELAXED));
 	return 0;
@@ -461,9 +587,9 @@ gpurx_flow_export_json(struct gpuapp_json *j, const struct gpurx_app *a)
 	gpuapp_json_u64(j, "exit", c->by_reason[GPURX_FLOW_END_FORCED]);
 	gpuapp_json_u64(j, "pressure", c->by_reason[GPURX_FLOW_END_PRESSURE]);
 	gpuapp_json_obj_end(j);
-	gpuapp_json_u64(j, "ring_full", a->ft->ring_full);
+	gpuapp_json_u64(j, "ring_full", fx->ring_full);
 	gpuapp_json_u64(j, "ring_lost", fx->ring_lost);
-	gpuapp_json_u64(j, "started", a->ft->n_flows);
+	gpuapp_json_u64(j, "started", fx->started);
 	gpuapp_json_arr_begin(j, "to");
 	for (unsigned int i = 0; i < gpurx_ipfix_n_sinks(fx->ipfix); i++) {
 		uint64_t messages, lost;
@@ -488,11 +614,12 @@ gpurx_flow_export_free(struct gpurx_app *a)
 	if (fx == NULL)
 		return;
 	gpurx_flow_export_quiesce(a);
-	if (fx->gpu_on)
-		gpurx_flow_gpu_free(&fx->gpu);
+	for (uint16_t k = 0; k < fx->n_parts; k++)
+		if (fx->part[k].gpu_on)
+			gpurx_flow_gpu_free(&fx->part[k].gpu);
 	gpurx_ipfix_free(fx->ipfix);
 	if (!fx->ring_gpu)
-		rte_free(fx->ring);
+		rte_free(fx->part[0].ring);
 	if (a->ft != NULL)
 		gpurx_flow_table_set_expiry(a->ft, NULL, 0, 0, 0);
 	free(fx);

@@ -17,18 +17,20 @@
 #define SCAN_CLOSE_WAIT_MS 2000
 
 int
-gpurx_flow_gpu_ring(struct gpurx_app *a, uint64_t limit, uint32_t cap,
-		struct gpurx_flow_ring **ring, uint64_t *slack)
+gpurx_flow_gpu_ring(struct gpurx_app *a, uint16_t k, uint64_t limit,
+		uint32_t cap, struct gpurx_flow_ring **ring, uint64_t *slack)
 {
 	const size_t mbytes = gpurx_flow_ring_mirror_bytes(cap);
-	/* The export runs with one GPU only (main.c refuses more). */
-	struct gpurx_gpu *g = a->gpus[0];
+	struct gpurx_gpu *g = a->gpus[k];
 	uint64_t size;
 	size_t rbytes;
 	void *hdr, *mirror, *recs;
 	int rc;
 
 	*ring = NULL;
+	/* The slack is the current device's, the copy below goes to it. */
+	if (gpurx_gpu_use(g) != 0)
+		return -1;
 	/* Room beyond the limit for what reservations in progress at once
 	 * can take: the GPU's warps reserve by fetch_add
 	 * (gpurx_flow_ring_try_reserve()). */
@@ -63,13 +65,24 @@ gpurx_flow_gpu_ring(struct gpurx_app *a, uint64_t limit, uint32_t cap,
 }
 
 int
-gpurx_flow_gpu_open(struct gpurx_app *a, struct gpurx_flow_gpu *fg)
+gpurx_flow_gpu_open(struct gpurx_app *a, uint16_t k,
+		const struct gpurx_flow_table *hdr, struct gpurx_flow_gpu *fg)
 {
+	struct gpurx_gpu *g = a->gpus[k];
 	int rc;
 
 	memset(fg, 0, sizeof(*fg));
-	fg->d_ft = a->gpus[0]->d_ft;
-	fg->dev = a->gpus[0]->cuda_dev;
+	fg->d_ft = g->d_ft;
+	fg->dev = g->cuda_dev;
+	fg->k = k;
+	if (gpurx_gpu_use(g) != 0)
+		return -1;
+	/* Every GPU got a->ft as it was, with the first GPU's ring: each
+	 * ends its flows into its own. No kernel runs yet (the copy is
+	 * synchronous), so none reads the header half written. */
+	rc = gpucuda_copy(fg->d_ft, hdr, sizeof(*hdr));
+	if (rc != 0)
+		return gpurx_gpu_cuda_fail("flow export: table header", rc);
 	rc = gpurx_flow_cuda_stream(&fg->stream);
 	if (rc != 0)
 		return gpurx_gpu_cuda_fail("flow export: scan stream", rc);
@@ -83,6 +96,16 @@ gpurx_flow_gpu_open(struct gpurx_app *a, struct gpurx_flow_gpu *fg)
 		return gpurx_gpu_cuda_fail("flow export: copy stream", rc);
 	}
 	return 0;
+}
+
+struct gpurx_flow_table *
+gpurx_flow_gpu_table(struct gpurx_app *a, uint16_t k)
+{
+	const struct gpurx_gpu *g = a->gpus[k];
+
+	if (!g->ft_back)
+		return NULL;
+	return k == 0 ? a->ft : g->ft;
 }
 
 int
@@ -105,6 +128,8 @@ void
 gpurx_flow_gpu_free(struct gpurx_flow_gpu *fg)
 {
 	gpurx_flow_gpu_close(fg);
+	if (fg->copy_stream != NULL)
+		(void)gpurx_flow_gpu_attach(fg);
 	gpucuda_stream_destroy(fg->copy_stream);
 	fg->copy_stream = NULL;
 }
@@ -154,6 +179,8 @@ gpurx_flow_gpu_close(struct gpurx_flow_gpu *fg)
 
 	if (fg->stream == NULL)
 		return 0;
+	/* Its stream is destroyed on its device (said if not). */
+	(void)gpurx_flow_gpu_attach(fg);
 	while (fg->scanning && gpucuda_stream_busy(fg->stream) == -1) {
 		if ((rte_get_tsc_cycles() - t0) * 1000 / hz > SCAN_CLOSE_WAIT_MS)
 			return 1;
@@ -168,16 +195,20 @@ gpurx_flow_gpu_close(struct gpurx_flow_gpu *fg)
 int
 gpurx_flow_gpu_settle(struct gpurx_app *a, struct gpurx_flow_gpu *fg)
 {
+	struct gpurx_flow_table *ft = gpurx_flow_gpu_table(a, fg->k);
 	int rc;
 
 	if (fg->stream == NULL)
 		return 0;
+	if (gpurx_gpu_use(a->gpus[fg->k]) != 0)
+		return -1;
 	rc = gpucuda_stream_sync(fg->stream);
 	fg->scanning = 0;
 	gpucuda_stream_destroy(fg->stream);
 	fg->stream = NULL;
-	if (rc == 0)
-		rc = gpucuda_copy(a->ft, fg->d_ft,
+	/* Not back: the GPU failed, its table is lost either way. */
+	if (rc == 0 && ft != NULL)
+		rc = gpucuda_copy(ft, fg->d_ft,
 			gpurx_flow_table_bytes(a->opt.flow_capacity));
 	if (rc != 0)
 		return gpurx_gpu_cuda_fail("flow export: last scan", rc);

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Several GPUs: each counts the flows of its queues in a table of its
- * own; at the end the others' tables are merged into the first one's
+ * own; at the end (after the flow export's last records, taken from each
+ * table as it is) the others' tables are merged into the first one's
  * (gpurx_app.ft), so that the summary's flow count and top flows are what
- * one table would have held. Only without flow export (main.c refuses
- * it with several GPUs): then flows never end, every slot in use holds
- * one live record, and n_flows is the number of keys.
+ * one table would have held. Without flow export flows never end, every
+ * slot in use holds one live record, and n_flows is the number of keys;
+ * with it n_flows counts records started, the live ones are merged.
  */
 
 #include <string.h>

@@ -48,10 +48,16 @@ int gpurx_gpu_launch(struct gpurx_app *a);
 int gpurx_rx_gpu_lcore(void *arg);
 
 /*
- * After every RX lcore returned (their items drained): tell the kernel
- * to quit, wait for it, copy the flow table into a->ft. 0 or -1.
+ * After every RX lcore returned (their items drained): tell the kernels
+ * to quit, wait for them, copy the first GPU's flow table into a->ft and
+ * the others' beside it. 0 or -1.
  */
 int gpurx_gpu_stop(struct gpurx_app *a);
+
+/* After gpurx_gpu_stop() and the flow export's last records (which take
+ * each GPU's table as it is): the other GPUs' flows merged into a->ft,
+ * for the summary. */
+void gpurx_gpu_merge_flows(struct gpurx_app *a);
 
 /*
  * Main lcore, every loop: at most every GPURX_WATCH_PERIOD_MS (at once

@@ -113,8 +113,10 @@ struct gpurx_gpu {
 	volatile int dead;
 	int watch_failed;
 	/* Its copy of the flow table, back from the GPU (gpurx_app.ft for
-	 * the first GPU; the others' are merged into that one). */
+	 * the first GPU; the others' are merged into that one after the
+	 * flow export's last records); ft_back: the copy was made. */
 	struct gpurx_flow_table *ft;
+	int ft_back;
 	/* --mem gpu: the pool (lib/gpuapp), its memory's span here */
 	struct gpuapp_ext_pool extp;
 	void *ext;
@@ -158,7 +160,7 @@ int gpurx_gpu_mem_register_pool(struct gpurx_gpu *g, struct rte_mempool *mp);
 /* Everything above, in reverse. */
 void gpurx_gpu_mem_release(struct gpurx_gpu *g);
 /* src's flows into dst (flow_merge.c): a key in both is one flow, its
- * sums added; without flow export only. */
+ * sums added. */
 void gpurx_flow_merge(struct gpurx_flow_table *dst,
 		const struct gpurx_flow_table *src);
 /* Every GPU's --mem gpu pool and its memory, and a->pools[] emptied of

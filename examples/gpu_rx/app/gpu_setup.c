@@ -138,10 +138,10 @@ setup_gpu(struct gpurx_app *a, struct gpurx_gpu *g)
 	if (a->mem == GPURX_MEM_HOST_MAPPED &&
 			gpurx_gpu_mem_register_pools(a, g) != 0)
 		return -1;
-	/* --split (one GPU): the kernel reads the headers where the port
-	 * wrote them. */
-	if (a->hdr_pool != NULL &&
-			gpurx_gpu_mem_register_pool(g, a->hdr_pool) != 0)
+	/* --split: the kernel reads the headers where the port wrote them,
+	 * in its GPU's header pool. */
+	if (a->n_hdr_pools > 0 &&
+			gpurx_gpu_mem_register_pool(g, a->hdr_pools[g->idx]) != 0)
 		return -1;
 	if (gpurx_gpu_mem_upload(g, &g->d_prog, a->filter.insns,
 			a->filter.len * sizeof(*a->filter.insns), "filter program") ||
@@ -286,11 +286,12 @@ stop_gpu(struct gpurx_app *a, struct gpurx_gpu *g, struct gpurx_flow_table *ft)
 			printf("gpu: persistent kernel quit in %.3f ms\n",
 				(double)(rte_get_tsc_cycles() - t0) * 1000 / hz);
 	}
-	if (g->d_ft != NULL) {
+	if (g->d_ft != NULL && ft != NULL) {
 		rc = gpucuda_copy(ft, g->d_ft,
 			gpurx_flow_table_bytes(a->opt.flow_capacity));
 		if (rc != 0)
 			return gpurx_gpu_cuda_fail("flow table from the GPU", rc);
+		g->ft_back = 1;
 	}
 	return g->watch_failed ? -1 : 0;
 }
@@ -309,7 +310,7 @@ gpurx_gpu_stop(struct gpurx_app *a)
 		struct gpurx_gpu *g = a->gpus[k];
 
 		/* The first GPU's table is the run's; the others' are
-		 * merged into it. */
+		 * merged into it (gpurx_gpu_merge_flows()). */
 		if (k > 0 && g->d_ft != NULL && g->ft == NULL) {
 			g->ft = rte_malloc("gpurx_flows_gpu", ft_bytes, 64);
 			if (g->ft == NULL) {
@@ -318,14 +319,21 @@ gpurx_gpu_stop(struct gpurx_app *a)
 				status = -1;
 			}
 		}
-		if (stop_gpu(a, g, k == 0 ? a->ft : g->ft) != 0) {
+		if (stop_gpu(a, g, k == 0 ? a->ft : g->ft) != 0)
 			status = -1;
-			continue;
-		}
-		if (k > 0 && g->ft != NULL)
-			gpurx_flow_merge(a->ft, g->ft);
 	}
 	return status;
+}
+
+void
+gpurx_gpu_merge_flows(struct gpurx_app *a)
+{
+	for (uint16_t k = 1; k < a->n_gpus; k++) {
+		struct gpurx_gpu *g = a->gpus[k];
+
+		if (g->ft_back)
+			gpurx_flow_merge(a->ft, g->ft);
+	}
 }
 
 void

@@ -22,8 +22,10 @@
 #include <rte_malloc.h>
 #include <rte_memzone.h>
 #include <rte_mempool.h>
+#include <rte_telemetry.h>
 
 #include "app.h"
+#include "dpdk_compat.h"
 #include "flow_export.h"
 #include "gpu_path.h"
 #include "gpuapp_clock.h"
@@ -108,39 +110,44 @@ totals(struct gpurx_totals *t)
 struct gpu_figures {
 	uint64_t rx_pkts, rx_bytes, matched, captured, cap_bytes;
 	uint64_t drop_ring, gpu_lost;
+	uint16_t nq;
+	uint16_t queues[GPURX_MAX_QUEUES];
 };
 
+/* Each GPU's figures into f[0 .. a->n_gpus), in one walk of the queues;
+ * reads only the app's own arrays (the telemetry's thread calls it). */
 static void
-gpu_figures(const struct gpurx_app *a, uint16_t k, struct gpu_figures *f)
+gpu_figures(const struct gpurx_app *a, uint16_t n_gpus, struct gpu_figures *f)
 {
-	memset(f, 0, sizeof(*f));
+	memset(f, 0, n_gpus * sizeof(*f));
 	for (uint16_t q = 0; q < a->nq; q++) {
+		struct gpu_figures *g = &f[a->q_gpu[q]];
 		struct gpurx_qstats s;
 
-		if (a->q_gpu[q] != k)
+		if (a->q_gpu[q] >= n_gpus)
 			continue;
 		gpurx_stats_sum(&a->qs[q], 1, &s);
-		f->rx_pkts += s.rx_pkts;
-		f->rx_bytes += s.rx_bytes;
-		f->matched += s.matched;
-		f->captured += s.captured;
-		f->cap_bytes += s.cap_bytes;
-		f->drop_ring += s.drop_ring;
-		f->gpu_lost += s.gpu_lost;
+		g->rx_pkts += s.rx_pkts;
+		g->rx_bytes += s.rx_bytes;
+		g->matched += s.matched;
+		g->captured += s.captured;
+		g->cap_bytes += s.cap_bytes;
+		g->drop_ring += s.drop_ring;
+		g->gpu_lost += s.gpu_lost;
+		g->queues[g->nq++] = q;
 	}
 }
 
-/* The queues of the kth GPU, "0,2,...", into buf. */
+/* The queues of f, "0,2,...", into buf. */
 static const char *
-gpu_queues(const struct gpurx_app *a, uint16_t k, char *buf, size_t len)
+gpu_queues(const struct gpu_figures *f, char *buf, size_t len)
 {
 	size_t at = 0;
 
 	buf[0] = '\0';
-	for (uint16_t q = 0; q < a->nq && at < len; q++)
-		if (a->q_gpu[q] == k)
-			at += snprintf(buf + at, len - at, "%s%u", at > 0 ? "," : "",
-				q);
+	for (uint16_t i = 0; i < f->nq && at < len; i++)
+		at += snprintf(buf + at, len - at, "%s%u", i > 0 ? "," : "",
+			f->queues[i]);
 	return buf;
 }
 
@@ -149,62 +156,120 @@ static void
 gpu_stats_line(FILE *f, const struct gpurx_app *a, struct gpu_figures *prev,
 		double dt)
 {
-	for (uint16_t k = 0; k < a->n_gpus; k++) {
-		struct gpu_figures now;
+	struct gpu_figures now[GPURX_MAX_GPUS];
 
-		gpu_figures(a, k, &now);
+	gpu_figures(a, a->n_gpus, now);
+	for (uint16_t k = 0; k < a->n_gpus; k++) {
 		fprintf(f, "%s GPU %d rx %.0f pps matched %.0f pps ring %" PRIu64
 			"%s", k == 0 ? "          " : " |", gpurx_gpu_id(a, k),
-			dt > 0 ? (now.rx_pkts - prev[k].rx_pkts) / dt : 0.0,
-			dt > 0 ? (now.matched - prev[k].matched) / dt : 0.0,
-			now.drop_ring, k + 1 == a->n_gpus ? "\n" : "");
-		prev[k] = now;
+			dt > 0 ? (now[k].rx_pkts - prev[k].rx_pkts) / dt : 0.0,
+			dt > 0 ? (now[k].matched - prev[k].matched) / dt : 0.0,
+			now[k].drop_ring, k + 1 == a->n_gpus ? "\n" : "");
+		prev[k] = now[k];
 	}
 }
 
 static void
 gpu_summary(FILE *f, const struct gpurx_app *a)
 {
+	struct gpu_figures g[GPURX_MAX_GPUS];
+
+	gpu_figures(a, a->n_gpus, g);
 	for (uint16_t k = 0; k < a->n_gpus; k++) {
-		struct gpu_figures g;
 		char qs[GPURX_MAX_QUEUES * 4];
 
-		gpu_figures(a, k, &g);
 		fprintf(f, "GPU %d:%*squeue%s %s: received %" PRIu64 " packets, %"
 			PRIu64 " bytes; matched %" PRIu64 "; captured %" PRIu64
 			"; ring full %" PRIu64 "; lost on the GPU %" PRIu64 "\n",
 			gpurx_gpu_id(a, k), gpurx_gpu_id(a, k) < 10 ? 8 : 7, "",
-			strchr(gpu_queues(a, k, qs, sizeof(qs)), ',') ? "s" : "",
-			qs, g.rx_pkts, g.rx_bytes, g.matched, g.captured,
-			g.drop_ring, g.gpu_lost);
+			g[k].nq > 1 ? "s" : "", gpu_queues(&g[k], qs, sizeof(qs)),
+			g[k].rx_pkts, g[k].rx_bytes, g[k].matched, g[k].captured,
+			g[k].drop_ring, g[k].gpu_lost);
 	}
 }
 
 static void
 gpu_json(struct gpuapp_json *j, const struct gpurx_app *a)
 {
+	struct gpu_figures g[GPURX_MAX_GPUS];
+
+	gpu_figures(a, a->n_gpus, g);
 	gpuapp_json_arr_begin(j, "per_gpu");
 	for (uint16_t k = 0; k < a->n_gpus; k++) {
-		struct gpu_figures g;
-
-		gpu_figures(a, k, &g);
 		gpuapp_json_obj_begin(j, NULL);
 		gpuapp_json_u64(j, "gpu", (uint64_t)gpurx_gpu_id(a, k));
 		gpuapp_json_arr_begin(j, "queues");
-		for (uint16_t q = 0; q < a->nq; q++)
-			if (a->q_gpu[q] == k)
-				gpuapp_json_u64(j, NULL, q);
+		for (uint16_t i = 0; i < g[k].nq; i++)
+			gpuapp_json_u64(j, NULL, g[k].queues[i]);
 		gpuapp_json_arr_end(j);
-		gpuapp_json_u64(j, "rx_packets", g.rx_pkts);
-		gpuapp_json_u64(j, "rx_bytes", g.rx_bytes);
-		gpuapp_json_u64(j, "matched", g.matched);
-		gpuapp_json_u64(j, "captured", g.captured);
-		gpuapp_json_u64(j, "captured_bytes", g.cap_bytes);
-		gpuapp_json_u64(j, "drop_ring", g.drop_ring);
-		gpuapp_json_u64(j, "gpu_lost", g.gpu_lost);
+		gpuapp_json_u64(j, "rx_packets", g[k].rx_pkts);
+		gpuapp_json_u64(j, "rx_bytes", g[k].rx_bytes);
+		gpuapp_json_u64(j, "matched", g[k].matched);
+		gpuapp_json_u64(j, "captured", g[k].captured);
+		gpuapp_json_u64(j, "captured_bytes", g[k].cap_bytes);
+		gpuapp_json_u64(j, "drop_ring", g[k].drop_ring);
+		gpuapp_json_u64(j, "gpu_lost", g[k].gpu_lost);
 		gpuapp_json_obj_end(j);
 	}
 	gpuapp_json_arr_end(j);
+}
+
+/*
+ * /gpu_rx/stats with several GPUs: the GPUs' gpudev ids as the run
+ * started (the telemetry's thread must not read a->gpus[], freed at the
+ * end), and each figure of the JSON's per_gpu as a dict keyed by them.
+ */
+static int16_t tel_gpu_id[GPURX_MAX_GPUS];
+static uint16_t tel_n_gpus;
+
+static void
+tel_gpus(struct rte_tel_data *d)
+{
+	static const char *const names[] = {
+		"rx_packets_by_gpu", "rx_bytes_by_gpu", "matched_by_gpu",
+		"captured_by_gpu", "captured_bytes_by_gpu",
+		"drop_ring_full_by_gpu", "gpu_lost_by_gpu",
+	};
+	struct gpu_figures g[GPURX_MAX_GPUS];
+
+	gpu_figures(&gpurx_app, tel_n_gpus, g);
+	for (unsigned int i = 0; i <= RTE_DIM(names); i++) {
+		struct rte_tel_data *by = rte_tel_data_alloc();
+
+		if (by == NULL)
+			return;
+		rte_tel_data_start_dict(by);
+		for (uint16_t k = 0; k < tel_n_gpus; k++) {
+			const uint64_t v[] = { g[k].rx_pkts, g[k].rx_bytes,
+				g[k].matched, g[k].captured, g[k].cap_bytes,
+				g[k].drop_ring, g[k].gpu_lost };
+			char id[16], qs[GPURX_MAX_QUEUES * 4];
+
+			RTE_BUILD_BUG_ON(RTE_DIM(v) != RTE_DIM(names));
+			snprintf(id, sizeof(id), "%d", tel_gpu_id[k]);
+			if (i < RTE_DIM(names))
+				gpu_compat_tel_dict_uint(by, id, v[i]);
+			else
+				rte_tel_data_add_dict_string(by, id,
+					gpu_queues(&g[k], qs, sizeof(qs)));
+		}
+		/* Freed with d once added; else here. */
+		if (rte_tel_data_add_dict_container(d, i < RTE_DIM(names) ?
+				names[i] : "queues_by_gpu", by, 0) != 0) {
+			rte_tel_data_free(by);
+			return;
+		}
+	}
+}
+
+static int
+telemetry_register(struct gpurx_app *a)
+{
+	tel_n_gpus = a->n_gpus;
+	for (uint16_t k = 0; k < a->n_gpus; k++)
+		tel_gpu_id[k] = gpurx_gpu_id(a, k);
+	return gpurx_telemetry_register(totals, a->n_gpus > 1 ? tel_gpus :
+		NULL);
 }
 
 static const char *
@@ -292,7 +357,7 @@ run_main_loop(struct gpurx_app *a)
 	const uint32_t idle_ms = a->opt.idle_exit_ms != 0 ? a->opt.idle_exit_ms :
 		a->file_pkts != 0 ? 1000 : 0;
 	struct gpurx_totals prev, now;
-	struct gpu_figures gprev[GPURX_MAX_QUEUES];
+	struct gpu_figures gprev[GPURX_MAX_GPUS];
 
 	memset(&prev, 0, sizeof(prev));
 	memset(gprev, 0, sizeof(gprev));
@@ -410,6 +475,16 @@ check_released(void)
 	return left == 0 ? 0 : -1;
 }
 
+static void
+free_hdr_pools(struct gpurx_app *a)
+{
+	for (uint16_t k = 0; k < a->n_hdr_pools; k++) {
+		rte_mempool_free(a->hdr_pools[k]);
+		a->hdr_pools[k] = NULL;
+	}
+	a->n_hdr_pools = 0;
+}
+
 /*
  * A start-up failure: what was taken so far, released in the order of
  * the normal exit: RX lcores stopped, the port closed (its descriptors
@@ -440,8 +515,7 @@ fail_release(struct gpurx_app *a, int port_set)
 		a->pools[i] = NULL;
 	}
 	a->n_pools = 0;
-	rte_mempool_free(a->hdr_pool);
-	a->hdr_pool = NULL;
+	free_hdr_pools(a);
 	/* Before the flow table: the export's free reads it. */
 	gpurx_flow_export_free(a);
 	rte_free(a->ft);
@@ -553,15 +627,6 @@ main(int argc, char **argv)
 	}
 	if (!a->opt.cpu && gpurx_gpu_init(a) != 0)
 		goto fail;
-	/* Each GPU's flows end in its own table and export ring; one
-	 * exporter merging them is not built yet. */
-	if (a->n_gpus > 1 && (a->opt.ipfix != NULL ||
-			a->opt.ipfix_file != NULL)) {
-		GPURX_LOG(ERR, "error: flow export (--ipfix, --ipfix-file) takes "
-			"one GPU, and --gpus gives the queues %u; give --gpus one "
-			"GPU (such as --gpus 0), or --cpu\n", a->n_gpus);
-		goto fail;
-	}
 	printf("dpdk-gpu-rx: port %u (%s), %u queue(s), mode %s: %s\n",
 		a->port, a->driver, a->nq, mode_name(a), a->mem_why);
 
@@ -582,8 +647,9 @@ main(int argc, char **argv)
 		"%d)%s, flow table %zu B\n",
 		a->n_pools, a->pool_size, a->data_room,
 		a->mem == GPURX_MEM_GPU ? "data in GPU memory" : "host",
-		gpurx_mbuf_cache(a), a->hdr_pool != NULL ?
-		" and a header pool of as many (host)" : "",
+		gpurx_mbuf_cache(a), a->n_hdr_pools == 0 ? "" :
+		a->n_hdr_pools == 1 ? " and a header pool of as many (host)" :
+		" and a header pool of as many per GPU (host)",
 		gpurx_flow_table_bytes(a->opt.flow_capacity));
 	if (a->opt.write_path != NULL) {
 		struct gpurx_capture_rotate rot = {
@@ -609,7 +675,7 @@ main(int argc, char **argv)
 		goto fail;
 	if (!a->opt.cpu && gpurx_gpu_launch(a) != 0)
 		goto fail;
-	ret = gpurx_telemetry_register(totals);
+	ret = telemetry_register(a);
 	if (ret != 0)
 		GPURX_LOG(WARNING, "warning: telemetry /gpu_rx/stats: %s\n",
 			rte_strerror(-ret));
@@ -648,6 +714,9 @@ main(int argc, char **argv)
 		status = 1;
 	if (gpurx_flow_export_finish(a) != 0)
 		status = 1;
+	/* After the export, which ends each GPU's flows from its own table. */
+	if (!a->opt.cpu)
+		gpurx_gpu_merge_flows(a);
 	/* Before the totals: the last buffered packets are counted as the
 	 * file has them. */
 	if (a->cap != NULL) {
@@ -671,15 +740,13 @@ main(int argc, char **argv)
 	gpurx_port_close(a);
 	avail = 0;
 	total = 0;
-	/* Every pool, the header pool of --split too: each mbuf of a split
+	/* Every pool, the header pools of --split too: each mbuf of a split
 	 * chain goes back to its own. */
-	for (uint16_t i = 0; i <= a->n_pools; i++) {
+	for (uint16_t i = 0; i < a->n_pools + a->n_hdr_pools; i++) {
 		struct rte_mempool *mp = i < a->n_pools ? a->pools[i] :
-			a->hdr_pool;
-		unsigned int in = mp != NULL ? rte_mempool_avail_count(mp) : 0;
+			a->hdr_pools[i - a->n_pools];
+		unsigned int in = rte_mempool_avail_count(mp);
 
-		if (mp == NULL)
-			continue;
 		if (in != mp->size)
 			GPURX_LOG(ERR, "error: pool %s: %u of %u mbufs not "
 				"returned\n", mp->name, mp->size - in, mp->size);
@@ -733,7 +800,7 @@ main(int argc, char **argv)
 	for (uint16_t i = 0; i < a->n_pools; i++)
 		rte_mempool_free(a->pools[i]);
 	/* After the GPU teardown, which unregistered its chunks. */
-	rte_mempool_free(a->hdr_pool);
+	free_hdr_pools(a);
 	gpurx_flow_export_free(a);
 	rte_free(a->ft);
 	free(sr.streams);

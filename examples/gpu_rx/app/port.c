@@ -177,18 +177,6 @@ choose_split(struct gpurx_app *a, const struct rte_eth_dev_info *di)
 		printf("split: off: asked with --split off\n");
 		return 0;
 	}
-	/* The header pool would be host memory registered with every GPU
-	 * at once; each GPU's queues take packets whole instead. */
-	if (a->n_gpus > 1 && want == GPURX_SPLIT_AUTO) {
-		printf("split: off: default with %u GPUs\n", a->n_gpus);
-		return 0;
-	}
-	if (a->n_gpus > 1) {
-		GPURX_LOG(ERR, "error: --split %u: RX buffer split takes one GPU, "
-			"and --gpus gives the queues %u; give --split off, or one "
-			"GPU\n", want, a->n_gpus);
-		return -1;
-	}
 	if (want == GPURX_SPLIT_AUTO) {
 		if (a->opt.cpu)
 			printf("split: off: default with --cpu (--split N splits "
@@ -230,21 +218,35 @@ choose_split(struct gpurx_app *a, const struct rte_eth_dev_info *di)
 	return 0;
 }
 
-/* The pool of header buffers: each holds the headroom and a->split bytes. */
+/*
+ * The pools of header buffers, each buffer the headroom and a->split
+ * bytes: one per GPU (each registered with its GPU alone, as that GPU's
+ * payload pool is its own), one with --cpu; each as large as a payload
+ * pool, a header for every payload buffer.
+ */
 static int
-create_hdr_pool(struct gpurx_app *a)
+create_hdr_pools(struct gpurx_app *a)
 {
+	const uint16_t n = a->opt.cpu ? 1 : a->n_gpus;
 	int cache = gpurx_mbuf_cache(a);
 
 	if (cache < 0)
 		return -1;
-	a->hdr_pool = rte_pktmbuf_pool_create("gpurx_hdrs", a->pool_size,
-		(unsigned int)cache, 0,
-		(uint16_t)(RTE_PKTMBUF_HEADROOM + a->split), a->socket);
-	if (a->hdr_pool == NULL) {
-		GPURX_LOG(ERR, "error: header mbuf pool of %u x %u B: %s\n",
-			a->pool_size, a->split, rte_strerror(rte_errno));
-		return -1;
+	for (uint16_t k = 0; k < n; k++) {
+		char name[RTE_MEMPOOL_NAMESIZE];
+		struct rte_mempool *mp;
+
+		snprintf(name, sizeof(name), "gpurx_hdrs%u", k);
+		mp = rte_pktmbuf_pool_create(name, a->pool_size,
+			(unsigned int)cache, 0,
+			(uint16_t)(RTE_PKTMBUF_HEADROOM + a->split), a->socket);
+		if (mp == NULL) {
+			GPURX_LOG(ERR, "error: header mbuf pool of %u x %u B: "
+				"%s\n", a->pool_size, a->split,
+				rte_strerror(rte_errno));
+			return -1;
+		}
+		a->hdr_pools[a->n_hdr_pools++] = mp;
 	}
 	return 0;
 }
@@ -261,7 +263,7 @@ rx_queue_setup(struct gpurx_app *a, uint16_t q, uint16_t nb_rxd,
 		return rte_eth_rx_queue_setup(a->port, q, nb_rxd, a->socket, &rxq,
 			gpurx_queue_pool(a, q));
 	memset(seg, 0, sizeof(seg));
-	seg[0].split.mp = a->hdr_pool;
+	seg[0].split.mp = gpurx_queue_hdr_pool(a, q);
 	seg[0].split.length = (uint16_t)a->split;
 	/* Length 0: the rest of each buffer, this pool for every buffer past
 	 * the first. */
@@ -399,7 +401,7 @@ gpurx_port_setup(struct gpurx_app *a)
 	/* After the pools: --mem auto may have fallen back to host memory. */
 	if (choose_split(a, &di) != 0)
 		return -1;
-	if (a->split != 0 && create_hdr_pool(a) != 0)
+	if (a->split != 0 && create_hdr_pools(a) != 0)
 		return -1;
 
 	memset(&conf, 0, sizeof(conf));

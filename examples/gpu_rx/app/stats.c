@@ -277,6 +277,7 @@ gpurx_summary_json(const char *path, const struct gpurx_totals *t,
 }
 
 static void (*tel_fill)(struct gpurx_totals *t);
+static void (*tel_more)(struct rte_tel_data *d);
 
 static int
 tel_stats(const char *cmd __rte_unused, const char *params __rte_unused,
@@ -308,13 +309,17 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused,
 			gpurx_malformed_str(k));
 		rte_tel_data_add_dict_u64(d, name, t.q.malformed[k]);
 	}
+	if (tel_more != NULL)
+		tel_more(d);
 	return 0;
 }
 
 int
-gpurx_telemetry_register(void (*fill)(struct gpurx_totals *t))
+gpurx_telemetry_register(void (*fill)(struct gpurx_totals *t),
+		void (*more)(struct rte_tel_data *d))
 {
 	tel_fill = fill;
+	tel_more = more;
 	return rte_telemetry_register_cmd("/gpu_rx/stats", tel_stats,
 		"dpdk-gpu-rx counters. No parameters");
 }

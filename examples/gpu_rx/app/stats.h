@@ -100,10 +100,14 @@ int gpurx_summary_json(const char *path, const struct gpurx_totals *t,
 		const struct gpurx_flow_table *ft,
 		const struct gpurx_summary_info *si);
 
+struct rte_tel_data;
+
 /*
  * Register /gpu_rx/stats. fill() is called from the telemetry thread and
- * must only read counters. Returns 0 or a negative errno.
+ * must only read counters; more(), unless NULL, adds to the reply's dict
+ * after them (same rule). Returns 0 or a negative errno.
  */
-int gpurx_telemetry_register(void (*fill)(struct gpurx_totals *t));
+int gpurx_telemetry_register(void (*fill)(struct gpurx_totals *t),
+		void (*more)(struct rte_tel_data *d));
 
 #endif /* GPURX_APP_STATS_H */

@@ -19,7 +19,11 @@
  *
  * Usage: gpurx-flowref PCAP IDLE_S ACTIVE_S LINGER_S DOMAIN INGRESS
  *            [--time-zero]
- * (--time-zero: every packet at time 0, as dpdk-gpu-rx --ts none sees it)
+ *        gpurx-flowref --split PCAP OUT0.pcap OUT1.pcap
+ * (--time-zero: every packet at time 0, as dpdk-gpu-rx --ts none sees it;
+ * --split: PCAP's packets in two files, each flow key's in one, as RSS
+ * keeps a flow on one queue, packets without a key in the first; a file
+ * per queue of the two-queue runs)
  */
 
 #include <arpa/inet.h>
@@ -115,6 +119,56 @@ lookup(const struct gpurx_flow_key *k, const struct gpurx_pkt_info *pi)
 	return &map[i];
 }
 
+/* --split: the keys' packets by their flow hash's low bit. */
+static int
+split(const char *in, const char *out0, const char *out1)
+{
+	char err[PCAP_ERRBUF_SIZE];
+	pcap_dumper_t *d[2] = { NULL, NULL };
+	struct pcap_pkthdr *h;
+	const u_char *data;
+	pcap_t *p;
+	int rc = -1;
+
+	p = pcap_open_offline(in, err);
+	if (p == NULL) {
+		fprintf(stderr, "%s: %s\n", in, err);
+		return 1;
+	}
+	d[0] = pcap_dump_open(p, out0);
+	d[1] = d[0] != NULL ? pcap_dump_open(p, out1) : NULL;
+	if (d[1] == NULL) {
+		fprintf(stderr, "%s\n", pcap_geterr(p));
+		goto out;
+	}
+	while ((rc = pcap_next_ex(p, &h, &data)) == 1) {
+		struct gpurx_pkt_info pi;
+		struct gpurx_flow_key k;
+		unsigned int to = 0;
+
+		gpurx_pkt_parse(data, h->caplen, h->len, &pi);
+		if (gpurx_pkt_has_flow(&pi)) {
+			gpurx_flow_key_from_pkt(&pi, &k);
+			to = gpurx_flow_hash(&k) & 1;
+		}
+		pcap_dump((u_char *)d[to], h, data);
+	}
+	if (rc != PCAP_ERROR_BREAK)
+		fprintf(stderr, "%s: %s\n", in, pcap_geterr(p));
+out:
+	for (int i = 0; i < 2; i++) {
+		if (d[i] == NULL)
+			continue;
+		if (pcap_dump_flush(d[i]) != 0) {
+			fprintf(stderr, "%s: write failed\n", i ? out1 : out0);
+			rc = -1;
+		}
+		pcap_dump_close(d[i]);
+	}
+	pcap_close(p);
+	return rc == PCAP_ERROR_BREAK ? 0 : 1;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -125,6 +179,8 @@ main(int argc, char **argv)
 	pcap_t *p;
 	int rc;
 
+	if (argc == 5 && strcmp(argv[1], "--split") == 0)
+		return split(argv[2], argv[3], argv[4]);
 	if (argc < 7 || argc > 8 || (argc == 8 &&
 			strcmp(argv[7], "--time-zero") != 0)) {
 		fprintf(stderr, "usage: %s PCAP IDLE_S ACTIVE_S LINGER_S DOMAIN "

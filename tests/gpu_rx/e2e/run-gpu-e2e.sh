@@ -10,7 +10,8 @@
 # queues beside a second process on the same GPU. Packets in GPU memory
 # (net_gpudma) whole and with RX buffer split (headers in host memory),
 # and both under compute-sanitizer memcheck where it is installed; the
-# flow export (issue 14) and --stamps in every memory mode.
+# flow export (issue 14) in every memory mode, and over two GPUs where the
+# machine has them; --stamps in every memory mode.
 #
 # Usage: run-gpu-e2e.sh BUILD_DIR OUT_DIR
 # Runs dpdk-gpu-rx, and dpdk-gpu-rx-test (its objects with the test
@@ -735,6 +736,24 @@ fi
 # switch: the test variant runs it.
 ipfix_sh=$(dirname "$0")/run-ipfix-e2e.sh
 ipfix_bin=$build/tests/gpu_rx/e2e
+# ipfix_run NAME CASE APP PORT QUEUES MODE_ARGS...: one case of
+# run-ipfix-e2e.sh, said as passed, skipped or failed.
+ipfix_run() {
+	i_name=$1 i_case=$2 i_app=$3 i_port=$4 i_queues=$5
+	shift 5
+	GPU_RX_IPFIX_EAL="--no-huge -m 2048 $eal_extra" PORT=$i_port \
+		GPU_RX_IPFIX_QUEUES=$i_queues sh "$ipfix_sh" "$i_case" "$i_app" \
+		"$ipfix_bin" "$out/$i_name" "$@" --backpressure \
+		> "$out/$i_name.log" 2>&1
+	rc=$?
+	if [ "$rc" -eq 0 ]; then
+		pass "$i_name: $(grep '^PASS' "$out/$i_name.log" | tail -1 | cut -c7-)"
+	elif [ "$rc" -eq 77 ]; then
+		echo "SKIP: $i_name: $(grep '^SKIP' "$out/$i_name.log")"
+	else
+		fail "$i_name: $(grep -m3 'FAIL' "$out/$i_name.log" | tr '\n' ' ')(see $out/$i_name.log)"
+	fi
+}
 # Each memory mode with the persistent kernel and per burst.
 for m in host-mapped staged gpu gpu+split host-mapped,launch-per-burst \
 		staged,launch-per-burst gpu,launch-per-burst \
@@ -750,20 +769,30 @@ for m in host-mapped staged gpu gpu+split host-mapped,launch-per-burst \
 	case $im in gpu*) iport=net_gpudma0 ;; esac
 	iapp=$app
 	[ "$icase" = ring-full ] && iapp=$test_app
-	name=ipfix-$(echo "$m" | tr ,:+ ---)
-	# shellcheck disable=SC2046,SC2086
-	GPU_RX_IPFIX_EAL="--no-huge -m 2048 $eal_extra" PORT=$iport sh "$ipfix_sh" \
-		"$icase" "$iapp" "$ipfix_bin" "$out/$name" $(mode_args "$im") \
-		--backpressure > "$out/$name.log" 2>&1
-	rc=$?
-	if [ "$rc" -eq 0 ]; then
-		pass "$name: $(grep '^PASS' "$out/$name.log" | tail -1 | cut -c7-)"
-	elif [ "$rc" -eq 77 ]; then
-		echo "SKIP: $name: $(grep '^SKIP' "$out/$name.log")"
-	else
-		fail "$name: $(grep -m3 'FAIL' "$out/$name.log" | tr '\n' ' ')(see $out/$name.log)"
-	fi
+	# shellcheck disable=SC2046
+	ipfix_run "ipfix-$(echo "$m" | tr ,:+ ---)" "$icase" "$iapp" "$iport" 1 \
+		$(mode_args "$im")
 done
+
+# Flow export over two GPUs (--gpus 0,1), a queue each and each flow on
+# one (its own file, as RSS keeps it): one exporter, exactly the records
+# gpurx-flowref computes, as the runs above on one GPU and --cpu in CI
+# give them; the exporter's statistics and a full ring over both GPUs.
+ngpus=$(nvidia-smi -L 2> /dev/null | grep -c '^GPU ')
+if [ "$ngpus" -ge 2 ]; then
+	for m in nfcapd:host-mapped nfcapd:staged \
+			nfcapd:host-mapped,launch-per-burst ring-full:host-mapped \
+			dense:host-mapped; do
+		icase=${m%%:*} im=${m#*:}
+		iapp=$app
+		[ "$icase" = ring-full ] && iapp=$test_app
+		# shellcheck disable=SC2046
+		ipfix_run "ipfix-gpus-$icase-$(echo "$im" | tr , -)" "$icase" \
+			"$iapp" net_pcap0 2 $(mode_args "$im") --gpus 0,1
+	done
+else
+	echo "SKIP: flow export over two GPUs: $ngpus GPU(s) here"
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

@@ -18,7 +18,9 @@
 # --mem MODE ..., with in the environment GPU_RX_IPFIX_EAL (EAL memory and
 # device options, default "--no-huge -m 512 --no-pci") and, for --mem gpu,
 # PORT=net_gpudma0 (which keeps no file timestamps: --ts none then, and the
-# reference has every packet at time 0).
+# reference has every packet at time 0); GPU_RX_IPFIX_QUEUES=2: two RX
+# queues, each replaying the flows of its own file (gpurx-flowref --split:
+# a flow on one queue, as RSS keeps it), for queues on two GPUs.
 # Exit: 0 pass, 1 fail, 77 skipped (no nfcapd/nfdump: apt-get install nfdump).
 set -u
 
@@ -31,6 +33,11 @@ in=$work/flows.pcap
 npkts=$("$bin/gpurx-e2e-genflows" "$in" 7 | sed -n 's/^\([0-9]*\) packets.*/\1/p')
 [ -n "$npkts" ] || { echo "FAIL: cannot generate $in"; exit 1; }
 port_kind=${PORT:-net_pcap0}
+queues=${GPU_RX_IPFIX_QUEUES:-1}
+case $queues in 1|2) ;; *) echo "FAIL: GPU_RX_IPFIX_QUEUES=$queues: 1 or 2"; exit 1 ;; esac
+# A main lcore and one per queue; two queues on a 2-CPU machine share.
+lcores="-l 0-$queues"
+[ "$queues" -eq 2 ] && [ "$(nproc)" -lt 3 ] && lcores="--lcores 0@0,1@0,2@1"
 # net_gpudma keeps no file timestamps: there the packets' time is 0.
 ts="--ts port"
 [ "$port_kind" = net_pcap0 ] || ts="--ts none"
@@ -39,7 +46,7 @@ cport=$((20000 + $$ % 20000))
 
 eal() {
 	echo ${GPU_RX_IPFIX_EAL:---no-huge -m 512 --no-pci} --no-shconf \
-		--file-prefix "gpurx-ipfix-$case_name-$$" -l 0-1 \
+		--file-prefix "gpurx-ipfix-$case_name-$$" $lcores \
 		--log-level=lib.eal:warning ${GPU_RX_EAL_EXTRA:-}
 }
 
@@ -47,8 +54,15 @@ eal() {
 run_app() {
 	name=$1
 	shift
+	rx="rx_pcap=$in"
+	if [ "$queues" -eq 2 ]; then
+		"$bin/gpurx-flowref" --split "$in" "$in.q0" "$in.q1" ||
+			{ echo "FAIL: cannot split $in"; rc=1; return 1; }
+		rx="rx_pcap=$in.q0,rx_pcap=$in.q1"
+		set -- "$@" --queues 2
+	fi
 	# shellcheck disable=SC2046
-	"$app" $(eal) --vdev "$port_kind,rx_pcap=$in" -- "$@" --quiet \
+	"$app" $(eal) --vdev "$port_kind,$rx" -- "$@" --quiet \
 		--idle-exit 500 $ts --json "$work/$name.json" \
 		> "$work/$name.txt" 2>&1
 	rc=$?
