@@ -16,7 +16,7 @@
 #    no active timeout: no end in the packet path), file-pb (the file,
 #    active 1 s, --launch-per-burst: no turn, GPU only); their lines in
 #    the output and OUT_DIR/pipe-*.log, the table holds off and file.
-# 3. the exporter's capacity (the table alone, 1 M flows): the churn
+# 3. the exporter's capacity (the table alone, 1 M and 10 M flows): the churn
 #    doubled, then bisected between the last rate that lost nothing and
 #    the first that did, until the export ring fills (ends put off), a
 #    record is lost, the table overflows or fewer records than the churn
@@ -41,10 +41,10 @@
 #      on the GPU), BENCH_FLOW_PIPE_EXPORTS ("off file"), BENCH_EAL_EXTRA,
 #      BENCH_FLOW_REPS (repetitions of 1 and 2, alternating; default 3),
 #      BENCH_FLOW_CAP (1; 0: no capacity search), BENCH_FLOW_CAP_FLOWS (the
-#      first of BENCH_FLOW_SIZES), BENCH_FLOW_CAP_START (the churn, first
+#      table sizes searched: BENCH_FLOW_SIZES), BENCH_FLOW_CAP_START (the churn, first
 #      step), BENCH_FLOW_CAP_MAX (2^30, lowered to what the table's memory
 #      allows), BENCH_FLOW_CAP_SECONDS (4 a step), BENCH_FLOW_CAP_BUDGET
-#      (90 s in all, shared by the targets), BENCH_FLOW_CAP_BISECT (4
+#      (160 s in all, shared by the targets and sizes), BENCH_FLOW_CAP_BISECT (4
 #      steps at most), BENCH_FLOW_CAP_DIR (the file target's directory:
 #      OUT_DIR).
 # Exit: 0; 1 a run failed (its row says so); 2 usage or missing build.
@@ -206,7 +206,9 @@ fi
 # so the table's memory caps the churn: half the free memory (the table
 # rounds up to a power of two) of the GPU, or of the host with --cpu.
 if [ "${BENCH_FLOW_CAP:-1}" = 1 ]; then
-	cap_flows=${BENCH_FLOW_CAP_FLOWS:-${sizes%% *}}
+	# Every table size of 1 by default: issue 35 asks the capacity at 1 M
+	# and at 10 M concurrent flows.
+	cap_sizes=${BENCH_FLOW_CAP_FLOWS:-$sizes}
 	cap_dir=${BENCH_FLOW_CAP_DIR:-$out}
 	mem_free=$(awk '/^MemAvailable:/ { print $2 * 1024 }' /proc/meminfo 2>/dev/null)
 	if [ "$mode" = gpu ]; then
@@ -218,6 +220,10 @@ if [ "${BENCH_FLOW_CAP:-1}" = 1 ]; then
 	for exp in $exports; do
 		[ "$exp" != off ] && export_target "$exp" - && ntargets=$((ntargets + 1))
 	done
+	# The budget is shared by every search: targets times sizes.
+	read -r -a cap_list <<< "$cap_sizes"
+	ntargets=$((ntargets * ${#cap_list[@]}))
+	for cap_flows in "${cap_list[@]}"; do
 	for exp in $exports; do
 		[ "$exp" != off ] &&
 			export_target "$exp" "$cap_dir/capacity-$cap_flows.ipfix" || continue
@@ -225,7 +231,7 @@ if [ "${BENCH_FLOW_CAP:-1}" = 1 ]; then
 		python3 - "$out" "$name" "$target" "$cap_flows" \
 			"${BENCH_FLOW_CAP_START:-$churn}" "${BENCH_FLOW_CAP_MAX:-1073741824}" \
 			"${mem_free:-0}" "${BENCH_FLOW_CAP_SECONDS:-4}" \
-			"$(awk -v b="${BENCH_FLOW_CAP_BUDGET:-90}" -v n=$ntargets 'BEGIN { print b / n }')" \
+			"$(awk -v b="${BENCH_FLOW_CAP_BUDGET:-160}" -v n=$ntargets 'BEGIN { print b / n }')" \
 			"${BENCH_FLOW_CAP_BISECT:-4}" \
 			"$bench" "${margs[@]}" <<'PY' || failed=1
 import json, os, subprocess, sys, time
@@ -369,6 +375,7 @@ print("flow-export-capacity: %s: %s; %s" % (
     if best else "no clean step", bound))
 sys.exit(0 if best else 1)
 PY
+	done
 	done
 fi
 

@@ -52,8 +52,8 @@
 #                    allq, 2 s a run; --cpu alone without a GPU; quick: off
 #                    and all only, 1 s a run)
 #   BENCH_FLOW=0     leave out the flow export runs (bench/flow-export.sh,
-#                    about 4 minutes: 3 repetitions of 3 s, alternating,
-#                    and 90 s of the exporter's capacity search; quick: 50 k flows
+#                    about 5 minutes: 3 repetitions of 3 s, alternating,
+#                    and 160 s of the capacity search at 1 M and 10 M; quick: 50 k flows
 #                    in the table, 20 k replayed, 1 s a run, no UDP, 6 s of
 #                    search)
 #   BENCH_FLOW_*     passed to bench/flow-export.sh
