@@ -794,5 +794,55 @@ else
 	echo "SKIP: flow export over two GPUs: $ngpus GPU(s) here"
 fi
 
+# RX buffer split over two GPUs (--mem gpu --split 64, a header pool per
+# GPU) through one net_gpudma port of two queues, queue 1's payload pool
+# in GPU 1's memory filled from the port's GPU 0: by its scatter kernel
+# (the default; GPU 0's kernel writing GPU 1's memory, which needs peer
+# access) and by copies (scatter=0,batch=0). Each queue's capture must be
+# the unsplit --cpu run's, the counters and top flows those of
+# --cpu --split 64, every mbuf of every pool back.
+summary_core() {
+	grep -E '^(received|matched|captured|malformed|flows|chained):|^ +[0-9]+\. ' \
+		"$1" | sed 's/ -> .*//'
+}
+if [ "$ngpus" -ge 2 ]; then
+	gq="rx_pcap=$in,queues=2"
+	if ! lcores=0-2 port=net_gpudma0 app_run gpus-cpu "$gq" --cpu \
+			--queues 2 --ts none --idle-exit 1000 \
+			--write "$out/gpus-cpu-q%q.pcapng" ||
+			! lcores=0-2 port=net_gpudma0 app_run gpus-cpu-split64 "$gq" \
+			--cpu --queues 2 --split 64 --ts none --idle-exit 1000 \
+			--write "$out/gpus-cpu-split64-q%q.pcapng"; then
+		fail "split over two GPUs: the --cpu runs failed (see $out/gpus-cpu*.txt)"
+	else
+		for fill in scatter: copies:,scatter=0,batch=0; do
+			name=gpus-split64-${fill%%:*}
+			lcores=0-2 port=net_gpudma0 app_run "$name" \
+				"$gq${fill#*:}" --mem gpu --gpus 0,1 --split 64 \
+				--queues 2 --backpressure --ts none \
+				--idle-exit 1000 --write "$out/$name-q%q.pcapng"
+			rc=$?
+			if [ "$rc" -ne 0 ]; then
+				fail "$name: exit $rc (see $out/$name.txt)"
+			elif ! grep -q "and a header pool of as many per GPU" \
+					"$out/$name.txt"; then
+				fail "$name: no header pool per GPU (see $out/$name.txt)"
+			elif ! cmp -s "$out/gpus-cpu-q0.pcapng" "$out/$name-q0.pcapng" ||
+					! cmp -s "$out/gpus-cpu-q1.pcapng" "$out/$name-q1.pcapng"; then
+				fail "$name: a queue's capture differs from --cpu"
+			elif [ "$(summary_core "$out/$name.txt")" != \
+					"$(summary_core "$out/gpus-cpu-split64.txt")" ]; then
+				fail "$name: counters or flows differ from --cpu --split 64"
+			elif ! mbufs_back "$name" || grep -q "not returned" "$out/$name.txt"; then
+				fail "$name: mbufs not all back (see $out/$name.txt)"
+			else
+				pass "$name: each queue's capture and the counters those of --cpu"
+			fi
+		done
+	fi
+else
+	echo "SKIP: split over two GPUs: $ngpus GPU(s) here"
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

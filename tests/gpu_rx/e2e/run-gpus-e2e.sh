@@ -6,7 +6,10 @@
 # file. Each queue's capture (%q) must equal the --cpu run's byte for
 # byte, the counters and top flows too (the second GPU's flow table
 # merged into the first's), with per-GPU lines and JSON, every mbuf back;
-# per-GPU figures in /gpu_rx/stats mid-run; bad --gpus values, and
+# per-GPU figures in /gpu_rx/stats mid-run; RX buffer split (--mem gpu
+# --split 64 and auto, a header pool per GPU) through one net_gpudma port
+# whose two queues are on the two GPUs, captures and counters those of
+# --cpu, every mbuf of every pool back; bad --gpus values, and
 # --split N without --mem gpu, refused with a message; a kernel fault stops
 # the run naming its GPU. (Flow export over two GPUs: run-ipfix-e2e.sh.)
 #
@@ -33,7 +36,7 @@ run() { # NAME APP_ARGS...; output in $work/NAME.txt, exit status in rc
 		--file-prefix "gpurx-gpus-$$-$n" --lcores 0@0,1@0,2@1 \
 		--log-level=lib.eal:warning --vdev gpu_cuda0,dev=0 \
 		--vdev gpu_cuda1,dev=1 \
-		--vdev "net_pcap0,${pcaps:-rx_pcap=$in,rx_pcap=$in}" -- \
+		--vdev "${vdev:-net_pcap0,${pcaps:-rx_pcap=$in,rx_pcap=$in}}" -- \
 		--idle-exit 10000 --backpressure --ts none --queues 2 \
 		--filter "tcp or udp" "$@" > "$work/$name.txt" 2>&1
 	rc=$?
@@ -78,6 +81,67 @@ for m in "one:host-mapped --gpus 0" "two:host-mapped --gpus 0,1" \
 	done
 	grep -q '"per_gpu": \[' "$work/$t.json" || fail "$t: no per_gpu in the JSON"
 	echo "PASS: $t"
+done
+
+# RX buffer split over two GPUs (--mem gpu) through one net_gpudma port
+# of two queues, a queue on each GPU: each GPU's header pool (host) and
+# payload pool (its memory). Each queue's capture must be the unsplit
+# --cpu run's byte for byte, the counters and top flows those of --cpu
+# splitting at the same length (chained included), and every mbuf of
+# the two payload and two header pools back. net_gpudma does not say
+# where its file ends: each run ends 2 s idle (--backpressure: nothing
+# is dropped meanwhile).
+gvdev="net_gpudma0,rx_pcap=$in,queues=2"
+vdev=$gvdev run gcpu --cpu --split off --idle-exit 2000 \
+	--write "$work/gcpu-q%q.pcapng"
+[ "$rc" -eq 0 ] || { cat "$work/gcpu.txt"; fail "gcpu: exit $rc"; }
+for sp in 64 auto; do
+	n_sp=$sp
+	[ "$sp" = auto ] && n_sp=128
+	ref=gcpu-split$n_sp
+	vdev=$gvdev run "$ref" --cpu --split "$n_sp" --idle-exit 2000 \
+		--write "$work/$ref-q%q.pcapng"
+	[ "$rc" -eq 0 ] || { cat "$work/$ref.txt"; fail "$ref: exit $rc"; }
+	t=gpu-split-$sp was=$failed
+	vdev=$gvdev run "$t" --mem gpu --gpus 0,1 --split "$sp" \
+		--idle-exit 2000 --write "$work/$t-q%q.pcapng"
+	if [ "$rc" -ne 0 ]; then
+		cat "$work/$t.txt"
+		fail "$t: exit $rc"
+		continue
+	fi
+	grep -q "^split: the first $n_sp bytes of each packet (headers) into host memory" \
+		"$work/$t.txt" || fail "$t: not split at $n_sp bytes"
+	grep -q "and a header pool of as many per GPU (host)" "$work/$t.txt" ||
+		fail "$t: no header pool per GPU"
+	for q in 0 1; do
+		cmp -s "$work/gcpu-q$q.pcapng" "$work/$t-q$q.pcapng" ||
+			fail "$t: queue $q's capture differs from the --cpu run's"
+	done
+	if [ "$(counters "$work/$t.txt")" != "$(counters "$work/$ref.txt")" ]; then
+		counters "$work/$ref.txt" > "$work/$t.want"
+		counters "$work/$t.txt" | diff "$work/$t.want" -
+		fail "$t: counters or top flows differ from the --cpu --split $n_sp run's"
+	fi
+	grep -Eq '^chained: +[1-9]' "$work/$t.txt" ||
+		fail "$t: no packet came in two buffers"
+	# Every pool counted, each header pool as large as a payload pool:
+	# two payload pools and two header pools.
+	size=$(sed -n 's/^memory: 2 mbuf pool(s) of \([0-9]*\) x .*/\1/p' \
+		"$work/$t.txt")
+	all=$((${size:-0} * 4))
+	if [ "$all" -eq 0 ] ||
+			! grep -Eq "mbufs: +$all of $all back in the pool" "$work/$t.txt" ||
+			grep -q "not returned" "$work/$t.txt"; then
+		cat "$work/$t.txt"
+		fail "$t: mbufs of the payload and header pools not all back ($all)"
+	fi
+	rx=$(sed -n 's/^received: *\([0-9]*\) packets.*/\1/p' "$work/$t.txt")
+	for g in 0 1; do
+		grep -Eq "^GPU $g: +queue $g: received $((rx / 2)) packets" \
+			"$work/$t.txt" || fail "$t: no per-GPU line for GPU $g"
+	done
+	[ "$failed" -eq "$was" ] && echo "PASS: $t"
 done
 
 # Refused, each with its message: (exit, message, options).
