@@ -170,13 +170,26 @@ refused split 1 "split 128 puts the payload into GPU memory: it needs --mem gpu"
 q="$(dirname "$0")/../../gpu_tx/telemetry-query.py"
 tprefix="gpurx-gpus-$$-$((n + 1))"
 (pcaps="rx_pcap=$small,rx_pcap=$small,infinite_rx=1" \
-	run telemetry --mem host-mapped --gpus 0,1 --duration 3.5 \
+	run telemetry --mem host-mapped --gpus 0,1 --duration 8 \
 	--json "$work/telemetry.json"; exit $rc) &
 tpid=$!
 n=$((n + 1))
-sleep 2.2
-python3 "$q" "$tprefix" /gpu_rx/stats 5 > "$work/tel.json" 2> "$work/tel.err"
-tel=$?
+# The socket is up from EAL's start, the RX lcores later (slowly on a
+# loaded machine): ask again until both GPUs have taken packets, while
+# the run lasts.
+i=0
+while :; do
+	python3 "$q" "$tprefix" /gpu_rx/stats 5 > "$work/tel.json" 2> "$work/tel.err"
+	tel=$?
+	[ "$tel" -eq 0 ] || break
+	python3 -c 'import json, sys
+by = json.load(open(sys.argv[1]))["/gpu_rx/stats"].get("rx_packets_by_gpu")
+sys.exit(0 if isinstance(by, dict) and len(by) == 2 and
+	all(v > 0 for v in by.values()) else 1)' "$work/tel.json" && break
+	i=$((i + 1))
+	{ [ $i -lt 30 ] && kill -0 $tpid 2>/dev/null; } || break
+	sleep 0.2
+done
 wait $tpid
 trc=$?
 if [ "$trc" -ne 0 ]; then
