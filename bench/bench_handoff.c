@@ -704,20 +704,11 @@ run_pingpong(struct env *e, const struct opts *o, volatile uint32_t *host,
 		uint32_t ask = (uint32_t)(2 * k + 1), v;
 		const uint32_t want = ask + 1 +
 			(ld != NULL ? 2 * (uint32_t)(k % ld->n) : 0);
-		uint64_t t0, t1, deadline;
-		unsigned int spins = 0;
+		uint64_t t0, t1;
 
 		t0 = rte_rdtsc_precise();
-		deadline = t0 + e->timeout_cycles;
-		/* Relaxed store: the flag carries no other data. */
-		__atomic_store_n(host, ask, __ATOMIC_RELAXED);
-		if (wc)
-			rte_wmb(); /* drain the write-combining buffer now */
-		do {
-			v = __atomic_load_n(host, __ATOMIC_RELAXED);
-			if ((++spins & 1023) == 0 && rte_rdtsc() > deadline)
-				break;
-		} while (v != want);
+		v = gpucomm_echo_ask(host, wc, ask, want,
+			t0 + e->timeout_cycles);
 		t1 = rte_rdtsc_precise();
 		if (v != want) {
 			BENCH_LOG(ERR, "ping-pong round %" PRIu64 ": no answer within %"

@@ -44,6 +44,7 @@
 
 #include <rte_atomic.h>
 #include <rte_branch_prediction.h>
+#include <rte_cycles.h>
 #include <rte_gpudev.h>
 #include <rte_mbuf.h>
 
@@ -290,6 +291,33 @@ gpucomm_ring_abandon(struct gpucomm_ring *r)
 	r->inflight_pkts = 0;
 	r->tail_done = 0;
 	return n;
+}
+
+/*
+ * One round of the flag echo (gpucomm_echo_start*) from the CPU: stores
+ * ask into the flag (host: the CPU's pointer; wc: a write-combined
+ * mapping, GDRCopy) and spins until it reads want or the TSC passes
+ * deadline. Returns the flag's last value: want, or what it held then.
+ * Relaxed accesses: the flag carries nothing but itself, as the echo
+ * reads it. The one place both the benchmarks' floor and a program's
+ * same-run floor (gpugen_fill_floor) ask.
+ */
+static inline uint32_t
+gpucomm_echo_ask(volatile uint32_t *host, int wc, uint32_t ask,
+		uint32_t want, uint64_t deadline)
+{
+	unsigned int spins = 0;
+	uint32_t v;
+
+	__atomic_store_n(host, ask, __ATOMIC_RELAXED);
+	if (wc)
+		rte_wmb(); /* out of the write-combining buffer now */
+	do {
+		v = __atomic_load_n(host, __ATOMIC_RELAXED);
+		if ((++spins & 1023) == 0 && rte_rdtsc() > deadline)
+			break;
+	} while (v != want);
+	return v;
 }
 
 /*

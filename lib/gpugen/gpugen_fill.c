@@ -617,15 +617,8 @@ gpugen_fill_floor(struct gpugen_fill *f, uint32_t r, uint64_t *cycles,
 		uint32_t v;
 
 		t0 = rte_rdtsc_precise();
-		/* Relaxed: the flag carries nothing but itself, as the echo
-		 * reads it. */
-		__atomic_store_n(host, ask, __ATOMIC_RELAXED);
-		if (wc)
-			rte_wmb(); /* out of the write-combining buffer now */
-		do {
-			v = __atomic_load_n(host, __ATOMIC_RELAXED);
-			t1 = rte_rdtsc_precise();
-		} while (v != ask + 1 && t1 - t0 < wait);
+		v = gpucomm_echo_ask(host, wc, ask, ask + 1, t0 + wait);
+		t1 = rte_rdtsc_precise();
 		if (v != ask + 1)
 			break;
 		cycles[k] = t1 - t0;
