@@ -12,29 +12,26 @@
 
 #include "tx_breakdown.h"
 
-static const char *const part_names[GPUTX_BD_PARTS] = {
-	[GPUTX_BD_TOTAL] = "total",
-	[GPUTX_BD_POST] = "post",
-	[GPUTX_BD_HANDOFF] = "handoff",
-	[GPUTX_BD_LOAD] = "load",
-	[GPUTX_BD_BUILD] = "build",
-	[GPUTX_BD_PUBLISH] = "publish",
-};
-
-/* What each part spans, for the text. */
-static const char *const part_what[GPUTX_BD_PARTS] = {
-	[GPUTX_BD_TOTAL] = "post begun -> DONE seen by the lcore",
-	[GPUTX_BD_POST] = "the lcore's post: descriptors, barrier, READY",
-	[GPUTX_BD_HANDOFF] = "post -> READY seen + DONE -> seen: two flag trips",
-	[GPUTX_BD_LOAD] = "READY seen -> descriptors held (GPU)",
-	[GPUTX_BD_BUILD] = "-> frames written (GPU)",
-	[GPUTX_BD_PUBLISH] = "-> DONE released, frames drained (GPU)",
+/* Each part's name (text and JSON) and what it spans (text). */
+static const struct {
+	const char *name;
+	const char *what;
+} parts[GPUTX_BD_PARTS] = {
+	[GPUTX_BD_TOTAL] = { "total", "post begun -> DONE seen by the lcore" },
+	[GPUTX_BD_POST] = { "post",
+		"the lcore's post: descriptors, barrier, READY" },
+	[GPUTX_BD_HANDOFF] = { "handoff",
+		"post -> READY seen + DONE -> seen: two flag trips" },
+	[GPUTX_BD_LOAD] = { "load", "READY seen -> descriptors held (GPU)" },
+	[GPUTX_BD_BUILD] = { "build", "-> frames written (GPU)" },
+	[GPUTX_BD_PUBLISH] = { "publish",
+		"-> DONE released, frames drained (GPU)" },
 };
 
 const char *
 gputx_bd_part_name(enum gputx_bd_part p)
 {
-	return p < GPUTX_BD_PARTS ? part_names[p] : "?";
+	return p < GPUTX_BD_PARTS ? parts[p].name : "?";
 }
 
 /* b - a of one clock, as a signed number: a part is never negative, but
@@ -132,10 +129,10 @@ gputx_bd_text(const struct gputx_bd *bd, FILE *f)
 		bd->floor_in_gpu ? "GPU (GDRCopy)" : "host", bd->floor_rounds);
 	for (unsigned int p = 0; p < GPUTX_BD_PARTS; p++)
 		fprintf(f, "  %-7s %8.3f / %8.3f  %6.2fx / %6.2fx  %s\n",
-			part_names[p], bd->part[p].median / 1e3,
+			parts[p].name, bd->part[p].median / 1e3,
 			bd->part[p].p99 / 1e3,
 			ratio(bd->part[p].median, bd->floor.median),
-			ratio(bd->part[p].p99, bd->floor.p99), part_what[p]);
+			ratio(bd->part[p].p99, bd->floor.p99), parts[p].what);
 	if (bd->per_burst)
 		fprintf(f, "  (launch per burst: READY seen is the item kernel's "
 			"start)\n");
@@ -155,7 +152,7 @@ gputx_bd_json(const struct gputx_bd *bd, struct gpuapp_json *j)
 	gpuapp_json_str(j, "memory", bd->floor_in_gpu ? "gpu" : "host");
 	gpuapp_json_obj_end(j);
 	for (unsigned int p = 0; p < GPUTX_BD_PARTS; p++) {
-		gpuapp_json_obj_begin(j, part_names[p]);
+		gpuapp_json_obj_begin(j, parts[p].name);
 		gpuapp_json_fixed(j, "median", bd->part[p].median / 1e3, 3);
 		gpuapp_json_fixed(j, "p99", bd->part[p].p99 / 1e3, 3);
 		gpuapp_json_fixed(j, "median_vs_floor",
