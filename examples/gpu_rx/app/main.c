@@ -7,6 +7,7 @@
 
 #include <inttypes.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,6 +153,31 @@ gpu_queues(const struct gpu_figures *f, char *buf, size_t len)
 }
 
 /* Under the per-second line: each GPU's share of it. */
+/* The per-GPU counters as the JSON's per_gpu and the telemetry name
+ * them: one list for both. */
+static const struct {
+	const char *json;
+	const char *tel;
+	size_t off;
+} gpu_counters[] = {
+	{ "rx_packets", "rx_packets_by_gpu",
+		offsetof(struct gpu_figures, rx_pkts) },
+	{ "rx_bytes", "rx_bytes_by_gpu", offsetof(struct gpu_figures, rx_bytes) },
+	{ "matched", "matched_by_gpu", offsetof(struct gpu_figures, matched) },
+	{ "captured", "captured_by_gpu", offsetof(struct gpu_figures, captured) },
+	{ "captured_bytes", "captured_bytes_by_gpu",
+		offsetof(struct gpu_figures, cap_bytes) },
+	{ "drop_ring", "drop_ring_full_by_gpu",
+		offsetof(struct gpu_figures, drop_ring) },
+	{ "gpu_lost", "gpu_lost_by_gpu", offsetof(struct gpu_figures, gpu_lost) },
+};
+
+static uint64_t
+gpu_counter(const struct gpu_figures *g, unsigned int i)
+{
+	return *(const uint64_t *)((const char *)g + gpu_counters[i].off);
+}
+
 static void
 gpu_stats_line(FILE *f, const struct gpurx_app *a, struct gpu_figures *prev,
 		double dt)
@@ -202,13 +228,9 @@ gpu_json(struct gpuapp_json *j, const struct gpurx_app *a)
 		for (uint16_t i = 0; i < g[k].nq; i++)
 			gpuapp_json_u64(j, NULL, g[k].queues[i]);
 		gpuapp_json_arr_end(j);
-		gpuapp_json_u64(j, "rx_packets", g[k].rx_pkts);
-		gpuapp_json_u64(j, "rx_bytes", g[k].rx_bytes);
-		gpuapp_json_u64(j, "matched", g[k].matched);
-		gpuapp_json_u64(j, "captured", g[k].captured);
-		gpuapp_json_u64(j, "captured_bytes", g[k].cap_bytes);
-		gpuapp_json_u64(j, "drop_ring", g[k].drop_ring);
-		gpuapp_json_u64(j, "gpu_lost", g[k].gpu_lost);
+		for (unsigned int i = 0; i < RTE_DIM(gpu_counters); i++)
+			gpuapp_json_u64(j, gpu_counters[i].json,
+				gpu_counter(&g[k], i));
 		gpuapp_json_obj_end(j);
 	}
 	gpuapp_json_arr_end(j);
@@ -222,44 +244,46 @@ gpu_json(struct gpuapp_json *j, const struct gpurx_app *a)
 static int16_t tel_gpu_id[GPURX_MAX_GPUS];
 static uint16_t tel_n_gpus;
 
+/* One dict of d, name: each GPU's counter i, or its queues (i past the
+ * counters). 0, or -1 out of memory. */
+static int
+tel_by_gpu(struct rte_tel_data *d, const struct gpu_figures *g,
+		unsigned int i)
+{
+	struct rte_tel_data *by = rte_tel_data_alloc();
+
+	if (by == NULL)
+		return -1;
+	rte_tel_data_start_dict(by);
+	for (uint16_t k = 0; k < tel_n_gpus; k++) {
+		char id[16], qs[GPURX_MAX_QUEUES * 4];
+
+		snprintf(id, sizeof(id), "%d", tel_gpu_id[k]);
+		if (i < RTE_DIM(gpu_counters))
+			gpu_compat_tel_dict_uint(by, id, gpu_counter(&g[k], i));
+		else
+			rte_tel_data_add_dict_string(by, id,
+				gpu_queues(&g[k], qs, sizeof(qs)));
+	}
+	/* Freed with d once added; else here. */
+	if (rte_tel_data_add_dict_container(d, i < RTE_DIM(gpu_counters) ?
+			gpu_counters[i].tel : "queues_by_gpu", by, 0) != 0) {
+		rte_tel_data_free(by);
+		return -1;
+	}
+	return 0;
+}
+
 static void
 tel_gpus(struct rte_tel_data *d)
 {
-	static const char *const names[] = {
-		"rx_packets_by_gpu", "rx_bytes_by_gpu", "matched_by_gpu",
-		"captured_by_gpu", "captured_bytes_by_gpu",
-		"drop_ring_full_by_gpu", "gpu_lost_by_gpu",
-	};
 	struct gpu_figures g[GPURX_MAX_GPUS];
 
 	gpu_figures(&gpurx_app, tel_n_gpus, g);
-	for (unsigned int i = 0; i <= RTE_DIM(names); i++) {
-		struct rte_tel_data *by = rte_tel_data_alloc();
-
-		if (by == NULL)
+	/* The counters, then the queues. */
+	for (unsigned int i = 0; i <= RTE_DIM(gpu_counters); i++)
+		if (tel_by_gpu(d, g, i) != 0)
 			return;
-		rte_tel_data_start_dict(by);
-		for (uint16_t k = 0; k < tel_n_gpus; k++) {
-			const uint64_t v[] = { g[k].rx_pkts, g[k].rx_bytes,
-				g[k].matched, g[k].captured, g[k].cap_bytes,
-				g[k].drop_ring, g[k].gpu_lost };
-			char id[16], qs[GPURX_MAX_QUEUES * 4];
-
-			RTE_BUILD_BUG_ON(RTE_DIM(v) != RTE_DIM(names));
-			snprintf(id, sizeof(id), "%d", tel_gpu_id[k]);
-			if (i < RTE_DIM(names))
-				gpu_compat_tel_dict_uint(by, id, v[i]);
-			else
-				rte_tel_data_add_dict_string(by, id,
-					gpu_queues(&g[k], qs, sizeof(qs)));
-		}
-		/* Freed with d once added; else here. */
-		if (rte_tel_data_add_dict_container(d, i < RTE_DIM(names) ?
-				names[i] : "queues_by_gpu", by, 0) != 0) {
-			rte_tel_data_free(by);
-			return;
-		}
-	}
 }
 
 static int
