@@ -354,9 +354,11 @@ tx_lcore(void *arg)
 		if (T->st.first_tx_ns == 0) {
 			T->st.first_tx_ns = tx_ns;
 		} else if (b > 1 && tx_ns > T->st.last_tx_ns) {
+			const double most = rate > 0 ? cost * 1e9 / rate / b : 0;
+
 			gap = (tx_ns - T->st.last_tx_ns) / b;
-			if (rate > 0 && gap > cost * 1e9 / rate / b)
-				gap = (uint64_t)(cost * 1e9 / rate / b);
+			if (rate > 0 && gap > most)
+				gap = (uint64_t)most;
 		}
 		T->st.last_tx_ns = tx_ns;
 		tx_ns -= (b - 1) * gap;
