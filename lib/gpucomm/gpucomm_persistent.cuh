@@ -58,6 +58,7 @@
 #ifndef GPUCOMM_PERSISTENT_CUH
 #define GPUCOMM_PERSISTENT_CUH
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <cuda_runtime.h>
@@ -145,18 +146,46 @@ struct gpucomm_worker_base {
  * 1.6 us for both in bench-handoff). Descriptors past the count are stale
  * and unused (the list has room for GPUCOMM_PKTS_MAX); those from pre to
  * the count, if any, take a second round trip. Synchronizes the block.
+ *
+ * side[0..n_side) (n_side <= 31), 64-bit words the CPU wrote for the item
+ * before READY, come into side_out[] (shared memory) in the same round
+ * trip: lanes 1..n_side of the count's warp load them in the count's own
+ * load instruction. Loaded by the body before this call, from a warp that
+ * also loads descriptors, each word would be one more round trip before
+ * the descriptors' (the build breakdown's "loaded" part).
  */
 static __device__ uint32_t
-gpucomm_load_item(const struct gpucomm_item_ctx &c, uint32_t pre,
-		uintptr_t *addr, uint32_t *size)
+gpucomm_load_item_side(const struct gpucomm_item_ctx &c, uint32_t pre,
+		uintptr_t *addr, uint32_t *size, const unsigned long long *side,
+		uint32_t n_side, unsigned long long *side_out)
 {
+	/* The count is read as the low half of an aligned 64-bit word (the
+	 * padding after it is the item's own bytes), so that one load
+	 * instruction serves the count's lane and the side words' lanes. */
+	static_assert(offsetof(struct gpucomm_item, num_pkts) % 8 == 0 &&
+		offsetof(struct gpucomm_item, num_pkts) + 8 <=
+		sizeof(struct gpucomm_item), "num_pkts in an aligned 8-byte word");
 	__shared__ uint32_t s_n;
+	const uint32_t w0 = blockDim.x - 32;
 	uint32_t n;
 
 	if (pre > GPUCOMM_PKTS_MAX)
 		pre = GPUCOMM_PKTS_MAX;
-	if (threadIdx.x == blockDim.x - 32)
-		s_n = gpucomm_ld_num_pkts(c.item);
+	if (threadIdx.x >= w0 && threadIdx.x - w0 <= n_side) {
+		const uint32_t l = threadIdx.x - w0;
+		const unsigned long long *p = l == 0 ?
+			(const unsigned long long *)&c.item->num_pkts :
+			&side[l - 1];
+		unsigned long long v;
+
+		/* Volatile: the CPU rewrites these words every lap. */
+		asm volatile("ld.volatile.global.u64 %0, [%1];"
+			: "=l"(v) : "l"(p) : "memory");
+		if (l == 0)
+			s_n = (uint32_t)v;	/* little-endian: the low half */
+		else
+			side_out[l - 1] = v;
+	}
 	for (uint32_t i = threadIdx.x; i < pre; i += blockDim.x) {
 		unsigned long long a, z;
 
@@ -177,6 +206,14 @@ gpucomm_load_item(const struct gpucomm_item_ctx &c, uint32_t pre,
 		__syncthreads();
 	}
 	return n;
+}
+
+/* gpucomm_load_item_side() with no side words. */
+static __device__ uint32_t
+gpucomm_load_item(const struct gpucomm_item_ctx &c, uint32_t pre,
+		uintptr_t *addr, uint32_t *size)
+{
+	return gpucomm_load_item_side(c, pre, addr, size, NULL, 0, NULL);
 }
 
 /* The ring's dispatcher: warp 0 of the ring's last block. */

@@ -3,11 +3,13 @@
  * The generator's persistent fill: the ring library's kernel
  * (gpucomm_persistent.cuh) with a body that builds an item's packets into
  * the data buffers of the mbufs its TX lcore posted. A worker block takes
- * an item, loads its count and buffer addresses, reads the item's first
- * packet number and stamp time, and builds: in place when the buffers are
+ * an item, loads its count, buffer addresses, first packet number and
+ * stamp times (one round trip), and builds: in place when the buffers are
  * GPU memory, staged through its threads' scratch slots and copied out a
  * warp at a time when they are host memory (gpugen_dev.cuh says why).
  */
+#include <stddef.h>
+
 #include <cuda_runtime.h>
 
 #include "gpucomm_persistent.cuh"
@@ -15,6 +17,10 @@
 #include "gpugen_cuda.h"
 #include "gpugen_dev.cuh"
 
+static_assert(sizeof(struct gpugen_fill_side) == 3 * sizeof(uint64_t) &&
+	offsetof(struct gpugen_fill_side, tx_ns) == 8 &&
+	offsetof(struct gpugen_fill_side, tx_gap_ns) == 16,
+	"the side words load as three 64-bit words");
 static_assert(GPUGEN_FILL_THREADS % GPUGEN_WARP == 0 &&
 	GPUGEN_FILL_THREADS >= 64, "whole warps, and one to load the count");
 
@@ -45,45 +51,43 @@ struct gpugen_fill_body {
 		{
 			__shared__ uintptr_t addr[GPUCOMM_PKTS_MAX];
 			__shared__ uint32_t size[GPUCOMM_PKTS_MAX];
-			__shared__ unsigned long long s_first, s_tx_ns, s_gap;
+			/* struct gpugen_fill_side's words: first, tx_ns,
+			 * tx_gap_ns. */
+			__shared__ unsigned long long s_side[3];
 			const struct gpugen_table *t =
 				(const struct gpugen_table *)b.a.table;
 			const uint32_t lane = threadIdx.x % GPUGEN_WARP;
 			/* A kernel argument: the whole block takes one way. */
 			const bool timed = b.a.times != NULL;
 			uint32_t n, s;
+			unsigned long long first, tx_ns, gap;
 
 			/* Launched per burst there is no READY poll: the item
 			 * kernel's start stands for it. */
 			if (timed && threadIdx.x == 0)
 				t_seen = c.ready_ns != 0 ? c.ready_ns :
 					gpucomm_gpu_ns();
-			if (threadIdx.x == 0) {
-				/*
-				 * Written by the CPU before READY: the worker
-				 * loop's acquire of READY (the dispatcher's
-				 * fence, or thread 0's own) orders this load
-				 * after them. Volatile: the same words hold
-				 * another item's values on the next lap, and
-				 * must not come from a cache.
-				 */
-				const volatile struct gpugen_fill_side *sd =
-					&b.a.side[(size_t)c.ring * b.n_items + c.idx];
-
-				s_first = sd->first;
-				s_tx_ns = sd->tx_ns;
-				s_gap = sd->tx_gap_ns;
-			}
-			/* Synchronizes the block: s_first, s_tx_ns and s_gap
-			 * too. */
-			n = gpucomm_load_item(c, threads - GPUGEN_WARP, addr, size);
+			/*
+			 * The side words were written by the CPU before READY:
+			 * the worker loop's acquire of READY (the dispatcher's
+			 * fence, or thread 0's own) orders their loads after
+			 * them. They travel with the count, in its load
+			 * instruction: one round trip for all the item's inputs.
+			 * Synchronizes the block.
+			 */
+			n = gpucomm_load_item_side(c, threads - GPUGEN_WARP, addr,
+				size, (const unsigned long long *)&b.a.side[
+				(size_t)c.ring * b.n_items + c.idx], 3, s_side);
 			/* After load_item's barrier: every thread holds them. */
 			if (timed && threadIdx.x == 0)
 				t_loaded = gpucomm_gpu_ns();
+			first = s_side[0];
+			tx_ns = s_side[1];
+			gap = s_side[2];
 			if (mine == NULL) {
 				for (uint32_t i = threadIdx.x; i < n; i += threads)
-					(void)gpugen_make_n(t, s_first + i,
-						s_tx_ns + i * s_gap,
+					(void)gpugen_make_n(t, first + i,
+						tx_ns + i * gap,
 						(uint8_t *)addr[i], &s);
 			} else {
 				/* Whole warps every step: the copy-out needs
@@ -92,7 +96,7 @@ struct gpugen_fill_body {
 						i += threads)
 					gpugen_warp_build_staged(t, i < n ?
 						(uint8_t *)addr[i] : NULL,
-						s_first + i, s_tx_ns + i * s_gap,
+						first + i, tx_ns + i * gap,
 						mine, lane);
 			}
 			/* Timed only: a barrier of its own, so that the time is
