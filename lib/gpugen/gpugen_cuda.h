@@ -121,23 +121,38 @@ int gpugen_cuda_build(const void *table, const struct gpugen_cuda_dst *dst,
 #define GPUGEN_FILL_SCRATCH_MAX ((size_t)128 << 20)
 
 /*
+ * A thread's slot in its worker block's shared memory, where frames whose
+ * slot fits (the longest frame + 16: 112 bytes without the FCS) are built
+ * and then copied out a warp at a time, whatever memory the mbufs are in.
+ * The field engine's checksum fixes read back bytes it has just written,
+ * a chain of dependent loads: in shared memory each is a few tens of
+ * cycles, in the frame's own GPU memory or the global scratch an L2 trip
+ * each (a 100-byte frame's build took 12 us in place, the build
+ * breakdown's "build" part). 32 KiB a block of GPUGEN_FILL_THREADS.
+ */
+#define GPUGEN_FILL_SMEM_SLOT 128u
+
+/*
  * A persistent fill's worker blocks per ring (*bpq: as many as a ring has
- * items, up to the ring library's most) and, for host-memory frames
- * (in_gpu 0), the staging its blocks need: *slot bytes a thread, fewer
- * blocks where the scratch would pass GPUGEN_FILL_SCRATCH_MAX. Returns the
- * scratch bytes (0 for frames in GPU memory); *bpq 0 when even one block
- * a ring does not fit.
+ * items, up to the ring library's most) and where its frames are built:
+ * *smem 1, in the worker blocks' shared memory (frames that fit
+ * GPUGEN_FILL_SMEM_SLOT); else in place for frames in GPU memory
+ * (in_gpu), or staged through a global scratch of *slot bytes a thread,
+ * with fewer blocks where the scratch would pass GPUGEN_FILL_SCRATCH_MAX.
+ * Returns the scratch bytes (0 without one); *bpq 0 when even one block a
+ * ring does not fit.
  */
 static inline size_t
 gpugen_fill_shape(uint32_t max_len, uint32_t rings, uint32_t items,
-		int in_gpu, uint32_t *bpq, uint32_t *slot)
+		int in_gpu, uint32_t *bpq, uint32_t *slot, uint32_t *smem)
 {
 	const size_t sl = ((size_t)max_len + 15) / 16 * 16 + 16;
 	const size_t per_block = sl * GPUGEN_FILL_THREADS * rings;
 
 	*bpq = items < GPUCOMM_WORKERS_MAX ? items : GPUCOMM_WORKERS_MAX;
 	*slot = (uint32_t)sl;
-	if (in_gpu)
+	*smem = sl <= GPUGEN_FILL_SMEM_SLOT;
+	if (in_gpu || *smem)
 		return 0;
 	if ((size_t)*bpq * per_block > GPUGEN_FILL_SCRATCH_MAX)
 		*bpq = (uint32_t)(GPUGEN_FILL_SCRATCH_MAX / per_block);
@@ -154,12 +169,14 @@ struct gpugen_fill_side {
 struct gpugen_fill_kargs {
 	const void *table;			/* device-usable */
 	const struct gpugen_fill_side *side;	/* rings x items */
-	/* NULL: frames built in place (GPU memory); else the staging area,
-	 * slot bytes a thread, GPUGEN_FILL_THREADS threads a worker block,
-	 * workers blocks a ring (at least the kernel's bpq). */
+	/* NULL: frames built in place (GPU memory) or, with smem, staged in
+	 * shared memory; else the staging area, slot bytes a thread,
+	 * GPUGEN_FILL_THREADS threads a worker block, workers blocks a ring
+	 * (at least the kernel's bpq). */
 	uint8_t *scratch;
 	uint32_t slot;
 	uint32_t workers;
+	uint32_t smem;	/* 1: staged in GPUGEN_FILL_SMEM_SLOT shared slots */
 	/* NULL: no times kept (the shipped path: one untaken branch per
 	 * item). Else GPU memory, n_times records of GPUGEN_FILL_TIME_WORDS
 	 * words a ring; ring r's burst seq in record r * n_times + seq %

@@ -133,21 +133,24 @@ gpugen_fill_close(struct gpugen_fill *f)
 	rte_free(f);
 }
 
-/* Worker blocks per ring and, for host-memory frames, the staging
- * scratch they need (gpugen_fill_shape). */
+/* Worker blocks per ring and where frames are built: shared memory,
+ * in place, or the staging scratch that host-memory frames then need
+ * (gpugen_fill_shape). */
 static int
 fill_scratch(struct gpugen_fill *f, uint32_t *bpq, char *err, size_t errlen)
 {
-	uint32_t slot;
+	uint32_t slot, smem;
 	size_t len = gpugen_fill_shape(f->gg->max_len, f->c.rings, f->c.items,
-		f->c.frames_in_gpu, bpq, &slot);
+		f->c.frames_in_gpu, bpq, &slot, &smem);
 
-	if (f->c.frames_in_gpu)
-		return 0;
 	if (*bpq == 0)
 		return gpugen_fail(err, errlen, -EINVAL, "frames of %u bytes on %u "
 			"rings need more than %zu MiB of staging", f->gg->max_len,
 			f->c.rings, GPUGEN_FILL_SCRATCH_MAX >> 20);
+	f->ka.smem = smem;
+	f->ka.workers = *bpq;
+	if (len == 0)
+		return 0;
 	f->scratch = rte_gpu_mem_alloc(f->gg->gpu_id, len, 16);
 	if (f->scratch == NULL) {
 		int e = rte_errno != 0 ? rte_errno : ENOMEM;
@@ -157,7 +160,6 @@ fill_scratch(struct gpugen_fill *f, uint32_t *bpq, char *err, size_t errlen)
 	}
 	f->ka.scratch = f->scratch;
 	f->ka.slot = slot;
-	f->ka.workers = *bpq;
 	return 0;
 }
 

@@ -4,9 +4,11 @@
  * (gpucomm_persistent.cuh) with a body that builds an item's packets into
  * the data buffers of the mbufs its TX lcore posted. A worker block takes
  * an item, loads its count, buffer addresses, first packet number and
- * stamp times (one round trip), and builds: in place when the buffers are
- * GPU memory, staged through its threads' scratch slots and copied out a
- * warp at a time when they are host memory (gpugen_dev.cuh says why).
+ * stamp times (one round trip), and builds: staged in its threads' shared
+ * memory slots when frames fit them (GPUGEN_FILL_SMEM_SLOT says why), else
+ * in place when the buffers are GPU memory, or staged through scratch
+ * slots in GPU memory when they are host memory; staged frames are copied
+ * out a warp at a time (gpugen_dev.cuh says why).
  */
 #include <stddef.h>
 
@@ -30,7 +32,9 @@ struct gpugen_fill_body {
 	uint32_t n_items;
 
 	struct worker : gpucomm_worker_base<gpugen_fill_body> {
-		uint8_t *mine;	/* this thread's scratch slot, or NULL */
+		/* This thread's staging slot (shared memory or the
+		 * scratch), or NULL: built in place. */
+		uint8_t *mine;
 		/* With b.a.times, thread 0's: the item's GPU times until
 		 * item_done records them. */
 		unsigned long long t_seen, t_loaded, t_built;
@@ -40,7 +44,14 @@ struct gpugen_fill_body {
 			: gpucomm_worker_base<gpugen_fill_body>(body, ring, slot),
 			mine(NULL), t_seen(0), t_loaded(0), t_built(0)
 		{
-			if (body.a.scratch != NULL)
+			/* Only with a.smem: a per-block array all the same,
+			 * static (the launch has no dynamic shared memory). */
+			__shared__ __align__(16) uint8_t
+				s_stage[GPUGEN_FILL_THREADS * GPUGEN_FILL_SMEM_SLOT];
+
+			if (body.a.smem)
+				mine = s_stage + threadIdx.x * GPUGEN_FILL_SMEM_SLOT;
+			else if (body.a.scratch != NULL)
 				mine = body.a.scratch + ((size_t)(ring *
 					body.a.workers + slot) * threads +
 					threadIdx.x) * body.a.slot;

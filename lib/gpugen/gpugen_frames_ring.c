@@ -156,7 +156,7 @@ gpugen_frames_ring_open(struct gpugen_frames *f,
 		struct gpugen_frames_ring **out, char *err, size_t errlen)
 {
 	struct gpugen_frames_ring *fr;
-	uint32_t bpq, slot;
+	uint32_t bpq, slot, smem;
 	size_t slen;
 	int rc;
 
@@ -177,7 +177,7 @@ gpugen_frames_ring_open(struct gpugen_frames *f,
 	if (rc != 0)
 		return rc;
 	slen = gpugen_fill_shape(f->max_len, c->rings, c->items,
-		(c->flags & GPUGEN_FRAMES_IN_GPU) != 0, &bpq, &slot);
+		(c->flags & GPUGEN_FRAMES_IN_GPU) != 0, &bpq, &slot, &smem);
 	if (bpq == 0)
 		return gpugen_fail(err, errlen, -EINVAL, "frames of %u bytes on %u "
 			"rings need more than %zu MiB of staging", f->max_len,
@@ -218,6 +218,7 @@ gpugen_frames_ring_open(struct gpugen_frames *f,
 	fr->ka.scratch = fr->scratch;
 	fr->ka.slot = slot;
 	fr->ka.workers = bpq;
+	fr->ka.smem = smem;
 	/* The rings' FREE words and pointers out before the kernel reads
 	 * them. */
 	ring_wmb();
