@@ -4,11 +4,11 @@
  * (gpucomm_persistent.cuh) with a body that builds an item's packets into
  * the data buffers of the mbufs its TX lcore posted. A worker block takes
  * an item, loads its count, buffer addresses, first packet number and
- * stamp times (one round trip), and builds: staged in its threads' shared
+ * stamp times (one round trip), and builds: in place when the buffers are
+ * GPU memory; when they are host memory, staged in its threads' shared
  * memory slots when frames fit them (GPUGEN_FILL_SMEM_SLOT says why), else
- * in place when the buffers are GPU memory, or staged through scratch
- * slots in GPU memory when they are host memory; staged frames are copied
- * out a warp at a time (gpugen_dev.cuh says why).
+ * through scratch slots in GPU memory, and copied out a warp at a time
+ * (gpugen_dev.cuh says why).
  */
 #include <stddef.h>
 
