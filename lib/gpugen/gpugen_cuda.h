@@ -121,25 +121,33 @@ int gpugen_cuda_build(const void *table, const struct gpugen_cuda_dst *dst,
 #define GPUGEN_FILL_SCRATCH_MAX ((size_t)128 << 20)
 
 /*
- * A thread's slot in its worker block's shared memory, where frames for
- * host memory whose slot fits (the longest frame + 16: up to 112 bytes
- * without the FCS) are built, then copied out a warp at a time. The field
- * engine's checksum fixes read back bytes it has just written, a chain of
- * dependent loads: in shared memory each is a few tens of cycles, in the
- * global scratch an L2 trip. On an H200 one warp's 100-byte frames took
- * 13.8 us to build this way against 18.1 us through the scratch (the
- * build breakdown's "build" part, alternated runs). 32 KiB a block of
- * GPUGEN_FILL_THREADS.
+ * A thread's slot in its worker block's shared memory at most, where
+ * frames up to 121 bytes without the FCS (every 64-byte and 100-byte
+ * case) are built, then copied out a warp at a time, to GPU or host
+ * memory alike. The per-packet code works a byte at a time, each lane on
+ * its own frame: on frames in place in GPU memory every such access of a
+ * warp touches 32 lines, and in the global scratch too; in shared slots
+ * whose stride is 4 x an odd number of bytes it touches 32 different
+ * banks once. 31 KiB a block of GPUGEN_FILL_THREADS.
  */
-#define GPUGEN_FILL_SMEM_SLOT 128u
+#define GPUGEN_FILL_SMEM_SLOT 124u
+
+/* The shared slots' stride for frames of up to max_len bytes: room for
+ * the frame at any offset modulo 4, 4 x an odd number of bytes. */
+static inline uint32_t
+gpugen_fill_smem_stride(uint32_t max_len)
+{
+	uint32_t w = (max_len + 3 + 3) / 4;
+
+	return 4 * (w | 1);
+}
 
 /*
  * A persistent fill's worker blocks per ring (*bpq: as many as a ring has
  * items, up to the ring library's most) and where its frames are built:
- * in place for frames in GPU memory (in_gpu); for host memory, *smem 1,
- * in the worker blocks' shared memory (frames that fit
- * GPUGEN_FILL_SMEM_SLOT), else staged through a global scratch of *slot
- * bytes a thread,
+ * *smem 1, in the worker blocks' shared memory, *slot bytes apart (frames
+ * that fit GPUGEN_FILL_SMEM_SLOT); else in place for frames in GPU memory
+ * (in_gpu), or staged through a global scratch of *slot bytes a thread,
  * with fewer blocks where the scratch would pass GPUGEN_FILL_SCRATCH_MAX.
  * Returns the scratch bytes (0 without one); *bpq 0 when even one block a
  * ring does not fit.
@@ -150,14 +158,11 @@ gpugen_fill_shape(uint32_t max_len, uint32_t rings, uint32_t items,
 {
 	const size_t sl = ((size_t)max_len + 15) / 16 * 16 + 16;
 	const size_t per_block = sl * GPUGEN_FILL_THREADS * rings;
+	const uint32_t stride = gpugen_fill_smem_stride(max_len);
 
 	*bpq = items < GPUCOMM_WORKERS_MAX ? items : GPUCOMM_WORKERS_MAX;
-	*slot = (uint32_t)sl;
-	/* Frames in GPU memory are built in place: no faster in shared
-	 * memory (12.4 us in place against 13.8 for one warp's 100-byte
-	 * frames: the field engine's own instruction latency dominates),
-	 * and without the copy-out. */
-	*smem = !in_gpu && sl <= GPUGEN_FILL_SMEM_SLOT;
+	*smem = stride <= GPUGEN_FILL_SMEM_SLOT;
+	*slot = *smem ? stride : (uint32_t)sl;
 	if (in_gpu || *smem)
 		return 0;
 	if ((size_t)*bpq * per_block > GPUGEN_FILL_SCRATCH_MAX)
@@ -182,7 +187,7 @@ struct gpugen_fill_kargs {
 	uint8_t *scratch;
 	uint32_t slot;
 	uint32_t workers;
-	uint32_t smem;	/* 1: staged in GPUGEN_FILL_SMEM_SLOT shared slots */
+	uint32_t smem;	/* 1: staged in shared memory, slot bytes apart */
 	/* NULL: no times kept (the shipped path: one untaken branch per
 	 * item). Else GPU memory, n_times records of GPUGEN_FILL_TIME_WORDS
 	 * words a ring; ring r's burst seq in record r * n_times + seq %

@@ -104,4 +104,64 @@ gpugen_warp_build_staged(const struct gpugen_table *t, uint8_t *out,
 	__syncwarp();
 }
 
+/*
+ * gpugen_warp_copy() for a source only 4-byte aligned (a slot in shared
+ * memory, gpugen_warp_build_smem), s and d agreeing modulo 4: past a head
+ * of under 4 bytes the body moves as 4-byte pieces, consecutive across
+ * the lanes (a frame of up to 128 bytes in one store instruction), then a
+ * tail of under 4 bytes.
+ */
+static __device__ void
+gpugen_warp_copy4(uint8_t *d, const uint8_t *s, uint32_t len, uint32_t lane)
+{
+	uint32_t head = (4u - (uint32_t)((uintptr_t)d & 3u)) & 3u;
+	uint32_t body;
+
+	if (head > len)
+		head = len;
+	if (lane < head)
+		d[lane] = s[lane];
+	body = head + ((len - head) & ~3u);
+	gpugen_warp_copy_w<uint32_t>(d + head, s + head, body - head, lane);
+	if (body + lane < len)
+		d[body + lane] = s[body + lane];
+}
+
+/*
+ * gpugen_warp_build_staged() with mine in shared memory, the lanes' slots
+ * a stride of 4 x an odd number of bytes apart (gpugen_fill_smem_stride):
+ * the per-packet code's byte accesses, every lane at the same offset of
+ * its own frame, then fall into 32 different banks. With a stride of a
+ * multiple of 128 bytes they would all fall into one, and each access of
+ * the warp would be served 32 times over, as the same accesses to 32
+ * frames in GPU memory are (32 lines): one warp's 100-byte frames took
+ * 12.4 us to build in place and 13.8 us in 128-byte slots.
+ */
+static __device__ void
+gpugen_warp_build_smem(const struct gpugen_table *t, uint8_t *out,
+		uint64_t pkt, uint64_t tx_ns, uint8_t *mine, uint32_t lane)
+{
+	const uint8_t *src = mine;
+	uint32_t len = 0, s;
+
+	if (out != NULL) {
+		src = mine + ((uintptr_t)out & 3u);
+		len = gpugen_make_n(t, pkt, tx_ns, (uint8_t *)src, &s);
+	}
+	/* Each lane's slot writes before the other lanes read them. */
+	__syncwarp();
+	for (uint32_t j = 0; j < GPUGEN_WARP; j++) {
+		uint32_t l = __shfl_sync(GPUGEN_FULL_MASK, len, j);
+		uint8_t *d = (uint8_t *)__shfl_sync(GPUGEN_FULL_MASK,
+			(unsigned long long)out, j);
+		const uint8_t *from = (const uint8_t *)__shfl_sync(
+			GPUGEN_FULL_MASK, (unsigned long long)src, j);
+
+		if (l != 0)
+			gpugen_warp_copy4(d, from, l, lane);
+	}
+	/* The next step's build overwrites the slots read above. */
+	__syncwarp();
+}
+
 #endif /* GPUGEN_DEV_CUH */

@@ -148,6 +148,7 @@ fill_scratch(struct gpugen_fill *f, uint32_t *bpq, char *err, size_t errlen)
 			"rings need more than %zu MiB of staging", f->gg->max_len,
 			f->c.rings, GPUGEN_FILL_SCRATCH_MAX >> 20);
 	f->ka.smem = smem;
+	f->ka.slot = slot;
 	f->ka.workers = *bpq;
 	if (len == 0)
 		return 0;
@@ -159,7 +160,6 @@ fill_scratch(struct gpugen_fill *f, uint32_t *bpq, char *err, size_t errlen)
 			"memory: %s", len, rte_strerror(e));
 	}
 	f->ka.scratch = f->scratch;
-	f->ka.slot = slot;
 	return 0;
 }
 

@@ -4,11 +4,11 @@
  * (gpucomm_persistent.cuh) with a body that builds an item's packets into
  * the data buffers of the mbufs its TX lcore posted. A worker block takes
  * an item, loads its count, buffer addresses, first packet number and
- * stamp times (one round trip), and builds: in place when the buffers are
- * GPU memory; when they are host memory, staged in its threads' shared
+ * stamp times (one round trip), and builds: staged in its threads' shared
  * memory slots when frames fit them (GPUGEN_FILL_SMEM_SLOT says why), else
- * through scratch slots in GPU memory, and copied out a warp at a time
- * (gpugen_dev.cuh says why).
+ * in place when the buffers are GPU memory, or staged through scratch
+ * slots in GPU memory when they are host memory; staged frames are copied
+ * out a warp at a time (gpugen_dev.cuh says why).
  */
 #include <stddef.h>
 
@@ -50,7 +50,7 @@ struct gpugen_fill_body {
 				s_stage[GPUGEN_FILL_THREADS * GPUGEN_FILL_SMEM_SLOT];
 
 			if (body.a.smem)
-				mine = s_stage + threadIdx.x * GPUGEN_FILL_SMEM_SLOT;
+				mine = s_stage + threadIdx.x * body.a.slot;
 			else if (body.a.scratch != NULL)
 				mine = body.a.scratch + ((size_t)(ring *
 					body.a.workers + slot) * threads +
@@ -95,7 +95,16 @@ struct gpugen_fill_body {
 			first = s_side[0];
 			tx_ns = s_side[1];
 			gap = s_side[2];
-			if (mine == NULL) {
+			if (b.a.smem) {
+				/* Whole warps every step: the copy-out needs
+				 * them. */
+				for (uint32_t i = threadIdx.x; i - lane < n;
+						i += threads)
+					gpugen_warp_build_smem(t, i < n ?
+						(uint8_t *)addr[i] : NULL,
+						first + i, tx_ns + i * gap,
+						mine, lane);
+			} else if (mine == NULL) {
 				for (uint32_t i = threadIdx.x; i < n; i += threads)
 					(void)gpugen_make_n(t, first + i,
 						tx_ns + i * gap,
