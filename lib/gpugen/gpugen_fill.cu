@@ -95,16 +95,7 @@ struct gpugen_fill_body {
 			first = s_side[0];
 			tx_ns = s_side[1];
 			gap = s_side[2];
-			if (b.a.smem) {
-				/* Whole warps every step: the copy-out needs
-				 * them. */
-				for (uint32_t i = threadIdx.x; i - lane < n;
-						i += threads)
-					gpugen_warp_build_smem(t, i < n ?
-						(uint8_t *)addr[i] : NULL,
-						first + i, tx_ns + i * gap,
-						mine, lane);
-			} else if (mine == NULL) {
+			if (mine == NULL) {
 				for (uint32_t i = threadIdx.x; i < n; i += threads)
 					(void)gpugen_make_n(t, first + i,
 						tx_ns + i * gap,
@@ -113,11 +104,23 @@ struct gpugen_fill_body {
 				/* Whole warps every step: the copy-out needs
 				 * them. */
 				for (uint32_t i = threadIdx.x; i - lane < n;
-						i += threads)
-					gpugen_warp_build_staged(t, i < n ?
-						(uint8_t *)addr[i] : NULL,
-						first + i, tx_ns + i * gap,
-						mine, lane);
+						i += threads) {
+					uint8_t *o = i < n ? (uint8_t *)addr[i] :
+						NULL;
+
+					/* A kernel argument: the block takes
+					 * one way. */
+					if (b.a.smem)
+						gpugen_warp_build_smem(t, o,
+							first + i,
+							tx_ns + i * gap,
+							mine, lane);
+					else
+						gpugen_warp_build_staged(t, o,
+							first + i,
+							tx_ns + i * gap,
+							mine, lane);
+				}
 			}
 			/* Timed only: a barrier of its own, so that the time is
 			 * the block's last frame issued, not thread 0's. */
