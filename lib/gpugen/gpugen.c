@@ -827,15 +827,15 @@ compile_prog(const struct gpugen *g, struct gpugen_stream_dev *st,
 }
 
 /*
- * Append a stream with template bytes tmpl (tmpl_len of them; a replay
- * stream's start 8-byte aligned, for the frame index and programs).
+ * Append a stream with template bytes tmpl (tmpl_len of them), its start
+ * 16-byte aligned: a replay stream's frame index and programs need 8, and
+ * the GPU copies an aligned template in words (gpugen_pb_copy).
  */
 static int
 append_area(struct gpugen *g, const struct gpugen_stream_dev *st,
 		const uint8_t *tmpl, size_t tmpl_len, const char *desc)
 {
-	const uint32_t pad = st->size_mode == GPUGEN_SIZE_REPLAY ?
-		(8 - g->t->tmpl_bytes % 8) % 8 : 0;
+	const uint32_t pad = (16 - g->t->tmpl_bytes % 16) % 16;
 	size_t len = g->t_len + pad + tmpl_len;
 	struct gpugen_table *t;
 	uint32_t s = g->t->n_streams;

@@ -93,6 +93,21 @@ GPURX_FN void
 gpugen_pb_copy(uint8_t *GPURX_RESTRICT d, const uint8_t *GPURX_RESTRICT s,
 		uint32_t n)
 {
+#ifdef __CUDA_ARCH__
+	/* A GPU thread runs this loop a dependent step at a time: a
+	 * template (16-byte aligned in the table) into an aligned frame goes
+	 * in 4-byte words, a quarter of the steps. The CPU's compiler makes
+	 * the byte loop a memcpy itself. */
+	if ((((uintptr_t)d | (uintptr_t)s) & 3u) == 0) {
+		uint32_t k = 0;
+
+		for (; k + 4 <= n; k += 4)
+			*(uint32_t *)(d + k) = *(const uint32_t *)(s + k);
+		for (; k < n; k++)
+			d[k] = s[k];
+		return;
+	}
+#endif
 	for (uint32_t k = 0; k < n; k++)
 		d[k] = s[k];
 }
