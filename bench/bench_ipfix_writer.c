@@ -9,7 +9,7 @@
  * gpurx_ipfix_tick() every GPURX_IPFIX_TICK_MS of writer time and
  * gpurx_ipfix_close() (the last flush) in the time.
  *
- * Usage: bench-ipfix-writer --file F [--records N] [--v6 PCT]
+ * Usage: bench-ipfix-writer --file F [--records N] [--v6 PCT] [--encoders N]
  * Prints one line: ipfix-writer: N records in S s = R records/s.
  * Exit: 0; 1 failure; 2 usage.
  */
@@ -28,7 +28,7 @@
 
 struct biw_opts {
 	const char *file;
-	uint64_t records, v6_pct;
+	uint64_t records, v6_pct, encoders;
 };
 
 static int
@@ -42,6 +42,10 @@ parse(int argc, char **argv, struct biw_opts *o)
 			"N", "records written (default 10000000)"),
 		GPUAPP_OPT_UINT_ENTRY("v6", &o->v6_pct, 0, 100, "PCT",
 			"percent of IPv6 records (default 10)"),
+		GPUAPP_OPT_UINT_ENTRY("encoders", &o->encoders, 1,
+			GPURX_IPFIX_ENCODERS_MAX, "N",
+			"encoder threads (gpurx_ipfix_set_encoders(); "
+			"default 1)"),
 		GPUAPP_OPT_HELP_ENTRY(0),
 	};
 	int ret;
@@ -49,6 +53,7 @@ parse(int argc, char **argv, struct biw_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->records = 10000000;
 	o->v6_pct = 10;
+	o->encoders = 1;
 	ret = bench_opts_parse(table, RTE_DIM(table), "usage: %s [options]",
 		argc, argv);
 	if (ret != 0)
@@ -127,6 +132,11 @@ main(int argc, char **argv)
 		return BENCH_EXIT_FAIL;
 	}
 	x = gpurx_ipfix_open(NULL, o.file, 1, 1);
+	if (x != NULL && gpurx_ipfix_set_encoders(x,
+			(unsigned int)o.encoders) != 0) {
+		gpurx_ipfix_free(x);
+		x = NULL;
+	}
 	if (x == NULL) {
 		free(ring);
 		return BENCH_EXIT_FAIL;
@@ -164,8 +174,9 @@ main(int argc, char **argv)
 		free(ring);
 		return BENCH_EXIT_FAIL;
 	}
-	printf("ipfix-writer: %" PRIu64 " records in %.3f s = %.0f records/s "
-		"(%.1f ns a record)\n", o.records, ns / 1e9,
+	printf("ipfix-writer: %" PRIu64 " encoders, %" PRIu64 " records in "
+		"%.3f s = %.0f records/s (%.1f ns a record)\n", o.encoders,
+		o.records, ns / 1e9,
 		o.records / (ns / 1e9), (double)ns / o.records);
 	gpurx_ipfix_free(x);
 	free(ring);
