@@ -47,6 +47,9 @@ int gpurx_ipfix_has_udp(const struct gpurx_ipfix *x);
  * -EBUSY, -ENOMEM after saying why; x is then as it was.
  */
 #define GPURX_IPFIX_ENCODERS_MAX 16
+/* dpdk-gpu-rx's --ipfix-encoders unless set: one thread caps near 5-7 M
+ * records/s, and the helpers sleep while drains are small. */
+#define GPURX_IPFIX_ENCODERS_DEFAULT 4
 int gpurx_ipfix_set_encoders(struct gpurx_ipfix *x, unsigned int n);
 unsigned int gpurx_ipfix_encoders(const struct gpurx_ipfix *x);
 

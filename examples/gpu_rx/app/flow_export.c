@@ -118,6 +118,8 @@ gpurx_flow_export_init(struct gpurx_app *a)
 	if (fx->ipfix == NULL)
 		return -1;
 	gpurx_ipfix_set_rate(fx->ipfix, a->opt.ipfix_rate);
+	if (gpurx_ipfix_set_encoders(fx->ipfix, a->opt.ipfix_encoders) != 0)
+		return -1;
 	/* A ring per table, for rsize records waiting: its records in the
 	 * GPU's memory in GPU modes (the GPU publishes them at GPU scope;
 	 * drain() copies them over), host memory with --cpu. */
