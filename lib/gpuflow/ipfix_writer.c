@@ -589,7 +589,7 @@ send_templates(struct gpurx_ipfix *x)
  * *cur_tid. 0; 1 when the message is full (manual mode: send it, put the
  * record again); -1 when libfixbuf failed (err says why).
  */
-static int
+static __rte_always_inline int
 fb_put(fBuf_t *fbuf, uint16_t *cur_tid, uint16_t tid, void *rec, size_t len,
 		GError **err)
 {
@@ -657,7 +657,8 @@ union rec_any {
 	.icmp = (icmp) ? (k)->dport : 0, .tos = (r)->attr.tos, \
 	.ttl_min = (r)->ttl_min, .ttl_max = (r)->ttl_max
 
-static size_t
+/* Inlined: the record is built where libfixbuf reads it, not copied. */
+static __rte_always_inline size_t
 rec_convert(const struct gpurx_flow_rec *r, uint32_t ingress,
 		union rec_any *u, uint16_t *tid)
 {
