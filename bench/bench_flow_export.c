@@ -21,6 +21,7 @@
  * Usage: bench-flow-export [--cpu [--threads N]] --flows F --churn C
  *            [--seconds S] [--idle S] [--active S]
  *            [--export off|FILE|udp://HOST:PORT|tcp://HOST:PORT]
+ *            [--encoders N]
  *            [--json FILE]
  * Prints one line (flow-export: ...), on the GPU with an export a second
  * (flow-export-exporter: scans launched, ticks that found the last one
@@ -54,7 +55,7 @@
 
 struct bfe_opts {
 	int cpu;
-	uint64_t threads, flows, churn;
+	uint64_t threads, flows, churn, encoders;
 	double seconds, idle_s, active_s;
 	const char *export;	/* NULL: off */
 	const char *json;
@@ -133,6 +134,10 @@ parse(int argc, char **argv, struct bfe_opts *o)
 		GPUAPP_OPT_STRING_ENTRY("export", &o->export, "TARGET",
 			"off, FILE, udp://HOST:PORT or tcp://HOST:PORT\n"
 			"(default off)"),
+		GPUAPP_OPT_UINT_ENTRY("encoders", &o->encoders, 1,
+			GPURX_IPFIX_ENCODERS_MAX, "N",
+			"the writer's encoder threads, as dpdk-gpu-rx's\n"
+			"--ipfix-encoders (default 4)"),
 		GPUAPP_OPT_STRING_ENTRY("json", &o->json, "FILE",
 			"the numbers as JSON"),
 		GPUAPP_OPT_HELP_ENTRY(0),
@@ -141,6 +146,7 @@ parse(int argc, char **argv, struct bfe_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->threads = 1;
+	o->encoders = GPURX_IPFIX_ENCODERS_DEFAULT;
 	o->seconds = 5;
 	o->idle_s = 1;
 	o->active_s = 60;
@@ -312,6 +318,9 @@ setup(struct bfe *b)
 		b->ipfix = gpurx_ipfix_open(file ? NULL : b->o.export,
 			file ? b->o.export : NULL, 1, 0);
 		if (b->ipfix == NULL)
+			return -1;
+		if (gpurx_ipfix_set_encoders(b->ipfix,
+				(unsigned int)b->o.encoders) != 0)
 			return -1;
 		if (b->o.cpu) {
 			rmem = aligned_alloc(64, rbytes);
@@ -535,6 +544,7 @@ main(int argc, char **argv)
 		bench_json_int(&j, "churn", (int64_t)b.o.churn);
 		bench_json_str(&j, "export", b.o.export ? b.o.export : "off");
 		bench_json_int(&j, "threads", b.o.cpu ? (int64_t)b.o.threads : 0);
+		bench_json_int(&j, "encoders", (int64_t)b.o.encoders);
 		bench_json_int(&j, "slots", b.ft->capacity);
 		bench_json_num(&j, "seconds", elapsed);
 		bench_json_int(&j, "packets", (int64_t)packets);

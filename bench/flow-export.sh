@@ -46,7 +46,9 @@
 #      allows), BENCH_FLOW_CAP_SECONDS (4 a step), BENCH_FLOW_CAP_BUDGET
 #      (160 s in all, shared by the targets and sizes), BENCH_FLOW_CAP_BISECT (4
 #      steps at most), BENCH_FLOW_CAP_DIR (the file target's directory:
-#      OUT_DIR).
+#      OUT_DIR), BENCH_FLOW_ENCODERS (the IPFIX writer's encoder threads:
+#      bench-flow-export's --encoders, dpdk-gpu-rx's --ipfix-encoders;
+#      default 4).
 # Exit: 0; 1 a run failed (its row says so); 2 usage or missing build.
 set -uo pipefail
 
@@ -77,8 +79,11 @@ read -r -a extra <<< "${BENCH_EAL_EXTRA:-}"
 bench_reps BENCH_FLOW_REPS 3 || exit 2
 reps=$bench_reps
 mkdir -p "$out/reps"
-margs=(--cpu --threads "$threads")
-[ "$mode" = gpu ] && margs=()
+# The writer's encoder threads, in every export run (the capacity search
+# too): the exporter's capacity is theirs.
+encoders=${BENCH_FLOW_ENCODERS:-4}
+margs=(--cpu --threads "$threads" --encoders "$encoders")
+[ "$mode" = gpu ] && margs=(--encoders "$encoders")
 failed=0
 
 # nfcapd on the loopback for the UDP runs, where installed.
@@ -177,6 +182,7 @@ if [ "$pipe_flows" -gt 0 ]; then
 					--launch-per-burst) ;;
 			*) echo "unknown pipeline export $exp" >&2; exit 2 ;;
 			esac
+			[ "$exp" = off ] || eargs+=(--ipfix-encoders "$encoders")
 			timeout $((${secs%.*} + 300)) "$app" "${bench_mem[@]}" \
 				--file-prefix "$name" -l 0-1 "${extra[@]}" \
 				--vdev "net_pcap0,rx_pcap=$out/pipe.pcap,infinite_rx=1" -- \

@@ -16,6 +16,7 @@
 #include <inttypes.h>
 #include <netdb.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -25,6 +26,7 @@
 
 #include <fixbuf/public.h>
 
+#include <rte_byteorder.h>
 #include <rte_common.h>
 #include <rte_log.h>
 
@@ -193,6 +195,46 @@ struct sink {
 	int failed;		/* file: a write failed, the file is incomplete */
 };
 
+/* A message an encoder built: where in its out buffer, its records. */
+struct enc_msg {
+	size_t off;
+	uint32_t len, records;
+};
+
+/*
+ * An encoder (gpurx_ipfix_set_encoders()): a libfixbuf session of its own
+ * with the same templates and domain, and a buffer exporter, so that it
+ * builds whole data messages of a slice of a drain's records apart from
+ * the others. The messages are collected in out, in order; the drain's
+ * thread sends them after the slices before, and sets their sequence
+ * numbers (seq_patch()).
+ */
+struct enc {
+	fbInfoModel_t *model;
+	fbSession_t *session;
+	fbExporter_t *exporter;
+	fBuf_t *fbuf;
+	uint8_t *msg;
+	uint16_t cur_tid;
+	uint32_t in_msg;
+	int failed;		/* libfixbuf or memory: said, nothing more */
+	/* The slice: set by the drain's thread before it starts the round. */
+	const struct gpurx_flow_rec *const *recs;
+	uint32_t n;
+	uint32_t ingress;
+	/* What the slice gave. */
+	uint8_t *out;
+	size_t out_len, out_cap;
+	struct enc_msg *msgs;
+	uint32_t n_msgs, msgs_cap;
+	struct gpurx_ipfix_counts counts;
+	/* Helpers (not encs[0], the drain's thread's own). */
+	struct gpurx_ipfix *x;
+	pthread_t th;
+	int th_on;
+	uint64_t round_done;	/* the last round it finished */
+};
+
 struct gpurx_ipfix {
 	fbInfoModel_t *model;
 	fbSession_t *session;	/* owned by fbuf once it exists */
@@ -214,6 +256,26 @@ struct gpurx_ipfix {
 	uint64_t last_templates;	/* ns */
 	struct sink sinks[2];
 	unsigned int n_sinks;
+	/* IPFIX sequence number of the next message: data records sent
+	 * before it. libfixbuf counts only its own session's; with
+	 * encoders every message's header is set from this. */
+	uint32_t seq;
+	/* Encoders (gpurx_ipfix_set_encoders()); n_enc < 2: none. The
+	 * helpers start at the first drain that uses them, on the drain's
+	 * thread's CPUs. Rounds: the drain's thread bumps round under mu,
+	 * broadcasts go and waits on done until every helper of the round
+	 * set its round_done. */
+	struct enc *encs;
+	unsigned int n_enc, n_helpers;
+	int helpers_failed;
+	pthread_mutex_t mu;
+	pthread_cond_t go, done;
+	int sync_on;
+	uint64_t round;
+	unsigned int round_k;	/* slices of the current round */
+	int quit;
+	const struct gpurx_flow_rec **batch;	/* a drain's records */
+	uint32_t batch_cap;
 	char describe[640];
 	struct gpurx_ipfix_counts counts;
 };
@@ -227,14 +289,21 @@ sleep_ns(uint64_t ns)
 	nanosleep(&ts, NULL);
 }
 
+/* What libfixbuf said (err, freed), and where; *failed set. */
 static void
-lib_error(struct gpurx_ipfix *x, const char *what, GError *err)
+lib_error_at(int *failed, const char *what, GError *err)
 {
 	FLOW_LOG(ERR, "error: flow export: %s: %s\n", what,
 		err != NULL ? err->message : "unknown error");
 	if (err != NULL)
 		g_clear_error(&err);
-	x->lib_failed = 1;
+	*failed = 1;
+}
+
+static void
+lib_error(struct gpurx_ipfix *x, const char *what, GError *err)
+{
+	lib_error_at(&x->lib_failed, what, err);
 }
 
 /* --- Destinations ------------------------------------------------------- */
@@ -436,6 +505,37 @@ reconnect(struct gpurx_ipfix *x)
 
 /* --- Messages ------------------------------------------------------------ */
 
+/*
+ * Sets a message's IPFIX sequence number (header bytes 8-11, RFC 7011
+ * section 3.1: the data records of the stream before it) from x->seq, and
+ * counts its data records after it. Raw bytes because libfixbuf numbers a
+ * session's messages by that session's records alone: with encoders
+ * (gpurx_ipfix_set_encoders()) each session builds a part of the one
+ * stream, and libfixbuf has no call that sets a session's count. Without
+ * encoders the number written is the one libfixbuf wrote.
+ */
+static void
+seq_patch(struct gpurx_ipfix *x, uint8_t *msg, uint32_t seq_records)
+{
+	const rte_be32_t be = rte_cpu_to_be_32(x->seq);
+
+	memcpy(msg + 8, &be, sizeof(be));
+	x->seq += seq_records;
+}
+
+/* A whole message to every destination: seq_records data records for the
+ * sequence, records of them flow records (for UDP pacing and losses). */
+static void
+send_msg(struct gpurx_ipfix *x, uint8_t *msg, size_t len,
+		uint32_t seq_records, uint32_t records, int templates)
+{
+	seq_patch(x, msg, seq_records);
+	x->msgs_out++;
+	x->octets_out += len;
+	for (unsigned int i = 0; i < x->n_sinks; i++)
+		sink_send(&x->sinks[i], x->rate, msg, len, records, templates);
+}
+
 /* The message built so far, out to every destination. */
 static void
 emit(struct gpurx_ipfix *x)
@@ -451,11 +551,9 @@ emit(struct gpurx_ipfix *x)
 		return;
 	}
 	len = fbExporterGetMsgLen(x->exporter);
-	x->msgs_out++;
-	x->octets_out += len;
-	for (unsigned int i = 0; i < x->n_sinks; i++)
-		sink_send(&x->sinks[i], x->rate, x->msg, len, x->in_msg,
-			x->templates_in_msg);
+	/* The statistics record is a data record too (RFC 7011 3.1). */
+	send_msg(x, x->msg, len, x->in_msg + x->stats_in_msg, x->in_msg,
+		x->templates_in_msg);
 	x->in_msg = 0;
 	x->templates_in_msg = 0;
 	x->stats_in_msg = 0;
@@ -486,40 +584,45 @@ send_templates(struct gpurx_ipfix *x)
 	emit(x);
 }
 
-static int
-set_templates(struct gpurx_ipfix *x, uint16_t tid)
+/*
+ * rec (len bytes, template tid) into fbuf's message, whose template is
+ * *cur_tid. 0; 1 when the message is full (manual mode: send it, put the
+ * record again); -1 when libfixbuf failed (err says why).
+ */
+static __rte_always_inline int
+fb_put(fBuf_t *fbuf, uint16_t *cur_tid, uint16_t tid, void *rec, size_t len,
+		GError **err)
 {
-	GError *err = NULL;
-
-	if (x->cur_tid == tid)
-		return 0;
-	if (!fBufSetInternalTemplate(x->fbuf, tid, &err) ||
-			!fBufSetExportTemplate(x->fbuf, tid, &err)) {
-		lib_error(x, "setting the record template", err);
-		return -1;
+	if (*cur_tid != tid) {
+		if (!fBufSetInternalTemplate(fbuf, tid, err) ||
+				!fBufSetExportTemplate(fbuf, tid, err))
+			return -1;
+		*cur_tid = tid;
 	}
-	x->cur_tid = tid;
-	return 0;
+	if (fBufAppend(fbuf, rec, len, err))
+		return 0;
+	if (!g_error_matches(*err, FB_ERROR_DOMAIN, FB_ERROR_EOM))
+		return -1;
+	g_clear_error(err);
+	return 1;
 }
 
+/* A record into x's own message, the one before sent once full. */
 static int
-append(struct gpurx_ipfix *x, void *rec, size_t len)
+put(struct gpurx_ipfix *x, uint16_t tid, void *rec, size_t len)
 {
 	GError *err = NULL;
+	int rc = fb_put(x->fbuf, &x->cur_tid, tid, rec, len, &err);
 
-	if (fBufAppend(x->fbuf, rec, len, &err))
-		return 0;
-	/* Manual mode: a full message says so; send it, start the next. */
-	if (!g_error_matches(err, FB_ERROR_DOMAIN, FB_ERROR_EOM)) {
-		lib_error(x, "fBufAppend", err);
-		return -1;
+	if (rc == 1) {
+		emit(x);
+		if (x->lib_failed)
+			return -1;
+		/* A record always fits an empty message. */
+		rc = fb_put(x->fbuf, &x->cur_tid, tid, rec, len, &err);
 	}
-	g_clear_error(&err);
-	emit(x);
-	if (x->lib_failed)
-		return -1;
-	if (!fBufAppend(x->fbuf, rec, len, &err)) {
-		lib_error(x, "fBufAppend", err);
+	if (rc != 0) {
+		lib_error(x, "writing a record", err);
 		return -1;
 	}
 	return 0;
@@ -535,64 +638,403 @@ rec_is_icmp(const struct gpurx_flow_key *k)
 		(k->ip_version == 6 && k->proto == 58);
 }
 
-void
-gpurx_ipfix_add(struct gpurx_ipfix *x, const struct gpurx_flow_rec *r)
+/* The record libfixbuf reads for r, of either IP version: its template
+ * and length. */
+union rec_any {
+	struct rec4 v4;
+	struct rec6 v6;
+};
+
+/* The fields rec4 and rec6 share, from record r of key k. */
+#define REC_COMMON(r, k, ingress, icmp) \
+	.start_ms = (r)->first_ns / 1000000, \
+	.end_ms = (r)->last_ns / 1000000, \
+	.packets = (r)->packets, .octets = (r)->bytes, \
+	.ingress = (ingress), \
+	.sport = (k)->sport, .dport = (icmp) ? 0 : (k)->dport, \
+	.vlan = (k)->vlan_id, .tcp_flags = (r)->tcp_flags, \
+	.proto = (k)->proto, .reason = (r)->reason, \
+	.icmp = (icmp) ? (k)->dport : 0, .tos = (r)->attr.tos, \
+	.ttl_min = (r)->ttl_min, .ttl_max = (r)->ttl_max
+
+/* Inlined: the record is built where libfixbuf reads it, not copied. */
+static __rte_always_inline size_t
+rec_convert(const struct gpurx_flow_rec *r, uint32_t ingress,
+		union rec_any *u, uint16_t *tid)
 {
 	const struct gpurx_flow_key *k = &r->key;
 	const int icmp = rec_is_icmp(k);
 
-	if (x->lib_failed)
-		return;
 	if (k->ip_version == 4) {
-		struct rec4 v = {
-			.start_ms = r->first_ns / 1000000,
-			.end_ms = r->last_ns / 1000000,
-			.packets = r->packets, .octets = r->bytes,
-			.ingress = x->ingress,
+		struct rec4 *v = &u->v4;
+
+		*v = (struct rec4){
+			REC_COMMON(r, k, ingress, icmp),
 			.src = ((uint32_t)k->src[12] << 24) |
 				((uint32_t)k->src[13] << 16) |
 				((uint32_t)k->src[14] << 8) | k->src[15],
 			.dst = ((uint32_t)k->dst[12] << 24) |
 				((uint32_t)k->dst[13] << 16) |
 				((uint32_t)k->dst[14] << 8) | k->dst[15],
-			.sport = k->sport, .dport = icmp ? 0 : k->dport,
-			.vlan = k->vlan_id, .tcp_flags = r->tcp_flags,
-			.proto = k->proto, .reason = r->reason,
-			.icmp = icmp ? k->dport : 0, .tos = r->attr.tos,
-			.ttl_min = r->ttl_min, .ttl_max = r->ttl_max,
 		};
-
-		memcpy(v.src_mac, r->attr.src_mac, 6);
-		memcpy(v.dst_mac, r->attr.dst_mac, 6);
-		if (set_templates(x, TID_V4) != 0 ||
-				append(x, &v, sizeof(v)) != 0)
-			return;
-	} else {
-		struct rec6 v = {
-			.start_ms = r->first_ns / 1000000,
-			.end_ms = r->last_ns / 1000000,
-			.packets = r->packets, .octets = r->bytes,
-			.ingress = x->ingress,
-			.sport = k->sport, .dport = icmp ? 0 : k->dport,
-			.vlan = k->vlan_id, .tcp_flags = r->tcp_flags,
-			.proto = k->proto, .reason = r->reason,
-			.icmp = icmp ? k->dport : 0, .tos = r->attr.tos,
-			.ttl_min = r->ttl_min, .ttl_max = r->ttl_max,
-		};
-
-		memcpy(v.src_mac, r->attr.src_mac, 6);
-		memcpy(v.dst_mac, r->attr.dst_mac, 6);
-		memcpy(v.src, k->src, 16);
-		memcpy(v.dst, k->dst, 16);
-		if (set_templates(x, TID_V6) != 0 ||
-				append(x, &v, sizeof(v)) != 0)
-			return;
+		memcpy(v->src_mac, r->attr.src_mac, 6);
+		memcpy(v->dst_mac, r->attr.dst_mac, 6);
+		*tid = TID_V4;
+		return sizeof(*v);
 	}
+	struct rec6 *v = &u->v6;
+
+	*v = (struct rec6){ REC_COMMON(r, k, ingress, icmp) };
+	memcpy(v->src_mac, r->attr.src_mac, 6);
+	memcpy(v->dst_mac, r->attr.dst_mac, 6);
+	memcpy(v->src, k->src, 16);
+	memcpy(v->dst, k->dst, 16);
+	*tid = TID_V6;
+	return sizeof(*v);
+}
+
+static void
+counts_add(struct gpurx_ipfix_counts *c, const struct gpurx_flow_rec *r)
+{
+	c->records++;
+	c->packets += r->packets;
+	c->bytes += r->bytes;
+	c->by_reason[r->reason < GPURX_FLOW_END_KINDS ? r->reason : 0]++;
+}
+
+void
+gpurx_ipfix_add(struct gpurx_ipfix *x, const struct gpurx_flow_rec *r)
+{
+	union rec_any u;
+	uint16_t tid;
+	size_t len;
+
+	if (x->lib_failed)
+		return;
+	len = rec_convert(r, x->ingress, &u, &tid);
+	if (put(x, tid, &u, len) != 0)
+		return;
 	x->in_msg++;
-	x->counts.records++;
-	x->counts.packets += r->packets;
-	x->counts.bytes += r->bytes;
-	x->counts.by_reason[r->reason < GPURX_FLOW_END_KINDS ? r->reason : 0]++;
+	counts_add(&x->counts, r);
+}
+
+/* --- Encoders -------------------------------------------------------------- */
+
+static int add_templates(struct gpurx_ipfix *x, fbInfoModel_t *model,
+		fbSession_t *session);
+
+/* Records a slice at least: fewer are not worth waking a thread. */
+#define ENC_SLICE_MIN 256
+/* Records a drain takes at most with encoders (its batch's pointers). */
+#define ENC_BATCH_MAX 65536u
+
+/* Grows *buf (*cap elements of size sz) to hold need; 0 or -1. */
+static int
+grow(void **buf, size_t *cap, size_t need, size_t sz, size_t min)
+{
+	size_t c = RTE_MAX(*cap, min);
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need)
+		c *= 2;
+	p = realloc(*buf, c * sz);
+	if (p == NULL)
+		return -1;
+	*buf = p;
+	*cap = c;
+	return 0;
+}
+
+/* The encoder's message so far into its out buffer. */
+static int
+enc_emit(struct enc *e)
+{
+	GError *err = NULL;
+	size_t len, msgs_cap = e->msgs_cap;
+
+	if (e->in_msg == 0)
+		return 0;
+	if (!fBufEmit(e->fbuf, &err)) {
+		lib_error_at(&e->failed, "encoder: fBufEmit", err);
+		return -1;
+	}
+	len = fbExporterGetMsgLen(e->exporter);
+	if (grow((void **)&e->out, &e->out_cap, e->out_len + len, 1,
+			2 * MTU_STREAM) != 0 ||
+			grow((void **)&e->msgs, &msgs_cap, e->n_msgs + 1,
+			sizeof(*e->msgs), 64) != 0) {
+		FLOW_LOG(ERR, "error: flow export: encoder: out of memory "
+			"for its messages\n");
+		e->failed = 1;
+		return -1;
+	}
+	e->msgs_cap = (uint32_t)msgs_cap;
+	memcpy(e->out + e->out_len, e->msg, len);
+	e->msgs[e->n_msgs++] = (struct enc_msg){ e->out_len, (uint32_t)len,
+		e->in_msg };
+	e->out_len += len;
+	e->in_msg = 0;
+	return 0;
+}
+
+/* The encoder's slice into whole messages (the last one too). */
+static void
+enc_slice(struct enc *e)
+{
+	e->out_len = 0;
+	e->n_msgs = 0;
+	memset(&e->counts, 0, sizeof(e->counts));
+	for (uint32_t i = 0; i < e->n && !e->failed; i++) {
+		const struct gpurx_flow_rec *r = e->recs[i];
+		GError *err = NULL;
+		union rec_any u;
+		uint16_t tid;
+		size_t len = rec_convert(r, e->ingress, &u, &tid);
+		int rc = fb_put(e->fbuf, &e->cur_tid, tid, &u, len, &err);
+
+		if (rc == 1 && enc_emit(e) == 0)
+			rc = fb_put(e->fbuf, &e->cur_tid, tid, &u, len, &err);
+		if (rc != 0) {
+			if (!e->failed)
+				lib_error_at(&e->failed,
+					"encoder: writing a record", err);
+			break;
+		}
+		e->in_msg++;
+		counts_add(&e->counts, r);
+	}
+	if (!e->failed)
+		enc_emit(e);
+}
+
+static void *
+enc_main(void *arg)
+{
+	struct enc *e = arg;
+	struct gpurx_ipfix *x = e->x;
+	const unsigned int idx = (unsigned int)(e - x->encs);
+	uint64_t seen = 0;
+
+	pthread_mutex_lock(&x->mu);
+	for (;;) {
+		while (!x->quit && x->round == seen)
+			pthread_cond_wait(&x->go, &x->mu);
+		if (x->quit)
+			break;
+		seen = x->round;
+		if (idx < x->round_k) {
+			pthread_mutex_unlock(&x->mu);
+			enc_slice(e);
+			pthread_mutex_lock(&x->mu);
+		}
+		e->round_done = seen;
+		pthread_cond_signal(&x->done);
+	}
+	pthread_mutex_unlock(&x->mu);
+	return NULL;
+}
+
+/* The helper threads, on the calling (draining) thread's CPUs. A thread
+ * that cannot start leaves the encoding to fewer (said once). */
+static void
+enc_start(struct gpurx_ipfix *x)
+{
+	if (x->helpers_failed || x->n_helpers + 1 >= x->n_enc)
+		return;
+	for (unsigned int i = x->n_helpers + 1; i < x->n_enc; i++) {
+		struct enc *e = &x->encs[i];
+		char name[16];
+		int rc = pthread_create(&e->th, NULL, enc_main, e);
+
+		if (rc != 0) {
+			FLOW_LOG(WARNING, "warning: flow export: encoder thread "
+				"%u: %s; %u encode\n", i, strerror(rc), i);
+			x->helpers_failed = 1;
+			return;
+		}
+		snprintf(name, sizeof(name), "gpurx-ipfix-%u", i % 100);
+		pthread_setname_np(e->th, name);
+		e->th_on = 1;
+		x->n_helpers++;
+	}
+}
+
+/*
+ * n records of x->batch (n >= 2 * ENC_SLICE_MIN) out through the
+ * encoders: a slice each, encoded at once, then every slice's messages
+ * in order, numbered in sequence, to the destinations.
+ */
+static void
+enc_round(struct gpurx_ipfix *x, uint32_t n)
+{
+	const unsigned int k = RTE_MIN(x->n_helpers + 1, n / ENC_SLICE_MIN);
+
+	/* What x's own message holds came first. */
+	emit(x);
+	if (x->lib_failed)
+		return;
+	for (unsigned int i = 0; i < k; i++) {
+		struct enc *e = &x->encs[i];
+		const uint32_t from = (uint32_t)((uint64_t)n * i / k);
+
+		e->recs = x->batch + from;
+		e->n = (uint32_t)((uint64_t)n * (i + 1) / k) - from;
+	}
+	if (k > 1) {
+		/* The mutex orders the slices' set-up before the helpers'
+		 * reads, and their results before the reads below. */
+		pthread_mutex_lock(&x->mu);
+		x->round_k = k;
+		x->round++;
+		pthread_cond_broadcast(&x->go);
+		pthread_mutex_unlock(&x->mu);
+	}
+	enc_slice(&x->encs[0]);
+	if (k > 1) {
+		pthread_mutex_lock(&x->mu);
+		for (unsigned int i = 1; i < k; i++)
+			while (x->encs[i].round_done != x->round)
+				pthread_cond_wait(&x->done, &x->mu);
+		pthread_mutex_unlock(&x->mu);
+	}
+	for (unsigned int i = 0; i < k; i++) {
+		struct enc *e = &x->encs[i];
+
+		for (uint32_t m = 0; m < e->n_msgs; m++)
+			send_msg(x, e->out + e->msgs[m].off, e->msgs[m].len,
+				e->msgs[m].records, e->msgs[m].records, 0);
+		x->counts.records += e->counts.records;
+		x->counts.packets += e->counts.packets;
+		x->counts.bytes += e->counts.bytes;
+		for (unsigned int r = 0; r < GPURX_FLOW_END_KINDS; r++)
+			x->counts.by_reason[r] += e->counts.by_reason[r];
+		if (e->failed)
+			x->lib_failed = 1;
+	}
+}
+
+static int
+enc_open(struct gpurx_ipfix *x, struct enc *e)
+{
+	e->x = x;
+	e->ingress = x->ingress;
+	e->msg = malloc(MTU_STREAM);
+	e->model = fbInfoModelAlloc();
+	e->session = e->model != NULL ? fbSessionAlloc(e->model) : NULL;
+	if (e->msg == NULL || e->session == NULL) {
+		FLOW_LOG(ERR, "error: flow export: out of memory\n");
+		return -1;
+	}
+	/* Templates before the buffer: the encoders' messages carry data
+	 * alone; x's own session sends the templates. */
+	if (add_templates(x, e->model, e->session) != 0)
+		return -1;
+	e->exporter = fbExporterAllocBuffer(e->msg, x->has_udp ?
+		MTU_DATAGRAM : MTU_STREAM);
+	e->fbuf = e->exporter != NULL ?
+		fBufAllocForExport(e->session, e->exporter) : NULL;
+	if (e->fbuf == NULL) {
+		FLOW_LOG(ERR, "error: flow export: libfixbuf cannot make an "
+			"encoder's buffer\n");
+		return -1;
+	}
+	fBufSetAutomaticMode(e->fbuf, FALSE);
+	return 0;
+}
+
+static void
+enc_free(struct gpurx_ipfix *x)
+{
+	if (x->sync_on) {
+		pthread_mutex_lock(&x->mu);
+		x->quit = 1;
+		pthread_cond_broadcast(&x->go);
+		pthread_mutex_unlock(&x->mu);
+	}
+	for (unsigned int i = 0; x->encs != NULL && i < x->n_enc; i++) {
+		struct enc *e = &x->encs[i];
+
+		if (e->th_on)
+			pthread_join(e->th, NULL);
+		if (e->fbuf != NULL)
+			fBufFree(e->fbuf);
+		else if (e->session != NULL)
+			fbSessionFree(e->session);
+		if (e->model != NULL)
+			fbInfoModelFree(e->model);
+		free(e->msg);
+		free(e->out);
+		free(e->msgs);
+	}
+	if (x->sync_on) {
+		pthread_mutex_destroy(&x->mu);
+		pthread_cond_destroy(&x->go);
+		pthread_cond_destroy(&x->done);
+	}
+	free(x->encs);
+	free(x->batch);
+	x->encs = NULL;
+	x->batch = NULL;
+	x->n_enc = 0;
+	x->sync_on = 0;
+}
+
+int
+gpurx_ipfix_set_encoders(struct gpurx_ipfix *x, unsigned int n)
+{
+	if (n < 1 || n > GPURX_IPFIX_ENCODERS_MAX) {
+		FLOW_LOG(ERR, "error: flow export: %u encoders: from 1 to %u\n",
+			n, GPURX_IPFIX_ENCODERS_MAX);
+		return -EINVAL;
+	}
+	if (x->encs != NULL || x->counts.records != 0) {
+		FLOW_LOG(ERR, "error: flow export: encoders are set once, "
+			"before any record\n");
+		return -EBUSY;
+	}
+	if (n == 1)
+		return 0;
+	x->encs = calloc(n, sizeof(*x->encs));
+	x->batch = malloc(ENC_BATCH_MAX * sizeof(*x->batch));
+	if (x->encs == NULL || x->batch == NULL) {
+		FLOW_LOG(ERR, "error: flow export: out of memory\n");
+		enc_free(x);
+		return -ENOMEM;
+	}
+	x->n_enc = n;
+	if (pthread_mutex_init(&x->mu, NULL) != 0) {
+		enc_free(x);
+		return -ENOMEM;
+	}
+	if (pthread_cond_init(&x->go, NULL) != 0) {
+		pthread_mutex_destroy(&x->mu);
+		enc_free(x);
+		return -ENOMEM;
+	}
+	if (pthread_cond_init(&x->done, NULL) != 0) {
+		pthread_cond_destroy(&x->go);
+		pthread_mutex_destroy(&x->mu);
+		enc_free(x);
+		return -ENOMEM;
+	}
+	x->sync_on = 1;
+	for (unsigned int i = 0; i < n; i++) {
+		if (enc_open(x, &x->encs[i]) != 0) {
+			enc_free(x);
+			/* Nothing was written: x goes on as it was. */
+			x->lib_failed = 0;
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+unsigned int
+gpurx_ipfix_encoders(const struct gpurx_ipfix *x)
+{
+	return x->n_enc < 2 ? 1 : x->n_enc;
 }
 
 uint32_t
@@ -600,14 +1042,34 @@ gpurx_ipfix_drain(struct gpurx_ipfix *x, struct gpurx_flow_ring *ring,
 		uint64_t *tail, uint32_t max)
 {
 	const struct gpurx_flow_rec *r;
-	uint32_t n = 0;
+	uint32_t n = 0, m = 0;
 
-	while (n < max && (r = gpurx_flow_ring_peek(ring, *tail)) != NULL) {
-		/* An empty position: a reservation that ended nothing. */
-		if (r->reason != GPURX_FLOW_END_NONE)
-			gpurx_ipfix_add(x, r);
-		(*tail)++;
-		n++;
+	if (x->n_enc >= 2 && !x->lib_failed)
+		enc_start(x);
+	if (x->n_helpers == 0 || x->lib_failed) {
+		while (n < max && (r = gpurx_flow_ring_peek(ring, *tail)) != NULL) {
+			/* An empty position: a reservation that ended nothing. */
+			if (r->reason != GPURX_FLOW_END_NONE)
+				gpurx_ipfix_add(x, r);
+			(*tail)++;
+			n++;
+		}
+	} else {
+		/* The records stay where they are until consumed (and, in
+		 * GPU memory, until the next pull): pointers to them. */
+		max = RTE_MIN(max, ENC_BATCH_MAX);
+		while (n < max && (r = gpurx_flow_ring_peek(ring, *tail)) != NULL) {
+			if (r->reason != GPURX_FLOW_END_NONE)
+				x->batch[m++] = r;
+			(*tail)++;
+			n++;
+		}
+		if (m >= 2 * ENC_SLICE_MIN) {
+			enc_round(x, m);
+		} else {
+			for (uint32_t i = 0; i < m; i++)
+				gpurx_ipfix_add(x, x->batch[i]);
+		}
 	}
 	if (n != 0)
 		gpurx_flow_ring_consumed(ring, *tail);
@@ -643,7 +1105,7 @@ send_stats(struct gpurx_ipfix *x)
 	v.octets = x->octets_out;
 	v.not_sent = x->not_sent + lost;
 	x->last_stats = gpuapp_mono_ns();
-	if (set_templates(x, TID_STATS) != 0 || append(x, &v, sizeof(v)) != 0)
+	if (put(x, TID_STATS, &v, sizeof(v)) != 0)
 		return;
 	x->stats_in_msg = 1;
 	emit(x);
@@ -685,11 +1147,12 @@ append_specs(fbTemplate_t *t, fbInfoElementSpec_t *addr,
 
 /* addr NULL: the statistics options template (spec_stats, scope 1). */
 static int
-add_template(struct gpurx_ipfix *x, uint16_t tid, fbInfoElementSpec_t *addr,
+add_template(struct gpurx_ipfix *x, fbInfoModel_t *model,
+		fbSession_t *session, uint16_t tid, fbInfoElementSpec_t *addr,
 		fbInfoElementSpec_t *icmp, size_t rec_len)
 {
-	fbTemplate_t *internal = fbTemplateAlloc(x->model);
-	fbTemplate_t *external = fbTemplateAlloc(x->model);
+	fbTemplate_t *internal = fbTemplateAlloc(model);
+	fbTemplate_t *external = fbTemplateAlloc(model);
 	GError *err = NULL;
 
 	if (addr == NULL) {
@@ -711,9 +1174,9 @@ add_template(struct gpurx_ipfix *x, uint16_t tid, fbInfoElementSpec_t *addr,
 		x->lib_failed = 1;
 		goto fail_both;
 	}
-	if (!fbSessionAddTemplate(x->session, TRUE, tid, internal, &err))
+	if (!fbSessionAddTemplate(session, TRUE, tid, internal, &err))
 		goto fail_both;
-	if (!fbSessionAddTemplate(x->session, FALSE, tid, external, &err)) {
+	if (!fbSessionAddTemplate(session, FALSE, tid, external, &err)) {
 		fbTemplateFreeUnused(external);
 		goto fail;
 	}
@@ -725,6 +1188,20 @@ fail:
 	if (err != NULL || !x->lib_failed)
 		lib_error(x, "templates", err);
 	return -1;
+}
+
+/* Every template, into a session of observation domain x->domain. */
+static int
+add_templates(struct gpurx_ipfix *x, fbInfoModel_t *model,
+		fbSession_t *session)
+{
+	fbSessionSetDomain(session, x->domain);
+	return add_template(x, model, session, TID_V4, spec_addr4, spec_icmp4,
+			sizeof(struct rec4)) != 0 ||
+		add_template(x, model, session, TID_V6, spec_addr6, spec_icmp6,
+			sizeof(struct rec6)) != 0 ||
+		add_template(x, model, session, TID_STATS, NULL, NULL,
+			sizeof(struct rec_stats)) != 0 ? -1 : 0;
 }
 
 static int
@@ -817,13 +1294,7 @@ gpurx_ipfix_open(const char *collector, const char *file, uint32_t domain,
 	/* Sequence numbers and templates are per observation domain.
 	 * Templates go into the session before it has a buffer, so that
 	 * they are written by send_templates() alone. */
-	fbSessionSetDomain(x->session, domain);
-	if (add_template(x, TID_V4, spec_addr4, spec_icmp4,
-			sizeof(struct rec4)) != 0 ||
-			add_template(x, TID_V6, spec_addr6, spec_icmp6,
-			sizeof(struct rec6)) != 0 ||
-			add_template(x, TID_STATS, NULL, NULL,
-			sizeof(struct rec_stats)) != 0)
+	if (add_templates(x, x->model, x->session) != 0)
 		goto fail;
 	x->exporter = fbExporterAllocBuffer(x->msg, x->has_udp ?
 		MTU_DATAGRAM : MTU_STREAM);
@@ -895,6 +1366,7 @@ gpurx_ipfix_free(struct gpurx_ipfix *x)
 {
 	if (x == NULL)
 		return;
+	enc_free(x);
 	for (unsigned int i = 0; i < x->n_sinks; i++) {
 		struct sink *s = &x->sinks[i];
 

@@ -37,6 +37,22 @@ void gpurx_ipfix_set_rate(struct gpurx_ipfix *x, uint64_t rate);
 /* Whether a destination is a UDP collector. */
 int gpurx_ipfix_has_udp(const struct gpurx_ipfix *x);
 
+/*
+ * Encoder threads: n libfixbuf sessions (the calling thread's and n - 1
+ * threads'), each building whole messages of a slice of a drain's
+ * records at once; the draining thread sends them in the ring's order,
+ * one stream with its sequence numbers. 1 (the default): the draining
+ * thread alone. Once, before any record. The threads start at the first
+ * drain, on the draining thread's CPUs. 0, or -EINVAL (n out of range),
+ * -EBUSY, -ENOMEM after saying why; x is then as it was.
+ */
+#define GPURX_IPFIX_ENCODERS_MAX 16
+/* dpdk-gpu-rx's --ipfix-encoders unless set: one thread caps near 5-7 M
+ * records/s, and the helpers sleep while drains are small. */
+#define GPURX_IPFIX_ENCODERS_DEFAULT 4
+int gpurx_ipfix_set_encoders(struct gpurx_ipfix *x, unsigned int n);
+unsigned int gpurx_ipfix_encoders(const struct gpurx_ipfix *x);
+
 /* "udp://192.0.2.1:4739 and file x.ipfix", for messages. */
 const char *gpurx_ipfix_describe(const struct gpurx_ipfix *x);
 

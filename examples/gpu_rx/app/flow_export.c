@@ -118,6 +118,8 @@ gpurx_flow_export_init(struct gpurx_app *a)
 	if (fx->ipfix == NULL)
 		return -1;
 	gpurx_ipfix_set_rate(fx->ipfix, a->opt.ipfix_rate);
+	if (gpurx_ipfix_set_encoders(fx->ipfix, a->opt.ipfix_encoders) != 0)
+		return -1;
 	/* A ring per table, for rsize records waiting: its records in the
 	 * GPU's memory in GPU modes (the GPU publishes them at GPU scope;
 	 * drain() copies them over), host memory with --cpu. */
@@ -149,12 +151,15 @@ gpurx_flow_export_init(struct gpurx_app *a)
 
 	printf("flow export: %s, observation domain %u; records end %.3g s "
 		"idle, %.3g s after their first packet%s, %.3g s after a FIN/RST; "
-		"ring of %" PRIu64 " records%s\n", gpurx_ipfix_describe(fx->ipfix),
+		"ring of %" PRIu64 " records%s; %u encoder%s\n",
+		gpurx_ipfix_describe(fx->ipfix),
 		a->opt.ipfix_domain + a->port, a->opt.flow_idle_ns / 1e9,
 		a->opt.flow_active_ns / 1e9,
 		a->opt.flow_active_ns ? "" : " (never)",
 		a->opt.flow_linger_ns / 1e9, rsize,
-		fx->n_parts > 1 ? " per GPU" : "");
+		fx->n_parts > 1 ? " per GPU" : "",
+		gpurx_ipfix_encoders(fx->ipfix),
+		gpurx_ipfix_encoders(fx->ipfix) > 1 ? "s" : "");
 	if (a->opt.ts_source == GPURX_TS_NONE)
 		printf("flow export: --ts none: every packet at time 0, no "
 			"record ends before exit\n");

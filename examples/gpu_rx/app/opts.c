@@ -365,6 +365,10 @@ gpurx_opts_parse(int argc, char **argv, struct gpurx_opts *o)
 			"(default 100k; 0: unpaced). UDP has no\n"
 			"flow control: loss shows only in the\n"
 			"collector's sequence check" },
+		GPUAPP_OPT_UINT_ENTRY("ipfix-encoders", &o->ipfix_encoders, 1,
+			GPURX_IPFIX_ENCODERS_MAX, "N",
+			"threads that encode IPFIX messages at\n"
+			"once, one stream still (default 4)"),
 		GPUAPP_OPT_UINT_ENTRY("ipfix-domain", &o->ipfix_domain, 0,
 			UINT32_MAX - UINT16_MAX, "N",
 			"observation domain of port 0; port P\n"
@@ -399,6 +403,7 @@ gpurx_opts_parse(int argc, char **argv, struct gpurx_opts *o)
 	o->flow_linger_ns = 1000000000ull;
 	o->ipfix_domain = 1;
 	o->ipfix_rate = GPURX_IPFIX_RATE_DEFAULT;
+	o->ipfix_encoders = GPURX_IPFIX_ENCODERS_DEFAULT;
 
 	ret = gpuapp_opts_parse_operands(table, RTE_DIM(table),
 		"Usage: %s [EAL options] -- [options] [filter expression]",

@@ -102,6 +102,7 @@ struct gpurx_opts {
 	const char *ipfix_file;	/* IPFIX file */
 	uint32_t ipfix_domain;	/* observation domain of port 0 (+ port) */
 	uint64_t ipfix_rate;	/* UDP: records/s, 0: unpaced */
+	uint32_t ipfix_encoders;	/* gpurx_ipfix_set_encoders() */
 	int stamps;		/* --stamps: generator stamps (stamps.h) */
 };
 

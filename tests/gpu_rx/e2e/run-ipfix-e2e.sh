@@ -277,7 +277,9 @@ bad-args)
 			"--ipfix-domain 0x10" "--count 010x" "--duration inf" \
 			"--ipfix-rate x" "--ipfix-rate 10G" "--ipfix-rate -1" \
 			"--ipfix-rate 1001M" "--ipfix-rate k" "--ipfix-rate 1.5k" \
-			"--ipfix-rate 99999999999999999999"; do
+			"--ipfix-rate 99999999999999999999" "--ipfix-encoders 0" \
+			"--ipfix-encoders 17" "--ipfix-encoders x" \
+			"--ipfix-encoders -1"; do
 		# shellcheck disable=SC2086
 		set -- $a
 		run_app bad "$1" "$2" > /dev/null
