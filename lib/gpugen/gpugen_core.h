@@ -81,10 +81,17 @@ gpugen_tmpl(const struct gpugen_table *t, const struct gpugen_stream_dev *st)
 GPURX_FN uint32_t
 gpugen_locate(const struct gpugen_table *t, uint64_t n, uint64_t *idx)
 {
-	uint64_t r = n / t->round;
-	uint32_t pos = (uint32_t)(n % t->round);
-	uint32_t s = 0;
+	uint64_t r;
+	uint32_t pos, s = 0;
 
+	/* One stream: packet n is its packet n. Spares the GPU a 64-bit
+	 * division and remainder, a long software sequence there. */
+	if (t->n_streams == 1) {
+		*idx = n;
+		return 0;
+	}
+	r = n / t->round;
+	pos = (uint32_t)(n % t->round);
 	while (s + 1 < t->n_streams && pos >= t->s[s + 1].wstart)
 		s++;
 	*idx = r * t->s[s].weight + (pos - t->s[s].wstart);

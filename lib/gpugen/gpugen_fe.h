@@ -128,6 +128,10 @@ gpugen_fe_mulmod(uint64_t a, uint64_t b, uint64_t r)
 
 	if (r == 0)
 		return a * b;
+	/* The common step of 1: one remainder, not three (64-bit ones are a
+	 * long software sequence on the GPU). */
+	if (b == 1)
+		return a % r;
 	a %= r;
 	b %= r;
 	if (a <= 0xffffffffull && b <= 0xffffffffull)
