@@ -176,8 +176,13 @@ struct gpurx_gq {
 	/* Kernel time spent on items and items done, one slot per block of
 	 * the queue (each block writes only its own: no atomics on host
 	 * memory, which PCIe may not support). Written after the item's DONE
-	 * (gpu_body.cuh): a reader may see them an item late. */
-	uint64_t busy_ns[GPURX_BLOCKS_PER_QUEUE_MAX];
+	 * (gpu_body.cuh): a reader may see them an item late. From a cache
+	 * line of their own on: the GPU writes them for every item, and a
+	 * line shared with the pointers above (sum, arena, read by the RX
+	 * lcore for every item) would leave the CPU's copy of those
+	 * invalidated each time, a miss per item collected. */
+	uint64_t busy_ns[GPURX_BLOCKS_PER_QUEUE_MAX]
+		__attribute__((aligned(64)));
 	uint64_t items_done[GPURX_BLOCKS_PER_QUEUE_MAX];
 	/* Persistent kernel: time items waited from the dispatcher seeing
 	 * them READY to their worker starting, summed per block. */

@@ -47,6 +47,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_mempool.h>
 #include <rte_memory.h>
 #include <rte_prefetch.h>
 
@@ -324,6 +325,78 @@ launch_item(struct gpurx_app *a, uint16_t q)
 }
 
 /*
+ * The mbufs of a collected item back to their pool, without sending the
+ * lcore's mempool cache down the pool's shared ring. A put that would
+ * take the cache past its flush threshold moves the whole cache into the
+ * ring, and a burst that finds it empty refills it from the ring: from
+ * the far end of a ring as long as the idle pool, mbufs that another
+ * lcore, or this one long ago, last wrote, which the PMD then misses on
+ * in the next RX burst. The source's free-after-RX never leaves its
+ * cache; GPU items do when they come back several at once (the kernel
+ * finished later items while the tail was still in flight) or in-flight
+ * packets swing by more than a cache. Such a bunch waits in the queue's
+ * stash, and stash_to_cache() hands it to the cache before each RX burst
+ * as far as the threshold allows, so that the burst allocates them from
+ * the cache. plain: the pool all of m are plain mbufs of
+ * (gpurx_mbufs_free), else NULL.
+ */
+static inline void
+mbufs_release(struct gpu_queue *Q, struct rte_mbuf **m, uint32_t n,
+		struct rte_mempool *plain)
+{
+	struct rte_mempool_cache *c;
+
+	if (plain == NULL) {
+		rte_pktmbuf_free_bulk(m, n);
+		return;
+	}
+	c = rte_mempool_default_cache(plain, rte_lcore_id());
+	if (likely(Q->stash_n == 0) &&
+			(c == NULL || c->len + n <= c->flushthresh)) {
+		rte_mempool_generic_put(plain, (void *const *)m, n, c);
+		return;
+	}
+	if (Q->stash_n != 0 && (plain != Q->stash_pool ||
+			Q->stash_n + n > GPURX_STASH_MBUFS)) {
+		/* Another pool's, or the stash is full: the older ones go
+		 * back (a flush, as without the stash). */
+		rte_mempool_put_bulk(Q->stash_pool, (void *const *)Q->stash,
+			Q->stash_n);
+		Q->stash_n = 0;
+	}
+	if (c == NULL || n > GPURX_STASH_MBUFS) {
+		rte_mempool_generic_put(plain, (void *const *)m, n, c);
+		return;
+	}
+	memcpy(Q->stash + Q->stash_n, m, n * sizeof(*m));
+	Q->stash_n += n;
+	Q->stash_pool = plain;
+}
+
+/* The stash (mbufs_release) into this lcore's mempool cache up to its
+ * flush threshold, the latest collected first. all: every one, past the
+ * threshold too (the lcore ends). */
+static inline void
+stash_to_cache(struct gpu_queue *Q, int all)
+{
+	struct rte_mempool_cache *c;
+	uint32_t k;
+
+	if (likely(Q->stash_n == 0))
+		return;
+	c = rte_mempool_default_cache(Q->stash_pool, rte_lcore_id());
+	k = Q->stash_n;
+	if (!all && c != NULL)
+		k = c->len >= c->flushthresh ? 0 :
+			RTE_MIN(k, c->flushthresh - c->len);
+	if (k == 0)
+		return;
+	Q->stash_n -= k;
+	rte_mempool_generic_put(Q->stash_pool,
+		(void *const *)(Q->stash + Q->stash_n), k, c);
+}
+
+/*
  * --stamps: the stamps the kernel read of the matched packets of word w
  * of an item (bits: those counted), in RX order, each with the RX time
  * the lcore gave the packet: the accounting --cpu does, on the lcore that
@@ -460,7 +533,7 @@ collect_item(struct gpurx_app *a, uint16_t q)
 		__atomic_store_n(&qs->gpu_busy_ns, busy / g->ck.kp.bpq,
 			__ATOMIC_RELAXED);
 	}
-	gpurx_mbufs_free(ci->mbufs, it->n, it->plain_pool);
+	mbufs_release(Q, ci->mbufs, it->n, it->plain_pool);
 	GPURX_STAT_ADD(&Q->live, collected, 1);
 	GPURX_STAT_ADD(&Q->live, inflight_pkts, -(uint64_t)it->n);
 	it->n = 0;
@@ -571,6 +644,7 @@ gpurx_rx_gpu_lcore(void *arg)
 		}
 		if (a->cap != NULL)
 			gpurx_capture_poll(a->cap, q);
+		stash_to_cache(Q, 0);
 		n = rte_eth_rx_burst(a->port, q, pkts, a->opt.burst);
 		if (n == 0)
 			continue;
@@ -618,6 +692,7 @@ gpurx_rx_gpu_lcore(void *arg)
 	}
 	if (drain_queue(a, q) != 0)
 		status = -1;
+	stash_to_cache(Q, 1);
 	return status;
 }
 

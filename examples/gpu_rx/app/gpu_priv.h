@@ -60,6 +60,11 @@ struct gpu_item {
 	struct rte_mempool *plain_pool;	/* see gpurx_mbufs_free() */
 };
 
+/* Plain mbufs an RX lcore may hold back from its mempool cache
+ * (gpu_path.c: mbufs_release): two items of the largest burst, or a
+ * cache's whole flush threshold and more. */
+#define GPURX_STASH_MBUFS (2u * RTE_MEMPOOL_CACHE_MAX_SIZE)
+
 /* Item latency (READY stored -> DONE seen by the lcore) histogram: 1 us
  * buckets, the last one for everything longer. */
 #define LAT_BUCKETS 4096
@@ -75,6 +80,11 @@ struct gpu_queue {
 	void *stream;
 	struct gpucomm_ring ring;	/* over list (lib/gpucomm) */
 	uint32_t collected;	/* items, for the busy-share refresh */
+	/* Collected plain mbufs of stash_pool not yet in its cache: a
+	 * stack of GPURX_STASH_MBUFS (mbufs_release says why). */
+	uint32_t stash_n;
+	struct rte_mempool *stash_pool;
+	struct rte_mbuf **stash;
 	uint64_t *lat_hist;	/* [LAT_BUCKETS] */
 	struct gpurx_qlive live;	/* progress, for the main lcore's watch */
 } __rte_cache_aligned;

@@ -82,8 +82,13 @@ setup_queue(struct gpurx_app *a, struct gpurx_gpu *g, uint16_t r)
 	}
 	Q->items = rte_zmalloc("gpurx_items", n * sizeof(*Q->items), 0);
 	Q->lat_hist = rte_zmalloc("gpurx_lat", LAT_BUCKETS * sizeof(uint64_t), 0);
-	if (Q->items == NULL || Q->lat_hist == NULL)
+	Q->stash = rte_zmalloc("gpurx_stash",
+		GPURX_STASH_MBUFS * sizeof(*Q->stash), RTE_CACHE_LINE_SIZE);
+	if (Q->items == NULL || Q->lat_hist == NULL || Q->stash == NULL) {
+		GPURX_LOG(ERR, "error: queue %u: no memory for the ring's "
+			"bookkeeping (%u items)\n", q, n);
 		return -1;
+	}
 	gq->items = (struct gpucomm_item *)Q->list;
 	gq->n_items = n;
 	gq->burst = burst;
@@ -356,6 +361,7 @@ gpurx_gpu_teardown(struct gpurx_app *a)
 					"destroy failed\n", g->queues[r]);
 			rte_free(Q->items);
 			rte_free(Q->lat_hist);
+			rte_free(Q->stash);
 			gpucuda_stream_destroy(Q->stream);
 		}
 		gpucuda_stream_destroy(g->kstream);
