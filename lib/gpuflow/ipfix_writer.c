@@ -1077,6 +1077,27 @@ gpurx_ipfix_drain(struct gpurx_ipfix *x, struct gpurx_flow_ring *ring,
 }
 
 void
+gpurx_ipfix_add_many(struct gpurx_ipfix *x, const struct gpurx_flow_rec *recs,
+		uint32_t n)
+{
+	uint32_t i = 0;
+
+	if (x->n_enc >= 2 && !x->lib_failed)
+		enc_start(x);
+	while (x->n_helpers != 0 && !x->lib_failed &&
+			n - i >= 2 * ENC_SLICE_MIN) {
+		const uint32_t m = RTE_MIN(n - i, ENC_BATCH_MAX);
+
+		for (uint32_t j = 0; j < m; j++)
+			x->batch[j] = &recs[i + j];
+		enc_round(x, m);
+		i += m;
+	}
+	for (; i < n; i++)
+		gpurx_ipfix_add(x, &recs[i]);
+}
+
+void
 gpurx_ipfix_set_meter_counts(struct gpurx_ipfix *x, uint64_t ignored_packets,
 		uint64_t not_sent)
 {

@@ -63,6 +63,15 @@ void gpurx_ipfix_connect(struct gpurx_ipfix *x);
 void gpurx_ipfix_add(struct gpurx_ipfix *x, const struct gpurx_flow_rec *r);
 
 /*
+ * n records, in order, as n gpurx_ipfix_add() calls would put them, but
+ * through the encoder threads (gpurx_ipfix_set_encoders()) where there
+ * are enough of them: for a batch the caller holds, e.g. the flows still
+ * live at exit.
+ */
+void gpurx_ipfix_add_many(struct gpurx_ipfix *x,
+		const struct gpurx_flow_rec *recs, uint32_t n);
+
+/*
  * The consumer of an export ring (flow_ring.h): up to max records from
  * position *tail on, those written so far (records in GPU memory: those
  * the last gpurx_flow_cuda_pull() brought over), into x; *tail moves past
