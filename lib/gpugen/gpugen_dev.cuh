@@ -71,7 +71,6 @@ gpugen_warp_copy(uint8_t *d, const uint8_t *s, uint32_t len, uint32_t lane)
 		d[body + lane] = s[body + lane];
 }
 
-
 /*
  * gpugen_warp_copy() for a source only 4-byte aligned (a slot in shared
  * memory, gpugen_warp_build_smem), s and d agreeing modulo 4: past a head

@@ -44,8 +44,9 @@ struct gpugen_fill_body {
 			: gpucomm_worker_base<gpugen_fill_body>(body, ring, slot),
 			mine(NULL), t_seen(0), t_loaded(0), t_built(0)
 		{
-			/* Only with a.smem: a per-block array all the same,
-			 * static (the launch has no dynamic shared memory). */
+			/* Static, so every block has it, used or not (the
+			 * launch asks for no dynamic shared memory): 31 KiB,
+			 * which leaves 4 blocks an SM, as the registers do. */
 			__shared__ __align__(16) uint8_t
 				s_stage[GPUGEN_FILL_THREADS * GPUGEN_FILL_SMEM_SLOT];
 
