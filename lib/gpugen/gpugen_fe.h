@@ -221,6 +221,61 @@ gpugen_fe_fix(const struct gpugen_fe_prog *p, uint8_t *pkt,
 }
 
 /*
+ * A packet's checksum changes, summed: gpugen_fe_fix() per change reads,
+ * adjusts and writes each checksum field again, a chain through memory
+ * from one write to the next (on a GPU thread, a dependent load and
+ * store per write). Summing the RFC 1624 terms (~m + m') and adjusting
+ * once gives the same bytes: a change whose sum stays as it was adds no
+ * term, as gpugen_fe_fix() skips it, and only a field no change touched
+ * is left as it stands (a stored 0xffff among them).
+ */
+struct gpugen_fe_acc {
+	uint32_t sum[2];	/* per region, as gpugen_fe_sums() */
+	uint32_t changed[2];
+};
+
+GPURX_FN void
+gpugen_fe_acc_add(struct gpugen_fe_acc *a, const uint32_t m[2],
+		const uint32_t m2[2])
+{
+	/* At most GPUGEN_FE_MAX_WRITES + 1 terms of 17 bits: no overflow. */
+	for (int r = 0; r < 2; r++) {
+		if (m[r] == m2[r])
+			continue;
+		a->sum[r] += (uint16_t)~gpugen_csum_fold(m[r]) +
+			gpugen_csum_fold(m2[r]);
+		a->changed[r] = 1;
+	}
+}
+
+/* gpugen_fe_fix() for the changes summed in a. */
+GPURX_FN void
+gpugen_fe_acc_fix(const struct gpugen_fe_prog *p, uint8_t *pkt,
+		const struct gpugen_fe_acc *a)
+{
+	uint16_t c;
+
+	if (p->ip4_csum != 0 && a->changed[0]) {
+		c = gpurx_be16(pkt + p->ip4_csum);
+		gpurx_put_be16(pkt + p->ip4_csum,
+			(uint16_t)~gpugen_csum_fold((uint16_t)~c + a->sum[0]));
+	}
+	if (p->l4_csum == 0 || !a->changed[1])
+		return;
+	c = gpurx_be16(pkt + p->l4_csum);
+	if (p->l4_phdr) {
+		/* A sum, not its complement: S' = S + the terms. */
+		c = gpugen_csum_fold(c + a->sum[1]);
+	} else {
+		c = (uint16_t)~gpugen_csum_fold((uint16_t)~c + a->sum[1]);
+		/* UDP sends a computed 0 as 0xffff: 0 means "none". */
+		if (c == 0 && p->l4_udp)
+			c = 0xffff;
+	}
+	gpurx_put_be16(pkt + p->l4_csum, c);
+}
+
+/*
  * Apply the program to a copy of the template in pkt, as packet i, its
  * stamp numbered seq (a replay stream numbers only its stamped frames,
  * so that the receiver counts no unstamped one as lost).
@@ -229,6 +284,7 @@ GPURX_FN void
 gpugen_fe_apply_seq(const struct gpugen_fe_prog *p, uint8_t *pkt, uint64_t i,
 		uint64_t seq, uint64_t tx_ns)
 {
+	struct gpugen_fe_acc acc = {{0, 0}, {0, 0}};
 	uint32_t m[2], m2[2];
 
 	for (uint32_t w = 0; w < p->n_writes; w++) {
@@ -247,14 +303,15 @@ gpugen_fe_apply_seq(const struct gpugen_fe_prog *p, uint8_t *pkt, uint64_t i,
 				((v << x->shift) & x->mask);
 		gpurx_put_ben(d, x->width, v);
 		gpugen_fe_sums(p, pkt, x->off, x->width, m2);
-		gpugen_fe_fix(p, pkt, m, m2);
+		gpugen_fe_acc_add(&acc, m, m2);
 	}
 	if (p->stamp_off != 0) {
 		gpugen_fe_sums(p, pkt, p->stamp_off, GPUGEN_STAMP_LEN, m);
 		gpugen_stamp_put(pkt + p->stamp_off, p->stream, seq, tx_ns);
 		gpugen_fe_sums(p, pkt, p->stamp_off, GPUGEN_STAMP_LEN, m2);
-		gpugen_fe_fix(p, pkt, m, m2);
+		gpugen_fe_acc_add(&acc, m, m2);
 	}
+	gpugen_fe_acc_fix(p, pkt, &acc);
 }
 
 /* Apply the program to a copy of the template in pkt, as packet i. */
