@@ -352,11 +352,15 @@ gpugen_fe_acc_fix(const struct gpugen_fe_prog *p, uint8_t *pkt,
 /*
  * Apply the program to a copy of the template in pkt, as packet i, its
  * stamp numbered seq (a replay stream numbers only its stamped frames,
- * so that the receiver counts no unstamped one as lost).
+ * so that the receiver counts no unstamped one as lost). pkt never lies
+ * in the program: restrict lets the compiler keep the program's fields
+ * in registers across the byte stores to pkt, which would otherwise
+ * reload them after every store (a uint8_t store may alias anything).
  */
 GPURX_FN void
-gpugen_fe_apply_seq(const struct gpugen_fe_prog *p, uint8_t *pkt, uint64_t i,
-		uint64_t seq, uint64_t tx_ns)
+gpugen_fe_apply_seq(const struct gpugen_fe_prog *GPURX_RESTRICT p,
+		uint8_t *GPURX_RESTRICT pkt, uint64_t i, uint64_t seq,
+		uint64_t tx_ns)
 {
 	struct gpugen_fe_acc acc = {{0, 0}, {0, 0}};
 	uint32_t m[2], m2[2];
