@@ -195,6 +195,80 @@ gpugen_fe_sums(const struct gpugen_fe_prog *p, const uint8_t *pkt, uint32_t off,
 			gpugen_csum_span(pkt, p->ph_start, p->ph_end, off, len);
 }
 
+/*
+ * gpugen_csum_span() of region [rs, re) over [off, off + len), those
+ * bytes holding the n (<= 3) big-endian values v of w (<= 8) bytes each
+ * (n * w == len, w even when n > 1): the same sum, from the values rather
+ * than the bytes; the bytes that share the span's end words are read from
+ * frame. The span lies wholly in the region or wholly out of it.
+ */
+GPURX_FN uint32_t
+gpugen_csum_span_val(const uint8_t *frame, uint32_t rs, uint32_t re,
+		uint32_t off, uint32_t len, const uint64_t *v, uint32_t n,
+		uint32_t w)
+{
+	const uint64_t lane = 0x00ff00ff00ff00ffull;
+	uint64_t e = 0, o = 0, keep = w < 8 ? (1ull << (8 * w)) - 1 : ~0ull;
+	uint32_t se, so, sum;
+
+	if (off + len <= rs || off >= re)
+		return 0;
+	/* The bytes at even and at odd places from each value's last, one
+	 * a 16-bit lane (at most 3 x 255 in one), the lanes then summed by
+	 * one multiply: a few operations a value, not a load and an add a
+	 * byte. */
+	for (uint32_t k = 0; k < n; k++) {
+		e += v[k] & keep & lane;
+		o += ((v[k] & keep) >> 8) & lane;
+	}
+	se = (uint32_t)((e * 0x0001000100010001ull) >> 48);
+	so = (uint32_t)((o * 0x0001000100010001ull) >> 48);
+	/* A value's last byte is the high half of its word when it ends an
+	 * odd number of bytes past a word's start. */
+	sum = ((off + len - rs) & 1) ? (se << 8) + so : se + (so << 8);
+	if ((off - rs) & 1)
+		sum += (uint32_t)frame[off - 1] << 8;
+	if (((off + len - rs) & 1) && off + len < re)
+		sum += frame[off + len];
+	return sum;
+}
+
+/* Whether [off, off + len) lies wholly in or out of each summed region. */
+GPURX_FN int
+gpugen_fe_span_whole(const struct gpugen_fe_prog *p, uint32_t off,
+		uint32_t len)
+{
+	uint32_t e = off + len;
+
+#define GPUGEN_FE_WHOLE(a, b) \
+	(e <= (a) || off >= (b) || ((a) <= off && e <= (b)))
+	return GPUGEN_FE_WHOLE(p->ip4_start, p->ip4_end) &&
+		GPUGEN_FE_WHOLE(p->l4_start, p->l4_end) &&
+		GPUGEN_FE_WHOLE(p->ph_start, p->ph_end);
+#undef GPUGEN_FE_WHOLE
+}
+
+/*
+ * gpugen_fe_sums() of [off, off + len) holding the values v (as
+ * gpugen_csum_span_val()), for a span gpugen_fe_span_whole() accepts.
+ */
+GPURX_FN void
+gpugen_fe_sums_val(const struct gpugen_fe_prog *p, const uint8_t *pkt,
+		uint32_t off, uint32_t len, const uint64_t *v, uint32_t n,
+		uint32_t w, uint32_t s[2])
+{
+	s[0] = 0;
+	s[1] = 0;
+	if (p->ip4_csum != 0 && !p->csum_offload)
+		s[0] = gpugen_csum_span_val(pkt, p->ip4_start, p->ip4_end, off,
+			len, v, n, w);
+	if (p->l4_csum != 0)
+		s[1] = (p->l4_phdr ? 0 : gpugen_csum_span_val(pkt, p->l4_start,
+			p->l4_end, off, len, v, n, w)) +
+			gpugen_csum_span_val(pkt, p->ph_start, p->ph_end, off,
+				len, v, n, w);
+}
+
 GPURX_FN void
 gpugen_fe_fix(const struct gpugen_fe_prog *p, uint8_t *pkt,
 		const uint32_t m[2], const uint32_t m2[2])
@@ -221,14 +295,74 @@ gpugen_fe_fix(const struct gpugen_fe_prog *p, uint8_t *pkt,
 }
 
 /*
+ * A packet's checksum changes, summed: gpugen_fe_fix() per change reads,
+ * adjusts and writes each checksum field again, a chain through memory
+ * from one write to the next (on a GPU thread, a dependent load and
+ * store per write). Summing the RFC 1624 terms (~m + m') and adjusting
+ * once gives the same bytes: a change whose sum stays as it was adds no
+ * term, as gpugen_fe_fix() skips it, and only a field no change touched
+ * is left as it stands (a stored 0xffff among them).
+ */
+struct gpugen_fe_acc {
+	uint32_t sum[2];	/* per region, as gpugen_fe_sums() */
+	uint32_t changed[2];
+};
+
+GPURX_FN void
+gpugen_fe_acc_add(struct gpugen_fe_acc *a, const uint32_t m[2],
+		const uint32_t m2[2])
+{
+	/* At most GPUGEN_FE_MAX_WRITES + 1 terms of 17 bits: no overflow. */
+	for (int r = 0; r < 2; r++) {
+		if (m[r] == m2[r])
+			continue;
+		a->sum[r] += (uint16_t)~gpugen_csum_fold(m[r]) +
+			gpugen_csum_fold(m2[r]);
+		a->changed[r] = 1;
+	}
+}
+
+/* gpugen_fe_fix() for the changes summed in a. */
+GPURX_FN void
+gpugen_fe_acc_fix(const struct gpugen_fe_prog *p, uint8_t *pkt,
+		const struct gpugen_fe_acc *a)
+{
+	uint16_t c;
+
+	if (p->ip4_csum != 0 && a->changed[0]) {
+		c = gpurx_be16(pkt + p->ip4_csum);
+		gpurx_put_be16(pkt + p->ip4_csum,
+			(uint16_t)~gpugen_csum_fold((uint16_t)~c + a->sum[0]));
+	}
+	if (p->l4_csum == 0 || !a->changed[1])
+		return;
+	c = gpurx_be16(pkt + p->l4_csum);
+	if (p->l4_phdr) {
+		/* A sum, not its complement: S' = S + the terms. */
+		c = gpugen_csum_fold(c + a->sum[1]);
+	} else {
+		c = (uint16_t)~gpugen_csum_fold((uint16_t)~c + a->sum[1]);
+		/* UDP sends a computed 0 as 0xffff: 0 means "none". */
+		if (c == 0 && p->l4_udp)
+			c = 0xffff;
+	}
+	gpurx_put_be16(pkt + p->l4_csum, c);
+}
+
+/*
  * Apply the program to a copy of the template in pkt, as packet i, its
  * stamp numbered seq (a replay stream numbers only its stamped frames,
- * so that the receiver counts no unstamped one as lost).
+ * so that the receiver counts no unstamped one as lost). pkt never lies
+ * in the program: restrict lets the compiler keep the program's fields
+ * in registers across the byte stores to pkt, which would otherwise
+ * reload them after every store (a uint8_t store may alias anything).
  */
 GPURX_FN void
-gpugen_fe_apply_seq(const struct gpugen_fe_prog *p, uint8_t *pkt, uint64_t i,
-		uint64_t seq, uint64_t tx_ns)
+gpugen_fe_apply_seq(const struct gpugen_fe_prog *GPURX_RESTRICT p,
+		uint8_t *GPURX_RESTRICT pkt, uint64_t i, uint64_t seq,
+		uint64_t tx_ns)
 {
+	struct gpugen_fe_acc acc = {{0, 0}, {0, 0}};
 	uint32_t m[2], m2[2];
 
 	for (uint32_t w = 0; w < p->n_writes; w++) {
@@ -247,14 +381,31 @@ gpugen_fe_apply_seq(const struct gpugen_fe_prog *p, uint8_t *pkt, uint64_t i,
 				((v << x->shift) & x->mask);
 		gpurx_put_ben(d, x->width, v);
 		gpugen_fe_sums(p, pkt, x->off, x->width, m2);
-		gpugen_fe_fix(p, pkt, m, m2);
+		gpugen_fe_acc_add(&acc, m, m2);
 	}
 	if (p->stamp_off != 0) {
-		gpugen_fe_sums(p, pkt, p->stamp_off, GPUGEN_STAMP_LEN, m);
-		gpugen_stamp_put(pkt + p->stamp_off, p->stream, seq, tx_ns);
-		gpugen_fe_sums(p, pkt, p->stamp_off, GPUGEN_STAMP_LEN, m2);
-		gpugen_fe_fix(p, pkt, m, m2);
+		/* The stamp's sums from its three words, old and new: no
+		 * byte of it is read back after it is written, and no byte
+		 * of its 24 summed one at a time (a dependent step each on a
+		 * GPU thread). gpugen_fe_set_stamp() keeps the stamp wholly
+		 * in or out of each summed region. */
+		uint8_t *d = pkt + p->stamp_off;
+		uint64_t o[3], n[3];
+
+		o[0] = gpurx_be64(d);
+		o[1] = gpurx_be64(d + 8);
+		o[2] = gpurx_be64(d + 16);
+		n[0] = ((uint64_t)GPUGEN_STAMP_MAGIC << 32) | p->stream;
+		n[1] = seq;
+		n[2] = tx_ns;
+		gpugen_fe_sums_val(p, pkt, p->stamp_off, GPUGEN_STAMP_LEN, o, 3,
+			8, m);
+		gpugen_fe_sums_val(p, pkt, p->stamp_off, GPUGEN_STAMP_LEN, n, 3,
+			8, m2);
+		gpugen_stamp_put(d, p->stream, seq, tx_ns);
+		gpugen_fe_acc_add(&acc, m, m2);
 	}
+	gpugen_fe_acc_fix(p, pkt, &acc);
 }
 
 /* Apply the program to a copy of the template in pkt, as packet i. */
@@ -626,6 +777,11 @@ gpugen_fe_set_stamp(struct gpugen_fe_prog *p)
 		if (gpugen_fe_overlap(p->writes[w].off, p->writes[w].width, off,
 				GPUGEN_STAMP_LEN))
 			return -EPERM;
+	/* The payload lies past the IPv4 header and the addresses, and in
+	 * the L4 segment: gpugen_fe_apply_seq() sums the stamp from its
+	 * values, which needs it wholly in or out of each region. */
+	if (!gpugen_fe_span_whole(p, off, GPUGEN_STAMP_LEN))
+		return -EMSGSIZE;
 	p->stamp_off = off;
 	return 0;
 }

@@ -693,6 +693,46 @@ test_fe_fields(void)
 	CHECK_EQ(gpugen_fe_set_stamp(&p), -EMSGSIZE);
 }
 
+/*
+ * The sums the field engine takes from values (gpugen_csum_span_val())
+ * against summing the bytes (gpugen_csum_span()): one value of 1 to 8
+ * bytes or three of 8 (a stamp), every parity of region and span, spans
+ * at and away from the region's edges, zero bytes among the others.
+ */
+static void
+test_csum_span_val(void)
+{
+	static uint8_t f[64];
+	int inside = 0, odd = 0;
+
+	for (int n = 0; n < 200000; n++) {
+		uint32_t nv = pb_rnd(3) ? 1 : 3;
+		uint32_t w = nv == 3 ? 8 : 1 + pb_rnd(8), len = nv * w;
+		uint32_t rs = pb_rnd(24), re = rs + pb_rnd(40);
+		uint32_t off = pb_rnd(64 - len + 1);
+		uint64_t v[3];
+
+		for (uint32_t k = 0; k < sizeof(f); k++)
+			f[k] = pb_rnd(3) ? (uint8_t)pb_rnd(256) : 0;
+		for (uint32_t k = 0; k < nv; k++) {
+			v[k] = pb_rnd(4) ? pb_rnd64() : 0;
+			gpurx_put_ben(f + off + k * w, w, v[k]);
+		}
+		if (!(off + len <= rs || off >= re ||
+				(rs <= off && off + len <= re)))
+			continue;
+		CHECK_EQ(gpugen_csum_span_val(f, rs, re, off, len, v, nv, w),
+			gpugen_csum_span(f, rs, re, off, len));
+		if (off >= rs && off + len <= re) {
+			inside++;
+			odd += (off - rs) & 1;
+		}
+	}
+	CHECK(inside > 40000 && odd > 15000,
+		"only %d spans inside their region, %d at odd offsets", inside,
+		odd);
+}
+
 /* Random programs over random templates: checksums stay right. */
 static void
 test_fe_random_programs(void)
@@ -767,6 +807,7 @@ main(void)
 	test_incremental();
 	test_fe_sequences();
 	test_fe_fields();
+	test_csum_span_val();
 	test_fe_random_programs();
 	return check_finish("gpurx-test-pkt-build");
 }
