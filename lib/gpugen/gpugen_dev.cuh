@@ -35,6 +35,32 @@ gpugen_warp_copy_w(uint8_t *d, const uint8_t *s, uint32_t len, uint32_t lane)
 }
 
 /*
+ * The warp copies len bytes, s and d agreeing modulo sizeof(T): a head
+ * of under sizeof(T) bytes up to d's alignment, one byte a lane, the body
+ * in pieces of T consecutive across the lanes, then a tail of under
+ * sizeof(T) bytes, one byte a lane; each one store instruction. T =
+ * uint32_t serves a source only 4-byte aligned (a slot in shared memory,
+ * gpugen_warp_build_smem): a frame of up to 128 bytes in one store.
+ */
+template <typename T>
+static __device__ void
+gpugen_warp_copy_ht(uint8_t *d, const uint8_t *s, uint32_t len, uint32_t lane)
+{
+	const uint32_t a = (uint32_t)sizeof(T);
+	uint32_t head = (a - (uint32_t)((uintptr_t)d & (a - 1))) & (a - 1);
+	uint32_t body;
+
+	if (head > len)
+		head = len;
+	if (lane < head)
+		d[lane] = s[lane];
+	body = head + ((len - head) & ~(a - 1));
+	gpugen_warp_copy_w<T>(d + head, s + head, body - head, lane);
+	if (body + lane < len)
+		d[body + lane] = s[body + lane];
+}
+
+/*
  * Copy len bytes from s to d with the whole warp, every lane calling with
  * the same arguments. s and d agree modulo 16 (the thread built at that
  * offset in its slot), so past a head of under 16 bytes both are 16-byte
@@ -49,8 +75,6 @@ gpugen_warp_copy_w(uint8_t *d, const uint8_t *s, uint32_t len, uint32_t lane)
 static __device__ void
 gpugen_warp_copy(uint8_t *d, const uint8_t *s, uint32_t len, uint32_t lane)
 {
-	uint32_t head = (16u - (uint32_t)((uintptr_t)d & 15u)) & 15u;
-	uint32_t body;
 	uint32_t al = ((uint32_t)(uintptr_t)d | len) & 15u;
 
 	if (al == 8 && len <= GPUGEN_WARP * 8u) {
@@ -61,37 +85,7 @@ gpugen_warp_copy(uint8_t *d, const uint8_t *s, uint32_t len, uint32_t lane)
 		gpugen_warp_copy_w<uint32_t>(d, s, len, lane);
 		return;
 	}
-	if (head > len)
-		head = len;
-	if (lane < head)
-		d[lane] = s[lane];
-	body = head + ((len - head) & ~15u);
-	gpugen_warp_copy_w<uint4>(d + head, s + head, body - head, lane);
-	if (body + lane < len)
-		d[body + lane] = s[body + lane];
-}
-
-/*
- * gpugen_warp_copy() for a source only 4-byte aligned (a slot in shared
- * memory, gpugen_warp_build_smem), s and d agreeing modulo 4: past a head
- * of under 4 bytes the body moves as 4-byte pieces, consecutive across
- * the lanes (a frame of up to 128 bytes in one store instruction), then a
- * tail of under 4 bytes.
- */
-static __device__ void
-gpugen_warp_copy4(uint8_t *d, const uint8_t *s, uint32_t len, uint32_t lane)
-{
-	uint32_t head = (4u - (uint32_t)((uintptr_t)d & 3u)) & 3u;
-	uint32_t body;
-
-	if (head > len)
-		head = len;
-	if (lane < head)
-		d[lane] = s[lane];
-	body = head + ((len - head) & ~3u);
-	gpugen_warp_copy_w<uint32_t>(d + head, s + head, body - head, lane);
-	if (body + lane < len)
-		d[body + lane] = s[body + lane];
+	gpugen_warp_copy_ht<uint4>(d, s, len, lane);
 }
 
 /*
@@ -129,7 +123,7 @@ gpugen_warp_build_in(const struct gpugen_table *t, uint8_t *out,
 		if (A == 16)
 			gpugen_warp_copy(d, from, l, lane);
 		else
-			gpugen_warp_copy4(d, from, l, lane);
+			gpugen_warp_copy_ht<uint32_t>(d, from, l, lane);
 	}
 	/* The next step's build overwrites the slots read above. */
 	__syncwarp();
