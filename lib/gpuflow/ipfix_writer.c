@@ -915,33 +915,49 @@ enc_round(struct gpurx_ipfix *x, uint32_t n)
 	}
 }
 
+/*
+ * A libfixbuf message builder into a buffer of its own (*msg, MTU_STREAM
+ * bytes): *model, *session holding x's templates, *exporter and *fbuf, in
+ * manual mode. The templates go into the session before it has a buffer,
+ * so that they are written by x's own send_templates() alone (an
+ * encoder's messages carry data alone). 0; -1 after saying what failed
+ * (what: whose buffer), what was made left in the pointers for the
+ * caller's teardown.
+ */
+static int
+fb_open(struct gpurx_ipfix *x, const char *what, uint8_t **msg,
+		fbInfoModel_t **model, fbSession_t **session,
+		fbExporter_t **exporter, fBuf_t **fbuf)
+{
+	*msg = malloc(MTU_STREAM);
+	*model = fbInfoModelAlloc();
+	*session = *model != NULL ? fbSessionAlloc(*model) : NULL;
+	if (*msg == NULL || *session == NULL) {
+		FLOW_LOG(ERR, "error: flow export: out of memory\n");
+		return -1;
+	}
+	if (add_templates(x, *model, *session) != 0)
+		return -1;
+	*exporter = fbExporterAllocBuffer(*msg, x->has_udp ?
+		MTU_DATAGRAM : MTU_STREAM);
+	*fbuf = *exporter != NULL ? fBufAllocForExport(*session, *exporter) :
+		NULL;
+	if (*fbuf == NULL) {
+		FLOW_LOG(ERR, "error: flow export: libfixbuf cannot make %s\n",
+			what);
+		return -1;
+	}
+	fBufSetAutomaticMode(*fbuf, FALSE);
+	return 0;
+}
+
 static int
 enc_open(struct gpurx_ipfix *x, struct enc *e)
 {
 	e->x = x;
 	e->ingress = x->ingress;
-	e->msg = malloc(MTU_STREAM);
-	e->model = fbInfoModelAlloc();
-	e->session = e->model != NULL ? fbSessionAlloc(e->model) : NULL;
-	if (e->msg == NULL || e->session == NULL) {
-		FLOW_LOG(ERR, "error: flow export: out of memory\n");
-		return -1;
-	}
-	/* Templates before the buffer: the encoders' messages carry data
-	 * alone; x's own session sends the templates. */
-	if (add_templates(x, e->model, e->session) != 0)
-		return -1;
-	e->exporter = fbExporterAllocBuffer(e->msg, x->has_udp ?
-		MTU_DATAGRAM : MTU_STREAM);
-	e->fbuf = e->exporter != NULL ?
-		fBufAllocForExport(e->session, e->exporter) : NULL;
-	if (e->fbuf == NULL) {
-		FLOW_LOG(ERR, "error: flow export: libfixbuf cannot make an "
-			"encoder's buffer\n");
-		return -1;
-	}
-	fBufSetAutomaticMode(e->fbuf, FALSE);
-	return 0;
+	return fb_open(x, "an encoder's buffer", &e->msg, &e->model,
+		&e->session, &e->exporter, &e->fbuf);
 }
 
 static void
@@ -1305,28 +1321,10 @@ gpurx_ipfix_open(const char *collector, const char *file, uint32_t domain,
 	snprintf(x->describe, sizeof(x->describe), "%s%s%s",
 		collector ? x->sinks[x->n_sinks - 1].name : "",
 		collector && file ? " and " : "", file ? x->sinks[0].name : "");
-	x->msg = malloc(MTU_STREAM);
-	x->model = fbInfoModelAlloc();
-	x->session = fbSessionAlloc(x->model);
-	if (x->msg == NULL || x->model == NULL || x->session == NULL) {
-		FLOW_LOG(ERR, "error: flow export: out of memory\n");
+	/* Sequence numbers and templates are per observation domain. */
+	if (fb_open(x, "an export buffer", &x->msg, &x->model, &x->session,
+			&x->exporter, &x->fbuf) != 0)
 		goto fail;
-	}
-	/* Sequence numbers and templates are per observation domain.
-	 * Templates go into the session before it has a buffer, so that
-	 * they are written by send_templates() alone. */
-	if (add_templates(x, x->model, x->session) != 0)
-		goto fail;
-	x->exporter = fbExporterAllocBuffer(x->msg, x->has_udp ?
-		MTU_DATAGRAM : MTU_STREAM);
-	x->fbuf = x->exporter != NULL ?
-		fBufAllocForExport(x->session, x->exporter) : NULL;
-	if (x->fbuf == NULL) {
-		FLOW_LOG(ERR, "error: flow export: libfixbuf cannot make an "
-			"export buffer\n");
-		goto fail;
-	}
-	fBufSetAutomaticMode(x->fbuf, FALSE);
 	send_templates(x);
 	if (x->lib_failed)
 		goto fail;
