@@ -133,6 +133,23 @@ gpugen_fill_close(struct gpugen_fill *f)
 	rte_free(f);
 }
 
+/* len bytes of the fill's GPU's memory, or NULL with *rc a negative
+ * errno and err saying why (what: the memory's use). */
+static void *
+fill_gpu_alloc(struct gpugen_fill *f, size_t len, const char *what, int *rc,
+		char *err, size_t errlen)
+{
+	void *p = rte_gpu_mem_alloc(f->gg->gpu_id, len, 16);
+
+	if (p == NULL) {
+		int e = rte_errno != 0 ? rte_errno : ENOMEM;
+
+		*rc = gpugen_fail(err, errlen, -e, "%s: %zu bytes of GPU "
+			"memory: %s", what, len, rte_strerror(e));
+	}
+	return p;
+}
+
 /* Worker blocks per ring and where frames are built: shared memory,
  * in place, or the staging scratch that host-memory frames then need
  * (gpugen_fill_shape). */
@@ -140,6 +157,7 @@ static int
 fill_scratch(struct gpugen_fill *f, uint32_t *bpq, char *err, size_t errlen)
 {
 	uint32_t slot, smem;
+	int rc;
 	size_t len = gpugen_fill_shape(f->gg->max_len, f->c.rings, f->c.items,
 		f->c.frames_in_gpu, bpq, &slot, &smem);
 
@@ -152,13 +170,9 @@ fill_scratch(struct gpugen_fill *f, uint32_t *bpq, char *err, size_t errlen)
 	f->ka.workers = *bpq;
 	if (len == 0)
 		return 0;
-	f->scratch = rte_gpu_mem_alloc(f->gg->gpu_id, len, 16);
-	if (f->scratch == NULL) {
-		int e = rte_errno != 0 ? rte_errno : ENOMEM;
-
-		return gpugen_fail(err, errlen, -e, "fill scratch: %zu bytes of GPU "
-			"memory: %s", len, rte_strerror(e));
-	}
+	f->scratch = fill_gpu_alloc(f, len, "fill scratch", &rc, err, errlen);
+	if (f->scratch == NULL)
+		return rc;
 	f->ka.scratch = f->scratch;
 	return 0;
 }
@@ -175,13 +189,9 @@ fill_times(struct gpugen_fill *f, char *err, size_t errlen)
 
 	if (f->c.times == 0)
 		return 0;
-	f->times = rte_gpu_mem_alloc(f->gg->gpu_id, len, 16);
-	if (f->times == NULL) {
-		int e = rte_errno != 0 ? rte_errno : ENOMEM;
-
-		return gpugen_fail(err, errlen, -e, "fill times: %zu bytes of GPU "
-			"memory: %s", len, rte_strerror(e));
-	}
+	f->times = fill_gpu_alloc(f, len, "fill times", &rc, err, errlen);
+	if (f->times == NULL)
+		return rc;
 	zero = calloc(1, RTE_MIN(len, (size_t)FILL_TIMES_ZERO));
 	if (zero == NULL)
 		return gpugen_fail(err, errlen, -ENOMEM, "fill times: no memory");
