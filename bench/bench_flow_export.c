@@ -21,7 +21,7 @@
  * Usage: bench-flow-export [--cpu [--threads N]] --flows F --churn C
  *            [--seconds S] [--idle S] [--active S]
  *            [--export off|FILE|udp://HOST:PORT|tcp://HOST:PORT]
- *            [--encoders N]
+ *            [--encoders N] [--ipfix-rate N]
  *            [--json FILE]
  * Prints one line (flow-export: ...), on the GPU with an export a second
  * (flow-export-exporter: scans launched, ticks that found the last one
@@ -55,7 +55,7 @@
 
 struct bfe_opts {
 	int cpu;
-	uint64_t threads, flows, churn, encoders;
+	uint64_t threads, flows, churn, encoders, ipfix_rate;
 	double seconds, idle_s, active_s;
 	const char *export;	/* NULL: off */
 	const char *json;
@@ -138,6 +138,13 @@ parse(int argc, char **argv, struct bfe_opts *o)
 			GPURX_IPFIX_ENCODERS_MAX, "N",
 			"the writer's encoder threads, as dpdk-gpu-rx's\n"
 			"--ipfix-encoders (default 4)"),
+		/* The writer paces UDP to a collector at 100 k records/s
+		 * unless told otherwise: a capacity search over UDP must set
+		 * a rate above its churn, or it measures the pacing. */
+		GPUAPP_OPT_UINT_ENTRY("ipfix-rate", &o->ipfix_rate, 0,
+			1ull << 40, "N",
+			"over UDP at most N records/s, as dpdk-gpu-rx's\n"
+			"--ipfix-rate (default 100000, 0: unpaced)"),
 		GPUAPP_OPT_STRING_ENTRY("json", &o->json, "FILE",
 			"the numbers as JSON"),
 		GPUAPP_OPT_HELP_ENTRY(0),
@@ -147,6 +154,7 @@ parse(int argc, char **argv, struct bfe_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->threads = 1;
 	o->encoders = GPURX_IPFIX_ENCODERS_DEFAULT;
+	o->ipfix_rate = GPURX_IPFIX_RATE_DEFAULT;
 	o->seconds = 5;
 	o->idle_s = 1;
 	o->active_s = 60;
@@ -322,6 +330,7 @@ setup(struct bfe *b)
 		if (gpurx_ipfix_set_encoders(b->ipfix,
 				(unsigned int)b->o.encoders) != 0)
 			return -1;
+		gpurx_ipfix_set_rate(b->ipfix, b->o.ipfix_rate);
 		if (b->o.cpu) {
 			rmem = aligned_alloc(64, rbytes);
 			b->ring = gpurx_flow_ring_init(rmem, RING_RECORDS);
@@ -545,6 +554,7 @@ main(int argc, char **argv)
 		bench_json_str(&j, "export", b.o.export ? b.o.export : "off");
 		bench_json_int(&j, "threads", b.o.cpu ? (int64_t)b.o.threads : 0);
 		bench_json_int(&j, "encoders", (int64_t)b.o.encoders);
+		bench_json_int(&j, "ipfix_rate", (int64_t)b.o.ipfix_rate);
 		bench_json_int(&j, "slots", b.ft->capacity);
 		bench_json_num(&j, "seconds", elapsed);
 		bench_json_int(&j, "packets", (int64_t)packets);
