@@ -40,7 +40,8 @@
 #      BENCH_FLOW_SIZES (default "1000000 10000000"), BENCH_FLOW_CHURN
 #      (1000000), BENCH_FLOW_SECONDS (5), BENCH_FLOW_THREADS (cpu: nproc
 #      - 1), BENCH_FLOW_EXPORTS ("off file udp"), BENCH_FLOW_PIPE_FLOWS
-#      (1000000; 0: no pipeline runs), BENCH_FLOW_PIPE_MEM ("host-mapped"
+#      (1000000; 0: no pipeline runs), BENCH_FLOW_PIPE_LCORES (the
+#      pipeline's RX lcore counts, default "1"), BENCH_FLOW_PIPE_MEM ("host-mapped"
 #      on the GPU), BENCH_FLOW_PIPE_EXPORTS ("off file"), BENCH_EAL_EXTRA,
 #      BENCH_FLOW_REPS (repetitions of 1 and 2, alternating; default 3),
 #      BENCH_FLOW_CAP (1; 0: no capacity search), BENCH_FLOW_CAP_FLOWS (the
@@ -168,20 +169,31 @@ for flows in $sizes; do
 	keep_medians mpps "${names[@]}"
 done
 
-# 2. The pipeline: every flow live, exported each second.
+# 2. The pipeline: every flow live, exported each second. On L RX lcores
+# (BENCH_FLOW_PIPE_LCORES) each queue replays its own L-th of the flows, as
+# RSS would spread them; the runs' kind is pipe on one lcore, pipeL on L.
 if [ "$pipe_flows" -gt 0 ]; then
-	"$gen" --many "$pipe_flows" "$out/pipe.pcap" || exit 2
 	slots=1024
 	while [ $slots -lt $((pipe_flows * 2)) ]; do slots=$((slots * 2)); done
-	# The replay keeps every packet in an mbuf of the pool.
-	mb=$(( (pipe_flows * 2400 + slots * 160 * 2) / 1048576 + 2048 ))
-	bench_eal_mem "$mb" "$mb"
 	pargs=(--cpu)
 	[ "$mode" = gpu ] && pargs=(--mem "${BENCH_FLOW_PIPE_MEM:-host-mapped}")
+	for lc in ${BENCH_FLOW_PIPE_LCORES:-1}; do
+	kind=pipe
+	[ "$lc" -gt 1 ] && kind=pipe$lc
+	per=$((pipe_flows / lc))
+	vdev=net_pcap0,infinite_rx=1
+	for ((q = 0; q < lc; q++)); do
+		"$gen" --many "$per" "$out/pipe-q$q.pcap" $((q * per)) || exit 2
+		vdev+=",rx_pcap=$out/pipe-q$q.pcap"
+	done
+	# The replay keeps every packet in an mbuf of the pool.
+	mbufs=$((per * lc + 32768 * lc))
+	mb=$(( (mbufs * 2400 + slots * 160 * 2) / 1048576 + 2048 ))
+	bench_eal_mem "$mb" "$mb"
 	names=()
 	for ((r = 1; r <= reps; r++)); do
 		for exp in ${BENCH_FLOW_PIPE_EXPORTS:-off file}; do
-			name=pipe-$mode-$pipe_flows-$exp
+			name=$kind-$mode-$pipe_flows-$exp
 			rn=$out/reps/$name.r$r
 			rm -f "$rn.json"
 			eargs=()
@@ -197,24 +209,25 @@ if [ "$pipe_flows" -gt 0 ]; then
 			esac
 			[ "$exp" = off ] || eargs+=(--ipfix-encoders "$encoders")
 			timeout $((${secs%.*} + 300)) "$app" "${bench_mem[@]}" \
-				--file-prefix "$name" -l 0-1 "${extra[@]}" \
-				--vdev "net_pcap0,rx_pcap=$out/pipe.pcap,infinite_rx=1" -- \
-				"${pargs[@]}" --quiet --mbufs $((pipe_flows + 32768)) \
+				--file-prefix "$name" -l 0-"$lc" "${extra[@]}" \
+				--vdev "$vdev" -- \
+				"${pargs[@]}" --quiet --mbufs "$mbufs" \
 				--flows $slots --ts rx --duration "$secs" \
 				--json "$rn.json" "${eargs[@]}" > "$rn.log" 2>&1
 			rc=$?
 			grep -E "^(received|elapsed|gpu items|flow export)" "$rn.log" |
-				sed "s/^/$exp: /"
+				sed "s/^/$exp, $lc RX lcore(s): /"
 			[ "$rc" -eq 0 ] || { echo "$name, repetition $r: exit $rc (see $rn.log)"; failed=1; }
 			rm -f "$out/pipe.ipfix"
 		done
 	done
 	for exp in ${BENCH_FLOW_PIPE_EXPORTS:-off file}; do
 		case $exp in file-pb) [ "$mode" = gpu ] || continue ;; esac
-		names+=("pipe-$mode-$pipe_flows-$exp")
+		names+=("$kind-$mode-$pipe_flows-$exp")
 	done
 	keep_medians rx "${names[@]}"
-	rm -f "$out/pipe.pcap"
+	rm -f "$out"/pipe-q*.pcap
+	done
 fi
 
 # 3. The exporter's capacity, per target: the churn raised until something
@@ -432,11 +445,12 @@ for p in rows:
           f" | {exp} | {j['mpps']:.1f} | {cost} | "
           f"{j['records_per_s'] / 1e6:.2f} M | {j['started_per_s'] / 1e6:.2f} M | "
           f"{j['ring_full']} | {j['overflow_packets']} | {j['lost_records']} |")
-for p in sorted(glob.glob(os.path.join(out, "pipe-*-off.json"))):
+for p in sorted(glob.glob(os.path.join(out, "pipe*-off.json"))):
     off, on = load(p), load(p.replace("-off.json", "-file.json"))
     if off is None:
         continue
     flows = p.split("-")[-2]
+    lcores = os.path.basename(p).split("-")[0][4:] or "1"
     for j, exp in ((off, "off"), (on, "IPFIX file, active 1 s")):
         if j is None:
             continue
@@ -447,7 +461,8 @@ for p in sorted(glob.glob(os.path.join(out, "pipe-*-off.json"))):
         recs = ((fx["records"] - fx["ended"]["exit"]) / j["elapsed_s"] / 1e6
                 if fx else 0)
         started = (fx["started"] / j["elapsed_s"] / 1e6) if fx else 0
-        print(f"| pipeline ({j['mode']}), {int(flows) / 1e6:g} M flows replayed"
+        print(f"| pipeline ({j['mode']}), {int(flows) / 1e6:g} M flows replayed,"
+              f" {lcores} RX lcore(s)"
               f" | {exp} | {mpps:.1f} | {cost} | {recs:.2f} M | "
               f"{started:.2f} M | {fx['ring_full'] if fx else ''} | "
               f"{j['flow_overflow_packets']} | "

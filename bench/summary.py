@@ -617,11 +617,11 @@ def flow_export(fig, out):
     if not os.path.isdir(d):
         return
     files = {f: load_json(os.path.join(d, f)) for f in os.listdir(d)
-             if re.fullmatch(r"(table|pipe)-[a-z]+-\d+-[a-z0-9-]+\.json", f)}
+             if re.fullmatch(r"(table|pipe\d*)-[a-z]+-\d+-[a-z0-9-]+\.json", f)}
 
     def key(f):
         kind, mode, flows, exp = re.fullmatch(
-            r"(table|pipe)-([a-z]+)-(\d+)-([a-z0-9-]+)\.json", f).groups()
+            r"(table|pipe\d*)-([a-z]+)-(\d+)-([a-z0-9-]+)\.json", f).groups()
         return kind, mode, int(flows), exp
 
     def rate(kind, j):

@@ -21,14 +21,15 @@
  *
  * Usage: gpurx-e2e-genflows OUT.pcap SEED
  *        gpurx-e2e-genflows --dense OUT.pcap SEED
- *        gpurx-e2e-genflows --many N OUT.pcap
+ *        gpurx-e2e-genflows --many N OUT.pcap [FIRST]
  * (--dense: the opposite of the ARP spacing above: few flows that send
  * only at ticks 5 to 25 s apart, so one flow's record boundaries (idle,
  * active, FIN then the same ports again) lie a few packets apart, often
  * several within one 32-packet GPU chunk, where its lanes are decided
  * together; --many: N flows of a 64-byte packet each,
- * flow_stress_key()'s first N, for a replay that keeps N flows live:
- * bench/flow-export.sh)
+ * flow_stress_key()'s first N (or N from FIRST on: one file per RX queue,
+ * none sharing a flow, as RSS would spread them), for a replay that
+ * keeps N flows live: bench/flow-export.sh)
  */
 
 #include <inttypes.h>
@@ -170,13 +171,15 @@ by_time(const void *a, const void *b)
 	return x->us < y->us ? -1 : x->us > y->us;
 }
 
-/* Packet i of --many: flow i, at microsecond i. */
+/* Packet i of --many: flow many_first + i, at microsecond i. */
+static uint64_t many_first;
+
 static void
 many_pkt(uint64_t i, struct gpugen_pkt_spec *s, uint64_t *us)
 {
 	struct gpurx_flow_key k;
 
-	flow_stress_key((uint32_t)i, &k);
+	flow_stress_key((uint32_t)(many_first + i), &k);
 	memset(s, 0, sizeof(*s));
 	memcpy(s->eth_dst, "\x02\x00\x00\x00\x00\x01", 6);
 	memcpy(s->eth_src, "\x02\x00\x00\x00\x00\x02", 6);
@@ -284,8 +287,21 @@ main(int argc, char **argv)
 	struct gpugen_pkt_spec s;
 	uint32_t f = 1;
 
-	if (argc == 4 && strcmp(argv[1], "--many") == 0)
-		return dump_all(argv[3], strtoull(argv[2], NULL, 0), many_pkt);
+	if ((argc == 4 || argc == 5) && strcmp(argv[1], "--many") == 0) {
+		char *end;
+		const uint64_t n = strtoull(argv[2], &end, 0);
+
+		if (argc == 5)
+			many_first = strtoull(argv[4], NULL, 0);
+		/* flow_stress_key() numbers flows in 32 bits. */
+		if (*end != '\0' || n == 0 || many_first + n > UINT32_MAX) {
+			fprintf(stderr, "--many %s %s: N must be 1 or more and "
+				"FIRST + N at most %u\n", argv[2],
+				argc == 5 ? argv[4] : "0", UINT32_MAX);
+			return 2;
+		}
+		return dump_all(argv[3], n, many_pkt);
+	}
 	if (argc == 4 && strcmp(argv[1], "--dense") == 0) {
 		rng = strtoull(argv[3], NULL, 0) * 2654435761u + 1;
 		dense_flows();
@@ -297,7 +313,7 @@ main(int argc, char **argv)
 	}
 	if (argc != 3) {
 		fprintf(stderr, "usage: %s OUT.pcap SEED | --dense OUT.pcap SEED "
-			"| --many N OUT.pcap\n", argv[0]);
+			"| --many N OUT.pcap [FIRST]\n", argv[0]);
 		return 2;
 	}
 	rng = strtoull(argv[2], NULL, 0) * 2654435761u + 1;
