@@ -155,6 +155,12 @@ process_item(const struct gpurx_kparams *p, struct standin_last *last,
 	const struct gpurx_item_in in = gq->in[idx];
 	uint32_t off = 0;	/* packet i's arena offset */
 
+	/* --mem staged: the kernel's pull_item(), before any packet is
+	 * read (the entries point at pull_dst). */
+	if (in.pull != 0 && gq->pull_dst != NULL)
+		memcpy(gq->pull_dst + (size_t)idx * gq->item_bytes,
+			gq->pull_src + (size_t)idx * gq->item_bytes,
+			RTE_MIN(in.pull, gq->item_bytes) & ~15u);
 	memset(&sum, 0, sizeof(sum));
 	/* The packets' first lines are read a few packets ahead: misses in
 	 * flight together, as the kernel's loads are (one at a time, a

@@ -82,6 +82,8 @@ struct gq_view {
 	struct gpurx_item_sum *sum;
 	struct gpurx_stamp_out *stamp;
 	uint8_t *arena;
+	const uint8_t *pull_src;	/* --mem staged, else NULL */
+	uint8_t *pull_dst;
 	uint32_t n_items;
 	uint32_t burst;
 	uint32_t item_bytes;
@@ -103,6 +105,8 @@ gq_view_load(struct gq_view *v, const struct gpurx_gq *gq)
 		v->sum = gq->sum;
 		v->stamp = gq->stamp;
 		v->arena = gq->arena;
+		v->pull_src = gq->pull_src;
+		v->pull_dst = gq->pull_dst;
 		v->n_items = gq->n_items;
 		v->burst = gq->burst;
 		v->item_bytes = gq->item_bytes;
@@ -261,11 +265,12 @@ arena_layout(const uint32_t *len, uint32_t n, uint32_t *off)
 
 static_assert(sizeof(struct gpurx_item_in) == 16 &&
 	offsetof(struct gpurx_item_in, ts) == 0 &&
-	offsetof(struct gpurx_item_in, flags) == 8,
+	offsetof(struct gpurx_item_in, flags) == 8 &&
+	offsetof(struct gpurx_item_in, pull) == 12,
 	"struct gpurx_item_in read as two 64-bit words");
 
 /* An item's struct gpurx_item_in in one 16-byte load from host memory
- * (flags: the low half of the second word). */
+ * (flags: the low half of the second word, pull the high half). */
 static __device__ __forceinline__ void
 item_in_load(const struct gpurx_item_in *in, unsigned long long *ts,
 		unsigned long long *flags)
@@ -310,6 +315,48 @@ stage_copy(uint8_t *stage, const uintptr_t *addr, const uint32_t *start,
 				*(uint4 *)(stage + c * 16) = v[u];
 		}
 	}
+	__syncthreads();
+}
+
+/*
+ * --mem staged: the item's packets, laid out one after another by the RX
+ * lcore in pinned host memory, copied by the block into GPU memory, where
+ * the item's entries point, before anything reads them. One contiguous
+ * range read with every 16-byte load of the block in flight: a few PCIe
+ * round trips an item, and no CUDA call on the RX lcore (struct
+ * gpurx_gq, pull_src). bytes: a multiple of 16 (arena spans), both
+ * buffers 16-byte aligned.
+ */
+static __device__ void
+pull_item(uint8_t *dst, const uint8_t *src, uint32_t bytes)
+{
+	const uint32_t words = bytes / 16;
+
+	for (uint32_t c0 = threadIdx.x; c0 < words;
+			c0 += GPURX_STAGE_UNROLL * blockDim.x) {
+		uint4 v[GPURX_STAGE_UNROLL];
+
+		/* ld.global.cv: the staging buffer is rewritten every lap
+		 * of the ring, so it is fetched again, never served stale
+		 * from a cache. */
+#pragma unroll
+		for (int u = 0; u < GPURX_STAGE_UNROLL; u++) {
+			const uint32_t c = c0 + u * blockDim.x;
+
+			if (c < words)
+				v[u] = __ldcv((const uint4 *)src + c);
+		}
+#pragma unroll
+		for (int u = 0; u < GPURX_STAGE_UNROLL; u++) {
+			const uint32_t c = c0 + u * blockDim.x;
+
+			if (c < words)
+				((uint4 *)dst)[c] = v[u];
+		}
+	}
+	/* The block's stores before any of its threads reads the packets
+	 * (every read of packet bytes is ld.global.cv, served from L2,
+	 * where these stores go). */
 	__syncthreads();
 }
 
@@ -828,6 +875,7 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 	__shared__ __align__(16) uint8_t s_deep[GPURX_KERNEL_THREADS / 32][GPURX_DEEP_BYTES];
 	__shared__ uint32_t s_n;
 	__shared__ uint32_t s_in_flags;
+	__shared__ uint32_t s_in_pull;
 	__shared__ unsigned long long s_in_ts;
 	__shared__ uint32_t s_decided;	/* account_decide's chunks, a bit each */
 	__shared__ struct gpurx_item_sum s_sum;
@@ -894,6 +942,7 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 	if (threadIdx.x == 32) {
 		s_in_ts = in_ts;
 		s_in_flags = (uint32_t)in_flags;
+		s_in_pull = (uint32_t)(in_flags >> 32);
 	}
 	__syncthreads();
 	phase_mark(bc, 0);
@@ -916,6 +965,13 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 			ts[m] = gpurx_in_ts(fl, its, gq->ts, base + i);
 		}
 	}
+	/* Read from shared memory: the same value for every thread, so the
+	 * whole block takes the barrier inside or none does. The CPU bounds
+	 * it by item_bytes; checked again, as a count is. */
+	if (!SPLIT && s_in_pull != 0 && gq->pull_dst != NULL)
+		pull_item(gq->pull_dst + (size_t)idx * gq->item_bytes,
+			gq->pull_src + (size_t)idx * gq->item_bytes,
+			min(s_in_pull, gq->item_bytes) & ~15u);
 	/* Capture offsets by warp 1 while warp 0 lays out the staging. */
 	if (p->capture && threadIdx.x / 32 == 1)
 		arena_layout(s_len, n, s_off);

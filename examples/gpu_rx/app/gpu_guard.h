@@ -134,8 +134,9 @@ int gpurx_pkt_copy(const struct rte_mbuf *m, uint32_t cap, uint8_t *dst);
  * the NIC writes packets into GPU memory (--mem gpu). host-mapped: the
  * NIC wrote host memory, and the CPU saw the descriptor's completion
  * after those writes; its rte_wmb() before READY orders them for the
- * kernel's system-scope acquire. staged: the CPU copies the bytes and
- * waits for the copy before READY.
+ * kernel's system-scope acquire. staged: the CPU copies the bytes into
+ * pinned host memory before READY, as host-mapped's bounce copies, and
+ * the kernel pulls them into GPU memory after its acquire.
  */
 static inline int
 gpurx_mem_needs_gpu_wmb(enum gpurx_mem_mode mem)

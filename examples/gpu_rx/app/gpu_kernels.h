@@ -91,7 +91,10 @@ gpurx_sum_match_word(const struct gpurx_item_sum *s, uint32_t w, uint32_t n)
 struct gpurx_item_in {
 	uint64_t ts;		/* ns, unless GPURX_IN_TS */
 	uint32_t flags;		/* GPURX_IN_* */
-	uint32_t pad;
+	uint32_t pull;		/* --mem staged: bytes of the item the kernel
+				 * copies first from the staging buffer into
+				 * GPU memory (struct gpurx_gq, pull_src);
+				 * 0: none */
 };
 
 /* Packet `slot`'s timestamp and wire length (size: its entry's), by the
@@ -166,6 +169,18 @@ struct gpurx_gq {
 	uint64_t *ts;			/* ns, taken at RX (GPURX_IN_TS) */
 	uint32_t *wirelen;		/* > pkt_list size (GPURX_IN_WIRE) */
 	struct gpurx_split_pkt *split;	/* --split, else NULL */
+	/*
+	 * --mem staged, else NULL: item idx's packets, copied one after
+	 * another by the RX lcore to pull_src + idx * item_bytes (pinned host
+	 * memory), are pulled by the kernel's own loads to pull_dst + idx *
+	 * item_bytes (GPU memory), where the item's entries point. The GPU
+	 * pulling them leaves the lcore no CUDA call per item: the driver
+	 * serializes a context's calls, and lcores issuing a copy each per
+	 * item crowded each other out (0.03-0.05 of the bare RX loop on 8
+	 * lcores with cudaMemcpyAsync, doc/performance.md).
+	 */
+	const uint8_t *pull_src;
+	uint8_t *pull_dst;
 	/* GPU -> CPU */
 	uint32_t *verdict;		/* BPF result, bytes to keep: written
 					 * only for matched packets */

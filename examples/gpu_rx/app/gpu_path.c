@@ -245,26 +245,23 @@ fill_item_with(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts,
 		return -1;	/* cannot happen: see ITEM_BYTES_MIN */
 	gq->in[idx].ts = rx_ns;
 	gq->in[idx].flags = in_flags;
+	/* staged: the kernel pulls the off bytes copied above into GPU
+	 * memory itself (struct gpurx_gq, pull_src): no CUDA call here. */
+	gq->in[idx].pull = mem == GPURX_MEM_STAGED ? off : 0;
 	Q->items[idx].n = (uint16_t)k;
 	Q->items[idx].bytes = bytes;
 	Q->items[idx].plain_pool = plain ? pool : NULL;
-	if (mem == GPURX_MEM_STAGED) {
-		rc = gpucuda_copy_async(Q->dev_buf + ioff,
-			Q->host_buf + ioff, off, Q->stream);
-		if (rc != 0)
-			return gpurx_gpu_cuda_fail("staged copy", rc);
-		copies = 1;
-	}
 	/*
-	 * Count, then rte_wmb: entries, count, bounce bytes and side data
-	 * are globally visible before READY (rte_wmb also drains memcpy's
-	 * streaming stores); with packets in GPU memory, rte_gpu_wmb()
-	 * orders the NIC's writes there the same way (the ring was set up
-	 * with GPUCOMM_RING_GPU_WMB only then: gpurx_mem_needs_gpu_wmb; a GPU
-	 * that cannot was refused at start-up). Then READY.
+	 * Count, then rte_wmb: entries, count, bounce and staged bytes and
+	 * side data are globally visible before READY (rte_wmb also drains
+	 * memcpy's streaming stores); with packets in GPU memory,
+	 * rte_gpu_wmb() orders the NIC's writes there the same way (the ring
+	 * was set up with GPUCOMM_RING_GPU_WMB only then:
+	 * gpurx_mem_needs_gpu_wmb; a GPU that cannot was refused at
+	 * start-up). Then READY.
 	 *
-	 * With a copy on the stream (staged, or bytes gathered into GPU
-	 * memory) and few queues (GPURX_STREAM_READY_QUEUES_MAX says why),
+	 * With a copy on the stream (bytes gathered into GPU memory, --mem
+	 * gpu) and few queues (GPURX_STREAM_READY_QUEUES_MAX says why),
 	 * READY is the stream's to store, after the copy: the lcore goes on
 	 * receiving instead of waiting for it. t_ready below is then when the
 	 * copy was queued.

@@ -30,8 +30,9 @@ _Static_assert(ITEM_BYTES_MIN >= GPURX_SCRATCH_BYTES,
 #define DRAIN_TIMEOUT_S 5
 #define KERNEL_QUIT_TIMEOUT_MS 1000
 /*
- * Queues up to which an item's copy is followed by a READY the stream
- * stores rather than waited for. Measured on an H100 (staged, 64 B,
+ * Queues up to which an item's copy (--mem gpu: bytes gathered into GPU
+ * memory) is followed by a READY the stream stores rather than waited
+ * for. Measured on an H100 with the copies --mem staged made then (64 B,
  * bench/ab-capacity.sh): one RX lcore went from 9.9 to 16.2 Mpps, but 4
  * lcores from 30.7 to 19.2 and 8 from 16.0 to 5.2: every lcore then makes
  * CUDA calls as fast as it receives, and their calls, which the driver

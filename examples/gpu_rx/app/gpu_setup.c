@@ -118,6 +118,10 @@ setup_queue(struct gpurx_app *a, struct gpurx_gpu *g, uint16_t r)
 	if (a->mem != GPURX_MEM_HOST_MAPPED && gpurx_gpu_mem_device(g,
 			&Q->dev_buf, bytes, "device item buffers"))
 		return -1;
+	if (a->mem == GPURX_MEM_STAGED) {
+		gq->pull_src = Q->host_buf;
+		gq->pull_dst = Q->dev_buf;
+	}
 	rc = gpucuda_stream_create(&Q->stream);
 	if (rc != 0)
 		return gpurx_gpu_cuda_fail("cudaStreamCreate", rc);
