@@ -63,10 +63,21 @@ struct gpurx_ipfix_mb {
 	uint32_t ingress;	/* ingressInterface of every record */
 };
 
+/*
+ * Big-endian stores. The compiler's byte swaps rather than
+ * rte_cpu_to_be_*(), whose x86 forms are asm the compiler cannot merge
+ * with the store (a movbe) or schedule.
+ */
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+#define GPURX_IPFIX_BE(bits, v) __builtin_bswap ## bits(v)
+#else
+#define GPURX_IPFIX_BE(bits, v) (v)
+#endif
+
 static __rte_always_inline void
 gpurx_ipfix_be16(uint8_t *p, uint16_t v)
 {
-	const rte_be16_t b = rte_cpu_to_be_16(v);
+	const uint16_t b = GPURX_IPFIX_BE(16, v);
 
 	memcpy(p, &b, sizeof(b));
 }
@@ -74,7 +85,7 @@ gpurx_ipfix_be16(uint8_t *p, uint16_t v)
 static __rte_always_inline void
 gpurx_ipfix_be32(uint8_t *p, uint32_t v)
 {
-	const rte_be32_t b = rte_cpu_to_be_32(v);
+	const uint32_t b = GPURX_IPFIX_BE(32, v);
 
 	memcpy(p, &b, sizeof(b));
 }
@@ -82,7 +93,7 @@ gpurx_ipfix_be32(uint8_t *p, uint32_t v)
 static __rte_always_inline void
 gpurx_ipfix_be64(uint8_t *p, uint64_t v)
 {
-	const rte_be64_t b = rte_cpu_to_be_64(v);
+	const uint64_t b = GPURX_IPFIX_BE(64, v);
 
 	memcpy(p, &b, sizeof(b));
 }
@@ -94,8 +105,8 @@ gpurx_ipfix_be64(uint8_t *p, uint64_t v)
  * dport for ICMP, whose ports are then 0), MACs, TOS, TTLs.
  */
 static __rte_always_inline void
-gpurx_ipfix_enc_tail(uint8_t *p, const struct gpurx_flow_rec *r,
-		uint32_t ingress, int icmp)
+gpurx_ipfix_enc_tail(uint8_t *restrict p,
+		const struct gpurx_flow_rec *restrict r, uint32_t ingress, int icmp)
 {
 	const struct gpurx_flow_key *k = &r->key;
 
@@ -119,11 +130,13 @@ gpurx_ipfix_enc_tail(uint8_t *p, const struct gpurx_flow_rec *r,
  * room): the template's ID in *tid, the bytes written returned. The
  * head: flowStart/EndMilliseconds, packet and octet counts; IPv4
  * addresses are the key's last four bytes (::ffff:a.b.c.d), already in
- * network order.
+ * network order. restrict: the message is never the record's memory, so
+ * the record's fields need not be read again after each store.
  */
 static __rte_always_inline uint32_t
-gpurx_ipfix_enc_rec(uint8_t *p, const struct gpurx_flow_rec *r,
-		uint32_t ingress, uint16_t *tid)
+gpurx_ipfix_enc_rec(uint8_t *restrict p,
+		const struct gpurx_flow_rec *restrict r, uint32_t ingress,
+		uint16_t *tid)
 {
 	const struct gpurx_flow_key *k = &r->key;
 

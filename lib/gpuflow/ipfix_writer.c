@@ -883,8 +883,9 @@ enc_start(struct gpurx_ipfix *x)
 
 /*
  * n records of x->batch (n >= 2 * ENC_SLICE_MIN) out through the
- * encoders: a slice each, encoded at once, then every slice's messages
- * in order, numbered in sequence, to the destinations.
+ * encoders: a slice each, encoded at once; each slice's messages, in
+ * order and numbered in sequence, to the destinations once it and the
+ * slices before it are done.
  */
 static void
 enc_round(struct gpurx_ipfix *x, uint32_t n)
@@ -912,17 +913,24 @@ enc_round(struct gpurx_ipfix *x, uint32_t n)
 		pthread_mutex_unlock(&x->mu);
 	}
 	enc_slice(&x->encs[0]);
-	if (k > 1) {
-		pthread_mutex_lock(&x->mu);
-		for (unsigned int i = 1; i < k; i++)
-			while (x->encs[i].round_done != x->round)
-				pthread_cond_wait(&x->done, &x->mu);
-		pthread_mutex_unlock(&x->mu);
-	}
 	for (unsigned int i = 0; i < k; i++) {
 		struct enc *e = &x->encs[i];
 
-		for (uint32_t m = 0; m < e->n_msgs && !e->failed; m++)
+		/* Slice i's messages go out while the slices after it are
+		 * still being encoded: its helper alone is waited for. The
+		 * mutex orders the helper's writes of its slice's results
+		 * (out, msgs, counts, failed) before the reads below. Every
+		 * helper is done before the round ends: the batch and the
+		 * ring's records are not touched after. */
+		if (i > 0) {
+			pthread_mutex_lock(&x->mu);
+			while (e->round_done != x->round)
+				pthread_cond_wait(&x->done, &x->mu);
+			pthread_mutex_unlock(&x->mu);
+		}
+		if (e->failed)
+			x->lib_failed = 1;
+		for (uint32_t m = 0; m < e->n_msgs && !x->lib_failed; m++)
 			send_msg(x, e->out + e->msgs[m].off, e->msgs[m].len,
 				e->msgs[m].records, e->msgs[m].records, 0);
 		x->counts.records += e->counts.records;
@@ -930,8 +938,6 @@ enc_round(struct gpurx_ipfix *x, uint32_t n)
 		x->counts.bytes += e->counts.bytes;
 		for (unsigned int r = 0; r < GPURX_FLOW_END_KINDS; r++)
 			x->counts.by_reason[r] += e->counts.by_reason[r];
-		if (e->failed)
-			x->lib_failed = 1;
 	}
 }
 
