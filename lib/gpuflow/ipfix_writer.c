@@ -742,10 +742,8 @@ gpurx_ipfix_add(struct gpurx_ipfix *x, const struct gpurx_flow_rec *r)
 static int add_templates(int *failed, fbInfoModel_t *model,
 		fbSession_t *session, uint32_t domain);
 
-/* Records a slice at least: fewer are not worth waking a thread. The
- * builder encodes 1024 in some 20-30 us, about what waking a sleeping
- * helper takes. */
-#define ENC_SLICE_MIN 1024
+/* Records a slice at least: fewer are not worth waking a thread. */
+#define ENC_SLICE_MIN 256
 /* Records a drain takes at most with encoders (its batch's pointers). */
 #define ENC_BATCH_MAX 65536u
 
