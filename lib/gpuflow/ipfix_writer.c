@@ -67,9 +67,9 @@ RTE_LOG_REGISTER_DEFAULT(gpuflow_logtype, INFO);
 
 /* What libfixbuf reads per record (the reference the data messages are
  * checked against, gpurx_ipfix_enc_check()): the internal templates
- * below, field for field (paddingOctets where C aligns). The fields after `reason`
- * came later: appended, so that a reader of the older fields finds them
- * where they were. */
+ * below, field for field (paddingOctets where C aligns). The fields
+ * after `reason` came later: appended, so that a reader of the older
+ * fields finds them where they were. */
 struct rec4 {
 	uint64_t start_ms, end_ms, packets, octets;
 	uint32_t src, dst, ingress;
