@@ -60,6 +60,8 @@ RTE_LOG_REGISTER_DEFAULT(gpuflow_logtype, INFO);
 #define CONNECT_TIMEOUT_MS 500
 #define SEND_TIMEOUT_MS 500
 #define WARN_EVERY_S 10
+/* A file's chunk: the writes its thread makes (file_main()). */
+#define FILE_CHUNK (1u << 20)
 /* UDP pacing: datagrams go out ahead of the rate by this much at most,
  * so a burst (the flows live at exit, many flows ending at once) never
  * arrives faster than the rate for longer. */
@@ -201,6 +203,29 @@ struct sink {
 	uint64_t next_warn;	/* ns */
 	char last_error[160];
 	int failed;		/* file: a write failed, the file is incomplete */
+	/*
+	 * File, once its thread runs (file_start()): the messages are
+	 * copied into chunk[fill], and a full chunk goes to the thread
+	 * (file_main()), which writes it while the other fills, so that
+	 * the kernel's copy into the file (about twice the encoding's CPU
+	 * time) is off the exporter thread. Under mu: wbuf, wlen, wrecords
+	 * (the chunk handed over, while wbusy), wquit, and what the thread
+	 * reports, werr and wlost, which the exporter thread folds into
+	 * failed and lost_records (file_fold()); every other field is the
+	 * exporter thread's alone.
+	 */
+	uint8_t *chunk[2];
+	unsigned int fill;
+	size_t fill_len;
+	uint64_t fill_records;
+	pthread_t th;
+	int th_on, th_failed, sync_on;
+	pthread_mutex_t mu;
+	pthread_cond_t work, idle;
+	const uint8_t *wbuf;
+	size_t wlen;
+	uint64_t wrecords, wlost;
+	int wbusy, wquit, werr;
 };
 
 /* A message an encoder built: where in its out buffer, its records. */
@@ -404,6 +429,181 @@ udp_pace(struct sink *s, uint64_t rate, uint32_t records)
 		rate;
 }
 
+/* What the file's thread reported into s (mu held): a failed write
+ * ends the file, its records and those after it lost. */
+static void
+file_fold(struct sink *s)
+{
+	char why[160];
+
+	s->lost_records += s->wlost;
+	s->wlost = 0;
+	if (s->werr == 0 || s->failed)
+		return;
+	s->failed = 1;
+	snprintf(why, sizeof(why), "write: %s", strerror(s->werr));
+	sink_warn(s, why);
+}
+
+/* The filling chunk to the file's thread, once it wrote the one before
+ * (the chunk filled next). */
+static void
+file_hand(struct sink *s)
+{
+	pthread_mutex_lock(&s->mu);
+	while (s->wbusy)
+		pthread_cond_wait(&s->idle, &s->mu);
+	file_fold(s);
+	if (s->fill_len != 0 && s->failed) {
+		s->lost_records += s->fill_records;
+	} else if (s->fill_len != 0) {
+		/* The mutex orders the chunk's bytes before the thread's
+		 * reads of them. */
+		s->wbuf = s->chunk[s->fill];
+		s->wlen = s->fill_len;
+		s->wrecords = s->fill_records;
+		s->wbusy = 1;
+		pthread_cond_signal(&s->work);
+		s->fill ^= 1;
+	}
+	s->fill_len = 0;
+	s->fill_records = 0;
+	pthread_mutex_unlock(&s->mu);
+}
+
+/* 0, or the errno of a write that failed. */
+static int
+write_all(int fd, const uint8_t *p, size_t len)
+{
+	while (len != 0) {
+		const ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? errno : EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void *
+file_main(void *arg)
+{
+	struct sink *s = arg;
+	const int fd = fileno(s->fp);
+
+	int err = 0;
+
+	pthread_mutex_lock(&s->mu);
+	for (;;) {
+		const uint8_t *buf;
+		size_t len;
+
+		while (!s->wbusy && !s->wquit)
+			pthread_cond_wait(&s->work, &s->mu);
+		if (!s->wbusy)
+			break;
+		buf = s->wbuf;
+		len = s->wlen;
+		pthread_mutex_unlock(&s->mu);
+		/* After a failed write nothing more is written: the file
+		 * would have a hole. */
+		if (err == 0)
+			err = write_all(fd, buf, len);
+		pthread_mutex_lock(&s->mu);
+		if (err != 0) {
+			s->werr = err;
+			s->wlost += s->wrecords;
+		}
+		/* The mutex orders the thread's reads of the chunk before
+		 * the exporter's next writes into it. */
+		s->wbusy = 0;
+		pthread_cond_signal(&s->idle);
+	}
+	pthread_mutex_unlock(&s->mu);
+	return NULL;
+}
+
+/*
+ * The file's thread, on the calling (exporter) thread's CPUs; what stdio
+ * holds is written first. One that cannot start leaves the writes to the
+ * exporter thread (said once).
+ */
+static void
+file_start(struct sink *s)
+{
+	int rc;
+
+	if (s->th_on || s->th_failed || s->failed)
+		return;
+	s->th_failed = 1;
+	if (fflush(s->fp) != 0) {
+		char why[160];
+
+		snprintf(why, sizeof(why), "write: %s", strerror(errno));
+		s->failed = 1;
+		sink_warn(s, why);
+		return;
+	}
+	s->chunk[0] = malloc(FILE_CHUNK);
+	s->chunk[1] = malloc(FILE_CHUNK);
+	if (s->chunk[0] == NULL || s->chunk[1] == NULL) {
+		FLOW_LOG(WARNING, "warning: flow export to %s: out of memory "
+			"for its writer thread; the exporter writes\n", s->name);
+		return;
+	}
+	if (pthread_mutex_init(&s->mu, NULL) != 0)
+		return;
+	if (pthread_cond_init(&s->work, NULL) != 0) {
+		pthread_mutex_destroy(&s->mu);
+		return;
+	}
+	if (pthread_cond_init(&s->idle, NULL) != 0) {
+		pthread_cond_destroy(&s->work);
+		pthread_mutex_destroy(&s->mu);
+		return;
+	}
+	s->sync_on = 1;
+	rc = pthread_create(&s->th, NULL, file_main, s);
+	if (rc != 0) {
+		FLOW_LOG(WARNING, "warning: flow export to %s: writer thread: "
+			"%s; the exporter writes\n", s->name, strerror(rc));
+		return;
+	}
+	pthread_setname_np(s->th, "gpurx-ipfix-fw");
+	s->th_on = 1;
+	s->th_failed = 0;
+}
+
+/* Everything handed to the file's thread written, the thread ended. */
+static void
+file_stop(struct sink *s)
+{
+	if (s->th_on) {
+		file_hand(s);
+		pthread_mutex_lock(&s->mu);
+		while (s->wbusy)
+			pthread_cond_wait(&s->idle, &s->mu);
+		file_fold(s);
+		s->wquit = 1;
+		pthread_cond_signal(&s->work);
+		pthread_mutex_unlock(&s->mu);
+		pthread_join(s->th, NULL);
+		s->th_on = 0;
+	}
+	if (s->sync_on) {
+		pthread_cond_destroy(&s->idle);
+		pthread_cond_destroy(&s->work);
+		pthread_mutex_destroy(&s->mu);
+		s->sync_on = 0;
+	}
+	free(s->chunk[0]);
+	free(s->chunk[1]);
+	s->chunk[0] = s->chunk[1] = NULL;
+}
+
 /* One whole message to s, or counted lost. */
 static void
 sink_send(struct sink *s, uint64_t rate, const uint8_t *msg, size_t len,
@@ -415,8 +615,17 @@ sink_send(struct sink *s, uint64_t rate, const uint8_t *msg, size_t len,
 
 	switch (s->kind) {
 	case SINK_FILE:
+		if (s->th_on && s->fill_len + len > FILE_CHUNK)
+			file_hand(s);
 		if (s->failed)
 			break;
+		if (s->th_on) {
+			memcpy(s->chunk[s->fill] + s->fill_len, msg, len);
+			s->fill_len += len;
+			s->fill_records += records;
+			s->messages++;
+			return;
+		}
 		if (fwrite(msg, 1, len, s->fp) == len) {
 			s->messages++;
 			return;
@@ -504,6 +713,15 @@ reconnect(struct gpurx_ipfix *x)
 		connected = 1;
 	}
 	return connected;
+}
+
+/* The file destinations' threads, from the exporter thread. */
+static void
+files_start(struct gpurx_ipfix *x)
+{
+	for (unsigned int i = 0; i < x->n_sinks; i++)
+		if (x->sinks[i].kind == SINK_FILE)
+			file_start(&x->sinks[i]);
 }
 
 /* --- Messages ------------------------------------------------------------ */
@@ -1074,6 +1292,7 @@ gpurx_ipfix_drain(struct gpurx_ipfix *x, struct gpurx_flow_ring *ring,
 	const struct gpurx_flow_rec *r;
 	uint32_t n = 0, m = 0;
 
+	files_start(x);
 	if (x->n_enc >= 2 && !x->lib_failed)
 		enc_start(x);
 	if (x->n_helpers == 0 || x->lib_failed) {
@@ -1112,6 +1331,7 @@ gpurx_ipfix_add_many(struct gpurx_ipfix *x, const struct gpurx_flow_rec *recs,
 {
 	uint32_t i = 0;
 
+	files_start(x);
 	if (x->n_enc >= 2 && !x->lib_failed)
 		enc_start(x);
 	while (x->n_helpers != 0 && !x->lib_failed &&
@@ -1173,6 +1393,10 @@ void
 gpurx_ipfix_tick(struct gpurx_ipfix *x)
 {
 	emit(x);
+	/* Into the file within a tick too. */
+	for (unsigned int i = 0; i < x->n_sinks; i++)
+		if (x->sinks[i].th_on)
+			file_hand(&x->sinks[i]);
 	if (reconnect(x) || (x->has_udp && gpuapp_mono_ns() - x->last_templates >=
 			GPURX_IPFIX_TEMPLATE_S * 1000000000ull))
 		send_templates(x);
@@ -1543,6 +1767,7 @@ gpurx_ipfix_close(struct gpurx_ipfix *x)
 	for (unsigned int i = 0; i < x->n_sinks; i++) {
 		struct sink *s = &x->sinks[i];
 
+		file_stop(s);
 		if (s->fp != NULL && fclose(s->fp) != 0 && !s->failed) {
 			FLOW_LOG(ERR, "error: flow export to %s: %s\n", s->name,
 				strerror(errno));
@@ -1568,6 +1793,7 @@ gpurx_ipfix_free(struct gpurx_ipfix *x)
 	for (unsigned int i = 0; i < x->n_sinks; i++) {
 		struct sink *s = &x->sinks[i];
 
+		file_stop(s);
 		if (s->fp != NULL)
 			fclose(s->fp);
 		sink_close_fd(s);
