@@ -549,25 +549,26 @@ file_start(struct sink *s)
 	}
 	s->chunk[0] = malloc(FILE_CHUNK);
 	s->chunk[1] = malloc(FILE_CHUNK);
-	if (s->chunk[0] == NULL || s->chunk[1] == NULL) {
-		FLOW_LOG(WARNING, "warning: flow export to %s: out of memory "
-			"for its writer thread; the exporter writes\n", s->name);
-		return;
+	rc = s->chunk[0] == NULL || s->chunk[1] == NULL ? ENOMEM :
+		pthread_mutex_init(&s->mu, NULL);
+	if (rc == 0) {
+		rc = pthread_cond_init(&s->work, NULL);
+		if (rc != 0)
+			pthread_mutex_destroy(&s->mu);
 	}
-	if (pthread_mutex_init(&s->mu, NULL) != 0)
-		return;
-	if (pthread_cond_init(&s->work, NULL) != 0) {
-		pthread_mutex_destroy(&s->mu);
-		return;
+	if (rc == 0) {
+		rc = pthread_cond_init(&s->idle, NULL);
+		if (rc != 0) {
+			pthread_cond_destroy(&s->work);
+			pthread_mutex_destroy(&s->mu);
+		}
 	}
-	if (pthread_cond_init(&s->idle, NULL) != 0) {
-		pthread_cond_destroy(&s->work);
-		pthread_mutex_destroy(&s->mu);
-		return;
+	if (rc == 0) {
+		s->sync_on = 1;
+		rc = pthread_create(&s->th, NULL, file_main, s);
 	}
-	s->sync_on = 1;
-	rc = pthread_create(&s->th, NULL, file_main, s);
 	if (rc != 0) {
+		/* file_stop() frees what was made. */
 		FLOW_LOG(WARNING, "warning: flow export to %s: writer thread: "
 			"%s; the exporter writes\n", s->name, strerror(rc));
 		return;
