@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * IPFIX with libfixbuf. libfixbuf builds every message (templates, data
- * sets, sequence numbers, export time, observation domain) into a buffer
- * exporter (fbExporterAllocBuffer) in manual mode, so each message is
- * known the moment it is complete; this file only moves the bytes: to a
+ * IPFIX with libfixbuf. libfixbuf holds the templates and builds the
+ * template and statistics messages into a buffer exporter
+ * (fbExporterAllocBuffer) in manual mode, so each message is known the
+ * moment it is complete; the data messages are built as libfixbuf
+ * builds them, without its per-record transcoding (ipfix_enc.h says why,
+ * gpurx_ipfix_enc_check() checks it). This file moves the bytes: to a
  * file, a UDP socket (a datagram per message, paced to a rate of records,
- * the templates again every GPURX_IPFIX_TEMPLATE_S) and a TCP connection (templates first on
- * every connection, a lost one made again every second). A destination
+ * the templates again every GPURX_IPFIX_TEMPLATE_S) and a TCP connection
+ * (templates first on every connection, a lost one made again every
+ * second). A destination
  * that cannot take a message has its records counted lost and warned
  * about; the caller never waits for it beyond a send timeout.
  */
@@ -31,6 +34,7 @@
 #include <rte_log.h>
 
 #include "gpuapp_clock.h"
+#include "ipfix_enc.h"
 #include "ipfix_target.h"
 #include "ipfix_writer.h"
 
@@ -45,9 +49,9 @@ RTE_LOG_REGISTER_DEFAULT(gpuflow_logtype, INFO);
 #define FLOW_LOG(level, ...) \
 	rte_log(RTE_LOG_ ## level, (uint32_t)gpuflow_logtype, __VA_ARGS__)
 
-#define TID_V4 0x0100
-#define TID_V6 0x0101
-#define TID_STATS 0x0102
+#define TID_V4 GPURX_IPFIX_TID_V4
+#define TID_V6 GPURX_IPFIX_TID_V6
+#define TID_STATS GPURX_IPFIX_TID_STATS
 /* A message per datagram within a 1500-byte MTU; on a stream or in a
  * file, large messages (a write per 65 KB). */
 #define MTU_DATAGRAM 1400
@@ -56,15 +60,18 @@ RTE_LOG_REGISTER_DEFAULT(gpuflow_logtype, INFO);
 #define CONNECT_TIMEOUT_MS 500
 #define SEND_TIMEOUT_MS 500
 #define WARN_EVERY_S 10
+/* A file's chunk: the writes its thread makes (file_main()). */
+#define FILE_CHUNK (1u << 20)
 /* UDP pacing: datagrams go out ahead of the rate by this much at most,
  * so a burst (the flows live at exit, many flows ending at once) never
  * arrives faster than the rate for longer. */
 #define UDP_BURST_NS 1000000ull
 
-/* What libfixbuf reads per record: the internal templates below, field
- * for field (paddingOctets where C aligns). The fields after `reason`
- * came later: appended, so that a reader of the older fields finds them
- * where they were. */
+/* What libfixbuf reads per record (the reference the data messages are
+ * checked against, gpurx_ipfix_enc_check()): the internal templates
+ * below, field for field (paddingOctets where C aligns). The fields
+ * after `reason` came later: appended, so that a reader of the older
+ * fields finds them where they were. */
 struct rec4 {
 	uint64_t start_ms, end_ms, packets, octets;
 	uint32_t src, dst, ingress;
@@ -90,6 +97,9 @@ struct rec6 {
 
 _Static_assert(sizeof(struct rec4) == 72, "rec4 layout");
 _Static_assert(sizeof(struct rec6) == 96, "rec6 layout");
+/* The wire's lengths (ipfix_enc.h): the internal records less padding. */
+_Static_assert(sizeof(struct rec4) - 1 == GPURX_IPFIX_V4_LEN, "rec4 wire");
+_Static_assert(sizeof(struct rec6) - 1 == GPURX_IPFIX_V6_LEN, "rec6 wire");
 
 /* A template is the head, the addresses of its IP version, the tail.
  * Flag 1: the padding is in the internal template only; the messages
@@ -193,6 +203,29 @@ struct sink {
 	uint64_t next_warn;	/* ns */
 	char last_error[160];
 	int failed;		/* file: a write failed, the file is incomplete */
+	/*
+	 * File, once its thread runs (file_start()): the messages are
+	 * copied into chunk[fill], and a full chunk goes to the thread
+	 * (file_main()), which writes it while the other fills, so that
+	 * the kernel's copy into the file (about twice the encoding's CPU
+	 * time) is off the exporter thread. Under mu: wbuf, wlen, wrecords
+	 * (the chunk handed over, while wbusy), wquit, and what the thread
+	 * reports, werr and wlost, which the exporter thread folds into
+	 * failed and lost_records (file_fold()); every other field is the
+	 * exporter thread's alone.
+	 */
+	uint8_t *chunk[2];
+	unsigned int fill;
+	size_t fill_len;
+	uint64_t fill_records;
+	pthread_t th;
+	int th_on, th_failed, sync_on;
+	pthread_mutex_t mu;
+	pthread_cond_t work, idle;
+	const uint8_t *wbuf;
+	size_t wlen;
+	uint64_t wrecords, wlost;
+	int wbusy, wquit, werr;
 };
 
 /* A message an encoder built: where in its out buffer, its records. */
@@ -202,26 +235,19 @@ struct enc_msg {
 };
 
 /*
- * An encoder (gpurx_ipfix_set_encoders()): a libfixbuf session of its own
- * with the same templates and domain, and a buffer exporter, so that it
- * builds whole data messages of a slice of a drain's records apart from
- * the others. The messages are collected in out, in order; the drain's
- * thread sends them after the slices before, and sets their sequence
- * numbers (seq_patch()).
+ * An encoder (gpurx_ipfix_set_encoders()): a message builder of its own
+ * (ipfix_enc.h; the same domain and MTU), so that it builds whole data
+ * messages of a slice of a drain's records apart from the others. The
+ * messages are built in out, in order; the drain's thread sends them
+ * after the slices before, and sets their sequence numbers
+ * (seq_patch()).
  */
 struct enc {
-	fbInfoModel_t *model;
-	fbSession_t *session;
-	fbExporter_t *exporter;
-	fBuf_t *fbuf;
-	uint8_t *msg;
-	uint16_t cur_tid;
-	uint32_t in_msg;
-	int failed;		/* libfixbuf or memory: said, nothing more */
+	struct gpurx_ipfix_mb mb;	/* its buf: in out, after the messages */
+	int failed;		/* memory: said, nothing more */
 	/* The slice: set by the drain's thread before it starts the round. */
 	const struct gpurx_flow_rec *const *recs;
 	uint32_t n;
-	uint32_t ingress;
 	/* What the slice gave. */
 	uint8_t *out;
 	size_t out_len, out_cap;
@@ -242,7 +268,9 @@ struct gpurx_ipfix {
 	fBuf_t *fbuf;
 	uint8_t *msg;		/* where the exporter puts each message */
 	uint16_t cur_tid;
-	uint32_t in_msg;	/* records in the message being built */
+	/* The data messages (ipfix_enc.h); libfixbuf's hold the templates
+	 * or the statistics record alone. */
+	struct gpurx_ipfix_mb mb;
 	int templates_in_msg;
 	int stats_in_msg;	/* the statistics record */
 	uint32_t domain;
@@ -250,7 +278,7 @@ struct gpurx_ipfix {
 	uint64_t ignored_packets, not_sent;	/* the caller's, for stats */
 	uint64_t last_stats;	/* ns */
 	int has_udp;
-	int lib_failed;		/* libfixbuf refused: nothing more */
+	int lib_failed;		/* libfixbuf or memory failed: nothing more */
 	uint64_t rate;		/* UDP: records/s, 0: unpaced */
 	uint32_t ingress;
 	uint64_t last_templates;	/* ns */
@@ -401,6 +429,182 @@ udp_pace(struct sink *s, uint64_t rate, uint32_t records)
 		rate;
 }
 
+/* What the file's thread reported into s (mu held): a failed write
+ * ends the file, its records and those after it lost. */
+static void
+file_fold(struct sink *s)
+{
+	char why[160];
+
+	s->lost_records += s->wlost;
+	s->wlost = 0;
+	if (s->werr == 0 || s->failed)
+		return;
+	s->failed = 1;
+	snprintf(why, sizeof(why), "write: %s", strerror(s->werr));
+	sink_warn(s, why);
+}
+
+/* The filling chunk to the file's thread, once it wrote the one before
+ * (the chunk filled next). */
+static void
+file_hand(struct sink *s)
+{
+	pthread_mutex_lock(&s->mu);
+	while (s->wbusy)
+		pthread_cond_wait(&s->idle, &s->mu);
+	file_fold(s);
+	if (s->fill_len != 0 && s->failed) {
+		s->lost_records += s->fill_records;
+	} else if (s->fill_len != 0) {
+		/* The mutex orders the chunk's bytes before the thread's
+		 * reads of them. */
+		s->wbuf = s->chunk[s->fill];
+		s->wlen = s->fill_len;
+		s->wrecords = s->fill_records;
+		s->wbusy = 1;
+		pthread_cond_signal(&s->work);
+		s->fill ^= 1;
+	}
+	s->fill_len = 0;
+	s->fill_records = 0;
+	pthread_mutex_unlock(&s->mu);
+}
+
+/* 0, or the errno of a write that failed. */
+static int
+write_all(int fd, const uint8_t *p, size_t len)
+{
+	while (len != 0) {
+		const ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? errno : EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void *
+file_main(void *arg)
+{
+	struct sink *s = arg;
+	const int fd = fileno(s->fp);
+
+	int err = 0;
+
+	pthread_mutex_lock(&s->mu);
+	for (;;) {
+		const uint8_t *buf;
+		size_t len;
+
+		while (!s->wbusy && !s->wquit)
+			pthread_cond_wait(&s->work, &s->mu);
+		if (!s->wbusy)
+			break;
+		buf = s->wbuf;
+		len = s->wlen;
+		pthread_mutex_unlock(&s->mu);
+		/* After a failed write nothing more is written: the file
+		 * would have a hole. */
+		if (err == 0)
+			err = write_all(fd, buf, len);
+		pthread_mutex_lock(&s->mu);
+		if (err != 0) {
+			s->werr = err;
+			s->wlost += s->wrecords;
+		}
+		/* The mutex orders the thread's reads of the chunk before
+		 * the exporter's next writes into it. */
+		s->wbusy = 0;
+		pthread_cond_signal(&s->idle);
+	}
+	pthread_mutex_unlock(&s->mu);
+	return NULL;
+}
+
+/*
+ * The file's thread, on the calling (exporter) thread's CPUs; what stdio
+ * holds is written first. One that cannot start leaves the writes to the
+ * exporter thread (said once).
+ */
+static void
+file_start(struct sink *s)
+{
+	int rc;
+
+	if (s->th_on || s->th_failed || s->failed)
+		return;
+	s->th_failed = 1;
+	if (fflush(s->fp) != 0) {
+		char why[160];
+
+		snprintf(why, sizeof(why), "write: %s", strerror(errno));
+		s->failed = 1;
+		sink_warn(s, why);
+		return;
+	}
+	s->chunk[0] = malloc(FILE_CHUNK);
+	s->chunk[1] = malloc(FILE_CHUNK);
+	rc = s->chunk[0] == NULL || s->chunk[1] == NULL ? ENOMEM :
+		pthread_mutex_init(&s->mu, NULL);
+	if (rc == 0) {
+		rc = pthread_cond_init(&s->work, NULL);
+		if (rc != 0)
+			pthread_mutex_destroy(&s->mu);
+	}
+	if (rc == 0) {
+		rc = pthread_cond_init(&s->idle, NULL);
+		if (rc != 0) {
+			pthread_cond_destroy(&s->work);
+			pthread_mutex_destroy(&s->mu);
+		}
+	}
+	if (rc == 0) {
+		s->sync_on = 1;
+		rc = pthread_create(&s->th, NULL, file_main, s);
+	}
+	if (rc != 0) {
+		/* file_stop() frees what was made. */
+		FLOW_LOG(WARNING, "warning: flow export to %s: writer thread: "
+			"%s; the exporter writes\n", s->name, strerror(rc));
+		return;
+	}
+	pthread_setname_np(s->th, "gpurx-ipfix-fw");
+	s->th_on = 1;
+	s->th_failed = 0;
+}
+
+/* Everything handed to the file's thread written, the thread ended. */
+static void
+file_stop(struct sink *s)
+{
+	if (s->th_on) {
+		file_hand(s);
+		pthread_mutex_lock(&s->mu);
+		while (s->wbusy)
+			pthread_cond_wait(&s->idle, &s->mu);
+		file_fold(s);
+		s->wquit = 1;
+		pthread_cond_signal(&s->work);
+		pthread_mutex_unlock(&s->mu);
+		pthread_join(s->th, NULL);
+		s->th_on = 0;
+	}
+	if (s->sync_on) {
+		pthread_cond_destroy(&s->idle);
+		pthread_cond_destroy(&s->work);
+		pthread_mutex_destroy(&s->mu);
+		s->sync_on = 0;
+	}
+	free(s->chunk[0]);
+	free(s->chunk[1]);
+	s->chunk[0] = s->chunk[1] = NULL;
+}
+
 /* One whole message to s, or counted lost. */
 static void
 sink_send(struct sink *s, uint64_t rate, const uint8_t *msg, size_t len,
@@ -412,8 +616,17 @@ sink_send(struct sink *s, uint64_t rate, const uint8_t *msg, size_t len,
 
 	switch (s->kind) {
 	case SINK_FILE:
+		if (s->th_on && s->fill_len + len > FILE_CHUNK)
+			file_hand(s);
 		if (s->failed)
 			break;
+		if (s->th_on) {
+			memcpy(s->chunk[s->fill] + s->fill_len, msg, len);
+			s->fill_len += len;
+			s->fill_records += records;
+			s->messages++;
+			return;
+		}
 		if (fwrite(msg, 1, len, s->fp) == len) {
 			s->messages++;
 			return;
@@ -503,6 +716,15 @@ reconnect(struct gpurx_ipfix *x)
 	return connected;
 }
 
+/* The file destinations' threads, from the exporter thread. */
+static void
+files_start(struct gpurx_ipfix *x)
+{
+	for (unsigned int i = 0; i < x->n_sinks; i++)
+		if (x->sinks[i].kind == SINK_FILE)
+			file_start(&x->sinks[i]);
+}
+
 /* --- Messages ------------------------------------------------------------ */
 
 /*
@@ -511,8 +733,8 @@ reconnect(struct gpurx_ipfix *x)
  * counts its data records after it. Raw bytes because libfixbuf numbers a
  * session's messages by that session's records alone: with encoders
  * (gpurx_ipfix_set_encoders()) each session builds a part of the one
- * stream, and libfixbuf has no call that sets a session's count. Without
- * encoders the number written is the one libfixbuf wrote.
+ * stream, and libfixbuf has no call that sets a session's count; the
+ * data messages (ipfix_enc.h) are not libfixbuf's at all.
  */
 static void
 seq_patch(struct gpurx_ipfix *x, uint8_t *msg, uint32_t seq_records)
@@ -536,15 +758,28 @@ send_msg(struct gpurx_ipfix *x, uint8_t *msg, size_t len,
 		sink_send(&x->sinks[i], x->rate, msg, len, records, templates);
 }
 
-/* The message built so far, out to every destination. */
+/* The data message built so far, out to every destination. */
+static void
+emit_data(struct gpurx_ipfix *x)
+{
+	const uint32_t records = x->mb.records;
+	const uint32_t len = gpurx_ipfix_mb_end(&x->mb);
+
+	if (len != 0)
+		send_msg(x, x->mb.buf, len, records, records, 0);
+}
+
+/* The messages built so far, the data first, out to every destination. */
 static void
 emit(struct gpurx_ipfix *x)
 {
 	GError *err = NULL;
 	size_t len;
 
-	if (x->lib_failed || (x->in_msg == 0 && !x->templates_in_msg &&
-			!x->stats_in_msg))
+	if (x->lib_failed)
+		return;
+	emit_data(x);
+	if (!x->templates_in_msg && !x->stats_in_msg)
 		return;
 	if (!fBufEmit(x->fbuf, &err)) {
 		lib_error(x, "fBufEmit", err);
@@ -552,9 +787,7 @@ emit(struct gpurx_ipfix *x)
 	}
 	len = fbExporterGetMsgLen(x->exporter);
 	/* The statistics record is a data record too (RFC 7011 3.1). */
-	send_msg(x, x->msg, len, x->in_msg + x->stats_in_msg, x->in_msg,
-		x->templates_in_msg);
-	x->in_msg = 0;
+	send_msg(x, x->msg, len, x->stats_in_msg, 0, x->templates_in_msg);
 	x->templates_in_msg = 0;
 	x->stats_in_msg = 0;
 }
@@ -607,7 +840,8 @@ fb_put(fBuf_t *fbuf, uint16_t *cur_tid, uint16_t tid, void *rec, size_t len,
 	return 1;
 }
 
-/* A record into x's own message, the one before sent once full. */
+/* A record into x's libfixbuf message (the statistics), the one before
+ * sent once full. */
 static int
 put(struct gpurx_ipfix *x, uint16_t tid, void *rec, size_t len)
 {
@@ -657,7 +891,8 @@ union rec_any {
 	.icmp = (icmp) ? (k)->dport : 0, .tos = (r)->attr.tos, \
 	.ttl_min = (r)->ttl_min, .ttl_max = (r)->ttl_max
 
-/* Inlined: the record is built where libfixbuf reads it, not copied. */
+/* The record libfixbuf reads for r: what the data messages' builder
+ * (ipfix_enc.h) must encode as libfixbuf does. */
 static __rte_always_inline size_t
 rec_convert(const struct gpurx_flow_rec *r, uint32_t ingress,
 		union rec_any *u, uint16_t *tid)
@@ -702,26 +937,29 @@ counts_add(struct gpurx_ipfix_counts *c, const struct gpurx_flow_rec *r)
 	c->by_reason[r->reason < GPURX_FLOW_END_KINDS ? r->reason : 0]++;
 }
 
+/* r into x's data message, the one before sent once full. */
+static __rte_always_inline void
+add_one(struct gpurx_ipfix *x, const struct gpurx_flow_rec *r)
+{
+	if (gpurx_ipfix_mb_put(&x->mb, r) != 0) {
+		emit_data(x);
+		/* A record always fits an empty message. */
+		gpurx_ipfix_mb_put(&x->mb, r);
+	}
+	counts_add(&x->counts, r);
+}
+
 void
 gpurx_ipfix_add(struct gpurx_ipfix *x, const struct gpurx_flow_rec *r)
 {
-	union rec_any u;
-	uint16_t tid;
-	size_t len;
-
-	if (x->lib_failed)
-		return;
-	len = rec_convert(r, x->ingress, &u, &tid);
-	if (put(x, tid, &u, len) != 0)
-		return;
-	x->in_msg++;
-	counts_add(&x->counts, r);
+	if (!x->lib_failed)
+		add_one(x, r);
 }
 
 /* --- Encoders -------------------------------------------------------------- */
 
-static int add_templates(struct gpurx_ipfix *x, fbInfoModel_t *model,
-		fbSession_t *session);
+static int add_templates(int *failed, fbInfoModel_t *model,
+		fbSession_t *session, uint32_t domain);
 
 /* Records a slice at least: fewer are not worth waking a thread. */
 #define ENC_SLICE_MIN 256
@@ -747,23 +985,34 @@ grow(void **buf, size_t *cap, size_t need, size_t sz, size_t min)
 	return 0;
 }
 
-/* The encoder's message so far into its out buffer. */
+/* Room in the encoder's out for a whole message after those it holds:
+ * its builder's buffer. 0; -1 (said, e->failed). */
+static int
+enc_room(struct enc *e)
+{
+	if (grow((void **)&e->out, &e->out_cap, e->out_len + e->mb.mtu, 1,
+			2 * MTU_STREAM) != 0) {
+		FLOW_LOG(ERR, "error: flow export: encoder: out of memory "
+			"for its messages\n");
+		e->failed = 1;
+		return -1;
+	}
+	e->mb.buf = e->out + e->out_len;
+	return 0;
+}
+
+/* The encoder's message ends where it was built, in out; room for the
+ * next after it. */
 static int
 enc_emit(struct enc *e)
 {
-	GError *err = NULL;
-	size_t len, msgs_cap = e->msgs_cap;
+	const uint32_t records = e->mb.records;
+	const uint32_t len = gpurx_ipfix_mb_end(&e->mb);
+	size_t msgs_cap = e->msgs_cap;
 
-	if (e->in_msg == 0)
+	if (len == 0)
 		return 0;
-	if (!fBufEmit(e->fbuf, &err)) {
-		lib_error_at(&e->failed, "encoder: fBufEmit", err);
-		return -1;
-	}
-	len = fbExporterGetMsgLen(e->exporter);
-	if (grow((void **)&e->out, &e->out_cap, e->out_len + len, 1,
-			2 * MTU_STREAM) != 0 ||
-			grow((void **)&e->msgs, &msgs_cap, e->n_msgs + 1,
+	if (grow((void **)&e->msgs, &msgs_cap, e->n_msgs + 1,
 			sizeof(*e->msgs), 64) != 0) {
 		FLOW_LOG(ERR, "error: flow export: encoder: out of memory "
 			"for its messages\n");
@@ -771,12 +1020,9 @@ enc_emit(struct enc *e)
 		return -1;
 	}
 	e->msgs_cap = (uint32_t)msgs_cap;
-	memcpy(e->out + e->out_len, e->msg, len);
-	e->msgs[e->n_msgs++] = (struct enc_msg){ e->out_len, (uint32_t)len,
-		e->in_msg };
+	e->msgs[e->n_msgs++] = (struct enc_msg){ e->out_len, len, records };
 	e->out_len += len;
-	e->in_msg = 0;
-	return 0;
+	return enc_room(e);
 }
 
 /* The encoder's slice into whole messages (the last one too). */
@@ -786,27 +1032,20 @@ enc_slice(struct enc *e)
 	e->out_len = 0;
 	e->n_msgs = 0;
 	memset(&e->counts, 0, sizeof(e->counts));
-	for (uint32_t i = 0; i < e->n && !e->failed; i++) {
+	if (e->failed || enc_room(e) != 0)
+		return;
+	for (uint32_t i = 0; i < e->n; i++) {
 		const struct gpurx_flow_rec *r = e->recs[i];
-		GError *err = NULL;
-		union rec_any u;
-		uint16_t tid;
-		size_t len = rec_convert(r, e->ingress, &u, &tid);
-		int rc = fb_put(e->fbuf, &e->cur_tid, tid, &u, len, &err);
 
-		if (rc == 1 && enc_emit(e) == 0)
-			rc = fb_put(e->fbuf, &e->cur_tid, tid, &u, len, &err);
-		if (rc != 0) {
-			if (!e->failed)
-				lib_error_at(&e->failed,
-					"encoder: writing a record", err);
-			break;
+		if (gpurx_ipfix_mb_put(&e->mb, r) != 0) {
+			if (enc_emit(e) != 0)
+				return;
+			/* A record always fits an empty message. */
+			gpurx_ipfix_mb_put(&e->mb, r);
 		}
-		e->in_msg++;
 		counts_add(&e->counts, r);
 	}
-	if (!e->failed)
-		enc_emit(e);
+	enc_emit(e);
 }
 
 static void *
@@ -863,8 +1102,9 @@ enc_start(struct gpurx_ipfix *x)
 
 /*
  * n records of x->batch (n >= 2 * ENC_SLICE_MIN) out through the
- * encoders: a slice each, encoded at once, then every slice's messages
- * in order, numbered in sequence, to the destinations.
+ * encoders: a slice each, encoded at once; each slice's messages, in
+ * order and numbered in sequence, to the destinations once it and the
+ * slices before it are done.
  */
 static void
 enc_round(struct gpurx_ipfix *x, uint32_t n)
@@ -892,17 +1132,24 @@ enc_round(struct gpurx_ipfix *x, uint32_t n)
 		pthread_mutex_unlock(&x->mu);
 	}
 	enc_slice(&x->encs[0]);
-	if (k > 1) {
-		pthread_mutex_lock(&x->mu);
-		for (unsigned int i = 1; i < k; i++)
-			while (x->encs[i].round_done != x->round)
-				pthread_cond_wait(&x->done, &x->mu);
-		pthread_mutex_unlock(&x->mu);
-	}
 	for (unsigned int i = 0; i < k; i++) {
 		struct enc *e = &x->encs[i];
 
-		for (uint32_t m = 0; m < e->n_msgs; m++)
+		/* Slice i's messages go out while the slices after it are
+		 * still being encoded: its helper alone is waited for. The
+		 * mutex orders the helper's writes of its slice's results
+		 * (out, msgs, counts, failed) before the reads below. Every
+		 * helper is done before the round ends: the batch and the
+		 * ring's records are not touched after. */
+		if (i > 0) {
+			pthread_mutex_lock(&x->mu);
+			while (e->round_done != x->round)
+				pthread_cond_wait(&x->done, &x->mu);
+			pthread_mutex_unlock(&x->mu);
+		}
+		if (e->failed)
+			x->lib_failed = 1;
+		for (uint32_t m = 0; m < e->n_msgs && !x->lib_failed; m++)
 			send_msg(x, e->out + e->msgs[m].off, e->msgs[m].len,
 				e->msgs[m].records, e->msgs[m].records, 0);
 		x->counts.records += e->counts.records;
@@ -910,54 +1157,51 @@ enc_round(struct gpurx_ipfix *x, uint32_t n)
 		x->counts.bytes += e->counts.bytes;
 		for (unsigned int r = 0; r < GPURX_FLOW_END_KINDS; r++)
 			x->counts.by_reason[r] += e->counts.by_reason[r];
-		if (e->failed)
-			x->lib_failed = 1;
 	}
 }
 
 /*
- * A libfixbuf message builder into a buffer of its own (*msg, MTU_STREAM
- * bytes): *model, *session holding x's templates, *exporter and *fbuf, in
- * manual mode. The templates go into the session before it has a buffer,
- * so that they are written by x's own send_templates() alone (an
- * encoder's messages carry data alone). 0; -1 after saying what failed
- * (what: whose buffer), what was made left in the pointers for the
- * caller's teardown.
+ * x's libfixbuf message builder into a buffer of its own (x->msg,
+ * MTU_STREAM bytes): x->model, x->session holding the templates,
+ * x->exporter and x->fbuf, in manual mode. 0; -1 after saying what
+ * failed, what was made left in x for gpurx_ipfix_free().
  */
 static int
-fb_open(struct gpurx_ipfix *x, const char *what, uint8_t **msg,
-		fbInfoModel_t **model, fbSession_t **session,
-		fbExporter_t **exporter, fBuf_t **fbuf)
+fb_open(struct gpurx_ipfix *x)
 {
-	*msg = malloc(MTU_STREAM);
-	*model = fbInfoModelAlloc();
-	*session = *model != NULL ? fbSessionAlloc(*model) : NULL;
-	if (*msg == NULL || *session == NULL) {
+	x->msg = malloc(MTU_STREAM);
+	x->model = fbInfoModelAlloc();
+	x->session = x->model != NULL ? fbSessionAlloc(x->model) : NULL;
+	if (x->msg == NULL || x->session == NULL) {
 		FLOW_LOG(ERR, "error: flow export: out of memory\n");
 		return -1;
 	}
-	if (add_templates(x, *model, *session) != 0)
+	if (add_templates(&x->lib_failed, x->model, x->session,
+			x->domain) != 0)
 		return -1;
-	*exporter = fbExporterAllocBuffer(*msg, x->has_udp ?
+	x->exporter = fbExporterAllocBuffer(x->msg, x->has_udp ?
 		MTU_DATAGRAM : MTU_STREAM);
-	*fbuf = *exporter != NULL ? fBufAllocForExport(*session, *exporter) :
-		NULL;
-	if (*fbuf == NULL) {
-		FLOW_LOG(ERR, "error: flow export: libfixbuf cannot make %s\n",
-			what);
+	x->fbuf = x->exporter != NULL ?
+		fBufAllocForExport(x->session, x->exporter) : NULL;
+	if (x->fbuf == NULL) {
+		FLOW_LOG(ERR, "error: flow export: libfixbuf cannot make "
+			"an export buffer\n");
 		return -1;
 	}
-	fBufSetAutomaticMode(*fbuf, FALSE);
+	fBufSetAutomaticMode(x->fbuf, FALSE);
 	return 0;
 }
 
-static int
-enc_open(struct gpurx_ipfix *x, struct enc *e)
+/* A data message builder of x's domain, MTU and ingress. */
+static struct gpurx_ipfix_mb
+mb_of(const struct gpurx_ipfix *x, uint8_t *buf)
 {
-	e->x = x;
-	e->ingress = x->ingress;
-	return fb_open(x, "an encoder's buffer", &e->msg, &e->model,
-		&e->session, &e->exporter, &e->fbuf);
+	return (struct gpurx_ipfix_mb){
+		.buf = buf,
+		.mtu = x->has_udp ? MTU_DATAGRAM : MTU_STREAM,
+		.domain = x->domain,
+		.ingress = x->ingress,
+	};
 }
 
 static void
@@ -974,13 +1218,6 @@ enc_free(struct gpurx_ipfix *x)
 
 		if (e->th_on)
 			pthread_join(e->th, NULL);
-		if (e->fbuf != NULL)
-			fBufFree(e->fbuf);
-		else if (e->session != NULL)
-			fbSessionFree(e->session);
-		if (e->model != NULL)
-			fbInfoModelFree(e->model);
-		free(e->msg);
 		free(e->out);
 		free(e->msgs);
 	}
@@ -1037,12 +1274,8 @@ gpurx_ipfix_set_encoders(struct gpurx_ipfix *x, unsigned int n)
 	}
 	x->sync_on = 1;
 	for (unsigned int i = 0; i < n; i++) {
-		if (enc_open(x, &x->encs[i]) != 0) {
-			enc_free(x);
-			/* Nothing was written: x goes on as it was. */
-			x->lib_failed = 0;
-			return -ENOMEM;
-		}
+		x->encs[i].x = x;
+		x->encs[i].mb = mb_of(x, NULL);
 	}
 	return 0;
 }
@@ -1060,13 +1293,14 @@ gpurx_ipfix_drain(struct gpurx_ipfix *x, struct gpurx_flow_ring *ring,
 	const struct gpurx_flow_rec *r;
 	uint32_t n = 0, m = 0;
 
+	files_start(x);
 	if (x->n_enc >= 2 && !x->lib_failed)
 		enc_start(x);
 	if (x->n_helpers == 0 || x->lib_failed) {
 		while (n < max && (r = gpurx_flow_ring_peek(ring, *tail)) != NULL) {
 			/* An empty position: a reservation that ended nothing. */
-			if (r->reason != GPURX_FLOW_END_NONE)
-				gpurx_ipfix_add(x, r);
+			if (r->reason != GPURX_FLOW_END_NONE && !x->lib_failed)
+				add_one(x, r);
 			(*tail)++;
 			n++;
 		}
@@ -1084,7 +1318,7 @@ gpurx_ipfix_drain(struct gpurx_ipfix *x, struct gpurx_flow_ring *ring,
 			enc_round(x, m);
 		} else {
 			for (uint32_t i = 0; i < m; i++)
-				gpurx_ipfix_add(x, x->batch[i]);
+				add_one(x, x->batch[i]);
 		}
 	}
 	if (n != 0)
@@ -1098,6 +1332,7 @@ gpurx_ipfix_add_many(struct gpurx_ipfix *x, const struct gpurx_flow_rec *recs,
 {
 	uint32_t i = 0;
 
+	files_start(x);
 	if (x->n_enc >= 2 && !x->lib_failed)
 		enc_start(x);
 	while (x->n_helpers != 0 && !x->lib_failed &&
@@ -1109,8 +1344,8 @@ gpurx_ipfix_add_many(struct gpurx_ipfix *x, const struct gpurx_flow_rec *recs,
 		enc_round(x, m);
 		i += m;
 	}
-	for (; i < n; i++)
-		gpurx_ipfix_add(x, &recs[i]);
+	for (; i < n && !x->lib_failed; i++)
+		add_one(x, &recs[i]);
 }
 
 void
@@ -1159,6 +1394,10 @@ void
 gpurx_ipfix_tick(struct gpurx_ipfix *x)
 {
 	emit(x);
+	/* Into the file within a tick too. */
+	for (unsigned int i = 0; i < x->n_sinks; i++)
+		if (x->sinks[i].th_on)
+			file_hand(&x->sinks[i]);
 	if (reconnect(x) || (x->has_udp && gpuapp_mono_ns() - x->last_templates >=
 			GPURX_IPFIX_TEMPLATE_S * 1000000000ull))
 		send_templates(x);
@@ -1182,9 +1421,10 @@ append_specs(fbTemplate_t *t, fbInfoElementSpec_t *addr,
 		fbTemplateAppendSpecArray(t, spec_l2, flags, err);
 }
 
-/* addr NULL: the statistics options template (spec_stats, scope 1). */
+/* addr NULL: the statistics options template (spec_stats, scope 1).
+ * -1 with *failed set after saying why. */
 static int
-add_template(struct gpurx_ipfix *x, fbInfoModel_t *model,
+add_template(int *failed, fbInfoModel_t *model,
 		fbSession_t *session, uint16_t tid, fbInfoElementSpec_t *addr,
 		fbInfoElementSpec_t *icmp, size_t rec_len)
 {
@@ -1208,7 +1448,7 @@ add_template(struct gpurx_ipfix *x, fbInfoModel_t *model,
 		FLOW_LOG(ERR, "error: flow export: template %#x describes %u "
 			"bytes, the record has %zu\n", tid,
 			fbTemplateGetIELenOfMemBuffer(internal), rec_len);
-		x->lib_failed = 1;
+		*failed = 1;
 		goto fail_both;
 	}
 	if (!fbSessionAddTemplate(session, TRUE, tid, internal, &err))
@@ -1222,22 +1462,22 @@ fail_both:
 	fbTemplateFreeUnused(internal);
 	fbTemplateFreeUnused(external);
 fail:
-	if (err != NULL || !x->lib_failed)
-		lib_error(x, "templates", err);
+	if (err != NULL || !*failed)
+		lib_error_at(failed, "templates", err);
 	return -1;
 }
 
-/* Every template, into a session of observation domain x->domain. */
+/* Every template, into a session of observation domain `domain`. */
 static int
-add_templates(struct gpurx_ipfix *x, fbInfoModel_t *model,
-		fbSession_t *session)
+add_templates(int *failed, fbInfoModel_t *model, fbSession_t *session,
+		uint32_t domain)
 {
-	fbSessionSetDomain(session, x->domain);
-	return add_template(x, model, session, TID_V4, spec_addr4, spec_icmp4,
-			sizeof(struct rec4)) != 0 ||
-		add_template(x, model, session, TID_V6, spec_addr6, spec_icmp6,
-			sizeof(struct rec6)) != 0 ||
-		add_template(x, model, session, TID_STATS, NULL, NULL,
+	fbSessionSetDomain(session, domain);
+	return add_template(failed, model, session, TID_V4, spec_addr4,
+			spec_icmp4, sizeof(struct rec4)) != 0 ||
+		add_template(failed, model, session, TID_V6, spec_addr6,
+			spec_icmp6, sizeof(struct rec6)) != 0 ||
+		add_template(failed, model, session, TID_STATS, NULL, NULL,
 			sizeof(struct rec_stats)) != 0 ? -1 : 0;
 }
 
@@ -1300,6 +1540,166 @@ open_collector(struct gpurx_ipfix *x, const char *arg)
 	return 0;
 }
 
+/* --- The data messages against libfixbuf's ------------------------------ */
+
+/*
+ * Ends both messages, libfixbuf's (ref: fbuf's, from its exporter's
+ * buffer) and the builder's, and compares them; the builder's sequence
+ * number set as seq_patch() sets it, from *seq. 0; -1 with why.
+ */
+static int
+check_msg(fBuf_t *fbuf, fbExporter_t *exporter, const uint8_t *ref,
+		struct gpurx_ipfix_mb *m, uint32_t *seq, uint32_t msg,
+		char *why, size_t why_len)
+{
+	const uint32_t records = m->records;
+	GError *err = NULL;
+	uint32_t len, ref_len;
+
+	if (!fBufEmit(fbuf, &err)) {
+		snprintf(why, why_len, "fBufEmit: %s", err->message);
+		g_clear_error(&err);
+		return -1;
+	}
+	ref_len = (uint32_t)fbExporterGetMsgLen(exporter);
+	len = gpurx_ipfix_mb_end(m);
+	if (len != 0)
+		gpurx_ipfix_be32(m->buf + 8, *seq);
+	*seq += records;
+	for (uint32_t i = 0; i < RTE_MIN(len, ref_len); i++) {
+		if (m->buf[i] != ref[i]) {
+			snprintf(why, why_len, "message %u, byte %u: libfixbuf "
+				"wrote %#04x, the builder %#04x", msg, i, ref[i],
+				m->buf[i]);
+			return -1;
+		}
+	}
+	if (len != ref_len) {
+		snprintf(why, why_len, "message %u: libfixbuf wrote %u bytes, "
+			"the builder %u", msg, ref_len, len);
+		return -1;
+	}
+	return 0;
+}
+
+int
+gpurx_ipfix_enc_check(fbInfoModel_t *model, const struct gpurx_flow_rec *recs,
+		uint32_t n, uint32_t mtu, uint32_t domain, uint32_t ingress,
+		char *why, size_t why_len)
+{
+	/* Any fixed time: libfixbuf's would be its clock's. */
+	const uint32_t extime = 0x5a5b5c5d;
+	uint8_t *ref = malloc(mtu);
+	struct gpurx_ipfix_mb m = {
+		.buf = malloc(mtu), .mtu = mtu, .domain = domain,
+		.extime = extime, .ingress = ingress,
+	};
+	fbSession_t *session = fbSessionAlloc(model);
+	fbExporter_t *exporter = NULL;
+	fBuf_t *fbuf = NULL;
+	GError *err = NULL;
+	uint16_t cur_tid = 0;
+	uint32_t seq = 0, msg = 0;
+	int failed = 0, rc = -1;
+
+	snprintf(why, why_len, "out of memory");
+	if (ref == NULL || m.buf == NULL || session == NULL)
+		goto out;
+	if (add_templates(&failed, model, session, domain) != 0) {
+		snprintf(why, why_len, "libfixbuf refused the templates");
+		goto out;
+	}
+	exporter = fbExporterAllocBuffer(ref, mtu);
+	fbuf = exporter != NULL ? fBufAllocForExport(session, exporter) : NULL;
+	if (fbuf == NULL) {
+		snprintf(why, why_len, "libfixbuf cannot make a buffer");
+		goto out;
+	}
+	fBufSetAutomaticMode(fbuf, FALSE);
+	fBufSetExportTime(fbuf, extime);
+	for (uint32_t i = 0; i < n; i++) {
+		union rec_any u;
+		uint16_t tid;
+		const size_t len = rec_convert(&recs[i], ingress, &u, &tid);
+		int full = fb_put(fbuf, &cur_tid, tid, &u, len, &err);
+
+		if (full < 0)
+			break;
+		if (gpurx_ipfix_mb_put(&m, &recs[i]) != full) {
+			snprintf(why, why_len, "record %u: libfixbuf %s a message, "
+				"the builder %s", i, full ? "ended" : "went on with",
+				full ? "went on" : "ended it");
+			goto out;
+		}
+		if (full == 0)
+			continue;
+		if (check_msg(fbuf, exporter, ref, &m, &seq, msg++, why,
+				why_len) != 0)
+			goto out;
+		/* A record always fits an empty message. */
+		if (fb_put(fbuf, &cur_tid, tid, &u, len, &err) != 0)
+			break;
+		gpurx_ipfix_mb_put(&m, &recs[i]);
+	}
+	if (err != NULL) {
+		snprintf(why, why_len, "libfixbuf: %s", err->message);
+		g_clear_error(&err);
+		goto out;
+	}
+	rc = check_msg(fbuf, exporter, ref, &m, &seq, msg, why, why_len);
+out:
+	/* libfixbuf's API frees an exporter only with its buffer (never
+	 * NULL: glib aborts when out of memory). */
+	if (fbuf != NULL)
+		fBufFree(fbuf);		/* and the session and exporter */
+	else if (session != NULL)
+		fbSessionFree(session);
+	free(m.buf);
+	free(ref);
+	return rc;
+}
+
+/*
+ * Record i of the opening check: every field a value of its own and no
+ * byte 0 (a field put out of place shows), the versions, ICMP and not,
+ * in runs and alternating (sets end and begin).
+ */
+static void
+check_rec(struct gpurx_flow_rec *r, uint32_t i)
+{
+	uint8_t *b = (uint8_t *)r;
+
+	for (size_t j = 0; j < sizeof(*r); j++)
+		b[j] = (uint8_t)(1 + (i * 131 + j * 7) % 251);
+	r->key.ip_version = (i % 7) < 3 || (i & 16) ? 4 : 6;
+	if (i % 5 == 0)
+		r->key.proto = r->key.ip_version == 4 ? 1 : 58;
+}
+
+/*
+ * The builder against libfixbuf (the one this process runs) before any
+ * message: a libfixbuf whose encoding differs (a version that encodes
+ * these fixed-length elements otherwise) must not leave collectors with
+ * records that only look right. 0; -1 after saying why.
+ */
+static int
+enc_check(struct gpurx_ipfix *x)
+{
+	struct gpurx_flow_rec recs[64];
+	char why[200];
+
+	for (uint32_t i = 0; i < RTE_DIM(recs); i++)
+		check_rec(&recs[i], i);
+	/* At the datagrams' MTU: messages end among the records. */
+	if (gpurx_ipfix_enc_check(x->model, recs, RTE_DIM(recs), MTU_DATAGRAM,
+			x->domain, x->ingress, why, sizeof(why)) == 0)
+		return 0;
+	FLOW_LOG(ERR, "error: flow export: the data messages differ from "
+		"libfixbuf's own (%s): this build does not match the libfixbuf "
+		"it runs with\n", why);
+	return -1;
+}
+
 struct gpurx_ipfix *
 gpurx_ipfix_open(const char *collector, const char *file, uint32_t domain,
 		uint32_t ingress)
@@ -1322,8 +1722,12 @@ gpurx_ipfix_open(const char *collector, const char *file, uint32_t domain,
 		collector ? x->sinks[x->n_sinks - 1].name : "",
 		collector && file ? " and " : "", file ? x->sinks[0].name : "");
 	/* Sequence numbers and templates are per observation domain. */
-	if (fb_open(x, "an export buffer", &x->msg, &x->model, &x->session,
-			&x->exporter, &x->fbuf) != 0)
+	x->mb = mb_of(x, malloc(MTU_STREAM));
+	if (x->mb.buf == NULL) {
+		FLOW_LOG(ERR, "error: flow export: out of memory\n");
+		goto fail;
+	}
+	if (fb_open(x) != 0 || enc_check(x) != 0)
 		goto fail;
 	send_templates(x);
 	if (x->lib_failed)
@@ -1364,6 +1768,7 @@ gpurx_ipfix_close(struct gpurx_ipfix *x)
 	for (unsigned int i = 0; i < x->n_sinks; i++) {
 		struct sink *s = &x->sinks[i];
 
+		file_stop(s);
 		if (s->fp != NULL && fclose(s->fp) != 0 && !s->failed) {
 			FLOW_LOG(ERR, "error: flow export to %s: %s\n", s->name,
 				strerror(errno));
@@ -1389,6 +1794,7 @@ gpurx_ipfix_free(struct gpurx_ipfix *x)
 	for (unsigned int i = 0; i < x->n_sinks; i++) {
 		struct sink *s = &x->sinks[i];
 
+		file_stop(s);
 		if (s->fp != NULL)
 			fclose(s->fp);
 		sink_close_fd(s);
@@ -1403,6 +1809,7 @@ gpurx_ipfix_free(struct gpurx_ipfix *x)
 	if (x->model != NULL)
 		fbInfoModelFree(x->model);
 	free(x->msg);
+	free(x->mb.buf);
 	free(x);
 }
 

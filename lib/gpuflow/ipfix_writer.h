@@ -38,7 +38,7 @@ void gpurx_ipfix_set_rate(struct gpurx_ipfix *x, uint64_t rate);
 int gpurx_ipfix_has_udp(const struct gpurx_ipfix *x);
 
 /*
- * Encoder threads: n libfixbuf sessions (the calling thread's and n - 1
+ * Encoder threads: n message builders (the calling thread's and n - 1
  * threads'), each building whole messages of a slice of a drain's
  * records at once; the draining thread sends them in the ring's order,
  * one stream with its sequence numbers. 1 (the default): the draining
@@ -47,8 +47,8 @@ int gpurx_ipfix_has_udp(const struct gpurx_ipfix *x);
  * -EBUSY, -ENOMEM after saying why; x is then as it was.
  */
 #define GPURX_IPFIX_ENCODERS_MAX 16
-/* dpdk-gpu-rx's --ipfix-encoders unless set: one thread caps near 5-7 M
- * records/s, and the helpers sleep while drains are small. */
+/* dpdk-gpu-rx's --ipfix-encoders unless set: the helpers sleep while
+ * drains are small. */
 #define GPURX_IPFIX_ENCODERS_DEFAULT 4
 int gpurx_ipfix_set_encoders(struct gpurx_ipfix *x, unsigned int n);
 unsigned int gpurx_ipfix_encoders(const struct gpurx_ipfix *x);
