@@ -1404,10 +1404,19 @@ gpurx_capture_write(struct gpurx_capture *c, uint16_t queue,
 	if (unlikely(need > GPURX_CAPTURE_CHUNK_BYTES - w->len))
 		chunk_out(c, w);
 	else if (unlikely(c->rot_size != 0) && w->len != 0 &&
+			c->nwriters == 0 &&
 			__atomic_load_n(&w->f->end, __ATOMIC_RELAXED) + w->len +
 			need + c->rot_tail > c->rot_size)
 		/* What the file still takes goes now: this packet starts the
 		 * chunk that goes to the next file. */
+		chunk_out(c, w);
+	else if (unlikely(c->rot_size != 0) && w->len != 0 &&
+			c->nwriters != 0 && w->len + need > c->rot_size / 4)
+		/* With writers the file's end lags the chunks handed on, so
+		 * it cannot say what the file still takes: chunks of a
+		 * quarter of the size at most, and the writer starts the
+		 * next file before one that does not fit (file_put()), so
+		 * that each file is three quarters full at least. */
 		chunk_out(c, w);
 	if (unlikely(stopped(w->f))) {
 		GPURX_STAT_ADD(w->qs, drop_capture, 1);
