@@ -584,6 +584,18 @@ def capture(fig, out):
         off = pts.get((mode, traffic, lc, "off"))
         value, sp = mpps_of(f, j)
         off_value, off_sp = mpps_of(off[2], off[0]) if off else (None, None)
+        if run in ("allw", "allqw"):
+            # Writer threads: the RX lcores outrun writers that cannot
+            # keep up (the rest capture drops); what was written counts.
+            def cmpps(rj):
+                el_ = number((rj or {}).get("elapsed_s"))
+                return rj.get("captured", 0) / el_ / 1e6 if el_ else None
+            csp = spread(cmpps(rj) for rj, _ in rep_files(d, f[:-5]))
+            with_spread(fig.add(
+                base + ".captured.mpps", rep_value(csp, cmpps(j)), "Mpps", raw,
+                baseline=("capture.%s.%s.%dlcore.off.mpps" % (mode, traffic, lc),
+                          off_value) if off else None),
+                csp, off_sp)
         with_spread(fig.add(
             base + ".mpps", value, "Mpps", raw,
             baseline=("capture.%s.%s.%dlcore.off.mpps" % (mode, traffic, lc),
