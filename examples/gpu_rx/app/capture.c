@@ -18,6 +18,7 @@
 #include <rte_common.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
+#include <rte_pause.h>
 #include <rte_pcapng.h>
 #include <rte_version.h>
 
