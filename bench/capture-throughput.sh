@@ -12,6 +12,9 @@
 # (--filter tcp --write: a known share of the packets) and `all` (no filter,
 # every packet written), each into one file, then `tcpq` and `allq`: the
 # same into a file per RX queue (--write with %q), side by side in one run.
+# Two more runs where BENCH_CAPT_RUNS names them: `allw` and `allqw`, `all`
+# and `allq` with writer threads (--capture-writers BENCH_CAPT_WRITERS)
+# doing the writes instead of the RX lcores.
 # Each capture file is read back with libpcap (gpurx-e2e-check --valid: it
 # must parse to the end; the files of a run together hold exactly the
 # packets the run says it captured), then deleted.
@@ -33,7 +36,10 @@
 #      BENCH_CAPT_TRAFFIC (default "mix mix1500"),
 #      BENCH_CAPT_LCORES (default "1 2 4"),
 #      BENCH_CAPT_SECONDS (default 3),
-#      BENCH_CAPT_RUNS (default "off tcp all tcpq allq"),
+#      BENCH_CAPT_RUNS (default "off tcp all tcpq allq"; allw, allqw:
+#        all, allq with writer threads),
+#      BENCH_CAPT_WRITERS (--capture-writers of allw and allqw; default:
+#        one per RX lcore; they run on the CPUs -l leaves free),
 #      BENCH_CAPT_REPS (repetitions of every run, alternating; default 3),
 #      BENCH_CAPT_DIR (where capture files go; default /dev/shm, a tmpfs,
 #        so that the page cache's copy is what a capture costs, where it
@@ -83,7 +89,7 @@ mem=("${bench_mem[@]}")
 	bench_machine_lines "$build" "$top"
 	echo "kernel: $(uname -r)"
 	echo "capture files: $dir ($fstype, $(df -h --output=avail "$dir" 2>/dev/null | tail -n 1 | tr -d ' ') free), format $fmt"
-	echo "settings: ${secs} s per run, $reps repetition(s) alternating, EAL ${mem[*]} ${extra[*]}, app ${app_args[*]}"
+	echo "settings: ${secs} s per run, $reps repetition(s) alternating, EAL ${mem[*]} ${extra[*]}, app ${app_args[*]}, capture writers (allw, allqw) ${BENCH_CAPT_WRITERS:-one per RX lcore}"
 } > "$out/machine.txt"
 
 # The pipeline-capacity sweep's traffic (seed 3, no jumbo frames: net_pcap
@@ -149,8 +155,12 @@ for mode in $modes; do
 					name=capt-$mode-$traffic-$lc-$run
 					rn=$out/reps/$name.r$r
 					# One file, or (tcpq, allq) a file per queue.
+					wargs=()
 					case $run in
-					*q) cap=$dir/gpurx-$name-$$-q%q.$fmt
+					*w) wargs=(--capture-writers "${BENCH_CAPT_WRITERS:-$lc}") ;;
+					esac
+					case $run in
+					*q|*qw) cap=$dir/gpurx-$name-$$-q%q.$fmt
 					    caps=()
 					    for ((i = 0; i < lc; i++)); do
 						caps+=("$dir/gpurx-$name-$$-q$i.$fmt")
@@ -160,8 +170,8 @@ for mode in $modes; do
 					case $run in
 					off) rargs=(--filter tcp) ;;
 					tcp|tcpq) rargs=(--filter tcp --format "$fmt" --write "$cap") ;;
-					all|allq) rargs=(--format "$fmt" --write "$cap") ;;
-					*) echo "BENCH_CAPT_RUNS: off, tcp, all, tcpq or allq, not $run" >&2; exit 2 ;;
+					all|allq|allw|allqw) rargs=(--format "$fmt" --write "$cap" "${wargs[@]}") ;;
+					*) echo "BENCH_CAPT_RUNS: off, tcp, all, tcpq, allq, allw or allqw, not $run" >&2; exit 2 ;;
 					esac
 					rm -f "${caps[@]}" "$rn.file"
 					timeout $((secs + 120)) "$app" "${mem[@]}" --file-prefix "$name" \
@@ -178,7 +188,7 @@ for mode in $modes; do
 						for c in "${caps[@]}"; do
 							size=$((size + $(stat -c %s "$c" 2>/dev/null || echo 0)))
 						done
-						echo "{\"file_bytes\": $size, \"files\": ${#caps[@]}, \"verified\": $verify}" > "$rn.file"
+						echo "{\"file_bytes\": $size, \"files\": ${#caps[@]}, \"verified\": $verify, \"writers\": ${wargs[1]:-0}}" > "$rn.file"
 						if [ "$verify" = 1 ]; then
 							n=0
 							for c in "${caps[@]}"; do

@@ -988,6 +988,10 @@ def capture_point(d, name):
         f = None
     rx = j.get("rx_packets", 0)
     return {"mpps": rx / el / 1e6,
+            # With writer threads the RX lcores outrun the writers where
+            # they cannot keep up (the rest capture drops): what was
+            # written is the rate to compare.
+            "cap_mpps": j.get("captured", 0) / el / 1e6,
             "share": j.get("captured", 0) / rx if rx else 0.0,
             "share_pct": 100.0 * j.get("captured", 0) / rx if rx else 0.0,
             "gbps": j.get("captured_bytes", 0) / el / 1e9,
@@ -1064,6 +1068,8 @@ def capture_section(pts, heading="## Capture throughput (dpdk-gpu-rx, bench/capt
               "libpcap, the files of a run holding as many packets as it "
               "captured.\n")
     rows = []
+    # Writer threads' runs (--capture-writers): columns where there are.
+    writers = any(run in ("allw", "allqw") for r in pts.values() for run in r)
     for (mode, traffic, lc) in sorted(pts, key=lambda k: (k[0], k[1], k[2])):
         r = pts[(mode, traffic, lc)]
         drops = sum(x["drops"] for x in r.values() if isinstance(x, dict))
@@ -1076,14 +1082,21 @@ def capture_section(pts, heading="## Capture throughput (dpdk-gpu-rx, bench/capt
                      cell(r.get("all"), "file_gbps", "%.2f"),
                      cell(r.get("tcpq"), "file_gbps", "%.2f"),
                      cell(r.get("allq"), "mpps", "%.2f"),
-                     cell(r.get("allq"), "file_gbps", "%.2f"),
-                     drops])
+                     cell(r.get("allq"), "file_gbps", "%.2f")] +
+                    ([cell(r.get("allw"), "cap_mpps", "%.2f"),
+                      cell(r.get("allw"), "file_gbps", "%.2f"),
+                      cell(r.get("allqw"), "cap_mpps", "%.2f"),
+                      cell(r.get("allqw"), "file_gbps", "%.2f")]
+                     if writers else []) + [drops])
     md.append(table(["mode", "traffic", "RX lcores", "Mpps, no file",
                      "Mpps, tcp written", "captured", "GB/s, tcp",
                      "Mpps, all written", "GB/s, all",
                      "GB/s, tcp, file per queue",
-                     "Mpps, all, file per queue", "GB/s, all, file per queue",
-                     "capture drops"], rows))
+                     "Mpps, all, file per queue", "GB/s, all, file per queue"] +
+                    (["Mpps captured, all, writers", "GB/s, all, writers",
+                      "Mpps captured, all, file per queue, writers",
+                      "GB/s, all, file per queue, writers"]
+                     if writers else []) + ["capture drops"], rows))
     goals = []
     for mode in sorted({k[0] for k in pts}):
         for run, what in (("all", "one file"), ("allq", "a file per queue")):

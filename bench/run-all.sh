@@ -383,11 +383,13 @@ if [ "${BENCH_CAPTURE:-1}" = 1 ]; then
 			"$probe_threads"
 	fi
 	# Every run 3 times, alternating (capture-throughput.sh): quick
-	# keeps the comparison, off against all, and leaves out the rest.
+	# keeps the comparison, off against all, and leaves out the rest;
+	# allqw: allq with writer threads (--capture-writers, one per RX
+	# lcore, on the CPUs -l leaves free).
 	run capture 2700 env BENCH_EAL_EXTRA="${extra[*]}" BENCH_CAPT_MODES="$capt_modes" \
 		BENCH_CAPT_DIR="$bench_capt_dir" \
 		BENCH_CAPT_LCORES="${capt_lcores:-1}" \
-		BENCH_CAPT_RUNS="${BENCH_CAPT_RUNS:-$([ "$quick" = 1 ] && echo off all || echo off tcp all allq)}" \
+		BENCH_CAPT_RUNS="${BENCH_CAPT_RUNS:-$([ "$quick" = 1 ] && echo off all || echo off tcp all allq allqw)}" \
 		BENCH_CAPT_TRAFFIC="${BENCH_CAPT_TRAFFIC:-$([ "$quick" = 1 ] && echo mix1500 || echo mix mix1500)}" \
 		BENCH_CAPT_SECONDS="${BENCH_CAPT_SECONDS:-$([ "$quick" = 1 ] && echo 1 || echo 2)}" \
 		bash "$top/bench/capture-throughput.sh" "$out/capture" "$build"

@@ -571,10 +571,10 @@ def capture(fig, out):
                 % ((n,) + where))
 
     def floor_of(run, lc):
-        if run in ("tcpq", "allq") and lc in nfloor:
+        if run in ("tcpq", "allq", "allqw") and lc in nfloor:
             return nfloor[lc]
         return ("capture.write_probe.gbytes", floor) if floor else None
-    runs = ("off", "tcp", "all", "tcpq", "allq")
+    runs = ("off", "tcp", "all", "tcpq", "allq", "allw", "allqw")
     for k in sorted(pts, key=lambda k: (k[0], k[1], k[2],
                                          runs.index(k[3]) if k[3] in runs else 9)):
         mode, traffic, lc, run = k
@@ -584,6 +584,18 @@ def capture(fig, out):
         off = pts.get((mode, traffic, lc, "off"))
         value, sp = mpps_of(f, j)
         off_value, off_sp = mpps_of(off[2], off[0]) if off else (None, None)
+        if run in ("allw", "allqw"):
+            # Writer threads: the RX lcores outrun writers that cannot
+            # keep up (the rest capture drops); what was written counts.
+            def cmpps(rj):
+                el_ = number((rj or {}).get("elapsed_s"))
+                return rj.get("captured", 0) / el_ / 1e6 if el_ else None
+            csp = spread(cmpps(rj) for rj, _ in rep_files(d, f[:-5]))
+            with_spread(fig.add(
+                base + ".captured.mpps", rep_value(csp, cmpps(j)), "Mpps", raw,
+                baseline=("capture.%s.%s.%dlcore.off.mpps" % (mode, traffic, lc),
+                          off_value) if off else None),
+                csp, off_sp)
         with_spread(fig.add(
             base + ".mpps", value, "Mpps", raw,
             baseline=("capture.%s.%s.%dlcore.off.mpps" % (mode, traffic, lc),
@@ -599,7 +611,8 @@ def capture(fig, out):
                 raw, baseline=floor_of(run, lc), moved="written to capture files on tmpfs (blocks "
                 "and headers included)",
                 goal="≥ 5 GB/s captured to tmpfs with ≤ 4 RX lcores "
-                "(issue 12)" if run in ("all", "allq") and lc <= 4 else None),
+                "(issue 12)" if run in ("all", "allq", "allw", "allqw") and
+                lc <= 4 else None),
                 fsp)
         else:
             fig.add(base + ".captured.gbytes", j.get("captured_bytes", 0) / el / 1e9,

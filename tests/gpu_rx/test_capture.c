@@ -13,6 +13,11 @@
  * Built with GPURX_CAPTURE_PWRITE=test_pwrite, the writer's only
  * pwrite(), so the second and third cases can fail or stall one chosen
  * write; every other call is the real pwrite().
+ *
+ * Then the same cases with writer threads (gpurx_capture_start_writers()),
+ * and what only they have: files byte for byte those written without
+ * writers, a writer that stalls while its lcore goes on (drops counted,
+ * no wait), and close() with chunks still handed on.
  */
 
 #include <errno.h>
@@ -61,7 +66,29 @@ static struct {
 	int q1_calls;		/* FAULT_FAIL_Q1: queue 1's writes so far */
 } fault;
 
-static __thread int tl_queue = -1;
+/* Writer threads for the capture open_capture() opens; 0: none. */
+static unsigned int test_writers;
+
+/*
+ * The queue whose chunk a write carries, from its first block (a writer
+ * thread writes for several queues): a packet block's data starts with
+ * its queue (pkt_fill()). -1: a header or statistics block.
+ */
+static int
+chunk_queue(const void *buf, size_t n)
+{
+	uint32_t w[8];
+
+	if (n < 32)
+		return -1;
+	memcpy(w, buf, sizeof(w));
+	if (w[0] == 6)			/* pcapng EPB: data at 28 */
+		return (int)w[7];
+	/* pcap: a record's seconds (pkt_ts()), not the file's magic */
+	if (w[0] >= 1000000000u && w[0] != 0xa1b23c4du)
+		return (int)w[4];
+	return -1;
+}
 
 static int
 wait_until(const int *flag, int secs)
@@ -78,6 +105,7 @@ ssize_t
 test_pwrite(int fd, const void *buf, size_t n, off_t off)
 {
 	uint64_t o = (uint64_t)off;
+	int tl_queue = chunk_queue(buf, n);
 
 	if (fault.kind == FAULT_FAIL_AFTER_LATER) {
 		/* The fifth chunk written: some before it stay. */
@@ -178,7 +206,37 @@ struct writer {
 	len_fn *len;
 	uint32_t accepted;
 	int done;
+	struct gpurx_qstats *qs;	/* with pace: the queue's counters */
+	uint32_t pace;		/* see pace(); 0: none */
 };
+
+/*
+ * With writers, a queue whose writer is behind drops chunks: to compare
+ * files exactly, the producer waits while more than `most` of its
+ * packets are not counted yet, polling as an lcore does, which settles
+ * what the writer finished. Below two chunks in flight (the pool holds
+ * four): 2000 where chunks go out full (about 1000 packets each), 100
+ * where flushes and rotation make them small. Not once the failure of
+ * test_fail_mid() was hit: what follows it in the file is cut anyway,
+ * and waiting there could wait for the fault itself.
+ */
+#define PACE_FULL 2000u
+#define PACE_FLUSHED 100u
+
+static void
+pace(struct gpurx_capture *c, uint16_t q, struct gpurx_qstats *qs,
+		uint32_t handed, uint32_t most)
+{
+	if (test_writers == 0 || qs == NULL || most == 0)
+		return;
+	while (!(fault.kind == FAULT_FAIL_AFTER_LATER &&
+			__atomic_load_n(&fault.hit, __ATOMIC_ACQUIRE)) &&
+			handed - GPURX_STAT_GET(qs, captured) -
+			GPURX_STAT_GET(qs, drop_capture) > most) {
+		gpurx_capture_poll(c, q);
+		usleep(50);
+	}
+}
 
 static void *
 writer_main(void *arg)
@@ -186,12 +244,12 @@ writer_main(void *arg)
 	struct writer *w = arg;
 	uint8_t *buf = malloc(GPURX_DEFAULT_SNAPLEN);
 
-	tl_queue = w->q;
 	if (buf == NULL)
 		return NULL;
 	for (uint32_t seq = 0; seq < w->n; seq++) {
 		uint32_t len = w->len(w->q, seq);
 
+		pace(w->c, w->q, w->qs, seq, w->pace);
 		pkt_fill(buf, w->q, seq, len);
 		if (gpurx_capture_write(w->c, w->q, buf, len,
 				pkt_wirelen(w->len, w->q, seq),
@@ -350,6 +408,15 @@ tmp_path(char *path, size_t len, const char *what)
 		close(fd);
 }
 
+static void
+start_writers(struct gpurx_capture *c)
+{
+	char err[256] = "";
+
+	CHECK(gpurx_capture_start_writers(c, test_writers, NULL, err,
+		sizeof(err)) == 0, "%u writers: %s", test_writers, err);
+}
+
 static struct gpurx_capture *
 open_capture(const char *path, enum gpurx_format fmt, uint32_t snaplen,
 		uint16_t nq, struct gpurx_qstats *qs)
@@ -361,19 +428,23 @@ open_capture(const char *path, enum gpurx_format fmt, uint32_t snaplen,
 	c = gpurx_capture_open(path, fmt, snaplen, 0, nq, qs, "test", err,
 		sizeof(err));
 	CHECK(c != NULL, "open %s: %s", path, err);
+	if (c != NULL)
+		start_writers(c);
 	return c;
 }
 
 /* nq writers of n packets each, the main thread asking for flushes. */
 static void
 run_writers(struct gpurx_capture *c, uint16_t nq, uint32_t n,
-		len_fn *len, struct writer *w)
+		len_fn *len, struct writer *w, struct gpurx_qstats *qs)
 {
 	pthread_t th[NQ_MAX];
 	int running;
 
 	for (uint16_t q = 0; q < nq; q++) {
-		w[q] = (struct writer){ .c = c, .q = q, .n = n, .len = len };
+		w[q] = (struct writer){ .c = c, .q = q, .n = n, .len = len,
+			.qs = qs != NULL ? &qs[q] : NULL,
+			.pace = qs != NULL ? PACE_FLUSHED : 0 };
 		CHECK(pthread_create(&th[q], NULL, writer_main, &w[q]) == 0,
 			"pthread_create");
 	}
@@ -518,7 +589,7 @@ test_concurrent(enum gpurx_format fmt, uint32_t snaplen)
 	c = open_capture(path, fmt, snaplen, nq, qs);
 	if (c == NULL)
 		return;
-	run_writers(c, nq, n, pkt_len, w);
+	run_writers(c, nq, n, pkt_len, w, qs);
 	set_run_counters(qs, nq, n);
 	CHECK(gpurx_capture_close(c, &end) == 0, "close");
 	read_back(path, nq, snaplen, pkt_len, 1, &rb);
@@ -581,7 +652,7 @@ test_size_limit(enum gpurx_format fmt)
 	lim.rlim_cur = limit;
 	CHECK(setrlimit(RLIMIT_FSIZE, &lim) == 0, "setrlimit: %s",
 		strerror(errno));
-	run_writers(c, nq, n, small_len, w);
+	run_writers(c, nq, n, small_len, w, qs);
 	rc = gpurx_capture_close(c, NULL);
 	CHECK(setrlimit(RLIMIT_FSIZE, &old) == 0, "setrlimit back");
 	CHECK(rc == -1, "close said nothing of the failed write");
@@ -621,7 +692,7 @@ test_fail_mid(void)
 		return;
 	memset(&fault, 0, sizeof(fault));
 	fault.kind = FAULT_FAIL_AFTER_LATER;
-	run_writers(c, nq, n, pkt_len, w);
+	run_writers(c, nq, n, pkt_len, w, qs);
 	CHECK(gpurx_capture_close(c, NULL) == -1, "close said nothing of the failure");
 	CHECK(fault.hit, "no write was failed");
 	CHECK(fault.later_writes >= 3, "only %d chunks written past the failed "
@@ -645,6 +716,14 @@ static uint32_t
 stall_len(uint16_t q, uint32_t seq)
 {
 	return q == 0 ? small_len(q, seq) : GPURX_DEFAULT_SNAPLEN;
+}
+
+/* Every queue's packets the largest: 3 a chunk. */
+static uint32_t
+giant_len(uint16_t q, uint32_t seq)
+{
+	RTE_SET_USED(q);
+	return stall_len(1, seq);
 }
 
 /*
@@ -682,8 +761,9 @@ test_stalled_queue(void)
 	CHECK(pthread_create(&th[1], NULL, writer_main, &w[1]) == 0, "thread");
 	pthread_join(th[0], NULL);
 	pthread_join(th[1], NULL);
-	CHECK(fault.stall_released, "queue 1 waited for queue 0's write");
+	/* After close: a writer thread ends the hung write. */
 	CHECK(gpurx_capture_close(c, NULL) == 0, "close");
+	CHECK(fault.stall_released, "queue 1 waited for queue 0's write");
 	read_back(path, 2, GPURX_DEFAULT_SNAPLEN, stall_len, 0, &rb);
 	CHECK(qs[1].drop_capture > 0, "queue 1 dropped nothing");
 	CHECK(qs[0].captured == 1 && rb.n[0] == 1, "queue 0's packet");
@@ -738,7 +818,7 @@ test_per_queue(enum gpurx_format fmt, int fail)
 	CHECK(access(pattern, F_OK) != 0, "%s created", pattern);
 	memset(&fault, 0, sizeof(fault));
 	fault.kind = fail ? FAULT_FAIL_Q1 : FAULT_NONE;
-	run_writers(c, nq, n, pkt_len, w);
+	run_writers(c, nq, n, pkt_len, w, qs);
 	set_run_counters(qs, nq, n);
 	CHECK(gpurx_capture_close(c, &end) == (fail ? -1 : 0), "close");
 	CHECK(fault.hit == fail, "the write of queue 1 %s failed",
@@ -774,6 +854,217 @@ test_per_queue(enum gpurx_format fmt, int fail)
 		"");
 	memset(&fault, 0, sizeof(fault));
 	unlink(base);
+}
+
+/* --- writer threads only ---------------------------------------------------- */
+
+static uint8_t *
+slurp(const char *path, long *size)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *b = NULL;
+
+	*size = file_size(path);
+	if (f != NULL && *size > 0 && (b = malloc((size_t)*size)) != NULL &&
+			fread(b, 1, (size_t)*size, f) != (size_t)*size) {
+		free(b);
+		b = NULL;
+	}
+	if (f != NULL)
+		fclose(f);
+	CHECK(b != NULL, "reading %s", path);
+	return b;
+}
+
+/*
+ * One thread feeds nq queues in turn, chunks going out only when full:
+ * the ranges are reserved in the same order whoever writes them, so the
+ * files of 1, 2 and 4 writers must be those of none, byte for byte
+ * (statistics blocks included), one file or a file per queue.
+ */
+static void
+test_identical(enum gpurx_format fmt, int per_queue)
+{
+	static const unsigned int writers[] = { 0, 1, 2, 4 };
+	const struct gpurx_capture_end end = { .start_ns = 11, .end_ns = 22,
+		.port_drops = 42 };
+	const uint16_t nq = 4;
+	const uint32_t n = 3000;
+	struct gpurx_qstats qs[NQ_MAX];
+	uint8_t *want[NQ_MAX] = { NULL };
+	long want_size[NQ_MAX] = { 0 };
+	static uint8_t buf[GPURX_DEFAULT_SNAPLEN];
+	char base[256], pattern[300], path[320];
+	unsigned int saved = test_writers;
+	uint16_t nfiles = per_queue ? nq : 1;
+
+	tmp_path(base, sizeof(base), "same");
+	snprintf(pattern, sizeof(pattern), "%s%s", base, per_queue ? "-q%q" :
+		"-all");
+	for (unsigned int k = 0; k < RTE_DIM(writers); k++) {
+		struct gpurx_capture *c;
+
+		test_writers = writers[k];
+		c = open_capture(pattern, fmt, GPURX_DEFAULT_SNAPLEN, nq, qs);
+		if (c == NULL)
+			break;
+		for (uint32_t seq = 0; seq < n; seq++)
+			for (uint16_t q = 0; q < nq; q++) {
+				uint32_t len = pkt_len(q, seq);
+
+				pace(c, q, &qs[q], seq, PACE_FULL);
+				pkt_fill(buf, q, seq, len);
+				gpurx_capture_write(c, q, buf, len,
+					pkt_wirelen(pkt_len, q, seq),
+					pkt_ts(q, seq));
+			}
+		set_run_counters(qs, nq, n);
+		CHECK(gpurx_capture_close(c, &end) == 0, "close");
+		for (uint16_t q = 0; q < nq; q++)
+			CHECK(qs[q].captured == n && qs[q].drop_capture == 0,
+				"%u writers: queue %u: %llu captured, %llu "
+				"dropped", writers[k], q,
+				(unsigned long long)qs[q].captured,
+				(unsigned long long)qs[q].drop_capture);
+		for (uint16_t i = 0; i < nfiles; i++) {
+			long size;
+			uint8_t *got;
+
+			gpurx_capture_path(pattern, i, path, sizeof(path));
+			got = slurp(path, &size);
+			if (k == 0) {
+				want[i] = got;
+				want_size[i] = size;
+			} else {
+				CHECK(got != NULL && want[i] != NULL &&
+					size == want_size[i] &&
+					memcmp(got, want[i], (size_t)size) == 0,
+					"%u writers: %s differs from the file "
+					"written without (%ld, %ld bytes)",
+					writers[k], path, size, want_size[i]);
+				free(got);
+			}
+			unlink(path);
+		}
+	}
+	for (uint16_t i = 0; i < nfiles; i++)
+		free(want[i]);
+	unlink(base);
+	test_writers = saved;
+	printf("writers 1, 2, 4: %s%s byte for byte as without\n",
+		fmt == GPURX_FMT_PCAP ? "pcap" : "pcapng",
+		per_queue ? ", a file per queue," : ", one file,");
+}
+
+/* A pcapng capture of one queue whose first chunk write hangs until
+ * *until is set. */
+static struct gpurx_capture *
+open_stalled(char *path, size_t len, const char *what,
+		struct gpurx_qstats *qs, const int *until)
+{
+	struct gpurx_capture *c;
+
+	tmp_path(path, len, what);
+	c = open_capture(path, GPURX_FMT_PCAPNG, GPURX_DEFAULT_SNAPLEN, 1, qs);
+	memset(&fault, 0, sizeof(fault));
+	fault.kind = FAULT_STALL_Q0;
+	fault.armed = 1;
+	fault.stall_until = until;
+	return c;
+}
+
+/*
+ * The writer of queue 0 hangs on its first chunk while its lcore goes on:
+ * the lcore must not wait (it ends while the write still hangs), it drops
+ * the chunks no buffer is left for, counted; once the write ends,
+ * everything settles: the file holds what the counters say.
+ */
+static void
+test_stalled_writer(void)
+{
+	const uint32_t n = 3 * 40;	/* 40 chunks of 3 giant packets */
+	struct gpurx_qstats qs[1];
+	struct writer w[1] = { { .done = 0 } };
+	struct readback rb;
+	struct gpurx_capture *c;
+	pthread_t th;
+	char path[256];
+
+	c = open_stalled(path, sizeof(path), "wstall", qs, &w[0].done);
+	if (c == NULL)
+		return;
+	w[0] = (struct writer){ .c = c, .q = 0, .n = n, .len = giant_len };
+	CHECK(pthread_create(&th, NULL, writer_main, &w[0]) == 0, "thread");
+	pthread_join(th, NULL);
+	CHECK(gpurx_capture_close(c, NULL) == 0, "close");
+	CHECK(fault.stalled && fault.stall_released,
+		"the lcore waited for its stalled writer");
+	read_back(path, 1, GPURX_DEFAULT_SNAPLEN, giant_len, 0, &rb);
+	CHECK(qs[0].drop_capture > 0, "nothing dropped");
+	CHECK(qs[0].captured > 0 && qs[0].captured == rb.n[0] &&
+		qs[0].captured + qs[0].drop_capture == n,
+		"stalled writer: %llu captured, %llu dropped, %llu in the file",
+		(unsigned long long)qs[0].captured,
+		(unsigned long long)qs[0].drop_capture,
+		(unsigned long long)rb.n[0]);
+	printf("stalled writer: its lcore went on, %llu captured, %llu "
+		"dropped\n", (unsigned long long)qs[0].captured,
+		(unsigned long long)qs[0].drop_capture);
+	memset(&fault, 0, sizeof(fault));
+	unlink(path);
+}
+
+static int release_flag;
+
+static void *
+release_later(void *arg)
+{
+	RTE_SET_USED(arg);
+	usleep(300 * 1000);
+	__atomic_store_n(&release_flag, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * close() while the writer still has chunks: its first hangs for 300 ms,
+ * the second waits behind it, the third is in the lcore's buffer. close()
+ * waits for both, writes the third: every packet in the file, counted.
+ */
+static void
+test_close_in_flight(void)
+{
+	const uint32_t n = 7;		/* chunks of 3, 3 and 1 */
+	static uint8_t buf[GPURX_DEFAULT_SNAPLEN];
+	struct gpurx_qstats qs[1];
+	struct readback rb;
+	struct gpurx_capture *c;
+	pthread_t th;
+	char path[256];
+
+	release_flag = 0;
+	c = open_stalled(path, sizeof(path), "inflight", qs, &release_flag);
+	if (c == NULL)
+		return;
+	CHECK(pthread_create(&th, NULL, release_later, NULL) == 0, "thread");
+	for (uint32_t seq = 0; seq < n; seq++) {
+		pkt_fill(buf, 0, seq, GPURX_DEFAULT_SNAPLEN);
+		gpurx_capture_write(c, 0, buf, GPURX_DEFAULT_SNAPLEN,
+			pkt_wirelen(giant_len, 0, seq), pkt_ts(0, seq));
+	}
+	CHECK(!__atomic_load_n(&release_flag, __ATOMIC_ACQUIRE),
+		"the writes took 300 ms: the case did not happen");
+	CHECK(gpurx_capture_close(c, NULL) == 0, "close");
+	pthread_join(th, NULL);
+	CHECK(fault.stalled && fault.stall_released, "no write hung");
+	read_back(path, 1, GPURX_DEFAULT_SNAPLEN, giant_len, 1, &rb);
+	CHECK(rb.n[0] == n && qs[0].captured == n && qs[0].drop_capture == 0,
+		"close with chunks in flight: %llu in the file, %llu captured, "
+		"%llu dropped", (unsigned long long)rb.n[0],
+		(unsigned long long)qs[0].captured,
+		(unsigned long long)qs[0].drop_capture);
+	printf("close with 2 chunks in flight: %u packets written\n", n);
+	memset(&fault, 0, sizeof(fault));
+	unlink(path);
 }
 
 /* Bad parameters are refused with a reason, nothing created. */
@@ -890,7 +1181,7 @@ test_idb_snaplen_and_stdout(void)
 	}
 	if (c == NULL)
 		return;
-	run_writers(c, 1, 500, pkt_len, w);
+	run_writers(c, 1, 500, pkt_len, w, qs);
 	set_run_counters(qs, 1, 500);
 	CHECK(gpurx_capture_close(c, &end) == 0, "close");
 	read_back(path, 1, 100, pkt_len, 1, &rb);
@@ -1057,8 +1348,9 @@ test_rotate_size(enum gpurx_format fmt, int per_queue, uint32_t ring)
 	CHECK(c != NULL, "rotate open %s: %s", pattern, err);
 	if (c == NULL)
 		return;
+	start_writers(c);
 	CHECK(access(pattern, F_OK) != 0, "%s itself created", pattern);
-	run_writers(c, nq, n, rot_len, w);
+	run_writers(c, nq, n, rot_len, w, qs);
 	CHECK(gpurx_capture_close(c, &end) == 0, "close");
 	memset(&rb, 0, sizeof(rb));
 	for (int q = 0; q < NQ_MAX; q++)
@@ -1153,6 +1445,7 @@ test_rotate_time(void)
 	CHECK(c != NULL, "rotate open %s: %s", name, err);
 	if (c == NULL)
 		return;
+	start_writers(c);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do {
 		uint32_t len = rot_len(0, seq);
@@ -1236,6 +1529,25 @@ main(int argc, char **argv)
 	test_rotate_size(GPURX_FMT_PCAPNG, 1, 0);
 	test_rotate_size(GPURX_FMT_PCAPNG, 0, 3);
 	test_rotate_time();
+	/* The same with writer threads, one per queue. */
+	test_writers = 4;
+	test_concurrent(GPURX_FMT_PCAPNG, GPURX_DEFAULT_SNAPLEN);
+	test_size_limit(GPURX_FMT_PCAPNG);
+	test_fail_mid();
+	test_stalled_queue();
+	test_per_queue(GPURX_FMT_PCAPNG, 0);
+	test_per_queue(GPURX_FMT_PCAPNG, 1);
+	test_rotate_size(GPURX_FMT_PCAPNG, 0, 0);
+	test_rotate_size(GPURX_FMT_PCAPNG, 1, 0);
+	test_rotate_time();
+	/* One writer for every queue; what only writers have. */
+	test_writers = 1;
+	test_concurrent(GPURX_FMT_PCAP, 100);
+	test_stalled_writer();
+	test_close_in_flight();
+	test_identical(GPURX_FMT_PCAPNG, 0);
+	test_identical(GPURX_FMT_PCAPNG, 1);
+	test_identical(GPURX_FMT_PCAP, 1);
 	rte_eal_hotplug_remove("vdev", "net_null0");
 	rte_eal_cleanup();
 	return check_finish("test_capture");

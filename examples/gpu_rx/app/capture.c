@@ -18,6 +18,7 @@
 #include <rte_common.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
+#include <rte_pause.h>
 #include <rte_pcapng.h>
 #include <rte_version.h>
 
@@ -108,7 +109,7 @@ ssize_t GPURX_CAPTURE_PWRITE(int fd, const void *buf, size_t n, off_t off);
 #endif
 
 #define OFF_NONE UINT64_MAX
-/* Chunks a queue wrote that cannot be counted yet (see settle()). */
+/* Chunks a queue handed on that are not counted yet (see settle()). */
 #define PENDING_MAX 64
 
 /*
@@ -129,31 +130,56 @@ ssize_t GPURX_CAPTURE_PWRITE(int fd, const void *buf, size_t n, off_t off);
  * written then stays zeros between written ones, where readers stop.
  * Serializing the writes would avoid that at the cost of the parallel
  * writes this design is for; doc/gpu_rx.md says so, and points to %q.
+ *
+ * Writer threads (gpurx_capture_start_writers()) change who writes, not
+ * what: the lcore still reserves each chunk's range in the order it
+ * fills them, so the file's layout and the rules above are the same; the
+ * chunk then waits in the queue's record ring until its writer has
+ * written it, and is settled from there.
  */
 struct chunk_rec {
+	/* Where the chunk went: set before the record is handed on (a
+	 * range the lcore reserved) or, for a file written under its lock,
+	 * by whoever wrote it. Read by other queues' settle(). */
 	uint64_t off;
 	uint64_t bytes;		/* packet bytes (caplen) */
+	uint8_t *buf;		/* its blocks, len bytes */
+	uint32_t len;
 	uint32_t pkts;
 	uint32_t seq;		/* number of the file it went to (rotation) */
+	int rc;			/* the write's result: 0 or -errno */
 };
 
+/*
+ * A queue's chunks, numbered from 0, go through rec[n % PENDING_MAX]:
+ * the lcore fills chunk `posted` and hands it on by publishing posted + 1;
+ * whoever writes it (the lcore itself, or the queue's writer thread)
+ * publishes done; the lcore counts chunks from `head` once settled. So
+ * head <= done <= posted, and the records between done and posted are the
+ * queue's chunks not yet written: one producer and one consumer each way,
+ * no lock.
+ */
 struct cap_queue {
-	/* Owner only. */
-	uint8_t *buf;
+	/* Owner (the queue's lcore) only. */
+	uint8_t *buf;		/* the chunk being filled */
 	uint32_t len;
 	uint32_t pkts;		/* in buf */
 	uint64_t bytes;		/* packet bytes in buf */
 	uint32_t seen_gen;
-	uint32_t pending_head, n_pending;
+	uint32_t head;		/* first chunk not settled */
 	struct gpurx_qstats *qs;
 	struct cap_file *f;	/* the file its chunks go to */
-	struct chunk_rec pending[PENDING_MAX];
-	/*
-	 * Read by the other queues: a lower bound of the offset of the chunk
-	 * this queue is writing, OFF_NONE when it writes none. Its own line,
-	 * stored around each chunk's write only.
-	 */
-	uint64_t busy_off __rte_cache_aligned;
+	uint8_t *pool[GPURX_CAPTURE_POOL];	/* chunk n's buffer: pool[n % npool] */
+	uint32_t npool;
+	struct chunk_rec rec[PENDING_MAX];
+	/* Written by the lcore, read by its writer and the other queues. */
+	uint32_t posted __rte_cache_aligned;
+	/* A lower bound of the offset of the chunk whose range the lcore is
+	 * reserving, OFF_NONE when none: the range is taken before the
+	 * record holding it is handed on. */
+	uint64_t resv_off;
+	/* Written by whoever writes the chunks: their own line. */
+	uint32_t done __rte_cache_aligned;
 } __rte_cache_aligned;
 
 /*
@@ -211,6 +237,13 @@ struct gpurx_capture {
 	uint16_t nq;
 	uint16_t nfiles;	/* 1, or nq with a file per queue */
 	struct cap_file *files;
+	/* Writer threads, 0: the lcores write their chunks themselves.
+	 * Writer k writes the chunks of queues k, k + nwriters, ... */
+	uint16_t nwriters;
+	pthread_t *writers;
+	/* Set once by close(): the writers write what is handed on, then
+	 * return. */
+	uint32_t writers_stop;
 	/* Read by every poll; written once a second. */
 	uint32_t flush_gen __rte_cache_aligned;
 	struct cap_queue q[];
@@ -292,36 +325,45 @@ time_due(const struct gpurx_capture *c, const struct cap_file *f)
 		coarse_ns() >= __atomic_load_n(&f->deadline, __ATOMIC_RELAXED);
 }
 
+/* A stream and a rotating file take their chunks one at a time, under
+ * the file's lock; any other file at ranges reserved in parallel. */
+static inline bool
+locked_file(const struct gpurx_capture *c, const struct cap_file *f)
+{
+	return f->stream || c->rotating;
+}
+
 /*
- * len bytes to the end of file f; *off: where they go, *seq: in which
- * file of a rotation. A file takes them at a range reserved by one
- * atomic add, written in parallel with other queues' ranges; a stream
- * (a pipe) takes whole chunks one at a time, so a reader never sees two
- * queues' blocks interleaved. A rotating file too, so that every write
- * has ended when it rotates: a chunk that would pass the size limit
- * goes to the next file, one written when the time is up ends its file.
- * 0 or -errno.
+ * len bytes to the end of a locked_file() f; *off: where they go, *seq: in
+ * which file of a rotation. A stream (a pipe) takes whole chunks one at a
+ * time, so a reader never sees two queues' blocks interleaved; a rotating
+ * file too, so that every write has ended when it rotates: a chunk that
+ * would pass the size limit goes to the next file, one written when the
+ * time is up ends its file. A file that stopped takes nothing more
+ * (-ECANCELED). 0 or -errno.
  */
 static int
 file_put(struct gpurx_capture *c, struct cap_file *f, const uint8_t *buf,
-		uint32_t len, uint64_t *off, uint32_t *seq, uint64_t *busy_off)
+		uint32_t len, uint64_t *off, uint32_t *seq)
 {
 	bool live;
 	int rc;
 
-	if (!f->stream && !c->rotating) {
-		*off = __atomic_fetch_add(&f->end, len, __ATOMIC_SEQ_CST);
-		*seq = f->seq;
-		__atomic_store_n(busy_off, *off, __ATOMIC_SEQ_CST);
-		return pwrite_all(f->fd, buf, len, *off);
-	}
 	pthread_mutex_lock(&f->lock);
-	/* A file that failed stops the capture: it does not rotate. */
+	/* A file that failed stops the capture: it does not rotate, and
+	 * nothing goes after the failed write. */
 	live = __atomic_load_n(&f->fail_off, __ATOMIC_SEQ_CST) == OFF_NONE;
-	if (live && size_due(c, f, len)) {
+	if (!live) {
+		*off = f->end;
+		*seq = f->seq;
+		pthread_mutex_unlock(&f->lock);
+		return -ECANCELED;
+	}
+	if (size_due(c, f, len)) {
 		rc = rotate(c, f);
 		if (rc != 0) {
 			*off = f->end;
+			*seq = f->seq;
 			fail_at(f, *off, len, -rc);
 			pthread_mutex_unlock(&f->lock);
 			return rc;
@@ -329,17 +371,16 @@ file_put(struct gpurx_capture *c, struct cap_file *f, const uint8_t *buf,
 	}
 	*off = f->end;
 	*seq = f->seq;
-	__atomic_store_n(busy_off, *off, __ATOMIC_SEQ_CST);
 	rc = f->stream ? write_all(f->fd, buf, len) :
 		pwrite_all(f->fd, buf, len, *off);
 	/* A chunk the reader did not take whole leaves the stream cut
 	 * there: nothing later goes after it. */
 	__atomic_store_n(&f->end, f->end + len, __ATOMIC_SEQ_CST);
 	/* Stopped before the lock is let go: no other queue may rotate the
-	 * file this offset is of (chunk_out() repeats it, to no effect). */
+	 * file this offset is of. */
 	if (rc != 0)
 		fail_at(f, *off, len, -rc);
-	if (rc == 0 && live && time_due(c, f)) {
+	if (rc == 0 && time_due(c, f)) {
 		int rrc = rotate(c, f);
 
 		/* The chunk is in the file, the capture stops after it. */
@@ -640,7 +681,9 @@ free_capture(struct gpurx_capture *c)
 	free(c->files);
 	free(c->hdr);
 	for (uint16_t q = 0; q < c->nq; q++)
-		free(c->q[q].buf);
+		for (uint32_t i = 0; i < c->q[q].npool; i++)
+			free(c->q[q].pool[i]);
+	free(c->writers);
 	free(c);
 }
 
@@ -892,7 +935,9 @@ gpurx_capture_open_rotate(const char *path, enum gpurx_format fmt,
 		/* Touched first by the queue's lcore: its NUMA node's pages. */
 		c->q[q].buf = malloc(GPURX_CAPTURE_CHUNK_BYTES);
 		c->q[q].qs = &qs[q];
-		c->q[q].busy_off = OFF_NONE;
+		c->q[q].resv_off = OFF_NONE;
+		c->q[q].pool[0] = c->q[q].buf;
+		c->q[q].npool = 1;
 		if (c->files != NULL)
 			c->q[q].f = &c->files[per_queue ? q : 0];
 		rc |= c->q[q].buf == NULL;
@@ -941,21 +986,50 @@ stopped(const struct cap_file *f)
 }
 
 /*
+ * The lowest offset of a chunk of queue q not yet written whole, or of
+ * one whose range q is reserving; OFF_NONE when none. For a chunk X of
+ * another queue reserved before this call: a chunk Y of q below X was
+ * reserved before X (one atomic add orders them), so q stored resv_off
+ * (a lower bound of Y's offset) before X was reserved, and cleared it
+ * only after publishing posted past Y. Every one of these stores and the
+ * loads below is sequentially consistent: if the resv_off load misses Y,
+ * the posted load sees Y handed on, and then either the done load says
+ * Y is written (and its failure, recorded before done, is seen by the
+ * caller's fail_off load), or Y's record is among those scanned. A
+ * record reused meanwhile holds a later chunk's offset and was reused
+ * only once Y was done: the acquire load of its offset, against the
+ * release store, orders Y's failure before the caller's fail_off load.
+ */
+static uint64_t
+queue_low(const struct cap_queue *q)
+{
+	uint64_t low = __atomic_load_n(&q->resv_off, __ATOMIC_SEQ_CST);
+	uint32_t p = __atomic_load_n(&q->posted, __ATOMIC_SEQ_CST);
+	uint32_t d = __atomic_load_n(&q->done, __ATOMIC_SEQ_CST);
+
+	for (; (int32_t)(p - d) > 0; d++)
+		low = RTE_MIN(low, __atomic_load_n(&q->rec[d % PENDING_MAX].off,
+			__ATOMIC_ACQUIRE));
+	return low;
+}
+
+/*
  * Count the queue's written chunks that became final: no chunk at a lower
- * offset is still being written, so the lowest failed offset below them
- * is known. Every queue stores its busy_off (a lower bound of its chunk's
- * offset) before reserving and records a failure before clearing it, all
- * sequentially consistent: a busy_off seen above a chunk's offset means
- * that queue reserved after it or has finished, and its failure, if any,
- * is seen by the fail_off load that follows.
+ * offset is still being written (queue_low()), so the lowest failed
+ * offset below them is known. A file written under its lock has no such
+ * chunk: a chunk's range is taken and written in one hold of the lock,
+ * after every earlier one's write (and failure) has ended.
  */
 static void
 settle(struct gpurx_capture *c, struct cap_queue *w)
 {
 	uint64_t low = OFF_NONE, fail, pkts = 0, bytes = 0, lost = 0;
+	/* Acquire: the records below done are complete (the writer's
+	 * release store of done). */
+	uint32_t done = __atomic_load_n(&w->done, __ATOMIC_ACQUIRE);
 	uint32_t seq;
 
-	if (w->n_pending == 0)
+	if (w->head == done)
 		return;
 	/* A chunk of a file rotation has closed was written whole (no
 	 * write is in flight when a file rotates, and a failed one does
@@ -963,27 +1037,24 @@ settle(struct gpurx_capture *c, struct cap_queue *w)
 	seq = __atomic_load_n(&w->f->seq, __ATOMIC_SEQ_CST);
 	/* Only the queues writing the same file (with a file per queue,
 	 * none but w: all its chunks are final once written). */
-	for (uint16_t q = 0; q < c->nq; q++)
+	for (uint16_t q = 0; !locked_file(c, w->f) && q < c->nq; q++)
 		if (c->q[q].f == w->f)
-			low = RTE_MIN(low, __atomic_load_n(&c->q[q].busy_off,
-				__ATOMIC_SEQ_CST));
+			low = RTE_MIN(low, queue_low(&c->q[q]));
 	fail = __atomic_load_n(&w->f->fail_off, __ATOMIC_SEQ_CST);
 	/* Rotated meanwhile: low and fail may be the next file's. */
 	if (__atomic_load_n(&w->f->seq, __ATOMIC_SEQ_CST) != seq)
 		return;
-	while (w->n_pending > 0) {
-		const struct chunk_rec *r = &w->pending[w->pending_head];
+	for (; w->head != done; w->head++) {
+		const struct chunk_rec *r = &w->rec[w->head % PENDING_MAX];
 
-		if (r->seq == seq && r->off >= low)
+		if (r->rc == 0 && r->seq == seq && r->off >= low)
 			break;
-		if (r->seq != seq || r->off < fail) {
+		if (r->rc == 0 && (r->seq != seq || r->off < fail)) {
 			pkts += r->pkts;
 			bytes += r->bytes;
 		} else {
-			lost += r->pkts;	/* cut off at close */
+			lost += r->pkts;	/* failed, or cut off at close */
 		}
-		w->pending_head = (w->pending_head + 1) % PENDING_MAX;
-		w->n_pending--;
 	}
 	if (pkts != 0) {
 		GPURX_STAT_ADD(w->qs, captured, pkts);
@@ -1011,47 +1082,257 @@ fail_at(struct cap_file *f, uint64_t off, uint32_t len, int err)
 	}
 }
 
-/* The queue's buffer to the file (or dropped, counted), then settle. */
+/*
+ * Writes chunk r of queue w: the lcore itself (no writers) or w's writer
+ * thread. A chunk at or past a failed one is not written: close() cuts
+ * the file there anyway (-ECANCELED, counted as dropped).
+ */
+static void
+write_rec(struct gpurx_capture *c, struct cap_queue *w, struct chunk_rec *r)
+{
+	struct cap_file *f = w->f;
+	uint64_t off;
+	uint32_t seq;
+	int rc;
+
+	if (locked_file(c, f)) {
+		rc = file_put(c, f, r->buf, r->len, &off, &seq);
+		r->seq = seq;
+		/* Release: pairs with queue_low()'s acquire (it is not
+		 * scanned for a locked file; kept uniform). */
+		__atomic_store_n(&r->off, off, __ATOMIC_RELEASE);
+	} else if (r->off >= __atomic_load_n(&f->fail_off, __ATOMIC_SEQ_CST)) {
+		rc = -ECANCELED;
+	} else {
+		rc = pwrite_all(f->fd, r->buf, r->len, r->off);
+		/* Recorded before done is published (sequentially
+		 * consistent): see queue_low(). */
+		if (rc != 0)
+			fail_at(f, r->off, r->len, -rc);
+	}
+	r->rc = rc;
+}
+
+/*
+ * The queue's buffer to the file (or dropped, counted), then settle.
+ * Without writers the lcore writes the chunk here; with them it hands the
+ * record on and fills the next buffer of its pool, dropping the chunk
+ * (counted) when no buffer would be left to fill: it never waits.
+ */
 static void
 chunk_out(struct gpurx_capture *c, struct cap_queue *w)
 {
 	if (w->len != 0) {
-		if (w->n_pending == PENDING_MAX)
+		uint32_t n = w->posted;
+		bool full;
+
+		if (n - w->head == PENDING_MAX)
 			settle(c, w);
-		if (stopped(w->f) || w->n_pending == PENDING_MAX) {
+		/* Acquire: a buffer whose chunk is done was read whole by
+		 * its writer before it published done. */
+		full = n - w->head == PENDING_MAX || (c->nwriters != 0 &&
+			n + 1 - __atomic_load_n(&w->done, __ATOMIC_ACQUIRE) >=
+			w->npool);
+		if (stopped(w->f) || full) {
 			/* Stopped, or PENDING_MAX chunks behind a write of
-			 * another queue that does not end: never wait. */
+			 * another queue that does not end, or the writer
+			 * behind: never wait. */
 			GPURX_STAT_ADD(w->qs, drop_capture, w->pkts);
 		} else {
-			struct chunk_rec *r;
-			uint64_t off;
-			uint32_t seq;
-			int rc;
+			struct chunk_rec *r = &w->rec[n % PENDING_MAX];
 
-			__atomic_store_n(&w->busy_off, __atomic_load_n(
-				&w->f->end, __ATOMIC_SEQ_CST), __ATOMIC_SEQ_CST);
-			rc = file_put(c, w->f, w->buf, w->len, &off, &seq,
-				&w->busy_off);
-			if (rc == 0) {
-				r = &w->pending[(w->pending_head + w->n_pending) %
-					PENDING_MAX];
-				r->off = off;
-				r->seq = seq;
-				r->pkts = w->pkts;
-				r->bytes = w->bytes;
-				w->n_pending++;
+			r->buf = w->buf;
+			r->len = w->len;
+			r->pkts = w->pkts;
+			r->bytes = w->bytes;
+			r->rc = 0;
+			if (locked_file(c, w->f)) {
+				/* Its writer takes the range under the lock. */
+				r->seq = 0;
+				__atomic_store_n(&r->off, OFF_NONE,
+					__ATOMIC_RELAXED);
 			} else {
-				fail_at(w->f, off, w->len, -rc);
-				GPURX_STAT_ADD(w->qs, drop_capture, w->pkts);
+				/* queue_low() says why these are sequentially
+				 * consistent. */
+				__atomic_store_n(&w->resv_off, __atomic_load_n(
+					&w->f->end, __ATOMIC_SEQ_CST),
+					__ATOMIC_SEQ_CST);
+				r->seq = w->f->seq;
+				__atomic_store_n(&r->off, __atomic_fetch_add(
+					&w->f->end, w->len, __ATOMIC_SEQ_CST),
+					__ATOMIC_RELEASE);
 			}
-			__atomic_store_n(&w->busy_off, OFF_NONE,
+			/* Hands the record on: its stores before it (release;
+			 * sequentially consistent for queue_low()). */
+			__atomic_store_n(&w->posted, n + 1, __ATOMIC_SEQ_CST);
+			__atomic_store_n(&w->resv_off, OFF_NONE,
 				__ATOMIC_SEQ_CST);
+			if (c->nwriters == 0) {
+				write_rec(c, w, r);
+				/* The record is complete (release); after any
+				 * failure it recorded (sequentially
+				 * consistent, see queue_low()). */
+				__atomic_store_n(&w->done, n + 1,
+					__ATOMIC_SEQ_CST);
+			} else {
+				w->buf = w->pool[(n + 1) % w->npool];
+			}
 		}
 		w->len = 0;
 		w->pkts = 0;
 		w->bytes = 0;
 	}
 	settle(c, w);
+}
+
+/* Chunks a writer takes from one queue before it looks at the next. */
+#define WRITER_BATCH 2
+/* Idle rounds a writer spins before it sleeps, and for how long. */
+#define WRITER_SPINS 256
+#define WRITER_NAP_NS 20000
+
+/*
+ * A writer thread: writes the chunks its queues hand on, in each queue's
+ * order, and publishes done after each; naps when there are none (a chunk
+ * takes hundreds of microseconds to fill, the pool holds several). Ends
+ * once close() asked and every chunk handed on before is written.
+ */
+struct writer_arg {
+	struct gpurx_capture *c;
+	uint16_t k;		/* writes queues k, k + stride, ... */
+	uint16_t stride;
+};
+
+static void *
+writer_main(void *arg)
+{
+	struct writer_arg a = *(struct writer_arg *)arg;
+	struct gpurx_capture *c = a.c;
+	unsigned int idle = 0;
+
+	free(arg);
+	for (;;) {
+		/* Acquire, before the scan: every chunk handed on before
+		 * close() asked (its release store) is seen by this scan. */
+		bool stop = __atomic_load_n(&c->writers_stop, __ATOMIC_ACQUIRE);
+		bool work = false;
+
+		for (uint16_t q = a.k; q < c->nq; q += a.stride) {
+			struct cap_queue *w = &c->q[q];
+			/* Only this thread writes done. */
+			uint32_t d = __atomic_load_n(&w->done, __ATOMIC_RELAXED);
+			/* Acquire: pairs with the lcore's store of posted, so
+			 * the records below it are complete. */
+			uint32_t p = __atomic_load_n(&w->posted,
+				__ATOMIC_ACQUIRE);
+
+			for (int b = 0; b < WRITER_BATCH && d != p; b++, d++) {
+				write_rec(c, w, &w->rec[d % PENDING_MAX]);
+				/* Release: the record's result, and the buffer
+				 * read whole, before the lcore reuses them;
+				 * sequentially consistent for queue_low(). */
+				__atomic_store_n(&w->done, d + 1,
+					__ATOMIC_SEQ_CST);
+				work = true;
+			}
+		}
+		if (work) {
+			idle = 0;
+			continue;
+		}
+		if (stop)
+			break;
+		if (++idle < WRITER_SPINS) {
+			rte_pause();
+		} else {
+			struct timespec ts = { 0, WRITER_NAP_NS };
+
+			nanosleep(&ts, NULL);
+		}
+	}
+	return NULL;
+}
+
+/* close(): the writers write what was handed on, then end. */
+static void
+stop_writers(struct gpurx_capture *c)
+{
+	if (c->nwriters == 0)
+		return;
+	/* Release: the lcores have stopped; their last posted stores, seen
+	 * by this thread, are seen by a writer that sees the flag. */
+	__atomic_store_n(&c->writers_stop, 1, __ATOMIC_RELEASE);
+	for (uint16_t k = 0; k < c->nwriters; k++)
+		pthread_join(c->writers[k], NULL);
+	c->nwriters = 0;
+}
+
+int
+gpurx_capture_start_writers(struct gpurx_capture *c, unsigned int n,
+		const rte_cpuset_t *cpus, char *err, size_t errlen)
+{
+	pthread_attr_t attr;
+	int rc;
+
+	if (c->nwriters != 0 || n == 0)
+		return c->nwriters != 0 ? -EALREADY : 0;
+	n = RTE_MIN(n, (unsigned int)c->nq);
+	for (uint16_t q = 0; q < c->nq; q++) {
+		struct cap_queue *w = &c->q[q];
+
+		for (; w->npool < GPURX_CAPTURE_POOL; w->npool++) {
+			w->pool[w->npool] = malloc(GPURX_CAPTURE_CHUNK_BYTES);
+			if (w->pool[w->npool] == NULL) {
+				set_err(err, errlen, "%s%s", "capture writers: "
+					"out of memory for chunk buffers", "");
+				return -ENOMEM;
+			}
+		}
+	}
+	c->writers = calloc(n, sizeof(*c->writers));
+	if (c->writers == NULL) {
+		set_err(err, errlen, "%s%s", "capture writers: out of memory",
+			"");
+		return -ENOMEM;
+	}
+	rc = pthread_attr_init(&attr);
+	if (rc == 0 && cpus != NULL)
+		rc = pthread_attr_setaffinity_np(&attr, sizeof(*cpus), cpus);
+	for (unsigned int k = 0; rc == 0 && k < n; k++) {
+		struct writer_arg *arg = malloc(sizeof(*arg));
+		char name[16];
+
+		if (arg == NULL) {
+			rc = ENOMEM;
+		} else {
+			*arg = (struct writer_arg){ c, (uint16_t)k,
+				(uint16_t)n };
+			rc = pthread_create(&c->writers[k], &attr, writer_main,
+				arg);
+		}
+		if (rc != 0) {
+			free(arg);
+			/* Those started end at once: nothing is handed on. */
+			c->nwriters = (uint16_t)k;
+			stop_writers(c);
+			__atomic_store_n(&c->writers_stop, 0, __ATOMIC_RELAXED);
+			break;
+		}
+		c->nwriters = (uint16_t)(k + 1);
+		/* 15 characters at most: the kernel's limit. */
+		snprintf(name, sizeof(name), "capwr-%hu", (uint16_t)k);
+		pthread_setname_np(c->writers[k], name);
+	}
+	pthread_attr_destroy(&attr);
+	if (rc != 0) {
+		set_err(err, errlen, "capture writers: cannot start a thread: %s%s",
+			strerror(rc), "");
+		c->nwriters = 0;
+		free(c->writers);
+		c->writers = NULL;
+		return -rc;
+	}
+	return 0;
 }
 
 static inline uint32_t
@@ -1124,10 +1405,19 @@ gpurx_capture_write(struct gpurx_capture *c, uint16_t queue,
 	if (unlikely(need > GPURX_CAPTURE_CHUNK_BYTES - w->len))
 		chunk_out(c, w);
 	else if (unlikely(c->rot_size != 0) && w->len != 0 &&
+			c->nwriters == 0 &&
 			__atomic_load_n(&w->f->end, __ATOMIC_RELAXED) + w->len +
 			need + c->rot_tail > c->rot_size)
 		/* What the file still takes goes now: this packet starts the
 		 * chunk that goes to the next file. */
+		chunk_out(c, w);
+	else if (unlikely(c->rot_size != 0) && w->len != 0 &&
+			c->nwriters != 0 && w->len + need > c->rot_size / 4)
+		/* With writers the file's end lags the chunks handed on, so
+		 * it cannot say what the file still takes: chunks of a
+		 * quarter of the size at most, and the writer starts the
+		 * next file before one that does not fit (file_put()), so
+		 * that each file is three quarters full at least. */
 		chunk_out(c, w);
 	if (unlikely(stopped(w->f))) {
 		GPURX_STAT_ADD(w->qs, drop_capture, 1);
@@ -1167,8 +1457,15 @@ gpurx_capture_poll(struct gpurx_capture *c, uint16_t queue)
 		pthread_mutex_unlock(&f->lock);
 		return;
 	}
-	if (likely(gen == w->seen_gen))
+	if (likely(gen == w->seen_gen)) {
+		/* Chunks a writer finished are counted without waiting for
+		 * the next one (the done load only while some are out). */
+		if (c->nwriters != 0 && w->head != w->posted &&
+				w->head != __atomic_load_n(&w->done,
+					__ATOMIC_RELAXED))
+			settle(c, w);
 		return;
+	}
 	w->seen_gen = gen;
 	chunk_out(c, w);
 }
@@ -1357,7 +1654,11 @@ gpurx_capture_close(struct gpurx_capture *c,
 
 	if (c == NULL)
 		return 0;
-	/* The lcores have stopped: every queue's state is ours now. */
+	/* Every chunk handed on is written (or failed) once the writers
+	 * have ended. */
+	stop_writers(c);
+	/* The lcores have stopped: every queue's state is ours now; the
+	 * last chunks are written here. */
 	for (uint16_t q = 0; q < c->nq; q++)
 		chunk_out(c, &c->q[q]);
 	/* Nothing is being written any more: every chunk settles. */

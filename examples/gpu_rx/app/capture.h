@@ -29,6 +29,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <rte_os.h>
+
 #include "opts.h"
 #include "stats.h"
 
@@ -36,6 +38,9 @@ struct gpurx_capture;
 
 /* Bytes of packet blocks each queue buffers before writing them. */
 #define GPURX_CAPTURE_CHUNK_BYTES (1u << 20)
+/* Chunk buffers of each queue with writer threads: the one its lcore
+ * fills and those its writer has yet to write. */
+#define GPURX_CAPTURE_POOL 4u
 
 /*
  * File name of queue `queue` from a --write pattern into out (len bytes):
@@ -100,6 +105,22 @@ struct gpurx_capture *gpurx_capture_open_rotate(const char *path,
 		uint16_t nq, struct gpurx_qstats *qs, const char *filter,
 		const struct gpurx_capture_rotate *rot, char *err,
 		size_t errlen);
+
+/*
+ * Writer threads (--capture-writers): n threads (at most one per queue)
+ * do the capture's writes instead of the RX lcores, writer k those of
+ * queues k, k + n, ... Each lcore still fills its chunk and reserves its
+ * range of the file, then hands the chunk to its writer and fills the
+ * next of a pool of GPURX_CAPTURE_POOL buffers; with none free (the writer
+ * behind) the chunk's packets are counted as capture drops, the lcore
+ * never waits. The file's bytes, the counters and the failure rules are
+ * those without writers. cpus: where the threads run (NULL: where the
+ * calling thread may). Call once, after open and before any lcore
+ * writes; close() ends them. 0, or -errno with the reason in err (no
+ * thread left running; the capture goes on without writers).
+ */
+int gpurx_capture_start_writers(struct gpurx_capture *c, unsigned int n,
+		const rte_cpuset_t *cpus, char *err, size_t errlen);
 
 /*
  * Append one packet of RX queue `queue`: caplen bytes at data (cut to the

@@ -346,6 +346,44 @@ choose_mem_mode(struct gpurx_app *a)
 	return 0;
 }
 
+/*
+ * --capture-writers: the threads run on the CPUs no EAL lcore has, so
+ * that their write system calls take no RX lcore's time; where -l took
+ * every CPU, on any CPU (a thread made here would otherwise inherit the
+ * main lcore's one CPU). 0 or -1 with the reason in err.
+ */
+static int
+start_capture_writers(struct gpurx_app *a, char *err, size_t errlen)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	rte_cpuset_t all, free_cpus;
+	unsigned int l, nfree;
+
+	if (a->opt.capture_writers == 0)
+		return 0;
+	CPU_ZERO(&all);
+	for (long i = 0; i < ncpu && i < CPU_SETSIZE; i++)
+		CPU_SET(i, &all);
+	free_cpus = all;
+	RTE_LCORE_FOREACH(l) {
+		rte_cpuset_t s = rte_lcore_cpuset(l);
+
+		for (int i = 0; i < CPU_SETSIZE; i++)
+			if (CPU_ISSET(i, &s))
+				CPU_CLR(i, &free_cpus);
+	}
+	nfree = (unsigned int)CPU_COUNT(&free_cpus);
+	if (gpurx_capture_start_writers(a->cap, a->opt.capture_writers,
+			nfree != 0 ? &free_cpus : &all, err, errlen) != 0)
+		return -1;
+	printf("capture: %u writer thread(s), %s\n",
+		RTE_MIN(a->opt.capture_writers, (unsigned int)a->nq),
+		nfree != 0 ? "on the CPUs outside the EAL lcores" :
+		"unpinned: every CPU is an EAL lcore's, so they take the RX "
+		"lcores' time");
+	return 0;
+}
+
 static int
 launch_rx_lcores(struct gpurx_app *a)
 {
@@ -688,6 +726,10 @@ main(int argc, char **argv)
 			a->opt.filter, &rot, err, sizeof(err));
 		if (a->cap == NULL) {
 			GPURX_LOG(ERR, "error: capture: %s\n", err);
+			goto fail;
+		}
+		if (start_capture_writers(a, err, sizeof(err)) != 0) {
+			GPURX_LOG(ERR, "error: --capture-writers: %s\n", err);
 			goto fail;
 		}
 	}

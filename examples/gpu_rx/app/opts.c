@@ -259,6 +259,11 @@ gpurx_opts_parse(int argc, char **argv, struct gpurx_opts *o)
 		GPUAPP_OPT_UINT_ENTRY("rotate-files", &o->rotate_files, 1,
 			GPURX_ROTATE_MAX_FILES, "N",
 			"keep only the last N rotated files"),
+		GPUAPP_OPT_UINT_ENTRY("capture-writers", &o->capture_writers,
+			0, GPURX_CAPTURE_MAX_WRITERS, "N",
+			"N threads write the capture, not the RX\n"
+			"lcores (default 0: the lcores; each\n"
+			"needs a CPU of its own, outside -l)"),
 		GPUAPP_OPT_CHOICE_ENTRY("format", &o->format, GPURX_FMT_PCAPNG,
 			format_names, "pcapng|pcap",
 			"capture file format (default pcapng)"),
@@ -412,6 +417,11 @@ gpurx_opts_parse(int argc, char **argv, struct gpurx_opts *o)
 		return ret > 0 ? 1 : -1;
 	if (first < argc && filter_operands(o, argc - first, argv + first) != 0)
 		return -1;
+	if (o->capture_writers != 0 && o->write_path == NULL) {
+		GPURX_LOG(ERR, "--capture-writers: there is no capture to "
+			"write: add --write FILE\n");
+		return -1;
+	}
 	if (o->rotate_seconds != 0 || o->rotate_size != 0 ||
 			o->rotate_files != 0) {
 		struct gpurx_capture_rotate rot = {

@@ -51,6 +51,8 @@ enum gpurx_ts_source {
 /* --rotate-seconds (a year) and --rotate-files at most. */
 #define GPURX_ROTATE_MAX_SECONDS (366u * 86400u)
 #define GPURX_ROTATE_MAX_FILES 100000u
+/* --capture-writers at most (more than the queues are not started). */
+#define GPURX_CAPTURE_MAX_WRITERS 64u
 
 /* --mtu: the port's largest (default), or the port's own. */
 #define GPURX_MTU_MAX 0u
@@ -62,6 +64,8 @@ struct gpurx_opts {
 	uint32_t rotate_seconds;	/* a new file every N s; 0: never */
 	uint64_t rotate_size;	/* a new file before N bytes; 0: never */
 	uint32_t rotate_files;	/* a ring of the last N files; 0: all */
+	uint32_t capture_writers;	/* writer threads; 0: the RX lcores
+					 * write */
 	const char *json_path;
 	enum gpurx_format format;
 	uint32_t snaplen;

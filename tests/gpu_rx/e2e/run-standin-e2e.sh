@@ -124,6 +124,15 @@ rc=$?
 check_run host-mapped-cache16 "" 262144 "$work/cpu-all.txt" \
 	"$work/cpu-all.pcapng"
 
+# A writer thread (--capture-writers) behind the GPU path: the capture
+# and counters as --cpu's without one (the pool of 4 MiB holds the
+# input's matches, so no chunk waits for a free buffer).
+run host-mapped-writers "$pcap" -- --mem host-mapped --capture-writers 1 \
+	--write "$work/host-mapped-writers.pcapng"
+rc=$?
+check_run host-mapped-writers "" 262144 "$work/cpu-all.txt" \
+	"$work/cpu-all.pcapng"
+
 run snaplen "$pcap" -- --mem host-mapped --filter "ip or ip6" --snaplen 100 \
 	--write "$work/snaplen.pcapng"
 rc=$?
