@@ -39,8 +39,10 @@ struct gpurx_capture;
 /* Bytes of packet blocks each queue buffers before writing them. */
 #define GPURX_CAPTURE_CHUNK_BYTES (1u << 20)
 /* Chunk buffers of each queue with writer threads: the one its lcore
- * fills and those its writer has yet to write. */
-#define GPURX_CAPTURE_POOL 4u
+ * fills and those its writer has yet to write. 16 MiB a queue: at
+ * 2-3 GB/s a queue, some 5 ms of a writer's stall (a page-cache
+ * reclaim, a slow disk write) before its lcore drops. */
+#define GPURX_CAPTURE_POOL 16u
 
 /*
  * File name of queue `queue` from a --write pattern into out (len bytes):
