@@ -10,7 +10,9 @@
 #
 # Usage: scripts/make-gpu-bundle.sh [BUILD_DIR]
 # (GPU_BUNDLE_DIR: another place than .gpu-bundle, e.g. one bundle per DPDK
-# version, scripts/check-dpdk-version.sh)
+# version, scripts/check-dpdk-version.sh; GPU_BUNDLE_PERF=1: this machine's
+# perf too, with its libraries, about 25 MB more, for the CPU profiles of
+# bench/profile-rx-lcore.sh on a GPU machine that has none)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -49,7 +51,15 @@ done
 # tests (tests/gpu_rx/e2e/run-ipfix-e2e.sh; PATH=.gpu-bundle/bin), their
 # libraries with the others.
 mkdir -p "$out/bin"
-for t in nfcapd nfdump; do
+tools="nfcapd nfdump"
+if [ "${GPU_BUNDLE_PERF:-0}" = 1 ]; then
+	# Debian's /usr/bin/perf is the program itself (some distributions
+	# ship a wrapper script that picks a per-kernel binary: refused).
+	p=$(command -v perf 2>/dev/null) && head -c 4 "$p" | grep -q ELF ||
+		{ echo "GPU_BUNDLE_PERF=1: no perf program here (apt install linux-perf)" >&2; exit 1; }
+	tools="$tools perf"
+fi
+for t in $tools; do
 	p=$(command -v "$t" 2>/dev/null) || continue
 	cp -L "$p" "$out/bin/$t"
 	binaries="$binaries $p"
