@@ -14,6 +14,7 @@
 #include <rte_common.h>
 #include <rte_errno.h>
 
+#include "gpuapp_io.h"
 #include "gpuapp_json.h"
 #include "gpuapp_log.h"
 
@@ -402,23 +403,6 @@ say(const char *target, const char *what, int err)
 	return err;
 }
 
-static int
-write_all(int fd, const char *buf, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* After what the program printed there before, in order. */
 static int
 write_stdout(const char *text, size_t len)
@@ -439,7 +423,7 @@ write_in_place(const char *path, const char *text, size_t len)
 
 	if (fd < 0)
 		return say(path, "open", -errno);
-	rc = write_all(fd, text, len);
+	rc = gpuapp_write_all(fd, text, len);
 	if (rc != 0) {
 		close(fd);
 		return say(path, "write", rc);
@@ -479,7 +463,7 @@ write_replace(const char *path, const struct stat *old, const char *text,
 	/* A file replaced keeps its permissions, as with fopen("w"). */
 	rc = old != NULL && fchmod(fd, old->st_mode & 07777) != 0 ? -errno : 0;
 	if (rc == 0)
-		rc = write_all(fd, text, len);
+		rc = gpuapp_write_all(fd, text, len);
 	if (close(fd) != 0 && rc == 0)
 		rc = -errno;
 	if (rc == 0 && rename(tmp, path) != 0)

@@ -34,6 +34,7 @@
 #include <rte_log.h>
 
 #include "gpuapp_clock.h"
+#include "gpuapp_io.h"
 #include "ipfix_enc.h"
 #include "ipfix_target.h"
 #include "ipfix_writer.h"
@@ -471,23 +472,6 @@ file_hand(struct sink *s)
 	pthread_mutex_unlock(&s->mu);
 }
 
-/* 0, or the errno of a write that failed. */
-static int
-write_all(int fd, const uint8_t *p, size_t len)
-{
-	while (len != 0) {
-		const ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? errno : EIO;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static void *
 file_main(void *arg)
 {
@@ -511,7 +495,7 @@ file_main(void *arg)
 		/* After a failed write nothing more is written: the file
 		 * would have a hole. */
 		if (err == 0)
-			err = write_all(fd, buf, len);
+			err = -gpuapp_write_all(fd, buf, len);
 		pthread_mutex_lock(&s->mu);
 		if (err != 0) {
 			s->werr = err;

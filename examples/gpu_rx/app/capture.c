@@ -25,6 +25,7 @@
 #include "capture.h"
 #include "dpdk_compat.h"
 #include "gpuapp_clock.h"
+#include "gpuapp_io.h"
 #include "log.h"
 
 /*
@@ -276,26 +277,6 @@ pwrite_all(int fd, const uint8_t *buf, size_t len, uint64_t off)
 	return 0;
 }
 
-/* Writes all of buf at the stream's end, retrying short writes. 0 or
- * -errno (EPIPE: the reader went away). */
-static int
-write_all(int fd, const uint8_t *buf, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -EIO;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static int rotate(struct gpurx_capture *c, struct cap_file *f);
 static int rot_name(const struct cap_file *f, uint32_t seq, time_t t,
 		char *out, size_t len);
@@ -371,7 +352,7 @@ file_put(struct gpurx_capture *c, struct cap_file *f, const uint8_t *buf,
 	}
 	*off = f->end;
 	*seq = f->seq;
-	rc = f->stream ? write_all(f->fd, buf, len) :
+	rc = f->stream ? gpuapp_write_all(f->fd, buf, len) :
 		pwrite_all(f->fd, buf, len, *off);
 	/* A chunk the reader did not take whole leaves the stream cut
 	 * there: nothing later goes after it. */
@@ -656,7 +637,7 @@ write_header(struct gpurx_capture *c, struct cap_file *f, char *err,
 		if (f->fd < 0)
 			return -1;
 	}
-	rc = f->stream ? write_all(f->fd, c->hdr, c->hdr_len) :
+	rc = f->stream ? gpuapp_write_all(f->fd, c->hdr, c->hdr_len) :
 		pwrite_all(f->fd, c->hdr, c->hdr_len, 0);
 	if (rc != 0) {
 		set_err(err, errlen, "cannot write %s: %s", f->path,
@@ -1543,7 +1524,7 @@ write_isb(struct gpurx_capture *c, struct cap_file *f,
 		memcpy(b, hdr, sizeof(hdr));
 	}
 	memcpy(b + len, &blen, 4);
-	rc = f->stream ? write_all(f->fd, b, blen) :
+	rc = f->stream ? gpuapp_write_all(f->fd, b, blen) :
 		pwrite_all(f->fd, b, blen, f->end);
 	if (rc == 0) {
 		f->end += blen;
