@@ -535,9 +535,9 @@ def capture(fig, out):
     d = os.path.join(out, CAPT_DIR)
     pts = sweep(out, CAPT_DIR, r"capt-(.+)-([^-]+)-(\d+)-([a-z]+)\.json")
 
-    def mpps(j):
+    def mpps(j, key="rx_packets"):
         el = number((j or {}).get("elapsed_s"))
-        return (j.get("rx_packets", 0) / el / 1e6) if el else None
+        return (j.get(key, 0) / el / 1e6) if el else None
 
     def file_gbytes(j, rel):
         # The capture file's size, written by the script beside the JSON.
@@ -548,9 +548,9 @@ def capture(fig, out):
 
     # The runs alternate, off beside each capture: value and floor are
     # the medians of their repetitions.
-    def mpps_of(f, j):
-        sp = spread(mpps(rj) for rj, _ in rep_files(d, f[:-5]))
-        return rep_value(sp, mpps(j)), sp
+    def mpps_of(f, j, key="rx_packets"):
+        sp = spread(mpps(rj, key) for rj, _ in rep_files(d, f[:-5]))
+        return rep_value(sp, mpps(j, key)), sp
     # run-all.sh's floors of the sweep: one thread writing into the same
     # directory, the floor of one file; N threads each into its own file,
     # that of a file per queue on N lcores (one thread is beaten there).
@@ -587,12 +587,9 @@ def capture(fig, out):
         if run in ("allw", "allqw"):
             # Writer threads: the RX lcores outrun writers that cannot
             # keep up (the rest capture drops); what was written counts.
-            def cmpps(rj):
-                el_ = number((rj or {}).get("elapsed_s"))
-                return rj.get("captured", 0) / el_ / 1e6 if el_ else None
-            csp = spread(cmpps(rj) for rj, _ in rep_files(d, f[:-5]))
+            cvalue, csp = mpps_of(f, j, "captured")
             with_spread(fig.add(
-                base + ".captured.mpps", rep_value(csp, cmpps(j)), "Mpps", raw,
+                base + ".captured.mpps", cvalue, "Mpps", raw,
                 baseline=("capture.%s.%s.%dlcore.off.mpps" % (mode, traffic, lc),
                           off_value) if off else None),
                 csp, off_sp)
