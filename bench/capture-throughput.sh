@@ -190,16 +190,28 @@ for mode in $modes; do
 						done
 						echo "{\"file_bytes\": $size, \"files\": ${#caps[@]}, \"verified\": $verify, \"writers\": ${wargs[1]:-0}}" > "$rn.file"
 						if [ "$verify" = 1 ]; then
+							# The files of a run are read back at
+							# once, a reader each: reading them one
+							# after the other took most of the
+							# sweep's time (GBs a file on tmpfs).
+							pids=()
+							for ((i = 0; i < ${#caps[@]}; i++)); do
+								"$check" --valid "${caps[i]}" > "$rn.valid$i" 2> "$rn.valid$i.err" &
+								pids+=($!)
+							done
+							wait "${pids[@]}"
 							n=0
-							for c in "${caps[@]}"; do
-								k=$("$check" --valid "$c" 2>> "$rn.log" |
-									sed -n 's/.* is valid, \([0-9]*\) packets$/\1/p')
+							for ((i = 0; i < ${#caps[@]}; i++)); do
+								c=${caps[i]}
+								cat "$rn.valid$i.err" >> "$rn.log"
+								k=$(sed -n 's/.* is valid, \([0-9]*\) packets$/\1/p' "$rn.valid$i")
 								if [ -z "$k" ]; then
 									why="capture file $(basename "$c") invalid, see reps/$name.r$r.log"
 									break
 								fi
 								n=$((n + k))
 							done
+							rm -f "$rn".valid*
 							want=$(sed -n 's/^ *"captured": \([0-9]*\),$/\1/p' "$rn.json")
 							if [ -z "$why" ] && [ "$n" != "$want" ]; then
 								why="capture files hold $n packets, the run says $want"

@@ -40,7 +40,8 @@
 #                    128-packet items, mix, 64 and 1500 B, 1/4/8 RX lcores
 #                    as the CPUs allow, 2 s per point; without a GPU its
 #                    CPU-only modes)
-#   BENCH_CAPTURE=0  leave out the capture throughput sweep (about 5 minutes:
+#   BENCH_CAPTURE=0  leave out the capture throughput sweep (11 minutes on
+#                    the H200 at eeedb4f, each run's files read back:
 #                    3 repetitions, alternating; its files go to /dev/shm,
 #                    BENCH_CAPT_DIR, tens of GB)
 #                    and its floors, bench/tmpfs-probe.py (one thread,
@@ -48,11 +49,11 @@
 #                    2 GiB into the same directory, 5 times)
 #   BENCH_CAPT_*     passed to bench/capture-throughput.sh (defaults here:
 #                    host-mapped and --cpu, mix and mix1500, 1 and 4 RX
-#                    lcores as the CPUs allow, the runs off, tcp, all and
-#                    allq, 2 s a run; --cpu alone without a GPU; quick: off
+#                    lcores as the CPUs allow, the runs off, tcp, all, allq
+#                    and allqw, 2 s a run; --cpu alone without a GPU; quick: off
 #                    and all only, 1 s a run)
 #   BENCH_FLOW=0     leave out the flow export runs (bench/flow-export.sh,
-#                    about 5 minutes: 3 repetitions of 3 s, alternating,
+#                    over 5 minutes with the pipelines on 1 and 4 lcores: 3 repetitions of 3 s, alternating,
 #                    and 160 s of the capacity search at 1 M and 10 M; quick: 50 k flows
 #                    in the table, 20 k replayed, 1 s a run, no UDP, 6 s of
 #                    search)
