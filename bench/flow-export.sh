@@ -211,7 +211,7 @@ if [ "$pipe_flows" -gt 0 ]; then
 			timeout $((${secs%.*} + 300)) "$app" "${bench_mem[@]}" \
 				--file-prefix "$name" -l 0-"$lc" "${extra[@]}" \
 				--vdev "$vdev" -- \
-				"${pargs[@]}" --quiet --mbufs "$mbufs" \
+				"${pargs[@]}" --queues "$lc" --quiet --mbufs "$mbufs" \
 				--flows $slots --ts rx --duration "$secs" \
 				--json "$rn.json" "${eargs[@]}" > "$rn.log" 2>&1
 			rc=$?
