@@ -61,8 +61,11 @@ RTE_LOG_REGISTER_DEFAULT(gpuflow_logtype, INFO);
 #define CONNECT_TIMEOUT_MS 500
 #define SEND_TIMEOUT_MS 500
 #define WARN_EVERY_S 10
-/* A file's chunk: the writes its thread makes (file_main()). */
-#define FILE_CHUNK (1u << 20)
+/* A chunk of a destination's thread (sink_main()): a file's writes, a
+ * UDP socket's datagrams. */
+#define SINK_CHUNK (1u << 20)
+/* Datagrams a sendmmsg() call of a UDP destination's thread at most. */
+#define UDP_BATCH 64
 /* UDP pacing: datagrams go out ahead of the rate by this much at most,
  * so a burst (the flows live at exit, many flows ending at once) never
  * arrives faster than the rate for longer. */
@@ -205,28 +208,39 @@ struct sink {
 	char last_error[160];
 	int failed;		/* file: a write failed, the file is incomplete */
 	/*
-	 * File, once its thread runs (file_start()): the messages are
-	 * copied into chunk[fill], and a full chunk goes to the thread
-	 * (file_main()), which writes it while the other fills, so that
-	 * the kernel's copy into the file (about twice the encoding's CPU
-	 * time) is off the exporter thread. Under mu: wbuf, wlen, wrecords
-	 * (the chunk handed over, while wbusy), wquit, and what the thread
-	 * reports, werr and wlost, which the exporter thread folds into
-	 * failed and lost_records (file_fold()); every other field is the
-	 * exporter thread's alone.
+	 * File or UDP, once its thread runs (sink_start()): the messages
+	 * are copied into chunk[fill] (for UDP each after a struct
+	 * udp_head), and a full chunk, or the one a tick finds, goes to the
+	 * thread (sink_main()), which writes or sends it while the other
+	 * fills, so that the kernel's work (a file's copy, about twice the
+	 * encoding's CPU time; a datagram's way through the UDP stack,
+	 * which bounded UDP export at 5 M records/s, run eeedb4f) is off
+	 * the exporter thread. Under mu: wbuf, wlen, wrecords, wrate (the
+	 * chunk handed over, while wbusy), wquit, and what the thread
+	 * reports, werr, wlost and (UDP) wsent and wlost_msgs, which the
+	 * exporter thread folds into failed (a file's), lost_records,
+	 * messages and lost_messages (sink_fold()). due_ns is the thread's
+	 * while it runs; every other field is the exporter thread's alone.
 	 */
 	uint8_t *chunk[2];
 	unsigned int fill;
 	size_t fill_len;
 	uint64_t fill_records;
+	uint64_t fill_rate;	/* UDP: the rate of the messages filled */
 	pthread_t th;
 	int th_on, th_failed, sync_on;
 	pthread_mutex_t mu;
 	pthread_cond_t work, idle;
 	const uint8_t *wbuf;
 	size_t wlen;
-	uint64_t wrecords, wlost;
+	uint64_t wrecords, wlost, wrate, wsent, wlost_msgs;
 	int wbusy, wquit, werr;
+};
+
+/* Before each datagram in a UDP destination's chunk. */
+struct udp_head {
+	uint32_t len;		/* the datagram's bytes, after this */
+	uint32_t records;	/* its flow records, for pacing and losses */
 };
 
 /* A message an encoder built: where in its out buffer, its records. */
@@ -430,31 +444,42 @@ udp_pace(struct sink *s, uint64_t rate, uint32_t records)
 		rate;
 }
 
-/* What the file's thread reported into s (mu held): a failed write
- * ends the file, its records and those after it lost. */
+/* What the destination's thread reported into s (mu held): a failed
+ * write ends a file, its records and those after it lost; a datagram
+ * not sent is lost alone. */
 static void
-file_fold(struct sink *s)
+sink_fold(struct sink *s)
 {
 	char why[160];
 
 	s->lost_records += s->wlost;
 	s->wlost = 0;
+	s->messages += s->wsent;
+	s->wsent = 0;
+	s->lost_messages += s->wlost_msgs;
+	s->wlost_msgs = 0;
 	if (s->werr == 0 || s->failed)
 		return;
+	if (s->kind == SINK_UDP) {
+		snprintf(why, sizeof(why), "unreachable: %s", strerror(s->werr));
+		s->werr = 0;
+		sink_warn(s, why);
+		return;
+	}
 	s->failed = 1;
 	snprintf(why, sizeof(why), "write: %s", strerror(s->werr));
 	sink_warn(s, why);
 }
 
-/* The filling chunk to the file's thread, once it wrote the one before
- * (the chunk filled next). */
+/* The filling chunk to the destination's thread, once it is done with
+ * the one before (the chunk filled next). */
 static void
-file_hand(struct sink *s)
+sink_hand(struct sink *s)
 {
 	pthread_mutex_lock(&s->mu);
 	while (s->wbusy)
 		pthread_cond_wait(&s->idle, &s->mu);
-	file_fold(s);
+	sink_fold(s);
 	if (s->fill_len != 0 && s->failed) {
 		s->lost_records += s->fill_records;
 	} else if (s->fill_len != 0) {
@@ -463,6 +488,7 @@ file_hand(struct sink *s)
 		s->wbuf = s->chunk[s->fill];
 		s->wlen = s->fill_len;
 		s->wrecords = s->fill_records;
+		s->wrate = s->fill_rate;
 		s->wbusy = 1;
 		pthread_cond_signal(&s->work);
 		s->fill ^= 1;
@@ -472,12 +498,80 @@ file_hand(struct sink *s)
 	pthread_mutex_unlock(&s->mu);
 }
 
+/*
+ * A UDP chunk's datagrams (struct udp_head before each), sendmmsg() a
+ * batch at a time: at most UDP_BATCH, and at most the records the rate
+ * allows in UDP_BURST_NS (one datagram at least), so that batches keep
+ * the pacing of one datagram at a time. Never waits on the socket: a
+ * datagram the kernel does not take is lost (its records counted), as
+ * is one a collector's ICMP error refuses (reported on a later send).
+ */
+static void
+udp_send_chunk(struct sink *s, const uint8_t *buf, size_t len,
+		uint64_t rate, uint64_t *sent, uint64_t *lost,
+		uint64_t *lost_msgs, int *err)
+{
+	const uint64_t cap = rate == 0 ? UINT64_MAX :
+		RTE_MAX(rate * UDP_BURST_NS / 1000000000ull, 1ull);
+	struct mmsghdr mh[UDP_BATCH];
+	struct iovec iov[UDP_BATCH];
+	uint32_t recs[UDP_BATCH];
+	size_t off = 0;
+
+	while (off < len) {
+		unsigned int k = 0, i = 0;
+		uint64_t booked = 0;
+
+		while (off < len && k < UDP_BATCH) {
+			struct udp_head h;
+			/* A templates-only datagram is booked as one record,
+			 * as udp_pace() does. */
+			uint64_t b;
+
+			memcpy(&h, buf + off, sizeof(h));
+			b = h.records != 0 ? h.records : 1;
+			if (k != 0 && booked + b > cap)
+				break;
+			iov[k].iov_base = (void *)(uintptr_t)(buf + off + sizeof(h));
+			iov[k].iov_len = h.len;
+			memset(&mh[k], 0, sizeof(mh[k]));
+			mh[k].msg_hdr.msg_iov = &iov[k];
+			mh[k].msg_hdr.msg_iovlen = 1;
+			recs[k] = h.records;
+			booked += b;
+			off += sizeof(h) + h.len;
+			k++;
+		}
+		udp_pace(s, rate, (uint32_t)RTE_MIN(booked, (uint64_t)UINT32_MAX));
+		while (i < k) {
+			int n = sendmmsg(s->fd, mh + i, k - i,
+				MSG_DONTWAIT | MSG_NOSIGNAL);
+
+			if (n <= 0) {
+				*err = n < 0 ? errno : EIO;
+				*lost += recs[i];
+				(*lost_msgs)++;
+				i++;
+				continue;
+			}
+			for (int j = 0; j < n; j++, i++) {
+				if (mh[i].msg_len == iov[i].iov_len) {
+					(*sent)++;
+				} else {
+					*err = EMSGSIZE;
+					*lost += recs[i];
+					(*lost_msgs)++;
+				}
+			}
+		}
+	}
+}
+
 static void *
-file_main(void *arg)
+sink_main(void *arg)
 {
 	struct sink *s = arg;
-	const int fd = fileno(s->fp);
-
+	const int fd = s->kind == SINK_FILE ? fileno(s->fp) : s->fd;
 	int err = 0;
 
 	pthread_mutex_lock(&s->mu);
@@ -491,15 +585,31 @@ file_main(void *arg)
 			break;
 		buf = s->wbuf;
 		len = s->wlen;
-		pthread_mutex_unlock(&s->mu);
-		/* After a failed write nothing more is written: the file
-		 * would have a hole. */
-		if (err == 0)
-			err = -gpuapp_write_all(fd, buf, len);
-		pthread_mutex_lock(&s->mu);
-		if (err != 0) {
-			s->werr = err;
-			s->wlost += s->wrecords;
+		if (s->kind == SINK_UDP) {
+			const uint64_t rate = s->wrate;
+			uint64_t sent = 0, lost = 0, lost_msgs = 0;
+			int uerr = 0;
+
+			pthread_mutex_unlock(&s->mu);
+			udp_send_chunk(s, buf, len, rate, &sent, &lost,
+				&lost_msgs, &uerr);
+			pthread_mutex_lock(&s->mu);
+			s->wsent += sent;
+			s->wlost += lost;
+			s->wlost_msgs += lost_msgs;
+			if (uerr != 0)
+				s->werr = uerr;
+		} else {
+			pthread_mutex_unlock(&s->mu);
+			/* After a failed write nothing more is written: the
+			 * file would have a hole. */
+			if (err == 0)
+				err = -gpuapp_write_all(fd, buf, len);
+			pthread_mutex_lock(&s->mu);
+			if (err != 0) {
+				s->werr = err;
+				s->wlost += s->wrecords;
+			}
 		}
 		/* The mutex orders the thread's reads of the chunk before
 		 * the exporter's next writes into it. */
@@ -511,19 +621,20 @@ file_main(void *arg)
 }
 
 /*
- * The file's thread, on the calling (exporter) thread's CPUs; what stdio
- * holds is written first. One that cannot start leaves the writes to the
+ * The destination's thread (a file's or a UDP socket's), on the calling
+ * (exporter) thread's CPUs; what stdio holds for a file is written
+ * first. One that cannot start leaves the writes or sends to the
  * exporter thread (said once).
  */
 static void
-file_start(struct sink *s)
+sink_start(struct sink *s)
 {
 	int rc;
 
 	if (s->th_on || s->th_failed || s->failed)
 		return;
 	s->th_failed = 1;
-	if (fflush(s->fp) != 0) {
+	if (s->kind == SINK_FILE && fflush(s->fp) != 0) {
 		char why[160];
 
 		snprintf(why, sizeof(why), "write: %s", strerror(errno));
@@ -531,8 +642,8 @@ file_start(struct sink *s)
 		sink_warn(s, why);
 		return;
 	}
-	s->chunk[0] = malloc(FILE_CHUNK);
-	s->chunk[1] = malloc(FILE_CHUNK);
+	s->chunk[0] = malloc(SINK_CHUNK);
+	s->chunk[1] = malloc(SINK_CHUNK);
 	rc = s->chunk[0] == NULL || s->chunk[1] == NULL ? ENOMEM :
 		pthread_mutex_init(&s->mu, NULL);
 	if (rc == 0) {
@@ -549,29 +660,43 @@ file_start(struct sink *s)
 	}
 	if (rc == 0) {
 		s->sync_on = 1;
-		rc = pthread_create(&s->th, NULL, file_main, s);
+		rc = pthread_create(&s->th, NULL, sink_main, s);
 	}
 	if (rc != 0) {
-		/* file_stop() frees what was made. */
+		/* sink_stop() frees what was made. */
 		FLOW_LOG(WARNING, "warning: flow export to %s: writer thread: "
 			"%s; the exporter writes\n", s->name, strerror(rc));
 		return;
 	}
-	pthread_setname_np(s->th, "gpurx-ipfix-fw");
+	pthread_setname_np(s->th, s->kind == SINK_FILE ? "gpurx-ipfix-fw" :
+		"gpurx-ipfix-uw");
 	s->th_on = 1;
 	s->th_failed = 0;
 }
 
-/* Everything handed to the file's thread written, the thread ended. */
+/* Everything filled so far written or sent by the destination's thread,
+ * and what it reported folded in (its losses counted). */
 static void
-file_stop(struct sink *s)
+sink_drain(struct sink *s)
+{
+	if (!s->th_on)
+		return;
+	sink_hand(s);
+	pthread_mutex_lock(&s->mu);
+	while (s->wbusy)
+		pthread_cond_wait(&s->idle, &s->mu);
+	sink_fold(s);
+	pthread_mutex_unlock(&s->mu);
+}
+
+/* Everything handed to the destination's thread written or sent, the
+ * thread ended. */
+static void
+sink_stop(struct sink *s)
 {
 	if (s->th_on) {
-		file_hand(s);
+		sink_drain(s);
 		pthread_mutex_lock(&s->mu);
-		while (s->wbusy)
-			pthread_cond_wait(&s->idle, &s->mu);
-		file_fold(s);
 		s->wquit = 1;
 		pthread_cond_signal(&s->work);
 		pthread_mutex_unlock(&s->mu);
@@ -600,8 +725,8 @@ sink_send(struct sink *s, uint64_t rate, const uint8_t *msg, size_t len,
 
 	switch (s->kind) {
 	case SINK_FILE:
-		if (s->th_on && s->fill_len + len > FILE_CHUNK)
-			file_hand(s);
+		if (s->th_on && s->fill_len + len > SINK_CHUNK)
+			sink_hand(s);
 		if (s->failed)
 			break;
 		if (s->th_on) {
@@ -621,6 +746,19 @@ sink_send(struct sink *s, uint64_t rate, const uint8_t *msg, size_t len,
 		sink_warn(s, why);
 		return;
 	case SINK_UDP:
+		if (s->th_on) {
+			const struct udp_head h = { (uint32_t)len, records };
+
+			if (s->fill_len + sizeof(h) + len > SINK_CHUNK)
+				sink_hand(s);
+			memcpy(s->chunk[s->fill] + s->fill_len, &h, sizeof(h));
+			memcpy(s->chunk[s->fill] + s->fill_len + sizeof(h), msg,
+				len);
+			s->fill_len += sizeof(h) + len;
+			s->fill_records += records;
+			s->fill_rate = rate;
+			return;
+		}
 		udp_pace(s, rate, records);
 		/* Never waits on the socket: a full buffer drops the datagram.
 		 * A collector that is not there shows as the ICMP error the
@@ -700,13 +838,14 @@ reconnect(struct gpurx_ipfix *x)
 	return connected;
 }
 
-/* The file destinations' threads, from the exporter thread. */
+/* The file and UDP destinations' threads, from the exporter thread. */
 static void
-files_start(struct gpurx_ipfix *x)
+sinks_start(struct gpurx_ipfix *x)
 {
 	for (unsigned int i = 0; i < x->n_sinks; i++)
-		if (x->sinks[i].kind == SINK_FILE)
-			file_start(&x->sinks[i]);
+		if (x->sinks[i].kind == SINK_FILE ||
+				x->sinks[i].kind == SINK_UDP)
+			sink_start(&x->sinks[i]);
 }
 
 /* --- Messages ------------------------------------------------------------ */
@@ -1277,7 +1416,7 @@ gpurx_ipfix_drain(struct gpurx_ipfix *x, struct gpurx_flow_ring *ring,
 	const struct gpurx_flow_rec *r;
 	uint32_t n = 0, m = 0;
 
-	files_start(x);
+	sinks_start(x);
 	if (x->n_enc >= 2 && !x->lib_failed)
 		enc_start(x);
 	if (x->n_helpers == 0 || x->lib_failed) {
@@ -1316,7 +1455,7 @@ gpurx_ipfix_add_many(struct gpurx_ipfix *x, const struct gpurx_flow_rec *recs,
 {
 	uint32_t i = 0;
 
-	files_start(x);
+	sinks_start(x);
 	if (x->n_enc >= 2 && !x->lib_failed)
 		enc_start(x);
 	while (x->n_helpers != 0 && !x->lib_failed &&
@@ -1381,7 +1520,7 @@ gpurx_ipfix_tick(struct gpurx_ipfix *x)
 	/* Into the file within a tick too. */
 	for (unsigned int i = 0; i < x->n_sinks; i++)
 		if (x->sinks[i].th_on)
-			file_hand(&x->sinks[i]);
+			sink_hand(&x->sinks[i]);
 	if (reconnect(x) || (x->has_udp && gpuapp_mono_ns() - x->last_templates >=
 			GPURX_IPFIX_TEMPLATE_S * 1000000000ull))
 		send_templates(x);
@@ -1747,12 +1886,16 @@ gpurx_ipfix_close(struct gpurx_ipfix *x)
 {
 	int rc = 0;
 
-	/* The last statistics: every record counted. */
+	/* The last statistics: every record counted (UDP's datagrams sent
+	 * first, so that every one lost is). */
+	for (unsigned int i = 0; i < x->n_sinks; i++)
+		if (x->sinks[i].kind == SINK_UDP)
+			sink_drain(&x->sinks[i]);
 	send_stats(x);
 	for (unsigned int i = 0; i < x->n_sinks; i++) {
 		struct sink *s = &x->sinks[i];
 
-		file_stop(s);
+		sink_stop(s);
 		if (s->fp != NULL && fclose(s->fp) != 0 && !s->failed) {
 			FLOW_LOG(ERR, "error: flow export to %s: %s\n", s->name,
 				strerror(errno));
@@ -1778,7 +1921,7 @@ gpurx_ipfix_free(struct gpurx_ipfix *x)
 	for (unsigned int i = 0; i < x->n_sinks; i++) {
 		struct sink *s = &x->sinks[i];
 
-		file_stop(s);
+		sink_stop(s);
 		if (s->fp != NULL)
 			fclose(s->fp);
 		sink_close_fd(s);
