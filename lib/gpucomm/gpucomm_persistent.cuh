@@ -24,6 +24,9 @@
  *
  *   struct my_body {
  *       static constexpr unsigned int threads = 128;   // block size
+ *       // optional: blocks an SM must hold at once (ptxas budgets the
+ *       // registers for it; default 1, the registers the body wants)
+ *       static constexpr unsigned int min_blocks = 4;
  *       ...parameters (trivially copyable)...
  *       struct worker {
  *           // every thread of a worker block, once: per-block state
@@ -414,12 +417,23 @@ gpucomm_worker_loop(const struct gpucomm_kparams &kp, const Body &body,
 	}
 }
 
+/* Body::min_blocks where the body gives it, else 1. */
+template <class Body, class = void>
+struct gpucomm_body_min_blocks {
+	static constexpr unsigned int value = 1;
+};
+template <class Body>
+struct gpucomm_body_min_blocks<Body, decltype((void)Body::min_blocks)> {
+	static constexpr unsigned int value = Body::min_blocks;
+};
+
 /*
  * The persistent kernel: kp.n_rings x (kp.bpq workers + 1 dispatcher)
  * blocks of Body::threads threads, all resident (gpucomm_launch_persistent).
  */
 template <class Body, class Hook = gpucomm_no_hook>
-__global__ void __launch_bounds__(Body::threads)
+__global__ void __launch_bounds__(Body::threads,
+	gpucomm_body_min_blocks<Body>::value)
 gpucomm_persistent_kernel(const struct gpucomm_kparams kp, const Body body)
 {
 	static_assert(Body::threads >= 32 && Body::threads % 32 == 0,
@@ -443,7 +457,8 @@ gpucomm_persistent_kernel(const struct gpucomm_kparams kp, const Body body)
  * body, as worker slot 0 with ready_ns 0.
  */
 template <class Body>
-__global__ void __launch_bounds__(Body::threads)
+__global__ void __launch_bounds__(Body::threads,
+	gpucomm_body_min_blocks<Body>::value)
 gpucomm_item_kernel(const struct gpucomm_kparams kp, const Body body,
 		uint32_t ring, uint32_t idx, unsigned long long seq)
 {

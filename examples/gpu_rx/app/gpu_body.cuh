@@ -1156,6 +1156,17 @@ block_counters_load(struct block_counters *bc, const struct gpurx_gq *gq,
 template <bool SPLIT>
 struct gpurx_body {
 	static constexpr unsigned int threads = GPURX_KERNEL_THREADS;
+	/*
+	 * Four blocks an SM: at most 128 registers a thread. Left to itself
+	 * ptxas gave the persistent kernel 255 (sm_80 and sm_90; the item
+	 * kernel 128-136), so an SM held two blocks, and the kernel's share
+	 * of the GPU (gpucomm_kernel_share: half) was 128 blocks on an H200:
+	 * 8 rings of 15 workers, about 6 % of the GPU's threads, for a body
+	 * whose time is memory latency (bench-kernel-rate, run eeedb4f:
+	 * 0.33 Gpps from GPU memory against a 49 Gpps gather floor). The
+	 * shared memory (45-47 KB a block) allows four.
+	 */
+	static constexpr unsigned int min_blocks = 4;
 	struct gpurx_kparams p;
 
 	struct worker {
