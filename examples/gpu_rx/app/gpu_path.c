@@ -165,6 +165,42 @@ stage_span(uint8_t *dst, const uint8_t *src, uint32_t span)
 #define STAGE_PREFETCH 4
 
 /*
+ * Whether packet m (wire bytes) takes fill_item_with()'s short path:
+ * plain, whole in its one segment, and (in_place) readable by the GPU
+ * where it lies or (staged) its whole span inside its buffer: what the
+ * general path would find for it, cap = wire (not short, not truncated),
+ * with nothing to count.
+ */
+static __rte_always_inline int
+pkt_fast(const struct rte_mbuf *m, const struct rte_mempool *pool,
+		uint32_t wire, const int staged)
+{
+	return likely(gpurx_mbuf_plain(m, pool)) &&
+		likely(m->data_len >= wire) &&
+		likely(wire <= GPURX_SCRATCH_BYTES) &&
+		(!staged || likely((uint32_t)m->data_off +
+			gpurx_arena_span(wire) <= m->buf_len));
+}
+
+/* The entry address of short-path packet k of pkts[0..max): its bytes
+ * where they lie, or (staged) copied at stage + off, the GPU's copy at
+ * stage_dev + off. */
+static __rte_always_inline uintptr_t
+pkt_fast_addr(struct rte_mbuf **pkts, uint32_t k, uint32_t max,
+		uint8_t *stage, uint8_t *stage_dev, uint32_t off, uint32_t span,
+		const int staged)
+{
+	if (!staged)
+		return rte_pktmbuf_mtod(pkts[k], uintptr_t);
+	if (k + STAGE_PREFETCH < max)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[k + STAGE_PREFETCH],
+			const void *));
+	stage_span(stage + off, rte_pktmbuf_mtod(pkts[k], const uint8_t *),
+		span);
+	return (uintptr_t)(stage_dev + off);
+}
+
+/*
  * Fill ring item `head` from pkts[0..n) and publish it. Returns how many
  * packets it took (the rest goes to the next item), or -1 on error.
  * split: a->split != 0; staged: a->mem == GPURX_MEM_STAGED (never with
@@ -219,19 +255,42 @@ fill_item_with(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts,
 	 * One pass per packet fills the kernel's inputs and the comm list
 	 * entry together (rte_gpu_comm_populate_list_pkts would walk the
 	 * mbufs a second time, and cannot point an entry at a bounce copy).
+	 *
+	 * First the leading run of short-path packets (pkt_fast), usually
+	 * the whole burst, in a loop with nothing else live: the general
+	 * loop's counters and branches, its variables spilled to the stack,
+	 * cost a 64-byte packet about as much again (perf annotate,
+	 * bench/rx-lcore-cost.sh). It stops at the first other packet, or
+	 * at one that does not fit (which the general loop finds again and
+	 * stops at); the general loop goes on from there. No wire lengths
+	 * yet: only the general path cuts a packet short.
 	 */
-	for (k = 0; k < max; k++) {
+	k = 0;
+	if (likely(in_place)) {
+		for (; k < max; k++) {
+			struct rte_mbuf *m = pkts[k];
+			const uint32_t wire = rte_pktmbuf_pkt_len(m);
+			const uint32_t need = gpurx_arena_span(wire);
+
+			if (unlikely(!pkt_fast(m, pool, wire, staged)) ||
+					unlikely(need > item_bytes - off))
+				break;
+			if (pmd_ts)
+				ts[k] = gpurx_pkt_ts(a, m, rx_ns);
+			bytes += wire;
+			entry[k].addr = pkt_fast_addr(pkts, k, max, stage,
+				stage_dev, off, need, staged);
+			entry[k].size = wire;
+			if (!staged)
+				held[k] = m;
+			off += need;
+		}
+	}
+	for (; k < max; k++) {
 		struct rte_mbuf *m = pkts[k];
 		uint32_t wire = rte_pktmbuf_pkt_len(m);
-		/* Whole in its one segment, readable in place, plain: what
-		 * the general path below would find for it, cap = wire (not
-		 * short, not truncated), with nothing to count. */
 		const int fast = likely(in_place) &&
-			likely(gpurx_mbuf_plain(m, pool)) &&
-			likely(m->data_len >= wire) &&
-			likely(wire <= GPURX_SCRATCH_BYTES) &&
-			(!staged || likely((uint32_t)m->data_off +
-				gpurx_arena_span(wire) <= m->buf_len));
+			pkt_fast(m, pool, wire, staged);
 		int short_chain = 0;
 		uint32_t cap = fast ? wire : gpurx_pkt_linear_len(m, &short_chain);
 		uint32_t need = gpurx_arena_span(cap);
@@ -258,15 +317,9 @@ fill_item_with(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts,
 		}
 		if (unlikely(in_flags & GPURX_IN_WIRE))
 			wirelen[k] = wire;
-		if (staged && k + STAGE_PREFETCH < max)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[k + STAGE_PREFETCH],
-				const void *));
-		if (likely(fast) && staged) {
-			stage_span(stage + off, rte_pktmbuf_mtod(m,
-				const uint8_t *), need);
-			addr = (uintptr_t)(stage_dev + off);
-		} else if (likely(fast)) {
-			addr = rte_pktmbuf_mtod(m, uintptr_t);
+		if (likely(fast)) {
+			addr = pkt_fast_addr(pkts, k, max, stage, stage_dev,
+				off, need, staged);
 		} else if (mem == GPURX_MEM_STAGED) {
 			if (gpurx_pkt_copy(m, cap, Q->host_buf + ioff + off) != 0)
 				return pkt_short(q, m, cap);
