@@ -9,7 +9,8 @@
  * and up to 64 worker blocks, see gpu_body.cuh) processes items,
  * several at once, and marks them DONE, the lcore collects the tail item
  * once DONE (so the output keeps the RX order), writes the captured
- * bytes, frees the mbufs and releases the item to FREE.
+ * bytes, frees the mbufs (--mem staged: freed once copied, at publish)
+ * and releases the item to FREE.
  *
  * Per-item inputs (struct gpurx_item_in: a timestamp, and flags saying
  * which per-packet side data, timestamps or wire lengths, the item has)
@@ -47,6 +48,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_memcpy.h>
 #include <rte_mempool.h>
 #include <rte_memory.h>
 #include <rte_prefetch.h>
@@ -92,14 +94,122 @@ pkt_short(uint16_t q, const struct rte_mbuf *m, uint32_t cap)
 }
 
 /*
+ * The mbufs of a collected item (--mem staged: of one just published)
+ * back to their pool, without sending the lcore's mempool cache down the
+ * pool's shared ring. A put that would take the cache past its flush
+ * threshold moves the whole cache into the ring, and a burst that finds
+ * it empty refills it from the ring: from the far end of a ring as long
+ * as the idle pool, mbufs that another lcore, or this one long ago, last
+ * wrote, which the PMD then misses on in the next RX burst. The
+ * source's free-after-RX never leaves its cache; GPU items do when they
+ * come back several at once (the kernel finished later items while the
+ * tail was still in flight) or in-flight packets swing by more than a
+ * cache. Such a bunch waits in the queue's stash, and stash_to_cache()
+ * hands it to the cache before each RX burst as far as the threshold
+ * allows, so that the burst allocates them from the cache. plain: the
+ * pool all of m are plain mbufs of (gpurx_mbufs_free), else NULL.
+ */
+static inline void
+mbufs_release(struct gpu_queue *Q, struct rte_mbuf **m, uint32_t n,
+		struct rte_mempool *plain)
+{
+	struct rte_mempool_cache *c;
+
+	if (plain == NULL) {
+		rte_pktmbuf_free_bulk(m, n);
+		return;
+	}
+	c = rte_mempool_default_cache(plain, rte_lcore_id());
+	if (likely(Q->stash_n == 0) &&
+			(c == NULL || c->len + n <= c->flushthresh)) {
+		rte_mempool_generic_put(plain, (void *const *)m, n, c);
+		return;
+	}
+	if (Q->stash_n != 0 && (plain != Q->stash_pool ||
+			Q->stash_n + n > GPURX_STASH_MBUFS)) {
+		/* Another pool's, or the stash is full: the older ones go
+		 * back (a flush, as without the stash). */
+		rte_mempool_put_bulk(Q->stash_pool, (void *const *)Q->stash,
+			Q->stash_n);
+		Q->stash_n = 0;
+	}
+	if (c == NULL || n > GPURX_STASH_MBUFS) {
+		rte_mempool_generic_put(plain, (void *const *)m, n, c);
+		return;
+	}
+	memcpy(Q->stash + Q->stash_n, m, n * sizeof(*m));
+	Q->stash_n += n;
+	Q->stash_pool = plain;
+}
+
+/*
+ * --mem staged: a packet's bytes into the staging buffer as its whole
+ * arena span (gpurx_arena_span), in fixed-size moves: the kernel pulls
+ * whole spans anyway, and the up to 15 bytes past the packet are its
+ * mbuf's own room (the caller checked that they lie in its buffer).
+ * rte_pktmbuf_read() and a length-generic copy per packet cost more than
+ * the copy of a small packet itself.
+ */
+static __rte_always_inline void
+stage_span(uint8_t *dst, const uint8_t *src, uint32_t span)
+{
+	uint32_t j = 0;
+
+	for (; j + 64 <= span; j += 64)
+		rte_mov64(dst + j, src + j);
+	for (; j < span; j += 16)
+		rte_mov16(dst + j, src + j);
+}
+
+/* Packets ahead whose bytes the staged loop asks for while copying. */
+#define STAGE_PREFETCH 4
+
+/*
+ * Whether packet m (wire bytes) takes fill_item_with()'s short path:
+ * plain, whole in its one segment, and (in_place) readable by the GPU
+ * where it lies or (staged) its whole span inside its buffer: what the
+ * general path would find for it, cap = wire (not short, not truncated),
+ * with nothing to count.
+ */
+static __rte_always_inline int
+pkt_fast(const struct rte_mbuf *m, const struct rte_mempool *pool,
+		uint32_t wire, const int staged)
+{
+	return likely(gpurx_mbuf_plain(m, pool)) &&
+		likely(m->data_len >= wire) &&
+		likely(wire <= GPURX_SCRATCH_BYTES) &&
+		(!staged || likely((uint32_t)m->data_off +
+			gpurx_arena_span(wire) <= m->buf_len));
+}
+
+/* The entry address of short-path packet k of pkts[0..max): its bytes
+ * where they lie, or (staged) copied at stage + off, the GPU's copy at
+ * stage_dev + off. */
+static __rte_always_inline uintptr_t
+pkt_fast_addr(struct rte_mbuf **pkts, uint32_t k, uint32_t max,
+		uint8_t *stage, uint8_t *stage_dev, uint32_t off, uint32_t span,
+		const int staged)
+{
+	if (!staged)
+		return rte_pktmbuf_mtod(pkts[k], uintptr_t);
+	if (k + STAGE_PREFETCH < max)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[k + STAGE_PREFETCH],
+			const void *));
+	stage_span(stage + off, rte_pktmbuf_mtod(pkts[k], const uint8_t *),
+		span);
+	return (uintptr_t)(stage_dev + off);
+}
+
+/*
  * Fill ring item `head` from pkts[0..n) and publish it. Returns how many
  * packets it took (the rest goes to the next item), or -1 on error.
- * split: a->split != 0, a constant in each of fill_item()'s two copies,
- * so that without split the loop is what it was before split existed.
+ * split: a->split != 0; staged: a->mem == GPURX_MEM_STAGED (never with
+ * split); constants in each of fill_item()'s three copies, so that each
+ * mode's loop carries only its own work.
  */
 static __rte_always_inline int
 fill_item_with(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts,
-		uint16_t n, uint64_t rx_ns, const int split)
+		uint16_t n, uint64_t rx_ns, const int split, const int staged)
 {
 	struct gpurx_gpu *g = gpurx_queue_gpu(a, q);
 	struct gpu_queue *Q = &g->q[a->q_ring[q]];
@@ -112,7 +222,7 @@ fill_item_with(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts,
 	/* Loop invariants in locals: the loop's stores into the item's
 	 * arrays could alias these fields, and the compiler would load
 	 * them again for every packet. */
-	const enum gpurx_mem_mode mem = a->mem;
+	const enum gpurx_mem_mode mem = staged ? GPURX_MEM_STAGED : a->mem;
 	const uint32_t item_bytes = gq->item_bytes;
 	const uint32_t max = RTE_MIN((uint32_t)n, gq->burst);
 	const int pmd_ts = a->ts_off >= 0;
@@ -133,26 +243,54 @@ fill_item_with(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts,
 	 * it reads that pool (gpurx_mbuf_gpu_readable: direct, not external,
 	 * a known pool), found once per item rather than per packet; such an
 	 * mbuf, whole in its segment, takes the short path below, with
-	 * nothing to count.
+	 * nothing to count. Staged, such an mbuf takes it too: its span is
+	 * copied there.
 	 */
-	const int in_place = mem != GPURX_MEM_STAGED && !split &&
-		gpurx_readable_has_pool(rd, pool);
+	const int in_place = staged || (!split &&
+		gpurx_readable_has_pool(rd, pool));
+	uint8_t *const stage = staged ? Q->host_buf + ioff : NULL;
+	uint8_t *const stage_dev = staged ? Q->dev_buf + ioff : NULL;
 
 	/*
 	 * One pass per packet fills the kernel's inputs and the comm list
 	 * entry together (rte_gpu_comm_populate_list_pkts would walk the
 	 * mbufs a second time, and cannot point an entry at a bounce copy).
+	 *
+	 * First the leading run of short-path packets (pkt_fast), usually
+	 * the whole burst, in a loop with nothing else live: the general
+	 * loop's counters and branches, its variables spilled to the stack,
+	 * cost a 64-byte packet about as much again (perf annotate,
+	 * bench/rx-lcore-cost.sh). It stops at the first other packet, or
+	 * at one that does not fit (which the general loop finds again and
+	 * stops at); the general loop goes on from there. No wire lengths
+	 * yet: only the general path cuts a packet short.
 	 */
-	for (k = 0; k < max; k++) {
+	k = 0;
+	if (likely(in_place)) {
+		for (; k < max; k++) {
+			struct rte_mbuf *m = pkts[k];
+			const uint32_t wire = rte_pktmbuf_pkt_len(m);
+			const uint32_t need = gpurx_arena_span(wire);
+
+			if (unlikely(!pkt_fast(m, pool, wire, staged)) ||
+					unlikely(need > item_bytes - off))
+				break;
+			if (pmd_ts)
+				ts[k] = gpurx_pkt_ts(a, m, rx_ns);
+			bytes += wire;
+			entry[k].addr = pkt_fast_addr(pkts, k, max, stage,
+				stage_dev, off, need, staged);
+			entry[k].size = wire;
+			if (!staged)
+				held[k] = m;
+			off += need;
+		}
+	}
+	for (; k < max; k++) {
 		struct rte_mbuf *m = pkts[k];
 		uint32_t wire = rte_pktmbuf_pkt_len(m);
-		/* Whole in its one segment, readable in place, plain: what
-		 * the general path below would find for it, cap = wire (not
-		 * short, not truncated), with nothing to count. */
 		const int fast = likely(in_place) &&
-			likely(gpurx_mbuf_plain(m, pool)) &&
-			likely(m->data_len >= wire) &&
-			likely(wire <= GPURX_SCRATCH_BYTES);
+			pkt_fast(m, pool, wire, staged);
 		int short_chain = 0;
 		uint32_t cap = fast ? wire : gpurx_pkt_linear_len(m, &short_chain);
 		uint32_t need = gpurx_arena_span(cap);
@@ -180,7 +318,8 @@ fill_item_with(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts,
 		if (unlikely(in_flags & GPURX_IN_WIRE))
 			wirelen[k] = wire;
 		if (likely(fast)) {
-			addr = rte_pktmbuf_mtod(m, uintptr_t);
+			addr = pkt_fast_addr(pkts, k, max, stage, stage_dev,
+				off, need, staged);
 		} else if (mem == GPURX_MEM_STAGED) {
 			if (gpurx_pkt_copy(m, cap, Q->host_buf + ioff + off) != 0)
 				return pkt_short(q, m, cap);
@@ -230,7 +369,8 @@ fill_item_with(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts,
 		}
 		entry[k].addr = addr;
 		entry[k].size = cap;
-		held[k] = m;
+		if (!staged)
+			held[k] = m;
 		off += need;
 	}
 	if (unlikely(chained != 0))
@@ -249,6 +389,7 @@ fill_item_with(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts,
 	 * memory itself (struct gpurx_gq, pull_src): no CUDA call here. */
 	gq->in[idx].pull = mem == GPURX_MEM_STAGED ? off : 0;
 	Q->items[idx].n = (uint16_t)k;
+	Q->items[idx].held = staged ? 0 : (uint16_t)k;
 	Q->items[idx].bytes = bytes;
 	Q->items[idx].plain_pool = plain ? pool : NULL;
 	/*
@@ -282,6 +423,17 @@ fill_item_with(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts,
 	Q->items[idx].t_ready = rte_get_tsc_cycles();
 	GPURX_STAT_ADD(&Q->live, published, 1);
 	GPURX_STAT_ADD(&Q->live, inflight_pkts, k);
+	/*
+	 * staged: the GPU reads only the copies, and nothing after this
+	 * reads the mbufs (collect_item captures from the arena, the rest
+	 * from the item's results), so they go back now, while the lcore's
+	 * mempool cache still has the room the RX burst took out of it: the
+	 * next burst reuses them warm, as the bare RX loop does, and no
+	 * mbuf of the queue waits on the GPU. Not before the publish: on an
+	 * error the caller frees pkts[0..n).
+	 */
+	if (staged)
+		mbufs_release(Q, pkts, k, plain ? pool : NULL);
 	return (int)k;
 }
 
@@ -290,8 +442,10 @@ fill_item(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts, uint16_t n,
 		uint64_t rx_ns)
 {
 	if (a->split != 0)
-		return fill_item_with(a, q, pkts, n, rx_ns, 1);
-	return fill_item_with(a, q, pkts, n, rx_ns, 0);
+		return fill_item_with(a, q, pkts, n, rx_ns, 1, 0);
+	if (a->mem == GPURX_MEM_STAGED)
+		return fill_item_with(a, q, pkts, n, rx_ns, 0, 1);
+	return fill_item_with(a, q, pkts, n, rx_ns, 0, 0);
 }
 
 /*
@@ -319,55 +473,6 @@ launch_item(struct gpurx_app *a, uint16_t q)
 		return -1;
 	}
 	return 0;
-}
-
-/*
- * The mbufs of a collected item back to their pool, without sending the
- * lcore's mempool cache down the pool's shared ring. A put that would
- * take the cache past its flush threshold moves the whole cache into the
- * ring, and a burst that finds it empty refills it from the ring: from
- * the far end of a ring as long as the idle pool, mbufs that another
- * lcore, or this one long ago, last wrote, which the PMD then misses on
- * in the next RX burst. The source's free-after-RX never leaves its
- * cache; GPU items do when they come back several at once (the kernel
- * finished later items while the tail was still in flight) or in-flight
- * packets swing by more than a cache. Such a bunch waits in the queue's
- * stash, and stash_to_cache() hands it to the cache before each RX burst
- * as far as the threshold allows, so that the burst allocates them from
- * the cache. plain: the pool all of m are plain mbufs of
- * (gpurx_mbufs_free), else NULL.
- */
-static inline void
-mbufs_release(struct gpu_queue *Q, struct rte_mbuf **m, uint32_t n,
-		struct rte_mempool *plain)
-{
-	struct rte_mempool_cache *c;
-
-	if (plain == NULL) {
-		rte_pktmbuf_free_bulk(m, n);
-		return;
-	}
-	c = rte_mempool_default_cache(plain, rte_lcore_id());
-	if (likely(Q->stash_n == 0) &&
-			(c == NULL || c->len + n <= c->flushthresh)) {
-		rte_mempool_generic_put(plain, (void *const *)m, n, c);
-		return;
-	}
-	if (Q->stash_n != 0 && (plain != Q->stash_pool ||
-			Q->stash_n + n > GPURX_STASH_MBUFS)) {
-		/* Another pool's, or the stash is full: the older ones go
-		 * back (a flush, as without the stash). */
-		rte_mempool_put_bulk(Q->stash_pool, (void *const *)Q->stash,
-			Q->stash_n);
-		Q->stash_n = 0;
-	}
-	if (c == NULL || n > GPURX_STASH_MBUFS) {
-		rte_mempool_generic_put(plain, (void *const *)m, n, c);
-		return;
-	}
-	memcpy(Q->stash + Q->stash_n, m, n * sizeof(*m));
-	Q->stash_n += n;
-	Q->stash_pool = plain;
 }
 
 /* The stash (mbufs_release) into this lcore's mempool cache up to its
@@ -530,10 +635,12 @@ collect_item(struct gpurx_app *a, uint16_t q)
 		__atomic_store_n(&qs->gpu_busy_ns, busy / g->ck.kp.bpq,
 			__ATOMIC_RELAXED);
 	}
-	mbufs_release(Q, ci->mbufs, it->n, it->plain_pool);
+	if (it->held != 0)
+		mbufs_release(Q, ci->mbufs, it->held, it->plain_pool);
 	GPURX_STAT_ADD(&Q->live, collected, 1);
 	GPURX_STAT_ADD(&Q->live, inflight_pkts, -(uint64_t)it->n);
 	it->n = 0;
+	it->held = 0;
 	/* Back to FREE, count 0, tail on (no per-entry cleanup: the next
 	 * fill overwrites what the kernel reads). */
 	rc = gpucomm_ring_release(&Q->ring);
@@ -574,9 +681,10 @@ drain_queue(struct gpurx_app *a, uint16_t q)
 		struct rte_gpu_comm_list *ci = gpucomm_ring_inflight_item(&Q->ring, i);
 		struct gpu_item *it = &Q->items[ci - Q->list];
 
-		rte_pktmbuf_free_bulk(ci->mbufs, it->n);
+		rte_pktmbuf_free_bulk(ci->mbufs, it->held);
 		lost += it->n;
 		it->n = 0;
+		it->held = 0;
 	}
 	gpucomm_ring_abandon(&Q->ring);
 	GPURX_STAT_ADD(&a->qs[q], gpu_lost, lost);

@@ -56,6 +56,9 @@ struct gpurx_gpu_buf {
 /* The mbufs an item holds are in its comm list entry (mbufs[0..n)). */
 struct gpu_item {
 	uint16_t n;
+	/* Mbufs the item holds in its list's mbufs[]: n, or 0 with --mem
+	 * staged, whose mbufs went back at publish (fill_item_with). */
+	uint16_t held;
 	uint64_t t_ready;		/* TSC when published READY */
 	uint64_t bytes;			/* wire bytes of its packets */
 	struct rte_mempool *plain_pool;	/* see gpurx_mbufs_free() */

@@ -131,9 +131,11 @@ pool_size(const struct gpurx_app *a)
 
 	if (a->opt.mbufs != 0)
 		return a->opt.mbufs;
-	/* Descriptors, bursts held in ring items, jumbo chains (5 each). */
+	/* Descriptors, bursts held in ring items, jumbo chains (5 each).
+	 * --mem staged holds none in ring items: they go back once copied
+	 * (gpu_path.c, fill_item_with). */
 	per_q = a->opt.nb_rxd + 4u * a->opt.burst;
-	if (!a->opt.cpu)
+	if (!a->opt.cpu && a->mem != GPURX_MEM_STAGED)
 		per_q += a->opt.ring_items * a->opt.burst;
 	/* Several GPUs: a pool each, for the most queues one GPU serves. */
 	if (a->n_gpus > 1) {
