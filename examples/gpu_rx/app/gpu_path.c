@@ -749,6 +749,25 @@ prefetch_head(struct gpu_queue *Q, uint32_t burst)
 		rte_prefetch0_write(m + o);
 }
 
+/*
+ * The oldest item in flight's status word and summary, asked for before
+ * the burst is filled: the GPU's DONE and summary writes left them out of
+ * the CPU caches, and the next collect reads them first thing, one after
+ * the other. Fetched now, they arrive during the fill; should DONE land
+ * after, the collect only misses as it would have. A hint only: nothing
+ * is read here, no ordering changes (collect's load and rte_rmb do).
+ */
+static inline void
+prefetch_tail(const struct gpu_queue *Q, const struct gpurx_gq *gq)
+{
+	const struct gpucomm_ring *r = &Q->ring;
+
+	if (r->inflight == 0 || r->tail_done)
+		return;
+	rte_prefetch0(r->list[r->tail].status_h);
+	rte_prefetch0(gq->sum + r->tail);
+}
+
 int
 gpurx_rx_gpu_lcore(void *arg)
 {
@@ -757,9 +776,9 @@ gpurx_rx_gpu_lcore(void *arg)
 	struct gpu_queue *Q = &gpurx_queue_gpu(a, q)->q[a->q_ring[q]];
 	struct gpurx_qstats *qs = &a->qs[q];
 	struct rte_mbuf *pkts[GPURX_MAX_BURST];
+	const struct gpurx_gq *gq = &gpurx_queue_gpu(a, q)->gq[a->q_ring[q]];
 	/* Entries a burst fills in the head item at most. */
-	const uint32_t fill_max = RTE_MIN((uint32_t)a->opt.burst,
-		gpurx_queue_gpu(a, q)->gq[a->q_ring[q]].burst);
+	const uint32_t fill_max = RTE_MIN((uint32_t)a->opt.burst, gq->burst);
 	int status = 0;
 
 	/* This lcore's copies and launches go to its queue's GPU. */
@@ -786,6 +805,7 @@ gpurx_rx_gpu_lcore(void *arg)
 		n = rte_eth_rx_burst(a->port, q, pkts, a->opt.burst);
 		if (n == 0)
 			continue;
+		prefetch_tail(Q, gq);
 		rx_ns = a->opt.ts_source == GPURX_TS_NONE ? 0 :
 			gpuapp_tsc_ns(&a->clk, rte_get_tsc_cycles());
 		take = gpurx_admit(a, n);
