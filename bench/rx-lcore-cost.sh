@@ -17,14 +17,19 @@
 # --backpressure, so that a stand-in descheduled for a moment slows the
 # lcore rather than drop items; its rate moves with the machine's load.
 # The stand-in classifies identical frames once, so it keeps ahead.
+# RXC_GPU_US=L (thread only) has the stand-in hold each item L us after it
+# saw it READY before DONE, items overlapping as on a GPU (10-30 us is
+# what an H200 shows per item): about L x the item rate of items and
+# their mbufs are then in flight, more than the lcore's mempool cache
+# holds, as with a real GPU; without it items come back almost at once.
 # Runs alternate source, A[, B] RXC_REPS times (a shared machine's rate
 # moves between runs). Each run is timed by the RX lcore's own CPU time
 # where perf can sample (cpu-clock samples of its thread, rte-worker-1, at
 # a fixed period): on a machine shared with other work the lcore is not
 # always on its core, and wall time would count that too; else wall time.
-# Prints every run and, per side, the median and the best run (the one
-# least disturbed, e.g. by the stand-in thread losing its core): Mpps per
-# lcore, ns per packet, the pipeline's ns per packet beyond the source's,
+# Prints every run and, per side, the median, the best run (the one
+# least disturbed, e.g. by the stand-in thread losing its core) and the
+# worst: Mpps per lcore, ns per packet, the pipeline's ns per packet beyond the source's,
 # and B/A.
 #
 # Usage: bench/rx-lcore-cost.sh [BUILD_A [BUILD_B]]   (default: build/)
@@ -32,6 +37,7 @@
 #      RXC_BURST (RX burst = packets per ring item, default 128),
 #      RXC_MODE (host-mapped, the default, or staged),
 #      RXC_KERNEL (inline, the default, or thread),
+#      RXC_GPU_US (thread: the stand-in's latency per item, us; default 0),
 #      RXC_APP_ARGS (more dpdk-gpu-rx options),
 #      RXC_FAKE (the fake libcuda, default BUILD_A/tests/libfakecuda.so),
 #      RXC_LCORES (EAL lcores: main, RX; default "-l 0-1"),
@@ -61,6 +67,14 @@ inline) kargs=(--launch-per-burst) ;;
 thread) kargs=(--backpressure) ;;
 *) echo "RXC_KERNEL: inline or thread, not $kernel" >&2; exit 2 ;;
 esac
+gpu_us=${RXC_GPU_US:-0}
+case $gpu_us in
+'' | *[!0-9]*) echo "RXC_GPU_US: microseconds, not '$gpu_us'" >&2; exit 2 ;;
+esac
+[ "$gpu_us" = 0 ] || [ "$kernel" = thread ] || {
+	echo "RXC_GPU_US: needs RXC_KERNEL=thread" >&2
+	exit 2
+}
 case $mode in
 host-mapped|staged) ;;
 *) echo "RXC_MODE: host-mapped or staged, not $mode" >&2; exit 2 ;;
@@ -156,7 +170,7 @@ for ((r = 1; r <= reps; r++)); do
 	fi
 	for s in "${sides[@]}"; do
 		json=$work/$s-$r.json
-		GPU_CUDA_LIBCUDA=$fake timed $s-$r timeout $((secs + 60)) \
+		GPU_CUDA_LIBCUDA=$fake GPURX_STANDIN_GPU_US=$gpu_us timed $s-$r timeout $((secs + 60)) \
 			"${standin[$s]}" \
 			"${eal[@]}" --file-prefix "rxc-$s-$$" \
 			--vdev gpu_cuda0,dev=0 --vdev net_null0,size=64,copy=0 -- \
@@ -189,18 +203,20 @@ if [ -n "$perf_dir" ]; then
 	done
 fi
 
-python3 - "${rates[source]:-}" "${rates[a]:-}" "${rates[b]:-}" "$mode" "$burst" "$clock" "$kernel" <<'PY'
+python3 - "${rates[source]:-}" "${rates[a]:-}" "${rates[b]:-}" "$mode" "$burst" "$clock" "$kernel" "$gpu_us" <<'PY'
 import statistics, sys
 
 src, a, b = ([float(x) for x in s.split()] for s in sys.argv[1:4])
-mode, burst, clock, kernel = sys.argv[4:8]
+mode, burst, clock, kernel, gpu_us = sys.argv[4:9]
+if gpu_us != "0":
+    kernel += f" ({gpu_us} us per item)"
 if not src:
     sys.exit("no run of the source gave a result")
 print(f"\nrx-lcore-cost: 1 RX lcore, net_null 64 B, burst {burst}, {mode}, "
       f"kernel {kernel}, "
       f"{max(len(src), len(a), len(b))} run(s), Mpps per second of the RX "
       f"lcore's {'CPU' if clock == 'cpu' else 'wall'} time")
-for stat, f in (("median", statistics.median), ("best", max)):
+for stat, f in (("median", statistics.median), ("best", max), ("worst", min)):
     ms = f(src)
     print(f"  {stat:6} source (RX and free) {ms:8.2f} Mpps {1e3 / ms:7.2f} ns/packet")
     for name, v in (("A", a), ("B", b)):

@@ -23,6 +23,15 @@
  * launched it (the main lcore, which sleeps between its checks), at the
  * highest priority it may take, and naps when idle.
  *
+ * GPURX_STANDIN_GPU_US=L (environment; the persistent form only) plays a
+ * GPU's latency: an item is DONE no sooner than L microseconds after the
+ * thread saw it READY. It is still processed at once and in ring order,
+ * and the items seen since wait together, each for its own deadline
+ * (in flight together, as on a GPU, not one after another), so that about
+ * L x the item rate of items and their mbufs are out of the lcore's hands,
+ * as a real GPU's PCIe round trips and processing hold them (microseconds
+ * per item). Without it items return almost at once.
+ *
  * Consecutive packets of identical bytes (a net_null source: every frame
  * the same) are classified once: the verdict and parse of the previous one
  * are reused, its flow accounted again. This keeps the one thread ahead
@@ -83,6 +92,8 @@ struct standin_kernel {
 	struct gpurx_kparams p;
 	struct gpurx_test_faults f;
 	struct standin_stream *s;
+	uint64_t lat_cycles;	/* GPURX_STANDIN_GPU_US in TSC cycles, or 0 */
+	uint64_t *seen;		/* [q * n_items + idx]: TSC at READY seen */
 };
 
 /* Per thread: the previous packet classified, for the reuse above. */
@@ -214,16 +225,42 @@ process_item(const struct gpurx_kparams *p, struct standin_last *last,
 	gq->items_done[slot]++;
 }
 
+static void
+item_done(const struct gpucomm_kparams *kp, uint32_t q, uint32_t idx)
+{
+	/* Results before DONE: pairs with collect's rte_rmb after it. */
+	__atomic_store_n(kp->items[q][idx].status_h, GPUCOMM_STATUS_DONE,
+		__ATOMIC_RELEASE);
+}
+
 /* Item idx of ring q READY: processed and DONE. */
 static void
 run_item(const struct gpucomm_kparams *kp, const struct gpurx_kparams *p,
 		struct standin_last *last, uint32_t q, uint32_t idx)
 {
-	uint32_t *status = kp->items[q][idx].status_h;
-
 	process_item(p, last, q, idx, kp->bpq == 0 ? 0 : idx % kp->bpq);
-	/* Results before DONE: pairs with collect's rte_rmb after it. */
-	__atomic_store_n(status, GPUCOMM_STATUS_DONE, __ATOMIC_RELEASE);
+	item_done(kp, q, idx);
+}
+
+/* GPURX_STANDIN_GPU_US: the n_held items of ring q processed but not yet
+ * DONE, from *held on in ring order, DONE as far as their deadlines have
+ * passed (deadlines grow along the ring: items are seen in order).
+ * Returns how many are still held. */
+static uint32_t
+release_held(const struct standin_kernel *k, uint32_t q, uint32_t *held,
+		uint32_t n_held, uint64_t now)
+{
+	const uint32_t n_items = k->kp.n_items;
+	uint32_t h = *held;
+
+	while (n_held != 0 && now - k->seen[(size_t)q * n_items + h] >=
+			k->lat_cycles) {
+		item_done(&k->kp, q, h);
+		h = h + 1 == n_items ? 0 : h + 1;
+		n_held--;
+	}
+	*held = h;
+	return n_held;
 }
 
 static void *
@@ -232,6 +269,8 @@ kernel_main(void *arg)
 	struct standin_kernel *k = arg;
 	const struct gpucomm_kparams *kp = &k->kp;
 	uint32_t next[GPUCOMM_MAX_RINGS] = { 0 };
+	uint32_t held[GPUCOMM_MAX_RINGS] = { 0 };
+	uint32_t n_held[GPUCOMM_MAX_RINGS] = { 0 };
 	unsigned long long seq[GPUCOMM_MAX_RINGS] = { 0 };
 	struct standin_last last = { .valid = false };
 	const struct timespec nap = { .tv_sec = 0, .tv_nsec = STANDIN_NAP_NS };
@@ -245,11 +284,20 @@ kernel_main(void *arg)
 	(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), -20);
 	(void)prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	for (;;) {
-		int idle = 1;
+		int idle = 1, holding = 0;
 
 		for (uint32_t q = 0; q < kp->n_rings; q++) {
 			uint32_t idx = next[q];
 
+			if (k->lat_cycles != 0) {
+				n_held[q] = release_held(k, q, &held[q],
+					n_held[q], rte_get_tsc_cycles());
+				holding |= n_held[q] != 0;
+				/* A held item is still READY: with the whole
+				 * ring held, next is one of them. */
+				if (n_held[q] == kp->n_items)
+					continue;
+			}
 			/* Acquire: what the lcore wrote before READY (its
 			 * rte_wmb) is seen after. */
 			if (__atomic_load_n(kp->items[q][idx].status_h,
@@ -260,13 +308,29 @@ kernel_main(void *arg)
 				err = STANDIN_ERR_ILLEGAL_ADDRESS;
 				goto out;
 			}
-			run_item(kp, &k->p, &last, q, idx);
+			if (k->lat_cycles != 0) {
+				k->seen[(size_t)q * kp->n_items + idx] =
+					rte_get_tsc_cycles();
+				process_item(&k->p, &last, q, idx,
+					kp->bpq == 0 ? 0 : idx % kp->bpq);
+				n_held[q]++;
+				holding = 1;
+			} else {
+				run_item(kp, &k->p, &last, q, idx);
+			}
 			next[q] = idx + 1 == kp->n_items ? 0 : idx + 1;
 			seq[q]++;
 			idle = 0;
 		}
 		if (!idle) {
 			spins = 0;
+			continue;
+		}
+		/* Items held for their latency are released first: the app
+		 * may wait for their DONE before it quits. Spin meanwhile: a
+		 * nap would hold them far past their deadline. */
+		if (holding) {
+			rte_pause();
 			continue;
 		}
 		if (!k->f.hold && __atomic_load_n(kp->quit, __ATOMIC_ACQUIRE) != 0)
@@ -281,6 +345,7 @@ kernel_main(void *arg)
 out:
 	k->s->err = err;
 	__atomic_store_n(&k->s->running, 0, __ATOMIC_RELEASE);
+	free(k->seen);
 	free(k);
 	return NULL;
 }
@@ -388,6 +453,34 @@ gpucuda_props(int *exec_timeout, int *coop)
 	return 0;
 }
 
+/* GPURX_STANDIN_GPU_US into k: 0 or a cudaError_t-like code. */
+static int
+standin_latency(struct standin_kernel *k)
+{
+	const char *e = getenv("GPURX_STANDIN_GPU_US");
+	char *end;
+	unsigned long us;
+
+	k->lat_cycles = 0;
+	if (e == NULL || *e == '\0')
+		return 0;
+	errno = 0;
+	us = strtoul(e, &end, 10);
+	if (errno != 0 || *end != '\0' || us > 1000000) {
+		fprintf(stderr, "error: GPURX_STANDIN_GPU_US: microseconds "
+			"0..1000000, not '%s'\n", e);
+		return STANDIN_ERR_INVALID_VALUE;
+	}
+	if (us == 0)
+		return 0;
+	k->seen = calloc((size_t)k->kp.n_rings * k->kp.n_items,
+		sizeof(*k->seen));
+	if (k->seen == NULL)
+		return STANDIN_ERR_MEMORY;
+	k->lat_cycles = us * rte_get_tsc_hz() / 1000000;
+	return 0;
+}
+
 int
 gpurx_test_launch_persistent(struct gpucomm_kparams *kp,
 		const struct gpurx_kparams *p, const struct gpurx_test_faults *f,
@@ -406,11 +499,18 @@ gpurx_test_launch_persistent(struct gpucomm_kparams *kp,
 	k->p = *p;
 	k->f = *f;
 	k->s = st;
+	k->seen = NULL;
+	rc = standin_latency(k);
+	if (rc != 0) {
+		free(k);
+		return rc;
+	}
 	st->err = 0;
 	st->running = 1;
 	rc = pthread_create(&st->thread, NULL, kernel_main, k);
 	if (rc != 0) {
 		st->running = 0;
+		free(k->seen);
 		free(k);
 		fprintf(stderr, "error: CPU stand-in kernel thread: %s\n",
 			strerror(rc));

@@ -720,6 +720,54 @@ wait_item(struct gpurx_app *a, uint16_t q)
 	return 0;
 }
 
+/*
+ * The head item's entries and mbuf pointers asked for, for writing,
+ * before the RX burst that fills them. The kernel read the entries last
+ * (over PCIe, or the stand-in's thread on another core) and the lcore
+ * wrote both a whole ring ago, so their lines are reads for ownership or
+ * misses; asked for here they come while the PMD fills the burst, rather
+ * than in the fill loop, where the stores wait on them a few lines at a
+ * time. A hint only: nothing is stored, no ordering changes (and a
+ * no-op on write-combined GPU memory). Not for an item in flight (the
+ * ring full): the kernel may be reading it.
+ */
+static inline void
+prefetch_head(struct gpu_queue *Q, uint32_t burst)
+{
+	struct rte_gpu_comm_list *ci = gpucomm_ring_next(&Q->ring);
+	const char *e, *m;
+
+	if (ci == NULL)
+		return;
+	e = (const char *)ci->pkt_list;
+	m = (const char *)ci->mbufs;
+	for (uint32_t o = 0; o < burst * sizeof(*ci->pkt_list);
+			o += RTE_CACHE_LINE_SIZE)
+		rte_prefetch0_write(e + o);
+	for (uint32_t o = 0; o < burst * sizeof(*ci->mbufs);
+			o += RTE_CACHE_LINE_SIZE)
+		rte_prefetch0_write(m + o);
+}
+
+/*
+ * The oldest item in flight's status word and summary, asked for before
+ * the burst is filled: the GPU's DONE and summary writes left them out of
+ * the CPU caches, and the next collect reads them first thing, one after
+ * the other. Fetched now, they arrive during the fill; should DONE land
+ * after, the collect only misses as it would have. A hint only: nothing
+ * is read here, no ordering changes (collect's load and rte_rmb do).
+ */
+static inline void
+prefetch_tail(const struct gpu_queue *Q, const struct gpurx_gq *gq)
+{
+	const struct gpucomm_ring *r = &Q->ring;
+
+	if (r->inflight == 0 || r->tail_done)
+		return;
+	rte_prefetch0(r->list[r->tail].status_h);
+	rte_prefetch0(gq->sum + r->tail);
+}
+
 int
 gpurx_rx_gpu_lcore(void *arg)
 {
@@ -728,6 +776,9 @@ gpurx_rx_gpu_lcore(void *arg)
 	struct gpu_queue *Q = &gpurx_queue_gpu(a, q)->q[a->q_ring[q]];
 	struct gpurx_qstats *qs = &a->qs[q];
 	struct rte_mbuf *pkts[GPURX_MAX_BURST];
+	const struct gpurx_gq *gq = &gpurx_queue_gpu(a, q)->gq[a->q_ring[q]];
+	/* Entries a burst fills in the head item at most. */
+	const uint32_t fill_max = RTE_MIN((uint32_t)a->opt.burst, gq->burst);
 	int status = 0;
 
 	/* This lcore's copies and launches go to its queue's GPU. */
@@ -750,9 +801,11 @@ gpurx_rx_gpu_lcore(void *arg)
 		if (a->cap != NULL)
 			gpurx_capture_poll(a->cap, q);
 		stash_to_cache(Q, 0);
+		prefetch_head(Q, fill_max);
 		n = rte_eth_rx_burst(a->port, q, pkts, a->opt.burst);
 		if (n == 0)
 			continue;
+		prefetch_tail(Q, gq);
 		rx_ns = a->opt.ts_source == GPURX_TS_NONE ? 0 :
 			gpuapp_tsc_ns(&a->clk, rte_get_tsc_cycles());
 		take = gpurx_admit(a, n);

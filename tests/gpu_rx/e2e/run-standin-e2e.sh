@@ -9,8 +9,8 @@
 # --cpu run and every mbuf back: host-mapped and staged, persistent and
 # per burst, items of 32 and 128 packets, a snaplen, the port's timestamps,
 # frames cut short, foreign and odd mbufs (GPURX_TEST_MANGLE), a capture
-# rotated by size, two queues; --stamps' report that of --cpu (also in
-# GPU memory, split).
+# rotated by size, two queues, a GPU's latency; --stamps' report that of
+# --cpu (also in GPU memory, split).
 #
 # Usage: run-standin-e2e.sh APP GENPCAP CHECK FAKE_LIBCUDA WORK_DIR
 # APP: dpdk-gpu-rx-standin, which has the test variant's switches.
@@ -123,6 +123,20 @@ run host-mapped-cache16 "$pcap" -- --mem host-mapped --mbuf-cache 16 \
 rc=$?
 check_run host-mapped-cache16 "" 262144 "$work/cpu-all.txt" \
 	"$work/cpu-all.pcapng"
+
+# A GPU's latency (GPURX_STANDIN_GPU_US): each item DONE 200 us after
+# the stand-in saw it, items of a ring of 8 held together (at times all
+# of them), released in ring order. Capture and counters as --cpu's.
+GPURX_STANDIN_GPU_US=200
+export GPURX_STANDIN_GPU_US
+for m in host-mapped staged; do
+	run "$m-latency" "$pcap" -- --mem $m --burst 32 --ring-items 8 \
+		--write "$work/$m-latency.pcapng"
+	rc=$?
+	check_run "$m-latency" "" 262144 "$work/cpu-all.txt" \
+		"$work/cpu-all.pcapng"
+done
+unset GPURX_STANDIN_GPU_US
 
 # A writer thread (--capture-writers) behind the GPU path: the capture
 # and counters as --cpu's without one (the pool of 4 MiB holds the
