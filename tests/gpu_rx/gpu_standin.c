@@ -233,12 +233,21 @@ item_done(const struct gpucomm_kparams *kp, uint32_t q, uint32_t idx)
 		__ATOMIC_RELEASE);
 }
 
+/* Item idx of ring q READY: processed, by the worker slot a GPU's would
+ * be (not yet DONE). */
+static void
+work_item(const struct gpucomm_kparams *kp, const struct gpurx_kparams *p,
+		struct standin_last *last, uint32_t q, uint32_t idx)
+{
+	process_item(p, last, q, idx, kp->bpq == 0 ? 0 : idx % kp->bpq);
+}
+
 /* Item idx of ring q READY: processed and DONE. */
 static void
 run_item(const struct gpucomm_kparams *kp, const struct gpurx_kparams *p,
 		struct standin_last *last, uint32_t q, uint32_t idx)
 {
-	process_item(p, last, q, idx, kp->bpq == 0 ? 0 : idx % kp->bpq);
+	work_item(kp, p, last, q, idx);
 	item_done(kp, q, idx);
 }
 
@@ -311,8 +320,7 @@ kernel_main(void *arg)
 			if (k->lat_cycles != 0) {
 				k->seen[(size_t)q * kp->n_items + idx] =
 					rte_get_tsc_cycles();
-				process_item(&k->p, &last, q, idx,
-					kp->bpq == 0 ? 0 : idx % kp->bpq);
+				work_item(kp, &k->p, &last, q, idx);
 				n_held[q]++;
 				holding = 1;
 			} else {
