@@ -79,6 +79,37 @@ bench_reps() {
 	esac
 }
 
+# Two builds side by side (bench/ab-capacity.sh, bench/ab-tx-rate.sh):
+# bench_ab SCRIPT PATTERN KIND OUT_DIR BUILD_A BUILD_B runs SCRIPT
+# OUT_DIR/<rep>-<a|b> BUILD for build a, then b, BENCH_AB_REPS times
+# (default 3), each run's output in OUT_DIR/<rep>-<a|b>.txt and a line a
+# run with how many of its lines match PATTERN (its points); then
+# bench/ab-table.py KIND's table into OUT_DIR/ab.md, and prints it.
+# 0; 1 a run failed or no point came; 2 usage.
+bench_ab() {
+	local script=$1 pattern=$2 kind=$3 failed=0 r side build reps
+
+	shift 3
+	[ $# -eq 3 ] || { echo "usage: $0 OUT_DIR BUILD_A BUILD_B" >&2; return 2; }
+	local out=$1 a=$2 b=$3
+	bench_reps BENCH_AB_REPS 3 || return 2
+	reps=$bench_reps
+	mkdir -p "$out" || return 2
+	for ((r = 1; r <= reps; r++)); do
+		for side in a b; do
+			build=$a
+			[ "$side" = b ] && build=$b
+			"$script" "$out/$r-$side" "$build" > "$out/$r-$side.txt" 2>&1 ||
+				failed=1
+			echo "run $r, build $side ($build): $(grep -c "$pattern" "$out/$r-$side.txt") points"
+		done
+	done
+	python3 "$(dirname "${BASH_SOURCE[0]}")/ab-table.py" "$out" "$reps" "$a" "$b" \
+		"$kind" > "$out/ab.md" || failed=1
+	cat "$out/ab.md"
+	return $failed
+}
+
 # Keep the median repetition of a run under its plain name: DIR/reps/
 # NAME.r1.json .. NAME.rREPS.json are its repetitions (with side files
 # NAME.rN.EXT); the one whose rate is the median (the lower of the two

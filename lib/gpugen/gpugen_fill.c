@@ -377,11 +377,15 @@ gpugen_fill_post(struct gpugen_fill *f, uint32_t r, struct rte_mbuf **m,
 {
 	struct rte_gpu_comm_list *it;
 	struct rte_gpu_comm_pkt *e;
+	/* A local: the stores through mbuf pointers would otherwise have
+	 * it->mbufs loaded again each packet. */
+	struct rte_mbuf **keep;
 	int rc = next_item(f, r, n, &it);
 
 	if (unlikely(rc != 0))
 		return rc;
 	e = it->pkt_list;
+	keep = it->mbufs;
 	for (uint32_t i = 0; i < n; i++) {
 		struct rte_mbuf *b = m[i];
 
@@ -389,7 +393,7 @@ gpugen_fill_post(struct gpugen_fill *f, uint32_t r, struct rte_mbuf **m,
 			return -EINVAL;
 		e[i].addr = rte_pktmbuf_mtod(b, uintptr_t);
 		e[i].size = b->data_len;
-		it->mbufs[i] = b;
+		keep[i] = b;
 	}
 	return post_item(f, r, n, first, tx_ns, tx_gap_ns);
 }
@@ -401,18 +405,22 @@ gpugen_fill_post_raw(struct gpugen_fill *f, uint32_t r, struct rte_mbuf **m,
 	const uint32_t fixed = f->fixed_len;
 	struct rte_gpu_comm_list *it;
 	struct rte_gpu_comm_pkt *e;
+	/* A local: the stores through mbuf pointers would otherwise have
+	 * it->mbufs loaded again each packet. */
+	struct rte_mbuf **keep;
 	int rc = next_item(f, r, n, &it);
 
 	if (unlikely(rc != 0))
 		return rc;
 	e = it->pkt_list;
+	keep = it->mbufs;
 	for (uint32_t i = 0; i < n; i++) {
 		struct rte_mbuf *b = m[i];
 
 		gpugen_mbuf_ready(b, f->gg->g, fixed, first + i);
 		e[i].addr = (uintptr_t)b->buf_addr + RTE_PKTMBUF_HEADROOM;
 		e[i].size = b->pkt_len;
-		it->mbufs[i] = b;
+		keep[i] = b;
 	}
 	return post_item(f, r, n, first, tx_ns, tx_gap_ns);
 }

@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""The table of two builds run side by side (bench/ab-capacity.sh,
+bench/ab-tx-rate.sh): per point, every run's Mpps of build A and of build
+B in run order, min / median / max of each, and the medians' B/A.
+
+Usage: ab-table.py OUT REPS BUILD_A BUILD_B KIND
+  KIND capacity: OUT/<rep>-<a|b>/capacity.md (pipeline-capacity.sh rows)
+  KIND txrate:   OUT/<rep>-<a|b>/txrate.txt (gen-tx-rate.sh lines)
+Exit 1 when no run of either build gave a point.
+"""
+import re
+import statistics
+import sys
+
+HEADS = {
+    "capacity": ["mode", "packet bytes", "RX lcores"],
+    "txrate": ["memory", "build", "port", "frees", "size", "queues"],
+}
+
+
+def capacity_points(text):
+    for line in text.splitlines()[2:]:
+        c = [x.strip() for x in line.strip().strip("|").split("|")]
+        if len(c) < 4:
+            continue
+        try:
+            yield (c[0], c[1], c[2]), float(c[3])
+        except ValueError:
+            continue        # a failed run's row
+
+
+def txrate_points(text):
+    for line in text.splitlines():
+        f = dict(re.findall(r"(\w+)=(\S+)", line))
+        if "mpps" not in f:
+            continue        # a failed point's line
+        yield ((f["mem"], f["build"], f["port"], f["free"], f["size"],
+                f["queues"]), float(f["mpps"]))
+
+
+def mmm(v):
+    return (f"{min(v):.1f} / {statistics.median(v):.1f} / {max(v):.1f}"
+            if v else "n/a")
+
+
+def main():
+    if len(sys.argv) != 6 or sys.argv[5] not in HEADS:
+        print(__doc__, file=sys.stderr)
+        return 2
+    out, reps, build_a, build_b, kind = sys.argv[1:]
+    source, parse = {"capacity": ("capacity.md", capacity_points),
+                     "txrate": ("txrate.txt", txrate_points)}[kind]
+    runs = {}
+    for r in range(1, int(reps) + 1):
+        for side in "ab":
+            try:
+                text = open(f"{out}/{r}-{side}/{source}").read()
+            except OSError:
+                continue
+            for key, mpps in parse(text):
+                runs.setdefault(key, {"a": [], "b": []})[side].append(mpps)
+    if not runs:
+        print("no run of either build gave a result", file=sys.stderr)
+        return 1
+    heads = HEADS[kind] + ["A runs (Mpps)", "B runs (Mpps)",
+                           "A min / median / max", "B min / median / max",
+                           "B/A (medians)"]
+    print(f"A = {build_a}, B = {build_b}, {reps} run(s) each, alternating\n")
+    print("| " + " | ".join(heads) + " |")
+    print("|" + " --- |" * len(heads))
+    for key, v in runs.items():
+        a, b = v["a"], v["b"]
+        ratio = (f"{statistics.median(b) / statistics.median(a):.2f}"
+                 if a and b and statistics.median(a) > 0 else "n/a")
+        cells = list(key) + [" / ".join(f"{x:.1f}" for x in a),
+                             " / ".join(f"{x:.1f}" for x in b),
+                             mmm(a), mmm(b), ratio]
+        print("| " + " | ".join(cells) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
