@@ -113,6 +113,7 @@ static int
 check_chain(const struct rte_mbuf *m, uint32_t k, uint32_t len)
 {
 	const struct rte_mbuf *s;
+	const char *why;
 	uint32_t off = 0, sum = 0, segs = 0, j;
 
 	if (m->pkt_len != len) {
@@ -137,6 +138,23 @@ check_chain(const struct rte_mbuf *m, uint32_t k, uint32_t len)
 		printf("  frame %u: data_len sum %u, pkt_len %u, %u segments, nb_segs %u\n",
 			k, sum, m->pkt_len, segs, m->nb_segs);
 		return -1;
+	}
+	/* The port receives into raw buffers: every field a received
+	 * buffer shows must be set fresh, nothing left of its last use. */
+	if (rte_mbuf_check(m, 1, &why) != 0) {
+		printf("  frame %u: %s\n", k, why);
+		return -1;
+	}
+	for (s = m; s != NULL; s = s->next) {
+		if ((s->ol_flags & ~RTE_MBUF_F_EXTERNAL) != 0 ||
+				s->packet_type != RTE_PTYPE_UNKNOWN ||
+				s->vlan_tci != 0 || rte_mbuf_refcnt_read(s) != 1 ||
+				(s != m && s->nb_segs != 1)) {
+			printf("  frame %u: a segment has ol_flags %#" PRIx64 ", packet_type %#x, vlan_tci %u, refcnt %u, nb_segs %u\n",
+				k, s->ol_flags, s->packet_type, s->vlan_tci,
+				rte_mbuf_refcnt_read(s), s->nb_segs);
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -345,10 +363,19 @@ rx_all(uint16_t port, uint16_t q, unsigned int first, unsigned int stride,
 				rte_pktmbuf_free_bulk(pkts + i, n - i);
 				return -1;
 			}
-			if (out != NULL && got < max)
+			if (out != NULL && got < max) {
 				out[got] = pkts[i];
-			else
+			} else {
+				/* Marks a consumer may leave: the port must
+				 * not hand them out again (check_chain). */
+				for (struct rte_mbuf *s = pkts[i]; s != NULL;
+						s = s->next) {
+					s->ol_flags |= RTE_MBUF_F_RX_VLAN;
+					s->packet_type = RTE_PTYPE_L2_ETHER;
+					s->vlan_tci = 7;
+				}
 				rte_pktmbuf_free(pkts[i]);
+			}
 		}
 	}
 	return (int)got;
@@ -479,17 +506,23 @@ host_rx_pcap_queues_and_empty_records(void)
 	port_destroy("net_gpudma_empty", port);
 }
 
+/*
+ * Every frame of the pcap, loops times, into a pool of n buffers, each
+ * chain checked. With fewer buffers than the run takes, they come back
+ * to the port: after rx_all marked them as a consumer might, which the
+ * port must not hand out again.
+ */
 static void
-host_rx_chains(void)
+host_rx_chains(unsigned int n, unsigned int loops)
 {
-	struct rte_mempool *mp = host_pool("host_chains", 4095);
+	struct rte_mempool *mp = host_pool("host_chains", n);
 	struct rte_eth_stats st;
 	char args[600];
 	uint16_t port;
 	int got;
 
 	CHECK(mp != NULL, "pool: %s", rte_strerror(rte_errno));
-	snprintf(args, sizeof(args), "rx_pcap=%s,loop=2", in_pcap);
+	snprintf(args, sizeof(args), "rx_pcap=%s,loop=%u", in_pcap, loops);
 	if (mp == NULL || port_create("net_gpudma_h", args, &port) != 0) {
 		CHECK(0, "port not created");
 		rte_mempool_free(mp);
@@ -498,21 +531,22 @@ host_rx_chains(void)
 	CHECK(port_setup(port, 1, mp) == 0, "setup");
 	CHECK(rte_eth_dev_start(port) == 0, "start");
 	got = rx_all(port, 0, 0, 1, NULL, 0);
-	CHECK(got == 2 * (int)NB_FRAMES, "received %d of %u", got,
-		2 * (unsigned int)NB_FRAMES);
+	CHECK(got == (int)(loops * NB_FRAMES), "received %d of %u", got,
+		loops * (unsigned int)NB_FRAMES);
 	CHECK(rte_eth_stats_get(port, &st) == 0, "stats");
-	CHECK(st.ipackets == 2 * NB_FRAMES && st.ibytes == 2 * total_bytes() &&
+	CHECK(st.ipackets == loops * NB_FRAMES &&
+		st.ibytes == loops * total_bytes() &&
 		st.imissed == 0 && st.ierrors == 0,
 		"ipackets %" PRIu64 " ibytes %" PRIu64 " imissed %" PRIu64 " ierrors %" PRIu64,
 		st.ipackets, st.ibytes, st.imissed, st.ierrors);
-	CHECK(xstat(port, "rx_copy_bytes") == 2 * total_bytes(),
+	CHECK(xstat(port, "rx_copy_bytes") == loops * total_bytes(),
 		"rx_copy_bytes %" PRIu64, xstat(port, "rx_copy_bytes"));
-	CHECK(xstat(port, "rx_copy_ops") == 2 * total_segs(),
+	CHECK(xstat(port, "rx_copy_ops") == loops * total_segs(),
 		"rx_copy_ops %" PRIu64 " for %u segments",
-		xstat(port, "rx_copy_ops"), 2 * total_segs());
+		xstat(port, "rx_copy_ops"), loops * total_segs());
 	port_destroy("net_gpudma_h", port);
-	CHECK(rte_mempool_avail_count(mp) == 4095, "%u of 4095 mbufs back",
-		rte_mempool_avail_count(mp));
+	CHECK(rte_mempool_avail_count(mp) == n, "%u of %u mbufs back",
+		rte_mempool_avail_count(mp), n);
 	rte_mempool_free(mp);
 }
 
@@ -569,6 +603,20 @@ host_multi_queue_and_loop_forever(void)
 	CHECK(rte_mempool_avail_count(mp) == 8191, "%u of 8191 mbufs back",
 		rte_mempool_avail_count(mp));
 	rte_mempool_free(mp);
+}
+
+/* Twice through, fewer buffers than that takes. */
+static void
+host_rx_chains_twice(void)
+{
+	host_rx_chains(4095, 2);
+}
+
+/* Eight times through 1024 buffers: each comes back several times. */
+static void
+host_rx_reused_buffers(void)
+{
+	host_rx_chains(1024, 8);
 }
 
 static void
@@ -2546,7 +2594,8 @@ main(int argc, char **argv)
 	}
 	if (strcmp(mode, "host") == 0) {
 		CHECK_CASE(bad_devargs);
-		CHECK_CASE(host_rx_chains);
+		CHECK_CASE(host_rx_chains_twice);
+		CHECK_CASE(host_rx_reused_buffers);
 		CHECK_CASE(host_multi_queue_and_loop_forever);
 		CHECK_CASE(host_rx_pcap_queues_and_empty_records);
 		CHECK_CASE(host_imissed_when_pool_empty);

@@ -77,6 +77,9 @@ struct gpudma_rx_seg {
 	uint32_t len;           /* bytes one buffer of this segment takes */
 	bool gpu;               /* the pool's buffers are GPU memory */
 	uintptr_t lo, hi;       /* span of the pool's buffers */
+	/* ol_flags of a buffer of the pool as rte_pktmbuf_reset leaves it:
+	 * RTE_MBUF_F_EXTERNAL for pinned external buffers (GPU memory). */
+	uint64_t ol_flags;
 };
 
 #define GPUDMA_MAX_RX_SEGS 4

@@ -283,7 +283,10 @@ rx_segs(struct gpudma_port *p, uint16_t qid, struct rte_mempool *mp,
 			return -EINVAL;
 		}
 		q->seg[i] = (struct gpudma_rx_seg){ .mp = pool,
-			.off = (uint16_t)off, .len = len != 0 ? len : room - off };
+			.off = (uint16_t)off, .len = len != 0 ? len : room - off,
+			.ol_flags = (rte_pktmbuf_priv_flags(pool) &
+				RTE_PKTMBUF_POOL_F_PINNED_EXT_BUF) != 0 ?
+				RTE_MBUF_F_EXTERNAL : 0 };
 		ret = check_pool(p, qid, &q->seg[i]);
 		if (ret != 0)
 			return ret;
