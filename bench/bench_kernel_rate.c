@@ -251,6 +251,7 @@ struct ship {
 	struct rte_gpu_comm_list *list;
 	uint32_t list_items;
 	uint32_t max_rings;		/* gq[] entries */
+	size_t pkt_slots;		/* ts[], verdict[] entries */
 	struct rte_gpu_comm_list *lists[GPUCOMM_MAX_RINGS];	/* in list */
 	struct gpucomm_ring rings[GPUCOMM_MAX_RINGS];
 	struct gpucomm_kernel k;
@@ -825,6 +826,7 @@ ship_setup(struct ship *s, const struct opts *o, uint32_t list_items)
 		return -1;
 	}
 	s->list_items = list_items;
+	s->pkt_slots = pkt_slots;
 	CK(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
 	CK(cudaHostAlloc((void **)&s->gq, sizeof(*s->gq) * s->max_rings,
 		cudaHostAllocMapped));
@@ -858,6 +860,13 @@ ship_shape_set(struct ship *s, const struct shape *sh, uint32_t n)
 	s->k_ok = false;
 	s->filled = -1;
 	ship_layout_of(n, sh->rings, sh->burst, l);
+	if ((size_t)l->rings * l->n_items > s->list_items ||
+			(size_t)l->rings * l->n_items * l->burst > s->pkt_slots ||
+			l->rings > s->max_rings) {
+		printf("FAIL: %u rings of %u items of %u packets: more than "
+			"set up for\n", l->rings, l->n_items, l->burst);
+		return -1;
+	}
 	s->workers = sh->workers;
 	for (r = 0; r < l->rings; r++)
 		s->lists[r] = s->list + (size_t)r * l->n_items;
@@ -1288,8 +1297,9 @@ run_sweep(struct ctx *c, struct gpu_set *g, const struct kr_dataset *d,
 
 	for (i = 0; i < shape_count(&c->o); i++) {
 		char ptag[224], s1[32], s2[32], s3[32], s4[32], s5[32], s6[32];
+		char s7[32];
 		char phs[160];
-		double rate = 0, items_ns = 0, busy = 0;
+		double rate = 0, items_ns = 0, busy = 0, gap = 0;
 		uint64_t workers;
 		size_t at = 0;
 		struct shape sh;
@@ -1319,6 +1329,11 @@ run_sweep(struct ctx *c, struct gpu_set *g, const struct kr_dataset *d,
 			items_ns = (double)vr.ctr.busy_ns / (double)vr.ctr.items;
 			busy = (double)vr.ctr.busy_ns / ((double)workers *
 				vr.timed_ns);
+			/* A worker's time an item outside the body: DONE's
+			 * release, the hand-over, and waiting for work (every
+			 * item is published at once: at a pass's ends only). */
+			gap = (double)workers * vr.timed_ns /
+				(double)vr.ctr.items - items_ns;
 		}
 
 		bench_json_obj_begin(&c->j, NULL);
@@ -1353,6 +1368,7 @@ run_sweep(struct ctx *c, struct gpu_set *g, const struct kr_dataset *d,
 			bench_json_num(&c->j, "worker_busy_fraction", busy);
 			bench_json_obj_begin(&c->j, "item_ns");
 			bench_json_num(&c->j, "busy", items_ns);
+			bench_json_num(&c->j, "gap", gap);
 			bench_json_num(&c->j, "wait", (double)vr.ctr.wait_ns /
 				(double)vr.ctr.items);
 			for (ph = 0; ph < GPURX_PHASES; ph++)
@@ -1377,7 +1393,7 @@ run_sweep(struct ctx *c, struct gpu_set *g, const struct kr_dataset *d,
 				(double)vr.ctr.items, s6, sizeof(s6)));
 		printf("kernel-rate-sweep %s bpq=%u blocks=%u rate=%s p99=%s "
 			"first=%s gather=%s (%.1f%%) items=%.2fM/s publish=%.0f%% "
-			"busy=%.0f%% item=%s wait=%s%s%s verified\n", ptag,
+			"busy=%.0f%% item=%s gap=%s wait=%s%s%s verified\n", ptag,
 			s->k.kp.bpq, vr.blocks, pps_str(rate, s1, sizeof(s1)),
 			pps_str((double)d->n / (vr.st.p99 * 1e-9), s2, sizeof(s2)),
 			pps_str((double)d->n / (vr.first_ns * 1e-9), s3, sizeof(s3)),
@@ -1385,6 +1401,7 @@ run_sweep(struct ctx *c, struct gpu_set *g, const struct kr_dataset *d,
 			(double)s->lay.items / (vr.st.median * 1e-9) / 1e6,
 			100 * vr.pub.median / vr.st.median, 100 * busy,
 			us_str(items_ns, s5, sizeof(s5)),
+			us_str(gap, s7, sizeof(s7)),
 			us_str((double)vr.ctr.wait_ns / (double)vr.ctr.items, s6,
 				sizeof(s6)), phs, vr.reps_cut ? " (few reps)" : "");
 		fflush(stdout);
