@@ -68,8 +68,9 @@
  * 8, 512, 64) on each configuration the other options choose, each shape
  * checked and timed as the default run's one, with its items a second,
  * the share of a pass the CPU spent publishing, and the body's own block
- * counters (busy share of the worker blocks, an item's time by phase): a
- * line "kernel-rate-sweep ..." and a result in kernel_rate_sweep.json.
+ * counters (busy share of the worker blocks, an item's time by phase and
+ * outside the body): a line "kernel-rate-sweep ..." and a result in
+ * kernel_rate_sweep.json.
  * With --cpu-only, each (rings, burst) shape's cutting of the pass is
  * checked on the CPU (kernel_rate_sweep_cpu.json).
  * Exit: 0 done, 1 failure (check failed, CUDA error), 2 usage, 77 no GPU.
