@@ -67,7 +67,8 @@
  * to what fits as the app's are; a dimension not given stays as shipped:
  * 8, 512, 64) on each configuration the other options choose, each shape
  * checked and timed as the default run's one, with its items a second,
- * the share of a pass the CPU spent publishing, and the body's own block
+ * the share of a pass the CPU spent publishing, how often it waited for
+ * a DONE (never: the CPU was the bound), and the body's own block
  * counters (busy share of the worker blocks, an item's time by phase and
  * outside the body): a line "kernel-rate-sweep ..." and a result in
  * kernel_rate_sweep.json.
@@ -1002,15 +1003,18 @@ ship_stop(struct ship *s)
 /*
  * One pass: every item published (all fit: each ring has room for its
  * share), then every ring's items collected in order and released.
- * *t_ns: first publish to last DONE seen; *pub_ns: to the last publish.
+ * *t_ns: first publish to last DONE seen; *pub_ns: to the last publish;
+ * *waits: the collects that found the ring's tail item not yet DONE (0:
+ * the CPU never waited for the GPU, it was the bound).
  */
 static int
-ship_pass(struct ship *s, uint32_t n, double *t_ns, double *pub_ns)
+ship_pass(struct ship *s, uint32_t n, double *t_ns, double *pub_ns,
+		uint64_t *waits)
 {
 	const struct ship_layout *l = &s->lay;
 	struct rte_gpu_comm_list *it;
 	uint64_t t0 = bench_now_ns(), deadline = t0 + SHIP_PASS_TIMEOUT_NS;
-	unsigned int spins = 0;
+	uint64_t spins = 0;
 	uint32_t k, r;
 	int rc;
 
@@ -1046,6 +1050,7 @@ ship_pass(struct ship *s, uint32_t n, double *t_ns, double *pub_ns)
 		}
 	}
 	*t_ns = (double)(bench_now_ns() - t0);
+	*waits = spins;
 	return 0;
 }
 
@@ -1126,6 +1131,7 @@ struct vres {
 	struct bench_stats st;	/* pass time, ns */
 	struct bench_stats pub;	/* first to last publish of a pass, ns */
 	double timed_ns;	/* the timed passes' times summed */
+	uint64_t waits;		/* the timed passes' ship_pass waits summed */
 	struct ship_ctr ctr;	/* the block counters over the timed passes */
 };
 
@@ -1149,6 +1155,7 @@ run_shipped(struct ctx *c, struct gpu_set *g, const struct kr_dataset *d,
 	char name[192];
 	uint64_t k, reps = c->o.reps, warm = c->o.warmup;
 	double t, tp;
+	uint64_t w;
 
 	memset(r, 0, sizeof(*r));
 	snprintf(name, sizeof(name), "%s %s", tag, SHIP_NAME);
@@ -1158,7 +1165,7 @@ run_shipped(struct ctx *c, struct gpu_set *g, const struct kr_dataset *d,
 	if (ship_start(s, dprog, f->len, g->ft) != 0)
 		goto fail;
 	r->blocks = s->blocks;
-	if (ship_pass(s, d->n, &r->first_ns, &tp) != 0)
+	if (ship_pass(s, d->n, &r->first_ns, &tp, &w) != 0)
 		goto fail;
 	r->run = true;
 
@@ -1187,15 +1194,16 @@ run_shipped(struct ctx *c, struct gpu_set *g, const struct kr_dataset *d,
 		r->reps_cut = true;
 	}
 	for (k = 0; k < warm; k++)
-		if (ship_pass(s, d->n, &t, &tp) != 0)
+		if (ship_pass(s, d->n, &t, &tp, &w) != 0)
 			goto fail;
 	ship_counters(s, &c0);
 	for (k = 0; k < reps; k++) {
-		if (ship_pass(s, d->n, &t, &tp) != 0)
+		if (ship_pass(s, d->n, &t, &tp, &w) != 0)
 			goto fail;
 		c->samples[k] = t;
 		c->pub_samples[k] = tp;
 		r->timed_ns += t;
+		r->waits += w;
 	}
 	r->reps = (unsigned int)reps;
 	bench_stats_compute(c->samples, reps, &r->st);
@@ -1367,6 +1375,8 @@ run_sweep(struct ctx *c, struct gpu_set *g, const struct kr_dataset *d,
 			bench_json_num(&c->j, "publish_fraction",
 				vr.pub.median / vr.st.median);
 			bench_json_num(&c->j, "worker_busy_fraction", busy);
+			bench_json_num(&c->j, "cpu_waits_per_pass",
+				(double)vr.waits / vr.reps);
 			bench_json_obj_begin(&c->j, "item_ns");
 			bench_json_num(&c->j, "busy", items_ns);
 			bench_json_num(&c->j, "gap", gap);
@@ -1394,13 +1404,15 @@ run_sweep(struct ctx *c, struct gpu_set *g, const struct kr_dataset *d,
 				(double)vr.ctr.items, s6, sizeof(s6)));
 		printf("kernel-rate-sweep %s bpq=%u blocks=%u rate=%s p99=%s "
 			"first=%s gather=%s (%.1f%%) items=%.2fM/s publish=%.0f%% "
+			"cpu_waits=%.0f "
 			"busy=%.0f%% item=%s gap=%s wait=%s%s%s verified\n", ptag,
 			s->k.kp.bpq, vr.blocks, pps_str(rate, s1, sizeof(s1)),
 			pps_str((double)d->n / (vr.st.p99 * 1e-9), s2, sizeof(s2)),
 			pps_str((double)d->n / (vr.first_ns * 1e-9), s3, sizeof(s3)),
 			pps_str(gather_pps, s4, sizeof(s4)), 100 * rate / gather_pps,
 			(double)s->lay.items / (vr.st.median * 1e-9) / 1e6,
-			100 * vr.pub.median / vr.st.median, 100 * busy,
+			100 * vr.pub.median / vr.st.median,
+			(double)vr.waits / vr.reps, 100 * busy,
 			us_str(items_ns, s5, sizeof(s5)),
 			us_str(gap, s7, sizeof(s7)),
 			us_str((double)vr.ctr.wait_ns / (double)vr.ctr.items, s6,
