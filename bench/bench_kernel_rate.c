@@ -50,6 +50,7 @@
  *        [--filters empty,tcp443,complex]
  *        [--window N] [--budget-s N] [--device N | --pci BUS_ID]
  *        [--out DIR] [--cpu-only] [--tiny]
+ *        [--rings N,N] [--burst N,N] [--workers N,N]
  *        bench-kernel-rate --self-test
  *
  * --budget-s: no new configuration starts after that many seconds (the
@@ -59,6 +60,20 @@
  * itself (no hugepages, no PCI scan, the driver on the chosen GPU as
  * gpu_cuda0, the first lcore of the process's affinity): gpudev owns the
  * comm lists.
+ *
+ * --rings, --burst, --workers (a sweep): the shipped kernel in every
+ * shape of their product (rings 1..GPUCOMM_MAX_RINGS, packets an item
+ * 1..GPURX_MAX_BURST, worker blocks a ring 1..GPUCOMM_WORKERS_MAX, lowered
+ * to what fits as the app's are; a dimension not given stays as shipped:
+ * 8, 512, 64) on each configuration the other options choose, each shape
+ * checked and timed as the default run's one, with its items a second,
+ * the share of a pass the CPU spent publishing, how often it waited for
+ * a DONE (never: the CPU was the bound), and the body's own block
+ * counters (busy share of the worker blocks, an item's time by phase and
+ * outside the body): a line "kernel-rate-sweep ..." and a result in
+ * kernel_rate_sweep.json.
+ * With --cpu-only, each (rings, burst) shape's cutting of the pass is
+ * checked on the CPU (kernel_rate_sweep_cpu.json).
  * Exit: 0 done, 1 failure (check failed, CUDA error), 2 usage, 77 no GPU.
  */
 
@@ -128,13 +143,23 @@ static const struct filter_def filters[] = {
  */
 #define SHIP_NAME "gpu_rx-persistent"
 #define SHIP_RINGS 8
+/* The app's largest burst (GPURX_MAX_BURST: a match bit a packet). */
 #define SHIP_BURST (GPURX_SUM_MATCH_WORDS * 32)
 #define SHIP_WORKERS GPUCOMM_WORKERS_MAX
 /* The kernel ends this soon after its quit flag. */
 #define SHIP_QUIT_MS 2000
 /* A pass not done by then is a failure (a lost item). */
 #define SHIP_PASS_TIMEOUT_NS (30ULL * 1000000000ULL)
-#define SHIP_EAL_MEM_MB "2048"
+/* EAL memory for gpudev's comm lists (each item takes a packet list of
+ * RTE_GPU_COMM_LIST_PKTS_MAX entries and as many mbuf pointers, about
+ * 24 KiB): at least this, more for the items of a sweep's small bursts. */
+#define SHIP_EAL_MEM_MB 2048
+#define SHIP_ITEM_BYTES (RTE_GPU_COMM_LIST_PKTS_MAX * \
+	(sizeof(struct rte_gpu_comm_pkt) + sizeof(void *)) + 256)
+/* Items of one pass, at most (1.6 GB of pinned host memory). */
+#define SHIP_ITEMS_MAX 65536u
+/* Values of each of --rings, --burst, --workers. */
+#define SHAPE_VALUES_MAX 8
 
 enum mem_kind { MEM_GPU, MEM_HOST, MEM_MAX };
 static const char *const mem_names[MEM_MAX] = { "gpu", "host" };
@@ -155,6 +180,28 @@ struct opts {
 	const char *pci;
 	const char *out;
 	int cpu_only;
+	/* The shipped kernel's shapes (--rings, --burst, --workers): any
+	 * given, a sweep over their product; the others stay as shipped. */
+	uint64_t rings[SHAPE_VALUES_MAX];
+	uint64_t burst[SHAPE_VALUES_MAX];
+	uint64_t workers[SHAPE_VALUES_MAX];
+	unsigned int n_rings, n_burst, n_workers;
+};
+
+/* One shape of the shipped kernel's feed. */
+struct shape {
+	uint32_t rings;		/* asked; fewer when a pass has fewer items */
+	uint32_t burst;		/* packets an item */
+	uint32_t workers;	/* worker blocks a ring, asked (gpucomm fits) */
+};
+
+/* How a pass of n packets is cut for a shape: item k of the pass is item
+ * k / rings of ring k % rings and holds packets k * burst onwards. */
+struct ship_layout {
+	uint32_t rings;
+	uint32_t burst;
+	uint32_t items;		/* items of a pass */
+	uint32_t n_items;	/* items a ring */
 };
 
 static const char *const size_names[] = { "64", "mix" };
@@ -192,28 +239,32 @@ struct gpu_set {
  * The shipped kernel's side: comm lists as rings (lcore side of
  * lib/gpucomm), the kernel's quit flag and dispatch state, and the app's
  * per-queue inputs and outputs (struct gpurx_gq), in mapped pinned
- * memory (UVA: one address for the CPU and the GPU). Item k of a pass
- * is item k / n_rings of ring k % n_rings and holds packets
- * k * SHIP_BURST onwards.
+ * memory (UVA: one address for the CPU and the GPU). One gpudev list,
+ * sized for the largest shape, is cut into the rings of the shape set
+ * (ship_shape_set): ring r is items r * n_items onwards (the statuses of
+ * a ring stay one array, as the dispatcher wants them).
  */
 struct ship {
 	bool eal;
 	int16_t dev_id;
-	uint32_t n_rings;
-	uint32_t n_items;		/* items a ring */
-	uint32_t items;			/* items of a pass */
+	struct ship_layout lay;		/* of the shape set */
+	uint32_t workers;		/* asked, of the shape set */
 	int filled;			/* entries point at this mem_kind; -1 */
-	struct rte_gpu_comm_list *lists[SHIP_RINGS];
-	struct gpucomm_ring rings[SHIP_RINGS];
+	struct rte_gpu_comm_list *list;
+	uint32_t list_items;
+	uint32_t max_rings;		/* gq[] entries */
+	size_t pkt_slots;		/* ts[], verdict[] entries */
+	struct rte_gpu_comm_list *lists[GPUCOMM_MAX_RINGS];	/* in list */
+	struct gpucomm_ring rings[GPUCOMM_MAX_RINGS];
 	struct gpucomm_kernel k;
 	bool k_ok;
 	bool running;
 	cudaStream_t stream;
-	struct gpurx_gq *gq;		/* [n_rings] */
-	struct gpurx_item_in *in;	/* [n_rings * n_items] */
-	uint64_t *ts;			/* [n_rings * n_items * SHIP_BURST] */
+	struct gpurx_gq *gq;		/* [max_rings] */
+	struct gpurx_item_in *in;	/* [slots] */
+	uint64_t *ts;			/* [slots * burst] */
 	uint32_t *verdict;		/* the same */
-	struct gpurx_item_sum *sum;	/* [n_rings * n_items] */
+	struct gpurx_item_sum *sum;	/* [slots] */
 	unsigned int blocks;		/* of the running kernel */
 };
 
@@ -229,6 +280,7 @@ struct ctx {
 	cudaEvent_t ev0, ev1;
 	uint64_t deadline_ns;
 	double *samples;	/* reps */
+	double *pub_samples;	/* reps: first to last publish of a pass */
 	int status;
 };
 
@@ -273,6 +325,81 @@ set_tiny(void *opts)
 	o->n_flows = 2;
 }
 
+/* A sweep: any of --rings, --burst, --workers given. */
+static bool
+sweeping(const struct opts *o)
+{
+	return o->n_rings + o->n_burst + o->n_workers > 0;
+}
+
+/* Shapes to run: the product of the lists (1 without a sweep). */
+static unsigned int
+shape_count(const struct opts *o)
+{
+	return (o->n_rings > 0 ? o->n_rings : 1) *
+		(o->n_burst > 0 ? o->n_burst : 1) *
+		(o->n_workers > 0 ? o->n_workers : 1);
+}
+
+/* Shape i (< shape_count): rings outermost, workers innermost; a
+ * dimension not swept is the shipped value. */
+static void
+shape_at(const struct opts *o, unsigned int i, struct shape *sh)
+{
+	const unsigned int nw = o->n_workers > 0 ? o->n_workers : 1;
+	const unsigned int nb = o->n_burst > 0 ? o->n_burst : 1;
+
+	sh->workers = o->n_workers > 0 ? (uint32_t)o->workers[i % nw] :
+		SHIP_WORKERS;
+	sh->burst = o->n_burst > 0 ? (uint32_t)o->burst[i / nw % nb] :
+		SHIP_BURST;
+	sh->rings = o->n_rings > 0 ? (uint32_t)o->rings[i / nw / nb] :
+		SHIP_RINGS;
+}
+
+static void
+ship_layout_of(uint32_t n, uint32_t rings, uint32_t burst,
+		struct ship_layout *l)
+{
+	l->burst = burst;
+	l->items = (n + burst - 1) / burst;
+	l->rings = l->items < rings ? l->items : rings;
+	l->n_items = (l->items + l->rings - 1) / l->rings;
+}
+
+/*
+ * Comm list items the shapes need at once (the largest shape's rings x
+ * items a ring, every item of a pass published together), into *items;
+ * -EINVAL with the reason when a shape needs more than SHIP_ITEMS_MAX.
+ */
+static int
+shapes_items(const struct opts *o, uint32_t *items)
+{
+	unsigned int i;
+
+	*items = 0;
+	for (i = 0; i < shape_count(o); i++) {
+		struct ship_layout l;
+		struct shape sh;
+		uint64_t slots;
+
+		shape_at(o, i, &sh);
+		ship_layout_of((uint32_t)o->packets, sh.rings, sh.burst, &l);
+		slots = (uint64_t)l.rings * l.n_items;
+		if (slots > SHIP_ITEMS_MAX) {
+			fprintf(stderr, "bench-kernel-rate: --burst %u with --packets %"
+				PRIu64 " makes %" PRIu64 " items of a pass, more "
+				"than the %u whose comm lists it can pin (about "
+				"24 KiB each): raise --burst or lower --packets\n",
+				sh.burst, o->packets, slots, SHIP_ITEMS_MAX);
+			return -EINVAL;
+		}
+		if (slots > *items)
+			*items = (uint32_t)slots;
+	}
+	return 0;
+}
+
 static int
 parse_args(int argc, char **argv, struct opts *o)
 {
@@ -288,6 +415,15 @@ parse_args(int argc, char **argv, struct opts *o)
 	};
 	struct bench_opt_names filter = {
 		.names = filter_names, .sel = o->filter, .n = N_FILTERS,
+	};
+	struct bench_opt_list rings = {
+		.v = o->rings, .max_n = SHAPE_VALUES_MAX, .n = &o->n_rings,
+	};
+	struct bench_opt_list burst = {
+		.v = o->burst, .max_n = SHAPE_VALUES_MAX, .n = &o->n_burst,
+	};
+	struct bench_opt_list workers = {
+		.v = o->workers, .max_n = SHAPE_VALUES_MAX, .n = &o->n_workers,
 	};
 	struct bench_opt_preset tiny_preset = { .apply = set_tiny, .opts = o };
 	const struct gpuapp_opt table[] = {
@@ -320,6 +456,15 @@ parse_args(int argc, char **argv, struct opts *o)
 		BENCH_OPT_OUT_ENTRY(&o->out, "where the JSON result goes"),
 		GPUAPP_OPT_FLAG_ENTRY("cpu-only", &o->cpu_only,
 			"the CPU part alone, no GPU"),
+		BENCH_OPT_LIST_ENTRY("rings", &rings, 1, GPUCOMM_MAX_RINGS,
+			"N[,N...]", "sweep: rings (queues) of the shipped\n"
+			"kernel, 1..32 (shipped: 8)"),
+		BENCH_OPT_LIST_ENTRY("burst", &burst, 1, SHIP_BURST,
+			"N[,N...]", "sweep: packets an item, 1..512\n"
+			"(shipped: 512)"),
+		BENCH_OPT_LIST_ENTRY("workers", &workers, 1, GPUCOMM_WORKERS_MAX,
+			"N[,N...]", "sweep: worker blocks a ring, 1..64, as\n"
+			"many as fit (shipped: 64)"),
 		BENCH_OPT_PRESET_ENTRY("tiny", &tiny_preset,
 			"small runs (CI)"),
 		GPUAPP_OPT_HELP_ENTRY(0),
@@ -582,19 +727,24 @@ fail:
  * the bench keeps its options: no hugepages or PCI scan, the driver's
  * device on the CUDA device or PCI address the runtime uses, and the
  * first CPU the process may run on as its one lcore (run-all.sh pins it).
+ * Memory for list_items comm list items.
  */
 static int
-ship_eal_init(struct ship *s, const struct opts *o)
+ship_eal_init(struct ship *s, const struct opts *o, uint32_t list_items)
 {
-	char dev[160], lcore[16];
+	char dev[160], lcore[16], mem[24];
 	char *argv[] = {
 		(char *)"bench-kernel-rate", (char *)"--no-huge",
-		(char *)"-m", (char *)SHIP_EAL_MEM_MB, (char *)"--no-shconf",
+		(char *)"-m", mem, (char *)"--no-shconf",
 		(char *)"--no-pci", (char *)"--no-telemetry",
 		(char *)"--file-prefix", (char *)"bench-krate", (char *)"-l",
 		lcore, (char *)"--log-level", (char *)"lib.eal:error",
 		(char *)"--vdev", dev, NULL,
 	};
+	/* The lists, a quarter more for the allocator, and what the rest
+	 * took at SHIP_EAL_MEM_MB before sweeps (8192 items). */
+	uint64_t mb = ((uint64_t)list_items * SHIP_ITEM_BYTES * 5 / 4 >> 20) +
+		SHIP_EAL_MEM_MB / 2;
 	cpu_set_t set;
 	int cpu = 0;
 
@@ -602,6 +752,8 @@ ship_eal_init(struct ship *s, const struct opts *o)
 		while (cpu < CPU_SETSIZE - 1 && !CPU_ISSET(cpu, &set))
 			cpu++;
 	snprintf(lcore, sizeof(lcore), "%d", cpu);
+	snprintf(mem, sizeof(mem), "%" PRIu64, mb > SHIP_EAL_MEM_MB ? mb :
+		(uint64_t)SHIP_EAL_MEM_MB);
 	if (o->pci != NULL)
 		snprintf(dev, sizeof(dev), "gpu_cuda0,dev=%s", o->pci);
 	else
@@ -622,8 +774,6 @@ ship_eal_init(struct ship *s, const struct opts *o)
 static void
 ship_free(struct ship *s)
 {
-	uint32_t r;
-
 	if (s->running) {
 		/* Only after a failure: the kernel gets its quit flag and
 		 * whatever time it takes; the process ends after. */
@@ -635,11 +785,10 @@ ship_free(struct ship *s)
 	if (s->k_ok)
 		gpucomm_kernel_teardown(&s->k);
 	s->k_ok = false;
-	for (r = 0; r < SHIP_RINGS; r++)
-		if (s->lists[r] != NULL &&
-				rte_gpu_comm_destroy_list(s->lists[r], s->n_items) < 0)
-			printf("rte_gpu_comm_destroy_list: %s\n",
-				rte_strerror(rte_errno));
+	if (s->list != NULL &&
+			rte_gpu_comm_destroy_list(s->list, s->list_items) < 0)
+		printf("rte_gpu_comm_destroy_list: %s\n",
+			rte_strerror(rte_errno));
 	cudaFreeHost(s->gq);
 	cudaFreeHost(s->in);
 	cudaFreeHost(s->ts);
@@ -652,117 +801,142 @@ ship_free(struct ship *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* Rings, kernel state and the app's queue inputs for passes of n packets. */
+/* The comm list and the app's queue inputs for every shape of o, passes
+ * of o->packets packets; list_items from shapes_items(). */
 static int
-ship_setup(struct ship *s, uint32_t n)
+ship_setup(struct ship *s, const struct opts *o, uint32_t list_items)
 {
-	size_t slots;
-	uint32_t r;
-	int rc;
+	size_t pkt_slots = 0;
+	unsigned int i;
 
 	s->filled = -1;
-	s->items = (n + SHIP_BURST - 1) / SHIP_BURST;
-	s->n_rings = s->items < SHIP_RINGS ? s->items : SHIP_RINGS;
-	s->n_items = (s->items + s->n_rings - 1) / s->n_rings;
-	for (r = 0; r < s->n_rings; r++) {
-		s->lists[r] = rte_gpu_comm_create_list(s->dev_id, s->n_items);
-		if (s->lists[r] == NULL) {
-			printf("FAIL: a comm list of %u items: %s\n", s->n_items,
-				rte_strerror(rte_errno));
-			return -1;
-		}
+	for (i = 0; i < shape_count(o); i++) {
+		struct ship_layout l;
+		struct shape sh;
+
+		shape_at(o, i, &sh);
+		ship_layout_of((uint32_t)o->packets, sh.rings, sh.burst, &l);
+		if ((size_t)l.rings * l.n_items * l.burst > pkt_slots)
+			pkt_slots = (size_t)l.rings * l.n_items * l.burst;
+		if (l.rings > s->max_rings)
+			s->max_rings = l.rings;
 	}
-	rc = gpucomm_kernel_setup(&s->k, s->dev_id, s->lists, s->n_rings,
-		s->n_items, SHIP_WORKERS);
-	if (rc != 0) {
-		printf("FAIL: the ring kernel's setup: %s\n", rte_strerror(-rc));
+	s->list = rte_gpu_comm_create_list(s->dev_id, list_items);
+	if (s->list == NULL) {
+		printf("FAIL: a comm list of %u items: %s\n", list_items,
+			rte_strerror(rte_errno));
 		return -1;
 	}
-	s->k_ok = true;
-	slots = (size_t)s->n_rings * s->n_items;
+	s->list_items = list_items;
+	s->pkt_slots = pkt_slots;
 	CK(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
-	CK(cudaHostAlloc((void **)&s->gq, sizeof(*s->gq) * s->n_rings,
+	CK(cudaHostAlloc((void **)&s->gq, sizeof(*s->gq) * s->max_rings,
 		cudaHostAllocMapped));
-	CK(cudaHostAlloc((void **)&s->in, sizeof(*s->in) * slots,
+	CK(cudaHostAlloc((void **)&s->in, sizeof(*s->in) * list_items,
 		cudaHostAllocMapped));
-	CK(cudaHostAlloc((void **)&s->ts, sizeof(*s->ts) * slots * SHIP_BURST,
+	CK(cudaHostAlloc((void **)&s->ts, sizeof(*s->ts) * pkt_slots,
 		cudaHostAllocMapped));
-	CK(cudaHostAlloc((void **)&s->verdict,
-		sizeof(*s->verdict) * slots * SHIP_BURST, cudaHostAllocMapped));
-	CK(cudaHostAlloc((void **)&s->sum, sizeof(*s->sum) * slots,
+	CK(cudaHostAlloc((void **)&s->verdict, sizeof(*s->verdict) * pkt_slots,
 		cudaHostAllocMapped));
-	memset(s->gq, 0, sizeof(*s->gq) * s->n_rings);
-	for (r = 0; r < s->n_rings; r++) {
-		struct gpurx_gq *q = &s->gq[r];
-
-		q->items = (struct gpucomm_item *)s->lists[r];
-		q->n_items = s->n_items;
-		q->burst = SHIP_BURST;
-		/* No capture: no arena, and no snap length cuts a verdict. */
-		q->max_caplen = UINT16_MAX;
-		q->in = s->in + (size_t)r * s->n_items;
-		q->ts = s->ts + (size_t)r * s->n_items * SHIP_BURST;
-		q->verdict = s->verdict + (size_t)r * s->n_items * SHIP_BURST;
-		q->sum = s->sum + (size_t)r * s->n_items;
-	}
+	CK(cudaHostAlloc((void **)&s->sum, sizeof(*s->sum) * list_items,
+		cudaHostAllocMapped));
 	return 0;
 fail:
 	return -1;
 }
 
+/*
+ * The rings, kernel state and queue inputs of shape sh for passes of n
+ * packets; no kernel may run. The entries and side data are written
+ * again by the next ship_fill.
+ */
+static int
+ship_shape_set(struct ship *s, const struct shape *sh, uint32_t n)
+{
+	struct ship_layout *l = &s->lay;
+	uint32_t r;
+	int rc;
+
+	if (s->k_ok)
+		gpucomm_kernel_teardown(&s->k);
+	s->k_ok = false;
+	s->filled = -1;
+	ship_layout_of(n, sh->rings, sh->burst, l);
+	if ((size_t)l->rings * l->n_items > s->list_items ||
+			(size_t)l->rings * l->n_items * l->burst > s->pkt_slots ||
+			l->rings > s->max_rings) {
+		printf("FAIL: %u rings of %u items of %u packets: more than "
+			"set up for\n", l->rings, l->n_items, l->burst);
+		return -1;
+	}
+	s->workers = sh->workers;
+	for (r = 0; r < l->rings; r++)
+		s->lists[r] = s->list + (size_t)r * l->n_items;
+	rc = gpucomm_kernel_setup(&s->k, s->dev_id, s->lists, l->rings,
+		l->n_items, sh->workers);
+	if (rc != 0) {
+		printf("FAIL: the ring kernel's setup: %s\n", rte_strerror(-rc));
+		return -1;
+	}
+	s->k_ok = true;
+	/* The block counters from zero: the kernel continues from them. */
+	memset(s->gq, 0, sizeof(*s->gq) * s->max_rings);
+	for (r = 0; r < l->rings; r++) {
+		struct gpurx_gq *q = &s->gq[r];
+
+		q->items = (struct gpucomm_item *)s->lists[r];
+		q->n_items = l->n_items;
+		q->burst = l->burst;
+		/* No capture: no arena, and no snap length cuts a verdict. */
+		q->max_caplen = UINT16_MAX;
+		q->in = s->in + (size_t)r * l->n_items;
+		q->ts = s->ts + (size_t)r * l->n_items * l->burst;
+		q->verdict = s->verdict + (size_t)r * l->n_items * l->burst;
+		q->sum = s->sum + (size_t)r * l->n_items;
+	}
+	return 0;
+}
+
 /* Ring slot (r * n_items + idx) of pass item k. */
 static size_t
-ship_slot(const struct ship *s, uint32_t k)
+ship_slot(const struct ship_layout *l, uint32_t k)
 {
-	return (size_t)(k % s->n_rings) * s->n_items + k / s->n_rings;
+	return (size_t)(k % l->rings) * l->n_items + k / l->rings;
 }
 
 static uint32_t
-ship_item_pkts(const struct ship *s, uint32_t n, uint32_t k)
+ship_item_pkts(const struct ship_layout *l, uint32_t n, uint32_t k)
 {
-	(void)s;
-	return n - k * SHIP_BURST < SHIP_BURST ? n - k * SHIP_BURST : SHIP_BURST;
+	return n - k * l->burst < l->burst ? n - k * l->burst : l->burst;
 }
 
 /*
- * The items' side data for data set d: every packet's own timestamp, as
- * the CPU pass takes it (GPURX_IN_TS); wire length = entry size, as the
- * data set's packets are whole.
+ * The items' entries at the packets as the GPU sees them in memory m,
+ * and their side data: every packet's own timestamp, as the CPU pass
+ * takes it (GPURX_IN_TS); wire length = entry size, as the data set's
+ * packets are whole.
  */
-static void
-ship_set_times(struct ship *s, const struct kr_dataset *d)
-{
-	uint32_t k, j;
-
-	for (k = 0; k < s->items; k++) {
-		size_t slot = ship_slot(s, k);
-
-		s->in[slot].ts = 0;
-		s->in[slot].flags = GPURX_IN_TS;
-		for (j = 0; j < ship_item_pkts(s, d->n, k); j++)
-			s->ts[slot * SHIP_BURST + j] = d->ts[(size_t)k * SHIP_BURST + j];
-	}
-	s->filled = -1;
-}
-
-/* The items' entries at the packets as the GPU sees them in memory m. */
 static void
 ship_fill(struct ship *s, const struct kr_dataset *d, const struct kr_batch *b,
 		int m)
 {
+	const struct ship_layout *l = &s->lay;
 	uint32_t k, j;
 
 	if (s->filled == m)
 		return;
-	for (k = 0; k < s->items; k++) {
-		struct rte_gpu_comm_list *it =
-			&s->lists[k % s->n_rings][k / s->n_rings];
+	for (k = 0; k < l->items; k++) {
+		const size_t slot = ship_slot(l, k);
+		struct rte_gpu_comm_list *it = &s->list[slot];
 
-		for (j = 0; j < ship_item_pkts(s, d->n, k); j++) {
-			size_t i = (size_t)k * SHIP_BURST + j;
+		s->in[slot].ts = 0;
+		s->in[slot].flags = GPURX_IN_TS;
+		for (j = 0; j < ship_item_pkts(l, d->n, k); j++) {
+			size_t i = (size_t)k * l->burst + j;
 
 			it->pkt_list[j].addr = (uintptr_t)(b->pkts + d->offs[i]);
 			it->pkt_list[j].size = d->lens[i];
+			s->ts[slot * l->burst + j] = d->ts[i];
 		}
 	}
 	s->filled = m;
@@ -777,9 +951,9 @@ ship_start(struct ship *s, const struct bpf_vm_insn *prog, uint32_t prog_len,
 	uint32_t r;
 	int rc;
 
-	for (r = 0; r < s->n_rings; r++) {
+	for (r = 0; r < s->lay.rings; r++) {
 		rc = gpucomm_ring_init(&s->rings[r], s->dev_id, s->lists[r],
-			s->n_items, 0);
+			s->lay.n_items, 0);
 		if (rc != 0) {
 			printf("FAIL: ring %u init: %s\n", r, rte_strerror(-rc));
 			return -1;
@@ -792,7 +966,7 @@ ship_start(struct ship *s, const struct bpf_vm_insn *prog, uint32_t prog_len,
 	p.ft = ft;
 	/* flow_order NULL: flows never end here, so the table's counts
 	 * do not depend on the order items are worked on. */
-	s->k.kp.bpq = SHIP_WORKERS;
+	s->k.kp.bpq = s->workers;
 	CK(gpurx_cuda_launch_persistent(&s->k.kp, &p, s->stream));
 	s->running = true;
 	s->blocks = s->k.kp.n_rings * (s->k.kp.bpq + 1);
@@ -829,27 +1003,32 @@ ship_stop(struct ship *s)
 /*
  * One pass: every item published (all fit: each ring has room for its
  * share), then every ring's items collected in order and released.
- * *t_ns: first publish to last DONE seen.
+ * *t_ns: first publish to last DONE seen; *pub_ns: to the last publish;
+ * *waits: the collects that found the ring's tail item not yet DONE (0:
+ * the CPU never waited for the GPU, it was the bound).
  */
 static int
-ship_pass(struct ship *s, uint32_t n, double *t_ns)
+ship_pass(struct ship *s, uint32_t n, double *t_ns, double *pub_ns,
+		uint64_t *waits)
 {
+	const struct ship_layout *l = &s->lay;
 	struct rte_gpu_comm_list *it;
 	uint64_t t0 = bench_now_ns(), deadline = t0 + SHIP_PASS_TIMEOUT_NS;
-	unsigned int spins = 0;
+	uint64_t spins = 0;
 	uint32_t k, r;
 	int rc;
 
-	for (k = 0; k < s->items; k++) {
-		rc = gpucomm_ring_publish(&s->rings[k % s->n_rings],
-			ship_item_pkts(s, n, k));
+	for (k = 0; k < l->items; k++) {
+		rc = gpucomm_ring_publish(&s->rings[k % l->rings],
+			ship_item_pkts(l, n, k));
 		if (rc != 0) {
 			printf("FAIL: publishing item %u: %s\n", k,
 				rte_strerror(-rc));
 			return -1;
 		}
 	}
-	for (r = 0; r < s->n_rings; r++) {
+	*pub_ns = (double)(bench_now_ns() - t0);
+	for (r = 0; r < l->rings; r++) {
 		while (gpucomm_ring_inflight(&s->rings[r]) > 0) {
 			rc = gpucomm_ring_collect(&s->rings[r], &it);
 			if (rc == 0) {
@@ -871,26 +1050,61 @@ ship_pass(struct ship *s, uint32_t n, double *t_ns)
 		}
 	}
 	*t_ns = (double)(bench_now_ns() - t0);
+	*waits = spins;
 	return 0;
 }
 
-/* Every packet's verdict as the CPU pass gives it: the item's match bit,
- * and the verdict the kernel wrote for a matched packet (0 otherwise). */
+/* Every packet's verdict as the CPU pass gives it, from items cut as l:
+ * the item's match bit, and the verdict written for a matched packet
+ * (0 otherwise). */
 static void
-ship_verdicts(const struct ship *s, uint32_t n, uint32_t *v)
+ship_verdicts(const struct ship_layout *l, const struct gpurx_item_sum *sum,
+		const uint32_t *verdict, uint32_t n, uint32_t *v)
 {
 	uint32_t k, j;
 
-	for (k = 0; k < s->items; k++) {
-		size_t slot = ship_slot(s, k);
-		uint32_t np = ship_item_pkts(s, n, k);
+	for (k = 0; k < l->items; k++) {
+		size_t slot = ship_slot(l, k);
+		uint32_t np = ship_item_pkts(l, n, k);
 
 		for (j = 0; j < np; j++) {
-			uint32_t bits = gpurx_sum_match_word(&s->sum[slot], j / 32,
+			uint32_t bits = gpurx_sum_match_word(&sum[slot], j / 32,
 				np);
 
-			v[(size_t)k * SHIP_BURST + j] = (bits >> (j % 32)) & 1 ?
-				s->verdict[slot * SHIP_BURST + j] : 0;
+			v[(size_t)k * l->burst + j] = (bits >> (j % 32)) & 1 ?
+				verdict[slot * l->burst + j] : 0;
+		}
+	}
+}
+
+/*
+ * The block counters of the running shape summed (struct gpurx_gq: the
+ * body stores them after each item's DONE, so an item or so a block may
+ * be missing while the kernel runs; statistics only).
+ */
+struct ship_ctr {
+	uint64_t items;
+	uint64_t busy_ns;
+	uint64_t wait_ns;
+	uint64_t phase_ns[GPURX_PHASES];
+};
+
+static void
+ship_counters(const struct ship *s, struct ship_ctr *c)
+{
+	uint32_t r, b;
+	int ph;
+
+	memset(c, 0, sizeof(*c));
+	for (r = 0; r < s->lay.rings; r++) {
+		const volatile struct gpurx_gq *q = &s->gq[r];
+
+		for (b = 0; b < s->k.kp.bpq && b < GPURX_BLOCKS_PER_QUEUE_MAX; b++) {
+			c->items += q->items_done[b];
+			c->busy_ns += q->busy_ns[b];
+			c->wait_ns += q->wait_ns[b];
+			for (ph = 0; ph < GPURX_PHASES; ph++)
+				c->phase_ns[ph] += q->phase_ns[ph][b];
 		}
 	}
 }
@@ -915,6 +1129,10 @@ struct vres {
 	unsigned int reps;
 	double first_ns;
 	struct bench_stats st;	/* pass time, ns */
+	struct bench_stats pub;	/* first to last publish of a pass, ns */
+	double timed_ns;	/* the timed passes' times summed */
+	uint64_t waits;		/* the timed passes' ship_pass waits summed */
+	struct ship_ctr ctr;	/* the block counters over the timed passes */
 };
 
 /*
@@ -933,9 +1151,11 @@ run_shipped(struct ctx *c, struct gpu_set *g, const struct kr_dataset *d,
 	struct ship *s = &c->ship;
 	struct gpurx_flow_table hdr;
 	struct kr_table_sum sum;
+	struct ship_ctr c0;
 	char name[192];
 	uint64_t k, reps = c->o.reps, warm = c->o.warmup;
-	double t;
+	double t, tp;
+	uint64_t w;
 
 	memset(r, 0, sizeof(*r));
 	snprintf(name, sizeof(name), "%s %s", tag, SHIP_NAME);
@@ -945,13 +1165,13 @@ run_shipped(struct ctx *c, struct gpu_set *g, const struct kr_dataset *d,
 	if (ship_start(s, dprog, f->len, g->ft) != 0)
 		goto fail;
 	r->blocks = s->blocks;
-	if (ship_pass(s, d->n, &r->first_ns) != 0)
+	if (ship_pass(s, d->n, &r->first_ns, &tp, &w) != 0)
 		goto fail;
 	r->run = true;
 
 	/* The check: every verdict, then the table (copied on the legacy
 	 * stream, which the kernel's non-blocking stream does not hold). */
-	ship_verdicts(s, d->n, verdicts_host);
+	ship_verdicts(&s->lay, s->sum, s->verdict, d->n, verdicts_host);
 	CK(cudaMemcpy(ft_host, g->ft, g->ft_bytes, cudaMemcpyDeviceToHost));
 	r->verified = kr_verdicts_cmp(name, ref->verdicts, verdicts_host, d->n) == 0;
 	kr_table_sum(ft_host, &sum);
@@ -974,15 +1194,20 @@ run_shipped(struct ctx *c, struct gpu_set *g, const struct kr_dataset *d,
 		r->reps_cut = true;
 	}
 	for (k = 0; k < warm; k++)
-		if (ship_pass(s, d->n, &t) != 0)
+		if (ship_pass(s, d->n, &t, &tp, &w) != 0)
 			goto fail;
+	ship_counters(s, &c0);
 	for (k = 0; k < reps; k++) {
-		if (ship_pass(s, d->n, &t) != 0)
+		if (ship_pass(s, d->n, &t, &tp, &w) != 0)
 			goto fail;
 		c->samples[k] = t;
+		c->pub_samples[k] = tp;
+		r->timed_ns += t;
+		r->waits += w;
 	}
 	r->reps = (unsigned int)reps;
 	bench_stats_compute(c->samples, reps, &r->st);
+	bench_stats_compute(c->pub_samples, reps, &r->pub);
 
 	/* Passes over a table that holds every flow add no flow and
 	 * overflow nothing: checks the steady state too. */
@@ -995,7 +1220,16 @@ run_shipped(struct ctx *c, struct gpu_set *g, const struct kr_dataset *d,
 			hdr.overflow_pkts);
 		r->verified = false;
 	}
-	return ship_stop(s);
+	if (ship_stop(s) != 0)
+		return -1;
+	/* After the kernel ended every counter is stored. */
+	ship_counters(s, &r->ctr);
+	r->ctr.items -= c0.items;
+	r->ctr.busy_ns -= c0.busy_ns;
+	r->ctr.wait_ns -= c0.wait_ns;
+	for (int ph = 0; ph < GPURX_PHASES; ph++)
+		r->ctr.phase_ns[ph] -= c0.phase_ns[ph];
+	return 0;
 fail:
 	(void)ship_stop(s);
 	return -1;
@@ -1036,6 +1270,251 @@ json_rates(struct bench_json *j, const char *key, uint32_t n,
 	bench_json_obj_end(j);
 }
 
+/* ns as "12.3us" */
+static const char *
+us_str(double ns, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.2fus", ns / 1e3);
+	return buf;
+}
+
+/* The body's phases (gpu_body.cuh, phase_mark), in order. */
+static const char *const phase_names[GPURX_PHASES] = {
+	"load", "stage", "classify", "results",
+};
+
+/*
+ * The shipped kernel in every shape of the sweep on one (data set,
+ * filter, memory), each checked as the default run's is, beside the same
+ * gather floor: a line and a JSON result object a shape. With the rate,
+ * what tells a per-item bound from a per-packet one: the items a second,
+ * the CPU's share of a pass spent publishing, and from the body's own
+ * block counters (struct gpurx_gq) how busy the worker blocks were and
+ * where an item's time went.
+ */
+static int
+run_sweep(struct ctx *c, struct gpu_set *g, const struct kr_dataset *d,
+		size_t fi, enum mem_kind mem, const struct cpu_ref *ref,
+		const char *tag, bool full_check,
+		struct gpurx_flow_table *ft_host, uint32_t *verdicts_host,
+		const struct bench_stats *gst)
+{
+	const double gather_pps = (double)d->n / (gst->median * 1e-9);
+	struct ship *s = &c->ship;
+	unsigned int i;
+	int ph;
+
+	for (i = 0; i < shape_count(&c->o); i++) {
+		char ptag[224], s1[32], s2[32], s3[32], s4[32], s5[32], s6[32];
+		char s7[32];
+		char phs[160];
+		double rate = 0, items_ns = 0, busy = 0, gap = 0;
+		uint64_t workers;
+		size_t at = 0;
+		struct shape sh;
+		struct vres vr;
+		bool timed;
+
+		shape_at(&c->o, i, &sh);
+		if (past_deadline(c)) {
+			printf("kernel-rate-sweep %s rings=%u burst=%u workers=%u "
+				"SKIPPED (time budget)\n", tag, sh.rings, sh.burst,
+				sh.workers);
+			continue;
+		}
+		if (ship_shape_set(s, &sh, d->n) != 0)
+			return -1;
+		snprintf(ptag, sizeof(ptag), "%s rings=%u burst=%u workers=%u",
+			tag, s->lay.rings, sh.burst, sh.workers);
+		if (run_shipped(c, g, d, mem, &c->prog[fi], c->dprog[fi], ref,
+				full_check, ptag, ft_host, verdicts_host, &vr) != 0)
+			return -1;
+		if (!vr.verified)
+			c->status = BENCH_EXIT_FAIL;
+		timed = vr.verified && vr.reps > 0 && vr.ctr.items > 0;
+		workers = (uint64_t)s->lay.rings * s->k.kp.bpq;
+		if (timed) {
+			rate = (double)d->n / (vr.st.median * 1e-9);
+			items_ns = (double)vr.ctr.busy_ns / (double)vr.ctr.items;
+			busy = (double)vr.ctr.busy_ns / ((double)workers *
+				vr.timed_ns);
+			/* A worker's time an item outside the body: DONE's
+			 * release, the hand-over, and waiting for work (every
+			 * item is published at once: at a pass's ends only). */
+			gap = (double)workers * vr.timed_ns /
+				(double)vr.ctr.items - items_ns;
+		}
+
+		bench_json_obj_begin(&c->j, NULL);
+		bench_json_str(&c->j, "mem", mem_names[mem]);
+		bench_json_str(&c->j, "filter", filters[fi].name);
+		bench_json_str(&c->j, "pkts", d->fixed64 ? "64B" : "mix");
+		bench_json_int(&c->j, "flows", d->flows);
+		bench_json_int(&c->j, "packets", d->n);
+		bench_json_int(&c->j, "rings", s->lay.rings);
+		bench_json_int(&c->j, "rings_asked", sh.rings);
+		bench_json_int(&c->j, "burst", sh.burst);
+		bench_json_int(&c->j, "items", s->lay.items);
+		bench_json_int(&c->j, "workers_asked", sh.workers);
+		/* What gpucomm_fit_workers gave a ring. */
+		bench_json_int(&c->j, "workers", s->k.kp.bpq);
+		bench_json_int(&c->j, "blocks", vr.blocks);
+		bench_json_bool(&c->j, "verified", vr.verified);
+		json_rates(&c->j, "floor_gather_pps", d->n, gst);
+		if (vr.run)
+			bench_json_num(&c->j, "first_pass_pps",
+				(double)d->n / (vr.first_ns * 1e-9));
+		if (timed) {
+			bench_json_int(&c->j, "reps", vr.reps);
+			bench_json_bool(&c->j, "reps_cut", vr.reps_cut);
+			json_rates(&c->j, "rate_pps", d->n, &vr.st);
+			bench_json_num(&c->j, "rate_vs_gather", rate / gather_pps);
+			bench_json_num(&c->j, "items_per_s",
+				(double)s->lay.items / (vr.st.median * 1e-9));
+			bench_json_num(&c->j, "publish_ns_median", vr.pub.median);
+			bench_json_num(&c->j, "publish_fraction",
+				vr.pub.median / vr.st.median);
+			bench_json_num(&c->j, "worker_busy_fraction", busy);
+			bench_json_num(&c->j, "cpu_waits_per_pass",
+				(double)vr.waits / vr.reps);
+			bench_json_obj_begin(&c->j, "item_ns");
+			bench_json_num(&c->j, "busy", items_ns);
+			bench_json_num(&c->j, "gap", gap);
+			bench_json_num(&c->j, "wait", (double)vr.ctr.wait_ns /
+				(double)vr.ctr.items);
+			for (ph = 0; ph < GPURX_PHASES; ph++)
+				bench_json_num(&c->j, phase_names[ph],
+					(double)vr.ctr.phase_ns[ph] /
+					(double)vr.ctr.items);
+			bench_json_obj_end(&c->j);
+			bench_json_stats(&c->j, "pass_time", &vr.st);
+		}
+		bench_json_obj_end(&c->j);
+
+		if (!timed) {
+			printf("kernel-rate-sweep %s NO RESULT (%s)\n", ptag,
+				!vr.verified ? "check failed" : vr.reps == 0 ?
+				"time budget" : "no block counters");
+			fflush(stdout);
+			continue;
+		}
+		for (ph = 0; ph < GPURX_PHASES && at < sizeof(phs); ph++)
+			at += (size_t)snprintf(phs + at, sizeof(phs) - at, " %s=%s",
+				phase_names[ph], us_str((double)vr.ctr.phase_ns[ph] /
+				(double)vr.ctr.items, s6, sizeof(s6)));
+		printf("kernel-rate-sweep %s bpq=%u blocks=%u rate=%s p99=%s "
+			"first=%s gather=%s (%.1f%%) items=%.2fM/s publish=%.0f%% "
+			"cpu_waits=%.0f "
+			"busy=%.0f%% item=%s gap=%s wait=%s%s%s verified\n", ptag,
+			s->k.kp.bpq, vr.blocks, pps_str(rate, s1, sizeof(s1)),
+			pps_str((double)d->n / (vr.st.p99 * 1e-9), s2, sizeof(s2)),
+			pps_str((double)d->n / (vr.first_ns * 1e-9), s3, sizeof(s3)),
+			pps_str(gather_pps, s4, sizeof(s4)), 100 * rate / gather_pps,
+			(double)s->lay.items / (vr.st.median * 1e-9) / 1e6,
+			100 * vr.pub.median / vr.st.median,
+			(double)vr.waits / vr.reps, 100 * busy,
+			us_str(items_ns, s5, sizeof(s5)),
+			us_str(gap, s7, sizeof(s7)),
+			us_str((double)vr.ctr.wait_ns / (double)vr.ctr.items, s6,
+				sizeof(s6)), phs, vr.reps_cut ? " (few reps)" : "");
+		fflush(stdout);
+	}
+	return 0;
+}
+
+/*
+ * --cpu-only with a sweep: each (rings, burst) shape's cutting of the
+ * pass checked without a GPU (the workers do not change it). The items
+ * are classified ring by ring, each ring's in its order, as the rings'
+ * workers take them, by the CPU's code into the per-item verdicts and
+ * match bits the kernel writes; the verdicts read back through the map
+ * the GPU run uses (ship_verdicts) and the table must equal the
+ * reference pass's. That is what the GPU run's check relies on: every
+ * packet in one item, the slot map, and counts that do not depend on
+ * the order items are worked on. ft: a table of the reference's size;
+ * v: d->n verdicts (scratch).
+ */
+static int
+layout_check(struct ctx *c, const struct kr_dataset *d, size_t fi,
+		const struct cpu_ref *ref, const char *dtag,
+		struct gpurx_flow_table *ft, uint32_t *v)
+{
+	const struct gpurx_filter *f = &c->prog[fi];
+	const unsigned int nw = c->o.n_workers > 0 ? c->o.n_workers : 1;
+	unsigned int i;
+
+	for (i = 0; i < shape_count(&c->o); i += nw) {
+		struct gpurx_item_sum *sum;
+		struct ship_layout l;
+		struct kr_table_sum ts;
+		uint32_t *verdict, r, idx, j;
+		struct shape sh;
+		char name[192];
+		size_t slots;
+		bool same;
+
+		shape_at(&c->o, i, &sh);
+		ship_layout_of(d->n, sh.rings, sh.burst, &l);
+		slots = (size_t)l.rings * l.n_items;
+		sum = calloc(slots, sizeof(*sum));
+		verdict = calloc(slots * l.burst, sizeof(*verdict));
+		if (sum == NULL || verdict == NULL) {
+			free(sum);
+			free(verdict);
+			printf("FAIL: out of memory for %zu items\n", slots);
+			return -1;
+		}
+		gpurx_flow_table_init(ft, ref->ft->capacity, 0);
+		for (r = 0; r < l.rings; r++) {
+			for (idx = 0; idx < l.n_items; idx++) {
+				const uint32_t k = idx * l.rings + r;
+				const size_t slot = (size_t)r * l.n_items + idx;
+
+				if (k >= l.items)
+					break;
+				for (j = 0; j < ship_item_pkts(&l, d->n, k); j++) {
+					const size_t p = (size_t)k * l.burst + j;
+					const uint32_t vv = gpurx_classify_pkt(
+						d->set.buf + d->offs[p], d->lens[p],
+						d->lens[p], d->ts[p], f->insns,
+						f->len, ft, NULL);
+
+					if (vv == 0)
+						continue;
+					verdict[slot * l.burst + j] = vv;
+					sum[slot].match[j / 32] |= 1u << (j % 32);
+				}
+			}
+		}
+		snprintf(name, sizeof(name), "filter=%s %s rings=%u burst=%u",
+			filters[fi].name, dtag, l.rings, l.burst);
+		ship_verdicts(&l, sum, verdict, d->n, v);
+		kr_table_sum(ft, &ts);
+		same = kr_verdicts_cmp(name, ref->verdicts, v, d->n) == 0 &&
+			kr_table_sum_cmp(name, &ref->sum, &ts) == 0;
+		free(sum);
+		free(verdict);
+		if (!same)
+			c->status = BENCH_EXIT_FAIL;
+		printf("kernel-rate-sweep-cpu %s items=%u items_per_ring=%u %s\n",
+			name, l.items, l.n_items, same ? "same" : "DIFFERENT");
+		bench_json_obj_begin(&c->j, NULL);
+		bench_json_str(&c->j, "mem", "cpu-layout");
+		bench_json_str(&c->j, "filter", filters[fi].name);
+		bench_json_str(&c->j, "pkts", d->fixed64 ? "64B" : "mix");
+		bench_json_int(&c->j, "flows", d->flows);
+		bench_json_int(&c->j, "packets", d->n);
+		bench_json_int(&c->j, "rings", l.rings);
+		bench_json_int(&c->j, "rings_asked", sh.rings);
+		bench_json_int(&c->j, "burst", l.burst);
+		bench_json_int(&c->j, "items", l.items);
+		bench_json_int(&c->j, "items_per_ring", l.n_items);
+		bench_json_bool(&c->j, "same", same);
+		bench_json_obj_end(&c->j);
+	}
+	return 0;
+}
+
 /*
  * The shipped kernel and the gather floor for one (data set, filter,
  * memory). Writes the JSON result object and the summary line.
@@ -1064,6 +1543,9 @@ run_config(struct ctx *c, struct gpu_set *g, const struct kr_dataset *d,
 	if (run_gather(c, g, b, &gst) != 0)
 		return -1;
 	gather_pps = (double)d->n / (gst.median * 1e-9);
+	if (sweeping(&c->o))
+		return run_sweep(c, g, d, fi, mem, ref, tag, full_check,
+			ft_host, verdicts_host, &gst);
 
 	if (run_shipped(c, g, d, mem, f, c->dprog[fi], ref, full_check, tag,
 			ft_host, verdicts_host, &vr) != 0)
@@ -1117,8 +1599,8 @@ run_config(struct ctx *c, struct gpu_set *g, const struct kr_dataset *d,
 	}
 	bench_json_obj_begin(&c->j, "kernel");
 	bench_json_str(&c->j, "name", SHIP_NAME);
-	bench_json_int(&c->j, "rings", c->ship.n_rings);
-	bench_json_int(&c->j, "burst", SHIP_BURST);
+	bench_json_int(&c->j, "rings", c->ship.lay.rings);
+	bench_json_int(&c->j, "burst", c->ship.lay.burst);
 	bench_json_int(&c->j, "blocks", vr.blocks);
 	bench_json_bool(&c->j, "verified", vr.verified);
 	if (vr.run)
@@ -1191,7 +1673,8 @@ run_dataset(struct ctx *c, bool fixed64)
 	if (have_gpu) {
 		if (gpu_set_alloc(c, &g, &d) != 0)
 			goto out;
-		ship_set_times(&c->ship, &d);
+		/* The entries and side data, of this data set. */
+		c->ship.filled = -1;
 	}
 
 	for (fl = 0; fl < c->o.n_flows; fl++) {
@@ -1317,6 +1800,9 @@ run_dataset(struct ctx *c, bool fixed64)
 				bench_json_num(&c->j, "cpu_classify_pps", ref.pps_steady);
 				bench_json_bool(&c->j, "window_same", same);
 				bench_json_obj_end(&c->j);
+				if (sweeping(&c->o) && layout_check(c, &d, fi,
+						&ref, dtag, ft_host, v_win) != 0)
+					goto out;
 				continue;
 			}
 			for (m = 0; m < MEM_MAX; m++) {
@@ -1364,6 +1850,7 @@ main(int argc, char **argv)
 	struct ctx c;
 	struct opts *o = &c.o;
 	char errbuf[512];
+	uint32_t list_items;
 	bool tiny;
 	size_t fi;
 	int ret, m;
@@ -1388,6 +1875,9 @@ main(int argc, char **argv)
 	ret = parse_args(argc, argv, o);
 	if (ret != 0)
 		return ret > 0 ? BENCH_EXIT_OK : BENCH_EXIT_USAGE;
+	/* Checked with --cpu-only too: the same options fail alike. */
+	if (shapes_items(o, &list_items) != 0)
+		return BENCH_EXIT_USAGE;
 	tiny = o->packets <= TINY_PACKETS;
 	c.deadline_ns = bench_now_ns() + o->budget_s * 1000000000ULL;
 	c.status = BENCH_EXIT_OK;
@@ -1411,8 +1901,14 @@ main(int argc, char **argv)
 			printf("SKIP: %s cannot map host memory\n", c.gi.name);
 			return BENCH_EXIT_SKIP;
 		}
-		if (ship_eal_init(&c.ship, o) != 0 ||
-				ship_setup(&c.ship, (uint32_t)o->packets) != 0) {
+		struct shape sh;
+
+		/* Without a sweep the one shape is set here, for good. */
+		shape_at(o, 0, &sh);
+		if (ship_eal_init(&c.ship, o, list_items) != 0 ||
+				ship_setup(&c.ship, o, list_items) != 0 ||
+				(!sweeping(o) && ship_shape_set(&c.ship, &sh,
+					(uint32_t)o->packets) != 0)) {
 			ship_free(&c.ship);
 			return BENCH_EXIT_FAIL;
 		}
@@ -1424,7 +1920,10 @@ main(int argc, char **argv)
 	}
 	c.samples = calloc(o->reps > BW_REPS ? o->reps : BW_REPS,
 		sizeof(*c.samples));
-	if (c.samples == NULL) {
+	c.pub_samples = calloc(o->reps, sizeof(*c.pub_samples));
+	if (c.samples == NULL || c.pub_samples == NULL) {
+		free(c.samples);
+		free(c.pub_samples);
 		printf("FAIL: out of memory\n");
 		ship_free(&c.ship);
 		return BENCH_EXIT_FAIL;
@@ -1453,7 +1952,11 @@ main(int argc, char **argv)
 		}
 	}
 
-	if (bench_json_open(&c.j, o->out, o->cpu_only ? "kernel_rate_cpu.json" :
+	/* A sweep has a file of its own: run-all's kernel_rate.json stays
+	 * the default run's. */
+	if (bench_json_open(&c.j, o->out, sweeping(o) ? (o->cpu_only ?
+			"kernel_rate_sweep_cpu.json" : "kernel_rate_sweep.json") :
+			o->cpu_only ? "kernel_rate_cpu.json" :
 			"kernel_rate.json") != 0) {
 		c.status = BENCH_EXIT_FAIL;
 		goto out;
@@ -1481,6 +1984,12 @@ main(int argc, char **argv)
 	bench_json_int(&c.j, "window", (int64_t)o->window);
 	bench_json_int(&c.j, "budget_s", (int64_t)o->budget_s);
 	bench_json_bool(&c.j, "cpu_only", o->cpu_only);
+	if (sweeping(o)) {
+		bench_json_obj_begin(&c.j, "sweep");
+		bench_json_int(&c.j, "shapes", shape_count(o));
+		bench_json_int(&c.j, "list_items", list_items);
+		bench_json_obj_end(&c.j);
+	}
 	bench_json_obj_end(&c.j);
 
 	if (!o->cpu_only) {
@@ -1534,6 +2043,7 @@ out:
 	if (c.stream != NULL)
 		cudaStreamDestroy(c.stream);
 	free(c.samples);
+	free(c.pub_samples);
 	if (c.status != BENCH_EXIT_OK)
 		printf("FAIL: bench-kernel-rate: see the FAIL lines above\n");
 	return c.status;
