@@ -574,6 +574,7 @@ main(int argc, char **argv)
 		bench_json_int(&j, "flows", (int64_t)b.o.flows);
 		bench_json_int(&j, "churn", (int64_t)b.o.churn);
 		bench_json_str(&j, "export", b.o.export ? b.o.export : "off");
+		bench_json_int(&j, "no_scan", b.o.no_scan);
 		bench_json_int(&j, "threads", b.o.cpu ? (int64_t)b.o.threads : 0);
 		bench_json_int(&j, "encoders", (int64_t)b.o.encoders);
 		bench_json_int(&j, "ipfix_rate", (int64_t)b.o.ipfix_rate);
