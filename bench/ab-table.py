@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """The table of two builds run side by side (bench/ab-capacity.sh,
-bench/ab-tx-rate.sh): per point, every run's Mpps of build A and of build
+bench/ab-tx-rate.sh, bench/ab-flow-table.sh): per point, every run's Mpps of build A and of build
 B in run order, min / median / max of each, and the medians' B/A.
 
 Usage: ab-table.py OUT REPS BUILD_A BUILD_B KIND
   KIND capacity: OUT/<rep>-<a|b>/capacity.md (pipeline-capacity.sh rows)
   KIND txrate:   OUT/<rep>-<a|b>/txrate.txt (gen-tx-rate.sh lines)
+  KIND flowtable: OUT/<rep>-<a|b>/flow-export.md (flow-export.sh's
+                 table rows)
 Exit 1 when no run of either build gave a point.
 """
 import re
@@ -16,6 +18,7 @@ import sys
 HEADS = {
     "capacity": ["mode", "packet bytes", "RX lcores"],
     "txrate": ["memory", "build", "port", "frees", "size", "queues"],
+    "flowtable": ["workload", "export"],
 }
 
 
@@ -26,6 +29,17 @@ def capacity_points(text):
             continue
         try:
             yield (c[0], c[1], c[2]), float(c[3])
+        except ValueError:
+            continue        # a failed run's row
+
+
+def flowtable_points(text):
+    for line in text.splitlines():
+        c = [x.strip() for x in line.strip().strip("|").split("|")]
+        if len(c) < 3 or not c[0].startswith("table,"):
+            continue
+        try:
+            yield (c[0], c[1]), float(c[2])
         except ValueError:
             continue        # a failed run's row
 
@@ -50,7 +64,8 @@ def main():
         return 2
     out, reps, build_a, build_b, kind = sys.argv[1:]
     source, parse = {"capacity": ("capacity.md", capacity_points),
-                     "txrate": ("txrate.txt", txrate_points)}[kind]
+                     "txrate": ("txrate.txt", txrate_points),
+                     "flowtable": ("flow-export.md", flowtable_points)}[kind]
     runs = {}
     for r in range(1, int(reps) + 1):
         for side in "ab":

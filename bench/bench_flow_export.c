@@ -19,11 +19,14 @@
  * enough for every flow of the run, so both runs see a table as full.
  *
  * Usage: bench-flow-export [--cpu [--threads N]] --flows F --churn C
- *            [--seconds S] [--idle S] [--active S]
+ *            [--seconds S] [--idle S] [--active S] [--no-scan]
  *            [--export off|FILE|udp://HOST:PORT|tcp://HOST:PORT]
  *            [--encoders N] [--ipfix-rate N]
  *            [--json FILE]
- * Prints one line (flow-export: ...), on the GPU with an export a second
+ * Prints one line (flow-export: ...), with --cpu a second
+ * (flow-export-cpu: the packet threads' CPU seconds and Mpps a CPU
+ * second, which a shared host's other load does not move as it moves
+ * the wall-clock rate), on the GPU with an export a second
  * (flow-export-exporter: scans launched, ticks that found the last one
  * still running, a scan's mean and longest time, the exporter's seconds
  * in pulls from the GPU and in libfixbuf), and, with --json, writes its
@@ -54,7 +57,7 @@
 #define MAX_THREADS 64
 
 struct bfe_opts {
-	int cpu;
+	int cpu, no_scan;
 	uint64_t threads, flows, churn, encoders, ipfix_rate;
 	double seconds, idle_s, active_s;
 	const char *export;	/* NULL: off */
@@ -72,6 +75,9 @@ struct bfe {
 	uint64_t t0;			/* realtime ns of the start */
 	volatile int stop, stop_export;
 	uint64_t packets;		/* CPU threads add theirs */
+	/* CPU threads' own CPU time, summed: on a shared host the packet
+	 * rate a CPU-second compares runs that the wall clock cannot. */
+	uint64_t cpu_ns;
 	/* Exporter: records given to libfixbuf at the start of the steady
 	 * window (once churned flows have had time to go idle) and when. */
 	uint64_t warm_at, warm_records, tail;
@@ -114,6 +120,10 @@ parse(int argc, char **argv, struct bfe_opts *o)
 	const struct gpuapp_opt table[] = {
 		GPUAPP_OPT_FLAG_ENTRY("cpu", &o->cpu,
 			"the table in host memory, CPU threads"),
+		GPUAPP_OPT_FLAG_ENTRY("no-scan", &o->no_scan,
+			"with an export, no expiry scan: flows end only\n"
+			"by their packets (the per-packet cost of the\n"
+			"export's protocol without the scan's)"),
 		GPUAPP_OPT_UINT_ENTRY("threads", &o->threads, 1, MAX_THREADS,
 			"N", "--cpu: threads (default 1)"),
 		GPUAPP_OPT_UINT_ENTRY("flows", &o->flows, 1, 1ull << 30, "F",
@@ -187,13 +197,19 @@ cpu_main(void *arg)
 	const uint64_t stride = b->o.threads;
 	uint64_t i = t->id, n = 0;
 
+	struct timespec c0, c1;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
 	while (!b->stop) {
 		uint64_t ts = realtime_ns(), base = window_base(b, ts);
 
 		for (uint32_t k = 0; k < CPU_CLOCK_EVERY; k++, i += stride, n++)
 			flow_bench_update(b->ft, i, base, b->o.flows, ts);
 	}
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
 	__atomic_fetch_add(&b->packets, n, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&b->cpu_ns, (uint64_t)((c1.tv_sec - c0.tv_sec) *
+		1000000000ll + (c1.tv_nsec - c0.tv_nsec)), __ATOMIC_RELAXED);
 	return NULL;
 }
 
@@ -205,6 +221,8 @@ scan(struct bfe *b)
 	uint64_t now = realtime_ns();
 	int rc;
 
+	if (b->o.no_scan)
+		return 0;
 	if (b->o.cpu) {
 		/* The whole table a second, a tenth a tick, as dpdk-gpu-rx. */
 		uint32_t cap = b->ft->capacity, step = cap / 10 + 1;
@@ -530,6 +548,10 @@ main(int argc, char **argv)
 		b.o.export ? b.o.export : "off", elapsed, b.ft->capacity, mpps,
 		records, rec_s, (double)b.ft->n_flows / elapsed, b.ft->ring_full,
 		b.ft->overflow_pkts, lost);
+	if (b.o.cpu)
+		printf("flow-export-cpu: thread_cpu_s=%.3f mpps_per_cpu_s=%.3f\n",
+			(double)b.cpu_ns / 1e9, b.cpu_ns ?
+			(double)packets * 1e3 / (double)b.cpu_ns : 0.0);
 	if (!b.o.cpu && b.ipfix != NULL)
 		printf("flow-export-exporter: scans=%" PRIu64 " scan_busy_ticks=%"
 			PRIu64 " scan_ms_mean=%.2f scan_ms_max=%.2f pull_s=%.3f"
@@ -552,6 +574,7 @@ main(int argc, char **argv)
 		bench_json_int(&j, "flows", (int64_t)b.o.flows);
 		bench_json_int(&j, "churn", (int64_t)b.o.churn);
 		bench_json_str(&j, "export", b.o.export ? b.o.export : "off");
+		bench_json_int(&j, "no_scan", b.o.no_scan);
 		bench_json_int(&j, "threads", b.o.cpu ? (int64_t)b.o.threads : 0);
 		bench_json_int(&j, "encoders", (int64_t)b.o.encoders);
 		bench_json_int(&j, "ipfix_rate", (int64_t)b.o.ipfix_rate);
@@ -559,6 +582,12 @@ main(int argc, char **argv)
 		bench_json_num(&j, "seconds", elapsed);
 		bench_json_int(&j, "packets", (int64_t)packets);
 		bench_json_num(&j, "mpps", mpps);
+		if (b.o.cpu) {
+			bench_json_num(&j, "thread_cpu_s",
+				(double)b.cpu_ns / 1e9);
+			bench_json_num(&j, "mpps_per_cpu_s", b.cpu_ns ?
+				(double)packets * 1e3 / (double)b.cpu_ns : 0.0);
+		}
 		bench_json_int(&j, "records", (int64_t)records);
 		bench_json_num(&j, "records_per_s", rec_s);
 		bench_json_num(&j, "started_per_s", (double)b.ft->n_flows / elapsed);

@@ -39,7 +39,9 @@
 # Env: BENCH_FLOW_MODE gpu|cpu (default: gpu where nvidia-smi sees one)
 #      BENCH_FLOW_SIZES (default "1000000 10000000"), BENCH_FLOW_CHURN
 #      (1000000), BENCH_FLOW_SECONDS (5), BENCH_FLOW_THREADS (cpu: nproc
-#      - 1), BENCH_FLOW_EXPORTS ("off file udp"), BENCH_FLOW_PIPE_FLOWS
+#      - 1), BENCH_FLOW_EXPORTS ("off file udp"; noscan: the file
+#      without expiry scans, bench-flow-export --no-scan, the export's
+#      per-packet cost alone), BENCH_FLOW_PIPE_FLOWS
 #      (1000000; 0: no pipeline runs), BENCH_FLOW_PIPE_LCORES (the
 #      pipeline's RX lcore counts, default "1"), BENCH_FLOW_PIPE_MEM ("host-mapped"
 #      on the GPU), BENCH_FLOW_PIPE_EXPORTS ("off file"), BENCH_EAL_EXTRA,
@@ -128,7 +130,7 @@ keep_medians() {
 export_target() {
 	case $1 in
 	off) target=off ;;
-	file) target=$2 ;;
+	file|noscan) target=$2 ;;
 	udp)
 		[ -n "$nfpid" ] || return 1
 		target=udp://127.0.0.1:$cport ;;
@@ -156,6 +158,7 @@ for flows in $sizes; do
 			rn=$out/reps/$name.r$r
 			rm -f "$rn.json"
 			rate_args "$exp"
+			[ "$exp" = noscan ] && rate_args+=(--no-scan)
 			timeout $((${secs%.*} + 300)) "$bench" "${margs[@]}" --flows "$flows" \
 				--churn "$churn" --seconds "$secs" --export "$target" \
 				"${rate_args[@]}" \
@@ -249,15 +252,17 @@ if [ "${BENCH_FLOW_CAP:-1}" = 1 ]; then
 	fi
 	mkdir -p "$out/capacity"
 	ntargets=0
+	# Without scans nothing ends by time: no capacity to search.
 	for exp in $exports; do
-		[ "$exp" != off ] && export_target "$exp" - && ntargets=$((ntargets + 1))
+		[ "$exp" != off ] && [ "$exp" != noscan ] &&
+			export_target "$exp" - && ntargets=$((ntargets + 1))
 	done
 	# The budget is shared by every search: targets times sizes.
 	read -r -a cap_list <<< "$cap_sizes"
 	ntargets=$((ntargets * ${#cap_list[@]}))
 	for cap_flows in "${cap_list[@]}"; do
 	for exp in $exports; do
-		[ "$exp" != off ] &&
+		[ "$exp" != off ] && [ "$exp" != noscan ] &&
 			export_target "$exp" "$cap_dir/capacity-$cap_flows.ipfix" || continue
 		name=capacity-$mode-$cap_flows-$exp
 		python3 - "$out" "$name" "$target" "$cap_flows" \
@@ -429,7 +434,7 @@ print()
 print("| workload | export | Mpps | vs export off | records/s | "
       "records started/s | ring full | overflow pkts | lost |")
 print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-ORDER = {"off.json": 0, "file.json": 1, "udp.json": 2}
+ORDER = {"off.json": 0, "file.json": 1, "noscan.json": 2, "udp.json": 3}
 rows = sorted(glob.glob(os.path.join(out, "table-*.json")),
               key=lambda p: (int(p.split("-")[-2]), ORDER.get(p.split("-")[-1], 3)))
 for p in rows:
@@ -440,7 +445,8 @@ for p in rows:
     cost = ("%+.1f %%" % ((j["mpps"] / off["mpps"] - 1) * 100)
             if off and j["export"] != "off" and off["mpps"] else "")
     exp = "off" if j["export"] == "off" else (
-        "UDP to nfcapd" if j["export"].startswith("udp") else "IPFIX file")
+        "UDP to nfcapd" if j["export"].startswith("udp") else
+        "IPFIX file, no scan" if j.get("no_scan") else "IPFIX file")
     print(f"| table, {j['flows'] / 1e6:g} M flows, churn {j['churn'] / 1e6:g} M/s"
           f" | {exp} | {j['mpps']:.1f} | {cost} | "
           f"{j['records_per_s'] / 1e6:.2f} M | {j['started_per_s'] / 1e6:.2f} M | "
