@@ -22,20 +22,31 @@ HEADS = {
 }
 
 
+def md_cells(text):
+    """The cells of each row of text's first markdown table (the later
+    ones, a capacity.md's ratios for one, are other figures)."""
+    in_table = False
+    for line in text.splitlines():
+        if not line.lstrip().startswith("|"):
+            if in_table:
+                return
+            continue
+        in_table = True
+        yield [x.strip() for x in line.strip().strip("|").split("|")]
+
+
 def capacity_points(text):
-    for line in text.splitlines()[2:]:
-        c = [x.strip() for x in line.strip().strip("|").split("|")]
+    for c in md_cells(text):
         if len(c) < 4:
             continue
         try:
             yield (c[0], c[1], c[2]), float(c[3])
         except ValueError:
-            continue        # a failed run's row
+            continue        # the header, its rule, a failed run's row
 
 
 def flowtable_points(text):
-    for line in text.splitlines():
-        c = [x.strip() for x in line.strip().strip("|").split("|")]
+    for c in md_cells(text):
         if len(c) < 3 or not c[0].startswith("table,"):
             continue
         try:

@@ -367,17 +367,25 @@ ship_layout_of(uint32_t n, uint32_t rings, uint32_t burst,
 	l->n_items = (l->items + l->rings - 1) / l->rings;
 }
 
+/* What the shapes of a run need set up at once (shapes_need()). */
+struct ship_need {
+	uint32_t items;		/* comm list items */
+	size_t pkt_slots;	/* per-packet side data and verdicts */
+	uint32_t rings;
+};
+
 /*
- * Comm list items the shapes need at once (the largest shape's rings x
- * items a ring, every item of a pass published together), into *items;
- * -EINVAL with the reason when a shape needs more than SHIP_ITEMS_MAX.
+ * What the shapes need at once: the largest shape's rings x items a ring
+ * (every item of a pass is published together), its packet slots, and
+ * the most rings. -EINVAL with the reason when a shape needs more than
+ * SHIP_ITEMS_MAX items.
  */
 static int
-shapes_items(const struct opts *o, uint32_t *items)
+shapes_need(const struct opts *o, struct ship_need *nd)
 {
 	unsigned int i;
 
-	*items = 0;
+	memset(nd, 0, sizeof(*nd));
 	for (i = 0; i < shape_count(o); i++) {
 		struct ship_layout l;
 		struct shape sh;
@@ -394,8 +402,12 @@ shapes_items(const struct opts *o, uint32_t *items)
 				sh.burst, o->packets, slots, SHIP_ITEMS_MAX);
 			return -EINVAL;
 		}
-		if (slots > *items)
-			*items = (uint32_t)slots;
+		if (slots > nd->items)
+			nd->items = (uint32_t)slots;
+		if (slots * l.burst > nd->pkt_slots)
+			nd->pkt_slots = (size_t)(slots * l.burst);
+		if (l.rings > nd->rings)
+			nd->rings = l.rings;
 	}
 	return 0;
 }
@@ -801,26 +813,15 @@ ship_free(struct ship *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* The comm list and the app's queue inputs for every shape of o, passes
- * of o->packets packets; list_items from shapes_items(). */
+/* The comm list and the app's queue inputs for every shape of the run
+ * (shapes_need()). */
 static int
-ship_setup(struct ship *s, const struct opts *o, uint32_t list_items)
+ship_setup(struct ship *s, const struct ship_need *nd)
 {
-	size_t pkt_slots = 0;
-	unsigned int i;
+	const uint32_t list_items = nd->items;
 
 	s->filled = -1;
-	for (i = 0; i < shape_count(o); i++) {
-		struct ship_layout l;
-		struct shape sh;
-
-		shape_at(o, i, &sh);
-		ship_layout_of((uint32_t)o->packets, sh.rings, sh.burst, &l);
-		if ((size_t)l.rings * l.n_items * l.burst > pkt_slots)
-			pkt_slots = (size_t)l.rings * l.n_items * l.burst;
-		if (l.rings > s->max_rings)
-			s->max_rings = l.rings;
-	}
+	s->max_rings = nd->rings;
 	s->list = rte_gpu_comm_create_list(s->dev_id, list_items);
 	if (s->list == NULL) {
 		printf("FAIL: a comm list of %u items: %s\n", list_items,
@@ -828,16 +829,16 @@ ship_setup(struct ship *s, const struct opts *o, uint32_t list_items)
 		return -1;
 	}
 	s->list_items = list_items;
-	s->pkt_slots = pkt_slots;
+	s->pkt_slots = nd->pkt_slots;
 	CK(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
 	CK(cudaHostAlloc((void **)&s->gq, sizeof(*s->gq) * s->max_rings,
 		cudaHostAllocMapped));
 	CK(cudaHostAlloc((void **)&s->in, sizeof(*s->in) * list_items,
 		cudaHostAllocMapped));
-	CK(cudaHostAlloc((void **)&s->ts, sizeof(*s->ts) * pkt_slots,
+	CK(cudaHostAlloc((void **)&s->ts, sizeof(*s->ts) * nd->pkt_slots,
 		cudaHostAllocMapped));
-	CK(cudaHostAlloc((void **)&s->verdict, sizeof(*s->verdict) * pkt_slots,
-		cudaHostAllocMapped));
+	CK(cudaHostAlloc((void **)&s->verdict,
+		sizeof(*s->verdict) * nd->pkt_slots, cudaHostAllocMapped));
 	CK(cudaHostAlloc((void **)&s->sum, sizeof(*s->sum) * list_items,
 		cudaHostAllocMapped));
 	return 0;
@@ -1850,7 +1851,7 @@ main(int argc, char **argv)
 	struct ctx c;
 	struct opts *o = &c.o;
 	char errbuf[512];
-	uint32_t list_items;
+	struct ship_need need;
 	bool tiny;
 	size_t fi;
 	int ret, m;
@@ -1876,7 +1877,7 @@ main(int argc, char **argv)
 	if (ret != 0)
 		return ret > 0 ? BENCH_EXIT_OK : BENCH_EXIT_USAGE;
 	/* Checked with --cpu-only too: the same options fail alike. */
-	if (shapes_items(o, &list_items) != 0)
+	if (shapes_need(o, &need) != 0)
 		return BENCH_EXIT_USAGE;
 	tiny = o->packets <= TINY_PACKETS;
 	c.deadline_ns = bench_now_ns() + o->budget_s * 1000000000ULL;
@@ -1905,8 +1906,8 @@ main(int argc, char **argv)
 
 		/* Without a sweep the one shape is set here, for good. */
 		shape_at(o, 0, &sh);
-		if (ship_eal_init(&c.ship, o, list_items) != 0 ||
-				ship_setup(&c.ship, o, list_items) != 0 ||
+		if (ship_eal_init(&c.ship, o, need.items) != 0 ||
+				ship_setup(&c.ship, &need) != 0 ||
 				(!sweeping(o) && ship_shape_set(&c.ship, &sh,
 					(uint32_t)o->packets) != 0)) {
 			ship_free(&c.ship);
@@ -1987,7 +1988,7 @@ main(int argc, char **argv)
 	if (sweeping(o)) {
 		bench_json_obj_begin(&c.j, "sweep");
 		bench_json_int(&c.j, "shapes", shape_count(o));
-		bench_json_int(&c.j, "list_items", list_items);
+		bench_json_int(&c.j, "list_items", need.items);
 		bench_json_obj_end(&c.j);
 	}
 	bench_json_obj_end(&c.j);
