@@ -142,6 +142,14 @@ mbufs_release(struct gpu_queue *Q, struct rte_mbuf **m, uint32_t n,
 	Q->stash_pool = plain;
 }
 
+/* The mbufs item it holds in its list's mbufs[]: its packets', but
+ * with --mem staged, whose mbufs went back at publish (fill_item_with). */
+static inline uint16_t
+item_held(const struct gpurx_app *a, const struct gpu_item *it)
+{
+	return a->mem == GPURX_MEM_STAGED ? 0 : it->n;
+}
+
 /*
  * --mem staged: a packet's bytes into the staging buffer as its whole
  * arena span (gpurx_arena_span), in fixed-size moves: the kernel pulls
@@ -389,7 +397,6 @@ fill_item_with(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts,
 	 * memory itself (struct gpurx_gq, pull_src): no CUDA call here. */
 	gq->in[idx].pull = mem == GPURX_MEM_STAGED ? off : 0;
 	Q->items[idx].n = (uint16_t)k;
-	Q->items[idx].held = staged ? 0 : (uint16_t)k;
 	Q->items[idx].bytes = bytes;
 	Q->items[idx].plain_pool = plain ? pool : NULL;
 	/*
@@ -635,12 +642,11 @@ collect_item(struct gpurx_app *a, uint16_t q)
 		__atomic_store_n(&qs->gpu_busy_ns, busy / g->ck.kp.bpq,
 			__ATOMIC_RELAXED);
 	}
-	if (it->held != 0)
-		mbufs_release(Q, ci->mbufs, it->held, it->plain_pool);
+	if (item_held(a, it) != 0)
+		mbufs_release(Q, ci->mbufs, item_held(a, it), it->plain_pool);
 	GPURX_STAT_ADD(&Q->live, collected, 1);
 	GPURX_STAT_ADD(&Q->live, inflight_pkts, -(uint64_t)it->n);
 	it->n = 0;
-	it->held = 0;
 	/* Back to FREE, count 0, tail on (no per-entry cleanup: the next
 	 * fill overwrites what the kernel reads). */
 	rc = gpucomm_ring_release(&Q->ring);
@@ -681,10 +687,9 @@ drain_queue(struct gpurx_app *a, uint16_t q)
 		struct rte_gpu_comm_list *ci = gpucomm_ring_inflight_item(&Q->ring, i);
 		struct gpu_item *it = &Q->items[ci - Q->list];
 
-		rte_pktmbuf_free_bulk(ci->mbufs, it->held);
+		rte_pktmbuf_free_bulk(ci->mbufs, item_held(a, it));
 		lost += it->n;
 		it->n = 0;
-		it->held = 0;
 	}
 	gpucomm_ring_abandon(&Q->ring);
 	GPURX_STAT_ADD(&a->qs[q], gpu_lost, lost);

@@ -53,12 +53,10 @@ struct gpurx_gpu_buf {
 	enum gpurx_buf_kind kind;
 };
 
-/* The mbufs an item holds are in its comm list entry (mbufs[0..n)). */
+/* The mbufs an item holds are in its comm list entry (mbufs[0..n); none
+ * with --mem staged: item_held() in gpu_path.c). */
 struct gpu_item {
 	uint16_t n;
-	/* Mbufs the item holds in its list's mbufs[]: n, or 0 with --mem
-	 * staged, whose mbufs went back at publish (fill_item_with). */
-	uint16_t held;
 	uint64_t t_ready;		/* TSC when published READY */
 	uint64_t bytes;			/* wire bytes of its packets */
 	struct rte_mempool *plain_pool;	/* see gpurx_mbufs_free() */
