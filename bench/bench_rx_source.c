@@ -9,11 +9,13 @@
  * pipeline does with the packets. With --gpu the mbufs' data lies in that
  * GPU's memory, as dpdk-gpu-rx --mem gpu has it (the same pool code,
  * lib/gpuapp): the bare loop of a port that writes into GPU memory
- * (net_gpudma, or a NIC with GPUDirect RDMA).
+ * (net_gpudma, or a NIC with GPUDirect RDMA). With --gpus N queue q's
+ * mbufs are in GPU q mod N's memory, a pool a GPU, as dpdk-gpu-rx
+ * --mem gpu --gpus 0,..,N-1 has them (bench/gpus-scaling.sh).
  *
  * Usage: bench-rx-source [EAL options, one port, e.g. --vdev net_null0]
- *        -- [--queues N] [--burst N] [--seconds N] [--mbufs N] [--gpu ID]
- *        [--json FILE]
+ *        -- [--queues N] [--burst N] [--seconds N] [--mbufs N]
+ *        [--gpu ID | --gpus N] [--json FILE]
  *        bench-rx-source --self-test
  * Needs one lcore per queue besides the main lcore. Prints one line:
  *   rx-source: port=NAME[ (net_gpudma)] queues=N burst=N memory=host|gpu
@@ -45,6 +47,7 @@
 #define RXS_MAX_QUEUES 64
 #define RXS_MAX_BURST 512
 #define RXS_RING 1024
+#define RXS_MAX_GPUS 16
 
 struct rxs_opts {
 	uint64_t queues;
@@ -52,6 +55,7 @@ struct rxs_opts {
 	uint64_t seconds;
 	uint64_t mbufs;
 	int64_t gpu;		/* gpudev id of the mbufs' memory; -1: host */
+	uint64_t gpus;		/* queues over gpudev ids 0..gpus-1; 0: --gpu */
 	const char *json;
 };
 
@@ -81,6 +85,9 @@ parse(int argc, char **argv, void *arg)
 			"mbuf pool size (default: the rings' fill)"),
 		GPUAPP_OPT_UINT_ENTRY("gpu", &o->gpu, 0, INT16_MAX, "ID",
 			"the mbufs' data in this gpudev's memory"),
+		GPUAPP_OPT_UINT_ENTRY("gpus", &o->gpus, 1, RXS_MAX_GPUS, "N",
+			"queue q's mbufs in gpudev q mod N's memory\n"
+			"(a pool a GPU, as dpdk-gpu-rx --gpus 0,..,N-1)"),
 		GPUAPP_OPT_STRING_ENTRY("json", &o->json, "FILE",
 			"rx_packets, rx_bytes and elapsed_s as JSON"),
 		GPUAPP_OPT_HELP_ENTRY(0),
@@ -115,8 +122,10 @@ rx_loop(void *arg)
 	return 0;
 }
 
+/* Queue q takes its mbufs from mp[q % nmp]. */
 static int
-port_start(uint16_t port, uint16_t nq, struct rte_mempool *mp)
+port_start(uint16_t port, uint16_t nq, struct rte_mempool *const *mp,
+		unsigned int nmp)
 {
 	struct rte_eth_conf conf;
 	uint16_t q;
@@ -131,7 +140,7 @@ port_start(uint16_t port, uint16_t nq, struct rte_mempool *mp)
 	}
 	for (q = 0; q < nq; q++) {
 		rc = rte_eth_rx_queue_setup(port, q, RXS_RING,
-			rte_eth_dev_socket_id(port), NULL, mp);
+			rte_eth_dev_socket_id(port), NULL, mp[q % nmp]);
 		if (rc != 0) {
 			BENCH_LOG(ERR, "rte_eth_rx_queue_setup(%u): %s\n", q,
 				rte_strerror(-rc));
@@ -151,12 +160,12 @@ main(int argc, char **argv)
 {
 	struct rxs_opts o = { .queues = 1, .burst = 32, .seconds = 3, .mbufs = 0,
 		.gpu = -1 };
-	struct gpuapp_ext_pool gp = { .mem = NULL };
+	struct gpuapp_ext_pool gp[RXS_MAX_GPUS];
 	char err[256];
 	char name[RTE_ETH_NAME_MAX_LEN] = "?";
-	struct rte_mempool *mp = NULL;
+	struct rte_mempool *mp[RXS_MAX_GPUS] = { NULL };
 	uint64_t total = 0, bytes = 0, t0, t1;
-	unsigned int lcore, nq;
+	unsigned int lcore, nq, nmp = 1, g;
 	uint16_t port = 0;
 	int rc, status = BENCH_EXIT_FAIL;
 	double secs;
@@ -164,6 +173,7 @@ main(int argc, char **argv)
 	rc = bench_start(argc, argv, parse, &o);
 	if (rc >= 0)
 		return rc;
+	memset(gp, 0, sizeof(gp));
 	nq = (unsigned int)o.queues;
 	if (rte_eth_dev_count_avail() == 0) {
 		BENCH_LOG(ERR, "no ethdev port: give one, e.g. --vdev net_null0\n");
@@ -178,37 +188,60 @@ main(int argc, char **argv)
 		status = BENCH_EXIT_USAGE;
 		goto out;
 	}
-	/* Every RX ring full, every lcore's burst in hand, the caches. */
+	if (o.gpus > 0 && o.gpu >= 0) {
+		BENCH_LOG(ERR, "--gpu and --gpus exclude each other\n");
+		status = BENCH_EXIT_USAGE;
+		goto out;
+	}
+	if (o.gpus > 0) {
+		o.gpu = 0;
+		nmp = (unsigned int)o.gpus;
+		if (nmp > nq) {
+			BENCH_LOG(ERR, "--gpus %u: more GPUs than the %u queues\n",
+				nmp, nq);
+			status = BENCH_EXIT_USAGE;
+			goto out;
+		}
+	}
+	/* Every RX ring full, every lcore's burst in hand, the caches: a
+	 * pool's share of the queues. */
 	if (o.mbufs == 0)
-		o.mbufs = nq * (RXS_RING + o.burst + 512) + 1024;
-	if (o.gpu >= 0) {
-		if (!rte_gpu_is_valid((int16_t)o.gpu)) {
-			BENCH_LOG(ERR, "--gpu %" PRId64 ": no such GPU (%u probed; "
-				"load the CUDA gpudev plugin with -d)\n", o.gpu,
+		o.mbufs = (nq + nmp - 1) / nmp * (RXS_RING + o.burst + 512) + 1024;
+	for (g = 0; g < nmp; g++) {
+		const int16_t id = (int16_t)(o.gpu + g);
+		char pname[RTE_MEMPOOL_NAMESIZE];
+
+		if (o.gpu < 0) {
+			mp[g] = rte_pktmbuf_pool_create("rxs_pool",
+				(unsigned int)o.mbufs, 256, 0,
+				RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
+			if (mp[g] == NULL) {
+				BENCH_LOG(ERR, "rte_pktmbuf_pool_create(%" PRIu64
+					"): %s\n", o.mbufs, rte_strerror(rte_errno));
+				goto out;
+			}
+			break;
+		}
+		if (!rte_gpu_is_valid(id)) {
+			BENCH_LOG(ERR, "GPU %d: no such GPU (%u probed; load the "
+				"CUDA gpudev plugin with -d)\n", id,
 				(unsigned int)rte_gpu_count_avail());
 			status = BENCH_EXIT_USAGE;
 			goto out;
 		}
-		rc = gpuapp_ext_pool_create(&gp, "rxs_pool_gpu", (int16_t)o.gpu,
-			port, (uint32_t)o.mbufs, 256, RTE_MBUF_DEFAULT_BUF_SIZE,
+		snprintf(pname, sizeof(pname), "rxs_pool_gpu%d", id);
+		rc = gpuapp_ext_pool_create(&gp[g], pname, id, port,
+			(uint32_t)o.mbufs, 256, RTE_MBUF_DEFAULT_BUF_SIZE,
 			rte_socket_id(), err, sizeof(err));
 		if (rc != 0) {
-			BENCH_LOG(ERR, "mbufs in GPU %" PRId64 "'s memory: %s%s\n",
-				o.gpu, rc == 1 ? "the port cannot DMA into it: " : "",
+			BENCH_LOG(ERR, "mbufs in GPU %d's memory: %s%s\n", id,
+				rc == 1 ? "the port cannot DMA into it: " : "",
 				rc == 1 ? rte_strerror(rte_errno) : err);
 			goto out;
 		}
-		mp = gp.mp;
-	} else {
-		mp = rte_pktmbuf_pool_create("rxs_pool", (unsigned int)o.mbufs,
-			256, 0, RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
+		mp[g] = gp[g].mp;
 	}
-	if (mp == NULL) {
-		BENCH_LOG(ERR, "rte_pktmbuf_pool_create(%" PRIu64 "): %s\n",
-			o.mbufs, rte_strerror(rte_errno));
-		goto out;
-	}
-	if (port_start(port, (uint16_t)nq, mp) != 0) {
+	if (port_start(port, (uint16_t)nq, mp, nmp) != 0) {
 		/* Its queues may hold mbufs of mp: closed before mp goes. */
 		rte_eth_dev_close(port);
 		goto out;
@@ -278,11 +311,13 @@ stop:
 		status = BENCH_EXIT_FAIL;
 	rte_eth_dev_close(port);
 out:
-	/* The GPU pool's mempool goes with its memory, in that order. */
-	if (gp.mem != NULL)
-		gpuapp_ext_pool_free(&gp);
-	else
-		rte_mempool_free(mp);
+	/* A GPU pool's mempool goes with its memory, in that order. */
+	for (g = 0; g < nmp; g++) {
+		if (gp[g].mem != NULL)
+			gpuapp_ext_pool_free(&gp[g]);
+		else
+			rte_mempool_free(mp[g]);
+	}
 	rte_eal_cleanup();
 	return status;
 }

@@ -83,6 +83,13 @@ done
 txe2e=$top/tests/gpu_tx/run-tx-e2e.sh
 pmds=""
 [ -d "$bundle/pmds" ] && pmds="-d $bundle/pmds"
+# tx_case NAME CASE MEM VDEV ARGS: one case of run-tx-e2e.sh.
+tx_case() {
+	TX_MEM=$3 TX_VDEV=$4 TX_ARGS=$5 TX_EAL="--no-huge -m 2048 $pmds" \
+		run "$1" sh "$txe2e" "$2" "$build/examples/gpu_tx/dpdk-gpu-tx" \
+		"$build/tests/gpu_tx/gputx-check" \
+		"$build/examples/gpu_rx/app/dpdk-gpu-rx" "$out/$1"
+}
 if [ -x "$build/examples/gpu_tx/dpdk-gpu-tx" ]; then
 	# The persistent fill, and a kernel per burst; several TX queues (a
 	# ring each) where the port writes a file per queue (net_pcap).
@@ -98,15 +105,25 @@ if [ -x "$build/examples/gpu_tx/dpdk-gpu-tx" ]; then
 		for cc in $cases; do
 			c=${cc%%:*} args=
 			[ "$cc" != "$c" ] && args=${cc#*:}
-			name=gputx-$c-${m%%:*}${args:+-per-burst}
-			TX_MEM=${m%%:*} TX_VDEV=${m#*:} TX_ARGS=$args \
-				TX_EAL="--no-huge -m 2048 $pmds" \
-				run "$name" sh "$txe2e" "$c" \
-				"$build/examples/gpu_tx/dpdk-gpu-tx" \
-				"$build/tests/gpu_tx/gputx-check" \
-				"$build/examples/gpu_rx/app/dpdk-gpu-rx" "$out/$name"
+			tx_case "gputx-$c-${m%%:*}${args:+-per-burst}" "$c" \
+				"${m%%:*}" "${m#*:}" "$args"
 		done
 	done
+	# Several GPUs (issue 36): the three queues' frames built by every
+	# GPU in turn (--gpus all), each file against the reference; and
+	# every frame built by the last GPU in its own memory, sent by a
+	# net_gpudma port on that GPU.
+	ngpus=$(nvidia-smi -L 2> /dev/null | grep -c '^GPU ')
+	if [ "$ngpus" -ge 2 ]; then
+		last=$((ngpus - 1))
+		for cc in "queues:host-mapped:net_pcap0:--gpus all" \
+				"queues:host-mapped:net_pcap0:--gpus all --launch-per-burst" \
+				"cpu-ref:gpu:net_gpudma0,gpu=$last:--gpus $last"; do
+			IFS=: read -r c m v args <<< "$cc"
+			tx_case "gputx-gpus-$c-$m$([ "${args#*launch}" != "$args" ] &&
+				echo -per-burst)" "$c" "$m" "$v" "$args"
+		done
+	fi
 fi
 
 # GPU memory errors, with NVIDIA's compute-sanitizer where it is installed.

@@ -11,7 +11,9 @@
 # (net_gpudma) whole and with RX buffer split (headers in host memory),
 # and both under compute-sanitizer memcheck where it is installed; the
 # flow export (issue 14) in every memory mode, and over two GPUs where the
-# machine has them; --stamps in every memory mode.
+# machine has them; --stamps in every memory mode; with two or more GPUs,
+# every GPU mode with the queues spread over all of them, SIGINT under
+# load and a kernel fault on each.
 #
 # Usage: run-gpu-e2e.sh BUILD_DIR OUT_DIR
 # Runs dpdk-gpu-rx, and dpdk-gpu-rx-test (its objects with the test
@@ -297,6 +299,19 @@ split_captures_ok() {
 	fi
 }
 
+# sigint_run SECONDS NAME VDEV_ARGS APP_ARGS...: run NAME in the
+# background, SIGINT after SECONDS; its exit status in rc.
+sigint_run() {
+	s_wait=$1
+	shift
+	bg=1 app_run "$@" &
+	pid=$!
+	sleep "$s_wait"
+	kill -INT $pid
+	wait $pid
+	rc=$?
+}
+
 # SIGINT with the persistent kernel busy on replayed traffic (gpu: packets
 # in GPU memory, net_gpudma replaying the file without end; gpu+split:
 # every mbuf of both pools back, and a capture both of the CPU's writing
@@ -308,14 +323,9 @@ for mem in host-mapped staged gpu gpu+split gpu+split-p; do
 	[ "${mem%-p}" = gpu+split ] && flt="tcp or udp"
 	[ "$mem" = gpu+split-p ] && snap=""
 	# shellcheck disable=SC2046,SC2086
-	bg=1 app_run "$name" "rx_pcap=$out/in-small.pcap,$pargs" \
+	sigint_run 2 "$name" "rx_pcap=$out/in-small.pcap,$pargs" \
 		$(mem_args "${mem%-p}") --filter "$flt" $snap \
-		--write "$out/$name.pcapng" &
-	pid=$!
-	sleep 2
-	kill -INT $pid
-	wait $pid
-	rc=$?
+		--write "$out/$name.pcapng"
 	if [ "$rc" -ne 0 ]; then
 		fail "$name: exit $rc (see $out/$name.txt)"
 	elif ! mbufs_back "$name"; then
@@ -842,6 +852,117 @@ if [ "$ngpus" -ge 2 ]; then
 	fi
 else
 	echo "SKIP: split over two GPUs: $ngpus GPU(s) here"
+fi
+
+# Every GPU of the machine at once (issue 36): two queues a GPU, queue q
+# on GPU q mod N (--gpus all), the same file on each queue. Each GPU mode's
+# file per queue is the --cpu run's byte for byte, the counters and top
+# flows too (every GPU's flow table merged), a GPU line each, every mbuf
+# back; packets in GPU memory through one net_gpudma port whose queues
+# are on the GPUs, against --cpu on the same port. Then SIGINT under load
+# over every GPU, and a kernel fault on each GPU: the run stops naming
+# the GPU, exit non-zero, every mbuf back.
+if [ "$ngpus" -ge 2 ]; then
+	nq=$((2 * ngpus))
+	lcq=0-$nq
+	qfiles=
+	i=0
+	while [ $i -lt $nq ]; do
+		qfiles="$qfiles${qfiles:+,}rx_pcap=$in" i=$((i + 1))
+	done
+	# all_queues_equal REF NAME: each queue's file of NAME is REF's.
+	all_queues_equal() {
+		i=0
+		while [ $i -lt $nq ]; do
+			cmp -s "$out/$1-q$i.pcapng" "$out/$2-q$i.pcapng" ||
+				{ echo "queue $i's capture differs from --cpu"; return 0; }
+			i=$((i + 1))
+		done
+		return 1
+	}
+	every_gpu_line() {
+		g=0
+		while [ $g -lt "$ngpus" ]; do
+			grep -q "^GPU $g: " "$out/$1.txt" || { echo "no GPU $g line"; return 0; }
+			g=$((g + 1))
+		done
+		return 1
+	}
+	for ref in "allgpus-cpu:net_pcap0:$qfiles" \
+			"allgpus-cpu-gpudma:net_gpudma0:rx_pcap=$in,queues=$nq"; do
+		r=${ref%%:*} rest=${ref#*:}
+		lcores=$lcq port=${rest%%:*} app_run "$r" "${rest#*:}" --cpu \
+			--queues "$nq" --ts none --backpressure --idle-exit 1000 \
+			--filter "tcp or udp" --write "$out/$r-q%q.pcapng" ||
+			fail "$r: the --cpu run failed (see $out/$r.txt)"
+	done
+	for m in host-mapped staged host-mapped,launch-per-burst gpu; do
+		name=allgpus-$(echo "$m" | tr , -)
+		ref=allgpus-cpu p=net_pcap0 pa=$qfiles
+		[ "$m" = gpu ] && ref=allgpus-cpu-gpudma p=net_gpudma0 \
+			pa="rx_pcap=$in,queues=$nq"
+		# shellcheck disable=SC2046
+		lcores=$lcq port=$p app_run "$name" "$pa" $(mode_args "$m") \
+			--gpus all --queues "$nq" --ts none --backpressure \
+			--idle-exit 1000 --filter "tcp or udp" \
+			--write "$out/$name-q%q.pcapng"
+		rc=$?
+		if [ "$rc" -ne 0 ]; then
+			fail "$name: exit $rc (see $out/$name.txt)"
+		elif why=$(all_queues_equal "$ref" "$name"); then
+			fail "$name: $why"
+		elif [ "$(summary_core "$out/$name.txt")" != \
+				"$(summary_core "$out/$ref.txt")" ]; then
+			fail "$name: counters or top flows differ from --cpu"
+		elif why=$(every_gpu_line "$name"); then
+			fail "$name: $why (see $out/$name.txt)"
+		elif ! mbufs_back "$name"; then
+			fail "$name: mbufs not all back"
+		else
+			pass "$name: $nq queues over $ngpus GPUs, each queue's capture that of --cpu"
+		fi
+		rm -f "$out/$name"-q*.pcapng
+	done
+	for mem in host-mapped gpu; do
+		name=allgpus-sigint-$mem
+		p=net_pcap0 pa="$(echo "$qfiles" | sed "s|$in|$out/in-small.pcap|g"),infinite_rx=1"
+		[ "$mem" = gpu ] && p=net_gpudma0 pa="rx_pcap=$out/in-small.pcap,loop=0,queues=$nq"
+		# shellcheck disable=SC2046
+		lcores=$lcq port=$p sigint_run 3 "$name" "$pa" $(mem_args "$mem") \
+			--gpus all --queues "$nq" --filter "tcp or udp" \
+			--write "$out/$name.pcapng"
+		if [ "$rc" -ne 0 ]; then
+			fail "$name: exit $rc (see $out/$name.txt)"
+		elif ! mbufs_back "$name"; then
+			fail "$name: mbufs not all returned (see $out/$name.txt)"
+		elif ! grep -q 'persistent kernel quit in' "$out/$name.txt"; then
+			fail "$name: kernel quit not reported"
+		elif ! "$check" --valid "$out/$name.pcapng" > /dev/null 2>&1; then
+			fail "$name: capture not readable to the end"
+		elif why=$(every_gpu_line "$name"); then
+			fail "$name: $why"
+		else
+			pass "$name: SIGINT under load over $ngpus GPUs, every mbuf back"
+		fi
+		rm -f "$out/$name.pcapng"
+	done
+	# Each GPU's queue 0 faults on its 200th item.
+	name=allgpus-kernel-fault
+	lcores=$lcq app_env=GPURX_TEST_KERNEL_FAULT=200 app_run "$name" \
+		"$(echo "$qfiles" | sed "s|$in|$out/in-small.pcap|g"),infinite_rx=1" \
+		--mem host-mapped --gpus all --queues "$nq" --filter tcp \
+		--duration 30
+	rc=$?
+	if [ "$rc" -eq 0 ] ||
+			! grep -q "error: GPU [0-9]*: persistent kernel failed" "$out/$name.txt" ||
+			! grep -q "stopped by: *GPU kernel failed (GPU [0-9]*)" "$out/$name.txt" ||
+			! mbufs_back "$name"; then
+		fail "$name: exit $rc, or the GPU not named, or mbufs not back (see $out/$name.txt)"
+	else
+		pass "$name: $(grep -m1 'stopped by' "$out/$name.txt"), exit $rc"
+	fi
+else
+	echo "SKIP: every GPU at once: $ngpus GPU(s) here"
 fi
 
 echo "$passed passed, $failed failed"
