@@ -122,7 +122,7 @@ point() {
 			vdev=net_gpudma0,rx_pcap=$frames,loop=0,queues=$q,scatter=1
 			gargs=(--gpus "$n")
 		fi
-		"$src" "${bench_mem[@]}" --file-prefix "gs-$name" "${lc[@]}" \
+		$limit "$src" "${bench_mem[@]}" --file-prefix "gs-$name" "${lc[@]}" \
 			"${extra[@]}" --vdev "$vdev" -- "${gargs[@]}" \
 			--queues "$q" --burst "$burst" --seconds "$secs" \
 			--json "$json" ;;
@@ -132,7 +132,7 @@ point() {
 			vdev=net_gpudma0,rx_pcap=$frames,loop=0,queues=$q,scatter=1
 			margs=(--mem gpu --split off)
 		fi
-		"$rx" "${bench_mem[@]}" --file-prefix "gs-$name" "${lc[@]}" \
+		$limit "$rx" "${bench_mem[@]}" --file-prefix "gs-$name" "${lc[@]}" \
 			"${extra[@]}" --vdev "$vdev" -- "${margs[@]}" \
 			--gpus "$list" --queues "$q" --filter 'tcp port 443' \
 			--duration "$secs" --json "$json" --ts none \
@@ -140,7 +140,7 @@ point() {
 	gen-none | gen-gpu)
 		local margs=(--mem gpu --gpus "$list") pci=()
 		[ "$mode" = gen-none ] && { margs=(--mem cpu --no-build); pci=(--no-pci); }
-		"$tx" "${bench_mem[@]}" "${pci[@]}" --file-prefix "gs-$name" \
+		$limit "$tx" "${bench_mem[@]}" "${pci[@]}" --file-prefix "gs-$name" \
 			"${lc[@]}" "${extra[@]}" \
 			--vdev "net_gpudma0,rx_pcap=$frames,queues=$q" -- \
 			--stream "ipv4,udp,dst=10.1.0.1,$vars,size=64" \
@@ -164,6 +164,8 @@ PY
 }
 
 mkdir -p "$out/runs" || exit 2
+# A run that does not end by itself is killed, and its cell says so.
+limit="timeout --kill-after=5 $((secs + 40))"
 failed=0
 modes=${BENCH_GPUS_MODES:-source host-mapped gpu-source gpu gen-none gen-gpu}
 for mode in $modes; do
