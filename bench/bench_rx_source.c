@@ -275,6 +275,13 @@ main(int argc, char **argv)
 		bytes += rxs_q[q].bytes;
 	}
 	secs = (double)(t1 - t0) / bench_tsc_hz();
+	if (total == 0) {
+		/* A source that gives nothing is broken (a port whose copies
+		 * failed, say), not a rate of zero. */
+		BENCH_LOG(ERR, "no packet in %.1f s from %s: see its errors "
+			"above\n", secs, name);
+		goto stop;
+	}
 	/* What wrote the mbufs' data: for a net_gpudma port with --gpu, the
 	 * port's own kernel or copies on the GPU, part of this loop's cost. */
 	printf("rx-source: port=%s%s queues=%u burst=%" PRIu64 " memory=%s "

@@ -1250,6 +1250,13 @@ def main():
             md.append("## Flow export (bench/flow-export.sh)\n\n" + f.read())
     except OSError:
         pass
+    # bench/gpus-scaling.sh's own tables, where it ran (two GPUs or more).
+    try:
+        with open(os.path.join(out, summary.GPUS_DIR, "scaling.md")) as f:
+            md.append("".join("#" + l if l.startswith("#") else l
+                              for l in f.read().splitlines(True)))
+    except OSError:
+        pass
     md.append(summary.floors_section(summ))
     plots = [p for p in plots if p]
     # Tables redone where matplotlib is missing keep the run's own plots.

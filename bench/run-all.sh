@@ -6,7 +6,8 @@
 # machine.txt, OUT_DIR/run_id (the run's id), the pipeline capacity sweep
 # (item 2, and the memory each configuration holds, item 5) in
 # OUT_DIR/capacity-burst128/, the capture throughput sweep in
-# OUT_DIR/capture/, the flow export runs in OUT_DIR/flow-export/, then
+# OUT_DIR/capture/, the flow export runs in OUT_DIR/flow-export/, the
+# scaling over every GPU in OUT_DIR/gpus-scaling/ (two or more GPUs), then
 # bench/plot.py OUT_DIR: OUT_DIR/summary.json (every figure beside its
 # floor of the same run, bench/summary.py), the markdown tables in
 # OUT_DIR/report.md in any case, and PNG plots where matplotlib is
@@ -58,6 +59,10 @@
 #                    in the table, 20 k replayed, 1 s a run, no UDP, 6 s of
 #                    search)
 #   BENCH_FLOW_*     passed to bench/flow-export.sh
+#   BENCH_GPUS=0     leave out the scaling over GPUs (bench/gpus-scaling.sh,
+#                    about 4 minutes on two GPUs; it runs where nvidia-smi
+#                    lists two or more)
+#   BENCH_GPUS_*     passed to bench/gpus-scaling.sh
 #   LD_LIBRARY_PATH  passed through (DPDK libraries of a bundle)
 # Exit: 0 when every benchmark ran (or skipped: no GPU), 1 otherwise.
 set -uo pipefail
@@ -235,7 +240,7 @@ run() {
 	echo "\$ $*" > "$out/$name.log"
 	timeout --kill-after=10 "$limit" "$@" >> "$out/$name.log" 2>&1
 	rc=$?
-	grep -E '^(handoff|driver|reg-cache|PASS dmabuf|bpf-cpu|kernel-rate|sysmem-probe|gpugen|txrate|capacity|capture|gpudma|cuMemcpyHtoD|flow-export:|tmpfs-probe|SKIP|FAIL)' "$out/$name.log" | sed 's/^/   /'
+	grep -E '^(handoff|driver|reg-cache|PASS dmabuf|bpf-cpu|kernel-rate|sysmem-probe|gpugen|txrate|capacity|capture|gpudma|cuMemcpyHtoD|flow-export:|tmpfs-probe|gpus-scaling|SKIP|FAIL)' "$out/$name.log" | sed 's/^/   /'
 	case $rc in
 	0) echo "   $name: done" ;;
 	77) echo "   $name: skipped (no GPU)" ;;
@@ -424,6 +429,15 @@ if [ "${BENCH_FLOW:-1}" = 1 ]; then
 	fi
 	run flow_export 1200 env BENCH_EAL_EXTRA="${extra[*]}" "${flow_env[@]}" \
 		bash "$top/bench/flow-export.sh" "$out/flow-export" "$build"
+fi
+# Several GPUs (issue 36): the pipeline and the generator on 1 .. every
+# GPU, the lcores per GPU fixed, beside the bare loops at the same lcores,
+# in OUT_DIR/gpus-scaling/; only where there are two GPUs or more.
+if [ "${BENCH_GPUS:-1}" = 1 ] &&
+		[ "$(nvidia-smi -L 2> /dev/null | grep -c '^GPU ')" -ge 2 ]; then
+	run gpus_scaling 900 env BENCH_EAL_EXTRA="${extra[*]}" \
+		BENCH_GPUS_REPS="${BENCH_GPUS_REPS:-$([ "$quick" = 1 ] && echo 1 || echo 3)}" \
+		bash "$top/bench/gpus-scaling.sh" "$out/gpus-scaling" "$build"
 fi
 echo "benchmarks took $(( $(date +%s) - start )) s"
 

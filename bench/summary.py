@@ -700,6 +700,41 @@ def flow_export(fig, out):
                          best.get("churn") or 0, c.get("bound")))
 
 
+# --- bench/gpus-scaling.sh ---------------------------------------------------
+
+GPUS_DIR = "gpus-scaling"
+
+
+def gpus_scaling(fig, out):
+    """Each mode's median on N GPUs against N times its one-GPU median of
+    this run (issue 36: >= 0.9), and the one-GPU figure against the bare
+    loop's at the same lcores."""
+    s = load_json(os.path.join(out, GPUS_DIR, "gpus_scaling.json"))
+    if not s:
+        return
+    lpg = s.get("lcores_per_gpu")
+    for mode, m in s.get("modes", {}).items():
+        one = next((p for p in m["points"] if p["gpus"] == 1), None)
+        for p in m["points"]:
+            if "median" not in p:
+                continue
+            name = "gpus_scaling.%s.%dgpus.%dlcores_per_gpu.mpps" % (mode, p["gpus"], lpg)
+            raw = "%s/runs/%s-g%d.r*.json" % (GPUS_DIR, mode, p["gpus"])
+            if p["gpus"] > 1 and one and "median" in one:
+                fig.add(name, p["median"], "Mpps", raw,
+                        baseline=("%d x gpus_scaling.%s.1gpus.%dlcores_per_gpu.mpps"
+                                  % (p["gpus"], mode, lpg), p["gpus"] * one["median"]),
+                        goal="≥ 0.9 of N × the one-GPU figure (issue 36)"
+                        if mode in ("host-mapped", "gpu", "gen-gpu") else None,
+                        note="floor: N × this run's one-GPU median")
+            elif p["gpus"] == 1 and "ceiling_median" in p:
+                fig.add(name, p["median"], "Mpps", raw,
+                        baseline=("gpus_scaling.%s.1gpus.%dlcores_per_gpu.mpps"
+                                  % (m["ceiling"], lpg), p["ceiling_median"]))
+            else:
+                fig.add(name, p["median"], "Mpps", raw)
+
+
 def build(out):
     info = run_info(out)
     fig = Figures()
@@ -715,6 +750,7 @@ def build(out):
     capacity(fig, out)
     capture(fig, out)
     flow_export(fig, out)
+    gpus_scaling(fig, out)
     info["figures"] = fig.list
     return info
 
