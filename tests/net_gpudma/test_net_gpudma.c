@@ -2546,6 +2546,166 @@ gpu_ports_on_two_gpus(void)
 	check_cuda_released("after closing the ports of two GPUs");
 }
 
+/*
+ * One port (gpu=0) of two queues, queue 0's pool in GPU 0's memory and
+ * queue 1's in GPU 1's, as dpdk-gpu-rx --mem gpu --gpus 0,1 sets it up:
+ * each queue is filled and drained by its own GPU (its context, stream
+ * and kernel), none touching the other's memory, the two queues polled
+ * at once by two lcores; every frame whole, tx_pcap the input, a frame
+ * of GPU 1 on GPU 0's TX queue dropped, a queue whose segments are on
+ * two GPUs refused, everything given back.
+ */
+struct gq_rx {
+	uint16_t port, q;
+	int got;
+	struct rte_mbuf *held[NB_FRAMES];
+};
+
+static int
+gq_rx_lcore(void *arg)
+{
+	struct gq_rx *r = arg;
+
+	r->got = rx_all(r->port, r->q, r->q, 2, r->held, NB_FRAMES);
+	return 0;
+}
+
+/* Stream work each fake GPU was given so far. */
+static uint64_t
+gpu_work(int g)
+{
+	return fake_cuda_kernel_launches_on(g) + fake_cuda_async_copies_on(g);
+}
+
+static void
+gpu_queues_of_one_port_on_two_gpus(void)
+{
+	const size_t half = GPU_MEM_LEN / 2;
+	void *mem[2] = { gpu_mem, gpu_mem1 };
+	struct rte_mempool *mp[2] = { NULL, NULL };
+	struct rte_pktmbuf_extmem ext = {
+		.buf_iova = RTE_BAD_IOVA,
+		.buf_len = half,
+		.elt_size = SEG_ROOM + RTE_PKTMBUF_HEADROOM,
+	};
+	static struct gq_rx rx[2];
+	union rte_eth_rxseg segs[2];
+	struct rte_eth_rxconf rc;
+	struct rte_eth_stats st;
+	uint64_t work0[2], cross0 = fake_cuda_cross_gpu_accesses();
+	unsigned int worker = rte_get_next_lcore(-1, 1, 0);
+	char args[1200], out[512], name[32], want[96];
+	uint16_t port, sent = 0;
+	unsigned int g, k;
+
+	cuda_baseline();
+	log_begin();
+	path_in(out, sizeof(out), "two-gpu-queues.pcap");
+	for (g = 0; g < 2; g++) {
+		snprintf(name, sizeof(name), "gq_pool%u", g);
+		memset(mem[g], 0xee, half);
+		ext.buf_ptr = mem[g];
+		mp[g] = rte_pktmbuf_pool_create_extbuf(name, MULTI_MBUFS, 0, 0,
+			ext.elt_size, SOCKET_ID_ANY, &ext, 1);
+	}
+	snprintf(args, sizeof(args), "rx_pcap=%s,tx_pcap=%s,queues=2,gpu=0",
+		in_pcap, out);
+	if (mp[0] == NULL || mp[1] == NULL ||
+			port_create("net_gpudma_gq", args, &port) != 0) {
+		CHECK(0, "pools or port not created");
+		goto free_pools;
+	}
+	CHECK(port_setup(port, 2, NULL) == 0, "setup");
+	for (g = 0; g < 2; g++)
+		CHECK(rte_dev_dma_map(port_dev(port), mem[g], RTE_BAD_IOVA,
+			half) == 0, "dma map of GPU %u's memory: %s", g,
+			rte_strerror(rte_errno));
+	/* A queue is one GPU's: segments on both are refused, naming them. */
+	split_conf(&rc, segs, mp[0], mp[1]);
+	CHECK(rte_eth_rx_queue_setup(port, 0, 256, SOCKET_ID_ANY, &rc,
+		NULL) != 0 && log_has("segments in GPU 0's and GPU 1's memory"),
+		"a queue split over two GPUs' memory accepted");
+	for (g = 0; g < 2; g++) {
+		CHECK(rte_eth_rx_queue_setup(port, g, 256, SOCKET_ID_ANY, NULL,
+			mp[g]) == 0, "rx queue %u setup", g);
+		snprintf(want, sizeof(want), "rx queue %u: 256 descriptors, 1 segment(s), filled by GPU %u",
+			g, g);
+		CHECK(log_has(want), "no '%s'", want);
+	}
+	CHECK(rte_eth_dev_start(port) == 0, "start");
+
+	/* Both queues at once, queue 1 on another lcore where there is one:
+	 * each lcore makes its own queue's GPU current. */
+	for (g = 0; g < 2; g++) {
+		work0[g] = gpu_work(g);
+		rx[g] = (struct gq_rx){ .port = port, .q = (uint16_t)g };
+	}
+	if (worker < RTE_MAX_LCORE &&
+			rte_eal_remote_launch(gq_rx_lcore, &rx[1], worker) == 0) {
+		gq_rx_lcore(&rx[0]);
+		rte_eal_wait_lcore(worker);
+	} else {
+		gq_rx_lcore(&rx[0]);
+		gq_rx_lcore(&rx[1]);
+	}
+	for (g = 0; g < 2; g++) {
+		CHECK(rx[g].got == (int)(NB_FRAMES - g + 1) / 2,
+			"queue %u received %d of %u (or a bad frame)", g, rx[g].got,
+			(unsigned int)(NB_FRAMES - g + 1) / 2);
+		CHECK(gpu_work(g) > work0[g], "GPU %u did not fill queue %u", g,
+			g);
+		/* TX moves frames by copies alone. */
+		work0[g] = fake_cuda_async_copies_on(g);
+	}
+	CHECK(fake_cuda_cross_gpu_accesses() == cross0,
+		"%" PRIu64 " accesses of one GPU's memory by another GPU",
+		fake_cuda_cross_gpu_accesses() - cross0);
+
+	/* Sent in the file's order, each frame on its queue's TX queue: each
+	 * TX queue drained by its GPU. */
+	for (k = 0; k < NB_FRAMES && rx[k % 2].got > (int)(k / 2); k++)
+		sent += rte_eth_tx_burst(port, k % 2, &rx[k % 2].held[k / 2], 1);
+	CHECK(sent == NB_FRAMES, "sent %u of %u", sent, (unsigned int)NB_FRAMES);
+	for (g = 0; g < 2; g++)
+		CHECK(fake_cuda_async_copies_on(g) > work0[g],
+			"GPU %u did not drain tx queue %u", g, g);
+	CHECK(fake_cuda_cross_gpu_accesses() == cross0,
+		"TX: %" PRIu64 " accesses of one GPU's memory by another GPU",
+		fake_cuda_cross_gpu_accesses() - cross0);
+	/* GPU 0's TX queue does not read GPU 1's memory. */
+	if (rx[1].got > 0) {
+		struct rte_mbuf *m = rte_pktmbuf_alloc(mp[1]);
+
+		CHECK(m != NULL && rte_pktmbuf_append(m, 60) != NULL &&
+			rte_eth_tx_burst(port, 0, &m, 1) == 1 &&
+			log_has("tx queue 0: a frame in GPU 1's memory, the queue is GPU 0's"),
+			"GPU 1's frame on GPU 0's TX queue not refused");
+	}
+	CHECK(rte_eth_stats_get(port, &st) == 0 && st.ipackets == NB_FRAMES &&
+		st.opackets == NB_FRAMES && st.ierrors == 0 && st.oerrors == 1,
+		"ipackets %" PRIu64 " opackets %" PRIu64 " ierrors %" PRIu64
+		" oerrors %" PRIu64, st.ipackets, st.opackets, st.ierrors,
+		st.oerrors);
+	CHECK(rte_eth_dev_stop(port) == 0, "stop");
+	for (g = 0; g < 2; g++)
+		CHECK(rte_dev_dma_unmap(port_dev(port), mem[g], RTE_BAD_IOVA,
+			half) == 0, "unmap of GPU %u's memory: %s", g,
+			rte_strerror(rte_errno));
+	port_destroy("net_gpudma_gq", port);
+	CHECK(check_pcap(out, frame_lens, NB_FRAMES) == (int)NB_FRAMES,
+		"tx_pcap not the input");
+free_pools:
+	for (g = 0; g < 2; g++) {
+		if (mp[g] == NULL)
+			continue;
+		CHECK(rte_mempool_avail_count(mp[g]) == MULTI_MBUFS,
+			"GPU %u's pool: %u of %u mbufs back", g,
+			rte_mempool_avail_count(mp[g]), MULTI_MBUFS);
+		rte_mempool_free(mp[g]);
+	}
+	check_cuda_released("after closing a port of queues on two GPUs");
+}
+
 /* ---- main ------------------------------------------------------------------- */
 
 int
@@ -2630,6 +2790,7 @@ main(int argc, char **argv)
 			ret = 1;
 		} else {
 			CHECK_CASE(gpu_ports_on_two_gpus);
+			CHECK_CASE(gpu_queues_of_one_port_on_two_gpus);
 		}
 	} else if (strcmp(mode, "faults") == 0) {
 		ret = run_faults();
