@@ -255,19 +255,25 @@ host_pool(const char *name, unsigned int n)
 }
 
 static struct rte_mempool *
-gpu_pool(const char *name, unsigned int n)
+gpu_pool_in(void *mem, const char *name, unsigned int n)
 {
 	struct rte_pktmbuf_extmem ext = {
-		.buf_ptr = gpu_mem,
+		.buf_ptr = mem,
 		.buf_iova = RTE_BAD_IOVA,
 		.buf_len = GPU_MEM_LEN,
 		.elt_size = SEG_ROOM + RTE_PKTMBUF_HEADROOM,
 	};
 
 	/* Poison: a buffer handed out before its copy landed shows it. */
-	memset(gpu_mem, 0xee, GPU_MEM_LEN);
+	memset(mem, 0xee, GPU_MEM_LEN);
 	return rte_pktmbuf_pool_create_extbuf(name, n, 0, 0, ext.elt_size,
 		SOCKET_ID_ANY, &ext, 1);
+}
+
+static struct rte_mempool *
+gpu_pool(const char *name, unsigned int n)
+{
+	return gpu_pool_in(gpu_mem, name, n);
 }
 
 /* How ports fill GPU memory: GPUDMA_TEST_SCATTER=0 copy-engine copies
@@ -1923,6 +1929,9 @@ static int feed(struct rte_ring *r, struct rte_mempool *src,
  * the capture before each run, from this pool. */
 static struct rte_mempool *fault_feed;
 #define FAULT_FEED_MBUFS 2047u
+/* Two GPUs in the fault runs (NULL: one): the port has a second queue,
+ * on this pool in GPU 1's memory. */
+static struct rte_mempool *fault_mp1;
 
 /*
  * The GPU-memory life of a port, each step's failure noted: map, queues,
@@ -1934,7 +1943,7 @@ gpu_scenario(struct rte_mempool *mp, struct rte_mempool *head, const char *out)
 {
 	union rte_eth_rxseg segs[2];
 	struct rte_eth_rxconf rc;
-	static struct rte_mbuf *held[NB_FRAMES];
+	static struct rte_mbuf *held[2][NB_FRAMES];
 	struct rte_eth_stats st = { 0 };
 	struct rte_device *dev;
 	bool mapped = false;
@@ -1943,7 +1952,12 @@ gpu_scenario(struct rte_mempool *mp, struct rte_mempool *head, const char *out)
 	struct rte_ring *rings[1];
 	uint16_t port, sub;
 
-	snprintf(args, sizeof(args), "rx_pcap=%s,tx_pcap=%s", in_pcap, out);
+	const uint16_t nq = fault_mp1 != NULL ? 2 : 1;
+	bool mapped1 = false;
+	uint16_t q;
+
+	snprintf(args, sizeof(args), "rx_pcap=%s,tx_pcap=%s,queues=%u", in_pcap,
+		out, nq);
 	if (fault_feed != NULL) {
 		if (ring_port("f", 1, rings, &sub) != 0) {
 			CHECK(0, "net_ring port");
@@ -1959,25 +1973,45 @@ gpu_scenario(struct rte_mempool *mp, struct rte_mempool *head, const char *out)
 		return 1;
 	}
 	dev = port_dev(port);
-	failed |= port_setup(port, 1, NULL) != 0;
+	failed |= port_setup(port, nq, NULL) != 0;
 	if (rte_dev_dma_map(dev, gpu_mem, RTE_BAD_IOVA, GPU_MEM_LEN) == 0)
 		mapped = true;
 	else
 		failed = 1;
+	if (nq > 1 && !failed) {
+		if (rte_dev_dma_map(dev, gpu_mem1, RTE_BAD_IOVA,
+				GPU_MEM_LEN) == 0)
+			mapped1 = true;
+		else
+			failed = 1;
+	}
 	/* head: headers split into it, the rest into mp. */
 	split_conf(&rc, segs, head, mp);
 	if (!failed && rte_eth_rx_queue_setup(port, 0, 64, SOCKET_ID_ANY,
 			head != NULL ? &rc : NULL, head != NULL ? NULL : mp) != 0)
+		failed = 1;
+	if (nq > 1 && !failed && rte_eth_rx_queue_setup(port, 1, 64,
+			SOCKET_ID_ANY, NULL, fault_mp1) != 0)
 		failed = 1;
 	if (!failed && rte_eth_dev_start(port) != 0)
 		failed = 1;
 	if (!failed) {
 		/* Frames lost to a failed fill are counted: which ones
 		 * arrive is not known, stride 0. */
-		got = rx_all(port, 0, 0, 0, held, NB_FRAMES);
-		if (got > 0 && rte_eth_tx_burst(port, 0, held,
-				(uint16_t)got) != got)
-			failed = 1;
+		int n[2] = { 0, 0 }, i;
+
+		for (q = 0; q < nq; q++) {
+			n[q] = rx_all(port, q, 0, 0, held[q], NB_FRAMES);
+			got = RTE_MAX(got, n[q]);
+		}
+		/* Sent a frame at a time, queue after queue: the file's
+		 * order when nothing was lost (rx_pcap deals frame k to
+		 * queue k % nq). */
+		for (i = 0; i < got; i++)
+			for (q = 0; q < nq; q++)
+				if (i < n[q] && rte_eth_tx_burst(port, q,
+						&held[q][i], 1) != 1)
+					failed = 1;
 		(void)rte_eth_stats_get(port, &st);
 		failed |= st.ierrors + st.oerrors + st.imissed > 0;
 		failed |= st.ipackets != NB_FRAMES;
@@ -1986,6 +2020,12 @@ gpu_scenario(struct rte_mempool *mp, struct rte_mempool *head, const char *out)
 	if (mapped && rte_dev_dma_unmap(dev, gpu_mem, RTE_BAD_IOVA,
 			GPU_MEM_LEN) != 0) {
 		CHECK(0, "unmap after stop: %s", rte_strerror(rte_errno));
+		failed = 1;
+	}
+	if (mapped1 && rte_dev_dma_unmap(dev, gpu_mem1, RTE_BAD_IOVA,
+			GPU_MEM_LEN) != 0) {
+		CHECK(0, "unmap of GPU 1's memory after stop: %s",
+			rte_strerror(rte_errno));
 		failed = 1;
 	}
 	port_destroy("net_gpudma_f", port);
@@ -2037,6 +2077,10 @@ run_faults_on(struct rte_mempool *mp, struct rte_mempool *head)
 			rte_mempool_avail_count(head) == 1024),
 			"call %" PRIu64 " (%s): %u of 1024 mbufs back", n, name,
 			rte_mempool_avail_count(mp));
+		CHECK(fault_mp1 == NULL ||
+			rte_mempool_avail_count(fault_mp1) == 1024,
+			"call %" PRIu64 " (%s): %u of GPU 1's 1024 mbufs back", n,
+			name, rte_mempool_avail_count(fault_mp1));
 		CHECK(fault_feed == NULL ||
 			rte_mempool_avail_count(fault_feed) == FAULT_FEED_MBUFS,
 			"call %" PRIu64 " (%s): %u of rx_port's %u mbufs back", n,
@@ -2046,8 +2090,9 @@ run_faults_on(struct rte_mempool *mp, struct rte_mempool *head)
 			break;
 	}
 	CHECK(hit > 20, "only %u CUDA calls", hit);
-	printf("%s faults%s%s: %u CUDA calls made to fail one at a time, of:%s\n",
+	printf("%s faults%s%s%s: %u CUDA calls made to fail one at a time, of:%s\n",
 		check_case_failed() ? "FAIL" : "PASS",
+		fault_mp1 != NULL ? " (queues on two GPUs)" : "",
 		head != NULL ? " (buffer split)" : "",
 		fault_feed != NULL ? " (rx_port)" : "", hit, names);
 	return check_case_failed();
@@ -2077,6 +2122,26 @@ run_faults(void)
 	rte_mempool_free(head);
 	rte_mempool_free(fault_feed);
 	fault_feed = NULL;
+	return ret;
+}
+
+/* The fault runs with the port's second queue in GPU 1's memory: every
+ * CUDA call of the two GPUs' life (opening GPU 1, mapping the frame
+ * store for it, its queue's stream and kernel) made to fail in turn. */
+static int
+run_faults_two_gpus(void)
+{
+	struct rte_mempool *mp = gpu_pool("gpu_faults", 1024);
+	int ret = 1;
+
+	fault_mp1 = gpu_pool_in(gpu_mem1, "gpu1_faults", 1024);
+	if (mp != NULL && fault_mp1 != NULL)
+		ret = run_faults_on(mp, NULL);
+	else
+		printf("FAIL faults (queues on two GPUs): pools\n");
+	rte_mempool_free(mp);
+	rte_mempool_free(fault_mp1);
+	fault_mp1 = NULL;
 	return ret;
 }
 
@@ -2791,6 +2856,7 @@ main(int argc, char **argv)
 		} else {
 			CHECK_CASE(gpu_ports_on_two_gpus);
 			CHECK_CASE(gpu_queues_of_one_port_on_two_gpus);
+			ret = run_faults_two_gpus();
 		}
 	} else if (strcmp(mode, "faults") == 0) {
 		ret = run_faults();
