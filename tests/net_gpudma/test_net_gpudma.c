@@ -2685,11 +2685,36 @@ gpu_queues_of_one_port_on_two_gpus(void)
 		CHECK(rte_dev_dma_map(port_dev(port), mem[g], RTE_BAD_IOVA,
 			half) == 0, "dma map of GPU %u's memory: %s", g,
 			rte_strerror(rte_errno));
-	/* A queue is one GPU's: segments on both are refused, naming them. */
+	/* A queue is one GPU's: segments on both, or a pool over both, are
+	 * refused, saying so. */
 	split_conf(&rc, segs, mp[0], mp[1]);
 	CHECK(rte_eth_rx_queue_setup(port, 0, 256, SOCKET_ID_ANY, &rc,
 		NULL) != 0 && log_has("segments in GPU 0's and GPU 1's memory"),
 		"a queue split over two GPUs' memory accepted");
+	{
+		/* The halves of both GPUs' memory the pools above leave. */
+		struct rte_pktmbuf_extmem both[2] = { ext, ext };
+		struct rte_mempool *mix;
+
+		both[0].buf_ptr = (char *)gpu_mem + half;
+		both[1].buf_ptr = (char *)gpu_mem1 + half;
+		/* Room for a hundred buffers in GPU 0's: the rest in GPU 1's. */
+		both[0].buf_len = 100 * ext.elt_size;
+		mix = rte_pktmbuf_pool_create_extbuf("gq_pool_mix", 256, 0, 0,
+			ext.elt_size, SOCKET_ID_ANY, both, 2);
+		CHECK(mix != NULL, "a pool over both GPUs' memory");
+		CHECK(mix == NULL || (rte_dev_dma_map(port_dev(port),
+			both[0].buf_ptr, RTE_BAD_IOVA, both[0].buf_len) == 0 &&
+			rte_dev_dma_map(port_dev(port), both[1].buf_ptr,
+			RTE_BAD_IOVA, half) == 0 &&
+			rte_eth_rx_queue_setup(port, 0, 256, SOCKET_ID_ANY, NULL,
+			mix) != 0 && log_has("has buffers in the memory of two GPUs")),
+			"a pool over two GPUs' memory accepted");
+		for (g = 0; g < 2; g++)
+			(void)rte_dev_dma_unmap(port_dev(port), both[g].buf_ptr,
+				RTE_BAD_IOVA, both[g].buf_len);
+		rte_mempool_free(mix);
+	}
 	for (g = 0; g < 2; g++) {
 		CHECK(rte_eth_rx_queue_setup(port, g, 256, SOCKET_ID_ANY, NULL,
 			mp[g]) == 0, "rx queue %u setup", g);

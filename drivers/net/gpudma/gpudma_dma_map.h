@@ -36,8 +36,8 @@ enum gpudma_mem {
 };
 
 void gpudma_map_init(struct gpudma_map_table *t);
-/* -EEXIST if it overlaps a mapping, -ENOSPC if the table is full. */
-/* cuda: the GPU whose memory it is, NULL for host memory. */
+/* cuda: the GPU whose memory it is, NULL for host memory. -EEXIST if it
+ * overlaps a mapping, -ENOSPC if the table is full. */
 int gpudma_map_add(struct gpudma_map_table *t, uintptr_t addr, uint64_t iova,
 	size_t len, struct gpudma_cuda *cuda);
 /* Removes the mapping made with exactly these addr and len: -ENOENT if

@@ -116,7 +116,8 @@ struct pool_check {
 	struct gpudma_port *port;
 	enum gpudma_mem kind;    /* of the first buffer */
 	struct gpudma_cuda *cuda; /* its GPU, for GPU memory */
-	bool mixed;
+	bool mixed;              /* GPU and host buffers */
+	bool two_gpus;           /* buffers of two GPUs */
 	uintptr_t bad;           /* first buffer the port cannot reach */
 	uintptr_t lo, hi;        /* span of the buffers */
 };
@@ -141,11 +142,11 @@ check_mbuf(struct rte_mempool *mp, void *opaque, void *obj, unsigned int idx)
 	if (idx == 0) {
 		c->kind = k;
 		c->cuda = cuda;
-	} else if ((k == GPUDMA_MEM_GPU) != (c->kind == GPUDMA_MEM_GPU) ||
-			cuda != c->cuda) {
-		/* Host and GPU memory, or two GPUs' memory: no one GPU to
-		 * fill the pool's buffers. */
+	} else if ((k == GPUDMA_MEM_GPU) != (c->kind == GPUDMA_MEM_GPU)) {
 		c->mixed = true;
+	} else if (cuda != c->cuda) {
+		/* No one GPU to fill the pool's buffers. */
+		c->two_gpus = true;
 	}
 }
 
@@ -165,7 +166,12 @@ check_pool(struct gpudma_port *p, uint16_t qid, struct gpudma_rx_seg *sg)
 		return -EFAULT;
 	}
 	if (chk.mixed) {
-		GPUDMA_LOG(ERR, "port %u rx queue %u: mempool %s mixes GPU and host buffers, or two GPUs' buffers",
+		GPUDMA_LOG(ERR, "port %u rx queue %u: mempool %s mixes GPU and host buffers",
+			p->port_id, qid, mp->name);
+		return -EINVAL;
+	}
+	if (chk.two_gpus) {
+		GPUDMA_LOG(ERR, "port %u rx queue %u: mempool %s has buffers in the memory of two GPUs: one GPU fills a queue, put the pool on one",
 			p->port_id, qid, mp->name);
 		return -EINVAL;
 	}
