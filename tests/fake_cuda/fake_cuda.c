@@ -10,6 +10,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* memfd_create */
 #endif
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <sys/mman.h>
@@ -586,6 +587,7 @@ struct fake_op {
 	bool fault;
 	uint32_t *word;        /* cuStreamWriteValue32: value into *word */
 	uint32_t value;
+	int gpu;               /* the ordinal of the stream's context */
 };
 
 struct fake_stream {
@@ -607,11 +609,34 @@ static bool async_manual;
 static unsigned int live_events, live_modules;
 static uint64_t async_copies, batch_calls, kernel_launches, kernel_errors;
 static uint64_t batch_faults, batch_no_overlap_hint;
+/* Work of each GPU (by its stream's context), and device memory of one
+ * GPU that another GPU's work touched. */
+static uint64_t launches_on[MAX_GPUS], copies_on[MAX_GPUS], cross_gpu;
 /* A fault of work on the GPU: as the real context's, sticky; what later
  * waits for or queries its work returns it. */
 static CUresult sticky_error;
 
 static bool copy_valid(const void *dst, const void *src, size_t len);
+
+static int
+ctx_ordinal(CUcontext c)
+{
+	return ((const struct fake_ctx *)c)->ordinal;
+}
+
+/* Whether [p, p + len), where it is device memory, is GPU gpu's own: a
+ * GPU reaches another's memory only by peer access, which nothing here
+ * enables (counted either way). */
+static bool
+own_memory(int gpu, uintptr_t p, size_t len)
+{
+	const struct region *r = find_region(allocs, p, len);
+
+	if (r == NULL || ctx_ordinal(r->ctx) == gpu)
+		return true;
+	cross_gpu++;
+	return false;
+}
 
 /* What the scatter kernel does, when its stream reaches it: it reads the
  * descriptors then, as the GPU would. */
@@ -629,8 +654,11 @@ run_scatter(const struct fake_op *op)
 		const struct gpudma_scatter_desc *d = &op->descs[i];
 
 		/* Into device memory, from mapped host memory or (bulk
-		 * fills) from device memory. */
+		 * fills) from device memory; the kernel's own GPU's, without
+		 * peer access (a fault on a GPU: nothing written here). */
 		if (find_region(allocs, d->dst, d->len) == NULL ||
+				!own_memory(op->gpu, d->dst, d->len) ||
+				!own_memory(op->gpu, d->src, d->len) ||
 				(find_region(registrations, d->src, d->len) == NULL &&
 				find_region(allocs, d->src, d->len) == NULL)) {
 			kernel_errors++;
@@ -649,6 +677,16 @@ stream_get(CUstream h)
 	if (s < streams || s >= streams + MAX_STREAMS || s->magic != STREAM_MAGIC)
 		return NULL;
 	return s;
+}
+
+/* A stream work is put on: one of the current context, as the driver
+ * wants (another context's is an invalid handle there). */
+static struct fake_stream *
+stream_here(CUstream h)
+{
+	struct fake_stream *s = stream_get(h);
+
+	return s != NULL && s->ctx == current() ? s : NULL;
 }
 
 /* Runs the stream's operations up to (not including) sequence number end. */
@@ -698,6 +736,7 @@ stream_push(struct fake_stream *s, const struct fake_op *op)
 	}
 room:
 	s->ops[s->tail - s->base] = *op;
+	s->ops[s->tail - s->base].gpu = ctx_ordinal(s->ctx);
 	s->tail++;
 	if (!async_manual)
 		stream_run(s, s->tail);
@@ -877,7 +916,7 @@ static CUresult fake_cuEventRecord(CUevent h, CUstream sh)
 	ENTER();
 	NEED_CTX();
 	e = event_get(h);
-	s = stream_get(sh);
+	s = stream_here(sh);
 	if (e == NULL || s == NULL)
 		RETURN(CUDA_ERROR_INVALID_HANDLE);
 	e->stream = (int)(s - streams);
@@ -889,12 +928,17 @@ static CUresult fake_cuEventRecord(CUevent h, CUstream sh)
 static CUresult
 copy_async(CUstream h, void *dst, const void *src, size_t len)
 {
-	struct fake_stream *s = stream_get(h);
+	struct fake_stream *s = stream_here(h);
 
 	if (s == NULL)
 		return CUDA_ERROR_INVALID_HANDLE;
 	if (!copy_valid(dst, src, len))
 		return CUDA_ERROR_INVALID_VALUE;
+	/* A copy engine reaches another GPU's memory by its unified
+	 * address: it runs, counted. */
+	(void)own_memory(ctx_ordinal(s->ctx), (uintptr_t)dst, len);
+	(void)own_memory(ctx_ordinal(s->ctx), (uintptr_t)src, len);
+	copies_on[ctx_ordinal(s->ctx)]++;
 	async_copies++;
 	return stream_push(s, &(struct fake_op){ .dst = dst, .src = src,
 		.len = len });
@@ -933,7 +977,7 @@ static CUresult fake_cuStreamWriteValue32(CUstream h, CUdeviceptr addr,
 
 	ENTER();
 	NEED_CTX();
-	s = stream_get(h);
+	s = stream_here(h);
 	if (s == NULL)
 		RETURN(CUDA_ERROR_INVALID_HANDLE);
 	if (flags & ~(unsigned int)CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER ||
@@ -1016,7 +1060,7 @@ static CUresult fake_cuLaunchKernel(CUfunction f, unsigned int gx,
 
 	ENTER();
 	NEED_CTX();
-	s = stream_get(h);
+	s = stream_here(h);
 	if (s == NULL)
 		RETURN(CUDA_ERROR_INVALID_HANDLE);
 	if (f != (CUfunction)(uintptr_t)&scatter_fn || params == NULL ||
@@ -1029,6 +1073,7 @@ static CUresult fake_cuLaunchKernel(CUfunction f, unsigned int gx,
 	if (op.descs == NULL || op.n == 0 || bx % 32 != 0)
 		RETURN(CUDA_ERROR_INVALID_VALUE);
 	kernel_launches++;
+	launches_on[ctx_ordinal(s->ctx)]++;
 	RETURN(stream_push(s, &op));
 }
 
@@ -1097,7 +1142,7 @@ static CUresult fake_cuMemcpyBatchAsync(CUdeviceptr *dsts, CUdeviceptr *srcs,
 	NEED_CTX();
 	if (fail_idx != NULL)
 		*fail_idx = SIZE_MAX;
-	s = stream_get(h);
+	s = stream_here(h);
 	/* The legacy default stream is not allowed for batches. */
 	if (s == NULL)
 		RETURN(CUDA_ERROR_INVALID_HANDLE);
@@ -1124,6 +1169,8 @@ static CUresult fake_cuMemcpyBatchAsync(CUdeviceptr *dsts, CUdeviceptr *srcs,
 	for (i = 0; i < count; i++) {
 		bool fault = !batch_copy_reachable(dsts[i], srcs[i], sizes[i]);
 
+		(void)own_memory(ctx_ordinal(s->ctx), dsts[i], sizes[i]);
+		(void)own_memory(ctx_ordinal(s->ctx), srcs[i], sizes[i]);
 		batch_faults += fault;
 		res = stream_push(s, &(struct fake_op){
 			.dst = (void *)(uintptr_t)dsts[i],
@@ -1134,6 +1181,7 @@ static CUresult fake_cuMemcpyBatchAsync(CUdeviceptr *dsts, CUdeviceptr *srcs,
 	}
 	batch_calls++;
 	async_copies += count;
+	copies_on[ctx_ordinal(s->ctx)] += count;
 	RETURN(CUDA_SUCCESS);
 }
 
@@ -1516,6 +1564,31 @@ GETTER(uint64_t, fake_cuda_kernel_errors, kernel_errors)
 GETTER(uint64_t, fake_cuda_batch_faults, batch_faults)
 GETTER(uint64_t, fake_cuda_batch_no_overlap_hint, batch_no_overlap_hint)
 GETTER(CUresult, fake_cuda_sticky_error, sticky_error)
+GETTER(uint64_t, fake_cuda_cross_gpu_accesses, cross_gpu)
+
+/* A per-GPU counter, 0 for an ordinal out of range. */
+static uint64_t
+gpu_counter(const uint64_t *per_gpu, int ordinal)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&lock);
+	n = ordinal >= 0 && ordinal < MAX_GPUS ? per_gpu[ordinal] : 0;
+	pthread_mutex_unlock(&lock);
+	return n;
+}
+
+EXPORT uint64_t
+fake_cuda_kernel_launches_on(int ordinal)
+{
+	return gpu_counter(launches_on, ordinal);
+}
+
+EXPORT uint64_t
+fake_cuda_async_copies_on(int ordinal)
+{
+	return gpu_counter(copies_on, ordinal);
+}
 
 EXPORT void
 fake_cuda_clear_sticky_error(void)
@@ -1586,10 +1659,20 @@ __attribute__((destructor)) static void
 fake_exit_report(void)
 {
 	const char *s = getenv("FAKE_CUDA_EXIT_REPORT");
+	int i;
 
 	if (s == NULL || strcmp(s, "1") != 0)
 		return;
 	fprintf(stderr, "fake_cuda: at exit: %u allocations, %u "
 		"registrations live\n", fake_cuda_live_allocs(),
 		fake_cuda_live_registrations());
+	/* With several GPUs, whose work was each GPU's, and whether one
+	 * touched another's memory. */
+	if (nb_gpus < 2)
+		return;
+	fprintf(stderr, "fake_cuda: at exit:");
+	for (i = 0; i < nb_gpus; i++)
+		fprintf(stderr, " GPU %d: %" PRIu64 " launches, %" PRIu64
+			" copies;", i, launches_on[i], copies_on[i]);
+	fprintf(stderr, " %" PRIu64 " cross-GPU accesses\n", cross_gpu);
 }

@@ -150,6 +150,18 @@ uint64_t fake_cuda_batch_no_overlap_hint(void);
 CUresult fake_cuda_sticky_error(void);
 void fake_cuda_clear_sticky_error(void);
 
+/* Work put on the streams of GPU ordinal's contexts since load: scatter
+ * launches, and asynchronous copies (batched ones each count). */
+uint64_t fake_cuda_kernel_launches_on(int ordinal);
+uint64_t fake_cuda_async_copies_on(int ordinal);
+
+/* Device memory of one GPU touched by another GPU's stream work (kernel
+ * or copy) since load: nothing enables peer access, so a scatter kernel
+ * writing or reading another GPU's memory writes nothing (a fault on a
+ * GPU), a copy goes by the unified address. FAKE_CUDA_EXIT_REPORT=1
+ * prints these with several GPUs. */
+uint64_t fake_cuda_cross_gpu_accesses(void);
+
 #ifdef __cplusplus
 }
 #endif

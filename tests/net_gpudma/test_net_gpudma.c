@@ -255,19 +255,25 @@ host_pool(const char *name, unsigned int n)
 }
 
 static struct rte_mempool *
-gpu_pool(const char *name, unsigned int n)
+gpu_pool_in(void *mem, const char *name, unsigned int n)
 {
 	struct rte_pktmbuf_extmem ext = {
-		.buf_ptr = gpu_mem,
+		.buf_ptr = mem,
 		.buf_iova = RTE_BAD_IOVA,
 		.buf_len = GPU_MEM_LEN,
 		.elt_size = SEG_ROOM + RTE_PKTMBUF_HEADROOM,
 	};
 
 	/* Poison: a buffer handed out before its copy landed shows it. */
-	memset(gpu_mem, 0xee, GPU_MEM_LEN);
+	memset(mem, 0xee, GPU_MEM_LEN);
 	return rte_pktmbuf_pool_create_extbuf(name, n, 0, 0, ext.elt_size,
 		SOCKET_ID_ANY, &ext, 1);
+}
+
+static struct rte_mempool *
+gpu_pool(const char *name, unsigned int n)
+{
+	return gpu_pool_in(gpu_mem, name, n);
 }
 
 /* How ports fill GPU memory: GPUDMA_TEST_SCATTER=0 copy-engine copies
@@ -1923,6 +1929,9 @@ static int feed(struct rte_ring *r, struct rte_mempool *src,
  * the capture before each run, from this pool. */
 static struct rte_mempool *fault_feed;
 #define FAULT_FEED_MBUFS 2047u
+/* Two GPUs in the fault runs (NULL: one): the port has a second queue,
+ * on this pool in GPU 1's memory. */
+static struct rte_mempool *fault_mp1;
 
 /*
  * The GPU-memory life of a port, each step's failure noted: map, queues,
@@ -1934,7 +1943,7 @@ gpu_scenario(struct rte_mempool *mp, struct rte_mempool *head, const char *out)
 {
 	union rte_eth_rxseg segs[2];
 	struct rte_eth_rxconf rc;
-	static struct rte_mbuf *held[NB_FRAMES];
+	static struct rte_mbuf *held[2][NB_FRAMES];
 	struct rte_eth_stats st = { 0 };
 	struct rte_device *dev;
 	bool mapped = false;
@@ -1943,7 +1952,12 @@ gpu_scenario(struct rte_mempool *mp, struct rte_mempool *head, const char *out)
 	struct rte_ring *rings[1];
 	uint16_t port, sub;
 
-	snprintf(args, sizeof(args), "rx_pcap=%s,tx_pcap=%s", in_pcap, out);
+	const uint16_t nq = fault_mp1 != NULL ? 2 : 1;
+	bool mapped1 = false;
+	uint16_t q;
+
+	snprintf(args, sizeof(args), "rx_pcap=%s,tx_pcap=%s,queues=%u", in_pcap,
+		out, nq);
 	if (fault_feed != NULL) {
 		if (ring_port("f", 1, rings, &sub) != 0) {
 			CHECK(0, "net_ring port");
@@ -1959,25 +1973,45 @@ gpu_scenario(struct rte_mempool *mp, struct rte_mempool *head, const char *out)
 		return 1;
 	}
 	dev = port_dev(port);
-	failed |= port_setup(port, 1, NULL) != 0;
+	failed |= port_setup(port, nq, NULL) != 0;
 	if (rte_dev_dma_map(dev, gpu_mem, RTE_BAD_IOVA, GPU_MEM_LEN) == 0)
 		mapped = true;
 	else
 		failed = 1;
+	if (nq > 1 && !failed) {
+		if (rte_dev_dma_map(dev, gpu_mem1, RTE_BAD_IOVA,
+				GPU_MEM_LEN) == 0)
+			mapped1 = true;
+		else
+			failed = 1;
+	}
 	/* head: headers split into it, the rest into mp. */
 	split_conf(&rc, segs, head, mp);
 	if (!failed && rte_eth_rx_queue_setup(port, 0, 64, SOCKET_ID_ANY,
 			head != NULL ? &rc : NULL, head != NULL ? NULL : mp) != 0)
+		failed = 1;
+	if (nq > 1 && !failed && rte_eth_rx_queue_setup(port, 1, 64,
+			SOCKET_ID_ANY, NULL, fault_mp1) != 0)
 		failed = 1;
 	if (!failed && rte_eth_dev_start(port) != 0)
 		failed = 1;
 	if (!failed) {
 		/* Frames lost to a failed fill are counted: which ones
 		 * arrive is not known, stride 0. */
-		got = rx_all(port, 0, 0, 0, held, NB_FRAMES);
-		if (got > 0 && rte_eth_tx_burst(port, 0, held,
-				(uint16_t)got) != got)
-			failed = 1;
+		int n[2] = { 0, 0 }, i;
+
+		for (q = 0; q < nq; q++) {
+			n[q] = rx_all(port, q, 0, 0, held[q], NB_FRAMES);
+			got = RTE_MAX(got, n[q]);
+		}
+		/* Sent a frame at a time, queue after queue: the file's
+		 * order when nothing was lost (rx_pcap deals frame k to
+		 * queue k % nq). */
+		for (i = 0; i < got; i++)
+			for (q = 0; q < nq; q++)
+				if (i < n[q] && rte_eth_tx_burst(port, q,
+						&held[q][i], 1) != 1)
+					failed = 1;
 		(void)rte_eth_stats_get(port, &st);
 		failed |= st.ierrors + st.oerrors + st.imissed > 0;
 		failed |= st.ipackets != NB_FRAMES;
@@ -1986,6 +2020,12 @@ gpu_scenario(struct rte_mempool *mp, struct rte_mempool *head, const char *out)
 	if (mapped && rte_dev_dma_unmap(dev, gpu_mem, RTE_BAD_IOVA,
 			GPU_MEM_LEN) != 0) {
 		CHECK(0, "unmap after stop: %s", rte_strerror(rte_errno));
+		failed = 1;
+	}
+	if (mapped1 && rte_dev_dma_unmap(dev, gpu_mem1, RTE_BAD_IOVA,
+			GPU_MEM_LEN) != 0) {
+		CHECK(0, "unmap of GPU 1's memory after stop: %s",
+			rte_strerror(rte_errno));
 		failed = 1;
 	}
 	port_destroy("net_gpudma_f", port);
@@ -2037,6 +2077,10 @@ run_faults_on(struct rte_mempool *mp, struct rte_mempool *head)
 			rte_mempool_avail_count(head) == 1024),
 			"call %" PRIu64 " (%s): %u of 1024 mbufs back", n, name,
 			rte_mempool_avail_count(mp));
+		CHECK(fault_mp1 == NULL ||
+			rte_mempool_avail_count(fault_mp1) == 1024,
+			"call %" PRIu64 " (%s): %u of GPU 1's 1024 mbufs back", n,
+			name, rte_mempool_avail_count(fault_mp1));
 		CHECK(fault_feed == NULL ||
 			rte_mempool_avail_count(fault_feed) == FAULT_FEED_MBUFS,
 			"call %" PRIu64 " (%s): %u of rx_port's %u mbufs back", n,
@@ -2046,8 +2090,9 @@ run_faults_on(struct rte_mempool *mp, struct rte_mempool *head)
 			break;
 	}
 	CHECK(hit > 20, "only %u CUDA calls", hit);
-	printf("%s faults%s%s: %u CUDA calls made to fail one at a time, of:%s\n",
+	printf("%s faults%s%s%s: %u CUDA calls made to fail one at a time, of:%s\n",
 		check_case_failed() ? "FAIL" : "PASS",
+		fault_mp1 != NULL ? " (queues on two GPUs)" : "",
 		head != NULL ? " (buffer split)" : "",
 		fault_feed != NULL ? " (rx_port)" : "", hit, names);
 	return check_case_failed();
@@ -2077,6 +2122,26 @@ run_faults(void)
 	rte_mempool_free(head);
 	rte_mempool_free(fault_feed);
 	fault_feed = NULL;
+	return ret;
+}
+
+/* The fault runs with the port's second queue in GPU 1's memory: every
+ * CUDA call of the two GPUs' life (opening GPU 1, mapping the frame
+ * store for it, its queue's stream and kernel) made to fail in turn. */
+static int
+run_faults_two_gpus(void)
+{
+	struct rte_mempool *mp = gpu_pool("gpu_faults", 1024);
+	int ret = 1;
+
+	fault_mp1 = gpu_pool_in(gpu_mem1, "gpu1_faults", 1024);
+	if (mp != NULL && fault_mp1 != NULL)
+		ret = run_faults_on(mp, NULL);
+	else
+		printf("FAIL faults (queues on two GPUs): pools\n");
+	rte_mempool_free(mp);
+	rte_mempool_free(fault_mp1);
+	fault_mp1 = NULL;
 	return ret;
 }
 
@@ -2546,6 +2611,191 @@ gpu_ports_on_two_gpus(void)
 	check_cuda_released("after closing the ports of two GPUs");
 }
 
+/*
+ * One port (gpu=0) of two queues, queue 0's pool in GPU 0's memory and
+ * queue 1's in GPU 1's, as dpdk-gpu-rx --mem gpu --gpus 0,1 sets it up:
+ * each queue is filled and drained by its own GPU (its context, stream
+ * and kernel), none touching the other's memory, the two queues polled
+ * at once by two lcores; every frame whole, tx_pcap the input, a frame
+ * of GPU 1 on GPU 0's TX queue dropped, a queue whose segments are on
+ * two GPUs refused, everything given back.
+ */
+struct gq_rx {
+	uint16_t port, q;
+	int got;
+	struct rte_mbuf *held[NB_FRAMES];
+};
+
+static int
+gq_rx_lcore(void *arg)
+{
+	struct gq_rx *r = arg;
+
+	r->got = rx_all(r->port, r->q, r->q, 2, r->held, NB_FRAMES);
+	return 0;
+}
+
+/* Stream work each fake GPU was given so far. */
+static uint64_t
+gpu_work(int g)
+{
+	return fake_cuda_kernel_launches_on(g) + fake_cuda_async_copies_on(g);
+}
+
+static void
+gpu_queues_of_one_port_on_two_gpus(void)
+{
+	const size_t half = GPU_MEM_LEN / 2;
+	void *mem[2] = { gpu_mem, gpu_mem1 };
+	struct rte_mempool *mp[2] = { NULL, NULL };
+	struct rte_pktmbuf_extmem ext = {
+		.buf_iova = RTE_BAD_IOVA,
+		.buf_len = half,
+		.elt_size = SEG_ROOM + RTE_PKTMBUF_HEADROOM,
+	};
+	static struct gq_rx rx[2];
+	union rte_eth_rxseg segs[2];
+	struct rte_eth_rxconf rc;
+	struct rte_eth_stats st;
+	uint64_t work0[2], cross0 = fake_cuda_cross_gpu_accesses();
+	unsigned int worker = rte_get_next_lcore(-1, 1, 0);
+	char args[1200], out[512], name[32], want[96];
+	uint16_t port, sent = 0;
+	unsigned int g, k;
+
+	cuda_baseline();
+	log_begin();
+	path_in(out, sizeof(out), "two-gpu-queues.pcap");
+	for (g = 0; g < 2; g++) {
+		snprintf(name, sizeof(name), "gq_pool%u", g);
+		memset(mem[g], 0xee, half);
+		ext.buf_ptr = mem[g];
+		mp[g] = rte_pktmbuf_pool_create_extbuf(name, MULTI_MBUFS, 0, 0,
+			ext.elt_size, SOCKET_ID_ANY, &ext, 1);
+	}
+	snprintf(args, sizeof(args), "rx_pcap=%s,tx_pcap=%s,queues=2,gpu=0",
+		in_pcap, out);
+	if (mp[0] == NULL || mp[1] == NULL ||
+			port_create("net_gpudma_gq", args, &port) != 0) {
+		CHECK(0, "pools or port not created");
+		goto free_pools;
+	}
+	CHECK(port_setup(port, 2, NULL) == 0, "setup");
+	for (g = 0; g < 2; g++)
+		CHECK(rte_dev_dma_map(port_dev(port), mem[g], RTE_BAD_IOVA,
+			half) == 0, "dma map of GPU %u's memory: %s", g,
+			rte_strerror(rte_errno));
+	/* A queue is one GPU's: segments on both, or a pool over both, are
+	 * refused, saying so. */
+	split_conf(&rc, segs, mp[0], mp[1]);
+	CHECK(rte_eth_rx_queue_setup(port, 0, 256, SOCKET_ID_ANY, &rc,
+		NULL) != 0 && log_has("segments in GPU 0's and GPU 1's memory"),
+		"a queue split over two GPUs' memory accepted");
+	{
+		/* The halves of both GPUs' memory the pools above leave. */
+		struct rte_pktmbuf_extmem both[2] = { ext, ext };
+		struct rte_mempool *mix;
+
+		both[0].buf_ptr = (char *)gpu_mem + half;
+		both[1].buf_ptr = (char *)gpu_mem1 + half;
+		/* Room for a hundred buffers in GPU 0's: the rest in GPU 1's. */
+		both[0].buf_len = 100 * ext.elt_size;
+		mix = rte_pktmbuf_pool_create_extbuf("gq_pool_mix", 256, 0, 0,
+			ext.elt_size, SOCKET_ID_ANY, both, 2);
+		CHECK(mix != NULL, "a pool over both GPUs' memory");
+		CHECK(mix == NULL || (rte_dev_dma_map(port_dev(port),
+			both[0].buf_ptr, RTE_BAD_IOVA, both[0].buf_len) == 0 &&
+			rte_dev_dma_map(port_dev(port), both[1].buf_ptr,
+			RTE_BAD_IOVA, half) == 0 &&
+			rte_eth_rx_queue_setup(port, 0, 256, SOCKET_ID_ANY, NULL,
+			mix) != 0 && log_has("has buffers in the memory of two GPUs")),
+			"a pool over two GPUs' memory accepted");
+		for (g = 0; g < 2; g++)
+			(void)rte_dev_dma_unmap(port_dev(port), both[g].buf_ptr,
+				RTE_BAD_IOVA, both[g].buf_len);
+		rte_mempool_free(mix);
+	}
+	for (g = 0; g < 2; g++) {
+		CHECK(rte_eth_rx_queue_setup(port, g, 256, SOCKET_ID_ANY, NULL,
+			mp[g]) == 0, "rx queue %u setup", g);
+		snprintf(want, sizeof(want), "rx queue %u: 256 descriptors, 1 segment(s), filled by GPU %u",
+			g, g);
+		CHECK(log_has(want), "no '%s'", want);
+	}
+	CHECK(rte_eth_dev_start(port) == 0, "start");
+
+	/* Both queues at once, queue 1 on another lcore where there is one:
+	 * each lcore makes its own queue's GPU current. */
+	for (g = 0; g < 2; g++) {
+		work0[g] = gpu_work(g);
+		rx[g] = (struct gq_rx){ .port = port, .q = (uint16_t)g };
+	}
+	if (worker < RTE_MAX_LCORE &&
+			rte_eal_remote_launch(gq_rx_lcore, &rx[1], worker) == 0) {
+		gq_rx_lcore(&rx[0]);
+		rte_eal_wait_lcore(worker);
+	} else {
+		gq_rx_lcore(&rx[0]);
+		gq_rx_lcore(&rx[1]);
+	}
+	for (g = 0; g < 2; g++) {
+		CHECK(rx[g].got == (int)(NB_FRAMES - g + 1) / 2,
+			"queue %u received %d of %u (or a bad frame)", g, rx[g].got,
+			(unsigned int)(NB_FRAMES - g + 1) / 2);
+		CHECK(gpu_work(g) > work0[g], "GPU %u did not fill queue %u", g,
+			g);
+		/* TX moves frames by copies alone. */
+		work0[g] = fake_cuda_async_copies_on(g);
+	}
+	CHECK(fake_cuda_cross_gpu_accesses() == cross0,
+		"%" PRIu64 " accesses of one GPU's memory by another GPU",
+		fake_cuda_cross_gpu_accesses() - cross0);
+
+	/* Sent in the file's order, each frame on its queue's TX queue: each
+	 * TX queue drained by its GPU. */
+	for (k = 0; k < NB_FRAMES && rx[k % 2].got > (int)(k / 2); k++)
+		sent += rte_eth_tx_burst(port, k % 2, &rx[k % 2].held[k / 2], 1);
+	CHECK(sent == NB_FRAMES, "sent %u of %u", sent, (unsigned int)NB_FRAMES);
+	for (g = 0; g < 2; g++)
+		CHECK(fake_cuda_async_copies_on(g) > work0[g],
+			"GPU %u did not drain tx queue %u", g, g);
+	CHECK(fake_cuda_cross_gpu_accesses() == cross0,
+		"TX: %" PRIu64 " accesses of one GPU's memory by another GPU",
+		fake_cuda_cross_gpu_accesses() - cross0);
+	/* GPU 0's TX queue does not read GPU 1's memory. */
+	if (rx[1].got > 0) {
+		struct rte_mbuf *m = rte_pktmbuf_alloc(mp[1]);
+
+		CHECK(m != NULL && rte_pktmbuf_append(m, 60) != NULL &&
+			rte_eth_tx_burst(port, 0, &m, 1) == 1 &&
+			log_has("tx queue 0: a frame in GPU 1's memory, the queue is GPU 0's"),
+			"GPU 1's frame on GPU 0's TX queue not refused");
+	}
+	CHECK(rte_eth_stats_get(port, &st) == 0 && st.ipackets == NB_FRAMES &&
+		st.opackets == NB_FRAMES && st.ierrors == 0 && st.oerrors == 1,
+		"ipackets %" PRIu64 " opackets %" PRIu64 " ierrors %" PRIu64
+		" oerrors %" PRIu64, st.ipackets, st.opackets, st.ierrors,
+		st.oerrors);
+	CHECK(rte_eth_dev_stop(port) == 0, "stop");
+	for (g = 0; g < 2; g++)
+		CHECK(rte_dev_dma_unmap(port_dev(port), mem[g], RTE_BAD_IOVA,
+			half) == 0, "unmap of GPU %u's memory: %s", g,
+			rte_strerror(rte_errno));
+	port_destroy("net_gpudma_gq", port);
+	CHECK(check_pcap(out, frame_lens, NB_FRAMES) == (int)NB_FRAMES,
+		"tx_pcap not the input");
+free_pools:
+	for (g = 0; g < 2; g++) {
+		if (mp[g] == NULL)
+			continue;
+		CHECK(rte_mempool_avail_count(mp[g]) == MULTI_MBUFS,
+			"GPU %u's pool: %u of %u mbufs back", g,
+			rte_mempool_avail_count(mp[g]), MULTI_MBUFS);
+		rte_mempool_free(mp[g]);
+	}
+	check_cuda_released("after closing a port of queues on two GPUs");
+}
+
 /* ---- main ------------------------------------------------------------------- */
 
 int
@@ -2630,6 +2880,8 @@ main(int argc, char **argv)
 			ret = 1;
 		} else {
 			CHECK_CASE(gpu_ports_on_two_gpus);
+			CHECK_CASE(gpu_queues_of_one_port_on_two_gpus);
+			ret = run_faults_two_gpus();
 		}
 	} else if (strcmp(mode, "faults") == 0) {
 		ret = run_faults();

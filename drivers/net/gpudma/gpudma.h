@@ -29,6 +29,9 @@ extern int gpudma_logtype;
 		"net_gpudma: " fmt "\n", ## __VA_ARGS__)
 
 #define GPUDMA_MAX_QUEUES 16
+/* GPUs one port fills and drains through (a queue each at most, and the
+ * GPU of gpu=). */
+#define GPUDMA_MAX_GPUS 16
 /* Batches a queue keeps in flight: deep enough that the copy engine works
  * on one while rx_burst hands out another. */
 #define GPUDMA_MAX_BATCHES GPUDMA_COPY_MAX_SLOTS
@@ -76,6 +79,7 @@ struct gpudma_rx_seg {
 	uint16_t off;           /* where the data starts in the buffer */
 	uint32_t len;           /* bytes one buffer of this segment takes */
 	bool gpu;               /* the pool's buffers are GPU memory */
+	struct gpudma_cuda *cuda; /* and the GPU whose memory they are */
 	uintptr_t lo, hi;       /* span of the pool's buffers */
 	/* ol_flags of a buffer of the pool as rte_pktmbuf_reset leaves it:
 	 * RTE_MBUF_F_EXTERNAL for pinned external buffers (GPU memory). */
@@ -90,6 +94,9 @@ struct gpudma_rxq {
 	struct gpudma_rx_seg seg[GPUDMA_MAX_RX_SEGS];
 	uint16_t nb_seg;
 	bool gpu;               /* a segment in GPU memory: copy engine */
+	/* The queue's GPU, whose memory its GPU segments are in: its
+	 * context, stream and kernel fill them (NULL: host memory only). */
+	struct gpudma_cuda *cuda;
 	/*
 	 * Descriptor ring: heads of posted chains in the order their frames
 	 * arrived. [tail, head) are posted; batches[] say up to where each
@@ -137,6 +144,10 @@ struct gpudma_rxq {
 struct gpudma_txq {
 	struct gpudma_port *port;
 	uint16_t qid;
+	/* The queue's GPU: the one whose memory its first GPU segment was
+	 * in; set then, with the copier. */
+	struct gpudma_cuda *cuda;
+	bool other_gpu_said;    /* a frame in another GPU's memory logged */
 	struct gpudma_copier copier;  /* set up at the first GPU segment */
 	struct gpudma_event event;
 	uint8_t *staging;       /* frames gathered for tx_pcap */
@@ -152,9 +163,14 @@ struct gpudma_port {
 	uint16_t port_id;
 	struct gpudma_source src;
 	struct gpudma_map_table maps;
-	struct gpudma_cuda cuda;  /* the GPU whose copy engine fills mbufs,
-				   * opened at the first DMA mapping */
-	bool src_pinned;          /* the frame store, for the copy engine */
+	/* The GPUs the port fills and drains through, opened at the first
+	 * DMA mapping (gpus[0]: gpu=, the default and the one that asks CUDA
+	 * whose memory a mapping is) and at the first mapping of each other
+	 * GPU's memory. */
+	struct gpudma_cuda gpus[GPUDMA_MAX_GPUS];
+	unsigned int nb_gpus;
+	/* The GPU that pinned the frame store (NULL: not pinned). */
+	struct gpudma_cuda *store_gpu;
 	/* rx_port: the port frames come from, owned by this one (owner) while
 	 * it exists; its queue q feeds queue q. sub_mp[q]: the pool its queue
 	 * q receives into, freed once it is closed. */
@@ -171,7 +187,8 @@ struct gpudma_port {
 uint16_t gpudma_rx_burst(void *q, struct rte_mbuf **pkts, uint16_t n);
 uint16_t gpudma_tx_burst(void *q, struct rte_mbuf **pkts, uint16_t n);
 
-/* q->seg, q->nb_seg and q->gpu are set (and checked) by the caller. */
+/* q->seg, q->nb_seg, q->gpu and q->cuda are set (and checked) by the
+ * caller. */
 int gpudma_rxq_init(struct gpudma_port *port, struct gpudma_rxq *q,
 	uint16_t qid, uint16_t nb_desc, int socket);
 /* Waits for fills in flight and gives every posted buffer back. */

@@ -142,13 +142,13 @@ gpudma_cuda_leave(struct gpudma_cuda *c, const char *what)
 }
 
 int
-gpudma_cuda_is_gpu_mem(struct gpudma_cuda *c, uintptr_t addr, bool *gpu)
+gpudma_cuda_mem_gpu(struct gpudma_cuda *c, uintptr_t addr, int *ordinal)
 {
 	unsigned int type = 0;
 	CUresult res;
 	int ret;
 
-	*gpu = false;
+	*ordinal = -1;
 	ret = gpudma_cuda_enter(c, "net_gpudma: memory type");
 	if (ret != 0)
 		return ret;
@@ -156,24 +156,26 @@ gpudma_cuda_is_gpu_mem(struct gpudma_cuda *c, uintptr_t addr, bool *gpu)
 		CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)addr);
 	/* CUDA does not know memory it did not allocate or register:
 	 * INVALID_VALUE then means plain host memory. */
-	if (res == CUDA_SUCCESS) {
-		*gpu = type == CU_MEMORYTYPE_DEVICE;
-	} else if (res != CUDA_ERROR_INVALID_VALUE) {
+	if (res == CUDA_SUCCESS && type == CU_MEMORYTYPE_DEVICE) {
+		int dev = -1;
+
+		/* Unified addressing: any GPU's context answers for every
+		 * GPU's memory, so the port's first context finds the GPU
+		 * that is to fill it. */
+		ret = GPU_CUDA_CALL("net_gpudma: which GPU holds the memory",
+			cuPointerGetAttribute, &dev,
+			CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, (CUdeviceptr)addr);
+		if (ret == 0 && dev < 0) {
+			GPUDMA_LOG(ERR, "GPU memory at %#" PRIxPTR ": CUDA names no GPU that holds it (ordinal %d)",
+				addr, dev);
+			ret = -EINVAL;
+		}
+		if (ret == 0)
+			*ordinal = dev;
+	} else if (res != CUDA_SUCCESS && res != CUDA_ERROR_INVALID_VALUE) {
 		gpu_cuda_log_error("net_gpudma: memory type",
 			"cuPointerGetAttribute", res);
 		ret = gpu_cuda_errno(res);
-	}
-	if (*gpu) {
-		int ordinal = -1;
-
-		/* Another GPU's memory works (peer copies) but costs a hop:
-		 * say so, it is likely a wrong gpu= devarg. */
-		ret = GPU_CUDA_CALL("net_gpudma: which GPU holds the memory",
-			cuPointerGetAttribute, &ordinal,
-			CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, (CUdeviceptr)addr);
-		if (ret == 0 && ordinal != c->ordinal)
-			GPUDMA_LOG(WARNING, "memory at %#" PRIxPTR " is GPU %d's, the copy engine GPU %d's (gpu=%d)",
-				addr, ordinal, c->ordinal, c->ordinal);
 	}
 	gpudma_cuda_leave(c, "net_gpudma: memory type");
 	return ret;
@@ -238,6 +240,26 @@ gpudma_cuda_pin_store(struct gpudma_cuda *c, void *p, size_t len)
 	if (ret == 0) {
 		c->store_host = (uintptr_t)p;
 		c->store_dev = (CUdeviceptr)dev;
+	}
+	return ret;
+}
+
+int
+gpudma_cuda_map_store(struct gpudma_cuda *c, void *p)
+{
+	CUdeviceptr d = 0;
+	int ret = gpudma_cuda_enter(c, "net_gpudma: mapping the frame store");
+
+	if (ret != 0)
+		return ret;
+	/* Pinned portable by another GPU's context: registered for every
+	 * context, but each has its own address of it. */
+	ret = GPU_CUDA_CALL("net_gpudma: mapping the frame store for the GPU",
+		cuMemHostGetDevicePointer, &d, p, 0);
+	gpudma_cuda_leave(c, "net_gpudma: mapping the frame store");
+	if (ret == 0) {
+		c->store_host = (uintptr_t)p;
+		c->store_dev = d;
 	}
 	return ret;
 }

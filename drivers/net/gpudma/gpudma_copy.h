@@ -29,6 +29,9 @@
  * one copy; smaller ones are read over PCIe by the kernel itself. */
 #define GPUDMA_BULK_MIN_AVG 512u
 
+/* One GPU of a port: the queues whose buffers are in its memory are
+ * filled (RX) and drained (TX) through its context, as by a NIC of its
+ * own. */
 struct gpudma_cuda {
 	bool ok;                 /* CUDA loaded and the GPU's context held */
 	bool batch;              /* cuMemcpyBatchAsync available */
@@ -38,7 +41,7 @@ struct gpudma_cuda {
 	CUmodule mod;            /* the scatter kernel's: loaded at the first
 				  * GPU-memory mapping (scatter=1) */
 	CUfunction scatter;
-	/* The pinned frame store as the GPU addresses it (scatter). */
+	/* The pinned frame store as this GPU addresses it (scatter). */
 	uintptr_t store_host;
 	CUdeviceptr store_dev;
 };
@@ -99,14 +102,19 @@ int gpudma_cuda_enter(struct gpudma_cuda *c, const char *what);
 void gpudma_cuda_leave(struct gpudma_cuda *c, const char *what);
 /* gpudma_cuda_enter for release paths: tried twice. */
 int gpudma_cuda_enter_teardown(struct gpudma_cuda *c, const char *what);
-/* *gpu = whether addr is GPU memory (host memory: false). */
-int gpudma_cuda_is_gpu_mem(struct gpudma_cuda *c, uintptr_t addr, bool *gpu);
+/* *ordinal = the CUDA ordinal of the GPU whose memory addr is, -1 for
+ * host memory (asked through c, whichever GPU that is). */
+int gpudma_cuda_mem_gpu(struct gpudma_cuda *c, uintptr_t addr, int *ordinal);
 /* Page-locks host memory the copy engine reads or writes, mapped for the
  * GPU (cuMemcpyBatchAsync may run on the SMs, which need the mapping). */
 int gpudma_cuda_pin(struct gpudma_cuda *c, void *p, size_t len);
 int gpudma_cuda_unpin(struct gpudma_cuda *c, void *p);
-/* Pins the frame store, mapped for the GPU (the scatter kernel reads it). */
+/* Pins the frame store, mapped for the GPU (the scatter kernel reads it):
+ * once a port, by whichever of its GPUs meets GPU memory first; portable,
+ * so that its other GPUs only ask for their address of it
+ * (gpudma_cuda_map_store). */
 int gpudma_cuda_pin_store(struct gpudma_cuda *c, void *p, size_t len);
+int gpudma_cuda_map_store(struct gpudma_cuda *c, void *p);
 /* Pins host memory the copy engine or the kernel reads; *dev: its GPU
  * address. */
 int gpudma_cuda_pin_mapped(struct gpudma_cuda *c, void *p, size_t len,

@@ -19,7 +19,7 @@ gpudma_map_init(struct gpudma_map_table *t)
 
 int
 gpudma_map_add(struct gpudma_map_table *t, uintptr_t addr, uint64_t iova,
-		size_t len, bool gpu)
+		size_t len, struct gpudma_cuda *cuda)
 {
 	unsigned int i;
 	int ret = 0;
@@ -36,7 +36,8 @@ gpudma_map_add(struct gpudma_map_table *t, uintptr_t addr, uint64_t iova,
 		ret = -ENOSPC;
 		goto out;
 	}
-	t->m[t->n++] = (struct gpudma_map){ addr, iova, len, gpu };
+	t->m[t->n++] = (struct gpudma_map){ addr, iova, len, cuda != NULL,
+		cuda };
 out:
 	rte_spinlock_unlock(&t->lock);
 	return ret;
@@ -61,12 +62,15 @@ gpudma_map_remove(struct gpudma_map_table *t, uintptr_t addr, size_t len)
 }
 
 enum gpudma_mem
-gpudma_mem_kind(struct gpudma_map_table *t, uintptr_t addr, size_t len)
+gpudma_mem_kind(struct gpudma_map_table *t, uintptr_t addr, size_t len,
+		struct gpudma_cuda **cuda)
 {
 	const struct rte_memseg_list *msl;
 	enum gpudma_mem k = GPUDMA_MEM_NONE;
 	unsigned int i;
 
+	if (cuda != NULL)
+		*cuda = NULL;
 	msl = rte_mem_virt2memseg_list((void *)addr);
 	if (msl != NULL && !msl->external &&
 			addr + len <= (uintptr_t)msl->base_va + msl->len)
@@ -78,6 +82,8 @@ gpudma_mem_kind(struct gpudma_map_table *t, uintptr_t addr, size_t len)
 		if (addr >= m->addr && len <= m->len &&
 				addr - m->addr <= m->len - len) {
 			k = m->gpu ? GPUDMA_MEM_GPU : GPUDMA_MEM_HOST;
+			if (cuda != NULL)
+				*cuda = m->cuda;
 			break;
 		}
 	}

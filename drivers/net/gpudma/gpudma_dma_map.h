@@ -11,12 +11,15 @@
 
 #define GPUDMA_MAX_MAPS 64
 
+struct gpudma_cuda;
+
 /* What the port may DMA into, as a real device's IOMMU would allow. */
 struct gpudma_map {
 	uintptr_t addr;
 	uint64_t iova;
 	size_t len;
 	bool gpu;                /* GPU memory: filled by the copy engine */
+	struct gpudma_cuda *cuda; /* GPU memory: the port's GPU holding it */
 };
 
 struct gpudma_map_table {
@@ -33,15 +36,17 @@ enum gpudma_mem {
 };
 
 void gpudma_map_init(struct gpudma_map_table *t);
-/* -EEXIST if it overlaps a mapping, -ENOSPC if the table is full. */
+/* cuda: the GPU whose memory it is, NULL for host memory. -EEXIST if it
+ * overlaps a mapping, -ENOSPC if the table is full. */
 int gpudma_map_add(struct gpudma_map_table *t, uintptr_t addr, uint64_t iova,
-	size_t len, bool gpu);
+	size_t len, struct gpudma_cuda *cuda);
 /* Removes the mapping made with exactly these addr and len: -ENOENT if
  * none. */
 int gpudma_map_remove(struct gpudma_map_table *t, uintptr_t addr, size_t len);
-/* Where [addr, addr + len) lies, as the port sees it. */
+/* Where [addr, addr + len) lies, as the port sees it; *cuda (unless
+ * NULL) the GPU holding it when that is GPU memory, else NULL. */
 enum gpudma_mem gpudma_mem_kind(struct gpudma_map_table *t, uintptr_t addr,
-	size_t len);
+	size_t len, struct gpudma_cuda **cuda);
 const char *gpudma_mem_name(enum gpudma_mem k);
 
 #endif /* GPUDMA_DMA_MAP_H */

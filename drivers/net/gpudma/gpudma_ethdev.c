@@ -115,7 +115,9 @@ gpudma_infos_get(struct rte_eth_dev *dev, struct rte_eth_dev_info *info)
 struct pool_check {
 	struct gpudma_port *port;
 	enum gpudma_mem kind;    /* of the first buffer */
-	bool mixed;
+	struct gpudma_cuda *cuda; /* its GPU, for GPU memory */
+	bool mixed;              /* GPU and host buffers */
+	bool two_gpus;           /* buffers of two GPUs */
 	uintptr_t bad;           /* first buffer the port cannot reach */
 	uintptr_t lo, hi;        /* span of the buffers */
 };
@@ -125,20 +127,27 @@ check_mbuf(struct rte_mempool *mp, void *opaque, void *obj, unsigned int idx)
 {
 	struct pool_check *c = opaque;
 	struct rte_mbuf *m = obj;
+	struct gpudma_cuda *cuda;
 	enum gpudma_mem k;
 
 	RTE_SET_USED(mp);
-	k = gpudma_mem_kind(&c->port->maps, (uintptr_t)m->buf_addr, m->buf_len);
+	k = gpudma_mem_kind(&c->port->maps, (uintptr_t)m->buf_addr, m->buf_len,
+		&cuda);
 	if (k == GPUDMA_MEM_NONE && c->bad == 0)
 		c->bad = (uintptr_t)m->buf_addr;
 	if (idx == 0 || (uintptr_t)m->buf_addr < c->lo)
 		c->lo = (uintptr_t)m->buf_addr;
 	if ((uintptr_t)m->buf_addr + m->buf_len > c->hi)
 		c->hi = (uintptr_t)m->buf_addr + m->buf_len;
-	if (idx == 0)
+	if (idx == 0) {
 		c->kind = k;
-	else if ((k == GPUDMA_MEM_GPU) != (c->kind == GPUDMA_MEM_GPU))
+		c->cuda = cuda;
+	} else if ((k == GPUDMA_MEM_GPU) != (c->kind == GPUDMA_MEM_GPU)) {
 		c->mixed = true;
+	} else if (cuda != c->cuda) {
+		/* No one GPU to fill the pool's buffers. */
+		c->two_gpus = true;
+	}
 }
 
 /* The port's IOMMU: every buffer of the segment's pool must be memory it
@@ -161,12 +170,23 @@ check_pool(struct gpudma_port *p, uint16_t qid, struct gpudma_rx_seg *sg)
 			p->port_id, qid, mp->name);
 		return -EINVAL;
 	}
+	if (chk.two_gpus) {
+		GPUDMA_LOG(ERR, "port %u rx queue %u: mempool %s has buffers in the memory of two GPUs: one GPU fills a queue, put the pool on one",
+			p->port_id, qid, mp->name);
+		return -EINVAL;
+	}
 	sg->gpu = chk.kind == GPUDMA_MEM_GPU;
+	sg->cuda = chk.cuda;
 	/* EAL memory is never unmapped: no span to guard. */
 	sg->lo = chk.kind == GPUDMA_MEM_EAL ? 0 : chk.lo;
 	sg->hi = chk.kind == GPUDMA_MEM_EAL ? 0 : chk.hi;
-	GPUDMA_LOG(INFO, "port %u rx queue %u: pool %s in %s", p->port_id, qid,
-		mp->name, gpudma_mem_name(chk.kind));
+	if (sg->gpu)
+		GPUDMA_LOG(INFO, "port %u rx queue %u: pool %s in %s of GPU %d",
+			p->port_id, qid, mp->name, gpudma_mem_name(chk.kind),
+			sg->cuda->ordinal);
+	else
+		GPUDMA_LOG(INFO, "port %u rx queue %u: pool %s in %s",
+			p->port_id, qid, mp->name, gpudma_mem_name(chk.kind));
 	return 0;
 }
 
@@ -180,15 +200,19 @@ gpudma_start(struct rte_eth_dev *dev)
 	/* Mappings may have gone since queue setup. */
 	for (i = 0; i < dev->data->nb_rx_queues; i++) {
 		struct gpudma_rxq *q = p->rxq[i];
+		struct gpudma_cuda *cuda;
 		bool gpu;
 
 		for (j = 0; q != NULL && j < q->nb_seg; j++) {
 			gpu = q->seg[j].gpu;
+			cuda = q->seg[j].cuda;
 			ret = check_pool(p, i, &q->seg[j]);
-			if (ret == 0 && q->seg[j].gpu != gpu) {
-				GPUDMA_LOG(ERR, "port %u rx queue %u: pool %s changed memory kind since setup",
+			if (ret == 0 && (q->seg[j].gpu != gpu ||
+					q->seg[j].cuda != cuda)) {
+				GPUDMA_LOG(ERR, "port %u rx queue %u: pool %s changed memory kind or GPU since setup",
 					p->port_id, i, q->seg[j].mp->name);
 				q->seg[j].gpu = gpu;
+				q->seg[j].cuda = cuda;
 				ret = -EINVAL;
 			}
 			if (ret != 0)
@@ -290,6 +314,17 @@ rx_segs(struct gpudma_port *p, uint16_t qid, struct rte_mempool *mp,
 		ret = check_pool(p, qid, &q->seg[i]);
 		if (ret != 0)
 			return ret;
+		/* One GPU fills the queue: its GPU segments' (a NIC next to
+		 * each GPU, none writing another GPU's memory). */
+		if (q->seg[i].gpu && q->cuda != NULL &&
+				q->seg[i].cuda != q->cuda) {
+			GPUDMA_LOG(ERR, "port %u rx queue %u: segments in GPU %d's and GPU %d's memory: one GPU fills a queue, put its pools on one",
+				p->port_id, qid, q->cuda->ordinal,
+				q->seg[i].cuda->ordinal);
+			return -EINVAL;
+		}
+		if (q->seg[i].gpu)
+			q->cuda = q->seg[i].cuda;
 		q->gpu |= q->seg[i].gpu;
 	}
 	q->nb_seg = n;
@@ -385,9 +420,14 @@ gpudma_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 		rte_free(q);
 		return ret;
 	}
-	GPUDMA_LOG(INFO, "port %u rx queue %u: %u descriptors, %u segment(s)%s",
-		p->port_id, qid, q->ring_size, q->nb_seg,
-		q->gpu ? ", filled by the copy engine" : "");
+	if (q->gpu)
+		GPUDMA_LOG(INFO, "port %u rx queue %u: %u descriptors, %u segment(s), filled by GPU %d (its pool's memory) by %s",
+			p->port_id, qid, q->ring_size, q->nb_seg,
+			q->cuda->ordinal, q->cuda->scatter != NULL ?
+			"the scatter kernel" : "copy-engine copies");
+	else
+		GPUDMA_LOG(INFO, "port %u rx queue %u: %u descriptors, %u segment(s), filled by memcpy (host memory)",
+			p->port_id, qid, q->ring_size, q->nb_seg);
 	p->rxq[qid] = q;
 	dev->data->rx_queues[qid] = q;
 	return 0;
@@ -585,14 +625,19 @@ sub_give_back(struct gpudma_port *p, bool close)
 static void
 port_free(struct gpudma_port *p, bool close_sub)
 {
+	unsigned int i;
+
 	sub_give_back(p, close_sub);
 	gpudma_pcap_out_close(p->out);
 	p->out = NULL;
-	if (p->src_pinned && gpudma_cuda_unpin(&p->cuda, p->src.data) != 0)
+	if (p->store_gpu != NULL &&
+			gpudma_cuda_unpin(p->store_gpu, p->src.data) != 0)
 		GPUDMA_LOG(ERR, "the frame store stays page-locked");
-	p->src_pinned = false;
+	p->store_gpu = NULL;
 	gpudma_source_free(&p->src);
-	gpudma_cuda_close(&p->cuda);
+	for (i = 0; i < p->nb_gpus; i++)
+		gpudma_cuda_close(&p->gpus[i]);
+	p->nb_gpus = 0;
 }
 
 static int
@@ -791,17 +836,75 @@ port_of_vdev(struct rte_vdev_device *vdev)
 }
 
 /*
+ * The port's handle on GPU ordinal: the context, stream source and kernel
+ * of the queues whose buffers are in that GPU's memory, opened at the
+ * first mapping of its memory (the GPU of gpu= at the first mapping of
+ * any memory: it is the one asked whose memory a mapping is).
+ */
+static int
+port_gpu(struct gpudma_port *p, int ordinal, struct gpudma_cuda **out)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < p->nb_gpus; i++) {
+		if (p->gpus[i].ordinal == ordinal) {
+			*out = &p->gpus[i];
+			return 0;
+		}
+	}
+	if (p->nb_gpus == GPUDMA_MAX_GPUS) {
+		GPUDMA_LOG(ERR, "port %u: memory of GPU %d: the port fills from %u GPUs already, its most",
+			p->port_id, ordinal, GPUDMA_MAX_GPUS);
+		return -ENOSPC;
+	}
+	ret = gpudma_cuda_open(&p->gpus[p->nb_gpus], ordinal, p->args.batch);
+	if (ret != 0)
+		return ret;
+	*out = &p->gpus[p->nb_gpus++];
+	return 0;
+}
+
+/*
+ * GPU memory of GPU c mapped: c made ready to fill it (its scatter kernel
+ * loaded unless scatter=0, the frame store pinned, or mapped for c where
+ * another of the port's GPUs pinned it). Before the frame store is pinned
+ * or mapped: the kernel reads it through the GPU mapping that makes.
+ */
+static int
+gpu_ready(struct gpudma_port *p, struct gpudma_cuda *c)
+{
+	int ret;
+
+	if (p->args.scatter) {
+		ret = gpudma_cuda_load_scatter(c);
+		if (ret != 0)
+			return ret;
+	}
+	if (p->src.data == NULL || c->store_dev != 0)
+		return 0;
+	if (p->store_gpu != NULL)
+		return gpudma_cuda_map_store(c, p->src.data);
+	ret = gpudma_cuda_pin_store(c, p->src.data, p->src.data_len);
+	if (ret == 0)
+		p->store_gpu = c;
+	return ret;
+}
+
+/*
  * rte_dev_dma_map: the memory becomes reachable by the port. GPU memory
- * brings the copy engine up (the scatter kernel loaded unless scatter=0,
- * the frame store pinned): a port that never sees GPU memory never loads
- * the kernel, and without a CUDA driver never touches CUDA.
+ * brings up the GPU that holds it (gpu_ready), which fills (RX) and
+ * drains (TX) the queues whose buffers are there: a port that never sees
+ * GPU memory never loads the kernel, and without a CUDA driver never
+ * touches CUDA.
  */
 static int
 gpudma_dma_map(struct rte_vdev_device *vdev, void *addr, uint64_t iova,
 		size_t len)
 {
 	struct gpudma_port *p = port_of_vdev(vdev);
-	bool gpu = false;
+	struct gpudma_cuda *c = NULL;
+	int ordinal = -1;
 	int ret;
 
 	if (p == NULL) {
@@ -811,40 +914,38 @@ gpudma_dma_map(struct rte_vdev_device *vdev, void *addr, uint64_t iova,
 	/* Without a CUDA driver there is no GPU memory: the mapping is host
 	 * memory. With one, a GPU that cannot be opened fails the mapping:
 	 * memcpy into what may be GPU memory would fault. */
-	if (!p->cuda.ok && gpudma_cuda_present()) {
-		ret = gpudma_cuda_open(&p->cuda, p->args.gpu, p->args.batch);
+	if (p->nb_gpus == 0 && gpudma_cuda_present()) {
+		ret = port_gpu(p, p->args.gpu, &c);
 		if (ret != 0)
 			goto out;
 	}
-	if (p->cuda.ok) {
-		ret = gpudma_cuda_is_gpu_mem(&p->cuda, (uintptr_t)addr, &gpu);
+	if (p->nb_gpus > 0) {
+		ret = gpudma_cuda_mem_gpu(&p->gpus[0], (uintptr_t)addr,
+			&ordinal);
 		if (ret != 0)
 			goto out;
 	}
-	/* Before the frame store is pinned: the kernel reads it through a
-	 * GPU mapping the pinning then makes. */
-	if (gpu && p->args.scatter) {
-		ret = gpudma_cuda_load_scatter(&p->cuda);
+	c = NULL;
+	if (ordinal >= 0) {
+		ret = port_gpu(p, ordinal, &c);
+		if (ret == 0)
+			ret = gpu_ready(p, c);
 		if (ret != 0)
 			goto out;
 	}
-	if (gpu && !p->src_pinned && p->src.data != NULL) {
-		ret = gpudma_cuda_pin_store(&p->cuda, p->src.data,
-			p->src.data_len);
-		if (ret != 0)
-			goto out;
-		p->src_pinned = true;
-	}
-	ret = gpudma_map_add(&p->maps, (uintptr_t)addr, iova, len, gpu);
+	ret = gpudma_map_add(&p->maps, (uintptr_t)addr, iova, len, c);
 	if (ret == -EEXIST)
 		GPUDMA_LOG(ERR, "port %u: [%p, +%zu) overlaps a mapping", p->port_id,
 			addr, len);
 	else if (ret == -ENOSPC)
 		GPUDMA_LOG(ERR, "port %u: more than %u DMA mappings", p->port_id,
 			GPUDMA_MAX_MAPS);
+	else if (c != NULL)
+		GPUDMA_LOG(INFO, "port %u: DMA map [%p, +%zu) (GPU %d's memory: GPU %d fills and drains the queues whose buffers are there)",
+			p->port_id, addr, len, ordinal, ordinal);
 	else
-		GPUDMA_LOG(INFO, "port %u: DMA map [%p, +%zu) (%s)", p->port_id,
-			addr, len, gpu ? "GPU memory" : "host memory");
+		GPUDMA_LOG(INFO, "port %u: DMA map [%p, +%zu) (host memory)",
+			p->port_id, addr, len);
 out:
 	if (ret != 0) {
 		rte_errno = -ret;

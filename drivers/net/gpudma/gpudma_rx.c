@@ -59,7 +59,7 @@ stage_init(struct gpudma_rxq *q)
 	q->s_head = q->s_tail = 0;
 	if (!q->gpu)
 		return 0;
-	ret = gpudma_cuda_pin_mapped(&q->port->cuda, q->stage, len,
+	ret = gpudma_cuda_pin_mapped(q->cuda, q->stage, len,
 		&q->stage_dev);
 	if (ret != 0) {
 		free(q->stage);
@@ -76,7 +76,7 @@ stage_fini(struct gpudma_rxq *q)
 	/* As the frame store: logged, and freed all the same (nothing of
 	 * the queue reads it any more). */
 	if (q->stage_pinned &&
-			gpudma_cuda_unpin(&q->port->cuda, q->stage) != 0)
+			gpudma_cuda_unpin(q->cuda, q->stage) != 0)
 		GPUDMA_LOG(ERR, "rx queue %u: the staging ring stays page-locked",
 			q->qid);
 	free(q->stage);
@@ -132,10 +132,10 @@ gpudma_rxq_init(struct gpudma_port *port, struct gpudma_rxq *q, uint16_t qid,
 	/* Room for a full ring of single-segment frames, and for a burst of
 	 * one frame as long as the port receives. */
 	cap = RTE_MAX(q->ring_size, frame_segs(q, GPUDMA_MAX_FRAME));
-	ret = gpudma_cuda_enter(&port->cuda, "net_gpudma: rx queue setup");
+	ret = gpudma_cuda_enter(q->cuda, "net_gpudma: rx queue setup");
 	if (ret != 0)
 		goto fail_stage;
-	ret = gpudma_copier_init(&q->copier, &port->cuda, cap, socket,
+	ret = gpudma_copier_init(&q->copier, q->cuda, cap, socket,
 		GPUDMA_MAX_BATCHES);
 	if (ret != 0)
 		goto fail_ctx;
@@ -159,14 +159,14 @@ gpudma_rxq_init(struct gpudma_port *port, struct gpudma_rxq *q, uint16_t qid,
 		if (ret != 0)
 			goto fail_events;
 	}
-	gpudma_cuda_leave(&port->cuda, "net_gpudma: rx queue setup");
+	gpudma_cuda_leave(q->cuda, "net_gpudma: rx queue setup");
 	return 0;
 fail_events:
 	while (i-- > 0)
 		gpudma_event_fini(&q->batches[i].ev);
 	gpudma_copier_fini(&q->copier);
 fail_ctx:
-	gpudma_cuda_leave(&port->cuda, "net_gpudma: rx queue setup");
+	gpudma_cuda_leave(q->cuda, "net_gpudma: rx queue setup");
 fail_stage:
 	stage_fini(q);
 fail_ring:
@@ -212,7 +212,7 @@ gpudma_rxq_drain(struct gpudma_rxq *q)
 
 	rte_spinlock_lock(&q->lock);
 	if (q->gpu && q->b_head != q->b_tail)
-		ctx = gpudma_cuda_enter_teardown(&q->port->cuda,
+		ctx = gpudma_cuda_enter_teardown(q->cuda,
 			"net_gpudma: rx queue drain") == 0;
 	while (q->b_head != q->b_tail) {
 		struct gpudma_batch *b =
@@ -239,7 +239,7 @@ gpudma_rxq_drain(struct gpudma_rxq *q)
 		retire_batch(q, b);
 	}
 	if (ctx)
-		gpudma_cuda_leave(&q->port->cuda, "net_gpudma: rx queue drain");
+		gpudma_cuda_leave(q->cuda, "net_gpudma: rx queue drain");
 	/* Taken ahead and never posted. */
 	if (q->nb_stash > 0)
 		rte_pktmbuf_free_bulk(q->stash, q->nb_stash);
@@ -258,12 +258,12 @@ gpudma_rxq_fini(struct gpudma_rxq *q)
 	uint32_t i;
 
 	gpudma_rxq_drain(q);
-	if (q->gpu && gpudma_cuda_enter_teardown(&q->port->cuda,
+	if (q->gpu && gpudma_cuda_enter_teardown(q->cuda,
 			"net_gpudma: rx queue release") == 0) {
 		for (i = 0; i < GPUDMA_MAX_BATCHES; i++)
 			gpudma_event_fini(&q->batches[i].ev);
 		gpudma_copier_fini(&q->copier);
-		gpudma_cuda_leave(&q->port->cuda, "net_gpudma: rx queue release");
+		gpudma_cuda_leave(q->cuda, "net_gpudma: rx queue release");
 	}
 	stage_fini(q);
 	rte_free(q->ring);
@@ -489,10 +489,12 @@ wire_next(struct gpudma_rxq *q)
 }
 
 /*
- * The GPU's context current on this lcore for the rest of the rx_burst
- * call, made so at the first need only: most polls need none (the
- * completion word is host memory), and every driver call takes the
- * context's lock, which the lcores of the other queues want too.
+ * The queue's GPU's context current on this lcore for the rest of the
+ * rx_burst call, made so at the first need only: most polls need none
+ * (the completion word is host memory), and every driver call takes the
+ * context's lock, which the lcores of the other queues on that GPU want
+ * too. Each lcore pushes its own queue's context: queues on other GPUs
+ * polled at the same time by other lcores never share one.
  */
 static int
 ctx_need(struct gpudma_rxq *q)
@@ -502,7 +504,7 @@ ctx_need(struct gpudma_rxq *q)
 	if (q->in_ctx)
 		return 0;
 	/* Never -EFAULT (which says a fill may still be running). */
-	ret = gpudma_cuda_enter(&q->port->cuda, "net_gpudma: rx_burst");
+	ret = gpudma_cuda_enter(q->cuda, "net_gpudma: rx_burst");
 	if (ret != 0) {
 		q->st.errors++;
 		return ret;
@@ -576,8 +578,8 @@ post_batch(struct gpudma_rxq *q, uint32_t want)
 			q->copier.win_host = (uintptr_t)q->stage;
 			q->copier.win_dev = (CUdeviceptr)q->stage_dev;
 		} else {
-			q->copier.win_host = q->port->cuda.store_host;
-			q->copier.win_dev = q->port->cuda.store_dev;
+			q->copier.win_host = q->cuda->store_host;
+			q->copier.win_dev = q->cuda->store_dev;
 		}
 		bulk0 = q->copier.bulk_batches;
 		b->seq = ++q->fill_seq;
@@ -703,7 +705,7 @@ gpudma_rx_burst(void *queue, struct rte_mbuf **pkts, uint16_t n)
 	if (nb < n)
 		nb += harvest(q, pkts + nb, n - nb);
 	if (q->in_ctx)
-		gpudma_cuda_leave(&q->port->cuda, "net_gpudma: rx_burst");
+		gpudma_cuda_leave(q->cuda, "net_gpudma: rx_burst");
 	rte_spinlock_unlock(&q->lock);
 	return nb;
 }

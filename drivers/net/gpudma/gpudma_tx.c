@@ -39,9 +39,9 @@ gpudma_txq_init(struct gpudma_port *port, struct gpudma_txq *q, uint16_t qid)
 void
 gpudma_txq_fini(struct gpudma_txq *q)
 {
-	struct gpudma_cuda *c = &q->port->cuda;
+	struct gpudma_cuda *c = q->cuda;
 
-	if (q->event.ev != NULL || q->copier.stream != NULL) {
+	if (c != NULL && (q->event.ev != NULL || q->copier.stream != NULL)) {
 		if (gpudma_cuda_enter_teardown(c,
 				"net_gpudma: tx queue release") == 0) {
 			gpudma_event_fini(&q->event);
@@ -51,15 +51,17 @@ gpudma_txq_fini(struct gpudma_txq *q)
 	}
 	if (q->pinned)
 		(void)gpudma_cuda_unpin(c, q->staging);
+	q->cuda = NULL;
 	free(q->staging);
 	q->staging = NULL;
 }
 
-/* The copy engine of a queue that meets GPU memory for the first time. */
+/* The copy engine of a queue that meets GPU memory for the first time
+ * (its GPU's context current). */
 static int
 txq_gpu_ready(struct gpudma_txq *q)
 {
-	struct gpudma_cuda *c = &q->port->cuda;
+	struct gpudma_cuda *c = q->cuda;
 	int ret;
 
 	if (q->copier.stream != NULL)
@@ -79,6 +81,32 @@ txq_gpu_ready(struct gpudma_txq *q)
 	if (ret != 0)
 		gpudma_copier_fini(&q->copier);
 	return ret;
+}
+
+/*
+ * The queue is drained by the GPU whose memory holds its frames, as a NIC
+ * next to that GPU would: the GPU of the first GPU segment it sends. A
+ * frame in another GPU's memory is not sent (-EXDEV), so that no GPU
+ * reads another's memory, which would need peer access the port does not
+ * enable.
+ */
+static int
+txq_gpu_of(struct gpudma_txq *q, struct gpudma_cuda *c)
+{
+	if (likely(q->cuda == c))
+		return 0;
+	if (q->cuda == NULL) {
+		q->cuda = c;
+		GPUDMA_LOG(INFO, "port %u tx queue %u: drained by GPU %d (its frames' memory)",
+			q->port->port_id, q->qid, c->ordinal);
+		return 0;
+	}
+	if (!q->other_gpu_said) {
+		q->other_gpu_said = true;
+		GPUDMA_LOG(ERR, "port %u tx queue %u: a frame in GPU %d's memory, the queue is GPU %d's: dropped (a TX queue for each GPU)",
+			q->port->port_id, q->qid, c->ordinal, q->cuda->ordinal);
+	}
+	return -EXDEV;
 }
 
 /*
@@ -206,6 +234,7 @@ gather(struct gpudma_txq *q, const struct rte_mbuf *m, uint32_t off,
 	uint32_t n0 = q->copier.n, total = 0;
 	uint64_t b0 = q->copier.bytes;
 	const struct rte_mbuf *s;
+	struct gpudma_cuda *c;
 	int ret;
 
 	for (s = m; s != NULL; s = s->next) {
@@ -216,14 +245,17 @@ gather(struct gpudma_txq *q, const struct rte_mbuf *m, uint32_t off,
 			ret = -EINVAL;
 			goto undo;
 		}
-		k = gpudma_mem_kind(&q->port->maps, data, s->data_len);
+		k = gpudma_mem_kind(&q->port->maps, data, s->data_len, &c);
 		if (k == GPUDMA_MEM_NONE) {
 			ret = -EFAULT;
 			goto undo;
 		}
 		if (k == GPUDMA_MEM_GPU) {
+			ret = txq_gpu_of(q, c);
+			if (ret != 0)
+				goto undo;
 			if (!*ctx) {
-				ret = gpudma_cuda_enter(&q->port->cuda,
+				ret = gpudma_cuda_enter(q->cuda,
 					"net_gpudma: tx_burst");
 				if (ret != 0)
 					goto undo;
@@ -352,6 +384,6 @@ gpudma_tx_burst(void *queue, struct rte_mbuf **pkts, uint16_t n)
 	}
 	flush(q, pkts + start, off, i - start, gpu);
 	if (ctx)
-		gpudma_cuda_leave(&q->port->cuda, "net_gpudma: tx_burst");
+		gpudma_cuda_leave(q->cuda, "net_gpudma: tx_burst");
 	return n;
 }

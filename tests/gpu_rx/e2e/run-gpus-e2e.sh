@@ -8,8 +8,8 @@
 # merged into the first's), with per-GPU lines and JSON, every mbuf back;
 # per-GPU figures in /gpu_rx/stats mid-run; RX buffer split (--mem gpu
 # --split 64 and auto, a header pool per GPU) through one net_gpudma port
-# whose two queues are on the two GPUs, captures and counters those of
-# --cpu, every mbuf of every pool back; bad --gpus values, and
+# whose two queues are on the two GPUs, each filled by its own GPU,
+# captures and counters those of --cpu, every mbuf of every pool back; bad --gpus values, and
 # --split N without --mem gpu, refused with a message; a kernel fault stops
 # the run naming its GPU. (Flow export over two GPUs: run-ipfix-e2e.sh.)
 #
@@ -32,9 +32,10 @@ run() { # NAME APP_ARGS...; output in $work/NAME.txt, exit status in rc
 	shift
 	n=$((n + 1))
 	FAKE_CUDA_GPUS=0000:01:00.0,0000:02:00.0 GPU_CUDA_LIBCUDA=$fake \
+		FAKE_CUDA_EXIT_REPORT=1 \
 		"$app" --no-huge -m 1024 --no-pci --no-shconf \
 		--file-prefix "gpurx-gpus-$$-$n" --lcores 0@0,1@0,2@1 \
-		--log-level=lib.eal:warning --vdev gpu_cuda0,dev=0 \
+		--log-level=lib.eal:warning ${log:-} --vdev gpu_cuda0,dev=0 \
 		--vdev gpu_cuda1,dev=1 \
 		--vdev "${vdev:-net_pcap0,${pcaps:-rx_pcap=$in,rx_pcap=$in}}" -- \
 		--idle-exit 10000 --backpressure --ts none --queues 2 \
@@ -88,9 +89,11 @@ done
 # payload pool (its memory). Each queue's capture must be the unsplit
 # --cpu run's byte for byte, the counters and top flows those of --cpu
 # splitting at the same length (chained included), and every mbuf of
-# the two payload and two header pools back. net_gpudma does not say
-# where its file ends: each run ends 2 s idle (--backpressure: nothing
-# is dropped meanwhile).
+# the two payload and two header pools back. Each queue is filled by its
+# own GPU (the port's log, the fake's per-GPU launches), neither GPU
+# touching the other's memory, everything of CUDA released. net_gpudma
+# does not say where its file ends: each run ends 2 s idle
+# (--backpressure: nothing is dropped meanwhile).
 gvdev="net_gpudma0,rx_pcap=$in,queues=2"
 vdev=$gvdev run gcpu --cpu --split off --idle-exit 2000 \
 	--write "$work/gcpu-q%q.pcapng"
@@ -103,8 +106,9 @@ for sp in 64 auto; do
 		--write "$work/$ref-q%q.pcapng"
 	[ "$rc" -eq 0 ] || { cat "$work/$ref.txt"; fail "$ref: exit $rc"; }
 	t=gpu-split-$sp was=$failed
-	vdev=$gvdev run "$t" --mem gpu --gpus 0,1 --split "$sp" \
-		--idle-exit 2000 --write "$work/$t-q%q.pcapng"
+	log=--log-level=pmd.net.gpudma:info vdev=$gvdev run "$t" --mem gpu \
+		--gpus 0,1 --split "$sp" --idle-exit 2000 \
+		--write "$work/$t-q%q.pcapng"
 	if [ "$rc" -ne 0 ]; then
 		cat "$work/$t.txt"
 		fail "$t: exit $rc"
@@ -125,6 +129,15 @@ for sp in 64 auto; do
 	fi
 	grep -Eq '^chained: +[1-9]' "$work/$t.txt" ||
 		fail "$t: no packet came in two buffers"
+	for q in 0 1; do
+		grep -q "rx queue $q: .* filled by GPU $q (its pool's memory)" \
+			"$work/$t.txt" || fail "$t: queue $q not filled by GPU $q"
+	done
+	grep -Eq "^fake_cuda: at exit: GPU 0: [1-9][0-9]* launches, [0-9]+ copies; GPU 1: [1-9][0-9]* launches, [0-9]+ copies; 0 cross-GPU accesses" \
+		"$work/$t.txt" ||
+		fail "$t: a GPU did no fill, or one touched the other's memory"
+	grep -q "^fake_cuda: at exit: 0 allocations, 0 registrations live" \
+		"$work/$t.txt" || fail "$t: CUDA memory or registrations left"
 	# Every pool counted, each header pool as large as a payload pool:
 	# two payload pools and two header pools.
 	size=$(sed -n 's/^memory: 2 mbuf pool(s) of \([0-9]*\) x .*/\1/p' \
