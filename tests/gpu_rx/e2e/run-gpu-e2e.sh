@@ -806,11 +806,11 @@ fi
 
 # RX buffer split over two GPUs (--mem gpu --split 64, a header pool per
 # GPU) through one net_gpudma port of two queues, queue 1's payload pool
-# in GPU 1's memory filled from the port's GPU 0: by its scatter kernel
-# (the default; GPU 0's kernel writing GPU 1's memory, which needs peer
-# access) and by copies (scatter=0,batch=0). Each queue's capture must be
-# the unsplit --cpu run's, the counters and top flows those of
-# --cpu --split 64, every mbuf of every pool back.
+# in GPU 1's memory and filled by GPU 1, as by a NIC of its own: by its
+# scatter kernel (the default) and by copies (scatter=0,batch=0). Each
+# queue's capture must be the unsplit --cpu run's, the counters and top
+# flows those of --cpu --split 64, every mbuf of every pool back, and the
+# port must say that GPU 1 fills queue 1.
 summary_core() {
 	grep -E '^(received|matched|captured|malformed|flows|chained):|^ +[0-9]+\. ' \
 		"$1" | sed 's/ -> .*//'
@@ -827,13 +827,17 @@ if [ "$ngpus" -ge 2 ]; then
 	else
 		for fill in scatter: copies:,scatter=0,batch=0; do
 			name=gpus-split64-${fill%%:*}
-			lcores=0-2 port=net_gpudma0 app_run "$name" \
+			eal_extra="${GPU_RX_EAL_EXTRA:-} --log-level=pmd.net.gpudma:info" \
+				lcores=0-2 port=net_gpudma0 app_run "$name" \
 				"$gq${fill#*:}" --mem gpu --gpus 0,1 --split 64 \
 				--queues 2 --backpressure --ts none \
 				--idle-exit 1000 --write "$out/$name-q%q.pcapng"
 			rc=$?
 			if [ "$rc" -ne 0 ]; then
 				fail "$name: exit $rc (see $out/$name.txt)"
+			elif ! grep -q "rx queue 1: .* filled by GPU 1" \
+					"$out/$name.txt"; then
+				fail "$name: queue 1 not filled by GPU 1 (see $out/$name.txt)"
 			elif ! grep -q "and a header pool of as many per GPU" \
 					"$out/$name.txt"; then
 				fail "$name: no header pool per GPU (see $out/$name.txt)"
