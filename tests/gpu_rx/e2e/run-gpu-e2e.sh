@@ -13,7 +13,8 @@
 # flow export (issue 14) in every memory mode, and over two GPUs where the
 # machine has them; --stamps in every memory mode; with two or more GPUs,
 # every GPU mode with the queues spread over all of them, SIGINT under
-# load and a kernel fault on each.
+# load and a kernel fault on each; the driver in a secondary process
+# beside a capture.
 #
 # Usage: run-gpu-e2e.sh BUILD_DIR OUT_DIR
 # Runs dpdk-gpu-rx, and dpdk-gpu-rx-test (its objects with the test
@@ -555,6 +556,54 @@ for mem in host-mapped staged; do
 	[ "$ok" = 1 ] && pass "coresident $mem: 4 queues beside a 2-queue process"
 done
 rm -f "$out/coresident-cpu4-cap.pcapng"
+
+# The driver in a DPDK secondary process beside a running capture (issue
+# 36): dpdk-test-gpudev --proc-type=secondary sees the primary's GPUs,
+# allocates, registers and frees its own memory and communication lists
+# on each, is refused what is not its own, and leaves the primary alone:
+# the capture runs on, stops at SIGINT with exit 0, every mbuf back. A
+# secondary needs the primary's hugepages (DPDK 22.11 does not share
+# --no-huge memory).
+tgd=$build/app/test-gpudev/dpdk-test-gpudev
+free_huge=$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)
+if [ ! -x "$tgd" ]; then
+	fail "secondary: $tgd not built"
+elif [ "${free_huge:-0}" -lt 1024 ] || ! grep -q hugetlbfs /proc/mounts; then
+	echo "SKIP: secondary beside a capture: no 2 GiB of free hugepages mounted"
+else
+	name=secondary-beside-capture
+	pfx=gpurx-mp-$$
+	# shellcheck disable=SC2086
+	"$app" -m 1024 --file-prefix "$pfx" -l 0-1 --log-level=lib.eal:warning \
+		$eal_extra --vdev "net_pcap0,rx_pcap=$out/in-small.pcap,infinite_rx=1" \
+		-- --quiet --mem host-mapped --filter "tcp or udp" \
+		--write "$out/$name.pcapng" > "$out/$name.txt" 2>&1 &
+	pid=$!
+	sleep 2
+	# shellcheck disable=SC2086
+	timeout 120 "$tgd" --proc-type=secondary --file-prefix "$pfx" -l 2 \
+		--log-level=lib.eal:warning $eal_extra -- --case info \
+		--case mem_alloc_kernel --case mem_register_kernel \
+		--case comm_list --case errors > "$out/$name-secondary.txt" 2>&1
+	src=$?
+	sleep 1
+	kill -INT $pid
+	wait $pid
+	rc=$?
+	if [ "$src" -ne 0 ] || ! grep -q "^PASS mem_alloc_kernel" \
+			"$out/$name-secondary.txt" ||
+			grep -q "^FAIL" "$out/$name-secondary.txt"; then
+		fail "$name: the secondary: exit $src (see $out/$name-secondary.txt)"
+	elif [ "$rc" -ne 0 ] || ! mbufs_back "$name"; then
+		fail "$name: the primary: exit $rc, or mbufs not back (see $out/$name.txt)"
+	elif ! grep -q 'persistent kernel quit in' "$out/$name.txt" ||
+			! "$check" --valid "$out/$name.pcapng" > /dev/null 2>&1; then
+		fail "$name: the primary's kernel or capture (see $out/$name.txt)"
+	else
+		pass "$name: $(grep -c '^PASS' "$out/$name-secondary.txt") cases passed in the secondary, the capture ran on"
+	fi
+	rm -f "$out/$name.pcapng"
+fi
 
 # A capture file per queue (--write with %q), 4 queues (the same file on
 # each), GPU modes: each queue's file is libpcap's matches of the input,
