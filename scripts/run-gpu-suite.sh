@@ -72,6 +72,11 @@ run bench-reg-cache "$build/bench/bench-reg-cache" "${eal[@]}" --no-pci \
 for t in "$build"/examples/gpu_rx/*gpu-test* "$build"/tests/*/*gpu-test*; do
 	[ -f "$t" ] && [ -x "$t" ] && run "$(basename "$t")" "$t"
 done
+# The flow table on the GPU: the scan kernel against the CPU's, and GPU
+# threads updating the table while scans run and a host thread takes the
+# records (every packet in exactly one record or live entry).
+t=$build/tests/gpuflow/gpurx-gpu-flow-test
+[ -x "$t" ] && run gpurx-gpu-flow-test "$t"
 
 # The generator: its GPU build against the CPU reference, then dpdk-gpu-tx
 # with frames built on the GPU, host-mapped into net_pcap and in GPU memory
