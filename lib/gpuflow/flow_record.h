@@ -144,11 +144,35 @@ gpurx_flow_plan(struct gpurx_flow_table *ft, struct gpurx_flow_entry *e,
 	 * racing threads may read them late (then a record may end a packet
 	 * later or earlier than in arrival order, never lose one). */
 	const uint64_t r = gpurx_atomic_load_u64(&e->rec, GPURX_ACQUIRE);
-	const struct gpurx_flow_acc *a = &e->acc[GPURX_FLOW_REC_B(r)];
+	uint64_t first, last;
 
-	gpurx_flow_plan_from(ft, r, gpurx_atomic_load_u64(&a->first_seen,
-		GPURX_RELAXED), gpurx_atomic_load_u64(&a->last_seen,
-		GPURX_RELAXED), pk, mask, noend, queue, pl);
+	/* Both times in one request (one 16-byte word). */
+	gpurx_atomic_load_x2_u64(&e->acc[GPURX_FLOW_REC_B(r)].first_seen,
+		&first, &last, GPURX_RELAXED);
+	gpurx_flow_plan_from(ft, r, first, last, pk, mask, noend, queue, pl);
+}
+
+/*
+ * The same from the record word r its pin read (gpurx_flow_pin_rec()),
+ * which spares the plan a round trip for the word: ordered by the pin,
+ * alone on the slot, after every earlier commit (gpurx_flow_probe()
+ * says why); a word since changed fails the commit, and the next plan
+ * reads it. GPURX_FLOW_REC_UNKNOWN: gpurx_flow_plan().
+ */
+GPURX_FN void
+gpurx_flow_plan_rec(struct gpurx_flow_table *ft, struct gpurx_flow_entry *e,
+		uint64_t r, const struct gpurx_flow_pkt *pk, uint32_t mask,
+		int noend, uint16_t queue, struct gpurx_flow_plan *pl)
+{
+	uint64_t first, last;
+
+	if (r == GPURX_FLOW_REC_UNKNOWN) {
+		gpurx_flow_plan(ft, e, pk, mask, noend, queue, pl);
+		return;
+	}
+	gpurx_atomic_load_x2_u64(&e->acc[GPURX_FLOW_REC_B(r)].first_seen,
+		&first, &last, GPURX_RELAXED);
+	gpurx_flow_plan_from(ft, r, first, last, pk, mask, noend, queue, pl);
 }
 
 /*
@@ -373,12 +397,13 @@ gpurx_flow_skip_n(struct gpurx_flow_table *ft, uint64_t pos, uint32_t n)
 /*
  * Steps 2 to 4 by one thread for a group of packets of the pinned flow
  * e (the CPU's; the GPU runs them around its turn, gpu_body.cuh). The
- * group's `pins` pins are let go.
+ * group's `pins` pins are let go. rec: the record word as the pin read
+ * it (gpurx_flow_pin_rec()), or GPURX_FLOW_REC_UNKNOWN.
  */
 GPURX_FN void
-gpurx_flow_account(struct gpurx_flow_table *ft, struct gpurx_flow_entry *e,
-		const struct gpurx_flow_pkt *pk, uint32_t mask, uint16_t queue,
-		uint32_t pins)
+gpurx_flow_account(struct gpurx_flow_table *ft,
+		struct gpurx_flow_entry *e, const struct gpurx_flow_pkt *pk,
+		uint32_t mask, uint16_t queue, uint32_t pins, uint64_t rec)
 {
 	struct gpurx_flow_plan pl;
 	uint32_t spins = 0;
@@ -388,7 +413,10 @@ gpurx_flow_account(struct gpurx_flow_table *ft, struct gpurx_flow_entry *e,
 	for (;;) {
 		int rc;
 
-		gpurx_flow_plan(ft, e, pk, mask, noend, queue, &pl);
+		/* The pin's word for the first plan only: a plan made again
+		 * follows a word that changed. */
+		gpurx_flow_plan_rec(ft, e, rec, pk, mask, noend, queue, &pl);
+		rec = GPURX_FLOW_REC_UNKNOWN;
 		if (gpurx_flow_plan_blocked(&pl)) {
 			if (++spins > GPURX_FLOW_SPIN_MAX) {
 				/* Put off like a full ring, and counted so. */
@@ -439,9 +467,10 @@ gpurx_flow_update_pkt_attr(struct gpurx_flow_table *ft,
 	p.ttl = ttl;
 	p.queue = queue;
 	if (ft->ring != NULL) {
-		if ((e = gpurx_flow_pin_attr(ft, key, &p, attr)) == NULL)
+		if ((e = gpurx_flow_pin_rec(ft, key, &p, attr,
+				GPURX_FLOW_PIN_LIVE, &s)) == NULL)
 			return -1;
-		gpurx_flow_account(ft, e, &p, 1u, queue, 1);
+		gpurx_flow_account(ft, e, &p, 1u, queue, 1, s);
 		return 0;
 	}
 	/* Flows never end: count where the key is, else insert it. */

@@ -118,6 +118,24 @@ gpurx_flow_closing_wait(struct gpurx_flow_entry *e)
 	return s;
 }
 
+/*
+ * How a lookup pins the key's slot (the pin argument of
+ * gpurx_flow_find_rec() and its callers; 0: not at all).
+ * PIN_BOTH prefetches both record buffers, for a plan that loads both
+ * (gpurx_flow_plan_in_turn()). PIN_LIVE prefetches only the live one
+ * (the record word read beside the state says which) and hands that word
+ * to the plan when the pin was alone on the slot
+ * (gpurx_flow_plan_rec()): the per-packet update reads only the live
+ * buffer, and the other one's sector, fetched into L2 for every packet,
+ * crowded out the live flows' sectors at a million flows.
+ */
+#define GPURX_FLOW_PIN_BOTH 1
+#define GPURX_FLOW_PIN_LIVE 2
+
+/* A record word no slot holds (bit 63 is never set): a pin that was not
+ * alone on its slot, whose plan reads the word itself. */
+#define GPURX_FLOW_REC_UNKNOWN UINT64_MAX
+
 /* What gpurx_flow_probe found at one slot. */
 #define GPURX_FLOW_PROBE_ON 0	/* not the key: look at the next slot */
 #define GPURX_FLOW_PROBE_HIT 1	/* the key's READY slot (pinned if asked) */
@@ -153,12 +171,30 @@ gpurx_flow_probe(struct gpurx_flow_entry *e, const struct gpurx_flow_key *key,
 			return GPURX_FLOW_PROBE_ON;
 		if (!pin)
 			return GPURX_FLOW_PROBE_HIT;
+		/* The plan reads the record buffers next. */
+		if (pin == GPURX_FLOW_PIN_LIVE) {
+			gpurx_prefetch(&e->acc[GPURX_FLOW_REC_B(*rec)]);
+		} else {
+			gpurx_prefetch(&e->acc[0]);
+			gpurx_prefetch(&e->acc[1]);
+		}
 		old = gpurx_atomic_fetch_add_ord_u64(&e->state, GPURX_FLOW_REF,
 			GPURX_ACQUIRE);
 		if ((old & 0xffffffffull) == (s & 0xffffffffull)) {
-			/* The plan reads the record buffers next. */
-			gpurx_prefetch(&e->acc[0]);
-			gpurx_prefetch(&e->acc[1]);
+			/*
+			 * Alone (no pin before this one): every earlier
+			 * pinner let go, each with a release on the state
+			 * after its commit, and this acquire read the last
+			 * of them, so a plan from *rec reads the times of
+			 * those commits. *rec itself, read before the pin,
+			 * may be older than the word: then the commit's CAS
+			 * fails and the plan is made again from a fresh
+			 * read. Not alone, another holder may commit after
+			 * *rec was read with nothing ordering its times
+			 * before the plan's reads: the plan reads the word.
+			 */
+			if (GPURX_FLOW_REFS(old) != 0)
+				*rec = GPURX_FLOW_REC_UNKNOWN;
 			return GPURX_FLOW_PROBE_HIT;
 		}
 		/* Moved on since it was compared: not pinned; look again. */
@@ -170,9 +206,10 @@ gpurx_flow_probe(struct gpurx_flow_entry *e, const struct gpurx_flow_key *key,
 
 /*
  * The key's READY slot in its window, or NULL. pin: hold it (tables
- * whose flows end: their slots are ended and reused). Without, slots
- * never end: a READY key never changes. *rec: the slot's record word,
- * read with its state (gpurx_flow_count_rec()).
+ * whose flows end: their slots are ended and reused), GPURX_FLOW_PIN_*.
+ * Without, slots never end: a READY key never changes. *rec: the slot's
+ * record word, read with its state (gpurx_flow_count_rec(); with
+ * GPURX_FLOW_PIN_LIVE, gpurx_flow_plan_rec()'s).
  *
  * Measured on the H100 and not kept (issue 18, git show
  * 405aef3:doc/performance.md, "Seventh session"): the home slot probed outside the loop, and a
@@ -338,19 +375,25 @@ gpurx_flow_overflow(struct gpurx_flow_table *ft, uint64_t bytes)
 /*
  * Step 1, pin (not ordered; a table whose flows end): the slot of the
  * packet's key, inserted if absent (with attr, may be NULL), pinned by
- * this packet; NULL when the window has no room for it (the packet went
- * to the overflow counters).
+ * this packet (pin: GPURX_FLOW_PIN_*); NULL when the window has no room
+ * for it (the packet went to the overflow counters). *rec: for
+ * gpurx_flow_plan_rec() (GPURX_FLOW_REC_UNKNOWN but for a key found by
+ * a GPURX_FLOW_PIN_LIVE pin alone on its slot).
  */
 GPURX_FN struct gpurx_flow_entry *
-gpurx_flow_pin_attr(struct gpurx_flow_table *ft,
+gpurx_flow_pin_rec(struct gpurx_flow_table *ft,
 		const struct gpurx_flow_key *key, const struct gpurx_flow_pkt *p,
-		const struct gpurx_flow_attr *attr)
+		const struct gpurx_flow_attr *attr, int pin, uint64_t *rec)
 {
 	struct gpurx_flow_entry *home, *e;
 	uint64_t s;
 
-	if ((e = gpurx_flow_find(ft, key, p->hash, 1)) != NULL)
+	if ((e = gpurx_flow_find_rec(ft, key, p->hash, pin, rec)) != NULL) {
+		if (pin != GPURX_FLOW_PIN_LIVE)
+			*rec = GPURX_FLOW_REC_UNKNOWN;
 		return e;
+	}
+	*rec = GPURX_FLOW_REC_UNKNOWN;
 	/* Not there: insert under the home slot's lock, after looking again
 	 * (another inserter of the key may have been first). */
 	home = &gpurx_flow_entries(ft)[p->hash & (ft->capacity - 1)];
@@ -358,7 +401,7 @@ gpurx_flow_pin_attr(struct gpurx_flow_table *ft,
 		gpurx_flow_overflow(ft, p->bytes);
 		return NULL;
 	}
-	e = gpurx_flow_find(ft, key, p->hash, 1);
+	e = gpurx_flow_find(ft, key, p->hash, pin);
 	if (e == NULL && (e = gpurx_flow_claim(ft,
 			p->hash & (ft->capacity - 1), &s)) != NULL)
 		gpurx_flow_fill(ft, e, s, key, p, attr, 1);
@@ -366,6 +409,18 @@ gpurx_flow_pin_attr(struct gpurx_flow_table *ft,
 	if (e == NULL)
 		gpurx_flow_overflow(ft, p->bytes);
 	return e;
+}
+
+/* The same, both buffers prefetched, for a plan that reads the word
+ * itself. */
+GPURX_FN struct gpurx_flow_entry *
+gpurx_flow_pin_attr(struct gpurx_flow_table *ft,
+		const struct gpurx_flow_key *key, const struct gpurx_flow_pkt *p,
+		const struct gpurx_flow_attr *attr)
+{
+	uint64_t rec;
+
+	return gpurx_flow_pin_rec(ft, key, p, attr, GPURX_FLOW_PIN_BOTH, &rec);
 }
 
 /* The same without attributes. */
