@@ -79,6 +79,13 @@ for n in $counts; do
 		{ echo "BENCH_GPUS_COUNTS: $n GPUs, this machine has $ngpus" >&2; exit 2; }
 	maxn=$n
 done
+modes=${BENCH_GPUS_MODES:-source host-mapped gpu-source gpu gen-none gen-gpu}
+for mode in $modes; do
+	case $mode in
+	source | host-mapped | gpu-source | gpu | gen-none | gen-gpu) ;;
+	*) echo "BENCH_GPUS_MODES: unknown mode '$mode'" >&2; exit 2 ;;
+	esac
+done
 # The lcores a GPU: every GPU's and the main lcore on CPUs of their own.
 lpg=${BENCH_GPUS_LCORES:-$(( ($(nproc) - 1) / maxn < 4 ? ($(nproc) - 1) / maxn : 4 ))}
 case $lpg in
@@ -169,17 +176,11 @@ mkdir -p "$out/runs" || exit 2
 # A run that does not end by itself is killed, and its cell says so.
 limit="timeout --kill-after=5 $((secs + 40))"
 failed=0
-modes=${BENCH_GPUS_MODES:-source host-mapped gpu-source gpu gen-none gen-gpu}
-for mode in $modes; do
-	case $mode in
-	source | host-mapped | gpu-source | gpu | gen-none | gen-gpu) ;;
-	*) echo "BENCH_GPUS_MODES: unknown mode '$mode'" >&2; exit 2 ;;
-	esac
-done
+# The loop runs in tee's pipeline: a failed run is read from its line.
 for ((r = 1; r <= reps; r++)); do
 	for mode in $modes; do
 		for n in $counts; do
-			point "$mode" "$n" "$r" || failed=1
+			point "$mode" "$n" "$r"
 		done
 	done
 done | tee "$out/scaling.txt"

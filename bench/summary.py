@@ -719,7 +719,8 @@ def gpus_scaling(fig, out):
             if "median" not in p:
                 continue
             name = "gpus_scaling.%s.%dgpus.%dlcores_per_gpu.mpps" % (mode, p["gpus"], lpg)
-            raw = "%s/runs/%s-g%d.r*.json" % (GPUS_DIR, mode, p["gpus"])
+            # The median of the point's runs (runs/MODE-gN.rR.json).
+            raw = "%s/gpus_scaling.json" % GPUS_DIR
             if p["gpus"] > 1 and one and "median" in one:
                 fig.add(name, p["median"], "Mpps", raw,
                         baseline=("%d x gpus_scaling.%s.1gpus.%dlcores_per_gpu.mpps"
