@@ -155,6 +155,15 @@ port_start(uint16_t port, uint16_t nq, struct rte_mempool *const *mp,
 	return 0;
 }
 
+/* GPU memory unmapped from the port while it exists (a closed vdev has
+ * no device to unmap from); freed after the port closes. */
+static void
+unmap_gpu_pools(struct gpuapp_ext_pool *gp, unsigned int n)
+{
+	for (unsigned int g = 0; g < n; g++)
+		gpuapp_ext_pool_unmap(&gp[g]);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -243,6 +252,7 @@ main(int argc, char **argv)
 	}
 	if (port_start(port, (uint16_t)nq, mp, nmp) != 0) {
 		/* Its queues may hold mbufs of mp: closed before mp goes. */
+		unmap_gpu_pools(gp, nmp);
 		rte_eth_dev_close(port);
 		goto out;
 	}
@@ -316,6 +326,7 @@ main(int argc, char **argv)
 stop:
 	if (rte_eth_dev_stop(port) != 0)
 		status = BENCH_EXIT_FAIL;
+	unmap_gpu_pools(gp, nmp);
 	rte_eth_dev_close(port);
 out:
 	/* A GPU pool's mempool goes with its memory, in that order. */
