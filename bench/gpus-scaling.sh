@@ -37,7 +37,9 @@
 #        "source host-mapped gpu-source gpu gen-none gen-gpu"),
 #        BENCH_GPUS_REPS (3),
 #        BENCH_GPUS_SECONDS (3), BENCH_GPUS_BURST (RX burst = packets a
-#        ring item, and TX burst, default 128), BENCH_EAL_EXTRA.
+#        ring item, default 128, as run-all.sh's capacity sweep),
+#        BENCH_GPUS_TX_BURST (default 256, as gen-tx-rate.sh),
+#        BENCH_EAL_EXTRA.
 # Exit: 0; 1 a run failed (its cell says so); 2 usage, missing build;
 # 77 fewer than two GPUs (nothing to scale over).
 set -uo pipefail
@@ -59,6 +61,7 @@ bench_reps BENCH_GPUS_REPS 3 || exit 2
 reps=$bench_reps
 secs=${BENCH_GPUS_SECONDS:-3}
 burst=${BENCH_GPUS_BURST:-128}
+tx_burst=${BENCH_GPUS_TX_BURST:-256}
 read -r -a extra <<< "${BENCH_EAL_EXTRA:-}"
 
 ngpus=$(nvidia-smi -L 2> /dev/null | grep -c '^GPU ')
@@ -100,7 +103,7 @@ float=
 bench_eal_mem 4096 2048
 {
 	bench_machine_lines "$build" "$top"
-	echo "settings: $lpg lcores a GPU, GPU counts $counts, $reps repetitions alternated, ${secs} s a run, burst $burst, EAL ${bench_mem[*]} ${extra[*]}$float"
+	echo "settings: $lpg lcores a GPU, GPU counts $counts, $reps repetitions alternated, ${secs} s a run, RX burst $burst, TX burst $tx_burst, EAL ${bench_mem[*]} ${extra[*]}$float"
 	nvidia-smi -L
 	nvidia-smi topo -m 2> /dev/null
 } > "$out/machine.txt" 2>&1
@@ -151,7 +154,7 @@ point() {
 			"${lc[@]}" "${extra[@]}" \
 			--vdev "net_gpudma0,rx_pcap=$frames,queues=$q" -- \
 			--stream "ipv4,udp,dst=10.1.0.1,$vars,size=64" \
-			"${margs[@]}" --queues "$q" --burst "$burst" \
+			"${margs[@]}" --queues "$q" --burst "$tx_burst" \
 			--duration "$secs" --wait-link 0 --json "$json" ;;
 	esac > "$out/runs/$name.log" 2>&1
 	rc=$?
