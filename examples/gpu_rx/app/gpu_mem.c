@@ -108,11 +108,15 @@ gpurx_gpu_init(struct gpurx_app *a)
 			"with --cpu\n", gpuapp_gpu_driver());
 		return -1;
 	}
-	rc = gpuapp_gpus_map_port(&a->opt.gpus, "/sys", a->port, a->nq, map,
-		err, sizeof(err));
-	if (rc != 0) {
-		GPURX_LOG(ERR, "error: %s\n", err);
-		return -1;
+	/* Each port's queues, as --gpus maps that port's; map[] by the
+	 * queues' global index. */
+	for (uint16_t i = 0; i < a->n_ports; i++) {
+		rc = gpuapp_gpus_map_port(&a->opt.gpus, "/sys", a->ports[i].id,
+			a->opt.queues, map + i * a->opt.queues, err, sizeof(err));
+		if (rc != 0) {
+			GPURX_LOG(ERR, "error: %s\n", err);
+			return -1;
+		}
 	}
 	for (uint16_t q = 0; q < a->nq; q++) {
 		struct gpurx_gpu *g = gpu_of(a, map[q]);
@@ -267,8 +271,25 @@ static int
 create_gpu_pool(struct gpurx_app *a, struct gpurx_gpu *g, int cache)
 {
 	char name[RTE_MEMPOOL_NAMESIZE], err[256];
+	const struct gpurx_port *p = NULL;
 	const char *why;
 	int rc;
+
+	/* The pool is DMA-mapped for one port: the port of g's queues. */
+	for (uint16_t r = 0; r < g->nq; r++) {
+		const struct gpurx_port *qp =
+			&a->ports[g->queues[r] / a->opt.queues];
+
+		if (p != NULL && qp != p) {
+			GPURX_LOG(ERR, "error: --mem gpu: GPU %d serves queues of "
+				"ports %u and %u; its pool of GPU memory is mapped "
+				"for one port: give each port GPUs of its own "
+				"(--gpus pP=G), or use --mem host-mapped\n", g->id,
+				p->id, qp->id);
+			return -1;
+		}
+		p = qp;
+	}
 
 	/* Whether the NIC's writes into GPU memory can be ordered before the
 	 * kernel reads them; asked before any memory is taken. */
@@ -280,8 +301,8 @@ create_gpu_pool(struct gpurx_app *a, struct gpurx_gpu *g, int cache)
 	/* The first GPU's keeps the one-GPU name. */
 	snprintf(name, sizeof(name), g->idx == 0 ? "gpurx_mbufs_gpu" :
 		"gpurx_mbufs_gpu%u", g->idx);
-	rc = gpuapp_ext_pool_create(&g->extp, name, g->id, a->port,
-		a->pool_size, (unsigned int)cache, a->data_room, a->socket, err,
+	rc = gpuapp_ext_pool_create(&g->extp, name, g->id, p->id,
+		a->pool_size, (unsigned int)cache, a->data_room, p->socket, err,
 		sizeof(err));
 	if (rc == 1) {
 		int e = rte_errno;
@@ -289,13 +310,13 @@ create_gpu_pool(struct gpurx_app *a, struct gpurx_gpu *g, int cache)
 		if (a->opt.mem == GPURX_MEM_AUTO) {
 			printf("memory: port %u (%s) refused to map GPU %d's memory "
 				"for DMA (rte_dev_dma_map: %s): packets in host "
-				"memory mapped into the GPU instead\n", a->port,
-				a->driver, g->id, rte_strerror(e));
+				"memory mapped into the GPU instead\n", p->id,
+				p->driver, g->id, rte_strerror(e));
 			return 1;
 		}
 		GPURX_LOG(ERR, "error: --mem gpu: port %u (%s) cannot DMA into GPU "
 			"%d's memory (rte_dev_dma_map: %s); is nvidia-peermem "
-			"loaded? Use --mem host-mapped\n", a->port, a->driver,
+			"loaded? Use --mem host-mapped\n", p->id, p->driver,
 			g->id, rte_strerror(e));
 		return -1;
 	}

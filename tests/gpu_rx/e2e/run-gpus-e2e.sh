@@ -11,7 +11,9 @@
 # whose two queues are on the two GPUs, each filled by its own GPU,
 # captures and counters those of --cpu, every mbuf of every pool back; bad --gpus values, and
 # --split N without --mem gpu, refused with a message; a kernel fault stops
-# the run naming its GPU. (Flow export over two GPUs: run-ipfix-e2e.sh.)
+# the run naming its GPU; two ports, each on its own GPU (--port 0,1
+# --gpus p0=0,p1=1), as the --cpu run. (Flow export over two GPUs:
+# run-ipfix-e2e.sh.)
 #
 # Usage: run-gpus-e2e.sh APP GENPCAP FAKE_LIBCUDA WORK_DIR
 # Exit: 0 all passed, 1 a failure.
@@ -154,6 +156,62 @@ for sp in 64 auto; do
 		grep -Eq "^GPU $g: +queue $g: received $((rx / 2)) packets" \
 			"$work/$t.txt" || fail "$t: no per-GPU line for GPU $g"
 	done
+	[ "$failed" -eq "$was" ] && echo "PASS: $t"
+done
+
+# Two ports (--port 0,1), one queue each, each port on its own GPU
+# (--gpus p0=0,p1=1): port 0 replays the input, port 1 the small file.
+# Each queue's capture (queue 0: port 0, queue 1: port 1) must equal the
+# --cpu two-port run's byte for byte, and the counters and top flows;
+# each GPU serves its port's queue, the per-port lines say each port's
+# packets, every mbuf back.
+run2() { # NAME APP_ARGS...
+	name=$1
+	shift
+	n=$((n + 1))
+	FAKE_CUDA_GPUS=0000:01:00.0,0000:02:00.0 GPU_CUDA_LIBCUDA=$fake \
+		FAKE_CUDA_EXIT_REPORT=1 \
+		"$app" --no-huge -m 1024 --no-pci --no-shconf \
+		--file-prefix "gpurx-gpus-$$-$n" --lcores 0@0,1@0,2@1 \
+		--log-level=lib.eal:warning --vdev gpu_cuda0,dev=0 \
+		--vdev gpu_cuda1,dev=1 --vdev "net_pcap0,rx_pcap=$in" \
+		--vdev "net_pcap1,rx_pcap=$small" -- \
+		--idle-exit 10000 --backpressure --ts none --port 0,1 \
+		--filter "tcp or udp" "$@" > "$work/$name.txt" 2>&1
+	rc=$?
+}
+run2 ports-cpu --cpu --write "$work/ports-cpu-q%q.pcapng"
+[ "$rc" -eq 0 ] || { cat "$work/ports-cpu.txt"; fail "ports-cpu: exit $rc"; }
+for m in host-mapped staged; do
+	t=ports-$m was=$failed
+	run2 "$t" --mem $m --gpus p0=0,p1=1 --write "$work/$t-q%q.pcapng" \
+		--json "$work/$t.json"
+	if [ "$rc" -ne 0 ]; then
+		cat "$work/$t.txt"
+		fail "$t: exit $rc"
+		continue
+	fi
+	for q in 0 1; do
+		cmp -s "$work/ports-cpu-q$q.pcapng" "$work/$t-q$q.pcapng" ||
+			fail "$t: queue $q's capture differs from the --cpu run's"
+	done
+	if [ "$(counters "$work/$t.txt")" != "$(counters "$work/ports-cpu.txt")" ]; then
+		counters "$work/ports-cpu.txt" > "$work/$t.want"
+		counters "$work/$t.txt" | diff "$work/$t.want" -
+		fail "$t: counters or top flows differ from the --cpu run's"
+	fi
+	grep -Eq 'mbufs: +([0-9]+) of \1 back in the pool' "$work/$t.txt" ||
+		fail "$t: mbufs not all back"
+	for p in 0 1; do
+		rx=$(sed -n "s/^port $p (net_pcap): queue $p: received \([0-9]*\) packets.*/\1/p" \
+			"$work/ports-cpu.txt")
+		[ -n "$rx" ] && [ "$rx" -gt 0 ] &&
+			grep -Eq "^GPU $p: +queue $p: received $rx packets" "$work/$t.txt" &&
+			grep -q "^port $p (net_pcap): queue $p: received $rx packets" \
+				"$work/$t.txt" ||
+			fail "$t: port $p's packets not all on GPU $p, or no per-port line"
+	done
+	grep -q '"per_port": \[' "$work/$t.json" || fail "$t: no per_port in the JSON"
 	[ "$failed" -eq "$was" ] && echo "PASS: $t"
 done
 
