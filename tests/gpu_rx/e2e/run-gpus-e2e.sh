@@ -50,6 +50,27 @@ counters() {
 		"$1" | sed 's/ -> .*//'
 }
 
+# Run T (exit status rc) against the --cpu run REF: each queue's capture
+# byte for byte, the counters and top flows. 0 when T ran, 1 when it
+# failed to (said).
+like_cpu() { # T REF
+	if [ "$rc" -ne 0 ]; then
+		cat "$work/$1.txt"
+		fail "$1: exit $rc"
+		return 1
+	fi
+	for q in 0 1; do
+		cmp -s "$work/$2-q$q.pcapng" "$work/$1-q$q.pcapng" ||
+			fail "$1: queue $q's capture differs from the --cpu run's"
+	done
+	if [ "$(counters "$work/$1.txt")" != "$(counters "$work/$2.txt")" ]; then
+		counters "$work/$2.txt" > "$work/$1.want"
+		counters "$work/$1.txt" | diff "$work/$1.want" -
+		fail "$1: counters or top flows differ from the --cpu run's"
+	fi
+	return 0
+}
+
 run cpu --cpu --write "$work/cpu-q%q.pcapng"
 [ "$rc" -eq 0 ] || { cat "$work/cpu.txt"; fail "cpu: exit $rc"; }
 for m in "one:host-mapped --gpus 0" "two:host-mapped --gpus 0,1" \
@@ -59,20 +80,7 @@ for m in "one:host-mapped --gpus 0" "two:host-mapped --gpus 0,1" \
 	# shellcheck disable=SC2086
 	run "$t" --mem ${m#*:} --write "$work/$t-q%q.pcapng" \
 		--json "$work/$t.json"
-	if [ "$rc" -ne 0 ]; then
-		cat "$work/$t.txt"
-		fail "$t: exit $rc"
-		continue
-	fi
-	for q in 0 1; do
-		cmp -s "$work/cpu-q$q.pcapng" "$work/$t-q$q.pcapng" ||
-			fail "$t: queue $q's capture differs from the --cpu run's"
-	done
-	if [ "$(counters "$work/$t.txt")" != "$(counters "$work/cpu.txt")" ]; then
-		counters "$work/cpu.txt" > "$work/$t.want"
-		counters "$work/$t.txt" | diff "$work/$t.want" -
-		fail "$t: counters or top flows differ from the --cpu run's"
-	fi
+	like_cpu "$t" cpu || continue
 	grep -Eq 'mbufs: +([0-9]+) of \1 back in the pool' "$work/$t.txt" ||
 		fail "$t: mbufs not all back"
 	if [ "$t" = one ]; then echo "PASS: $t"; continue; fi
@@ -186,20 +194,7 @@ for m in host-mapped staged; do
 	t=ports-$m was=$failed
 	run2 "$t" --mem $m --gpus p0=0,p1=1 --write "$work/$t-q%q.pcapng" \
 		--json "$work/$t.json"
-	if [ "$rc" -ne 0 ]; then
-		cat "$work/$t.txt"
-		fail "$t: exit $rc"
-		continue
-	fi
-	for q in 0 1; do
-		cmp -s "$work/ports-cpu-q$q.pcapng" "$work/$t-q$q.pcapng" ||
-			fail "$t: queue $q's capture differs from the --cpu run's"
-	done
-	if [ "$(counters "$work/$t.txt")" != "$(counters "$work/ports-cpu.txt")" ]; then
-		counters "$work/ports-cpu.txt" > "$work/$t.want"
-		counters "$work/$t.txt" | diff "$work/$t.want" -
-		fail "$t: counters or top flows differ from the --cpu run's"
-	fi
+	like_cpu "$t" ports-cpu || continue
 	grep -Eq 'mbufs: +([0-9]+) of \1 back in the pool' "$work/$t.txt" ||
 		fail "$t: mbufs not all back"
 	for p in 0 1; do
