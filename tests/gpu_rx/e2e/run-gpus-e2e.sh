@@ -12,7 +12,8 @@
 # captures and counters those of --cpu, every mbuf of every pool back; bad --gpus values, and
 # --split N without --mem gpu, refused with a message; a kernel fault stops
 # the run naming its GPU; two ports, each on its own GPU (--port 0,1
-# --gpus p0=0,p1=1), as the --cpu run. (Flow export over two GPUs:
+# --gpus p0=0,p1=1), as the --cpu run, net_pcap (host-mapped, staged)
+# and net_gpudma (--mem gpu, split). (Flow export over two GPUs:
 # run-ipfix-e2e.sh.)
 #
 # Usage: run-gpus-e2e.sh APP GENPCAP FAKE_LIBCUDA WORK_DIR
@@ -182,11 +183,24 @@ run2() { # NAME APP_ARGS...
 		"$app" --no-huge -m 1024 --no-pci --no-shconf \
 		--file-prefix "gpurx-gpus-$$-$n" --lcores 0@0,1@0,2@1 \
 		--log-level=lib.eal:warning --vdev gpu_cuda0,dev=0 \
-		--vdev gpu_cuda1,dev=1 --vdev "net_pcap0,rx_pcap=$in" \
-		--vdev "net_pcap1,rx_pcap=$small" -- \
+		--vdev gpu_cuda1,dev=1 --vdev "${pvdev0:-net_pcap0,rx_pcap=$in}" \
+		--vdev "${pvdev1:-net_pcap1,rx_pcap=$small}" -- \
 		--idle-exit 10000 --backpressure --ts none --port 0,1 \
 		--filter "tcp or udp" "$@" > "$work/$name.txt" 2>&1
 	rc=$?
+}
+# Port p's packets in run T, as many as in the --cpu run REF, all on
+# GPU p (its queue p), and its per-port line.
+ports_on_gpus() { # T REF DRIVER
+	for p in 0 1; do
+		rx=$(sed -n "s/^port $p ($3): queue $p: received \([0-9]*\) packets.*/\1/p" \
+			"$work/$2.txt")
+		[ -n "$rx" ] && [ "$rx" -gt 0 ] &&
+			grep -Eq "^GPU $p: +queue $p: received $rx packets" "$work/$1.txt" &&
+			grep -q "^port $p ($3): queue $p: received $rx packets" \
+				"$work/$1.txt" ||
+			fail "$1: port $p's packets not all on GPU $p, or no per-port line"
+	done
 }
 run2 ports-cpu --cpu --write "$work/ports-cpu-q%q.pcapng"
 [ "$rc" -eq 0 ] || { cat "$work/ports-cpu.txt"; fail "ports-cpu: exit $rc"; }
@@ -197,18 +211,40 @@ for m in host-mapped staged; do
 	like_cpu "$t" ports-cpu || continue
 	grep -Eq 'mbufs: +([0-9]+) of \1 back in the pool' "$work/$t.txt" ||
 		fail "$t: mbufs not all back"
-	for p in 0 1; do
-		rx=$(sed -n "s/^port $p (net_pcap): queue $p: received \([0-9]*\) packets.*/\1/p" \
-			"$work/ports-cpu.txt")
-		[ -n "$rx" ] && [ "$rx" -gt 0 ] &&
-			grep -Eq "^GPU $p: +queue $p: received $rx packets" "$work/$t.txt" &&
-			grep -q "^port $p (net_pcap): queue $p: received $rx packets" \
-				"$work/$t.txt" ||
-			fail "$t: port $p's packets not all on GPU $p, or no per-port line"
-	done
+	ports_on_gpus "$t" ports-cpu net_pcap
 	grep -q '"per_port": \[' "$work/$t.json" || fail "$t: no per_port in the JSON"
 	[ "$failed" -eq "$was" ] && echo "PASS: $t"
 done
+# The same through two net_gpudma ports, each filled by its own GPU
+# (gpu=), --mem gpu: each GPU's pool of its memory mapped for its port,
+# the headers split into each GPU's header pool. Each queue's capture is
+# the --cpu run's; neither GPU touches the other's memory, everything
+# of CUDA and every mbuf back (1 s idle ends each run: net_gpudma does
+# not say where its file ends). One GPU serving both ports' queues with
+# --mem gpu is refused (its pool is mapped for one port).
+gp0="net_gpudma0,rx_pcap=$in,gpu=0" gp1="net_gpudma1,rx_pcap=$small,gpu=1"
+pvdev0=$gp0 pvdev1=$gp1 run2 gports-cpu --cpu --idle-exit 1000 \
+	--write "$work/gports-cpu-q%q.pcapng"
+[ "$rc" -eq 0 ] || { cat "$work/gports-cpu.txt"; fail "gports-cpu: exit $rc"; }
+t=gports-gpu was=$failed
+pvdev0=$gp0 pvdev1=$gp1 run2 $t --mem gpu --gpus p0=0,p1=1 --idle-exit 1000 \
+	--write "$work/$t-q%q.pcapng"
+for q in 0 1; do
+	cmp -s "$work/gports-cpu-q$q.pcapng" "$work/$t-q$q.pcapng" ||
+		fail "$t: queue $q's capture differs from the --cpu run's"
+done
+grep -Eq "^fake_cuda: at exit: GPU 0: [1-9][0-9]* launches, [0-9]+ copies; GPU 1: [1-9][0-9]* launches, [0-9]+ copies; 0 cross-GPU accesses" \
+	"$work/$t.txt" && grep -q "^fake_cuda: at exit: 0 allocations, 0 registrations live" \
+	"$work/$t.txt" && grep -q "^memory: 2 mbuf pool(s) of .* (data in GPU memory" "$work/$t.txt" &&
+	grep -Eq 'mbufs: +([0-9]+) of \1 back in the pool' "$work/$t.txt" ||
+	fail "$t: not on both GPUs' memory, a GPU touched the other's, or CUDA memory or mbufs left"
+ports_on_gpus "$t" gports-cpu net_gpudma
+[ "$rc" -eq 0 ] || { cat "$work/$t.txt"; fail "$t: exit $rc"; }
+[ "$failed" -eq "$was" ] && echo "PASS: $t"
+pvdev0=$gp0 pvdev1=$gp1 run2 gports-shared --mem gpu --gpus 0
+[ "$rc" -eq 1 ] && grep -q "^error: --mem gpu: GPU 0 serves queues of ports 0 and 1" \
+	"$work/gports-shared.txt" && ! grep -q "not returned" "$work/gports-shared.txt" ||
+	{ cat "$work/gports-shared.txt"; fail "gports-shared: exit $rc, or no message"; }
 
 # Refused, each with its message: (exit, message, options).
 refused() { # NAME EXIT PATTERN ARGS...
