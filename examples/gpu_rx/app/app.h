@@ -64,8 +64,9 @@ struct gpurx_app {
 	int sw_port;
 	/* The ports' file_pkts summed: 0 when any port is live. */
 	uint64_t file_pkts;
-	/* The ports are closed: their counters are the end_ ones. */
-	volatile int stats_final;
+	/* The ports are closed: their counters are the end_ ones (set
+	 * with release, read with acquire: the telemetry thread reads). */
+	int stats_final;
 	enum gpurx_mem_mode mem;	/* resolved; AUTO only with --cpu */
 	const char *mem_why;
 

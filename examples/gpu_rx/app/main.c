@@ -172,7 +172,9 @@ port_figures(const struct gpurx_app *a, struct port_figures *f)
 		const struct gpurx_port *p = &a->ports[i];
 		struct rte_eth_stats es;
 
-		if (a->stats_final) {
+		/* Acquire: pairs with ports_stats_final()'s release, so the
+		 * end_ counters read are those stored before the flag. */
+		if (__atomic_load_n(&a->stats_final, __ATOMIC_ACQUIRE)) {
 			f[i].imissed = p->end_imissed;
 			f[i].ierrors = p->end_ierrors;
 			f[i].nombuf = p->end_nombuf;
@@ -198,7 +200,9 @@ ports_stats_final(struct gpurx_app *a)
 		p->end_ierrors = es.ierrors;
 		p->end_nombuf = es.rx_nombuf;
 	}
-	a->stats_final = 1;
+	/* Release: the telemetry's thread that sees the flag sees the
+	 * end_ counters stored above. */
+	__atomic_store_n(&a->stats_final, 1, __ATOMIC_RELEASE);
 }
 
 /* Under the per-second line: each port's share of it. */

@@ -805,7 +805,8 @@ sigint)
 telemetry)
 	# DPDK's telemetry mid-run: /gpu_rx/stats and, with the export on,
 	# /gpu_rx/flow_export, whose records grow as active flows end each
-	# second; the same counters as the summary's at the end.
+	# second; the same counters as the summary's at the end; per port
+	# with two.
 	prefix=gpurx-e2e-telemetry-$$
 	q="$(dirname "$0")/../../gpu_tx/telemetry-query.py"
 	# net_pcap's infinite_rx takes no chained frames: no jumbo frames.
@@ -844,6 +845,38 @@ ok = set(fx) == keys and fx["records"] > 0 and fx["ended_active"] > 0 and \
     0 < st["rx_packets"] <= end["rx_packets"]
 sys.exit(0 if ok else 1)
 PY
+	# Two ports: /gpu_rx/stats adds each counter by port id, each
+	# port's packets in, their sum at least the total read just before
+	# them (counters only grow), at most the summary's.
+	prefix=$prefix-ports
+	# shellcheck disable=SC2046
+	"$app" $(eal | sed "s/--file-prefix [^ ]*/--file-prefix $prefix/; s/-l 0-1/--lcores 0@0,(1-2)@0/") \
+		--vdev "net_pcap0,rx_pcap=$work/small.pcap,infinite_rx=1" \
+		--vdev "net_pcap1,rx_pcap=$work/small.pcap,infinite_rx=1" -- \
+		--cpu --quiet --port 0,1 --duration 2.5 --json "$work/ports.json" \
+		> "$work/out.txt" 2>&1 &
+	pid=$!
+	sleep 1.5
+	python3 "$q" "$prefix" /gpu_rx/stats 5 > "$work/ports-tel.json" 2> "$work/tel.err"
+	tel=$?
+	wait $pid || { cat "$work/out.txt"; echo "FAIL: two ports: exit"; exit 1; }
+	[ $tel -eq 0 ] || { cat "$work/tel.err"; echo "FAIL: two ports: no telemetry answer"; exit 1; }
+	python3 - "$work/ports-tel.json" "$work/ports.json" <<'PY' || exit 1
+import json, sys
+st = json.load(open(sys.argv[1]))["/gpu_rx/stats"]
+end = json.load(open(sys.argv[2]))
+by = {k: v for k, v in st.items() if k.endswith("_by_port")}
+print("mid-run:", by)
+want = {"rx_packets", "rx_bytes", "matched", "captured", "imissed",
+        "ierrors", "rx_nombuf"}
+rx = st.get("rx_packets_by_port", {})
+ok = set(by) == {k + "_by_port" for k in want} and \
+    all(sorted(v) == ["0", "1"] for v in by.values()) and \
+    all(v > 0 for v in rx.values()) and \
+    st["rx_packets"] <= sum(rx.values()) <= end["rx_packets"] and \
+    [p["port"] for p in end["per_port"]] == [0, 1]
+sys.exit(0 if ok else 1)
+PY
 	echo "ok: telemetry answered mid-run, within the summary's totals"
 	;;
 ports)
@@ -852,7 +885,8 @@ ports)
 	# on its own interface, every queue of it IN's matches in order;
 	# per-queue files (%q, the global queue index: port 0's queues
 	# 0-1, port 1's 2-3) each equal to its port's file's matches; the
-	# counters per port and in total; every mbuf back. Then --port
+	# counters per port and in total, and in each port's statistics
+	# block of the file; every mbuf back. Then --port
 	# errors: a port listed twice, one that does not exist, too few
 	# lcores, flow export over several ports.
 	f="tcp or udp"
@@ -893,11 +927,32 @@ PY
 	"$check" "$in" "$work/p0.pcapng" "$f" 262144 --queues 2 &&
 		"$check" "$b" "$work/p1.pcapng" "$f" 262144 --queues 2 ||
 		{ echo "FAIL: a port's packets in the one file"; exit 1; }
-	python3 - "$work/one.json" "$work/out.txt" <<'PY' ||
-import json, re, sys
+	python3 - "$work/one.json" "$work/out.txt" "$work/one.pcapng" <<'PY' ||
+import json, re, struct, sys
 j = json.load(open(sys.argv[1]))
 out = open(sys.argv[2]).read()
 pp = j['per_port']
+# The file ends with a statistics block per port: its interface, and
+# the port's received packets (isb_ifrecv) and drops (isb_ifdrop).
+data = open(sys.argv[3], 'rb').read()
+pos, isb = 0, {}
+while pos + 12 <= len(data):
+    t, n = struct.unpack_from('<II', data, pos)
+    if t == 5:
+        opts, o = {}, pos + 20
+        while o + 4 <= pos + n - 4:
+            code, ln = struct.unpack_from('<HH', data, o)
+            if code == 0:
+                break
+            if ln == 8:
+                opts[code] = struct.unpack_from('<Q', data, o + 4)[0]
+            o += 4 + (ln + 3) // 4 * 4
+        isb[struct.unpack_from('<I', data, pos + 8)[0]] = opts
+    pos += n
+assert sorted(isb) == [0, 1], isb
+for p in pp:
+    assert isb[p['port']].get(4) == p['rx_packets'], (isb, pp)
+    assert isb[p['port']].get(5) == 0, isb
 assert [p['port'] for p in pp] == [0, 1], pp
 assert [p['queues'] for p in pp] == [[0, 1], [2, 3]], pp
 for p in pp:
