@@ -76,7 +76,7 @@ gpurx_port_probe(struct gpurx_app *a)
 	return 0;
 }
 
-/* Port index of --port of queue q (global index). */
+/* The port of queue q (its global index). */
 static struct gpurx_port *
 queue_port(struct gpurx_app *a, uint16_t q)
 {
