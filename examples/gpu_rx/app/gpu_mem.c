@@ -265,31 +265,36 @@ gpurx_gpu_release_pools(struct gpurx_app *a)
 	a->n_pools = 0;
 }
 
-/* GPU g's --mem gpu pool, DMA-mapped for the port: 0, 1 (refused by the
- * port, --mem auto: said), -1 (said). */
+/* Port p refused to map GPU g's memory for DMA (rte_errno e): 1 where
+ * --mem auto falls back to host memory, else -1; said. */
+static int
+dma_refused(const struct gpurx_app *a, const struct gpurx_gpu *g,
+		const struct gpurx_port *p, int e)
+{
+	if (a->opt.mem == GPURX_MEM_AUTO) {
+		printf("memory: port %u (%s) refused to map GPU %d's memory "
+			"for DMA (rte_dev_dma_map: %s): packets in host "
+			"memory mapped into the GPU instead\n", p->id,
+			p->driver, g->id, rte_strerror(e));
+		return 1;
+	}
+	GPURX_LOG(ERR, "error: --mem gpu: port %u (%s) cannot DMA into GPU "
+		"%d's memory (rte_dev_dma_map: %s); is nvidia-peermem "
+		"loaded? Use --mem host-mapped\n", p->id, p->driver,
+		g->id, rte_strerror(e));
+	return -1;
+}
+
+/* GPU g's --mem gpu pool, DMA-mapped for the port of each of its queues
+ * (several ports share it): 0, 1 (refused by a port, --mem auto: said),
+ * -1 (said). */
 static int
 create_gpu_pool(struct gpurx_app *a, struct gpurx_gpu *g, int cache)
 {
 	char name[RTE_MEMPOOL_NAMESIZE], err[256];
-	const struct gpurx_port *p = NULL;
+	const struct gpurx_port *p = &a->ports[g->queues[0] / a->opt.queues];
 	const char *why;
 	int rc;
-
-	/* The pool is DMA-mapped for one port: the port of g's queues. */
-	for (uint16_t r = 0; r < g->nq; r++) {
-		const struct gpurx_port *qp =
-			&a->ports[g->queues[r] / a->opt.queues];
-
-		if (p != NULL && qp != p) {
-			GPURX_LOG(ERR, "error: --mem gpu: GPU %d serves queues of "
-				"ports %u and %u; its pool of GPU memory is mapped "
-				"for one port: give each port GPUs of its own "
-				"(--gpus pP=G), or use --mem host-mapped\n", g->id,
-				p->id, qp->id);
-			return -1;
-		}
-		p = qp;
-	}
 
 	/* Whether the NIC's writes into GPU memory can be ordered before the
 	 * kernel reads them; asked before any memory is taken. */
@@ -304,21 +309,23 @@ create_gpu_pool(struct gpurx_app *a, struct gpurx_gpu *g, int cache)
 	rc = gpuapp_ext_pool_create(&g->extp, name, g->id, p->id,
 		a->pool_size, (unsigned int)cache, a->data_room, p->socket, err,
 		sizeof(err));
-	if (rc == 1) {
-		int e = rte_errno;
+	if (rc == 1)
+		return dma_refused(a, g, p, rte_errno);
+	/* The other ports of its queues: mapped once each (a port seen
+	 * again is nothing to do). */
+	for (uint16_t r = 1; rc == 0 && r < g->nq; r++) {
+		const struct gpurx_port *qp =
+			&a->ports[g->queues[r] / a->opt.queues];
 
-		if (a->opt.mem == GPURX_MEM_AUTO) {
-			printf("memory: port %u (%s) refused to map GPU %d's memory "
-				"for DMA (rte_dev_dma_map: %s): packets in host "
-				"memory mapped into the GPU instead\n", p->id,
-				p->driver, g->id, rte_strerror(e));
-			return 1;
+		rc = gpuapp_ext_pool_map_port(&g->extp, qp->id, err,
+			sizeof(err));
+		if (rc == 1) {
+			rc = dma_refused(a, g, qp, rte_errno);
+			gpuapp_ext_pool_free(&g->extp);
+			return rc;
 		}
-		GPURX_LOG(ERR, "error: --mem gpu: port %u (%s) cannot DMA into GPU "
-			"%d's memory (rte_dev_dma_map: %s); is nvidia-peermem "
-			"loaded? Use --mem host-mapped\n", p->id, p->driver,
-			g->id, rte_strerror(e));
-		return -1;
+		if (rc != 0)
+			gpuapp_ext_pool_free(&g->extp);
 	}
 	if (rc != 0) {
 		GPURX_LOG(ERR, "error: --mem gpu: GPU %d: %s\n", g->id, err);

@@ -182,7 +182,7 @@ run2() { # NAME APP_ARGS...
 		FAKE_CUDA_EXIT_REPORT=1 \
 		"$app" --no-huge -m 1024 --no-pci --no-shconf \
 		--file-prefix "gpurx-gpus-$$-$n" --lcores 0@0,1@0,2@1 \
-		--log-level=lib.eal:warning --vdev gpu_cuda0,dev=0 \
+		--log-level=lib.eal:warning ${log:-} --vdev gpu_cuda0,dev=0 \
 		--vdev gpu_cuda1,dev=1 --vdev "${pvdev0:-net_pcap0,rx_pcap=$in}" \
 		--vdev "${pvdev1:-net_pcap1,rx_pcap=$small}" -- \
 		--idle-exit 10000 --backpressure --ts none --port 0,1 \
@@ -220,8 +220,8 @@ done
 # the headers split into each GPU's header pool. Each queue's capture is
 # the --cpu run's; neither GPU touches the other's memory, everything
 # of CUDA and every mbuf back (1 s idle ends each run: net_gpudma does
-# not say where its file ends). One GPU serving both ports' queues with
-# --mem gpu is refused (its pool is mapped for one port).
+# not say where its file ends). Then both ports on one GPU: its pool
+# mapped for both.
 gp0="net_gpudma0,rx_pcap=$in,gpu=0" gp1="net_gpudma1,rx_pcap=$small,gpu=1"
 pvdev0=$gp0 pvdev1=$gp1 run2 gports-cpu --cpu --idle-exit 1000 \
 	--write "$work/gports-cpu-q%q.pcapng"
@@ -241,10 +241,25 @@ grep -Eq "^fake_cuda: at exit: GPU 0: [1-9][0-9]* launches, [0-9]+ copies; GPU 1
 ports_on_gpus "$t" gports-cpu net_gpudma
 [ "$rc" -eq 0 ] || { cat "$work/$t.txt"; fail "$t: exit $rc"; }
 [ "$failed" -eq "$was" ] && echo "PASS: $t"
-pvdev0=$gp0 pvdev1=$gp1 run2 gports-shared --mem gpu --gpus 0
-[ "$rc" -eq 1 ] && grep -q "^error: --mem gpu: GPU 0 serves queues of ports 0 and 1" \
-	"$work/gports-shared.txt" && ! grep -q "not returned" "$work/gports-shared.txt" ||
-	{ cat "$work/gports-shared.txt"; fail "gports-shared: exit $rc, or no message"; }
+# Both ports on GPU 0: its one pool of GPU memory mapped for each.
+t=gports-one-gpu was=$failed
+log=--log-level=pmd.net.gpudma:info pvdev0=$gp0 pvdev1="${gp1%,gpu=1},gpu=0" \
+	run2 $t --mem gpu --gpus 0 --idle-exit 1000 --write "$work/$t-q%q.pcapng"
+for q in 0 1; do
+	cmp -s "$work/gports-cpu-q$q.pcapng" "$work/$t-q$q.pcapng" ||
+		fail "$t: queue $q's capture differs from the --cpu run's"
+done
+for p in 0 1; do
+	grep -q "port $p: DMA map .*GPU 0's memory" "$work/$t.txt" ||
+		fail "$t: GPU 0's pool not mapped for port $p"
+done
+grep -q "^memory: 1 mbuf pool(s) of .* (data in GPU memory" "$work/$t.txt" &&
+	grep -q "^fake_cuda: at exit: 0 allocations, 0 registrations live" "$work/$t.txt" &&
+	grep -Eq 'mbufs: +([0-9]+) of \1 back in the pool' "$work/$t.txt" &&
+	! grep -q "warning: rte_dev_dma_unmap" "$work/$t.txt" ||
+	fail "$t: not one pool of GPU memory, or CUDA memory, mbufs or mappings left"
+[ "$rc" -eq 0 ] || { cat "$work/$t.txt"; fail "$t: exit $rc"; }
+[ "$failed" -eq "$was" ] && echo "PASS: $t"
 
 # Refused, each with its message: (exit, message, options).
 refused() { # NAME EXIT PATTERN ARGS...
