@@ -28,9 +28,48 @@ say(char *err, size_t errlen, const char *fmt, ...)
 	va_end(ap);
 }
 
+int
+gpuapp_ext_pool_map_port(struct gpuapp_ext_pool *p, uint16_t port,
+		char *err, size_t errlen)
+{
+	struct rte_eth_dev_info di;
+	int rc, e;
+
+	rc = rte_eth_dev_info_get(port, &di);
+	if (rc != 0) {
+		say(err, errlen, "port %u: rte_eth_dev_info_get: %s", port,
+			rte_strerror(-rc));
+		return rc;
+	}
+	if (di.device == p->dev)
+		return 0;
+	for (uint8_t i = 0; i < p->n_more; i++)
+		if (p->more[i] == di.device)
+			return 0;
+	if (p->n_more == GPUAPP_EXT_POOL_MAX_MORE) {
+		say(err, errlen, "port %u: a pool of GPU memory is mapped for "
+			"%u devices at most", port, GPUAPP_EXT_POOL_MAX_MORE + 1);
+		return -ENOSPC;
+	}
+	if (rte_dev_dma_map(di.device, p->mem, RTE_BAD_IOVA, p->len) != 0) {
+		e = rte_errno;
+		say(err, errlen, "port %u: rte_dev_dma_map: %s", port,
+			rte_strerror(e));
+		rte_errno = e;
+		return 1;
+	}
+	p->more[p->n_more++] = di.device;
+	return 0;
+}
+
 void
 gpuapp_ext_pool_unmap(struct gpuapp_ext_pool *p)
 {
+	while (p->mem != NULL && p->n_more > 0)
+		if (rte_dev_dma_unmap(p->more[--p->n_more], p->mem, RTE_BAD_IOVA,
+				p->len) != 0)
+			GPUAPP_LOG(WARNING, "warning: rte_dev_dma_unmap: %s\n",
+				rte_strerror(rte_errno));
 	if (p->mem == NULL || !p->mapped)
 		return;
 	if (rte_dev_dma_unmap(p->dev, p->mem, RTE_BAD_IOVA, p->len) != 0)

@@ -14,6 +14,9 @@
  * registration of a host pool's memory with the GPU (host-mapped mode).
  */
 
+/* Devices a pool is mapped for besides its first port's, at most. */
+#define GPUAPP_EXT_POOL_MAX_MORE 15
+
 struct gpuapp_ext_pool {
 	struct rte_mempool *mp;
 	void *mem;		/* GPU memory behind the data buffers */
@@ -22,6 +25,9 @@ struct gpuapp_ext_pool {
 	struct rte_device *dev;	/* the port's device, mapped for DMA */
 	uint8_t registered;	/* rte_extmem_register done */
 	uint8_t mapped;		/* rte_dev_dma_map done */
+	/* Other ports' devices, mapped too (gpuapp_ext_pool_map_port()). */
+	uint8_t n_more;
+	struct rte_device *more[GPUAPP_EXT_POOL_MAX_MORE];
 };
 
 /*
@@ -36,7 +42,17 @@ int gpuapp_ext_pool_create(struct gpuapp_ext_pool *p, const char *name,
 		int16_t gpu_id, uint16_t port, uint32_t n, unsigned int cache,
 		uint16_t data_room, int socket, char *err, size_t errlen);
 /*
- * Undo the DMA mapping for the port, once it is stopped and before it is
+ * The pool's memory mapped for the DMA of another port too, so that
+ * ports share one pool of GPU memory (a port of a device already mapped:
+ * nothing to do). 0; 1 when the port refused (rte_errno holds why, the
+ * pool as it was); -ENOSPC past GPUAPP_EXT_POOL_MAX_MORE devices, or
+ * -errno. err says what.
+ */
+int gpuapp_ext_pool_map_port(struct gpuapp_ext_pool *p, uint16_t port,
+		char *err, size_t errlen);
+
+/*
+ * Undo the DMA mapping for the port(s), once stopped and before they are
  * closed: a closed port's device no longer knows the mapping (net_gpudma
  * answers ENODEV; mlx5 has dropped its memory regions). Safe to call
  * twice; gpuapp_ext_pool_free() does it if it was not done.

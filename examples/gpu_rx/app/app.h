@@ -21,15 +21,12 @@
 
 /* GPUs of a run: each serves one queue or more. */
 #define GPURX_MAX_GPUS GPURX_MAX_QUEUES
+/* Ports of a run (--port LIST): each has one RX queue at least. */
+#define GPURX_MAX_PORTS GPURX_MAX_QUEUES
 
-struct gpurx_gpu;
-struct gpurx_flow_export;
-struct gpurx_stamps;
-
-struct gpurx_app {
-	struct gpurx_opts opt;
-	uint16_t port;
-	uint16_t nq;
+/* One ethdev port of the run, as port.c found it. */
+struct gpurx_port {
+	uint16_t id;
 	int socket;
 	char driver[64];
 	int sw_port;			/* no GPU-memory DMA (gpuapp_port.h) */
@@ -37,6 +34,39 @@ struct gpurx_app {
 	 * infinite_rx) will deliver: the run ends when they are in, as
 	 * tcpdump -r ends with its file. 0: a live or endless port. */
 	uint64_t file_pkts;
+	/* Its counters as it stopped (stats_final in gpurx_app). */
+	uint64_t end_imissed, end_ierrors, end_nombuf;
+};
+
+struct gpurx_gpu;
+struct gpurx_flow_export;
+struct gpurx_stamps;
+
+struct gpurx_app {
+	struct gpurx_opts opt;
+	/*
+	 * The ports of --port, in its order, each with --queues RX queues.
+	 * A "queue" everywhere else is one of all of them, by its global
+	 * index q = port index * --queues + the port's queue: port
+	 * q_port[q], its queue q_qid[q]. So the per-queue arrays and the
+	 * per-packet paths are those of one port.
+	 */
+	uint16_t n_ports;
+	struct gpurx_port ports[GPURX_MAX_PORTS];
+	uint16_t q_port[GPURX_MAX_QUEUES];	/* ethdev port id */
+	uint16_t q_qid[GPURX_MAX_QUEUES];	/* RX queue of that port */
+	uint16_t nq;			/* all the ports' queues */
+	/* The first port's, which one-port messages name. */
+	uint16_t port;
+	int socket;
+	const char *driver;
+	/* Some port cannot DMA into GPU memory: --mem gpu refused. */
+	int sw_port;
+	/* The ports' file_pkts summed: 0 when any port is live. */
+	uint64_t file_pkts;
+	/* The ports are closed: their counters are the end_ ones (set
+	 * with release, read with acquire: the telemetry thread reads). */
+	int stats_final;
 	enum gpurx_mem_mode mem;	/* resolved; AUTO only with --cpu */
 	const char *mem_why;
 
@@ -229,7 +259,8 @@ gpurx_take_matches(struct gpurx_app *a, uint32_t n)
 	return gpurx_take(a, &a->matches_taken, a->opt.count, n);
 }
 
-/* Port and pool (port.c). */
+/* Ports and pools (port.c). probe: every port of --port, the queues'
+ * global indexes. */
 int gpurx_port_probe(struct gpurx_app *a);
 int gpurx_port_setup(struct gpurx_app *a);
 /* Per-lcore mempool cache size for a pool of a->pool_size mbufs, or -1
@@ -238,10 +269,10 @@ int gpurx_mbuf_cache(const struct gpurx_app *a);
 void gpurx_port_close(struct gpurx_app *a);
 
 /* Ports replaying a file (port_file.c): 0, or -1 (said why) when one of
- * net_pcap's rx_pcap files is malformed; sets a->file_pkts. A warning
+ * net_pcap's rx_pcap files is malformed; sets p->file_pkts. A warning
  * when such a port counted ierrors. */
-int gpurx_port_file_check(struct gpurx_app *a);
-void gpurx_port_file_warn(const struct gpurx_app *a, uint64_t ierrors);
+int gpurx_port_file_check(struct gpurx_port *p);
+void gpurx_port_file_warn(const struct gpurx_port *p, uint64_t ierrors);
 
 /* CPU path (rx_cpu.c): lcore body for one queue. */
 int gpurx_rx_cpu_lcore(void *arg);

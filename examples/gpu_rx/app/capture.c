@@ -170,6 +170,9 @@ struct cap_queue {
 	uint32_t head;		/* first chunk not settled */
 	struct gpurx_qstats *qs;
 	struct cap_file *f;	/* the file its chunks go to */
+	uint32_t iface;		/* pcapng interface of its port */
+	uint32_t qid;		/* its RX queue of that port */
+	uint16_t pidx;		/* its port's index (set_ports) */
 	uint8_t *pool[GPURX_CAPTURE_POOL];	/* chunk n's buffer: pool[n % npool] */
 	uint32_t npool;
 	struct chunk_rec rec[PENDING_MAX];
@@ -223,6 +226,7 @@ struct gpurx_capture {
 	enum gpurx_format fmt;
 	uint32_t snaplen;
 	uint32_t iface;		/* pcapng interface of the port */
+	uint16_t n_ports;	/* 1, or as gpurx_capture_set_ports() */
 	uint8_t *hdr;		/* every file's header */
 	uint32_t hdr_len;
 	/* Rotation (gpurx_capture_rotate), all 0 without: a new file once
@@ -624,6 +628,29 @@ out:
 	return rc;
 }
 
+int
+gpurx_capture_set_ports(struct gpurx_capture *c, const uint16_t *ports,
+		uint16_t n_ports, const uint8_t *q_port, const uint16_t *q_qid)
+{
+	if (n_ports == 0 || n_ports > c->nq)
+		return -EINVAL;
+	for (uint16_t q = 0; q < c->nq; q++)
+		if (q_port[q] >= n_ports)
+			return -EINVAL;
+	c->n_ports = n_ports;
+	/* Every file's statistics blocks, one per port, fit its tail. */
+	if (c->rotating && c->fmt == GPURX_FMT_PCAPNG)
+		c->rot_tail = (uint32_t)n_ports * ISB_MAX_BYTES;
+	for (uint16_t q = 0; q < c->nq; q++) {
+		c->q[q].pidx = q_port[q];
+		c->q[q].qid = q_qid[q];
+		/* The header lists every probed port: pcapng's pick. */
+		c->q[q].iface = c->fmt == GPURX_FMT_PCAPNG ?
+			pcapng_iface_of(ports[q_port[q]]) : 0;
+	}
+	return 0;
+}
+
 /* Creates file f (a regular file or a device; standard output already
  * open) and writes the capture's header. */
 static int
@@ -944,6 +971,11 @@ gpurx_capture_open_rotate(const char *path, enum gpurx_format fmt,
 	if (rc != 0) {
 		free_capture(c);
 		return NULL;
+	}
+	c->n_ports = 1;
+	for (uint16_t q = 0; q < nq; q++) {
+		c->q[q].iface = c->iface;
+		c->q[q].qid = q;
 	}
 	for (; made < c->nfiles; made++)
 		if (open_file(c, &c->files[made], err, errlen) != 0)
@@ -1327,7 +1359,7 @@ put_pcapng(const struct gpurx_capture *c, uint8_t *p, uint16_t queue,
 	struct epb_hdr h = {
 		.type = EPB_TYPE,
 		.len = len,
-		.iface = c->iface,
+		.iface = c->q[queue].iface,
 		.ts_hi = (uint32_t)(ts_ns >> 32),
 		.ts_lo = (uint32_t)ts_ns,
 		.caplen = caplen,
@@ -1339,7 +1371,7 @@ put_pcapng(const struct gpurx_capture *c, uint8_t *p, uint16_t queue,
 		.flags = EPB_FLAG_INBOUND,
 		.queue_code = EPB_OPT_QUEUE,
 		.queue_len = 4,
-		.queue = queue,
+		.queue = c->q[queue].qid,
 		.len = len,
 	};
 
@@ -1484,10 +1516,13 @@ isb_opt_ts(uint8_t *p, uint16_t code, uint64_t ns)
  * 0, or -1 (said; the file is cut back to its packets).
  */
 static int
-write_isb(struct gpurx_capture *c, struct cap_file *f,
-		const struct gpurx_capture_end *end)
+write_isb_port(struct gpurx_capture *c, struct cap_file *f,
+		const struct gpurx_capture_end *end, uint16_t pidx,
+		uint32_t iface)
 {
 	uint64_t recv = 0, accept = 0, lost = 0, deliv = 0;
+	uint64_t drops = c->n_ports == 1 ? end->port_drops :
+		end->ports_drops != NULL ? end->ports_drops[pidx] : UINT64_MAX;
 	uint8_t b[ISB_MAX_BYTES];
 	uint32_t len = 20, blen;
 	int rc;
@@ -1495,7 +1530,7 @@ write_isb(struct gpurx_capture *c, struct cap_file *f,
 	for (uint16_t q = 0; q < c->nq; q++) {
 		const struct gpurx_qstats *qs = c->q[q].qs;
 
-		if (c->q[q].f != f)
+		if (c->q[q].f != f || c->q[q].pidx != pidx)
 			continue;
 		recv += GPURX_STAT_GET(qs, rx_pkts);
 		accept += GPURX_STAT_GET(qs, matched);
@@ -1509,8 +1544,8 @@ write_isb(struct gpurx_capture *c, struct cap_file *f,
 	}
 	len += isb_opt_u64(b + len, ISB_OPT_IFRECV, recv);
 	/* The port counts its drops, not by queue. */
-	if (c->nfiles == 1 && end->port_drops != UINT64_MAX)
-		len += isb_opt_u64(b + len, ISB_OPT_IFDROP, end->port_drops);
+	if (c->nfiles == 1 && drops != UINT64_MAX)
+		len += isb_opt_u64(b + len, ISB_OPT_IFDROP, drops);
 	len += isb_opt_u64(b + len, ISB_OPT_FILTERACCEPT, accept);
 	len += isb_opt_u64(b + len, ISB_OPT_OSDROP, lost);
 	len += isb_opt_u64(b + len, ISB_OPT_USRDELIV, deliv);
@@ -1518,7 +1553,7 @@ write_isb(struct gpurx_capture *c, struct cap_file *f,
 	len += 4;
 	blen = len + 4;
 	{
-		uint32_t hdr[5] = { ISB_TYPE, blen, c->iface,
+		uint32_t hdr[5] = { ISB_TYPE, blen, iface,
 			(uint32_t)(end->end_ns >> 32), (uint32_t)end->end_ns };
 
 		memcpy(b, hdr, sizeof(hdr));
@@ -1537,6 +1572,23 @@ write_isb(struct gpurx_capture *c, struct cap_file *f,
 			PRIu64 " bytes: %s\n", f->path, f->end,
 			strerror(errno));
 	return -1;
+}
+
+/* The statistics blocks of file f at its end: one per port its queues
+ * are of, in the order of the ports. */
+static int
+write_isb(struct gpurx_capture *c, struct cap_file *f,
+		const struct gpurx_capture_end *end)
+{
+	for (uint16_t p = 0; p < c->n_ports; p++)
+		for (uint16_t q = 0; q < c->nq; q++) {
+			if (c->q[q].f != f || c->q[q].pidx != p)
+				continue;
+			if (write_isb_port(c, f, end, p, c->q[q].iface) != 0)
+				return -1;
+			break;
+		}
+	return 0;
 }
 
 /*

@@ -109,6 +109,17 @@ struct gpurx_capture *gpurx_capture_open_rotate(const char *path,
 		size_t errlen);
 
 /*
+ * Queues of several ports, before any is written: queue q's packets are
+ * those of port ports[q_port[q]] (an index into ports[0..n_ports)), its
+ * own RX queue q_qid[q]. Each packet block then names its port's
+ * interface and that queue; each file ends with an interface statistics
+ * block per port it holds. Without this call every queue is the `port`
+ * of open, the queue its own index. 0, or -EINVAL (bad indexes).
+ */
+int gpurx_capture_set_ports(struct gpurx_capture *c, const uint16_t *ports,
+		uint16_t n_ports, const uint8_t *q_port, const uint16_t *q_qid);
+
+/*
  * Writer threads (--capture-writers): n threads (at most one per queue)
  * do the capture's writes instead of the RX lcores, writer k those of
  * queues k, k + n, ... Each lcore still fills its chunk and reserves its
@@ -163,6 +174,9 @@ struct gpurx_capture_end {
 					 * (--ts none) */
 	uint64_t port_drops;		/* the port's imissed + rx_nombuf;
 					 * UINT64_MAX: not known */
+	/* Several ports (gpurx_capture_set_ports()): each one's drops, in
+	 * the order given there; NULL: not known. */
+	const uint64_t *ports_drops;
 };
 
 /*

@@ -108,11 +108,15 @@ gpurx_gpu_init(struct gpurx_app *a)
 			"with --cpu\n", gpuapp_gpu_driver());
 		return -1;
 	}
-	rc = gpuapp_gpus_map_port(&a->opt.gpus, "/sys", a->port, a->nq, map,
-		err, sizeof(err));
-	if (rc != 0) {
-		GPURX_LOG(ERR, "error: %s\n", err);
-		return -1;
+	/* Each port's queues, as --gpus maps that port's; map[] by the
+	 * queues' global index. */
+	for (uint16_t i = 0; i < a->n_ports; i++) {
+		rc = gpuapp_gpus_map_port(&a->opt.gpus, "/sys", a->ports[i].id,
+			a->opt.queues, map + i * a->opt.queues, err, sizeof(err));
+		if (rc != 0) {
+			GPURX_LOG(ERR, "error: %s\n", err);
+			return -1;
+		}
 	}
 	for (uint16_t q = 0; q < a->nq; q++) {
 		struct gpurx_gpu *g = gpu_of(a, map[q]);
@@ -261,12 +265,34 @@ gpurx_gpu_release_pools(struct gpurx_app *a)
 	a->n_pools = 0;
 }
 
-/* GPU g's --mem gpu pool, DMA-mapped for the port: 0, 1 (refused by the
- * port, --mem auto: said), -1 (said). */
+/* Port p refused to map GPU g's memory for DMA (rte_errno e): 1 where
+ * --mem auto falls back to host memory, else -1; said. */
+static int
+dma_refused(const struct gpurx_app *a, const struct gpurx_gpu *g,
+		const struct gpurx_port *p, int e)
+{
+	if (a->opt.mem == GPURX_MEM_AUTO) {
+		printf("memory: port %u (%s) refused to map GPU %d's memory "
+			"for DMA (rte_dev_dma_map: %s): packets in host "
+			"memory mapped into the GPU instead\n", p->id,
+			p->driver, g->id, rte_strerror(e));
+		return 1;
+	}
+	GPURX_LOG(ERR, "error: --mem gpu: port %u (%s) cannot DMA into GPU "
+		"%d's memory (rte_dev_dma_map: %s); is nvidia-peermem "
+		"loaded? Use --mem host-mapped\n", p->id, p->driver,
+		g->id, rte_strerror(e));
+	return -1;
+}
+
+/* GPU g's --mem gpu pool, DMA-mapped for the port of each of its queues
+ * (several ports share it): 0, 1 (refused by a port, --mem auto: said),
+ * -1 (said). */
 static int
 create_gpu_pool(struct gpurx_app *a, struct gpurx_gpu *g, int cache)
 {
 	char name[RTE_MEMPOOL_NAMESIZE], err[256];
+	const struct gpurx_port *p = &a->ports[g->queues[0] / a->opt.queues];
 	const char *why;
 	int rc;
 
@@ -280,24 +306,26 @@ create_gpu_pool(struct gpurx_app *a, struct gpurx_gpu *g, int cache)
 	/* The first GPU's keeps the one-GPU name. */
 	snprintf(name, sizeof(name), g->idx == 0 ? "gpurx_mbufs_gpu" :
 		"gpurx_mbufs_gpu%u", g->idx);
-	rc = gpuapp_ext_pool_create(&g->extp, name, g->id, a->port,
-		a->pool_size, (unsigned int)cache, a->data_room, a->socket, err,
+	rc = gpuapp_ext_pool_create(&g->extp, name, g->id, p->id,
+		a->pool_size, (unsigned int)cache, a->data_room, p->socket, err,
 		sizeof(err));
-	if (rc == 1) {
-		int e = rte_errno;
+	if (rc == 1)
+		return dma_refused(a, g, p, rte_errno);
+	/* The other ports of its queues: mapped once each (a port seen
+	 * again is nothing to do). */
+	for (uint16_t r = 1; rc == 0 && r < g->nq; r++) {
+		const struct gpurx_port *qp =
+			&a->ports[g->queues[r] / a->opt.queues];
 
-		if (a->opt.mem == GPURX_MEM_AUTO) {
-			printf("memory: port %u (%s) refused to map GPU %d's memory "
-				"for DMA (rte_dev_dma_map: %s): packets in host "
-				"memory mapped into the GPU instead\n", a->port,
-				a->driver, g->id, rte_strerror(e));
-			return 1;
+		rc = gpuapp_ext_pool_map_port(&g->extp, qp->id, err,
+			sizeof(err));
+		if (rc == 1) {
+			rc = dma_refused(a, g, qp, rte_errno);
+			gpuapp_ext_pool_free(&g->extp);
+			return rc;
 		}
-		GPURX_LOG(ERR, "error: --mem gpu: port %u (%s) cannot DMA into GPU "
-			"%d's memory (rte_dev_dma_map: %s); is nvidia-peermem "
-			"loaded? Use --mem host-mapped\n", a->port, a->driver,
-			g->id, rte_strerror(e));
-		return -1;
+		if (rc != 0)
+			gpuapp_ext_pool_free(&g->extp);
 	}
 	if (rc != 0) {
 		GPURX_LOG(ERR, "error: --mem gpu: GPU %d: %s\n", g->id, err);

@@ -780,6 +780,7 @@ gpurx_rx_gpu_lcore(void *arg)
 	uint16_t q = (uint16_t)(uintptr_t)arg;
 	struct gpu_queue *Q = &gpurx_queue_gpu(a, q)->q[a->q_ring[q]];
 	struct gpurx_qstats *qs = &a->qs[q];
+	const uint16_t port = a->q_port[q], qid = a->q_qid[q];
 	struct rte_mbuf *pkts[GPURX_MAX_BURST];
 	const struct gpurx_gq *gq = &gpurx_queue_gpu(a, q)->gq[a->q_ring[q]];
 	/* Entries a burst fills in the head item at most. */
@@ -807,7 +808,7 @@ gpurx_rx_gpu_lcore(void *arg)
 			gpurx_capture_poll(a->cap, q);
 		stash_to_cache(Q, 0);
 		prefetch_head(Q, fill_max);
-		n = rte_eth_rx_burst(a->port, q, pkts, a->opt.burst);
+		n = rte_eth_rx_burst(port, qid, pkts, a->opt.burst);
 		if (n == 0)
 			continue;
 		prefetch_tail(Q, gq);

@@ -100,11 +100,172 @@ totals(struct gpurx_totals *t)
 
 	memset(t, 0, sizeof(*t));
 	gpurx_stats_sum(a->qs, a->nq, &t->q);
-	if (rte_eth_stats_get(a->port, &es) == 0) {
-		t->port_imissed = es.imissed;
-		t->port_ierrors = es.ierrors;
-		t->port_nombuf = es.rx_nombuf;
+	for (uint16_t i = 0; i < a->n_ports; i++)
+		if (rte_eth_stats_get(a->ports[i].id, &es) == 0) {
+			t->port_imissed += es.imissed;
+			t->port_ierrors += es.ierrors;
+			t->port_nombuf += es.rx_nombuf;
+		}
+}
+
+/*
+ * Part i of n of the line under the per-second one: one GPU's or port's
+ * rates over dt s (rx and matched packets in it) and one counter.
+ */
+static void
+share_line(FILE *f, unsigned int i, unsigned int n, const char *what, int id,
+		double dt, uint64_t rx, uint64_t matched, const char *cname,
+		uint64_t c)
+{
+	fprintf(f, "%s %s %d rx %.0f pps matched %.0f pps %s %" PRIu64 "%s",
+		i == 0 ? "          " : " |", what, id, dt > 0 ? rx / dt : 0.0,
+		dt > 0 ? matched / dt : 0.0, cname, c, i + 1 == n ? "\n" : "");
+}
+
+/* Several ports: what each received, matched and captured, and its own
+ * counters of what it could not deliver. */
+struct port_figures {
+	uint64_t rx_pkts, rx_bytes, matched, captured;
+	uint64_t imissed, ierrors, nombuf;
+};
+
+static const struct {
+	const char *json;
+	const char *tel;
+	size_t off;
+} port_counters[] = {
+	{ "rx_packets", "rx_packets_by_port",
+		offsetof(struct port_figures, rx_pkts) },
+	{ "rx_bytes", "rx_bytes_by_port",
+		offsetof(struct port_figures, rx_bytes) },
+	{ "matched", "matched_by_port", offsetof(struct port_figures, matched) },
+	{ "captured", "captured_by_port",
+		offsetof(struct port_figures, captured) },
+	{ "imissed", "imissed_by_port", offsetof(struct port_figures, imissed) },
+	{ "ierrors", "ierrors_by_port", offsetof(struct port_figures, ierrors) },
+	{ "rx_nombuf", "rx_nombuf_by_port",
+		offsetof(struct port_figures, nombuf) },
+};
+
+static uint64_t
+port_counter(const struct port_figures *p, unsigned int i)
+{
+	return *(const uint64_t *)((const char *)p + port_counters[i].off);
+}
+
+/* Each port's figures into f[0 .. a->n_ports). */
+static void
+port_figures(const struct gpurx_app *a, struct port_figures *f)
+{
+	memset(f, 0, a->n_ports * sizeof(*f));
+	for (uint16_t q = 0; q < a->nq; q++) {
+		struct port_figures *p = &f[q / a->opt.queues];
+		struct gpurx_qstats s;
+
+		gpurx_stats_sum(&a->qs[q], 1, &s);
+		p->rx_pkts += s.rx_pkts;
+		p->rx_bytes += s.rx_bytes;
+		p->matched += s.matched;
+		p->captured += s.captured;
 	}
+	for (uint16_t i = 0; i < a->n_ports; i++) {
+		const struct gpurx_port *p = &a->ports[i];
+		struct rte_eth_stats es;
+
+		/* Acquire: pairs with ports_stats_final()'s release, so the
+		 * end_ counters read are those stored before the flag. */
+		if (__atomic_load_n(&a->stats_final, __ATOMIC_ACQUIRE)) {
+			f[i].imissed = p->end_imissed;
+			f[i].ierrors = p->end_ierrors;
+			f[i].nombuf = p->end_nombuf;
+		} else if (rte_eth_stats_get(p->id, &es) == 0) {
+			f[i].imissed = es.imissed;
+			f[i].ierrors = es.ierrors;
+			f[i].nombuf = es.rx_nombuf;
+		}
+	}
+}
+
+/* Before the ports close: their counters, for the summary. */
+static void
+ports_stats_final(struct gpurx_app *a)
+{
+	for (uint16_t i = 0; i < a->n_ports; i++) {
+		struct gpurx_port *p = &a->ports[i];
+		struct rte_eth_stats es;
+
+		if (rte_eth_stats_get(p->id, &es) != 0)
+			continue;
+		p->end_imissed = es.imissed;
+		p->end_ierrors = es.ierrors;
+		p->end_nombuf = es.rx_nombuf;
+	}
+	/* Release: the telemetry's thread that sees the flag sees the
+	 * end_ counters stored above. */
+	__atomic_store_n(&a->stats_final, 1, __ATOMIC_RELEASE);
+}
+
+/* Under the per-second line: each port's share of it. */
+static void
+port_stats_line(FILE *f, const struct gpurx_app *a,
+		struct port_figures *prev, double dt)
+{
+	struct port_figures now[GPURX_MAX_PORTS];
+
+	port_figures(a, now);
+	for (uint16_t i = 0; i < a->n_ports; i++) {
+		share_line(f, i, a->n_ports, "port", a->ports[i].id, dt,
+			now[i].rx_pkts - prev[i].rx_pkts,
+			now[i].matched - prev[i].matched, "imissed",
+			now[i].imissed);
+		prev[i] = now[i];
+	}
+}
+
+static void
+port_summary(FILE *f, const struct gpurx_app *a)
+{
+	struct port_figures p[GPURX_MAX_PORTS];
+	const uint16_t nq = a->opt.queues;
+
+	port_figures(a, p);
+	for (uint16_t i = 0; i < a->n_ports; i++) {
+		char qs[32];
+
+		if (nq > 1)
+			snprintf(qs, sizeof(qs), "s %u-%u", i * nq, i * nq + nq - 1);
+		else
+			snprintf(qs, sizeof(qs), " %u", i);
+		fprintf(f, "port %u (%s): queue%s: received %" PRIu64
+			" packets, %" PRIu64 " bytes; matched %" PRIu64
+			"; captured %" PRIu64 "; imissed %" PRIu64 "; ierrors %"
+			PRIu64 "; rx_nombuf %" PRIu64 "\n", a->ports[i].id,
+			a->ports[i].driver, qs, p[i].rx_pkts, p[i].rx_bytes,
+			p[i].matched, p[i].captured, p[i].imissed, p[i].ierrors,
+			p[i].nombuf);
+	}
+}
+
+static void
+port_json(struct gpuapp_json *j, const struct gpurx_app *a)
+{
+	struct port_figures p[GPURX_MAX_PORTS];
+
+	port_figures(a, p);
+	gpuapp_json_arr_begin(j, "per_port");
+	for (uint16_t i = 0; i < a->n_ports; i++) {
+		gpuapp_json_obj_begin(j, NULL);
+		gpuapp_json_u64(j, "port", a->ports[i].id);
+		gpuapp_json_arr_begin(j, "queues");
+		for (uint16_t q = 0; q < a->opt.queues; q++)
+			gpuapp_json_u64(j, NULL, i * a->opt.queues + q);
+		gpuapp_json_arr_end(j);
+		for (unsigned int k = 0; k < RTE_DIM(port_counters); k++)
+			gpuapp_json_u64(j, port_counters[k].json,
+				port_counter(&p[i], k));
+		gpuapp_json_obj_end(j);
+	}
+	gpuapp_json_arr_end(j);
 }
 
 /* Several GPUs: what the queues of one received, matched and captured. */
@@ -186,11 +347,10 @@ gpu_stats_line(FILE *f, const struct gpurx_app *a, struct gpu_figures *prev,
 
 	gpu_figures(a, a->n_gpus, now);
 	for (uint16_t k = 0; k < a->n_gpus; k++) {
-		fprintf(f, "%s GPU %d rx %.0f pps matched %.0f pps ring %" PRIu64
-			"%s", k == 0 ? "          " : " |", gpurx_gpu_id(a, k),
-			dt > 0 ? (now[k].rx_pkts - prev[k].rx_pkts) / dt : 0.0,
-			dt > 0 ? (now[k].matched - prev[k].matched) / dt : 0.0,
-			now[k].drop_ring, k + 1 == a->n_gpus ? "\n" : "");
+		share_line(f, k, a->n_gpus, "GPU", gpurx_gpu_id(a, k), dt,
+			now[k].rx_pkts - prev[k].rx_pkts,
+			now[k].matched - prev[k].matched, "ring",
+			now[k].drop_ring);
 		prev[k] = now[k];
 	}
 }
@@ -274,16 +434,49 @@ tel_by_gpu(struct rte_tel_data *d, const struct gpu_figures *g,
 	return 0;
 }
 
+/* Each port's counters as a dict keyed by its ethdev id. */
+static void
+tel_ports(struct rte_tel_data *d)
+{
+	const struct gpurx_app *a = &gpurx_app;
+	struct port_figures p[GPURX_MAX_PORTS];
+
+	port_figures(a, p);
+	for (unsigned int k = 0; k < RTE_DIM(port_counters); k++) {
+		struct rte_tel_data *by = rte_tel_data_alloc();
+
+		if (by == NULL)
+			return;
+		rte_tel_data_start_dict(by);
+		for (uint16_t i = 0; i < a->n_ports; i++) {
+			char id[16];
+
+			snprintf(id, sizeof(id), "%u", a->ports[i].id);
+			gpu_compat_tel_dict_uint(by, id, port_counter(&p[i], k));
+		}
+		/* Freed with d once added; else here. */
+		if (rte_tel_data_add_dict_container(d, port_counters[k].tel, by,
+				0) != 0) {
+			rte_tel_data_free(by);
+			return;
+		}
+	}
+}
+
 static void
 tel_gpus(struct rte_tel_data *d)
 {
 	struct gpu_figures g[GPURX_MAX_GPUS];
 
-	gpu_figures(&gpurx_app, tel_n_gpus, g);
-	/* The counters, then the queues. */
-	for (unsigned int i = 0; i <= RTE_DIM(gpu_counters); i++)
-		if (tel_by_gpu(d, g, i) != 0)
-			return;
+	if (tel_n_gpus > 1) {
+		gpu_figures(&gpurx_app, tel_n_gpus, g);
+		/* The counters, then the queues. */
+		for (unsigned int i = 0; i <= RTE_DIM(gpu_counters); i++)
+			if (tel_by_gpu(d, g, i) != 0)
+				return;
+	}
+	if (gpurx_app.n_ports > 1)
+		tel_ports(d);
 }
 
 static int
@@ -292,8 +485,8 @@ telemetry_register(struct gpurx_app *a)
 	tel_n_gpus = a->n_gpus;
 	for (uint16_t k = 0; k < a->n_gpus; k++)
 		tel_gpu_id[k] = gpurx_gpu_id(a, k);
-	return gpurx_telemetry_register(totals, a->n_gpus > 1 ? tel_gpus :
-		NULL);
+	return gpurx_telemetry_register(totals, a->n_gpus > 1 ||
+		a->n_ports > 1 ? tel_gpus : NULL);
 }
 
 static const char *
@@ -308,10 +501,24 @@ mode_name(const struct gpurx_app *a)
 	return buf;
 }
 
-/* Resolve --mem and say why (the user asked to be told). */
+/* The first port that cannot DMA into GPU memory. */
+static const struct gpurx_port *
+first_sw_port(const struct gpurx_app *a)
+{
+	for (uint16_t i = 0; i < a->n_ports; i++)
+		if (a->ports[i].sw_port)
+			return &a->ports[i];
+	return &a->ports[0];
+}
+
+/* Resolve --mem and say why (the user asked to be told). One mode for
+ * every port: a software port among DMA-capable ones takes them all to
+ * host memory, and says so. */
 static int
 choose_mem_mode(struct gpurx_app *a)
 {
+	const struct gpurx_port *sw = first_sw_port(a);
+
 	a->mem = a->opt.mem;
 	if (a->opt.cpu) {
 		a->mem_why = "--cpu: packets processed on the CPU";
@@ -322,7 +529,7 @@ choose_mem_mode(struct gpurx_app *a)
 		if (a->sw_port) {
 			GPURX_LOG(ERR, "error: --mem gpu: port %u (%s) is a software "
 				"port and cannot DMA into GPU memory; use --mem "
-				"host-mapped (or staged)\n", a->port, a->driver);
+				"host-mapped (or staged)\n", sw->id, sw->driver);
 			return -1;
 		}
 		a->mem_why = "asked with --mem gpu";
@@ -334,12 +541,24 @@ choose_mem_mode(struct gpurx_app *a)
 		a->mem_why = "asked with --mem staged";
 		break;
 	default:
-		if (a->sw_port) {
+		if (a->sw_port && a->n_ports > 1 && sw != &a->ports[0]) {
+			static char why[128];
+
+			snprintf(why, sizeof(why), "default: port %u is a "
+				"software PMD, no GPUDirect RDMA: host memory for "
+				"every port", sw->id);
 			a->mem = GPURX_MEM_HOST_MAPPED;
-			a->mem_why = "default: the port is a software PMD, no GPUDirect RDMA";
+			a->mem_why = why;
+		} else if (a->sw_port) {
+			a->mem = GPURX_MEM_HOST_MAPPED;
+			a->mem_why = a->n_ports > 1 ? "default: a port is a "
+				"software PMD, no GPUDirect RDMA" :
+				"default: the port is a software PMD, no GPUDirect RDMA";
 		} else {
 			a->mem = GPURX_MEM_GPU;
-			a->mem_why = "default: the port is a DMA-capable device (GPUDirect RDMA)";
+			a->mem_why = a->n_ports > 1 ? "default: the ports are "
+				"DMA-capable devices (GPUDirect RDMA)" :
+				"default: the port is a DMA-capable device (GPUDirect RDMA)";
 		}
 		break;
 	}
@@ -420,9 +639,11 @@ run_main_loop(struct gpurx_app *a)
 		a->file_pkts != 0 ? 1000 : 0;
 	struct gpurx_totals prev, now;
 	struct gpu_figures gprev[GPURX_MAX_GPUS];
+	struct port_figures pprev[GPURX_MAX_PORTS];
 
 	memset(&prev, 0, sizeof(prev));
 	memset(gprev, 0, sizeof(gprev));
+	memset(pprev, 0, sizeof(pprev));
 	for (;;) {
 		uint64_t t = rte_get_tsc_cycles();
 		struct gpurx_qstats sum;
@@ -470,6 +691,9 @@ run_main_loop(struct gpurx_app *a)
 			/* One GPU: its figures are the line's. */
 			if (!a->opt.quiet && a->n_gpus > 1)
 				gpu_stats_line(stderr, a, gprev,
+					(double)(t - last_line) / hz);
+			if (!a->opt.quiet && a->n_ports > 1)
+				port_stats_line(stderr, a, pprev,
 					(double)(t - last_line) / hz);
 			prev = now;
 			last_line = t;
@@ -521,6 +745,8 @@ json_more(struct gpuapp_json *j, void *arg)
 	gpurx_flow_export_json(j, m->a);
 	if (m->a->n_gpus > 1)
 		gpu_json(j, m->a);
+	if (m->a->n_ports > 1)
+		port_json(j, m->a);
 	if (m->stamps != NULL)
 		gpurx_stamps_json(j, m->stamps, stamp_clock(m->a));
 }
@@ -590,6 +816,67 @@ fail_release(struct gpurx_app *a, int port_set)
 	return 1;
 }
 
+/* Each port's replayed files checked; the run's file_pkts their sum,
+ * 0 (no end by count) when any port is live or endless. */
+static int
+files_check(struct gpurx_app *a)
+{
+	int live = 0;
+
+	a->file_pkts = 0;
+	for (uint16_t i = 0; i < a->n_ports; i++) {
+		if (gpurx_port_file_check(&a->ports[i]) != 0)
+			return -1;
+		a->file_pkts += a->ports[i].file_pkts;
+		live |= a->ports[i].file_pkts == 0;
+	}
+	if (live)
+		a->file_pkts = 0;
+	return 0;
+}
+
+/* After ports_stats_final(). */
+static void
+files_warn(const struct gpurx_app *a)
+{
+	for (uint16_t i = 0; i < a->n_ports; i++)
+		gpurx_port_file_warn(&a->ports[i], a->ports[i].end_ierrors);
+}
+
+/* The start line with several ports: each, then the mode. */
+static void
+print_ports(const struct gpurx_app *a)
+{
+	printf("dpdk-gpu-rx: ports");
+	for (uint16_t i = 0; i < a->n_ports; i++)
+		printf("%s %u (%s)", i > 0 ? "," : "", a->ports[i].id,
+			a->ports[i].driver);
+	printf(", %u queue(s) each (queues %u-%u), mode %s: %s\n",
+		a->opt.queues, 0, a->nq - 1, mode_name(a), a->mem_why);
+	for (uint16_t i = 0; a->opt.queues > 1 && i < a->n_ports; i++)
+		printf("port %u: queues %u-%u\n", a->ports[i].id,
+			i * a->opt.queues, (i + 1) * a->opt.queues - 1);
+}
+
+/* The capture's packets name their own port's interface and queue. */
+static int
+capture_ports(struct gpurx_app *a)
+{
+	uint16_t ids[GPURX_MAX_PORTS];
+	uint8_t pidx[GPURX_MAX_QUEUES];
+	int rc;
+
+	for (uint16_t i = 0; i < a->n_ports; i++)
+		ids[i] = a->ports[i].id;
+	for (uint16_t q = 0; q < a->nq; q++)
+		pidx[q] = (uint8_t)(q / a->opt.queues);
+	rc = gpurx_capture_set_ports(a->cap, ids, a->n_ports, pidx, a->q_qid);
+	if (rc != 0)
+		GPURX_LOG(ERR, "error: capture over %u ports: %s\n", a->n_ports,
+			rte_strerror(-rc));
+	return rc;
+}
+
 static int
 print_help(void *opt)
 {
@@ -609,6 +896,7 @@ main(int argc, char **argv)
 	struct gpurx_totals tot;
 	char err[512];	/* libpcap messages are under 256 bytes */
 	struct gpurx_capture_end cap_end = { .port_drops = UINT64_MAX };
+	uint64_t ports_drops[GPURX_MAX_PORTS];
 	uint64_t t_start;
 	int ret, status = 0, port_set = 0;
 	unsigned int avail, total, l;
@@ -671,13 +959,19 @@ main(int argc, char **argv)
 		GPURX_LOG(ERR, "error: cannot calibrate the TSC clock\n");
 		goto fail;
 	}
-	if (gpurx_port_probe(a) != 0 || gpurx_port_file_check(a) != 0 ||
+	if (gpurx_port_probe(a) != 0 || files_check(a) != 0 ||
 			choose_mem_mode(a) != 0)
 		goto fail;
 	if (rte_lcore_count() < (unsigned int)a->nq + 1) {
-		GPURX_LOG(ERR, "error: %u RX queue(s) need %u lcores (main + one "
-			"per queue); EAL has %u: pass -l 0-%u\n", a->nq, a->nq + 1,
-			rte_lcore_count(), a->nq);
+		if (a->n_ports > 1)
+			GPURX_LOG(ERR, "error: %u ports x %u RX queue(s) need %u "
+				"lcores (main + one per queue of each port); EAL "
+				"has %u: pass -l 0-%u\n", a->n_ports, a->opt.queues,
+				a->nq + 1, rte_lcore_count(), a->nq);
+		else
+			GPURX_LOG(ERR, "error: %u RX queue(s) need %u lcores (main "
+				"+ one per queue); EAL has %u: pass -l 0-%u\n",
+				a->nq, a->nq + 1, rte_lcore_count(), a->nq);
 		goto fail;
 	}
 	if (a->opt.stamps) {
@@ -689,8 +983,11 @@ main(int argc, char **argv)
 	}
 	if (!a->opt.cpu && gpurx_gpu_init(a) != 0)
 		goto fail;
-	printf("dpdk-gpu-rx: port %u (%s), %u queue(s), mode %s: %s\n",
-		a->port, a->driver, a->nq, mode_name(a), a->mem_why);
+	if (a->n_ports == 1)
+		printf("dpdk-gpu-rx: port %u (%s), %u queue(s), mode %s: %s\n",
+			a->port, a->driver, a->nq, mode_name(a), a->mem_why);
+	else
+		print_ports(a);
 
 	a->ft = rte_zmalloc("gpurx_flows",
 		gpurx_flow_table_bytes(a->opt.flow_capacity), 64);
@@ -728,6 +1025,8 @@ main(int argc, char **argv)
 			GPURX_LOG(ERR, "error: capture: %s\n", err);
 			goto fail;
 		}
+		if (a->n_ports > 1 && capture_ports(a) != 0)
+			goto fail;
 		if (start_capture_writers(a, err, sizeof(err)) != 0) {
 			GPURX_LOG(ERR, "error: --capture-writers: %s\n", err);
 			goto fail;
@@ -792,6 +1091,13 @@ main(int argc, char **argv)
 			cap_end.end_ns = gpuapp_real_ns();
 		if (rte_eth_stats_get(a->port, &es) == 0)
 			cap_end.port_drops = es.imissed + es.rx_nombuf;
+		for (uint16_t i = 0; a->n_ports > 1 && i < a->n_ports; i++) {
+			ports_drops[i] = UINT64_MAX;
+			if (rte_eth_stats_get(a->ports[i].id, &es) == 0)
+				ports_drops[i] = es.imissed + es.rx_nombuf;
+		}
+		if (a->n_ports > 1)
+			cap_end.ports_drops = ports_drops;
 	}
 	if (a->cap != NULL && gpurx_capture_close(a->cap, &cap_end) != 0) {
 		GPURX_LOG(ERR, "error: capture %s%s is incomplete\n",
@@ -803,6 +1109,7 @@ main(int argc, char **argv)
 	a->cap = NULL;
 	totals(&tot);
 	tot.elapsed_s = (double)(rte_get_tsc_cycles() - t_start) / a->clk.hz;
+	ports_stats_final(a);
 	gpurx_port_close(a);
 	avail = 0;
 	total = 0;
@@ -846,7 +1153,9 @@ main(int argc, char **argv)
 	gpurx_summary_print(stdout, &tot, a->ft, &si);
 	if (a->n_gpus > 1)
 		gpu_summary(stdout, a);
-	gpurx_port_file_warn(a, tot.port_ierrors);
+	if (a->n_ports > 1)
+		port_summary(stdout, a);
+	files_warn(a);
 	gpurx_flow_export_print(stdout, a);
 	if (jm.stamps != NULL)
 		gpurx_stamps_print(stdout, &sr, stamp_clock(a));

@@ -80,7 +80,48 @@ parse_split(const struct gpuapp_opt *opt, const char *arg, int logtype)
 	return 0;
 }
 
-/* Seconds (fractions allowed) to ns. */
+/*
+ * --port N[,N..]: ethdev ports, each at most once; whether each exists
+ * is known once EAL has probed them (port.c).
+ */
+static int
+parse_ports(const struct gpuapp_opt *opt, const char *arg, int logtype)
+{
+	struct gpurx_opts *o = opt->dst;
+	const char *s = arg;
+
+	RTE_SET_USED(logtype);
+	o->n_ports = 0;
+	for (;;) {
+		unsigned long v = 0;
+		const char *d = s;
+
+		while (*s >= '0' && *s <= '9' && v < UINT16_MAX)
+			v = v * 10 + (unsigned long)(*s++ - '0');
+		if (s == d || v >= UINT16_MAX || (*s != ',' && *s != '\0')) {
+			GPURX_LOG(ERR, "--port: '%s' is not a list of ethdev "
+				"port ids (0-%u), comma-separated\n", arg,
+				UINT16_MAX - 1);
+			return -EINVAL;
+		}
+		for (uint16_t i = 0; i < o->n_ports; i++)
+			if (o->ports[i] == v) {
+				GPURX_LOG(ERR, "--port: port %lu is listed twice "
+					"in '%s'\n", v, arg);
+				return -EINVAL;
+			}
+		if (o->n_ports == GPURX_MAX_QUEUES) {
+			GPURX_LOG(ERR, "--port: '%s' lists more than %u ports\n",
+				arg, GPURX_MAX_QUEUES);
+			return -EINVAL;
+		}
+		o->ports[o->n_ports++] = (uint16_t)v;
+		if (*s == '\0')
+			return 0;
+		s++;
+	}
+}
+
 static int
 parse_gpus(const struct gpuapp_opt *opt, const char *arg, int logtype)
 {
@@ -307,10 +348,11 @@ gpurx_opts_parse(int argc, char **argv, struct gpurx_opts *o)
 			"LIST", "GPU of each RX queue: auto (default,\n"
 			"the port's nearest), all, or G,G..\n"
 			"qQ=G pP=G pP:qQ=G"),
-		GPUAPP_OPT_UINT_ENTRY("port", &o->port, 0, UINT16_MAX - 1, "N",
-			"ethdev port (default 0)"),
+		GPUAPP_OPT_CALLBACK_ENTRY("port", parse_ports, o, "LIST",
+			"ethdev port(s), N[,N..] (default 0)"),
 		GPUAPP_OPT_UINT_ENTRY("queues", &o->queues, 1, GPURX_MAX_QUEUES,
-			"N", "RX queues, one lcore each (default 1)"),
+			"N", "RX queues of each port, one lcore\n"
+			"each (default 1; ports x N at most 16)"),
 		GPUAPP_OPT_UINT_ENTRY("burst", &o->burst, 1, GPURX_MAX_BURST,
 			"N", "RX burst size (default 32, max 512)"),
 		GPUAPP_OPT_UINT_ENTRY("ring-items", &o->ring_items, 2, 4096, "N",
@@ -395,6 +437,7 @@ gpurx_opts_parse(int argc, char **argv, struct gpurx_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->snaplen = GPURX_DEFAULT_SNAPLEN;
 	o->top_n = 10;
+	o->n_ports = 1;		/* port 0 */
 	o->queues = 1;
 	o->burst = 32;
 	o->ring_items = 64;
@@ -447,6 +490,22 @@ gpurx_opts_parse(int argc, char **argv, struct gpurx_opts *o)
 	if (o->cpu && o->mem != GPURX_MEM_AUTO) {
 		GPURX_LOG(ERR, "--cpu and --mem %s exclude each other\n",
 			gpurx_mem_mode_str(o->mem));
+		return -1;
+	}
+	if ((unsigned int)o->n_ports * o->queues > GPURX_MAX_QUEUES) {
+		GPURX_LOG(ERR, "--port and --queues: %u ports x %u queues is "
+			"more than the %u RX queues a run has at most\n",
+			o->n_ports, o->queues, GPURX_MAX_QUEUES);
+		return -1;
+	}
+	/* A flow's key holds no port, and the export names one port as
+	 * every record's ingressInterface and observation domain. */
+	if (o->n_ports > 1 && (o->ipfix != NULL || o->ipfix_file != NULL)) {
+		GPURX_LOG(ERR, "--%s: flow export over several ports is not "
+			"supported yet (each record would need its own port's "
+			"ingressInterface and observation domain): export from one "
+			"--port per run\n", o->ipfix != NULL ? "ipfix" :
+			"ipfix-file");
 		return -1;
 	}
 	if (o->cpu && o->launch_per_burst) {

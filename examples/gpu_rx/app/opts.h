@@ -77,8 +77,10 @@ struct gpurx_opts {
 	enum gpurx_mem_mode mem;
 	int cpu;
 	struct gpuapp_gpus gpus;	/* --gpus: which GPU serves each queue */
-	uint16_t port;
-	uint16_t queues;
+	/* --port LIST: the ethdev ports, in order, none twice. */
+	uint16_t ports[GPURX_MAX_QUEUES];
+	uint16_t n_ports;
+	uint16_t queues;	/* RX queues of each port */
 	uint16_t burst;
 	uint32_t ring_items;
 	uint32_t nb_rxd;

@@ -14,45 +14,73 @@
 #include "gpuapp_port.h"
 #include "log.h"
 
-int
-gpurx_port_probe(struct gpurx_app *a)
+static int
+probe_one(struct gpurx_app *a, struct gpurx_port *p, uint16_t id)
 {
 	struct rte_eth_dev_info di;
 	int rc;
 
-	a->port = a->opt.port;
-	if (!rte_eth_dev_is_valid_port(a->port)) {
+	p->id = id;
+	if (!rte_eth_dev_is_valid_port(id)) {
 		GPURX_LOG(ERR, "error: port %u does not exist (%u ports probed; "
-			"add one with -a PCI_ADDR or --vdev)\n", a->port,
+			"add one with -a PCI_ADDR or --vdev)\n", id,
 			rte_eth_dev_count_avail());
 		return -1;
 	}
-	rc = rte_eth_dev_info_get(a->port, &di);
+	rc = rte_eth_dev_info_get(id, &di);
 	if (rc != 0) {
 		GPURX_LOG(ERR, "error: port %u: rte_eth_dev_info_get: %s\n",
-			a->port, rte_strerror(-rc));
+			id, rte_strerror(-rc));
 		return -1;
 	}
-	snprintf(a->driver, sizeof(a->driver), "%s", di.driver_name);
+	snprintf(p->driver, sizeof(p->driver), "%s", di.driver_name);
 	/* lib/gpuapp's rule, explained there. */
-	rc = gpuapp_port_gpu_dma(a->port);
+	rc = gpuapp_port_gpu_dma(id);
 	if (rc < 0) {
 		GPURX_LOG(ERR, "error: port %u (%s): cannot tell whether it can "
-			"DMA into GPU memory: %s\n", a->port, a->driver,
+			"DMA into GPU memory: %s\n", id, p->driver,
 			rte_strerror(-rc));
 		return -1;
 	}
-	a->sw_port = rc == 0;
-	a->nq = a->opt.queues;
-	if (a->nq > di.max_rx_queues) {
+	p->sw_port = rc == 0;
+	if (a->opt.queues > di.max_rx_queues) {
 		GPURX_LOG(ERR, "error: port %u (%s) has at most %u RX queues, %u asked\n",
-			a->port, a->driver, di.max_rx_queues, a->nq);
+			id, p->driver, di.max_rx_queues, a->opt.queues);
 		return -1;
 	}
-	a->socket = rte_eth_dev_socket_id(a->port);
-	if (a->socket < 0)
-		a->socket = (int)rte_socket_id();
+	p->socket = rte_eth_dev_socket_id(id);
+	if (p->socket < 0)
+		p->socket = (int)rte_socket_id();
 	return 0;
+}
+
+int
+gpurx_port_probe(struct gpurx_app *a)
+{
+	const uint16_t nq = a->opt.queues;
+
+	a->n_ports = a->opt.n_ports;
+	a->nq = (uint16_t)(a->n_ports * nq);
+	for (uint16_t i = 0; i < a->n_ports; i++) {
+		if (probe_one(a, &a->ports[i], a->opt.ports[i]) != 0)
+			return -1;
+		a->sw_port |= a->ports[i].sw_port;
+	}
+	for (uint16_t q = 0; q < a->nq; q++) {
+		a->q_port[q] = a->ports[q / nq].id;
+		a->q_qid[q] = q % nq;
+	}
+	a->port = a->ports[0].id;
+	a->socket = a->ports[0].socket;
+	a->driver = a->ports[0].driver;
+	return 0;
+}
+
+/* The port of queue q (its global index). */
+static struct gpurx_port *
+queue_port(struct gpurx_app *a, uint16_t q)
+{
+	return &a->ports[q / a->opt.queues];
 }
 
 int
@@ -88,7 +116,18 @@ create_host_pools(struct gpurx_app *a, uint16_t n)
 		return -1;
 
 	a->data_room = RTE_MBUF_DEFAULT_BUF_SIZE;
+	for (uint16_t q = 0; q < a->nq; q++)
+		a->q_pool[q] = n == 1 ? 0 : a->opt.pool_per_queue ? q :
+			a->q_gpu[q];
 	for (uint16_t q = 0; q < n; q++) {
+		int socket = a->socket;
+
+		/* On the NUMA node of the port of its first queue. */
+		for (uint16_t i = 0; i < a->nq; i++)
+			if (a->q_pool[i] == q) {
+				socket = queue_port(a, i)->socket;
+				break;
+			}
 		if (n == 1)
 			snprintf(name, sizeof(name), "gpurx_mbufs");
 		else if (a->opt.pool_per_queue)
@@ -96,7 +135,7 @@ create_host_pools(struct gpurx_app *a, uint16_t n)
 		else
 			snprintf(name, sizeof(name), "gpurx_mbufs_g%u", q);
 		a->pools[q] = rte_pktmbuf_pool_create(name, a->pool_size,
-			(unsigned int)cache, 0, a->data_room, a->socket);
+			(unsigned int)cache, 0, a->data_room, socket);
 		if (a->pools[q] == NULL) {
 			GPURX_LOG(ERR, "error: mbuf pool %s of %u: %s\n",
 				name, a->pool_size, rte_strerror(rte_errno));
@@ -108,9 +147,6 @@ create_host_pools(struct gpurx_app *a, uint16_t n)
 		}
 	}
 	a->n_pools = n;
-	for (uint16_t q = 0; q < a->nq; q++)
-		a->q_pool[q] = n == 1 ? 0 : a->opt.pool_per_queue ? q :
-			a->q_gpu[q];
 	return 0;
 }
 
@@ -169,10 +205,10 @@ port_can_split(const struct rte_eth_dev_info *di)
  * leaves IPv6 and tunnelled headers straddling the two buffers.
  */
 static int
-choose_split(struct gpurx_app *a, const struct rte_eth_dev_info *di)
+choose_split(struct gpurx_app *a, const struct gpurx_port *np)
 {
 	const uint32_t want = a->opt.split;
-	const int can = port_can_split(di);
+	const int can = np == NULL;
 
 	a->split = 0;
 	if (want == GPURX_SPLIT_OFF) {
@@ -188,15 +224,21 @@ choose_split(struct gpurx_app *a, const struct rte_eth_dev_info *di)
 				"host memory whole)\n", gpurx_mem_mode_str(a->mem));
 		else if (!can)
 			printf("split: off: default, port %u (%s) offers no RX "
-				"buffer split\n", a->port, a->driver);
+				"buffer split\n", np->id, np->driver);
 		else
 			a->split = GPURX_STAGE_HEAD;
 		if (a->split == 0)
 			return 0;
-		printf("split: the first %u bytes of each packet (headers) into "
-			"host memory, the rest into GPU memory: default with --mem "
-			"gpu, port %u (%s) offers RX buffer split\n", a->split,
-			a->port, a->driver);
+		if (a->n_ports == 1)
+			printf("split: the first %u bytes of each packet (headers) "
+				"into host memory, the rest into GPU memory: default "
+				"with --mem gpu, port %u (%s) offers RX buffer "
+				"split\n", a->split, a->port, a->driver);
+		else
+			printf("split: the first %u bytes of each packet (headers) "
+				"into host memory, the rest into GPU memory: default "
+				"with --mem gpu, every port offers RX buffer split\n",
+				a->split);
 		return 0;
 	}
 	if (!a->opt.cpu && a->mem != GPURX_MEM_GPU) {
@@ -209,7 +251,7 @@ choose_split(struct gpurx_app *a, const struct rte_eth_dev_info *di)
 	if (!can) {
 		GPURX_LOG(ERR, "error: --split %u: port %u (%s) offers no RX buffer "
 			"split (RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT, 2 segments from 2 "
-			"pools); give --split off\n", want, a->port, a->driver);
+			"pools); give --split off\n", want, np->id, np->driver);
 		return -1;
 	}
 	a->split = want;
@@ -258,12 +300,13 @@ static int
 rx_queue_setup(struct gpurx_app *a, uint16_t q, uint16_t nb_rxd,
 		const struct rte_eth_rxconf *base)
 {
+	const struct gpurx_port *p = queue_port(a, q);
 	struct rte_eth_rxconf rxq = *base;
 	union rte_eth_rxseg seg[2];
 
 	if (a->split == 0)
-		return rte_eth_rx_queue_setup(a->port, q, nb_rxd, a->socket, &rxq,
-			gpurx_queue_pool(a, q));
+		return rte_eth_rx_queue_setup(p->id, a->q_qid[q], nb_rxd,
+			p->socket, &rxq, gpurx_queue_pool(a, q));
 	memset(seg, 0, sizeof(seg));
 	seg[0].split.mp = gpurx_queue_hdr_pool(a, q);
 	seg[0].split.length = (uint16_t)a->split;
@@ -273,7 +316,8 @@ rx_queue_setup(struct gpurx_app *a, uint16_t q, uint16_t nb_rxd,
 	rxq.rx_seg = seg;
 	rxq.rx_nseg = RTE_DIM(seg);
 	rxq.offloads |= RTE_ETH_RX_OFFLOAD_BUFFER_SPLIT;
-	return rte_eth_rx_queue_setup(a->port, q, nb_rxd, a->socket, &rxq, NULL);
+	return rte_eth_rx_queue_setup(p->id, a->q_qid[q], nb_rxd, p->socket,
+		&rxq, NULL);
 }
 
 /*
@@ -284,8 +328,9 @@ rx_queue_setup(struct gpurx_app *a, uint16_t q, uint16_t nb_rxd,
  * reads from a file with the file's time, in microseconds.
  */
 static int
-port_timestamps(struct gpurx_app *a)
+port_timestamps(struct gpurx_app *a, const struct gpurx_port *p)
 {
+	const int in_us = strcmp(p->driver, "net_pcap") == 0;
 	int bit;
 
 	if (a->ts_off < 0) {
@@ -297,15 +342,24 @@ port_timestamps(struct gpurx_app *a)
 			a->ts_off = -1;
 			GPURX_LOG(ERR, "error: port %u (%s) has no RX timestamps "
 				"(no timestamp offload, and the port registered no "
-				"rx-timestamp field): use --ts rx\n", a->port,
-				a->driver);
+				"rx-timestamp field): use --ts rx\n", p->id,
+				p->driver);
 			return -1;
 		}
 		a->ts_flag = RTE_BIT64(bit);
 	}
-	/* net_pcap copies the file's struct timeval in microseconds. */
-	a->ts_in_us = strcmp(a->driver, "net_pcap") == 0;
-	printf("timestamps: port %u's RX timestamps (%s)\n", a->port,
+	/* net_pcap copies the file's struct timeval in microseconds; one
+	 * unit for every port, which the packets' paths read. */
+	if (p != &a->ports[0] && in_us != a->ts_in_us) {
+		GPURX_LOG(ERR, "error: --ts port: port %u (%s) stamps in %s, "
+			"port %u (%s) in %s: one unit for all ports; use --ts rx\n",
+			a->port, a->driver, a->ts_in_us ? "microseconds" :
+			"nanoseconds", p->id, p->driver, in_us ? "microseconds" :
+			"nanoseconds");
+		return -1;
+	}
+	a->ts_in_us = in_us;
+	printf("timestamps: port %u's RX timestamps (%s)\n", p->id,
 		a->ts_in_us ? "microseconds, the pcap file's own" :
 		"nanoseconds, the port's clock");
 	return 0;
@@ -320,7 +374,8 @@ port_timestamps(struct gpurx_app *a)
  * asked. 0, or -1 (said).
  */
 static int
-set_mtu(struct gpurx_app *a, const struct rte_eth_dev_info *di, int scatter)
+set_mtu(struct gpurx_app *a, const struct gpurx_port *p,
+		const struct rte_eth_dev_info *di, int scatter)
 {
 	const int dflt = a->opt.mtu == GPURX_MTU_MAX;
 	uint32_t want = a->opt.mtu, overhead, room;
@@ -329,8 +384,8 @@ set_mtu(struct gpurx_app *a, const struct rte_eth_dev_info *di, int scatter)
 	int rc;
 
 	if (want == GPURX_MTU_KEEP || (dflt &&
-			(strcmp(a->driver, "net_af_packet") == 0 ||
-			 strcmp(a->driver, "net_tap") == 0)))
+			(strcmp(p->driver, "net_af_packet") == 0 ||
+			 strcmp(p->driver, "net_tap") == 0)))
 		return 0;
 	/* ethdev's own rule for a frame's bytes beyond the MTU. */
 	overhead = di->max_mtu != UINT16_MAX && di->max_rx_pktlen > di->max_mtu ?
@@ -348,39 +403,132 @@ set_mtu(struct gpurx_app *a, const struct rte_eth_dev_info *di, int scatter)
 				"RX scatter; --mtu keep leaves it)";
 		}
 	}
-	if (rte_eth_dev_get_mtu(a->port, &cur) == 0 && cur == want)
+	if (rte_eth_dev_get_mtu(p->id, &cur) == 0 && cur == want)
 		return 0;
-	rc = rte_eth_dev_set_mtu(a->port, (uint16_t)want);
+	rc = rte_eth_dev_set_mtu(p->id, (uint16_t)want);
 	if (rc == 0) {
-		printf("mtu: port %u set to %u%s\n", a->port, want, why);
+		printf("mtu: port %u set to %u%s\n", p->id, want, why);
 		return 0;
 	}
 	if (dflt) {
 		if (rc != -ENOTSUP)
 			GPURX_LOG(WARNING, "warning: port %u (%s) kept its MTU: "
-				"%u refused: %s\n", a->port, a->driver, want,
+				"%u refused: %s\n", p->id, p->driver, want,
 				rte_strerror(-rc));
 		return 0;
 	}
 	GPURX_LOG(ERR, "error: --mtu %u: port %u (%s) refused it: %s (its "
-		"range: %u to %u)\n", want, a->port, a->driver,
+		"range: %u to %u)\n", want, p->id, p->driver,
 		rc == -ENOTSUP ? "it has no MTU to set" : rte_strerror(-rc),
 		di->min_mtu, di->max_mtu);
+	return -1;
+}
+
+/* Port p configured with its --queues RX queues, started: 0 or -1
+ * (said). */
+static int
+setup_one(struct gpurx_app *a, const struct gpurx_port *p, uint16_t first_q)
+{
+	struct rte_eth_conf conf;
+	struct rte_eth_dev_info di;
+	struct rte_eth_rxconf rxq;
+	const uint16_t nq = a->opt.queues;
+	uint16_t nb_rxd = (uint16_t)a->opt.nb_rxd, nb_txd = 0;
+	int rc;
+
+	rc = rte_eth_dev_info_get(p->id, &di);
+	if (rc != 0)
+		goto fail_rc;
+	memset(&conf, 0, sizeof(conf));
+	if (nq > 1) {
+		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		conf.rx_adv_conf.rss_conf.rss_hf = RTE_ETH_RSS_IP |
+			RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP;
+		conf.rx_adv_conf.rss_conf.rss_hf &= di.flow_type_rss_offloads;
+		if (conf.rx_adv_conf.rss_conf.rss_hf == 0)
+			GPURX_LOG(WARNING, "warning: port %u (%s) offers no IP RSS: "
+				"queues other than 0 may stay idle\n",
+				p->id, p->driver);
+	}
+	/* Frames longer than one mbuf arrive chained rather than dropped. */
+	if (di.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER)
+		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
+	if (a->opt.ts_source == GPURX_TS_PORT &&
+			(di.rx_offload_capa & RTE_ETH_RX_OFFLOAD_TIMESTAMP))
+		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_TIMESTAMP;
+	rc = rte_eth_dev_configure(p->id, nq, 0, &conf);
+	if (rc != 0)
+		goto fail_rc;
+	if (set_mtu(a, p, &di, (conf.rxmode.offloads &
+			RTE_ETH_RX_OFFLOAD_SCATTER) != 0) != 0)
+		return -1;
+	/* One field for every port: registered once. */
+	if ((conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_TIMESTAMP) &&
+			a->ts_off < 0) {
+		rc = rte_mbuf_dyn_rx_timestamp_register(&a->ts_off, &a->ts_flag);
+		if (rc != 0) {
+			rc = -rte_errno;
+			goto fail_rc;
+		}
+	}
+	rc = rte_eth_dev_adjust_nb_rx_tx_desc(p->id, &nb_rxd, &nb_txd);
+	if (rc != 0)
+		goto fail_rc;
+	rxq = di.default_rxconf;
+	rxq.offloads = conf.rxmode.offloads;
+	for (uint16_t q = first_q; q < first_q + nq; q++) {
+		rc = rx_queue_setup(a, q, nb_rxd, &rxq);
+		/* ethdev checks the header pool's room; the port its own
+		 * rules for a split (its log says which). */
+		if (rc != 0 && a->split != 0)
+			GPURX_LOG(ERR, "error: port %u (%s) refused RX queue %u "
+				"split at %u bytes: %s; another --split N, or "
+				"--split off\n", p->id, p->driver, a->q_qid[q],
+				a->split, rte_strerror(-rc));
+		if (rc != 0)
+			goto fail_rc;
+	}
+	rc = rte_eth_promiscuous_enable(p->id);
+	if (rc != 0 && rc != -ENOTSUP)
+		GPURX_LOG(WARNING, "warning: port %u: promiscuous mode: %s\n",
+			p->id, rte_strerror(-rc));
+	rc = rte_eth_dev_start(p->id);
+	if (rc != 0)
+		goto fail_rc;
+	if (a->opt.ts_source == GPURX_TS_PORT && port_timestamps(a, p) != 0) {
+		rc = rte_eth_dev_stop(p->id);
+		if (rc != 0)
+			GPURX_LOG(WARNING, "warning: port %u stop: %s\n", p->id,
+				rte_strerror(-rc));
+		return -1;
+	}
+	return 0;
+fail_rc:
+	GPURX_LOG(ERR, "error: port %u (%s) setup: %s\n", p->id, p->driver,
+		rte_strerror(-rc));
 	return -1;
 }
 
 int
 gpurx_port_setup(struct gpurx_app *a)
 {
-	struct rte_eth_conf conf;
-	struct rte_eth_dev_info di;
-	struct rte_eth_rxconf rxq;
-	uint16_t nb_rxd = (uint16_t)a->opt.nb_rxd, nb_txd = 0;
+	const struct gpurx_port *nosplit = NULL;
 	int rc;
 
-	rc = rte_eth_dev_info_get(a->port, &di);
-	if (rc != 0)
-		goto fail_rc;
+	/* --split: every port must split, all queues share the pools. */
+	for (uint16_t i = 0; i < a->n_ports && nosplit == NULL; i++) {
+		struct rte_eth_dev_info di;
+
+		rc = rte_eth_dev_info_get(a->ports[i].id, &di);
+		if (rc != 0) {
+			GPURX_LOG(ERR, "error: port %u (%s) setup: %s\n",
+				a->ports[i].id, a->ports[i].driver,
+				rte_strerror(-rc));
+			return -1;
+		}
+		if (!port_can_split(&di))
+			nosplit = &a->ports[i];
+	}
 	if (a->mem == GPURX_MEM_GPU && a->opt.pool_per_queue) {
 		GPURX_LOG(ERR, "error: --pool-per-queue: --mem gpu has one pool "
 			"of GPU memory\n");
@@ -401,78 +549,17 @@ gpurx_port_setup(struct gpurx_app *a)
 	if (rc != 0)
 		return -1;
 	/* After the pools: --mem auto may have fallen back to host memory. */
-	if (choose_split(a, &di) != 0)
+	if (choose_split(a, nosplit) != 0)
 		return -1;
 	if (a->split != 0 && create_hdr_pools(a) != 0)
 		return -1;
-
-	memset(&conf, 0, sizeof(conf));
-	if (a->nq > 1) {
-		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
-		conf.rx_adv_conf.rss_conf.rss_hf = RTE_ETH_RSS_IP |
-			RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP;
-		conf.rx_adv_conf.rss_conf.rss_hf &= di.flow_type_rss_offloads;
-		if (conf.rx_adv_conf.rss_conf.rss_hf == 0)
-			GPURX_LOG(WARNING, "warning: port %u (%s) offers no IP RSS: "
-				"queues other than 0 may stay idle\n",
-				a->port, a->driver);
-	}
-	/* Frames longer than one mbuf arrive chained rather than dropped. */
-	if (di.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER)
-		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
 	a->ts_off = -1;
-	if (a->opt.ts_source == GPURX_TS_PORT &&
-			(di.rx_offload_capa & RTE_ETH_RX_OFFLOAD_TIMESTAMP))
-		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_TIMESTAMP;
-	rc = rte_eth_dev_configure(a->port, a->nq, 0, &conf);
-	if (rc != 0)
-		goto fail_rc;
-	if (set_mtu(a, &di, (conf.rxmode.offloads &
-			RTE_ETH_RX_OFFLOAD_SCATTER) != 0) != 0)
-		return -1;
-	if (conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_TIMESTAMP) {
-		rc = rte_mbuf_dyn_rx_timestamp_register(&a->ts_off, &a->ts_flag);
-		if (rc != 0) {
-			rc = -rte_errno;
-			goto fail_rc;
-		}
-	}
-	rc = rte_eth_dev_adjust_nb_rx_tx_desc(a->port, &nb_rxd, &nb_txd);
-	if (rc != 0)
-		goto fail_rc;
-	rxq = di.default_rxconf;
-	rxq.offloads = conf.rxmode.offloads;
-	for (uint16_t q = 0; q < a->nq; q++) {
-		rc = rx_queue_setup(a, q, nb_rxd, &rxq);
-		/* ethdev checks the header pool's room; the port its own
-		 * rules for a split (its log says which). */
-		if (rc != 0 && a->split != 0)
-			GPURX_LOG(ERR, "error: port %u (%s) refused RX queue %u "
-				"split at %u bytes: %s; another --split N, or "
-				"--split off\n", a->port, a->driver, q, a->split,
-				rte_strerror(-rc));
-		if (rc != 0)
-			goto fail_rc;
-	}
-	rc = rte_eth_promiscuous_enable(a->port);
-	if (rc != 0 && rc != -ENOTSUP)
-		GPURX_LOG(WARNING, "warning: port %u: promiscuous mode: %s\n",
-			a->port, rte_strerror(-rc));
-	rc = rte_eth_dev_start(a->port);
-	if (rc != 0)
-		goto fail_rc;
-	if (a->opt.ts_source == GPURX_TS_PORT && port_timestamps(a) != 0) {
-		rc = rte_eth_dev_stop(a->port);
-		if (rc != 0)
-			GPURX_LOG(WARNING, "warning: port %u stop: %s\n", a->port,
-				rte_strerror(-rc));
-		return -1;
+	for (uint16_t i = 0; i < a->n_ports; i++) {
+		/* gpurx_port_close() stops and closes them all. */
+		if (setup_one(a, &a->ports[i], i * a->opt.queues) != 0)
+			return -1;
 	}
 	return 0;
-fail_rc:
-	GPURX_LOG(ERR, "error: port %u (%s) setup: %s\n", a->port, a->driver,
-		rte_strerror(-rc));
-	return -1;
 }
 
 void
@@ -481,13 +568,17 @@ gpurx_port_close(struct gpurx_app *a)
 	int rc;
 
 	/* Stop and close give back every mbuf the RX descriptors hold. */
-	rc = rte_eth_dev_stop(a->port);
-	if (rc != 0)
-		GPURX_LOG(WARNING, "warning: port %u stop: %s\n", a->port,
-			rte_strerror(-rc));
+	for (uint16_t i = 0; i < a->n_ports; i++) {
+		rc = rte_eth_dev_stop(a->ports[i].id);
+		if (rc != 0)
+			GPURX_LOG(WARNING, "warning: port %u stop: %s\n",
+				a->ports[i].id, rte_strerror(-rc));
+	}
 	gpurx_gpu_port_unmap(a);
-	rc = rte_eth_dev_close(a->port);
-	if (rc != 0)
-		GPURX_LOG(WARNING, "warning: port %u close: %s\n", a->port,
-			rte_strerror(-rc));
+	for (uint16_t i = 0; i < a->n_ports; i++) {
+		rc = rte_eth_dev_close(a->ports[i].id);
+		if (rc != 0)
+			GPURX_LOG(WARNING, "warning: port %u close: %s\n",
+				a->ports[i].id, rte_strerror(-rc));
+	}
 }

@@ -71,17 +71,17 @@ is_endless(const char *key, const char *value, void *arg)
 }
 
 int
-gpurx_port_file_check(struct gpurx_app *a)
+gpurx_port_file_check(struct gpurx_port *p)
 {
-	struct file_check fc = { .port = a->port };
+	struct file_check fc = { .port = p->id };
 	const struct rte_devargs *da;
 	struct rte_eth_dev_info di;
 	struct rte_kvargs *kv;
 	int endless = 0;
 
-	if (strcmp(a->driver, "net_pcap") != 0)
+	if (strcmp(p->driver, "net_pcap") != 0)
 		return 0;
-	if (rte_eth_dev_info_get(a->port, &di) != 0 || di.device == NULL)
+	if (rte_eth_dev_info_get(p->id, &di) != 0 || di.device == NULL)
 		return 0;
 	da = rte_dev_devargs(di.device);
 	if (da == NULL || da->args == NULL || da->args[0] == '\0')
@@ -98,16 +98,16 @@ gpurx_port_file_check(struct gpurx_app *a)
 			&endless) == 0 && !endless &&
 			rte_kvargs_count(kv, "rx_iface") == 0 &&
 			rte_kvargs_count(kv, "rx_iface_in") == 0)
-		a->file_pkts = fc.records;
+		p->file_pkts = fc.records;
 	rte_kvargs_free(kv);
 	return fc.bad ? -1 : 0;
 }
 
 void
-gpurx_port_file_warn(const struct gpurx_app *a, uint64_t ierrors)
+gpurx_port_file_warn(const struct gpurx_port *p, uint64_t ierrors)
 {
-	if (strcmp(a->driver, "net_pcap") == 0 && ierrors > 0)
+	if (strcmp(p->driver, "net_pcap") == 0 && ierrors > 0)
 		GPURX_LOG(WARNING, "warning: port %u (net_pcap) counted %" PRIu64
 			" ierrors: records of its file were not delivered "
-			"whole\n", a->port, ierrors);
+			"whole\n", p->id, ierrors);
 }

@@ -108,6 +108,7 @@ gpurx_rx_cpu_lcore(void *arg)
 	struct gpurx_app *a = &gpurx_app;
 	uint16_t q = (uint16_t)(uintptr_t)arg;
 	struct gpurx_qstats *qs = &a->qs[q];
+	const uint16_t port = a->q_port[q], qid = a->q_qid[q];
 	struct rte_mbuf *pkts[GPURX_MAX_BURST];
 	uint8_t *scratch;
 
@@ -121,7 +122,7 @@ gpurx_rx_cpu_lcore(void *arg)
 		return -1;
 	}
 	while (!a->stop) {
-		uint16_t n = rte_eth_rx_burst(a->port, q, pkts, a->opt.burst);
+		uint16_t n = rte_eth_rx_burst(port, qid, pkts, a->opt.burst);
 		uint16_t take;
 
 		if (a->cap != NULL)

@@ -10,10 +10,14 @@
  * queue (its packet blocks' queue option), in the file's order, must be
  * IN's matches in order; the queues' blocks may interleave.
  *
+ * With --iface I the capture is a pcapng of several ports: the packet
+ * blocks of interface I (one port's, of one of its queues) must be IN's
+ * matches in order; the other interfaces' blocks are not looked at.
+ *
  * With --first N only IN's first N matches are expected (-c N).
  *
  * Usage: gpurx-e2e-check IN.pcap CAPTURE FILTER SNAPLEN
- *            [--ts | --queues N | --first N]
+ *            [--ts | --queues N | --iface I | --first N]
  *        gpurx-e2e-check --valid CAPTURE   (reads to the end, prints count)
  * Exit: 0 equal, 1 different, 2 usage or unreadable input.
  */
@@ -122,7 +126,7 @@ load_matches(const char *in_path, const char *filter, unsigned long snaplen,
  */
 static int
 check_queues(const char *in_path, const char *cap_path, const char *filter,
-		unsigned long snaplen, unsigned long nq)
+		unsigned long snaplen, unsigned long nq, long iface)
 {
 	unsigned long n, idx[64] = { 0 }, blocks = 0;
 	struct match *m = load_matches(in_path, filter, snaplen, &n);
@@ -153,6 +157,15 @@ check_queues(const char *in_path, const char *cap_path, const char *filter,
 			pos += blen;
 			continue;
 		}
+		if (iface >= 0) {
+			uint32_t i;
+
+			memcpy(&i, buf + pos + 8, 4);
+			if (i != (uint32_t)iface) {
+				pos += blen;
+				continue;
+			}
+		}
 		memcpy(&caplen, buf + pos + 20, 4);
 		memcpy(&len, buf + pos + 24, 4);
 		for (opt = 28 + ((caplen + 3) & ~3u); opt + 4 <= blen - 4;) {
@@ -167,6 +180,9 @@ check_queues(const char *in_path, const char *cap_path, const char *filter,
 			opt += 4 + ((olen + 3u) & ~3u);
 		}
 		blocks++;
+		/* One stream per interface, whichever of its queues. */
+		if (iface >= 0)
+			q = 0;
 		if (q >= nq) {
 			fprintf(stderr, "check: packet block %lu: queue %u, not "
 				"one of %lu\n", blocks, q, nq);
@@ -194,8 +210,12 @@ check_queues(const char *in_path, const char *cap_path, const char *filter,
 				"packets\n", q, idx[q], n);
 			return 1;
 		}
-	printf("check: %lu queues, each %lu packets matching '%s' in order, "
-		"identical\n", nq, n, filter);
+	if (iface >= 0)
+		printf("check: interface %ld, %lu packets matching '%s' in "
+			"order, identical\n", iface, n, filter);
+	else
+		printf("check: %lu queues, each %lu packets matching '%s' in "
+			"order, identical\n", nq, n, filter);
 	return 0;
 }
 
@@ -215,13 +235,18 @@ main(int argc, char **argv)
 		return check_valid(argv[2]);
 	if (argc < 5 || argc > 7) {
 		fprintf(stderr, "usage: %s IN CAPTURE FILTER SNAPLEN [--ts | "
-			"--queues N | --first N]\n", argv[0]);
+			"--queues N | --iface I | --first N]\n", argv[0]);
 		return 2;
 	}
 	if (argc == 7 && strcmp(argv[5], "--queues") == 0) {
 		rc = check_valid(argv[2]);
 		return rc != 0 ? rc : check_queues(argv[1], argv[2], argv[3],
-			strtoul(argv[4], NULL, 0), strtoul(argv[6], NULL, 0));
+			strtoul(argv[4], NULL, 0), strtoul(argv[6], NULL, 0), -1);
+	}
+	if (argc == 7 && strcmp(argv[5], "--iface") == 0) {
+		rc = check_valid(argv[2]);
+		return rc != 0 ? rc : check_queues(argv[1], argv[2], argv[3],
+			strtoul(argv[4], NULL, 0), 1, strtol(argv[6], NULL, 0));
 	}
 	check_ts = argc == 6 && strcmp(argv[5], "--ts") == 0;
 	if (argc == 7 && strcmp(argv[5], "--first") == 0)

@@ -7,7 +7,7 @@
 #       | pool-per-queue | options | ts-port | short-chain | lo-capture
 #       | mangle | gpudma | queues | queues-files | capture-full
 #       | gpudma-split | setup-fail | stamps | bad-file | file-end
-#       | split-options | telemetry | stdout | rotate
+#       | split-options | telemetry | stdout | rotate | ports
 # APP: dpdk-gpu-rx; for mangle, which sets a test switch, the test variant
 # dpdk-gpu-rx-test (the shipped program has no test switches).
 # Extra EAL options (e.g. -d plugin dirs) come from $GPU_RX_EAL_EXTRA.
@@ -805,7 +805,8 @@ sigint)
 telemetry)
 	# DPDK's telemetry mid-run: /gpu_rx/stats and, with the export on,
 	# /gpu_rx/flow_export, whose records grow as active flows end each
-	# second; the same counters as the summary's at the end.
+	# second; the same counters as the summary's at the end; per port
+	# with two.
 	prefix=gpurx-e2e-telemetry-$$
 	q="$(dirname "$0")/../../gpu_tx/telemetry-query.py"
 	# net_pcap's infinite_rx takes no chained frames: no jumbo frames.
@@ -844,7 +845,163 @@ ok = set(fx) == keys and fx["records"] > 0 and fx["ended_active"] > 0 and \
     0 < st["rx_packets"] <= end["rx_packets"]
 sys.exit(0 if ok else 1)
 PY
+	# Two ports: /gpu_rx/stats adds each counter by port id, each
+	# port's packets in, their sum at least the total read just before
+	# them (counters only grow), at most the summary's.
+	prefix=$prefix-ports
+	# shellcheck disable=SC2046
+	"$app" $(eal | sed "s/--file-prefix [^ ]*/--file-prefix $prefix/; s/-l 0-1/--lcores 0@0,(1-2)@0/") \
+		--vdev "net_pcap0,rx_pcap=$work/small.pcap,infinite_rx=1" \
+		--vdev "net_pcap1,rx_pcap=$work/small.pcap,infinite_rx=1" -- \
+		--cpu --quiet --port 0,1 --duration 2.5 --json "$work/ports.json" \
+		> "$work/out.txt" 2>&1 &
+	pid=$!
+	sleep 1.5
+	python3 "$q" "$prefix" /gpu_rx/stats 5 > "$work/ports-tel.json" 2> "$work/tel.err"
+	tel=$?
+	wait $pid || { cat "$work/out.txt"; echo "FAIL: two ports: exit"; exit 1; }
+	[ $tel -eq 0 ] || { cat "$work/tel.err"; echo "FAIL: two ports: no telemetry answer"; exit 1; }
+	python3 - "$work/ports-tel.json" "$work/ports.json" <<'PY' || exit 1
+import json, sys
+st = json.load(open(sys.argv[1]))["/gpu_rx/stats"]
+end = json.load(open(sys.argv[2]))
+by = {k: v for k, v in st.items() if k.endswith("_by_port")}
+print("mid-run:", by)
+want = {"rx_packets", "rx_bytes", "matched", "captured", "imissed",
+        "ierrors", "rx_nombuf"}
+rx = st.get("rx_packets_by_port", {})
+ok = set(by) == {k + "_by_port" for k in want} and \
+    all(sorted(v) == ["0", "1"] for v in by.values()) and \
+    all(v > 0 for v in rx.values()) and \
+    st["rx_packets"] <= sum(rx.values()) <= end["rx_packets"] and \
+    [p["port"] for p in end["per_port"]] == [0, 1]
+sys.exit(0 if ok else 1)
+PY
 	echo "ok: telemetry answered mid-run, within the summary's totals"
+	;;
+ports)
+	# Two net_pcap ports, different files, two queues each (each file
+	# twice): one capture file holds both ports, each port's packets
+	# on its own interface, every queue of it IN's matches in order;
+	# per-queue files (%q, the global queue index: port 0's queues
+	# 0-1, port 1's 2-3) each equal to its port's file's matches; the
+	# counters per port and in total, and in each port's statistics
+	# block of the file; every mbuf back. Then --port
+	# errors: a port listed twice, one that does not exist, too few
+	# lcores, flow export over several ports.
+	f="tcp or udp"
+	b=$work/b.pcap
+	"$gen" "$b" 7 400 0 || { echo "FAIL: cannot generate $b"; exit 1; }
+	ports() {
+		# shellcheck disable=SC2046
+		"$app" $(eal | sed 's/-l 0-1/--lcores 0@0,(1-4)@0/') \
+			--vdev "net_pcap0,rx_pcap=$in,rx_pcap=$in" \
+			--vdev "net_pcap1,rx_pcap=$b,rx_pcap=$b" -- --cpu --quiet \
+			--idle-exit 500 --port 0,1 --queues 2 --filter "$f" "$@" \
+			> "$work/out.txt" 2>&1
+		rc=$?
+		cat "$work/out.txt"
+	}
+	ports --write "$work/one.pcapng" --json "$work/one.json"
+	[ "$rc" -eq 0 ] || { echo "FAIL: exit $rc"; exit 1; }
+	mbufs_all_back || { echo "FAIL: mbufs not all returned"; exit 1; }
+	# Interface I of the file is ethdev port I (pcapng lists them all).
+	python3 - "$work/one.pcapng" 0 "$work/p0.pcapng" 1 "$work/p1.pcapng" <<'PY' ||
+import struct, sys
+# Each interface's blocks into a file of their own (the header, then
+# its packet blocks), to check each against its port's input.
+data = open(sys.argv[1], 'rb').read()
+pos, head, by = 0, b'', {}
+while pos + 12 <= len(data):
+    t, n = struct.unpack_from('<II', data, pos)
+    blk = data[pos:pos + n]
+    if t in (0x0a0d0d0a, 1):
+        head += blk
+    elif t == 6:
+        by.setdefault(struct.unpack_from('<I', blk, 8)[0], []).append(blk)
+    pos += n
+for i in range(2, len(sys.argv), 2):
+    open(sys.argv[i + 1], 'wb').write(head + b''.join(by.get(int(sys.argv[i]), [])))
+PY
+		{ echo "FAIL: cannot split the capture by interface"; exit 1; }
+	"$check" "$in" "$work/p0.pcapng" "$f" 262144 --queues 2 &&
+		"$check" "$b" "$work/p1.pcapng" "$f" 262144 --queues 2 ||
+		{ echo "FAIL: a port's packets in the one file"; exit 1; }
+	python3 - "$work/one.json" "$work/out.txt" "$work/one.pcapng" <<'PY' ||
+import json, re, struct, sys
+j = json.load(open(sys.argv[1]))
+out = open(sys.argv[2]).read()
+pp = j['per_port']
+# The file ends with a statistics block per port: its interface, and
+# the port's received packets (isb_ifrecv) and drops (isb_ifdrop).
+data = open(sys.argv[3], 'rb').read()
+pos, isb = 0, {}
+while pos + 12 <= len(data):
+    t, n = struct.unpack_from('<II', data, pos)
+    if t == 5:
+        opts, o = {}, pos + 20
+        while o + 4 <= pos + n - 4:
+            code, ln = struct.unpack_from('<HH', data, o)
+            if code == 0:
+                break
+            if ln == 8:
+                opts[code] = struct.unpack_from('<Q', data, o + 4)[0]
+            o += 4 + (ln + 3) // 4 * 4
+        isb[struct.unpack_from('<I', data, pos + 8)[0]] = opts
+    pos += n
+assert sorted(isb) == [0, 1], isb
+for p in pp:
+    assert isb[p['port']].get(4) == p['rx_packets'], (isb, pp)
+    assert isb[p['port']].get(5) == 0, isb
+assert [p['port'] for p in pp] == [0, 1], pp
+assert [p['queues'] for p in pp] == [[0, 1], [2, 3]], pp
+for p in pp:
+    m = re.search(r'^port %d \(net_pcap\): queues %d-%d: received %d packets, '
+                  r'%d bytes; matched %d; captured %d; imissed 0; ierrors 0;'
+                  r' rx_nombuf 0$' % (p['port'], p['queues'][0], p['queues'][1],
+                  p['rx_packets'], p['rx_bytes'], p['matched'], p['captured']),
+                  out, re.M)
+    assert m, 'summary line of port %d' % p['port']
+rx = int(re.search(r'^received: +(\d+) packets', out, re.M).group(1))
+cap = int(re.search(r'^captured: +(\d+) packets', out, re.M).group(1))
+assert rx == sum(p['rx_packets'] for p in pp), (rx, pp)
+assert cap == sum(p['captured'] for p in pp), (cap, pp)
+PY
+		{ echo "FAIL: per-port counters"; exit 1; }
+	# Port 1's file (no frame over 64 KiB: net_pcap delivers every
+	# record) twice.
+	grep -q '^port 1 (net_pcap): queues 2-3: received 800 packets' "$work/out.txt" ||
+		{ echo "FAIL: not every packet of port 1 received"; exit 1; }
+	ports --write "$work/q%q.pcapng"
+	[ "$rc" -eq 0 ] || { echo "FAIL: %q: exit $rc"; exit 1; }
+	for q in 0 1 2 3; do
+		src=$in
+		[ "$q" -lt 2 ] || src=$b
+		"$check" "$src" "$work/q$q.pcapng" "$f" 262144 --iface $((q / 2)) ||
+			{ echo "FAIL: queue $q's file"; exit 1; }
+	done
+	ports --port 0,0 > /dev/null
+	[ "$rc" -eq 2 ] && grep -q "^--port: port 0 is listed twice" "$work/out.txt" ||
+		{ echo "FAIL: --port 0,0: exit $rc"; exit 1; }
+	ports --port 0,5 > /dev/null
+	[ "$rc" -eq 1 ] && grep -q "^error: port 5 does not exist" "$work/out.txt" ||
+		{ echo "FAIL: --port 0,5: exit $rc"; exit 1; }
+	ports --port 0,x > /dev/null
+	[ "$rc" -eq 2 ] && grep -q "^--port: '0,x' is not a list" "$work/out.txt" ||
+		{ echo "FAIL: --port 0,x: exit $rc"; exit 1; }
+	ports --queues 9 > /dev/null
+	[ "$rc" -eq 2 ] && grep -q "^--port and --queues: 2 ports x 9 queues" "$work/out.txt" ||
+		{ echo "FAIL: 2 x 9 queues: exit $rc"; exit 1; }
+	ports --ipfix-file "$work/x.ipfix" > /dev/null
+	[ "$rc" -eq 2 ] && grep -q "^--ipfix-file: flow export over several ports is not supported" "$work/out.txt" ||
+		{ echo "FAIL: export over 2 ports: exit $rc"; exit 1; }
+	# shellcheck disable=SC2046
+	"$app" $(eal) --vdev "net_pcap0,rx_pcap=$in" --vdev "net_pcap1,rx_pcap=$b" \
+		-- --cpu --quiet --port 1,0 > "$work/out.txt" 2>&1
+	rc=$?
+	[ "$rc" -eq 1 ] && grep -q "^error: 2 ports x 1 RX queue(s) need 3 lcores" "$work/out.txt" ||
+		{ cat "$work/out.txt"; echo "FAIL: too few lcores: exit $rc"; exit 1; }
+	echo "PASS: two ports: one file and per-queue files, counters, errors"
 	;;
 *)
 	echo "unknown case $case_name"

@@ -11,7 +11,10 @@
 # whose two queues are on the two GPUs, each filled by its own GPU,
 # captures and counters those of --cpu, every mbuf of every pool back; bad --gpus values, and
 # --split N without --mem gpu, refused with a message; a kernel fault stops
-# the run naming its GPU. (Flow export over two GPUs: run-ipfix-e2e.sh.)
+# the run naming its GPU; two ports, each on its own GPU (--port 0,1
+# --gpus p0=0,p1=1), as the --cpu run, net_pcap (host-mapped, staged)
+# and net_gpudma (--mem gpu, split). (Flow export over two GPUs:
+# run-ipfix-e2e.sh.)
 #
 # Usage: run-gpus-e2e.sh APP GENPCAP FAKE_LIBCUDA WORK_DIR
 # Exit: 0 all passed, 1 a failure.
@@ -48,6 +51,27 @@ counters() {
 		"$1" | sed 's/ -> .*//'
 }
 
+# Run T (exit status rc) against the --cpu run REF: each queue's capture
+# byte for byte, the counters and top flows. 0 when T ran, 1 when it
+# failed to (said).
+like_cpu() { # T REF
+	if [ "$rc" -ne 0 ]; then
+		cat "$work/$1.txt"
+		fail "$1: exit $rc"
+		return 1
+	fi
+	for q in 0 1; do
+		cmp -s "$work/$2-q$q.pcapng" "$work/$1-q$q.pcapng" ||
+			fail "$1: queue $q's capture differs from the --cpu run's"
+	done
+	if [ "$(counters "$work/$1.txt")" != "$(counters "$work/$2.txt")" ]; then
+		counters "$work/$2.txt" > "$work/$1.want"
+		counters "$work/$1.txt" | diff "$work/$1.want" -
+		fail "$1: counters or top flows differ from the --cpu run's"
+	fi
+	return 0
+}
+
 run cpu --cpu --write "$work/cpu-q%q.pcapng"
 [ "$rc" -eq 0 ] || { cat "$work/cpu.txt"; fail "cpu: exit $rc"; }
 for m in "one:host-mapped --gpus 0" "two:host-mapped --gpus 0,1" \
@@ -57,20 +81,7 @@ for m in "one:host-mapped --gpus 0" "two:host-mapped --gpus 0,1" \
 	# shellcheck disable=SC2086
 	run "$t" --mem ${m#*:} --write "$work/$t-q%q.pcapng" \
 		--json "$work/$t.json"
-	if [ "$rc" -ne 0 ]; then
-		cat "$work/$t.txt"
-		fail "$t: exit $rc"
-		continue
-	fi
-	for q in 0 1; do
-		cmp -s "$work/cpu-q$q.pcapng" "$work/$t-q$q.pcapng" ||
-			fail "$t: queue $q's capture differs from the --cpu run's"
-	done
-	if [ "$(counters "$work/$t.txt")" != "$(counters "$work/cpu.txt")" ]; then
-		counters "$work/cpu.txt" > "$work/$t.want"
-		counters "$work/$t.txt" | diff "$work/$t.want" -
-		fail "$t: counters or top flows differ from the --cpu run's"
-	fi
+	like_cpu "$t" cpu || continue
 	grep -Eq 'mbufs: +([0-9]+) of \1 back in the pool' "$work/$t.txt" ||
 		fail "$t: mbufs not all back"
 	if [ "$t" = one ]; then echo "PASS: $t"; continue; fi
@@ -156,6 +167,99 @@ for sp in 64 auto; do
 	done
 	[ "$failed" -eq "$was" ] && echo "PASS: $t"
 done
+
+# Two ports (--port 0,1), one queue each, each port on its own GPU
+# (--gpus p0=0,p1=1): port 0 replays the input, port 1 the small file.
+# Each queue's capture (queue 0: port 0, queue 1: port 1) must equal the
+# --cpu two-port run's byte for byte, and the counters and top flows;
+# each GPU serves its port's queue, the per-port lines say each port's
+# packets, every mbuf back.
+run2() { # NAME APP_ARGS...
+	name=$1
+	shift
+	n=$((n + 1))
+	FAKE_CUDA_GPUS=0000:01:00.0,0000:02:00.0 GPU_CUDA_LIBCUDA=$fake \
+		FAKE_CUDA_EXIT_REPORT=1 \
+		"$app" --no-huge -m 1024 --no-pci --no-shconf \
+		--file-prefix "gpurx-gpus-$$-$n" --lcores 0@0,1@0,2@1 \
+		--log-level=lib.eal:warning ${log:-} --vdev gpu_cuda0,dev=0 \
+		--vdev gpu_cuda1,dev=1 --vdev "${pvdev0:-net_pcap0,rx_pcap=$in}" \
+		--vdev "${pvdev1:-net_pcap1,rx_pcap=$small}" -- \
+		--idle-exit 10000 --backpressure --ts none --port 0,1 \
+		--filter "tcp or udp" "$@" > "$work/$name.txt" 2>&1
+	rc=$?
+}
+# Port p's packets in run T, as many as in the --cpu run REF, all on
+# GPU p (its queue p), and its per-port line.
+ports_on_gpus() { # T REF DRIVER
+	for p in 0 1; do
+		rx=$(sed -n "s/^port $p ($3): queue $p: received \([0-9]*\) packets.*/\1/p" \
+			"$work/$2.txt")
+		[ -n "$rx" ] && [ "$rx" -gt 0 ] &&
+			grep -Eq "^GPU $p: +queue $p: received $rx packets" "$work/$1.txt" &&
+			grep -q "^port $p ($3): queue $p: received $rx packets" \
+				"$work/$1.txt" ||
+			fail "$1: port $p's packets not all on GPU $p, or no per-port line"
+	done
+}
+run2 ports-cpu --cpu --write "$work/ports-cpu-q%q.pcapng"
+[ "$rc" -eq 0 ] || { cat "$work/ports-cpu.txt"; fail "ports-cpu: exit $rc"; }
+for m in host-mapped staged; do
+	t=ports-$m was=$failed
+	run2 "$t" --mem $m --gpus p0=0,p1=1 --write "$work/$t-q%q.pcapng" \
+		--json "$work/$t.json"
+	like_cpu "$t" ports-cpu || continue
+	grep -Eq 'mbufs: +([0-9]+) of \1 back in the pool' "$work/$t.txt" ||
+		fail "$t: mbufs not all back"
+	ports_on_gpus "$t" ports-cpu net_pcap
+	grep -q '"per_port": \[' "$work/$t.json" || fail "$t: no per_port in the JSON"
+	[ "$failed" -eq "$was" ] && echo "PASS: $t"
+done
+# The same through two net_gpudma ports, each filled by its own GPU
+# (gpu=), --mem gpu: each GPU's pool of its memory mapped for its port,
+# the headers split into each GPU's header pool. Each queue's capture is
+# the --cpu run's; neither GPU touches the other's memory, everything
+# of CUDA and every mbuf back (1 s idle ends each run: net_gpudma does
+# not say where its file ends). Then both ports on one GPU: its pool
+# mapped for both.
+gp0="net_gpudma0,rx_pcap=$in,gpu=0" gp1="net_gpudma1,rx_pcap=$small,gpu=1"
+pvdev0=$gp0 pvdev1=$gp1 run2 gports-cpu --cpu --idle-exit 1000 \
+	--write "$work/gports-cpu-q%q.pcapng"
+[ "$rc" -eq 0 ] || { cat "$work/gports-cpu.txt"; fail "gports-cpu: exit $rc"; }
+t=gports-gpu was=$failed
+pvdev0=$gp0 pvdev1=$gp1 run2 $t --mem gpu --gpus p0=0,p1=1 --idle-exit 1000 \
+	--write "$work/$t-q%q.pcapng"
+for q in 0 1; do
+	cmp -s "$work/gports-cpu-q$q.pcapng" "$work/$t-q$q.pcapng" ||
+		fail "$t: queue $q's capture differs from the --cpu run's"
+done
+grep -Eq "^fake_cuda: at exit: GPU 0: [1-9][0-9]* launches, [0-9]+ copies; GPU 1: [1-9][0-9]* launches, [0-9]+ copies; 0 cross-GPU accesses" \
+	"$work/$t.txt" && grep -q "^fake_cuda: at exit: 0 allocations, 0 registrations live" \
+	"$work/$t.txt" && grep -q "^memory: 2 mbuf pool(s) of .* (data in GPU memory" "$work/$t.txt" &&
+	grep -Eq 'mbufs: +([0-9]+) of \1 back in the pool' "$work/$t.txt" ||
+	fail "$t: not on both GPUs' memory, a GPU touched the other's, or CUDA memory or mbufs left"
+ports_on_gpus "$t" gports-cpu net_gpudma
+[ "$rc" -eq 0 ] || { cat "$work/$t.txt"; fail "$t: exit $rc"; }
+[ "$failed" -eq "$was" ] && echo "PASS: $t"
+# Both ports on GPU 0: its one pool of GPU memory mapped for each.
+t=gports-one-gpu was=$failed
+log=--log-level=pmd.net.gpudma:info pvdev0=$gp0 pvdev1="${gp1%,gpu=1},gpu=0" \
+	run2 $t --mem gpu --gpus 0 --idle-exit 1000 --write "$work/$t-q%q.pcapng"
+for q in 0 1; do
+	cmp -s "$work/gports-cpu-q$q.pcapng" "$work/$t-q$q.pcapng" ||
+		fail "$t: queue $q's capture differs from the --cpu run's"
+done
+for p in 0 1; do
+	grep -q "port $p: DMA map .*GPU 0's memory" "$work/$t.txt" ||
+		fail "$t: GPU 0's pool not mapped for port $p"
+done
+grep -q "^memory: 1 mbuf pool(s) of .* (data in GPU memory" "$work/$t.txt" &&
+	grep -q "^fake_cuda: at exit: 0 allocations, 0 registrations live" "$work/$t.txt" &&
+	grep -Eq 'mbufs: +([0-9]+) of \1 back in the pool' "$work/$t.txt" &&
+	! grep -q "warning: rte_dev_dma_unmap" "$work/$t.txt" ||
+	fail "$t: not one pool of GPU memory, or CUDA memory, mbufs or mappings left"
+[ "$rc" -eq 0 ] || { cat "$work/$t.txt"; fail "$t: exit $rc"; }
+[ "$failed" -eq "$was" ] && echo "PASS: $t"
 
 # Refused, each with its message: (exit, message, options).
 refused() { # NAME EXIT PATTERN ARGS...
