@@ -113,6 +113,12 @@ mbufs_back() {
 	grep -Eq 'mbufs: +([0-9]+) of \1 back' "$out/$1.txt"
 }
 
+# The summary's counters and top flows of run output FILE.
+summary_core() {
+	grep -E '^(received|matched|captured|malformed|flows|chained):|^ +[0-9]+\. ' \
+		"$1" | sed 's/ -> .*//'
+}
+
 # JSON without what legitimately differs between modes (the pools are sized
 # per mode; that every mbuf came back is checked on its own; GPU ring item
 # timings exist only in GPU modes).
@@ -557,6 +563,72 @@ for mem in host-mapped staged; do
 done
 rm -f "$out/coresident-cpu4-cap.pcapng"
 
+# Two ports in one process (--port 0,1), two queues each, different
+# files: each GPU mode's file per queue is the --cpu two-port run's, the
+# counters and each port's line too, every mbuf back. Packets in GPU
+# memory come through two net_gpudma ports: on two GPUs each port's
+# queues on its own GPU (--gpus p0=0,p1=1), else both on the one GPU
+# sharing its pool.
+"$gen" "$out/in-b.pcap" 7 1000 0 > /dev/null || fail "cannot generate $out/in-b.pcap"
+pgpu=0 pgpus=
+if [ "$(nvidia-smi -L 2> /dev/null | grep -c '^GPU ')" -ge 2 ]; then
+	pgpu=1 pgpus="--gpus p0=0,p1=1"
+fi
+port_lines() { grep -E '^port [01] \(' "$1"; }
+for m in cpu host-mapped staged gpu; do
+	name=ports-$m
+	p0=net_pcap0 p1=net_pcap1 pa="rx_pcap=$in,rx_pcap=$in"
+	pb="rx_pcap=$out/in-b.pcap,rx_pcap=$out/in-b.pcap"
+	if [ "$m" = gpu ]; then
+		p0=net_gpudma0 p1=net_gpudma1 pa="rx_pcap=$in,queues=2,gpu=0"
+		pb="rx_pcap=$out/in-b.pcap,queues=2,gpu=$pgpu"
+	fi
+	margs="--mem $m $pgpus"
+	[ "$m" = cpu ] && margs=--cpu
+	[ "$m" = gpu ] && margs="--mem gpu --split off $pgpus"
+	# The --cpu references: through net_pcap, and through net_gpudma.
+	for ref in cpu cpu-gpudma; do
+		[ "$m" = cpu ] || break
+		r0=net_pcap0 r1=net_pcap1 ra=$pa rb=$pb
+		[ "$ref" = cpu-gpudma ] && r0=net_gpudma0 r1=net_gpudma1 \
+			ra="rx_pcap=$in,queues=2" rb="rx_pcap=$out/in-b.pcap,queues=2"
+		# EAL probes the vdevs in their order: port 0 the first.
+		# shellcheck disable=SC2086
+		eal_extra="${GPU_RX_EAL_EXTRA:-} --vdev $r0,$ra" lcores=0-4 \
+			port=$r1 app_run "ports-$ref" "$rb" --cpu --port 0,1 \
+			--queues 2 --idle-exit 1000 --backpressure --ts none \
+			--filter "tcp or udp" --write "$out/ports-$ref-q%q.pcapng" ||
+			fail "ports-$ref: exit $? (see $out/ports-$ref.txt)"
+	done
+	[ "$m" = cpu ] && continue
+	ref=ports-cpu
+	[ "$m" = gpu ] && ref=ports-cpu-gpudma
+	# shellcheck disable=SC2086
+	eal_extra="${GPU_RX_EAL_EXTRA:-} --vdev $p0,$pa" lcores=0-4 port=$p1 \
+		app_run "$name" "$pb" $margs --port 0,1 --queues 2 \
+		--idle-exit 1000 --backpressure --ts none --filter "tcp or udp" \
+		--write "$out/$name-q%q.pcapng"
+	rc=$?
+	why=
+	[ "$rc" -eq 0 ] || why="exit $rc"
+	for q in 0 1 2 3; do
+		[ -n "$why" ] || cmp -s "$out/$ref-q$q.pcapng" "$out/$name-q$q.pcapng" ||
+			why="queue $q's capture differs from --cpu"
+	done
+	[ -n "$why" ] || [ "$(summary_core "$out/$name.txt")" = \
+		"$(summary_core "$out/$ref.txt")" ] || why="counters differ from --cpu"
+	[ -n "$why" ] || [ "$(port_lines "$out/$name.txt")" = \
+		"$(port_lines "$out/$ref.txt")" ] && [ -n "$(port_lines "$out/$name.txt")" ] ||
+		why=${why:-"the port lines differ from --cpu, or are missing"}
+	[ -n "$why" ] || mbufs_back "$name" || why="mbufs not all back"
+	if [ -n "$why" ]; then
+		fail "$name: $why (see $out/$name.txt)"
+	else
+		pass "$name: two ports, each queue's capture that of --cpu"
+	fi
+	rm -f "$out/$name"-q?.pcapng
+done
+
 # The driver in a DPDK secondary process beside a running capture (issue
 # 36): dpdk-test-gpudev --proc-type=secondary sees the primary's GPUs,
 # allocates, registers and frees its own memory and communication lists
@@ -860,10 +932,6 @@ fi
 # queue's capture must be the unsplit --cpu run's, the counters and top
 # flows those of --cpu --split 64, every mbuf of every pool back, and the
 # port must say that GPU 1 fills queue 1.
-summary_core() {
-	grep -E '^(received|matched|captured|malformed|flows|chained):|^ +[0-9]+\. ' \
-		"$1" | sed 's/ -> .*//'
-}
 if [ "$ngpus" -ge 2 ]; then
 	gq="rx_pcap=$in,queues=2"
 	if ! lcores=0-2 port=net_gpudma0 app_run gpus-cpu "$gq" --cpu \
