@@ -61,14 +61,31 @@ gpurx_gpu_item_stats(const struct gpurx_app *a, struct gpurx_item_stats *st)
 	}
 }
 
+/* Queue q as a user names it: its index, and with several ports the
+ * port and that port's own queue (the index is global over the ports). */
+static const char *
+queue_name(const struct gpurx_app *a, uint16_t q, char *buf, size_t len)
+{
+	if (a->n_ports > 1)
+		snprintf(buf, len, "%u (port %u queue %u)", q, a->q_port[q],
+			a->q_qid[q]);
+	else
+		snprintf(buf, len, "%u", q);
+	return buf;
+}
+
 /* What each of g's queues had in flight when the GPU side failed. */
 static void
-report_in_flight(const struct gpurx_gpu *g, const struct gpurx_qlive *live)
+report_in_flight(const struct gpurx_app *a, const struct gpurx_gpu *g,
+		const struct gpurx_qlive *live)
 {
+	char qn[48];
+
 	for (uint16_t r = 0; r < g->nq; r++)
 		if (live[r].published != live[r].collected)
-			GPURX_LOG(ERR, "error:   queue %u: %" PRIu64 " ring items, %"
-				PRIu64 " packets in flight\n", g->queues[r],
+			GPURX_LOG(ERR, "error:   queue %s: %" PRIu64 " ring items, %"
+				PRIu64 " packets in flight\n",
+				queue_name(a, g->queues[r], qn, sizeof(qn)),
 				live[r].published - live[r].collected,
 				live[r].inflight_pkts);
 }
@@ -94,6 +111,7 @@ watch_gpu(struct gpurx_app *a, struct gpurx_gpu *g, int force)
 	enum gpurx_kstate ks = GPURX_KSTATE_NONE;
 	int ring_full = 0, err = 0;
 	uint16_t r = 0;
+	char qn[48];
 
 	if (g->gq == NULL || g->watch_failed)
 		return NULL;
@@ -130,18 +148,19 @@ watch_gpu(struct gpurx_app *a, struct gpurx_gpu *g, int force)
 			"failed: " : "ended without being told to quit",
 			ks == GPURX_KSTATE_FAILED ? gpucuda_strerror(err) : "",
 			(now - g->watch.progress) * 1000 / hz);
-		report_in_flight(g, live);
+		report_in_flight(a, g, live);
 		return reason(a, g, ks == GPURX_KSTATE_FAILED ?
 			"GPU kernel failed" : "GPU kernel ended");
 	case GPURX_WATCH_STALLED:
 		g->watch_failed = 1;
-		GPURX_LOG(ERR, "error: GPU %d: queue %u stalled: READY ring items "
+		GPURX_LOG(ERR, "error: GPU %d: queue %s stalled: READY ring items "
 			"not taken back by the GPU for %" PRIu64 " ms (--stall-ms "
 			"%u), the kernel %s; stopping. In flight:\n", g->id,
-			g->queues[r], age * 1000 / hz, a->opt.stall_ms,
+			queue_name(a, g->queues[r], qn, sizeof(qn)),
+			age * 1000 / hz, a->opt.stall_ms,
 			ks == GPURX_KSTATE_RUNNING ? "still running" :
 			"launched per burst");
-		report_in_flight(g, live);
+		report_in_flight(a, g, live);
 		return reason(a, g, "GPU queue stalled");
 	}
 	return NULL;

@@ -378,5 +378,22 @@ else
 	echo "PASS: fault"
 fi
 
+# The same over two ports, each on its own GPU: the error names each
+# queue by its port and that port's own queue too.
+pvdev0="net_pcap0,rx_pcap=$small,infinite_rx=1" \
+	pvdev1="net_pcap1,rx_pcap=$small,infinite_rx=1" \
+	GPURX_TEST_KERNEL_FAULT=50 run2 ports-fault --mem host-mapped \
+	--gpus p0=0,p1=1 --duration 20
+if [ "$rc" -eq 0 ] ||
+		! grep -q "error: GPU [01]: persistent kernel failed" "$work/ports-fault.txt" ||
+		! grep -Eq "error: +queue [01] \(port [01] queue 0\): [0-9]+ ring items" \
+			"$work/ports-fault.txt" ||
+		! grep -Eq 'mbufs: +([0-9]+) of \1 back in the pool' "$work/ports-fault.txt"; then
+	cat "$work/ports-fault.txt"
+	fail "ports-fault: exit $rc, or a queue's port not named, or mbufs not back"
+else
+	echo "PASS: ports-fault"
+fi
+
 [ "$failed" -eq 0 ] || { echo "FAIL: $failed check(s)"; exit 1; }
 echo "PASS: every two-GPU run"
