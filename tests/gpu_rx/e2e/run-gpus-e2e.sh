@@ -30,18 +30,22 @@ small=$work/small.pcap
 failed=0 n=0
 fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
 
+# Env: vdev (the port), vdev2 (a second port), ports (its ports and
+# queues: default --queues 2), log (EAL log levels).
 run() { # NAME APP_ARGS...; output in $work/NAME.txt, exit status in rc
 	name=$1
 	shift
 	n=$((n + 1))
+	# shellcheck disable=SC2086
 	FAKE_CUDA_GPUS=0000:01:00.0,0000:02:00.0 GPU_CUDA_LIBCUDA=$fake \
 		FAKE_CUDA_EXIT_REPORT=1 \
 		"$app" --no-huge -m 1024 --no-pci --no-shconf \
 		--file-prefix "gpurx-gpus-$$-$n" --lcores 0@0,1@0,2@1 \
 		--log-level=lib.eal:warning ${log:-} --vdev gpu_cuda0,dev=0 \
 		--vdev gpu_cuda1,dev=1 \
-		--vdev "${vdev:-net_pcap0,${pcaps:-rx_pcap=$in,rx_pcap=$in}}" -- \
-		--idle-exit 10000 --backpressure --ts none --queues 2 \
+		--vdev "${vdev:-net_pcap0,${pcaps:-rx_pcap=$in,rx_pcap=$in}}" \
+		${vdev2:+--vdev "$vdev2"} -- \
+		--idle-exit 10000 --backpressure --ts none ${ports:---queues 2} \
 		--filter "tcp or udp" "$@" > "$work/$name.txt" 2>&1
 	rc=$?
 }
@@ -174,20 +178,10 @@ done
 # --cpu two-port run's byte for byte, and the counters and top flows;
 # each GPU serves its port's queue, the per-port lines say each port's
 # packets, every mbuf back.
-run2() { # NAME APP_ARGS...
-	name=$1
-	shift
-	n=$((n + 1))
-	FAKE_CUDA_GPUS=0000:01:00.0,0000:02:00.0 GPU_CUDA_LIBCUDA=$fake \
-		FAKE_CUDA_EXIT_REPORT=1 \
-		"$app" --no-huge -m 1024 --no-pci --no-shconf \
-		--file-prefix "gpurx-gpus-$$-$n" --lcores 0@0,1@0,2@1 \
-		--log-level=lib.eal:warning ${log:-} --vdev gpu_cuda0,dev=0 \
-		--vdev gpu_cuda1,dev=1 --vdev "${pvdev0:-net_pcap0,rx_pcap=$in}" \
-		--vdev "${pvdev1:-net_pcap1,rx_pcap=$small}" -- \
-		--idle-exit 10000 --backpressure --ts none --port 0,1 \
-		--filter "tcp or udp" "$@" > "$work/$name.txt" 2>&1
-	rc=$?
+run2() { # NAME APP_ARGS...: run over two ports, pvdev0 and pvdev1
+	vdev=${pvdev0:-net_pcap0,rx_pcap=$in} \
+		vdev2=${pvdev1:-net_pcap1,rx_pcap=$small} ports="--port 0,1" \
+		run "$@"
 }
 # Port p's packets in run T, as many as in the --cpu run REF, all on
 # GPU p (its queue p), and its per-port line.
