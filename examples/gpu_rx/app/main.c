@@ -129,11 +129,30 @@ struct port_figures {
 	uint64_t imissed, ierrors, nombuf;
 };
 
-static const struct {
+/* A counter of a port's or a GPU's figures, as the JSON and the
+ * telemetry name it, and where it lies in its struct. */
+struct figure_counter {
 	const char *json;
 	const char *tel;
 	size_t off;
-} port_counters[] = {
+};
+
+static uint64_t
+figure_get(const void *fig, const struct figure_counter *c)
+{
+	return *(const uint64_t *)((const char *)fig + c->off);
+}
+
+/* Each counter of tab, of fig, into j's open object. */
+static void
+figures_json(struct gpuapp_json *j, const struct figure_counter *tab,
+		unsigned int n, const void *fig)
+{
+	for (unsigned int i = 0; i < n; i++)
+		gpuapp_json_u64(j, tab[i].json, figure_get(fig, &tab[i]));
+}
+
+static const struct figure_counter port_counters[] = {
 	{ "rx_packets", "rx_packets_by_port",
 		offsetof(struct port_figures, rx_pkts) },
 	{ "rx_bytes", "rx_bytes_by_port",
@@ -146,12 +165,6 @@ static const struct {
 	{ "rx_nombuf", "rx_nombuf_by_port",
 		offsetof(struct port_figures, nombuf) },
 };
-
-static uint64_t
-port_counter(const struct port_figures *p, unsigned int i)
-{
-	return *(const uint64_t *)((const char *)p + port_counters[i].off);
-}
 
 /* Each port's figures into f[0 .. a->n_ports). */
 static void
@@ -260,9 +273,7 @@ port_json(struct gpuapp_json *j, const struct gpurx_app *a)
 		for (uint16_t q = 0; q < a->opt.queues; q++)
 			gpuapp_json_u64(j, NULL, i * a->opt.queues + q);
 		gpuapp_json_arr_end(j);
-		for (unsigned int k = 0; k < RTE_DIM(port_counters); k++)
-			gpuapp_json_u64(j, port_counters[k].json,
-				port_counter(&p[i], k));
+		figures_json(j, port_counters, RTE_DIM(port_counters), &p[i]);
 		gpuapp_json_obj_end(j);
 	}
 	gpuapp_json_arr_end(j);
@@ -313,14 +324,9 @@ gpu_queues(const struct gpu_figures *f, char *buf, size_t len)
 	return buf;
 }
 
-/* Under the per-second line: each GPU's share of it. */
 /* The per-GPU counters as the JSON's per_gpu and the telemetry name
  * them: one list for both. */
-static const struct {
-	const char *json;
-	const char *tel;
-	size_t off;
-} gpu_counters[] = {
+static const struct figure_counter gpu_counters[] = {
 	{ "rx_packets", "rx_packets_by_gpu",
 		offsetof(struct gpu_figures, rx_pkts) },
 	{ "rx_bytes", "rx_bytes_by_gpu", offsetof(struct gpu_figures, rx_bytes) },
@@ -333,12 +339,7 @@ static const struct {
 	{ "gpu_lost", "gpu_lost_by_gpu", offsetof(struct gpu_figures, gpu_lost) },
 };
 
-static uint64_t
-gpu_counter(const struct gpu_figures *g, unsigned int i)
-{
-	return *(const uint64_t *)((const char *)g + gpu_counters[i].off);
-}
-
+/* Under the per-second line: each GPU's share of it. */
 static void
 gpu_stats_line(FILE *f, const struct gpurx_app *a, struct gpu_figures *prev,
 		double dt)
@@ -388,9 +389,7 @@ gpu_json(struct gpuapp_json *j, const struct gpurx_app *a)
 		for (uint16_t i = 0; i < g[k].nq; i++)
 			gpuapp_json_u64(j, NULL, g[k].queues[i]);
 		gpuapp_json_arr_end(j);
-		for (unsigned int i = 0; i < RTE_DIM(gpu_counters); i++)
-			gpuapp_json_u64(j, gpu_counters[i].json,
-				gpu_counter(&g[k], i));
+		figures_json(j, gpu_counters, RTE_DIM(gpu_counters), &g[k]);
 		gpuapp_json_obj_end(j);
 	}
 	gpuapp_json_arr_end(j);
@@ -420,7 +419,8 @@ tel_by_gpu(struct rte_tel_data *d, const struct gpu_figures *g,
 
 		snprintf(id, sizeof(id), "%d", tel_gpu_id[k]);
 		if (i < RTE_DIM(gpu_counters))
-			gpu_compat_tel_dict_uint(by, id, gpu_counter(&g[k], i));
+			gpu_compat_tel_dict_uint(by, id,
+				figure_get(&g[k], &gpu_counters[i]));
 		else
 			rte_tel_data_add_dict_string(by, id,
 				gpu_queues(&g[k], qs, sizeof(qs)));
@@ -452,7 +452,8 @@ tel_ports(struct rte_tel_data *d)
 			char id[16];
 
 			snprintf(id, sizeof(id), "%u", a->ports[i].id);
-			gpu_compat_tel_dict_uint(by, id, port_counter(&p[i], k));
+			gpu_compat_tel_dict_uint(by, id,
+				figure_get(&p[i], &port_counters[k]));
 		}
 		/* Freed with d once added; else here. */
 		if (rte_tel_data_add_dict_container(d, port_counters[k].tel, by,
