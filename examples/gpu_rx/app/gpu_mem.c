@@ -317,6 +317,9 @@ create_gpu_pool(struct gpurx_app *a, struct gpurx_gpu *g, int cache)
 		const struct gpurx_port *qp =
 			&a->ports[g->queues[r] / a->opt.queues];
 
+		/* One port (the usual run): nothing to ask the port. */
+		if (qp == p)
+			continue;
 		rc = gpuapp_ext_pool_map_port(&g->extp, qp->id, err,
 			sizeof(err));
 		if (rc == 1) {
