@@ -126,6 +126,13 @@ struct gpurx_app {
 
 extern struct gpurx_app gpurx_app;
 
+/* The port of RX queue q (its index over every port's queues). */
+static inline const struct gpurx_port *
+gpurx_queue_port(const struct gpurx_app *a, uint16_t q)
+{
+	return &a->ports[q / a->opt.queues];
+}
+
 static inline struct rte_mempool *
 gpurx_queue_pool(const struct gpurx_app *a, uint16_t q)
 {

@@ -292,7 +292,7 @@ static int
 create_gpu_pool(struct gpurx_app *a, struct gpurx_gpu *g, int cache)
 {
 	char name[RTE_MEMPOOL_NAMESIZE], err[256];
-	const struct gpurx_port *p = &a->ports[g->queues[0] / a->opt.queues];
+	const struct gpurx_port *p = gpurx_queue_port(a, g->queues[0]);
 	const char *why;
 	int rc;
 
@@ -314,8 +314,7 @@ create_gpu_pool(struct gpurx_app *a, struct gpurx_gpu *g, int cache)
 	/* The other ports of its queues: mapped once each (a port seen
 	 * again is nothing to do). */
 	for (uint16_t r = 1; rc == 0 && r < g->nq; r++) {
-		const struct gpurx_port *qp =
-			&a->ports[g->queues[r] / a->opt.queues];
+		const struct gpurx_port *qp = gpurx_queue_port(a, g->queues[r]);
 
 		/* One port (the usual run): nothing to ask the port. */
 		if (qp == p)

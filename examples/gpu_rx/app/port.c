@@ -76,13 +76,6 @@ gpurx_port_probe(struct gpurx_app *a)
 	return 0;
 }
 
-/* The port of queue q (its global index). */
-static struct gpurx_port *
-queue_port(struct gpurx_app *a, uint16_t q)
-{
-	return &a->ports[q / a->opt.queues];
-}
-
 int
 gpurx_mbuf_cache(const struct gpurx_app *a)
 {
@@ -125,7 +118,7 @@ create_host_pools(struct gpurx_app *a, uint16_t n)
 		/* On the NUMA node of the port of its first queue. */
 		for (uint16_t i = 0; i < a->nq; i++)
 			if (a->q_pool[i] == q) {
-				socket = queue_port(a, i)->socket;
+				socket = gpurx_queue_port(a, i)->socket;
 				break;
 			}
 		if (n == 1)
@@ -300,7 +293,7 @@ static int
 rx_queue_setup(struct gpurx_app *a, uint16_t q, uint16_t nb_rxd,
 		const struct rte_eth_rxconf *base)
 {
-	const struct gpurx_port *p = queue_port(a, q);
+	const struct gpurx_port *p = gpurx_queue_port(a, q);
 	struct rte_eth_rxconf rxq = *base;
 	union rte_eth_rxseg seg[2];
 
