@@ -19,11 +19,11 @@
  *
  * Usage: gpurx-flowref PCAP IDLE_S ACTIVE_S LINGER_S DOMAIN INGRESS
  *            [--time-zero]
- *        gpurx-flowref --split PCAP OUT0.pcap OUT1.pcap
+ *        gpurx-flowref --split PCAP OUT0.pcap OUT1.pcap [OUT2.pcap ..]
  * (--time-zero: every packet at time 0, as dpdk-gpu-rx --ts none sees it;
- * --split: PCAP's packets in two files, each flow key's in one, as RSS
- * keeps a flow on one queue, packets without a key in the first; a file
- * per queue of the two-queue runs)
+ * --split: PCAP's packets in N files (2 to 16), each flow key's in one,
+ * file hash mod N, as RSS keeps a flow on one queue, packets without a
+ * key in the first; a file per queue of the runs over several queues)
  */
 
 #include <arpa/inet.h>
@@ -119,12 +119,12 @@ lookup(const struct gpurx_flow_key *k, const struct gpurx_pkt_info *pi)
 	return &map[i];
 }
 
-/* --split: the keys' packets by their flow hash's low bit. */
+/* --split: the keys' packets by their flow hash mod the number of files. */
 static int
-split(const char *in, const char *out0, const char *out1)
+split(const char *in, char **outs, int n)
 {
 	char err[PCAP_ERRBUF_SIZE];
-	pcap_dumper_t *d[2] = { NULL, NULL };
+	pcap_dumper_t *d[16] = { NULL };
 	struct pcap_pkthdr *h;
 	const u_char *data;
 	pcap_t *p;
@@ -135,11 +135,12 @@ split(const char *in, const char *out0, const char *out1)
 		fprintf(stderr, "%s: %s\n", in, err);
 		return 1;
 	}
-	d[0] = pcap_dump_open(p, out0);
-	d[1] = d[0] != NULL ? pcap_dump_open(p, out1) : NULL;
-	if (d[1] == NULL) {
-		fprintf(stderr, "%s\n", pcap_geterr(p));
-		goto out;
+	for (int i = 0; i < n; i++) {
+		d[i] = pcap_dump_open(p, outs[i]);
+		if (d[i] == NULL) {
+			fprintf(stderr, "%s\n", pcap_geterr(p));
+			goto out;
+		}
 	}
 	while ((rc = pcap_next_ex(p, &h, &data)) == 1) {
 		struct gpurx_pkt_info pi;
@@ -149,18 +150,18 @@ split(const char *in, const char *out0, const char *out1)
 		gpurx_pkt_parse(data, h->caplen, h->len, &pi);
 		if (gpurx_pkt_has_flow(&pi)) {
 			gpurx_flow_key_from_pkt(&pi, &k);
-			to = gpurx_flow_hash(&k) & 1;
+			to = gpurx_flow_hash(&k) % (unsigned int)n;
 		}
 		pcap_dump((u_char *)d[to], h, data);
 	}
 	if (rc != PCAP_ERROR_BREAK)
 		fprintf(stderr, "%s: %s\n", in, pcap_geterr(p));
 out:
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < n; i++) {
 		if (d[i] == NULL)
 			continue;
 		if (pcap_dump_flush(d[i]) != 0) {
-			fprintf(stderr, "%s: write failed\n", i ? out1 : out0);
+			fprintf(stderr, "%s: write failed\n", outs[i]);
 			rc = -1;
 		}
 		pcap_dump_close(d[i]);
@@ -179,8 +180,14 @@ main(int argc, char **argv)
 	pcap_t *p;
 	int rc;
 
-	if (argc == 5 && strcmp(argv[1], "--split") == 0)
-		return split(argv[2], argv[3], argv[4]);
+	if (argc >= 2 && strcmp(argv[1], "--split") == 0) {
+		if (argc < 5 || argc > 19) {
+			fprintf(stderr, "usage: %s --split PCAP OUT0.pcap "
+				"OUT1.pcap [..]: 2 to 16 files\n", argv[0]);
+			return 2;
+		}
+		return split(argv[2], argv + 3, argc - 3);
+	}
 	if (argc < 7 || argc > 8 || (argc == 8 &&
 			strcmp(argv[7], "--time-zero") != 0)) {
 		fprintf(stderr, "usage: %s PCAP IDLE_S ACTIVE_S LINGER_S DOMAIN "

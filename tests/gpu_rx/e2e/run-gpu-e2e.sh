@@ -905,12 +905,13 @@ for m in host-mapped staged gpu gpu+split host-mapped,launch-per-burst \
 		$(mode_args "$im")
 done
 
-# Flow export over two GPUs (--gpus 0,1), a queue each and each flow on
-# one (its own file, as RSS keeps it): one exporter, exactly the records
-# gpurx-flowref computes, as the runs above on one GPU and --cpu in CI
-# give them; the exporter's statistics and a full ring over both GPUs.
+# Flow export over every GPU (--gpus 0,1,..), a queue each and each flow
+# on one (its own file, as RSS keeps it): one exporter, exactly the
+# records gpurx-flowref computes, as the runs above on one GPU and --cpu
+# in CI give them; the exporter's statistics and a full ring over them.
 ngpus=$(nvidia-smi -L 2> /dev/null | grep -c '^GPU ')
 if [ "$ngpus" -ge 2 ]; then
+	glist=$(seq -s, 0 $((ngpus - 1)))
 	for m in nfcapd:host-mapped nfcapd:staged \
 			nfcapd:host-mapped,launch-per-burst ring-full:host-mapped \
 			dense:host-mapped; do
@@ -919,10 +920,11 @@ if [ "$ngpus" -ge 2 ]; then
 		[ "$icase" = ring-full ] && iapp=$test_app
 		# shellcheck disable=SC2046
 		ipfix_run "ipfix-gpus-$icase-$(echo "$im" | tr , -)" "$icase" \
-			"$iapp" net_pcap0 2 $(mode_args "$im") --gpus 0,1
+			"$iapp" net_pcap0 "$ngpus" $(mode_args "$im") \
+			--gpus "$glist"
 	done
 else
-	echo "SKIP: flow export over two GPUs: $ngpus GPU(s) here"
+	echo "SKIP: flow export over several GPUs: $ngpus GPU(s) here"
 fi
 
 # RX buffer split over two GPUs (--mem gpu --split 64, a header pool per

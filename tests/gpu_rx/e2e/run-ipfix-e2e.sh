@@ -18,9 +18,9 @@
 # --mem MODE ..., with in the environment GPU_RX_IPFIX_EAL (EAL memory and
 # device options, default "--no-huge -m 512 --no-pci") and, for --mem gpu,
 # PORT=net_gpudma0 (which keeps no file timestamps: --ts none then, and the
-# reference has every packet at time 0); GPU_RX_IPFIX_QUEUES=2: two RX
-# queues, each replaying the flows of its own file (gpurx-flowref --split:
-# a flow on one queue, as RSS keeps it), for queues on two GPUs.
+# reference has every packet at time 0); GPU_RX_IPFIX_QUEUES=N (2 to 16):
+# N RX queues, each replaying the flows of its own file (gpurx-flowref
+# --split: a flow on one queue, as RSS keeps it), for queues on N GPUs.
 # Exit: 0 pass, 1 fail, 77 skipped (no nfcapd/nfdump: apt-get install nfdump).
 set -u
 
@@ -34,10 +34,11 @@ npkts=$("$bin/gpurx-e2e-genflows" "$in" 7 | sed -n 's/^\([0-9]*\) packets.*/\1/p
 [ -n "$npkts" ] || { echo "FAIL: cannot generate $in"; exit 1; }
 port_kind=${PORT:-net_pcap0}
 queues=${GPU_RX_IPFIX_QUEUES:-1}
-case $queues in 1|2) ;; *) echo "FAIL: GPU_RX_IPFIX_QUEUES=$queues: 1 or 2"; exit 1 ;; esac
-# A main lcore and one per queue; two queues on a 2-CPU machine share.
+case $queues in [1-9]|1[0-6]) ;; *) echo "FAIL: GPU_RX_IPFIX_QUEUES=$queues: 1 to 16"; exit 1 ;; esac
+# A main lcore and one per queue; with fewer CPUs than that they share.
 lcores="-l 0-$queues"
-[ "$queues" -eq 2 ] && [ "$(nproc)" -lt 3 ] && lcores="--lcores 0@0,1@0,2@1"
+[ "$(nproc)" -gt "$queues" ] ||
+	lcores="--lcores (0-$queues)@(0-$(($(nproc) - 1)))"
 # net_gpudma keeps no file timestamps: there the packets' time is 0.
 ts="--ts port"
 [ "$port_kind" = net_pcap0 ] || ts="--ts none"
@@ -55,11 +56,18 @@ run_app() {
 	name=$1
 	shift
 	rx="rx_pcap=$in"
-	if [ "$queues" -eq 2 ]; then
-		"$bin/gpurx-flowref" --split "$in" "$in.q0" "$in.q1" ||
+	if [ "$queues" -gt 1 ]; then
+		files= rx=
+		q=0
+		while [ "$q" -lt "$queues" ]; do
+			files="$files $in.q$q"
+			rx="${rx:+$rx,}rx_pcap=$in.q$q"
+			q=$((q + 1))
+		done
+		# shellcheck disable=SC2086
+		"$bin/gpurx-flowref" --split "$in" $files ||
 			{ echo "FAIL: cannot split $in"; rc=1; return 1; }
-		rx="rx_pcap=$in.q0,rx_pcap=$in.q1"
-		set -- "$@" --queues 2
+		set -- "$@" --queues "$queues"
 	fi
 	# shellcheck disable=SC2046
 	"$app" $(eal) --vdev "$port_kind,$rx" -- "$@" --quiet \
