@@ -44,6 +44,12 @@ gputx_l1_bits(double bytes, double pkts)
 struct tx_stats {
 	uint64_t pkts, bytes, retries, failed;
 	uint64_t first_tx_ns, last_tx_ns;
+	/* Where the lcore waited (TSC cycles): for the GPU, every item of
+	 * its ring posted and none built yet; for mbufs, its pool empty.
+	 * And the items in flight at each post, summed (GPU modes): what
+	 * tells a GPU-bound queue from an lcore-bound one. */
+	uint64_t wait_gpu_tsc, wait_mbuf_tsc;
+	uint64_t posts, inflight_sum;
 };
 
 /* A stream's place in each round of the packet sequence (tx_streams.c). */

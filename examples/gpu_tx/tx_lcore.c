@@ -258,6 +258,9 @@ tx_lcore(void *arg)
 		burst_cost;
 	uint32_t done = 0;	/* packets of burst k already sent */
 	int posting = 1;
+	/* When the current wait for the GPU or for mbufs began, or 0: one
+	 * clock read where a wait starts and one where it ends. */
+	uint64_t full_since = 0, empty_since = 0;
 
 	T->rc = 0;
 	for (;;) {
@@ -286,8 +289,14 @@ tx_lcore(void *arg)
 		}
 		if (fill != NULL && gpugen_fill_inflight(fill, T->ring) ==
 				o->ring_items) {
+			if (full_since == 0)
+				full_since = rte_rdtsc();
 			rte_pause();
 			continue;
+		}
+		if (full_since != 0) {
+			T->st.wait_gpu_tsc += rte_rdtsc() - full_since;
+			full_since = 0;
 		}
 		if (o->count != 0 && o->count - first < b)
 			b = (uint32_t)(o->count - first);
@@ -334,8 +343,14 @@ tx_lcore(void *arg)
 		}
 		if (alloc_raw(pool, m, b) != 0) {
 			/* All out: the port or the GPU still hold them. */
+			if (empty_since == 0)
+				empty_since = rte_rdtsc();
 			rte_pause();
 			continue;
+		}
+		if (empty_since != 0) {
+			T->st.wait_mbuf_tsc += rte_rdtsc() - empty_since;
+			empty_since = 0;
 		}
 		tx_ns = gpuapp_real_ns();
 		/*
@@ -394,6 +409,8 @@ tx_lcore(void *arg)
 			post(T, m, (uint16_t)b, first);
 			continue;
 		}
+		T->st.posts++;
+		T->st.inflight_sum += gpugen_fill_inflight(fill, T->ring);
 		post_tsc = rte_rdtsc();
 		T->post_tsc[T->posted % o->ring_items] = post_tsc;
 		T->post_first[T->posted % o->ring_items] = first;
@@ -420,6 +437,11 @@ tx_lcore(void *arg)
 		}
 		T->posted++;
 	}
+	/* A wait the end of the run cut short counts up to there. */
+	if (full_since != 0)
+		T->st.wait_gpu_tsc += rte_rdtsc() - full_since;
+	if (empty_since != 0)
+		T->st.wait_mbuf_tsc += rte_rdtsc() - empty_since;
 	return T->rc;
 }
 
@@ -660,6 +682,10 @@ gputx_run(struct app *a)
 		a->st.bytes += s->bytes;
 		a->st.retries += s->retries;
 		a->st.failed += s->failed;
+		a->st.wait_gpu_tsc += s->wait_gpu_tsc;
+		a->st.wait_mbuf_tsc += s->wait_mbuf_tsc;
+		a->st.posts += s->posts;
+		a->st.inflight_sum += s->inflight_sum;
 		if (s->first_tx_ns != 0 && (a->st.first_tx_ns == 0 ||
 				s->first_tx_ns < a->st.first_tx_ns))
 			a->st.first_tx_ns = s->first_tx_ns;

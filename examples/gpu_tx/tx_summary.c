@@ -30,6 +30,10 @@ struct figures {
 	const char *measured_unit;	/* that unit as the text says it */
 	const char *unit;
 	struct gpuapp_lat_summary lat;
+	/* Shares of the TX lcores' time spent waiting for the GPU (ring
+	 * full) and for mbufs (pool empty); the bursts in flight at a post
+	 * on average, -1 without a GPU build. */
+	double wait_gpu, wait_mbuf, inflight;
 };
 
 /* v with an SI prefix, as people read rates: "1.25 M". */
@@ -68,6 +72,15 @@ figures(const struct app *a, struct figures *fg)
 	fg->unit = a->o.unit == RATE_PPS ? "pps" :
 		a->o.unit == RATE_BPS ? "bps" : a->o.unit == RATE_PCT ? "%" :
 		"none";
+	{
+		const double lc = (double)(a->tsc_end - a->tsc_start) *
+			a->o.queues;
+
+		fg->wait_gpu = lc > 0 ? a->st.wait_gpu_tsc / lc : 0;
+		fg->wait_mbuf = lc > 0 ? a->st.wait_mbuf_tsc / lc : 0;
+		fg->inflight = a->st.posts > 0 ?
+			(double)a->st.inflight_sum / a->st.posts : -1;
+	}
 	for (uint16_t q = 0; q < a->o.queues; q++)
 		hists[q] = a->txq[q].lat_hist;
 	gpuapp_lat_hist_summary(hists, a->o.queues, BUILD_LAT_BUCKETS,
@@ -120,6 +133,17 @@ summary_text(const struct app *a, const struct figures *fg, FILE *f)
 			"(us): median %u, p99 %u, max %u%s\n", fg->lat.n,
 			fg->lat.p50, fg->lat.p99, fg->lat.max, fg->lat.max ==
 			BUILD_LAT_BUCKETS - 1 ? " or more" : "");
+	/* What bounds the lcores: the GPU when they wait on full rings, the
+	 * pool when on mbufs, else themselves (or the port: retries). */
+	if (fg->inflight >= 0)
+		fprintf(f, "lcores: %.1f %% of their time waiting for the GPU "
+			"(every one of %u items posted), %.1f %% for mbufs; "
+			"%.1f bursts in flight at a post on average\n",
+			100 * fg->wait_gpu, a->o.ring_items, 100 * fg->wait_mbuf,
+			fg->inflight);
+	else if (a->st.wait_mbuf_tsc != 0)
+		fprintf(f, "lcores: %.1f %% of their time waiting for mbufs\n",
+			100 * fg->wait_mbuf);
 	if (a->bd_ok)
 		gputx_bd_text(&a->bd, f);
 }
@@ -162,6 +186,15 @@ summary_json(const struct app *a, const struct figures *fg, const char *to)
 	gpuapp_json_u64(j, "p99", fg->lat.p99);
 	gpuapp_json_u64(j, "max", fg->lat.max);
 	gpuapp_json_obj_end(j);
+	gpuapp_json_obj_begin(j, "lcore_wait");
+	gpuapp_json_fixed(j, "gpu_share", fg->wait_gpu, 4);
+	gpuapp_json_fixed(j, "mbuf_share", fg->wait_mbuf, 4);
+	gpuapp_json_obj_end(j);
+	/* GPU modes only: no ring without a GPU build. */
+	if (fg->inflight >= 0) {
+		gpuapp_json_u64(j, "ring_items", a->o.ring_items);
+		gpuapp_json_fixed(j, "inflight_mean", fg->inflight, 2);
+	}
 	if (a->bd_ok)
 		gputx_bd_json(&a->bd, j);
 	gpuapp_json_arr_begin(j, "per_stream");

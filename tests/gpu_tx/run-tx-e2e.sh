@@ -49,6 +49,24 @@ send() {
 		{ echo "FAIL: JSON does not say $count packets"; exit 1; }
 	grep -q '"tx_failed": 0' "$work/tx.json" ||
 		{ echo "FAIL: tx failures"; exit 1; }
+	# Where the lcores waited: shares of their time; no GPU wait and no
+	# ring without a GPU build, else fewer bursts in flight at a post
+	# than the ring holds (a post needs a free item).
+	python3 - "$work/tx.json" "${TX_MEM:-cpu}" <<'PY' || exit 1
+import json, sys
+d = json.load(open(sys.argv[1]))
+w = d["lcore_wait"]
+bad = [k for k in ("gpu_share", "mbuf_share") if not 0 <= w[k] <= 1]
+if sys.argv[2] == "cpu":
+    if w["gpu_share"] != 0 or "inflight_mean" in d:
+        bad.append("a GPU wait or ring without a GPU build")
+elif not 0 <= d["inflight_mean"] < d["ring_items"]:
+    bad.append("inflight_mean %s of %s items" % (d["inflight_mean"],
+                                                d["ring_items"]))
+if bad:
+    sys.exit("FAIL: lcore_wait: %s in %s" % (", ".join(bad), w))
+print("lcore_wait: %s, in flight %s" % (w, d.get("inflight_mean", "-")))
+PY
 	# One queue writes the packets in order into $out: bytes checked too.
 	# shellcheck disable=SC2046
 	python3 "$(dirname "$0")/check-per-stream.py" "$work/tx.json" \
