@@ -1009,7 +1009,7 @@ union rec_any {
 	.packets = (r)->packets, .octets = (r)->bytes, \
 	.ingress = (ingress), \
 	.sport = (k)->sport, .dport = (icmp) ? 0 : (k)->dport, \
-	.vlan = (k)->vlan_id, .tcp_flags = (r)->tcp_flags, \
+	.vlan = gpurx_flow_key_vlan(k), .tcp_flags = (r)->tcp_flags, \
 	.proto = (k)->proto, .reason = (r)->reason, \
 	.icmp = (icmp) ? (k)->dport : 0, .tos = (r)->attr.tos, \
 	.ttl_min = (r)->ttl_min, .ttl_max = (r)->ttl_max
