@@ -219,7 +219,7 @@ make_rec(struct gpurx_flow_rec *r, uint64_t i, uint64_t v6_pct)
 	r->key.sport = (uint16_t)(h >> 16);
 	r->key.dport = r->key.proto == 1 || r->key.proto == 58 ?
 		0x0800 : (uint16_t)(h >> 32);
-	r->key.vlan_id = (uint16_t)((h >> 40) & 0xfff);
+	r->key.vlan_port = (uint16_t)((h >> 40) & 0xfff);
 	r->packets = 1 + ((h >> 20) & 0xffff);
 	r->bytes = r->packets * (64 + ((h >> 36) & 0x3ff));
 	r->first_ns = 1700000000000000000ull + i * 100;

@@ -68,7 +68,7 @@ gpurx_flow_key_from_pkt(const struct gpurx_pkt_info *pi,
 		/* A header that was there, not a later fragment's bytes. */
 		key->dport = (uint16_t)(pi->icmp_type << 8 | pi->icmp_code);
 	}
-	key->vlan_id = pi->vlan_id;
+	key->vlan_port = pi->vlan_id;
 	key->proto = pi->l4_proto;
 	key->ip_version = pi->ip_version;
 }
@@ -82,16 +82,19 @@ gpurx_pkt_flow_tcp_flags(const struct gpurx_pkt_info *pi)
 }
 
 /*
- * Whether a packet with this verdict is accounted in a flow of ft (may be
- * NULL): accepted and with a flow key, put into *key.
+ * Whether a packet with this verdict, received on RX queue `queue`, is
+ * accounted in a flow of ft (may be NULL): accepted and with a flow key,
+ * put into *key with the queue's port (gpurx_flow_queue_port()).
  */
 GPURX_FN int
 gpurx_classify_flow_of(const struct gpurx_pkt_info *pi, uint32_t verdict,
-		const struct gpurx_flow_table *ft, struct gpurx_flow_key *key)
+		uint16_t queue, const struct gpurx_flow_table *ft,
+		struct gpurx_flow_key *key)
 {
 	if (verdict == 0 || ft == NULL || !gpurx_pkt_has_flow(pi))
 		return 0;
 	gpurx_flow_key_from_pkt(pi, key);
+	gpurx_flow_key_set_port(key, gpurx_flow_queue_port(ft, queue));
 	return 1;
 }
 
@@ -107,7 +110,7 @@ gpurx_classify_account_q(const struct gpurx_pkt_info *pi, uint32_t verdict,
 	struct gpurx_flow_key key;
 	struct gpurx_flow_attr attr;
 
-	if (!gpurx_classify_flow_of(pi, verdict, ft, &key))
+	if (!gpurx_classify_flow_of(pi, verdict, queue, ft, &key))
 		return;
 	gpurx_flow_attr_from_pkt(pi, &attr);
 	gpurx_flow_update_pkt_attr(ft, &key, gpurx_flow_hash(&key), wirelen,

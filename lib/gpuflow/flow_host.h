@@ -32,6 +32,30 @@ gpurx_flow_table_init(void *mem, uint32_t capacity, uint32_t max_probe)
 }
 
 /*
+ * The port index (below GPURX_FLOW_KEY_PORTS) of each of n RX queues
+ * (port[q]), put in the keys of their packets' flows: with several ports
+ * the same 5-tuple on two of them is two flows. Before any update; a
+ * table never told has every queue's 0. -EINVAL (n or an index out of
+ * range) changes nothing.
+ */
+static inline int
+gpurx_flow_table_set_queue_ports(struct gpurx_flow_table *ft,
+		const uint16_t *port, uint32_t n)
+{
+	uint64_t w = 0;
+
+	if (n > GPURX_FLOW_KEY_PORTS)
+		return -EINVAL;
+	for (uint32_t q = 0; q < n; q++) {
+		if (port[q] >= GPURX_FLOW_KEY_PORTS)
+			return -EINVAL;
+		w |= (uint64_t)port[q] << (GPURX_FLOW_QUEUE_PORT_BITS * q);
+	}
+	ft->queue_ports = w;
+	return 0;
+}
+
+/*
  * Flows end, into ring (laid out by gpurx_flow_ring_init): after idle_ns
  * without a packet, active_ns after their first packet (0: never), and
  * linger_ns after their last packet once a FIN or RST was seen. Before

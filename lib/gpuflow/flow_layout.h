@@ -124,7 +124,11 @@ struct gpurx_flow_table {
 	uint64_t overflow_pkts;	/* packets that found no slot */
 	uint64_t overflow_bytes;
 	uint64_t ring_full;	/* ends put off: the export ring was full */
-	uint64_t reserved1[4];
+	/* Set before the table is used: the port index (flow_ring.h's key)
+	 * of RX queue q in bits 4q..4q+3 (gpurx_flow_queue_port()); 0:
+	 * every queue's is 0, one port. */
+	uint64_t queue_ports;
+	uint64_t reserved1[3];
 	uint64_t ended[8];	/* records ended, by enum gpurx_flow_end */
 	/* The ring's producer side: reserved positions, and the consumer's
 	 * tail as producers last read it. */
@@ -162,6 +166,25 @@ GPURX_STATIC_ASSERT(offsetof(struct gpurx_flow_entry, acc[0].first_seen) % 16 ==
 	offsetof(struct gpurx_flow_acc, last_seen) ==
 	offsetof(struct gpurx_flow_acc, first_seen) + 8,
 	"a buffer's times are one 16-byte word (gpurx_flow_plan_in_turn())");
+
+/*
+ * The port index a packet of RX queue `queue` puts in its key: a shift of
+ * a word the table's header holds, read-only, once a packet (no division
+ * by the queues a port has, no per-queue table to load).
+ */
+#define GPURX_FLOW_QUEUE_PORT_BITS 4
+GPURX_STATIC_ASSERT(GPURX_FLOW_KEY_PORTS == 1u << GPURX_FLOW_QUEUE_PORT_BITS &&
+	GPURX_FLOW_KEY_PORTS * GPURX_FLOW_QUEUE_PORT_BITS == 64,
+	"queue_ports holds a port index for each of 16 queues");
+
+GPURX_FN uint32_t
+gpurx_flow_queue_port(const struct gpurx_flow_table *ft, uint32_t queue)
+{
+	return queue < GPURX_FLOW_KEY_PORTS ?
+		(uint32_t)(ft->queue_ports >>
+			(GPURX_FLOW_QUEUE_PORT_BITS * queue)) &
+			(GPURX_FLOW_KEY_PORTS - 1) : 0;
+}
 
 GPURX_FN size_t
 gpurx_flow_table_bytes(uint32_t capacity)

@@ -48,10 +48,44 @@ struct gpurx_flow_key {
 	/* ICMP and ICMPv6: type << 8 | code, as nfdump (and NetFlow v5)
 	 * keep it: an echo stream and each kind of error are flows apart. */
 	uint16_t dport;
-	uint16_t vlan_id;
+	/*
+	 * The outer VLAN id (bits 0-11) and the index of the run's port the
+	 * flow came in on (bits 12-15, GPURX_FLOW_KEY_PORT_SHIFT): the same
+	 * 5-tuple on two ports (two taps) is two flows, in a key that did
+	 * not grow (a VLAN id has 12 bits). Port index 0 leaves the bytes
+	 * of a one-port run's key as they were. Read it with
+	 * gpurx_flow_key_vlan() and gpurx_flow_key_port().
+	 */
+	uint16_t vlan_port;
 	uint8_t proto;
 	uint8_t ip_version;
 };
+
+#define GPURX_FLOW_KEY_VLAN_MASK 0x0fffu
+#define GPURX_FLOW_KEY_PORT_SHIFT 12
+/* Ports a key can tell apart: a run has at most 16 RX queues. */
+#define GPURX_FLOW_KEY_PORTS 16u
+
+GPURX_FN uint16_t
+gpurx_flow_key_vlan(const struct gpurx_flow_key *k)
+{
+	return (uint16_t)(k->vlan_port & GPURX_FLOW_KEY_VLAN_MASK);
+}
+
+/* The index of the flow's port among the run's ports (0 with one). */
+GPURX_FN uint16_t
+gpurx_flow_key_port(const struct gpurx_flow_key *k)
+{
+	return (uint16_t)(k->vlan_port >> GPURX_FLOW_KEY_PORT_SHIFT);
+}
+
+/* The key's port index (< GPURX_FLOW_KEY_PORTS), its VLAN id kept. */
+GPURX_FN void
+gpurx_flow_key_set_port(struct gpurx_flow_key *k, uint32_t port)
+{
+	k->vlan_port = (uint16_t)((k->vlan_port & GPURX_FLOW_KEY_VLAN_MASK) |
+		(port << GPURX_FLOW_KEY_PORT_SHIFT));
+}
 
 /*
  * What a flow's slot keeps of the packet that inserted its key: fields

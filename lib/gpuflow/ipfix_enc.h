@@ -113,7 +113,7 @@ gpurx_ipfix_enc_tail(uint8_t *restrict p,
 	gpurx_ipfix_be32(p, ingress);
 	gpurx_ipfix_be16(p + 4, k->sport);
 	gpurx_ipfix_be16(p + 6, icmp ? 0 : k->dport);
-	gpurx_ipfix_be16(p + 8, k->vlan_id);
+	gpurx_ipfix_be16(p + 8, gpurx_flow_key_vlan(k));
 	gpurx_ipfix_be16(p + 10, r->tcp_flags);
 	p[12] = k->proto;
 	p[13] = r->reason;

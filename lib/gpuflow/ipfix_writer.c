@@ -251,8 +251,9 @@ struct enc_msg {
 
 /*
  * An encoder (gpurx_ipfix_set_encoders()): a message builder of its own
- * (ipfix_enc.h; the same domain and MTU), so that it builds whole data
- * messages of a slice of a drain's records apart from the others. The
+ * (ipfix_enc.h; the same MTU, the round's domain), so that it builds
+ * whole data messages of a slice of a drain's records apart from the
+ * others. The
  * messages are built in out, in order; the drain's thread sends them
  * after the slices before, and sets their sequence numbers
  * (seq_patch()).
@@ -276,8 +277,16 @@ struct enc {
 	uint64_t round_done;	/* the last round it finished */
 };
 
-struct gpurx_ipfix {
-	fbInfoModel_t *model;
+/*
+ * One observation domain's stream (a port's: gpurx_ipfix_open_ports()).
+ * RFC 7011 numbers the messages of each domain apart (section 3.1) and
+ * scopes templates to the domain of the message that carries them: each
+ * has its own messages, sequence, libfixbuf session (its templates and
+ * statistics) and counts; the destinations are shared.
+ */
+struct dom {
+	uint32_t domain;
+	uint32_t ingress;	/* ingressInterface of its records */
 	fbSession_t *session;	/* owned by fbuf once it exists */
 	fbExporter_t *exporter;	/* likewise */
 	fBuf_t *fbuf;
@@ -288,21 +297,28 @@ struct gpurx_ipfix {
 	struct gpurx_ipfix_mb mb;
 	int templates_in_msg;
 	int stats_in_msg;	/* the statistics record */
-	uint32_t domain;
 	uint64_t msgs_out, octets_out;	/* messages built, their bytes */
+	uint64_t records;	/* flow records built */
+	/* IPFIX sequence number of the next message: data records sent
+	 * before it. libfixbuf counts only its own session's; with
+	 * encoders every message's header is set from this. */
+	uint32_t seq;
+};
+
+struct gpurx_ipfix {
+	fbInfoModel_t *model;
+	/* doms[p]: the records whose key holds port index p
+	 * (gpurx_flow_key_port()). */
+	struct dom doms[GPURX_IPFIX_PORTS_MAX];
+	unsigned int n_doms;
 	uint64_t ignored_packets, not_sent;	/* the caller's, for stats */
 	uint64_t last_stats;	/* ns */
 	int has_udp;
 	int lib_failed;		/* libfixbuf or memory failed: nothing more */
 	uint64_t rate;		/* UDP: records/s, 0: unpaced */
-	uint32_t ingress;
 	uint64_t last_templates;	/* ns */
 	struct sink sinks[2];
 	unsigned int n_sinks;
-	/* IPFIX sequence number of the next message: data records sent
-	 * before it. libfixbuf counts only its own session's; with
-	 * encoders every message's header is set from this. */
-	uint32_t seq;
 	/* Encoders (gpurx_ipfix_set_encoders()); n_enc < 2: none. The
 	 * helpers start at the first drain that uses them, on the drain's
 	 * thread's CPUs. Rounds: the drain's thread bumps round under mu,
@@ -318,6 +334,8 @@ struct gpurx_ipfix {
 	unsigned int round_k;	/* slices of the current round */
 	int quit;
 	const struct gpurx_flow_rec **batch;	/* a drain's records */
+	/* Several domains: batch's records by domain, each in ring order. */
+	const struct gpurx_flow_rec **by_dom;
 	uint32_t batch_cap;
 	char describe[640];
 	struct gpurx_ipfix_counts counts;
@@ -852,7 +870,8 @@ sinks_start(struct gpurx_ipfix *x)
 
 /*
  * Sets a message's IPFIX sequence number (header bytes 8-11, RFC 7011
- * section 3.1: the data records of the stream before it) from x->seq, and
+ * section 3.1: the data records of its domain's stream before it) from
+ * d->seq, and
  * counts its data records after it. Raw bytes because libfixbuf numbers a
  * session's messages by that session's records alone: with encoders
  * (gpurx_ipfix_set_encoders()) each session builds a part of the one
@@ -860,84 +879,99 @@ sinks_start(struct gpurx_ipfix *x)
  * data messages (ipfix_enc.h) are not libfixbuf's at all.
  */
 static void
-seq_patch(struct gpurx_ipfix *x, uint8_t *msg, uint32_t seq_records)
+seq_patch(struct dom *d, uint8_t *msg, uint32_t seq_records)
 {
-	const rte_be32_t be = rte_cpu_to_be_32(x->seq);
+	const rte_be32_t be = rte_cpu_to_be_32(d->seq);
 
 	memcpy(msg + 8, &be, sizeof(be));
-	x->seq += seq_records;
+	d->seq += seq_records;
 }
 
-/* A whole message to every destination: seq_records data records for the
- * sequence, records of them flow records (for UDP pacing and losses). */
+/* A whole message of d to every destination: seq_records data records
+ * for the sequence, records of them flow records (for UDP pacing and
+ * losses). */
 static void
-send_msg(struct gpurx_ipfix *x, uint8_t *msg, size_t len,
+send_msg(struct gpurx_ipfix *x, struct dom *d, uint8_t *msg, size_t len,
 		uint32_t seq_records, uint32_t records, int templates)
 {
-	seq_patch(x, msg, seq_records);
-	x->msgs_out++;
-	x->octets_out += len;
+	seq_patch(d, msg, seq_records);
+	d->msgs_out++;
+	d->octets_out += len;
 	for (unsigned int i = 0; i < x->n_sinks; i++)
 		sink_send(&x->sinks[i], x->rate, msg, len, records, templates);
 }
 
-/* The data message built so far, out to every destination. */
+/* d's data message built so far, out to every destination. */
 static void
-emit_data(struct gpurx_ipfix *x)
+emit_data(struct gpurx_ipfix *x, struct dom *d)
 {
-	const uint32_t records = x->mb.records;
-	const uint32_t len = gpurx_ipfix_mb_end(&x->mb);
+	const uint32_t records = d->mb.records;
+	const uint32_t len = gpurx_ipfix_mb_end(&d->mb);
 
 	if (len != 0)
-		send_msg(x, x->mb.buf, len, records, records, 0);
+		send_msg(x, d, d->mb.buf, len, records, records, 0);
 }
 
-/* The messages built so far, the data first, out to every destination. */
+/* d's messages built so far, the data first, out to every destination. */
 static void
-emit(struct gpurx_ipfix *x)
+emit(struct gpurx_ipfix *x, struct dom *d)
 {
 	GError *err = NULL;
 	size_t len;
 
 	if (x->lib_failed)
 		return;
-	emit_data(x);
-	if (!x->templates_in_msg && !x->stats_in_msg)
+	emit_data(x, d);
+	if (!d->templates_in_msg && !d->stats_in_msg)
 		return;
-	if (!fBufEmit(x->fbuf, &err)) {
+	if (!fBufEmit(d->fbuf, &err)) {
 		lib_error(x, "fBufEmit", err);
 		return;
 	}
-	len = fbExporterGetMsgLen(x->exporter);
+	len = fbExporterGetMsgLen(d->exporter);
 	/* The statistics record is a data record too (RFC 7011 3.1). */
-	send_msg(x, x->msg, len, x->stats_in_msg, 0, x->templates_in_msg);
-	x->templates_in_msg = 0;
-	x->stats_in_msg = 0;
+	send_msg(x, d, d->msg, len, d->stats_in_msg, 0, d->templates_in_msg);
+	d->templates_in_msg = 0;
+	d->stats_in_msg = 0;
 }
 
-/* Templates in a message of their own (the one before is sent first). */
+/* Every domain's messages built so far. */
+static void
+emit_all(struct gpurx_ipfix *x)
+{
+	for (unsigned int i = 0; i < x->n_doms; i++)
+		emit(x, &x->doms[i]);
+}
+
+/* Each domain's templates in a message of their own, in that domain (its
+ * messages before are sent first). */
 static void
 send_templates(struct gpurx_ipfix *x)
 {
-	GError *err = NULL;
+	for (unsigned int i = 0; i < x->n_doms && !x->lib_failed; i++) {
+		struct dom *d = &x->doms[i];
+		GError *err = NULL;
 
-	emit(x);
-	if (x->lib_failed)
-		return;
-	/* Manual mode: the first template set after data ends the message
-	 * (FB_ERROR_EOM); the one before went out above: again. */
-	if (!fbSessionExportTemplates(x->session, &err) &&
-			g_error_matches(err, FB_ERROR_DOMAIN, FB_ERROR_EOM)) {
-		g_clear_error(&err);
-		fbSessionExportTemplates(x->session, &err);
+		emit(x, d);
+		if (x->lib_failed)
+			return;
+		/* Manual mode: the first template set after data ends the
+		 * message (FB_ERROR_EOM); the one before went out above:
+		 * again. */
+		if (!fbSessionExportTemplates(d->session, &err) &&
+				g_error_matches(err, FB_ERROR_DOMAIN,
+					FB_ERROR_EOM)) {
+			g_clear_error(&err);
+			fbSessionExportTemplates(d->session, &err);
+		}
+		if (err != NULL) {
+			lib_error(x, "fbSessionExportTemplates", err);
+			return;
+		}
+		d->templates_in_msg = 1;
+		emit(x, d);
 	}
-	if (err != NULL) {
-		lib_error(x, "fbSessionExportTemplates", err);
-		return;
-	}
-	x->templates_in_msg = 1;
 	x->last_templates = gpuapp_mono_ns();
-	emit(x);
 }
 
 /*
@@ -963,20 +997,21 @@ fb_put(fBuf_t *fbuf, uint16_t *cur_tid, uint16_t tid, void *rec, size_t len,
 	return 1;
 }
 
-/* A record into x's libfixbuf message (the statistics), the one before
+/* A record into d's libfixbuf message (the statistics), the one before
  * sent once full. */
 static int
-put(struct gpurx_ipfix *x, uint16_t tid, void *rec, size_t len)
+put(struct gpurx_ipfix *x, struct dom *d, uint16_t tid, void *rec,
+		size_t len)
 {
 	GError *err = NULL;
-	int rc = fb_put(x->fbuf, &x->cur_tid, tid, rec, len, &err);
+	int rc = fb_put(d->fbuf, &d->cur_tid, tid, rec, len, &err);
 
 	if (rc == 1) {
-		emit(x);
+		emit(x, d);
 		if (x->lib_failed)
 			return -1;
 		/* A record always fits an empty message. */
-		rc = fb_put(x->fbuf, &x->cur_tid, tid, rec, len, &err);
+		rc = fb_put(d->fbuf, &d->cur_tid, tid, rec, len, &err);
 	}
 	if (rc != 0) {
 		lib_error(x, "writing a record", err);
@@ -1009,7 +1044,7 @@ union rec_any {
 	.packets = (r)->packets, .octets = (r)->bytes, \
 	.ingress = (ingress), \
 	.sport = (k)->sport, .dport = (icmp) ? 0 : (k)->dport, \
-	.vlan = (k)->vlan_id, .tcp_flags = (r)->tcp_flags, \
+	.vlan = gpurx_flow_key_vlan(k), .tcp_flags = (r)->tcp_flags, \
 	.proto = (k)->proto, .reason = (r)->reason, \
 	.icmp = (icmp) ? (k)->dport : 0, .tos = (r)->attr.tos, \
 	.ttl_min = (r)->ttl_min, .ttl_max = (r)->ttl_max
@@ -1060,15 +1095,28 @@ counts_add(struct gpurx_ipfix_counts *c, const struct gpurx_flow_rec *r)
 	c->by_reason[r->reason < GPURX_FLOW_END_KINDS ? r->reason : 0]++;
 }
 
-/* r into x's data message, the one before sent once full. */
+/* The domain of r: its port's (the first port's for an index past the
+ * ports: the key of a table never told its queues' ports). */
+static __rte_always_inline struct dom *
+dom_of(struct gpurx_ipfix *x, const struct gpurx_flow_rec *r)
+{
+	const unsigned int p = gpurx_flow_key_port(&r->key);
+
+	return &x->doms[p < x->n_doms ? p : 0];
+}
+
+/* r into its domain's data message, the one before sent once full. */
 static __rte_always_inline void
 add_one(struct gpurx_ipfix *x, const struct gpurx_flow_rec *r)
 {
-	if (gpurx_ipfix_mb_put(&x->mb, r) != 0) {
-		emit_data(x);
+	struct dom *d = dom_of(x, r);
+
+	if (gpurx_ipfix_mb_put(&d->mb, r) != 0) {
+		emit_data(x, d);
 		/* A record always fits an empty message. */
-		gpurx_ipfix_mb_put(&x->mb, r);
+		gpurx_ipfix_mb_put(&d->mb, r);
 	}
+	d->records++;
 	counts_add(&x->counts, r);
 }
 
@@ -1224,26 +1272,29 @@ enc_start(struct gpurx_ipfix *x)
 }
 
 /*
- * n records of x->batch (n >= 2 * ENC_SLICE_MIN) out through the
- * encoders: a slice each, encoded at once; each slice's messages, in
- * order and numbered in sequence, to the destinations once it and the
- * slices before it are done.
+ * n records of domain d, recs[0, n) (n >= 2 * ENC_SLICE_MIN), out
+ * through the encoders: a slice each, encoded at once; each slice's
+ * messages, in order and numbered in d's sequence, to the destinations
+ * once it and the slices before it are done.
  */
 static void
-enc_round(struct gpurx_ipfix *x, uint32_t n)
+enc_round(struct gpurx_ipfix *x, struct dom *d,
+		const struct gpurx_flow_rec **recs, uint32_t n)
 {
 	const unsigned int k = RTE_MIN(x->n_helpers + 1, n / ENC_SLICE_MIN);
 
-	/* What x's own message holds came first. */
-	emit(x);
+	/* What d's own message holds came first. */
+	emit(x, d);
 	if (x->lib_failed)
 		return;
 	for (unsigned int i = 0; i < k; i++) {
 		struct enc *e = &x->encs[i];
 		const uint32_t from = (uint32_t)((uint64_t)n * i / k);
 
-		e->recs = x->batch + from;
+		e->recs = recs + from;
 		e->n = (uint32_t)((uint64_t)n * (i + 1) / k) - from;
+		e->mb.domain = d->domain;
+		e->mb.ingress = d->ingress;
 	}
 	if (k > 1) {
 		/* The mutex orders the slices' set-up before the helpers'
@@ -1273,8 +1324,9 @@ enc_round(struct gpurx_ipfix *x, uint32_t n)
 		if (e->failed)
 			x->lib_failed = 1;
 		for (uint32_t m = 0; m < e->n_msgs && !x->lib_failed; m++)
-			send_msg(x, e->out + e->msgs[m].off, e->msgs[m].len,
+			send_msg(x, d, e->out + e->msgs[m].off, e->msgs[m].len,
 				e->msgs[m].records, e->msgs[m].records, 0);
+		d->records += e->counts.records;
 		x->counts.records += e->counts.records;
 		x->counts.packets += e->counts.packets;
 		x->counts.bytes += e->counts.bytes;
@@ -1284,46 +1336,45 @@ enc_round(struct gpurx_ipfix *x, uint32_t n)
 }
 
 /*
- * x's libfixbuf message builder into a buffer of its own (x->msg,
- * MTU_STREAM bytes): x->model, x->session holding the templates,
- * x->exporter and x->fbuf, in manual mode. 0; -1 after saying what
- * failed, what was made left in x for gpurx_ipfix_free().
+ * d's libfixbuf message builder into a buffer of its own (d->msg,
+ * MTU_STREAM bytes): d->session (of x->model) holding the templates,
+ * d->exporter and d->fbuf, in manual mode. 0; -1 after saying what
+ * failed, what was made left in d for gpurx_ipfix_free().
  */
 static int
-fb_open(struct gpurx_ipfix *x)
+fb_open(struct gpurx_ipfix *x, struct dom *d)
 {
-	x->msg = malloc(MTU_STREAM);
-	x->model = fbInfoModelAlloc();
-	x->session = x->model != NULL ? fbSessionAlloc(x->model) : NULL;
-	if (x->msg == NULL || x->session == NULL) {
+	d->msg = malloc(MTU_STREAM);
+	d->session = fbSessionAlloc(x->model);
+	if (d->msg == NULL || d->session == NULL) {
 		FLOW_LOG(ERR, "error: flow export: out of memory\n");
 		return -1;
 	}
-	if (add_templates(&x->lib_failed, x->model, x->session,
-			x->domain) != 0)
+	if (add_templates(&x->lib_failed, x->model, d->session,
+			d->domain) != 0)
 		return -1;
-	x->exporter = fbExporterAllocBuffer(x->msg, x->has_udp ?
+	d->exporter = fbExporterAllocBuffer(d->msg, x->has_udp ?
 		MTU_DATAGRAM : MTU_STREAM);
-	x->fbuf = x->exporter != NULL ?
-		fBufAllocForExport(x->session, x->exporter) : NULL;
-	if (x->fbuf == NULL) {
+	d->fbuf = d->exporter != NULL ?
+		fBufAllocForExport(d->session, d->exporter) : NULL;
+	if (d->fbuf == NULL) {
 		FLOW_LOG(ERR, "error: flow export: libfixbuf cannot make "
 			"an export buffer\n");
 		return -1;
 	}
-	fBufSetAutomaticMode(x->fbuf, FALSE);
+	fBufSetAutomaticMode(d->fbuf, FALSE);
 	return 0;
 }
 
-/* A data message builder of x's domain, MTU and ingress. */
+/* A data message builder of x's MTU, d's domain and ingress. */
 static struct gpurx_ipfix_mb
-mb_of(const struct gpurx_ipfix *x, uint8_t *buf)
+mb_of(const struct gpurx_ipfix *x, const struct dom *d, uint8_t *buf)
 {
 	return (struct gpurx_ipfix_mb){
 		.buf = buf,
 		.mtu = x->has_udp ? MTU_DATAGRAM : MTU_STREAM,
-		.domain = x->domain,
-		.ingress = x->ingress,
+		.domain = d->domain,
+		.ingress = d->ingress,
 	};
 }
 
@@ -1351,8 +1402,10 @@ enc_free(struct gpurx_ipfix *x)
 	}
 	free(x->encs);
 	free(x->batch);
+	free(x->by_dom);
 	x->encs = NULL;
 	x->batch = NULL;
+	x->by_dom = NULL;
 	x->n_enc = 0;
 	x->sync_on = 0;
 }
@@ -1374,7 +1427,10 @@ gpurx_ipfix_set_encoders(struct gpurx_ipfix *x, unsigned int n)
 		return 0;
 	x->encs = calloc(n, sizeof(*x->encs));
 	x->batch = malloc(ENC_BATCH_MAX * sizeof(*x->batch));
-	if (x->encs == NULL || x->batch == NULL) {
+	if (x->n_doms > 1)
+		x->by_dom = malloc(ENC_BATCH_MAX * sizeof(*x->by_dom));
+	if (x->encs == NULL || x->batch == NULL ||
+			(x->n_doms > 1 && x->by_dom == NULL)) {
 		FLOW_LOG(ERR, "error: flow export: out of memory\n");
 		enc_free(x);
 		return -ENOMEM;
@@ -1398,7 +1454,7 @@ gpurx_ipfix_set_encoders(struct gpurx_ipfix *x, unsigned int n)
 	x->sync_on = 1;
 	for (unsigned int i = 0; i < n; i++) {
 		x->encs[i].x = x;
-		x->encs[i].mb = mb_of(x, NULL);
+		x->encs[i].mb = mb_of(x, &x->doms[0], NULL);
 	}
 	return 0;
 }
@@ -1407,6 +1463,50 @@ unsigned int
 gpurx_ipfix_encoders(const struct gpurx_ipfix *x)
 {
 	return x->n_enc < 2 ? 1 : x->n_enc;
+}
+
+/* n records of domain d, recs[0, n), through the encoders when there
+ * are enough of them. */
+static void
+enc_dom(struct gpurx_ipfix *x, struct dom *d,
+		const struct gpurx_flow_rec **recs, uint32_t n)
+{
+	if (n >= 2 * ENC_SLICE_MIN) {
+		enc_round(x, d, recs, n);
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		add_one(x, recs[i]);
+}
+
+/*
+ * The n records of x->batch out, through the encoders where there are
+ * enough: with several domains each domain's apart (an encoder's
+ * messages are of one domain), each in the batch's order, which is all
+ * a domain's sequence asks.
+ */
+static void
+enc_batch(struct gpurx_ipfix *x, uint32_t n)
+{
+	uint32_t at[GPURX_IPFIX_PORTS_MAX + 1] = { 0 };
+
+	if (x->n_doms == 1) {
+		enc_dom(x, &x->doms[0], x->batch, n);
+		return;
+	}
+	/* A counting sort by domain, stable. */
+	for (uint32_t i = 0; i < n; i++)
+		at[dom_of(x, x->batch[i]) - x->doms + 1]++;
+	for (unsigned int k = 0; k < x->n_doms; k++)
+		at[k + 1] += at[k];
+	for (uint32_t i = 0; i < n; i++)
+		x->by_dom[at[dom_of(x, x->batch[i]) - x->doms]++] = x->batch[i];
+	/* at[k] is now where domain k + 1 begins. */
+	for (unsigned int k = 0; k < x->n_doms && !x->lib_failed; k++) {
+		const uint32_t from = k == 0 ? 0 : at[k - 1];
+
+		enc_dom(x, &x->doms[k], x->by_dom + from, at[k] - from);
+	}
 }
 
 uint32_t
@@ -1437,12 +1537,7 @@ gpurx_ipfix_drain(struct gpurx_ipfix *x, struct gpurx_flow_ring *ring,
 			(*tail)++;
 			n++;
 		}
-		if (m >= 2 * ENC_SLICE_MIN) {
-			enc_round(x, m);
-		} else {
-			for (uint32_t i = 0; i < m; i++)
-				add_one(x, x->batch[i]);
-		}
+		enc_batch(x, m);
 	}
 	if (n != 0)
 		gpurx_flow_ring_consumed(ring, *tail);
@@ -1464,7 +1559,7 @@ gpurx_ipfix_add_many(struct gpurx_ipfix *x, const struct gpurx_flow_rec *recs,
 
 		for (uint32_t j = 0; j < m; j++)
 			x->batch[j] = &recs[i + j];
-		enc_round(x, m);
+		enc_batch(x, m);
 		i += m;
 	}
 	for (; i < n && !x->lib_failed; i++)
@@ -1479,31 +1574,39 @@ gpurx_ipfix_set_meter_counts(struct gpurx_ipfix *x, uint64_t ignored_packets,
 	x->not_sent = not_sent;
 }
 
-/* The statistics options record in a message of its own, counting the
- * messages before it. */
+/*
+ * Each domain's statistics options record in a message of its own,
+ * counting the domain's messages before it. The meter's counts and the
+ * records a destination lost are not known by port: they go in the first
+ * domain's record, the others' have 0 there.
+ */
 static void
 send_stats(struct gpurx_ipfix *x)
 {
-	struct rec_stats v = {
-		.domain = x->domain,
-		.records = x->counts.records,
-		.ignored_packets = x->ignored_packets,
-	};
 	uint64_t lost = 0;
 
-	emit(x);
-	if (x->lib_failed)
-		return;
 	for (unsigned int i = 0; i < x->n_sinks; i++)
 		lost = RTE_MAX(lost, x->sinks[i].lost_records);
-	v.messages = x->msgs_out;
-	v.octets = x->octets_out;
-	v.not_sent = x->not_sent + lost;
+	for (unsigned int i = 0; i < x->n_doms && !x->lib_failed; i++) {
+		struct dom *d = &x->doms[i];
+		struct rec_stats v = {
+			.domain = d->domain,
+			.records = d->records,
+			.ignored_packets = i == 0 ? x->ignored_packets : 0,
+		};
+
+		emit(x, d);
+		if (x->lib_failed)
+			return;
+		v.messages = d->msgs_out;
+		v.octets = d->octets_out;
+		v.not_sent = i == 0 ? x->not_sent + lost : 0;
+		if (put(x, d, TID_STATS, &v, sizeof(v)) != 0)
+			return;
+		d->stats_in_msg = 1;
+		emit(x, d);
+	}
 	x->last_stats = gpuapp_mono_ns();
-	if (put(x, TID_STATS, &v, sizeof(v)) != 0)
-		return;
-	x->stats_in_msg = 1;
-	emit(x);
 }
 
 void
@@ -1516,7 +1619,7 @@ gpurx_ipfix_connect(struct gpurx_ipfix *x)
 void
 gpurx_ipfix_tick(struct gpurx_ipfix *x)
 {
-	emit(x);
+	emit_all(x);
 	/* Into the file within a tick too. */
 	for (unsigned int i = 0; i < x->n_sinks; i++)
 		if (x->sinks[i].th_on)
@@ -1815,7 +1918,8 @@ enc_check(struct gpurx_ipfix *x)
 		check_rec(&recs[i], i);
 	/* At the datagrams' MTU: messages end among the records. */
 	if (gpurx_ipfix_enc_check(x->model, recs, RTE_DIM(recs), MTU_DATAGRAM,
-			x->domain, x->ingress, why, sizeof(why)) == 0)
+			x->doms[0].domain, x->doms[0].ingress, why,
+			sizeof(why)) == 0)
 		return 0;
 	FLOW_LOG(ERR, "error: flow export: the data messages differ from "
 		"libfixbuf's own (%s): this build does not match the libfixbuf "
@@ -1824,19 +1928,38 @@ enc_check(struct gpurx_ipfix *x)
 }
 
 struct gpurx_ipfix *
-gpurx_ipfix_open(const char *collector, const char *file, uint32_t domain,
-		uint32_t ingress)
+gpurx_ipfix_open_ports(const char *collector, const char *file,
+		const struct gpurx_ipfix_port *ports, unsigned int n_ports)
 {
-	struct gpurx_ipfix *x = calloc(1, sizeof(*x));
+	struct gpurx_ipfix *x;
 
+	if (n_ports == 0 || n_ports > GPURX_IPFIX_PORTS_MAX) {
+		FLOW_LOG(ERR, "error: flow export: %u ports: from 1 to %u\n",
+			n_ports, GPURX_IPFIX_PORTS_MAX);
+		return NULL;
+	}
+	for (unsigned int i = 0; i < n_ports; i++)
+		for (unsigned int j = 0; j < i; j++)
+			if (ports[i].domain == ports[j].domain) {
+				FLOW_LOG(ERR, "error: flow export: ports %u and "
+					"%u in one observation domain (%u): "
+					"each port's records need their own\n",
+					ports[j].ingress, ports[i].ingress,
+					ports[i].domain);
+				return NULL;
+			}
+	x = calloc(1, sizeof(*x));
 	if (x == NULL) {
 		FLOW_LOG(ERR, "error: flow export: out of memory\n");
 		return NULL;
 	}
 	for (unsigned int i = 0; i < 2; i++)
 		x->sinks[i].fd = -1;
-	x->ingress = ingress;
-	x->domain = domain;
+	x->n_doms = n_ports;
+	for (unsigned int i = 0; i < n_ports; i++) {
+		x->doms[i].domain = ports[i].domain;
+		x->doms[i].ingress = ports[i].ingress;
+	}
 	x->rate = GPURX_IPFIX_RATE_DEFAULT;
 	if ((file != NULL && open_file(x, file) != 0) ||
 			(collector != NULL && open_collector(x, collector) != 0))
@@ -1845,12 +1968,23 @@ gpurx_ipfix_open(const char *collector, const char *file, uint32_t domain,
 		collector ? x->sinks[x->n_sinks - 1].name : "",
 		collector && file ? " and " : "", file ? x->sinks[0].name : "");
 	/* Sequence numbers and templates are per observation domain. */
-	x->mb = mb_of(x, malloc(MTU_STREAM));
-	if (x->mb.buf == NULL) {
+	x->model = fbInfoModelAlloc();
+	if (x->model == NULL) {
 		FLOW_LOG(ERR, "error: flow export: out of memory\n");
 		goto fail;
 	}
-	if (fb_open(x) != 0 || enc_check(x) != 0)
+	for (unsigned int i = 0; i < x->n_doms; i++) {
+		struct dom *d = &x->doms[i];
+
+		d->mb = mb_of(x, d, malloc(MTU_STREAM));
+		if (d->mb.buf == NULL) {
+			FLOW_LOG(ERR, "error: flow export: out of memory\n");
+			goto fail;
+		}
+		if (fb_open(x, d) != 0)
+			goto fail;
+	}
+	if (enc_check(x) != 0)
 		goto fail;
 	send_templates(x);
 	if (x->lib_failed)
@@ -1861,6 +1995,15 @@ gpurx_ipfix_open(const char *collector, const char *file, uint32_t domain,
 fail:
 	gpurx_ipfix_free(x);
 	return NULL;
+}
+
+struct gpurx_ipfix *
+gpurx_ipfix_open(const char *collector, const char *file, uint32_t domain,
+		uint32_t ingress)
+{
+	const struct gpurx_ipfix_port port = { domain, ingress };
+
+	return gpurx_ipfix_open_ports(collector, file, &port, 1);
 }
 
 void
@@ -1928,15 +2071,19 @@ gpurx_ipfix_free(struct gpurx_ipfix *x)
 		if (s->addrs != NULL)
 			freeaddrinfo(s->addrs);
 	}
-	if (x->fbuf != NULL) {
-		fBufFree(x->fbuf);	/* and the session and exporter */
-	} else if (x->session != NULL) {
-		fbSessionFree(x->session);
+	for (unsigned int i = 0; i < x->n_doms; i++) {
+		struct dom *d = &x->doms[i];
+
+		if (d->fbuf != NULL) {
+			fBufFree(d->fbuf);	/* and the session and exporter */
+		} else if (d->session != NULL) {
+			fbSessionFree(d->session);
+		}
+		free(d->msg);
+		free(d->mb.buf);
 	}
 	if (x->model != NULL)
 		fbInfoModelFree(x->model);
-	free(x->msg);
-	free(x->mb.buf);
 	free(x);
 }
 

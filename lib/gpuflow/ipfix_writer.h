@@ -27,6 +27,23 @@ struct gpurx_ipfix *gpurx_ipfix_open(const char *collector, const char *file,
 		uint32_t domain, uint32_t ingress);
 
 /*
+ * The same for records of several ports: a record whose key holds port
+ * index p (gpurx_flow_key_port()) goes out in ports[p]'s observation
+ * domain with its ingressInterface. RFC 7011 keeps each domain's
+ * messages apart: each port's records have messages, sequence numbers,
+ * templates and statistics of their own, over the same destinations.
+ * One port is gpurx_ipfix_open(), byte for byte. Domains must differ.
+ */
+#define GPURX_IPFIX_PORTS_MAX GPURX_FLOW_KEY_PORTS
+struct gpurx_ipfix_port {
+	uint32_t domain;
+	uint32_t ingress;
+};
+struct gpurx_ipfix *gpurx_ipfix_open_ports(const char *collector,
+		const char *file, const struct gpurx_ipfix_port *ports,
+		unsigned int n_ports);
+
+/*
  * UDP collectors: records/s at most (0: as fast as the socket takes
  * them), GPURX_IPFIX_RATE_DEFAULT unless set. UDP has no flow control:
  * a collector slower than this drops datagrams unseen by the exporter,

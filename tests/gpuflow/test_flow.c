@@ -41,7 +41,7 @@ key_n(struct gpurx_flow_key *k, uint32_t n)
 	k->sport = (uint16_t)(1024 + n);
 	k->dport = 443;
 	k->proto = 6;
-	k->vlan_id = (uint16_t)(n % 5);
+	k->vlan_port = (uint16_t)(n % 5);
 }
 
 static void
@@ -471,6 +471,60 @@ test_icmp_key(void)
 	CHECK_EQ(key.dport, 0x8000);
 }
 
+/*
+ * The port of a packet's queue is part of its flow's key: the same
+ * 5-tuple on two ports is two flows, each naming its port, its VLAN id
+ * kept; port 0 leaves the key's bytes as the packet gives them. Port
+ * indices a key cannot hold are refused.
+ */
+static void
+test_queue_port(void)
+{
+	static const uint16_t port[4] = { 0, 0, 1, 1 };
+	const uint16_t bad[2] = { 0, GPURX_FLOW_KEY_PORTS };
+	uint16_t many[GPURX_FLOW_KEY_PORTS + 1] = { 0 };
+	struct gpurx_flow_table *ft = table_new(64, 64);
+	struct gpugen_pkt_spec s;
+	struct gpurx_pkt_info pi;
+	struct gpurx_flow_key key, k0;
+	uint64_t pkts[2] = { 0, 0 };
+
+	memset(&s, 0, sizeof(s));
+	s.ip_version = 4;
+	s.proto = GPURX_IPPROTO_UDP;
+	s.sport = 1000;
+	s.dport = 53;
+	s.n_vlans = 1;
+	s.vid[0] = 100;
+	key = key_of(&s, &pi);
+	CHECK_EQ(gpurx_flow_table_set_queue_ports(ft, port, 4), 0);
+	CHECK_EQ(gpurx_flow_table_set_queue_ports(ft, bad, 2), -EINVAL);
+	CHECK_EQ(gpurx_flow_table_set_queue_ports(ft, many,
+		GPURX_FLOW_KEY_PORTS + 1), -EINVAL);
+	CHECK_EQ(gpurx_flow_queue_port(ft, 1), 0);
+	CHECK_EQ(gpurx_flow_queue_port(ft, 2), 1);
+	CHECK(gpurx_classify_flow_of(&pi, 1, 1, ft, &k0), "a flow");
+	CHECK(memcmp(&k0, &key, sizeof(key)) == 0,
+		"port 0 changed the key's bytes");
+	for (uint16_t q = 0; q < 4; q++)
+		gpurx_classify_account_q(&pi, 1, 100, 1000 + q, q, ft);
+	gpurx_classify_account_q(&pi, 1, 100, 2000, 0, ft);
+	CHECK_EQ(ft->n_flows, 2);
+	for (uint32_t i = 0; i < ft->capacity; i++) {
+		const struct gpurx_flow_entry *e = &gpurx_flow_entries(ft)[i];
+
+		if (!gpurx_flow_has_live(e))
+			continue;
+		CHECK_EQ(gpurx_flow_key_vlan(&e->key), 100);
+		CHECK(gpurx_flow_key_port(&e->key) < 2, "a port index past 1");
+		pkts[gpurx_flow_key_port(&e->key) & 1] +=
+			gpurx_flow_live(e)->packets;
+	}
+	CHECK_EQ(pkts[0], 3);
+	CHECK_EQ(pkts[1], 2);
+	free(ft);
+}
+
 int
 main(void)
 {
@@ -482,5 +536,6 @@ main(void)
 	test_classify();
 	test_classify_inspect();
 	test_icmp_key();
+	test_queue_port();
 	return check_finish("test_flow");
 }

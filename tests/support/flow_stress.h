@@ -84,7 +84,7 @@ flow_stress_key(uint32_t id, struct gpurx_flow_key *k)
 	k->sport = (uint16_t)(1024 + id % 50000);
 	k->dport = id % 3 == 0 ? 53 : 443;
 	k->proto = id % 3 == 0 ? 17 : 6;
-	k->vlan_id = (uint16_t)(id % 7);
+	k->vlan_port = (uint16_t)(id % 7);
 }
 
 /* The key id flow_stress_key() made k from. */

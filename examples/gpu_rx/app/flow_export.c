@@ -95,6 +95,9 @@ int
 gpurx_flow_export_init(struct gpurx_app *a)
 {
 	struct gpurx_flow_export *fx;
+	struct gpurx_ipfix_port ports[GPURX_MAX_PORTS];
+	char doms[GPURX_MAX_PORTS * 32], pn[16] = "";
+	size_t dlen = 0;
 	uint64_t rsize;
 	size_t rbytes;
 	void *mem = NULL;
@@ -114,9 +117,22 @@ gpurx_flow_export_init(struct gpurx_app *a)
 	fx->hz = a->clk.hz;
 	memset(gpurx_flow_clocks, 0, sizeof(gpurx_flow_clocks));
 	/* Sequence numbers and templates are per observation domain: one
-	 * per port. */
-	fx->ipfix = gpurx_ipfix_open(a->opt.ipfix, a->opt.ipfix_file,
-		a->opt.ipfix_domain + a->port, a->port);
+	 * per port, --ipfix-domain N + its port id; its records (their key
+	 * holds the port's index) name the port as ingressInterface. */
+	for (uint16_t i = 0; i < a->n_ports; i++) {
+		const uint16_t id = a->ports[i].id;
+
+		/* --ipfix-domain is at most 2^32 - 1 - 65535. */
+		ports[i].domain = a->opt.ipfix_domain + id;
+		ports[i].ingress = id;
+		if (a->n_ports > 1)
+			snprintf(pn, sizeof(pn), " (port %u)", id);
+		/* 32 bytes a port: room for ", 4294967295 (port 65535)". */
+		dlen += (size_t)snprintf(doms + dlen, sizeof(doms) - dlen,
+			"%s%u%s", i == 0 ? "" : ", ", ports[i].domain, pn);
+	}
+	fx->ipfix = gpurx_ipfix_open_ports(a->opt.ipfix, a->opt.ipfix_file,
+		ports, a->n_ports);
 	if (fx->ipfix == NULL)
 		return -1;
 	gpurx_ipfix_set_rate(fx->ipfix, a->opt.ipfix_rate);
@@ -151,11 +167,11 @@ gpurx_flow_export_init(struct gpurx_app *a)
 	if (bind_ring(a, a->ft, &fx->part[0], rsize) != 0)
 		return -1;
 
-	printf("flow export: %s, observation domain %u; records end %.3g s "
+	printf("flow export: %s, observation domain%s %s; records end %.3g s "
 		"idle, %.3g s after their first packet%s, %.3g s after a FIN/RST; "
 		"ring of %" PRIu64 " records%s; %u encoder%s\n",
-		gpurx_ipfix_describe(fx->ipfix),
-		a->opt.ipfix_domain + a->port, a->opt.flow_idle_ns / 1e9,
+		gpurx_ipfix_describe(fx->ipfix), a->n_ports > 1 ? "s" : "",
+		doms, a->opt.flow_idle_ns / 1e9,
 		a->opt.flow_active_ns / 1e9,
 		a->opt.flow_active_ns ? "" : " (never)",
 		a->opt.flow_linger_ns / 1e9, rsize,
@@ -349,7 +365,8 @@ gpurx_flow_export_start(struct gpurx_app *a)
 		struct fx_part *p = &fx->part[k];
 		struct gpurx_flow_table hdr = *a->ft;
 
-		if (bind_ring(a, &hdr, p, a->ft->ring_limit) != 0 ||
+		if (gpurx_flow_gpu_queue_ports(a, k, &hdr) != 0 ||
+				bind_ring(a, &hdr, p, a->ft->ring_limit) != 0 ||
 				gpurx_flow_gpu_open(a, k, &hdr, &p->gpu) != 0)
 			return -1;
 		p->gpu_on = 1;

@@ -8,6 +8,7 @@
 #include <rte_cycles.h>
 
 #include "flow_gpu.h"
+#include "gpu_path.h"
 #include "gpu_priv.h"
 #include "flow_scan.h"
 #include "log.h"
@@ -59,6 +60,24 @@ gpurx_flow_gpu_ring(struct gpurx_app *a, uint16_t k, uint64_t limit,
 	if (*ring == NULL) {
 		GPURX_LOG(ERR, "error: flow export ring: bad size %" PRIu64
 			" or copy size %u\n", size, cap);
+		return -1;
+	}
+	return 0;
+}
+
+int
+gpurx_flow_gpu_queue_ports(const struct gpurx_app *a, uint16_t k,
+		struct gpurx_flow_table *hdr)
+{
+	const struct gpurx_gpu *g = a->gpus[k];
+	uint16_t port[GPURX_MAX_QUEUES];
+
+	for (uint16_t r = 0; r < g->nq; r++)
+		port[r] = (uint16_t)(gpurx_queue_port(a, g->queues[r]) -
+			a->ports);
+	if (gpurx_flow_table_set_queue_ports(hdr, port, g->nq) != 0) {
+		GPURX_LOG(ERR, "error: GPU %d: its queues' ports do not fit "
+			"a flow key\n", gpurx_gpu_id(a, k));
 		return -1;
 	}
 	return 0;

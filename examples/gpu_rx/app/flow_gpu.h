@@ -39,6 +39,15 @@ struct gpurx_flow_gpu {
 };
 
 /*
+ * hdr, a copy of the table's header, for the kth GPU's table: the port
+ * index of each of its queues (gpurx_flow_table_set_queue_ports()) by
+ * the index its kernel knows the queue by, its ring's (ring r is the
+ * run's queue gpurx_gpu.queues[r]), not the run's. 0 or -1 (said why).
+ */
+int gpurx_flow_gpu_queue_ports(const struct gpurx_app *a, uint16_t k,
+		struct gpurx_flow_table *hdr);
+
+/*
  * The kth GPU of the run: its table in GPU memory given `hdr`'s header
  * (its export ring's: gpurx_flow_table_set_expiry()), before any kernel
  * runs; a low-priority stream for scans and one for copies. 0 or -1.

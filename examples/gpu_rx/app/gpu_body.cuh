@@ -594,7 +594,7 @@ account_pin(const struct gpurx_kparams *p, uint32_t q, bool mine,
 	struct gpurx_flow_attr attr;
 
 	*pk = {};
-	if (!mine || !gpurx_classify_flow_of(pi, v, p->ft, &key))
+	if (!mine || !gpurx_classify_flow_of(pi, v, (uint16_t)q, p->ft, &key))
 		return NULL;
 	pk->bytes = wl;
 	pk->ts = ts;

@@ -17,6 +17,7 @@
 #include <rte_errno.h>
 #include <rte_malloc.h>
 
+#include "flow_gpu.h"
 #include "gpu_path.h"
 #include "gpu_priv.h"
 #include "gpuapp_lat_hist.h"
@@ -157,6 +158,17 @@ setup_gpu(struct gpurx_app *a, struct gpurx_gpu *g)
 			gpurx_gpu_mem_upload(g, &g->d_ft, a->ft, ft_bytes,
 				"flow table"))
 		return -1;
+	/* Its kernel knows a queue by its ring: the ports of its rings'
+	 * queues in its table's header (one port: every queue's is 0). */
+	if (a->n_ports > 1) {
+		struct gpurx_flow_table hdr = *a->ft;
+
+		if (gpurx_flow_gpu_queue_ports(a, g->idx, &hdr) != 0)
+			return -1;
+		rc = gpucuda_copy(g->d_ft, &hdr, sizeof(hdr));
+		if (rc != 0)
+			return gpurx_gpu_cuda_fail("flow table header", rc);
+	}
 	/* Flows end: the queues' order slots, every item not yet seen. */
 	if (a->fx != NULL) {
 		size_t tb = (size_t)g->nq *

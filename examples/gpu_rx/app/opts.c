@@ -498,16 +498,6 @@ gpurx_opts_parse(int argc, char **argv, struct gpurx_opts *o)
 			o->n_ports, o->queues, GPURX_MAX_QUEUES);
 		return -1;
 	}
-	/* A flow's key holds no port, and the export names one port as
-	 * every record's ingressInterface and observation domain. */
-	if (o->n_ports > 1 && (o->ipfix != NULL || o->ipfix_file != NULL)) {
-		GPURX_LOG(ERR, "--%s: flow export over several ports is not "
-			"supported yet (each record would need its own port's "
-			"ingressInterface and observation domain): export from one "
-			"--port per run\n", o->ipfix != NULL ? "ipfix" :
-			"ipfix-file");
-		return -1;
-	}
 	if (o->cpu && o->launch_per_burst) {
 		GPURX_LOG(ERR, "--launch-per-burst needs the GPU (drop --cpu)\n");
 		return -1;

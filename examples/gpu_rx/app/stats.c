@@ -80,6 +80,16 @@ proto_str(uint8_t p, char *buf, size_t len)
 	}
 }
 
+/* The ethdev port id of the port index k holds (si->port_ids set). */
+static unsigned int
+flow_port_id(const struct gpurx_summary_info *si,
+		const struct gpurx_flow_key *k)
+{
+	const uint16_t p = gpurx_flow_key_port(k);
+
+	return p < si->n_ports ? si->port_ids[p] : p;
+}
+
 static uint32_t
 top_flows(const struct gpurx_flow_table *ft, uint32_t n,
 		const struct gpurx_flow_entry ***out)
@@ -160,19 +170,25 @@ gpurx_summary_print(FILE *f, const struct gpurx_totals *t,
 		const struct gpurx_flow_acc *l = gpurx_flow_live(top[i]);
 		char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN], pb[16];
 
+		char port[24] = "";
+
 		addr_str(k->src, k->ip_version, s, sizeof(s));
 		addr_str(k->dst, k->ip_version, d, sizeof(d));
-		fprintf(f, "  %2u. %-5s %s:%u -> %s:%u vlan %u  %" PRIu64
-			" pkts %" PRIu64 " bytes\n", i + 1,
+		if (si->port_ids != NULL)
+			snprintf(port, sizeof(port), "port %u ",
+				flow_port_id(si, k));
+		fprintf(f, "  %2u. %s%-5s %s:%u -> %s:%u vlan %u  %" PRIu64
+			" pkts %" PRIu64 " bytes\n", i + 1, port,
 			proto_str(k->proto, pb, sizeof(pb)), s, k->sport, d,
-			k->dport, k->vlan_id, l->packets, l->bytes);
+			k->dport, gpurx_flow_key_vlan(k), l->packets, l->bytes);
 	}
 	free(top);
 }
 
 /* One flow of the summary's top list. */
 static void
-json_flow(struct gpuapp_json *j, const struct gpurx_flow_entry *e)
+json_flow(struct gpuapp_json *j, const struct gpurx_flow_entry *e,
+		const struct gpurx_summary_info *si)
 {
 	const struct gpurx_flow_key *k = &e->key;
 	const struct gpurx_flow_acc *l = gpurx_flow_live(e);
@@ -186,7 +202,9 @@ json_flow(struct gpuapp_json *j, const struct gpurx_flow_entry *e)
 	gpuapp_json_u64(j, "sport", k->sport);
 	gpuapp_json_str(j, "dst", d);
 	gpuapp_json_u64(j, "dport", k->dport);
-	gpuapp_json_u64(j, "vlan", k->vlan_id);
+	gpuapp_json_u64(j, "vlan", gpurx_flow_key_vlan(k));
+	if (si->port_ids != NULL)
+		gpuapp_json_u64(j, "port", flow_port_id(si, k));
 	gpuapp_json_u64(j, "packets", l->packets);
 	gpuapp_json_u64(j, "bytes", l->bytes);
 	gpuapp_json_u64(j, "first_seen_ns", l->first_seen);
@@ -266,7 +284,7 @@ gpurx_summary_json(const char *path, const struct gpurx_totals *t,
 	gpuapp_json_arr_begin(j, "top_flows");
 	n = top_flows(ft, si->top_n, &top);
 	for (uint32_t i = 0; i < n; i++)
-		json_flow(j, top[i]);
+		json_flow(j, top[i], si);
 	free(top);
 	gpuapp_json_arr_end(j);
 	gpuapp_json_obj_end(j);

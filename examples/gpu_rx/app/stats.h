@@ -80,6 +80,10 @@ struct gpurx_summary_info {
 	const char *filter;
 	const char *capture_path;
 	uint32_t top_n;
+	/* Several ports: the ethdev port id of each port index a flow's key
+	 * holds, named in the top flows; NULL with one port. */
+	const uint16_t *port_ids;
+	uint16_t n_ports;
 	uint32_t mbufs_total;
 	uint32_t mbufs_avail;		/* after shutdown */
 	const struct gpurx_item_stats *items;	/* NULL with --cpu */

@@ -94,7 +94,7 @@ emit(struct ref *r, uint32_t why)
 	printf("%u,%u,%s,%u,%s,%u,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
 		PRIu64 ",%u,%u,%u,%u,%02x:%02x:%02x:%02x:%02x:%02x,"
 		"%02x:%02x:%02x:%02x:%02x:%02x,%u,%u,%u\n", domain, k->proto, s,
-		k->sport, d, icmp ? 0 : k->dport, k->vlan_id, r->packets,
+		k->sport, d, icmp ? 0 : k->dport, gpurx_flow_key_vlan(k), r->packets,
 		r->bytes, r->first / 1000000, r->last / 1000000, r->flags, why,
 		ingress, icmp ? k->dport : 0, sm[0], sm[1], sm[2], sm[3], sm[4],
 		sm[5], dm[0], dm[1], dm[2], dm[3], dm[4], dm[5], r->attr.tos,

@@ -194,9 +194,9 @@ many_pkt(uint64_t i, struct gpugen_pkt_spec *s, uint64_t *us)
 	s->sport = k.sport;
 	s->dport = k.dport;
 	s->tcp_flags = k.proto == GPURX_IPPROTO_TCP ? 0x10 : 0;
-	if (k.vlan_id != 0) {
+	if (gpurx_flow_key_vlan(&k) != 0) {
 		s->n_vlans = 1;
-		s->vid[0] = k.vlan_id;
+		s->vid[0] = gpurx_flow_key_vlan(&k);
 	}
 	*us = i;
 }

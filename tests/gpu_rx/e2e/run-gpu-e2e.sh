@@ -565,7 +565,10 @@ rm -f "$out/coresident-cpu4-cap.pcapng"
 
 # Two ports in one process (--port 0,1), two queues each, different
 # files: each GPU mode's file per queue is the --cpu two-port run's, the
-# counters and each port's line too, every mbuf back. Packets in GPU
+# counters and each port's line too, every mbuf back; its flow records
+# (--ipfix-file, each port's in its own observation domain with its own
+# ingressInterface, read back by libfixbuf with each domain's sequence
+# checked) those of the --cpu run. Packets in GPU
 # memory come through two net_gpudma ports: on two GPUs each port's
 # queues on its own GPU (--gpus p0=0,p1=1), else both on the one GPU
 # sharing its pool.
@@ -575,6 +578,13 @@ if [ "$(nvidia-smi -L 2> /dev/null | grep -c '^GPU ')" -ge 2 ]; then
 	pgpu=1 pgpus="--gpus p0=0,p1=1"
 fi
 port_lines() { grep -E '^port [01] \(' "$1"; }
+# ports_flows NAME: NAME.ipfix's records, sorted, into NAME.flows.
+ports_flows() {
+	"$build/tests/gpu_rx/e2e/gpurx-ipfix-read" "$out/$1.ipfix" \
+		2> "$out/$1.ipfix-read.txt" | sort > "$out/$1.flows" &&
+		[ -s "$out/$1.flows" ] &&
+		[ "$(cut -d, -f1,14 "$out/$1.flows" | sort -u | tr '\n' ' ')" = "1,0 2,1 " ]
+}
 for m in cpu host-mapped staged gpu; do
 	name=ports-$m
 	p0=net_pcap0 p1=net_pcap1 pa="rx_pcap=$in,rx_pcap=$in"
@@ -597,8 +607,11 @@ for m in cpu host-mapped staged gpu; do
 		eal_extra="${GPU_RX_EAL_EXTRA:-} --vdev $r0,$ra" lcores=0-4 \
 			port=$r1 app_run "ports-$ref" "$rb" --cpu --port 0,1 \
 			--queues 2 --idle-exit 1000 --backpressure --ts none \
-			--filter "tcp or udp" --write "$out/ports-$ref-q%q.pcapng" ||
+			--filter "tcp or udp" --write "$out/ports-$ref-q%q.pcapng" \
+			--ipfix-file "$out/ports-$ref.ipfix" ||
 			fail "ports-$ref: exit $? (see $out/ports-$ref.txt)"
+		ports_flows "ports-$ref" ||
+			fail "ports-$ref: its IPFIX file (see $out/ports-$ref.ipfix-read.txt)"
 	done
 	[ "$m" = cpu ] && continue
 	ref=ports-cpu
@@ -607,7 +620,7 @@ for m in cpu host-mapped staged gpu; do
 	eal_extra="${GPU_RX_EAL_EXTRA:-} --vdev $p0,$pa" lcores=0-4 port=$p1 \
 		app_run "$name" "$pb" $margs --port 0,1 --queues 2 \
 		--idle-exit 1000 --backpressure --ts none --filter "tcp or udp" \
-		--write "$out/$name-q%q.pcapng"
+		--write "$out/$name-q%q.pcapng" --ipfix-file "$out/$name.ipfix"
 	rc=$?
 	why=
 	[ "$rc" -eq 0 ] || why="exit $rc"
@@ -621,10 +634,14 @@ for m in cpu host-mapped staged gpu; do
 		"$(port_lines "$out/$ref.txt")" ] && [ -n "$(port_lines "$out/$name.txt")" ] ||
 		why=${why:-"the port lines differ from --cpu, or are missing"}
 	[ -n "$why" ] || mbufs_back "$name" || why="mbufs not all back"
+	[ -n "$why" ] || ports_flows "$name" ||
+		why="its IPFIX file: not read back cleanly, or not a domain per port (see $out/$name.ipfix-read.txt)"
+	[ -n "$why" ] || cmp -s "$out/$ref.flows" "$out/$name.flows" ||
+		why="its flow records differ from --cpu's ($out/$ref.flows)"
 	if [ -n "$why" ]; then
 		fail "$name: $why (see $out/$name.txt)"
 	else
-		pass "$name: two ports, each queue's capture that of --cpu"
+		pass "$name: two ports, each queue's capture and the flow records (a domain per port) those of --cpu"
 	fi
 	rm -f "$out/$name"-q?.pcapng
 done

@@ -10,7 +10,8 @@
 # app's own counts.
 #
 # Usage: run-ipfix-e2e.sh CASE APP BUILD_E2E_DIR WORKDIR [APP_MODE_ARGS...]
-# CASE: nfcapd | burst | tcp | unreachable | ring-full | bad-args | dense
+# CASE: nfcapd | burst | tcp | unreachable | ring-full | bad-args | dense |
+# ports
 # APP: dpdk-gpu-rx; for ring-full, which sets a test switch, the test
 # variant dpdk-gpu-rx-test.
 # BUILD_E2E_DIR holds gpurx-e2e-genflows, gpurx-flowref, gpurx-ipfix-read.
@@ -123,6 +124,17 @@ start_nfcapd() {
 		{ cat "$work/nfcapd.log"; echo "FAIL: nfcapd did not start"; exit 1; }
 }
 
+# await_collector PID READY_FILE: a collector started in the background,
+# killed on exit whatever happens, waited for until it says it listens.
+await_collector() {
+	# shellcheck disable=SC2064
+	trap "kill $1 2> /dev/null" EXIT
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		[ -e "$2" ] && break
+		sleep 0.2
+	done
+}
+
 # The app done: nfcapd writes its file and ends.
 stop_nfcapd() {
 	sleep 0.3
@@ -198,11 +210,7 @@ tcp)
 	"$bin/gpurx-ipfix-read" --tcp $cport "$work/ready" > "$work/tcp.csv" \
 		2> "$work/reader.log" &
 	rpid=$!
-	trap 'kill $rpid 2> /dev/null' EXIT
-	for _ in 1 2 3 4 5 6 7 8 9 10; do
-		[ -e "$work/ready" ] && break
-		sleep 0.2
-	done
+	await_collector $rpid "$work/ready"
 	# shellcheck disable=SC2086
 	run_app run $mode_args --ipfix "tcp://127.0.0.1:$cport" \
 		--flow-idle 5 --flow-active 20 --flow-linger 0.5 --ipfix-domain 7
@@ -257,6 +265,116 @@ dense)
 	# shellcheck disable=SC2086
 	cmp_flows --got "$work/out.csv" --json "$work/run.json" $min || exit 1
 	echo "PASS: record boundaries a few packets apart, every record as the reference computes it"
+	;;
+ports)
+	# Two ports in one run (--port 1,0: port index and port id differ),
+	# port 1 replaying the flows port 0 replays and 2000 more: each
+	# 5-tuple of port 0's file is a flow on each port, so two records.
+	# Each port's records in their own observation domain (--ipfix-domain
+	# 5: port P's is 5 + P) with its id as ingressInterface, every field
+	# as gpurx-flowref computes for that port's file alone; in the file
+	# and over UDP; each domain's sequence numbers counting its own data
+	# records, its own templates and statistics. --ts none: every record
+	# ends at exit, so the records do not hang on how the two ports'
+	# replays interleave. The 2000 flows end in one batch of port 1,
+	# through the encoder threads; over UDP at the default pacing, which
+	# a loaded machine's collector keeps up with.
+	"$bin/gpurx-e2e-genflows" --many 2000 "$work/many.pcap" 100000 > /dev/null ||
+		{ echo "FAIL: cannot generate $work/many.pcap"; exit 1; }
+	python3 - "$in" "$work/many.pcap" "$work/both.pcap" <<'PY' ||
+import sys
+# Two pcaps of one link type, the second's records after the first's.
+a, b = open(sys.argv[1], 'rb').read(), open(sys.argv[2], 'rb').read()
+assert a[:24] == b[:24], 'pcap headers differ'
+open(sys.argv[3], 'wb').write(a + b[24:])
+PY
+		{ echo "FAIL: cannot join the pcaps"; exit 1; }
+	python3 - "$cport" "$work/udp.ipfix" "$work/udp.ready" <<'PY' &
+import socket, sys
+# A UDP collector that keeps each datagram (one IPFIX message): their
+# bytes in order are an IPFIX file. Ends 2 s after the last.
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
+s.bind(('127.0.0.1', int(sys.argv[1])))
+open(sys.argv[3], 'w').close()
+out, got = open(sys.argv[2], 'wb'), False
+s.settimeout(60)
+while True:
+    try:
+        d = s.recv(65535)
+    except socket.timeout:
+        break
+    out.write(d)
+    if not got:
+        got = True
+        s.settimeout(2)
+out.close()
+PY
+	upid=$!
+	await_collector $upid "$work/udp.ready"
+	plc="-l 0-2"
+	[ "$(nproc)" -lt 3 ] && plc="--lcores 0@0,1@0,2@1"
+	# shellcheck disable=SC2046,SC2086
+	"$app" $(eal | sed "s/-l 0-1/$plc/") --vdev "$port_kind,rx_pcap=$in" \
+		--vdev "net_pcap1,rx_pcap=$work/both.pcap" -- $mode_args \
+		--port 1,0 --quiet --idle-exit 500 --ts none --ipfix-domain 5 \
+		--ipfix-file "$work/out.ipfix" --ipfix "127.0.0.1:$cport" \
+		--json "$work/run.json" > "$work/run.txt" 2>&1
+	rc=$?
+	cat "$work/run.txt"
+	wait $upid
+	[ "$rc" -eq 0 ] || { echo "FAIL: exit $rc"; exit 1; }
+	grep -q "^flow export: udp://127.0.0.1:$cport and file .*, observation domains 6 (port 1), 5 (port 0);" \
+		"$work/run.txt" || { echo "FAIL: the flow export line names no domain per port"; exit 1; }
+	"$bin/gpurx-flowref" "$in" 15 60 1 5 0 --time-zero > "$work/want.csv" &&
+		"$bin/gpurx-flowref" "$work/both.pcap" 15 60 1 6 1 --time-zero \
+			>> "$work/want.csv" || { echo "FAIL: gpurx-flowref"; exit 1; }
+	for f in out udp; do
+		"$bin/gpurx-ipfix-read" "$work/$f.ipfix" > "$work/$f.csv" \
+			2> "$work/$f-stats.txt" ||
+			{ cat "$work/$f-stats.txt"; echo "FAIL: libfixbuf cannot read $f.ipfix back cleanly"; exit 1; }
+		cmp_flows --got "$work/$f.csv" --json "$work/run.json" ||
+			{ echo "FAIL: the records of $f.ipfix"; exit 1; }
+		# Each domain's last statistics record: its own records.
+		for d in 5 6; do
+			n=$(grep -c "^$d," "$work/want.csv")
+			grep "^stats: domain $d," "$work/$f-stats.txt" | tail -n 1 | grep -q \
+				"^stats: domain $d, messages [1-9][0-9]*, records $n, octets [1-9][0-9]*, ignored packets 0, not sent 0$" ||
+				{ cat "$work/$f-stats.txt"; echo "FAIL: $f.ipfix: no final statistics record of domain $d with its $n records"; exit 1; }
+		done
+		python3 - "$work/$f.ipfix" <<'PY' ||
+import struct, sys
+# Every message: version 10, one of the two domains; its sequence number
+# the data records of its domain's messages before it (the flow records,
+# 71 or 95 bytes, and the statistics, 44); each domain's templates
+# before its first data set.
+LEN = {0x100: 71, 0x101: 95, 0x102: 44}
+data = open(sys.argv[1], 'rb').read()
+pos, seq, tmpl, n = 0, {}, set(), 0
+while pos < len(data):
+    ver, ln, _, sq, dom = struct.unpack_from('>HHIII', data, pos)
+    assert ver == 10 and dom in (5, 6), (pos, ver, dom)
+    assert sq == seq.get(dom, 0), 'domain %d: message at %d has sequence %d, want %d' % (dom, pos, sq, seq.get(dom, 0))
+    o = pos + 16
+    while o < pos + ln:
+        sid, sl = struct.unpack_from('>HH', data, o)
+        if sid in (2, 3):
+            tmpl.add(dom)
+        else:
+            assert dom in tmpl, 'domain %d: data before its templates' % dom
+            seq[dom] = seq.get(dom, 0) + (sl - 4) // LEN[sid]
+        o += sl
+    pos += ln
+    n += 1
+assert sorted(seq) == [5, 6], seq
+print('sequence: %d messages, data records by domain %s' % (n, seq))
+PY
+			{ echo "FAIL: $f.ipfix: the sequence numbers of a domain"; exit 1; }
+	done
+	# The top flows name their port.
+	grep -q "^ *1\. port [01] " "$work/run.txt" ||
+		{ echo "FAIL: the top flows name no port"; exit 1; }
+	echo "PASS: two ports: each port's records in its own domain with its ingressInterface, as the reference computes them per port, in the file and over UDP, sequence numbers per domain"
 	;;
 ring-full)
 	# A 4-record ring: flows wait in the table while it is full (counted,
