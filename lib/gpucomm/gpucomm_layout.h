@@ -65,9 +65,13 @@ struct gpucomm_item {
  * An entry whose tag word holds the mark and the item's current lap was
  * written this lap: its address before its size word (x86 keeps stores
  * in order; the ring's filler puts rte_io_wmb() between them), and both
- * are read by one 16-byte load within one cache line. Each entry is
- * written at most once a lap (a publish that fails leaves the ring
- * unusable until it is initialised again), so a current entry is final.
+ * are read by one aligned 16-byte load, one PCIe read of part of one
+ * cache line, which the host serves from one coherent copy of the line
+ * (the assumption here: PTX makes no promise for a vector load, and a
+ * descriptor of one 8-byte word would need no such promise). Each entry
+ * is written at most once a lap (after a failed publish the same entries
+ * are published again, or the ring is initialised again), so a current
+ * entry is final.
  *
  * Wrap-around: 16 bits of lap repeat every 65536 laps, and an entry past
  * an item's count is not rewritten that lap: entry 31 of an item that
