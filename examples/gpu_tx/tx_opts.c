@@ -23,7 +23,7 @@
 RTE_LOG_REGISTER(gputx_logtype, app.gpu_tx, INFO);
 
 /* The help below spells these out. */
-static_assert(MAX_BURST == 512 && DEFAULT_RING_ITEMS == 8,
+static_assert(MAX_BURST == 512 && DEFAULT_RING_ITEMS == 32,
 	"the --help text of dpdk-gpu-tx");
 
 static const char *const mem_names[] = {
@@ -161,7 +161,7 @@ gputx_parse_opts(int argc, char **argv, struct opts *o)
 			"GPU), or a list: 0,1 (queue q on the\n"
 			"(q mod n)th), q1=1, p0:q1=1 (doc/gpu_tx.md)"),
 		GPUAPP_OPT_UINT_ENTRY("ring-items", &o->ring_items, 2, 1024, "N",
-			"GPU: bursts in flight per queue (default 8)"),
+			"GPU: bursts in flight per queue (default 32)"),
 		GPUAPP_OPT_FLAG_ENTRY("launch-per-burst", &o->launch_per_burst,
 			"GPU: a kernel launch per burst instead of\n"
 			"the persistent kernel"),

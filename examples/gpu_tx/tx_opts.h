@@ -24,7 +24,7 @@ extern int gputx_logtype;
 
 #define MAX_BURST 512
 #define MAX_QUEUES 32
-#define DEFAULT_RING_ITEMS 8
+#define DEFAULT_RING_ITEMS 32
 #define MAX_STREAM_ARGS 64
 
 enum mem_mode { MEM_CPU, MEM_HOST_MAPPED, MEM_GPU };
