@@ -355,10 +355,28 @@ def gen_tx(fig, out):
             base = ("gen_tx.unbuilt.none.%s.%s.%s.q%s.mpps" % (
                 port, free, size + ("B" if size.isdigit() else ""), q),
                 unbuilt[key])
-        fig.add(name, float(mpps), "Mpps", raw, baseline=base,
-                goal="≥ 0.9 of the unbuilt ceiling on 2 queues, ≥ 0.8 on 4, "
-                "GPU memory, 64 B (issue 35)"
-                if mem == "gpu" and size == "64" and q in ("2", "4") else None)
+        f = fig.add(name, float(mpps), "Mpps", raw, baseline=base,
+                    goal="≥ 0.9 of the unbuilt ceiling on 2 queues, ≥ 0.8 "
+                    "on 4, GPU memory, 64 B (issue 35)"
+                    if mem == "gpu" and size == "64" and q in ("2", "4")
+                    else None)
+        wait = tx_waits(load_json(os.path.join(out, raw)))
+        if f is not None and wait:
+            f["note"] = "; ".join(x for x in (f.get("note"), wait) if x)
+
+
+def tx_waits(j):
+    """What bounded a GPU build's TX lcores, from dpdk-gpu-tx's JSON:
+    their time on full rings and on an empty pool, and the bursts in
+    flight at a post (none without a GPU build)."""
+    if not isinstance(j, dict) or "inflight_mean" not in j:
+        return None
+    w = j.get("lcore_wait") or {}
+    return ("lcores waited %.0f %% of their time for the GPU, %.0f %% for "
+            "mbufs; %.1f of %s bursts in flight at a post" % (
+                100 * float(w.get("gpu_share", 0)),
+                100 * float(w.get("mbuf_share", 0)),
+                float(j["inflight_mean"]), j.get("ring_items", "?")))
 
 
 # --- bench-gpudma (no JSON: its log's total lines) --------------------------

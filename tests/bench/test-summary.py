@@ -247,6 +247,42 @@ def main():
         expect(check(s, out) == [], "the summary with the floor + load is "
                "invalid: %s" % check(s, out))
 
+        # 2d. gen-tx-rate.sh's points: a GPU build against the unbuilt
+        # frames of the same port, frees, size and queues, its note saying
+        # where its TX lcores waited (dpdk-gpu-tx's JSON); none on the
+        # unbuilt point, which has no ring.
+        gd = os.path.join(out, "gen-tx-rate")
+        os.makedirs(gd)
+        with open(os.path.join(gd, "txrate.txt"), "w") as fh:
+            fh.write("txrate mem=cpu build=none port=gpudma free=bulk "
+                     "size=64 queues=2 mpps=300.0\n"
+                     "txrate mem=gpu build=gpu port=gpudma free=bulk "
+                     "size=64 queues=2 mpps=150.0\n")
+        for mem, b, extra in (("cpu", "none", {}),
+                              ("gpu", "gpu", {"ring_items": 32,
+                                              "inflight_mean": 20.5})):
+            j = {"pps": 1, "lcore_wait": {"gpu_share": 0.25,
+                                          "mbuf_share": 0.0}}
+            j.update(extra)
+            with open(os.path.join(gd, "txrate-%s-%s-gpudma-bulk-64-q2.json"
+                                   % (mem, b)), "w") as fh:
+                json.dump(j, fh)
+        rc, text = run([os.path.join(top, "bench", "plot.py"), out])
+        expect(rc == 0, "plot.py with gen-tx-rate: exit %d\n%s" % (rc, text))
+        with open(path) as fh:
+            s = json.load(fh)
+        f = figure(s, "gen_tx.gpu.gpu.gpudma.bulk.64B.q2.mpps")
+        expect(f is not None and f["baseline"] is not None and
+               abs(f["ratio"] - 0.5) < 1e-9 and "waited 25 % of their time "
+               "for the GPU, 0 % for mbufs; 20.5 of 32 bursts" in
+               f.get("note", ""),
+               "the GPU build's TX waits are not in its note: %r" % f)
+        f = figure(s, "gen_tx.unbuilt.none.gpudma.bulk.64B.q2.mpps")
+        expect(f is not None and "note" not in f,
+               "the unbuilt point got a wait note: %r" % f)
+        expect(check(s, out) == [], "the summary with gen-tx-rate is "
+               "invalid: %s" % check(s, out))
+
         # 3. The checker rejects what it must.
         rc, text = run([checker, os.path.join(here, "broken-summary.json")])
         expect(rc == 1, "check-summary accepted broken-summary.json (exit %d)" % rc)
