@@ -69,6 +69,13 @@ def main():
                 p.update(min=mpps[0], median=med, max=mpps[-1])
                 mid = next(j for j in runs if rate(j) / 1e6 == med)
                 p["gpu_shares"] = shares(mid)
+                if "inflight_mean" in mid:
+                    # The generator's median run: where its lcores waited.
+                    w = mid.get("lcore_wait") or {}
+                    p["tx_wait"] = {"gpu_share": w.get("gpu_share"),
+                                    "mbuf_share": w.get("mbuf_share"),
+                                    "inflight_mean": mid["inflight_mean"],
+                                    "ring_items": mid.get("ring_items")}
             pts.append(p)
         one = next((p.get("median") for p in pts if p["gpus"] == 1), None)
         for p in pts:
@@ -115,6 +122,15 @@ def main():
                 "%.2f" % p["of_ceiling"] if "of_ceiling" in p else "–",
                 ", ".join("GPU %d %.0f %%" % (s["gpu"], 100 * s["share"])
                           for s in sh) if sh else "–"))
+        waits = [(p["gpus"], p["tx_wait"]) for p in m["points"]
+                 if p.get("tx_wait")]
+        if waits:
+            print("\nTX lcores of the median runs: " + "; ".join(
+                "%d GPU%s: %.0f %% of their time waiting for the GPU, "
+                "%.0f %% for mbufs, %.1f of %s bursts in flight at a post" % (
+                    n, "s" if n > 1 else "", 100 * (w["gpu_share"] or 0),
+                    100 * (w["mbuf_share"] or 0), w["inflight_mean"],
+                    w["ring_items"]) for n, w in waits) + ".")
         print()
 
 
