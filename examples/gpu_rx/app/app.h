@@ -274,6 +274,15 @@ int gpurx_port_setup(struct gpurx_app *a);
  * (said why) when --mbuf-cache is too large for it. */
 int gpurx_mbuf_cache(const struct gpurx_app *a);
 void gpurx_port_close(struct gpurx_app *a);
+/*
+ * The port index of each of n RX queues into ft's header, for the keys of
+ * their flows (the same 5-tuple on two ports is two flows): queue r is
+ * the run's queue queues[r], or r where queues is NULL (the CPU path's
+ * table; a GPU's kernel knows a queue by its ring). 0, or -1 after
+ * saying why, naming `who`.
+ */
+int gpurx_flow_queue_ports(const struct gpurx_app *a, const uint16_t *queues,
+		uint16_t n, struct gpurx_flow_table *ft, const char *who);
 
 /* Ports replaying a file (port_file.c): 0, or -1 (said why) when one of
  * net_pcap's rx_pcap files is malformed; sets p->file_pkts. A warning

@@ -70,17 +70,10 @@ gpurx_flow_gpu_queue_ports(const struct gpurx_app *a, uint16_t k,
 		struct gpurx_flow_table *hdr)
 {
 	const struct gpurx_gpu *g = a->gpus[k];
-	uint16_t port[GPURX_MAX_QUEUES];
+	char who[32];
 
-	for (uint16_t r = 0; r < g->nq; r++)
-		port[r] = (uint16_t)(gpurx_queue_port(a, g->queues[r]) -
-			a->ports);
-	if (gpurx_flow_table_set_queue_ports(hdr, port, g->nq) != 0) {
-		GPURX_LOG(ERR, "error: GPU %d: its queues' ports do not fit "
-			"a flow key\n", gpurx_gpu_id(a, k));
-		return -1;
-	}
-	return 0;
+	snprintf(who, sizeof(who), "GPU %d", gpurx_gpu_id(a, k));
+	return gpurx_flow_queue_ports(a, g->queues, g->nq, hdr, who);
 }
 
 int

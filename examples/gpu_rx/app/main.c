@@ -844,27 +844,6 @@ files_warn(const struct gpurx_app *a)
 		gpurx_port_file_warn(&a->ports[i], a->ports[i].end_ierrors);
 }
 
-/*
- * Each queue's port index into the flow table, for the flows' keys (the
- * same 5-tuple on two ports is two flows), before the table is used or
- * copied to a GPU. 0, or -1 after saying why.
- */
-static int
-set_queue_ports(struct gpurx_app *a)
-{
-	uint16_t port[GPURX_MAX_QUEUES];
-
-	for (uint16_t q = 0; q < a->nq; q++)
-		port[q] = (uint16_t)(gpurx_queue_port(a, q) - a->ports);
-	if (gpurx_flow_table_set_queue_ports(a->ft, port, a->nq) != 0) {
-		GPURX_LOG(ERR, "error: %u queues of %u ports: a flow's key "
-			"tells %u ports apart over %u queues at most\n", a->nq,
-			a->n_ports, GPURX_FLOW_KEY_PORTS, GPURX_FLOW_KEY_PORTS);
-		return -1;
-	}
-	return 0;
-}
-
 /* The start line with several ports: each, then the mode. */
 static void
 print_ports(const struct gpurx_app *a)
@@ -1020,7 +999,8 @@ main(int argc, char **argv)
 			a->opt.flow_capacity);
 		goto fail;
 	}
-	if (set_queue_ports(a) != 0)
+	/* Before the table is used or copied to a GPU. */
+	if (gpurx_flow_queue_ports(a, NULL, a->nq, a->ft, "--port") != 0)
 		goto fail;
 	if (gpurx_flow_export_init(a) != 0)
 		goto fail;

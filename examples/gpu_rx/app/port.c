@@ -575,3 +575,22 @@ gpurx_port_close(struct gpurx_app *a)
 				a->ports[i].id, rte_strerror(-rc));
 	}
 }
+
+int
+gpurx_flow_queue_ports(const struct gpurx_app *a, const uint16_t *queues,
+		uint16_t n, struct gpurx_flow_table *ft, const char *who)
+{
+	uint16_t port[GPURX_MAX_QUEUES];
+
+	for (uint16_t r = 0; r < n && r < GPURX_MAX_QUEUES; r++)
+		port[r] = (uint16_t)(gpurx_queue_port(a, queues != NULL ?
+			queues[r] : r) - a->ports);
+	if (n > GPURX_MAX_QUEUES ||
+			gpurx_flow_table_set_queue_ports(ft, port, n) != 0) {
+		GPURX_LOG(ERR, "error: %s: %u queues of %u ports: a flow's key "
+			"tells %u ports apart over %u queues at most\n", who, n,
+			a->n_ports, GPURX_FLOW_KEY_PORTS, GPURX_FLOW_KEY_PORTS);
+		return -1;
+	}
+	return 0;
+}

@@ -169,7 +169,6 @@ gpurx_summary_print(FILE *f, const struct gpurx_totals *t,
 		const struct gpurx_flow_key *k = &top[i]->key;
 		const struct gpurx_flow_acc *l = gpurx_flow_live(top[i]);
 		char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN], pb[16];
-
 		char port[24] = "";
 
 		addr_str(k->src, k->ip_version, s, sizeof(s));
