@@ -161,6 +161,20 @@ if [ -n "$cs" ] && [ -x "$rx" ] && [ -x "$gen" ]; then
 	rm -f "$out"/memcheck-*.pcap*
 fi
 
+# The generator's fill under memcheck: frames staged in the block's
+# shared slots (100 B) and in its scratch in GPU memory (300 B frames in
+# host memory), then copied out by all its warps.
+tx=$build/examples/gpu_tx/dpdk-gpu-tx
+if [ -n "$cs" ] && [ -x "$tx" ]; then
+	for tc in gpu:100:net_gpudma0 host-mapped:300:net_null0; do
+		IFS=: read -r mode size vdev <<< "$tc"
+		run "gpu-tx-memcheck-$mode-$size" "$cs" --tool memcheck \
+			--error-exitcode 3 "$tx" "${eal[@]}" -l 0-1 --vdev "$vdev" \
+			-- --mem "$mode" --stream "ipv4,udp,size=$size" \
+			--count 4096 --burst 64 --wait-link 0 --quiet
+	done
+fi
+
 echo "summary: $summary"
 cat "$summary"
 exit $failed

@@ -94,10 +94,46 @@ gpugen_pb_copy(uint8_t *GPURX_RESTRICT d, const uint8_t *GPURX_RESTRICT s,
 		uint32_t n)
 {
 #ifdef __CUDA_ARCH__
-	/* A GPU thread runs this loop a dependent step at a time: a
-	 * template (16-byte aligned in the table) into an aligned frame goes
-	 * in 4-byte words, a quarter of the steps. The CPU's compiler makes
-	 * the byte loop a memcpy itself. */
+	/*
+	 * A GPU thread runs a copy loop a dependent step at a time, each
+	 * step waiting out its load's latency (an L2 hit is hundreds of
+	 * cycles, and the build of a burst is one lane's serial path). A
+	 * template (16-byte aligned in the table) into a 4-byte aligned
+	 * frame goes in steps of four 16-byte loads, all issued before
+	 * their stores (restrict: the stores cannot alias them): a 96-byte
+	 * frame in two steps where 4-byte words took 24. The CPU's compiler
+	 * makes the byte loop a memcpy itself.
+	 */
+	if ((((uintptr_t)s & 15u) | ((uintptr_t)d & 3u)) == 0) {
+		uint32_t k = 0;
+
+		for (; k + 16 <= n; k += 64) {
+			uint4 v[4];
+
+#pragma unroll
+			for (uint32_t j = 0; j < 4; j++)
+				if (k + 16 * j + 16 <= n)
+					v[j] = *(const uint4 *)(s + k + 16 * j);
+#pragma unroll
+			for (uint32_t j = 0; j < 4; j++) {
+				uint32_t *w = (uint32_t *)(d + k + 16 * j);
+
+				if (k + 16 * j + 16 > n)
+					break;
+				w[0] = v[j].x;
+				w[1] = v[j].y;
+				w[2] = v[j].z;
+				w[3] = v[j].w;
+			}
+		}
+		/* Whole 16-byte pieces copied: k is past the last one. */
+		k = n & ~15u;
+		for (; k + 4 <= n; k += 4)
+			*(uint32_t *)(d + k) = *(const uint32_t *)(s + k);
+		for (; k < n; k++)
+			d[k] = s[k];
+		return;
+	}
 	if ((((uintptr_t)d | (uintptr_t)s) & 3u) == 0) {
 		uint32_t k = 0;
 

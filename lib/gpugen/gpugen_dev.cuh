@@ -156,4 +156,46 @@ gpugen_warp_build_smem(const struct gpugen_table *t, uint8_t *out,
 	gpugen_warp_build_in<4>(t, out, pkt, tx_ns, mine, lane);
 }
 
+/*
+ * The staged build of m frames (m <= blockDim.x) by a whole block, every
+ * thread calling: thread k builds packet pkt0 + k, stamped tx_ns + k *
+ * gap, in its slot (stage + k * slot, at addr[k]'s offset modulo A) and
+ * leaves its length in len[k] (shared memory); then the block's warps
+ * copy the frames out, warp w frames w, w + W, ... of the W warps. A
+ * burst's latency is one lane's build plus its copy-out: with one warp
+ * copying every frame in turn (gpugen_warp_build_in) the copy-out was a
+ * serial loop of a step per frame, here it is m / W steps. The slots
+ * are free again once this returns.
+ */
+template <uint32_t A>
+static __device__ void
+gpugen_block_build_in(const struct gpugen_table *t, const uintptr_t *addr,
+		uint32_t *len, uint32_t m, uint64_t pkt0, uint64_t tx_ns,
+		uint64_t gap, uint8_t *stage, uint32_t slot)
+{
+	static_assert(A == 16 || A == 4, "a copy-out for 16 or 4 bytes");
+	const uint32_t lane = threadIdx.x % GPUGEN_WARP;
+	const uint32_t warps = blockDim.x / GPUGEN_WARP;
+	uint32_t s;
+
+	if (threadIdx.x < m)
+		len[threadIdx.x] = gpugen_make_n(t, pkt0 + threadIdx.x,
+			tx_ns + threadIdx.x * gap, stage + threadIdx.x * slot +
+			(addr[threadIdx.x] & (A - 1)), &s);
+	/* Orders the slots' and len's writes (shared memory, or the
+	 * scratch in GPU memory) before the other warps read them. */
+	__syncthreads();
+	for (uint32_t j = threadIdx.x / GPUGEN_WARP; j < m; j += warps) {
+		uint8_t *d = (uint8_t *)addr[j];
+		const uint8_t *from = stage + j * slot + (addr[j] & (A - 1));
+
+		if (A == 16)
+			gpugen_warp_copy(d, from, len[j], lane);
+		else
+			gpugen_warp_copy_ht<uint32_t>(d, from, len[j], lane);
+	}
+	/* The next call's builds overwrite the slots read above. */
+	__syncthreads();
+}
+
 #endif /* GPUGEN_DEV_CUH */

@@ -8,7 +8,7 @@
  * memory slots when frames fit them (GPUGEN_FILL_SMEM_SLOT says why), else
  * in place when the buffers are GPU memory, or staged through scratch
  * slots in GPU memory when they are host memory; staged frames are copied
- * out a warp at a time (gpugen_dev.cuh says why).
+ * out by all the block's warps, a warp a frame (gpugen_dev.cuh says why).
  */
 #include <stddef.h>
 
@@ -32,9 +32,10 @@ struct gpugen_fill_body {
 	uint32_t n_items;
 
 	struct worker : gpucomm_worker_base<gpugen_fill_body> {
-		/* This thread's staging slot (shared memory or the
-		 * scratch), or NULL: built in place. */
-		uint8_t *mine;
+		/* The block's staging slots (shared memory or the
+		 * scratch), thread k's at k * slot bytes, or NULL: built
+		 * in place. */
+		uint8_t *stage;
 		/* With b.a.times, thread 0's: the item's GPU times until
 		 * item_done records them. */
 		unsigned long long t_seen, t_loaded, t_built;
@@ -42,7 +43,7 @@ struct gpugen_fill_body {
 		__device__
 		worker(const gpugen_fill_body &body, uint32_t ring, uint32_t slot)
 			: gpucomm_worker_base<gpugen_fill_body>(body, ring, slot),
-			mine(NULL), t_seen(0), t_loaded(0), t_built(0)
+			stage(NULL), t_seen(0), t_loaded(0), t_built(0)
 		{
 			/* Static, so every block has it, used or not (the
 			 * launch asks for no dynamic shared memory): 31 KiB,
@@ -51,11 +52,11 @@ struct gpugen_fill_body {
 				s_stage[GPUGEN_FILL_THREADS * GPUGEN_FILL_SMEM_SLOT];
 
 			if (body.a.smem)
-				mine = s_stage + threadIdx.x * body.a.slot;
+				stage = s_stage;
 			else if (body.a.scratch != NULL)
-				mine = body.a.scratch + ((size_t)(ring *
-					body.a.workers + slot) * threads +
-					threadIdx.x) * body.a.slot;
+				stage = body.a.scratch + (size_t)(ring *
+					body.a.workers + slot) * threads *
+					body.a.slot;
 		}
 
 		__device__ void
@@ -68,7 +69,6 @@ struct gpugen_fill_body {
 			__shared__ unsigned long long s_side[3];
 			const struct gpugen_table *t =
 				(const struct gpugen_table *)b.a.table;
-			const uint32_t lane = threadIdx.x % GPUGEN_WARP;
 			/* A kernel argument: the whole block takes one way. */
 			const bool timed = b.a.times != NULL;
 			uint32_t n, s;
@@ -96,31 +96,31 @@ struct gpugen_fill_body {
 			first = s_side[0];
 			tx_ns = s_side[1];
 			gap = s_side[2];
-			if (mine == NULL) {
+			if (stage == NULL) {
 				for (uint32_t i = threadIdx.x; i < n; i += threads)
 					(void)gpugen_make_n(t, first + i,
 						tx_ns + i * gap,
 						(uint8_t *)addr[i], &s);
 			} else {
-				/* Whole warps every step: the copy-out needs
-				 * them. */
-				for (uint32_t i = threadIdx.x; i - lane < n;
-						i += threads) {
-					uint8_t *o = i < n ? (uint8_t *)addr[i] :
-						NULL;
+				/* size[] becomes the frames' built lengths. */
+				for (uint32_t i = 0; i < n; i += threads) {
+					const uint32_t m = n - i < threads ?
+						n - i : threads;
 
 					/* A kernel argument: the block takes
 					 * one way. */
 					if (b.a.smem)
-						gpugen_warp_build_smem(t, o,
+						gpugen_block_build_in<4>(t,
+							addr + i, size + i, m,
 							first + i,
-							tx_ns + i * gap,
-							mine, lane);
+							tx_ns + i * gap, gap,
+							stage, b.a.slot);
 					else
-						gpugen_warp_build_staged(t, o,
+						gpugen_block_build_in<16>(t,
+							addr + i, size + i, m,
 							first + i,
-							tx_ns + i * gap,
-							mine, lane);
+							tx_ns + i * gap, gap,
+							stage, b.a.slot);
 				}
 			}
 			/* Timed only: a barrier of its own, so that the time is
