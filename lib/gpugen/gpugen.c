@@ -84,6 +84,7 @@ gpugen_create(struct gpugen **gp, const struct gpugen_conf *conf)
 		free(g);
 		return -ENOMEM;
 	}
+	g->t->tmpl_at = sizeof(*g->t);
 	*gp = g;
 	return 0;
 }

@@ -11,6 +11,8 @@
 #ifndef GPUGEN_CORE_H
 #define GPUGEN_CORE_H
 
+#include <stddef.h>
+
 #include "gpugen_build.h"
 #include "gpugen_fe.h"
 #include "gpugen_stamp.h"
@@ -62,15 +64,28 @@ struct gpugen_table {
 	uint32_t n_streams;
 	uint32_t round;			/* sum of the weights */
 	uint32_t tmpl_bytes;
-	uint32_t pad;
+	/* Bytes from the table's start to its templates: sizeof(struct
+	 * gpugen_table), or less in a compact copy that holds only s[0] to
+	 * s[n_streams - 1] (gpugen_table_compact). */
+	uint32_t tmpl_at;
 	struct gpugen_stream_dev s[GPUGEN_MAX_STREAMS];
 	/* Followed by tmpl_bytes of templates. */
 };
 
+/* The length of the table's compact copy: its streams, then its
+ * templates, 16-byte aligned as in the table. */
+GPURX_FN uint32_t
+gpugen_table_compact_len(uint32_t n_streams, uint32_t tmpl_bytes)
+{
+	return (uint32_t)offsetof(struct gpugen_table, s) +
+		n_streams * (uint32_t)sizeof(struct gpugen_stream_dev) +
+		tmpl_bytes;
+}
+
 GPURX_FN const uint8_t *
 gpugen_tmpl(const struct gpugen_table *t, const struct gpugen_stream_dev *st)
 {
-	return (const uint8_t *)(t + 1) + st->tmpl_off;
+	return (const uint8_t *)t + t->tmpl_at + st->tmpl_off;
 }
 
 /*

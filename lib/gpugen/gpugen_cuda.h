@@ -123,7 +123,7 @@ int gpugen_cuda_build(const void *table, const struct gpugen_cuda_dst *dst,
 /*
  * A thread's slot in its worker block's shared memory at most, where
  * frames up to 121 bytes without the FCS (every 64-byte and 100-byte
- * case) are built, then copied out a warp at a time, to GPU or host
+ * case) are built, then copied out by the block's warps, to GPU or host
  * memory alike. The per-packet code works a byte at a time, each lane on
  * its own frame: on frames in place in GPU memory every such access of a
  * warp touches 32 lines, and in the global scratch too; in shared slots
@@ -131,6 +131,18 @@ int gpugen_cuda_build(const void *table, const struct gpugen_cuda_dst *dst,
  * banks once. 31 KiB a block of GPUGEN_FILL_THREADS.
  */
 #define GPUGEN_FILL_SMEM_SLOT 124u
+
+/*
+ * A worker block's copy of the stream table in shared memory at most
+ * (gpugen_table_compact_len: 2 KiB a stream, then the templates: one
+ * stream with 2.5 KiB of templates, two with 0.5 KiB; the static limit
+ * of 48 KiB a block leaves no more), taken once when the kernel starts. A frame's build follows a chain of
+ * dependent loads through the table (stream, length mode, template,
+ * program steps); from GPU memory each is an L2 round trip, as the
+ * workers of a ring run on different multiprocessors and an item finds
+ * its block's L1 cold. Larger tables are read where they lie.
+ */
+#define GPUGEN_FILL_SMEM_TABLE 4608u
 
 /* The shared slots' stride for frames of up to max_len bytes: room for
  * the frame at any offset modulo 4, 4 x an odd number of bytes. */
@@ -188,6 +200,9 @@ struct gpugen_fill_kargs {
 	uint32_t slot;
 	uint32_t workers;
 	uint32_t smem;	/* 1: staged in shared memory, slot bytes apart */
+	/* Not 0: the table's compact length (at most GPUGEN_FILL_SMEM_TABLE),
+	 * copied into each worker block's shared memory when it starts. */
+	uint32_t table_smem;
 	/* NULL: no times kept (the shipped path: one untaken branch per
 	 * item). Else GPU memory, n_times records of GPUGEN_FILL_TIME_WORDS
 	 * words a ring; ring r's burst seq in record r * n_times + seq %

@@ -198,4 +198,31 @@ gpugen_block_build_in(const struct gpugen_table *t, const uintptr_t *addr,
 	__syncthreads();
 }
 
+/*
+ * Every thread of the block calling: the compact copy of table t (its
+ * streams, then its templates: len bytes, gpugen_table_compact_len) into
+ * dst, 16-byte aligned, ready once this returns. t is 16-byte aligned
+ * (gpudev's allocations are), and so are its templates.
+ */
+static __device__ void
+gpugen_block_table_compact(uint8_t *dst, const struct gpugen_table *t,
+		uint32_t len)
+{
+	const uint32_t head = gpugen_table_compact_len(t->n_streams, 0);
+	const uint32_t tb = len - head;
+	const uint8_t *tmpl = (const uint8_t *)t + t->tmpl_at;
+
+	for (uint32_t k = threadIdx.x * 16; k < head; k += blockDim.x * 16)
+		*(uint4 *)(dst + k) = *(const uint4 *)((const uint8_t *)t + k);
+	for (uint32_t k = threadIdx.x * 16; k + 16 <= tb; k += blockDim.x * 16)
+		*(uint4 *)(dst + head + k) = *(const uint4 *)(tmpl + k);
+	if (threadIdx.x < tb % 16)
+		dst[head + tb / 16 * 16 + threadIdx.x] =
+			tmpl[tb / 16 * 16 + threadIdx.x];
+	/* Thread 0 copied the header's first 16 bytes itself, above. */
+	if (threadIdx.x == 0)
+		((struct gpugen_table *)dst)->tmpl_at = head;
+	__syncthreads();
+}
+
 #endif /* GPUGEN_DEV_CUH */

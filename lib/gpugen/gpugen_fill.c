@@ -25,6 +25,7 @@
 
 #include "gpucomm_ring.h"
 #include "gpugen.h"
+#include "gpugen_core.h"
 #include "gpugen_cuda.h"
 #include "gpugen_fill.h"
 #include "gpugen_frames_priv.h"
@@ -208,6 +209,24 @@ fill_times(struct gpugen_fill *f, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * The compact table's length when the worker blocks keep it in shared
+ * memory (GPUGEN_FILL_SMEM_TABLE), else 0. A table in host memory stays
+ * there: GPUGEN_TABLE_HOST is chosen to read it over PCIe.
+ */
+static uint32_t
+fill_table_smem(const struct gpugen_gpu *gg)
+{
+	size_t len;
+	const struct gpugen_table *t = gpugen_table(gg->g, &len);
+	const uint32_t clen = gpugen_table_compact_len(t->n_streams,
+		t->tmpl_bytes);
+
+	if (gg->where != GPUGEN_TABLE_DEVICE || clen > GPUGEN_FILL_SMEM_TABLE)
+		return 0;
+	return clen;
+}
+
 int
 gpugen_fill_open(struct gpugen_gpu *gg, const struct gpugen_fill_conf *c,
 		struct gpugen_fill **out, char *err, size_t errlen)
@@ -240,6 +259,7 @@ gpugen_fill_open(struct gpugen_gpu *gg, const struct gpugen_fill_conf *c,
 	f->fixed_len = gpugen_fixed_len(gg->g);
 	snprintf(f->gpu_name, sizeof(f->gpu_name), "%s", info.name);
 	f->ka.table = gg->table;
+	f->ka.table_smem = fill_table_smem(gg);
 	f->side_len = (size_t)c->rings * c->items * sizeof(*f->side);
 	f->side = gpugen_pinned(gg->gpu_id, &f->side_len);
 	if (f->side == NULL) {

@@ -36,6 +36,9 @@ struct gpugen_fill_body {
 		 * scratch), thread k's at k * slot bytes, or NULL: built
 		 * in place. */
 		uint8_t *stage;
+		/* The stream table: its copy in shared memory when it
+		 * fits (GPUGEN_FILL_SMEM_TABLE says why), else b.a.table. */
+		const struct gpugen_table *table;
 		/* With b.a.times, thread 0's: the item's GPU times until
 		 * item_done records them. */
 		unsigned long long t_seen, t_loaded, t_built;
@@ -43,14 +46,25 @@ struct gpugen_fill_body {
 		__device__
 		worker(const gpugen_fill_body &body, uint32_t ring, uint32_t slot)
 			: gpucomm_worker_base<gpugen_fill_body>(body, ring, slot),
-			stage(NULL), t_seen(0), t_loaded(0), t_built(0)
+			stage(NULL), table((const struct gpugen_table *)
+			body.a.table), t_seen(0), t_loaded(0), t_built(0)
 		{
-			/* Static, so every block has it, used or not (the
-			 * launch asks for no dynamic shared memory): 31 KiB,
-			 * which leaves 4 blocks an SM, as the registers do. */
+			/* Static, so every block has them, used or not (the
+			 * launch asks for no dynamic shared memory): 31 KiB
+			 * of slots and 4.5 KiB of table, which leave 4 blocks
+			 * an SM, as the registers do. */
 			__shared__ __align__(16) uint8_t
 				s_stage[GPUGEN_FILL_THREADS * GPUGEN_FILL_SMEM_SLOT];
+			__shared__ __align__(16) uint8_t
+				s_table[GPUGEN_FILL_SMEM_TABLE];
 
+			/* A kernel argument: the whole block takes one way,
+			 * and meets the copy's barrier. */
+			if (body.a.table_smem != 0) {
+				gpugen_block_table_compact(s_table, table,
+					body.a.table_smem);
+				table = (const struct gpugen_table *)s_table;
+			}
 			if (body.a.smem)
 				stage = s_stage;
 			else if (body.a.scratch != NULL)
@@ -67,8 +81,7 @@ struct gpugen_fill_body {
 			/* struct gpugen_fill_side's words: first, tx_ns,
 			 * tx_gap_ns. */
 			__shared__ unsigned long long s_side[3];
-			const struct gpugen_table *t =
-				(const struct gpugen_table *)b.a.table;
+			const struct gpugen_table *t = table;
 			/* A kernel argument: the whole block takes one way. */
 			const bool timed = b.a.times != NULL;
 			uint32_t n, s;
