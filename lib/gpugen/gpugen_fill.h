@@ -64,7 +64,7 @@ struct gpugen_fill_conf {
 	uint32_t burst;		/* packets per burst at most, 1 .. 1024 */
 	/* The mbufs' data buffers are GPU memory (built in place) rather
 	 * than host memory mapped for the GPU (built in GPU memory and
-	 * copied out a warp at a time). Either is correct for both; this
+	 * copied out by the block's warps). Either is correct for both; this
 	 * picks the fast one. */
 	int frames_in_gpu;
 	int launch_per_burst;	/* a kernel launch per post */
