@@ -66,7 +66,7 @@ struct gpugen_table {
 	uint32_t tmpl_bytes;
 	/* Bytes from the table's start to its templates: sizeof(struct
 	 * gpugen_table), or less in a compact copy that holds only s[0] to
-	 * s[n_streams - 1] (gpugen_table_compact). */
+	 * s[n_streams - 1] (gpugen_block_table_compact, gpugen_dev.cuh). */
 	uint32_t tmpl_at;
 	struct gpugen_stream_dev s[GPUGEN_MAX_STREAMS];
 	/* Followed by tmpl_bytes of templates. */

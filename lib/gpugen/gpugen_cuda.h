@@ -136,11 +136,12 @@ int gpugen_cuda_build(const void *table, const struct gpugen_cuda_dst *dst,
  * A worker block's copy of the stream table in shared memory at most
  * (gpugen_table_compact_len: 2 KiB a stream, then the templates: one
  * stream with 2.5 KiB of templates, two with 0.5 KiB; the static limit
- * of 48 KiB a block leaves no more), taken once when the kernel starts. A frame's build follows a chain of
- * dependent loads through the table (stream, length mode, template,
- * program steps); from GPU memory each is an L2 round trip, as the
- * workers of a ring run on different multiprocessors and an item finds
- * its block's L1 cold. Larger tables are read where they lie.
+ * of 48 KiB a block leaves no more), taken once when the kernel starts.
+ * A frame's build follows a chain of dependent loads through the table
+ * (stream, length mode, template, program steps); from GPU memory each
+ * is an L2 round trip, as the workers of a ring run on different
+ * multiprocessors and an item finds its block's L1 cold. Larger tables
+ * are read where they lie.
  */
 #define GPUGEN_FILL_SMEM_TABLE 4608u
 
