@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """The table of two builds run side by side (bench/ab-capacity.sh,
-bench/ab-tx-rate.sh, bench/ab-flow-table.sh): per point, every run's Mpps of build A and of build
-B in run order, min / median / max of each, and the medians' B/A.
+bench/ab-tx-rate.sh, bench/ab-flow-table.sh, bench/ab-tx-build.sh): per
+point, every run's figure of build A and of build B in run order (Mpps,
+or us for txbuild), min / median / max of each, and the medians' B/A.
 
 Usage: ab-table.py OUT REPS BUILD_A BUILD_B KIND
   KIND capacity: OUT/<rep>-<a|b>/capacity.md (pipeline-capacity.sh rows)
   KIND txrate:   OUT/<rep>-<a|b>/txrate.txt (gen-tx-rate.sh lines)
   KIND flowtable: OUT/<rep>-<a|b>/flow-export.md (flow-export.sh's
                  table rows)
+  KIND txbuild:  OUT/<rep>-<a|b>/txbuild.txt (tx-build-latency.sh lines:
+                 the median posted -> DONE seen, us)
 Exit 1 when no run of either build gave a point.
 """
 import re
@@ -19,7 +22,11 @@ HEADS = {
     "capacity": ["mode", "packet bytes", "RX lcores"],
     "txrate": ["memory", "build", "port", "frees", "size", "queues"],
     "flowtable": ["workload", "export"],
+    "txbuild": ["memory", "frame sizes"],
 }
+UNITS = {"txbuild": "us"}
+# Decimals: a build latency of about 8 us moves by tenths.
+DIGITS = {"txbuild": 2}
 
 
 def md_cells(text):
@@ -64,9 +71,17 @@ def txrate_points(text):
                 f["queues"]), float(f["mpps"]))
 
 
-def mmm(v):
-    return (f"{min(v):.1f} / {statistics.median(v):.1f} / {max(v):.1f}"
-            if v else "n/a")
+def txbuild_points(text):
+    for line in text.splitlines():
+        f = dict(re.findall(r"(\w+)=(\S+)", line))
+        if "total_us" not in f:
+            continue        # a failed case's line
+        yield (f["mem"], f["sizes"]), float(f["total_us"])
+
+
+def mmm(v, d):
+    return (f"{min(v):.{d}f} / {statistics.median(v):.{d}f} / "
+            f"{max(v):.{d}f}" if v else "n/a")
 
 
 def main():
@@ -76,7 +91,8 @@ def main():
     out, reps, build_a, build_b, kind = sys.argv[1:]
     source, parse = {"capacity": ("capacity.md", capacity_points),
                      "txrate": ("txrate.txt", txrate_points),
-                     "flowtable": ("flow-export.md", flowtable_points)}[kind]
+                     "flowtable": ("flow-export.md", flowtable_points),
+                     "txbuild": ("txbuild.txt", txbuild_points)}[kind]
     runs = {}
     for r in range(1, int(reps) + 1):
         for side in "ab":
@@ -89,7 +105,9 @@ def main():
     if not runs:
         print("no run of either build gave a result", file=sys.stderr)
         return 1
-    heads = HEADS[kind] + ["A runs (Mpps)", "B runs (Mpps)",
+    unit = UNITS.get(kind, "Mpps")
+    d = DIGITS.get(kind, 1)
+    heads = HEADS[kind] + [f"A runs ({unit})", f"B runs ({unit})",
                            "A min / median / max", "B min / median / max",
                            "B/A (medians)"]
     print(f"A = {build_a}, B = {build_b}, {reps} run(s) each, alternating\n")
@@ -99,9 +117,9 @@ def main():
         a, b = v["a"], v["b"]
         ratio = (f"{statistics.median(b) / statistics.median(a):.2f}"
                  if a and b and statistics.median(a) > 0 else "n/a")
-        cells = list(key) + [" / ".join(f"{x:.1f}" for x in a),
-                             " / ".join(f"{x:.1f}" for x in b),
-                             mmm(a), mmm(b), ratio]
+        cells = list(key) + [" / ".join(f"{x:.{d}f}" for x in a),
+                             " / ".join(f"{x:.{d}f}" for x in b),
+                             mmm(a, d), mmm(b, d), ratio]
         print("| " + " | ".join(cells) + " |")
     return 0
 

@@ -43,17 +43,13 @@
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-out=${1:?usage: $0 OUT_DIR [BUILD_DIR]}
-build=${2:-$top/build}
-tx=$build/examples/gpu_tx/dpdk-gpu-tx
-[ -x "$tx" ] || { echo "missing $tx: build first (scripts/setup.sh $build)" >&2; exit 2; }
-mkdir -p "$out" || exit 2
+# shellcheck source=bench/bench-lib.sh
+. "$top/bench/bench-lib.sh"
+bench_tx_args "$@" || exit 2
 secs=${BENCH_TXR_SECONDS:-2}
 burst=${BENCH_TXR_BURST:-256}
 items=${BENCH_TXR_ITEMS:-32}
 
-# shellcheck source=bench/bench-lib.sh
-. "$top/bench/bench-lib.sh"
 bench_eal_mem 2048 2048
 read -r -a extra <<< "${BENCH_EAL_EXTRA:-}"
 bench_machine_lines "$build" "$top" > "$out/machine.txt"
