@@ -13,6 +13,9 @@
  *           to a worker, whose body sums every byte of every packet, and
  *           releases DONE; the CPU spins until it collects it. Timed from
  *           before the fill to the CPU seeing DONE: the ring that ships.
+ *           With lap tags (--lap-tags, default on) the worker loads an
+ *           item's count and first 32 descriptors while it polls for
+ *           READY; off, one PCIe round trip after it.
  *  floor    a bare ping-pong of one flag: the CPU writes it, a kernel
  *           sees it and writes it back, the CPU sees that. In registered
  *           host memory (where gpudev puts the status without GDRCopy)
@@ -43,7 +46,8 @@
  *
  * Usage: bench-handoff [EAL options] -- [--reps N] [--warmup N]
  *        [--bursts N[,N...]] [--sizes 64,mix] [--pool N] [--seed N]
- *        [--pkt-mem host|gpu] [--timeout-ms N] [--out DIR]
+ *        [--pkt-mem host|gpu] [--lap-tags on|off] [--timeout-ms N]
+ *        [--out DIR]
  *        bench-handoff --self-test
  * Exit: 0 done, 1 failure (timeout, wrong checksum, failed call),
  * 2 usage, 77 no GPU (skipped).
@@ -96,11 +100,13 @@ struct opts {
 	uint64_t timeout_ms;
 	uint64_t idle_us;	/* diagnostic: CPU idles this long before polling DONE */
 	int pkt_gpu;		/* packet data in GPU memory (--pkt-mem gpu) */
+	int no_tags;		/* --lap-tags off */
 	const char *out;
 };
 
 static const char *const size_names[] = { "64", "mix" };
 static const char *const pkt_mem_names[] = { "host", "gpu", NULL };
+static const char *const lap_tags_names[] = { "on", "off", NULL };
 
 struct pool_reg {
 	int16_t dev_id;
@@ -135,6 +141,8 @@ struct env {
 	/* Medians over the last handoff case's measured rounds, by the GPU's
 	 * clock: READY seen -> count and descriptors held -> DONE stored. */
 	double gpu_load_ns, gpu_work_ns;
+	/* Share of those rounds whose items needed no read after READY. */
+	double gpu_prefetched;
 	struct bench_json j;
 	int status;
 };
@@ -166,6 +174,10 @@ parse_args(int argc, char **argv, void *opts)
 			"seed of the traffic mix (default 1)"),
 		GPUAPP_OPT_CHOICE_ENTRY("pkt-mem", &o->pkt_gpu, 0, pkt_mem_names,
 			"host|gpu", "where the packet data lies (default host)"),
+		GPUAPP_OPT_CHOICE_ENTRY("lap-tags", &o->no_tags, 0, lap_tags_names,
+			"on|off", "the ring's lap tags: the worker loads an\n"
+			"item's first 32 entries with READY (on, the\n"
+			"default), or after it (off: the ring before them)"),
 		GPUAPP_OPT_UINT_ENTRY("timeout-ms", &o->timeout_ms, 1, 600000,
 			"N", "a round trip's time limit (default 2000)"),
 		GPUAPP_OPT_UINT_ENTRY("cpu-idle-us", &o->idle_us, 0, 1000000,
@@ -376,7 +388,8 @@ static bool
 ring_reset(struct env *e, const struct opts *o)
 {
 	int rc = gpucomm_ring_init(&e->ring, e->dev_id, e->list, N_ITEMS,
-		o->pkt_gpu ? GPUCOMM_RING_GPU_WMB : 0);
+		(o->pkt_gpu ? GPUCOMM_RING_GPU_WMB : 0) |
+		(o->no_tags ? 0 : GPUCOMM_RING_TAGS));
 
 	if (rc == 0)
 		return true;
@@ -477,11 +490,14 @@ gpu_phases(struct env *e, const struct hk_report *rep, uint64_t n)
 	struct bench_stats st;
 	uint64_t i;
 
-	e->gpu_load_ns = e->gpu_work_ns = 0;
+	e->gpu_load_ns = e->gpu_work_ns = e->gpu_prefetched = 0;
 	if (v == NULL || n == 0) {
 		free(v);
 		return;
 	}
+	for (i = 0; i < n; i++)
+		e->gpu_prefetched += rep[i].prefetched != 0;
+	e->gpu_prefetched /= (double)n;
 	for (i = 0; i < n; i++)
 		v[i] = (double)(rep[i].t_loaded - rep[i].t_seen);
 	if (bench_stats_compute(v, n, &st) == 0)
@@ -524,6 +540,7 @@ run_handoff(struct env *e, const struct opts *o, uint32_t burst)
 		return 0;
 	}
 	e->k.kp.bpq = GPUCOMM_WORKERS_MAX;
+	e->k.kp.lap_tags = !o->no_tags;
 	err = hk_ring_start(&e->k.kp, burst, total, &p);
 	if (err != 0) {
 		BENCH_LOG(ERR, "launching the ring's persistent kernel: %s\n",
@@ -923,6 +940,7 @@ main(int argc, char **argv)
 	bench_json_str(&e.j, "packet_memory", o.pkt_gpu ?
 		"gpu (extbuf pool over rte_gpu_mem_alloc)" : "host (registered)");
 	bench_json_bool(&e.j, "spin_sync", e.gi.spin_sched != 0);
+	bench_json_bool(&e.j, "lap_tags", !o.no_tags);
 	bench_json_int(&e.j, "lcore", rte_lcore_id());
 	bench_json_num(&e.j, "timer_overhead_ns", bench_timer_overhead_ns());
 	bench_json_obj_end(&e.j);
@@ -1066,6 +1084,7 @@ main(int argc, char **argv)
 			bench_json_int(&e.j, "burst", burst);
 			bench_json_num(&e.j, "ready_to_loaded_median_ns", e.gpu_load_ns);
 			bench_json_num(&e.j, "loaded_to_done_median_ns", e.gpu_work_ns);
+			bench_json_num(&e.j, "prefetched_share", e.gpu_prefetched);
 			bench_json_obj_end(&e.j);
 			if (!measure(&e, run_launch(&e, &o, launcher, burst), &st_l))
 				goto end_json;
@@ -1075,14 +1094,14 @@ main(int argc, char **argv)
 				"launch_median=%.2fus launch_p99=%.2fus "
 				"populate_median=%.2fus vs_floor=%.2fx/%.2fx(p99) "
 				"launch_speedup=%.1fx gpu_ready_to_loaded=%.2fus "
-				"gpu_loaded_to_done=%.2fus\n", size,
+				"gpu_loaded_to_done=%.2fus prefetched=%.2f\n", size,
 				o.pkt_gpu ? " mem=gpu" : "", burst,
 				st_h.median / 1e3, st_h.p99 / 1e3, st_h.mean / 1e3,
 				floor->median / 1e3, floor->p99 / 1e3,
 				st_l.median / 1e3, st_l.p99 / 1e3, st_p.median / 1e3,
 				st_h.median / floor->median, st_h.p99 / floor->p99,
 				st_l.median / st_h.median, e.gpu_load_ns / 1e3,
-				e.gpu_work_ns / 1e3);
+				e.gpu_work_ns / 1e3, e.gpu_prefetched);
 			fflush(stdout);
 		}
 	}

@@ -98,6 +98,8 @@ hk_warp_sum(unsigned long long s)
  */
 struct hk_sum_body {
 	static constexpr unsigned int threads = HK_THREADS;
+	/* The first descriptors loaded with READY (lap tags). */
+	static constexpr bool prefetch = true;
 	struct hk_report *reports;	/* reports[seq % n_reports] */
 	uint64_t n_reports;
 	uint32_t burst;
@@ -166,6 +168,8 @@ struct hk_sum_body {
 					r->t_seen = c.ready_ns;
 					r->t_loaded = t_loaded;
 					r->t_done = gpucomm_gpu_ns();
+					r->prefetched = c.pre_n != 0 &&
+						n <= GPUCOMM_TAG_WINDOW;
 				}
 			}
 			/* The descriptors are reused by the next item: the

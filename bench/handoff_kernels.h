@@ -44,6 +44,10 @@ struct hk_report {
 	uint64_t t_seen;
 	uint64_t t_loaded;
 	uint64_t t_done;
+	/* 1: the count and descriptors were loaded while polling for READY
+	 * (lap tags), none after it. */
+	uint32_t prefetched;
+	uint32_t reserved;
 };
 
 struct hk_gpu_info {

@@ -330,6 +330,10 @@ run_ring(struct tg_result *res, struct rte_mempool *mp, struct gpucomm_ring *r,
 	uint64_t deadline = tg_now_ns() + CPU_WAIT_NS;
 	int rc = 0;
 
+	/* The kernel numbered populate's items (whole laps) before the
+	 * ring's: the ring's laps, which its lap tags carry, go on from
+	 * there, or every item would be loaded after READY. */
+	r->lap = (uint32_t)(seq_base / N_ITEMS);
 	while (r->released < total && res->status != TG_FAIL) {
 		while ((rc = ring_collect(res, r, ex, rep, seq_base)) == 1)
 			;
@@ -404,13 +408,15 @@ run_list(const struct tg_env *env, struct tg_result *res,
 	}
 	if (check_chained_rejected(res, mp, &list[0]) != TG_PASS)
 		return TG_FAIL;
-	err = gpucomm_ring_init(&r, env->dev_id, list, N_ITEMS, 0);
+	err = gpucomm_ring_init(&r, env->dev_id, list, N_ITEMS,
+		GPUCOMM_RING_TAGS);
 	if (err != 0)
 		return tg_fail(res, "ring init: %s", tg_errno_str(-err));
 	err = gpucomm_kernel_setup(&k, env->dev_id, &list, 1, N_ITEMS,
 		GPUCOMM_WORKERS_MAX);
 	if (err != 0)
 		return tg_fail(res, "ring kernel setup: %s", tg_errno_str(-err));
+	k.kp.lap_tags = 1;
 	err = gk_ring_create(N_ITEMS, &g);
 	if (err != 0) {
 		gpucomm_kernel_teardown(&k);

@@ -24,6 +24,8 @@
  */
 struct gk_sum_body {
 	static constexpr unsigned int threads = GK_RING_THREADS;
+	/* The first descriptors loaded with READY (lap tags). */
+	static constexpr bool prefetch = true;
 	struct gk_item_report *reports;	/* mapped host memory */
 	uint32_t n_reports;
 

@@ -67,6 +67,10 @@ struct gpucomm_kparams {
 	uint32_t bpq;		/* worker blocks per ring */
 	uint32_t poll_ns_min;	/* dispatcher back-off bounds */
 	uint32_t poll_ns_max;
+	/* Non-zero: every ring tags its entries (GPUCOMM_RING_TAGS), and
+	 * the workers of a body that asks for it load an item's first
+	 * entries while they poll (gpucomm_persistent.cuh). */
+	uint32_t lap_tags;
 	const uint32_t *quit;	/* rte_gpu_comm_flag memory: non-zero ends it */
 	struct gpucomm_kstate st;	/* GPU memory */
 };

@@ -29,7 +29,7 @@ extern "C" {
 /* struct rte_gpu_comm_pkt: one packet's bytes, where the GPU reads them. */
 struct gpucomm_pkt {
 	uintptr_t addr;
-	size_t size;
+	size_t size;	/* low 32 bits; the high ones a lap tag (below) */
 };
 
 /* struct rte_gpu_comm_list: one item of a list (the list is an array of
@@ -46,6 +46,94 @@ struct gpucomm_item {
 	uint32_t *status_h;
 	uint32_t *status_d;
 };
+
+/*
+ * Lap tags: an entry that proves itself current, so that the worker can
+ * load an item's first descriptors while it polls for READY rather than
+ * one PCIe round trip after it (gpucomm_persistent.cuh).
+ *
+ * A packet entry's size word is 64 bits and a packet is shorter than
+ * 4 GiB: the low half is the size, the high half the tag word, stored
+ * with the size in one 8-byte store after the entry's address:
+ *
+ *   bit 31      GPUCOMM_TAG_MARK: a tag (an untagged entry has 0 here)
+ *   bits 16-26  entry 0 only: the item's packet count, stored by the
+ *               ring's publish once nothing can fail any more; 0 in the
+ *               other entries and in entry 0 until then
+ *   bits 0-15   the item's lap (ring sequence number / items) mod 2^16
+ *
+ * An entry whose tag word holds the mark and the item's current lap was
+ * written this lap: its address before its size word (x86 keeps stores
+ * in order; the ring's filler puts rte_io_wmb() between them), and both
+ * are read by one aligned 16-byte load, one PCIe read of part of one
+ * cache line, which the host serves from one coherent copy of the line
+ * (the assumption here: PTX makes no promise for a vector load, and a
+ * descriptor of one 8-byte word would need no such promise). Each entry
+ * is written at most once a lap (after a failed publish the same entries
+ * are published again, or the ring is initialised again), so a current
+ * entry is final.
+ *
+ * Wrap-around: 16 bits of lap repeat every 65536 laps, and an entry past
+ * an item's count is not rewritten that lap: entry 31 of an item that
+ * carried 1 packet for 65536 laps would carry the current lap's tag from
+ * long ago. So the ring also tags the unused entries of the window
+ * (entries count .. GPUCOMM_TAG_WINDOW - 1, with no count) every
+ * GPUCOMM_TAG_REFRESH laps (lap 0 included), and gpucomm_ring_init()
+ * clears every window entry's tag: an entry the worker loads for lap L
+ * was written at lap L, or at a lap in [L - GPUCOMM_TAG_REFRESH, L - 1]
+ * (the refresh before L; the worker loads it only after lap L - 1 of the
+ * item was done, which follows that refresh), or is untagged: a stale
+ * entry's lap differs from L mod 2^16.
+ */
+#define GPUCOMM_TAG_MARK 0x80000000u
+#define GPUCOMM_TAG_LAP_MASK 0xffffu
+#define GPUCOMM_TAG_COUNT_SHIFT 16
+#define GPUCOMM_TAG_COUNT_MASK 0x7ffu
+/* The entries a worker loads while it polls: one warp, a lane each. */
+#define GPUCOMM_TAG_WINDOW 32u
+/* Laps between refreshes of the window: at most half the lap tag's range. */
+#define GPUCOMM_TAG_REFRESH 0x8000u
+
+#ifdef __CUDACC__
+#define GPUCOMM_HD __host__ __device__
+#else
+#define GPUCOMM_HD
+#endif
+
+/* The size word of an entry written at lap `lap` (count: entry 0's
+ * packet count, or 0). */
+static inline GPUCOMM_HD uint64_t
+gpucomm_tag_size(uint32_t size, uint64_t lap, uint32_t count)
+{
+	const uint32_t tag = GPUCOMM_TAG_MARK |
+		(count & GPUCOMM_TAG_COUNT_MASK) << GPUCOMM_TAG_COUNT_SHIFT |
+		((uint32_t)lap & GPUCOMM_TAG_LAP_MASK);
+
+	return (uint64_t)tag << 32 | size;
+}
+
+/* Whether a size word loaded for lap `lap` was written that lap. */
+static inline GPUCOMM_HD int
+gpucomm_tag_current(uint64_t size_word, uint64_t lap)
+{
+	const uint32_t tag = (uint32_t)(size_word >> 32);
+	const uint32_t want = GPUCOMM_TAG_MARK |
+		((uint32_t)lap & GPUCOMM_TAG_LAP_MASK);
+
+	return (tag & ~(GPUCOMM_TAG_COUNT_MASK << GPUCOMM_TAG_COUNT_SHIFT)) ==
+		want;
+}
+
+/* Entry 0's size word loaded for lap `lap`: the item's packet count when
+ * the publish stored it this lap, else 0 (not yet, or a stale word). */
+static inline GPUCOMM_HD uint32_t
+gpucomm_tag_count(uint64_t size_word0, uint64_t lap)
+{
+	if (!gpucomm_tag_current(size_word0, lap))
+		return 0;
+	return (uint32_t)(size_word0 >> (32 + GPUCOMM_TAG_COUNT_SHIFT)) &
+		GPUCOMM_TAG_COUNT_MASK;
+}
 
 #ifdef __cplusplus
 }

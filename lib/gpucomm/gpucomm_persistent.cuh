@@ -80,6 +80,14 @@ struct gpucomm_item_ctx {
 	uint32_t ring;
 	uint32_t idx;			/* item index in the ring: seq % items */
 	uint32_t slot;			/* worker block of the ring */
+	/* Body::prefetch: the item's count when the worker loaded it, with
+	 * its first min(count, GPUCOMM_TAG_WINDOW) descriptors, while it
+	 * polled for READY (pre_addr[], pre_size[]: shared memory, valid
+	 * during item()); else 0, and gpucomm_load_item() loads them after
+	 * READY. */
+	uint32_t pre_n;
+	const unsigned long long *pre_addr;
+	const uint32_t *pre_size;
 };
 
 /*
@@ -172,6 +180,29 @@ gpucomm_load_item_side(const struct gpucomm_item_ctx &c, uint32_t pre,
 	const uint32_t w0 = blockDim.x - 32;
 	uint32_t n;
 
+	if (c.pre_n != 0 && n_side == 0) {
+		/* Loaded with READY's poll, each entry current by its lap
+		 * tag: only those past the window are read now, after READY
+		 * (the worker's acquire). */
+		const uint32_t w = c.pre_n < GPUCOMM_TAG_WINDOW ? c.pre_n :
+			GPUCOMM_TAG_WINDOW;
+
+		n = c.pre_n < GPUCOMM_PKTS_MAX ? c.pre_n : GPUCOMM_PKTS_MAX;
+		for (uint32_t i = threadIdx.x; i < n; i += blockDim.x) {
+			unsigned long long a, z;
+
+			if (i < w) {
+				a = c.pre_addr[i];
+				z = c.pre_size[i];
+			} else {
+				gpucomm_ld_pkt(&c.pkts[i], &a, &z);
+			}
+			addr[i] = (uintptr_t)a;
+			size[i] = (uint32_t)z;
+		}
+		__syncthreads();
+		return n;
+	}
 	if (pre > GPUCOMM_PKTS_MAX)
 		pre = GPUCOMM_PKTS_MAX;
 	if (threadIdx.x >= w0 && threadIdx.x - w0 <= n_side) {
@@ -211,7 +242,9 @@ gpucomm_load_item_side(const struct gpucomm_item_ctx &c, uint32_t pre,
 	return n;
 }
 
-/* gpucomm_load_item_side() with no side words. */
+/* gpucomm_load_item_side() with no side words: with Body::prefetch, no
+ * PCIe read after READY for an item of up to GPUCOMM_TAG_WINDOW packets
+ * on a ring with lap tags (GPUCOMM_RING_TAGS). */
 static __device__ uint32_t
 gpucomm_load_item(const struct gpucomm_item_ctx &c, uint32_t pre,
 		uintptr_t *addr, uint32_t *size)
@@ -312,72 +345,167 @@ gpucomm_dispatch(const struct gpucomm_kparams &kp, const Body &body,
 	}
 }
 
-/* Worker block `slot` of ring `ring`: its items in ring order. */
+/* Body::prefetch where the body gives it, else false. */
+template <class Body, class = void>
+struct gpucomm_body_prefetch {
+	static constexpr bool value = false;
+};
+template <class Body>
+struct gpucomm_body_prefetch<Body, decltype((void)Body::prefetch)> {
+	static constexpr bool value = Body::prefetch;
+};
+
+/*
+ * One poll by a worker's thread 0 for item seq (index idx): 1 when it is
+ * handed over or taken, 2 on quit, 0 not yet; *ready_ns set with 1.
+ * *open: the latency path is open (below), so that the item's entries
+ * may be loaded while polling.
+ *
+ * Relaxed polls, then the fence: an acquire pattern pairing with the
+ * dispatcher's release (a fence per poll would only slow the polls).
+ *
+ * The latency path: while every earlier item of the ring is done (the
+ * ring idle up to this one: one worker of the ring at a time) and this
+ * slot's previous lap too (its READY cannot be the old one), the worker
+ * also polls its item's status itself and, seeing READY, takes it with
+ * the dispatcher's own system-scope acquire: the dispatcher's hand-over
+ * hop (polled back-off, a store, this poll) is off an isolated burst's
+ * critical path. The dispatcher passes such an item over by its
+ * done_seq.
+ */
+static __device__ __forceinline__ int
+gpucomm_worker_poll(const struct gpucomm_kparams &kp, size_t base,
+		uint32_t idx, unsigned long long seq, const uint32_t *status,
+		const unsigned long long *done_prev, unsigned long long *ready_ns,
+		bool *open)
+{
+	const uint32_t n = kp.n_items;
+	const unsigned long long v =
+		gpucomm_ld_relaxed_gpu_u64(&kp.st.ready_seq[base + idx]);
+
+	if (v == seq + 1 || v == GPUCOMM_SEQ_QUIT) {
+		gpucomm_fence_acq_rel_gpu();
+		*ready_ns = kp.st.ready_ns[base + idx];
+		return v == seq + 1 ? 1 : 2;
+	}
+	/* The lap check is an acquire (as the dispatcher's): the status
+	 * load after it cannot return the old lap's READY, nor the entry
+	 * loads an entry older than the lap before (gpucomm_layout.h). */
+	*open = (done_prev == NULL || gpucomm_ld_relaxed_gpu_u64(done_prev) >= seq) &&
+		(seq < n || gpucomm_ld_acquire_gpu_u64(
+		&kp.st.done_seq[base + idx]) >= seq - n + 1);
+	if (*open && gpucomm_ld_relaxed_sys_u32(status) == GPUCOMM_STATUS_READY) {
+		/* Acquires what the CPU wrote before READY. */
+		gpucomm_fence_acq_rel_sys();
+		*ready_ns = gpucomm_gpu_ns();
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Worker block `slot` of ring `ring`: its items in ring order.
+ *
+ * Body::prefetch (a body that reads its items with gpucomm_load_item)
+ * with kp.lap_tags (rings with lap tags, whose packet lists all hold at
+ * least GPUCOMM_TAG_WINDOW entries): while thread 0 polls on the latency path,
+ * warp 1 loads the item's first GPUCOMM_TAG_WINDOW entries, a lane each,
+ * in the same round trip as the status, and keeps them once entry 0's
+ * count is current and so is every entry below it: with READY they are
+ * loaded, no dependent PCIe read follows it. Loaded before the
+ * acquire, they are trusted by their tags alone (gpucomm_layout.h: a
+ * current tag is final for the lap, a stale one differs); an item whose
+ * entries were not all seen current is loaded after READY as before.
+ */
 template <class Body, class Hook>
 static __device__ void
 gpucomm_worker_loop(const struct gpucomm_kparams &kp, const Body &body,
 		uint32_t ring, uint32_t slot)
 {
+	constexpr bool prefetch = gpucomm_body_prefetch<Body>::value &&
+		Body::threads >= 64;
 	__shared__ struct gpucomm_item_ctx s_ctx;
 	__shared__ uint32_t *s_status;
 	__shared__ int s_go;
+	__shared__ int s_poll;
+	__shared__ bool s_open;
+	__shared__ unsigned long long s_pre_addr[prefetch ? GPUCOMM_TAG_WINDOW : 1];
+	__shared__ uint32_t s_pre_size[prefetch ? GPUCOMM_TAG_WINDOW : 1];
 	typename Body::worker w(body, ring, slot);
 	const uint32_t n = kp.n_items;
 	const size_t base = (size_t)ring * n;
 
 	for (unsigned long long seq = slot;; seq += kp.bpq) {
 		const uint32_t idx = (uint32_t)(seq % n);
+		/* Fixed for the list's life, in GPU memory: loaded while
+		 * waiting, not after. */
+		const struct gpucomm_pkt *pkts = kp.st.pkt_list[base + idx];
+		uint32_t *status = kp.st.status[base + idx];
+		const unsigned long long *done_prev = seq == 0 ? NULL :
+			&kp.st.done_seq[base + (uint32_t)((seq - 1) % n)];
+		unsigned long long ready_ns = 0;
+		int got = 0;
 
-		if (threadIdx.x == 0) {
-			/* Fixed for the list's life, in GPU memory: loaded
-			 * while waiting, not after. */
-			const struct gpucomm_pkt *pkts = kp.st.pkt_list[base + idx];
-			uint32_t *status = kp.st.status[base + idx];
-			const unsigned long long *done_prev = seq == 0 ? NULL :
-				&kp.st.done_seq[base + (uint32_t)((seq - 1) % n)];
-			unsigned long long v, ready_ns = 0;
+		/* The same for the whole block: a kernel parameter. */
+		if (!prefetch || kp.lap_tags == 0) {
+			if (threadIdx.x == 0) {
+				bool open;
 
-			/*
-			 * Relaxed polls, then the fence: an acquire pattern
-			 * pairing with the dispatcher's release (a fence per
-			 * poll would only slow the polls).
-			 *
-			 * The latency path: while every earlier item of the
-			 * ring is done (the ring idle up to this one: one
-			 * worker of the ring at a time) and this slot's
-			 * previous lap too (its READY cannot be the old one),
-			 * the worker also polls its item's status itself and,
-			 * seeing READY, takes it with the dispatcher's own
-			 * system-scope acquire: the dispatcher's hand-over
-			 * hop (polled back-off, a store, this poll) is off an
-			 * isolated burst's critical path. The dispatcher
-			 * passes such an item over by its done_seq.
-			 */
-			for (;;) {
-				v = gpucomm_ld_relaxed_gpu_u64(&kp.st.ready_seq[base + idx]);
-				if (v == seq + 1 || v == GPUCOMM_SEQ_QUIT) {
-					gpucomm_fence_acq_rel_gpu();
-					ready_ns = kp.st.ready_ns[base + idx];
-					break;
-				}
-				if ((done_prev == NULL ||
-						gpucomm_ld_relaxed_gpu_u64(done_prev) >= seq) &&
-						(seq < n || gpucomm_ld_acquire_gpu_u64(
-						&kp.st.done_seq[base + idx]) >= seq - n + 1) &&
-						gpucomm_ld_relaxed_sys_u32(status) ==
-						GPUCOMM_STATUS_READY) {
-					/* The lap check is an acquire (as
-					 * the dispatcher's): the status load
-					 * after it cannot return the old
-					 * lap's READY. This fence acquires
-					 * what the CPU wrote before READY. */
-					gpucomm_fence_acq_rel_sys();
-					ready_ns = gpucomm_gpu_ns();
-					v = seq + 1;
-					break;
-				}
+				while ((got = gpucomm_worker_poll(kp, base, idx, seq,
+						status, done_prev, &ready_ns,
+						&open)) == 0)
+					;
 			}
-			s_go = v == seq + 1;
+		} else {
+			/* The block polls together: thread 0 as above, warp 1
+			 * the entries once the previous poll found the path
+			 * open, both in flight at once. */
+			const unsigned long long lap = seq / n;
+			const unsigned int lane = threadIdx.x % 32;
+			const bool loader = threadIdx.x / 32 == 1;
+			unsigned long long pa = 0, pz = 0;
+			uint32_t pre_n = 0;
+			bool open = false;
+
+			for (;;) {
+				if (threadIdx.x == 0) {
+					bool o = false;
+
+					s_poll = gpucomm_worker_poll(kp, base, idx,
+						seq, status, done_prev, &ready_ns, &o);
+					s_open = o;
+				}
+				if (loader && open && pre_n == 0) {
+					uint32_t cnt;
+
+					gpucomm_ld_pkt(&pkts[lane], &pa, &pz);
+					cnt = __shfl_sync(0xffffffffu,
+						gpucomm_tag_count(pz, lap), 0);
+					if (cnt != 0 && __all_sync(0xffffffffu,
+							lane >= cnt ||
+							gpucomm_tag_current(pz, lap)))
+						pre_n = cnt;
+				}
+				__syncthreads();
+				got = s_poll;
+				open = s_open;
+				/* Everyone has read them before thread 0 stores
+				 * them again. */
+				__syncthreads();
+				if (got != 0)
+					break;
+			}
+			if (loader) {
+				if (pre_n != 0) {
+					s_pre_addr[lane] = pa;
+					s_pre_size[lane] = (uint32_t)pz;
+				}
+				if (lane == 0)
+					s_ctx.pre_n = pre_n;
+			}
+		}
+		if (threadIdx.x == 0) {
+			s_go = got == 1;
 			s_status = status;
 			s_ctx.item = kp.items[ring] + idx;
 			s_ctx.pkts = pkts;
@@ -386,6 +514,10 @@ gpucomm_worker_loop(const struct gpucomm_kparams &kp, const Body &body,
 			s_ctx.ring = ring;
 			s_ctx.idx = idx;
 			s_ctx.slot = slot;
+			if (!prefetch || kp.lap_tags == 0)
+				s_ctx.pre_n = 0;
+			s_ctx.pre_addr = s_pre_addr;
+			s_ctx.pre_size = s_pre_size;
 		}
 		/* The barrier carries thread 0's acquire to the block. */
 		__syncthreads();
@@ -484,6 +616,9 @@ gpucomm_item_kernel(const struct gpucomm_kparams kp, const Body body,
 		s_ctx.item = item;
 		s_ctx.seq = seq;
 		s_ctx.ready_ns = 0;
+		s_ctx.pre_n = 0;
+		s_ctx.pre_addr = NULL;
+		s_ctx.pre_size = NULL;
 		s_ctx.ring = ring;
 		s_ctx.idx = idx;
 		s_ctx.slot = 0;

@@ -46,6 +46,13 @@ _Static_assert(RTE_GPU_COMM_LIST_FREE == GPUCOMM_STATUS_FREE &&
 	RTE_GPU_COMM_LIST_ERROR == GPUCOMM_STATUS_ERROR, "status values");
 _Static_assert(RTE_GPU_COMM_LIST_PKTS_MAX == GPUCOMM_PKTS_MAX,
 	"packet list entries");
+/* Lap tags (gpucomm_layout.h): the high half of a 64-bit size word holds
+ * the tag, its count field any item's count. */
+_Static_assert(sizeof(((struct rte_gpu_comm_pkt *)0)->size) == 8,
+	"64-bit size word: room for the lap tag");
+_Static_assert(RTE_GPU_COMM_LIST_PKTS_MAX <= GPUCOMM_TAG_COUNT_MASK &&
+	GPUCOMM_TAG_WINDOW <= RTE_GPU_COMM_LIST_PKTS_MAX &&
+	GPUCOMM_TAG_REFRESH * 2 <= GPUCOMM_TAG_LAP_MASK + 1u, "lap tag fields");
 /* The flag the kernel polls is a 32-bit word. */
 _Static_assert(sizeof(*((struct rte_gpu_comm_flag *)0)->ptr) == sizeof(uint32_t),
 	"comm flag word");
@@ -58,7 +65,7 @@ gpucomm_ring_init(struct gpucomm_ring *r, int16_t dev_id,
 	int rc;
 
 	if (r == NULL || list == NULL || n_items == 0 ||
-			(flags & ~GPUCOMM_RING_GPU_WMB) != 0) {
+			(flags & ~(GPUCOMM_RING_GPU_WMB | GPUCOMM_RING_TAGS)) != 0) {
 		GPUCOMM_LOG(ERR, "ring init: %s\n", r == NULL ? "no ring" :
 			list == NULL ? "no comm list" : n_items == 0 ?
 			"no items" : "unknown flags");
@@ -72,6 +79,14 @@ gpucomm_ring_init(struct gpucomm_ring *r, int16_t dev_id,
 			return -EINVAL;
 		}
 		RTE_GPU_VOLATILE(list[i].num_pkts) = 0;
+		/* No window entry is taken for current: those of an earlier
+		 * user of the list carry the tags of its laps, which this
+		 * ring counts again from 0 (gpucomm_layout.h). Made visible
+		 * by the fence below, before any kernel is launched on it. */
+		for (uint32_t j = 0; (flags & GPUCOMM_RING_TAGS) &&
+				j < GPUCOMM_TAG_WINDOW; j++)
+			list[i].pkt_list[j].size =
+				(uint32_t)list[i].pkt_list[j].size;
 		rc = rte_gpu_comm_set_status(&list[i], RTE_GPU_COMM_LIST_FREE);
 		if (rc != 0)
 			return rc;
@@ -104,6 +119,7 @@ gpucomm_ring_init(struct gpucomm_ring *r, int16_t dev_id,
 	r->n_items = n_items;
 	r->dev_id = dev_id;
 	r->gpu_wmb = (flags & GPUCOMM_RING_GPU_WMB) != 0;
+	r->tags = (flags & GPUCOMM_RING_TAGS) != 0;
 	/* gpudev puts the statuses in EAL memory (rte_zmalloc) unless it
 	 * could map GPU memory for the CPU (GDRCopy: write-combined). */
 	r->wc_status = rte_mem_virt2memseg(list[0].status_h, NULL) == NULL;

@@ -35,6 +35,17 @@
  *      whenever the buffer is next flushed.
  * Collect ordering: DONE read, then rte_rmb(): the results are read after
  * it (pairs with the kernel's system-scope release of DONE).
+ *
+ * Lap tags (GPUCOMM_RING_TAGS, gpucomm_layout.h): each entry's size word
+ * carries the item's lap, stored after its address
+ * (gpucomm_ring_set_pkt), and publish stores entry 0's size word again
+ * with the count, once nothing can fail, just before READY. A worker
+ * that polls for READY loads the first GPUCOMM_TAG_WINDOW entries at the
+ * same time and keeps those that prove themselves current: no PCIe read
+ * after READY for an item of up to that many packets. An entry is
+ * written at most once a lap: after a failed publish, publish the same
+ * entries again, or initialise the ring again before filling the item
+ * with others.
  */
 #ifndef GPUCOMM_RING_H
 #define GPUCOMM_RING_H
@@ -57,6 +68,10 @@ extern "C" {
 
 /* rte_gpu_wmb() before READY: packets in GPU memory written by a NIC. */
 #define GPUCOMM_RING_GPU_WMB 1u
+/* Lap tags for the kernel's prefetch (above): every item's packet list
+ * holds at least GPUCOMM_TAG_WINDOW entries, filled by
+ * gpucomm_ring_set_pkt() or gpucomm_ring_fill_mbufs(). */
+#define GPUCOMM_RING_TAGS 2u
 
 struct gpucomm_ring {
 	struct rte_gpu_comm_list *list;
@@ -68,6 +83,8 @@ struct gpucomm_ring {
 	uint8_t wc_status;	/* status words outside EAL memory: GPU
 				 * memory mapped for the CPU */
 	uint8_t tail_done;	/* collect saw the tail item DONE */
+	uint8_t tags;		/* GPUCOMM_RING_TAGS given */
+	uint32_t lap;		/* the head item's lap: head wraps counted */
 	/* In-flight accounting: items and packets published and not yet
 	 * released, and how many items ever were (published is the next
 	 * item's sequence number, the kernel's seq). */
@@ -112,10 +129,52 @@ gpucomm_ring_next(const struct gpucomm_ring *r)
 static inline void
 gpucomm_ring_advance(struct gpucomm_ring *r, uint32_t n_pkts)
 {
-	r->head = r->head + 1 == r->n_items ? 0 : r->head + 1;
+	if (++r->head == r->n_items) {
+		r->head = 0;
+		r->lap++;
+	}
 	r->inflight++;
 	r->inflight_pkts += n_pkts;
 	r->published++;
+}
+
+/*
+ * Entry e of the head item: the packet's address, then its size with
+ * the head's lap tag (gpucomm_layout.h). For any ring; with
+ * GPUCOMM_RING_TAGS the only way to fill one, once a lap.
+ */
+static inline void
+gpucomm_ring_set_pkt(const struct gpucomm_ring *r, struct rte_gpu_comm_pkt *e,
+		uintptr_t addr, uint32_t size)
+{
+	e->addr = addr;
+	/* The address before the tagged size word, for a PCIe reader: a
+	 * worker that loads the tag current loads this address (x86 keeps
+	 * the order, this is a compiler barrier there). */
+	rte_io_wmb();
+	e->size = gpucomm_tag_size(size, r->lap, 0);
+}
+
+/*
+ * A tagged ring's last stores before READY, once nothing can fail: entry
+ * 0's size word again, now with the count, and every GPUCOMM_TAG_REFRESH
+ * laps the window's unused entries (count .. window) tagged with no
+ * count, which bounds how old a stale entry's lap can be (the wrap-around
+ * argument in gpucomm_layout.h). No barrier: entry 0's address and size
+ * were stored (in order) by the filler, and the count word is a hint the
+ * worker checks itself; READY's ordering is publish's.
+ */
+static inline void
+gpucomm_ring_commit_tags(const struct gpucomm_ring *r,
+		struct rte_gpu_comm_list *it, uint32_t n_pkts)
+{
+	struct rte_gpu_comm_pkt *e = it->pkt_list;
+
+	e[0].size = gpucomm_tag_size((uint32_t)e[0].size, r->lap, n_pkts);
+	if (unlikely((r->lap & (GPUCOMM_TAG_REFRESH - 1)) == 0))
+		for (uint32_t i = n_pkts; i < GPUCOMM_TAG_WINDOW; i++)
+			e[i].size = gpucomm_tag_size((uint32_t)e[i].size,
+				r->lap, 0);
 }
 
 /*
@@ -164,6 +223,8 @@ gpucomm_ring_publish(struct gpucomm_ring *r, uint32_t n_pkts)
 
 	if (unlikely(rc != 0))
 		return rc;
+	if (r->tags)
+		gpucomm_ring_commit_tags(r, it, n_pkts);
 	rc = rte_gpu_comm_set_status(it, RTE_GPU_COMM_LIST_READY);
 	if (unlikely(rc != 0))
 		return rc;
@@ -200,6 +261,10 @@ gpucomm_ring_publish_on_stream(struct gpucomm_ring *r, uint32_t n_pkts,
 	if (unlikely(gpucomm_cuda_queue_ready(stream,
 			(uint32_t *)it->status_d) != 0))
 		return -EIO;
+	/* After the queueing, which can fail: the stream's READY may come
+	 * first, and the worker then loads the item after READY. */
+	if (r->tags)
+		gpucomm_ring_commit_tags(r, it, n_pkts);
 	gpucomm_ring_advance(r, n_pkts);
 	return 0;
 }
@@ -326,7 +391,7 @@ gpucomm_echo_ask(volatile uint32_t *host, int wc, uint32_t ask,
  * kept in the item), for programs that need no more than
  * rte_gpu_comm_populate_list_pkts; then gpucomm_ring_publish(r, n).
  * 0, -ENOSPC (ring full), -EINVAL (n out of range, a NULL or chained
- * mbuf: nothing to publish, the entries before it are simply unused).
+ * mbuf: nothing written).
  */
 static inline int
 gpucomm_ring_fill_mbufs(struct gpucomm_ring *r, struct rte_mbuf **mbufs,
@@ -339,14 +404,18 @@ gpucomm_ring_fill_mbufs(struct gpucomm_ring *r, struct rte_mbuf **mbufs,
 		return -ENOSPC;
 	if (unlikely(n == 0 || n > RTE_GPU_COMM_LIST_PKTS_MAX))
 		return -EINVAL;
+	/* Every mbuf checked before any entry is written: an entry is
+	 * written once a lap (lap tags), and the caller may fill the item
+	 * again after an error. */
+	for (uint32_t i = 0; i < n; i++)
+		if (unlikely(mbufs[i] == NULL || mbufs[i]->nb_segs != 1))
+			return -EINVAL;
 	e = it->pkt_list;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct rte_mbuf *m = mbufs[i];
 
-		if (unlikely(m == NULL || m->nb_segs != 1))
-			return -EINVAL;
-		e[i].addr = rte_pktmbuf_mtod(m, uintptr_t);
-		e[i].size = m->data_len;
+		gpucomm_ring_set_pkt(r, &e[i], rte_pktmbuf_mtod(m, uintptr_t),
+			m->data_len);
 		it->mbufs[i] = mbufs[i];
 	}
 	return 0;

@@ -275,19 +275,161 @@ fill_mbufs(void)
 	CHECK(gpucomm_ring_fill_mbufs(&r, m, 2) == 0, "fill");
 	for (int i = 0; i < 2; i++)
 		CHECK(list[0].pkt_list[i].addr == rte_pktmbuf_mtod(m[i], uintptr_t) &&
-			list[0].pkt_list[i].size == (size_t)(60 + i) &&
-			list[0].mbufs[i] == m[i], "entry %d", i);
+			(uint32_t)list[0].pkt_list[i].size == (uint32_t)(60 + i) &&
+			gpucomm_tag_current(list[0].pkt_list[i].size, 0) &&
+			gpucomm_tag_count(list[0].pkt_list[i].size, 0) == 0 &&
+			list[0].mbufs[i] == m[i], "entry %d, tagged lap 0", i);
 	CHECK(status_of(&list[0]) == RTE_GPU_COMM_LIST_FREE, "fill alone publishes nothing");
 	CHECK(gpucomm_ring_fill_mbufs(&r, m, 0) == -EINVAL, "no mbufs");
 	/* A chain cannot be described by one entry. */
 	CHECK(rte_pktmbuf_chain(m[1], m[2]) == 0, "chain");
 	m[2] = NULL;
+	list[0].pkt_list[0].addr = 1;
 	CHECK(gpucomm_ring_fill_mbufs(&r, m, 2) == -EINVAL, "chained mbuf refused");
 	CHECK(gpucomm_ring_fill_mbufs(&r, m, 3) == -EINVAL, "NULL mbuf refused");
+	/* An entry is written once a lap: a refused fill writes none. */
+	CHECK(list[0].pkt_list[0].addr == 1, "refused fill wrote nothing");
 out:
 	rte_pktmbuf_free_bulk(m, 3);
 	if (list != NULL)
 		CHECK(rte_gpu_comm_destroy_list(list, 2) == 0, "destroy");
+}
+
+/*
+ * The lap tag's validation, the function the worker runs (gpucomm_layout.h,
+ * compiled here for the host): an entry of another lap, an untagged one
+ * and entry 0 without its count are not taken for current.
+ */
+static void
+lap_tag_validation(void)
+{
+	const uint64_t laps[] = { 0, 1, 2, 0x7fff, 0x8000, 0xffff, 0x10000,
+		0x123456789ull };
+
+	for (unsigned int k = 0; k < RTE_DIM(laps); k++) {
+		const uint64_t lap = laps[k];
+		const uint64_t w = gpucomm_tag_size(1500, lap, 0);
+		const uint64_t w0 = gpucomm_tag_size(64, lap, 1024);
+
+		CHECK((uint32_t)w == 1500 && (uint32_t)w0 == 64,
+			"size in the low half");
+		CHECK(gpucomm_tag_current(w, lap) && gpucomm_tag_current(w0, lap),
+			"lap %" PRIu64 ": current", lap);
+		CHECK(gpucomm_tag_count(w0, lap) == 1024 &&
+			gpucomm_tag_count(w, lap) == 0,
+			"lap %" PRIu64 ": count only in entry 0's word", lap);
+		/* Every lap the refresh lets an entry be from: stale. */
+		for (uint64_t back = 1; back <= GPUCOMM_TAG_REFRESH; back++) {
+			if (lap < back)
+				break;
+			if (gpucomm_tag_current(gpucomm_tag_size(64, lap - back, 0), lap) ||
+					gpucomm_tag_count(gpucomm_tag_size(64,
+					lap - back, 32), lap) != 0) {
+				CHECK(0, "lap %" PRIu64 ": an entry of lap %" PRIu64
+					" taken for current", lap, lap - back);
+				break;
+			}
+		}
+		CHECK(!gpucomm_tag_current(gpucomm_tag_size(64, lap + 1, 0), lap),
+			"lap %" PRIu64 ": the next lap's entry", lap);
+		/* Untagged (as before the ring's init cleared it, or a ring
+		 * without tags): never current, not even at lap 0. */
+		CHECK(!gpucomm_tag_current(64, lap) && !gpucomm_tag_current(0, lap) &&
+			gpucomm_tag_count((uint64_t)(lap & 0xffff) << 32 | 64, lap) == 0,
+			"lap %" PRIu64 ": untagged", lap);
+	}
+	/* 2^16 laps apart the tags agree: why the ring refreshes them. */
+	CHECK(gpucomm_tag_current(gpucomm_tag_size(64, 5, 0), 5 + 0x10000),
+		"the lap tag wraps at 2^16");
+}
+
+/*
+ * A tagged ring's stores: entries tagged with the head's lap (the lap
+ * counts head wraps), entry 0's count at publish, the window's unused
+ * entries tagged every GPUCOMM_TAG_REFRESH laps only, and init clearing
+ * the window's tags an earlier user left. An entry of the previous lap
+ * is stale under the validation.
+ */
+static void
+ring_lap_tags(void)
+{
+	enum { N = 2 };
+	struct rte_gpu_comm_list *list = rte_gpu_comm_create_list(gpu, N);
+	struct rte_gpu_comm_list *it = NULL;
+	struct gpucomm_ring r;
+
+	CHECK(list != NULL, "create list");
+	if (list == NULL)
+		return;
+	/* As an earlier user of the list could have left it: tags of lap 0
+	 * (its count too), which the new ring counts again. */
+	for (uint32_t i = 0; i < N; i++)
+		for (uint32_t j = 0; j < RTE_GPU_COMM_LIST_PKTS_MAX; j++)
+			list[i].pkt_list[j].size =
+				gpucomm_tag_size(100, 0, j == 0 ? 7 : 0);
+	CHECK(gpucomm_ring_init(&r, gpu, list, N, GPUCOMM_RING_TAGS) == 0 &&
+		r.tags && r.lap == 0, "init with tags");
+	for (uint32_t i = 0; i < N; i++)
+		for (uint32_t j = 0; j < GPUCOMM_TAG_WINDOW; j++)
+			if (gpucomm_tag_current(list[i].pkt_list[j].size, 0) ||
+					(uint32_t)list[i].pkt_list[j].size != 100) {
+				CHECK(0, "item %u entry %u: tag left by init", i, j);
+				goto out;
+			}
+	for (uint64_t seq = 0; seq < 6; seq++) {
+		struct rte_gpu_comm_list *h = gpucomm_ring_next(&r);
+		const uint64_t lap = seq / N;
+		/* 32 and 3 packets, then 1: entries 1..31 of lap 0 stay
+		 * (written, or tagged by lap 0's refresh). */
+		const uint32_t n = seq == 0 ? 32 : seq == 1 ? 3 : 1;
+		const struct rte_gpu_comm_pkt *e = h->pkt_list;
+
+		CHECK(r.lap == lap, "lap %" PRIu64 " counted", lap);
+		for (uint32_t j = 0; j < n; j++)
+			gpucomm_ring_set_pkt(&r, &h->pkt_list[j],
+				entry_addr(seq, j), 64 + j);
+		CHECK(gpucomm_tag_count(e[0].size, lap) == 0,
+			"no count before publish");
+		CHECK(gpucomm_ring_publish(&r, n) == 0, "publish");
+		CHECK(gpucomm_tag_count(e[0].size, lap) == n &&
+			(uint32_t)e[0].size == 64 && e[0].addr == entry_addr(seq, 0),
+			"seq %" PRIu64 ": entry 0 with the count", seq);
+		for (uint32_t j = 1; j < GPUCOMM_TAG_WINDOW; j++) {
+			/* Lap 0 refreshes the unused ones: current, no count. */
+			const bool cur = j < n || lap == 0;
+
+			if (gpucomm_tag_current(e[j].size, lap) != cur ||
+					(j < n && (uint32_t)e[j].size != 64 + j)) {
+				CHECK(0, "seq %" PRIu64 " entry %u: %s", seq, j,
+					cur ? "not current" :
+					"an earlier lap's entry taken for current");
+				goto out;
+			}
+		}
+		gpu_sets(h, RTE_GPU_COMM_LIST_DONE);
+		CHECK(gpucomm_ring_collect(&r, &it) == 1 &&
+			gpucomm_ring_release(&r) == 0, "collect, release");
+	}
+	CHECK(r.lap == 3, "three laps");
+	/* The refresh lap: the window's unused entries tagged again. */
+	r.lap = GPUCOMM_TAG_REFRESH;
+	gpucomm_ring_set_pkt(&r, &gpucomm_ring_next(&r)->pkt_list[0], 1, 64);
+	CHECK(gpucomm_ring_publish(&r, 1) == 0, "publish");
+	for (uint32_t j = 1; j < GPUCOMM_TAG_WINDOW; j++)
+		CHECK(gpucomm_tag_current(list[0].pkt_list[j].size,
+			GPUCOMM_TAG_REFRESH) &&
+			gpucomm_tag_count(list[0].pkt_list[j].size,
+			GPUCOMM_TAG_REFRESH) == 0, "refreshed entry %u", j);
+	CHECK(!gpucomm_tag_current(list[0].pkt_list[GPUCOMM_TAG_WINDOW].size,
+		GPUCOMM_TAG_REFRESH), "past the window: not refreshed");
+	/* A ring without tags stores no count. */
+	CHECK(gpucomm_ring_init(&r, gpu, list, N, 0) == 0 && !r.tags, "init");
+	gpucomm_ring_set_pkt(&r, &list[0].pkt_list[0], 1, 64);
+	CHECK(gpucomm_ring_publish(&r, 1) == 0 &&
+		gpucomm_tag_count(list[0].pkt_list[0].size, 0) == 0,
+		"no count without tags");
+out:
+	CHECK(rte_gpu_comm_destroy_list(list, N) == 0, "destroy");
 }
 
 /*
@@ -415,7 +557,45 @@ static struct {
 	uint64_t result[CONC_N];	/* "GPU memory": sum of the entries */
 	volatile int stop;
 	volatile uint64_t bad;
+	uint64_t prefetched;	/* items summed from entries loaded before READY */
+	uint64_t stale;		/* polls that found entry 0 of an earlier lap */
 } conc;
+
+/* The worker's prefetch (gpucomm_persistent.cuh), played: an item's
+ * first entries loaded while polling, kept once all are current. */
+struct prefetch {
+	uint32_t n;
+	uintptr_t addr[GPUCOMM_TAG_WINDOW];
+	uint64_t size[GPUCOMM_TAG_WINDOW];
+};
+
+static void
+prefetch_poll(const struct rte_gpu_comm_list *it, uint64_t lap,
+		struct prefetch *p)
+{
+	const struct rte_gpu_comm_pkt *e = it->pkt_list;
+	uint32_t cnt;
+
+	if (p->n != 0)
+		return;
+	for (uint32_t i = 0; i < GPUCOMM_TAG_WINDOW; i++) {
+		/* The size word, then the address: loads in order (as the
+		 * GPU's one 16-byte load reads both at once), so a current
+		 * tag means a current address. */
+		p->size[i] = __atomic_load_n(&e[i].size, __ATOMIC_ACQUIRE);
+		p->addr[i] = __atomic_load_n(&e[i].addr, __ATOMIC_RELAXED);
+	}
+	cnt = gpucomm_tag_count(p->size[0], lap);
+	if (cnt == 0) {
+		if (p->size[0] >> 32 != 0 && !gpucomm_tag_current(p->size[0], lap))
+			conc.stale++;
+		return;
+	}
+	for (uint32_t i = 0; i < cnt && i < GPUCOMM_TAG_WINDOW; i++)
+		if (!gpucomm_tag_current(p->size[i], lap))
+			return;
+	p->n = cnt;
+}
 
 static uint64_t
 entries_sum(const struct rte_gpu_comm_list *it, uint32_t n)
@@ -423,7 +603,7 @@ entries_sum(const struct rte_gpu_comm_list *it, uint32_t n)
 	uint64_t s = 0;
 
 	for (uint32_t i = 0; i < n; i++)
-		s += it->pkt_list[i].addr + it->pkt_list[i].size;
+		s += it->pkt_list[i].addr + (uint32_t)it->pkt_list[i].size;
 	return s;
 }
 
@@ -437,16 +617,25 @@ expected_sum(uint64_t seq)
 	return s;
 }
 
-/* The fake kernel's work on item i, READY seen: result, then DONE. */
+/* The fake kernel's work on item i, READY seen: result (from the
+ * prefetched entries when p has them), then DONE. */
 static void
-fake_item(uint32_t i)
+fake_item(uint32_t i, const struct prefetch *p)
 {
 	uint32_t n = conc.list[i].num_pkts;
 
-	if (n == 0 || n > 32)
+	if (n == 0 || n > 32 || (p != NULL && p->n != 0 && p->n != n)) {
 		conc.bad++;
-	else
+	} else if (p != NULL && p->n != 0) {
+		uint64_t s = 0;
+
+		for (uint32_t k = 0; k < n; k++)
+			s += p->addr[k] + (uint32_t)p->size[k];
+		conc.result[i] = s;
+		conc.prefetched++;
+	} else {
 		conc.result[i] = entries_sum(&conc.list[i], n);
+	}
 	/* Release: the result before DONE. */
 	__atomic_store_n((uint32_t *)conc.list[i].status_h,
 		RTE_GPU_COMM_LIST_DONE, __ATOMIC_RELEASE);
@@ -455,12 +644,21 @@ fake_item(uint32_t i)
 static void *
 fake_kernel(void *arg)
 {
-	uint64_t seq = 0;
+	uint64_t seq = 0, p_seq = UINT64_MAX;
+	struct prefetch p;
 
 	(void)arg;
 	while (!conc.stop) {
 		uint32_t a = (uint32_t)(seq % CONC_N), b = (uint32_t)((seq + 1) % CONC_N);
 
+		if (p_seq != seq) {
+			p.n = 0;
+			p_seq = seq;
+		}
+		/* Item a's previous lap is done (this thread did it), as the
+		 * worker's latency path requires: its entries are loaded
+		 * before READY is, and a stale one must not be kept. */
+		prefetch_poll(&conc.list[a], seq / CONC_N, &p);
 		/* Acquire: what the lcore wrote before READY. */
 		if (__atomic_load_n((uint32_t *)conc.list[a].status_h,
 				__ATOMIC_ACQUIRE) != RTE_GPU_COMM_LIST_READY) {
@@ -472,10 +670,10 @@ fake_kernel(void *arg)
 		if (__atomic_load_n((uint32_t *)conc.list[b].status_h,
 				__ATOMIC_ACQUIRE) == RTE_GPU_COMM_LIST_READY) {
 			/* Both: the newer finishes first. */
-			fake_item(b);
+			fake_item(b, NULL);
 			seq++;
 		}
-		fake_item(a);
+		fake_item(a, &p);
 	}
 	return NULL;
 }
@@ -492,7 +690,7 @@ concurrent_protocol(void)
 	CHECK(conc.list != NULL, "create list");
 	if (conc.list == NULL)
 		return;
-	if (gpucomm_ring_init(&r, gpu, conc.list, CONC_N, 0) != 0 ||
+	if (gpucomm_ring_init(&r, gpu, conc.list, CONC_N, GPUCOMM_RING_TAGS) != 0 ||
 			pthread_create(&t, NULL, fake_kernel, NULL) != 0) {
 		CHECK(0, "init or thread");
 		goto out;
@@ -523,7 +721,9 @@ concurrent_protocol(void)
 				sched_yield();
 				continue;
 			}
-			fill_entries(h, r.published, item_pkts(r.published));
+			for (uint32_t i = 0; i < item_pkts(r.published); i++)
+				gpucomm_ring_set_pkt(&r, &h->pkt_list[i],
+					entry_addr(r.published, i), 64 + i);
 			CHECK(gpucomm_ring_publish(&r, item_pkts(r.published)) == 0,
 				"publish");
 		}
@@ -537,8 +737,12 @@ concurrent_protocol(void)
 	CHECK(wrong == 0 && conc.bad == 0, "%" PRIu64 " results wrong or out of "
 		"order, %" PRIu64 " items handed over torn", wrong, conc.bad);
 	CHECK(r.inflight == 0 && r.inflight_pkts == 0, "nothing left in flight");
-	printf("  %u items through a %u-item ring, ring full %" PRIu64 " times\n",
-		CONC_ITEMS, CONC_N, full);
+	/* Most items are READY when first polled, their entries current. */
+	CHECK(conc.prefetched > 0, "no item summed from its prefetched entries");
+	printf("  %u items through a %u-item ring, ring full %" PRIu64 " times, "
+		"%" PRIu64 " summed from entries loaded before READY, %" PRIu64
+		" polls saw an earlier lap's entry 0\n",
+		CONC_ITEMS, CONC_N, full, conc.prefetched, conc.stale);
 out:
 	CHECK(rte_gpu_comm_destroy_list(conc.list, CONC_N) == 0, "destroy");
 }
@@ -561,7 +765,8 @@ kernel_setup(void)
 		(void *)k.kp.items[0] == (void *)lists[0] &&
 		(void *)k.kp.items[1] == (void *)lists[1] &&
 		k.kp.quit == k.quit.ptr && k.kp.poll_ns_min == GPUCOMM_POLL_NS_MIN &&
-		k.kp.poll_ns_max == GPUCOMM_POLL_NS_MAX, "parameters");
+		k.kp.poll_ns_max == GPUCOMM_POLL_NS_MAX &&
+		k.kp.lap_tags == 0, "parameters (no lap tags unless asked)");
 	CHECK(fake_cuda_is_device_range(k.state, gpucomm_kstate_bytes(2, 16)) &&
 		(void *)k.kp.st.ready_seq == k.state, "state in GPU memory");
 	CHECK(fake_cuda_is_registered(k.quit.ptr, sizeof(uint32_t)),
@@ -651,6 +856,8 @@ main(int argc, char **argv)
 	CHECK_CASE(init_resets_and_refuses);
 	CHECK_CASE(ring_order_and_accounting);
 	CHECK_CASE(fill_mbufs);
+	CHECK_CASE(lap_tag_validation);
+	CHECK_CASE(ring_lap_tags);
 	CHECK_CASE(publish_store_order);
 	CHECK_CASE(concurrent_protocol);
 	CHECK_CASE(kernel_setup);
