@@ -355,197 +355,278 @@ struct gpucomm_body_prefetch<Body, decltype((void)Body::prefetch)> {
 	static constexpr bool value = Body::prefetch;
 };
 
-/*
- * One poll by a worker's thread 0 for item seq (index idx): 1 when it is
- * handed over or taken, 2 on quit, 0 not yet; *ready_ns set with 1.
- * *open: the latency path is open (below), so that the item's entries
- * may be loaded while polling.
- *
- * Relaxed polls, then the fence: an acquire pattern pairing with the
- * dispatcher's release (a fence per poll would only slow the polls).
- *
- * The latency path: while every earlier item of the ring is done (the
- * ring idle up to this one: one worker of the ring at a time) and this
- * slot's previous lap too (its READY cannot be the old one), the worker
- * also polls its item's status itself and, seeing READY, takes it with
- * the dispatcher's own system-scope acquire: the dispatcher's hand-over
- * hop (polled back-off, a store, this poll) is off an isolated burst's
- * critical path. The dispatcher passes such an item over by its
- * done_seq.
- */
-static __device__ __forceinline__ int
-gpucomm_worker_poll(const struct gpucomm_kparams &kp, size_t base,
-		uint32_t idx, unsigned long long seq, const uint32_t *status,
-		const unsigned long long *done_prev, unsigned long long *ready_ns,
-		bool *open)
+/* The item's context a worker's poller hands its block. */
+static __device__ __forceinline__ void
+gpucomm_worker_ctx(struct gpucomm_item_ctx &c, const struct gpucomm_kparams &kp,
+		const struct gpucomm_pkt *pkts, uint32_t ring, uint32_t idx,
+		uint32_t slot, unsigned long long seq, unsigned long long ready_ns,
+		uint32_t pre_n)
 {
-	const uint32_t n = kp.n_items;
-	const unsigned long long v =
-		gpucomm_ld_relaxed_gpu_u64(&kp.st.ready_seq[base + idx]);
-
-	if (v == seq + 1 || v == GPUCOMM_SEQ_QUIT) {
-		gpucomm_fence_acq_rel_gpu();
-		*ready_ns = kp.st.ready_ns[base + idx];
-		return v == seq + 1 ? 1 : 2;
-	}
-	/* The lap check is an acquire (as the dispatcher's): the status
-	 * load after it cannot return the old lap's READY, nor the entry
-	 * loads an entry older than the lap before (gpucomm_layout.h). */
-	*open = (done_prev == NULL || gpucomm_ld_relaxed_gpu_u64(done_prev) >= seq) &&
-		(seq < n || gpucomm_ld_acquire_gpu_u64(
-		&kp.st.done_seq[base + idx]) >= seq - n + 1);
-	if (*open && gpucomm_ld_relaxed_sys_u32(status) == GPUCOMM_STATUS_READY) {
-		/* Acquires what the CPU wrote before READY. */
-		gpucomm_fence_acq_rel_sys();
-		*ready_ns = gpucomm_gpu_ns();
-		return 1;
-	}
-	return 0;
+	c.item = kp.items[ring] + idx;
+	c.pkts = pkts;
+	c.seq = seq;
+	c.ready_ns = ready_ns;
+	c.ring = ring;
+	c.idx = idx;
+	c.slot = slot;
+	c.pre_n = pre_n;
 }
 
 /*
- * Worker block `slot` of ring `ring`: its items in ring order.
+ * A worker's item, READY taken (s_go set by the poller, before the
+ * barrier): the body, then DONE.
+ */
+template <class Body, class Hook>
+static __device__ __forceinline__ bool
+gpucomm_worker_item(const struct gpucomm_kparams &kp, const Body &body,
+		typename Body::worker &w, struct gpucomm_item_ctx &s_ctx,
+		uint32_t *const &s_status, const int &s_go, size_t base,
+		uint32_t idx, unsigned long long seq)
+{
+	/* The barrier carries the poller's acquire to the block. */
+	__syncthreads();
+	if (!s_go)
+		return false;
+	Hook::taken(body, s_ctx);
+	{
+		const struct gpucomm_item_ctx c = s_ctx;
+
+		w.item(c);
+		/*
+		 * Every thread's results are stored before this barrier;
+		 * thread 0's release after it orders them all before
+		 * DONE (cumulativity). One release per item: a fence in
+		 * every thread measured 4 us per 32-packet item (the
+		 * fences of a block are served one by one), and a fence
+		 * before the release would only repeat it.
+		 */
+		__syncthreads();
+		if (threadIdx.x == 0) {
+			gpucomm_st_release_sys_u32(s_status, GPUCOMM_STATUS_DONE);
+			/* Ordered after DONE: once the dispatcher sees it,
+			 * the slot's status no longer reads the old READY. */
+			gpucomm_st_release_gpu_u64(&kp.st.done_seq[base + idx],
+				seq + 1);
+		}
+		w.item_done(c);
+	}
+	return true;
+}
+
+/*
+ * Worker block `slot` of ring `ring` with the prefetch (Body::prefetch, a
+ * body that reads its items with gpucomm_load_item, and kp.lap_tags:
+ * rings with lap tags, whose packet lists hold at least
+ * GPUCOMM_TAG_WINDOW entries). Warp 1 polls, as thread 0 does in
+ * gpucomm_worker_loop, and on the latency path each of its polls loads
+ * the status word and, until they were all seen current, the item's
+ * first GPUCOMM_TAG_WINDOW entries (a lane each, one 16-byte load), the
+ * loads issued back to back: the poll that sees READY has its entries
+ * loaded in the same round trip, the first open poll included. No
+ * dependent PCIe read follows READY for an item of up to
+ * GPUCOMM_TAG_WINDOW packets once its entries were seen current.
  *
- * Body::prefetch (a body that reads its items with gpucomm_load_item)
- * with kp.lap_tags (rings with lap tags, whose packet lists all hold at
- * least GPUCOMM_TAG_WINDOW entries): while thread 0 polls on the latency path,
- * warp 1 loads the item's first GPUCOMM_TAG_WINDOW entries, a lane each,
- * in the same round trip as the status, and keeps them once entry 0's
- * count is current and so is every entry below it: with READY they are
- * loaded, no dependent PCIe read follows it. Loaded before the
- * acquire, they are trusted by their tags alone (gpucomm_layout.h: a
- * current tag is final for the lap, a stale one differs); an item whose
- * entries were not all seen current is loaded after READY as before.
+ * Why an entry loaded before READY (before the acquire) is never a stale
+ * or half-written one kept: the tags decide, not the poll's state. Each
+ * entry is read with its tag by one 16-byte load; the CPU stores it with
+ * one 16-byte store (gpucomm_ring_store_pkt), and an entry holds one
+ * tagged value a lap (a fill that fails part way stores no count). The
+ * entries are kept only if entry 0 carries a count of this lap and every
+ * entry below it this lap's tag. The CPU cannot be writing a later lap
+ * (lap L + 1 of the item follows this worker's DONE of lap L), and this
+ * worker took READY of item seq - bpq >= seq - n (acquire, then the
+ * barrier), which the CPU published after filling lap L - 1 of this
+ * item: every window entry loaded now was written at lap L - 1 or later,
+ * or by the refresh of the GPUCOMM_TAG_REFRESH laps before, or cleared
+ * by gpucomm_ring_init (gpucomm_layout.h), so a stale tag differs from
+ * L's mod 2^16.
+ *
+ * The cost: while the ring is open and idle, each poll reads 512 B of
+ * entries besides the status word from host memory, one PCIe round trip
+ * (about 1 us) apart: about 0.5 GB/s of PCIe reads per idle ring, nothing
+ * once the ring is not on the latency path (the dispatcher polls then),
+ * and only the status once the entries were seen current.
  */
 template <class Body, class Hook>
 static __device__ void
-gpucomm_worker_loop(const struct gpucomm_kparams &kp, const Body &body,
-		uint32_t ring, uint32_t slot)
+gpucomm_worker_loop_prefetch(const struct gpucomm_kparams &kp,
+		const Body &body, uint32_t ring, uint32_t slot)
 {
-	constexpr bool prefetch = gpucomm_body_prefetch<Body>::value &&
-		Body::threads >= 64;
 	__shared__ struct gpucomm_item_ctx s_ctx;
 	__shared__ uint32_t *s_status;
 	__shared__ int s_go;
-	__shared__ int s_poll;
-	__shared__ bool s_open;
-	__shared__ unsigned long long s_pre_addr[prefetch ? GPUCOMM_TAG_WINDOW : 1];
-	__shared__ uint32_t s_pre_size[prefetch ? GPUCOMM_TAG_WINDOW : 1];
+	__shared__ unsigned long long s_pre_addr[GPUCOMM_TAG_WINDOW];
+	__shared__ uint32_t s_pre_size[GPUCOMM_TAG_WINDOW];
 	typename Body::worker w(body, ring, slot);
 	const uint32_t n = kp.n_items;
 	const size_t base = (size_t)ring * n;
+	const unsigned int lane = threadIdx.x % 32;
 
 	for (unsigned long long seq = slot;; seq += kp.bpq) {
 		const uint32_t idx = (uint32_t)(seq % n);
-		/* Fixed for the list's life, in GPU memory: loaded while
-		 * waiting, not after. */
-		const struct gpucomm_pkt *pkts = kp.st.pkt_list[base + idx];
-		uint32_t *status = kp.st.status[base + idx];
-		const unsigned long long *done_prev = seq == 0 ? NULL :
-			&kp.st.done_seq[base + (uint32_t)((seq - 1) % n)];
-		unsigned long long ready_ns = 0;
-		int got = 0;
 
-		/* The same for the whole block: a kernel parameter. */
-		if (!prefetch || kp.lap_tags == 0) {
-			if (threadIdx.x == 0) {
-				bool open;
-
-				while ((got = gpucomm_worker_poll(kp, base, idx, seq,
-						status, done_prev, &ready_ns,
-						&open)) == 0)
-					;
-			}
-		} else {
-			/* The block polls together: thread 0 as above, warp 1
-			 * the entries once the previous poll found the path
-			 * open, both in flight at once. */
+		if (threadIdx.x / 32 == 1) {
+			/* Fixed for the list's life, in GPU memory. */
+			const struct gpucomm_pkt *pkts = kp.st.pkt_list[base + idx];
+			uint32_t *status = kp.st.status[base + idx];
+			const unsigned long long *done_prev = seq == 0 ? NULL :
+				&kp.st.done_seq[base + (uint32_t)((seq - 1) % n)];
 			const unsigned long long lap = seq / n;
-			const unsigned int lane = threadIdx.x % 32;
-			const bool loader = threadIdx.x / 32 == 1;
-			unsigned long long pa = 0, pz = 0;
+			unsigned long long v, ready_ns = 0, pa = 0, pz = 0;
 			uint32_t pre_n = 0;
-			bool open = false;
 
+			/* The same polls as gpucomm_worker_loop's thread 0,
+			 * by the whole warp (the same word for every lane:
+			 * one request), lane 0's value deciding. */
 			for (;;) {
-				if (threadIdx.x == 0) {
-					bool o = false;
+				uint32_t st;
 
-					s_poll = gpucomm_worker_poll(kp, base, idx,
-						seq, status, done_prev, &ready_ns, &o);
-					s_open = o;
+				v = __shfl_sync(0xffffffffu, gpucomm_ld_relaxed_gpu_u64(
+					&kp.st.ready_seq[base + idx]), 0);
+				if (v == seq + 1 || v == GPUCOMM_SEQ_QUIT) {
+					/* Lane 0's acquire; the barrier carries
+					 * it to the block (a fence a lane would
+					 * be served one by one). */
+					if (lane == 0) {
+						gpucomm_fence_acq_rel_gpu();
+						ready_ns = kp.st.ready_ns[base + idx];
+					}
+					break;
 				}
-				if (loader && open && pre_n == 0) {
-					uint32_t cnt;
-
+				if (!__shfl_sync(0xffffffffu, (done_prev == NULL ||
+						gpucomm_ld_relaxed_gpu_u64(done_prev) >= seq) &&
+						(seq < n || gpucomm_ld_acquire_gpu_u64(
+						&kp.st.done_seq[base + idx]) >= seq - n + 1), 0))
+					continue;
+				/* The lap check above is an acquire: this status
+				 * load cannot return the old lap's READY. The
+				 * entries' loads are issued with it. */
+				st = gpucomm_ld_relaxed_sys_u32(status);
+				if (pre_n == 0)
 					gpucomm_ld_pkt(&pkts[lane], &pa, &pz);
-					cnt = __shfl_sync(0xffffffffu,
+				st = __shfl_sync(0xffffffffu, st, 0);
+				if (pre_n == 0) {
+					const uint32_t cnt = __shfl_sync(0xffffffffu,
 						gpucomm_tag_count(pz, lap), 0);
+
 					if (cnt != 0 && __all_sync(0xffffffffu,
 							lane >= cnt ||
 							gpucomm_tag_current(pz, lap)))
 						pre_n = cnt;
 				}
-				__syncthreads();
-				got = s_poll;
-				open = s_open;
-				/* Everyone has read them before thread 0 stores
-				 * them again. */
-				__syncthreads();
-				if (got != 0)
+				if (st == GPUCOMM_STATUS_READY) {
+					/* Acquires what the CPU wrote before
+					 * READY (the entries past the window):
+					 * lane 0's, as above. */
+					if (lane == 0) {
+						gpucomm_fence_acq_rel_sys();
+						ready_ns = gpucomm_gpu_ns();
+					}
+					v = seq + 1;
 					break;
-			}
-			if (loader) {
-				if (pre_n != 0) {
-					s_pre_addr[lane] = pa;
-					s_pre_size[lane] = (uint32_t)pz;
 				}
-				if (lane == 0)
-					s_ctx.pre_n = pre_n;
+			}
+			if (pre_n != 0) {
+				s_pre_addr[lane] = pa;
+				s_pre_size[lane] = (uint32_t)pz;
+			}
+			if (lane == 0) {
+				s_go = v == seq + 1;
+				s_status = status;
+				gpucomm_worker_ctx(s_ctx, kp, pkts, ring, idx, slot,
+					seq, ready_ns, pre_n);
+				s_ctx.pre_addr = s_pre_addr;
+				s_ctx.pre_size = s_pre_size;
 			}
 		}
-		if (threadIdx.x == 0) {
-			s_go = got == 1;
-			s_status = status;
-			s_ctx.item = kp.items[ring] + idx;
-			s_ctx.pkts = pkts;
-			s_ctx.seq = seq;
-			s_ctx.ready_ns = ready_ns;
-			s_ctx.ring = ring;
-			s_ctx.idx = idx;
-			s_ctx.slot = slot;
-			if (!prefetch || kp.lap_tags == 0)
-				s_ctx.pre_n = 0;
-			s_ctx.pre_addr = s_pre_addr;
-			s_ctx.pre_size = s_pre_size;
-		}
-		/* The barrier carries thread 0's acquire to the block. */
-		__syncthreads();
-		if (!s_go)
+		if (!gpucomm_worker_item<Body, Hook>(kp, body, w, s_ctx, s_status,
+				s_go, base, idx, seq))
 			return;
-		Hook::taken(body, s_ctx);
-		{
-			const struct gpucomm_item_ctx c = s_ctx;
+	}
+}
 
-			w.item(c);
-			/*
-			 * Every thread's results are stored before this barrier;
-			 * thread 0's release after it orders them all before
-			 * DONE (cumulativity). One release per item: a fence in
-			 * every thread measured 4 us per 32-packet item (the
-			 * fences of a block are served one by one), and a fence
-			 * before the release would only repeat it.
-			 */
-			__syncthreads();
-			if (threadIdx.x == 0) {
-				gpucomm_st_release_sys_u32(s_status, GPUCOMM_STATUS_DONE);
-				/* Ordered after DONE: once the dispatcher sees it,
-				 * the slot's status no longer reads the old READY. */
-				gpucomm_st_release_gpu_u64(&kp.st.done_seq[base + idx],
-					seq + 1);
-			}
-			w.item_done(c);
+/* Worker block `slot` of ring `ring`: its items in ring order. */
+template <class Body, class Hook>
+static __device__ void
+gpucomm_worker_loop(const struct gpucomm_kparams &kp, const Body &body,
+		uint32_t ring, uint32_t slot)
+{
+	__shared__ struct gpucomm_item_ctx s_ctx;
+	__shared__ uint32_t *s_status;
+	__shared__ int s_go;
+	const uint32_t n = kp.n_items;
+	const size_t base = (size_t)ring * n;
+
+	if constexpr (gpucomm_body_prefetch<Body>::value && Body::threads >= 64) {
+		/* The same for the whole block: a kernel parameter. */
+		if (kp.lap_tags != 0) {
+			gpucomm_worker_loop_prefetch<Body, Hook>(kp, body, ring,
+				slot);
+			return;
 		}
+	}
+	typename Body::worker w(body, ring, slot);
+
+	for (unsigned long long seq = slot;; seq += kp.bpq) {
+		const uint32_t idx = (uint32_t)(seq % n);
+
+		if (threadIdx.x == 0) {
+			/* Fixed for the list's life, in GPU memory: loaded
+			 * while waiting, not after. */
+			const struct gpucomm_pkt *pkts = kp.st.pkt_list[base + idx];
+			uint32_t *status = kp.st.status[base + idx];
+			const unsigned long long *done_prev = seq == 0 ? NULL :
+				&kp.st.done_seq[base + (uint32_t)((seq - 1) % n)];
+			unsigned long long v, ready_ns = 0;
+
+			/*
+			 * Relaxed polls, then the fence: an acquire pattern
+			 * pairing with the dispatcher's release (a fence per
+			 * poll would only slow the polls).
+			 *
+			 * The latency path: while every earlier item of the
+			 * ring is done (the ring idle up to this one: one
+			 * worker of the ring at a time) and this slot's
+			 * previous lap too (its READY cannot be the old one),
+			 * the worker also polls its item's status itself and,
+			 * seeing READY, takes it with the dispatcher's own
+			 * system-scope acquire: the dispatcher's hand-over
+			 * hop (polled back-off, a store, this poll) is off an
+			 * isolated burst's critical path. The dispatcher
+			 * passes such an item over by its done_seq.
+			 */
+			for (;;) {
+				v = gpucomm_ld_relaxed_gpu_u64(&kp.st.ready_seq[base + idx]);
+				if (v == seq + 1 || v == GPUCOMM_SEQ_QUIT) {
+					gpucomm_fence_acq_rel_gpu();
+					ready_ns = kp.st.ready_ns[base + idx];
+					break;
+				}
+				if ((done_prev == NULL ||
+						gpucomm_ld_relaxed_gpu_u64(done_prev) >= seq) &&
+						(seq < n || gpucomm_ld_acquire_gpu_u64(
+						&kp.st.done_seq[base + idx]) >= seq - n + 1) &&
+						gpucomm_ld_relaxed_sys_u32(status) ==
+						GPUCOMM_STATUS_READY) {
+					/* The lap check is an acquire (as
+					 * the dispatcher's): the status load
+					 * after it cannot return the old
+					 * lap's READY. This fence acquires
+					 * what the CPU wrote before READY. */
+					gpucomm_fence_acq_rel_sys();
+					ready_ns = gpucomm_gpu_ns();
+					v = seq + 1;
+					break;
+				}
+			}
+			s_go = v == seq + 1;
+			s_status = status;
+			gpucomm_worker_ctx(s_ctx, kp, pkts, ring, idx, slot, seq,
+				ready_ns, 0);
+		}
+		if (!gpucomm_worker_item<Body, Hook>(kp, body, w, s_ctx, s_status,
+				s_go, base, idx, seq))
+			return;
 	}
 }
 

@@ -37,15 +37,18 @@
  * it (pairs with the kernel's system-scope release of DONE).
  *
  * Lap tags (GPUCOMM_RING_TAGS, gpucomm_layout.h): each entry's size word
- * carries the item's lap, stored after its address
- * (gpucomm_ring_set_pkt), and publish stores entry 0's size word again
- * with the count, once nothing can fail, just before READY. A worker
- * that polls for READY loads the first GPUCOMM_TAG_WINDOW entries at the
- * same time and keeps those that prove themselves current: no PCIe read
- * after READY for an item of up to that many packets. An entry is
- * written at most once a lap: after a failed publish, publish the same
- * entries again, or initialise the ring again before filling the item
- * with others.
+ * carries the item's lap, stored with its address, and entry 0's the
+ * item's count: gpucomm_ring_fill_mbufs() stores entry 0 last, with the
+ * count; for entries stored one by one (gpucomm_ring_set_pkt) publish
+ * stores entry 0's size word again with the count. A worker that polls
+ * for READY loads the first GPUCOMM_TAG_WINDOW entries at the same time
+ * and keeps them once they prove themselves current: no PCIe read after
+ * READY for an item of up to that many packets. An entry is written at
+ * most once a lap: once the count is stored (fill_mbufs returned 0), the
+ * item is final for the lap: publish it with that count (publish refuses
+ * another), after a failed publish publish it again, or initialise the
+ * ring again. A fill that fails part way stores no count that lap: the
+ * item is then loaded after READY.
  */
 #ifndef GPUCOMM_RING_H
 #define GPUCOMM_RING_H
@@ -58,6 +61,9 @@
 #include <rte_cycles.h>
 #include <rte_gpudev.h>
 #include <rte_mbuf.h>
+#ifdef RTE_ARCH_X86_64
+#include <emmintrin.h>
+#endif
 
 #include "gpucomm_kernel.h"
 #include "gpucomm_layout.h"
@@ -84,7 +90,12 @@ struct gpucomm_ring {
 				 * memory mapped for the CPU */
 	uint8_t tail_done;	/* collect saw the tail item DONE */
 	uint8_t tags;		/* GPUCOMM_RING_TAGS given */
+	uint8_t tag_burnt;	/* a fill of the head item failed this lap:
+				 * no count stored for it (its entries may
+				 * have been written twice) */
 	uint32_t lap;		/* the head item's lap: head wraps counted */
+	uint32_t tag_n;		/* the count fill_mbufs stored in the head
+				 * item's entry 0, or 0 */
 	/* In-flight accounting: items and packets published and not yet
 	 * released, and how many items ever were (published is the next
 	 * item's sequence number, the kernel's seq). */
@@ -133,36 +144,79 @@ gpucomm_ring_advance(struct gpucomm_ring *r, uint32_t n_pkts)
 		r->head = 0;
 		r->lap++;
 	}
+	r->tag_n = 0;
+	r->tag_burnt = 0;
 	r->inflight++;
 	r->inflight_pkts += n_pkts;
 	r->published++;
 }
 
 /*
- * Entry e of the head item: the packet's address, then its size with
- * the head's lap tag (gpucomm_layout.h). For any ring; with
- * GPUCOMM_RING_TAGS the only way to fill one, once a lap.
+ * One entry, address and size word, as one 16-byte store on x86: a
+ * worker that loads the entry with one 16-byte load and finds its tag
+ * current finds its address current too. An aligned 16-byte SSE store
+ * lies in one cache line and leaves the store buffer at once (CPUs with
+ * AVX document it atomic), and x86 makes stores visible in program
+ * order, so no barrier between entries; one store rather than two lets
+ * the compiler keep the loop free of barriers (rte_io_wmb(), a compiler
+ * barrier on x86, would reload the ring's fields every entry). Elsewhere
+ * the address, a store barrier, then the size word.
+ */
+static inline void
+gpucomm_ring_store_pkt(struct rte_gpu_comm_pkt *e, uintptr_t addr,
+		uint64_t size_word)
+{
+#ifdef RTE_ARCH_X86_64
+	_mm_storeu_si128((__m128i *)(void *)e,
+		_mm_set_epi64x((long long)size_word, (long long)addr));
+#else
+	e->addr = addr;
+	rte_io_wmb();
+	e->size = size_word;
+#endif
+}
+
+/* The high half of the head item's size words: the lap tag with
+ * GPUCOMM_RING_TAGS (count: entry 0's), else 0. */
+static inline uint64_t
+gpucomm_ring_tag_word(const struct gpucomm_ring *r, uint32_t count)
+{
+	return r->tags ? gpucomm_tag_size(0, r->lap, count) : 0;
+}
+
+/*
+ * Entry e of the head item: the packet's address and its size, with the
+ * head's lap tag on a tagged ring (gpucomm_layout.h); entry 0's count is
+ * then stored by publish. With GPUCOMM_RING_TAGS an entry is written
+ * once a lap.
  */
 static inline void
 gpucomm_ring_set_pkt(const struct gpucomm_ring *r, struct rte_gpu_comm_pkt *e,
 		uintptr_t addr, uint32_t size)
 {
-	e->addr = addr;
-	/* The address before the tagged size word, for a PCIe reader: a
-	 * worker that loads the tag current loads this address (x86 keeps
-	 * the order, this is a compiler barrier there). */
-	rte_io_wmb();
-	e->size = gpucomm_tag_size(size, r->lap, 0);
+	gpucomm_ring_store_pkt(e, addr, gpucomm_ring_tag_word(r, 0) | size);
+}
+
+/* Every GPUCOMM_TAG_REFRESH laps (lap 0 included) the window's entries
+ * past the item's count are tagged with no count, which bounds how old
+ * a stale entry's lap can be (the wrap-around argument in
+ * gpucomm_layout.h). */
+static inline void
+gpucomm_ring_refresh_tags(const struct gpucomm_ring *r,
+		struct rte_gpu_comm_pkt *e, uint32_t n_pkts)
+{
+	if (unlikely((r->lap & (GPUCOMM_TAG_REFRESH - 1)) == 0))
+		for (uint32_t i = n_pkts; i < GPUCOMM_TAG_WINDOW; i++)
+			e[i].size = gpucomm_tag_size((uint32_t)e[i].size,
+				r->lap, 0);
 }
 
 /*
- * A tagged ring's last stores before READY, once nothing can fail: entry
- * 0's size word again, now with the count, and every GPUCOMM_TAG_REFRESH
- * laps the window's unused entries (count .. window) tagged with no
- * count, which bounds how old a stale entry's lap can be (the wrap-around
- * argument in gpucomm_layout.h). No barrier: entry 0's address and size
- * were stored (in order) by the filler, and the count word is a hint the
- * worker checks itself; READY's ordering is publish's.
+ * A tagged ring's item filled entry by entry (gpucomm_ring_set_pkt): at
+ * publish, entry 0's size word again, now with the count, after every
+ * entry, and the refresh. No barrier: entry 0's address was stored
+ * before, and the count is a hint the worker checks itself; READY's
+ * ordering is publish's. Nothing after a failed fill (tag_burnt).
  */
 static inline void
 gpucomm_ring_commit_tags(const struct gpucomm_ring *r,
@@ -170,11 +224,18 @@ gpucomm_ring_commit_tags(const struct gpucomm_ring *r,
 {
 	struct rte_gpu_comm_pkt *e = it->pkt_list;
 
+	if (r->tag_burnt)
+		return;
+	gpucomm_ring_refresh_tags(r, e, n_pkts);
 	e[0].size = gpucomm_tag_size((uint32_t)e[0].size, r->lap, n_pkts);
-	if (unlikely((r->lap & (GPUCOMM_TAG_REFRESH - 1)) == 0))
-		for (uint32_t i = n_pkts; i < GPUCOMM_TAG_WINDOW; i++)
-			e[i].size = gpucomm_tag_size((uint32_t)e[i].size,
-				r->lap, 0);
+}
+
+/* Publish of n_pkts on a tagged ring whose fill_mbufs stored another
+ * count: -EINVAL (the item is final for the lap, gpucomm_layout.h). */
+static inline int
+gpucomm_ring_tag_check(const struct gpucomm_ring *r, uint32_t n_pkts)
+{
+	return r->tag_n != 0 && r->tag_n != n_pkts ? -EINVAL : 0;
 }
 
 /*
@@ -219,11 +280,16 @@ static inline int
 gpucomm_ring_publish(struct gpucomm_ring *r, uint32_t n_pkts)
 {
 	struct rte_gpu_comm_list *it;
-	int rc = gpucomm_ring_prepare(r, n_pkts, &it);
+	int rc;
 
+	if (unlikely(r->tags && r->tag_n != n_pkts) &&
+			gpucomm_ring_tag_check(r, n_pkts) != 0)
+		return -EINVAL;
+	rc = gpucomm_ring_prepare(r, n_pkts, &it);
 	if (unlikely(rc != 0))
 		return rc;
-	if (r->tags)
+	/* Filled entry by entry: the count now. */
+	if (unlikely(r->tags && r->tag_n != n_pkts))
 		gpucomm_ring_commit_tags(r, it, n_pkts);
 	rc = rte_gpu_comm_set_status(it, RTE_GPU_COMM_LIST_READY);
 	if (unlikely(rc != 0))
@@ -254,16 +320,21 @@ gpucomm_ring_publish_on_stream(struct gpucomm_ring *r, uint32_t n_pkts,
 		void *stream)
 {
 	struct rte_gpu_comm_list *it;
-	int rc = gpucomm_ring_prepare(r, n_pkts, &it);
+	int rc;
 
+	if (unlikely(r->tags && r->tag_n != n_pkts) &&
+			gpucomm_ring_tag_check(r, n_pkts) != 0)
+		return -EINVAL;
+	rc = gpucomm_ring_prepare(r, n_pkts, &it);
 	if (unlikely(rc != 0))
 		return rc;
 	if (unlikely(gpucomm_cuda_queue_ready(stream,
 			(uint32_t *)it->status_d) != 0))
 		return -EIO;
-	/* After the queueing, which can fail: the stream's READY may come
-	 * first, and the worker then loads the item after READY. */
-	if (r->tags)
+	/* Filled entry by entry: the count after the queueing, which can
+	 * fail (the stream's READY may come first, and the worker then
+	 * loads the item after READY). */
+	if (unlikely(r->tags && r->tag_n != n_pkts))
 		gpucomm_ring_commit_tags(r, it, n_pkts);
 	gpucomm_ring_advance(r, n_pkts);
 	return 0;
@@ -391,34 +462,57 @@ gpucomm_echo_ask(volatile uint32_t *host, int wc, uint32_t ask,
  * kept in the item), for programs that need no more than
  * rte_gpu_comm_populate_list_pkts; then gpucomm_ring_publish(r, n).
  * 0, -ENOSPC (ring full), -EINVAL (n out of range, a NULL or chained
- * mbuf: nothing written).
+ * mbuf: the entries before it written, the item's count not), -EALREADY
+ * (a tagged ring's head item already filled: it is final for the lap).
+ *
+ * One pass, an entry a 16-byte store as each mbuf is checked. On a
+ * tagged ring entry 0 goes last, with the count in its tag: a worker
+ * keeps the entries only once entry 0 has it (gpucomm_layout.h). A fill
+ * that fails part way has tagged some entries of this lap, which a
+ * second fill would tag again with other values: the item then gets no
+ * count this lap (tag_burnt), and the worker loads it after READY.
  */
 static inline int
 gpucomm_ring_fill_mbufs(struct gpucomm_ring *r, struct rte_mbuf **mbufs,
 		uint32_t n)
 {
 	struct rte_gpu_comm_list *it = gpucomm_ring_next(r);
+	const struct rte_mbuf *m0;
 	struct rte_gpu_comm_pkt *e;
+	uint64_t tag, tag0;
 
 	if (unlikely(it == NULL))
 		return -ENOSPC;
 	if (unlikely(n == 0 || n > RTE_GPU_COMM_LIST_PKTS_MAX))
 		return -EINVAL;
-	/* Every mbuf checked before any entry is written: an entry is
-	 * written once a lap (lap tags), and the caller may fill the item
-	 * again after an error. */
-	for (uint32_t i = 0; i < n; i++)
-		if (unlikely(mbufs[i] == NULL || mbufs[i]->nb_segs != 1))
-			return -EINVAL;
+	if (unlikely(r->tag_n != 0))
+		return -EALREADY;
+	tag = gpucomm_ring_tag_word(r, 0);
+	tag0 = gpucomm_ring_tag_word(r, r->tag_burnt ? 0 : n);
 	e = it->pkt_list;
-	for (uint32_t i = 0; i < n; i++) {
-		const struct rte_mbuf *m = mbufs[i];
+	m0 = mbufs[0];
+	if (unlikely(m0 == NULL || m0->nb_segs != 1))
+		goto bad;
+	for (uint32_t i = 1; i < n; i++) {
+		struct rte_mbuf *m = mbufs[i];
 
-		gpucomm_ring_set_pkt(r, &e[i], rte_pktmbuf_mtod(m, uintptr_t),
-			m->data_len);
-		it->mbufs[i] = mbufs[i];
+		if (unlikely(m == NULL || m->nb_segs != 1))
+			goto bad;
+		gpucomm_ring_store_pkt(&e[i], rte_pktmbuf_mtod(m, uintptr_t),
+			tag | m->data_len);
+		it->mbufs[i] = m;
 	}
+	if (r->tags)
+		gpucomm_ring_refresh_tags(r, e, n);
+	gpucomm_ring_store_pkt(&e[0], rte_pktmbuf_mtod(m0, uintptr_t),
+		tag0 | m0->data_len);
+	it->mbufs[0] = mbufs[0];
+	if (r->tags && !r->tag_burnt)
+		r->tag_n = n;
 	return 0;
+bad:
+	r->tag_burnt = r->tags;
+	return -EINVAL;
 }
 
 /*

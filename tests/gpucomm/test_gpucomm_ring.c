@@ -273,22 +273,54 @@ fill_mbufs(void)
 	for (int i = 0; i < 3; i++)
 		CHECK(rte_pktmbuf_append(m[i], (uint16_t)(60 + i)) != NULL, "append");
 	CHECK(gpucomm_ring_fill_mbufs(&r, m, 2) == 0, "fill");
+	/* Without tags: the plain size, as rte_gpu_comm_populate_list_pkts. */
+	for (int i = 0; i < 2; i++)
+		CHECK(list[0].pkt_list[i].addr == rte_pktmbuf_mtod(m[i], uintptr_t) &&
+			list[0].pkt_list[i].size == (uint64_t)(60 + i) &&
+			list[0].mbufs[i] == m[i], "entry %d", i);
+	CHECK(status_of(&list[0]) == RTE_GPU_COMM_LIST_FREE, "fill alone publishes nothing");
+	CHECK(gpucomm_ring_fill_mbufs(&r, m, 2) == 0, "filled again (no tags)");
+	CHECK(gpucomm_ring_fill_mbufs(&r, m, 0) == -EINVAL, "no mbufs");
+
+	/* Tagged: entry 0 with the count, the window's rest refreshed at
+	 * lap 0; the item final once filled. */
+	CHECK(gpucomm_ring_init(&r, gpu, list, 2, GPUCOMM_RING_TAGS) == 0,
+		"init with tags");
+	CHECK(gpucomm_ring_fill_mbufs(&r, m, 2) == 0, "tagged fill");
 	for (int i = 0; i < 2; i++)
 		CHECK(list[0].pkt_list[i].addr == rte_pktmbuf_mtod(m[i], uintptr_t) &&
 			(uint32_t)list[0].pkt_list[i].size == (uint32_t)(60 + i) &&
 			gpucomm_tag_current(list[0].pkt_list[i].size, 0) &&
-			gpucomm_tag_count(list[0].pkt_list[i].size, 0) == 0 &&
-			list[0].mbufs[i] == m[i], "entry %d, tagged lap 0", i);
-	CHECK(status_of(&list[0]) == RTE_GPU_COMM_LIST_FREE, "fill alone publishes nothing");
-	CHECK(gpucomm_ring_fill_mbufs(&r, m, 0) == -EINVAL, "no mbufs");
-	/* A chain cannot be described by one entry. */
+			gpucomm_tag_count(list[0].pkt_list[i].size, 0) ==
+			(i == 0 ? 2u : 0u), "entry %d, tagged lap 0", i);
+	for (uint32_t j = 2; j < GPUCOMM_TAG_WINDOW; j++)
+		CHECK(gpucomm_tag_current(list[0].pkt_list[j].size, 0) &&
+			gpucomm_tag_count(list[0].pkt_list[j].size, 0) == 0,
+			"entry %u refreshed", j);
+	CHECK(gpucomm_ring_fill_mbufs(&r, m, 2) == -EALREADY,
+		"a filled tagged item is final for the lap");
+	CHECK(gpucomm_ring_publish(&r, 3) == -EINVAL &&
+		status_of(&list[0]) == RTE_GPU_COMM_LIST_FREE,
+		"publish of another count than the fill's refused");
+	CHECK(gpucomm_ring_publish(&r, 2) == 0 &&
+		gpucomm_tag_count(list[0].pkt_list[0].size, 0) == 2 &&
+		status_of(&list[0]) == RTE_GPU_COMM_LIST_READY, "publish");
+
+	/* A chain cannot be described by one entry. A fill refused part
+	 * way leaves the item without a count this lap, refilled or not. */
 	CHECK(rte_pktmbuf_chain(m[1], m[2]) == 0, "chain");
 	m[2] = NULL;
-	list[0].pkt_list[0].addr = 1;
 	CHECK(gpucomm_ring_fill_mbufs(&r, m, 2) == -EINVAL, "chained mbuf refused");
 	CHECK(gpucomm_ring_fill_mbufs(&r, m, 3) == -EINVAL, "NULL mbuf refused");
-	/* An entry is written once a lap: a refused fill writes none. */
-	CHECK(list[0].pkt_list[0].addr == 1, "refused fill wrote nothing");
+	CHECK(r.tag_burnt && gpucomm_ring_fill_mbufs(&r, m, 1) == 0 &&
+		gpucomm_tag_current(list[1].pkt_list[0].size, 0) &&
+		gpucomm_tag_count(list[1].pkt_list[0].size, 0) == 0,
+		"no count after a refused fill");
+	CHECK(gpucomm_ring_publish(&r, 1) == 0 &&
+		gpucomm_tag_count(list[1].pkt_list[0].size, 0) == 0 &&
+		status_of(&list[1]) == RTE_GPU_COMM_LIST_READY,
+		"published without a count: loaded after READY");
+	CHECK(!r.tag_burnt && r.tag_n == 0 && r.lap == 1, "next item clean");
 out:
 	rte_pktmbuf_free_bulk(m, 3);
 	if (list != NULL)
@@ -678,6 +710,99 @@ fake_kernel(void *arg)
 	return NULL;
 }
 
+/* One poll of the worker (gpucomm_worker_loop_prefetch), played: the
+ * entries and the status in the same poll; READY or not. */
+static bool
+first_poll(struct rte_gpu_comm_list *it, uint64_t lap, struct prefetch *p)
+{
+	p->n = 0;
+	prefetch_poll(it, lap, p);
+	return __atomic_load_n((uint32_t *)it->status_h, __ATOMIC_ACQUIRE) ==
+		RTE_GPU_COMM_LIST_READY;
+}
+
+/*
+ * READY visible on the worker's very first poll: the entries loaded in
+ * that poll are kept when current (fill_mbufs, or entries one by one and
+ * publish's count) and never when stale: the previous lap's (entry 0's
+ * count included), an item filled only part way, a window entry of an
+ * earlier lap, or an item whose fill was refused part way and redone.
+ */
+static void
+prefetch_first_poll(void)
+{
+	struct rte_gpu_comm_list *list = rte_gpu_comm_create_list(gpu, 1);
+	struct rte_mbuf *m[3] = { NULL, NULL, NULL };
+	struct rte_gpu_comm_list *it = NULL;
+	struct gpucomm_ring r;
+	struct prefetch p;
+
+	CHECK(list != NULL, "create list");
+	if (list == NULL || rte_pktmbuf_alloc_bulk(pool, m, 3) != 0 ||
+			gpucomm_ring_init(&r, gpu, list, 1, GPUCOMM_RING_TAGS) != 0) {
+		CHECK(0, "setup");
+		goto out;
+	}
+	for (int i = 0; i < 3; i++)
+		CHECK(rte_pktmbuf_append(m[i], (uint16_t)(60 + i)) != NULL, "append");
+	/* Lap 0: nothing current before the fill (init cleared the tags). */
+	CHECK(!first_poll(list, 0, &p) && p.n == 0, "lap 0 before the fill");
+	CHECK(gpucomm_ring_fill_mbufs(&r, m, 3) == 0 &&
+		gpucomm_ring_publish(&r, 3) == 0, "lap 0 published");
+	CHECK(first_poll(list, 0, &p) && p.n == 3, "lap 0: READY and the "
+		"entries on the first poll (%u kept)", p.n);
+	for (int i = 0; i < 3; i++)
+		CHECK(p.addr[i] == rte_pktmbuf_mtod(m[i], uintptr_t) &&
+			(uint32_t)p.size[i] == (uint32_t)(60 + i), "entry %d", i);
+	gpu_sets(list, RTE_GPU_COMM_LIST_DONE);
+	CHECK(gpucomm_ring_collect(&r, &it) == 1 && gpucomm_ring_release(&r) == 0,
+		"collect, release");
+
+	/* Lap 1, entries one by one: lap 0's entries, its count in entry 0,
+	 * are stale; so is an item whose entry 0 has no count yet. */
+	CHECK(!first_poll(list, 1, &p) && p.n == 0, "lap 0's entries for lap 1");
+	gpucomm_ring_set_pkt(&r, &list->pkt_list[1], entry_addr(1, 1), 65);
+	gpucomm_ring_set_pkt(&r, &list->pkt_list[0], entry_addr(1, 0), 64);
+	CHECK(!first_poll(list, 1, &p) && p.n == 0, "no count, nothing kept");
+	/* Entry 0 with a count of 3 while entry 2 is lap 0's: not kept. */
+	list->pkt_list[0].size = gpucomm_tag_size(64, 1, 3);
+	CHECK(!first_poll(list, 1, &p) && p.n == 0,
+		"an earlier lap's entry below the count");
+	list->pkt_list[0].size = gpucomm_tag_size(64, 1, 0);
+	CHECK(gpucomm_ring_publish(&r, 2) == 0, "lap 1 published");
+	CHECK(first_poll(list, 1, &p) && p.n == 2 &&
+		p.addr[0] == entry_addr(1, 0) && p.addr[1] == entry_addr(1, 1) &&
+		(uint32_t)p.size[1] == 65, "lap 1: kept on the first poll");
+	/* The worker of lap 2 loading lap 1's published item: stale. */
+	CHECK(first_poll(list, 2, &p) && p.n == 0, "lap 1's READY item for lap 2");
+	gpu_sets(list, RTE_GPU_COMM_LIST_DONE);
+	CHECK(gpucomm_ring_collect(&r, &it) == 1 && gpucomm_ring_release(&r) == 0,
+		"collect, release");
+
+	/* Lap 2: a fill refused at its second mbuf, then redone: the first
+	 * fill's entry 0 would have carried lap 2's tag, so no count. */
+	{
+		struct rte_mbuf *bad[2] = { m[0], NULL };
+
+		CHECK(gpucomm_ring_fill_mbufs(&r, bad, 2) == -EINVAL, "refused");
+	}
+	CHECK(gpucomm_ring_fill_mbufs(&r, m, 2) == 0 &&
+		gpucomm_ring_publish(&r, 2) == 0, "redone, published");
+	CHECK(first_poll(list, 2, &p) && p.n == 0,
+		"a redone fill's entries never kept before READY");
+	gpu_sets(list, RTE_GPU_COMM_LIST_DONE);
+	CHECK(gpucomm_ring_collect(&r, &it) == 1 && gpucomm_ring_release(&r) == 0,
+		"collect, release");
+	/* Lap 3: kept again. */
+	CHECK(gpucomm_ring_fill_mbufs(&r, m, 1) == 0 &&
+		gpucomm_ring_publish(&r, 1) == 0 && first_poll(list, 3, &p) &&
+		p.n == 1, "lap 3 kept");
+out:
+	rte_pktmbuf_free_bulk(m, 3);
+	if (list != NULL)
+		CHECK(rte_gpu_comm_destroy_list(list, 1) == 0, "destroy");
+}
+
 static void
 concurrent_protocol(void)
 {
@@ -859,6 +984,7 @@ main(int argc, char **argv)
 	CHECK_CASE(lap_tag_validation);
 	CHECK_CASE(ring_lap_tags);
 	CHECK_CASE(publish_store_order);
+	CHECK_CASE(prefetch_first_poll);
 	CHECK_CASE(concurrent_protocol);
 	CHECK_CASE(kernel_setup);
 	rte_mempool_free(pool);
