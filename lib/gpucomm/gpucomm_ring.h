@@ -477,19 +477,27 @@ gpucomm_ring_fill_mbufs(struct gpucomm_ring *r, struct rte_mbuf **mbufs,
 		uint32_t n)
 {
 	struct rte_gpu_comm_list *it = gpucomm_ring_next(r);
-	const struct rte_mbuf *m0;
+	struct rte_mbuf **keep;
 	struct rte_gpu_comm_pkt *e;
+	struct rte_mbuf *m0;
 	uint64_t tag, tag0;
 
 	if (unlikely(it == NULL))
 		return -ENOSPC;
 	if (unlikely(n == 0 || n > RTE_GPU_COMM_LIST_PKTS_MAX))
 		return -EINVAL;
-	if (unlikely(r->tag_n != 0))
-		return -EALREADY;
-	tag = gpucomm_ring_tag_word(r, 0);
-	tag0 = gpucomm_ring_tag_word(r, r->tag_burnt ? 0 : n);
+	tag = 0;
+	tag0 = 0;
+	if (r->tags) {
+		if (unlikely(r->tag_n != 0))
+			return -EALREADY;
+		tag = gpucomm_tag_size(0, r->lap, 0);
+		tag0 = gpucomm_tag_size(0, r->lap, r->tag_burnt ? 0 : n);
+	}
+	/* In locals: the entries' stores may alias the item as far as the
+	 * compiler knows, which would reload them every entry. */
 	e = it->pkt_list;
+	keep = it->mbufs;
 	m0 = mbufs[0];
 	if (unlikely(m0 == NULL || m0->nb_segs != 1))
 		goto bad;
@@ -500,13 +508,13 @@ gpucomm_ring_fill_mbufs(struct gpucomm_ring *r, struct rte_mbuf **mbufs,
 			goto bad;
 		gpucomm_ring_store_pkt(&e[i], rte_pktmbuf_mtod(m, uintptr_t),
 			tag | m->data_len);
-		it->mbufs[i] = m;
+		keep[i] = m;
 	}
 	if (r->tags)
 		gpucomm_ring_refresh_tags(r, e, n);
 	gpucomm_ring_store_pkt(&e[0], rte_pktmbuf_mtod(m0, uintptr_t),
 		tag0 | m0->data_len);
-	it->mbufs[0] = mbufs[0];
+	keep[0] = m0;
 	if (r->tags && !r->tag_burnt)
 		r->tag_n = n;
 	return 0;
