@@ -355,12 +355,12 @@ struct gpucomm_body_prefetch<Body, decltype((void)Body::prefetch)> {
 	static constexpr bool value = Body::prefetch;
 };
 
-/* The item's context a worker's poller hands its block. */
+/* The item's context a worker's poller hands its block (pre_n: the
+ * caller's). */
 static __device__ __forceinline__ void
 gpucomm_worker_ctx(struct gpucomm_item_ctx &c, const struct gpucomm_kparams &kp,
 		const struct gpucomm_pkt *pkts, uint32_t ring, uint32_t idx,
-		uint32_t slot, unsigned long long seq, unsigned long long ready_ns,
-		uint32_t pre_n)
+		uint32_t slot, unsigned long long seq, unsigned long long ready_ns)
 {
 	c.item = kp.items[ring] + idx;
 	c.pkts = pkts;
@@ -369,7 +369,6 @@ gpucomm_worker_ctx(struct gpucomm_item_ctx &c, const struct gpucomm_kparams &kp,
 	c.ring = ring;
 	c.idx = idx;
 	c.slot = slot;
-	c.pre_n = pre_n;
 }
 
 /*
@@ -417,14 +416,17 @@ gpucomm_worker_item(const struct gpucomm_kparams &kp, const Body &body,
  * Worker block `slot` of ring `ring` with the prefetch (Body::prefetch, a
  * body that reads its items with gpucomm_load_item, and kp.lap_tags:
  * rings with lap tags, whose packet lists hold at least
- * GPUCOMM_TAG_WINDOW entries). Warp 1 polls, as thread 0 does in
- * gpucomm_worker_loop, and on the latency path each of its polls loads
- * the status word and, until they were all seen current, the item's
- * first GPUCOMM_TAG_WINDOW entries (a lane each, one 16-byte load), the
- * loads issued back to back: the poll that sees READY has its entries
- * loaded in the same round trip, the first open poll included. No
- * dependent PCIe read follows READY for an item of up to
- * GPUCOMM_TAG_WINDOW packets once its entries were seen current.
+ * GPUCOMM_TAG_WINDOW entries). Warp 0 polls as thread 0 does in
+ * gpucomm_worker_loop (the whole warp, lane 0's values deciding: the
+ * same words for every lane, one request each); warp 1, in the same
+ * iterations, loads the item's first GPUCOMM_TAG_WINDOW entries (a lane
+ * each, one 16-byte load) whenever it finds the latency path open and
+ * has not yet seen them all current. The two warps meet at a barrier of
+ * their own after every poll, so the poll that sees READY, the very
+ * first open one included, had its entries loaded in the same round
+ * trip: then no dependent PCIe read follows READY for an item of up to
+ * GPUCOMM_TAG_WINDOW packets. Two warps, not one: the host loads of one
+ * warp went out one round trip after another (gpucomm_ld_num_pkts).
  *
  * Why an entry loaded before READY (before the acquire) is never a stale
  * or half-written one kept: the tags decide, not the poll's state. Each
@@ -435,17 +437,19 @@ gpucomm_worker_item(const struct gpucomm_kparams &kp, const Body &body,
  * entry below it this lap's tag. The CPU cannot be writing a later lap
  * (lap L + 1 of the item follows this worker's DONE of lap L), and this
  * worker took READY of item seq - bpq >= seq - n (acquire, then the
- * barrier), which the CPU published after filling lap L - 1 of this
- * item: every window entry loaded now was written at lap L - 1 or later,
- * or by the refresh of the GPUCOMM_TAG_REFRESH laps before, or cleared
- * by gpucomm_ring_init (gpucomm_layout.h), so a stale tag differs from
- * L's mod 2^16.
+ * block's barrier), which the CPU published after filling lap L - 1 of
+ * this item: every window entry loaded now was written at lap L - 1 or
+ * later, or by the refresh of the GPUCOMM_TAG_REFRESH laps before, or
+ * cleared by gpucomm_ring_init (gpucomm_layout.h), so a stale tag differs
+ * from L's mod 2^16.
  *
  * The cost: while the ring is open and idle, each poll reads 512 B of
  * entries besides the status word from host memory, one PCIe round trip
- * (about 1 us) apart: about 0.5 GB/s of PCIe reads per idle ring, nothing
- * once the ring is not on the latency path (the dispatcher polls then),
- * and only the status once the entries were seen current.
+ * (about 1 us) apart: about 0.5 GB/s of PCIe reads per idle ring; none
+ * while the ring is off the latency path (the dispatcher polls then), and
+ * only the status once the entries were seen current. An item the
+ * dispatcher hands over in a poll whose entries warp 1 already loads
+ * starts when they are back.
  */
 template <class Body, class Hook>
 static __device__ void
@@ -455,88 +459,107 @@ gpucomm_worker_loop_prefetch(const struct gpucomm_kparams &kp,
 	__shared__ struct gpucomm_item_ctx s_ctx;
 	__shared__ uint32_t *s_status;
 	__shared__ int s_go;
+	__shared__ int s_poll;
 	__shared__ unsigned long long s_pre_addr[GPUCOMM_TAG_WINDOW];
 	__shared__ uint32_t s_pre_size[GPUCOMM_TAG_WINDOW];
 	typename Body::worker w(body, ring, slot);
 	const uint32_t n = kp.n_items;
 	const size_t base = (size_t)ring * n;
 	const unsigned int lane = threadIdx.x % 32;
+	const unsigned int warp = threadIdx.x / 32;
 
 	for (unsigned long long seq = slot;; seq += kp.bpq) {
 		const uint32_t idx = (uint32_t)(seq % n);
 
-		if (threadIdx.x / 32 == 1) {
+		if (warp <= 1) {
 			/* Fixed for the list's life, in GPU memory. */
 			const struct gpucomm_pkt *pkts = kp.st.pkt_list[base + idx];
 			uint32_t *status = kp.st.status[base + idx];
 			const unsigned long long *done_prev = seq == 0 ? NULL :
 				&kp.st.done_seq[base + (uint32_t)((seq - 1) % n)];
 			const unsigned long long lap = seq / n;
-			unsigned long long v, ready_ns = 0, pa = 0, pz = 0;
+			unsigned long long ready_ns = 0, pa = 0, pz = 0;
 			uint32_t pre_n = 0;
+			int got = 0;
 
-			/* The same polls as gpucomm_worker_loop's thread 0,
-			 * by the whole warp (the same word for every lane:
-			 * one request), lane 0's value deciding. */
+			/* Read by warp 1 only after the first barrier below,
+			 * itself after the block's barriers of the last item. */
+			if (threadIdx.x == 0)
+				s_poll = 0;
 			for (;;) {
-				uint32_t st;
-
-				v = __shfl_sync(0xffffffffu, gpucomm_ld_relaxed_gpu_u64(
+				/* Both warps: thread 0's tests in
+				 * gpucomm_worker_loop, lane 0's values. */
+				const unsigned long long v = __shfl_sync(0xffffffffu,
+					gpucomm_ld_relaxed_gpu_u64(
 					&kp.st.ready_seq[base + idx]), 0);
-				if (v == seq + 1 || v == GPUCOMM_SEQ_QUIT) {
-					/* Lane 0's acquire; the barrier carries
-					 * it to the block (a fence a lane would
-					 * be served one by one). */
+				const bool handed = v == seq + 1 ||
+					v == GPUCOMM_SEQ_QUIT;
+				/* The lap check is an acquire (as the
+				 * dispatcher's): the status load after it
+				 * cannot return the old lap's READY. */
+				const bool open = !handed && __shfl_sync(0xffffffffu,
+					(done_prev == NULL ||
+					gpucomm_ld_relaxed_gpu_u64(done_prev) >= seq) &&
+					(seq < n || gpucomm_ld_acquire_gpu_u64(
+					&kp.st.done_seq[base + idx]) >= seq - n + 1), 0);
+
+				if (warp == 0 && handed) {
+					got = v == seq + 1 ? 1 : 2;
+					/* Lane 0's acquire; the block's barrier
+					 * carries it (a fence a lane would be
+					 * served one by one). */
 					if (lane == 0) {
 						gpucomm_fence_acq_rel_gpu();
 						ready_ns = kp.st.ready_ns[base + idx];
 					}
-					break;
-				}
-				if (!__shfl_sync(0xffffffffu, (done_prev == NULL ||
-						gpucomm_ld_relaxed_gpu_u64(done_prev) >= seq) &&
-						(seq < n || gpucomm_ld_acquire_gpu_u64(
-						&kp.st.done_seq[base + idx]) >= seq - n + 1), 0))
-					continue;
-				/* The lap check above is an acquire: this status
-				 * load cannot return the old lap's READY. The
-				 * entries' loads are issued with it. */
-				st = gpucomm_ld_relaxed_sys_u32(status);
-				if (pre_n == 0)
-					gpucomm_ld_pkt(&pkts[lane], &pa, &pz);
-				st = __shfl_sync(0xffffffffu, st, 0);
-				if (pre_n == 0) {
-					const uint32_t cnt = __shfl_sync(0xffffffffu,
-						gpucomm_tag_count(pz, lap), 0);
+				} else if (warp == 0 && open) {
+					if (__shfl_sync(0xffffffffu,
+							gpucomm_ld_relaxed_sys_u32(status),
+							0) == GPUCOMM_STATUS_READY) {
+						got = 1;
+						/* Acquires what the CPU wrote
+						 * before READY: lane 0's, as
+						 * above. */
+						if (lane == 0) {
+							gpucomm_fence_acq_rel_sys();
+							ready_ns = gpucomm_gpu_ns();
+						}
+					}
+				} else if (warp == 1 && open && pre_n == 0) {
+					uint32_t cnt;
 
+					gpucomm_ld_pkt(&pkts[lane], &pa, &pz);
+					cnt = __shfl_sync(0xffffffffu,
+						gpucomm_tag_count(pz, lap), 0);
 					if (cnt != 0 && __all_sync(0xffffffffu,
 							lane >= cnt ||
 							gpucomm_tag_current(pz, lap)))
 						pre_n = cnt;
 				}
-				if (st == GPUCOMM_STATUS_READY) {
-					/* Acquires what the CPU wrote before
-					 * READY (the entries past the window):
-					 * lane 0's, as above. */
-					if (lane == 0) {
-						gpucomm_fence_acq_rel_sys();
-						ready_ns = gpucomm_gpu_ns();
-					}
-					v = seq + 1;
+				if (threadIdx.x == 0 && got != 0)
+					s_poll = got;
+				/* Warps 0 and 1 only (the others wait at the
+				 * block's barrier): this poll's entries are
+				 * back before the item is taken. */
+				asm volatile("bar.sync 1, 64;" ::: "memory");
+				got = s_poll;
+				if (got != 0)
 					break;
-				}
 			}
-			if (pre_n != 0) {
+			if (warp == 1 && pre_n != 0) {
 				s_pre_addr[lane] = pa;
 				s_pre_size[lane] = (uint32_t)pz;
 			}
-			if (lane == 0) {
-				s_go = v == seq + 1;
-				s_status = status;
-				gpucomm_worker_ctx(s_ctx, kp, pkts, ring, idx, slot,
-					seq, ready_ns, pre_n);
+			if (warp == 1 && lane == 0) {
+				s_ctx.pre_n = pre_n;
 				s_ctx.pre_addr = s_pre_addr;
 				s_ctx.pre_size = s_pre_size;
+			}
+			if (threadIdx.x == 0) {
+				s_go = got == 1;
+				s_status = status;
+				gpucomm_worker_ctx(s_ctx, kp, pkts, ring, idx, slot,
+					seq, ready_ns);
 			}
 		}
 		if (!gpucomm_worker_item<Body, Hook>(kp, body, w, s_ctx, s_status,
@@ -622,7 +645,8 @@ gpucomm_worker_loop(const struct gpucomm_kparams &kp, const Body &body,
 			s_go = v == seq + 1;
 			s_status = status;
 			gpucomm_worker_ctx(s_ctx, kp, pkts, ring, idx, slot, seq,
-				ready_ns, 0);
+				ready_ns);
+			s_ctx.pre_n = 0;
 		}
 		if (!gpucomm_worker_item<Body, Hook>(kp, body, w, s_ctx, s_status,
 				s_go, base, idx, seq))
