@@ -577,19 +577,14 @@ gpucomm_worker_loop(const struct gpucomm_kparams &kp, const Body &body,
 	__shared__ struct gpucomm_item_ctx s_ctx;
 	__shared__ uint32_t *s_status;
 	__shared__ int s_go;
+	typename Body::worker w(body, ring, slot);
 	const uint32_t n = kp.n_items;
 	const size_t base = (size_t)ring * n;
 
-	if constexpr (gpucomm_body_prefetch<Body>::value && Body::threads >= 64) {
-		/* The same for the whole block: a kernel parameter. */
-		if (kp.lap_tags != 0) {
-			gpucomm_worker_loop_prefetch<Body, Hook>(kp, body, ring,
-				slot);
-			return;
-		}
-	}
-	typename Body::worker w(body, ring, slot);
-
+	/* No prefetch here: gpucomm_load_item loads the entries after
+	 * READY. Carried to the block by the loop's first barrier. */
+	if (threadIdx.x == 0)
+		s_ctx.pre_n = 0;
 	for (unsigned long long seq = slot;; seq += kp.bpq) {
 		const uint32_t idx = (uint32_t)(seq % n);
 
@@ -644,13 +639,41 @@ gpucomm_worker_loop(const struct gpucomm_kparams &kp, const Body &body,
 			}
 			s_go = v == seq + 1;
 			s_status = status;
-			gpucomm_worker_ctx(s_ctx, kp, pkts, ring, idx, slot, seq,
-				ready_ns);
-			s_ctx.pre_n = 0;
+			s_ctx.item = kp.items[ring] + idx;
+			s_ctx.pkts = pkts;
+			s_ctx.seq = seq;
+			s_ctx.ready_ns = ready_ns;
+			s_ctx.ring = ring;
+			s_ctx.idx = idx;
+			s_ctx.slot = slot;
 		}
-		if (!gpucomm_worker_item<Body, Hook>(kp, body, w, s_ctx, s_status,
-				s_go, base, idx, seq))
+		/* The barrier carries thread 0's acquire to the block. */
+		__syncthreads();
+		if (!s_go)
 			return;
+		Hook::taken(body, s_ctx);
+		{
+			const struct gpucomm_item_ctx c = s_ctx;
+
+			w.item(c);
+			/*
+			 * Every thread's results are stored before this barrier;
+			 * thread 0's release after it orders them all before
+			 * DONE (cumulativity). One release per item: a fence in
+			 * every thread measured 4 us per 32-packet item (the
+			 * fences of a block are served one by one), and a fence
+			 * before the release would only repeat it.
+			 */
+			__syncthreads();
+			if (threadIdx.x == 0) {
+				gpucomm_st_release_sys_u32(s_status, GPUCOMM_STATUS_DONE);
+				/* Ordered after DONE: once the dispatcher sees it,
+				 * the slot's status no longer reads the old READY. */
+				gpucomm_st_release_gpu_u64(&kp.st.done_seq[base + idx],
+					seq + 1);
+			}
+			w.item_done(c);
+		}
 	}
 }
 
@@ -684,6 +707,14 @@ gpucomm_persistent_kernel(const struct gpucomm_kparams kp, const Body body)
 		if (threadIdx.x < 32)
 			gpucomm_dispatch<Body, Hook>(kp, body, ring);
 		return;
+	}
+	if constexpr (gpucomm_body_prefetch<Body>::value && Body::threads >= 64) {
+		/* The same for the whole block: a kernel parameter. */
+		if (kp.lap_tags != 0) {
+			gpucomm_worker_loop_prefetch<Body, Hook>(kp, body, ring,
+				slot);
+			return;
+		}
 	}
 	gpucomm_worker_loop<Body, Hook>(kp, body, ring, slot);
 }

@@ -457,48 +457,29 @@ gpucomm_echo_ask(volatile uint32_t *host, int wc, uint32_t ask,
 }
 
 /*
- * Fills the head item's entries from n single-segment mbufs whose bytes
- * the GPU reads where they are (addr = data, size = data_len; mbufs
- * kept in the item), for programs that need no more than
- * rte_gpu_comm_populate_list_pkts; then gpucomm_ring_publish(r, n).
- * 0, -ENOSPC (ring full), -EINVAL (n out of range, a NULL or chained
- * mbuf: the entries before it written, the item's count not), -EALREADY
- * (a tagged ring's head item already filled: it is final for the lap).
- *
- * One pass, an entry a 16-byte store as each mbuf is checked. On a
- * tagged ring entry 0 goes last, with the count in its tag: a worker
- * keeps the entries only once entry 0 has it (gpucomm_layout.h). A fill
- * that fails part way has tagged some entries of this lap, which a
- * second fill would tag again with other values: the item then gets no
- * count this lap (tag_burnt), and the worker loads it after READY.
+ * gpucomm_ring_fill_mbufs() on a tagged ring: one pass, an entry a
+ * 16-byte store as each mbuf is checked, entry 0 last with the count in
+ * its tag: a worker keeps the entries only once entry 0 has it
+ * (gpucomm_layout.h). A fill that fails part way has tagged some
+ * entries of this lap, which a second fill would tag again with other
+ * values: the item then gets no count this lap (tag_burnt), and the
+ * worker loads it after READY.
  */
 static inline int
-gpucomm_ring_fill_mbufs(struct gpucomm_ring *r, struct rte_mbuf **mbufs,
-		uint32_t n)
+gpucomm_ring_fill_tagged(struct gpucomm_ring *r, struct rte_gpu_comm_list *it,
+		struct rte_mbuf **mbufs, uint32_t n)
 {
-	struct rte_gpu_comm_list *it = gpucomm_ring_next(r);
-	struct rte_mbuf **keep;
-	struct rte_gpu_comm_pkt *e;
-	struct rte_mbuf *m0;
-	uint64_t tag, tag0;
-
-	if (unlikely(it == NULL))
-		return -ENOSPC;
-	if (unlikely(n == 0 || n > RTE_GPU_COMM_LIST_PKTS_MAX))
-		return -EINVAL;
-	tag = 0;
-	tag0 = 0;
-	if (r->tags) {
-		if (unlikely(r->tag_n != 0))
-			return -EALREADY;
-		tag = gpucomm_tag_size(0, r->lap, 0);
-		tag0 = gpucomm_tag_size(0, r->lap, r->tag_burnt ? 0 : n);
-	}
+	const uint64_t tag = gpucomm_tag_size(0, r->lap, 0);
+	const uint64_t tag0 = gpucomm_tag_size(0, r->lap,
+		r->tag_burnt ? 0 : n);
 	/* In locals: the entries' stores may alias the item as far as the
 	 * compiler knows, which would reload them every entry. */
-	e = it->pkt_list;
-	keep = it->mbufs;
-	m0 = mbufs[0];
+	struct rte_gpu_comm_pkt *e = it->pkt_list;
+	struct rte_mbuf **keep = it->mbufs;
+	struct rte_mbuf *m0 = mbufs[0];
+
+	if (unlikely(r->tag_n != 0))
+		return -EALREADY;
 	if (unlikely(m0 == NULL || m0->nb_segs != 1))
 		goto bad;
 	for (uint32_t i = 1; i < n; i++) {
@@ -510,17 +491,55 @@ gpucomm_ring_fill_mbufs(struct gpucomm_ring *r, struct rte_mbuf **mbufs,
 			tag | m->data_len);
 		keep[i] = m;
 	}
-	if (r->tags)
-		gpucomm_ring_refresh_tags(r, e, n);
+	gpucomm_ring_refresh_tags(r, e, n);
 	gpucomm_ring_store_pkt(&e[0], rte_pktmbuf_mtod(m0, uintptr_t),
 		tag0 | m0->data_len);
 	keep[0] = m0;
-	if (r->tags && !r->tag_burnt)
+	if (!r->tag_burnt)
 		r->tag_n = n;
 	return 0;
 bad:
-	r->tag_burnt = r->tags;
+	r->tag_burnt = 1;
 	return -EINVAL;
+}
+
+/*
+ * Fills the head item's entries from n single-segment mbufs whose bytes
+ * the GPU reads where they are (addr = data, size = data_len; mbufs
+ * kept in the item), for programs that need no more than
+ * rte_gpu_comm_populate_list_pkts; then gpucomm_ring_publish(r, n).
+ * 0, -ENOSPC (ring full), -EINVAL (n out of range, a NULL or chained
+ * mbuf: the entries before it written, the item's count not), -EALREADY
+ * (a tagged ring's head item already filled: it is final for the lap).
+ *
+ * Untagged, the entry's two plain stores as each mbuf is checked: the
+ * fill of a ring without tags, no slower for them being there
+ * (bench/ring-fill-ab.sh).
+ */
+static inline int
+gpucomm_ring_fill_mbufs(struct gpucomm_ring *r, struct rte_mbuf **mbufs,
+		uint32_t n)
+{
+	struct rte_gpu_comm_list *it = gpucomm_ring_next(r);
+	struct rte_gpu_comm_pkt *e;
+
+	if (unlikely(it == NULL))
+		return -ENOSPC;
+	if (unlikely(n == 0 || n > RTE_GPU_COMM_LIST_PKTS_MAX))
+		return -EINVAL;
+	if (r->tags)
+		return gpucomm_ring_fill_tagged(r, it, mbufs, n);
+	e = it->pkt_list;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct rte_mbuf *m = mbufs[i];
+
+		if (unlikely(m == NULL || m->nb_segs != 1))
+			return -EINVAL;
+		e[i].addr = rte_pktmbuf_mtod(m, uintptr_t);
+		e[i].size = m->data_len;
+		it->mbufs[i] = mbufs[i];
+	}
+	return 0;
 }
 
 /*
