@@ -68,6 +68,10 @@
 #define STANDIN_ERR_MEMORY 2
 #define STANDIN_ERR_NOT_READY 600
 #define STANDIN_ERR_ILLEGAL_ADDRESS 700
+/* Not a CUDA error: a READY item whose lap tags are not current. */
+#define STANDIN_ERR_LAP_TAGS 999
+/* work_item()'s seq of an item launched alone: no prefetch, no tags. */
+#define STANDIN_NO_SEQ (~0ULL)
 
 /* Bytes of a packet compared with the previous one to reuse its result:
  * what the kernel stages to classify from (GPURX_STAGE_HEAD) suffices for
@@ -153,7 +157,7 @@ classify_one(const struct gpurx_kparams *p, struct standin_last *last,
  * process_item), results before return. */
 static void
 process_item(const struct gpurx_kparams *p, struct standin_last *last,
-		uint32_t q, uint32_t idx, uint32_t slot)
+		uint32_t q, uint32_t idx, uint32_t slot, uint32_t n_pkts)
 {
 	struct gpurx_gq *gq = &p->gq[q];
 	const struct gpucomm_item *it = &gq->items[idx];
@@ -162,7 +166,7 @@ process_item(const struct gpurx_kparams *p, struct standin_last *last,
 	const struct gpucomm_pkt *pkts = it->pkt_list;
 	struct gpurx_item_sum sum;
 	uint64_t t0 = standin_ns();
-	uint32_t n = RTE_MIN(it->num_pkts, burst);
+	uint32_t n = RTE_MIN(n_pkts, burst);
 	const struct gpurx_item_in in = gq->in[idx];
 	uint32_t off = 0;	/* packet i's arena offset */
 
@@ -235,20 +239,57 @@ item_done(const struct gpucomm_kparams *kp, uint32_t q, uint32_t idx)
 
 /* Item idx of ring q READY: processed, by the worker slot a GPU's would
  * be (not yet DONE). */
-static void
-work_item(const struct gpucomm_kparams *kp, const struct gpurx_kparams *p,
-		struct standin_last *last, uint32_t q, uint32_t idx)
+/*
+ * The persistent kernel's prefetch with lap tags (kp.lap_tags,
+ * gpucomm_persistent.cuh): the item's count from entry 0's tag, kept
+ * with the entries when every entry below it in the window carries the
+ * item's lap. Read here after READY, when a correct fill always passes;
+ * 0 when it does not (the kernel would load the item again after READY,
+ * which would hide the fill's fault from the tests).
+ */
+static uint32_t
+tagged_count(const struct gpucomm_item *it, unsigned long long lap)
 {
-	process_item(p, last, q, idx, kp->bpq == 0 ? 0 : idx % kp->bpq);
+	const struct gpucomm_pkt *e = it->pkt_list;
+	const uint32_t cnt = gpucomm_tag_count(e[0].size, lap);
+
+	for (uint32_t i = 0; i < RTE_MIN(cnt, GPUCOMM_TAG_WINDOW); i++)
+		if (!gpucomm_tag_current(e[i].size, lap))
+			return 0;
+	return cnt;
+}
+
+static int
+work_item(const struct gpucomm_kparams *kp, const struct gpurx_kparams *p,
+		struct standin_last *last, uint32_t q, uint32_t idx,
+		unsigned long long seq)
+{
+	const struct gpucomm_item *it = &p->gq[q].items[idx];
+	uint32_t n = it->num_pkts;
+
+	if (kp->lap_tags && seq != STANDIN_NO_SEQ) {
+		n = tagged_count(it, seq / kp->n_items);
+		if (n == 0) {
+			fprintf(stderr, "stand-in: ring %u item %u (seq %llu): "
+				"READY without current lap tags\n", q, idx, seq);
+			return STANDIN_ERR_LAP_TAGS;
+		}
+	}
+	process_item(p, last, q, idx, kp->bpq == 0 ? 0 : idx % kp->bpq, n);
+	return 0;
 }
 
 /* Item idx of ring q READY: processed and DONE. */
-static void
+static int
 run_item(const struct gpucomm_kparams *kp, const struct gpurx_kparams *p,
-		struct standin_last *last, uint32_t q, uint32_t idx)
+		struct standin_last *last, uint32_t q, uint32_t idx,
+		unsigned long long seq)
 {
-	work_item(kp, p, last, q, idx);
-	item_done(kp, q, idx);
+	const int rc = work_item(kp, p, last, q, idx, seq);
+
+	if (rc == 0)
+		item_done(kp, q, idx);
+	return rc;
 }
 
 /* GPURX_STANDIN_GPU_US: the n_held items of ring q processed but not yet
@@ -320,12 +361,15 @@ kernel_main(void *arg)
 			if (k->lat_cycles != 0) {
 				k->seen[(size_t)q * kp->n_items + idx] =
 					rte_get_tsc_cycles();
-				work_item(kp, &k->p, &last, q, idx);
+				err = work_item(kp, &k->p, &last, q, idx,
+					seq[q]);
 				n_held[q]++;
 				holding = 1;
 			} else {
-				run_item(kp, &k->p, &last, q, idx);
+				err = run_item(kp, &k->p, &last, q, idx, seq[q]);
 			}
+			if (err != 0)
+				goto out;
 			next[q] = idx + 1 == kp->n_items ? 0 : idx + 1;
 			seq[q]++;
 			idle = 0;
@@ -369,6 +413,8 @@ gpucuda_strerror(int err)
 	case STANDIN_ERR_ILLEGAL_ADDRESS:
 		return "an illegal memory access was encountered (CPU stand-in, "
 			"fault_at)";
+	case STANDIN_ERR_LAP_TAGS:
+		return "an item READY without current lap tags (CPU stand-in)";
 	default: return "error (CPU stand-in)";
 	}
 }
@@ -550,8 +596,8 @@ gpurx_cuda_launch_item(const struct gpucomm_kparams *kp,
 	(void)seq;
 	if (q >= kp->n_rings || idx >= kp->n_items)
 		return STANDIN_ERR_INVALID_VALUE;
-	run_item(kp, p, &last, q, idx);
-	return 0;
+	/* The item kernel loads its item after the launch: no prefetch. */
+	return run_item(kp, p, &last, q, idx, STANDIN_NO_SEQ);
 }
 
 /* The dispatch state is the GPU kernels' alone: the thread above reads

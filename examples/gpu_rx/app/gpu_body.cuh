@@ -857,13 +857,17 @@ stamp_result(const struct gq_view *gq, uint32_t at, const uint8_t *where,
  * the same host line. With a worker per slot the pointer was first cached
  * per worker; where the GPU holds fewer workers than slots (8 queues) the
  * per-item fallback, every warp loading it from host memory, made the
- * item's inputs take 17 us instead of 3.5.
+ * item's inputs take 17 us instead of 3.5. pre: the library's prefetch
+ * (struct gpucomm_item_ctx: pre_n, pre_addr, pre_size), the item's count
+ * and first entries loaded while the worker polled (lap tags); pre->pre_n
+ * 0: none.
  */
 template <bool SPLIT>
 static __device__ void
 process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 		uint32_t q, uint32_t idx, unsigned long long seq,
-		const struct gpucomm_pkt *pkts, struct block_counters *bc)
+		const struct gpucomm_pkt *pkts, const struct gpucomm_item_ctx *pre,
+		struct block_counters *bc)
 {
 	constexpr uint32_t stage_area = SPLIT ? GPURX_STAGE_BYTES_SPLIT :
 		GPURX_STAGE_BYTES;
@@ -911,8 +915,15 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 	 * behind this one instead of travelling with it. The count and the
 	 * item's inputs from two warps: loads of one warp from host memory
 	 * go one round trip after another (gpucomm_ld_num_pkts). */
+	/* Prefetched (pre_n != 0, at most the burst the lcore fills): the
+	 * count and the first GPUCOMM_TAG_WINDOW entries are in shared
+	 * memory, entries past the count are not loaded, and an item of
+	 * up to the window reads only its struct gpurx_item_in from host
+	 * memory here. */
+	const uint32_t pre_n = pre->pre_n;
+
 	if (threadIdx.x == 0)
-		cnt = gpucomm_ld_num_pkts(it);
+		cnt = pre_n != 0 ? pre_n : gpucomm_ld_num_pkts(it);
 	if (threadIdx.x == 32)
 		item_in_load(&gq->in[idx], &in_ts, &in_flags);
 #pragma unroll
@@ -920,9 +931,14 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 		uint32_t i = threadIdx.x + m * GPURX_KERNEL_THREADS;
 		unsigned long long a, z;
 
-		if (i >= burst)
+		if (i >= burst || (pre_n != 0 && i >= pre_n))
 			break;
-		gpucomm_ld_pkt(&pkts[i], &a, &z);
+		if (i < pre_n && i < GPUCOMM_TAG_WINDOW) {
+			a = pre->pre_addr[i];
+			z = pre->pre_size[i];
+		} else {
+			gpucomm_ld_pkt(&pkts[i], &a, &z);
+		}
 		if (SPLIT) {
 			/* struct gpurx_split_pkt in one 16-byte load. */
 			const uint4 w = *(const uint4 *)&gq->split[base + i];
@@ -1167,6 +1183,11 @@ struct gpurx_body {
 	 * shared memory (45-47 KB a block) allows four.
 	 */
 	static constexpr unsigned int min_blocks = 4;
+	/* Launched with kp.lap_tags (rings with lap tags, the default),
+	 * the workers load an item's count and first entries while they
+	 * poll for its READY (gpucomm_persistent.cuh), which process_item
+	 * takes from the item's context. */
+	static constexpr bool prefetch = true;
 	struct gpurx_kparams p;
 
 	struct worker {
@@ -1212,7 +1233,8 @@ struct gpurx_body {
 				}
 				bc.t_mark = t;
 			}
-			process_item<SPLIT>(p, v, q, c.idx, c.seq, c.pkts, &bc);
+			process_item<SPLIT>(p, v, q, c.idx, c.seq, c.pkts, &c,
+				&bc);
 			/* The last phase mark (after the body's last barrier)
 			 * ends the item's time: no clock read of its own. */
 			if (threadIdx.x == 0) {

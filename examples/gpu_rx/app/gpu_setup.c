@@ -74,8 +74,13 @@ setup_queue(struct gpurx_app *a, struct gpurx_gpu *g, uint16_t r)
 			q, n, rte_strerror(rte_errno));
 		return -1;
 	}
+	/* Lap tags (gpucomm_layout.h): the workers load an item's first
+	 * entries while they poll for its READY (kp.lap_tags, below). A
+	 * comm list's items hold RTE_GPU_COMM_LIST_PKTS_MAX entries, as
+	 * many as the tags need. */
 	rc = gpucomm_ring_init(&Q->ring, g->id, Q->list, n,
-		gpurx_mem_needs_gpu_wmb(a->mem) ? GPUCOMM_RING_GPU_WMB : 0);
+		(gpurx_mem_needs_gpu_wmb(a->mem) ? GPUCOMM_RING_GPU_WMB : 0) |
+		(a->opt.no_lap_tags ? 0 : GPUCOMM_RING_TAGS));
 	if (rc != 0) {
 		GPURX_LOG(ERR, "error: queue %u: comm list statuses not reset to "
 			"FREE: %s\n", q, rte_strerror(-rc));
@@ -199,6 +204,8 @@ setup_gpu(struct gpurx_app *a, struct gpurx_gpu *g)
 		return -1;
 	}
 	g->dev_bytes += g->ck.state_bytes;
+	/* Every ring of this GPU tagged (setup_queue). */
+	g->ck.kp.lap_tags = !a->opt.no_lap_tags;
 	g->kp.gq = g->gq;
 	g->kp.prog = g->d_prog;
 	g->kp.prog_len = a->filter.len;

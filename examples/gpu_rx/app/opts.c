@@ -360,6 +360,9 @@ gpurx_opts_parse(int argc, char **argv, struct gpurx_opts *o)
 		GPUAPP_OPT_FLAG_ENTRY("launch-per-burst", &o->launch_per_burst,
 			"one kernel launch per burst instead of\n"
 			"the persistent kernel"),
+		GPUAPP_OPT_FLAG_ENTRY("no-lap-tags", &o->no_lap_tags,
+			"rings without lap tags: the kernel loads an\n"
+			"item's entries after READY (A/B benchmarks)"),
 		GPUAPP_OPT_FLAG_ENTRY("backpressure", &o->backpressure,
 			"GPU ring full: wait for the GPU instead of\n"
 			"dropping (file input; a live port then\n"

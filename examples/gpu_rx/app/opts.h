@@ -91,6 +91,7 @@ struct gpurx_opts {
 				 * min(RTE_MEMPOOL_CACHE_MAX_SIZE, pool / 4) */
 	uint32_t flow_capacity;
 	int launch_per_burst;
+	int no_lap_tags;	/* rings without lap tags (A/B of the prefetch) */
 	int backpressure;	/* ring full: wait for the GPU, do not drop */
 	uint32_t stall_ms;	/* a queue's items not back for this long:
 				 * stalled, the run stops; 0: never */

@@ -113,6 +113,15 @@ for f in "all:" "tcp443:tcp port 443" "vlan-udp:vlan and udp" "jumbo:len > 2048"
 	done
 done
 
+# The rings without lap tags (--no-lap-tags, the A/B switch; the runs
+# above tag them, and the stand-in takes each item's count from the tags
+# as the kernel's prefetch does): capture and counters as --cpu's.
+run host-mapped-untagged "$pcap" -- --mem host-mapped --no-lap-tags \
+	--write "$work/host-mapped-untagged.pcapng"
+rc=$?
+check_run host-mapped-untagged "" 262144 "$work/cpu-all.txt" \
+	"$work/cpu-all.pcapng"
+
 # A mempool cache far smaller than an item (flush threshold 24): every
 # collected item goes through the lcore's stash of mbufs (gpu_path.c,
 # mbufs_release), into the cache a little before each burst, back whole
