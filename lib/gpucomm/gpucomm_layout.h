@@ -94,6 +94,30 @@ struct gpucomm_item {
 /* Laps between refreshes of the window: at most half the lap tag's range. */
 #define GPUCOMM_TAG_REFRESH 0x8000u
 
+/*
+ * Side records (GPUCOMM_RING_SIDE): up to GPUCOMM_SIDE_MAX 64-bit words
+ * per item that the worker needs before it can start on the item (a
+ * timestamp, flags), carried by the same prefetch as the entries, so
+ * that they too need no PCIe read after READY. Slot k is entry
+ * GPUCOMM_SIDE_ENTRY(k) of the item's packet list, one of its last
+ * GPUCOMM_SIDE_MAX entries, which a ring with side records never fills
+ * with packets (at most GPUCOMM_SIDE_PKTS_MAX a item): the word where an
+ * entry has its address, and in the size word a tag of the item's lap
+ * with no count (gpucomm_tag_size(0, lap, 0)), both in one 16-byte store
+ * as an entry's. The worker keeps the slots it needs only if each
+ * carries the item's current lap; else it loads the words after READY
+ * from wherever the program also keeps them.
+ *
+ * Every publish of such a ring writes all the slots its kernel reads,
+ * once: a slot loaded for lap L (after lap L - 1 of the item was done,
+ * which followed the CPU's writes of lap L - 1) was then written at lap
+ * L or L - 1, or cleared by gpucomm_ring_init(), never left from a lap
+ * 2^16 before: no refresh is needed, and a stale tag differs from L's.
+ */
+#define GPUCOMM_SIDE_MAX 4u
+#define GPUCOMM_SIDE_PKTS_MAX (GPUCOMM_PKTS_MAX - GPUCOMM_SIDE_MAX)
+#define GPUCOMM_SIDE_ENTRY(k) (GPUCOMM_SIDE_PKTS_MAX + (k))
+
 #ifdef __CUDACC__
 #define GPUCOMM_HD __host__ __device__
 #else

@@ -88,6 +88,11 @@ struct gpucomm_item_ctx {
 	uint32_t pre_n;
 	const unsigned long long *pre_addr;
 	const uint32_t *pre_size;
+	/* Body::side_n: the item's side slots (gpucomm_layout.h, shared
+	 * memory), each current by its lap tag when the worker loaded it
+	 * with its poll; else NULL, and the body loads its words after
+	 * READY. Independent of pre_n. */
+	const unsigned long long *pre_side;
 };
 
 /*
@@ -180,12 +185,17 @@ gpucomm_load_item_side(const struct gpucomm_item_ctx &c, uint32_t pre,
 	const uint32_t w0 = blockDim.x - 32;
 	uint32_t n;
 
-	if (c.pre_n != 0 && n_side == 0) {
-		/* Loaded with READY's poll, each entry current by its lap
-		 * tag: only those past the window are read now, after READY
-		 * (the worker's acquire). */
+	if (c.pre_n != 0 && (n_side == 0 || c.pre_side != NULL)) {
+		/* Loaded with READY's poll, each entry and side slot current
+		 * by its lap tag: only entries past the window are read now,
+		 * after READY (the worker's acquire). The side words are the
+		 * slots' (the caller's ring keeps them there: n_side at most
+		 * its Body::side_n). */
 		const uint32_t w = c.pre_n < GPUCOMM_TAG_WINDOW ? c.pre_n :
 			GPUCOMM_TAG_WINDOW;
+
+		if (threadIdx.x < n_side)
+			side_out[threadIdx.x] = c.pre_side[threadIdx.x];
 
 		n = c.pre_n < GPUCOMM_PKTS_MAX ? c.pre_n : GPUCOMM_PKTS_MAX;
 		for (uint32_t i = threadIdx.x; i < n; i += blockDim.x) {
@@ -355,6 +365,17 @@ struct gpucomm_body_prefetch<Body, decltype((void)Body::prefetch)> {
 	static constexpr bool value = Body::prefetch;
 };
 
+/* Body::side_n (side slots the prefetch loads, its rings made with
+ * GPUCOMM_RING_SIDE) where the body gives it, else 0. */
+template <class Body, class = void>
+struct gpucomm_body_side_n {
+	static constexpr uint32_t value = 0;
+};
+template <class Body>
+struct gpucomm_body_side_n<Body, decltype((void)Body::side_n)> {
+	static constexpr uint32_t value = Body::side_n;
+};
+
 /* The item's context a worker's poller hands its block (pre_n: the
  * caller's). */
 static __device__ __forceinline__ void
@@ -450,6 +471,13 @@ gpucomm_worker_item(const struct gpucomm_kparams &kp, const Body &body,
  * only the status once the entries were seen current. An item the
  * dispatcher hands over in a poll whose entries warp 1 already loads
  * starts when they are back.
+ *
+ * Body::side_n (rings with GPUCOMM_RING_SIDE): warp 2 too, its lanes
+ * 0 .. side_n - 1 loading the item's side slots in the same polls (a
+ * third warp for the same reason as the second), kept once each
+ * carries the item's lap: the same argument, the slots being written
+ * every lap (gpucomm_layout.h). Then the body's side words need no PCIe
+ * read after READY either (ctx.pre_side); 16 bytes more a poll.
  */
 template <class Body, class Hook>
 static __device__ void
@@ -462,6 +490,12 @@ gpucomm_worker_loop_prefetch(const struct gpucomm_kparams &kp,
 	__shared__ int s_poll;
 	__shared__ unsigned long long s_pre_addr[GPUCOMM_TAG_WINDOW];
 	__shared__ uint32_t s_pre_size[GPUCOMM_TAG_WINDOW];
+	constexpr uint32_t side_n = gpucomm_body_side_n<Body>::value;
+	/* The polling warps: status, entries and the side slots. */
+	constexpr unsigned int n_warps = side_n != 0 ? 3 : 2;
+	static_assert(side_n <= GPUCOMM_SIDE_MAX &&
+		Body::threads >= 32 * n_warps, "side slots: a third warp");
+	__shared__ unsigned long long s_pre_side[side_n != 0 ? side_n : 1];
 	typename Body::worker w(body, ring, slot);
 	const uint32_t n = kp.n_items;
 	const size_t base = (size_t)ring * n;
@@ -471,7 +505,7 @@ gpucomm_worker_loop_prefetch(const struct gpucomm_kparams &kp,
 	for (unsigned long long seq = slot;; seq += kp.bpq) {
 		const uint32_t idx = (uint32_t)(seq % n);
 
-		if (warp <= 1) {
+		if (warp < n_warps) {
 			/* Fixed for the list's life, in GPU memory. */
 			const struct gpucomm_pkt *pkts = kp.st.pkt_list[base + idx];
 			uint32_t *status = kp.st.status[base + idx];
@@ -480,6 +514,7 @@ gpucomm_worker_loop_prefetch(const struct gpucomm_kparams &kp,
 			const unsigned long long lap = seq / n;
 			unsigned long long ready_ns = 0, pa = 0, pz = 0;
 			uint32_t pre_n = 0;
+			bool side_ok = false;
 			int got = 0;
 
 			/* Read by warp 1 only after the first barrier below,
@@ -535,13 +570,28 @@ gpucomm_worker_loop_prefetch(const struct gpucomm_kparams &kp,
 							lane >= cnt ||
 							gpucomm_tag_current(pz, lap)))
 						pre_n = cnt;
+				} else if (warp == 2 && open && !side_ok) {
+					/* Warp 2 polls only with side_n. */
+					if constexpr (side_n != 0) {
+						/* pa: the slot's word, pz its
+						 * tag. */
+						if (lane < side_n)
+							gpucomm_ld_pkt(&pkts[
+								GPUCOMM_SIDE_ENTRY(lane)],
+								&pa, &pz);
+						side_ok = __all_sync(0xffffffffu,
+							lane >= side_n ||
+							gpucomm_tag_current(pz, lap));
+					}
 				}
 				if (threadIdx.x == 0 && got != 0)
 					s_poll = got;
-				/* Warps 0 and 1 only (the others wait at the
-				 * block's barrier): this poll's entries are
-				 * back before the item is taken. */
-				asm volatile("bar.sync 1, 64;" ::: "memory");
+				/* The polling warps only (the others wait at
+				 * the block's barrier): this poll's entries
+				 * and slots are back before the item is
+				 * taken. */
+				asm volatile("bar.sync 1, %0;" :: "r"(n_warps * 32)
+					: "memory");
 				got = s_poll;
 				if (got != 0)
 					break;
@@ -554,6 +604,15 @@ gpucomm_worker_loop_prefetch(const struct gpucomm_kparams &kp,
 				s_ctx.pre_n = pre_n;
 				s_ctx.pre_addr = s_pre_addr;
 				s_ctx.pre_size = s_pre_size;
+				if (side_n == 0)
+					s_ctx.pre_side = NULL;
+			}
+			if constexpr (side_n != 0) {
+				if (warp == 2 && side_ok && lane < side_n)
+					s_pre_side[lane] = pa;
+				if (warp == 2 && lane == 0)
+					s_ctx.pre_side = side_ok ? s_pre_side :
+						NULL;
 			}
 			if (threadIdx.x == 0) {
 				s_go = got == 1;
@@ -583,8 +642,10 @@ gpucomm_worker_loop(const struct gpucomm_kparams &kp, const Body &body,
 
 	/* No prefetch here: gpucomm_load_item loads the entries after
 	 * READY. Carried to the block by the loop's first barrier. */
-	if (threadIdx.x == 0)
+	if (threadIdx.x == 0) {
 		s_ctx.pre_n = 0;
+		s_ctx.pre_side = NULL;
+	}
 	for (unsigned long long seq = slot;; seq += kp.bpq) {
 		const uint32_t idx = (uint32_t)(seq % n);
 
@@ -755,6 +816,7 @@ gpucomm_item_kernel(const struct gpucomm_kparams kp, const Body body,
 		s_ctx.pre_n = 0;
 		s_ctx.pre_addr = NULL;
 		s_ctx.pre_size = NULL;
+		s_ctx.pre_side = NULL;
 		s_ctx.ring = ring;
 		s_ctx.idx = idx;
 		s_ctx.slot = 0;

@@ -65,10 +65,15 @@ gpucomm_ring_init(struct gpucomm_ring *r, int16_t dev_id,
 	int rc;
 
 	if (r == NULL || list == NULL || n_items == 0 ||
-			(flags & ~(GPUCOMM_RING_GPU_WMB | GPUCOMM_RING_TAGS)) != 0) {
+			(flags & ~(GPUCOMM_RING_GPU_WMB | GPUCOMM_RING_TAGS |
+			GPUCOMM_RING_SIDE)) != 0 ||
+			(flags & (GPUCOMM_RING_TAGS | GPUCOMM_RING_SIDE)) ==
+			GPUCOMM_RING_SIDE) {
 		GPUCOMM_LOG(ERR, "ring init: %s\n", r == NULL ? "no ring" :
 			list == NULL ? "no comm list" : n_items == 0 ?
-			"no items" : "unknown flags");
+			"no items" : (flags & GPUCOMM_RING_SIDE) &&
+			!(flags & GPUCOMM_RING_TAGS) ?
+			"side records need lap tags" : "unknown flags");
 		return -EINVAL;
 	}
 	memset(r, 0, sizeof(*r));
@@ -87,6 +92,10 @@ gpucomm_ring_init(struct gpucomm_ring *r, int16_t dev_id,
 				j < GPUCOMM_TAG_WINDOW; j++)
 			list[i].pkt_list[j].size =
 				(uint32_t)list[i].pkt_list[j].size;
+		/* Nor any side slot (the words of an earlier user). */
+		for (uint32_t j = 0; (flags & GPUCOMM_RING_SIDE) &&
+				j < GPUCOMM_SIDE_MAX; j++)
+			list[i].pkt_list[GPUCOMM_SIDE_ENTRY(j)].size = 0;
 		rc = rte_gpu_comm_set_status(&list[i], RTE_GPU_COMM_LIST_FREE);
 		if (rc != 0)
 			return rc;
@@ -120,6 +129,7 @@ gpucomm_ring_init(struct gpucomm_ring *r, int16_t dev_id,
 	r->dev_id = dev_id;
 	r->gpu_wmb = (flags & GPUCOMM_RING_GPU_WMB) != 0;
 	r->tags = (flags & GPUCOMM_RING_TAGS) != 0;
+	r->side = (flags & GPUCOMM_RING_SIDE) != 0;
 	/* gpudev puts the statuses in EAL memory (rte_zmalloc) unless it
 	 * could map GPU memory for the CPU (GDRCopy: write-combined). */
 	r->wc_status = rte_mem_virt2memseg(list[0].status_h, NULL) == NULL;

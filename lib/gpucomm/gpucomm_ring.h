@@ -78,6 +78,10 @@ extern "C" {
  * holds at least GPUCOMM_TAG_WINDOW entries, filled by
  * gpucomm_ring_set_pkt() or gpucomm_ring_fill_mbufs(). */
 #define GPUCOMM_RING_TAGS 2u
+/* With GPUCOMM_RING_TAGS: side records (gpucomm_layout.h), written by
+ * gpucomm_ring_set_side(); items of at most GPUCOMM_SIDE_PKTS_MAX
+ * packets. */
+#define GPUCOMM_RING_SIDE 4u
 
 struct gpucomm_ring {
 	struct rte_gpu_comm_list *list;
@@ -90,6 +94,7 @@ struct gpucomm_ring {
 				 * memory mapped for the CPU */
 	uint8_t tail_done;	/* collect saw the tail item DONE */
 	uint8_t tags;		/* GPUCOMM_RING_TAGS given */
+	uint8_t side;		/* GPUCOMM_RING_SIDE given */
 	uint8_t tag_burnt;	/* a fill of the head item failed this lap:
 				 * no count stored for it (its entries may
 				 * have been written twice) */
@@ -231,11 +236,31 @@ gpucomm_ring_commit_tags(const struct gpucomm_ring *r,
 }
 
 /* Publish of n_pkts on a tagged ring whose fill_mbufs stored another
- * count: -EINVAL (the item is final for the lap, gpucomm_layout.h). */
+ * count (the item is final for the lap, gpucomm_layout.h), or of more
+ * packets than a ring with side records has entries for: -EINVAL. */
 static inline int
 gpucomm_ring_tag_check(const struct gpucomm_ring *r, uint32_t n_pkts)
 {
-	return r->tag_n != 0 && r->tag_n != n_pkts ? -EINVAL : 0;
+	return (r->tag_n != 0 && r->tag_n != n_pkts) ||
+		(r->side && n_pkts > GPUCOMM_SIDE_PKTS_MAX) ? -EINVAL : 0;
+}
+
+/*
+ * Side slot k (< GPUCOMM_SIDE_MAX) of the head item of a ring with
+ * GPUCOMM_RING_SIDE: `word` with the head's lap tag, one 16-byte store
+ * (gpucomm_layout.h). Before publish, once a lap, and every slot the
+ * kernel reads at every publish: a worker takes a slot current by its
+ * tag, loaded before READY. READY's ordering (publish's rte_wmb) covers
+ * it as the entries. 0, or -EINVAL (no side records, k out of range).
+ */
+static inline int
+gpucomm_ring_set_side(const struct gpucomm_ring *r, uint32_t k, uint64_t word)
+{
+	if (unlikely(!r->side || k >= GPUCOMM_SIDE_MAX))
+		return -EINVAL;
+	gpucomm_ring_store_pkt(&r->list[r->head].pkt_list[GPUCOMM_SIDE_ENTRY(k)],
+		(uintptr_t)word, gpucomm_tag_size(0, r->lap, 0));
+	return 0;
 }
 
 /*
@@ -480,6 +505,9 @@ gpucomm_ring_fill_tagged(struct gpucomm_ring *r, struct rte_gpu_comm_list *it,
 
 	if (unlikely(r->tag_n != 0))
 		return -EALREADY;
+	/* The side slots' entries are not the packets'. */
+	if (unlikely(r->side && n > GPUCOMM_SIDE_PKTS_MAX))
+		return -EINVAL;
 	if (unlikely(m0 == NULL || m0->nb_segs != 1))
 		goto bad;
 	for (uint32_t i = 1; i < n; i++) {
@@ -509,7 +537,8 @@ bad:
  * kept in the item), for programs that need no more than
  * rte_gpu_comm_populate_list_pkts; then gpucomm_ring_publish(r, n).
  * 0, -ENOSPC (ring full), -EINVAL (n out of range, a NULL or chained
- * mbuf: the entries before it written, the item's count not), -EALREADY
+ * mbuf: the entries before it written, the item's count not; more than
+ * GPUCOMM_SIDE_PKTS_MAX with side records: nothing written), -EALREADY
  * (a tagged ring's head item already filled: it is final for the lap).
  *
  * Untagged, the entry's two plain stores as each mbuf is checked: the

@@ -591,6 +591,7 @@ static struct {
 	volatile uint64_t bad;
 	uint64_t prefetched;	/* items summed from entries loaded before READY */
 	uint64_t stale;		/* polls that found entry 0 of an earlier lap */
+	uint64_t side_kept;	/* items whose side slots came with the poll */
 } conc;
 
 /* The worker's prefetch (gpucomm_persistent.cuh), played: an item's
@@ -599,7 +600,32 @@ struct prefetch {
 	uint32_t n;
 	uintptr_t addr[GPUCOMM_TAG_WINDOW];
 	uint64_t size[GPUCOMM_TAG_WINDOW];
+	bool side_ok;		/* side[] kept: every slot current */
+	uint64_t side[GPUCOMM_SIDE_MAX];
 };
+
+/* Warp 2 of the worker's prefetch, played: side slots 0 .. n_side - 1,
+ * each word with its tag word (one 16-byte load on the GPU: the tag
+ * first here, so a current tag means a current word), kept once all
+ * carry the item's lap. */
+static void
+side_poll(const struct rte_gpu_comm_list *it, uint64_t lap, uint32_t n_side,
+		struct prefetch *p)
+{
+	const struct rte_gpu_comm_pkt *e = it->pkt_list;
+
+	if (p->side_ok)
+		return;
+	for (uint32_t k = 0; k < n_side; k++) {
+		const struct rte_gpu_comm_pkt *sl = &e[GPUCOMM_SIDE_ENTRY(k)];
+		const uint64_t tag = __atomic_load_n(&sl->size, __ATOMIC_ACQUIRE);
+
+		p->side[k] = __atomic_load_n(&sl->addr, __ATOMIC_RELAXED);
+		if (!gpucomm_tag_current(tag, lap))
+			return;
+	}
+	p->side_ok = true;
+}
 
 static void
 prefetch_poll(const struct rte_gpu_comm_list *it, uint64_t lap,
@@ -652,10 +678,16 @@ expected_sum(uint64_t seq)
 /* The fake kernel's work on item i, READY seen: result (from the
  * prefetched entries when p has them), then DONE. */
 static void
-fake_item(uint32_t i, const struct prefetch *p)
+fake_item(uint32_t i, const struct prefetch *p, uint64_t seq)
 {
 	uint32_t n = conc.list[i].num_pkts;
 
+	/* Side slots kept before READY: this lap's words, or torn. */
+	if (p != NULL && p->side_ok) {
+		conc.side_kept++;
+		if (p->side[0] != seq || p->side[1] != ~seq)
+			conc.bad++;
+	}
 	if (n == 0 || n > 32 || (p != NULL && p->n != 0 && p->n != n)) {
 		conc.bad++;
 	} else if (p != NULL && p->n != 0) {
@@ -685,12 +717,14 @@ fake_kernel(void *arg)
 
 		if (p_seq != seq) {
 			p.n = 0;
+			p.side_ok = false;
 			p_seq = seq;
 		}
 		/* Item a's previous lap is done (this thread did it), as the
 		 * worker's latency path requires: its entries are loaded
 		 * before READY is, and a stale one must not be kept. */
 		prefetch_poll(&conc.list[a], seq / CONC_N, &p);
+		side_poll(&conc.list[a], seq / CONC_N, 2, &p);
 		/* Acquire: what the lcore wrote before READY. */
 		if (__atomic_load_n((uint32_t *)conc.list[a].status_h,
 				__ATOMIC_ACQUIRE) != RTE_GPU_COMM_LIST_READY) {
@@ -702,10 +736,12 @@ fake_kernel(void *arg)
 		if (__atomic_load_n((uint32_t *)conc.list[b].status_h,
 				__ATOMIC_ACQUIRE) == RTE_GPU_COMM_LIST_READY) {
 			/* Both: the newer finishes first. */
-			fake_item(b, NULL);
+			fake_item(b, NULL, seq);
 			seq++;
+			fake_item(a, &p, seq - 2);
+		} else {
+			fake_item(a, &p, seq - 1);
 		}
-		fake_item(a, &p);
 	}
 	return NULL;
 }
@@ -803,6 +839,105 @@ out:
 		CHECK(rte_gpu_comm_destroy_list(list, 1) == 0, "destroy");
 }
 
+/* One poll of the worker's side slots (warp 2), played: kept or not. */
+static bool
+side_first_poll(const struct rte_gpu_comm_list *it, uint64_t lap,
+		uint32_t n_side, struct prefetch *p)
+{
+	p->side_ok = false;
+	side_poll(it, lap, n_side, p);
+	return p->side_ok;
+}
+
+/*
+ * Side records (GPUCOMM_RING_SIDE): the slots an earlier user of the list
+ * left are cleared by init; a slot is kept only with the item's current
+ * lap, so never the previous lap's, nor an item's whose slots were
+ * written only in part, nor one whose word was stored without its tag;
+ * the lap's wrap at 2^16; and such a ring's items leave the slots'
+ * entries to them.
+ */
+static void
+ring_side_records(void)
+{
+	static struct rte_mbuf *many[GPUCOMM_PKTS_MAX];
+	struct rte_gpu_comm_list *list = rte_gpu_comm_create_list(gpu, 1);
+	struct rte_gpu_comm_list *it = NULL;
+	struct rte_gpu_comm_pkt *sl;
+	struct gpucomm_ring r;
+	struct prefetch p;
+
+	CHECK(list != NULL, "create list");
+	if (list == NULL)
+		return;
+	sl = &list->pkt_list[GPUCOMM_SIDE_ENTRY(0)];
+	CHECK(gpucomm_ring_init(&r, gpu, list, 1, GPUCOMM_RING_SIDE) == -EINVAL,
+		"side records without lap tags refused");
+	CHECK(gpucomm_ring_init(&r, gpu, list, 1, GPUCOMM_RING_TAGS) == 0 &&
+		gpucomm_ring_set_side(&r, 0, 1) == -EINVAL,
+		"no side slot on a ring without side records");
+	/* An earlier user's slots, current for lap 0. */
+	for (uint32_t k = 0; k < GPUCOMM_SIDE_MAX; k++) {
+		sl[k].addr = 7;
+		sl[k].size = gpucomm_tag_size(0, 0, 0);
+	}
+	CHECK(gpucomm_ring_init(&r, gpu, list, 1, GPUCOMM_RING_TAGS |
+		GPUCOMM_RING_SIDE) == 0 && r.side, "init with side records");
+	CHECK(!side_first_poll(list, 0, GPUCOMM_SIDE_MAX, &p),
+		"an earlier user's slots cleared by init");
+	CHECK(gpucomm_ring_set_side(&r, GPUCOMM_SIDE_MAX, 1) == -EINVAL,
+		"slot out of range");
+	/* Lap 0: slot 0 alone is not the record of two. */
+	CHECK(gpucomm_ring_set_side(&r, 0, 100) == 0, "slot 0");
+	CHECK(side_first_poll(list, 0, 1, &p) && p.side[0] == 100 &&
+		!side_first_poll(list, 0, 2, &p), "a record written in part");
+	CHECK(gpucomm_ring_set_side(&r, 1, 101) == 0 &&
+		side_first_poll(list, 0, 2, &p) && p.side[0] == 100 &&
+		p.side[1] == 101, "lap 0's record kept");
+	/* Past the slots' entries: refused, nothing written. */
+	CHECK(gpucomm_ring_fill_mbufs(&r, many, GPUCOMM_SIDE_PKTS_MAX + 1) ==
+		-EINVAL && gpucomm_ring_publish(&r, GPUCOMM_SIDE_PKTS_MAX + 1) ==
+		-EINVAL && r.published == 0 && sl[0].addr == 100,
+		"more packets than a ring with side records has entries for");
+	gpucomm_ring_set_pkt(&r, &list->pkt_list[0], 1, 64);
+	CHECK(gpucomm_ring_publish(&r, 1) == 0, "lap 0 published");
+	gpu_sets(list, RTE_GPU_COMM_LIST_DONE);
+	CHECK(gpucomm_ring_collect(&r, &it) == 1 && gpucomm_ring_release(&r) == 0,
+		"collect, release");
+	/* Lap 1: lap 0's record is stale; so is a word stored without its
+	 * tag (a torn slot). */
+	CHECK(!side_first_poll(list, 1, 2, &p), "lap 0's record for lap 1");
+	sl[0].addr = 200;
+	CHECK(!side_first_poll(list, 1, 1, &p), "a word without its tag");
+	CHECK(gpucomm_ring_set_side(&r, 0, 200) == 0 &&
+		gpucomm_ring_set_side(&r, 1, 201) == 0 &&
+		side_first_poll(list, 1, 2, &p) && p.side[1] == 201 &&
+		!side_first_poll(list, 2, 2, &p), "lap 1's record, for lap 1 only");
+	gpucomm_ring_set_pkt(&r, &list->pkt_list[0], 1, 64);
+	CHECK(gpucomm_ring_publish(&r, 1) == 0, "lap 1 published");
+	gpu_sets(list, RTE_GPU_COMM_LIST_DONE);
+	CHECK(gpucomm_ring_collect(&r, &it) == 1 && gpucomm_ring_release(&r) == 0,
+		"collect, release");
+	/* The lap tag's wrap: lap 0xffff's record is stale for 0x10000,
+	 * which the ring tags as lap 0 of the 16 bits. */
+	r.lap = 0xffff;
+	CHECK(gpucomm_ring_set_side(&r, 0, 300) == 0 &&
+		gpucomm_ring_set_side(&r, 1, 301) == 0 &&
+		side_first_poll(list, 0xffff, 2, &p), "lap 0xffff");
+	gpucomm_ring_set_pkt(&r, &list->pkt_list[0], 1, 64);
+	CHECK(gpucomm_ring_publish(&r, 1) == 0, "lap 0xffff published");
+	gpu_sets(list, RTE_GPU_COMM_LIST_DONE);
+	CHECK(gpucomm_ring_collect(&r, &it) == 1 && gpucomm_ring_release(&r) == 0,
+		"collect, release");
+	CHECK(r.lap == 0x10000 && !side_first_poll(list, 0x10000, 2, &p),
+		"lap 0xffff's record for lap 0x10000");
+	CHECK(gpucomm_ring_set_side(&r, 0, 400) == 0 &&
+		gpucomm_ring_set_side(&r, 1, 401) == 0 &&
+		side_first_poll(list, 0x10000, 2, &p) && p.side[0] == 400,
+		"lap 0x10000's record");
+	CHECK(rte_gpu_comm_destroy_list(list, 1) == 0, "destroy");
+}
+
 static void
 concurrent_protocol(void)
 {
@@ -815,7 +950,8 @@ concurrent_protocol(void)
 	CHECK(conc.list != NULL, "create list");
 	if (conc.list == NULL)
 		return;
-	if (gpucomm_ring_init(&r, gpu, conc.list, CONC_N, GPUCOMM_RING_TAGS) != 0 ||
+	if (gpucomm_ring_init(&r, gpu, conc.list, CONC_N, GPUCOMM_RING_TAGS |
+			GPUCOMM_RING_SIDE) != 0 ||
 			pthread_create(&t, NULL, fake_kernel, NULL) != 0) {
 		CHECK(0, "init or thread");
 		goto out;
@@ -849,6 +985,9 @@ concurrent_protocol(void)
 			for (uint32_t i = 0; i < item_pkts(r.published); i++)
 				gpucomm_ring_set_pkt(&r, &h->pkt_list[i],
 					entry_addr(r.published, i), 64 + i);
+			CHECK(gpucomm_ring_set_side(&r, 0, r.published) == 0 &&
+				gpucomm_ring_set_side(&r, 1, ~r.published) == 0,
+				"side slots");
 			CHECK(gpucomm_ring_publish(&r, item_pkts(r.published)) == 0,
 				"publish");
 		}
@@ -864,10 +1003,13 @@ concurrent_protocol(void)
 	CHECK(r.inflight == 0 && r.inflight_pkts == 0, "nothing left in flight");
 	/* Most items are READY when first polled, their entries current. */
 	CHECK(conc.prefetched > 0, "no item summed from its prefetched entries");
+	CHECK(conc.side_kept > 0, "no item's side slots kept before READY");
 	printf("  %u items through a %u-item ring, ring full %" PRIu64 " times, "
-		"%" PRIu64 " summed from entries loaded before READY, %" PRIu64
+		"%" PRIu64 " summed from entries loaded before READY (%" PRIu64
+		" with their side slots), %" PRIu64
 		" polls saw an earlier lap's entry 0\n",
-		CONC_ITEMS, CONC_N, full, conc.prefetched, conc.stale);
+		CONC_ITEMS, CONC_N, full, conc.prefetched, conc.side_kept,
+		conc.stale);
 out:
 	CHECK(rte_gpu_comm_destroy_list(conc.list, CONC_N) == 0, "destroy");
 }
@@ -985,6 +1127,7 @@ main(int argc, char **argv)
 	CHECK_CASE(ring_lap_tags);
 	CHECK_CASE(publish_store_order);
 	CHECK_CASE(prefetch_first_poll);
+	CHECK_CASE(ring_side_records);
 	CHECK_CASE(concurrent_protocol);
 	CHECK_CASE(kernel_setup);
 	rte_mempool_free(pool);
