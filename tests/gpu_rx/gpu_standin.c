@@ -157,7 +157,8 @@ classify_one(const struct gpurx_kparams *p, struct standin_last *last,
  * process_item), results before return. */
 static void
 process_item(const struct gpurx_kparams *p, struct standin_last *last,
-		uint32_t q, uint32_t idx, uint32_t slot, uint32_t n_pkts)
+		uint32_t q, uint32_t idx, uint32_t slot, uint32_t n_pkts,
+		const struct gpurx_item_in *item_in)
 {
 	struct gpurx_gq *gq = &p->gq[q];
 	const struct gpucomm_item *it = &gq->items[idx];
@@ -167,7 +168,7 @@ process_item(const struct gpurx_kparams *p, struct standin_last *last,
 	struct gpurx_item_sum sum;
 	uint64_t t0 = standin_ns();
 	uint32_t n = RTE_MIN(n_pkts, burst);
-	const struct gpurx_item_in in = gq->in[idx];
+	const struct gpurx_item_in in = *item_in;
 	uint32_t off = 0;	/* packet i's arena offset */
 
 	/* --mem staged: the kernel's pull_item(), before any packet is
@@ -259,6 +260,37 @@ tagged_count(const struct gpucomm_item *it, unsigned long long lap)
 	return cnt;
 }
 
+/*
+ * The item's struct gpurx_item_in as the prefetch takes it on a tagged
+ * ring: from its side slots (GPURX_SIDE_WORDS, gpucomm_layout.h), each
+ * carrying the item's lap. -1 when one does not (READY without current
+ * side slots: the kernel would load .in after READY, hiding the fault),
+ * -2 when they disagree with .in (which the kernel reads when they are
+ * not current, and the CPU when it collects the item).
+ */
+static int
+tagged_in(const struct gpurx_gq *gq, uint32_t idx, unsigned long long lap,
+		struct gpurx_item_in *in)
+{
+	const struct gpucomm_pkt *e = gq->items[idx].pkt_list;
+	uint64_t w[GPURX_SIDE_WORDS];
+
+	for (uint32_t k = 0; k < GPURX_SIDE_WORDS; k++) {
+		const struct gpucomm_pkt *s = &e[GPUCOMM_SIDE_ENTRY(k)];
+
+		if (!gpucomm_tag_current(s->size, lap))
+			return -1;
+		w[k] = s->addr;
+	}
+	in->ts = w[0];
+	in->flags = (uint32_t)w[1];
+	in->pull = (uint32_t)(w[1] >> 32);
+	if (in->ts != gq->in[idx].ts || in->flags != gq->in[idx].flags ||
+			in->pull != gq->in[idx].pull)
+		return -2;
+	return 0;
+}
+
 static int
 work_item(const struct gpucomm_kparams *kp, const struct gpurx_kparams *p,
 		struct standin_last *last, uint32_t q, uint32_t idx,
@@ -266,16 +298,28 @@ work_item(const struct gpucomm_kparams *kp, const struct gpurx_kparams *p,
 {
 	const struct gpucomm_item *it = &p->gq[q].items[idx];
 	uint32_t n = it->num_pkts;
+	struct gpurx_item_in in = p->gq[q].in[idx];
 
 	if (kp->lap_tags && seq != STANDIN_NO_SEQ) {
+		int rc;
+
 		n = tagged_count(it, seq / kp->n_items);
 		if (n == 0) {
 			fprintf(stderr, "stand-in: ring %u item %u (seq %llu): "
 				"READY without current lap tags\n", q, idx, seq);
 			return STANDIN_ERR_LAP_TAGS;
 		}
+		rc = tagged_in(&p->gq[q], idx, seq / kp->n_items, &in);
+		if (rc != 0) {
+			fprintf(stderr, "stand-in: ring %u item %u (seq %llu): "
+				"READY with side slots %s\n", q, idx, seq,
+				rc == -1 ? "not current" :
+				"other than the item's inputs");
+			return STANDIN_ERR_LAP_TAGS;
+		}
 	}
-	process_item(p, last, q, idx, kp->bpq == 0 ? 0 : idx % kp->bpq, n);
+	process_item(p, last, q, idx, kp->bpq == 0 ? 0 : idx % kp->bpq, n,
+		&in);
 	return 0;
 }
 

@@ -918,14 +918,22 @@ process_item(const struct gpurx_kparams *p, const struct gq_view *gq,
 	/* Prefetched (pre_n != 0, at most the burst the lcore fills): the
 	 * count and the first GPUCOMM_TAG_WINDOW entries are in shared
 	 * memory, entries past the count are not loaded, and an item of
-	 * up to the window reads only its struct gpurx_item_in from host
-	 * memory here. */
+	 * up to the window reads nothing from host memory here when its
+	 * struct gpurx_item_in came with them (pre_side). */
 	const uint32_t pre_n = pre->pre_n;
 
 	if (threadIdx.x == 0)
 		cnt = pre_n != 0 ? pre_n : gpucomm_ld_num_pkts(it);
-	if (threadIdx.x == 32)
-		item_in_load(&gq->in[idx], &in_ts, &in_flags);
+	if (threadIdx.x == 32) {
+		/* Prefetched with the poll too where the slots were
+		 * current (GPURX_SIDE_WORDS). */
+		if (pre->pre_side != NULL) {
+			in_ts = pre->pre_side[0];
+			in_flags = pre->pre_side[1];
+		} else {
+			item_in_load(&gq->in[idx], &in_ts, &in_flags);
+		}
+	}
 #pragma unroll
 	for (int m = 0; m < GPURX_PKTS_PER_THREAD; m++) {
 		uint32_t i = threadIdx.x + m * GPURX_KERNEL_THREADS;
@@ -1188,6 +1196,8 @@ struct gpurx_body {
 	 * poll for its READY (gpucomm_persistent.cuh), which process_item
 	 * takes from the item's context. */
 	static constexpr bool prefetch = true;
+	/* And the item's struct gpurx_item_in, from its side slots. */
+	static constexpr uint32_t side_n = GPURX_SIDE_WORDS;
 	struct gpurx_kparams p;
 
 	struct worker {

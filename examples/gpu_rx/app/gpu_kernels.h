@@ -97,6 +97,20 @@ struct gpurx_item_in {
 				 * 0: none */
 };
 
+/*
+ * With lap tags, an item's struct gpurx_item_in also travels as the
+ * ring's side slots (GPUCOMM_RING_SIDE, gpucomm_layout.h), which the
+ * workers load while they poll for READY: slot 0 .ts, slot 1 .flags in
+ * the low half and .pull in the high half (the words item_in_load reads
+ * from .in). The kernel needs them before it can start on the item.
+ */
+#define GPURX_SIDE_WORDS 2u
+GPURX_FN uint64_t
+gpurx_in_side1(uint32_t flags, uint32_t pull)
+{
+	return (uint64_t)flags | (uint64_t)pull << 32;
+}
+
 /* Packet `slot`'s timestamp and wire length (size: its entry's), by the
  * item's flags: the rule the kernel and the CPU both read them by. */
 GPURX_FN uint64_t

@@ -414,6 +414,14 @@ fill_item_with(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts,
 	/* staged: the kernel pulls the off bytes copied above into GPU
 	 * memory itself (struct gpurx_gq, pull_src): no CUDA call here. */
 	gq->in[idx].pull = mem == GPURX_MEM_STAGED ? off : 0;
+	/* Tagged: the same words in the item's side slots, which the
+	 * workers load with their poll (gpurx_in_side1). Every publish
+	 * writes both, once: a failed publish ends the run (no retry). */
+	if (Q->ring.side) {
+		gpucomm_ring_set_side(&Q->ring, 0, rx_ns);
+		gpucomm_ring_set_side(&Q->ring, 1,
+			gpurx_in_side1(in_flags, gq->in[idx].pull));
+	}
 	Q->items[idx].n = (uint16_t)k;
 	Q->items[idx].bytes = bytes;
 	Q->items[idx].plain_pool = plain ? pool : NULL;

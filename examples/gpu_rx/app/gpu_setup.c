@@ -77,10 +77,13 @@ setup_queue(struct gpurx_app *a, struct gpurx_gpu *g, uint16_t r)
 	/* Lap tags (gpucomm_layout.h): the workers load an item's first
 	 * entries while they poll for its READY (kp.lap_tags, below). A
 	 * comm list's items hold RTE_GPU_COMM_LIST_PKTS_MAX entries, as
-	 * many as the tags need. */
+	 * many as the tags need, and room past the largest burst for the
+	 * side slots that carry struct gpurx_item_in with them. */
+	RTE_BUILD_BUG_ON(GPURX_MAX_BURST > GPUCOMM_SIDE_PKTS_MAX);
 	rc = gpucomm_ring_init(&Q->ring, g->id, Q->list, n,
 		(gpurx_mem_needs_gpu_wmb(a->mem) ? GPUCOMM_RING_GPU_WMB : 0) |
-		(a->opt.no_lap_tags ? 0 : GPUCOMM_RING_TAGS));
+		(a->opt.no_lap_tags ? 0 :
+		GPUCOMM_RING_TAGS | GPUCOMM_RING_SIDE));
 	if (rc != 0) {
 		GPURX_LOG(ERR, "error: queue %u: comm list statuses not reset to "
 			"FREE: %s\n", q, rte_strerror(-rc));
