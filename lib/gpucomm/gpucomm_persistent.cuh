@@ -485,9 +485,12 @@ gpucomm_worker_loop_prefetch(const struct gpucomm_kparams &kp,
 		const Body &body, uint32_t ring, uint32_t slot)
 {
 	__shared__ struct gpucomm_item_ctx s_ctx;
-	__shared__ uint32_t *s_status;
 	__shared__ int s_go;
 	__shared__ int s_poll;
+	/* The item's status, thread 0's alone (it polls it and stores DONE):
+	 * a register, not shared memory, which the generator's fill has no
+	 * 8 bytes of to spare. */
+	uint32_t *t0_status = NULL;
 	__shared__ unsigned long long s_pre_addr[GPUCOMM_TAG_WINDOW];
 	__shared__ uint32_t s_pre_size[GPUCOMM_TAG_WINDOW];
 	constexpr uint32_t side_n = gpucomm_body_side_n<Body>::value;
@@ -616,12 +619,12 @@ gpucomm_worker_loop_prefetch(const struct gpucomm_kparams &kp,
 			}
 			if (threadIdx.x == 0) {
 				s_go = got == 1;
-				s_status = status;
+				t0_status = status;
 				gpucomm_worker_ctx(s_ctx, kp, pkts, ring, idx, slot,
 					seq, ready_ns);
 			}
 		}
-		if (!gpucomm_worker_item<Body, Hook>(kp, body, w, s_ctx, s_status,
+		if (!gpucomm_worker_item<Body, Hook>(kp, body, w, s_ctx, t0_status,
 				s_go, base, idx, seq))
 			return;
 	}
@@ -748,11 +751,23 @@ struct gpucomm_body_min_blocks<Body, decltype((void)Body::min_blocks)> {
 	static constexpr unsigned int value = Body::min_blocks;
 };
 
+/* Whether the body's workers can take the prefetch path: the kernel
+ * for rings with lap tags (kp.lap_tags) is then a kernel of its own. */
+template <class Body>
+struct gpucomm_body_tagged {
+	static constexpr bool value = gpucomm_body_prefetch<Body>::value &&
+		Body::threads >= 64;
+};
+
 /*
  * The persistent kernel: kp.n_rings x (kp.bpq workers + 1 dispatcher)
  * blocks of Body::threads threads, all resident (gpucomm_launch_persistent).
+ * Tagged (kp.lap_tags, a body with the prefetch): its workers run the
+ * prefetch loop. Two kernels rather than a branch on kp.lap_tags, so
+ * that each holds one worker loop's shared memory and registers: the
+ * untagged one is the kernel it was before the tags.
  */
-template <class Body, class Hook = gpucomm_no_hook>
+template <class Body, class Hook = gpucomm_no_hook, bool Tagged = false>
 __global__ void __launch_bounds__(Body::threads,
 	gpucomm_body_min_blocks<Body>::value)
 gpucomm_persistent_kernel(const struct gpucomm_kparams kp, const Body body)
@@ -769,15 +784,13 @@ gpucomm_persistent_kernel(const struct gpucomm_kparams kp, const Body body)
 			gpucomm_dispatch<Body, Hook>(kp, body, ring);
 		return;
 	}
-	if constexpr (gpucomm_body_prefetch<Body>::value && Body::threads >= 64) {
-		/* The same for the whole block: a kernel parameter. */
-		if (kp.lap_tags != 0) {
-			gpucomm_worker_loop_prefetch<Body, Hook>(kp, body, ring,
-				slot);
-			return;
-		}
+	if constexpr (Tagged) {
+		static_assert(gpucomm_body_tagged<Body>::value,
+			"the prefetch needs Body::prefetch and two warps");
+		gpucomm_worker_loop_prefetch<Body, Hook>(kp, body, ring, slot);
+	} else {
+		gpucomm_worker_loop<Body, Hook>(kp, body, ring, slot);
 	}
-	gpucomm_worker_loop<Body, Hook>(kp, body, ring, slot);
 }
 
 /*
@@ -850,6 +863,8 @@ gpucomm_launch_persistent(struct gpucomm_kparams *kp, const Body &body,
 		cudaStream_t s)
 {
 	void *args[] = { kp, const_cast<Body *>(&body) };
+	const void *kern = (const void *)gpucomm_persistent_kernel<Body, Hook,
+		false>;
 	int dev, sms, per_sm;
 	uint32_t bpq;
 	cudaError_t e;
@@ -858,6 +873,11 @@ gpucomm_launch_persistent(struct gpucomm_kparams *kp, const Body &body,
 			kp->n_items == 0 || kp->quit == NULL ||
 			kp->st.ready_seq == NULL)
 		return (int)cudaErrorInvalidValue;
+	if constexpr (gpucomm_body_tagged<Body>::value) {
+		if (kp->lap_tags != 0)
+			kern = (const void *)gpucomm_persistent_kernel<Body, Hook,
+				true>;
+	}
 	for (uint32_t r = 0; r < kp->n_rings; r++)
 		if (kp->items[r] == NULL)
 			return (int)cudaErrorInvalidValue;
@@ -865,8 +885,8 @@ gpucomm_launch_persistent(struct gpucomm_kparams *kp, const Body &body,
 	if (e == cudaSuccess)
 		e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
 	if (e == cudaSuccess)
-		e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm,
-			gpucomm_persistent_kernel<Body, Hook>, Body::threads, 0);
+		e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern,
+			Body::threads, 0);
 	if (e != cudaSuccess)
 		return (int)e;
 	bpq = gpucomm_fit_workers(kp->n_rings, kp->n_items, kp->bpq,
@@ -879,9 +899,7 @@ gpucomm_launch_persistent(struct gpucomm_kparams *kp, const Body &body,
 	if (e != cudaSuccess)
 		return (int)e;
 	/* args[] point at *kp and body, copied as the parameters here. */
-	return (int)cudaLaunchCooperativeKernel(
-		(const void *)gpucomm_persistent_kernel<Body, Hook>,
-		dim3(kp->n_rings * (bpq + 1)), dim3(Body::threads), args, 0, s);
+	return (int)cudaLaunchCooperativeKernel(kern, dim3(kp->n_rings * (bpq + 1)), dim3(Body::threads), args, 0, s);
 }
 
 /* Launches the item kernel for item idx (sequence number seq) of ring

@@ -235,6 +235,16 @@ gpucomm_ring_commit_tags(const struct gpucomm_ring *r,
 	e[0].size = gpucomm_tag_size((uint32_t)e[0].size, r->lap, n_pkts);
 }
 
+/* A fill of the head item by gpucomm_ring_set_pkt() that stopped part
+ * way (its entries written this lap may be written again with other
+ * values): publish stores no count this lap, and the worker loads the
+ * item after READY. */
+static inline void
+gpucomm_ring_tag_abandon(struct gpucomm_ring *r)
+{
+	r->tag_burnt = 1;
+}
+
 /* Publish of n_pkts on a tagged ring whose fill_mbufs stored another
  * count (the item is final for the lap, gpucomm_layout.h), or of more
  * packets than a ring with side records has entries for: -EINVAL. */
