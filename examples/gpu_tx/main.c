@@ -53,6 +53,9 @@ open_fill(struct app *a, struct tx_gpu *g, char *err, size_t errlen)
 		.burst = a->o.burst,
 		.frames_in_gpu = a->o.mem == MEM_GPU,
 		.launch_per_burst = a->o.launch_per_burst,
+		/* --burst (at most MAX_BURST) is within the side records'
+		 * room (gpugen_fill_open checks). */
+		.lap_tags = !a->o.no_lap_tags,
 		.times = a->o.build_breakdown ? GPUTX_BD_LOG : 0,
 	};
 

@@ -165,6 +165,9 @@ gputx_parse_opts(int argc, char **argv, struct opts *o)
 		GPUAPP_OPT_FLAG_ENTRY("launch-per-burst", &o->launch_per_burst,
 			"GPU: a kernel launch per burst instead of\n"
 			"the persistent kernel"),
+		GPUAPP_OPT_FLAG_ENTRY("no-lap-tags", &o->no_lap_tags,
+			"GPU, for A/B: rings without lap tags (the\n"
+			"fill loads each burst's inputs after READY)"),
 		GPUAPP_OPT_FLAG_ENTRY("build-breakdown", &o->build_breakdown,
 			"GPU: time where each burst's build goes\n"
 			"(post, handoff, load, build, publish) and\n"

@@ -50,6 +50,7 @@ struct opts {
 	struct gpuapp_gpus gpus;	/* GPU modes: each queue's GPU */
 	uint32_t ring_items;	/* GPU: bursts in flight per queue */
 	int launch_per_burst;	/* GPU: a kernel per burst */
+	int no_lap_tags;	/* GPU: rings without lap tags (A/B) */
 	int build_breakdown;	/* GPU: time each burst's parts, and the floor */
 	int no_build;		/* benchmark baseline: frames not built */
 	int no_fast_free;	/* benchmark baseline: per-packet TX frees */

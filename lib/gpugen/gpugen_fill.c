@@ -227,6 +227,14 @@ fill_table_smem(const struct gpugen_gpu *gg)
 	return clen;
 }
 
+/* Rings with lap tags and side records: the persistent kernel's only
+ * (the item kernel loads its item after the launch). */
+static int
+fill_tagged(const struct gpugen_fill_conf *c)
+{
+	return c->lap_tags && !c->launch_per_burst;
+}
+
 int
 gpugen_fill_open(struct gpugen_gpu *gg, const struct gpugen_fill_conf *c,
 		struct gpugen_fill **out, char *err, size_t errlen)
@@ -244,6 +252,11 @@ gpugen_fill_open(struct gpugen_gpu *gg, const struct gpugen_fill_conf *c,
 		err, errlen);
 	if (rc != 0)
 		return rc;
+	if (c->lap_tags && !c->launch_per_burst &&
+			c->burst > GPUCOMM_SIDE_PKTS_MAX)
+		return gpugen_fail(err, errlen, -EINVAL, "lap tags: bursts of at "
+			"most %u packets (the side records take the packet "
+			"lists' last entries)", GPUCOMM_SIDE_PKTS_MAX);
 	if (c->times > GPUGEN_FILL_TIMES_MAX)
 		return gpugen_fail(err, errlen, -EINVAL, "times of %u bursts a "
 			"ring: at most %u", c->times, GPUGEN_FILL_TIMES_MAX);
@@ -281,7 +294,9 @@ gpugen_fill_open(struct gpugen_gpu *gg, const struct gpugen_fill_conf *c,
 		}
 		/* No GPU_WMB: the CPU writes only descriptors, which its
 		 * own barrier orders; the GPU writes the frames. */
-		rc = gpucomm_ring_init(&R->ring, gg->gpu_id, R->list, c->items, 0);
+		rc = gpucomm_ring_init(&R->ring, gg->gpu_id, R->list, c->items,
+			fill_tagged(c) ? GPUCOMM_RING_TAGS | GPUCOMM_RING_SIDE :
+			0);
 		if (rc != 0) {
 			rc = gpugen_fail(err, errlen, rc, "ring %u: init: %s", r,
 				rte_strerror(-rc));
@@ -309,6 +324,8 @@ gpugen_fill_open(struct gpugen_gpu *gg, const struct gpugen_fill_conf *c,
 		goto fail;
 	}
 	f->k_ok = 1;
+	/* The workers' prefetch (gpucomm_persistent.cuh). */
+	f->k.kp.lap_tags = fill_tagged(c);
 	rc = gpucuda_stream_create(&f->kstream);
 	if (rc != 0) {
 		rc = gpugen_fail(err, errlen, -EIO, "CUDA stream: %s",
@@ -366,6 +383,14 @@ post_item(struct gpugen_fill *f, uint32_t r, uint32_t n, uint64_t first,
 	R->side[idx].first = first;
 	R->side[idx].tx_ns = tx_ns;
 	R->side[idx].tx_gap_ns = tx_gap_ns;
+	/* Tagged: the same words in the item's side slots too, which the
+	 * workers load with their poll; every publish writes all three,
+	 * once (a publish that fails ends the lcore's run). */
+	if (R->ring.side) {
+		gpucomm_ring_set_side(&R->ring, 0, first);
+		gpucomm_ring_set_side(&R->ring, 1, tx_ns);
+		gpucomm_ring_set_side(&R->ring, 2, tx_gap_ns);
+	}
 	rc = gpucomm_ring_publish(&R->ring, n);
 	if (unlikely(rc != 0))
 		return rc;
@@ -406,6 +431,21 @@ gpugen_fill_post(struct gpugen_fill *f, uint32_t r, struct rte_mbuf **m,
 		return rc;
 	e = it->pkt_list;
 	keep = it->mbufs;
+	if (f->r[r].ring.tags) {
+		/* An entry in one 16-byte store with its lap tag. */
+		for (uint32_t i = 0; i < n; i++) {
+			struct rte_mbuf *b = m[i];
+
+			if (unlikely(b->nb_segs != 1)) {
+				gpucomm_ring_tag_abandon(&f->r[r].ring);
+				return -EINVAL;
+			}
+			gpucomm_ring_set_pkt(&f->r[r].ring, &e[i],
+				rte_pktmbuf_mtod(b, uintptr_t), b->data_len);
+			keep[i] = b;
+		}
+		return post_item(f, r, n, first, tx_ns, tx_gap_ns);
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		struct rte_mbuf *b = m[i];
 
@@ -434,6 +474,19 @@ gpugen_fill_post_raw(struct gpugen_fill *f, uint32_t r, struct rte_mbuf **m,
 		return rc;
 	e = it->pkt_list;
 	keep = it->mbufs;
+	if (f->r[r].ring.tags) {
+		/* An entry in one 16-byte store with its lap tag. */
+		for (uint32_t i = 0; i < n; i++) {
+			struct rte_mbuf *b = m[i];
+
+			gpugen_mbuf_ready(b, f->gg->g, fixed, first + i);
+			gpucomm_ring_set_pkt(&f->r[r].ring, &e[i],
+				(uintptr_t)b->buf_addr + RTE_PKTMBUF_HEADROOM,
+				b->pkt_len);
+			keep[i] = b;
+		}
+		return post_item(f, r, n, first, tx_ns, tx_gap_ns);
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		struct rte_mbuf *b = m[i];
 

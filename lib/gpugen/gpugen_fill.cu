@@ -33,6 +33,12 @@ static_assert(GPUGEN_FILL_THREADS % GPUGEN_WARP == 0 &&
 
 struct gpugen_fill_body {
 	static constexpr unsigned int threads = GPUGEN_FILL_THREADS;
+	/* Launched with kp.lap_tags (conf lap_tags: rings with side
+	 * records), the workers load a burst's count, first descriptors and
+	 * its three side words while they poll for READY
+	 * (gpucomm_persistent.cuh); gpucomm_load_item_side takes them. */
+	static constexpr bool prefetch = true;
+	static constexpr uint32_t side_n = 3;
 	struct gpugen_fill_kargs a;
 	uint32_t n_items;
 
@@ -113,7 +119,8 @@ struct gpugen_fill_body {
 			 * the worker loop's acquire of READY (the dispatcher's
 			 * fence, or thread 0's own) orders their loads after
 			 * them. They travel with the count, in its load
-			 * instruction: one round trip for all the item's inputs.
+			 * instruction: one round trip for all the item's inputs;
+			 * none when the worker's poll brought them (lap tags).
 			 * Synchronizes the block.
 			 */
 			n = gpucomm_load_item_side(c, pre, addr, size,

@@ -73,6 +73,13 @@ struct gpugen_fill_conf {
 	 * measurement, at a few clock reads, a barrier and five stores per
 	 * burst. 0 leaves the per-burst path as it is. */
 	uint32_t times;
+	/* Non-zero: rings with lap tags and side records (gpucomm.md), so
+	 * that the persistent kernel's workers load a burst's first
+	 * descriptors and its side words (first packet, stamp times) while
+	 * they poll for its READY: no read of host memory after READY for a
+	 * burst of up to 32. Bursts of at most GPUCOMM_SIDE_PKTS_MAX (1020);
+	 * no effect with launch_per_burst. */
+	int lap_tags;
 };
 
 #define GPUGEN_FILL_TIMES_MAX 65536u
