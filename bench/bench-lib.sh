@@ -154,3 +154,65 @@ for p in glob.glob(glob.escape(stem) + "*"):
     shutil.copyfile(p, os.path.join(d, name + "." + p[len(stem):]))
 PY
 }
+
+# perf for the lcore profiles: exits the script with 77 where PERF (default
+# "perf") is missing or cannot sample here. Sets bench_perf.
+bench_perf_check() {
+	local probe
+
+	bench_perf=${PERF:-perf}
+	"$bench_perf" --version > /dev/null 2>&1 ||
+		{ echo "skipped: no perf ($bench_perf)" >&2; exit 77; }
+	probe=$(mktemp "${TMPDIR:-/tmp}/bench-perf.XXXXXX")
+	if ! "$bench_perf" record -q -e cpu-clock -o "$probe" -- true > /dev/null 2>&1; then
+		rm -f "$probe"
+		echo "skipped: $bench_perf cannot sample here (see /proc/sys/kernel/perf_event_paranoid)" >&2
+		exit 77
+	fi
+	rm -f "$probe"
+}
+
+# Runs CMD... under perf (cpu-clock samples; its output to BASE.log) and
+# writes the flat profile of its lcores rte-worker-1..LCORES to BASE.txt:
+# shares by library, then symbols of >= 0.5 %. Shares are of those
+# threads' samples only (start-up and the main lcore's sleeping are not
+# the lcores' cost). perf's own --sort dso misattributed a library here
+# (perf 6.1), so the per-library lines are sums over the symbol lines.
+# BENCH_PROF_KEEP=1 keeps the samples as BASE.perf.data (for perf
+# annotate). Returns 0; 1 when CMD failed or its lcores have no samples
+# (said on stdout).
+bench_perf_lcores() {
+	local base=$1 lcores=$2 data rc
+
+	shift 2
+	data=$base.perf.data
+	"$bench_perf" record -q -e cpu-clock -F 2999 -o "$data" -- "$@" \
+		> "$base.log" 2>&1
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		echo "$(basename "$base") FAILED (exit $rc, see $base.log)"
+		rm -f "$data"
+		return 1
+	fi
+	"$bench_perf" report -i "$data" --stdio --percentage relative \
+		--comms "$(seq -s, -f 'rte-worker-%g' 1 "$lcores")" \
+		--sort dso,sym 2> /dev/null |
+		awk '/^ *[0-9.]+%/ {
+			p = $1; sub("%", "", p); lib[$2] += p
+			if (p >= 0.5) sym[++n] = $0
+		}
+		END {
+			print "## by library (sum over its symbols)"
+			for (l in lib)
+				if (lib[l] >= 0.5)
+					printf "%8.2f%%  %s\n", lib[l], l | "sort -rn"
+			close("sort -rn")
+			print "## by symbol (>= 0.5 %)"
+			for (i = 1; i <= n; i++)
+				print sym[i]
+		}' > "$base.txt"
+	[ "${BENCH_PROF_KEEP:-0}" = 1 ] || rm -f "$data"
+	grep -q '\[\.\]' "$base.txt" && return 0
+	echo "$(basename "$base"): no samples of its $lcores lcore(s)"
+	return 1
+}

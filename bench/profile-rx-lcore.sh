@@ -13,7 +13,8 @@
 #      program, default "perf"), BENCH_PROF_LCORES (default "1 8"),
 #      BENCH_PROF_MODE (host-mapped, the default, staged or cpu),
 #      BENCH_PROF_SECONDS (run length, default 3),
-#      BENCH_PROF_ARGS (more dpdk-gpu-rx options; default "--burst 128").
+#      BENCH_PROF_ARGS (more dpdk-gpu-rx options; default "--burst 128"),
+#      BENCH_PROF_KEEP=1 (keep each run's samples, .perf.data).
 # Exit: 0, 1 a run failed or gave no samples, 2 usage or missing build,
 # 77 no perf, or perf cannot sample here (perf_event_paranoid, seccomp).
 set -uo pipefail
@@ -22,16 +23,10 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:?usage: $0 OUT_DIR [BUILD_DIR]}
 build=${2:-$top/build}
 app=$build/examples/gpu_rx/app/dpdk-gpu-rx
-perf=${PERF:-perf}
 [ -x "$app" ] || { echo "no $app: build first" >&2; exit 2; }
-"$perf" --version > /dev/null 2>&1 || { echo "skipped: no perf ($perf)" >&2; exit 77; }
-probe=$(mktemp "${TMPDIR:-/tmp}/profile-rx.XXXXXX")
-if ! "$perf" record -q -e cpu-clock -o "$probe" -- true > /dev/null 2>&1; then
-	rm -f "$probe"
-	echo "skipped: $perf cannot sample here (see /proc/sys/kernel/perf_event_paranoid)" >&2
-	exit 77
-fi
-rm -f "$probe"
+# shellcheck source=bench/bench-lib.sh
+. "$top/bench/bench-lib.sh"
+bench_perf_check
 read -r -a extra <<< "${BENCH_EAL_EXTRA:-}"
 read -r -a app_args <<< "${BENCH_PROF_ARGS:---burst 128}"
 mode=${BENCH_PROF_MODE:-host-mapped}
@@ -41,56 +36,18 @@ host-mapped|staged) margs=(--mem "$mode") ;;
 *) echo "BENCH_PROF_MODE: host-mapped, staged or cpu, not $mode" >&2; exit 2 ;;
 esac
 mkdir -p "$out"
-
-# shellcheck source=bench/bench-lib.sh
-. "$top/bench/bench-lib.sh"
 bench_eal_mem 2048 2048
 mem=("${bench_mem[@]}")
 
 failed=0
 for lc in ${BENCH_PROF_LCORES:-1 8}; do
 	name=profile-$mode-$lc
-	data=$(mktemp "${TMPDIR:-/tmp}/profile-rx.XXXXXX")
-	"$perf" record -q -e cpu-clock -F 2999 -o "$data" -- \
+	bench_perf_lcores "$out/$name" "$lc" \
 		"$app" "${mem[@]}" --file-prefix "$name" -l "0-$lc" \
 		"${extra[@]}" --vdev net_null0,size=64,copy=0 -- \
 		"${margs[@]}" --queues "$lc" --filter 'tcp port 443' \
-		--duration "${BENCH_PROF_SECONDS:-3}" --ts none "${app_args[@]}" \
-		> "$out/$name.log" 2>&1
-	rc=$?
-	if [ $rc -ne 0 ]; then
-		echo "profile mode=$mode lcores=$lc FAILED (exit $rc, see $name.log)"
-		failed=1
-		rm -f "$data"
-		continue
-	fi
-	# Shares of the RX lcores' samples only: start-up and the main
-	# lcore's sleeping are not the pipeline's cost. perf's own --sort dso
-	# misattributed a library here (perf 6.1), so the per-library lines
-	# are sums over the symbol lines.
-	workers=$(seq -s, -f 'rte-worker-%g' 1 "$lc")
-	"$perf" report -i "$data" --stdio --comms "$workers" \
-		--percentage relative --sort dso,sym 2> /dev/null |
-		awk '/^ *[0-9.]+%/ {
-			p = $1; sub("%", "", p); lib[$2] += p
-			if (p >= 0.5) sym[++n] = $0
-		}
-		END {
-			print "## by library (sum over its symbols)"
-			for (l in lib)
-				if (lib[l] >= 0.5)
-					printf "%8.2f%%  %s\n", lib[l], l | "sort -rn"
-			close("sort -rn")
-			print "## by symbol (>= 0.5 %)"
-			for (i = 1; i <= n; i++)
-				print sym[i]
-		}' > "$out/$name.txt"
-	rm -f "$data"
-	if ! grep -q '\[\.\]' "$out/$name.txt"; then
-		echo "profile mode=$mode lcores=$lc: no samples of the RX lcores"
-		failed=1
-		continue
-	fi
+		--duration "${BENCH_PROF_SECONDS:-3}" --ts none "${app_args[@]}" ||
+		{ failed=1; continue; }
 	rate=$(grep -o 'rx [0-9]* pps' "$out/$name.log" | tail -n 1)
 	echo "profile mode=$mode lcores=$lc ($rate in the last second):"
 	sed -n '2,7p' "$out/$name.txt"
