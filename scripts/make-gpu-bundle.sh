@@ -78,9 +78,11 @@ done
 # The build's programs and libraries (not its objects), same layout, so the
 # GPU machine can run them as .gpu-bundle/build/... with their relative
 # run paths intact. The embedding tests' staged installs (a copy of every
-# program, examples/gpugen_embed/*/stage) stay out: they run in CI.
+# program, examples/gpugen_embed/*/stage and examples/gpugen_frames/work/
+# stage) stay out: they run in CI.
 (cd "$build" && find . -path ./meson-private -prune -o -name '*.p' -prune -o \
 	-path './examples/gpugen_embed/*/stage' -prune -o \
+	-path './examples/gpugen_frames/work/stage' -prune -o \
 	-type f \( -perm -u+x -o -name '*.so' \) -print) | grep -Ev "$san" | while read -r f; do
 	mkdir -p "$out/build/$(dirname "$f")"
 	cp -p "$build/$f" "$out/build/$f"
