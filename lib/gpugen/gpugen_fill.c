@@ -475,14 +475,18 @@ gpugen_fill_post_raw(struct gpugen_fill *f, uint32_t r, struct rte_mbuf **m,
 	e = it->pkt_list;
 	keep = it->mbufs;
 	if (f->r[r].ring.tags) {
+		/* A local: the stores through mbuf pointers would otherwise
+		 * have the ring's lap loaded again each packet. */
+		const uint64_t tag = gpucomm_ring_tag_word(&f->r[r].ring, 0);
+
 		/* An entry in one 16-byte store with its lap tag. */
 		for (uint32_t i = 0; i < n; i++) {
 			struct rte_mbuf *b = m[i];
 
 			gpugen_mbuf_ready(b, f->gg->g, fixed, first + i);
-			gpucomm_ring_set_pkt(&f->r[r].ring, &e[i],
+			gpucomm_ring_store_pkt(&e[i],
 				(uintptr_t)b->buf_addr + RTE_PKTMBUF_HEADROOM,
-				b->pkt_len);
+				tag | b->pkt_len);
 			keep[i] = b;
 		}
 		return post_item(f, r, n, first, tx_ns, tx_gap_ns);
