@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """The table of two builds run side by side (bench/ab-capacity.sh,
-bench/ab-tx-rate.sh, bench/ab-flow-table.sh, bench/ab-tx-build.sh): per
-point, every run's figure of build A and of build B in run order (Mpps,
-or us for txbuild), min / median / max of each, and the medians' B/A.
+bench/ab-tx-rate.sh, bench/ab-flow-table.sh, bench/ab-tx-build.sh,
+bench/ab-handoff.sh): per point, every run's figure of build A and of
+build B in run order (Mpps, or us for txbuild and handoff), min / median
+/ max of each, and the medians' B/A.
 
 Usage: ab-table.py OUT REPS BUILD_A BUILD_B KIND
   KIND capacity: OUT/<rep>-<a|b>/capacity.md (pipeline-capacity.sh rows)
@@ -12,6 +13,8 @@ Usage: ab-table.py OUT REPS BUILD_A BUILD_B KIND
                  table rows)
   KIND txbuild:  OUT/<rep>-<a|b>/txbuild.txt (tx-build-latency.sh lines:
                  the median posted -> DONE seen, us)
+  KIND handoff:  OUT/<rep>-<a|b>/handoff.txt (handoff-latency.sh lines:
+                 the median handoff, us)
 Exit 1 when no run of either build gave a point.
 """
 import re
@@ -23,10 +26,11 @@ HEADS = {
     "txrate": ["memory", "build", "port", "frees", "size", "queues"],
     "flowtable": ["workload", "export"],
     "txbuild": ["memory", "frame sizes"],
+    "handoff": ["packets in", "packet bytes", "burst"],
 }
-UNITS = {"txbuild": "us"}
-# Decimals: a build latency of about 8 us moves by tenths.
-DIGITS = {"txbuild": 2}
+UNITS = {"txbuild": "us", "handoff": "us"}
+# Decimals: latencies of a few us move by tenths.
+DIGITS = {"txbuild": 2, "handoff": 2}
 
 
 def md_cells(text):
@@ -79,6 +83,16 @@ def txbuild_points(text):
         yield (f["mem"], f["sizes"]), float(f["total_us"])
 
 
+def handoff_points(text):
+    for line in text.splitlines():
+        f = dict(re.findall(r"(\w+)=(\S+)", line))
+        if not line.startswith("handoff pkt=") or "median" not in f:
+            continue        # a failed run's line
+        # bench-handoff names the memory only when it is not host.
+        yield ((f.get("mem", "host"), f["pkt"], f["burst"]),
+               float(f["median"].removesuffix("us")))
+
+
 def mmm(v, d):
     return (f"{min(v):.{d}f} / {statistics.median(v):.{d}f} / "
             f"{max(v):.{d}f}" if v else "n/a")
@@ -92,7 +106,8 @@ def main():
     source, parse = {"capacity": ("capacity.md", capacity_points),
                      "txrate": ("txrate.txt", txrate_points),
                      "flowtable": ("flow-export.md", flowtable_points),
-                     "txbuild": ("txbuild.txt", txbuild_points)}[kind]
+                     "txbuild": ("txbuild.txt", txbuild_points),
+                     "handoff": ("handoff.txt", handoff_points)}[kind]
     runs = {}
     for r in range(1, int(reps) + 1):
         for side in "ab":

@@ -155,6 +155,21 @@ for p in glob.glob(glob.escape(stem) + "*"):
 PY
 }
 
+# The first GPU (nvidia-smi's GPU 0) in DPDK's PCI format, or
+# BENCH_GPU_PCI ("any": no -a, EAL probes every device), into
+# bench_gpu_pci and the EAL options bench_gpu_args (empty without one).
+bench_gpu_pci() {
+	bench_gpu_pci=${BENCH_GPU_PCI:-}
+	if [ -z "$bench_gpu_pci" ] && command -v nvidia-smi > /dev/null 2>&1; then
+		bench_gpu_pci=$(nvidia-smi --query-gpu=pci.bus_id --format=csv,noheader -i 0 2> /dev/null |
+			head -n 1 | tr 'A-F' 'a-f' | sed -E 's/^0000([0-9a-f]{4}):/\1:/')
+	fi
+	bench_gpu_args=()
+	if [ -n "$bench_gpu_pci" ] && [ "$bench_gpu_pci" != any ]; then
+		bench_gpu_args=(-a "$bench_gpu_pci")
+	fi
+}
+
 # perf for the lcore profiles: exits the script with 77 where PERF (default
 # "perf") is missing or cannot sample here. Sets bench_perf.
 bench_perf_check() {

@@ -133,15 +133,9 @@ if ! command -v nfcapd > /dev/null 2>&1 && [ -x "$top/.gpu-bundle/bin/nfcapd" ];
 fi
 
 # The first GPU: nvidia-smi's GPU 0, given to EAL in DPDK's PCI format.
-gpu_pci=${BENCH_GPU_PCI:-}
-if [ -z "$gpu_pci" ] && command -v nvidia-smi >/dev/null 2>&1; then
-	gpu_pci=$(nvidia-smi --query-gpu=pci.bus_id --format=csv,noheader -i 0 2>/dev/null |
-		head -n 1 | tr 'A-F' 'a-f' | sed -E 's/^0000([0-9a-f]{4}):/\1:/')
-fi
-gpu_args=()
-if [ -n "$gpu_pci" ] && [ "$gpu_pci" != any ]; then
-	gpu_args=(-a "$gpu_pci")
-fi
+bench_gpu_pci
+gpu_pci=$bench_gpu_pci
+gpu_args=("${bench_gpu_args[@]}")
 
 # A CPU close to the GPU, not CPU 0 (interrupts, housekeeping).
 lcore=${BENCH_LCORE:-}
