@@ -36,6 +36,9 @@
 #                    passed to it, defaults here: unbuilt on net_null and
 #                    net_gpudma, cpu, host-mapped and gpu builds, 64 B
 #                    and IMIX, 1/2/4 TX queues, 2 s a point)
+#   BENCH_TXBUILD=0  leave out the generator's build latency
+#                    (bench/tx-build-latency.sh, about 20 s; BENCH_TXB_*
+#                    passed to it)
 #   BENCH_CAPACITY=0 leave out the capacity sweep (about 4 minutes)
 #   BENCH_CAP_*      passed to bench/pipeline-capacity.sh (defaults here:
 #                    128-packet items, mix, 64 and 1500 B, 1/4/8 RX lcores
@@ -234,7 +237,7 @@ run() {
 	echo "\$ $*" > "$out/$name.log"
 	timeout --kill-after=10 "$limit" "$@" >> "$out/$name.log" 2>&1
 	rc=$?
-	grep -E '^(handoff|driver|reg-cache|PASS dmabuf|bpf-cpu|kernel-rate|sysmem-probe|gpugen|txrate|capacity|capture|gpudma|cuMemcpyHtoD|flow-export:|tmpfs-probe|gpus-scaling|SKIP|FAIL)' "$out/$name.log" | sed 's/^/   /'
+	grep -E '^(handoff|driver|reg-cache|PASS dmabuf|bpf-cpu|kernel-rate|sysmem-probe|gpugen|txrate|txbuild|capacity|capture|gpudma|cuMemcpyHtoD|flow-export:|tmpfs-probe|gpus-scaling|SKIP|FAIL)' "$out/$name.log" | sed 's/^/   /'
 	case $rc in
 	0) echo "   $name: done" ;;
 	77) echo "   $name: skipped (no GPU)" ;;
@@ -320,6 +323,16 @@ if [ "${BENCH_GENTX:-1}" = 1 ]; then
 		BENCH_TXR_QUEUES="${BENCH_TXR_QUEUES:-$([ "$quick" = 1 ] && echo 1 || echo 1 2 4)}" \
 		BENCH_TXR_SECONDS="${BENCH_TXR_SECONDS:-$([ "$quick" = 1 ] && echo 1 || echo 2)}" \
 		bash "$top/bench/gen-tx-rate.sh" "$out/gen-tx-rate" "$build"
+fi
+
+# The generator's build latency (issue 35, goal 2): dpdk-gpu-tx
+# --build-breakdown, one paced burst at a time, each case against the
+# flag floor its own run measures first; exit 77 without a GPU.
+if [ "${BENCH_TXBUILD:-1}" = 1 ]; then
+	run tx_build_latency 240 env BENCH_EAL_EXTRA="${extra[*]}" \
+		BENCH_TXB_CASES="${BENCH_TXB_CASES:-$([ "$quick" = 1 ] && echo gpu:100 || echo gpu:100 host-mapped:100 host-mapped:300 gpu:100+90)}" \
+		BENCH_TXB_SECONDS="${BENCH_TXB_SECONDS:-$([ "$quick" = 1 ] && echo 1 || echo 2)}" \
+		bash "$top/bench/tx-build-latency.sh" "$out/tx-build" "$build"
 fi
 
 # net_gpudma alone, the source of the capacity sweep's GPU-memory modes:

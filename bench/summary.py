@@ -365,6 +365,37 @@ def gen_tx(fig, out):
             f["note"] = "; ".join(x for x in (f.get("note"), wait) if x)
 
 
+TXBUILD_DIR = "tx-build"
+
+
+def tx_build(fig, out):
+    """The generator's build latency, posted -> DONE seen, against the
+    flag floor the same dpdk-gpu-tx run measured (tx-build-latency.sh);
+    the parts of the total in the note."""
+    try:
+        with open(os.path.join(out, TXBUILD_DIR, "txbuild.txt")) as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return
+    for line in lines:
+        v = dict(re.findall(r"(\w+)=(\S+)", line))
+        if not line.startswith("txbuild ") or "total_us" not in v:
+            continue        # a failed case's line
+        case = "%s.%sB" % (v["mem"], v["sizes"].replace("+", "_"))
+        parts = ", ".join("%s %s us" % (k[:-3], v[k]) for k in
+                          ("post_us", "handoff_us", "load_us", "build_us",
+                           "publish_us") if k in v)
+        fig.add("gen_tx.build_latency.%s.us" % case, float(v["total_us"]),
+                "us",
+                "%s/%s-%s.json" % (TXBUILD_DIR, v["mem"],
+                                   v["sizes"].replace("+", "_")),
+                baseline=("gen_tx.build_latency.%s.flag_floor.us" % case,
+                          float(v.get("floor_us", "nan"))),
+                goal="≤ 3× the flag floor, 32 × 100 B in GPU memory "
+                "(issue 35)" if case == "gpu.100B" else None,
+                note="medians of the parts: " + parts)
+
+
 def tx_waits(j):
     """What bounded a GPU build's TX lcores, from dpdk-gpu-tx's JSON:
     their time on full rings and on an empty pool, and the bursts in
@@ -765,6 +796,7 @@ def build(out):
     kernel_rate(fig, out)
     gpugen(fig, out)
     gen_tx(fig, out)
+    tx_build(fig, out)
     gpudma(fig, out)
     capacity(fig, out)
     capture(fig, out)
