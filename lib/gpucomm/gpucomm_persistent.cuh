@@ -703,41 +703,12 @@ gpucomm_worker_loop(const struct gpucomm_kparams &kp, const Body &body,
 			}
 			s_go = v == seq + 1;
 			s_status = status;
-			s_ctx.item = kp.items[ring] + idx;
-			s_ctx.pkts = pkts;
-			s_ctx.seq = seq;
-			s_ctx.ready_ns = ready_ns;
-			s_ctx.ring = ring;
-			s_ctx.idx = idx;
-			s_ctx.slot = slot;
+			gpucomm_worker_ctx(s_ctx, kp, pkts, ring, idx, slot, seq,
+				ready_ns);
 		}
-		/* The barrier carries thread 0's acquire to the block. */
-		__syncthreads();
-		if (!s_go)
+		if (!gpucomm_worker_item<Body, Hook>(kp, body, w, s_ctx, s_status,
+				s_go, base, idx, seq))
 			return;
-		Hook::taken(body, s_ctx);
-		{
-			const struct gpucomm_item_ctx c = s_ctx;
-
-			w.item(c);
-			/*
-			 * Every thread's results are stored before this barrier;
-			 * thread 0's release after it orders them all before
-			 * DONE (cumulativity). One release per item: a fence in
-			 * every thread measured 4 us per 32-packet item (the
-			 * fences of a block are served one by one), and a fence
-			 * before the release would only repeat it.
-			 */
-			__syncthreads();
-			if (threadIdx.x == 0) {
-				gpucomm_st_release_sys_u32(s_status, GPUCOMM_STATUS_DONE);
-				/* Ordered after DONE: once the dispatcher sees it,
-				 * the slot's status no longer reads the old READY. */
-				gpucomm_st_release_gpu_u64(&kp.st.done_seq[base + idx],
-					seq + 1);
-			}
-			w.item_done(c);
-		}
 	}
 }
 
