@@ -38,6 +38,8 @@
 #      BENCH_TXR_QUEUES (default "1 2 4"),
 #      BENCH_TXR_SECONDS (default 2), BENCH_TXR_BURST (default 256: the best of 128, 256 and 512 on the H100),
 #      BENCH_TXR_ITEMS (GPU bursts in flight per queue, default 32),
+#      BENCH_TXR_REPS (rounds of every point, default 1; later rounds'
+#        files end in .r<round>, their lines in rep=<round>),
 #      BENCH_EAL_EXTRA (more EAL options, e.g. "-d .gpu-bundle/pmds").
 # Exit: 0; 1 when a point failed; 2 usage or missing build.
 set -uo pipefail
@@ -83,6 +85,12 @@ failed=0
 default_modes="none none,gpudma none,gpudma,no-fast-free cpu cpu,gpudma \
 host-mapped host-mapped,gpudma host-mapped,per-burst gpu gpu,no-fast-free \
 gpu,per-burst"
+bench_reps BENCH_TXR_REPS 1 || exit 2
+# Modes innermost: a point's build and its unbuilt ceiling run seconds
+# apart, not a whole sweep apart (this VM's rates drift between them).
+for ((rep = 1; rep <= bench_reps; rep++)); do
+for size in ${BENCH_TXR_SIZES:-64 512 1500 imix}; do
+for q in ${BENCH_TXR_QUEUES:-1 2 4}; do
 for mode in ${BENCH_TXR_MODES:-$default_modes}; do
 	IFS=, read -r -a f <<< "$mode"
 	mem=${f[0]} build_kind=persistent margs=() port=null free=bulk
@@ -107,42 +115,44 @@ for mode in ${BENCH_TXR_MODES:-$default_modes}; do
 	fi
 	pci=(--no-pci)
 	[ "$mem" = cpu ] || pci=()
-	for size in ${BENCH_TXR_SIZES:-64 512 1500 imix}; do
-		for q in ${BENCH_TXR_QUEUES:-1 2 4}; do
-			name=txrate-$mem-$build_kind-$port-$free-$size-q$q
-			if [ "$port" = gpudma ]; then
-				vdev="net_gpudma0,rx_pcap=$seed_pcap,queues=$q"
-			else
-				vdev=net_null0
-			fi
-			# A CPU each where there are enough (else floating, and
-			# the figures are not rates of the machine: said so).
-			lcores=(-l "0-$q")
-			[ $((q + 1)) -le "$(nproc)" ] ||
-				lcores=("--lcores=(0-$q)@(0-$(($(nproc) - 1)))")
-			"$tx" "${bench_mem[@]}" "${pci[@]}" --file-prefix "$name" \
-				"${lcores[@]}" "${extra[@]}" --vdev "$vdev" -- \
-				--stream "$(spec "$size")" --mem "$mem" "${margs[@]}" \
-				--queues "$q" --burst "$burst" --ring-items "$items" \
-				--duration "$secs" --wait-link 0 --json "$out/$name.json" \
-				> "$out/$name.log" 2>&1
-			rc=$?
-			if [ $rc -ne 0 ] || [ ! -s "$out/$name.json" ]; then
-				line="txrate mem=$mem build=$build_kind port=$port free=$free size=$size queues=$q FAILED (exit $rc: $(grep -m1 error "$out/$name.log"))"
-				failed=1
-			else
-				line=$(python3 - "$out/$name.json" "$mem" "$build_kind" "$port" "$free" "$size" "$q" <<'PY'
+	name=txrate-$mem-$build_kind-$port-$free-$size-q$q
+	# Later rounds beside the first's files.
+	[ "$rep" = 1 ] || name=$name.r$rep
+	if [ "$port" = gpudma ]; then
+		vdev="net_gpudma0,rx_pcap=$seed_pcap,queues=$q"
+	else
+		vdev=net_null0
+	fi
+	# A CPU each where there are enough (else floating, and the
+	# figures are not rates of the machine: said so).
+	lcores=(-l "0-$q")
+	[ $((q + 1)) -le "$(nproc)" ] ||
+		lcores=("--lcores=(0-$q)@(0-$(($(nproc) - 1)))")
+	"$tx" "${bench_mem[@]}" "${pci[@]}" --file-prefix "$name" \
+		"${lcores[@]}" "${extra[@]}" --vdev "$vdev" -- \
+		--stream "$(spec "$size")" --mem "$mem" "${margs[@]}" \
+		--queues "$q" --burst "$burst" --ring-items "$items" \
+		--duration "$secs" --wait-link 0 --json "$out/$name.json" \
+		> "$out/$name.log" 2>&1
+	rc=$?
+	if [ $rc -ne 0 ] || [ ! -s "$out/$name.json" ]; then
+		line="txrate mem=$mem build=$build_kind port=$port free=$free size=$size queues=$q FAILED (exit $rc: $(grep -m1 error "$out/$name.log"))"
+		failed=1
+	else
+		line=$(python3 - "$out/$name.json" "$mem" "$build_kind" "$port" "$free" "$size" "$q" <<'PY2'
 import json, sys
 j = json.load(open(sys.argv[1]))
 print("txrate mem=%s build=%s port=%s free=%s size=%s queues=%s mpps=%.1f "
       "handed_gbps=%.1f packets=%d" % (*sys.argv[2:8], j["pps"] / 1e6,
                                 j["bps"] / 1e9, j["packets"]))
-PY
+PY2
 )
-			fi
-			[ $((q + 1)) -le "$(nproc)" ] || line="$line (lcores share $(nproc) CPUs)"
-			echo "$line" | tee -a "$out/txrate.txt"
-		done
-	done
+	fi
+	[ $((q + 1)) -le "$(nproc)" ] || line="$line (lcores share $(nproc) CPUs)"
+	[ "$bench_reps" = 1 ] || line="$line rep=$rep"
+	echo "$line" | tee -a "$out/txrate.txt"
+done
+done
+done
 done
 exit $failed

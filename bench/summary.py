@@ -336,12 +336,15 @@ def gen_tx(fig, out):
             lines = f.read().splitlines()
     except OSError:
         return
-    pts = []
+    # A point's rounds (BENCH_TXR_REPS): their median, and the build's
+    # ratio is of the medians.
+    rounds = {}
     for line in lines:
         m = TXRATE_RE.match(line)
         if m:
-            pts.append(m.groups())
-    unbuilt = {(port, free, size, q): float(mpps)
+            rounds.setdefault(m.groups()[:6], []).append(float(m.group(7)))
+    pts = [k + (statistics.median(v),) for k, v in rounds.items()]
+    unbuilt = {(port, free, size, q): mpps
                for mem, b, port, free, size, q, mpps in pts if b == "none"}
     for mem, b, port, free, size, q, mpps in pts:
         key = (port, free, size, q)
@@ -361,6 +364,11 @@ def gen_tx(fig, out):
                     if mem == "gpu" and size == "64" and q in ("2", "4")
                     else None)
         wait = tx_waits(load_json(os.path.join(out, raw)))
+        n = len(rounds[(mem, b, port, free, size, q)])
+        if n > 1:
+            wait = "; ".join(x for x in ("median of %d rounds, alternated "
+                                         "with the other modes" % n, wait)
+                             if x)
         if f is not None and wait:
             f["note"] = "; ".join(x for x in (f.get("note"), wait) if x)
 
