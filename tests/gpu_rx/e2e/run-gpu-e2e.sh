@@ -146,10 +146,12 @@ len > 2048
 # in place of a NIC's DMA; its default fill, the scatter kernel) from the
 # same file, whole (--split off). gpu+split: RX buffer split, the first
 # 128 bytes into host memory, the rest into GPU memory: the counters of
-# --cpu with the same split, the capture of --cpu unsplit.
+# --cpu with the same split, the capture of --cpu unsplit. no-lap-tags:
+# rings without lap tags (dpdk-gpu-rx tags them by default), the
+# untagged kernel.
 modes=${GPU_RX_E2E_MODES:-"host-mapped staged host-mapped,launch-per-burst staged,launch-per-burst
 host-mapped,burst-128 host-mapped,burst-512 gpu gpu,launch-per-burst
-gpu+split gpu+split,launch-per-burst"}
+gpu+split gpu+split,launch-per-burst host-mapped,no-lap-tags gpu,no-lap-tags"}
 
 # --mem and --split of a mode's memory.
 mem_args() {
@@ -166,6 +168,8 @@ mode_args() {
 	case $1 in
 	*,launch-per-burst) echo "$(mem_args "${1%%,*}") --launch-per-burst" ;;
 	*,burst-*) echo "$(mem_args "${1%%,*}") --burst ${1##*,burst-}" ;;
+	# Rings without lap tags: the untagged kernel, loaded after READY.
+	*,no-lap-tags) echo "$(mem_args "${1%%,*}") --no-lap-tags" ;;
 	*) mem_args "$1" ;;
 	esac
 }
