@@ -190,6 +190,25 @@ gpucomm_ring_tag_word(const struct gpucomm_ring *r, uint32_t count)
 }
 
 /*
+ * Entry e of the head item, tag its gpucomm_ring_tag_word(r, 0) (taken
+ * once by a caller that fills many, whose stores through packet pointers
+ * would otherwise have the ring's lap loaded again each entry): on a
+ * tagged ring address and tagged size in one store, which a worker's
+ * prefetch reads as one; untagged the two plain stores.
+ */
+static __rte_always_inline void
+gpucomm_ring_put_pkt(struct rte_gpu_comm_pkt *e, uintptr_t addr, uint32_t size,
+		uint64_t tag)
+{
+	if (tag != 0) {
+		gpucomm_ring_store_pkt(e, addr, tag | size);
+	} else {
+		e->addr = addr;
+		e->size = size;
+	}
+}
+
+/*
  * Entry e of the head item: the packet's address and its size, with the
  * head's lap tag on a tagged ring (gpucomm_layout.h); entry 0's count is
  * then stored by publish. With GPUCOMM_RING_TAGS an entry is written
@@ -199,7 +218,7 @@ static inline void
 gpucomm_ring_set_pkt(const struct gpucomm_ring *r, struct rte_gpu_comm_pkt *e,
 		uintptr_t addr, uint32_t size)
 {
-	gpucomm_ring_store_pkt(e, addr, gpucomm_ring_tag_word(r, 0) | size);
+	gpucomm_ring_put_pkt(e, addr, size, gpucomm_ring_tag_word(r, 0));
 }
 
 /* Every GPUCOMM_TAG_REFRESH laps (lap 0 included) the window's entries
@@ -221,7 +240,8 @@ gpucomm_ring_refresh_tags(const struct gpucomm_ring *r,
  * publish, entry 0's size word again, now with the count, after every
  * entry, and the refresh. No barrier: entry 0's address was stored
  * before, and the count is a hint the worker checks itself; READY's
- * ordering is publish's. Nothing after a failed fill (tag_burnt).
+ * ordering is publish's. Nothing on an untagged ring, for an item whose
+ * count fill_mbufs stored, or after a failed fill (tag_burnt).
  */
 static inline void
 gpucomm_ring_commit_tags(const struct gpucomm_ring *r,
@@ -229,7 +249,7 @@ gpucomm_ring_commit_tags(const struct gpucomm_ring *r,
 {
 	struct rte_gpu_comm_pkt *e = it->pkt_list;
 
-	if (r->tag_burnt)
+	if (likely(!r->tags || r->tag_n == n_pkts) || r->tag_burnt)
 		return;
 	gpucomm_ring_refresh_tags(r, e, n_pkts);
 	e[0].size = gpucomm_tag_size((uint32_t)e[0].size, r->lap, n_pkts);
@@ -247,11 +267,14 @@ gpucomm_ring_tag_abandon(struct gpucomm_ring *r)
 
 /* Publish of n_pkts on a tagged ring whose fill_mbufs stored another
  * count (the item is final for the lap, gpucomm_layout.h), or of more
- * packets than a ring with side records has entries for: -EINVAL. */
+ * packets than a ring with side records has entries for: -EINVAL. A
+ * count fill_mbufs stored was checked then. */
 static inline int
 gpucomm_ring_tag_check(const struct gpucomm_ring *r, uint32_t n_pkts)
 {
-	return (r->tag_n != 0 && r->tag_n != n_pkts) ||
+	if (likely(!r->tags || r->tag_n == n_pkts))
+		return 0;
+	return r->tag_n != 0 ||
 		(r->side && n_pkts > GPUCOMM_SIDE_PKTS_MAX) ? -EINVAL : 0;
 }
 
@@ -317,15 +340,13 @@ gpucomm_ring_publish(struct gpucomm_ring *r, uint32_t n_pkts)
 	struct rte_gpu_comm_list *it;
 	int rc;
 
-	if (unlikely(r->tags && r->tag_n != n_pkts) &&
-			gpucomm_ring_tag_check(r, n_pkts) != 0)
+	if (unlikely(gpucomm_ring_tag_check(r, n_pkts) != 0))
 		return -EINVAL;
 	rc = gpucomm_ring_prepare(r, n_pkts, &it);
 	if (unlikely(rc != 0))
 		return rc;
 	/* Filled entry by entry: the count now. */
-	if (unlikely(r->tags && r->tag_n != n_pkts))
-		gpucomm_ring_commit_tags(r, it, n_pkts);
+	gpucomm_ring_commit_tags(r, it, n_pkts);
 	rc = rte_gpu_comm_set_status(it, RTE_GPU_COMM_LIST_READY);
 	if (unlikely(rc != 0))
 		return rc;
@@ -357,8 +378,7 @@ gpucomm_ring_publish_on_stream(struct gpucomm_ring *r, uint32_t n_pkts,
 	struct rte_gpu_comm_list *it;
 	int rc;
 
-	if (unlikely(r->tags && r->tag_n != n_pkts) &&
-			gpucomm_ring_tag_check(r, n_pkts) != 0)
+	if (unlikely(gpucomm_ring_tag_check(r, n_pkts) != 0))
 		return -EINVAL;
 	rc = gpucomm_ring_prepare(r, n_pkts, &it);
 	if (unlikely(rc != 0))
@@ -369,8 +389,7 @@ gpucomm_ring_publish_on_stream(struct gpucomm_ring *r, uint32_t n_pkts,
 	/* Filled entry by entry: the count after the queueing, which can
 	 * fail (the stream's READY may come first, and the worker then
 	 * loads the item after READY). */
-	if (unlikely(r->tags && r->tag_n != n_pkts))
-		gpucomm_ring_commit_tags(r, it, n_pkts);
+	gpucomm_ring_commit_tags(r, it, n_pkts);
 	gpucomm_ring_advance(r, n_pkts);
 	return 0;
 }

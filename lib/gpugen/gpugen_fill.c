@@ -252,8 +252,7 @@ gpugen_fill_open(struct gpugen_gpu *gg, const struct gpugen_fill_conf *c,
 		err, errlen);
 	if (rc != 0)
 		return rc;
-	if (c->lap_tags && !c->launch_per_burst &&
-			c->burst > GPUCOMM_SIDE_PKTS_MAX)
+	if (fill_tagged(c) && c->burst > GPUCOMM_SIDE_PKTS_MAX)
 		return gpugen_fail(err, errlen, -EINVAL, "lap tags: bursts of at "
 			"most %u packets (the side records take the packet "
 			"lists' last entries)", GPUCOMM_SIDE_PKTS_MAX);
@@ -422,37 +421,28 @@ gpugen_fill_post(struct gpugen_fill *f, uint32_t r, struct rte_mbuf **m,
 {
 	struct rte_gpu_comm_list *it;
 	struct rte_gpu_comm_pkt *e;
-	/* A local: the stores through mbuf pointers would otherwise have
-	 * it->mbufs loaded again each packet. */
+	/* Locals: the stores through mbuf pointers would otherwise have
+	 * it->mbufs and the ring's lap (the entries' tag word) loaded
+	 * again each packet. */
 	struct rte_mbuf **keep;
+	uint64_t tag;
 	int rc = next_item(f, r, n, &it);
 
 	if (unlikely(rc != 0))
 		return rc;
 	e = it->pkt_list;
 	keep = it->mbufs;
-	if (f->r[r].ring.tags) {
-		/* An entry in one 16-byte store with its lap tag. */
-		for (uint32_t i = 0; i < n; i++) {
-			struct rte_mbuf *b = m[i];
-
-			if (unlikely(b->nb_segs != 1)) {
-				gpucomm_ring_tag_abandon(&f->r[r].ring);
-				return -EINVAL;
-			}
-			gpucomm_ring_set_pkt(&f->r[r].ring, &e[i],
-				rte_pktmbuf_mtod(b, uintptr_t), b->data_len);
-			keep[i] = b;
-		}
-		return post_item(f, r, n, first, tx_ns, tx_gap_ns);
-	}
+	tag = gpucomm_ring_tag_word(&f->r[r].ring, 0);
 	for (uint32_t i = 0; i < n; i++) {
 		struct rte_mbuf *b = m[i];
 
-		if (unlikely(b->nb_segs != 1))
+		if (unlikely(b->nb_segs != 1)) {
+			/* Tagged, entries of this lap were written. */
+			gpucomm_ring_tag_abandon(&f->r[r].ring);
 			return -EINVAL;
-		e[i].addr = rte_pktmbuf_mtod(b, uintptr_t);
-		e[i].size = b->data_len;
+		}
+		gpucomm_ring_put_pkt(&e[i], rte_pktmbuf_mtod(b, uintptr_t),
+			b->data_len, tag);
 		keep[i] = b;
 	}
 	return post_item(f, r, n, first, tx_ns, tx_gap_ns);
@@ -465,38 +455,25 @@ gpugen_fill_post_raw(struct gpugen_fill *f, uint32_t r, struct rte_mbuf **m,
 	const uint32_t fixed = f->fixed_len;
 	struct rte_gpu_comm_list *it;
 	struct rte_gpu_comm_pkt *e;
-	/* A local: the stores through mbuf pointers would otherwise have
-	 * it->mbufs loaded again each packet. */
+	/* Locals: the stores through mbuf pointers would otherwise have
+	 * it->mbufs and the ring's lap (the entries' tag word) loaded
+	 * again each packet. */
 	struct rte_mbuf **keep;
+	uint64_t tag;
 	int rc = next_item(f, r, n, &it);
 
 	if (unlikely(rc != 0))
 		return rc;
 	e = it->pkt_list;
 	keep = it->mbufs;
-	if (f->r[r].ring.tags) {
-		/* A local: the stores through mbuf pointers would otherwise
-		 * have the ring's lap loaded again each packet. */
-		const uint64_t tag = gpucomm_ring_tag_word(&f->r[r].ring, 0);
-
-		/* An entry in one 16-byte store with its lap tag. */
-		for (uint32_t i = 0; i < n; i++) {
-			struct rte_mbuf *b = m[i];
-
-			gpugen_mbuf_ready(b, f->gg->g, fixed, first + i);
-			gpucomm_ring_store_pkt(&e[i],
-				(uintptr_t)b->buf_addr + RTE_PKTMBUF_HEADROOM,
-				tag | b->pkt_len);
-			keep[i] = b;
-		}
-		return post_item(f, r, n, first, tx_ns, tx_gap_ns);
-	}
+	tag = gpucomm_ring_tag_word(&f->r[r].ring, 0);
 	for (uint32_t i = 0; i < n; i++) {
 		struct rte_mbuf *b = m[i];
 
 		gpugen_mbuf_ready(b, f->gg->g, fixed, first + i);
-		e[i].addr = (uintptr_t)b->buf_addr + RTE_PKTMBUF_HEADROOM;
-		e[i].size = b->pkt_len;
+		gpucomm_ring_put_pkt(&e[i],
+			(uintptr_t)b->buf_addr + RTE_PKTMBUF_HEADROOM,
+			b->pkt_len, tag);
 		keep[i] = b;
 	}
 	return post_item(f, r, n, first, tx_ns, tx_gap_ns);

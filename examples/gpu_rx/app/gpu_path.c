@@ -209,25 +209,6 @@ pkt_fast_addr(struct rte_mbuf **pkts, uint32_t k, uint32_t max,
 }
 
 /*
- * Packet entry e: on a tagged ring (tag: the head item's tag word,
- * gpucomm_ring_tag_word) address and tagged size in one store, which a
- * worker's prefetch reads as one (gpucomm_ring_store_pkt); untagged the
- * two plain stores. The ring's publish stores entry 0's count. A fill
- * that fails stops the program: nothing is filled twice in a lap.
- */
-static __rte_always_inline void
-entry_put(struct rte_gpu_comm_pkt *e, uintptr_t addr, uint32_t size,
-		uint64_t tag)
-{
-	if (tag != 0) {
-		gpucomm_ring_store_pkt(e, addr, tag | size);
-	} else {
-		e->addr = addr;
-		e->size = size;
-	}
-}
-
-/*
  * Fill ring item `head` from pkts[0..n) and publish it. Returns how many
  * packets it took (the rest goes to the next item), or -1 on error.
  * split: a->split != 0; staged: a->mem == GPURX_MEM_STAGED (never with
@@ -260,6 +241,9 @@ fill_item_with(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts,
 	uint32_t in_flags = pmd_ts ? GPURX_IN_TS : 0;
 	struct gpurx_split_pkt *side = split ? gq->split + base : NULL;
 	struct rte_gpu_comm_pkt *entry = ci->pkt_list;
+	/* The entries' lap tag (gpucomm_ring_put_pkt; publish stores entry
+	 * 0's count). A fill that fails stops the program: nothing is
+	 * filled twice in a lap. */
 	const uint64_t tag = gpucomm_ring_tag_word(&Q->ring, 0);
 	struct rte_mbuf **held = ci->mbufs;
 	const struct gpurx_readable *rd = &g->rd;
@@ -306,8 +290,9 @@ fill_item_with(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts,
 			if (pmd_ts)
 				ts[k] = gpurx_pkt_ts(a, m, rx_ns);
 			bytes += wire;
-			entry_put(&entry[k], pkt_fast_addr(pkts, k, max, stage,
-				stage_dev, off, need, staged), wire, tag);
+			gpucomm_ring_put_pkt(&entry[k], pkt_fast_addr(pkts, k,
+				max, stage, stage_dev, off, need, staged), wire,
+				tag);
 			if (!staged)
 				held[k] = m;
 			off += need;
@@ -394,7 +379,7 @@ fill_item_with(struct gpurx_app *a, uint16_t q, struct rte_mbuf **pkts,
 			addr = (uintptr_t)(Q->dev_buf + ioff + off);
 			copies = 1;
 		}
-		entry_put(&entry[k], addr, cap, tag);
+		gpucomm_ring_put_pkt(&entry[k], addr, cap, tag);
 		if (!staged)
 			held[k] = m;
 		off += need;
