@@ -86,16 +86,24 @@ bench_reps() {
 # run with how many of its lines match PATTERN (its points); then
 # bench/ab-table.py KIND's table into OUT_DIR/ab.md, and prints it.
 # 0; 1 a run failed or no point came; 2 usage.
-# A generator bench's arguments, OUT_DIR [BUILD_DIR] (top: the source
-# tree): sets out, build and tx (its dpdk-gpu-tx) and makes OUT_DIR; 2 on
-# a usage error or a missing build.
-bench_tx_args() {
-	out=${1:-}
-	build=${2:-$top/build}
-	tx=$build/examples/gpu_tx/dpdk-gpu-tx
+# A bench's arguments, OUT_DIR [BUILD_DIR] (top: the source tree), for
+# the program PROG (a path in the build): bench_prog_args PROG "$@" sets
+# out, build and prog (the program's path) and makes OUT_DIR; 2 on a
+# usage error or a missing build.
+bench_prog_args() {
+	prog=$1
+	out=${2:-}
+	build=${3:-$top/build}
+	prog=$build/$prog
 	[ -n "$out" ] || { echo "usage: $0 OUT_DIR [BUILD_DIR]" >&2; return 2; }
-	[ -x "$tx" ] || { echo "missing $tx: build first (scripts/setup.sh $build)" >&2; return 2; }
+	[ -x "$prog" ] || { echo "missing $prog: build first (scripts/setup.sh $build)" >&2; return 2; }
 	mkdir -p "$out" || return 2
+}
+
+# A generator bench's: the same, with tx its dpdk-gpu-tx.
+bench_tx_args() {
+	bench_prog_args examples/gpu_tx/dpdk-gpu-tx "$@" || return 2
+	tx=$prog
 }
 
 bench_ab() {

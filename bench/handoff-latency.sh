@@ -21,12 +21,7 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/bench-lib.sh
 . "$top/bench/bench-lib.sh"
-out=${1:-}
-build=${2:-$top/build}
-bin=$build/bench/bench-handoff
-[ -n "$out" ] || { echo "usage: $0 OUT_DIR [BUILD_DIR]" >&2; exit 2; }
-[ -x "$bin" ] || { echo "missing $bin: build first (scripts/setup.sh $build)" >&2; exit 2; }
-mkdir -p "$out" || exit 2
+bench_prog_args bench/bench-handoff "$@" || exit 2
 bench_eal_mem 2048 2048
 bench_gpu_pci
 read -r -a extra <<< "${BENCH_EAL_EXTRA:-}"
@@ -40,7 +35,7 @@ for mem in ${BENCH_HO_MEMS:-host gpu}; do
 	host|gpu) ;;
 	*) echo "BENCH_HO_MEMS: host or gpu, not $mem" >&2; exit 2 ;;
 	esac
-	"$bin" "${bench_mem[@]}" --file-prefix "handoff-$mem" \
+	"$prog" "${bench_mem[@]}" --file-prefix "handoff-$mem" \
 		-l "${BENCH_LCORE:-1}" "${bench_gpu_args[@]}" "${extra[@]}" -- \
 		--out "$out/$mem" --pkt-mem "$mem" \
 		--bursts "${BENCH_HO_BURSTS:-32,1024}" \
