@@ -6,8 +6,9 @@
  * moment it is complete; the data messages are built as libfixbuf
  * builds them, without its per-record transcoding (ipfix_enc.h says why,
  * gpurx_ipfix_enc_check() checks it). This file moves the bytes: to a
- * file, a UDP socket (a datagram per message, paced to a rate of records,
- * the templates again every GPURX_IPFIX_TEMPLATE_S) and a TCP connection
+ * file, a UDP socket (a datagram per message, one template's records
+ * each, sent by ipfix_udp.c, paced to a rate of records, the templates
+ * again every GPURX_IPFIX_TEMPLATE_S) and a TCP connection
  * (templates first on every connection, a lost one made again every
  * second). A destination
  * that cannot take a message has its records counted lost and warned
@@ -36,7 +37,9 @@
 #include "gpuapp_clock.h"
 #include "gpuapp_io.h"
 #include "ipfix_enc.h"
+#include "ipfix_log.h"
 #include "ipfix_target.h"
+#include "ipfix_udp.h"
 #include "ipfix_writer.h"
 
 /*
@@ -46,9 +49,6 @@
  * stderr with no prefix, as the fprintf calls before did.
  */
 RTE_LOG_REGISTER_DEFAULT(gpuflow_logtype, INFO);
-
-#define FLOW_LOG(level, ...) \
-	rte_log(RTE_LOG_ ## level, (uint32_t)gpuflow_logtype, __VA_ARGS__)
 
 #define TID_V4 GPURX_IPFIX_TID_V4
 #define TID_V6 GPURX_IPFIX_TID_V6
@@ -64,12 +64,6 @@ RTE_LOG_REGISTER_DEFAULT(gpuflow_logtype, INFO);
 /* A chunk of a destination's thread (sink_main()): a file's writes, a
  * UDP socket's datagrams. */
 #define SINK_CHUNK (1u << 20)
-/* Datagrams a sendmmsg() call of a UDP destination's thread at most. */
-#define UDP_BATCH 64
-/* UDP pacing: datagrams go out ahead of the rate by this much at most,
- * so a burst (the flows live at exit, many flows ending at once) never
- * arrives faster than the rate for longer. */
-#define UDP_BURST_NS 1000000ull
 
 /* What libfixbuf reads per record (the reference the data messages are
  * checked against, gpurx_ipfix_enc_check()): the internal templates
@@ -202,7 +196,7 @@ struct sink {
 	struct addrinfo *addrs;	/* TCP: where to (re)connect */
 	int need_templates;	/* TCP: connected, templates not yet sent */
 	uint64_t next_try;	/* TCP: ns of the next connect attempt */
-	uint64_t due_ns;	/* UDP: when the next datagram may go */
+	struct gpurx_ipfix_udp udp;	/* UDP: its sending (ipfix_udp.h) */
 	uint64_t messages, lost_records, lost_messages;
 	uint64_t next_warn;	/* ns */
 	char last_error[160];
@@ -210,16 +204,17 @@ struct sink {
 	/*
 	 * File or UDP, once its thread runs (sink_start()): the messages
 	 * are copied into chunk[fill] (for UDP each after a struct
-	 * udp_head), and a full chunk, or the one a tick finds, goes to the
-	 * thread (sink_main()), which writes or sends it while the other
-	 * fills, so that the kernel's work (a file's copy, about twice the
-	 * encoding's CPU time; a datagram's way through the UDP stack,
-	 * which bounded UDP export at 5 M records/s, run eeedb4f) is off
-	 * the exporter thread. Under mu: wbuf, wlen, wrecords, wrate (the
-	 * chunk handed over, while wbusy), wquit, and what the thread
-	 * reports, werr, wlost and (UDP) wsent and wlost_msgs, which the
-	 * exporter thread folds into failed (a file's), lost_records,
-	 * messages and lost_messages (sink_fold()). due_ns is the thread's
+	 * gpurx_ipfix_udp_head), and a full chunk, or the one a tick
+	 * finds, goes to the thread (sink_main()), which writes or sends
+	 * it while the other fills, so that the kernel's work (a file's
+	 * copy, about twice the encoding's CPU time; a datagram's way
+	 * through the UDP stack, which bounded UDP export at 5 M
+	 * records/s, run eeedb4f) is off the exporter thread. Under mu:
+	 * wbuf, wlen, wrecords, wrate (the chunk handed over, while
+	 * wbusy), wquit, and what the thread reports, werr, wlost and
+	 * (UDP) wsent and wlost_msgs, which the exporter thread folds
+	 * into failed (a file's), lost_records, messages and
+	 * lost_messages (sink_fold()). udp is the thread's
 	 * while it runs; every other field is the exporter thread's alone.
 	 */
 	uint8_t *chunk[2];
@@ -237,17 +232,22 @@ struct sink {
 	int wbusy, wquit, werr;
 };
 
-/* Before each datagram in a UDP destination's chunk. */
-struct udp_head {
-	uint32_t len;		/* the datagram's bytes, after this */
-	uint32_t records;	/* its flow records, for pacing and losses */
-};
-
-/* A message an encoder built: where in its out buffer, its records. */
+/* A message an encoder built: in which of its out buffers and where,
+ * its records. */
 struct enc_msg {
 	size_t off;
 	uint32_t len, records;
+	unsigned int b;
 };
+
+/*
+ * Data message builders, a domain's and an encoder's: over UDP one a
+ * template (mb_idx()), so that full messages have one length and go
+ * out as one super-datagram (ipfix_udp.h). A template's records stay in
+ * order; those of the two interleave by message, not by record, which
+ * IPFIX leaves free (the sequence numbers count the records as sent).
+ */
+#define N_MB 2
 
 /*
  * An encoder (gpurx_ipfix_set_encoders()): a message builder of its own
@@ -259,14 +259,15 @@ struct enc_msg {
  * (seq_patch()).
  */
 struct enc {
-	struct gpurx_ipfix_mb mb;	/* its buf: in out, after the messages */
+	/* mb[b]'s buf: in out[b], after its messages. */
+	struct gpurx_ipfix_mb mb[N_MB];
 	int failed;		/* memory: said, nothing more */
 	/* The slice: set by the drain's thread before it starts the round. */
 	const struct gpurx_flow_rec *const *recs;
 	uint32_t n;
 	/* What the slice gave. */
-	uint8_t *out;
-	size_t out_len, out_cap;
+	uint8_t *out[N_MB];
+	size_t out_len[N_MB], out_cap[N_MB];
 	struct enc_msg *msgs;
 	uint32_t n_msgs, msgs_cap;
 	struct gpurx_ipfix_counts counts;
@@ -294,7 +295,7 @@ struct dom {
 	uint16_t cur_tid;
 	/* The data messages (ipfix_enc.h); libfixbuf's hold the templates
 	 * or the statistics record alone. */
-	struct gpurx_ipfix_mb mb;
+	struct gpurx_ipfix_mb mb[N_MB];
 	int templates_in_msg;
 	int stats_in_msg;	/* the statistics record */
 	uint64_t msgs_out, octets_out;	/* messages built, their bytes */
@@ -340,15 +341,6 @@ struct gpurx_ipfix {
 	char describe[640];
 	struct gpurx_ipfix_counts counts;
 };
-
-static void
-sleep_ns(uint64_t ns)
-{
-	struct timespec ts = { (time_t)(ns / 1000000000ull),
-		(long)(ns % 1000000000ull) };
-
-	nanosleep(&ts, NULL);
-}
 
 /* What libfixbuf said (err, freed), and where; *failed set. */
 static void
@@ -439,29 +431,6 @@ tcp_connect(struct sink *s, char *why, size_t why_len)
 	return -1;
 }
 
-/*
- * Waits, if need be, for the UDP sink's next datagram to be due at
- * `rate` records/s (0: never), then books its records (a templates-only
- * datagram as one). A collector that cannot keep up drops datagrams in
- * its socket buffer, where the exporter never sees it.
- */
-static void
-udp_pace(struct sink *s, uint64_t rate, uint32_t records)
-{
-	uint64_t now;
-
-	if (rate == 0)
-		return;
-	now = gpuapp_mono_ns();
-	/* Time not used (an idle exporter) is not saved up beyond a burst. */
-	if (s->due_ns + UDP_BURST_NS < now)
-		s->due_ns = now - UDP_BURST_NS;
-	if (s->due_ns > now)
-		sleep_ns(s->due_ns - now);
-	s->due_ns += (uint64_t)(records != 0 ? records : 1) * 1000000000ull /
-		rate;
-}
-
 /* What the destination's thread reported into s (mu held): a failed
  * write ends a file, its records and those after it lost; a datagram
  * not sent is lost alone. */
@@ -516,75 +485,6 @@ sink_hand(struct sink *s)
 	pthread_mutex_unlock(&s->mu);
 }
 
-/*
- * A UDP chunk's datagrams (struct udp_head before each), sendmmsg() a
- * batch at a time: at most UDP_BATCH, and at most the records the rate
- * allows in UDP_BURST_NS (one datagram at least), so that batches keep
- * the pacing of one datagram at a time. Never waits on the socket: a
- * datagram the kernel does not take is lost (its records counted), as
- * is one a collector's ICMP error refuses (reported on a later send).
- */
-static void
-udp_send_chunk(struct sink *s, const uint8_t *buf, size_t len,
-		uint64_t rate, uint64_t *sent, uint64_t *lost,
-		uint64_t *lost_msgs, int *err)
-{
-	const uint64_t cap = rate == 0 ? UINT64_MAX :
-		RTE_MAX(rate * UDP_BURST_NS / 1000000000ull, 1ull);
-	struct mmsghdr mh[UDP_BATCH];
-	struct iovec iov[UDP_BATCH];
-	uint32_t recs[UDP_BATCH];
-	size_t off = 0;
-
-	while (off < len) {
-		unsigned int k = 0, i = 0;
-		uint64_t booked = 0;
-
-		while (off < len && k < UDP_BATCH) {
-			struct udp_head h;
-			/* A templates-only datagram is booked as one record,
-			 * as udp_pace() does. */
-			uint64_t b;
-
-			memcpy(&h, buf + off, sizeof(h));
-			b = h.records != 0 ? h.records : 1;
-			if (k != 0 && booked + b > cap)
-				break;
-			iov[k].iov_base = (void *)(uintptr_t)(buf + off + sizeof(h));
-			iov[k].iov_len = h.len;
-			memset(&mh[k], 0, sizeof(mh[k]));
-			mh[k].msg_hdr.msg_iov = &iov[k];
-			mh[k].msg_hdr.msg_iovlen = 1;
-			recs[k] = h.records;
-			booked += b;
-			off += sizeof(h) + h.len;
-			k++;
-		}
-		udp_pace(s, rate, (uint32_t)RTE_MIN(booked, (uint64_t)UINT32_MAX));
-		while (i < k) {
-			int n = sendmmsg(s->fd, mh + i, k - i,
-				MSG_DONTWAIT | MSG_NOSIGNAL);
-
-			if (n <= 0) {
-				*err = n < 0 ? errno : EIO;
-				*lost += recs[i];
-				(*lost_msgs)++;
-				i++;
-				continue;
-			}
-			for (int j = 0; j < n; j++, i++) {
-				if (mh[i].msg_len == iov[i].iov_len) {
-					(*sent)++;
-				} else {
-					*err = EMSGSIZE;
-					*lost += recs[i];
-					(*lost_msgs)++;
-				}
-			}
-		}
-	}
-}
-
 static void *
 sink_main(void *arg)
 {
@@ -605,18 +505,16 @@ sink_main(void *arg)
 		len = s->wlen;
 		if (s->kind == SINK_UDP) {
 			const uint64_t rate = s->wrate;
-			uint64_t sent = 0, lost = 0, lost_msgs = 0;
-			int uerr = 0;
+			struct gpurx_ipfix_udp_res res = { 0 };
 
 			pthread_mutex_unlock(&s->mu);
-			udp_send_chunk(s, buf, len, rate, &sent, &lost,
-				&lost_msgs, &uerr);
+			gpurx_ipfix_udp_send_chunk(&s->udp, buf, len, rate, &res);
 			pthread_mutex_lock(&s->mu);
-			s->wsent += sent;
-			s->wlost += lost;
-			s->wlost_msgs += lost_msgs;
-			if (uerr != 0)
-				s->werr = uerr;
+			s->wsent += res.sent;
+			s->wlost += res.lost;
+			s->wlost_msgs += res.lost_msgs;
+			if (res.err != 0)
+				s->werr = res.err;
 		} else {
 			pthread_mutex_unlock(&s->mu);
 			/* After a failed write nothing more is written: the
@@ -765,19 +663,16 @@ sink_send(struct sink *s, uint64_t rate, const uint8_t *msg, size_t len,
 		return;
 	case SINK_UDP:
 		if (s->th_on) {
-			const struct udp_head h = { (uint32_t)len, records };
-
-			if (s->fill_len + sizeof(h) + len > SINK_CHUNK)
+			if (s->fill_len + sizeof(struct gpurx_ipfix_udp_head) +
+					len > SINK_CHUNK)
 				sink_hand(s);
-			memcpy(s->chunk[s->fill] + s->fill_len, &h, sizeof(h));
-			memcpy(s->chunk[s->fill] + s->fill_len + sizeof(h), msg,
-				len);
-			s->fill_len += sizeof(h) + len;
+			s->fill_len = gpurx_ipfix_udp_put(s->chunk[s->fill],
+				s->fill_len, msg, (uint32_t)len, records);
 			s->fill_records += records;
 			s->fill_rate = rate;
 			return;
 		}
-		udp_pace(s, rate, records);
+		gpurx_ipfix_udp_pace(&s->udp, rate, records);
 		/* Never waits on the socket: a full buffer drops the datagram.
 		 * A collector that is not there shows as the ICMP error the
 		 * kernel reports on a later send. */
@@ -901,15 +796,31 @@ send_msg(struct gpurx_ipfix *x, struct dom *d, uint8_t *msg, size_t len,
 		sink_send(&x->sinks[i], x->rate, msg, len, records, templates);
 }
 
-/* d's data message built so far, out to every destination. */
+/* The builder of r's messages among N_MB. */
+static __rte_always_inline unsigned int
+mb_idx(const struct gpurx_ipfix *x, const struct gpurx_flow_rec *r)
+{
+	return x->has_udp && r->key.ip_version == 6;
+}
+
+/* The data message of d's builder m built so far, out to every
+ * destination. */
+static void
+emit_mb(struct gpurx_ipfix *x, struct dom *d, struct gpurx_ipfix_mb *m)
+{
+	const uint32_t records = m->records;
+	const uint32_t len = gpurx_ipfix_mb_end(m);
+
+	if (len != 0)
+		send_msg(x, d, m->buf, len, records, records, 0);
+}
+
+/* d's data messages built so far, out to every destination. */
 static void
 emit_data(struct gpurx_ipfix *x, struct dom *d)
 {
-	const uint32_t records = d->mb.records;
-	const uint32_t len = gpurx_ipfix_mb_end(&d->mb);
-
-	if (len != 0)
-		send_msg(x, d, d->mb.buf, len, records, records, 0);
+	for (unsigned int b = 0; b < N_MB; b++)
+		emit_mb(x, d, &d->mb[b]);
 }
 
 /* d's messages built so far, the data first, out to every destination. */
@@ -1110,11 +1021,12 @@ static __rte_always_inline void
 add_one(struct gpurx_ipfix *x, const struct gpurx_flow_rec *r)
 {
 	struct dom *d = dom_of(x, r);
+	struct gpurx_ipfix_mb *m = &d->mb[mb_idx(x, r)];
 
-	if (gpurx_ipfix_mb_put(&d->mb, r) != 0) {
-		emit_data(x, d);
+	if (gpurx_ipfix_mb_put(m, r) != 0) {
+		emit_mb(x, d, m);
 		/* A record always fits an empty message. */
-		gpurx_ipfix_mb_put(&d->mb, r);
+		gpurx_ipfix_mb_put(m, r);
 	}
 	d->records++;
 	counts_add(&x->counts, r);
@@ -1156,29 +1068,29 @@ grow(void **buf, size_t *cap, size_t need, size_t sz, size_t min)
 	return 0;
 }
 
-/* Room in the encoder's out for a whole message after those it holds:
- * its builder's buffer. 0; -1 (said, e->failed). */
+/* Room in the encoder's out[b] for a whole message after those it
+ * holds: its builder b's buffer. 0; -1 (said, e->failed). */
 static int
-enc_room(struct enc *e)
+enc_room(struct enc *e, unsigned int b)
 {
-	if (grow((void **)&e->out, &e->out_cap, e->out_len + e->mb.mtu, 1,
-			2 * MTU_STREAM) != 0) {
+	if (grow((void **)&e->out[b], &e->out_cap[b],
+			e->out_len[b] + e->mb[b].mtu, 1, 2 * MTU_STREAM) != 0) {
 		FLOW_LOG(ERR, "error: flow export: encoder: out of memory "
 			"for its messages\n");
 		e->failed = 1;
 		return -1;
 	}
-	e->mb.buf = e->out + e->out_len;
+	e->mb[b].buf = e->out[b] + e->out_len[b];
 	return 0;
 }
 
-/* The encoder's message ends where it was built, in out; room for the
- * next after it. */
+/* The encoder's message of builder b ends where it was built, in
+ * out[b]; room for the next after it. */
 static int
-enc_emit(struct enc *e)
+enc_emit(struct enc *e, unsigned int b)
 {
-	const uint32_t records = e->mb.records;
-	const uint32_t len = gpurx_ipfix_mb_end(&e->mb);
+	const uint32_t records = e->mb[b].records;
+	const uint32_t len = gpurx_ipfix_mb_end(&e->mb[b]);
 	size_t msgs_cap = e->msgs_cap;
 
 	if (len == 0)
@@ -1191,32 +1103,38 @@ enc_emit(struct enc *e)
 		return -1;
 	}
 	e->msgs_cap = (uint32_t)msgs_cap;
-	e->msgs[e->n_msgs++] = (struct enc_msg){ e->out_len, len, records };
-	e->out_len += len;
-	return enc_room(e);
+	e->msgs[e->n_msgs++] = (struct enc_msg){ e->out_len[b], len, records,
+		b };
+	e->out_len[b] += len;
+	return enc_room(e, b);
 }
 
-/* The encoder's slice into whole messages (the last one too). */
+/* The encoder's slice into whole messages (the last ones too). */
 static void
 enc_slice(struct enc *e)
 {
-	e->out_len = 0;
 	e->n_msgs = 0;
 	memset(&e->counts, 0, sizeof(e->counts));
-	if (e->failed || enc_room(e) != 0)
-		return;
+	for (unsigned int b = 0; b < N_MB; b++) {
+		e->out_len[b] = 0;
+		if (e->failed || enc_room(e, b) != 0)
+			return;
+	}
 	for (uint32_t i = 0; i < e->n; i++) {
 		const struct gpurx_flow_rec *r = e->recs[i];
+		const unsigned int b = mb_idx(e->x, r);
 
-		if (gpurx_ipfix_mb_put(&e->mb, r) != 0) {
-			if (enc_emit(e) != 0)
+		if (gpurx_ipfix_mb_put(&e->mb[b], r) != 0) {
+			if (enc_emit(e, b) != 0)
 				return;
 			/* A record always fits an empty message. */
-			gpurx_ipfix_mb_put(&e->mb, r);
+			gpurx_ipfix_mb_put(&e->mb[b], r);
 		}
 		counts_add(&e->counts, r);
 	}
-	enc_emit(e);
+	for (unsigned int b = 0; b < N_MB; b++)
+		if (enc_emit(e, b) != 0)
+			return;
 }
 
 static void *
@@ -1293,8 +1211,10 @@ enc_round(struct gpurx_ipfix *x, struct dom *d,
 
 		e->recs = recs + from;
 		e->n = (uint32_t)((uint64_t)n * (i + 1) / k) - from;
-		e->mb.domain = d->domain;
-		e->mb.ingress = d->ingress;
+		for (unsigned int b = 0; b < N_MB; b++) {
+			e->mb[b].domain = d->domain;
+			e->mb[b].ingress = d->ingress;
+		}
 	}
 	if (k > 1) {
 		/* The mutex orders the slices' set-up before the helpers'
@@ -1324,8 +1244,9 @@ enc_round(struct gpurx_ipfix *x, struct dom *d,
 		if (e->failed)
 			x->lib_failed = 1;
 		for (uint32_t m = 0; m < e->n_msgs && !x->lib_failed; m++)
-			send_msg(x, d, e->out + e->msgs[m].off, e->msgs[m].len,
-				e->msgs[m].records, e->msgs[m].records, 0);
+			send_msg(x, d, e->out[e->msgs[m].b] + e->msgs[m].off,
+				e->msgs[m].len, e->msgs[m].records,
+				e->msgs[m].records, 0);
 		d->records += e->counts.records;
 		x->counts.records += e->counts.records;
 		x->counts.packets += e->counts.packets;
@@ -1392,7 +1313,8 @@ enc_free(struct gpurx_ipfix *x)
 
 		if (e->th_on)
 			pthread_join(e->th, NULL);
-		free(e->out);
+		for (unsigned int b = 0; b < N_MB; b++)
+			free(e->out[b]);
 		free(e->msgs);
 	}
 	if (x->sync_on) {
@@ -1454,7 +1376,8 @@ gpurx_ipfix_set_encoders(struct gpurx_ipfix *x, unsigned int n)
 	x->sync_on = 1;
 	for (unsigned int i = 0; i < n; i++) {
 		x->encs[i].x = x;
-		x->encs[i].mb = mb_of(x, &x->doms[0], NULL);
+		for (unsigned int b = 0; b < N_MB; b++)
+			x->encs[i].mb[b] = mb_of(x, &x->doms[0], NULL);
 	}
 	return 0;
 }
@@ -1763,6 +1686,7 @@ open_collector(struct gpurx_ipfix *x, const char *arg)
 		FLOW_LOG(ERR, "error: --ipfix %s: %s\n", arg, strerror(errno));
 		return -1;
 	}
+	gpurx_ipfix_udp_init(&s->udp, s->fd, s->name);
 	return 0;
 }
 
@@ -1976,10 +1900,13 @@ gpurx_ipfix_open_ports(const char *collector, const char *file,
 	for (unsigned int i = 0; i < x->n_doms; i++) {
 		struct dom *d = &x->doms[i];
 
-		d->mb = mb_of(x, d, malloc(MTU_STREAM));
-		if (d->mb.buf == NULL) {
-			FLOW_LOG(ERR, "error: flow export: out of memory\n");
-			goto fail;
+		for (unsigned int b = 0; b < N_MB; b++) {
+			d->mb[b] = mb_of(x, d, malloc(MTU_STREAM));
+			if (d->mb[b].buf == NULL) {
+				FLOW_LOG(ERR, "error: flow export: out of "
+					"memory\n");
+				goto fail;
+			}
 		}
 		if (fb_open(x, d) != 0)
 			goto fail;
@@ -2080,7 +2007,8 @@ gpurx_ipfix_free(struct gpurx_ipfix *x)
 			fbSessionFree(d->session);
 		}
 		free(d->msg);
-		free(d->mb.buf);
+		for (unsigned int b = 0; b < N_MB; b++)
+			free(d->mb[b].buf);
 	}
 	if (x->model != NULL)
 		fbInfoModelFree(x->model);
