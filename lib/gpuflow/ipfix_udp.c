@@ -129,9 +129,9 @@ gso_joins(const struct gpurx_ipfix_udp *u, const struct udp_ent *e,
  * at least), so that batches keep the pacing of one datagram at a time.
  * Never waits on the socket: an entry the kernel does not take is lost
  * (all its datagrams' records counted), as is one a collector's ICMP
- * error refuses (reported on a later send). The first super-datagram's
- * refusal turns GSO off, its datagrams and those after it sent again
- * one by one.
+ * error refuses (reported on a later send). A super-datagram's refusal
+ * turns GSO off, its datagrams and those after it sent again one by
+ * one.
  */
 void
 gpurx_ipfix_udp_send_chunk(struct gpurx_ipfix_udp *u, const uint8_t *buf,
@@ -210,12 +210,14 @@ gpurx_ipfix_udp_send_chunk(struct gpurx_ipfix_udp *u, const uint8_t *buf,
 			if (n <= 0) {
 				const int err = n < 0 ? errno : EIO;
 
-				if (ent[i].segs > 1 &&
-						u->gso == GPURX_IPFIX_GSO_UNKNOWN &&
-						gso_refused(err)) {
+				if (ent[i].segs > 1 && gso_refused(err)) {
 					/* Nothing of entry i went: from it on
 					 * again, without GSO (their records
-					 * paced twice, once). */
+					 * paced twice, once). Also after GSO
+					 * worked: a route that changed since
+					 * (a smaller path MTU, a device
+					 * without checksum offload) refuses
+					 * it the same way. */
 					u->gso = GPURX_IPFIX_GSO_OFF;
 					FLOW_LOG(INFO, "flow export to %s: the "
 						"kernel refused UDP segmentation "
