@@ -137,9 +137,11 @@ fill_tile(const struct gpudma_scatter_desc *descs, uint32_t nt,
  * warps polling one host line would be served one after another), the
  * barrier after it hands the slot to the block, the barrier at the end of
  * the fill orders every thread's writes before thread 0's release of
- * DONE (gpudma_fill_finish).
+ * DONE (gpudma_fill_finish). One block a queue: launch bounds of one
+ * block an SM give it the registers to keep its loads in flight without
+ * spilling.
  */
-extern "C" __global__ void __launch_bounds__(GPUDMA_FILL_THREADS)
+extern "C" __global__ void __launch_bounds__(GPUDMA_FILL_THREADS, 1)
 gpudma_fill_persistent(struct gpudma_fill_ring *r, uint32_t seq)
 {
 	__shared__ struct gpudma_scatter_desc d[GPUDMA_FILL_TILE];
