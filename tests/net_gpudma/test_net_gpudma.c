@@ -2597,6 +2597,10 @@ gpu_ports_on_two_gpus(void)
 			}
 		}
 		idle = any ? 0 : idle + 1;
+		/* The persistent kernels' stand-ins are threads of their
+		 * own (rx_all says more). */
+		if (!any && fill_arg[0] != '\0')
+			rte_delay_us_sleep(1000);
 	}
 	for (i = 0; i < MULTI_PORTS && pt[i].up; i++) {
 		uint16_t sent = 0;
