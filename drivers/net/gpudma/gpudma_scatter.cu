@@ -144,7 +144,8 @@ fill_tile(const struct gpudma_scatter_desc *descs, uint32_t nt,
 extern "C" __global__ void __launch_bounds__(GPUDMA_FILL_THREADS, 1)
 gpudma_fill_persistent(struct gpudma_fill_ring *r, uint32_t seq)
 {
-	__shared__ struct gpudma_scatter_desc d[GPUDMA_FILL_TILE];
+	/* Filled and read as 16-byte words (fill_tile). */
+	__shared__ __align__(16) struct gpudma_scatter_desc d[GPUDMA_FILL_TILE];
 	__shared__ uint32_t pre[GPUDMA_FILL_TILE];
 	__shared__ uint32_t sums[GPUDMA_FILL_THREADS / 32 + 1];
 	__shared__ uint64_t slot_descs[GPUDMA_FILL_SLOTS];
