@@ -20,10 +20,12 @@
  *
  * Usage: bench-gpudma [EAL options] -- [--queues N] [--seconds S]
  *        [--burst N] [--dir DIR] [--no-batch] [--scatter] [--bulk 0|1|auto]
- *        [--rx-port]
+ *        [--fill launch|persistent] [--rx-port]
  * (--no-batch: the port's batch=0, one cuMemcpyHtoDAsync per segment;
  * --scatter: scatter=1, RX by the kernel, one launch a fill; --bulk: the
- * port's bulk=, default auto)
+ * port's bulk=, default auto; --fill persistent: fill=persistent, the
+ * kernel running for the queue's life, fills posted to it, implies
+ * --scatter)
  * Needs an lcore per queue besides the main one (-l 0-N).
  * Exit: 0 done, 1 a check or call failed, 2 usage, 77 no GPU.
  */
@@ -68,10 +70,12 @@ struct opts {
 	int no_batch;
 	int scatter;
 	int bulk;                /* bulk= devarg: an index of bulk_names[] */
+	int fill;                /* fill= devarg: an index of fill_names[] */
 	int rx_port;
 };
 
 static const char *const bulk_names[] = { "0", "1", "auto", NULL };
+static const char *const fill_names[] = { "launch", "persistent", NULL };
 
 struct env {
 	struct opts o;
@@ -113,6 +117,10 @@ parse(int argc, char **argv, void *arg)
 			"launch a fill"),
 		GPUAPP_OPT_CHOICE_ENTRY("bulk", &o->bulk, 0, bulk_names,
 			"0|1|auto", "the port's bulk= (default auto)"),
+		GPUAPP_OPT_CHOICE_ENTRY("fill", &o->fill, 0, fill_names,
+			"launch|persistent",
+			"the port's fill= (default launch);\n"
+			"persistent implies --scatter"),
 		GPUAPP_OPT_FLAG_ENTRY("rx-port", &o->rx_port,
 			"frames from a net_pcap port replaying the\n"
 			"file (rx_port=)"),
@@ -308,9 +316,9 @@ port_up(struct env *e, struct port_run *r, const char *pcap, uint64_t loop,
 	else if (sub_up(r, loop == 0 ? pcap : NULL, nq, tag, wire,
 			sizeof(wire)) != 0)
 		goto fail_sub;
-	snprintf(args, sizeof(args), "%s,queues=%u,gpu=%d,batch=%s,scatter=%d,bulk=%s",
+	snprintf(args, sizeof(args), "%s,queues=%u,gpu=%d,batch=%s,scatter=%d,bulk=%s,fill=%s",
 		wire, nq, (int)e->cu_dev, e->o.no_batch ? "0" : "auto",
-		e->o.scatter, bulk_names[e->o.bulk]);
+		e->o.scatter, bulk_names[e->o.bulk], fill_names[e->o.fill]);
 	if (rte_vdev_init(r->name, args) != 0 ||
 			rte_eth_dev_get_port_by_name(r->name, &r->port) != 0 ||
 			rte_pmd_gpudma_is_port(r->port) != 1 ||
@@ -522,6 +530,8 @@ main(int argc, char **argv)
 	ret = bench_start(argc, argv, parse, &e.o);
 	if (ret >= 0)
 		return ret;
+	if (e.o.fill != 0)
+		e.o.scatter = 1;
 	if (rte_lcore_count() < e.o.queues + 1) {
 		BENCH_LOG(ERR, "%u queues need %u lcores (-l 0-%u)\n", e.o.queues,
 			e.o.queues + 1, e.o.queues);
@@ -548,9 +558,11 @@ main(int argc, char **argv)
 	}
 	printf("GPU %s (CUDA device %d), %u queue(s), burst %u, %u s a run, %s, bulk=%s%s\n",
 		e.info.name, (int)e.cu_dev, e.o.queues, e.o.burst, e.o.seconds,
+		e.o.fill != 0 ? "RX by the persistent fill kernel (fill=persistent)" :
 		e.o.scatter ? "RX by the scatter kernel (scatter=1)" :
 		e.o.no_batch ? "a copy per segment (batch=0)" :
-		"batched copies where the driver has them", bulk_names[e.o.bulk],
+		"batched copies where the driver has them",
+		e.o.fill != 0 ? "0 (fill=persistent)" : bulk_names[e.o.bulk],
 		e.o.rx_port ? ", frames from another port (rx_port=)" : "");
 
 	e.gpu_len = RTE_ALIGN_CEIL((size_t)e.o.queues * MBUFS_PER_QUEUE * ELT,

@@ -5,9 +5,10 @@
 # with the copy engine, read back by a small consumer, and its own rate
 # against the PCIe host-to-device bandwidth measured in the same run, with
 # 1, 2 and 4 queues, by batched copies and by the scatter kernel (with and
-# without bulk copies of large frames), once a copy a segment and once
-# with the frames coming from a net_pcap port (rx_port=). Also runs the
-# port's CI tests (fake CUDA) first.
+# without bulk copies of large frames, launched a burst and persistent,
+# fill=persistent, compared at each queue count), once a copy a segment
+# and once with the frames coming from a net_pcap port (rx_port=). Also
+# runs the port's CI tests (fake CUDA) first.
 #
 # Usage: bench/gpudma-gpu.sh [OUT_DIR [BUILD_DIR]]
 #   OUT_DIR    logs and summary.txt (default: gpudma-results-<date>)
@@ -85,11 +86,13 @@ fi
 # "Q" (batched copies), "Q:no-batch" (one cuMemcpyHtoDAsync a segment),
 # "Q:scatter" (the kernel, one launch a fill of a quarter ring; frames of
 # 512 B and more cross PCIe as one copy a run first: bulk=auto),
-# "Q:scatter:bulk0" (the kernel reading every frame over PCIe itself) or
-# "Q:scatter:rx-port" (frames from a net_pcap port through rx_port=).
+# "Q:scatter:bulk0" (the kernel reading every frame over PCIe itself),
+# "Q:persistent" (fill=persistent: one kernel a queue for its life, the
+# bursts posted to it, no launch) or "Q:scatter:rx-port" (frames from a
+# net_pcap port through rx_port=).
 runs=()
 for q in ${GPUDMA_QUEUES:-1 2 4}; do
-	runs+=("$q" "$q:scatter" "$q:scatter:bulk0")
+	runs+=("$q" "$q:scatter" "$q:scatter:bulk0" "$q:persistent")
 done
 runs+=(1:no-batch 1:scatter:rx-port)
 for run in "${runs[@]}"; do
@@ -100,6 +103,7 @@ for run in "${runs[@]}"; do
 		case $f in
 		"") ;;
 		bulk0) flag+=(--bulk 0) ;;
+		persistent) flag+=(--fill persistent) ;;
 		*) flag+=("--$f") ;;
 		esac
 	done
@@ -123,6 +127,31 @@ for run in "${runs[@]}"; do
 		grep -E "^(GPU |cuMemcpyHtoD|PASS|FAIL|gpudma .* total)" "$out/$name.log"
 	} >> "$out/summary.txt"
 done
+# fill=persistent against the launched kernel (bulk=0: both read every
+# frame over PCIe) of the same run at each queue count: 64 B Mpps, 1500 B
+# GB/s and its share of the run's pinned cuMemcpyHtoD.
+total() { # LOG SIZE FIELD: the total line's Mpps (2) or GB/s (4)
+	[ -f "$1" ] && awk -v s="$2" -v f="$3" '$1 == "gpudma" && $2 == "gpu" &&
+		$3 == s && $5 == "total:" { print $(5 + f); exit }' "$1"
+}
+{
+	echo "-- fill=persistent against fill=launch (bulk=0), same run"
+	printf '%-7s %12s %12s %6s %14s %14s %6s %6s\n' queues \
+		"64B launch" "64B pers." ratio "1500B launch" "1500B pers." \
+		"%H2D" ratio
+	for q in ${GPUDMA_QUEUES:-1 2 4}; do
+		l=$out/gpudma-q$q-scatter-bulk0.log p=$out/gpudma-q$q-persistent.log
+		lm=$(total "$l" 64 1) pm=$(total "$p" 64 1)
+		lg=$(total "$l" 1500 3) pg=$(total "$p" 1500 3)
+		h2d=$(grep -m1 -oE 'cuMemcpyHtoD, pinned, [0-9]+ MiB: [0-9.]+' "$p" |
+			awk '{ print $NF }')
+		awk -v q="$q" -v lm="${lm:-0}" -v pm="${pm:-0}" -v lg="${lg:-0}" \
+			-v pg="${pg:-0}" -v h="${h2d:-0}" 'BEGIN {
+			printf "%-7s %12.2f %12.2f %6.2f %14.2f %14.2f %5.0f%% %6.2f\n",
+				q, lm, pm, lm > 0 ? pm / lm : 0, lg, pg,
+				h > 0 ? 100 * pg / h : 0, lg > 0 ? pg / lg : 0 }'
+	done
+} | tee -a "$out/summary.txt"
 rm -f "$out"/bench-gpudma-*.pcap
 echo "== summary ($out/summary.txt)"
 cat "$out/summary.txt"

@@ -147,15 +147,18 @@ rx=$build/examples/gpu_rx/app/dpdk-gpu-rx
 gen=$build/tests/gpu_rx/e2e/gpurx-e2e-genpcap
 if [ -n "$cs" ] && [ -x "$rx" ] && [ -x "$gen" ]; then
 	"$gen" "$out/memcheck-traffic.pcap" 7 3000 40 > /dev/null
-	# gpu: packets in GPU memory, put there by net_gpudma.
-	for mode in host-mapped staged gpu; do
+	# gpu: packets in GPU memory, put there by net_gpudma; gpu-persistent:
+	# by its persistent fill kernel (fill=persistent), beside the app's.
+	for case in host-mapped staged gpu gpu-persistent; do
+		mode=${case%-persistent}
 		vdev=net_pcap0,rx_pcap=$out/memcheck-traffic.pcap
 		[ "$mode" = gpu ] &&
 			vdev=net_gpudma0,rx_pcap=$out/memcheck-traffic.pcap,scatter=1
-		run "gpu-rx-memcheck-$mode" "$cs" --tool memcheck --error-exitcode 3 \
+		[ "$case" = gpu-persistent ] && vdev=$vdev,fill=persistent
+		run "gpu-rx-memcheck-$case" "$cs" --tool memcheck --error-exitcode 3 \
 			"$rx" "${eal[@]}" -l 0-1 --vdev "$vdev" -- \
 			--mem "$mode" --backpressure --filter 'tcp or udp' \
-			--write "$out/memcheck-$mode.pcapng" --idle-exit 2000 --quiet \
+			--write "$out/memcheck-$case.pcapng" --idle-exit 2000 --quiet \
 			--stall-ms 0
 	done
 	rm -f "$out"/memcheck-*.pcap*

@@ -98,4 +98,26 @@ gpurx_put_ben(uint8_t *p, uint32_t n, uint64_t v)
 	}
 }
 
+/*
+ * Ranges laid end to end, range i starting at start[i] (ascending, start[0]
+ * at or before off): the last of the first n ranges that starts at or
+ * before off, i.e. the one holding off if any does. Binary search: the
+ * threads of a block find their bytes' packets in shared memory so.
+ */
+GPURX_FN uint32_t
+gpurx_range_find(const uint32_t *start, uint32_t n, uint32_t off)
+{
+	uint32_t lo = 0, hi = n;
+
+	while (hi - lo > 1) {
+		uint32_t mid = (lo + hi) / 2;
+
+		if (start[mid] <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 #endif /* GPURX_PORTABLE_H */

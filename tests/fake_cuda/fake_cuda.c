@@ -15,13 +15,14 @@
 #include <stdbool.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fake_cuda.h"
-#include "gpudma_scatter.h"
+#include "gpudma_fill.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define RTE_MIN_(a, b) ((a) < (b) ? (a) : (b))
@@ -576,14 +577,18 @@ static CUresult fake_cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget
 #define STREAM_MAGIC 0x4d525453u /* "STRM" */
 #define EVENT_MAGIC 0x544e5645u  /* "EVNT" */
 
-/* A copy, or (descs != NULL) a launch of the scatter kernel. fault: a
- * copy whose SMs cannot reach its host memory (see cuMemcpyBatchAsync). */
+struct fill_standin;
+
+/* A copy, or (descs != NULL) a launch of the scatter kernel, or (fill !=
+ * NULL) one of the persistent fill kernel. fault: a copy whose SMs cannot
+ * reach its host memory (see cuMemcpyBatchAsync). */
 struct fake_op {
 	void *dst;
 	const void *src;
 	size_t len;
 	const struct gpudma_scatter_desc *descs;
 	unsigned int n;
+	struct fill_standin *fill;
 	bool fault;
 	uint32_t *word;        /* cuStreamWriteValue32: value into *word */
 	uint32_t value;
@@ -608,6 +613,10 @@ static struct fake_stream streams[MAX_STREAMS];
 static bool async_manual;
 static unsigned int live_events, live_modules;
 static uint64_t async_copies, batch_calls, kernel_launches, kernel_errors;
+/* The persistent fill kernel: launches, stand-ins running now, fills
+ * served. */
+static uint64_t fill_launches, fills_served;
+static unsigned int fills_running;
 static uint64_t batch_faults, batch_no_overlap_hint;
 /* Work of each GPU (by its stream's context), and device memory of one
  * GPU that another GPU's work touched. */
@@ -638,35 +647,114 @@ own_memory(int gpu, uintptr_t p, size_t len)
 	return false;
 }
 
+/* Whether the kernel of GPU gpu may copy descriptor d: into device
+ * memory, from mapped host memory or (bulk fills) from device memory; the
+ * kernel's own GPU's, without peer access (a fault on a GPU: nothing
+ * written here). Lock held. */
+static bool
+desc_ok(int gpu, const struct gpudma_scatter_desc *d)
+{
+	return find_region(allocs, d->dst, d->len) != NULL &&
+		own_memory(gpu, d->dst, d->len) &&
+		own_memory(gpu, d->src, d->len) &&
+		(find_region(registrations, d->src, d->len) != NULL ||
+		find_region(allocs, d->src, d->len) != NULL);
+}
+
+/* n descriptors at descs, copied by the kernels' own routine
+ * (gpudma_fill.h) after the checks a GPU would fault on. Lock held. */
+static void
+run_descs(int gpu, const struct gpudma_scatter_desc *descs, unsigned int n)
+{
+	unsigned int i;
+
+	if (find_region(registrations, (uintptr_t)descs,
+			(size_t)n * sizeof(*descs)) == NULL) {
+		kernel_errors++;
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if (desc_ok(gpu, &descs[i]))
+			gpudma_copy_desc(&descs[i], 0, 1);
+		else
+			kernel_errors++;
+	}
+}
+
 /* What the scatter kernel does, when its stream reaches it: it reads the
  * descriptors then, as the GPU would. */
 static void
 run_scatter(const struct fake_op *op)
 {
-	unsigned int i;
+	run_descs(op->gpu, op->descs, op->n);
+}
 
-	if (find_region(registrations, (uintptr_t)op->descs,
-			(size_t)op->n * sizeof(*op->descs)) == NULL) {
-		kernel_errors++;
-		return;
+/*
+ * The persistent fill kernel, as a thread polling its ring the way the
+ * kernel does, through the same protocol routines (gpudma_fill.h): it
+ * serves fills seq, seq + 1, ... until QUIT, each copied under the lock
+ * (the checks read the books) and published by DONE after it. Manual mode
+ * holds the fills back, as it holds copies.
+ */
+struct fill_standin {
+	struct gpudma_fill_ring *ring;
+	uint32_t seq;
+	int gpu;
+	bool started;
+	int ended;               /* the thread's last write */
+	pthread_t thread;
+};
+
+static void *
+fill_standin_main(void *arg)
+{
+	struct fill_standin *f = arg;
+	const struct timespec pause = { .tv_sec = 0, .tv_nsec = 20000 };
+	uint32_t seq, n;
+
+	for (seq = f->seq;; seq++) {
+		n = gpudma_fill_wait(f->ring, seq);
+		if (n == GPUDMA_FILL_QUIT)
+			break;
+		while (__atomic_load_n(&async_manual, __ATOMIC_RELAXED))
+			nanosleep(&pause, NULL);
+		pthread_mutex_lock(&lock);
+		run_descs(f->gpu, (const struct gpudma_scatter_desc *)(uintptr_t)
+			f->ring->descs[seq % GPUDMA_FILL_SLOTS], n);
+		fills_served++;
+		pthread_mutex_unlock(&lock);
+		gpudma_fill_finish(f->ring, seq);
 	}
-	for (i = 0; i < op->n; i++) {
-		const struct gpudma_scatter_desc *d = &op->descs[i];
+	/* Release: the stream that joins it sees everything it did. */
+	__atomic_store_n(&f->ended, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
 
-		/* Into device memory, from mapped host memory or (bulk
-		 * fills) from device memory; the kernel's own GPU's, without
-		 * peer access (a fault on a GPU: nothing written here). */
-		if (find_region(allocs, d->dst, d->len) == NULL ||
-				!own_memory(op->gpu, d->dst, d->len) ||
-				!own_memory(op->gpu, d->src, d->len) ||
-				(find_region(registrations, d->src, d->len) == NULL &&
-				find_region(allocs, d->src, d->len) == NULL)) {
+/* Runs a fill kernel's operation: false while it is still running (the
+ * stream waits behind it). Lock held. */
+static bool
+run_fill(struct fake_op *op)
+{
+	struct fill_standin *f = op->fill;
+
+	if (!f->started) {
+		if (pthread_create(&f->thread, NULL, fill_standin_main, f) != 0) {
 			kernel_errors++;
-			continue;
+			sticky_error = CUDA_ERROR_LAUNCH_FAILED;
+			free(f);
+			op->fill = NULL;
+			return true;
 		}
-		memcpy((void *)(uintptr_t)d->dst,
-			(const void *)(uintptr_t)d->src, d->len);
+		f->started = true;
+		fills_running++;
 	}
+	if (!__atomic_load_n(&f->ended, __ATOMIC_ACQUIRE))
+		return false;
+	pthread_join(f->thread, NULL);
+	fills_running--;
+	free(f);
+	op->fill = NULL;
+	return true;
 }
 
 static struct fake_stream *
@@ -696,7 +784,10 @@ stream_run(struct fake_stream *s, uint64_t end)
 	while (s->done < end && s->done < s->tail) {
 		struct fake_op *op = &s->ops[s->done - s->base];
 
-		if (op->word != NULL)
+		if (op->fill != NULL) {
+			if (!run_fill(op))
+				break;
+		} else if (op->word != NULL)
 			/* The real write follows a fence of the stream's
 			 * earlier work: here it follows their memcpy. */
 			__atomic_store_n(op->word, op->value, __ATOMIC_RELEASE);
@@ -710,6 +801,25 @@ stream_run(struct fake_stream *s, uint64_t end)
 	}
 	if (s->done == s->tail) {
 		s->base = s->tail;
+	}
+}
+
+/* Runs the stream up to end as a blocking call does, waiting for fill
+ * kernels to end (the lock released meanwhile: their stand-ins take it). */
+static void
+stream_finish(struct fake_stream *s, uint64_t end)
+{
+	const struct timespec pause = { .tv_sec = 0, .tv_nsec = 50000 };
+
+	for (;;) {
+		stream_run(s, end);
+		if (s->done >= end || s->done >= s->tail)
+			return;
+		pthread_mutex_unlock(&lock);
+		nanosleep(&pause, NULL);
+		pthread_mutex_lock(&lock);
+		if (s->magic != STREAM_MAGIC)
+			return;
 	}
 }
 
@@ -780,8 +890,13 @@ static CUresult fake_cuStreamCreate(CUstream *h, unsigned int flags)
 static void
 stream_drop(struct fake_stream *s)
 {
-	/* Like the real driver, destroying a stream lets its work finish. */
+	/* Like the real driver, destroying a stream lets its work finish;
+	 * a fill kernel still running then never will (nobody can ask it
+	 * to quit any more): a fault of the driver under test, its
+	 * stand-in left polling memory that is about to go. */
 	stream_run(s, s->tail);
+	if (s->done < s->tail)
+		kernel_errors++;
 	free(s->ops);
 	s->ops = NULL;
 	s->magic = 0;
@@ -809,7 +924,7 @@ static CUresult fake_cuStreamSynchronize(CUstream h)
 	s = stream_get(h);
 	if (s == NULL)
 		RETURN(CUDA_ERROR_INVALID_HANDLE);
-	stream_run(s, s->tail);
+	stream_finish(s, s->tail);
 	RETURN(sticky_error);
 }
 
@@ -877,10 +992,13 @@ event_call(CUevent h, enum event_op op)
 	case EV_QUERY:
 		if (sticky_error != CUDA_SUCCESS)
 			return sticky_error;
+		/* What waits behind a fill kernel goes on once it ended. */
+		if (!event_done(e) && !async_manual)
+			stream_run(&streams[e->stream], e->seq);
 		return event_done(e) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 	default:
 		if (!event_done(e))
-			stream_run(&streams[e->stream], e->seq);
+			stream_finish(&streams[e->stream], e->seq);
 		return sticky_error;
 	}
 }
@@ -994,10 +1112,10 @@ static CUresult fake_cuStreamWriteValue32(CUstream h, CUdeviceptr addr,
 		.value = value }));
 }
 
-/* Modules: any image loads; the one function there is the scatter
- * kernel, which the fake runs in C. */
+/* Modules: any image loads; the functions there are the scatter kernel
+ * and the persistent fill kernel, which the fake runs on the CPU. */
 #define MODULE_MAGIC 0x444f4d46u /* "FMOD" */
-static const char scatter_fn = 1;
+static const char scatter_fn = 1, fill_fn = 2;
 
 static CUresult fake_cuModuleLoadData(CUmodule *m, const void *image)
 {
@@ -1044,10 +1162,51 @@ static CUresult fake_cuModuleGetFunction(CUfunction *f, CUmodule m,
 	if (f == NULL || m == NULL || *(uint32_t *)m != MODULE_MAGIC ||
 			name == NULL)
 		RETURN(CUDA_ERROR_INVALID_VALUE);
-	if (strcmp(name, GPUDMA_SCATTER_KERNEL) != 0)
+	if (strcmp(name, GPUDMA_SCATTER_KERNEL) == 0)
+		*f = (CUfunction)(uintptr_t)&scatter_fn;
+	else if (strcmp(name, GPUDMA_FILL_KERNEL) == 0)
+		*f = (CUfunction)(uintptr_t)&fill_fn;
+	else
 		RETURN(CUDA_ERROR_NOT_FOUND);
-	*f = (CUfunction)(uintptr_t)&scatter_fn;
 	RETURN(CUDA_SUCCESS);
+}
+
+/* The persistent fill kernel: one block of whole warps, its ring mapped
+ * host memory (by its device address), started when its stream reaches it.
+ * Lock held, context checked. */
+static CUresult
+launch_fill(struct fake_stream *s, unsigned int gx, unsigned int bx,
+		unsigned int by, unsigned int bz, unsigned int shmem, void **params,
+		void **extra)
+{
+	struct fill_standin *f;
+	uintptr_t ring;
+	CUresult res;
+
+	if (params == NULL || extra != NULL || gx != 1 || bx == 0 ||
+			bx % 32 != 0 || bx > 1024 || by != 1 || bz != 1 ||
+			shmem != 0)
+		return CUDA_ERROR_INVALID_VALUE;
+	ring = (uintptr_t)*(const CUdeviceptr *)params[0];
+	if (devptr_differs &&
+			find_region(registrations, ring, sizeof(struct gpudma_fill_ring)) == NULL)
+		ring -= 4096;
+	if (find_region(registrations, ring, sizeof(struct gpudma_fill_ring)) == NULL)
+		return CUDA_ERROR_INVALID_VALUE;
+	f = calloc(1, sizeof(*f));
+	if (f == NULL)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	f->ring = (struct gpudma_fill_ring *)ring;
+	f->seq = *(const uint32_t *)params[1];
+	f->gpu = ctx_ordinal(s->ctx);
+	res = stream_push(s, &(struct fake_op){ .fill = f });
+	if (res != CUDA_SUCCESS) {
+		free(f);
+		return res;
+	}
+	fill_launches++;
+	launches_on[ctx_ordinal(s->ctx)]++;
+	return CUDA_SUCCESS;
 }
 
 static CUresult fake_cuLaunchKernel(CUfunction f, unsigned int gx,
@@ -1063,6 +1222,8 @@ static CUresult fake_cuLaunchKernel(CUfunction f, unsigned int gx,
 	s = stream_here(h);
 	if (s == NULL)
 		RETURN(CUDA_ERROR_INVALID_HANDLE);
+	if (f == (CUfunction)(uintptr_t)&fill_fn)
+		RETURN(launch_fill(s, gx, bx, by, bz, shmem, params, extra));
 	if (f != (CUfunction)(uintptr_t)&scatter_fn || params == NULL ||
 			extra != NULL || gx == 0 || gy != 1 || gz != 1 ||
 			bx == 0 || bx > 1024 || by != 1 || bz != 1 || shmem != 0)
@@ -1561,6 +1722,9 @@ GETTER(uint64_t, fake_cuda_batch_calls, batch_calls)
 GETTER(unsigned int, fake_cuda_live_modules, live_modules)
 GETTER(uint64_t, fake_cuda_kernel_launches, kernel_launches)
 GETTER(uint64_t, fake_cuda_kernel_errors, kernel_errors)
+GETTER(uint64_t, fake_cuda_fill_launches, fill_launches)
+GETTER(uint64_t, fake_cuda_fills_served, fills_served)
+GETTER(unsigned int, fake_cuda_fills_running, fills_running)
 GETTER(uint64_t, fake_cuda_batch_faults, batch_faults)
 GETTER(uint64_t, fake_cuda_batch_no_overlap_hint, batch_no_overlap_hint)
 GETTER(CUresult, fake_cuda_sticky_error, sticky_error)

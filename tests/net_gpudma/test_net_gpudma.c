@@ -7,7 +7,7 @@
  * frames from another port (rx_port: net_ring, net_pcap) and its
  * ownership, and fault injection of every CUDA call the port makes.
  *
- * Usage: test-net-gpudma host|gpu|multi|faults FAKE_LIBCUDA WORKDIR
+ * Usage: test-net-gpudma host|gpu|multi|persistent|faults FAKE_LIBCUDA WORKDIR
  */
 
 #include <errno.h>
@@ -281,15 +281,19 @@ gpu_pool(const char *name, unsigned int n)
  * port's default (the scatter kernel). */
 static bool scatter;
 static const char *scatter_arg = "";
+/* GPUDMA_TEST_FILL=persistent: ports get fill=persistent ("" otherwise). */
+static char fill_arg[32];
 
 static int
 port_create(const char *name, const char *args, uint16_t *port)
 {
 	char all[1400];
 
-	snprintf(all, sizeof(all), "%s%s%s", args,
+	snprintf(all, sizeof(all), "%s%s%s%s%s", args,
 		scatter_arg[0] != '\0' && args[0] != '\0' ? "," : "",
-		scatter_arg);
+		scatter_arg,
+		fill_arg[0] != '\0' && (args[0] != '\0' || scatter_arg[0] != '\0') ?
+		"," : "", fill_arg);
 	if (rte_vdev_init(name, all) != 0)
 		return -1;
 	if (rte_eth_dev_get_port_by_name(name, port) != 0 ||
@@ -353,13 +357,22 @@ static int
 rx_all(uint16_t port, uint16_t q, unsigned int first, unsigned int stride,
 		struct rte_mbuf **out, unsigned int max)
 {
+	/* The fake runs launched fills as they are enqueued; the
+	 * persistent kernel's stand-in is a thread of its own, which may
+	 * take a while to be scheduled. */
+	const uint64_t wait = fill_arg[0] != '\0' ? rte_get_timer_hz() / 20 : 0;
+	uint64_t last = rte_get_timer_cycles();
 	struct rte_mbuf *pkts[32];
 	unsigned int got = 0, idle = 0, i;
 
-	while (idle < 16) {
+	while (idle < 16 || rte_get_timer_cycles() - last < wait) {
 		uint16_t n = rte_eth_rx_burst(port, q, pkts, RTE_DIM(pkts));
 
 		idle = n == 0 ? idle + 1 : 0;
+		if (n > 0)
+			last = rte_get_timer_cycles();
+		else if (wait > 0)
+			rte_delay_us_sleep(20);
 		for (i = 0; i < n; i++, got++) {
 			unsigned int k = (first + got * stride) % NB_FRAMES;
 
@@ -433,6 +446,13 @@ bad_devargs(void)
 		{ "loop=1,loop=2", "devarg loop" },
 		{ "rx_pcap=", "devarg rx_pcap" },
 		{ "rx_pcap=/nonexistent/in.pcap", "rx_pcap /nonexistent/in.pcap" },
+		/* Each refusal names the known fill modes or the clash. */
+		{ "fill=sometimes", "\"sometimes\" is not a fill mode (known: launch, persistent)" },
+		{ "fill=", "is not a fill mode (known: launch, persistent)" },
+		{ "fill=Persistent", "devarg fill" },
+		{ "fill=persistent,scatter=0", "persistent runs the scatter kernel, which scatter=0 turns off" },
+		{ "fill=persistent,bulk=1", "devarg bulk: 1 is a copy-engine copy a burst" },
+		{ "fill=launch,fill=persistent", "devarg fill: given more than once" },
 	};
 	unsigned int i;
 	char args[600];
@@ -1909,6 +1929,9 @@ release_call(const char *name)
 		"cuCtxPopCurrent", "cuStreamDestroy", "cuEventDestroy",
 		"cuMemHostUnregister", "cuDevicePrimaryCtxRelease",
 		"cuCtxPushCurrent", "cuModuleUnload", "cuMemFree",
+		/* Asking whether the persistent fill kernel ended, while
+		 * stopping it: retried. */
+		"cuEventQuery",
 	};
 	unsigned int i;
 
@@ -2110,11 +2133,17 @@ run_faults(void)
 		struct rte_mempool *f = fault_feed;
 
 		fault_feed = NULL;
-		ret = run_faults_on(mp, NULL) | run_faults_on(mp, head);
-		/* The same from rx_port: its staging ring pinned and
-		 * mapped, the fill reading it. */
+		ret = run_faults_on(mp, NULL);
+		/* With split, and from rx_port (its staging ring pinned
+		 * and mapped, the fill reading it): the same fill calls,
+		 * run once, by the launched kernel (the persistent one
+		 * makes no call a burst, only its start and stop). */
+		if (fill_arg[0] == '\0') {
+			ret |= run_faults_on(mp, head);
+			fault_feed = f;
+			ret |= run_faults_on(mp, NULL);
+		}
 		fault_feed = f;
-		ret |= run_faults_on(mp, NULL);
 	} else {
 		printf("FAIL faults: pools\n");
 	}
@@ -2568,6 +2597,10 @@ gpu_ports_on_two_gpus(void)
 			}
 		}
 		idle = any ? 0 : idle + 1;
+		/* The persistent kernels' stand-ins are threads of their
+		 * own (rx_all says more). */
+		if (!any && fill_arg[0] != '\0')
+			rte_delay_us_sleep(1000);
 	}
 	for (i = 0; i < MULTI_PORTS && pt[i].up; i++) {
 		uint16_t sent = 0;
@@ -2796,6 +2829,331 @@ free_pools:
 	check_cuda_released("after closing a port of queues on two GPUs");
 }
 
+/* ---- cases: the persistent fill (fill=persistent) ----------------------- */
+
+/* Frame lengths of the persistent cases: around a chunk's 16 bytes, a
+ * segment's 2048 and a few jumbo frames, in an order no fill repeats. */
+static const uint32_t pf_lens[] = {
+	60, 64, 17, 1500, 2048, 61, 2049, 127, 1514, 9000, 128, 1, 4097, 63,
+	65, 300, 2047, 15, 16, 33,
+};
+#define PF_FRAMES 1200u
+#define PF_DESC 64u          /* a fill a quarter ring: 16 frames */
+
+/* A GPU-memory port of one queue of PF_DESC descriptors on pf.pcap
+ * (PF_FRAMES frames of pf_lens, replayed loop times, 0 forever), with
+ * fill= fill, started. */
+static int
+pf_port(const char *name, const char *fill, unsigned int loop,
+		struct rte_mempool *mp, uint16_t *port)
+{
+	char args[800], pcap[512];
+
+	path_in(pcap, sizeof(pcap), "pf.pcap");
+	snprintf(args, sizeof(args), "rx_pcap=%s,loop=%u,scatter=1,fill=%s",
+		pcap, loop, fill);
+	if (rte_vdev_init(name, args) != 0 ||
+			rte_eth_dev_get_port_by_name(name, port) != 0) {
+		(void)rte_vdev_uninit(name);
+		return -1;
+	}
+	if (port_setup(*port, 1, NULL) != 0 ||
+			rte_dev_dma_map(port_dev(*port), gpu_mem, RTE_BAD_IOVA,
+			GPU_MEM_LEN) != 0 ||
+			rte_eth_rx_queue_setup(*port, 0, PF_DESC, SOCKET_ID_ANY,
+			NULL, mp) != 0 ||
+			rte_eth_dev_start(*port) != 0) {
+		port_destroy(name, *port);
+		return -1;
+	}
+	return 0;
+}
+
+/* pf_port on a pool of its own, pool_name: 0, or -1 (a failed check,
+ * nothing left). */
+static int
+pf_setup(const char *pool_name, const char *name, const char *fill,
+		unsigned int loop, struct rte_mempool **mp, uint16_t *port)
+{
+	cuda_baseline();
+	*mp = gpu_pool(pool_name, 4095);
+	if (*mp == NULL || pf_port(name, fill, loop, *mp, port) != 0) {
+		CHECK(0, "%s: set-up", name);
+		rte_mempool_free(*mp);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+pf_port_down(const char *name, uint16_t port)
+{
+	CHECK(rte_eth_dev_stop(port) == 0, "%s: stop", name);
+	CHECK(rte_dev_dma_unmap(port_dev(port), gpu_mem, RTE_BAD_IOVA,
+		GPU_MEM_LEN) == 0, "%s: unmap: %s", name, rte_strerror(rte_errno));
+	port_destroy(name, port);
+}
+
+/* Whether chain m is frame k of pf.pcap, byte for byte. */
+static bool
+pf_frame_is(const struct rte_mbuf *m, uint32_t k)
+{
+	uint32_t len = pf_lens[k % RTE_DIM(pf_lens)], off = 0, j;
+
+	if (m->pkt_len != len)
+		return false;
+	for (; m != NULL; m = m->next) {
+		const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+
+		for (j = 0; j < m->data_len; j++)
+			if (d[j] != gpudma_frame_byte(k, off + j))
+				return false;
+		off += m->data_len;
+	}
+	return off == len;
+}
+
+/* Up to max chains from queue 0, until it gives nothing for a while. */
+static unsigned int
+pf_rx(uint16_t port, struct rte_mbuf **out, unsigned int max)
+{
+	unsigned int got = 0, idle = 0;
+
+	while (got < max && idle < 2000) {
+		uint16_t n = rte_eth_rx_burst(port, 0, out + got,
+			(uint16_t)RTE_MIN(max - got, 32u));
+
+		got += n;
+		idle = n == 0 ? idle + 1 : 0;
+		if (n == 0)
+			rte_delay_us_sleep(10);
+	}
+	return got;
+}
+
+/*
+ * The same frames through a launch-mode port and a persistent one: every
+ * chain of mixed lengths (one to five segments) byte for byte the same
+ * and the wire's, in order, over 75 fills (the ring of 8 slots wrapping
+ * nine times); one launch of the persistent kernel for all of them, no
+ * scatter launch, and fewer CUDA calls than fills.
+ */
+static void
+persistent_exact_as_launch(void)
+{
+	static struct rte_mbuf *a[PF_FRAMES], *b[PF_FRAMES];
+	struct rte_mempool *mpa = gpu_pool("pf_launch", 4095);
+	struct rte_mempool *mpb = gpu_pool("pf_pers", 4095);
+	uint64_t launches0, fills0, served0, calls;
+	unsigned int na = 0, nb = 0, i, bad = 0;
+	struct rte_mbuf *first[1];
+	char pcap[512];
+	uint16_t pa, pb;
+
+	cuda_baseline();
+	path_in(pcap, sizeof(pcap), "pf.pcap");
+	CHECK(gpudma_frames_write(pcap, pf_lens, RTE_DIM(pf_lens), PF_FRAMES) == 0,
+		"pcap");
+	if (mpa == NULL || mpb == NULL ||
+			pf_port("net_gpudma_pfa", "launch", 1, mpa, &pa) != 0) {
+		CHECK(0, "set-up");
+		goto free;
+	}
+	launches0 = fake_cuda_kernel_launches();
+	fills0 = fake_cuda_fill_launches();
+	na = pf_rx(pa, a, PF_FRAMES);
+	CHECK(fake_cuda_kernel_launches() > launches0 &&
+		fake_cuda_fill_launches() == fills0,
+		"fill=launch: %" PRIu64 " scatter launches, %" PRIu64 " persistent",
+		fake_cuda_kernel_launches() - launches0,
+		fake_cuda_fill_launches() - fills0);
+	if (pf_port("net_gpudma_pfb", "persistent", 1, mpb, &pb) != 0) {
+		CHECK(0, "persistent port set-up");
+		pf_port_down("net_gpudma_pfa", pa);
+		goto free_a;
+	}
+	launches0 = fake_cuda_kernel_launches();
+	served0 = fake_cuda_fills_served();
+	/* The first burst launches the kernel; the rest make no call
+	 * but the odd query of a fill that is slow to complete. */
+	nb = pf_rx(pb, first, 1);
+	b[0] = first[0];
+	calls = fake_cuda_calls();
+	nb += pf_rx(pb, b + nb, PF_FRAMES - nb);
+	calls = fake_cuda_calls() - calls;
+	CHECK(na == PF_FRAMES && nb == PF_FRAMES, "received %u (launch) and %u (persistent) of %u",
+		na, nb, PF_FRAMES);
+	for (i = 0; i < RTE_MIN(na, nb); i++) {
+		const struct rte_mbuf *x = a[i], *y = b[i];
+
+		if (!pf_frame_is(x, i) || !pf_frame_is(y, i)) {
+			bad++;
+			continue;
+		}
+		/* The same chains: segment for segment. */
+		for (; x != NULL && y != NULL; x = x->next, y = y->next)
+			if (x->data_len != y->data_len ||
+					memcmp(rte_pktmbuf_mtod(x, const void *),
+					rte_pktmbuf_mtod(y, const void *),
+					x->data_len) != 0)
+				break;
+		bad += x != NULL || y != NULL;
+	}
+	CHECK(bad == 0, "%u of %u frames differ from the wire or between the modes",
+		bad, RTE_MIN(na, nb));
+	CHECK(fake_cuda_fill_launches() == fills0 + 1 &&
+		fake_cuda_kernel_launches() == launches0,
+		"fill=persistent: %" PRIu64 " persistent launches, %" PRIu64 " scatter launches",
+		fake_cuda_fill_launches() - fills0,
+		fake_cuda_kernel_launches() - launches0);
+	CHECK(xstat(pb, "rx_copy_batches") >= 8 * 8 &&
+		fake_cuda_fills_served() - served0 == xstat(pb, "rx_copy_batches"),
+		"%" PRIu64 " fills, %" PRIu64 " served by the kernel",
+		xstat(pb, "rx_copy_batches"), fake_cuda_fills_served() - served0);
+	CHECK(calls < xstat(pb, "rx_copy_batches"),
+		"%" PRIu64 " CUDA calls for %" PRIu64 " fills after the first",
+		calls, xstat(pb, "rx_copy_batches"));
+	CHECK(xstat(pb, "rx_bulk_batches") == 0, "bulk fills with fill=persistent");
+	CHECK(fake_cuda_kernel_errors() == 0, "%" PRIu64 " bad descriptors",
+		fake_cuda_kernel_errors());
+	rte_pktmbuf_free_bulk(b, nb);
+	nb = 0;
+	CHECK(fake_cuda_fills_running() == 1, "%u persistent kernels running",
+		fake_cuda_fills_running());
+	pf_port_down("net_gpudma_pfb", pb);
+	CHECK(fake_cuda_fills_running() == 0, "kernel still running after stop");
+	pf_port_down("net_gpudma_pfa", pa);
+free_a:
+	rte_pktmbuf_free_bulk(a, na);
+	rte_pktmbuf_free_bulk(b, nb);
+	check_cuda_released("persistent and launch ports closed");
+free:
+	CHECK(mpa == NULL || rte_mempool_avail_count(mpa) == 4095, "launch pool: %u of 4095 back",
+		rte_mempool_avail_count(mpa));
+	CHECK(mpb == NULL || rte_mempool_avail_count(mpb) == 4095, "persistent pool: %u of 4095 back",
+		rte_mempool_avail_count(mpb));
+	rte_mempool_free(mpa);
+	rte_mempool_free(mpb);
+}
+
+/*
+ * A fill's buffers are handed out only after the kernel's DONE: with the
+ * stand-in holding its fills back (manual mode), however often polled,
+ * nothing comes, and the polls make no CUDA call; released, every frame
+ * comes whole and in order.
+ */
+static void
+persistent_held_until_done(void)
+{
+	static struct rte_mbuf *b[PF_FRAMES];
+	unsigned int i, got = 0, bad = 0;
+	struct rte_mempool *mp;
+	uint64_t calls;
+	uint16_t port;
+
+	if (pf_setup("pf_held", "net_gpudma_pfh", "persistent", 1, &mp, &port) != 0)
+		return;
+	fake_cuda_set_async_manual(1);
+	got = rte_eth_rx_burst(port, 0, b, 32);
+	calls = fake_cuda_calls();
+	for (i = 0; i < 1000; i++)
+		got += rte_eth_rx_burst(port, 0, b + got, 32);
+	calls = fake_cuda_calls() - calls;
+	CHECK(got == 0, "%u frames handed out before DONE", got);
+	CHECK(calls == 0, "%" PRIu64 " CUDA calls in 1000 polls of a held fill", calls);
+	CHECK(4095 - rte_mempool_avail_count(mp) >= PF_DESC / 4,
+		"only %u buffers posted", 4095 - rte_mempool_avail_count(mp));
+	fake_cuda_set_async_manual(0);
+	got = pf_rx(port, b, PF_FRAMES);
+	for (i = 0; i < got; i++)
+		bad += !pf_frame_is(b[i], i);
+	CHECK(got == PF_FRAMES && bad == 0, "received %u of %u, %u wrong", got,
+		PF_FRAMES, bad);
+	rte_pktmbuf_free_bulk(b, got);
+	pf_port_down("net_gpudma_pfh", port);
+	CHECK(rte_mempool_avail_count(mp) == 4095, "%u of 4095 mbufs back",
+		rte_mempool_avail_count(mp));
+	rte_mempool_free(mp);
+	check_cuda_released("persistent port closed");
+}
+
+/* Receives about n chains (replayed forever), each the next frame of the
+ * file after the last one seen or a later one (a stop drops what was
+ * posted): the number not the wire's bytes. */
+static unsigned int
+pf_rx_frames(uint16_t port, unsigned int n, uint32_t *k)
+{
+	struct rte_mbuf *b[64];
+	unsigned int got = 0, bad = 0, i, d;
+
+	while (got < n) {
+		unsigned int m = pf_rx(port, b, RTE_DIM(b));
+
+		if (m == 0) {
+			bad++;
+			break;
+		}
+		for (i = 0; i < m; i++) {
+			for (d = 0; d < 2 * PF_DESC; d++)
+				if (pf_frame_is(b[i], (*k + d) % PF_FRAMES))
+					break;
+			bad += d == 2 * PF_DESC;
+			*k = (*k + d + 1) % PF_FRAMES;
+		}
+		got += m;
+		rte_pktmbuf_free_bulk(b, m);
+	}
+	return bad;
+}
+
+/*
+ * Port stop ends the kernel (every buffer back, nothing running); start
+ * launches it again at the first fill; so does a queue set up again. The
+ * frames stay the wire's throughout.
+ */
+static void
+persistent_stop_restart(void)
+{
+	uint64_t fills0 = fake_cuda_fill_launches();
+	struct rte_mempool *mp;
+	uint32_t k = 0;
+	unsigned int round;
+	uint16_t port;
+
+	if (pf_setup("pf_restart", "net_gpudma_pfr", "persistent", 0, &mp, &port) != 0)
+		return;
+	CHECK(fake_cuda_fills_running() == 0, "kernel running before the first fill");
+	for (round = 0; round < 3 && !check_case_failed(); round++) {
+		CHECK(pf_rx_frames(port, 200, &k) == 0, "round %u: frames not the wire's",
+			round);
+		CHECK(fake_cuda_fill_launches() == fills0 + round + 1 &&
+			fake_cuda_fills_running() == 1,
+			"round %u: %" PRIu64 " launches, %u running", round,
+			fake_cuda_fill_launches() - fills0, fake_cuda_fills_running());
+		CHECK(rte_eth_dev_stop(port) == 0, "stop");
+		CHECK(fake_cuda_fills_running() == 0, "round %u: kernel running after stop",
+			round);
+		CHECK(rte_mempool_avail_count(mp) == 4095, "round %u: %u of 4095 mbufs back after stop",
+			round, rte_mempool_avail_count(mp));
+		/* The last round sets the queue up again first: its wire
+		 * starts over at the file's first frame. */
+		if (round == 1) {
+			CHECK(rte_eth_rx_queue_setup(port, 0, PF_DESC, SOCKET_ID_ANY,
+				NULL, mp) == 0, "queue set up again");
+			k = 0;
+		}
+		CHECK(rte_eth_dev_start(port) == 0, "start");
+	}
+	CHECK(fake_cuda_kernel_errors() == 0, "%" PRIu64 " kernel errors",
+		fake_cuda_kernel_errors());
+	pf_port_down("net_gpudma_pfr", port);
+	CHECK(fake_cuda_fills_running() == 0, "kernel running after close");
+	CHECK(rte_mempool_avail_count(mp) == 4095, "%u of 4095 mbufs back",
+		rte_mempool_avail_count(mp));
+	rte_mempool_free(mp);
+	check_cuda_released("persistent port stopped and started three times");
+}
+
 /* ---- main ------------------------------------------------------------------- */
 
 int
@@ -2810,7 +3168,7 @@ main(int argc, char **argv)
 	int ret = 0;
 
 	if (argc != 4) {
-		fprintf(stderr, "usage: %s host|gpu|multi|faults FAKE_LIBCUDA WORKDIR\n",
+		fprintf(stderr, "usage: %s host|gpu|multi|persistent|faults FAKE_LIBCUDA WORKDIR\n",
 			argv[0]);
 		return 2;
 	}
@@ -2822,6 +3180,9 @@ main(int argc, char **argv)
 			strcmp(getenv("GPUDMA_TEST_SCATTER"), "1") == 0)
 		scatter_arg = "scatter=1";
 	scatter = strcmp(scatter_arg, "scatter=0") != 0;
+	if (getenv("GPUDMA_TEST_FILL") != NULL)
+		snprintf(fill_arg, sizeof(fill_arg), "fill=%s",
+			getenv("GPUDMA_TEST_FILL"));
 	setenv("GPU_CUDA_LIBCUDA", argv[2], 1);
 	workdir = argv[3];
 	path_in(in_pcap, sizeof(in_pcap), "in.pcap");
@@ -2883,6 +3244,10 @@ main(int argc, char **argv)
 			CHECK_CASE(gpu_queues_of_one_port_on_two_gpus);
 			ret = run_faults_two_gpus();
 		}
+	} else if (strcmp(mode, "persistent") == 0) {
+		CHECK_CASE(persistent_exact_as_launch);
+		CHECK_CASE(persistent_held_until_done);
+		CHECK_CASE(persistent_stop_restart);
 	} else if (strcmp(mode, "faults") == 0) {
 		ret = run_faults();
 	} else {

@@ -6,13 +6,14 @@
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_malloc.h>
 
 #include <rte_atomic.h>
 
 #include "cuda_api.h"
 #include "gpudma.h"
-#include "gpudma_scatter.h"
+#include "gpudma_fill.h"
 
 /* The scatter kernel's image (gpudma_scatter.cu, embedded at build). */
 extern const unsigned char gpudma_scatter_image[];
@@ -51,11 +52,20 @@ gpudma_cuda_load_scatter(struct gpudma_cuda *c)
 		ret = GPU_CUDA_CALL("net_gpudma: the scatter kernel",
 			cuModuleGetFunction, &c->scatter, c->mod,
 			GPUDMA_SCATTER_KERNEL);
+		/* Both kernels now, whichever fill= asks for: under lazy
+		 * loading this loads the function, which a later first fill
+		 * beside another process's or the application's persistent
+		 * kernel might otherwise have to. */
+		if (ret == 0)
+			ret = GPU_CUDA_CALL("net_gpudma: the persistent fill kernel",
+				cuModuleGetFunction, &c->fill, c->mod,
+				GPUDMA_FILL_KERNEL);
 		if (ret != 0) {
 			(void)GPU_CUDA_CALL("net_gpudma: scatter kernel",
 				cuModuleUnload, c->mod);
 			c->mod = NULL;
 			c->scatter = NULL;
+			c->fill = NULL;
 		}
 	}
 	gpudma_cuda_leave(c, "net_gpudma: scatter kernel");
@@ -410,9 +420,166 @@ fail_free:
 	return ret;
 }
 
+int
+gpudma_copier_fill_init(struct gpudma_copier *cp)
+{
+	const size_t len = RTE_ALIGN_CEIL(sizeof(*cp->ring), 4096);
+	uint64_t dev;
+	uint32_t i;
+	int ret;
+
+	if (cp->cuda->fill == NULL || cp->nb_slots != GPUDMA_FILL_SLOTS) {
+		GPUDMA_LOG(ERR, "fill=persistent: the fill kernel is not loaded, or the queue has %u descriptor slots where it needs %u",
+			cp->nb_slots, GPUDMA_FILL_SLOTS);
+		return -EINVAL;
+	}
+	cp->ring = aligned_alloc(4096, len);
+	if (cp->ring == NULL)
+		return -ENOMEM;
+	memset(cp->ring, 0, len);
+	ret = pin(cp->ring, len, (CUdeviceptr *)&dev);
+	if (ret != 0)
+		goto fail_free;
+	cp->ring_dev = (CUdeviceptr)dev;
+	for (i = 0; i < GPUDMA_FILL_SLOTS; i++)
+		cp->ring->descs[i] = cp->descs_dev[i];
+	ret = gpudma_event_init(&cp->fill_end);
+	if (ret != 0)
+		goto fail_unpin;
+	cp->done_word = &cp->ring->done;
+	cp->done_dev = 0;
+	return 0;
+fail_unpin:
+	(void)GPU_CUDA_CALL("net_gpudma: persistent fill ring",
+		cuMemHostUnregister, cp->ring);
+fail_free:
+	free(cp->ring);
+	cp->ring = NULL;
+	return ret;
+}
+
+/* After a failure (ret) with work perhaps enqueued on the stream: waits
+ * for it, so that nothing it touches is reused while it runs; ret, or
+ * -EFAULT if even the wait fails. */
+static int
+failed_wait(struct gpudma_copier *cp, const char *what, int ret)
+{
+	if (GPU_CUDA_CALL(what, cuStreamSynchronize, cp->stream) != 0)
+		return -EFAULT;
+	return ret;
+}
+
+/* The kernel, serving fills seq, seq + 1, ... (the ring's DONE is seq - 1:
+ * every earlier fill completed). */
+static int
+fill_start(struct gpudma_copier *cp, uint32_t seq)
+{
+	CUdeviceptr ring = cp->ring_dev;
+	void *params[] = { &ring, &seq };
+	uint32_t i;
+	int ret;
+
+	/* Slots of an earlier run hold older sequence numbers, which the
+	 * kernel waits past; QUIT is cleared for this run. */
+	cp->ring->quit = 0;
+	for (i = 0; i < GPUDMA_FILL_SLOTS; i++)
+		cp->ring->descs[i] = cp->descs_dev[i];
+	/* The ring's words reach memory before the launch's doorbell. */
+	rte_wmb();
+	ret = GPU_CUDA_CALL("net_gpudma: launching the persistent fill kernel",
+		cuLaunchKernel, cp->cuda->fill, 1, 1, 1, GPUDMA_FILL_THREADS,
+		1, 1, 0, cp->stream, params, NULL);
+	if (ret == 0)
+		ret = GPU_CUDA_CALL("net_gpudma: the persistent fill kernel's end",
+			cuEventRecord, cp->fill_end.ev, cp->stream);
+	if (ret == 0) {
+		cp->fill_running = true;
+		return 0;
+	}
+	/* Launched perhaps, but not known to end: asked to (release, after
+	 * the ring's words), and waited for. */
+	__atomic_store_n(&cp->ring->quit, 1, __ATOMIC_RELEASE);
+	return failed_wait(cp, "net_gpudma: waiting for a failed fill kernel",
+		ret);
+}
+
+int
+gpudma_copier_fill_alive(struct gpudma_copier *cp)
+{
+	int ret;
+
+	if (cp->ring == NULL || !cp->fill_running)
+		return 0;
+	ret = gpudma_event_query(&cp->fill_end);
+	if (ret == 0)
+		return 1;
+	/* A failed query says nothing of whether it still runs. */
+	if (ret > 0)
+		cp->fill_running = false;
+	return ret > 0 ? 0 : ret;
+}
+
+/* How long a kernel asked to quit may take: a poll of QUIT every
+ * GPUDMA_FILL_QUIT_POLLS PCIe round trips, after the fills posted. */
+#define FILL_STOP_US 2000000u
+/* Failed queries of the end event in a row that make the kernel taken
+ * for ended: the context's fault, which ended it too. */
+#define FILL_STOP_ERRORS 3
+
+int
+gpudma_copier_fill_stop(struct gpudma_copier *cp)
+{
+	const uint64_t limit = rte_get_timer_cycles() +
+		(uint64_t)FILL_STOP_US * rte_get_timer_hz() / 1000000;
+	int ret, errors = 0;
+
+	if (cp->ring == NULL || !cp->fill_running)
+		return 0;
+	/* Release: ordered after every READY this CPU wrote, so that the
+	 * kernel, reading QUIT with acquire, sees them too and serves them
+	 * before it ends. */
+	__atomic_store_n(&cp->ring->quit, 1, __ATOMIC_RELEASE);
+	for (;;) {
+		ret = gpudma_copier_fill_alive(cp);
+		if (ret == 0)
+			return 0;
+		if (ret < 0 && ++errors == FILL_STOP_ERRORS) {
+			cp->fill_running = false;
+			return ret;
+		}
+		if (ret > 0)
+			errors = 0;
+		if (rte_get_timer_cycles() > limit) {
+			GPUDMA_LOG(ERR, "the persistent fill kernel did not end within %u ms of QUIT",
+				FILL_STOP_US / 1000);
+			return -ETIMEDOUT;
+		}
+		rte_delay_us_sleep(100);
+	}
+}
+
 void
 gpudma_copier_fini(struct gpudma_copier *cp)
 {
+	if (cp->ring != NULL && cp->fill_running &&
+			gpudma_copier_fill_stop(cp) == -ETIMEDOUT) {
+		/* The kernel still polls the ring and may still read the
+		 * descriptor slots: both stay, as a fill's buffers that may
+		 * still be written stay out of their pool. */
+		GPUDMA_LOG(ERR, "the persistent fill kernel did not end: its ring and descriptor slots stay pinned");
+		cp->fill_stuck = true;
+	}
+	gpudma_event_fini(&cp->fill_end);
+	if (cp->ring != NULL && !cp->fill_stuck) {
+		(void)GPU_CUDA_CALL("net_gpudma: persistent fill ring",
+			cuMemHostUnregister, cp->ring);
+		free(cp->ring);
+	}
+	if (cp->fill_stuck)
+		cp->nb_slots = 0;  /* not freed by free_slots below */
+	if (cp->ring != NULL)
+		cp->done_word = NULL;  /* the ring's DONE */
+	cp->ring = NULL;
 	if (cp->bulk_dev != 0)
 		(void)GPU_CUDA_CALL("net_gpudma: bulk fill buffer", cuMemFree,
 			cp->bulk_dev);
@@ -564,27 +731,62 @@ enqueue_bulk(struct gpudma_copier *cp, uint32_t slot)
 	return 0;
 }
 
+/* The burst's descriptors in slot's array, sources in the window (frame
+ * store or staging ring), which the GPU reads through its mapping. */
+static void
+window_descs(struct gpudma_copier *cp, uint32_t slot)
+{
+	struct gpudma_scatter_desc *d = cp->descs[slot];
+	uint32_t i;
+
+	for (i = 0; i < cp->n; i++)
+		d[i] = (struct gpudma_scatter_desc){ .dst = cp->dsts[i],
+			.src = cp->win_dev + (cp->srcs[i] - cp->win_host),
+			.len = (uint32_t)cp->sizes[i] };
+}
+
+/*
+ * The burst as fill seq of the persistent kernel, launched first if it
+ * does not run (the queue's first fill, or the first after a stop): its
+ * descriptors in the slot of seq, whose previous fill (seq - 8) has
+ * completed since (no more than 8 fills are in flight), then READY.
+ */
+static int
+enqueue_fill(struct gpudma_copier *cp, uint32_t seq)
+{
+	const uint32_t slot = seq % GPUDMA_FILL_SLOTS;
+	int ret;
+
+	if (!cp->fill_running) {
+		ret = fill_start(cp, seq);
+		if (ret != 0)
+			return ret;
+	}
+	window_descs(cp, slot);
+	/* Orders the descriptors (and the frames staged before them) before
+	 * READY for the GPU's PCIe reads, which follow its acquire of READY;
+	 * the release store keeps the compiler from moving them past it. */
+	rte_wmb();
+	__atomic_store_n(&cp->ring->post[slot].ready,
+		(uint64_t)seq << 32 | cp->n, __ATOMIC_RELEASE);
+	return 0;
+}
+
 /* The burst as one launch of the scatter kernel, its descriptors in
  * slot's array (which nothing touches again before the burst completed). */
 static int
 enqueue_kernel(struct gpudma_copier *cp, uint32_t slot)
 {
-	struct gpudma_scatter_desc *d = cp->descs[slot];
 	const struct gpudma_cuda *c = cp->cuda;
 	unsigned int n = cp->n, blocks;
 	CUdeviceptr descs = cp->descs_dev[slot];
 	void *params[] = { &descs, &n };
-	uint32_t i;
 	int ret = enqueue_bulk(cp, slot);
 
 	if (ret < 0)
 		return ret;
-	/* Not bulk: the sources are in the window (frame store or staging
-	 * ring), the GPU reads them through its mapping. */
-	for (i = 0; ret > 0 && i < n; i++)
-		d[i] = (struct gpudma_scatter_desc){ .dst = cp->dsts[i],
-			.src = cp->win_dev + (cp->srcs[i] - cp->win_host),
-			.len = (uint32_t)cp->sizes[i] };
+	if (ret > 0)
+		window_descs(cp, slot);
 	/* The descriptors reach memory before the launch's doorbell (the
 	 * kernel reads them over PCIe when it runs). */
 	rte_wmb();
@@ -601,6 +803,12 @@ gpudma_copier_submit(struct gpudma_copier *cp, bool to_device,
 {
 	int ret;
 
+	if (to_device && cp->ring != NULL) {
+		ret = enqueue_fill(cp, seq);
+		cp->n = 0;
+		cp->bytes = 0;
+		return ret;
+	}
 	if (to_device && slot < cp->nb_slots)
 		ret = enqueue_kernel(cp, slot);
 	else if (cp->cuda->batch)
@@ -624,10 +832,7 @@ gpudma_copier_submit(struct gpudma_copier *cp, bool to_device,
 		return 0;
 	/* Part of the burst may be running: wait for it before its buffers
 	 * go back to a pool. */
-	if (GPU_CUDA_CALL("net_gpudma: waiting for a failed burst",
-			cuStreamSynchronize, cp->stream) != 0)
-		return -EFAULT;
-	return ret;
+	return failed_wait(cp, "net_gpudma: waiting for a failed burst", ret);
 }
 
 int

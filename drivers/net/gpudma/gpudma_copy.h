@@ -41,6 +41,7 @@ struct gpudma_cuda {
 	CUmodule mod;            /* the scatter kernel's: loaded at the first
 				  * GPU-memory mapping (scatter=1) */
 	CUfunction scatter;
+	CUfunction fill;         /* the persistent fill kernel, same module */
 	/* The pinned frame store as this GPU addresses it (scatter). */
 	uintptr_t store_host;
 	CUdeviceptr store_dev;
@@ -51,6 +52,7 @@ struct gpudma_event {
 };
 
 struct gpudma_scatter_desc;
+struct gpudma_fill_ring;
 
 struct gpudma_copier {
 	struct gpudma_cuda *cuda;
@@ -85,6 +87,17 @@ struct gpudma_copier {
 	 */
 	uint32_t *done_word;
 	CUdeviceptr done_dev;
+	/*
+	 * fill=persistent (gpudma_copier_fill_init): the queue's ring, which
+	 * the persistent kernel serves from the first fill on (its DONE is
+	 * the completion word then: no CUDA call a burst), and an event
+	 * recorded after the kernel's launch, complete once it has ended.
+	 */
+	struct gpudma_fill_ring *ring;
+	CUdeviceptr ring_dev;
+	struct gpudma_event fill_end;
+	bool fill_running;       /* launched, not yet seen to end */
+	bool fill_stuck;         /* did not end when asked: ring kept */
 };
 
 /* 1 if a CUDA driver could be loaded (logged once if not). */
@@ -154,6 +167,27 @@ gpudma_copier_done(const struct gpudma_copier *cp, uint32_t seq)
 
 	return (int32_t)(w - seq) >= 0;
 }
+/*
+ * fill=persistent: the ring (pinned, mapped for the GPU) and the end
+ * event; the copier's completion word becomes the ring's DONE. Needs the
+ * fill kernel loaded (gpudma_cuda_load_scatter) and the descriptor slots.
+ */
+int gpudma_copier_fill_init(struct gpudma_copier *cp);
+/* Whether submitting a burst calls CUDA (and so wants the context): not
+ * once the persistent kernel runs. */
+static inline bool
+gpudma_copier_needs_ctx(const struct gpudma_copier *cp)
+{
+	return cp->ring == NULL || !cp->fill_running;
+}
+/* The persistent kernel: 1 running, 0 ended (or never started), < 0 its
+ * end event reports a failure. Context current. */
+int gpudma_copier_fill_alive(struct gpudma_copier *cp);
+/* Sets QUIT and waits (bounded) for the kernel to serve what was posted
+ * and end: 0, or -ETIMEDOUT (still running: the ring and the posted
+ * buffers must stay) or the failure the end event reports. Context
+ * current. */
+int gpudma_copier_fill_stop(struct gpudma_copier *cp);
 int gpudma_event_init(struct gpudma_event *e);
 void gpudma_event_fini(struct gpudma_event *e);
 
@@ -178,7 +212,9 @@ gpudma_copier_discard(struct gpudma_copier *cp)
 
 /*
  * Enqueues the burst's copies (to_device: host to GPU, else GPU to host;
- * with the scatter kernel, descriptor slot slot's launch), then the write
+ * with the scatter kernel, descriptor slot slot's launch; with the
+ * persistent one, the burst posted into its ring as fill seq, the kernel
+ * launched first if it does not run yet, and nothing more), then the write
  * of seq into the completion word (where there is one), and records ev
  * after them; the burst is emptied either way. On failure
  * nothing of the burst is still running when it returns (what was

@@ -21,10 +21,11 @@
 #define KEY_SCATTER "scatter"
 #define KEY_RX_PORT "rx_port"
 #define KEY_BULK "bulk"
+#define KEY_FILL "fill"
 
 static const char *const valid_keys[] = {
 	KEY_RX_PCAP, KEY_TX_PCAP, KEY_LOOP, KEY_QUEUES, KEY_GPU, KEY_BATCH,
-	KEY_SCATTER, KEY_RX_PORT, KEY_BULK, NULL
+	KEY_SCATTER, KEY_RX_PORT, KEY_BULK, KEY_FILL, NULL
 };
 
 static int
@@ -138,6 +139,26 @@ parse_batch(const char *key, const char *value, void *opaque)
 	return 0;
 }
 
+static int
+parse_fill(const char *key, const char *value, void *opaque)
+{
+	static const char *const names[] = {
+		[GPUDMA_FILL_LAUNCH] = "launch",
+		[GPUDMA_FILL_PERSISTENT] = "persistent",
+	};
+	unsigned int i;
+
+	for (i = 0; value != NULL && i < RTE_DIM(names); i++) {
+		if (strcmp(value, names[i]) == 0) {
+			*(int *)opaque = (int)i;
+			return 0;
+		}
+	}
+	GPUDMA_LOG(ERR, "devarg %s: \"%s\" is not a fill mode (known: launch, persistent)",
+		key, value != NULL ? value : "");
+	return -EINVAL;
+}
+
 int
 gpudma_args_parse(const char *params, struct gpudma_args *a)
 {
@@ -155,6 +176,7 @@ gpudma_args_parse(const char *params, struct gpudma_args *a)
 		{ KEY_SCATTER, parse_bool, offsetof(struct gpudma_args, scatter) },
 		{ KEY_RX_PORT, parse_port, offsetof(struct gpudma_args, rx_port) },
 		{ KEY_BULK, parse_batch, offsetof(struct gpudma_args, bulk) },
+		{ KEY_FILL, parse_fill, offsetof(struct gpudma_args, fill) },
 	};
 	struct rte_kvargs *kv;
 	unsigned int i, j;
@@ -169,6 +191,8 @@ gpudma_args_parse(const char *params, struct gpudma_args *a)
 	 * is loaded only once GPU memory is mapped. */
 	a->scatter = true;
 	a->bulk = GPUDMA_BULK_AUTO;
+	/* Until a GPU run shows the persistent kernel exact and faster. */
+	a->fill = GPUDMA_FILL_LAUNCH;
 	if (params == NULL || params[0] == '\0')
 		return 0;
 	/* Parsed without the key list so that an unknown key can be named:
@@ -186,7 +210,7 @@ gpudma_args_parse(const char *params, struct gpudma_args *a)
 			if (strcmp(key, valid_keys[j]) == 0)
 				break;
 		if (valid_keys[j] == NULL) {
-			GPUDMA_LOG(ERR, "devarg %s: unknown key (known: rx_pcap, rx_port, tx_pcap, loop, queues, gpu, batch, scatter, bulk)",
+			GPUDMA_LOG(ERR, "devarg %s: unknown key (known: rx_pcap, rx_port, tx_pcap, loop, queues, gpu, batch, scatter, bulk, fill)",
 				key);
 			ret = -EINVAL;
 		} else if (rte_kvargs_count(kv, key) > 1) {
@@ -208,6 +232,17 @@ gpudma_args_parse(const char *params, struct gpudma_args *a)
 			ret = -EINVAL;
 		} else if (rte_kvargs_count(kv, KEY_LOOP) > 0) {
 			GPUDMA_LOG(ERR, "devarg loop: replays rx_pcap, not frames from rx_port");
+			ret = -EINVAL;
+		}
+	}
+	/* The persistent kernel is the scatter kernel's, and reads every
+	 * frame over PCIe itself (bulk=auto is off with it). */
+	if (ret == 0 && a->fill == GPUDMA_FILL_PERSISTENT) {
+		if (!a->scatter) {
+			GPUDMA_LOG(ERR, "devarg fill: persistent runs the scatter kernel, which scatter=0 turns off");
+			ret = -EINVAL;
+		} else if (a->bulk == GPUDMA_BULK_ON) {
+			GPUDMA_LOG(ERR, "devarg bulk: 1 is a copy-engine copy a burst, which fill=persistent does without (bulk=0 or auto)");
 			ret = -EINVAL;
 		}
 	}

@@ -17,6 +17,10 @@
 #define GPUDMA_BULK_ON 1
 #define GPUDMA_BULK_AUTO 2
 
+/* fill=: how the scatter kernel runs (gpudma_fill.h). */
+#define GPUDMA_FILL_LAUNCH 0      /* one launch a burst (default) */
+#define GPUDMA_FILL_PERSISTENT 1  /* one kernel a queue, bursts posted */
+
 struct gpudma_args {
 	char rx_pcap[PATH_MAX];  /* "" : no frames received */
 	/* Another ethdev port the frames come from (its id or name), taken
@@ -32,6 +36,7 @@ struct gpudma_args {
 	int bulk;                /* GPUDMA_BULK_*: a batch's frames cross PCIe
 				  * as one copy, the kernel scattering them
 				  * from GPU memory */
+	int fill;                /* GPUDMA_FILL_* */
 };
 
 /* Parses "key=value,..." into *a; an unknown key or a bad value is

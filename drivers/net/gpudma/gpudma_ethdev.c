@@ -423,8 +423,10 @@ gpudma_rx_queue_setup(struct rte_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	if (q->gpu)
 		GPUDMA_LOG(INFO, "port %u rx queue %u: %u descriptors, %u segment(s), filled by GPU %d (its pool's memory) by %s",
 			p->port_id, qid, q->ring_size, q->nb_seg,
-			q->cuda->ordinal, q->cuda->scatter != NULL ?
-			"the scatter kernel" : "copy-engine copies");
+			q->cuda->ordinal, q->cuda->scatter == NULL ?
+			"copy-engine copies" : q->copier.ring != NULL ?
+			"the persistent fill kernel (fill=persistent)" :
+			"the scatter kernel");
 	else
 		GPUDMA_LOG(INFO, "port %u rx queue %u: %u descriptors, %u segment(s), filled by memcpy (host memory)",
 			p->port_id, qid, q->ring_size, q->nb_seg);
@@ -1019,7 +1021,8 @@ static struct rte_vdev_driver gpudma_driver = {
 RTE_PMD_REGISTER_VDEV(net_gpudma, gpudma_driver);
 #define GPUDMA_PARAMS "rx_pcap=<file> rx_port=<port id or name> " \
 	"tx_pcap=<file> loop=<n, 0 forever> queues=<1-16> gpu=<CUDA ordinal> " \
-	"batch=<0|1|auto> scatter=<0|1, default 1> bulk=<0|1|auto>"
+	"batch=<0|1|auto> scatter=<0|1, default 1> bulk=<0|1|auto> " \
+	"fill=<launch|persistent, default launch>"
 RTE_PMD_REGISTER_PARAM_STRING(net_gpudma, GPUDMA_PARAMS);
 /* A virtual device: no PCI IDs; CUDA is reached through its library. */
 GPU_PMD_INFO(net_gpudma, GPUDMA_PARAMS, "", "[]");

@@ -139,17 +139,30 @@ gpudma_rxq_init(struct gpudma_port *port, struct gpudma_rxq *q, uint16_t qid,
 		GPUDMA_MAX_BATCHES);
 	if (ret != 0)
 		goto fail_ctx;
-	ret = gpudma_copier_bulk_init(&q->copier, port->args.bulk);
+	/* The persistent kernel reads every frame over PCIe itself: a bulk
+	 * copy would be a CUDA call a burst. */
+	ret = gpudma_copier_bulk_init(&q->copier,
+		port->args.fill == GPUDMA_FILL_PERSISTENT ? GPUDMA_BULK_OFF :
+		port->args.bulk);
 	if (ret != 0) {
 		gpudma_copier_fini(&q->copier);
 		goto fail_ctx;
 	}
 	q->fill_seq = 0;
 	q->stalls = 0;
-	ret = gpudma_copier_done_init(&q->copier);
-	if (ret == -ENOTSUP) {
+	if (port->args.fill == GPUDMA_FILL_PERSISTENT &&
+			q->cuda->scatter != NULL) {
+		ret = gpudma_copier_fill_init(&q->copier);
+		if (ret != 0) {
+			GPUDMA_LOG(ERR, "rx queue %u: fill=persistent: no ring for the persistent kernel: %s",
+				qid, rte_strerror(-ret));
+			gpudma_copier_fini(&q->copier);
+			goto fail_ctx;
+		}
+	} else if ((ret = gpudma_copier_done_init(&q->copier)) == -ENOTSUP) {
 		GPUDMA_LOG(INFO, "rx queue %u: no stream memory operations in this CUDA driver: fills are polled with cuEventQuery",
 			qid);
+		ret = 0;
 	} else if (ret != 0) {
 		gpudma_copier_fini(&q->copier);
 		goto fail_ctx;
@@ -209,18 +222,34 @@ void
 gpudma_rxq_drain(struct gpudma_rxq *q)
 {
 	bool ctx = false;
+	int stopped = 0;
 
 	rte_spinlock_lock(&q->lock);
-	if (q->gpu && q->b_head != q->b_tail)
+	if (q->gpu && (q->b_head != q->b_tail || q->copier.fill_running))
 		ctx = gpudma_cuda_enter_teardown(q->cuda,
 			"net_gpudma: rx queue drain") == 0;
+	/* The persistent kernel ends with the queue's start: it serves
+	 * what was posted first, and the next start's first fill launches
+	 * it again. */
+	if (q->copier.fill_running)
+		stopped = ctx ? gpudma_copier_fill_stop(&q->copier) : -EFAULT;
 	while (q->b_head != q->b_tail) {
 		struct gpudma_batch *b =
 			&q->batches[q->b_head % GPUDMA_MAX_BATCHES];
 
 		if (!b->done && !b->failed) {
-			int ret = ctx ? gpudma_event_wait(&q->copier, &b->ev) :
-				-EFAULT;
+			int ret;
+
+			if (q->copier.ring == NULL)
+				ret = ctx ? gpudma_event_wait(&q->copier,
+					&b->ev) : -EFAULT;
+			else if (gpudma_copier_done(&q->copier, b->seq))
+				ret = 0;
+			else
+				/* Not served: by a kernel that ended, or one
+				 * that may still write it. */
+				ret = stopped == -ETIMEDOUT || stopped == -EFAULT ?
+					-EFAULT : -EIO;
 
 			if (ret == -EFAULT) {
 				/* The copy engine may still be writing them:
@@ -583,7 +612,7 @@ post_batch(struct gpudma_rxq *q, uint32_t want)
 		}
 		bulk0 = q->copier.bulk_batches;
 		b->seq = ++q->fill_seq;
-		ret = ctx_need(q);
+		ret = gpudma_copier_needs_ctx(&q->copier) ? ctx_need(q) : 0;
 		if (ret == 0)
 			ret = gpudma_copier_submit(&q->copier, true, &b->ev,
 				q->b_tail % GPUDMA_MAX_BATCHES, b->seq);
@@ -645,6 +674,26 @@ harvest(struct gpudma_rxq *q, struct rte_mbuf **pkts, uint16_t n)
 			} else {
 				q->stalls = 0;
 			}
+		}
+		if (!b->done && !b->failed && q->copier.ring != NULL) {
+			/* The persistent kernel: a fill not served while it
+			 * runs is still being written; one it ended without
+			 * (a fault) never will be. Acquire again after its
+			 * end, which may have come after it served this. */
+			int ret = ctx_need(q) != 0 ? 1 :
+				gpudma_copier_fill_alive(&q->copier);
+
+			/* A failed query: not known to have ended, so it
+			 * may still write the buffers (counted, retried). */
+			if (ret < 0)
+				q->st.errors++;
+			if (ret != 0)
+				break;
+			b->done = gpudma_copier_done(&q->copier, b->seq);
+			b->failed = !b->done;
+			if (b->failed)
+				GPUDMA_LOG(ERR, "rx queue %u: the persistent fill kernel ended with fill %u not served: its frames are dropped",
+					q->qid, b->seq);
 		}
 		if (!b->done && !b->failed) {
 			/* The event completes after every copy (or the

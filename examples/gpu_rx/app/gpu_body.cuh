@@ -140,17 +140,7 @@ gq_view_load(struct gq_view *v, const struct gpurx_gq *gq)
 static __device__ __forceinline__ uint32_t
 stage_find(const uint32_t *start, uint32_t k, uint32_t off)
 {
-	uint32_t lo = 0, hi = k;
-
-	while (hi - lo > 1) {
-		uint32_t mid = (lo + hi) / 2;
-
-		if (start[mid] <= off)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
+	return gpurx_range_find(start, k, off);
 }
 
 /* Bytes of a packet that are staged, of the len bytes at its address

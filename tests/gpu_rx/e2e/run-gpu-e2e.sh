@@ -24,6 +24,8 @@
 #        GPU_RX_E2E_PCAP  real traffic to replay through every GPU mode too
 #        (capture-lo.sh makes some)
 #        GPU_RX_E2E_MODES the filter set's modes (default: all of them)
+#        GPU_RX_E2E_GPUDMA devargs added to every net_gpudma port, e.g.
+#        "fill=persistent" (the port's persistent fill kernel)
 # Exit:  0 all passed, 1 a failure, 77 no GPU here.
 set -u
 
@@ -33,6 +35,7 @@ test_app=$build/tests/gpu_rx/dpdk-gpu-rx-test
 gen=$build/tests/gpu_rx/e2e/gpurx-e2e-genpcap
 check=$build/tests/gpu_rx/e2e/gpurx-e2e-check
 eal_extra=${GPU_RX_EAL_EXTRA:-}
+gpudma_extra=${GPU_RX_E2E_GPUDMA:-}
 
 if [ ! -e /dev/nvidia0 ] && ! nvidia-smi -L > /dev/null 2>&1; then
 	echo "SKIP: no NVIDIA GPU on this machine"
@@ -71,11 +74,13 @@ app_run() { # NAME VDEV_ARGS -- APP_ARGS...
 	[ "${bg:-0}" = 1 ] && pre="exec"
 	bin=$app
 	[ -n "${app_env:-}" ] && bin=$test_app
+	v=${port:-net_pcap0},$vdev
+	case $v in net_gpudma*) v=$v${gpudma_extra:+,$gpudma_extra} ;; esac
 	# shellcheck disable=SC2086
 	$pre env ${app_env:-} "$bin" --no-huge -m 2048 --no-shconf \
 		--file-prefix "gpurx-gpu-$$-$run" \
 		-l "${lcores:-0-1}" --log-level=lib.eal:warning $eal_extra \
-		--vdev "${port:-net_pcap0},$vdev" -- --quiet "$@" \
+		--vdev "$v" -- --quiet "$@" \
 		> "$out/$name.txt" 2>&1
 }
 
@@ -790,7 +795,9 @@ refused split-refused-pcap "error: --split 128 puts the payload into GPU memory"
 # compute-sanitizer memcheck of packets in GPU memory, whole and split,
 # persistent and per burst (no stall watch: memcheck slows the kernel by
 # orders of magnitude): exit 0, no error, every mbuf back, the capture of
-# --cpu. Jumbo frames (one in 40) take the gathered-payload path.
+# --cpu. Jumbo frames (one in 40) take the gathered-payload path. The
+# "+fill-persistent" cases fill with net_gpudma's persistent kernel
+# (fill=persistent) beside dpdk-gpu-rx's own.
 cs=$(command -v compute-sanitizer ||
 	ls /usr/local/cuda/bin/compute-sanitizer 2> /dev/null ||
 	{ command -v nvcc > /dev/null &&
@@ -802,14 +809,17 @@ if [ -n "$cs" ]; then
 	app_run memcheck-cpu "rx_pcap=$mc_in" --cpu --ts none \
 		--filter 'tcp or udp' --write "$out/memcheck-cpu.pcapng" \
 		--idle-exit 1000 || fail "memcheck reference: exit $?"
-	for m in gpu gpu,launch-per-burst gpu+split gpu+split,launch-per-burst; do
-		name=memcheck-$(echo "$m" | tr , -)
+	for mf in gpu gpu,launch-per-burst gpu+split gpu+split,launch-per-burst \
+			gpu+fill-persistent gpu+split+fill-persistent; do
+		m=${mf%+fill-persistent} fill=
+		[ "$m" != "$mf" ] && fill=,fill=persistent
+		name=memcheck-$(echo "$mf" | tr , -)
 		# The sanitizer runs the app: app_run's command, behind it.
 		# shellcheck disable=SC2046,SC2086
 		"$cs" --tool memcheck --error-exitcode 3 "$app" --no-huge -m 2048 \
 			--no-shconf --file-prefix "gpurx-gpu-$$-$name" -l 0-1 \
 			--log-level=lib.eal:warning $eal_extra \
-			--vdev "net_gpudma0,rx_pcap=$mc_in" -- --quiet \
+			--vdev "net_gpudma0,rx_pcap=$mc_in$fill${gpudma_extra:+,$gpudma_extra}" -- --quiet \
 			$(mode_args "$m") --backpressure --ts none \
 			--filter 'tcp or udp' --write "$out/$name.pcapng" \
 			--idle-exit 2000 --stall-ms 0 > "$out/$name.txt" 2>&1
