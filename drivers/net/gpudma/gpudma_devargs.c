@@ -244,6 +244,11 @@ gpudma_args_parse(const char *params, struct gpudma_args *a)
 		} else if (a->bulk == GPUDMA_BULK_ON) {
 			GPUDMA_LOG(ERR, "devarg bulk: 1 is a copy-engine copy a burst, which fill=persistent does without (bulk=0 or auto)");
 			ret = -EINVAL;
+		} else {
+			/* Said at each port that asks: its first GPU run,
+			 * dpdk-gpu-rx --mem gpu under compute-sanitizer,
+			 * did not finish (doc/net_gpudma.md). */
+			GPUDMA_LOG(WARNING, "fill=persistent is experimental: not yet validated on a GPU (fill=launch is)");
 		}
 	}
 	rte_kvargs_free(kv);
