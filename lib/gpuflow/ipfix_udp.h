@@ -27,8 +27,8 @@ struct gpurx_ipfix_udp_head {
 };
 
 enum gpurx_ipfix_gso {
-	/* The kernel knows UDP_SEGMENT; no super-datagram sent yet: the
-	 * first one's refusal turns it off. */
+	/* The kernel knows UDP_SEGMENT; no super-datagram sent yet. A
+	 * refusal turns GSO off from here or from ON. */
 	GPURX_IPFIX_GSO_UNKNOWN,
 	GPURX_IPFIX_GSO_ON,	/* a super-datagram went out */
 	GPURX_IPFIX_GSO_OFF,	/* a datagram a message, always */

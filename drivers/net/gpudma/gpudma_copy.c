@@ -476,14 +476,12 @@ fill_start(struct gpudma_copier *cp, uint32_t seq)
 {
 	CUdeviceptr ring = cp->ring_dev;
 	void *params[] = { &ring, &seq };
-	uint32_t i;
 	int ret;
 
 	/* Slots of an earlier run hold older sequence numbers, which the
-	 * kernel waits past; QUIT is cleared for this run. */
+	 * kernel waits past; QUIT is cleared for this run (the slots'
+	 * addresses are gpudma_copier_fill_init's). */
 	cp->ring->quit = 0;
-	for (i = 0; i < GPUDMA_FILL_SLOTS; i++)
-		cp->ring->descs[i] = cp->descs_dev[i];
 	/* The ring's words reach memory before the launch's doorbell. */
 	rte_wmb();
 	ret = GPU_CUDA_CALL("net_gpudma: launching the persistent fill kernel",
@@ -805,8 +803,7 @@ gpudma_copier_submit(struct gpudma_copier *cp, bool to_device,
 
 	if (to_device && cp->ring != NULL) {
 		ret = enqueue_fill(cp, seq);
-		cp->n = 0;
-		cp->bytes = 0;
+		gpudma_copier_discard(cp);
 		return ret;
 	}
 	if (to_device && slot < cp->nb_slots)
