@@ -145,11 +145,12 @@ total() { # LOG SIZE FIELD: the total line's Mpps (2) or GB/s (4)
 		lg=$(total "$l" 1500 3) pg=$(total "$p" 1500 3)
 		h2d=$(grep -m1 -oE 'cuMemcpyHtoD, pinned, [0-9]+ MiB: [0-9.]+' "$p" |
 			awk '{ print $NF }')
+		# Parenthesised: a bare > in printf's arguments redirects.
 		awk -v q="$q" -v lm="${lm:-0}" -v pm="${pm:-0}" -v lg="${lg:-0}" \
 			-v pg="${pg:-0}" -v h="${h2d:-0}" 'BEGIN {
 			printf "%-7s %12.2f %12.2f %6.2f %14.2f %14.2f %5.0f%% %6.2f\n",
-				q, lm, pm, lm > 0 ? pm / lm : 0, lg, pg,
-				h > 0 ? 100 * pg / h : 0, lg > 0 ? pg / lg : 0 }'
+				q, lm, pm, (lm > 0 ? pm / lm : 0), lg, pg,
+				(h > 0 ? 100 * pg / h : 0), (lg > 0 ? pg / lg : 0) }'
 	done
 } | tee -a "$out/summary.txt"
 rm -f "$out"/bench-gpudma-*.pcap

@@ -8,9 +8,7 @@
 #
 # Usage: scripts/run-gpu-suite.sh [OUT_DIR] [BUILD_DIR]
 # (GPU_BUNDLE_DIR: a bundle elsewhere than .gpu-bundle; GPU_SUITE_TIMEOUT:
-# seconds a case may take, default 300, past it the case fails;
-# GPU_SUITE_PERSISTENT_FILL=1: also net_gpudma's experimental fill=persistent
-# under memcheck)
+# seconds a case may take, default 300, past it the case fails)
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -154,12 +152,9 @@ rx=$build/examples/gpu_rx/app/dpdk-gpu-rx
 gen=$build/tests/gpu_rx/e2e/gpurx-e2e-genpcap
 if [ -n "$cs" ] && [ -x "$rx" ] && [ -x "$gen" ]; then
 	"$gen" "$out/memcheck-traffic.pcap" 7 3000 40 > /dev/null
-	# gpu: packets in GPU memory, put there by net_gpudma; gpu-persistent
-	# (GPU_SUITE_PERSISTENT_FILL=1: experimental, its first run did not
-	# finish, doc/net_gpudma.md): by its persistent fill kernel
-	# (fill=persistent), beside the app's.
-	cases="host-mapped staged gpu"
-	[ "${GPU_SUITE_PERSISTENT_FILL:-0}" = 1 ] && cases="$cases gpu-persistent"
+	# gpu: packets in GPU memory, put there by net_gpudma; gpu-persistent:
+	# by its persistent fill kernel (fill=persistent), beside the app's.
+	cases="host-mapped staged gpu gpu-persistent"
 	for case in $cases; do
 		mode=${case%-persistent}
 		vdev=net_pcap0,rx_pcap=$out/memcheck-traffic.pcap

@@ -614,8 +614,8 @@ static bool async_manual;
 static unsigned int live_events, live_modules;
 static uint64_t async_copies, batch_calls, kernel_launches, kernel_errors;
 /* The persistent fill kernel: launches, stand-ins running now, fills
- * served. */
-static uint64_t fill_launches, fills_served;
+ * served, stand-ins that parked. */
+static uint64_t fill_launches, fills_served, fills_parked;
 static unsigned int fills_running;
 static uint64_t batch_faults, batch_no_overlap_hint;
 /* Work of each GPU (by its stream's context), and device memory of one
@@ -692,13 +692,15 @@ run_scatter(const struct fake_op *op)
 /*
  * The persistent fill kernel, as a thread polling its ring the way the
  * kernel does, through the same protocol routines (gpudma_fill.h): it
- * serves fills seq, seq + 1, ... until QUIT, each copied under the lock
+ * serves fills seq, seq + 1, ... until QUIT or until it parks (idle, or
+ * past its life, by the CPU's clock), each copied under the lock
  * (the checks read the books) and published by DONE after it. Manual mode
  * holds the fills back, as it holds copies.
  */
 struct fill_standin {
 	struct gpudma_fill_ring *ring;
 	uint32_t seq;
+	uint64_t idle_ns;
 	int gpu;
 	bool started;
 	int ended;               /* the thread's last write */
@@ -710,10 +712,18 @@ fill_standin_main(void *arg)
 {
 	struct fill_standin *f = arg;
 	const struct timespec pause = { .tv_sec = 0, .tv_nsec = 20000 };
+	const uint64_t deadline = gpudma_fill_now_ns() + GPUDMA_FILL_LIFE_NS;
 	uint32_t seq, n;
 
 	for (seq = f->seq;; seq++) {
-		n = gpudma_fill_wait(f->ring, seq);
+		n = gpudma_fill_wait(f->ring, seq, f->idle_ns, deadline);
+		if (n == GPUDMA_FILL_PARK) {
+			pthread_mutex_lock(&lock);
+			fills_parked++;
+			pthread_mutex_unlock(&lock);
+			gpudma_fill_park(f->ring);
+			break;
+		}
 		if (n == GPUDMA_FILL_QUIT)
 			break;
 		while (__atomic_load_n(&async_manual, __ATOMIC_RELAXED))
@@ -1198,6 +1208,7 @@ launch_fill(struct fake_stream *s, unsigned int gx, unsigned int bx,
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	f->ring = (struct gpudma_fill_ring *)ring;
 	f->seq = *(const uint32_t *)params[1];
+	f->idle_ns = *(const uint64_t *)params[2];
 	f->gpu = ctx_ordinal(s->ctx);
 	res = stream_push(s, &(struct fake_op){ .fill = f });
 	if (res != CUDA_SUCCESS) {
@@ -1724,6 +1735,7 @@ GETTER(uint64_t, fake_cuda_kernel_launches, kernel_launches)
 GETTER(uint64_t, fake_cuda_kernel_errors, kernel_errors)
 GETTER(uint64_t, fake_cuda_fill_launches, fill_launches)
 GETTER(uint64_t, fake_cuda_fills_served, fills_served)
+GETTER(uint64_t, fake_cuda_fills_parked, fills_parked)
 GETTER(unsigned int, fake_cuda_fills_running, fills_running)
 GETTER(uint64_t, fake_cuda_batch_faults, batch_faults)
 GETTER(uint64_t, fake_cuda_batch_no_overlap_hint, batch_no_overlap_hint)

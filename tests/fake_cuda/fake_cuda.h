@@ -141,12 +141,14 @@ uint64_t fake_cuda_kernel_errors(void);
 /* net_gpudma's persistent fill kernel (fill=persistent), run by a thread
  * polling its ring with the kernel's own protocol and copy routines
  * (gpudma_fill.h) from when its stream reaches the launch until it sees
- * QUIT; its stream (and an event recorded after it) completes when it
- * ends. Manual mode holds its fills back. Launches since load (not in
- * fake_cuda_kernel_launches), fills served, stand-ins running now. A
- * stream destroyed with one still running counts a kernel error. */
+ * QUIT or parks; its stream (and an event recorded after it) completes
+ * when it ends. Manual mode holds its fills back. Launches since load (not
+ * in fake_cuda_kernel_launches), fills served, stand-ins that parked,
+ * stand-ins running now. A stream destroyed with one still running counts
+ * a kernel error. */
 uint64_t fake_cuda_fill_launches(void);
 uint64_t fake_cuda_fills_served(void);
+uint64_t fake_cuda_fills_parked(void);
 unsigned int fake_cuda_fills_running(void);
 
 /* cuMemcpyBatchAsync: copies enqueued whose host memory is registered

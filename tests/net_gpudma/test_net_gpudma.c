@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include <cuda.h>
 #include <cudaTypedefs.h>
@@ -453,6 +454,10 @@ bad_devargs(void)
 		{ "fill=persistent,scatter=0", "persistent runs the scatter kernel, which scatter=0 turns off" },
 		{ "fill=persistent,bulk=1", "devarg bulk: 1 is a copy-engine copy a burst" },
 		{ "fill=launch,fill=persistent", "devarg fill: given more than once" },
+		{ "fill_idle_us=100", "devarg fill_idle_us: times the persistent fill kernel, which fill=persistent asks for" },
+		{ "fill=launch,fill_idle_us=100", "which fill=persistent asks for" },
+		{ "fill=persistent,fill_idle_us=0", "devarg fill_idle_us: \"0\" is not a number from 1 to 10000000" },
+		{ "fill=persistent,fill_idle_us=10000001", "devarg fill_idle_us" },
 	};
 	unsigned int i;
 	char args[600];
@@ -2839,6 +2844,18 @@ static const uint32_t pf_lens[] = {
 };
 #define PF_FRAMES 1200u
 #define PF_DESC 64u          /* a fill a quarter ring: 16 frames */
+/* fill= of the cases that count launches: a kernel that does not park
+ * when idle (it still parks once past its life, GPUDMA_FILL_LIFE_NS, so
+ * launches are counted less the parks). */
+#define PF_NO_IDLE "persistent,fill_idle_us=10000000"
+
+/* Launches of the persistent kernel not explained by a park: those of a
+ * queue's first fill and of a start. */
+static uint64_t
+pf_cold_launches(void)
+{
+	return fake_cuda_fill_launches() - fake_cuda_fills_parked();
+}
 
 /* A GPU-memory port of one queue of PF_DESC descriptors on pf.pcap
  * (PF_FRAMES frames of pf_lens, replayed loop times, 0 forever), with
@@ -2967,12 +2984,13 @@ persistent_exact_as_launch(void)
 		"fill=launch: %" PRIu64 " scatter launches, %" PRIu64 " persistent",
 		fake_cuda_kernel_launches() - launches0,
 		fake_cuda_fill_launches() - fills0);
-	if (pf_port("net_gpudma_pfb", "persistent", 1, mpb, &pb) != 0) {
+	if (pf_port("net_gpudma_pfb", PF_NO_IDLE, 1, mpb, &pb) != 0) {
 		CHECK(0, "persistent port set-up");
 		pf_port_down("net_gpudma_pfa", pa);
 		goto free_a;
 	}
 	launches0 = fake_cuda_kernel_launches();
+	fills0 = pf_cold_launches();
 	served0 = fake_cuda_fills_served();
 	/* The first burst launches the kernel; the rest make no call
 	 * but the odd query of a fill that is slow to complete. */
@@ -3001,10 +3019,10 @@ persistent_exact_as_launch(void)
 	}
 	CHECK(bad == 0, "%u of %u frames differ from the wire or between the modes",
 		bad, RTE_MIN(na, nb));
-	CHECK(fake_cuda_fill_launches() == fills0 + 1 &&
+	CHECK(pf_cold_launches() == fills0 + 1 &&
 		fake_cuda_kernel_launches() == launches0,
-		"fill=persistent: %" PRIu64 " persistent launches, %" PRIu64 " scatter launches",
-		fake_cuda_fill_launches() - fills0,
+		"fill=persistent: %" PRIu64 " persistent launches not after a park, %" PRIu64 " scatter launches",
+		pf_cold_launches() - fills0,
 		fake_cuda_kernel_launches() - launches0);
 	CHECK(xstat(pb, "rx_copy_batches") >= 8 * 8 &&
 		fake_cuda_fills_served() - served0 == xstat(pb, "rx_copy_batches"),
@@ -3018,7 +3036,7 @@ persistent_exact_as_launch(void)
 		fake_cuda_kernel_errors());
 	rte_pktmbuf_free_bulk(b, nb);
 	nb = 0;
-	CHECK(fake_cuda_fills_running() == 1, "%u persistent kernels running",
+	CHECK(fake_cuda_fills_running() <= 1, "%u persistent kernels running",
 		fake_cuda_fills_running());
 	pf_port_down("net_gpudma_pfb", pb);
 	CHECK(fake_cuda_fills_running() == 0, "kernel still running after stop");
@@ -3051,7 +3069,7 @@ persistent_held_until_done(void)
 	uint64_t calls;
 	uint16_t port;
 
-	if (pf_setup("pf_held", "net_gpudma_pfh", "persistent", 1, &mp, &port) != 0)
+	if (pf_setup("pf_held", "net_gpudma_pfh", PF_NO_IDLE, 1, &mp, &port) != 0)
 		return;
 	fake_cuda_set_async_manual(1);
 	got = rte_eth_rx_burst(port, 0, b, 32);
@@ -3114,22 +3132,21 @@ pf_rx_frames(uint16_t port, unsigned int n, uint32_t *k)
 static void
 persistent_stop_restart(void)
 {
-	uint64_t fills0 = fake_cuda_fill_launches();
+	uint64_t fills0 = pf_cold_launches();
 	struct rte_mempool *mp;
 	uint32_t k = 0;
 	unsigned int round;
 	uint16_t port;
 
-	if (pf_setup("pf_restart", "net_gpudma_pfr", "persistent", 0, &mp, &port) != 0)
+	if (pf_setup("pf_restart", "net_gpudma_pfr", PF_NO_IDLE, 0, &mp, &port) != 0)
 		return;
 	CHECK(fake_cuda_fills_running() == 0, "kernel running before the first fill");
 	for (round = 0; round < 3 && !check_case_failed(); round++) {
 		CHECK(pf_rx_frames(port, 200, &k) == 0, "round %u: frames not the wire's",
 			round);
-		CHECK(fake_cuda_fill_launches() == fills0 + round + 1 &&
-			fake_cuda_fills_running() == 1,
-			"round %u: %" PRIu64 " launches, %u running", round,
-			fake_cuda_fill_launches() - fills0, fake_cuda_fills_running());
+		CHECK(pf_cold_launches() == fills0 + round + 1,
+			"round %u: %" PRIu64 " launches not after a park", round,
+			pf_cold_launches() - fills0);
 		CHECK(rte_eth_dev_stop(port) == 0, "stop");
 		CHECK(fake_cuda_fills_running() == 0, "round %u: kernel running after stop",
 			round);
@@ -3152,6 +3169,69 @@ persistent_stop_restart(void)
 		rte_mempool_avail_count(mp));
 	rte_mempool_free(mp);
 	check_cuda_released("persistent port stopped and started three times");
+}
+
+/*
+ * fill_idle_us: a queue left unpolled longer parks its kernel, and the
+ * next burst launches it again; with a 1 us idle the kernel parks between
+ * almost every two fills while the lcore keeps posting, so that fills are
+ * posted as it parks (the CPU relaunches it at the first one it did not
+ * serve). Every frame the wire's, in order and once; every launch after
+ * the first explained by a park; a stop with fills posted to a parked
+ * kernel serves them (every buffer back, nothing running).
+ */
+static void
+persistent_parks_when_idle(void)
+{
+	static struct rte_mbuf *b[PF_FRAMES];
+	static const char *const fills[] = {
+		"persistent,fill_idle_us=200", "persistent,fill_idle_us=1",
+	};
+	const struct timespec gap = { .tv_sec = 0, .tv_nsec = 20000000 };
+	unsigned int v, i, got, bad;
+	uint64_t cold0, parked0;
+	struct rte_mempool *mp;
+	uint16_t port;
+
+	for (v = 0; v < RTE_DIM(fills) && !check_case_failed(); v++) {
+		if (pf_setup("pf_park", "net_gpudma_pfp", fills[v], 1, &mp,
+				&port) != 0)
+			return;
+		cold0 = pf_cold_launches();
+		parked0 = fake_cuda_fills_parked();
+		got = pf_rx(port, b, 100);
+		/* Unpolled: nothing posted, the kernel parks. */
+		nanosleep(&gap, NULL);
+		nanosleep(&gap, NULL);
+		CHECK(fake_cuda_fills_parked() > parked0,
+			"%s: no park in 40 ms unpolled", fills[v]);
+		got += pf_rx(port, b + got, PF_FRAMES - got);
+		for (i = 0, bad = 0; i < got; i++)
+			bad += !pf_frame_is(b[i], i);
+		CHECK(got == PF_FRAMES && bad == 0, "%s: received %u of %u, %u not the wire's",
+			fills[v], got, PF_FRAMES, bad);
+		/* The first; less one if the last parked unrelaunched. */
+		CHECK(pf_cold_launches() - cold0 <= 1,
+			"%s: %" PRIu64 " launches not after a park",
+			fills[v], pf_cold_launches() - cold0);
+		CHECK(xstat(port, "rx_fill_launches") ==
+			1 + fake_cuda_fills_parked() - parked0 ||
+			xstat(port, "rx_fill_launches") ==
+			fake_cuda_fills_parked() - parked0,
+			"%s: rx_fill_launches %" PRIu64 " for %" PRIu64 " parks",
+			fills[v], xstat(port, "rx_fill_launches"),
+			fake_cuda_fills_parked() - parked0);
+		rte_pktmbuf_free_bulk(b, got);
+		CHECK(fake_cuda_kernel_errors() == 0, "%s: %" PRIu64 " kernel errors",
+			fills[v], fake_cuda_kernel_errors());
+		pf_port_down("net_gpudma_pfp", port);
+		CHECK(fake_cuda_fills_running() == 0, "%s: kernel running after close",
+			fills[v]);
+		CHECK(rte_mempool_avail_count(mp) == 4095, "%s: %u of 4095 mbufs back",
+			fills[v], rte_mempool_avail_count(mp));
+		rte_mempool_free(mp);
+		check_cuda_released("persistent port that parked, closed");
+	}
 }
 
 /* ---- main ------------------------------------------------------------------- */
@@ -3248,6 +3328,7 @@ main(int argc, char **argv)
 		CHECK_CASE(persistent_exact_as_launch);
 		CHECK_CASE(persistent_held_until_done);
 		CHECK_CASE(persistent_stop_restart);
+		CHECK_CASE(persistent_parks_when_idle);
 	} else if (strcmp(mode, "faults") == 0) {
 		ret = run_faults();
 	} else {

@@ -67,6 +67,7 @@ struct gpudma_queue_stats {
 	uint64_t copy_ops;      /* segments those bursts copied */
 	uint64_t copy_bytes;
 	uint64_t bulk_batches;  /* RX bursts crossing PCIe as bulk copies */
+	uint64_t fill_launches; /* RX: launches of the persistent fill kernel */
 };
 
 /*

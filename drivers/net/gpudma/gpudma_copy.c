@@ -421,7 +421,7 @@ fail_free:
 }
 
 int
-gpudma_copier_fill_init(struct gpudma_copier *cp)
+gpudma_copier_fill_init(struct gpudma_copier *cp, uint32_t idle_us)
 {
 	const size_t len = RTE_ALIGN_CEIL(sizeof(*cp->ring), 4096);
 	uint64_t dev;
@@ -448,6 +448,9 @@ gpudma_copier_fill_init(struct gpudma_copier *cp)
 		goto fail_unpin;
 	cp->done_word = &cp->ring->done;
 	cp->done_dev = 0;
+	cp->fill_idle_ns = (uint64_t)idle_us * 1000;
+	cp->fill_posted = 0;
+	cp->fill_voided = 0;
 	return 0;
 fail_unpin:
 	(void)GPU_CUDA_CALL("net_gpudma: persistent fill ring",
@@ -469,19 +472,40 @@ failed_wait(struct gpudma_copier *cp, const char *what, int ret)
 	return ret;
 }
 
+/* The last fill the kernel served. Acquire: its writes are visible. */
+static uint32_t
+fill_done(const struct gpudma_copier *cp)
+{
+	return __atomic_load_n(&cp->ring->done, __ATOMIC_ACQUIRE);
+}
+
+/* The last fill that needs no kernel: served, or dropped unserved while
+ * none ran (gpudma_copier_fill_void: always the oldest ones). The next
+ * launch starts after it, so that no kernel reads a dropped fill's slot,
+ * which a later fill may have taken. */
+static uint32_t
+fill_settled(const struct gpudma_copier *cp)
+{
+	uint32_t done = fill_done(cp);
+
+	return (int32_t)(cp->fill_voided - done) > 0 ? cp->fill_voided : done;
+}
+
 /* The kernel, serving fills seq, seq + 1, ... (the ring's DONE is seq - 1:
  * every earlier fill completed). */
 static int
 fill_start(struct gpudma_copier *cp, uint32_t seq)
 {
 	CUdeviceptr ring = cp->ring_dev;
-	void *params[] = { &ring, &seq };
+	uint64_t idle_ns = cp->fill_idle_ns;
+	void *params[] = { &ring, &seq, &idle_ns };
 	int ret;
 
 	/* Slots of an earlier run hold older sequence numbers, which the
-	 * kernel waits past; QUIT is cleared for this run (the slots'
-	 * addresses are gpudma_copier_fill_init's). */
+	 * kernel waits past; QUIT and PARKED are cleared for this run (the
+	 * slots' addresses are gpudma_copier_fill_init's). */
 	cp->ring->quit = 0;
+	cp->ring->parked = 0;
 	/* The ring's words reach memory before the launch's doorbell. */
 	rte_wmb();
 	ret = GPU_CUDA_CALL("net_gpudma: launching the persistent fill kernel",
@@ -492,6 +516,7 @@ fill_start(struct gpudma_copier *cp, uint32_t seq)
 			cuEventRecord, cp->fill_end.ev, cp->stream);
 	if (ret == 0) {
 		cp->fill_running = true;
+		cp->fill_launches++;
 		return 0;
 	}
 	/* Launched perhaps, but not known to end: asked to (release, after
@@ -517,6 +542,65 @@ gpudma_copier_fill_alive(struct gpudma_copier *cp)
 	return ret > 0 ? 0 : ret;
 }
 
+bool
+gpudma_copier_fill_parked(const struct gpudma_copier *cp)
+{
+	return cp->ring != NULL && cp->fill_running &&
+		__atomic_load_n(&cp->ring->parked, __ATOMIC_ACQUIRE) != 0;
+}
+
+/* Fill seq READY with no descriptor. Release, like any READY: ordered
+ * after the earlier fills'. */
+static void
+post_empty(struct gpudma_copier *cp, uint32_t seq)
+{
+	__atomic_store_n(&cp->ring->post[seq % GPUDMA_FILL_SLOTS].ready,
+		(uint64_t)seq << 32, __ATOMIC_RELEASE);
+}
+
+void
+gpudma_copier_skip(struct gpudma_copier *cp, uint32_t seq)
+{
+	gpudma_copier_discard(cp);
+	if (cp->ring == NULL)
+		return;
+	post_empty(cp, seq);
+	cp->fill_posted = seq;
+}
+
+void
+gpudma_copier_fill_void(struct gpudma_copier *cp, uint32_t seq)
+{
+	/* A running kernel may be reading the slot already. */
+	if (cp->ring == NULL || cp->fill_running ||
+			(int32_t)(fill_settled(cp) - seq) >= 0)
+		return;
+	cp->fill_voided = seq;
+}
+
+bool
+gpudma_copier_fill_pending(const struct gpudma_copier *cp)
+{
+	return cp->ring != NULL &&
+		(cp->fill_running || fill_settled(cp) != cp->fill_posted);
+}
+
+int
+gpudma_copier_fill_resume(struct gpudma_copier *cp)
+{
+	int ret = gpudma_copier_fill_alive(cp);
+	uint32_t done;
+
+	if (ret != 0)
+		return ret;
+	/* Ended, PARKED before: DONE is its last word. Fills posted since
+	 * it last looked wait in their slots. */
+	done = fill_settled(cp);
+	if (done == cp->fill_posted)
+		return 0;
+	return fill_start(cp, done + 1);
+}
+
 /* How long a kernel asked to quit may take: a poll of QUIT every
  * GPUDMA_FILL_QUIT_POLLS PCIe round trips, after the fills posted. */
 #define FILL_STOP_US 2000000u
@@ -530,17 +614,30 @@ gpudma_copier_fill_stop(struct gpudma_copier *cp)
 	const uint64_t limit = rte_get_timer_cycles() +
 		(uint64_t)FILL_STOP_US * rte_get_timer_hz() / 1000000;
 	int ret, errors = 0;
+	uint32_t done;
 
-	if (cp->ring == NULL || !cp->fill_running)
+	if (cp->ring == NULL)
 		return 0;
-	/* Release: ordered after every READY this CPU wrote, so that the
-	 * kernel, reading QUIT with acquire, sees them too and serves them
-	 * before it ends. */
-	__atomic_store_n(&cp->ring->quit, 1, __ATOMIC_RELEASE);
 	for (;;) {
+		if (!cp->fill_running) {
+			/* Ended (QUIT, or parked): done unless it parked
+			 * before fills posted since, which a kernel launched
+			 * again serves before it sees QUIT. */
+			done = fill_settled(cp);
+			if (done == cp->fill_posted)
+				return 0;
+			ret = fill_start(cp, done + 1);
+			if (ret != 0)
+				return ret;
+		}
+		/* Release: ordered after every READY this CPU wrote, so that
+		 * the kernel, reading QUIT with acquire, sees them too and
+		 * serves them before it ends. Again after each launch, which
+		 * clears it. */
+		__atomic_store_n(&cp->ring->quit, 1, __ATOMIC_RELEASE);
 		ret = gpudma_copier_fill_alive(cp);
 		if (ret == 0)
-			return 0;
+			continue;
 		if (ret < 0 && ++errors == FILL_STOP_ERRORS) {
 			cp->fill_running = false;
 			return ret;
@@ -559,8 +656,7 @@ gpudma_copier_fill_stop(struct gpudma_copier *cp)
 void
 gpudma_copier_fini(struct gpudma_copier *cp)
 {
-	if (cp->ring != NULL && cp->fill_running &&
-			gpudma_copier_fill_stop(cp) == -ETIMEDOUT) {
+	if (cp->ring != NULL && gpudma_copier_fill_stop(cp) == -ETIMEDOUT) {
 		/* The kernel still polls the ring and may still read the
 		 * descriptor slots: both stay, as a fill's buffers that may
 		 * still be written stay out of their pool. */
@@ -744,30 +840,41 @@ window_descs(struct gpudma_copier *cp, uint32_t slot)
 }
 
 /*
- * The burst as fill seq of the persistent kernel, launched first if it
- * does not run (the queue's first fill, or the first after a stop): its
- * descriptors in the slot of seq, whose previous fill (seq - 8) has
- * completed since (no more than 8 fills are in flight), then READY.
+ * The burst as fill seq of the persistent kernel: its descriptors in the
+ * slot of seq, whose previous fill (seq - 8) has completed since (no more
+ * than 8 fills are in flight), then READY; then the kernel launched where
+ * it does not run (the queue's first fill, the first after a stop, or
+ * after it parked), at the first fill it has not served.
  */
 static int
 enqueue_fill(struct gpudma_copier *cp, uint32_t seq)
 {
 	const uint32_t slot = seq % GPUDMA_FILL_SLOTS;
-	int ret;
+	uint64_t *ready = &cp->ring->post[slot].ready;
+	int ret = 0;
 
-	if (!cp->fill_running) {
-		ret = fill_start(cp, seq);
-		if (ret != 0)
-			return ret;
-	}
 	window_descs(cp, slot);
 	/* Orders the descriptors (and the frames staged before them) before
 	 * READY for the GPU's PCIe reads, which follow its acquire of READY;
 	 * the release store keeps the compiler from moving them past it. */
 	rte_wmb();
-	__atomic_store_n(&cp->ring->post[slot].ready,
-		(uint64_t)seq << 32 | cp->n, __ATOMIC_RELEASE);
-	return 0;
+	__atomic_store_n(ready, (uint64_t)seq << 32 | cp->n, __ATOMIC_RELEASE);
+	cp->fill_posted = seq;
+	if (gpudma_copier_fill_parked(cp)) {
+		/* Still ending perhaps: the harvest asks again. */
+		ret = gpudma_copier_fill_resume(cp);
+		if (ret > 0)
+			ret = 0;
+	} else if (!cp->fill_running) {
+		ret = fill_start(cp, fill_settled(cp) + 1);
+	}
+	/* No kernel runs (a parked one reads the ring no more, a failed
+	 * launch was waited for): the fill stays in the sequence, empty, so
+	 * that the next launch serves those after it and writes none of the
+	 * buffers the caller now drops. */
+	if (ret != 0 && ret != -EFAULT)
+		post_empty(cp, seq);
+	return ret;
 }
 
 /* The burst as one launch of the scatter kernel, its descriptors in

@@ -96,6 +96,11 @@ struct gpudma_copier {
 	struct gpudma_fill_ring *ring;
 	CUdeviceptr ring_dev;
 	struct gpudma_event fill_end;
+	uint64_t fill_idle_ns;   /* the kernel parks after this long idle */
+	uint32_t fill_posted;    /* the last fill made READY */
+	uint32_t fill_voided;    /* the last fill dropped unserved */
+	uint64_t fill_launches;  /* the kernel's launches (its first and
+				  * each after it parked) */
 	bool fill_running;       /* launched, not yet seen to end */
 	bool fill_stuck;         /* did not end when asked: ring kept */
 };
@@ -171,20 +176,44 @@ gpudma_copier_done(const struct gpudma_copier *cp, uint32_t seq)
  * fill=persistent: the ring (pinned, mapped for the GPU) and the end
  * event; the copier's completion word becomes the ring's DONE. Needs the
  * fill kernel loaded (gpudma_cuda_load_scatter) and the descriptor slots.
+ * idle_us: how long the kernel polls an empty ring before it parks.
  */
-int gpudma_copier_fill_init(struct gpudma_copier *cp);
+int gpudma_copier_fill_init(struct gpudma_copier *cp, uint32_t idle_us);
+/* Whether the persistent kernel has parked (or is parking): it serves
+ * nothing more until gpudma_copier_fill_resume launches it again. A read
+ * of the line the CPU polls DONE on anyway; acquire, so that DONE read
+ * after it is the kernel's last. */
+bool gpudma_copier_fill_parked(const struct gpudma_copier *cp);
+/* The burst being built dropped, not submitted as fill seq: for the
+ * persistent kernel seq is made READY empty, since it serves fills in
+ * order and would wait for it. */
+void gpudma_copier_skip(struct gpudma_copier *cp, uint32_t seq);
+/* Fill seq, posted and not served, dropped (its buffers go back to their
+ * pool) while no kernel runs, the oldest such: the next launch starts
+ * after it, so that no kernel writes those buffers. */
+void gpudma_copier_fill_void(struct gpudma_copier *cp, uint32_t seq);
+/* Whether the persistent kernel runs, or fills wait that a parked one did
+ * not serve: what gpudma_copier_fill_stop has to end or serve. */
+bool gpudma_copier_fill_pending(const struct gpudma_copier *cp);
 /* Whether submitting a burst calls CUDA (and so wants the context): not
- * once the persistent kernel runs. */
+ * while the persistent kernel runs. */
 static inline bool
 gpudma_copier_needs_ctx(const struct gpudma_copier *cp)
 {
-	return cp->ring == NULL || !cp->fill_running;
+	return cp->ring == NULL || !cp->fill_running ||
+		gpudma_copier_fill_parked(cp);
 }
 /* The persistent kernel: 1 running, 0 ended (or never started), < 0 its
  * end event reports a failure. Context current. */
 int gpudma_copier_fill_alive(struct gpudma_copier *cp);
+/* A parked kernel, once it has ended, launched again at the first fill it
+ * did not serve where one is posted: 0 (done so, or nothing posted: the
+ * next post launches it), 1 (still ending: ask again) or < 0 (its end
+ * event reports a failure, or the launch failed). Context current. */
+int gpudma_copier_fill_resume(struct gpudma_copier *cp);
 /* Sets QUIT and waits (bounded) for the kernel to serve what was posted
- * and end: 0, or -ETIMEDOUT (still running: the ring and the posted
+ * and end (launching a parked one again where fills wait): 0, or
+ * -ETIMEDOUT (still running: the ring and the posted
  * buffers must stay) or the failure the end event reports. Context
  * current. */
 int gpudma_copier_fill_stop(struct gpudma_copier *cp);

@@ -20,6 +20,9 @@
 /* fill=: how the scatter kernel runs (gpudma_fill.h). */
 #define GPUDMA_FILL_LAUNCH 0      /* one launch a burst (default) */
 #define GPUDMA_FILL_PERSISTENT 1  /* one kernel a queue, bursts posted */
+/* fill_idle_us=: its default and bounds, in microseconds. */
+#define GPUDMA_FILL_IDLE_US 1000u
+#define GPUDMA_FILL_IDLE_MAX_US 10000000u
 
 struct gpudma_args {
 	char rx_pcap[PATH_MAX];  /* "" : no frames received */
@@ -37,6 +40,9 @@ struct gpudma_args {
 				  * as one copy, the kernel scattering them
 				  * from GPU memory */
 	int fill;                /* GPUDMA_FILL_* */
+	/* fill=persistent: how long its kernel polls an empty ring before
+	 * it ends (parks), launched again at the next burst. */
+	uint32_t fill_idle_us;
 };
 
 /* Parses "key=value,..." into *a; an unknown key or a bad value is

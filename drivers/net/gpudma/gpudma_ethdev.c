@@ -553,6 +553,7 @@ static const struct {
 	{ "rx_copy_ops", true, offsetof(struct gpudma_queue_stats, copy_ops) },
 	{ "rx_copy_bytes", true, offsetof(struct gpudma_queue_stats, copy_bytes) },
 	{ "rx_bulk_batches", true, offsetof(struct gpudma_queue_stats, bulk_batches) },
+	{ "rx_fill_launches", true, offsetof(struct gpudma_queue_stats, fill_launches) },
 	{ "tx_copy_batches", false, offsetof(struct gpudma_queue_stats, copy_batches) },
 	{ "tx_copy_ops", false, offsetof(struct gpudma_queue_stats, copy_ops) },
 	{ "tx_copy_bytes", false, offsetof(struct gpudma_queue_stats, copy_bytes) },
@@ -1022,7 +1023,8 @@ RTE_PMD_REGISTER_VDEV(net_gpudma, gpudma_driver);
 #define GPUDMA_PARAMS "rx_pcap=<file> rx_port=<port id or name> " \
 	"tx_pcap=<file> loop=<n, 0 forever> queues=<1-16> gpu=<CUDA ordinal> " \
 	"batch=<0|1|auto> scatter=<0|1, default 1> bulk=<0|1|auto> " \
-	"fill=<launch|persistent, default launch>"
+	"fill=<launch|persistent, default launch> " \
+	"fill_idle_us=<1-10000000, default 1000>"
 RTE_PMD_REGISTER_PARAM_STRING(net_gpudma, GPUDMA_PARAMS);
 /* A virtual device: no PCI IDs; CUDA is reached through its library. */
 GPU_PMD_INFO(net_gpudma, GPUDMA_PARAMS, "", "[]");

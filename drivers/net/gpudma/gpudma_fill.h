@@ -19,6 +19,18 @@
  * release store of seq into DONE, which the CPU reads with an acquire
  * load. QUIT, set by the CPU, ends the kernel once every fill posted
  * before it has been served.
+ *
+ * The kernel also ends by itself, parked: when no fill has been READY for
+ * the port's fill_idle_us, or at the first fill boundary after
+ * GPUDMA_FILL_LIFE_NS of running. It then releases PARKED (after its last
+ * DONE) and the CPU launches it again at DONE + 1 once its end event has
+ * completed: at the next burst, or at once where fills were posted that it
+ * did not see. Why: a kernel that never ends holds up whatever waits for
+ * the whole context (lazy loading of another kernel, cuMemFree, a
+ * synchronisation of the device); when the thread that waits is also the
+ * one that posts the fills, only an end of the kernel's own undoes the
+ * deadlock (the CUDA programming guide's lazy loading section describes
+ * it for kernels that wait on each other).
  */
 
 #include <stdint.h>
@@ -34,6 +46,7 @@ typedef uint4 gpudma_v16;
 #else
 #include <sched.h>
 #include <string.h>
+#include <time.h>
 typedef struct {
 	uint32_t x, y, z, w;
 } gpudma_v16;
@@ -64,7 +77,14 @@ typedef struct {
 #define GPUDMA_FILL_UNROLL 8u
 /* gpudma_fill_wait's answer once the CPU asked the kernel to quit. */
 #define GPUDMA_FILL_QUIT UINT32_MAX
-/* Unanswered polls of READY between two reads of QUIT. */
+/* gpudma_fill_wait's answer when the kernel is to park (end by itself). */
+#define GPUDMA_FILL_PARK (UINT32_MAX - 1)
+/* The longest a kernel runs before it parks at a fill boundary: what a
+ * thread waiting for the whole context waits at most under traffic that
+ * never pauses; a relaunch (a few microseconds) this often costs nothing
+ * measurable. */
+#define GPUDMA_FILL_LIFE_NS 50000000ull
+/* Unanswered polls of READY between two reads of QUIT and the clock. */
 #define GPUDMA_FILL_QUIT_POLLS 16u
 
 /*
@@ -85,7 +105,8 @@ struct gpudma_fill_ring {
 	uint32_t quit;           /* CPU: nonzero asks the kernel to end */
 	uint8_t pad_quit[60];
 	uint32_t done;           /* GPU: the last fill served */
-	uint8_t pad_done[60];
+	uint32_t parked;         /* GPU: nonzero once it parked (ends) */
+	uint8_t pad_done[56];
 };
 
 /* ---- memory ordering between the CPU and the GPU --------------------- */
@@ -118,6 +139,16 @@ GPURX_FN void
 gpudma_fill_pause(void)
 {
 }
+
+/* The GPU's global timer: nanoseconds, the same clock on every SM. */
+GPURX_FN uint64_t
+gpudma_fill_now_ns(void)
+{
+	uint64_t t;
+
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	return t;
+}
 #else
 GPURX_FN uint64_t
 gpudma_load_acquire64(uint64_t *p)
@@ -144,38 +175,68 @@ gpudma_fill_pause(void)
 {
 	sched_yield();
 }
+
+GPURX_FN uint64_t
+gpudma_fill_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 #endif
 
 /* ---- the slot protocol, the kernel's side ------------------------------- */
 
 /*
- * Waits until fill seq is READY: its descriptor count, or
- * GPUDMA_FILL_QUIT once QUIT is set and the fill is not READY. READY is
- * read with acquire: the slot's descriptors (and the frame bytes the CPU
- * staged) written before the CPU's release of READY are visible to what
- * the caller reads after this (on the GPU, to the whole block once it
- * passes a barrier after it). QUIT with acquire too: the CPU sets it after
- * its last READY, so a READY read after QUIT is seen is the last one.
+ * Waits until fill seq is READY: its descriptor count; GPUDMA_FILL_QUIT
+ * once QUIT is set and the fill is not READY; GPUDMA_FILL_PARK when it
+ * was not READY for idle_ns, or at once when the kernel has run past
+ * deadline (both by gpudma_fill_now_ns). READY is read with acquire: the
+ * slot's descriptors (and the frame bytes the CPU staged) written before
+ * the CPU's release of READY are visible to what the caller reads after
+ * this (on the GPU, to the whole block once it passes a barrier after
+ * it). QUIT with acquire too: the CPU sets it after its last READY, so a
+ * READY read after QUIT is seen is the last one. A fill READY after the
+ * last look before parking is the CPU's to notice (PARKED).
  */
 GPURX_FN uint32_t
-gpudma_fill_wait(struct gpudma_fill_ring *r, uint32_t seq)
+gpudma_fill_wait(struct gpudma_fill_ring *r, uint32_t seq, uint64_t idle_ns,
+		uint64_t deadline)
 {
 	uint64_t *ready = &r->post[seq % GPUDMA_FILL_SLOTS].ready;
+	uint64_t now = gpudma_fill_now_ns(), idle_end = now + idle_ns;
 	uint32_t polls = 0;
 	uint64_t w;
 
+	if (now >= deadline)
+		return GPUDMA_FILL_PARK;
 	for (;;) {
 		w = gpudma_load_acquire64(ready);
 		if ((uint32_t)(w >> 32) == seq)
 			return (uint32_t)w;
-		if (++polls % GPUDMA_FILL_QUIT_POLLS == 0 &&
-				gpudma_load_acquire32(&r->quit) != 0) {
-			w = gpudma_load_acquire64(ready);
-			return (uint32_t)(w >> 32) == seq ? (uint32_t)w :
-				GPUDMA_FILL_QUIT;
+		if (++polls % GPUDMA_FILL_QUIT_POLLS == 0) {
+			if (gpudma_load_acquire32(&r->quit) != 0) {
+				w = gpudma_load_acquire64(ready);
+				return (uint32_t)(w >> 32) == seq ?
+					(uint32_t)w : GPUDMA_FILL_QUIT;
+			}
+			if (gpudma_fill_now_ns() >= idle_end)
+				return GPUDMA_FILL_PARK;
 		}
 		gpudma_fill_pause();
 	}
+}
+
+/*
+ * The kernel parks: PARKED released at system scope after its last DONE,
+ * so that the CPU that sees PARKED (acquire) sees every fill it served.
+ * The kernel ends right after.
+ */
+GPURX_FN void
+gpudma_fill_park(struct gpudma_fill_ring *r)
+{
+	gpudma_store_release32(&r->parked, 1);
 }
 
 /*

@@ -152,7 +152,8 @@ gpudma_rxq_init(struct gpudma_port *port, struct gpudma_rxq *q, uint16_t qid,
 	q->stalls = 0;
 	if (port->args.fill == GPUDMA_FILL_PERSISTENT &&
 			q->cuda->scatter != NULL) {
-		ret = gpudma_copier_fill_init(&q->copier);
+		ret = gpudma_copier_fill_init(&q->copier,
+			port->args.fill_idle_us);
 		if (ret != 0) {
 			GPUDMA_LOG(ERR, "rx queue %u: fill=persistent: no ring for the persistent kernel: %s",
 				qid, rte_strerror(-ret));
@@ -225,14 +226,19 @@ gpudma_rxq_drain(struct gpudma_rxq *q)
 	int stopped = 0;
 
 	rte_spinlock_lock(&q->lock);
-	if (q->gpu && (q->b_head != q->b_tail || q->copier.fill_running))
+	if (q->gpu && (q->b_head != q->b_tail ||
+			gpudma_copier_fill_pending(&q->copier)))
 		ctx = gpudma_cuda_enter_teardown(q->cuda,
 			"net_gpudma: rx queue drain") == 0;
 	/* The persistent kernel ends with the queue's start: it serves
 	 * what was posted first, and the next start's first fill launches
 	 * it again. */
-	if (q->copier.fill_running)
+	if (gpudma_copier_fill_pending(&q->copier)) {
+		uint64_t l0 = q->copier.fill_launches;
+
 		stopped = ctx ? gpudma_copier_fill_stop(&q->copier) : -EFAULT;
+		q->st.fill_launches += q->copier.fill_launches - l0;
+	}
 	while (q->b_head != q->b_tail) {
 		struct gpudma_batch *b =
 			&q->batches[q->b_head % GPUDMA_MAX_BATCHES];
@@ -250,6 +256,8 @@ gpudma_rxq_drain(struct gpudma_rxq *q)
 				 * that may still write it. */
 				ret = stopped == -ETIMEDOUT || stopped == -EFAULT ?
 					-EFAULT : -EIO;
+			if (ret == -EIO)
+				gpudma_copier_fill_void(&q->copier, b->seq);
 
 			if (ret == -EFAULT) {
 				/* The copy engine may still be writing them:
@@ -601,7 +609,7 @@ post_batch(struct gpudma_rxq *q, uint32_t want)
 	q->st.copy_batches++;
 	q->st.copy_bytes += bytes;
 	if (!b->done) {
-		uint64_t bulk0;
+		uint64_t bulk0, launches0;
 
 		if (q->port->has_sub) {
 			q->copier.win_host = (uintptr_t)q->stage;
@@ -611,14 +619,16 @@ post_batch(struct gpudma_rxq *q, uint32_t want)
 			q->copier.win_dev = q->cuda->store_dev;
 		}
 		bulk0 = q->copier.bulk_batches;
+		launches0 = q->copier.fill_launches;
 		b->seq = ++q->fill_seq;
 		ret = gpudma_copier_needs_ctx(&q->copier) ? ctx_need(q) : 0;
 		if (ret == 0)
 			ret = gpudma_copier_submit(&q->copier, true, &b->ev,
 				q->b_tail % GPUDMA_MAX_BATCHES, b->seq);
 		else
-			gpudma_copier_discard(&q->copier);
+			gpudma_copier_skip(&q->copier, b->seq);
 		q->st.bulk_batches += q->copier.bulk_batches - bulk0;
+		q->st.fill_launches += q->copier.fill_launches - launches0;
 		if (ret == -EFAULT) {
 			/* Unknown state of the copy engine: the buffers stay
 			 * out of the pool rather than be reused mid-write. */
@@ -669,6 +679,19 @@ harvest(struct gpudma_rxq *q, struct rte_mbuf **pkts, uint16_t n)
 			if (gpudma_copier_done(&q->copier, b->seq)) {
 				b->done = true;
 				q->stalls = 0;
+			} else if (gpudma_copier_fill_parked(&q->copier)) {
+				/* The persistent kernel parked before this
+				 * fill: launched again once it has ended. */
+				uint64_t l0 = q->copier.fill_launches;
+				int ret = ctx_need(q) != 0 ? 1 :
+					gpudma_copier_fill_resume(&q->copier);
+
+				q->st.fill_launches +=
+					q->copier.fill_launches - l0;
+				/* A failure: counted, asked again. */
+				if (ret < 0)
+					q->st.errors++;
+				break;
 			} else if (++q->stalls < GPUDMA_STALL_CHECK) {
 				break;  /* still being written */
 			} else {
@@ -691,6 +714,8 @@ harvest(struct gpudma_rxq *q, struct rte_mbuf **pkts, uint16_t n)
 				break;
 			b->done = gpudma_copier_done(&q->copier, b->seq);
 			b->failed = !b->done;
+			if (b->failed)
+				gpudma_copier_fill_void(&q->copier, b->seq);
 			if (b->failed)
 				GPUDMA_LOG(ERR, "rx queue %u: the persistent fill kernel ended with fill %u not served: its frames are dropped",
 					q->qid, b->seq);

@@ -133,16 +133,18 @@ fill_tile(const struct gpudma_scatter_desc *descs, uint32_t nt,
 
 /*
  * The persistent fill: fills seq, seq + 1, ... of the ring r, in order,
- * until QUIT. Thread 0 polls READY (one PCIe read at a time: several
- * warps polling one host line would be served one after another), the
- * barrier after it hands the slot to the block, the barrier at the end of
- * the fill orders every thread's writes before thread 0's release of
- * DONE (gpudma_fill_finish). One block a queue: launch bounds of one
- * block an SM give it the registers to keep its loads in flight without
- * spilling.
+ * until QUIT, or until it parks (idle for idle_ns, or running for
+ * GPUDMA_FILL_LIFE_NS: gpudma_fill.h says why). Thread 0 polls READY (one
+ * PCIe read at a time: several warps polling one host line would be served
+ * one after another), the barrier after it hands the slot to the block,
+ * the barrier at the end of the fill orders every thread's writes before
+ * thread 0's release of DONE (gpudma_fill_finish). One block a queue:
+ * launch bounds of one block an SM give it the registers to keep its loads
+ * in flight without spilling.
  */
 extern "C" __global__ void __launch_bounds__(GPUDMA_FILL_THREADS, 1)
-gpudma_fill_persistent(struct gpudma_fill_ring *r, uint32_t seq)
+gpudma_fill_persistent(struct gpudma_fill_ring *r, uint32_t seq,
+		uint64_t idle_ns)
 {
 	/* Filled and read as 16-byte words (fill_tile). */
 	__shared__ __align__(16) struct gpudma_scatter_desc d[GPUDMA_FILL_TILE];
@@ -150,6 +152,7 @@ gpudma_fill_persistent(struct gpudma_fill_ring *r, uint32_t seq)
 	__shared__ uint32_t sums[GPUDMA_FILL_THREADS / 32 + 1];
 	__shared__ uint64_t slot_descs[GPUDMA_FILL_SLOTS];
 	__shared__ uint32_t n_ready;
+	const uint64_t deadline = gpudma_fill_now_ns() + GPUDMA_FILL_LIFE_NS;
 	uint32_t n, base;
 
 	/* Written before the launch, never again. */
@@ -157,11 +160,15 @@ gpudma_fill_persistent(struct gpudma_fill_ring *r, uint32_t seq)
 		slot_descs[threadIdx.x] = r->descs[threadIdx.x];
 	for (;; seq++) {
 		if (threadIdx.x == 0)
-			n_ready = gpudma_fill_wait(r, seq);
+			n_ready = gpudma_fill_wait(r, seq, idle_ns, deadline);
 		__syncthreads();
 		n = n_ready;
-		if (n == GPUDMA_FILL_QUIT)
+		if (n == GPUDMA_FILL_QUIT || n == GPUDMA_FILL_PARK) {
+			/* After the last fill's DONE (same thread). */
+			if (n == GPUDMA_FILL_PARK && threadIdx.x == 0)
+				gpudma_fill_park(r);
 			break;
+		}
 		for (base = 0; base < n; base += GPUDMA_FILL_TILE)
 			fill_tile((const struct gpudma_scatter_desc *)
 				slot_descs[seq % GPUDMA_FILL_SLOTS] + base,

@@ -26,8 +26,8 @@
 #        GPU_RX_E2E_MODES the filter set's modes (default: all of them)
 #        GPU_RX_E2E_GPUDMA devargs added to every net_gpudma port, e.g.
 #        "fill=persistent" (the port's persistent fill kernel)
-#        GPU_RX_E2E_PERSISTENT_FILL=1 also the memcheck runs filled by
-#        net_gpudma's experimental persistent kernel
+#        GPU_RX_E2E_PERSISTENT_FILL=0 leaves out the memcheck runs filled
+#        by net_gpudma's persistent kernel
 # Exit:  0 all passed, 1 a failure, 77 no GPU here.
 set -u
 
@@ -798,10 +798,10 @@ refused split-refused-pcap "error: --split 128 puts the payload into GPU memory"
 # persistent and per burst (no stall watch: memcheck slows the kernel by
 # orders of magnitude): exit 0, no error, every mbuf back, the capture of
 # --cpu. Jumbo frames (one in 40) take the gathered-payload path. The
-# "+fill-persistent" cases (GPU_RX_E2E_PERSISTENT_FILL=1: experimental,
-# its first GPU run did not finish, doc/net_gpudma.md) fill with
-# net_gpudma's persistent kernel (fill=persistent) beside dpdk-gpu-rx's
-# own. A run past 300 s fails rather than holding up the rest.
+# "+fill-persistent" cases (GPU_RX_E2E_PERSISTENT_FILL=0 leaves them out)
+# fill with net_gpudma's persistent kernel (fill=persistent) beside
+# dpdk-gpu-rx's own. A run past 300 s fails rather than holding up the
+# rest.
 cs=$(command -v compute-sanitizer ||
 	ls /usr/local/cuda/bin/compute-sanitizer 2> /dev/null ||
 	{ command -v nvcc > /dev/null &&
@@ -814,7 +814,7 @@ if [ -n "$cs" ]; then
 		--filter 'tcp or udp' --write "$out/memcheck-cpu.pcapng" \
 		--idle-exit 1000 || fail "memcheck reference: exit $?"
 	mfs="gpu gpu,launch-per-burst gpu+split gpu+split,launch-per-burst"
-	[ "${GPU_RX_E2E_PERSISTENT_FILL:-0}" = 1 ] &&
+	[ "${GPU_RX_E2E_PERSISTENT_FILL:-1}" = 1 ] &&
 		mfs="$mfs gpu+fill-persistent gpu+split+fill-persistent"
 	for mf in $mfs; do
 		m=${mf%+fill-persistent} fill=
