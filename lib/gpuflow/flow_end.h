@@ -11,14 +11,40 @@
 #include "flow_due.h"
 #include "flow_key.h"
 
+/*
+ * On the GPU, at most one read of the consumer's tail over PCIe every
+ * this many ns; the other threads that find the ring full meanwhile take
+ * the cached copy. Every reserving thread reading it once the ring
+ * filled (a PCIe round trip each, thousands at once) made the scans
+ * take seconds and the packet kernel's inserts a fifth as fast: the
+ * exporter collapsed to a fifth of its capacity just past it (H200,
+ * doc/perf/flow-export-udp-1m/). A tail this much older costs an end or
+ * two put off to the next scan.
+ */
+#define GPURX_FLOW_TAIL_REREAD_NS 2000
+
 /* The consumer's tail, in host memory: read only when the cached copy
  * says full (over PCIe from the GPU). Acquire: its reads of the old
- * records are done. */
+ * records are done. On the GPU, the cached copy instead when another
+ * thread read it within GPURX_FLOW_TAIL_REREAD_NS (or is reading it):
+ * no newer than the tail, so never more room than there is. */
 GPURX_FN uint64_t
 gpurx_flow_ring_tail_fresh(struct gpurx_flow_table *ft)
 {
-	const uint64_t t = gpurx_atomic_load_acquire_sys_u64(&ft->ring->tail);
+	uint64_t t;
 
+#ifdef __CUDA_ARCH__
+	uint64_t now, last;
+
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+	last = gpurx_atomic_load_u64(&ft->ring_tail_read_ns, GPURX_RELAXED);
+	if ((int64_t)(now - last) < GPURX_FLOW_TAIL_REREAD_NS ||
+			gpurx_atomic_cas_ord_u64(&ft->ring_tail_read_ns, last,
+			now, GPURX_RELAXED) != last)
+		return gpurx_atomic_load_u64(&ft->ring_tail_seen,
+			GPURX_RELAXED);
+#endif
+	t = gpurx_atomic_load_acquire_sys_u64(&ft->ring->tail);
 	gpurx_atomic_max_u64(&ft->ring_tail_seen, t);
 	return t;
 }

@@ -140,7 +140,10 @@ struct gpurx_flow_table {
 	 * positions with one fetch_add, not a CAS loop. */
 	uint64_t ring_limit;
 	uint64_t ring_slack;
-	uint64_t reserved2[4];
+	/* When a GPU thread last read the consumer's tail over PCIe (the
+	 * GPU's global timer, ns): gpurx_flow_ring_tail_fresh(). */
+	uint64_t ring_tail_read_ns;
+	uint64_t reserved2[3];
 };
 
 GPURX_STATIC_ASSERT(sizeof(struct gpurx_flow_entry) == 160, "flow entry layout");
