@@ -13,40 +13,66 @@
 
 /*
  * On the GPU, at most one read of the consumer's tail over PCIe every
- * this many ns; the other threads that find the ring full meanwhile take
- * the cached copy. Every reserving thread reading it once the ring
- * filled (a PCIe round trip each, thousands at once) made the scans
- * take seconds and the packet kernel's inserts a fifth as fast: the
- * exporter collapsed to a fifth of its capacity just past it (H200,
- * doc/perf/flow-export-udp-1m/). A tail this much older costs an end or
- * two put off to the next scan.
+ * this many ns; the other threads that find the ring full meanwhile
+ * wait (at most GPURX_FLOW_TAIL_WAIT_NS) for that read's result and take
+ * it. Every reserving thread reading it once the ring filled (a PCIe
+ * round trip each, thousands at once) made the scans take seconds and
+ * the packet kernel's inserts a quarter as fast: the exporter collapsed
+ * to a fifth of its capacity just past it (H200,
+ * doc/perf/flow-export-udp-1m/). Taking the cached tail without waiting
+ * put ends off while the ring had room: at a scan's start the cache is a
+ * tick old.
  */
 #define GPURX_FLOW_TAIL_REREAD_NS 2000
+#define GPURX_FLOW_TAIL_WAIT_NS 20000
 
 /* The consumer's tail, in host memory: read only when the cached copy
  * says full (over PCIe from the GPU). Acquire: its reads of the old
- * records are done. On the GPU, the cached copy instead when another
- * thread read it within GPURX_FLOW_TAIL_REREAD_NS (or is reading it):
- * no newer than the tail, so never more room than there is. */
+ * records are done. On the GPU, another thread's read instead when one
+ * began within GPURX_FLOW_TAIL_REREAD_NS: never newer than the tail, so
+ * never more room than there is. */
 GPURX_FN uint64_t
 gpurx_flow_ring_tail_fresh(struct gpurx_flow_table *ft)
 {
 	uint64_t t;
 
 #ifdef __CUDA_ARCH__
-	uint64_t now, last;
+	uint64_t now, claim, seen;
 
 	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-	last = gpurx_atomic_load_u64(&ft->ring_tail_read_ns, GPURX_RELAXED);
-	if ((int64_t)(now - last) < GPURX_FLOW_TAIL_REREAD_NS ||
-			gpurx_atomic_cas_ord_u64(&ft->ring_tail_read_ns, last,
-			now, GPURX_RELAXED) != last)
-		return gpurx_atomic_load_u64(&ft->ring_tail_seen,
-			GPURX_RELAXED);
-#endif
+	claim = gpurx_atomic_load_u64(&ft->ring_tail_read_ns, GPURX_RELAXED);
+	if ((int64_t)(now - claim) >= GPURX_FLOW_TAIL_REREAD_NS) {
+		seen = gpurx_atomic_cas_ord_u64(&ft->ring_tail_read_ns, claim,
+			now, GPURX_RELAXED);
+		if (seen == claim) {
+			t = gpurx_atomic_load_acquire_sys_u64(&ft->ring->tail);
+			gpurx_atomic_max_u64(&ft->ring_tail_seen, t);
+			/* Release: ring_tail_seen has t before a waiter
+			 * sees this read done. */
+			gpurx_atomic_store_release_sys_u64(
+				&ft->ring_tail_done_ns, now);
+			return t;
+		}
+		claim = seen;	/* another thread's, newer */
+	}
+	/* Read by the thread that claimed it at claim: its result, once
+	 * done (acquire: with ring_tail_seen as that thread left it). */
+	for (uint64_t start = now;;) {
+		uint64_t done = gpurx_atomic_load_u64(&ft->ring_tail_done_ns,
+			GPURX_ACQUIRE);
+
+		if ((int64_t)(done - claim) >= 0)
+			break;
+		asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+		if (now - start > GPURX_FLOW_TAIL_WAIT_NS)
+			break;
+	}
+	return gpurx_atomic_load_u64(&ft->ring_tail_seen, GPURX_RELAXED);
+#else
 	t = gpurx_atomic_load_acquire_sys_u64(&ft->ring->tail);
 	gpurx_atomic_max_u64(&ft->ring_tail_seen, t);
 	return t;
+#endif
 }
 
 /*

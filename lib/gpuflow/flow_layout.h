@@ -140,10 +140,12 @@ struct gpurx_flow_table {
 	 * positions with one fetch_add, not a CAS loop. */
 	uint64_t ring_limit;
 	uint64_t ring_slack;
-	/* When a GPU thread last read the consumer's tail over PCIe (the
-	 * GPU's global timer, ns): gpurx_flow_ring_tail_fresh(). */
+	/* When a GPU thread last began to read the consumer's tail over
+	 * PCIe, and the read whose result ring_tail_seen has (the GPU's
+	 * global timer, ns): gpurx_flow_ring_tail_fresh(). */
 	uint64_t ring_tail_read_ns;
-	uint64_t reserved2[3];
+	uint64_t ring_tail_done_ns;
+	uint64_t reserved2[2];
 };
 
 GPURX_STATIC_ASSERT(sizeof(struct gpurx_flow_entry) == 160, "flow entry layout");
