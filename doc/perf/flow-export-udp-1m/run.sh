@@ -1,5 +1,5 @@
 # exporter capacity over UDP at 1 M flows (bench/flow-export.sh's search), current build
-. build-gpu/prep.sh
+. build-gpu/prep.sh   # unpacks the GPU bundle as in doc/gpu-results.md, hugepages, LD_LIBRARY_PATH, PATH (nfcapd)
 t0=$(date +%s)
 BENCH_FLOW_EXPORTS="udp" BENCH_FLOW_PIPE_FLOWS=0 BENCH_FLOW_REPS=1 BENCH_FLOW_SIZES=1000000 \
  BENCH_FLOW_CAP_START=10000000 BENCH_FLOW_CAP_BUDGET=150 timeout -k 5 400 bash bench/flow-export.sh $OUT/fe .gpu-bundle/build > $OUT/fe.log 2>&1

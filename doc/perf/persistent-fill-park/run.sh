@@ -1,5 +1,5 @@
 # persistent fill with park/resume: launch-per-burst app, sanitizer, e2e gpu modes, bench 1/4/8 queues
-. build-gpu/prep.sh
+. build-gpu/prep.sh   # unpacks the GPU bundle as in doc/gpu-results.md, hugepages, LD_LIBRARY_PATH, PATH (nfcapd)
 B=.gpu-bundle/build
 t0=$(date +%s)
 $B/tests/gpu_rx/e2e/gpurx-e2e-genpcap $OUT/t.pcap 7 3000 40 > /dev/null

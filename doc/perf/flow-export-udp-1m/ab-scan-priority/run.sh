@@ -1,5 +1,6 @@
 # A/B: flow scan stream at least (A) or greatest (B) priority; exporter over UDP at 1 M flows, churn 10 and 11 M/s, ABAB x3
-. build-gpu/prep.sh
+# bfe-A, bfe-B: bench/bench-flow-export of the two builds (README.md says which), stripped
+. build-gpu/prep.sh   # unpacks the GPU bundle as in doc/gpu-results.md, hugepages, LD_LIBRARY_PATH, PATH (nfcapd)
 cp build-gpu/bfe-A .gpu-bundle/build/bench/bfe-A; cp build-gpu/bfe-B .gpu-bundle/build/bench/bfe-B
 P=31999; mkdir -p $OUT/nf
 nfcapd -w $OUT/nf -b 127.0.0.1 -p $P -t 3600 -B 8388608 > $OUT/nfcapd.log 2>&1 & nf=$!
