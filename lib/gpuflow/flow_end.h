@@ -10,6 +10,9 @@
 
 #include "flow_due.h"
 #include "flow_key.h"
+#ifdef __CUDACC__
+#include "gpucomm_dev.cuh"
+#endif
 
 /*
  * On the GPU, at most one read of the consumer's tail over PCIe every
@@ -37,9 +40,8 @@ gpurx_flow_ring_tail_fresh(struct gpurx_flow_table *ft)
 	uint64_t t;
 
 #ifdef __CUDA_ARCH__
-	uint64_t now, claim, seen;
+	uint64_t now = gpucomm_gpu_ns(), claim, seen;
 
-	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
 	claim = gpurx_atomic_load_u64(&ft->ring_tail_read_ns, GPURX_RELAXED);
 	if ((int64_t)(now - claim) >= GPURX_FLOW_TAIL_REREAD_NS) {
 		seen = gpurx_atomic_cas_ord_u64(&ft->ring_tail_read_ns, claim,
@@ -57,14 +59,13 @@ gpurx_flow_ring_tail_fresh(struct gpurx_flow_table *ft)
 	}
 	/* Read by the thread that claimed it at claim: its result, once
 	 * done (acquire: with ring_tail_seen as that thread left it). */
-	for (uint64_t start = now;;) {
+	for (const uint64_t start = now;;) {
 		uint64_t done = gpurx_atomic_load_u64(&ft->ring_tail_done_ns,
 			GPURX_ACQUIRE);
 
 		if ((int64_t)(done - claim) >= 0)
 			break;
-		asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-		if (now - start > GPURX_FLOW_TAIL_WAIT_NS)
+		if (gpucomm_gpu_ns() - start > GPURX_FLOW_TAIL_WAIT_NS)
 			break;
 	}
 	return gpurx_atomic_load_u64(&ft->ring_tail_seen, GPURX_RELAXED);

@@ -421,7 +421,7 @@ fail_free:
 }
 
 int
-gpudma_copier_fill_init(struct gpudma_copier *cp, uint32_t idle_us)
+gpudma_copier_fill_init(struct gpudma_copier *cp, uint64_t idle_us)
 {
 	const size_t len = RTE_ALIGN_CEIL(sizeof(*cp->ring), 4096);
 	uint64_t dev;
@@ -448,7 +448,7 @@ gpudma_copier_fill_init(struct gpudma_copier *cp, uint32_t idle_us)
 		goto fail_unpin;
 	cp->done_word = &cp->ring->done;
 	cp->done_dev = 0;
-	cp->fill_idle_ns = (uint64_t)idle_us * 1000;
+	cp->fill_idle_ns = idle_us * 1000;
 	cp->fill_posted = 0;
 	cp->fill_voided = 0;
 	return 0;
@@ -542,6 +542,16 @@ gpudma_copier_fill_alive(struct gpudma_copier *cp)
 	return ret > 0 ? 0 : ret;
 }
 
+/* With no kernel running: one launched at the first fill that needs one,
+ * where a posted fill does; 0 when none does. */
+static int
+fill_restart(struct gpudma_copier *cp)
+{
+	const uint32_t settled = fill_settled(cp);
+
+	return settled == cp->fill_posted ? 0 : fill_start(cp, settled + 1);
+}
+
 bool
 gpudma_copier_fill_parked(const struct gpudma_copier *cp)
 {
@@ -589,16 +599,10 @@ int
 gpudma_copier_fill_resume(struct gpudma_copier *cp)
 {
 	int ret = gpudma_copier_fill_alive(cp);
-	uint32_t done;
 
-	if (ret != 0)
-		return ret;
 	/* Ended, PARKED before: DONE is its last word. Fills posted since
 	 * it last looked wait in their slots. */
-	done = fill_settled(cp);
-	if (done == cp->fill_posted)
-		return 0;
-	return fill_start(cp, done + 1);
+	return ret != 0 ? ret : fill_restart(cp);
 }
 
 /* How long a kernel asked to quit may take: a poll of QUIT every
@@ -614,7 +618,6 @@ gpudma_copier_fill_stop(struct gpudma_copier *cp)
 	const uint64_t limit = rte_get_timer_cycles() +
 		(uint64_t)FILL_STOP_US * rte_get_timer_hz() / 1000000;
 	int ret, errors = 0;
-	uint32_t done;
 
 	if (cp->ring == NULL)
 		return 0;
@@ -623,11 +626,8 @@ gpudma_copier_fill_stop(struct gpudma_copier *cp)
 			/* Ended (QUIT, or parked): done unless it parked
 			 * before fills posted since, which a kernel launched
 			 * again serves before it sees QUIT. */
-			done = fill_settled(cp);
-			if (done == cp->fill_posted)
-				return 0;
-			ret = fill_start(cp, done + 1);
-			if (ret != 0)
+			ret = fill_restart(cp);
+			if (ret != 0 || !cp->fill_running)
 				return ret;
 		}
 		/* Release: ordered after every READY this CPU wrote, so that
@@ -866,7 +866,7 @@ enqueue_fill(struct gpudma_copier *cp, uint32_t seq)
 		if (ret > 0)
 			ret = 0;
 	} else if (!cp->fill_running) {
-		ret = fill_start(cp, fill_settled(cp) + 1);
+		ret = fill_restart(cp);
 	}
 	/* No kernel runs (a parked one reads the ring no more, a failed
 	 * launch was waited for): the fill stays in the sequence, empty, so

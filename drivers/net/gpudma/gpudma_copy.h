@@ -178,7 +178,7 @@ gpudma_copier_done(const struct gpudma_copier *cp, uint32_t seq)
  * fill kernel loaded (gpudma_cuda_load_scatter) and the descriptor slots.
  * idle_us: how long the kernel polls an empty ring before it parks.
  */
-int gpudma_copier_fill_init(struct gpudma_copier *cp, uint32_t idle_us);
+int gpudma_copier_fill_init(struct gpudma_copier *cp, uint64_t idle_us);
 /* Whether the persistent kernel has parked (or is parking): it serves
  * nothing more until gpudma_copier_fill_resume launches it again. A read
  * of the line the CPU polls DONE on anyway; acquire, so that DONE read

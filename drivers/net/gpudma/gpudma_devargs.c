@@ -109,12 +109,7 @@ parse_bool(const char *key, const char *value, void *opaque)
 static int
 parse_fill_idle(const char *key, const char *value, void *opaque)
 {
-	uint64_t v;
-	int ret = parse_uint(key, value, 1, GPUDMA_FILL_IDLE_MAX_US, &v);
-
-	if (ret == 0)
-		*(uint32_t *)opaque = (uint32_t)v;
-	return ret;
+	return parse_uint(key, value, 1, GPUDMA_FILL_IDLE_MAX_US, opaque);
 }
 
 /* A port id or name; whether it exists is checked at probe. */

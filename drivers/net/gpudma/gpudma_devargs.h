@@ -42,7 +42,7 @@ struct gpudma_args {
 	int fill;                /* GPUDMA_FILL_* */
 	/* fill=persistent: how long its kernel polls an empty ring before
 	 * it ends (parks), launched again at the next burst. */
-	uint32_t fill_idle_us;
+	uint64_t fill_idle_us;
 };
 
 /* Parses "key=value,..." into *a; an unknown key or a bad value is

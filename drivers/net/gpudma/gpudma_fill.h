@@ -40,6 +40,7 @@
 
 #ifdef __CUDACC__
 #include <cuda/atomic>
+#include "gpucomm_dev.cuh"
 typedef uint4 gpudma_v16;
 #define GPUDMA_LD(type, p) (*(const type *)(p))
 #define GPUDMA_ST(type, p, v) (*(type *)(p) = (v))
@@ -140,14 +141,10 @@ gpudma_fill_pause(void)
 {
 }
 
-/* The GPU's global timer: nanoseconds, the same clock on every SM. */
 GPURX_FN uint64_t
 gpudma_fill_now_ns(void)
 {
-	uint64_t t;
-
-	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-	return t;
+	return gpucomm_gpu_ns();
 }
 #else
 GPURX_FN uint64_t

@@ -714,11 +714,11 @@ harvest(struct gpudma_rxq *q, struct rte_mbuf **pkts, uint16_t n)
 				break;
 			b->done = gpudma_copier_done(&q->copier, b->seq);
 			b->failed = !b->done;
-			if (b->failed)
+			if (b->failed) {
 				gpudma_copier_fill_void(&q->copier, b->seq);
-			if (b->failed)
 				GPUDMA_LOG(ERR, "rx queue %u: the persistent fill kernel ended with fill %u not served: its frames are dropped",
 					q->qid, b->seq);
+			}
 		}
 		if (!b->done && !b->failed) {
 			/* The event completes after every copy (or the
